@@ -1,0 +1,136 @@
+"""Tests of dissensus.stats._bootstrap."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dissensus.stats._bootstrap import (
+    ConfidenceInterval,
+    bca_interval,
+    bootstrap_weights,
+    iter_bootstrap_weights,
+    pattern_bootstrap_weights,
+    percentile_interval,
+)
+
+
+class TestBootstrapWeights:
+    def test_shape_and_row_sums(self) -> None:
+        w = bootstrap_weights(7, 13, seed=3)
+        assert w.shape == (13, 7)
+        assert w.dtype == np.int64
+        assert (w.sum(axis=1) == 7).all()
+
+    def test_same_as_one_multinomial_draw(self) -> None:
+        expected = np.random.default_rng(5).multinomial(9, np.full(9, 1 / 9), size=11)
+        np.testing.assert_array_equal(bootstrap_weights(9, 11, seed=5), expected)
+
+    @pytest.mark.parametrize("chunk", [1, 3, 4, 100])
+    def test_chunking_does_not_change_result(self, chunk: int) -> None:
+        np.testing.assert_array_equal(
+            bootstrap_weights(6, 10, seed=2, chunk=chunk), bootstrap_weights(6, 10, seed=2)
+        )
+        sizes = [c.shape[0] for c in iter_bootstrap_weights(6, 10, seed=2, chunk=chunk)]
+        assert sum(sizes) == 10
+        assert max(sizes) <= chunk
+
+    def test_seeded(self) -> None:
+        np.testing.assert_array_equal(
+            bootstrap_weights(5, 4, seed=8), bootstrap_weights(5, 4, seed=8)
+        )
+        assert not np.array_equal(
+            bootstrap_weights(50, 4, seed=8), bootstrap_weights(50, 4, seed=9)
+        )
+
+    def test_uniform_marginals(self) -> None:
+        # Each item is drawn Binomial(n, 1/n) times: mean 1.
+        w = bootstrap_weights(20, 4000, seed=0)
+        assert abs(w.mean() - 1.0) < 1e-12  # rows sum to n exactly
+        assert abs(w.var() - (1 - 1 / 20)) < 0.05
+
+    def test_bad_sizes(self) -> None:
+        with pytest.raises(ValueError, match="'n_boot' parameter"):
+            bootstrap_weights(5, 0)
+        with pytest.raises(ValueError, match="'n' parameter"):
+            bootstrap_weights(0, 5)
+
+
+class TestPatternBootstrapWeights:
+    def test_row_sums_and_expectation(self) -> None:
+        m = np.array([5, 1, 14])
+        w = pattern_bootstrap_weights(m, 3000, seed=1)
+        assert (w.sum(axis=1) == 20).all()
+        np.testing.assert_allclose(w.mean(axis=0), m, rtol=0.05)
+
+
+class TestPercentileInterval:
+    def test_matches_numpy_quantile(self) -> None:
+        rng = np.random.default_rng(0)
+        boot = rng.normal(size=(999, 3, 2))
+        lo, hi = percentile_interval(boot, level=0.9)
+        np.testing.assert_allclose(lo, np.quantile(boot, 0.05, axis=0))
+        np.testing.assert_allclose(hi, np.quantile(boot, 0.95, axis=0))
+
+    def test_nan_aware(self) -> None:
+        boot = np.array([[1.0, np.nan], [2.0, np.nan], [np.nan, np.nan], [3.0, np.nan]])
+        lo, hi = percentile_interval(boot, level=0.5)
+        np.testing.assert_allclose(lo[0], np.nanquantile(boot[:, 0], 0.25))
+        np.testing.assert_allclose(hi[0], np.nanquantile(boot[:, 0], 0.75))
+        assert np.isnan(lo[1])
+        assert np.isnan(hi[1])
+
+    def test_bad_level(self) -> None:
+        with pytest.raises(ValueError, match="'level' parameter of percentile_interval"):
+            percentile_interval(np.zeros(5), level=95)
+
+
+class TestBcaInterval:
+    def test_matches_scipy_bootstrap_bca(self) -> None:
+        # scipy.stats.bootstrap(method="BCa") on the mean, same resamples.
+        rng = np.random.default_rng(4)
+        x = rng.exponential(size=40)
+        n_boot = 4000
+        w = bootstrap_weights(40, n_boot, seed=7)
+        boot = w @ x / 40
+        jack = (x.sum() - x) / 39
+        lo, hi = bca_interval(boot, x.mean(), jack, level=0.9)
+        ref = stats.bootstrap(
+            (x,), np.mean, method="BCa", confidence_level=0.9, n_resamples=n_boot, random_state=7
+        ).confidence_interval
+        # Different resamples: agreement within Monte Carlo error only.
+        assert abs(float(lo) - ref.low) < 0.03
+        assert abs(float(hi) - ref.high) < 0.03
+
+    def test_vectorised_over_trailing_dims(self) -> None:
+        rng = np.random.default_rng(1)
+        x = rng.normal(size=(30, 2))
+        w = bootstrap_weights(30, 500, seed=2)
+        boot = w @ x / 30
+        jack = (x.sum(axis=0) - x) / 29
+        lo, hi = bca_interval(boot, x.mean(axis=0), jack)
+        for j in range(2):
+            lo_j, hi_j = bca_interval(boot[:, j], x[:, j].mean(), jack[:, j])
+            assert lo[j] == pytest.approx(float(lo_j))
+            assert hi[j] == pytest.approx(float(hi_j))
+
+    def test_symmetric_case_equals_percentile(self) -> None:
+        # z0 = 0 and a = 0 reduce BCa to the percentile interval.
+        boot = np.array([-2.0, -1.0, 1.0, 2.0])
+        jack = np.array([-1.0, 1.0])
+        lo, hi = bca_interval(boot, 0.0, jack, level=0.5)
+        plo, phi = percentile_interval(boot, level=0.5)
+        assert float(lo) == pytest.approx(float(plo))
+        assert float(hi) == pytest.approx(float(phi))
+
+    def test_all_on_one_side_is_nan(self) -> None:
+        lo, hi = bca_interval(np.array([1.0, 2.0, 3.0]), 0.0, np.array([0.0, 1.0]))
+        assert np.isnan(lo)
+        assert np.isnan(hi)
+
+
+def test_confidence_interval_is_named_pair() -> None:
+    ci = ConfidenceInterval(0.1, 0.4)
+    assert ci.low == 0.1
+    assert tuple(ci) == (0.1, 0.4)
