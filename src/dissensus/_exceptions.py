@@ -1,0 +1,44 @@
+"""Exceptions and warnings raised by dissensus.
+
+Every error about bad input is a :class:`DataError` (a ``ValueError``), raised
+where the input enters the library, naming what is wrong, where, and how to
+fix it. Answers that are defined but suspicious come with a named warning so
+that users can filter them.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DataDroppedWarning",
+    "DataError",
+    "DegenerateAgreementWarning",
+    "DissensusWarning",
+]
+
+
+class DataError(ValueError):
+    """Input data that dissensus cannot use as given.
+
+    The message says what is wrong, where (file, line, item, column) and how
+    to fix it. The command-line tool turns it into a one-line message and
+    exit code 2.
+    """
+
+
+class DissensusWarning(UserWarning):
+    """Base class of the warnings dissensus emits."""
+
+
+class DegenerateAgreementWarning(DissensusWarning):
+    """An agreement coefficient is defined but degenerate.
+
+    For example NaN because every rating fell in one category, or items were
+    excluded for having fewer than two ratings.
+    """
+
+
+class DataDroppedWarning(DissensusWarning):
+    """Rows, items or labels were dropped because an option asked for it.
+
+    The message states how many and shows examples.
+    """

@@ -1,0 +1,236 @@
+"""Input validation shared by every public function.
+
+One module, one step: each public function turns its inputs into checked
+``float64`` / ``int64`` arrays at the top, with the helpers below, and
+nothing underneath validates again. Error messages follow one template:
+name the argument, show the offending value or row, say the fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from dissensus._exceptions import DataError
+
+__all__ = [
+    "PROB_ATOL",
+    "SeedLike",
+    "as_alpha_matrix",
+    "as_count_matrix",
+    "as_generator",
+    "as_prob_matrix",
+    "check_option",
+    "check_probability_level",
+    "describe_row",
+    "examples",
+]
+
+#: Tolerance on row sums of probability matrices.
+PROB_ATOL = 1e-6
+
+SeedLike = int | np.random.Generator | None
+
+
+def as_generator(seed: SeedLike) -> np.random.Generator:
+    """Turn ``seed`` into a :class:`numpy.random.Generator`, once.
+
+    ``None`` gives fresh OS entropy (explicitly asked for); an int gives a
+    reproducible stream; a Generator is used as is. The global NumPy RNG is
+    never touched.
+    """
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None or (isinstance(seed, int | np.integer) and not isinstance(seed, bool)):
+        return np.random.default_rng(seed)
+    msg = (
+        f"The 'seed' parameter must be an int, a numpy.random.Generator or None. "
+        f"Got {seed!r} instead."
+    )
+    raise TypeError(msg)
+
+
+def check_option(func: str, name: str, value: Any, allowed: Collection[Any]) -> None:
+    """Raise the standard parameter error when ``value`` is not in ``allowed``."""
+    if value not in allowed:
+        choices = ", ".join(repr(a) for a in allowed)
+        msg = f"The {name!r} parameter of {func} must be one of {choices}. Got {value!r} instead."
+        raise ValueError(msg)
+
+
+def check_probability_level(func: str, name: str, level: float) -> float:
+    """Check a confidence / credible level in the open interval (0, 1)."""
+    level = float(level)
+    if not 0.0 < level < 1.0:
+        msg = f"The {name!r} parameter of {func} must be in (0, 1), e.g. 0.95. Got {level!r}."
+        raise ValueError(msg)
+    return level
+
+
+def examples(values: Iterable[Any], limit: int = 5) -> str:
+    """Format the first ``limit`` values (of a list, array, Index, …) for an error message."""
+    seq = list(values)
+    vals = seq[:limit]
+    more = len(seq) - len(vals)
+    text = ", ".join(repr(v.item() if isinstance(v, np.generic) else v) for v in vals)
+    return text + (f", … ({more} more)" if more > 0 else "")
+
+
+def describe_row(i: int, items: Sequence[Any] | pd.Index | None = None) -> str:
+    """``"row 3 (item 'a17')"``, or ``"row 3"`` without item ids."""
+    if items is None:
+        return f"row {i}"
+    item = items[i]
+    if isinstance(item, np.generic):
+        item = item.item()
+    return f"row {i} (item {item!r})"
+
+
+def _as_2d(x: npt.ArrayLike, name: str, dtype: type | None = None) -> npt.NDArray[Any]:
+    arr = np.asarray(x) if dtype is None else np.asarray(x, dtype=dtype)
+    if arr.ndim == 1:
+        msg = (
+            f"`{name}` must be a 2-D (N items, K categories) array; got 1-D of length "
+            f"{arr.shape[0]}. For a single item use `{name}[None, :]`."
+        )
+        raise DataError(msg)
+    if arr.ndim != 2:
+        msg = f"`{name}` must be a 2-D (N items, K categories) array; got shape {arr.shape}."
+        raise DataError(msg)
+    if arr.shape[1] < 1:
+        msg = f"`{name}` has no categories (shape {arr.shape})."
+        raise DataError(msg)
+    return arr
+
+
+def as_count_matrix(
+    x: npt.ArrayLike, name: str = "counts", items: Sequence[Any] | pd.Index | None = None
+) -> npt.NDArray[np.int64]:
+    """Check an (N, K) matrix of label counts and return it as ``int64``.
+
+    Raises :class:`DataError` for NaN, negative or non-integer entries,
+    naming the first offending row (and item id when given).
+    """
+    arr = _as_2d(x, name)
+    if arr.dtype == object or arr.dtype.kind in "USb":
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            msg = f"`{name}` must hold numbers (counts); got dtype {arr.dtype}."
+            raise DataError(msg) from None
+    if arr.dtype.kind in "iu":
+        if arr.dtype.kind == "i" and arr.size and arr.min() < 0:
+            r, c = np.argwhere(arr < 0)[0]
+            msg = (
+                f"`{name}` {describe_row(int(r), items)} column {int(c)} is {arr[r, c]}; "
+                "counts must be non-negative."
+            )
+            raise DataError(msg)
+        return arr.astype(np.int64, copy=False)
+    arr = arr.astype(np.float64, copy=False)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        r, c = np.argwhere(bad)[0]
+        msg = (
+            f"`{name}` {describe_row(int(r), items)} column {int(c)} is {arr[r, c]}; "
+            "counts must be finite. Fill missing counts with 0."
+        )
+        raise DataError(msg)
+    neg = arr < 0
+    if neg.any():
+        r, c = np.argwhere(neg)[0]
+        msg = (
+            f"`{name}` {describe_row(int(r), items)} column {int(c)} is {arr[r, c]}; "
+            "counts must be non-negative."
+        )
+        raise DataError(msg)
+    frac = arr != np.round(arr)
+    if frac.any():
+        r, c = np.argwhere(frac)[0]
+        msg = (
+            f"`{name}` {describe_row(int(r), items)} column {int(c)} is {arr[r, c]}; "
+            "counts must be whole numbers. For soft labels (probabilities) use "
+            "Predictions or pass them as targets to the metrics."
+        )
+        raise DataError(msg)
+    return arr.astype(np.int64)
+
+
+def as_prob_matrix(
+    x: npt.ArrayLike,
+    name: str = "q",
+    *,
+    normalize: bool = False,
+    items: Sequence[Any] | pd.Index | None = None,
+    atol: float = PROB_ATOL,
+) -> npt.NDArray[np.float64]:
+    """Check an (N, K) matrix of probability rows and return it as ``float64``.
+
+    Entries must be finite and non-negative; each row must sum to 1 within
+    ``atol``, or, with ``normalize=True``, to a positive total (rows are
+    then divided by their sums).
+    """
+    arr = _as_2d(x, name)
+    try:
+        arr = arr.astype(np.float64, copy=False)
+    except (TypeError, ValueError):
+        msg = f"`{name}` must hold numbers (probabilities); got dtype {arr.dtype}."
+        raise DataError(msg) from None
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        r, c = np.argwhere(bad)[0]
+        msg = (
+            f"`{name}` {describe_row(int(r), items)} column {int(c)} is {arr[r, c]}; "
+            "probabilities must be finite numbers."
+        )
+        raise DataError(msg)
+    neg = arr < 0
+    if neg.any():
+        r, c = np.argwhere(neg)[0]
+        msg = (
+            f"`{name}` {describe_row(int(r), items)} column {int(c)} is {arr[r, c]}; "
+            "probabilities must be non-negative."
+        )
+        raise DataError(msg)
+    sums = arr.sum(axis=1)
+    if normalize:
+        zero = sums <= 0
+        if zero.any():
+            r = int(np.flatnonzero(zero)[0])
+            msg = f"`{name}` {describe_row(r, items)} sums to 0 and cannot be normalised."
+            raise DataError(msg)
+        out: npt.NDArray[np.float64] = arr / sums[:, None]
+        return out
+    off = np.abs(sums - 1.0) > atol
+    if off.any():
+        r = int(np.flatnonzero(off)[0])
+        msg = (
+            f"`{name}` {describe_row(r, items)} sums to {sums[r]:.6g} "
+            f"({int(off.sum())} of {arr.shape[0]} rows do not sum to 1 within {atol:g}); "
+            "pass `normalize=True` to rescale rows."
+        )
+        raise DataError(msg)
+    return arr
+
+
+def as_alpha_matrix(x: npt.ArrayLike, name: str = "alpha") -> npt.NDArray[np.float64]:
+    """Check an (N, K) matrix of Dirichlet parameters: finite and > 0."""
+    arr = _as_2d(x, name)
+    try:
+        arr = arr.astype(np.float64, copy=False)
+    except (TypeError, ValueError):
+        msg = f"`{name}` must hold numbers (Dirichlet parameters); got dtype {arr.dtype}."
+        raise DataError(msg) from None
+    bad = ~(np.isfinite(arr) & (arr > 0))
+    if bad.any():
+        r, c = np.argwhere(bad)[0]
+        msg = (
+            f"`{name}` row {int(r)} column {int(c)} is {arr[r, c]}; Dirichlet parameters "
+            "must be finite and > 0 (add a prior, e.g. posterior.dirichlet(counts))."
+        )
+        raise DataError(msg)
+    return arr

@@ -1,0 +1,88 @@
+"""The ``dissensus`` command: a thin layer over the public API.
+
+Exit codes are named constants: 0 ok, 1 internal error, 2 bad input. A bad
+input prints one line on stderr (``dissensus: error: …``); a traceback
+appears only with ``--debug``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import click
+
+from dissensus import __version__
+from dissensus._exceptions import DataError
+
+__all__ = ["EXIT_BAD_INPUT", "EXIT_INTERNAL", "EXIT_OK", "cli", "main"]
+
+EXIT_OK = 0
+EXIT_INTERNAL = 1
+EXIT_BAD_INPUT = 2
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, "--version", prog_name="dissensus")
+@click.option("--debug", is_flag=True, help="Show the full traceback on errors.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """Measure annotator agreement and evaluate models against disagreeing annotators."""
+    ctx.ensure_object(dict)
+    ctx.obj["debug"] = debug
+
+
+def _register() -> None:
+    # Commands live in their own modules; importing them here keeps
+    # `import dissensus.cli` cheap for the API and registers each once.
+    from dissensus.cli._commands import COMMANDS  # noqa: PLC0415 (commands import the group's helpers)
+
+    for command in COMMANDS:
+        cli.add_command(command)
+
+
+_register()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; return the exit code (used by the console script)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args
+    try:
+        cli.main(args=args, prog_name="dissensus", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("dissensus: aborted", err=True)
+        return EXIT_INTERNAL
+    except click.ClickException as exc:  # usage errors: bad option, missing file
+        if debug:
+            raise
+        click.echo(f"dissensus: error: {exc.format_message()}", err=True)
+        return EXIT_BAD_INPUT
+    except (
+        DataError,
+        FileNotFoundError,
+        IsADirectoryError,
+        PermissionError,
+        ValueError,
+        TypeError,
+    ) as exc:
+        if debug:
+            raise
+        click.echo(f"dissensus: error: {_one_line(exc)}", err=True)
+        return EXIT_BAD_INPUT
+    except Exception as exc:  # the tool's own failure: say so, keep it to one line
+        if debug:
+            raise
+        click.echo(
+            f"dissensus: internal error: {type(exc).__name__}: {_one_line(exc)} (rerun with --debug for the traceback)",
+            err=True,
+        )
+        return EXIT_INTERNAL
+    return EXIT_OK
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return " ".join(text.split())

@@ -1,0 +1,446 @@
+"""Annotations: the long (item, annotator, label) table, crowd-kit style."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from dissensus._exceptions import DataDroppedWarning, DataError
+from dissensus._validation import check_option, examples
+from dissensus.data._counts import LabelCounts
+from dissensus.data._scale import Scale
+
+__all__ = ["Annotations", "Duplicates"]
+
+Duplicates = Literal["error", "first", "last", "keep"]
+
+
+def _locations(
+    index: pd.Index, positions: npt.NDArray[np.intp], source: str | None, limit: int = 5
+) -> str:
+    """Name rows for an error message: file lines when read from a file."""
+    labels = [v.item() if isinstance(v, np.generic) else v for v in index[positions[:limit]]]
+    more = len(positions) - len(labels)
+    tail = f" … ({more} more)" if more > 0 else ""
+    if source is not None:
+        return f"{source} line{'s' if len(labels) > 1 else ''} {', '.join(map(str, labels))}{tail}"
+    return f"row{'s' if len(labels) > 1 else ''} {', '.join(map(repr, labels))}{tail}"
+
+
+def _require_columns(df: pd.DataFrame, columns: dict[str, str | None], source: str | None) -> None:
+    missing = {
+        role: col for role, col in columns.items() if col is not None and col not in df.columns
+    }
+    if missing:
+        where = f" in {source}" if source else ""
+        role, col = next(iter(missing.items()))
+        hint = (
+            " pass annotator=None if the data has no annotator ids;" if role == "annotator" else ""
+        )
+        msg = (
+            f"No {role} column {col!r}{where} (columns: {examples(list(df.columns), 12)});"
+            f"{hint} name the column with {role}=..."
+        )
+        raise DataError(msg)
+
+
+@dataclass(frozen=True, eq=False)
+class Annotations:
+    """Who gave which label to which item: one row per annotation.
+
+    Stored as integer codes (``item_codes``, ``annotator_codes``,
+    ``label_codes``) into ``items``, ``annotators`` and ``scale``. Build it
+    with :meth:`from_frame`, :meth:`from_wide` or a reader.
+
+    Attributes
+    ----------
+    item_codes : ndarray of int64, shape (M,)
+        Row of ``items`` for each annotation.
+    label_codes : ndarray of int64, shape (M,)
+        Column of ``scale`` for each annotation.
+    annotator_codes : ndarray of int64, shape (M,), or None
+        Row of ``annotators`` for each annotation; None when the data has no
+        annotator ids (annotator-specific measures then refuse).
+    items : pandas.Index
+        Item ids, in order of first appearance.
+    annotators : pandas.Index or None
+        Annotator ids, in order of first appearance.
+    scale : Scale
+        The label set.
+    meta : pandas.DataFrame or None
+        Item-level columns kept with ``meta=[...]``, indexed like ``items``.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"item": [1, 1, 2, 2], "annotator": ["a", "b", "a", "b"],
+    ...                    "label": ["POS", "NEG", "POS", "POS"]})
+    >>> ann = Annotations.from_frame(df)
+    >>> ann.n_items, ann.n_annotators, ann.counts().values.tolist()
+    (2, 2, [[1, 1], [0, 2]])
+    """
+
+    item_codes: npt.NDArray[np.int64]
+    label_codes: npt.NDArray[np.int64]
+    annotator_codes: npt.NDArray[np.int64] | None
+    items: pd.Index
+    annotators: pd.Index | None
+    scale: Scale
+    meta: pd.DataFrame | None = None
+
+    # -- constructors -----------------------------------------------------
+    @classmethod
+    def from_frame(
+        cls,
+        df: pd.DataFrame,
+        *,
+        item: str = "item",
+        annotator: str | None = "annotator",
+        label: str = "label",
+        scale: Scale | Sequence[Any] | None = None,
+        ordered: bool | None = None,
+        meta: Sequence[str] = (),
+        dropna: bool = False,
+        duplicates: Duplicates = "error",
+        source: str | None = None,
+    ) -> Annotations:
+        """Read a long table with one row per annotation.
+
+        Parameters
+        ----------
+        df : DataFrame
+            One row per (item, annotator, label).
+        item, annotator, label : str
+            Column names. ``annotator=None`` when there are no annotator ids.
+        scale : Scale or sequence of labels, optional
+            The label set. A plain sequence is taken in the order given
+            (ordinal unless ``ordered=False``). Default: inferred from the
+            labels present (see :meth:`Scale.infer`).
+        ordered : bool, optional
+            Whether labels are ordered, when the scale is inferred or given as
+            a sequence.
+        meta : sequence of str
+            Item-level columns to keep (e.g. ``["year"]``), used by ``by=``
+            grouping; each must be constant within an item.
+        dropna : bool
+            Drop rows with a missing item, annotator or label (reported with a
+            :class:`DataDroppedWarning`) instead of raising.
+        duplicates : {"error", "first", "last", "keep"}
+            What to do with repeated (item, annotator) pairs: raise, keep the
+            first or last, or keep all (each counts as an annotation).
+        source : str, optional
+            File the frame came from; its index then holds line numbers and
+            error messages name ``file line N``.
+
+        Raises
+        ------
+        DataError
+            Missing columns, missing values (without ``dropna``), labels not on
+            the scale, duplicate (item, annotator) pairs (with
+            ``duplicates="error"``), or ``meta`` columns that vary within an item.
+        """
+        check_option(
+            "Annotations.from_frame", "duplicates", duplicates, ("error", "first", "last", "keep")
+        )
+        if not isinstance(df, pd.DataFrame):
+            msg = f"Annotations.from_frame expects a pandas DataFrame; got {type(df).__name__}."
+            raise TypeError(msg)
+        meta = list(meta)
+        _require_columns(df, {"item": item, "annotator": annotator, "label": label}, source)
+        _require_columns(df, {f"meta {m!r}": m for m in meta}, source)
+        in_where = f" in {source}" if source else ""
+
+        # -- missing values -------------------------------------------------
+        key_cols = [c for c in (item, annotator, label) if c is not None]
+        missing = df[key_cols].isna()
+        if missing.to_numpy().any():
+            bad_rows = np.flatnonzero(missing.to_numpy().any(axis=1))
+            per_col = {c: int(n) for c, n in missing.sum().items() if n}
+            if not dropna:
+                col = next(iter(per_col))
+                msg = (
+                    f"Missing {col!r} values{in_where}: {sum(per_col.values())} in "
+                    f"{_locations(df.index, bad_rows, source)}; fill them, or pass "
+                    "dropna=True to drop those rows."
+                )
+                raise DataError(msg)
+            warnings.warn(
+                f"Dropped {len(bad_rows)} of {len(df)} rows with missing values{in_where} "
+                f"({', '.join(f'{c}: {n}' for c, n in per_col.items())}); first: "
+                f"{_locations(df.index, bad_rows, source)}.",
+                DataDroppedWarning,
+                stacklevel=2,
+            )
+            df = df.drop(index=df.index[bad_rows])
+
+        # -- scale and label codes -------------------------------------------
+        labels = df[label]
+        if scale is None:
+            sc = Scale.infer(labels, ordered=ordered)
+        elif isinstance(scale, Scale):
+            sc = scale
+        else:
+            sc = Scale(tuple(scale), ordered=True if ordered is None else ordered)
+        label_codes = sc.encode(labels)
+        off = np.flatnonzero(label_codes < 0)
+        if off.size:
+            values = pd.unique(labels.iloc[off])
+            msg = (
+                f"{off.size} labels{in_where} are not on the scale {examples(list(sc.labels), 10)}: "
+                f"{examples(values)} at {_locations(df.index, off, source)}. Fix the labels or "
+                "pass a scale that includes them."
+            )
+            raise DataError(msg)
+
+        # -- items and annotators ------------------------------------------
+        item_codes, items = pd.factorize(df[item], sort=False)
+        items = pd.Index(items, name=item)
+        annotator_codes: npt.NDArray[np.int64] | None = None
+        annotators: pd.Index | None = None
+        if annotator is not None:
+            acodes, auniq = pd.factorize(df[annotator], sort=False)
+            annotator_codes = acodes.astype(np.int64)
+            annotators = pd.Index(auniq, name=annotator)
+            pair = item_codes.astype(np.int64) * len(annotators) + annotator_codes
+            if duplicates != "keep":
+                dup_mask = (
+                    pd.Series(pair)
+                    .duplicated(keep="first" if duplicates != "last" else "last")
+                    .to_numpy()
+                )
+                if dup_mask.any():
+                    if duplicates == "error":
+                        both = pd.Series(pair).duplicated(keep=False).to_numpy()
+                        rows = np.flatnonzero(both)
+                        first = rows[0]
+                        msg = (
+                            f"{int(dup_mask.sum())} repeated (item, annotator) pairs{in_where}, e.g. item "
+                            f"{df[item].iloc[first]!r} by annotator {df[annotator].iloc[first]!r} at "
+                            f"{_locations(df.index, rows[pair[rows] == pair[first]], source)}. Pass "
+                            "duplicates='first', 'last' or 'keep' (count every annotation)."
+                        )
+                        raise DataError(msg)
+                    keep = ~dup_mask
+                    warnings.warn(
+                        f"Dropped {int(dup_mask.sum())} repeated (item, annotator) annotations{in_where} "
+                        f"(duplicates={duplicates!r}); first: "
+                        f"{_locations(df.index, np.flatnonzero(dup_mask), source)}.",
+                        DataDroppedWarning,
+                        stacklevel=2,
+                    )
+                    df = df[keep]
+                    item_codes = item_codes[keep]
+                    annotator_codes = annotator_codes[keep]
+                    label_codes = label_codes[keep]
+                    # an item or annotator may have lost all rows; recode densely
+                    item_codes, uniq_i = pd.factorize(item_codes, sort=False)
+                    items = items[uniq_i]
+                    annotator_codes, uniq_a = pd.factorize(annotator_codes, sort=False)
+                    annotators = annotators[uniq_a]
+                    annotator_codes = annotator_codes.astype(np.int64)
+
+        meta_df: pd.DataFrame | None = None
+        if meta:
+            grouped = df[meta].groupby(np.asarray(item_codes), sort=True)
+            varying = [m for m in meta if (grouped[m].nunique(dropna=False) > 1).any()]
+            if varying:
+                m = varying[0]
+                nun = grouped[m].nunique(dropna=False)
+                bad_item = items[int(nun.index[nun.to_numpy() > 1][0])]
+                msg = (
+                    f"meta column {m!r}{in_where} varies within item {bad_item!r}; item-level "
+                    "columns must be constant per item (group annotations instead, or make the "
+                    "column part of the item id)."
+                )
+                raise DataError(msg)
+            meta_df = grouped.first().set_axis(items)
+
+        return cls(
+            item_codes=np.asarray(item_codes, dtype=np.int64),
+            label_codes=np.asarray(label_codes, dtype=np.int64),
+            annotator_codes=annotator_codes,
+            items=items,
+            annotators=annotators,
+            scale=sc,
+            meta=meta_df,
+        )
+
+    @classmethod
+    def from_wide(
+        cls,
+        df: pd.DataFrame,
+        *,
+        item: str | None = "item",
+        annotators: Sequence[str] | None = None,
+        scale: Scale | Sequence[Any] | None = None,
+        ordered: bool | None = None,
+        meta: Sequence[str] = (),
+        source: str | None = None,
+    ) -> Annotations:
+        """Read a wide table: one row per item, one column per annotator.
+
+        An empty cell (NaN) means the annotator did not label that item; it
+        is not an annotation and is not an error.
+
+        Parameters
+        ----------
+        df : DataFrame
+        item : str or None
+            Item id column; ``None`` uses the index.
+        annotators : sequence of str, optional
+            Annotator columns. Default: every column except ``item`` and ``meta``.
+        scale, ordered, meta, source
+            As in :meth:`from_frame`.
+        """
+        meta = list(meta)
+        if item is not None:
+            _require_columns(df, {"item": item}, source)
+            ids = df[item]
+        else:
+            ids = pd.Series(df.index, index=df.index, name=df.index.name or "item")
+        if ids.isna().any():
+            rows = np.flatnonzero(ids.isna().to_numpy())
+            msg = f"Missing item ids{' in ' + source if source else ''} at {_locations(df.index, rows, source)}."
+            raise DataError(msg)
+        if ids.duplicated().any():
+            rows = np.flatnonzero(ids.duplicated(keep=False).to_numpy())
+            msg = (
+                f"Item ids repeat in a wide table{' in ' + source if source else ''} "
+                f"({examples(pd.unique(ids.iloc[rows]))} at {_locations(df.index, rows, source)}); "
+                "a wide table has one row per item."
+            )
+            raise DataError(msg)
+        cols = (
+            list(annotators)
+            if annotators is not None
+            else [c for c in df.columns if c != item and c not in meta]
+        )
+        _require_columns(df, {f"annotator {c!r}": c for c in cols}, source)
+        if not cols:
+            msg = "No annotator columns in the wide table; name them with annotators=[...]."
+            raise DataError(msg)
+        block = df[cols]
+        present = block.notna().to_numpy()
+        r, c = np.nonzero(present)  # row-major: items keep their order
+        name = ids.name if isinstance(ids.name, str) else "item"
+        long = pd.DataFrame(
+            {
+                name: ids.to_numpy()[r],
+                "annotator": np.asarray(cols, dtype=object)[c],
+                "label": block.to_numpy()[r, c],
+            },
+            index=df.index[r],
+        )
+        for m in meta:
+            long[m] = df[m].to_numpy()[r]
+        out = cls.from_frame(
+            long,
+            item=name,
+            annotator="annotator",
+            label="label",
+            scale=scale,
+            ordered=ordered,
+            meta=meta,
+            source=source,
+        )
+        if out.n_items < len(df):
+            dropped = ids[~present.any(axis=1)]
+            warnings.warn(
+                f"{len(dropped)} items have no annotations at all and are not included: "
+                f"{examples(dropped.tolist())}.",
+                DataDroppedWarning,
+                stacklevel=2,
+            )
+        return out
+
+    # -- shape ------------------------------------------------------------
+    @property
+    def n_items(self) -> int:
+        """Number of distinct items."""
+        return len(self.items)
+
+    @property
+    def n_annotations(self) -> int:
+        """Number of annotations (rows)."""
+        return int(self.label_codes.shape[0])
+
+    @property
+    def has_annotators(self) -> bool:
+        """Whether annotator ids are known."""
+        return self.annotators is not None
+
+    def _require_annotators(self, what: str) -> tuple[npt.NDArray[np.int64], pd.Index]:
+        if self.annotator_codes is None or self.annotators is None:
+            msg = (
+                f"{what} needs annotator ids, but these annotations have none; load them with "
+                "annotator='<column>'."
+            )
+            raise DataError(msg)
+        return self.annotator_codes, self.annotators
+
+    @property
+    def n_annotators(self) -> int:
+        """Number of distinct annotators (raises when annotator ids are absent)."""
+        return len(self._require_annotators("n_annotators")[1])
+
+    @property
+    def annotations_per_item(self) -> pd.Series:
+        """Number of annotations of each item, indexed by item."""
+        return pd.Series(
+            np.bincount(self.item_codes, minlength=self.n_items), index=self.items, name="n"
+        )
+
+    def __len__(self) -> int:
+        return self.n_annotations
+
+    def __repr__(self) -> str:
+        who = (
+            f"{len(self.annotators)} annotators"
+            if self.annotators is not None
+            else "no annotator ids"
+        )
+        return f"<Annotations: {self.n_annotations} annotations of {self.n_items} items, {who}, {self.scale!r}>"
+
+    # -- conversions ------------------------------------------------------
+    def counts(self) -> LabelCounts:
+        """Label counts per item (N × K)."""
+        K = self.scale.K
+        flat = np.bincount(self.item_codes * K + self.label_codes, minlength=self.n_items * K)
+        return LabelCounts(
+            flat.reshape(self.n_items, K).astype(np.int64), self.items, self.scale, self.meta
+        )
+
+    def rater_matrix(self) -> npt.NDArray[np.float64]:
+        """Items × annotators matrix of label codes, NaN where not labelled.
+
+        Raises
+        ------
+        DataError
+            Without annotator ids, or when an annotator labelled an item
+            twice (``duplicates="keep"``).
+        """
+        acodes, annotators = self._require_annotators("rater_matrix")
+        R = len(annotators)
+        cell = self.item_codes * R + acodes
+        if np.unique(cell).size != cell.size:
+            msg = (
+                "Some annotator labelled an item more than once; a rater matrix needs one label per "
+                "(item, annotator). Load with duplicates='first' or 'last'."
+            )
+            raise DataError(msg)
+        out = np.full(self.n_items * R, np.nan)
+        out[cell] = self.label_codes
+        return out.reshape(self.n_items, R)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Long DataFrame with columns item, annotator (when known), label."""
+        data: dict[str, Any] = {"item": self.items[self.item_codes]}
+        if self.annotators is not None and self.annotator_codes is not None:
+            data["annotator"] = self.annotators[self.annotator_codes]
+        data["label"] = np.asarray(self.scale.labels, dtype=object)[self.label_codes]
+        return pd.DataFrame(data)

@@ -1,0 +1,197 @@
+"""LabelCounts: the N × K matrix of how many annotators chose each label."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from dissensus._exceptions import DataError
+from dissensus._validation import as_count_matrix, examples
+from dissensus.data._scale import Scale
+
+__all__ = ["LabelCounts", "as_label_counts"]
+
+
+def _as_items(items: Sequence[Any] | pd.Index | None, n: int, what: str) -> pd.Index:
+    if items is None:
+        return pd.RangeIndex(n, name="item")
+    index = pd.Index(items)
+    if len(index) != n:
+        msg = f"`items` has {len(index)} ids but {what} has {n} rows; give one id per row."
+        raise DataError(msg)
+    if index.has_duplicates:
+        dup = index[index.duplicated()].unique()
+        msg = f"`items` must be unique; repeated ids: {examples(dup)}."
+        raise DataError(msg)
+    if index.name is None:
+        index = index.rename("item")
+    return index
+
+
+def _as_scale(scale: Scale | Sequence[Any] | None, K: int, *, ordered: bool = False) -> Scale:
+    if scale is None:
+        scale = Scale(tuple(range(K)), ordered=ordered)
+    elif not isinstance(scale, Scale):
+        scale = Scale(tuple(scale), ordered=ordered)
+    if scale.K != K:
+        msg = f"The scale has {scale.K} labels {examples(list(scale.labels))} but the data has {K} columns."
+        raise DataError(msg)
+    return scale
+
+
+@dataclass(frozen=True, eq=False)
+class LabelCounts:
+    """Label counts per item: an N × K ``int64`` matrix with item ids and a scale.
+
+    Build it with :meth:`from_array`, :meth:`Annotations.counts` or a reader.
+
+    Attributes
+    ----------
+    values : ndarray of int64, shape (N, K)
+        ``values[i, k]`` annotators gave item ``i`` label ``scale.labels[k]``.
+    items : pandas.Index
+        Item ids, one per row.
+    scale : Scale
+        The labels of the columns.
+    meta : pandas.DataFrame or None
+        Item-level columns (e.g. a year or a subset), indexed like ``items``,
+        used by ``by=`` grouping.
+
+    Examples
+    --------
+    >>> c = LabelCounts.from_array([[3, 1], [0, 4]], scale=Scale.nominal(["POS", "NEG"]))
+    >>> c.n.tolist(), c.N, c.K
+    ([4, 4], 2, 2)
+    """
+
+    values: npt.NDArray[np.int64]
+    items: pd.Index
+    scale: Scale
+    meta: pd.DataFrame | None = None
+
+    @classmethod
+    def from_array(
+        cls,
+        values: npt.ArrayLike,
+        *,
+        scale: Scale | Sequence[Any] | None = None,
+        items: Sequence[Any] | pd.Index | None = None,
+        meta: pd.DataFrame | None = None,
+    ) -> LabelCounts:
+        """Validate an (N, K) count matrix.
+
+        Parameters
+        ----------
+        values : array_like, shape (N, K)
+            Non-negative whole numbers (integral floats such as ``2.0`` are
+            accepted).
+        scale : Scale or sequence of labels, optional
+            Column labels; a plain sequence makes a nominal scale. Default:
+            nominal labels ``0 … K-1``.
+        items : sequence, optional
+            Item ids, unique, one per row. Default ``0 … N-1``.
+        meta : DataFrame, optional
+            Item-level columns, one row per item in the order of ``values``.
+
+        Raises
+        ------
+        DataError
+            For NaN, negative or fractional counts, or ids / labels that do
+            not match the shape.
+        """
+        raw = np.asarray(values)
+        if raw.ndim == 2:
+            index = _as_items(items, raw.shape[0], "`values`")
+            arr = as_count_matrix(raw, "values", items=list(index))
+        else:
+            arr = as_count_matrix(raw, "values")
+            index = _as_items(items, arr.shape[0], "`values`")
+        sc = _as_scale(scale, arr.shape[1])
+        if meta is not None:
+            if len(meta) != len(index):
+                msg = f"`meta` has {len(meta)} rows but there are {len(index)} items."
+                raise DataError(msg)
+            meta = meta.set_axis(index)
+        return cls(arr, index, sc, meta)
+
+    # -- shape ------------------------------------------------------------
+    @property
+    def N(self) -> int:
+        """Number of items."""
+        return int(self.values.shape[0])
+
+    @property
+    def K(self) -> int:
+        """Number of labels."""
+        return int(self.values.shape[1])
+
+    @property
+    def n(self) -> npt.NDArray[np.int64]:
+        """Annotations per item, shape (N,)."""
+        return self.values.sum(axis=1)
+
+    def __len__(self) -> int:
+        return self.N
+
+    def __repr__(self) -> str:
+        n = self.n
+        span = f"{n.min()}–{n.max()}" if self.N else "none"
+        return f"<LabelCounts: {self.N} items × {self.K} labels {self.scale!r}, annotations per item {span}>"
+
+    # -- conversions ------------------------------------------------------
+    def proportions(self) -> npt.NDArray[np.float64]:
+        """Empirical label distribution per item (rows with no annotations are NaN)."""
+        n = self.n.astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return self.values / n[:, None]
+
+    def to_frame(self) -> pd.DataFrame:
+        """Wide DataFrame: one row per item, one column per label, plus ``n``."""
+        df = pd.DataFrame(
+            self.values, index=self.items, columns=pd.Index(self.scale.labels, name="label")
+        )
+        df["n"] = self.n
+        return df
+
+    def take(self, rows: npt.ArrayLike) -> LabelCounts:
+        """The items at positions (or boolean mask) ``rows``, in that order."""
+        idx = np.asarray(rows)
+        if idx.dtype == bool:
+            idx = np.flatnonzero(idx)
+        meta = None if self.meta is None else self.meta.iloc[idx]
+        return LabelCounts(self.values[idx], self.items[idx], self.scale, meta)
+
+    def groups(self, by: str) -> pd.Series:
+        """The item-level column ``by`` (from ``meta``), indexed by item."""
+        if self.meta is None or by not in self.meta.columns:
+            have = [] if self.meta is None else list(self.meta.columns)
+            msg = (
+                f"No item-level column {by!r} to group by (have: {have or 'none'}). "
+                "Keep it when loading, e.g. Annotations.from_frame(df, meta=[...])."
+            )
+            raise DataError(msg)
+        return self.meta[by]
+
+
+def as_label_counts(data: Any, name: str = "data") -> LabelCounts:
+    """Accept LabelCounts, Annotations (anything with ``.counts()``) or an (N, K) array."""
+    if isinstance(data, LabelCounts):
+        return data
+    counts = getattr(data, "counts", None)
+    if callable(counts):
+        out = counts()
+        if isinstance(out, LabelCounts):
+            return out
+    if isinstance(data, pd.DataFrame):
+        msg = (
+            f"`{name}` is a DataFrame; say what it holds: Annotations.from_frame(df, ...) "
+            "for a long table, or LabelCounts.from_array(df.to_numpy(), scale=list(df.columns)) "
+            "for a count table."
+        )
+        raise TypeError(msg)
+    return LabelCounts.from_array(data)

@@ -1,0 +1,255 @@
+"""Predictions: an N × K matrix of predicted label distributions with item ids."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from dissensus._exceptions import DataDroppedWarning, DataError
+from dissensus._validation import as_prob_matrix, check_option, examples
+from dissensus.data._counts import LabelCounts, _as_items
+from dissensus.data._scale import Scale
+
+__all__ = ["Predictions"]
+
+
+@dataclass(frozen=True, eq=False)
+class Predictions:
+    """Predicted label distributions: rows on the simplex, with item ids and a scale.
+
+    ``items`` or ``scale`` may be None (an array given without them): then
+    :meth:`align` matches rows by position and columns by order.
+
+    Examples
+    --------
+    >>> counts = LabelCounts.from_array([[3, 1], [0, 4]], items=["a", "b"])
+    >>> pred = Predictions.from_array([[0.1, 0.9], [0.7, 0.3]], items=["b", "a"])
+    >>> p, c = pred.align(counts)
+    >>> p.values.tolist()
+    [[0.7, 0.3], [0.1, 0.9]]
+    """
+
+    values: npt.NDArray[np.float64]
+    items: pd.Index | None = None
+    scale: Scale | None = None
+
+    @classmethod
+    def from_array(
+        cls,
+        values: npt.ArrayLike,
+        *,
+        items: Sequence[Any] | pd.Index | None = None,
+        scale: Scale | Sequence[Any] | None = None,
+        normalize: bool = False,
+    ) -> Predictions:
+        """Validate an (N, K) probability matrix.
+
+        Rows must be finite, non-negative and sum to 1 within 1e-6; with
+        ``normalize=True`` they are rescaled instead.
+        """
+        index = None if items is None else _as_items(items, np.shape(values)[0], "`values`")
+        arr = as_prob_matrix(values, "predictions", normalize=normalize, items=index)
+        sc = scale if isinstance(scale, Scale) or scale is None else Scale(tuple(scale))
+        if sc is not None and arr.shape[1] != sc.K:
+            msg = f"The scale has {sc.K} labels but the predictions have {arr.shape[1]} columns."
+            raise DataError(msg)
+        return cls(arr, index, sc)
+
+    @classmethod
+    def from_frame(
+        cls,
+        df: pd.DataFrame,
+        *,
+        item: str | None = "item",
+        labels: Sequence[Any] | None = None,
+        layout: Literal["wide", "long"] = "wide",
+        label: str = "label",
+        prob: str = "prob",
+        scale: Scale | None = None,
+        normalize: bool = False,
+    ) -> Predictions:
+        """Read predictions from a DataFrame.
+
+        Parameters
+        ----------
+        df : DataFrame
+            ``layout="wide"``: one row per item, one column per label.
+            ``layout="long"``: one row per (item, label) with a probability
+            column; absent (item, label) pairs are an error, not a zero.
+        item : str or None
+            Item id column (``None``: the index, wide layout only).
+        labels : sequence, optional
+            Wide layout: the label columns in scale order. Default: every
+            column except ``item``.
+        label, prob : str
+            Long layout: the label and probability columns.
+        scale : Scale, optional
+            Label set; default from the column names / label values.
+        normalize : bool
+            Rescale rows that do not sum to 1.
+        """
+        check_option("Predictions.from_frame", "layout", layout, ("wide", "long"))
+        if layout == "long":
+            for role, col in (("item", item), ("label", label), ("prob", prob)):
+                if col is None or col not in df.columns:
+                    msg = f"No {role} column {col!r} in the predictions (columns: {examples(list(df.columns), 12)})."
+                    raise DataError(msg)
+            assert item is not None  # checked above
+            dup = df.duplicated([item, label], keep=False)
+            if dup.any():
+                first = df[dup].iloc[0]
+                msg = (
+                    f"{int(dup.sum())} predictions repeat an (item, label) pair, e.g. item "
+                    f"{first[item]!r} label {first[label]!r}."
+                )
+                raise DataError(msg)
+            wide = df.pivot(index=item, columns=label, values=prob)
+            if wide.isna().to_numpy().any():
+                r, c = np.argwhere(wide.isna().to_numpy())[0]
+                msg = (
+                    f"The long predictions lack item {wide.index[r]!r} label {wide.columns[c]!r}; "
+                    "give every (item, label) pair, with 0 where the probability is 0."
+                )
+                raise DataError(msg)
+            order = pd.unique(df[item])
+            wide = wide.loc[order]
+            sc = scale or Scale.infer(wide.columns)
+            cols = [
+                wide.columns[wide.columns.get_indexer(pd.Index([lab]))[0]]
+                for lab in sc.labels
+                if lab in set(wide.columns)
+            ]
+            if len(cols) != sc.K or len(cols) != wide.shape[1]:
+                msg = (
+                    f"Prediction labels {examples(list(wide.columns))} do not match the scale "
+                    f"{examples(list(sc.labels))}."
+                )
+                raise DataError(msg)
+            return cls.from_array(
+                wide[cols].to_numpy(), items=wide.index, scale=sc, normalize=normalize
+            )
+
+        if item is not None and item not in df.columns:
+            msg = f"No item column {item!r} in the predictions; pass item=None to use the index."
+            raise DataError(msg)
+        ids = df.index if item is None else pd.Index(df[item])
+        cols = list(labels) if labels is not None else [c for c in df.columns if c != item]
+        missing = [c for c in cols if c not in df.columns]
+        if missing:
+            msg = f"Prediction columns {examples(missing)} are not in the frame (columns: {examples(list(df.columns), 12)})."
+            raise DataError(msg)
+        sc = scale or Scale(tuple(_label_from_column(c) for c in cols))
+        return cls.from_array(df[cols].to_numpy(), items=ids, scale=sc, normalize=normalize)
+
+    # -- shape ------------------------------------------------------------
+    @property
+    def N(self) -> int:
+        """Number of items."""
+        return int(self.values.shape[0])
+
+    @property
+    def K(self) -> int:
+        """Number of labels."""
+        return int(self.values.shape[1])
+
+    def __repr__(self) -> str:
+        return f"<Predictions: {self.N} items × {self.K} labels, scale {self.scale!r}>"
+
+    def to_frame(self) -> pd.DataFrame:
+        """Wide DataFrame: one row per item, one column per label."""
+        cols = pd.Index(
+            self.scale.labels if self.scale is not None else range(self.K), name="label"
+        )
+        return pd.DataFrame(self.values, index=self.items, columns=cols)
+
+    # -- alignment --------------------------------------------------------
+    def align(
+        self,
+        counts: LabelCounts,
+        *,
+        how: Literal["exact", "inner"] = "exact",
+        name: str = "predictions",
+    ) -> tuple[Predictions, LabelCounts]:
+        """Match these predictions to ``counts`` by item id and label.
+
+        Returns ``(predictions, counts)`` with the same items in the same
+        order (the order of ``counts``) and columns in the order of
+        ``counts.scale``.
+
+        Parameters
+        ----------
+        counts : LabelCounts
+        how : {"exact", "inner"}
+            ``"exact"``: the item sets must be equal, else :class:`DataError`
+            with counts and examples. ``"inner"``: keep the common items and
+            report what was dropped with a :class:`DataDroppedWarning`.
+        name : str
+            What to call these predictions in messages (e.g. a model name).
+        """
+        check_option("Predictions.align", "how", how, ("exact", "inner"))
+        values = self.values
+        # -- labels -------------------------------------------------------
+        if self.scale is None:
+            if self.K != counts.K:
+                msg = f"`{name}` has {self.K} columns but the annotations have {counts.K} labels {examples(list(counts.scale.labels))}."
+                raise DataError(msg)
+        else:
+            if set(self.scale.labels) != set(counts.scale.labels):
+                only_p = [v for v in self.scale.labels if v not in counts.scale]
+                only_c = [v for v in counts.scale.labels if v not in self.scale]
+                msg = (
+                    f"`{name}` labels differ from the annotations' labels: only in the predictions "
+                    f"{examples(only_p) or 'none'}; only in the annotations {examples(only_c) or 'none'}. "
+                    "Rename the columns or give predictions for every label."
+                )
+                raise DataError(msg)
+            perm = [self.scale.index(lab) for lab in counts.scale.labels]
+            values = values[:, perm]
+        # -- items --------------------------------------------------------
+        if self.items is None:
+            if self.N != counts.N:
+                msg = (
+                    f"`{name}` has {self.N} rows without item ids but there are {counts.N} items; "
+                    "give item ids or one row per item in the same order."
+                )
+                raise DataError(msg)
+            return Predictions(values, counts.items, counts.scale), counts
+        pos = self.items.get_indexer(counts.items)
+        extra = self.items.difference(counts.items)
+        lacking = np.flatnonzero(pos < 0)
+        if lacking.size == 0 and extra.size == 0:
+            return Predictions(values[pos], counts.items, counts.scale), counts
+        detail = (
+            f"{lacking.size} of {counts.N} annotated items have no prediction "
+            f"({examples(counts.items[lacking]) or 'none'}); {extra.size} predicted items are not "
+            f"annotated ({examples(extra) or 'none'})"
+        )
+        if how == "exact":
+            msg = f"`{name}` and the annotations cover different items: {detail}. Pass how='inner' to keep the common items."
+            raise DataError(msg)
+        if pos.max(initial=-1) < 0:
+            msg = f"`{name}` and the annotations have no item in common: {detail}."
+            raise DataError(msg)
+        warnings.warn(
+            f"`{name}`: kept the common items; {detail}.", DataDroppedWarning, stacklevel=2
+        )
+        keep = pos >= 0
+        sub = counts.take(keep)
+        return Predictions(values[pos[keep]], sub.items, counts.scale), sub
+
+
+def _label_from_column(col: Any) -> Any:
+    """Wide prediction columns are often strings of numbers ("1", "-3", "0.5")."""
+    if isinstance(col, str):
+        try:
+            f = float(col)
+        except ValueError:
+            return col
+        return int(f) if f.is_integer() else f
+    return col

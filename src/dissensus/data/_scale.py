@@ -1,0 +1,214 @@
+"""The label set: which labels exist, in which order, and whether order matters."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from dissensus._exceptions import DataError
+from dissensus._validation import examples
+
+__all__ = ["Label", "Scale"]
+
+Label = int | float | str
+
+
+def _normalise_label(value: Any) -> Label:
+    """Plain Python label: numpy scalars unwrapped, integral floats made ints.
+
+    ``2.0`` and ``2`` are one label (pandas reads an int column with gaps as
+    floats); ``"2"`` stays a string, because a label read as text is text.
+    """
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            msg = f"A label cannot be {value!r}; missing labels are not part of a scale."
+            raise DataError(msg)
+        return int(value) if value.is_integer() else value
+    if isinstance(value, int | str):
+        return value
+    msg = f"Labels must be ints, floats or strings; got {value!r} ({type(value).__name__})."
+    raise DataError(msg)
+
+
+@dataclass(frozen=True)
+class Scale:
+    """The K labels annotators choose from, in a fixed order.
+
+    Use the constructors :meth:`nominal`, :meth:`ordinal` and :meth:`infer`.
+    Labels may be ints (severity −3…1), floats (0.5…5 half stars) or strings.
+    For an ordinal scale the order of ``labels`` is the order of the classes;
+    for a nominal scale it is only the column order of count matrices.
+
+    Attributes
+    ----------
+    labels : tuple
+        The labels, in column order.
+    ordered : bool
+        Whether the labels are ordered (ordinal metrics such as EMD and
+        ordinal alpha need it).
+
+    Examples
+    --------
+    >>> s = Scale.ordinal([-3, -2, -1, 0, 1])
+    >>> s.K, s.ordered, s.index(0)
+    (5, True, 3)
+    >>> Scale.infer(["POS", "NEG", "POS"]).labels
+    ('NEG', 'POS')
+    """
+
+    labels: tuple[Label, ...]
+    ordered: bool = False
+    _index: pd.Index = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        labels = tuple(_normalise_label(v) for v in self.labels)
+        if not labels:
+            msg = "A scale needs at least one label."
+            raise DataError(msg)
+        index = pd.Index(labels, dtype=object)
+        if index.has_duplicates:
+            dup = index[index.duplicated()].unique().tolist()
+            msg = f"Scale labels must be distinct; repeated: {examples(dup)}."
+            raise DataError(msg)
+        kinds = {type(v) is str for v in labels}
+        if len(kinds) > 1:
+            msg = (
+                f"Scale labels mix strings and numbers ({examples(list(labels))}); "
+                "convert them to one type first."
+            )
+            raise DataError(msg)
+        object.__setattr__(self, "labels", labels)
+        object.__setattr__(self, "ordered", bool(self.ordered))
+        object.__setattr__(self, "_index", index)
+
+    # -- constructors -----------------------------------------------------
+    @classmethod
+    def nominal(cls, labels: Iterable[Any]) -> Scale:
+        """Unordered labels, kept in the order given."""
+        return cls(tuple(labels), ordered=False)
+
+    @classmethod
+    def ordinal(cls, labels: Iterable[Any]) -> Scale:
+        """Ordered labels, lowest first, in the order given."""
+        return cls(tuple(labels), ordered=True)
+
+    @classmethod
+    def infer(cls, values: Iterable[Any], *, ordered: bool | None = None) -> Scale:
+        """The scale of the distinct non-missing ``values``.
+
+        Numbers are sorted numerically and, unless ``ordered=False``, the
+        scale is ordinal. Strings are sorted alphabetically and nominal; an
+        alphabetical order is rarely the real one, so ``ordered=True`` with
+        strings is refused: give the order with :meth:`ordinal`.
+        """
+        ser = pd.Series(list(values) if not isinstance(values, pd.Series) else values)
+        uniq = ser.dropna().unique()
+        if len(uniq) == 0:
+            msg = "Cannot infer a scale: no non-missing labels."
+            raise DataError(msg)
+        labels = [_normalise_label(v) for v in uniq]
+        labels = list(dict.fromkeys(labels))
+        if any(isinstance(v, str) for v in labels):
+            if not all(isinstance(v, str) for v in labels):
+                msg = (
+                    f"Labels mix strings and numbers ({examples(labels)}); convert the "
+                    "label column to one type first (e.g. `df[label].astype(str)`)."
+                )
+                raise DataError(msg)
+            if ordered:
+                msg = (
+                    f"Cannot infer the order of string labels ({examples(sorted(labels))}); "
+                    "give it explicitly with Scale.ordinal([...])."
+                )
+                raise DataError(msg)
+            return cls(tuple(sorted(labels)), ordered=False)
+        return cls(tuple(sorted(labels)), ordered=True if ordered is None else ordered)
+
+    # -- properties -------------------------------------------------------
+    @property
+    def K(self) -> int:
+        """Number of labels."""
+        return len(self.labels)
+
+    @property
+    def is_numeric(self) -> bool:
+        """Whether every label is a number (interval / ratio metrics need it)."""
+        return all(not isinstance(v, str) for v in self.labels)
+
+    @property
+    def values(self) -> npt.NDArray[np.float64]:
+        """Numeric values of the labels, in column order.
+
+        Raises
+        ------
+        TypeError
+            If the labels are strings.
+        """
+        if not self.is_numeric:
+            msg = (
+                f"Scale labels {examples(list(self.labels))} are not numbers; interval and "
+                "ratio measures need numeric labels."
+            )
+            raise TypeError(msg)
+        return np.asarray(self.labels, dtype=np.float64)
+
+    def __len__(self) -> int:
+        return self.K
+
+    def __iter__(self) -> Iterator[Label]:
+        return iter(self.labels)
+
+    def __contains__(self, label: object) -> bool:
+        try:
+            return _normalise_label(label) in self._index
+        except DataError:
+            return False
+
+    def index(self, label: Any) -> int:
+        """Column index of ``label``."""
+        pos = self._index.get_indexer([_normalise_label(label)])[0]
+        if pos < 0:
+            msg = f"Label {label!r} is not on the scale {examples(list(self.labels), 10)}."
+            raise DataError(msg)
+        return int(pos)
+
+    def encode(self, values: Sequence[Any] | npt.ArrayLike) -> npt.NDArray[np.int64]:
+        """Column indices of ``values``; ``-1`` where a value is not on the scale.
+
+        Missing values (NaN/None) also give ``-1``; callers decide whether
+        that is an error.
+        """
+        ser = (
+            values
+            if isinstance(values, pd.Series)
+            else pd.Series(list(values) if not hasattr(values, "dtype") else values)
+        )
+        if not self.is_numeric:
+            return self._index.get_indexer(ser.astype(object)).astype(np.int64)
+        if ser.dtype.kind in "iufb":
+            return pd.Index(self.values).get_indexer(ser.to_numpy(np.float64)).astype(np.int64)
+        # Object column: numbers match by value (2 == 2.0), text never matches
+        # a numeric label, since "2" read as text is a different label.
+        is_num = ser.map(
+            lambda v: isinstance(v, int | float | np.number) and not isinstance(v, bool)
+        )
+        num = ser.where(is_num, np.nan).astype(np.float64)
+        return pd.Index(self.values).get_indexer(num.to_numpy()).astype(np.int64)
+
+    def with_order(self, ordered: bool) -> Scale:
+        """The same labels, ordered or not."""
+        return Scale(self.labels, ordered=ordered)
+
+    def __repr__(self) -> str:
+        kind = "ordinal" if self.ordered else "nominal"
+        return f"Scale.{kind}({list(self.labels)!r})"

@@ -1,0 +1,1 @@
+"""Statistics helpers: bootstrap resampling, paired tests, rankings and rank agreement."""

@@ -1,0 +1,40 @@
+"""Shared fixtures: where ../shared lives, and the published reference cases."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_HERE = Path(__file__).resolve().parent
+#: ../shared beside the repository (CI has it; a user's checkout may not).
+SHARED = Path(os.environ.get("DISSENSUS_SHARED", _HERE.parent.parent / "shared"))
+
+
+def shared_path(*parts: str) -> Path:
+    """Path under ../shared, or skip the test with the reason."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} is absent (the project's shared data lives beside the repository)")
+    return path
+
+
+def reference_cases(name: str) -> dict[str, Any]:
+    """The published cases of ../shared/reference/<name>.json, keyed by case name.
+
+    Returns an empty dict when the file is absent so that parametrised tests
+    collect (and the test that uses ``require_reference`` skips).
+    """
+    path = SHARED / "reference" / f"{name}.json"
+    if not path.exists():
+        return {}
+    data = json.loads(path.read_text())
+    return {case["name"]: case for case in data["cases"]}
+
+
+@pytest.fixture
+def convabuse_dir() -> Path:
+    return shared_path("data", "convabuse")
