@@ -1,0 +1,64 @@
+"""Soft metrics: pointwise, expected under a Dirichlet posterior, and the LeWiDi scorers.
+
+Every metric takes ``(target, prediction)`` (N, K) arrays and returns one
+score per item (N,). The registry (:func:`get_metric`, :func:`list_metrics`)
+holds each metric's metadata; the layers above look metrics up by name.
+"""
+
+from dissensus.metrics._pointwise import (
+    canberra,
+    chebyshev,
+    clark,
+    cosine,
+    cross_entropy,
+    emd,
+    entropy,
+    euclidean,
+    hellinger,
+    intersection,
+    js_distance,
+    js_divergence,
+    kl_divergence,
+    kl_divergence_reverse,
+    manhattan,
+    squared_euclidean,
+)
+from dissensus.metrics._registry import (
+    BOUNDED_METRICS,
+    EXPECTED_METRICS,
+    ORDINAL_METRICS,
+    REGISTRY,
+    SYMMETRIC_METRICS,
+    Metric,
+    get_metric,
+    list_metrics,
+    register_metric,
+)
+
+__all__ = [
+    "BOUNDED_METRICS",
+    "EXPECTED_METRICS",
+    "ORDINAL_METRICS",
+    "REGISTRY",
+    "SYMMETRIC_METRICS",
+    "Metric",
+    "canberra",
+    "chebyshev",
+    "clark",
+    "cosine",
+    "cross_entropy",
+    "emd",
+    "entropy",
+    "euclidean",
+    "get_metric",
+    "hellinger",
+    "intersection",
+    "js_distance",
+    "js_divergence",
+    "kl_divergence",
+    "kl_divergence_reverse",
+    "list_metrics",
+    "manhattan",
+    "register_metric",
+    "squared_euclidean",
+]
