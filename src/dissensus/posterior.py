@@ -1,0 +1,561 @@
+r"""Dirichlet posteriors over each item's label distribution, and soft labels.
+
+Each item's true label distribution ``p`` (a point on the K-simplex) gets a
+Dirichlet prior; the item's label counts update it by conjugacy.
+
+Notation (as in the seed paper, Magnani 2025):
+
+``n``
+    (N, K) label counts, ``n[i, k]`` annotators gave item ``i`` class ``k``;
+    ``n_i`` the item's total.
+``alpha``
+    (N, K) posterior Dirichlet parameters, ``alpha = prior + n``.
+``a0``
+    ``alpha.sum(1)``, the posterior strength of each item.
+``A_k``
+    cumulative sums ``alpha_1 + … + alpha_k`` (used by the ordinal metrics).
+
+Marginals: :math:`p_k \sim \mathrm{Beta}(\alpha_k, a_0 - \alpha_k)`.
+
+The functions here are pure NumPy/SciPy on (N, K) arrays; the expected
+metrics that consume ``alpha`` live in :mod:`dissensus.metrics.expected`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+from scipy import special
+
+from dissensus._exceptions import DataError, DissensusWarning
+from dissensus._validation import (
+    as_alpha_matrix,
+    as_count_matrix,
+    check_option,
+    check_probability_level,
+    examples,
+)
+from dissensus.data import Annotations, LabelCounts, as_label_counts
+
+__all__ = [
+    "CredibleInterval",
+    "DirichletPrior",
+    "PriorFitWarning",
+    "credible_interval",
+    "dirichlet",
+    "fit_dirichlet_prior",
+    "soft_labels",
+]
+
+FloatArray = npt.NDArray[np.float64]
+PriorLike = Literal["uniform", "jeffreys", "empirical"] | float | npt.ArrayLike
+SoftLabelMethod = Literal["empirical", "posterior_mean", "gaussian"]
+
+_NAMED_PRIORS = ("uniform", "jeffreys", "empirical")
+_METHODS = ("empirical", "posterior_mean", "gaussian")
+#: Floor for fitted prior parameters of classes the data never (or hardly) use.
+_MIN_ALPHA = 1e-6
+#: The fixed point stops when no parameter moves by more than this, relatively.
+_TOL = 1e-10
+
+
+class PriorFitWarning(DissensusWarning):
+    """The empirical Dirichlet prior could not be fitted cleanly.
+
+    Raised when a class is never used (its parameter is floored), when no
+    item has two or more annotations (the strength is not identified), or
+    when the fixed point did not converge (the data show no overdispersion,
+    so the maximum-likelihood strength is infinite).
+    """
+
+
+@dataclass(frozen=True)
+class DirichletPrior:
+    """A Dirichlet prior fitted to a dataset's counts by maximum likelihood.
+
+    Attributes
+    ----------
+    alpha0 : ndarray of float64, shape (K,)
+        Prior parameters, one per class.
+    strength : float
+        ``alpha0.sum()``: how many annotations' worth of weight the prior
+        carries. Small values mean items disagree with each other a lot
+        (overdispersion); large values mean every item looks like the
+        dataset's average distribution.
+    iterations : int
+        Fixed-point iterations used.
+    converged : bool
+        Whether the relative change fell below the tolerance.
+    log_likelihood : float
+        Dirichlet-multinomial log-likelihood of the count vectors at
+        ``alpha0`` (natural log, multinomial coefficients included).
+    """
+
+    alpha0: FloatArray
+    strength: float
+    iterations: int
+    converged: bool
+    log_likelihood: float
+
+    @property
+    def mean(self) -> FloatArray:
+        """Prior mean label distribution, ``alpha0 / strength``."""
+        return self.alpha0 / self.strength
+
+    @property
+    def value(self) -> FloatArray:
+        """The prior parameters (same as :attr:`alpha0`)."""
+        return self.alpha0
+
+    def __float__(self) -> float:
+        return self.strength
+
+    def __repr__(self) -> str:
+        a = ", ".join(f"{v:.4g}" for v in self.alpha0)
+        state = "converged" if self.converged else "NOT converged"
+        return (
+            f"DirichletPrior(alpha0=[{a}], strength={self.strength:.4g}, "
+            f"{state} in {self.iterations} iterations, log_likelihood={self.log_likelihood:.6g})"
+        )
+
+
+class CredibleInterval(NamedTuple):
+    """Equal-tailed credible bounds, each of shape (N, K)."""
+
+    low: FloatArray
+    high: FloatArray
+
+
+# --------------------------------------------------------------------------- input
+
+
+def _counts_and_order(counts: Any) -> tuple[npt.NDArray[np.int64], list[Any] | None, bool]:
+    """(n, item ids or None, ordered) from LabelCounts | Annotations | array.
+
+    A raw array carries no scale: its column order is taken as the class
+    order (``ordered=True``); the item ids are its row numbers.
+    """
+    if isinstance(counts, LabelCounts | Annotations) or callable(getattr(counts, "counts", None)):
+        lc = as_label_counts(counts, "counts")
+        return lc.values, list(lc.items), lc.scale.ordered
+    if isinstance(counts, np.ndarray | list | tuple):
+        return as_count_matrix(counts, "counts"), None, True
+    lc = as_label_counts(counts, "counts")  # raises the helpful TypeError for DataFrames
+    return lc.values, list(lc.items), True
+
+
+def _prior_vector(prior: Any, n: npt.NDArray[np.int64], func: str) -> FloatArray:
+    """The prior as an (N, K) or (K,) float array, validated."""
+    K = n.shape[1]
+    if isinstance(prior, str):
+        check_option(func, "prior", prior, _NAMED_PRIORS)
+        if prior == "uniform":
+            return np.ones(K)
+        if prior == "jeffreys":
+            return np.full(K, 0.5)
+        return fit_dirichlet_prior(n).alpha0
+    arr = np.asarray(prior, dtype=np.float64)
+    if arr.ndim == 0:
+        arr = np.full(K, float(arr))
+    if arr.shape not in {(K,), n.shape}:
+        msg = (
+            f"The 'prior' parameter of {func} must be a name, a number, or an array of "
+            f"shape ({K},) or {n.shape}. Got shape {arr.shape} instead."
+        )
+        raise ValueError(msg)
+    if not (np.all(np.isfinite(arr)) and np.all(arr > 0)):
+        bad = arr[~(np.isfinite(arr) & (arr > 0))]
+        msg = (
+            f"The 'prior' parameter of {func} must be finite and > 0 "
+            f"(e.g. 1 = uniform, 0.5 = Jeffreys). Got {examples(bad.ravel())}."
+        )
+        raise ValueError(msg)
+    return arr
+
+
+# --------------------------------------------------------------------------- prior fit
+
+
+def _polya_loglik(alpha0: FloatArray, n: npt.NDArray[np.int64]) -> float:
+    nf = n.astype(np.float64)
+    ni = nf.sum(axis=1)
+    s = alpha0.sum()
+    ll = (
+        special.gammaln(s)
+        - special.gammaln(ni + s)
+        + (special.gammaln(nf + alpha0) - special.gammaln(alpha0)).sum(axis=1)
+        + special.gammaln(ni + 1.0)
+        - special.gammaln(nf + 1.0).sum(axis=1)
+    )
+    return float(ll.sum())
+
+
+def fit_dirichlet_prior(
+    counts: LabelCounts | Annotations | npt.ArrayLike,
+    *,
+    tol: float = _TOL,
+    max_iter: int = 5000,
+) -> DirichletPrior:
+    r"""Fit a Dirichlet prior to a whole dataset's counts (Dirichlet-multinomial MLE).
+
+    Each item's counts are modelled as multinomial with its own distribution
+    ``p_i ~ Dir(alpha0)``; ``alpha0`` maximises the marginal (Pólya)
+    likelihood of all items, found with Minka's fixed point.
+
+    Parameters
+    ----------
+    counts : LabelCounts, Annotations or array_like of int, shape (N, K)
+        Label counts. Items with no annotations carry no information and
+        are ignored; items with one annotation inform the mean only.
+    tol : float, default 1e-10
+        Stop when no parameter changes by more than ``tol`` relatively.
+    max_iter : int, default 5000
+        Iteration cap.
+
+    Returns
+    -------
+    DirichletPrior
+        ``alpha0`` (K,), its ``strength`` ``alpha0.sum()``, the iterations
+        used, whether they converged, and the log-likelihood.
+
+    Raises
+    ------
+    DataError
+        Bad counts, or no annotations at all.
+
+    Warns
+    -----
+    PriorFitWarning
+        A class is never used (its parameter is floored at 1e-6); no item
+        has two or more annotations (the strength is not identified and is
+        left at its moment-matching start); or the iteration did not
+        converge (typically data without overdispersion, whose
+        maximum-likelihood strength is infinite).
+
+    Notes
+    -----
+    The fixed point (Minka 2000, eq. 55), vectorised over items:
+
+    .. math::
+
+        \alpha_k \leftarrow \alpha_k
+        \frac{\sum_i \psi(n_{ik} + \alpha_k) - \psi(\alpha_k)}
+             {\sum_i \psi(n_i + s) - \psi(s)}, \qquad s = \sum_k \alpha_k .
+
+    Sums over items are taken over the distinct values of ``n_ik`` and
+    ``n_i`` with their multiplicities, so a large dataset costs little per
+    iteration. The start is moment matching (the pooled mean and a strength
+    from the between-item variance of the proportions).
+
+    References
+    ----------
+    T. Minka (2000). Estimating a Dirichlet distribution. Technical report,
+    MIT. https://tminka.github.io/papers/dirichlet/
+
+    Examples
+    --------
+    >>> fit = fit_dirichlet_prior([[3, 0], [0, 3], [3, 0], [0, 3], [2, 1]])
+    >>> fit.converged, round(fit.strength, 3)
+    (True, 0.365)
+    """
+    n, _, _ = _counts_and_order(counts)
+    nf = n.astype(np.float64)
+    K = n.shape[1]
+    ni = n.sum(axis=1)
+    total = nf.sum(axis=0)
+    if ni.sum() == 0:
+        msg = "`counts` has no annotations at all; cannot fit a prior."
+        raise DataError(msg)
+
+    never = np.flatnonzero(total == 0)
+    if never.size:
+        msg = (
+            f"Classes {examples(never)} are never used; their prior parameters are "
+            f"floored at {_MIN_ALPHA:g} (the maximum-likelihood value is 0)."
+        )
+        warnings.warn(msg, PriorFitWarning, stacklevel=2)
+
+    # Distinct values with multiplicities: psi sums cost O(#distinct) per iteration.
+    col_vals = [np.unique(n[:, k], return_counts=True) for k in range(K)]
+    tot_vals, tot_mult = np.unique(ni, return_counts=True)
+    tot_f = tot_vals.astype(np.float64)
+
+    mean = np.maximum(total / total.sum(), _MIN_ALPHA)
+    multi = ni >= 2
+    if not multi.any():
+        msg = (
+            "No item has two or more annotations, so the prior's strength is not "
+            "identified by the data; only its mean is fitted (strength left at 1)."
+        )
+        warnings.warn(msg, PriorFitWarning, stacklevel=2)
+        alpha0 = mean / mean.sum()
+        return DirichletPrior(alpha0, float(alpha0.sum()), 0, True, _polya_loglik(alpha0, n))
+
+    # Moment start: Var(n_ik / n_i) = m_k (1 - m_k) (n_i + s) / (n_i (1 + s)).
+    prop = nf[multi] / ni[multi, None]
+    m = total / total.sum()
+    v = ((prop - m) ** 2).mean(axis=0).sum()
+    binom = (m * (1 - m)).sum() * np.mean(1.0 / ni[multi])
+    mv = (m * (1 - m)).sum()
+    # v = mv/(1+s) + binom*s/(1+s)  =>  s = (mv - v) / (v - binom)
+    s = (mv - v) / (v - binom) if v > binom else np.inf
+    s = float(np.clip(s, 0.1, 1e4)) if np.isfinite(s) and s > 0 else 1e4
+    alpha0 = mean / mean.sum() * s
+
+    converged = False
+    it = 0
+    for it in range(1, max_iter + 1):  # noqa: B007 - the count is reported
+        a_sum = alpha0.sum()
+        den = float(np.dot(tot_mult, special.digamma(tot_f + a_sum) - special.digamma(a_sum)))
+        new = np.empty(K)
+        for k, (vals, mult) in enumerate(col_vals):
+            num = np.dot(mult, special.digamma(vals + alpha0[k]) - special.digamma(alpha0[k]))
+            new[k] = alpha0[k] * num / den
+        new = np.maximum(new, _MIN_ALPHA)
+        change = float(np.max(np.abs(new - alpha0) / alpha0))
+        alpha0 = new
+        if change < tol:
+            converged = True
+            break
+        if alpha0.sum() > 1e8:  # no overdispersion: the MLE strength is infinite
+            break
+    if not converged:
+        msg = (
+            f"The empirical prior did not converge in {it} iterations (strength "
+            f"{alpha0.sum():.4g}); the items may show no more disagreement than "
+            "binomial sampling would, in which case the best prior is infinitely strong. "
+            "Consider a fixed prior."
+        )
+        warnings.warn(msg, PriorFitWarning, stacklevel=2)
+    return DirichletPrior(alpha0, float(alpha0.sum()), it, converged, _polya_loglik(alpha0, n))
+
+
+# --------------------------------------------------------------------------- posterior
+
+
+def dirichlet(
+    counts: LabelCounts | Annotations | npt.ArrayLike,
+    *,
+    prior: PriorLike = "uniform",
+) -> FloatArray:
+    r"""Posterior Dirichlet parameters of each item's label distribution.
+
+    Parameters
+    ----------
+    counts : LabelCounts, Annotations or array_like of int, shape (N, K)
+        Label counts per item.
+    prior : {"uniform", "jeffreys", "empirical"}, float or array_like, default "uniform"
+        ``"uniform"``: all prior parameters 1 (the seed paper's choice);
+        ``"jeffreys"``: all 0.5; ``"empirical"``: a prior fitted to the whole
+        dataset by Dirichlet-multinomial maximum likelihood (call
+        :func:`fit_dirichlet_prior` to see its parameters and strength); a
+        positive number for a symmetric prior; a positive array of shape
+        (K,) or (N, K).
+
+    Returns
+    -------
+    ndarray of float64, shape (N, K)
+        ``alpha = prior + n``, every entry > 0.
+
+    Raises
+    ------
+    DataError
+        Bad counts (negative, fractional, NaN).
+    ValueError
+        Unknown prior name, or a non-positive or wrongly shaped prior.
+
+    Warns
+    -----
+    PriorFitWarning
+        With ``prior="empirical"``, when the fit is degenerate (see
+        :func:`fit_dirichlet_prior`).
+
+    Notes
+    -----
+    Conjugacy: with :math:`p \sim \mathrm{Dir}(\alpha^{(0)})` and
+    multinomial counts :math:`n`, :math:`p \mid n \sim \mathrm{Dir}(\alpha^{(0)} + n)`;
+    the posterior mean is :math:`(\alpha^{(0)}_k + n_k) / (a^{(0)} + n)`.
+
+    References
+    ----------
+    A. Magnani (2025). Soft metrics for ordinal label uncertainty with
+    variable sample sizes. ASSE 2025 (the seed paper).
+
+    Examples
+    --------
+    >>> dirichlet([[0, 0, 2]]).tolist()
+    [[1.0, 1.0, 3.0]]
+    >>> dirichlet([[0, 0, 2]], prior="jeffreys").tolist()
+    [[0.5, 0.5, 2.5]]
+    """
+    n, _, _ = _counts_and_order(counts)
+    alpha0 = _prior_vector(prior, n, "dirichlet")
+    out: FloatArray = n.astype(np.float64) + alpha0
+    return out
+
+
+def _gaussian_kernel(K: int, sigma: float) -> FloatArray:
+    j = np.arange(K, dtype=np.float64)
+    W = np.exp(-((j[:, None] - j[None, :]) ** 2) / (2.0 * sigma * sigma))
+    kernel: FloatArray = W / W.sum(axis=1, keepdims=True)
+    return kernel
+
+
+def soft_labels(
+    counts: LabelCounts | Annotations | npt.ArrayLike,
+    *,
+    method: SoftLabelMethod = "empirical",
+    prior: PriorLike = "uniform",
+    sigma: float = 0.5,
+) -> FloatArray:
+    r"""Soft labels: one label distribution per item, rows on the simplex.
+
+    Parameters
+    ----------
+    counts : LabelCounts, Annotations or array_like of int, shape (N, K)
+        Label counts. A raw array's column order is taken as the class
+        order (what ``method="gaussian"`` needs).
+    method : {"empirical", "posterior_mean", "gaussian"}, default "empirical"
+        ``"empirical"``: the proportions ``n_k / n``. ``"posterior_mean"``:
+        the Dirichlet posterior mean ``(prior_k + n_k) / (a0 + n)``.
+        ``"gaussian"``: the empirical proportions smoothed over ordered
+        classes with a Gaussian kernel (the targets of the seed paper's
+        Model B).
+    prior : see :func:`dirichlet`, default "uniform"
+        Used by ``method="posterior_mean"`` only.
+    sigma : float, default 0.5
+        Kernel width in class steps, for ``method="gaussian"``.
+
+    Returns
+    -------
+    ndarray of float64, shape (N, K)
+        Rows summing to 1.
+
+    Raises
+    ------
+    DataError
+        Items without annotations with ``"empirical"`` or ``"gaussian"``
+        (their proportions are undefined; use ``"posterior_mean"``), or
+        ``"gaussian"`` on a nominal scale.
+    ValueError
+        Unknown method, ``sigma`` not positive and finite.
+
+    Notes
+    -----
+    Gaussian smoothing moves the mass of each source class :math:`j` to the
+    classes :math:`k` of the scale in proportion to
+    :math:`w_{jk} = \exp(-(j - k)^2 / (2\sigma^2))`, renormalised over
+    :math:`k` for each source :math:`j`:
+
+    .. math::
+
+        \tilde p_k = \sum_j \hat p_j \frac{w_{jk}}{\sum_{k'} w_{jk'}} .
+
+    No mass leaks off the ends of the scale: what a kernel centred on an end
+    class would put beyond it stays on the scale, so each source class keeps
+    its total mass and every row still sums to 1 (rows are renormalised
+    once more only against rounding). As :math:`\sigma \to 0` this is the
+    identity.
+
+    Examples
+    --------
+    >>> soft_labels([[1, 3, 0]]).tolist()
+    [[0.25, 0.75, 0.0]]
+    >>> soft_labels([[1, 3, 0]], method="posterior_mean").round(4).tolist()
+    [[0.2857, 0.5714, 0.1429]]
+    >>> soft_labels([[0, 0, 4]], method="gaussian", sigma=0.5).round(4).tolist()
+    [[0.0003, 0.1192, 0.8805]]
+    """
+    check_option("soft_labels", "method", method, _METHODS)
+    n, items, ordered = _counts_and_order(counts)
+    if method == "posterior_mean":
+        alpha = n.astype(np.float64) + _prior_vector(prior, n, "soft_labels")
+        mean: FloatArray = alpha / alpha.sum(axis=1, keepdims=True)
+        return mean
+    if method == "gaussian":
+        if not ordered:
+            msg = (
+                "Gaussian smoothing needs ordered classes, but the scale of `counts` is "
+                "nominal; build it with Scale.ordinal(...) (or ordered=True) if the labels "
+                "have an order."
+            )
+            raise DataError(msg)
+        sigma = float(sigma)
+        if not (np.isfinite(sigma) and sigma > 0):
+            msg = f"The 'sigma' parameter of soft_labels must be finite and > 0. Got {sigma!r}."
+            raise ValueError(msg)
+    ni = n.sum(axis=1)
+    empty = np.flatnonzero(ni == 0)
+    if empty.size:
+        ids = empty if items is None else np.asarray(items, dtype=object)[empty]
+        msg = (
+            f"{empty.size} items have no annotations, so their empirical distribution is "
+            f"undefined: {examples(ids)}. Drop them or use method='posterior_mean'."
+        )
+        raise DataError(msg)
+    phat: FloatArray = n / ni[:, None].astype(np.float64)
+    if method == "empirical":
+        return phat
+    smooth: FloatArray = phat @ _gaussian_kernel(n.shape[1], sigma)
+    smooth /= smooth.sum(axis=1, keepdims=True)
+    return smooth
+
+
+def credible_interval(alpha: npt.ArrayLike, *, level: float = 0.95) -> CredibleInterval:
+    r"""Equal-tailed credible interval of each class probability.
+
+    Parameters
+    ----------
+    alpha : array_like, shape (N, K)
+        Posterior Dirichlet parameters (e.g. from :func:`dirichlet`).
+    level : float, default 0.95
+        Posterior probability inside each interval.
+
+    Returns
+    -------
+    CredibleInterval
+        ``(low, high)``, each (N, K): the :math:`(1 \mp \text{level})/2`
+        quantiles of the Beta marginals.
+
+    Raises
+    ------
+    DataError
+        ``alpha`` not finite and positive.
+    ValueError
+        ``level`` outside (0, 1).
+
+    Notes
+    -----
+    :math:`p_k \sim \mathrm{Beta}(\alpha_k, a_0 - \alpha_k)`, with
+    :math:`a_0 - \alpha_k` summed from the other classes (no cancellation).
+    The intervals are marginal: they hold for each class separately, not
+    jointly.
+
+    Examples
+    --------
+    >>> ci = credible_interval([[1.0, 1.0]], level=0.9)
+    >>> ci.low.tolist(), ci.high.tolist()
+    ([[0.05, 0.05]], [[0.95, 0.95]])
+    """
+    a = as_alpha_matrix(alpha, "alpha")
+    level = check_probability_level("credible_interval", "level", level)
+    b = _others_sum(a)
+    tail = (1.0 - level) / 2.0
+    low = np.asarray(special.betaincinv(a, b, tail), dtype=np.float64)
+    high = np.asarray(special.betaincinv(a, b, 1.0 - tail), dtype=np.float64)
+    return CredibleInterval(low, high)
+
+
+def _others_sum(a: FloatArray) -> FloatArray:
+    """``a0 - a_k`` as the sum of the other entries (no cancellation when a_k dominates)."""
+    K = a.shape[1]
+    head = np.zeros_like(a)
+    tail = np.zeros_like(a)
+    if K > 1:
+        head[:, 1:] = np.cumsum(a[:, :-1], axis=1)
+        tail[:, :-1] = np.cumsum(a[:, :0:-1], axis=1)[:, ::-1]
+    return head + tail
