@@ -1,12 +1,14 @@
-"""Data model and readers: Scale, Annotations, LabelCounts, Predictions."""
+"""Data model and readers: Scale, Annotations, LabelCounts, Predictions, read_*."""
 
 from dissensus.data._annotations import Annotations
 from dissensus.data._counts import LabelCounts, as_label_counts
 from dissensus.data._datasets import load_example
 from dissensus.data._predictions import Predictions
+from dissensus.data._readers import CONVABUSE_SCALE, read_annotations, read_convabuse, read_lewidi
 from dissensus.data._scale import Label, Scale
 
 __all__ = [
+    "CONVABUSE_SCALE",
     "Annotations",
     "Label",
     "LabelCounts",
@@ -14,4 +16,7 @@ __all__ = [
     "Scale",
     "as_label_counts",
     "load_example",
+    "read_annotations",
+    "read_convabuse",
+    "read_lewidi",
 ]

@@ -24,13 +24,21 @@ Duplicates = Literal["error", "first", "last", "keep"]
 def _locations(
     index: pd.Index, positions: npt.NDArray[np.intp], source: str | None, limit: int = 5
 ) -> str:
-    """Name rows for an error message: file lines when read from a file."""
+    """Name rows for an error message: file lines when read from a file.
+
+    With a ``source``, the index holds file positions; its name says which
+    kind (``"line"`` by default, ``"row"`` for Parquet, ``"record"`` for
+    JSON records keyed by item id).
+    """
     labels = [v.item() if isinstance(v, np.generic) else v for v in index[positions[:limit]]]
     more = len(positions) - len(labels)
     tail = f" … ({more} more)" if more > 0 else ""
+    plural = "s" if len(labels) > 1 else ""
     if source is not None:
-        return f"{source} line{'s' if len(labels) > 1 else ''} {', '.join(map(str, labels))}{tail}"
-    return f"row{'s' if len(labels) > 1 else ''} {', '.join(map(repr, labels))}{tail}"
+        word = index.name if index.name in ("line", "row", "record") else "line"
+        shown = ", ".join(map(repr if word == "record" else str, labels))
+        return f"{source} {word}{plural} {shown}{tail}"
+    return f"row{plural} {', '.join(map(repr, labels))}{tail}"
 
 
 def _require_columns(df: pd.DataFrame, columns: dict[str, str | None], source: str | None) -> None:
@@ -147,8 +155,9 @@ class Annotations:
         check_option(
             "Annotations.from_frame", "duplicates", duplicates, ("error", "first", "last", "keep")
         )
-        if not isinstance(df, pd.DataFrame):
-            msg = f"Annotations.from_frame expects a pandas DataFrame; got {type(df).__name__}."
+        given: object = df  # users pass other things despite the annotation
+        if not isinstance(given, pd.DataFrame):
+            msg = f"Annotations.from_frame expects a pandas DataFrame; got {type(given).__name__}."
             raise TypeError(msg)
         meta = list(meta)
         _require_columns(df, {"item": item, "annotator": annotator, "label": label}, source)
@@ -176,14 +185,17 @@ class Annotations:
                 DataDroppedWarning,
                 stacklevel=2,
             )
-            df = df.drop(index=df.index[bad_rows])
+            # by position: a user's index may repeat labels
+            keep_rows = np.ones(len(df), dtype=bool)
+            keep_rows[bad_rows] = False
+            df = df.iloc[keep_rows]
 
         # -- scale and label codes -------------------------------------------
         labels = df[label]
         if scale is None:
             sc = Scale.infer(labels, ordered=ordered)
         elif isinstance(scale, Scale):
-            sc = scale
+            sc = scale if ordered is None else scale.with_order(ordered)
         else:
             sc = Scale(tuple(scale), ordered=True if ordered is None else ordered)
         label_codes = sc.encode(labels)
@@ -247,11 +259,11 @@ class Annotations:
         meta_df: pd.DataFrame | None = None
         if meta:
             grouped = df[meta].groupby(np.asarray(item_codes), sort=True)
-            varying = [m for m in meta if (grouped[m].nunique(dropna=False) > 1).any()]
-            if varying:
-                m = varying[0]
-                nun = grouped[m].nunique(dropna=False)
-                bad_item = items[int(nun.index[nun.to_numpy() > 1][0])]
+            for m in meta:
+                n_values = grouped[m].nunique(dropna=False).to_numpy()
+                if not np.any(n_values > 1):
+                    continue
+                bad_item = items[int(np.flatnonzero(n_values > 1)[0])]
                 msg = (
                     f"meta column {m!r}{in_where} varies within item {bad_item!r}; item-level "
                     "columns must be constant per item (group annotations instead, or make the "
@@ -349,7 +361,7 @@ class Annotations:
             source=source,
         )
         if out.n_items < len(df):
-            dropped = ids[~present.any(axis=1)]
+            dropped = ids.iloc[np.flatnonzero(~present.any(axis=1))]
             warnings.warn(
                 f"{len(dropped)} items have no annotations at all and are not included: "
                 f"{examples(dropped.tolist())}.",

@@ -20,7 +20,7 @@ __all__ = ["LabelCounts", "as_label_counts"]
 def _as_items(items: Sequence[Any] | pd.Index | None, n: int, what: str) -> pd.Index:
     if items is None:
         return pd.RangeIndex(n, name="item")
-    index = pd.Index(items)
+    index: pd.Index = pd.Index(items)
     if len(index) != n:
         msg = f"`items` has {len(index)} ids but {what} has {n} rows; give one id per row."
         raise DataError(msg)
@@ -29,7 +29,7 @@ def _as_items(items: Sequence[Any] | pd.Index | None, n: int, what: str) -> pd.I
         msg = f"`items` must be unique; repeated ids: {examples(dup)}."
         raise DataError(msg)
     if index.name is None:
-        index = index.rename("item")
+        index = pd.Index(index, name="item")
     return index
 
 
@@ -133,7 +133,7 @@ class LabelCounts:
     @property
     def n(self) -> npt.NDArray[np.int64]:
         """Annotations per item, shape (N,)."""
-        return self.values.sum(axis=1)
+        return np.asarray(self.values.sum(axis=1), dtype=np.int64)
 
     def __len__(self) -> int:
         return self.N

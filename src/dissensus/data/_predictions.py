@@ -117,7 +117,7 @@ class Predictions:
                     "give every (item, label) pair, with 0 where the probability is 0."
                 )
                 raise DataError(msg)
-            order = pd.unique(df[item])
+            order = pd.Index(pd.unique(df[item]))
             wide = wide.loc[order]
             sc = scale or Scale.infer(wide.columns)
             cols = [

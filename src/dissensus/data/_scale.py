@@ -19,6 +19,17 @@ __all__ = ["Label", "Scale"]
 Label = int | float | str
 
 
+def _as_list(values: Any) -> Any:
+    return values if hasattr(values, "dtype") else list(values)
+
+
+def _as_number(value: Any) -> float:
+    """``value`` as a float if it is a (non-bool) number, else NaN."""
+    if isinstance(value, int | float | np.number) and not isinstance(value, bool | np.bool_):
+        return float(value)
+    return float("nan")
+
+
 def _normalise_label(value: Any) -> Label:
     """Plain Python label: numpy scalars unwrapped, integral floats made ints.
 
@@ -104,7 +115,7 @@ class Scale:
 
     @classmethod
     def infer(cls, values: Iterable[Any], *, ordered: bool | None = None) -> Scale:
-        """The scale of the distinct non-missing ``values``.
+        """Infer the scale of the distinct non-missing ``values``.
 
         Numbers are sorted numerically and, unless ``ordered=False``, the
         scale is ordinal. Strings are sorted alphabetically and nominal; an
@@ -176,7 +187,7 @@ class Scale:
 
     def index(self, label: Any) -> int:
         """Column index of ``label``."""
-        pos = self._index.get_indexer([_normalise_label(label)])[0]
+        pos = self._index.get_indexer(pd.Index([_normalise_label(label)], dtype=object))[0]
         if pos < 0:
             msg = f"Label {label!r} is not on the scale {examples(list(self.labels), 10)}."
             raise DataError(msg)
@@ -188,25 +199,24 @@ class Scale:
         Missing values (NaN/None) also give ``-1``; callers decide whether
         that is an error.
         """
-        ser = (
-            values
-            if isinstance(values, pd.Series)
-            else pd.Series(list(values) if not hasattr(values, "dtype") else values)
-        )
+        ser = values if isinstance(values, pd.Series) else pd.Series(_as_list(values))
+        # Encode the distinct values only: an object column of a million rows
+        # holds a handful of labels, and per-row Python calls would dominate.
+        codes, uniq = pd.factorize(ser, use_na_sentinel=True)
         if not self.is_numeric:
-            return self._index.get_indexer(ser.astype(object)).astype(np.int64)
-        if ser.dtype.kind in "iufb":
-            return pd.Index(self.values).get_indexer(ser.to_numpy(np.float64)).astype(np.int64)
-        # Object column: numbers match by value (2 == 2.0), text never matches
-        # a numeric label, since "2" read as text is a different label.
-        is_num = ser.map(
-            lambda v: isinstance(v, int | float | np.number) and not isinstance(v, bool)
-        )
-        num = ser.where(is_num, np.nan).astype(np.float64)
-        return pd.Index(self.values).get_indexer(num.to_numpy()).astype(np.int64)
+            found = self._index.get_indexer(pd.Index(uniq, dtype=object))
+        elif uniq.dtype.kind in "iufb":
+            found = pd.Index(self.values).get_indexer(pd.Index(np.asarray(uniq, dtype=np.float64)))
+        else:
+            # Object column: numbers match by value (2 == 2.0); text never
+            # matches a numeric label, since "2" read as text is another label.
+            num = np.array([_as_number(v) for v in uniq], dtype=np.float64)
+            found = pd.Index(self.values).get_indexer(pd.Index(num))
+        lookup = np.append(found.astype(np.int64), np.int64(-1))  # code -1 (missing) -> -1
+        return lookup[codes]
 
     def with_order(self, ordered: bool) -> Scale:
-        """The same labels, ordered or not."""
+        """Return the same labels, ordered or not."""
         return Scale(self.labels, ordered=ordered)
 
     def __repr__(self) -> str:

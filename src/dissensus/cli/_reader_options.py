@@ -1,0 +1,171 @@
+"""Reader options shared by every command that loads annotations.
+
+``@reader_options`` adds the options; :func:`load_annotations` maps them onto
+:func:`dissensus.data.read_annotations`. A command does::
+
+    @click.command("info")
+    @click.argument("file", type=click.Path(dir_okay=False))
+    @reader_options
+    def info_command(file: str, **options: Any) -> None:
+        ann = load_annotations(file, **options)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from dissensus.data import Annotations, Label, Scale, read_annotations
+
+__all__ = ["READER_OPTION_NAMES", "load_annotations", "parse_labels", "reader_options"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: The keyword arguments ``reader_options`` adds to a command.
+READER_OPTION_NAMES = (
+    "format",
+    "layout",
+    "item",
+    "annotator",
+    "no_annotator",
+    "label",
+    "annotators",
+    "labels",
+    "ordered",
+    "meta",
+    "dropna",
+    "duplicates",
+)
+
+_FORMATS = ("csv", "tsv", "parquet", "jsonl", "lewidi", "convabuse")
+
+
+def _columns(text: str | None) -> list[str]:
+    return [] if not text else [c.strip() for c in text.split(",") if c.strip()]
+
+
+def parse_labels(text: str) -> list[Label]:
+    """Labels from ``"-3,-2,-1,0,1"`` or ``"NEG,POS"``: numbers where they read as numbers.
+
+    Examples
+    --------
+    >>> parse_labels("0.5, 1, 1.5")
+    [0.5, 1, 1.5]
+    >>> parse_labels("low,mid,high")
+    ['low', 'mid', 'high']
+    """
+    out: list[Label] = []
+    for token in (t.strip() for t in text.split(",")):
+        if not token:
+            continue
+        try:
+            number = float(token)
+        except ValueError:
+            out.append(token)
+            continue
+        if not math.isfinite(number):
+            out.append(token)
+        else:
+            out.append(int(number) if number.is_integer() else number)
+    return out
+
+
+def reader_options(func: F) -> F:
+    """Add the options that say how to read an annotation file."""
+    options = [
+        click.option(
+            "--format",
+            "format",
+            type=click.Choice(_FORMATS),
+            default=None,
+            help="File format (default: from the extension; .json = LeWiDi).",
+        ),
+        click.option(
+            "--layout",
+            type=click.Choice(["long", "wide"]),
+            default="long",
+            show_default=True,
+            help="long: one row per annotation; wide: one row per item, one column per annotator.",
+        ),
+        click.option("--item", default="item", show_default=True, help="Item id column."),
+        click.option(
+            "--annotator", default="annotator", show_default=True, help="Annotator id column."
+        ),
+        click.option(
+            "--no-annotator",
+            is_flag=True,
+            help="The file has no annotator ids (annotator-specific measures then refuse).",
+        ),
+        click.option("--label", default="label", show_default=True, help="Label column."),
+        click.option(
+            "--annotators",
+            default=None,
+            metavar="COL,COL",
+            help="Wide layout: the annotator columns (default: all but item and meta).",
+        ),
+        click.option(
+            "--labels",
+            default=None,
+            metavar="L1,L2,...",
+            help="The label set in scale order, e.g. -3,-2,-1,0,1 (default: inferred).",
+        ),
+        click.option(
+            "--ordinal/--nominal",
+            "ordered",
+            default=None,
+            help="Whether the labels are ordered (default: numbers ordinal, strings nominal).",
+        ),
+        click.option("--meta", default=None, metavar="COL,COL", help="Item-level columns to keep."),
+        click.option(
+            "--dropna",
+            is_flag=True,
+            help="Drop rows with missing values (reported) instead of failing.",
+        ),
+        click.option(
+            "--duplicates",
+            type=click.Choice(["error", "first", "last", "keep"]),
+            default=None,
+            help="Repeated (item, annotator) pairs (default: error; ConvAbuse: first).",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def load_annotations(path: str, **options: Any) -> Annotations:
+    """Read ``path`` with the options collected by :func:`reader_options`.
+
+    Options that are not reader options are ignored, so a command can pass
+    all of its keyword arguments.
+    """
+    fmt = options.get("format")
+    layout = options.get("layout") or "long"
+    labels = options.get("labels")
+    ordered = options.get("ordered")
+    scale: Scale | None = None
+    if labels:
+        parsed = parse_labels(labels)
+        scale = Scale(tuple(parsed), ordered=True if ordered is None else ordered)
+    kwargs: dict[str, Any] = {
+        "scale": scale,
+        "ordered": ordered if scale is None else None,
+        "meta": tuple(_columns(options.get("meta"))),
+        "dropna": bool(options.get("dropna", False)),
+        "duplicates": options.get("duplicates"),
+    }
+    # Column options go through even for formats with fixed columns, so that
+    # read_annotations refuses them instead of silently ignoring them.
+    kwargs.update(
+        layout=layout,
+        item=options.get("item") or "item",
+        annotator=None
+        if options.get("no_annotator")
+        else (options.get("annotator") or "annotator"),
+        label=options.get("label") or "label",
+        annotators=_columns(options.get("annotators")) or None,
+    )
+    return read_annotations(path, fmt, **kwargs)

@@ -1,0 +1,888 @@
+"""Readers: annotation files (CSV, TSV, Parquet, JSONL, LeWiDi JSON, ConvAbuse CSV).
+
+Every reader returns :class:`~dissensus.data.Annotations` and names the file
+and the line (or record) in its errors. Frames read from a file carry the
+file position in their index (``"line"``: physical line, header = line 1;
+``"row"``: 1-based Parquet row; ``"record"``: the item id of a JSON record),
+so :meth:`Annotations.from_frame` can point at the offending input.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import re
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from dissensus._exceptions import DataDroppedWarning, DataError, DissensusWarning
+from dissensus._validation import check_option, examples
+from dissensus.data._annotations import Annotations, Duplicates
+from dissensus.data._scale import Label, Scale
+
+__all__ = [
+    "CONVABUSE_SCALE",
+    "Format",
+    "read_annotations",
+    "read_convabuse",
+    "read_lewidi",
+]
+
+Format = Literal["csv", "tsv", "parquet", "jsonl", "lewidi", "convabuse"]
+Layout = Literal["long", "wide"]
+PathLike = str | os.PathLike[str]
+
+_FORMATS: tuple[str, ...] = ("csv", "tsv", "parquet", "jsonl", "lewidi", "convabuse")
+_EXTENSIONS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "lewidi",
+}
+
+#: ConvAbuse severity, most abusive first: −3 (very strongly) … 0 (ambiguous) … 1 (not abusive).
+CONVABUSE_SCALE = Scale.ordinal([-3, -2, -1, 0, 1])
+#: The one-hot columns' suffixes, in file order.
+_CONVABUSE_LEVELS = (1, 0, -1, -2, -3)
+#: What identifies a conversation turn (an item) in the full ConvAbuse file.
+_CONVABUSE_TURN = ("conv_id", "prev_agent", "prev_user", "agent", "user")
+_SPLIT_COLUMN = re.compile(r"^Annotator(\d+)_is_abuse\.1$")
+
+#: Tolerance when comparing a LeWiDi file's ``soft_label`` with the recomputed one.
+_SOFT_LABEL_ATOL = 1e-6
+
+
+# -- files --------------------------------------------------------------------
+def _existing_file(path: PathLike) -> Path:
+    p = Path(path)
+    if not p.exists():
+        msg = f"No such file: '{path}'."
+        raise FileNotFoundError(msg)
+    if p.is_dir():
+        msg = f"'{path}' is a directory; give an annotation file."
+        raise IsADirectoryError(msg)
+    return p
+
+
+def _infer_format(path: Path) -> str:
+    fmt = _EXTENSIONS.get(path.suffix.lower())
+    if fmt is None:
+        msg = (
+            f"Cannot tell the format of '{path}' from its extension {path.suffix or '(none)'!r}; "
+            f"pass format= one of {', '.join(map(repr, _FORMATS))}."
+        )
+        raise DataError(msg)
+    return fmt
+
+
+def _record_lines(path: Path, sep: str, n_records: int) -> pd.Index:
+    """Physical start line of each data record (header = line 1).
+
+    A quoted field may span lines and pandas skips blank lines, so the line
+    of record ``k`` is not always ``k + 2``: when the line count says so, the
+    ``csv`` module finds the start lines.
+    """
+    with path.open("rb") as fh:
+        raw = fh.read()
+    n_lines = raw.count(b"\n") + (0 if raw.endswith(b"\n") or not raw else 1)
+    if n_lines == n_records + 1 or len(sep) != 1:
+        return pd.RangeIndex(2, n_records + 2, name="line")
+    starts: list[int] = []
+    with path.open(newline="", encoding="utf-8", errors="replace") as fh:
+        reader = csv.reader(fh, delimiter=sep)
+        previous = 0
+        for row in reader:
+            if any(cell.strip() for cell in row):
+                starts.append(previous + 1)
+            previous = reader.line_num
+    starts = starts[1:]  # the header
+    if len(starts) != n_records:  # a dialect we cannot replay: number the records instead
+        return pd.RangeIndex(1, n_records + 1, name="record")
+    return pd.Index(starts, name="line")
+
+
+def _read_delimited(path: Path, sep: str, *, text: bool = False) -> pd.DataFrame:
+    """Read CSV/TSV with the file's line numbers as the index.
+
+    ``text=True`` keeps every cell as a string (empty cells as ``""``), for
+    formats whose columns must not be guessed (ConvAbuse's free text has
+    turns such as "null" and "NA").
+    """
+    kind = "TSV" if sep == "\t" else "CSV"
+    options: dict[str, Any] = {"sep": sep}
+    if text:
+        options.update(dtype=str, keep_default_na=False)
+    try:
+        df: pd.DataFrame = pd.read_csv(path, **options)
+    except pd.errors.EmptyDataError:
+        msg = f"'{path}' is empty; expected a {kind} file with a header line."
+        raise DataError(msg) from None
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
+        detail = " ".join(str(exc).split())
+        msg = f"Cannot read '{path}' as {kind}: {detail}"
+        raise DataError(msg) from None
+    return df.set_axis(_record_lines(path, sep, len(df)), axis=0)
+
+
+def _read_parquet(path: Path) -> pd.DataFrame:
+    try:
+        df = pd.read_parquet(path)
+    except Exception as exc:  # pyarrow raises several unrelated types
+        detail = " ".join(str(exc).split())
+        msg = f"Cannot read '{path}' as Parquet: {detail}"
+        raise DataError(msg) from None
+    if not isinstance(df.index, pd.RangeIndex):  # a stored index (e.g. item ids) is data
+        df = df.reset_index()
+    return df.set_axis(pd.RangeIndex(1, len(df) + 1, name="row"), axis=0)
+
+
+def _read_jsonl(path: Path) -> pd.DataFrame:
+    records: list[dict[str, Any]] = []
+    lines: list[int] = []
+    with path.open(encoding="utf-8") as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                msg = f"'{path}' line {number}: invalid JSON ({exc.msg} at column {exc.colno})."
+                raise DataError(msg) from None
+            if not isinstance(record, dict):
+                msg = (
+                    f"'{path}' line {number}: expected a JSON object per line, got "
+                    f"{type(record).__name__}."
+                )
+                raise DataError(msg)
+            records.append(record)
+            lines.append(number)
+    if not records:
+        msg = f"'{path}' holds no JSON records."
+        raise DataError(msg)
+    return pd.DataFrame.from_records(records, index=pd.Index(lines, name="line"))
+
+
+def _read_table(path: Path, fmt: str, sep: str | None) -> pd.DataFrame:
+    if fmt == "parquet":
+        return _read_parquet(path)
+    if fmt == "jsonl":
+        return _read_jsonl(path)
+    return _read_delimited(path, sep if sep is not None else ("\t" if fmt == "tsv" else ","))
+
+
+# -- generic tables -----------------------------------------------------------
+def read_annotations(
+    path: PathLike,
+    format: Format | None = None,
+    *,
+    layout: Layout = "long",
+    item: str = "item",
+    annotator: str | None = "annotator",
+    label: str = "label",
+    annotators: Sequence[str] | None = None,
+    scale: Scale | Sequence[Any] | None = None,
+    ordered: bool | None = None,
+    meta: Sequence[str] = (),
+    dropna: bool = False,
+    duplicates: Duplicates | None = None,
+    sep: str | None = None,
+) -> Annotations:
+    r"""Read annotations from a file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    format : {"csv", "tsv", "parquet", "jsonl", "lewidi", "convabuse"}, optional
+        Default: from the extension (``.csv``, ``.tsv``/``.tab``,
+        ``.parquet``/``.pq``, ``.jsonl``/``.ndjson``, ``.json`` = LeWiDi).
+        ``"lewidi"`` and ``"convabuse"`` call :func:`read_lewidi` and
+        :func:`read_convabuse`, whose columns are fixed.
+    layout : {"long", "wide"}
+        ``"long"``: one row per annotation (item, annotator, label).
+        ``"wide"``: one row per item, one column per annotator (an empty
+        cell = not labelled); see :meth:`Annotations.from_wide`.
+    item, annotator, label : str
+        Column names (long layout); ``annotator=None`` when the file has no
+        annotator ids. ``item`` is also the item column of the wide layout.
+    annotators : sequence of str, optional
+        Wide layout: the annotator columns (default: all but ``item`` and
+        ``meta``).
+    scale : Scale or sequence of labels, optional
+        The label set, in order (default: inferred, see :meth:`Scale.infer`).
+    ordered : bool, optional
+        Whether the labels are ordered.
+    meta : sequence of str
+        Item-level columns to keep (constant within an item).
+    dropna : bool
+        Long layout: drop rows with a missing item, annotator or label, with
+        a :class:`DataDroppedWarning`, instead of raising.
+    duplicates : {"error", "first", "last", "keep"}, optional
+        Repeated (item, annotator) pairs: raise, keep the first / last, or
+        keep all. Default: ``"error"``, except ``"first"`` for ConvAbuse (see
+        :func:`read_convabuse`).
+    sep : str, optional
+        Field separator of a delimited file (default ``","`` for CSV,
+        tab for TSV).
+
+    Returns
+    -------
+    Annotations
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    DataError
+        If the file cannot be parsed, or for any bad input listed in
+        :meth:`Annotations.from_frame`; messages name the file and line
+        (Parquet: row; LeWiDi: record).
+    ValueError
+        For an unknown ``format`` or ``layout``, or column options given for
+        a format whose columns are fixed.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "a.csv").write_text("item,annotator,label\n1,ann1,2\n1,ann2,3\n2,ann1,3\n")
+    >>> ann = read_annotations(d / "a.csv")
+    >>> ann.n_items, ann.n_annotators, ann.scale
+    (2, 2, Scale.ordinal([2, 3]))
+    """
+    p = _existing_file(path)
+    fmt = _infer_format(p) if format is None else format
+    check_option("read_annotations", "format", fmt, _FORMATS)
+    check_option("read_annotations", "layout", layout, ("long", "wide"))
+    if fmt in ("lewidi", "convabuse"):
+        given = {
+            "layout": (layout, "long"),
+            "item": (item, "item"),
+            "annotator": (annotator, "annotator"),
+            "label": (label, "label"),
+            "annotators": (annotators, None),
+            "sep": (sep, None),
+        }
+        fixed = [name for name, (value, default) in given.items() if value != default]
+        if fixed:
+            msg = (
+                f"The {fmt} format has fixed columns; the option(s) {', '.join(fixed)} of "
+                f"read_annotations do not apply to it. Drop them, or read the file with "
+                f"format='csv' / 'jsonl' to choose the columns yourself."
+            )
+            raise ValueError(msg)
+        if fmt == "convabuse":
+            if scale is not None or ordered is not None:
+                msg = (
+                    "The convabuse format has a fixed scale (−3 … 1, ordinal); drop scale/ordered."
+                )
+                raise ValueError(msg)
+            return read_convabuse(
+                p, duplicates=duplicates or "first", meta=tuple(meta) or ("conv_id", "bot")
+            )
+        return read_lewidi(
+            p,
+            scale=scale,
+            ordered=ordered,
+            dropna=dropna,
+            duplicates=duplicates or "error",
+            meta=tuple(meta) if meta else None,
+        )
+    df = _read_table(p, fmt, sep)
+    source = str(path)
+    if layout == "wide":
+        if dropna or duplicates not in (None, "error"):
+            msg = (
+                "dropna and duplicates apply to the long layout; a wide table has one cell per "
+                "(item, annotator) and an empty cell is simply not an annotation."
+            )
+            raise ValueError(msg)
+        return Annotations.from_wide(
+            df,
+            item=item,
+            annotators=annotators,
+            scale=scale,
+            ordered=ordered,
+            meta=meta,
+            source=source,
+        )
+    if annotators is not None:
+        msg = "annotators=[...] names the annotator columns of a wide table; pass layout='wide'."
+        raise ValueError(msg)
+    return Annotations.from_frame(
+        df,
+        item=item,
+        annotator=annotator,
+        label=label,
+        scale=scale,
+        ordered=ordered,
+        meta=meta,
+        dropna=dropna,
+        duplicates=duplicates or "error",
+        source=source,
+    )
+
+
+# -- ConvAbuse ------------------------------------------------------------------
+def _one_hot_labels(
+    block: pd.DataFrame, path: PathLike, lines: pd.Index, what: str
+) -> npt.NDArray[np.int64]:
+    """ConvAbuse severities from one-hot ``is_abuse.<k>`` cells (text "0"/"1")."""
+    values = block.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~np.isin(values, (0.0, 1.0))
+    if bad.any():
+        r, c = np.argwhere(bad)[0]
+        msg = (
+            f"'{path}' line {lines[r]}: {what} column {block.columns[c]!r} is "
+            f"{block.iloc[r, c]!r}; one-hot severity cells must be 0 or 1."
+        )
+        raise DataError(msg)
+    ones = values.sum(axis=1)
+    off = np.flatnonzero(ones != 1)
+    if off.size:
+        shown = ", ".join(str(v) for v in lines[off[:5]])
+        msg = (
+            f"'{path}' line{'s' if off.size > 1 else ''} {shown}"
+            f"{f' … ({off.size - 5} more)' if off.size > 5 else ''}: {what} has "
+            f"{int(ones[off[0]])} severities marked (columns {', '.join(block.columns)}); "
+            "exactly one is expected per response."
+        )
+        raise DataError(msg)
+    levels = np.asarray(_CONVABUSE_LEVELS, dtype=np.int64)
+    out: npt.NDArray[np.int64] = levels[values.argmax(axis=1)]
+    return out
+
+
+def _require(df: pd.DataFrame, columns: Sequence[str], path: PathLike, kind: str) -> None:
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        msg = (
+            f"'{path}' does not look like a ConvAbuse {kind} file: no column(s) "
+            f"{examples(missing)} (columns: {examples(list(df.columns), 10)})."
+        )
+        raise DataError(msg)
+
+
+def _convabuse_full(
+    df: pd.DataFrame, path: PathLike, duplicates: Duplicates, meta: Sequence[str]
+) -> Annotations:
+    cols = [f"is_abuse.{k}" for k in _CONVABUSE_LEVELS]
+    _require(df, ["example_no", "annotator_id", *_CONVABUSE_TURN, *cols, *meta], path, "full")
+    labels = _one_hot_labels(df[cols], path, df.index, "the response")
+    # A turn is its conversation and its context: conv_id alone is not enough
+    # (spreadsheet-mangled ids such as "2.6896E+15" stand for several
+    # conversations), and one conversation has many judged turns.
+    turn = df.groupby(list(_CONVABUSE_TURN), sort=False, dropna=False).ngroup().to_numpy()
+    example_no = pd.to_numeric(df["example_no"], errors="coerce")
+    if example_no.isna().any():
+        r = int(np.flatnonzero(example_no.isna().to_numpy())[0])
+        msg = (
+            f"'{path}' line {df.index[r]}: example_no {df['example_no'].iloc[r]!r} is not a number."
+        )
+        raise DataError(msg)
+    first_example = example_no.groupby(turn).transform("min").to_numpy()
+    long = pd.DataFrame(
+        {
+            "item": first_example.astype(np.int64),
+            "annotator": df["annotator_id"].replace("", np.nan).to_numpy(),
+            "label": labels,
+        },
+        index=df.index,
+    )
+    for m in meta:
+        long[m] = df[m].to_numpy()
+    return Annotations.from_frame(
+        long, scale=CONVABUSE_SCALE, meta=meta, duplicates=duplicates, source=str(path)
+    )
+
+
+def _convabuse_split(
+    df: pd.DataFrame, path: PathLike, duplicates: Duplicates, meta: Sequence[str]
+) -> Annotations:
+    _require(df, ["example_id", *meta], path, "split")
+    numbers = sorted(int(m.group(1)) for c in df.columns if (m := _SPLIT_COLUMN.match(c)))
+    ids = pd.to_numeric(df["example_id"], errors="coerce")
+    if ids.isna().any():
+        r = int(np.flatnonzero(ids.isna().to_numpy())[0])
+        msg = (
+            f"'{path}' line {df.index[r]}: example_id {df['example_id'].iloc[r]!r} is not a number."
+        )
+        raise DataError(msg)
+    item_ids = ids.astype(np.int64) if (ids % 1 == 0).all() else ids
+    parts: list[pd.DataFrame] = []
+    for a in numbers:  # a loop over the (eight) annotators, not over items
+        name = f"Annotator{a}"
+        cols = [f"{name}_is_abuse.{k}" for k in _CONVABUSE_LEVELS]
+        _require(df, cols, path, "split")
+        # A cell lists every response of the annotator to the item ("0, 1"
+        # = answered twice): the split files' way of keeping repeats.
+        split = df[cols].apply(lambda s: s.str.strip().str.split(r"\s*,\s*", regex=True))
+        sizes = split.apply(lambda s: s.map(lambda v: 0 if v == [""] else len(v)))
+        size = sizes.to_numpy()
+        uneven = np.flatnonzero((size != size[:, :1]).any(axis=1))
+        if uneven.size:
+            r = int(uneven[0])
+            msg = (
+                f"'{path}' line {df.index[r]}: {name}'s severity cells list different numbers of "
+                f"responses ({', '.join(f'{c}={df[c].iloc[r]!r}' for c in cols)})."
+            )
+            raise DataError(msg)
+        has = size[:, 0] > 0
+        if not has.any():
+            continue
+        exploded = split[has].explode(cols)
+        rows = np.flatnonzero(has).repeat(size[has, 0])
+        lines = df.index[rows]
+        labels = _one_hot_labels(exploded, path, lines, f"{name}'s response")
+        part = pd.DataFrame(
+            {
+                "item": item_ids.to_numpy()[rows],
+                "annotator": name,
+                "label": labels,
+                "_row": rows,
+                "_a": a,
+            },
+            index=lines,
+        )
+        for column in meta:
+            part[column] = df[column].to_numpy()[rows]
+        parts.append(part)
+    if not parts:
+        msg = f"'{path}' has no ConvAbuse severity annotations (columns AnnotatorN_is_abuse.K)."
+        raise DataError(msg)
+    # file order, then annotator, then response order: "first" is the first listed
+    long = pd.concat(parts).sort_values(["_row", "_a"], kind="stable")
+    return Annotations.from_frame(
+        long.drop(columns=["_row", "_a"]),
+        scale=CONVABUSE_SCALE,
+        meta=meta,
+        duplicates=duplicates,
+        source=str(path),
+    )
+
+
+def read_convabuse(
+    path: PathLike,
+    *,
+    duplicates: Duplicates = "first",
+    meta: Sequence[str] = ("conv_id", "bot"),
+) -> Annotations:
+    r"""Read a ConvAbuse CSV (Cercas Curry et al., 2021): the full file or a split.
+
+    The severity of abuse is one-hot in ``is_abuse.1`` (not abusive),
+    ``is_abuse.0`` (ambiguous), ``is_abuse.-1``, ``is_abuse.-2``,
+    ``is_abuse.-3`` (very strongly abusive); it becomes one label on the
+    ordinal scale :data:`CONVABUSE_SCALE` (−3 < −2 < −1 < 0 < 1).
+    Annotator ids (``Annotator1`` … ``Annotator8``) are kept.
+
+    Two layouts are recognised from the header:
+
+    - the full file ``ConvAbuseEMNLPfull.csv``: one row per annotator
+      response. An item is a conversation turn, identified by
+      (``conv_id``, ``prev_agent``, ``prev_user``, ``agent``, ``user``);
+      its id is the smallest ``example_no`` among its rows.
+    - the split files ``ConvAbuseEMNLP{train,valid,test}.csv``: one row per
+      item (id ``example_id``), severity columns ``AnnotatorN_is_abuse.K``;
+      a cell such as ``"0, 1"`` lists several responses of that annotator.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV file.
+    duplicates : {"first", "last", "keep", "error"}
+        The rule for repeated annotations. The data set asked some
+        annotators to label the same turn again (to measure intra-annotator
+        agreement), so an (item, annotator) pair can have several responses.
+        The default ``"first"`` keeps each annotator's first response (the
+        earliest row of the full file, the first value listed in a split
+        file's cell) and reports how many were dropped with a
+        :class:`DataDroppedWarning`; ``"last"`` keeps the last; ``"keep"``
+        counts every response; ``"error"`` refuses.
+    meta : sequence of str
+        Item-level columns to keep (constant per item); any of ``conv_id``,
+        ``bot``, ``prev_agent``, ``prev_user``, ``agent``, ``user``.
+
+    Returns
+    -------
+    Annotations
+
+    Raises
+    ------
+    DataError
+        A missing column, a one-hot row with no or several severities marked,
+        a non-0/1 cell, or split cells listing different numbers of
+        responses; messages name the file and line.
+
+    Warns
+    -----
+    DataDroppedWarning
+        With ``duplicates="first"`` or ``"last"``, when repeats were dropped.
+
+    Notes
+    -----
+    On the published files the full file has 12,768 responses to 4,185
+    turns; 357 of them repeat an (item, annotator) pair and are dropped by
+    the default rule. The three split files hold the same 4,185 turns and
+    the same responses (the repeats appear as multi-valued cells).
+
+    References
+    ----------
+    A. Cercas Curry, G. Abercrombie, V. Rieser. "ConvAbuse: Data, Analysis,
+    and Benchmarks for Nuanced Abuse Detection in Conversational AI".
+    EMNLP 2021, 7388–7403. :doi:`10.18653/v1/2021.emnlp-main.587`
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "full.csv"
+    >>> head = "example_no,annotator_id,conv_id,prev_agent,prev_user,agent,user,bot,"
+    >>> head += "is_abuse.1,is_abuse.0,is_abuse.-1,is_abuse.-2,is_abuse.-3\n"
+    >>> rows = ["0,Annotator1,7,Hi,hey,How are you?,bad,E,0,0,1,0,0",
+    ...         "1,Annotator2,7,Hi,hey,How are you?,bad,E,1,0,0,0,0"]
+    >>> _ = f.write_text(head + "\n".join(rows) + "\n")
+    >>> ann = read_convabuse(f)
+    >>> ann.counts().to_frame()
+    label  -3  -2  -1  0  1  n
+    item
+    0       0   0   1  0  1  2
+    """
+    p = _existing_file(path)
+    check_option("read_convabuse", "duplicates", duplicates, ("first", "last", "keep", "error"))
+    df = _read_delimited(p, ",", text=True)
+    meta = list(meta)
+    if "annotator_id" in df.columns:
+        return _convabuse_full(df, path, duplicates, meta)
+    if any(_SPLIT_COLUMN.match(c) for c in df.columns):
+        return _convabuse_split(df, path, duplicates, meta)
+    msg = (
+        f"'{path}' is not a ConvAbuse file: expected an annotator_id column and is_abuse.K "
+        f"columns (full file) or AnnotatorN_is_abuse.K columns (split files); columns: "
+        f"{examples(list(df.columns), 10)}."
+    )
+    raise DataError(msg)
+
+
+# -- LeWiDi ---------------------------------------------------------------------
+def _lewidi_label(value: Any, where: str) -> Label:
+    """One LeWiDi label: ``"0.0"``, ``"0"``, ``0`` and ``0.0`` are the same label."""
+    if isinstance(value, list | dict):
+        msg = (
+            f"{where}: multi-label annotation {value!r}; multi-label items are not supported yet "
+            "(give one label per annotation)."
+        )
+        raise DataError(msg)
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            number = float(text)
+        except ValueError:
+            return text
+        if not math.isfinite(number):
+            return text
+        return int(number) if number.is_integer() else number
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return int(value) if value.is_integer() else value
+    msg = f"{where}: label {value!r} is not a number or a string."
+    raise DataError(msg)
+
+
+def _split_field(value: Any) -> list[Any]:
+    """A LeWiDi list field: a comma-separated string (2023) or a JSON list."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [] if not value.strip() else [v.strip() for v in value.split(",")]
+    if isinstance(value, list):
+        return value
+    return [value]
+
+
+def _lewidi_record(
+    item_id: str, record: Any, where: str
+) -> tuple[list[Label], list[Any] | None, int | None]:
+    """Labels, annotators (or None) and the stated count of one record."""
+    if not isinstance(record, dict):
+        msg = f"{where}: expected a JSON object, got {type(record).__name__}."
+        raise DataError(msg)
+    raw = record.get("annotations")
+    annotators: list[Any] | None
+    if isinstance(raw, dict):  # LeWiDi 2025: {annotator: label}
+        for value in raw.values():
+            if isinstance(value, str) and "," in value:
+                msg = (
+                    f"{where}: multi-label annotation {value!r}; multi-label items are not "
+                    "supported yet (give one label per annotation)."
+                )
+                raise DataError(msg)
+        labels = [_lewidi_label(v, where) for v in raw.values()]
+        annotators = [str(a) for a in raw]
+    else:  # LeWiDi 2023: "1,0,0,1" with "Ann1,Ann2,Ann3,Ann4"
+        labels = [_lewidi_label(v, where) for v in _split_field(raw)]
+        listed = _split_field(record.get("annotators"))
+        annotators = [str(a) for a in listed] if "annotators" in record else None
+        if annotators is not None and labels and len(annotators) != len(labels):
+            msg = (
+                f"{where}: {len(labels)} annotations but {len(annotators)} annotators; the two "
+                "lists must pair up one to one."
+            )
+            raise DataError(msg)
+    stated = record.get("number of annotations", record.get("number of annotators"))
+    count = stated if isinstance(stated, int) and not isinstance(stated, bool) else None
+    return labels, annotators, count
+
+
+def read_lewidi(
+    path: PathLike,
+    *,
+    scale: Scale | Sequence[Any] | None = None,
+    ordered: bool | None = None,
+    meta: Sequence[str] | None = None,
+    dropna: bool = False,
+    duplicates: Duplicates = "error",
+) -> Annotations:
+    """Read a LeWiDi shared-task JSON file (2023 or 2025 editions).
+
+    The file maps item ids to records. Two record shapes are understood:
+
+    - 2023 (HS-Brexit, ArMIS, MD-Agreement, ConvAbuse): ``"annotations":
+      "1,0,0,1"`` with ``"annotators": "Ann1,Ann2,Ann3,Ann4"`` (comma
+      separated strings, paired by position; JSON lists work too).
+    - 2025 (perspectivist: CSC, MP, Paraphrase, VariErrNLI):
+      ``"annotations": {"Ann1": "3", "Ann2": "4"}`` (annotator → label).
+
+    Labels that read as numbers become numbers, so ``"0.0"``, ``"0"``,
+    ``0`` and ``0.0`` are one label; other labels stay strings.
+
+    The soft label is recomputed from the annotations (the proportion of
+    each label). The file's ``soft_label`` is never used; it is only
+    compared with the recomputed one, and a disagreement larger than 1e-6
+    is reported with a :class:`DissensusWarning` as a data-quality signal.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The JSON file.
+    scale : Scale or sequence of labels, optional
+        The label set, in order. Default: inferred from the annotations
+        (numbers ordered, strings nominal); labels nobody chose are then
+        absent, so give the scale for an ordinal task.
+    ordered : bool, optional
+        Whether the labels are ordered.
+    meta : sequence of str, optional
+        Record fields to keep as item-level columns. Default: those of
+        ``"split"`` and ``"lang"`` present in the file.
+    dropna : bool
+        Skip records without annotations (e.g. an unlabelled test file) with
+        a :class:`DataDroppedWarning` instead of raising.
+    duplicates : {"error", "first", "last", "keep"}
+        An annotator listed twice on one record.
+
+    Returns
+    -------
+    Annotations
+        Item ids are the file's keys (strings).
+
+    Raises
+    ------
+    DataError
+        Invalid JSON (with its line), a record that is not an object,
+        annotation and annotator lists of different lengths, multi-label
+        annotations (not supported yet), records without annotations
+        (unless ``dropna``); messages name the file and the record.
+
+    Warns
+    -----
+    DissensusWarning
+        When the file's ``soft_label`` or stated number of annotations
+        disagrees with the annotations.
+    DataDroppedWarning
+        When ``dropna=True`` skipped records.
+
+    References
+    ----------
+    E. Leonardelli et al. "SemEval-2023 Task 11: Learning with
+    Disagreements (LeWiDi)". SemEval 2023. :doi:`10.18653/v1/2023.semeval-1.314`
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "lewidi.json"
+    >>> _ = f.write_text(json.dumps({
+    ...     "1": {"annotations": "1,0,0", "annotators": "Ann1,Ann2,Ann3",
+    ...           "soft_label": {"0": 0.6666666666666666, "1": 0.3333333333333333}},
+    ...     "2": {"annotations": {"Ann1": "1.0", "Ann3": "1"}, "soft_label": {"1.0": 1.0}}}))
+    >>> read_lewidi(f).counts().to_frame()
+    label  0  1  n
+    item
+    1      2  1  3
+    2      0  2  2
+    """
+    p = _existing_file(path)
+    check_option("read_lewidi", "duplicates", duplicates, ("error", "first", "last", "keep"))
+    try:
+        with p.open(encoding="utf-8") as fh:
+            data = json.load(fh)
+    except json.JSONDecodeError as exc:
+        msg = f"'{path}' line {exc.lineno}: invalid JSON ({exc.msg} at column {exc.colno})."
+        raise DataError(msg) from None
+    except UnicodeDecodeError as exc:
+        msg = f"Cannot read '{path}' as UTF-8 JSON: {exc}."
+        raise DataError(msg) from None
+    if not isinstance(data, dict) or not data:
+        msg = (
+            f"'{path}' is not a LeWiDi file: expected a JSON object mapping item ids to records, "
+            f"got {'an empty object' if isinstance(data, dict) else type(data).__name__}."
+        )
+        raise DataError(msg)
+
+    keep = (
+        [f for f in ("split", "lang") if any(isinstance(r, dict) and f in r for r in data.values())]
+        if meta is None
+        else list(meta)
+    )
+    rec_ids: list[str] = []
+    item_col: list[str] = []
+    annotator_col: list[Any] = []
+    label_col: list[Label] = []
+    meta_cols: dict[str, list[Any]] = {m: [] for m in keep}
+    no_annotators: list[str] = []
+    empty: list[str] = []
+    miscounted: list[str] = []
+    soft: dict[str, dict[Label, float]] = {}
+    for key, record in data.items():
+        item_id = str(key)
+        where = f"'{path}' record {item_id!r}"
+        labels, annotators, stated = _lewidi_record(item_id, record, where)
+        if not labels:
+            empty.append(item_id)
+            continue
+        if annotators is None:
+            no_annotators.append(item_id)
+            annotators = [None] * len(labels)
+        if stated is not None and stated != len(labels):
+            miscounted.append(item_id)
+        n = len(labels)
+        rec_ids.extend([item_id] * n)
+        item_col.extend([item_id] * n)
+        annotator_col.extend(annotators)
+        label_col.extend(labels)
+        for m in keep:
+            meta_cols[m].extend([record.get(m)] * n)
+        file_soft = record.get("soft_label")
+        if isinstance(file_soft, dict):
+            soft[item_id] = {
+                _lewidi_label(k, where): float(v) for k, v in file_soft.items() if _is_number(v)
+            }
+    for m in keep:
+        if not any(v is not None for v in meta_cols[m]) and meta is not None:
+            msg = f"'{path}' has no field {m!r} in any annotated record; cannot keep it as meta."
+            raise DataError(msg)
+    if empty:
+        if not dropna:
+            msg = (
+                f"'{path}': {len(empty)} of {len(data)} records have no annotations "
+                f"(records {examples(empty)}), e.g. an unlabelled test file; pass dropna=True "
+                "to skip them."
+            )
+            raise DataError(msg)
+        warnings.warn(
+            f"Skipped {len(empty)} of {len(data)} records without annotations in '{path}' "
+            f"(records {examples(empty)}).",
+            DataDroppedWarning,
+            stacklevel=2,
+        )
+    if not label_col:
+        msg = f"'{path}' has no annotations at all."
+        raise DataError(msg)
+    if no_annotators and len(no_annotators) != len(set(item_col)):
+        msg = (
+            f"'{path}': some records list annotators and some do not (e.g. record "
+            f"{no_annotators[0]!r}); give annotators for every record or for none."
+        )
+        raise DataError(msg)
+    has_annotators = not no_annotators
+    long = pd.DataFrame(
+        {"item": item_col, "annotator": annotator_col, "label": _object_array(label_col)},
+        index=pd.Index(rec_ids, name="record"),
+    )
+    for m in keep:
+        long[m] = meta_cols[m]
+    ann = Annotations.from_frame(
+        long,
+        annotator="annotator" if has_annotators else None,
+        scale=scale,
+        ordered=ordered,
+        meta=keep,
+        dropna=False,
+        duplicates=duplicates,
+        source=str(path),
+    )
+    if miscounted:
+        warnings.warn(
+            f"'{path}': the stated number of annotations differs from the annotations listed in "
+            f"{len(miscounted)} records (e.g. {examples(miscounted)}); the listed ones are used.",
+            DissensusWarning,
+            stacklevel=2,
+        )
+    _check_soft_labels(ann, soft, path)
+    return ann
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _check_soft_labels(
+    ann: Annotations, soft: dict[str, dict[Label, float]], path: PathLike
+) -> None:
+    """Warn when the file's soft labels disagree with the annotations."""
+    if not soft:
+        return
+    recomputed = ann.counts().proportions()
+    given = np.zeros_like(recomputed)
+    extra = np.zeros(len(recomputed))
+    rows = ann.items.get_indexer(pd.Index(list(soft), dtype=object))
+    for row, dist in zip(rows, soft.values(), strict=True):  # a reader parses records one by one
+        if row < 0:
+            continue
+        for label, value in dist.items():
+            if label in ann.scale:
+                given[row, ann.scale.index(label)] = value
+            else:
+                extra[row] += abs(value)
+    checked = np.zeros(len(recomputed), dtype=bool)
+    checked[rows[rows >= 0]] = True
+    diff = np.abs(given - recomputed).max(axis=1) + extra
+    bad = np.flatnonzero(checked & (diff > _SOFT_LABEL_ATOL))
+    if bad.size:
+        warnings.warn(
+            f"'{path}': the file's soft_label disagrees with the annotations in {bad.size} of "
+            f"{int(checked.sum())} records (largest difference {diff[bad].max():.3g}; records "
+            f"{examples(ann.items[bad].tolist())}); dissensus uses the label proportions "
+            "recomputed from the annotations.",
+            DissensusWarning,
+            stacklevel=3,
+        )
+
+
+def _object_array(values: list[Any]) -> npt.NDArray[np.object_]:
+    """Keep labels as they are (no int/float/str coercion by NumPy)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
