@@ -1,0 +1,705 @@
+"""The plain tables a report is rendered from.
+
+:class:`ReportData` is the contract between the evaluation layer (which
+computes everything) and the renderers here (which only format). It holds
+pandas DataFrames with fixed columns; the columns are checked when the object
+is built, so a change of schema upstream fails loudly here instead of
+rendering an empty or wrong table.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from dissensus._exceptions import DataError
+
+__all__ = ["DATASET_KEYS", "REQUIRED_COLUMNS", "ReportData", "example_report_data"]
+
+#: Keys every ``ReportData.dataset`` mapping must have.
+DATASET_KEYS: tuple[str, ...] = (
+    "n_items",
+    "n_annotators",
+    "n_annotations",
+    "labels",
+    "ordered",
+    "prior",
+)
+
+#: Columns each table of :class:`ReportData` must have (extra columns are kept).
+REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
+    "agreement": ("coefficient", "value", "se", "ci_low", "ci_high", "n_items", "n_annotations"),
+    "summary": (
+        "model",
+        "metric",
+        "mean",
+        "se",
+        "ci_low",
+        "ci_high",
+        "n_items",
+        "lower_is_better",
+        "best",
+    ),
+    "differences": ("metric", "model_a", "model_b", "diff", "ci_low", "ci_high", "better"),
+    "by_bin": ("bin", "model", "metric", "mean", "n_items"),
+    "rankings": ("metric", "model", "mean", "rank", "tied"),
+    "reversals": (
+        "metric_1",
+        "metric_2",
+        "model_a",
+        "model_b",
+        "better_1",
+        "better_2",
+        "diff_1",
+        "ci_low_1",
+        "ci_high_1",
+        "significant_1",
+        "diff_2",
+        "ci_low_2",
+        "ci_high_2",
+        "significant_2",
+    ),
+    "metric_agreement": (
+        "metric_1",
+        "metric_2",
+        "share_reranked",
+        "mean_abs_change",
+        "sd_abs_change",
+        "kendall_tau",
+    ),
+    "metrics_info": ("name", "lower_is_better", "kind", "description"),
+}
+
+_KINDS = frozenset({"pointwise", "expected"})
+
+
+def _check_table(name: str, table: object) -> None:
+    if not isinstance(table, pd.DataFrame):
+        msg = f"ReportData.{name} must be a pandas DataFrame; got {type(table).__name__}."
+        raise TypeError(msg)
+    required = REQUIRED_COLUMNS[name]
+    missing = [col for col in required if col not in table.columns]
+    if missing:
+        msg = (
+            f"ReportData.{name} is missing columns {missing}; it has {list(map(str, table.columns))} "
+            f"and needs {list(required)}."
+        )
+        raise DataError(msg)
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """Everything an evaluation report shows, as plain tables.
+
+    The evaluation layer builds it; :func:`~dissensus.report.render_html`,
+    :func:`~dissensus.report.render_markdown` and
+    :func:`~dissensus.report.plain_reading` only format it.
+
+    Parameters
+    ----------
+    title : str
+        Report title.
+    dataset : Mapping
+        ``n_items``, ``n_annotators`` (int or None when annotator ids are
+        unknown), ``n_annotations``, ``labels`` (list, scale order),
+        ``ordered`` (bool) and ``prior`` (str, the Dirichlet prior used by the
+        expected metrics).
+    annotations_per_item : array_like of int, shape (N,)
+        Number of annotations of each item.
+    agreement : DataFrame or None
+        One row per agreement coefficient: ``coefficient, value, se, ci_low,
+        ci_high, n_items, n_annotations``.
+    summary : DataFrame
+        One row per (model, metric): ``model, metric, mean, se, ci_low,
+        ci_high, n_items, lower_is_better, best``.
+    differences : DataFrame
+        Paired differences ``diff = mean(model_a) - mean(model_b)`` per
+        metric with ``ci_low, ci_high`` and ``better`` (the better model's
+        name, or missing).
+    by_bin : DataFrame
+        Mean per (bin of annotations per item, model, metric), with
+        ``n_items`` in the bin. ``bin`` is an ordered categorical (labels
+        such as ``"2–3"``, ``"11+"``); a plain column keeps its order of
+        first appearance.
+    rankings : DataFrame
+        ``metric, model, mean, rank, tied`` (rank 1 is best; ties share the
+        lowest rank).
+    reversals : DataFrame
+        Pairs of models ordered differently by two metrics, with each
+        metric's difference ``model_a - model_b``, its interval and whether
+        the interval excludes zero (``significant_1``, ``significant_2``).
+    metric_agreement : DataFrame
+        Per pair of metrics: ``share_reranked`` (fraction of models whose
+        rank changes), ``mean_abs_change``, ``sd_abs_change`` (rank
+        positions) and ``kendall_tau``.
+    metrics_info : DataFrame
+        Per metric: ``name, lower_is_better, kind`` (``"pointwise"`` or
+        ``"expected"``) and a one-line ``description``.
+
+    Raises
+    ------
+    TypeError
+        If a table is not a DataFrame.
+    DataError
+        If a table lacks a required column, ``dataset`` lacks a key, a metric
+        kind is unknown, or ``annotations_per_item`` holds negative or
+        non-integer values.
+
+    Examples
+    --------
+    >>> from dataclasses import replace
+    >>> from dissensus.report._data import example_report_data
+    >>> data = example_report_data()
+    >>> data.models, data.metrics
+    (['A', 'B'], ['CE', 'E[CE]'])
+    >>> replace(data, summary=data.summary.drop(columns="ci_low"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    dissensus._exceptions.DataError: ReportData.summary is missing columns ['ci_low']; it has ...
+    """
+
+    title: str
+    dataset: Mapping[str, Any]
+    annotations_per_item: npt.NDArray[np.int64]
+    agreement: pd.DataFrame | None
+    summary: pd.DataFrame
+    differences: pd.DataFrame
+    by_bin: pd.DataFrame
+    rankings: pd.DataFrame
+    reversals: pd.DataFrame
+    metric_agreement: pd.DataFrame
+    metrics_info: pd.DataFrame = field(repr=False)
+
+    def __post_init__(self) -> None:
+        title: object = self.title
+        dataset: object = self.dataset
+        if not isinstance(title, str):
+            msg = f"ReportData.title must be a str; got {type(title).__name__}."
+            raise TypeError(msg)
+        if not isinstance(dataset, Mapping):
+            msg = f"ReportData.dataset must be a mapping; got {type(dataset).__name__}."
+            raise TypeError(msg)
+        missing_keys = [key for key in DATASET_KEYS if key not in self.dataset]
+        if missing_keys:
+            msg = (
+                f"ReportData.dataset is missing keys {missing_keys}; it needs {list(DATASET_KEYS)}."
+            )
+            raise DataError(msg)
+        for name in REQUIRED_COLUMNS:
+            table = getattr(self, name)
+            if name == "agreement" and table is None:
+                continue
+            _check_table(name, table)
+        kinds = set(self.metrics_info["kind"].astype(str))
+        if not kinds <= _KINDS:
+            msg = (
+                f"ReportData.metrics_info.kind must be 'pointwise' or 'expected'; "
+                f"got {sorted(kinds - _KINDS)}."
+            )
+            raise DataError(msg)
+        counts = np.asarray(self.annotations_per_item)
+        if counts.ndim != 1:
+            msg = f"ReportData.annotations_per_item must be 1-D; got shape {counts.shape}."
+            raise DataError(msg)
+        if counts.size and (
+            not np.issubdtype(counts.dtype, np.number)
+            or not np.all(np.isfinite(counts))
+            or np.any(counts < 0)
+            or np.any(counts != np.round(counts))
+        ):
+            msg = "ReportData.annotations_per_item must hold non-negative integers."
+            raise DataError(msg)
+        object.__setattr__(self, "annotations_per_item", counts.astype(np.int64))
+
+    @property
+    def models(self) -> list[str]:
+        """Model names in the order of first appearance in ``summary``."""
+        return [str(m) for m in pd.unique(self.summary["model"])]
+
+    @property
+    def metrics(self) -> list[str]:
+        """Metric names: ``metrics_info`` order, then any others in ``summary``."""
+        names = [str(m) for m in self.metrics_info["name"]]
+        extra = [str(m) for m in pd.unique(self.summary["metric"]) if str(m) not in names]
+        used = {str(m) for m in self.summary["metric"]}
+        return [m for m in names if m in used] + extra
+
+    def lower_is_better(self, metric: str) -> bool:
+        """Whether a lower value of ``metric`` is better."""
+        info = self.metrics_info[self.metrics_info["name"].astype(str) == metric]
+        if len(info):
+            return bool(info["lower_is_better"].iloc[0])
+        rows = self.summary[self.summary["metric"].astype(str) == metric]
+        return bool(rows["lower_is_better"].iloc[0]) if len(rows) else True
+
+    def kind(self, metric: str) -> str | None:
+        """``"pointwise"``, ``"expected"``, or None when ``metric`` is not described."""
+        info = self.metrics_info[self.metrics_info["name"].astype(str) == metric]
+        return str(info["kind"].iloc[0]) if len(info) else None
+
+    def bins(self) -> list[str]:
+        """Bin labels in order (categorical order, else first appearance)."""
+        column = self.by_bin["bin"]
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            present = {str(b) for b in column.dropna()}
+            return [str(b) for b in column.cat.categories if str(b) in present]
+        return [str(b) for b in pd.unique(column.dropna())]
+
+
+# --- formatting shared by the HTML and Markdown renderers -------------------------------------
+
+_MISSING = "–"
+
+
+def format_number(value: Any, *, digits: int = 3) -> str:
+    """Format a number for a table: fixed decimals, a dash for missing values.
+
+    Examples
+    --------
+    >>> format_number(0.47312), format_number(float("nan")), format_number(12345.6)
+    ('0.473', '–', '12,346')
+    >>> format_number(0.000787), format_number(0.0000123), format_number(-0.5)
+    ('0.000787', '1.23e-05', '−0.500')
+    """
+    if value is None or isinstance(value, str):
+        return _MISSING if value is None else value
+    x = float(value)
+    if not np.isfinite(x):
+        return _MISSING
+    magnitude = abs(x)
+    if magnitude >= 1000:
+        text = f"{x:,.0f}"
+    elif magnitude >= 100:
+        text = f"{x:.1f}"
+    elif 0 < magnitude < 10.0 ** (-digits):
+        text = f"{x:.3g}"
+    else:
+        text = f"{x:.{digits}f}"
+    return text.replace("-", "−") if text.startswith("-") else text
+
+
+def format_interval(low: Any, high: Any) -> str:
+    """``[low, high]`` with :func:`format_number`, or an empty string when both are missing."""
+    if _is_missing(low) and _is_missing(high):
+        return ""
+    return f"[{format_number(low)}, {format_number(high)}]"
+
+
+def format_count(value: Any) -> str:
+    """An integer count with thousands separators, a dash when missing."""
+    if _is_missing(value):
+        return _MISSING
+    return f"{int(value):,}"
+
+
+def _is_missing(value: Any) -> bool:
+    if value is None:
+        return True
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def direction_arrow(lower_is_better: bool) -> str:
+    """``↓`` when lower is better, ``↑`` when higher is better."""
+    return "↓" if lower_is_better else "↑"
+
+
+def excludes_zero(low: Any, high: Any) -> bool:
+    """Whether the interval ``[low, high]`` lies strictly on one side of zero."""
+    if _is_missing(low) or _is_missing(high):
+        return False
+    return bool(float(low) > 0 or float(high) < 0)
+
+
+# --- table views: the rows both renderers show -------------------------------------------------
+
+
+def _lookup(table: pd.DataFrame, first: str, second: str) -> dict[tuple[str, str], dict[str, Any]]:
+    """Rows keyed by two columns (as strings); the first row wins on duplicates."""
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for record in table.to_dict("records"):
+        out.setdefault(
+            (str(record[first]), str(record[second])), {str(k): v for k, v in record.items()}
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One formatted table cell with the flags a renderer may style."""
+
+    text: str
+    best: bool = False
+    flagged: bool = False
+
+
+@dataclass(frozen=True)
+class Table:
+    """A formatted table: header, rows of cells, and row-level flags."""
+
+    header: list[str]
+    rows: list[list[Cell]]
+    row_flags: list[bool] = field(default_factory=list)
+    #: One letter per column: ``l`` text, ``r`` numbers, ``c`` short flags; default ``lrr…``.
+    align: str = ""
+
+    def alignment(self) -> str:
+        """The column alignment, defaulting to a text column followed by numbers."""
+        return self.align or "l" + "r" * (len(self.header) - 1)
+
+
+def summary_table(data: ReportData) -> Table:
+    """Metrics × models, ``mean [low, high]``, the best model per metric flagged."""
+    models = data.models
+    summary = _lookup(data.summary, "metric", "model")
+    rows: list[list[Cell]] = []
+    for metric in data.metrics:
+        arrow = direction_arrow(data.lower_is_better(metric))
+        cells = [Cell(f"{metric} {arrow}")]
+        for model in models:
+            row = summary.get((metric, model))
+            if row is None:
+                cells.append(Cell(_MISSING))
+                continue
+            interval = format_interval(row["ci_low"], row["ci_high"])
+            text = format_number(row["mean"]) + (f" {interval}" if interval else "")
+            cells.append(Cell(text, best=bool(row["best"])))
+        rows.append(cells)
+    return Table(["Metric", *models], rows)
+
+
+def differences_table(data: ReportData) -> Table:
+    """Paired differences with intervals; rows whose interval excludes zero are flagged."""
+    rows: list[list[Cell]] = []
+    flags: list[bool] = []
+    for rec in data.differences.itertuples(index=False):
+        metric = str(rec.metric)
+        significant = excludes_zero(rec.ci_low, rec.ci_high)
+        better = "" if _is_missing(rec.better) else str(rec.better)
+        rows.append(
+            [
+                Cell(f"{metric} {direction_arrow(data.lower_is_better(metric))}"),
+                Cell(f"{rec.model_a} − {rec.model_b}"),
+                Cell(format_number(rec.diff)),
+                Cell(format_interval(rec.ci_low, rec.ci_high)),
+                Cell(better + ("" if significant or not better else " (n.s.)")),
+            ]
+        )
+        flags.append(significant)
+    return Table(
+        ["Metric", "Difference", "Estimate", "Interval", "Better"], rows, flags, align="llrrl"
+    )
+
+
+def by_bin_table(data: ReportData, metric: str) -> Table:
+    """One metric's mean per bin of annotations per item, models as columns."""
+    models = data.models
+    sub = data.by_bin[data.by_bin["metric"].astype(str) == metric]
+    lower = data.lower_is_better(metric)
+    rows: list[list[Cell]] = []
+    for label in data.bins():
+        in_bin = sub[sub["bin"].astype(str) == label]
+        if in_bin.empty:
+            continue
+        means = {str(m): float(v) for m, v in zip(in_bin["model"], in_bin["mean"], strict=True)}
+        finite = [v for v in means.values() if np.isfinite(v)]
+        best = (min(finite) if lower else max(finite)) if finite else np.nan
+        cells = [Cell(label), Cell(format_count(in_bin["n_items"].max()))]
+        for model in models:
+            value = means.get(model, np.nan)
+            cells.append(Cell(format_number(value), best=bool(len(models) > 1 and value == best)))
+        rows.append(cells)
+    return Table(["Annotations", "Items", *models], rows)
+
+
+def reversal_cells(data: ReportData) -> set[tuple[str, str]]:
+    """The (model, metric) ranking cells involved in at least one reversal."""
+    cells: set[tuple[str, str]] = set()
+    for rec in data.reversals.itertuples(index=False):
+        for model in (rec.model_a, rec.model_b):
+            for metric in (rec.metric_1, rec.metric_2):
+                cells.add((str(model), str(metric)))
+    return cells
+
+
+def rankings_table(data: ReportData) -> Table:
+    """Models × metrics ranks (``=2`` marks a tie); cells in a reversal are flagged."""
+    involved = reversal_cells(data)
+    ranks = _lookup(data.rankings, "model", "metric")
+    ranked = {metric for _, metric in ranks}
+    metrics = [m for m in data.metrics if m in ranked]
+    rows: list[list[Cell]] = []
+    flags: list[bool] = []
+    for model in data.models:
+        cells = [Cell(model)]
+        for metric in metrics:
+            row = ranks.get((model, metric))
+            if row is None:
+                cells.append(Cell(_MISSING))
+                continue
+            text = ("=" if bool(row["tied"]) else "") + format_count(row["rank"])
+            cells.append(
+                Cell(text, best=int(row["rank"]) == 1, flagged=(model, metric) in involved)
+            )
+        rows.append(cells)
+        flags.append(any((model, metric) in involved for metric in metrics))
+    arrows = [f"{m} {direction_arrow(data.lower_is_better(m))}" for m in metrics]
+    return Table(["Model", *arrows], rows, flags)
+
+
+def _significance(flag: Any) -> str:
+    return "yes" if bool(flag) and not _is_missing(flag) else "no"
+
+
+def reversals_table(data: ReportData) -> Table:
+    """Each reversal: who wins under each metric, with differences and significance."""
+    rows: list[list[Cell]] = []
+    flags: list[bool] = []
+    for rec in data.reversals.itertuples(index=False):
+        both = (
+            _significance(rec.significant_1) == "yes" and _significance(rec.significant_2) == "yes"
+        )
+        rows.append(
+            [
+                Cell(f"{rec.metric_1} vs {rec.metric_2}"),
+                Cell(f"{rec.model_a} vs {rec.model_b}"),
+                Cell(str(rec.better_1)),
+                Cell(f"{format_number(rec.diff_1)} {format_interval(rec.ci_low_1, rec.ci_high_1)}"),
+                Cell(_significance(rec.significant_1)),
+                Cell(str(rec.better_2)),
+                Cell(f"{format_number(rec.diff_2)} {format_interval(rec.ci_low_2, rec.ci_high_2)}"),
+                Cell(_significance(rec.significant_2)),
+            ]
+        )
+        flags.append(both)
+    header = [
+        "Metrics",
+        "Models",
+        "Better under 1st",
+        "Difference (1st)",
+        "Sig.",
+        "Better under 2nd",
+        "Difference (2nd)",
+        "Sig.",
+    ]
+    return Table(header, rows, flags, align="lllrclrc")
+
+
+def metric_agreement_table(data: ReportData) -> Table:
+    """Seed 001 Table 2: share re-ranked, mean ± sd position change, Kendall's τ."""
+    rows: list[list[Cell]] = []
+    for rec in data.metric_agreement.itertuples(index=False):
+        share_value: Any = rec.share_reranked
+        share = _MISSING if _is_missing(share_value) else f"{100 * float(share_value):.0f}%"
+        change = f"{format_number(rec.mean_abs_change, digits=1)} ± {format_number(rec.sd_abs_change, digits=1)}"
+        rows.append(
+            [
+                Cell(f"{rec.metric_1} vs {rec.metric_2}"),
+                Cell(share),
+                Cell(change),
+                Cell(format_number(rec.kendall_tau, digits=2)),
+            ]
+        )
+    return Table(
+        ["Metrics compared", "Models re-ranked", "Mean position change ± sd", "Kendall's τ"], rows
+    )
+
+
+def agreement_table(data: ReportData) -> Table:
+    """Agreement coefficients with intervals."""
+    rows: list[list[Cell]] = []
+    if data.agreement is not None:
+        for rec in data.agreement.itertuples(index=False):
+            rows.append(
+                [
+                    Cell(str(rec.coefficient)),
+                    Cell(format_number(rec.value)),
+                    Cell(format_interval(rec.ci_low, rec.ci_high)),
+                    Cell(format_number(rec.se)),
+                    Cell(format_count(rec.n_items)),
+                    Cell(format_count(rec.n_annotations)),
+                ]
+            )
+    return Table(["Coefficient", "Value", "Interval", "SE", "Items", "Annotations"], rows)
+
+
+def dataset_facts(data: ReportData) -> list[tuple[str, str]]:
+    """The dataset at a glance, as (label, value) pairs."""
+    ds = data.dataset
+    counts = data.annotations_per_item
+    labels = ", ".join(str(label) for label in ds["labels"])
+    scale = "ordinal" if bool(ds["ordered"]) else "nominal"
+    facts = [
+        ("Items", format_count(ds["n_items"])),
+        (
+            "Annotators",
+            "unknown" if _is_missing(ds["n_annotators"]) else format_count(ds["n_annotators"]),
+        ),
+        ("Annotations", format_count(ds["n_annotations"])),
+        ("Labels", f"{labels} ({scale})"),
+        ("Prior", str(ds["prior"])),
+    ]
+    if counts.size:
+        facts.append(
+            (
+                "Annotations per item",
+                f"median {format_number(float(np.median(counts)), digits=1)}, "
+                f"range {counts.min():,}–{counts.max():,}",
+            )
+        )
+    return facts
+
+
+def histogram_counts(counts: npt.NDArray[np.int64]) -> list[tuple[int, int]]:
+    """(annotations per item, number of items) for every count that occurs."""
+    values, freq = np.unique(counts, return_counts=True)
+    return [(int(v), int(f)) for v, f in zip(values, freq, strict=True)]
+
+
+def count_bins(counts: npt.NDArray[np.int64], *, max_bars: int = 15) -> list[tuple[str, int]]:
+    """Items per number of annotations: exact counts, or widening bins when there are many.
+
+    Examples
+    --------
+    >>> count_bins(np.array([2, 2, 3, 5]))
+    [('2', 2), ('3', 1), ('5', 1)]
+    >>> count_bins(np.arange(1, 41), max_bars=5)
+    [('1', 1), ('2', 1), ('3', 1), ('4', 1), ('5', 1), ('6–10', 5), ('11–20', 10), ('21–50', 20)]
+    """
+    values, freq = np.unique(counts, return_counts=True)
+    if values.size <= max_bars:
+        return [(str(int(v)), int(f)) for v, f in zip(values, freq, strict=True)]
+    # 1, 2, ..., 5 exactly, then 6–10, 11–20, 21–50, 51–100, ... (a 1-2-5 sequence)
+    edges = [0, 1, 2, 3, 4, 5, 6]
+    decade = 10
+    while edges[-1] <= counts.max():
+        edges.extend(m * decade + 1 for m in (1, 2, 5))
+        decade *= 10
+    bins: list[tuple[str, int]] = []
+    for low, high in itertools.pairwise(edges):
+        n_in = int(np.count_nonzero((counts >= low) & (counts < high)))
+        if n_in == 0 and not bins:
+            continue
+        label = str(low) if high - low == 1 else f"{low}–{high - 1}"
+        bins.append((label, n_in))
+    while bins and bins[-1][1] == 0:
+        bins.pop()
+    return bins
+
+
+def example_report_data() -> ReportData:
+    """A tiny, hand-written report (two models, two metrics, one reversal) for examples.
+
+    Model A wins the pointwise CE, model B the expected E[CE]; the reversal is
+    significant under CE only and sits in the items with 2–3 annotations.
+
+    Examples
+    --------
+    >>> data = example_report_data()
+    >>> data.models, data.metrics, data.bins()
+    (['A', 'B'], ['CE', 'E[CE]'], ['2–3', '4+'])
+    """
+    counts = np.repeat([2, 3, 4, 5, 6], [40, 40, 10, 5, 5])
+    bins = pd.Categorical(["2–3"] * 4 + ["4+"] * 4, categories=["2–3", "4+"], ordered=True)
+    return ReportData(
+        title="Example report",
+        dataset={
+            "n_items": 100,
+            "n_annotators": None,
+            "n_annotations": int(counts.sum()),
+            "labels": [1, 2, 3, 4, 5],
+            "ordered": True,
+            "prior": "uniform",
+        },
+        annotations_per_item=counts,
+        agreement=None,
+        summary=pd.DataFrame(
+            {
+                "model": ["A", "B", "A", "B"],
+                "metric": ["CE", "CE", "E[CE]", "E[CE]"],
+                "mean": [0.40, 0.45, 1.23, 1.20],
+                "se": [0.015, 0.015, 0.02, 0.02],
+                "ci_low": [0.37, 0.42, 1.19, 1.16],
+                "ci_high": [0.43, 0.48, 1.27, 1.24],
+                "n_items": [100] * 4,
+                "lower_is_better": [True] * 4,
+                "best": [True, False, False, True],
+            }
+        ),
+        differences=pd.DataFrame(
+            {
+                "metric": ["CE", "E[CE]"],
+                "model_a": ["A", "A"],
+                "model_b": ["B", "B"],
+                "diff": [-0.05, 0.03],
+                "ci_low": [-0.08, -0.01],
+                "ci_high": [-0.02, 0.07],
+                "better": ["A", None],
+            }
+        ),
+        by_bin=pd.DataFrame(
+            {
+                "bin": bins,
+                "model": ["A", "A", "B", "B"] * 2,
+                "metric": ["CE", "E[CE]"] * 4,
+                "mean": [0.395, 1.30, 0.45, 1.25, 0.42, 0.95, 0.45, 1.00],
+                "n_items": [80] * 4 + [20] * 4,
+            }
+        ),
+        rankings=pd.DataFrame(
+            {
+                "metric": ["CE", "CE", "E[CE]", "E[CE]"],
+                "model": ["A", "B", "A", "B"],
+                "mean": [0.40, 0.45, 1.23, 1.20],
+                "rank": [1, 2, 2, 1],
+                "tied": [False] * 4,
+            }
+        ),
+        reversals=pd.DataFrame(
+            {
+                "metric_1": ["CE"],
+                "metric_2": ["E[CE]"],
+                "model_a": ["A"],
+                "model_b": ["B"],
+                "better_1": ["A"],
+                "better_2": ["B"],
+                "diff_1": [-0.05],
+                "ci_low_1": [-0.08],
+                "ci_high_1": [-0.02],
+                "significant_1": [True],
+                "diff_2": [0.03],
+                "ci_low_2": [-0.01],
+                "ci_high_2": [0.07],
+                "significant_2": [False],
+            }
+        ),
+        metric_agreement=pd.DataFrame(
+            {
+                "metric_1": ["CE"],
+                "metric_2": ["E[CE]"],
+                "share_reranked": [1.0],
+                "mean_abs_change": [1.0],
+                "sd_abs_change": [0.0],
+                "kendall_tau": [-1.0],
+            }
+        ),
+        metrics_info=pd.DataFrame(
+            {
+                "name": ["CE", "E[CE]"],
+                "lower_is_better": [True, True],
+                "kind": ["pointwise", "expected"],
+                "description": [
+                    "Cross-entropy against the observed label proportions.",
+                    "Cross-entropy expected under each item's Dirichlet posterior.",
+                ],
+            }
+        ),
+    )

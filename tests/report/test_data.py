@@ -1,0 +1,123 @@
+"""Tests of ReportData: schema validation and the formatted table views."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dissensus import DataError
+from dissensus.report import REQUIRED_COLUMNS
+from dissensus.report._data import (
+    count_bins,
+    example_report_data,
+    format_interval,
+    format_number,
+    rankings_table,
+    reversals_table,
+    summary_table,
+)
+from tests.report._sample import sample_report_data
+
+
+class TestReportData:
+    @pytest.mark.parametrize("table", sorted(REQUIRED_COLUMNS))
+    def test_missing_column_is_named(self, table):
+        data = example_report_data()
+        frame = getattr(data, table)
+        if frame is None:
+            frame = pd.DataFrame({c: [] for c in REQUIRED_COLUMNS[table]})
+        column = REQUIRED_COLUMNS[table][-1]
+        with pytest.raises(
+            DataError, match=rf"ReportData\.{table} is missing columns \['{column}'\]"
+        ):
+            replace(data, **{table: frame.drop(columns=column)})
+
+    def test_lists_every_missing_column(self):
+        data = example_report_data()
+        with pytest.raises(DataError, match=r"missing columns \['mean', 'se'\]"):
+            replace(data, summary=data.summary.drop(columns=["mean", "se"]))
+
+    def test_missing_dataset_key(self):
+        data = example_report_data()
+        dataset = {k: v for k, v in data.dataset.items() if k != "prior"}
+        with pytest.raises(DataError, match=r"dataset is missing keys \['prior'\]"):
+            replace(data, dataset=dataset)
+
+    def test_table_must_be_a_dataframe(self):
+        data = example_report_data()
+        with pytest.raises(TypeError, match=r"ReportData\.summary must be a pandas DataFrame"):
+            replace(data, summary=data.summary.to_dict())
+
+    def test_unknown_metric_kind(self):
+        data = example_report_data()
+        info = data.metrics_info.assign(kind=["pointwise", "bayesian"])
+        with pytest.raises(
+            DataError, match=r"kind must be 'pointwise' or 'expected'; got \['bayesian'\]"
+        ):
+            replace(data, metrics_info=info)
+
+    @pytest.mark.parametrize("counts", [[2, -1], [2.5, 3], [[2, 3]]])
+    def test_bad_annotation_counts(self, counts):
+        with pytest.raises(DataError, match="annotations_per_item"):
+            replace(example_report_data(), annotations_per_item=np.array(counts))
+
+    def test_agreement_may_be_none_and_extra_columns_are_kept(self):
+        data = example_report_data()
+        extended = replace(data, summary=data.summary.assign(extra=1), agreement=None)
+        assert "extra" in extended.summary.columns
+        assert extended.annotations_per_item.dtype == np.int64
+
+    def test_bins_follow_categorical_order(self):
+        data = sample_report_data()
+        shuffled = data.by_bin.sample(frac=1.0, random_state=3)
+        assert replace(data, by_bin=shuffled).bins() == ["2–3", "4–5", "6–10", "11+"]
+        plain = shuffled.assign(bin=shuffled["bin"].astype(str))
+        assert set(replace(data, by_bin=plain).bins()) == {"2–3", "4–5", "6–10", "11+"}
+
+
+class TestFormatting:
+    def test_numbers(self):
+        assert format_number(1.23456) == "1.235"
+        assert format_number(-0.25) == "−0.250"
+        assert format_number(None) == "–"
+        assert format_number(np.inf) == "–"
+        assert format_interval(np.nan, np.nan) == ""
+        assert format_interval(-0.1, 0.2) == "[−0.100, 0.200]"
+
+    def test_count_bins_cover_every_item(self):
+        counts = np.random.default_rng(0).integers(1, 400, size=1000)
+        bins = count_bins(counts)
+        assert sum(n for _, n in bins) == 1000
+        assert len(bins) <= 15
+
+
+class TestViews:
+    def test_summary_marks_best(self):
+        table = summary_table(example_report_data())
+        assert table.header == ["Metric", "A", "B"]
+        assert [c.best for c in table.rows[0][1:]] == [True, False]
+        assert table.rows[0][1].text == "0.400 [0.370, 0.430]"
+        assert table.rows[1][0].text == "E[CE] ↓"
+
+    def test_rankings_flag_reversal_cells(self):
+        data = sample_report_data()
+        flagged = {
+            (row[0].text, data.metrics[j])
+            for row in rankings_table(data).rows
+            for j, cell in enumerate(row[1:])
+            if cell.flagged
+        }
+        expected = set()
+        for rec in data.reversals.itertuples():
+            expected |= {
+                (m, k) for m in (rec.model_a, rec.model_b) for k in (rec.metric_1, rec.metric_2)
+            }
+        assert flagged == expected
+
+    def test_reversals_significance_flags(self):
+        table = reversals_table(example_report_data())
+        assert table.row_flags == [False]  # significant under CE only
+        assert [c.text for c in table.rows[0]][4::3] == ["yes", "no"]

@@ -1,0 +1,87 @@
+"""Tests of the Markdown rendering."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pandas as pd
+
+from dissensus.report import render_markdown
+from dissensus.report._data import example_report_data
+from dissensus.report._markdown import escape_markdown
+from tests.report._sample import sample_report_data
+
+
+class TestRenderMarkdown:
+    def test_contains_every_table(self):
+        text = render_markdown(sample_report_data())
+        for heading in (
+            "## Dataset",
+            "### Annotations per item",
+            "### Agreement",
+            "## Summary",
+            "## Paired differences",
+            "## Results by number of annotations per item",
+            "## Rankings",
+            "### Reversals",
+            "## Metric agreement",
+            "## Metrics",
+            "## Reading",
+        ):
+            assert heading in text
+        assert "| CE ↓ | **0.615 [0.582, 0.648]** ★ |" in text
+        assert "| CE vs E[CE] | 67% | 1.3 ± 0.9 | −1.00 |" in text
+        assert (
+            "| Metrics compared | Models re-ranked | Mean position change ± sd | Kendall's τ |"
+            in text
+        )
+
+    def test_tables_are_well_formed(self):
+        lines = render_markdown(sample_report_data()).splitlines()
+        blocks: list[list[str]] = [[]]
+        for line in lines:
+            if line.startswith("|"):
+                blocks[-1].append(line)
+            elif blocks[-1]:
+                blocks.append([])
+        for block in filter(None, blocks):
+            widths = {line.count(" | ") for line in block}
+            assert len(widths) == 1, block
+
+    def test_figures_are_omitted_with_a_note(self):
+        assert "Markdown shows them as tables" in render_markdown(sample_report_data())
+
+    def test_user_strings_are_escaped(self):
+        data = example_report_data()
+        evil = "<script>alert(1)</script>|x"
+        summary = data.summary.assign(model=data.summary["model"].replace("A", evil))
+        text = render_markdown(replace(data, summary=summary, title="*bold* title"))
+        assert "<script>" not in text
+        assert "\\<script\\>alert(1)\\</script\\>\\|x" in text
+        assert text.startswith("# \\*bold\\* title\n")
+
+    def test_no_reversals_sentence(self):
+        data = example_report_data()
+        empty = data.reversals.iloc[0:0]
+        text = render_markdown(replace(data, reversals=empty))
+        assert "No ranking reversals" in text
+        assert "### Reversals" not in text
+
+    def test_without_optional_tables(self):
+        data = example_report_data()
+        text = render_markdown(
+            replace(
+                data,
+                differences=data.differences.iloc[0:0],
+                by_bin=data.by_bin.iloc[0:0],
+                metric_agreement=pd.DataFrame(columns=data.metric_agreement.columns),
+            )
+        )
+        assert "## Paired differences" not in text
+        assert "## Metric agreement" not in text
+
+
+class TestEscapeMarkdown:
+    def test_newlines_and_links(self):
+        assert escape_markdown("a\nb") == "a b"
+        assert escape_markdown("[x](javascript:1)") == "[x]\\(javascript:1)"
