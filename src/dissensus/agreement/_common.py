@@ -1,0 +1,292 @@
+"""Shared machinery: input preparation, weight matrices and the item bootstrap.
+
+Every count-based coefficient is written as a *core*: a function of the
+distinct count rows ``P`` (U, K) and a weight matrix ``W`` (B, U) saying how
+often each row enters each of ``B`` datasets. The point estimate uses the
+data's own rows with weight 1 (``W = ones((1, N))``); the bootstrap uses
+multinomial weights over distinct rows (one draw for all resamples, see
+:func:`dissensus.stats._bootstrap.pattern_bootstrap_weights`); the
+jackknife uses the multiplicities minus one. One formula, three uses, no
+loop over resamples.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from dissensus._exceptions import DataError, DegenerateAgreementWarning
+from dissensus._validation import (
+    SeedLike,
+    check_option,
+    check_probability_level,
+    examples,
+)
+from dissensus.data import Annotations, LabelCounts, Scale, as_label_counts
+from dissensus.stats._bootstrap import (
+    ConfidenceInterval,
+    bca_interval,
+    pattern_bootstrap_weights,
+    percentile_interval,
+)
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+Core = Callable[[FloatArray, FloatArray], FloatArray]
+Weights = Literal["linear", "quadratic"] | npt.ArrayLike | None
+CiMethod = Literal["percentile", "bca"]
+
+#: Budget (number of float64) for one chunk of bootstrap intermediates.
+_CHUNK_FLOATS = 8_000_000
+
+
+@dataclass(frozen=True)
+class CountInput:
+    """Counts of the items that have at least two ratings."""
+
+    X: IntArray
+    scale: Scale
+    n_excluded: int
+    excluded_items: list[Any]
+
+    @property
+    def N(self) -> int:
+        """Items used."""
+        return int(self.X.shape[0])
+
+    @property
+    def n_annotations(self) -> int:
+        """Ratings used."""
+        return int(self.X.sum())
+
+
+def prepare_counts(data: Any, func: str, *, min_ratings: int = 2) -> CountInput:
+    """Turn ``data`` into the counts of items with at least ``min_ratings`` ratings.
+
+    Items with fewer ratings are excluded and counted; a
+    :class:`DegenerateAgreementWarning` says how many.
+    """
+    counts: LabelCounts = as_label_counts(data)
+    X = counts.values  # noqa: PD011 -- LabelCounts, not pandas
+    keep = X.sum(axis=1) >= min_ratings
+    n_excluded = int((~keep).sum())
+    excluded: list[Any] = []
+    if n_excluded:
+        excluded = counts.items[~keep].tolist()
+        warnings.warn(
+            f"{func}: {n_excluded} of {counts.N} items have fewer than {min_ratings} ratings "
+            f"and are excluded ({examples(excluded)}).",
+            DegenerateAgreementWarning,
+            stacklevel=3,
+        )
+        X = X[keep]
+    return CountInput(X, counts.scale, n_excluded, excluded)
+
+
+def weight_matrix(weights: Weights, K: int, func: str) -> FloatArray:
+    """Agreement weights ``w[k, l]`` (1 on the diagonal) over label positions.
+
+    ``None`` gives the identity; ``"linear"`` ``1 - |k - l| / (K - 1)``;
+    ``"quadratic"`` ``1 - (k - l)^2 / (K - 1)^2``; a (K, K) matrix is used
+    as given.
+    """
+    if weights is None:
+        return np.eye(K)
+    if isinstance(weights, str):
+        check_option(func, "weights", weights, (None, "linear", "quadratic"))
+        pos = np.arange(K, dtype=np.float64)
+        dist = np.abs(pos[:, None] - pos[None, :]) / max(K - 1, 1)
+        return 1.0 - (dist if weights == "linear" else dist**2)
+    arr = np.asarray(weights, dtype=np.float64)
+    if arr.shape != (K, K):
+        msg = (
+            f"The 'weights' parameter of {func} must be None, 'linear', 'quadratic' or a "
+            f"({K}, {K}) matrix. Got an array of shape {arr.shape} instead."
+        )
+        raise ValueError(msg)
+    if not np.isfinite(arr).all():
+        msg = f"The 'weights' matrix of {func} must be finite."
+        raise ValueError(msg)
+    return arr
+
+
+def patterns(X: IntArray) -> tuple[IntArray, IntArray, IntArray]:
+    """Distinct rows of ``X``: ``(rows (U, K), multiplicity (U,), inverse (N,))``.
+
+    Rows are packed into one integer key when that fits in int64 (a 1-D
+    sort is much faster than ``np.unique(axis=0)``).
+    """
+    if X.shape[0] == 0:
+        return X, np.zeros(0, np.int64), np.zeros(0, np.int64)
+    base = int(X.max()) + 1
+    K = X.shape[1]
+    if K * math.log2(max(base, 2)) < 62:
+        radix = base ** np.arange(K, dtype=np.int64)
+        key = X @ radix
+        _, first, inverse, mult = np.unique(
+            key, return_index=True, return_inverse=True, return_counts=True
+        )
+        return X[first], mult.astype(np.int64), inverse.astype(np.int64)
+    rows, inverse, mult = np.unique(X, axis=0, return_inverse=True, return_counts=True)
+    return rows.astype(np.int64), mult.astype(np.int64), inverse.reshape(-1).astype(np.int64)
+
+
+def check_ci(func: str, ci: float | None, ci_method: str, n_boot: int) -> float | None:
+    """Validate the interval options shared by every coefficient."""
+    check_option(func, "ci_method", ci_method, ("percentile", "bca"))
+    if ci is None:
+        return None
+    if int(n_boot) < 2:
+        msg = f"The 'n_boot' parameter of {func} must be at least 2. Got {n_boot!r} instead."
+        raise ValueError(msg)
+    return check_probability_level(func, "ci", ci)
+
+
+def _chunks(n_rows: int, per_row: int) -> Iterable[slice]:
+    step = max(1, _CHUNK_FLOATS // max(per_row, 1))
+    for start in range(0, n_rows, step):
+        yield slice(start, min(start + step, n_rows))
+
+
+def apply_core(core: Core, P: FloatArray, W: FloatArray, per_row: int) -> FloatArray:
+    """``core(P, W)`` evaluated in chunks of rows of ``W`` to bound memory."""
+    if W.shape[0] == 0:
+        return np.zeros(0)
+    return np.concatenate([core(P, W[s]) for s in _chunks(W.shape[0], per_row)])
+
+
+def bootstrap_ci(
+    core: Core,
+    rows: FloatArray,
+    mult: IntArray,
+    *,
+    level: float,
+    n_boot: int,
+    seed: SeedLike,
+    method: str,
+    theta_hat: float,
+    per_row: int | None = None,
+) -> ConfidenceInterval:
+    """Percentile or BCa interval of ``core`` under the item bootstrap.
+
+    ``rows`` are the distinct per-item records (patterns) and ``mult`` their
+    multiplicities; the statistic sees each resample as weights over them.
+    """
+    if mult.size == 0 or not math.isfinite(theta_hat):
+        return ConfidenceInterval(math.nan, math.nan)
+    width = per_row if per_row is not None else rows.shape[0] + rows.size
+    W = pattern_bootstrap_weights(mult, n_boot, seed=seed).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        boot = apply_core(core, rows, W, width)
+    if method == "percentile":
+        lo, hi = percentile_interval(boot, level=level)
+    else:
+        # Leaving out one item of pattern u: weights mult - e_u.
+        U = mult.size
+        jack_u = np.empty(U)
+        base = mult.astype(np.float64)
+        for s in _chunks(U, U + width):
+            Wj = np.tile(base, (s.stop - s.start, 1))
+            Wj[np.arange(s.stop - s.start), np.arange(s.start, s.stop)] -= 1.0
+            with np.errstate(invalid="ignore", divide="ignore"):
+                jack_u[s] = core(rows, Wj)
+        jack = np.repeat(jack_u, mult)
+        lo, hi = bca_interval(boot, theta_hat, jack, level=level)
+    return ConfidenceInterval(float(lo), float(hi))
+
+
+def degenerate(func: str, reason: str) -> str:
+    """Warn that ``func`` is undefined here and return the note for the result."""
+    note = f"{func} is undefined: {reason}"
+    warnings.warn(note, DegenerateAgreementWarning, stacklevel=3)
+    return note
+
+
+def annotations_rater_matrix(data: Any, func: str) -> tuple[FloatArray, Scale]:
+    """(N items, R raters) float matrix of label codes with NaN for missing.
+
+    Accepts :class:`Annotations` with annotator ids or an (N, R) array of
+    label codes ``0 .. K-1`` (NaN = missing).
+    """
+    if isinstance(data, Annotations):
+        if not data.has_annotators:
+            msg = (
+                f"{func} compares raters, so it needs annotator ids; load the annotations "
+                "with annotator='<column>'."
+            )
+            raise DataError(msg)
+        return data.rater_matrix(), data.scale
+    if isinstance(data, LabelCounts):
+        msg = (
+            f"{func} compares individual raters, which label counts cannot tell apart; "
+            "pass Annotations with annotator ids or an (N items, R raters) array."
+        )
+        raise TypeError(msg)
+    if isinstance(data, pd.DataFrame):
+        data = data.to_numpy(dtype=np.float64)
+    arr = np.asarray(data, dtype=np.float64)
+    if arr.ndim != 2:
+        msg = f"`ratings` must be a 2-D (N items, R raters) array; got shape {arr.shape}."
+        raise DataError(msg)
+    finite = arr[np.isfinite(arr)]
+    bad = (finite < 0) | (finite != np.round(finite))
+    if bad.any():
+        msg = (
+            f"`ratings` must hold label codes 0..K-1 (NaN for missing); found "
+            f"{examples(finite[bad])}. Encode labels with Scale.encode or use Annotations."
+        )
+        raise DataError(msg)
+    K = int(finite.max()) + 1 if finite.size else 1
+    return arr, Scale(tuple(range(max(K, 1))))
+
+
+def check_table(table: npt.ArrayLike) -> FloatArray:
+    """A square contingency table of non-negative whole counts, as float64."""
+    T = np.asarray(table, dtype=np.float64)
+    if T.ndim != 2 or T.shape[0] != T.shape[1]:
+        msg = f"`table` must be a square K × K contingency table; got shape {T.shape}."
+        raise DataError(msg)
+    if not np.isfinite(T).all() or (T < 0).any() or (np.round(T) != T).any():
+        msg = "`table` must hold non-negative whole counts."
+        raise DataError(msg)
+    return T
+
+
+def contingency_to_counts(table: npt.ArrayLike, *, scale: Any = None) -> LabelCounts:
+    """Label counts of the items behind a two-rater K × K contingency table.
+
+    Cell ``(k, l)`` holding ``m`` becomes ``m`` items with one rating ``k``
+    and one rating ``l``, so every count-based coefficient (Fleiss = Scott's
+    pi, AC1, alpha, ...) applies to published tables.
+
+    Parameters
+    ----------
+    table : array_like of shape (K, K)
+        Counts of items by (rater A's label, rater B's label).
+    scale : Scale or sequence of labels, optional
+        Labels of the rows / columns (default ``0 .. K-1``).
+
+    Returns
+    -------
+    LabelCounts
+        ``table.sum()`` items, two ratings each.
+
+    Examples
+    --------
+    >>> contingency_to_counts([[2, 1], [0, 1]]).values.tolist()
+    [[2, 0], [2, 0], [1, 1], [0, 2]]
+    """
+    T = check_table(table)
+    sc = Scale(tuple(range(T.shape[0])))
+    K = T.shape[0]
+    eye = np.eye(K, dtype=np.int64)
+    cells = (eye[:, None, :] + eye[None, :, :]).reshape(K * K, K)
+    values = np.repeat(cells, T.reshape(-1).astype(np.int64), axis=0)
+    return LabelCounts.from_array(values, scale=scale if scale is not None else sc)

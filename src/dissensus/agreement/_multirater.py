@@ -1,0 +1,655 @@
+r"""Count-based agreement: Fleiss' kappa, its parts, Gwet's AC1/AC2, Brennan-Prediger.
+
+Notation (Fleiss 1971; Gwet 2014). ``N`` items with at least two ratings,
+``K`` categories, ``x_{ik}`` raters who put item ``i`` in category ``k``,
+``n_i = \sum_k x_{ik}`` ratings of item ``i``. Agreement weights
+``w_{kl}`` (identity unless weighted). Per item observed agreement
+
+.. math:: p_{a,i} = \frac{\sum_k x_{ik} (x^w_{ik} - 1)}{n_i (n_i - 1)},
+          \qquad x^w_{ik} = \sum_l w_{kl} x_{il},
+
+``P_a = \frac1N \sum_i p_{a,i}``; category shares
+``\pi_k = \frac1N \sum_i x_{ik} / n_i`` (the mean of per-item proportions,
+so items with many ratings do not dominate; for a fixed number of raters
+this is the share of all ratings); chance agreement ``P_e`` depends on the
+coefficient; every coefficient is ``(P_a - P_e) / (1 - P_e)``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+from scipy import special
+
+from dissensus._validation import SeedLike
+from dissensus.agreement._common import (
+    CiMethod,
+    CountInput,
+    FloatArray,
+    Weights,
+    bootstrap_ci,
+    check_ci,
+    contingency_to_counts,
+    degenerate,
+    patterns,
+    prepare_counts,
+    weight_matrix,
+)
+from dissensus.agreement._result import AgreementResult
+
+__all__ = [
+    "brennan_prediger",
+    "chance_agreement",
+    "fleiss_category_kappa",
+    "fleiss_kappa",
+    "gwet_ac1",
+    "gwet_ac2",
+    "observed_agreement",
+    "percent_agreement",
+]
+
+Chance = Literal["fleiss", "gwet", "uniform"]
+
+
+def _parts(
+    P: FloatArray, W: FloatArray, M: FloatArray, chance: Chance
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Batch ``(P_a, P_e, pi)`` for weight rows ``W`` (B, U) over count rows ``P`` (U, K)."""
+    n = P.sum(axis=1)
+    pa_i = (P * (P @ M.T - 1.0)).sum(axis=1) / (n * (n - 1.0))
+    Nw = W.sum(axis=1)
+    pa = (W @ pa_i) / Nw
+    pi = (W @ (P / n[:, None])) / Nw[:, None]
+    K = P.shape[1]
+    if chance == "fleiss":
+        pe = np.einsum("bk,kl,bl->b", pi, M, pi)
+    elif chance == "gwet":
+        pe = M.sum() * (pi * (1.0 - pi)).sum(axis=1) / (K * (K - 1.0))
+    else:
+        pe = np.full(W.shape[0], M.sum() / K**2)
+    return pa, pe, pi
+
+
+def _core(M: FloatArray, chance: Chance) -> Any:
+    def core(P: FloatArray, W: FloatArray) -> FloatArray:
+        pa, pe, _ = _parts(P, W, M, chance)
+        return (pa - pe) / (1.0 - pe)
+
+    return core
+
+
+def linearised_se(
+    X: FloatArray, M: FloatArray, chance: Chance, *, value: float, pe: float, pi: FloatArray
+) -> float:
+    """Gwet's (2014) linearisation variance, with no finite-population correction."""
+    N = X.shape[0]
+    if N < 2 or not math.isfinite(value):
+        return math.nan
+    n = X.sum(axis=1)
+    K = X.shape[1]
+    pa_i = (X * (X @ M.T - 1.0)).sum(axis=1) / (n * (n - 1.0))
+    if chance == "fleiss":
+        pi_w = (M @ pi + M.T @ pi) / 2.0
+        pe_i = (X @ pi_w) / n
+    elif chance == "gwet":
+        pe_i = M.sum() / (K * (K - 1.0)) * (X @ (1.0 - pi)) / n
+    else:
+        pe_i = np.full(N, pe)
+    k_i = (pa_i - pe) / (1.0 - pe) - 2.0 * (1.0 - value) * (pe_i - pe) / (1.0 - pe)
+    return float(np.sqrt(((k_i - value) ** 2).sum() / (N * (N - 1.0))))
+
+
+def _count_coefficient(
+    name: str,
+    data: Any,
+    *,
+    M_spec: Weights,
+    chance: Chance,
+    ci: float | None,
+    n_boot: int,
+    seed: SeedLike,
+    ci_method: CiMethod,
+    with_se: bool = True,
+    table: npt.ArrayLike | None = None,
+) -> tuple[AgreementResult, CountInput]:
+    level = check_ci(name, ci, ci_method, n_boot)
+    if table is not None:
+        if data is not None:
+            msg = f"{name} takes either `data` or `table=`, not both."
+            raise TypeError(msg)
+        data = contingency_to_counts(table)
+    elif data is None:
+        msg = f"{name} needs `data` (label counts) or a two-rater contingency `table=`."
+        raise TypeError(msg)
+    inp = prepare_counts(data, name)
+    K = inp.scale.K
+    M = weight_matrix(M_spec, K, name)
+    X = inp.X.astype(np.float64)
+    note = ""
+    if inp.N == 0:
+        note = degenerate(name, "no item has two or more ratings")
+        value = pa = pe = math.nan
+        pi = np.full(K, math.nan)
+    elif chance == "gwet" and K < 2:
+        note = degenerate(name, "the scale has a single category")
+        value = pa = pe = math.nan
+        pi = np.full(K, math.nan)
+    else:
+        ones = np.ones((1, inp.N))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            pa_b, pe_b, pi_b = _parts(X, ones, M, chance)
+        pa, pe, pi = float(pa_b[0]), float(pe_b[0]), pi_b[0]
+        if pe >= 1.0 - 1e-12:
+            value = math.nan
+            note = degenerate(
+                name,
+                "chance agreement is 1 (every rating falls in one category, so the expected "
+                "disagreement is 0)",
+            )
+        else:
+            value = (pa - pe) / (1.0 - pe)
+    se = (
+        linearised_se(X, M, chance, value=value, pe=pe, pi=pi) if with_se and not note else math.nan
+    )
+    if table is not None and inp.N > 0:
+        # Gwet's (2014) two-rater table formulas divide by n, the item formulas by n - 1.
+        se *= math.sqrt((inp.N - 1.0) / inp.N)
+    interval = None
+    if level is not None:
+        rows, mult, _ = patterns(inp.X)
+        interval = bootstrap_ci(
+            _core(M, chance),
+            rows.astype(np.float64),
+            mult,
+            level=level,
+            n_boot=n_boot,
+            seed=seed,
+            method=ci_method,
+            theta_hat=value,
+        )
+    result = AgreementResult(
+        name=name,
+        value=value,
+        se=se,
+        ci=interval,
+        ci_level=level,
+        n_items=inp.N,
+        n_items_excluded=inp.n_excluded,
+        n_annotations=inp.n_annotations,
+        parts={"observed_agreement": pa, "chance_agreement": pe},
+        note=note,
+    )
+    return result, inp
+
+
+def fleiss_kappa(
+    data: Any,
+    *,
+    ci: float | None = None,
+    n_boot: int = 1000,
+    seed: SeedLike = 0,
+    ci_method: CiMethod = "percentile",
+) -> AgreementResult:
+    r"""Fleiss' kappa for any number of raters, which may vary per item.
+
+    Parameters
+    ----------
+    data : Annotations, LabelCounts or array_like of shape (N, K)
+        Label counts per item; an array's columns are the categories.
+    ci : float, optional
+        Coverage of a bootstrap interval over items (e.g. 0.95); none by default.
+    n_boot : int, default 1000
+        Bootstrap resamples.
+    seed : int, Generator or None, default 0
+        Randomness of the bootstrap.
+    ci_method : {"percentile", "bca"}, default "percentile"
+        Percentile or bias-corrected and accelerated interval.
+
+    Returns
+    -------
+    AgreementResult
+        ``value`` kappa; ``se`` Gwet's linearised standard error; ``parts``
+        observed and chance agreement, the Fleiss-Nee-Landis standard error
+        under the null ``se0`` and per-category kappas ``kappa[<label>]``;
+        ``z = kappa / se0`` and its two-sided ``p_value``.
+
+    Warns
+    -----
+    DegenerateAgreementWarning
+        When items with fewer than two ratings are excluded, or when kappa is
+        undefined (every rating in one category: NaN with the reason in
+        ``note``).
+
+    Notes
+    -----
+    With the module's notation, chance agreement is
+    :math:`P_e = \sum_k \pi_k^2` and
+
+    .. math:: \kappa = \frac{P_a - P_e}{1 - P_e}.
+
+    Items with fewer than two ratings carry no pair and are excluded (and
+    counted in ``n_items_excluded``). With a fixed number of raters this is
+    the textbook statistic (equal to ``statsmodels``' ``fleiss_kappa``).
+
+    The standard error under the null of chance agreement (Fleiss, Nee and
+    Landis 1979) with :math:`q_k = 1 - \pi_k` is
+
+    .. math:: se_0 = \frac{\sqrt{2}}{\sum_k \pi_k q_k \sqrt{\sum_i n_i (n_i - 1)}}
+              \sqrt{\Big(\sum_k \pi_k q_k\Big)^2 - \sum_k \pi_k q_k (q_k - \pi_k)},
+
+    where :math:`\sum_i n_i (n_i - 1)` replaces :math:`N m (m - 1)` of the
+    fixed-``m`` original (identical when every item has ``m`` ratings, an
+    approximation otherwise). ``se`` is Gwet's linearised standard error
+    (valid away from the null), as in irrCAC.
+
+    References
+    ----------
+    Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters.
+    *Psychological Bulletin* 76(5), 378–382. https://doi.org/10.1037/h0031619
+
+    Fleiss, J. L., Nee, J. C. M. and Landis, J. R. (1979). Large sample
+    variance of kappa in the case of different sets of raters.
+    *Psychological Bulletin* 86(5), 974–977. https://doi.org/10.1037/0033-2909.86.5.974
+
+    Gwet, K. L. (2014). *Handbook of Inter-Rater Reliability*, 4th ed.
+
+    Examples
+    --------
+    The worked example of the MLRD lecture notes (29 items, 4 raters):
+
+    >>> from dissensus import load_example
+    >>> r = fleiss_kappa(load_example("course_29"))
+    >>> round(r.parts["observed_agreement"], 4), round(r.parts["chance_agreement"], 3)
+    (0.5804, 0.288)
+    >>> round(float(r), 2)
+    0.41
+    """
+    result, inp = _count_coefficient(
+        "fleiss_kappa",
+        data,
+        M_spec=None,
+        chance="fleiss",
+        ci=ci,
+        n_boot=n_boot,
+        seed=seed,
+        ci_method=ci_method,
+    )
+    if result.note:
+        return result
+    X = inp.X.astype(np.float64)
+    n = X.sum(axis=1)
+    pi = (X / n[:, None]).mean(axis=0)
+    q = 1.0 - pi
+    pq = pi * q
+    spq = pq.sum()
+    pairs = (n * (n - 1.0)).sum()
+    se0 = math.sqrt(2.0) / (spq * math.sqrt(pairs)) * math.sqrt(spq**2 - (pq * (q - pi)).sum())
+    z = result.value / se0
+    parts = dict(result.parts)
+    parts["se0"] = se0
+    cat = _category_kappa(X)
+    parts.update({f"kappa[{lab}]": float(v) for lab, v in zip(inp.scale.labels, cat, strict=True)})
+    return AgreementResult(
+        name=result.name,
+        value=result.value,
+        se=result.se,
+        ci=result.ci,
+        ci_level=result.ci_level,
+        n_items=result.n_items,
+        n_items_excluded=result.n_items_excluded,
+        n_annotations=result.n_annotations,
+        parts=parts,
+        z=float(z),
+        p_value=float(2.0 * special.ndtr(-abs(z))),
+    )
+
+
+def _category_kappa(X: FloatArray) -> FloatArray:
+    n = X.sum(axis=1)
+    pi = (X / n[:, None]).mean(axis=0)
+    dis = (X * (n[:, None] - X) / (n * (n - 1.0))[:, None]).mean(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(1.0 - dis / (pi * (1.0 - pi)), dtype=np.float64)
+
+
+def fleiss_category_kappa(data: Any) -> pd.Series:
+    r"""Fleiss' kappa of each category against all others.
+
+    Parameters
+    ----------
+    data : Annotations, LabelCounts or array_like of shape (N, K)
+        Label counts per item.
+
+    Returns
+    -------
+    pandas.Series
+        One kappa per category, indexed by label (NaN for a category nobody,
+        or everybody, used).
+
+    Notes
+    -----
+    .. math:: \kappa_k = 1 - \frac{\frac1N \sum_i x_{ik} (n_i - x_{ik}) / (n_i (n_i - 1))}
+                                   {\pi_k (1 - \pi_k)}
+
+    (Fleiss 1971, eq. 19, with ``m`` replaced by each item's ``n_i``).
+
+    References
+    ----------
+    Fleiss, J. L. (1971). *Psychological Bulletin* 76(5), 378–382.
+    https://doi.org/10.1037/h0031619
+
+    Examples
+    --------
+    >>> fleiss_category_kappa([[2, 0], [0, 2], [1, 1]]).round(3).tolist()
+    [0.333, 0.333]
+    """
+    inp = prepare_counts(data, "fleiss_category_kappa")
+    values = _category_kappa(inp.X.astype(np.float64)) if inp.N else np.full(inp.scale.K, np.nan)
+    return pd.Series(values, index=pd.Index(inp.scale.labels, name="label"), name="kappa")
+
+
+def observed_agreement(data: Any) -> float:
+    r"""Mean share of agreeing rater pairs per item, :math:`P_a` (Fleiss' :math:`\bar P`).
+
+    Parameters
+    ----------
+    data : Annotations, LabelCounts or array_like of shape (N, K)
+        Label counts per item; items with fewer than two ratings are excluded
+        (with a :class:`DegenerateAgreementWarning`).
+
+    Returns
+    -------
+    float
+        .. math:: P_a = \frac1N \sum_i \frac{\sum_k x_{ik}(x_{ik} - 1)}{n_i (n_i - 1)};
+
+        NaN when no item has two ratings.
+
+    Examples
+    --------
+    >>> observed_agreement([[3, 2]])  # 4 agreeing pairs out of 10
+    0.4
+    """
+    inp = prepare_counts(data, "observed_agreement")
+    if inp.N == 0:
+        degenerate("observed_agreement", "no item has two or more ratings")
+        return math.nan
+    X = inp.X.astype(np.float64)
+    n = X.sum(axis=1)
+    return float(((X * (X - 1.0)).sum(axis=1) / (n * (n - 1.0))).mean())
+
+
+def chance_agreement(data: Any) -> float:
+    r"""Fleiss' chance agreement :math:`P_e = \sum_k \pi_k^2`.
+
+    Parameters
+    ----------
+    data : Annotations, LabelCounts or array_like of shape (N, K)
+        Label counts per item; items with fewer than two ratings are excluded.
+
+    Returns
+    -------
+    float
+        The probability that two ratings drawn independently from the
+        category shares :math:`\pi_k` (mean per-item proportions) agree.
+
+    Examples
+    --------
+    >>> chance_agreement([[1, 1], [1, 1]])
+    0.5
+    """
+    inp = prepare_counts(data, "chance_agreement")
+    if inp.N == 0:
+        degenerate("chance_agreement", "no item has two or more ratings")
+        return math.nan
+    X = inp.X.astype(np.float64)
+    pi = (X / X.sum(axis=1)[:, None]).mean(axis=0)
+    return float((pi**2).sum())
+
+
+def percent_agreement(
+    data: Any,
+    *,
+    ci: float | None = None,
+    n_boot: int = 1000,
+    seed: SeedLike = 0,
+    ci_method: CiMethod = "percentile",
+) -> AgreementResult:
+    """Share of items on which every rater chose the same category.
+
+    Parameters
+    ----------
+    data : Annotations, LabelCounts or array_like of shape (N, K)
+        Label counts per item; items with fewer than two ratings are excluded.
+    ci, n_boot, seed, ci_method
+        Bootstrap interval options, as in :func:`fleiss_kappa`.
+
+    Returns
+    -------
+    AgreementResult
+        ``value`` the share of unanimous items (for two raters this is the
+        plain percent agreement and equals :func:`observed_agreement`); ``se``
+        the binomial standard error.
+
+    Examples
+    --------
+    >>> float(percent_agreement([[2, 0], [1, 1], [0, 2], [2, 0]]))
+    0.75
+    """
+    name = "percent_agreement"
+    level = check_ci(name, ci, ci_method, n_boot)
+    inp = prepare_counts(data, name)
+
+    def core(P: FloatArray, W: FloatArray) -> FloatArray:
+        unanimous = (P.max(axis=1) == P.sum(axis=1)).astype(np.float64)
+        return np.asarray((W @ unanimous) / W.sum(axis=1), dtype=np.float64)
+
+    note = ""
+    X = inp.X.astype(np.float64)
+    if inp.N == 0:
+        note = degenerate(name, "no item has two or more ratings")
+        value = se = math.nan
+    else:
+        value = float(core(X, np.ones((1, inp.N)))[0])
+        se = math.sqrt(value * (1.0 - value) / inp.N)
+    interval = None
+    if level is not None:
+        rows, mult, _ = patterns(inp.X)
+        interval = bootstrap_ci(
+            core,
+            rows.astype(np.float64),
+            mult,
+            level=level,
+            n_boot=n_boot,
+            seed=seed,
+            method=ci_method,
+            theta_hat=value,
+        )
+    return AgreementResult(
+        name=name,
+        value=value,
+        se=se,
+        ci=interval,
+        ci_level=level,
+        n_items=inp.N,
+        n_items_excluded=inp.n_excluded,
+        n_annotations=inp.n_annotations,
+        note=note,
+    )
+
+
+def gwet_ac1(
+    data: Any = None,
+    *,
+    table: npt.ArrayLike | None = None,
+    ci: float | None = None,
+    n_boot: int = 1000,
+    seed: SeedLike = 0,
+    ci_method: CiMethod = "percentile",
+) -> AgreementResult:
+    r"""Gwet's first-order agreement coefficient AC1 for any number of raters.
+
+    Parameters
+    ----------
+    data : Annotations, LabelCounts or array_like of shape (N, K)
+        Label counts per item. ``K`` is the number of categories on the
+        scale, used or not.
+    table : array_like of shape (K, K), optional
+        Instead of ``data``: a two-rater contingency table. The standard
+        error then follows Gwet's two-rater formula (divisor ``n`` instead of
+        ``n - 1``).
+    ci, n_boot, seed, ci_method
+        Bootstrap interval options, as in :func:`fleiss_kappa`.
+
+    Returns
+    -------
+    AgreementResult
+        ``value`` AC1, ``se`` Gwet's linearised standard error, ``parts``
+        observed and chance agreement.
+
+    Notes
+    -----
+    .. math:: P_e = \frac{1}{K - 1} \sum_k \pi_k (1 - \pi_k), \qquad
+              AC_1 = \frac{P_a - P_e}{1 - P_e}.
+
+    References
+    ----------
+    Gwet, K. L. (2008). Computing inter-rater reliability and its variance in
+    the presence of high agreement. *British Journal of Mathematical and
+    Statistical Psychology* 61(1), 29–48. https://doi.org/10.1348/000711006X126600
+
+    Examples
+    --------
+    >>> round(float(gwet_ac1([[2, 0], [1, 1], [0, 2], [2, 0]])), 4)
+    0.5
+    """
+    return _count_coefficient(
+        "gwet_ac1",
+        data,
+        table=table,
+        M_spec=None,
+        chance="gwet",
+        ci=ci,
+        n_boot=n_boot,
+        seed=seed,
+        ci_method=ci_method,
+    )[0]
+
+
+def gwet_ac2(
+    data: Any = None,
+    *,
+    table: npt.ArrayLike | None = None,
+    weights: Weights = "quadratic",
+    ci: float | None = None,
+    n_boot: int = 1000,
+    seed: SeedLike = 0,
+    ci_method: CiMethod = "percentile",
+) -> AgreementResult:
+    r"""Gwet's weighted agreement coefficient AC2 for ordered categories.
+
+    Parameters
+    ----------
+    data : Annotations, LabelCounts or array_like of shape (N, K)
+        Label counts per item, columns in the order of the categories.
+    table : array_like of shape (K, K), optional
+        Instead of ``data``: a two-rater contingency table.
+    weights : {"quadratic", "linear"} or array_like of shape (K, K)
+        Agreement weights over category positions ``0 .. K-1``:
+        ``1 - |k - l| / (K - 1)`` (linear) or its square's complement
+        (quadratic), or a matrix with 1 on the diagonal.
+    ci, n_boot, seed, ci_method
+        Bootstrap interval options, as in :func:`fleiss_kappa`.
+
+    Returns
+    -------
+    AgreementResult
+
+    Notes
+    -----
+    Observed agreement uses weighted counts (module notation) and
+
+    .. math:: P_e = \frac{\sum_{kl} w_{kl}}{K (K - 1)} \sum_k \pi_k (1 - \pi_k).
+
+    With identity weights AC2 is AC1.
+
+    References
+    ----------
+    Gwet, K. L. (2014). *Handbook of Inter-Rater Reliability*, 4th ed., ch. 3.
+
+    Examples
+    --------
+    >>> round(float(gwet_ac2([[2, 0, 0], [1, 1, 0], [0, 1, 1]])), 4)
+    0.5
+    """
+    return _count_coefficient(
+        "gwet_ac2",
+        data,
+        table=table,
+        M_spec=weights,
+        chance="gwet",
+        ci=ci,
+        n_boot=n_boot,
+        seed=seed,
+        ci_method=ci_method,
+    )[0]
+
+
+def brennan_prediger(
+    data: Any = None,
+    *,
+    table: npt.ArrayLike | None = None,
+    weights: Weights = None,
+    ci: float | None = None,
+    n_boot: int = 1000,
+    seed: SeedLike = 0,
+    ci_method: CiMethod = "percentile",
+) -> AgreementResult:
+    r"""Brennan and Prediger's coefficient (chance = uniform over categories).
+
+    Parameters
+    ----------
+    data : Annotations, LabelCounts or array_like of shape (N, K)
+        Label counts per item; ``K`` counts every category on the scale.
+    table : array_like of shape (K, K), optional
+        Instead of ``data``: a two-rater contingency table.
+    weights : None, "linear", "quadratic" or array_like of shape (K, K)
+        Agreement weights (default: none).
+    ci, n_boot, seed, ci_method
+        Bootstrap interval options, as in :func:`fleiss_kappa`.
+
+    Returns
+    -------
+    AgreementResult
+
+    Notes
+    -----
+    .. math:: P_e = \frac{\sum_{kl} w_{kl}}{K^2}
+
+    (``1/K`` unweighted); also known as Bennett's S or free-marginal kappa.
+
+    References
+    ----------
+    Brennan, R. L. and Prediger, D. J. (1981). Coefficient kappa: some uses,
+    misuses, and alternatives. *Educational and Psychological Measurement*
+    41(3), 687–699. https://doi.org/10.1177/001316448104100307
+
+    Examples
+    --------
+    >>> float(brennan_prediger([[2, 0], [1, 1], [0, 2], [2, 0]]))
+    0.5
+    """
+    return _count_coefficient(
+        "brennan_prediger",
+        data,
+        table=table,
+        M_spec=weights,
+        chance="uniform",
+        ci=ci,
+        n_boot=n_boot,
+        seed=seed,
+        ci_method=ci_method,
+    )[0]
