@@ -106,14 +106,14 @@ class Predictions:
                 first = df[dup].iloc[0]
                 msg = (
                     f"{int(dup.sum())} predictions repeat an (item, label) pair, e.g. item "
-                    f"{first[item]!r} label {first[label]!r}."
+                    f"{_py(first[item])!r} label {_py(first[label])!r}."
                 )
                 raise DataError(msg)
             wide = df.pivot(index=item, columns=label, values=prob)
             if wide.isna().to_numpy().any():
                 r, c = np.argwhere(wide.isna().to_numpy())[0]
                 msg = (
-                    f"The long predictions lack item {wide.index[r]!r} label {wide.columns[c]!r}; "
+                    f"The long predictions lack item {_py(wide.index[r])!r} label {_py(wide.columns[c])!r}; "
                     "give every (item, label) pair, with 0 where the probability is 0."
                 )
                 raise DataError(msg)
@@ -230,6 +230,11 @@ class Predictions:
             f"({examples(counts.items[lacking]) or 'none'}); {extra.size} predicted items are not "
             f"annotated ({examples(extra) or 'none'})"
         )
+        if lacking.size == counts.N and self.items.inferred_type != counts.items.inferred_type:
+            detail += (
+                f" (the ids are {self.items.inferred_type} in `{name}` but "
+                f"{counts.items.inferred_type} in the annotations; convert one side)"
+            )
         if how == "exact":
             msg = f"`{name}` and the annotations cover different items: {detail}. Pass how='inner' to keep the common items."
             raise DataError(msg)
@@ -242,6 +247,11 @@ class Predictions:
         keep = pos >= 0
         sub = counts.take(keep)
         return Predictions(values[pos[keep]], sub.items, counts.scale), sub
+
+
+def _py(value: Any) -> Any:
+    """Plain Python value for a message (``1``, not ``np.int64(1)``)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _label_from_column(col: Any) -> Any:

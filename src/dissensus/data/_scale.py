@@ -24,8 +24,8 @@ def _as_list(values: Any) -> Any:
 
 
 def _as_number(value: Any) -> float:
-    """``value`` as a float if it is a (non-bool) number, else NaN."""
-    if isinstance(value, int | float | np.number) and not isinstance(value, bool | np.bool_):
+    """``value`` as a float if it is a number (bools count as 0/1, as in a Scale), else NaN."""
+    if isinstance(value, int | float | np.number | np.bool_):
         return float(value)
     return float("nan")
 

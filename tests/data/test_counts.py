@@ -1,0 +1,144 @@
+"""Tests of dissensus.data._counts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+
+from dissensus import Annotations, DataError, LabelCounts, Scale
+from dissensus.data import as_label_counts
+from tests.strategies import count_matrices
+
+
+class TestFromArray:
+    def test_defaults(self):
+        c = LabelCounts.from_array([[3, 1], [0, 4]])
+        assert c.values.dtype == np.int64
+        assert list(c.items) == [0, 1]
+        assert c.items.name == "item"
+        assert c.scale == Scale.nominal([0, 1])
+        assert c.n.tolist() == [4, 4]
+        assert (c.N, c.K, len(c)) == (2, 2, 2)
+
+    def test_integral_floats_accepted(self):
+        c = LabelCounts.from_array(np.array([[2.0, 0.0]]))
+        assert c.values.tolist() == [[2, 0]]
+        assert c.values.dtype == np.int64
+
+    def test_scale_as_sequence(self):
+        c = LabelCounts.from_array([[1, 2, 3]], scale=["a", "b", "c"], items=["i1"])
+        assert c.scale == Scale.nominal(["a", "b", "c"])
+        assert list(c.items) == ["i1"]
+
+    def test_negative_count(self):
+        with pytest.raises(
+            DataError,
+            match=r"`values` row 1 \(item 'b'\) column 0 is -1; counts must be non-negative",
+        ):
+            LabelCounts.from_array([[1, 2], [-1, 3]], items=["a", "b"])
+
+    def test_fractional_count(self):
+        with pytest.raises(
+            DataError,
+            match=r"`values` row 0 \(item 0\) column 1 is 0.5; counts must be whole numbers",
+        ):
+            LabelCounts.from_array([[1, 0.5]])
+
+    def test_nan_count(self):
+        with pytest.raises(
+            DataError,
+            match=r"`values` row 0 \(item 0\) column 0 is nan; counts must be finite. Fill missing counts with 0",
+        ):
+            LabelCounts.from_array([[np.nan, 1]])
+
+    def test_text_counts(self):
+        with pytest.raises(DataError, match="must hold numbers"):
+            LabelCounts.from_array(np.array([["a", "b"]], dtype=object))
+
+    def test_one_dimensional(self):
+        with pytest.raises(
+            DataError, match=r"must be a 2-D \(N items, K categories\) array; got 1-D of length 3"
+        ):
+            LabelCounts.from_array([1, 2, 3])
+
+    def test_items_wrong_length(self):
+        with pytest.raises(DataError, match=r"`items` has 1 ids but `values` has 2 rows"):
+            LabelCounts.from_array([[1], [2]], items=["a"])
+
+    def test_items_repeated(self):
+        with pytest.raises(DataError, match=r"`items` must be unique; repeated ids: 'a'"):
+            LabelCounts.from_array([[1], [2]], items=["a", "a"])
+
+    def test_scale_wrong_size(self):
+        with pytest.raises(
+            DataError, match=r"The scale has 3 labels 1, 2, 3 but the data has 2 columns"
+        ):
+            LabelCounts.from_array([[1, 2]], scale=Scale.ordinal([1, 2, 3]))
+
+    def test_meta_wrong_length(self):
+        with pytest.raises(DataError, match=r"`meta` has 1 rows but there are 2 items"):
+            LabelCounts.from_array([[1], [2]], meta=pd.DataFrame({"g": [1]}))
+
+
+class TestMethods:
+    def test_proportions_and_empty_rows(self):
+        c = LabelCounts.from_array([[3, 1], [0, 0]])
+        p = c.proportions()
+        np.testing.assert_allclose(p[0], [0.75, 0.25])
+        assert np.isnan(p[1]).all()
+
+    def test_to_frame(self):
+        c = LabelCounts.from_array([[3, 1]], scale=Scale.nominal(["POS", "NEG"]), items=["r1"])
+        df = c.to_frame()
+        assert list(df.columns) == ["POS", "NEG", "n"]
+        assert df.loc["r1"].tolist() == [3, 1, 4]
+
+    def test_take_and_meta(self):
+        meta = pd.DataFrame({"g": ["u", "v", "u"]})
+        c = LabelCounts.from_array([[1, 0], [0, 1], [2, 2]], items=["a", "b", "c"], meta=meta)
+        sub = c.take([2, 0])
+        assert list(sub.items) == ["c", "a"]
+        assert sub.values.tolist() == [[2, 2], [1, 0]]
+        assert sub.groups("g").tolist() == ["u", "u"]
+        masked = c.take(np.array([False, True, False]))
+        assert list(masked.items) == ["b"]
+
+    def test_groups_without_column(self):
+        c = LabelCounts.from_array([[1, 0]])
+        with pytest.raises(
+            DataError, match=r"No item-level column 'year' to group by \(have: none\)"
+        ):
+            c.groups("year")
+
+    def test_repr(self):
+        c = LabelCounts.from_array([[1, 0], [2, 2]])
+        assert repr(c).startswith("<LabelCounts: 2 items × 2 labels")
+        assert "annotations per item 1–4" in repr(c)
+
+    @given(count_matrices())
+    @settings(max_examples=50, deadline=None)
+    def test_round_trip(self, arr):
+        c = LabelCounts.from_array(arr)
+        np.testing.assert_array_equal(c.values, arr)
+        np.testing.assert_array_equal(c.n, arr.sum(axis=1))
+        np.testing.assert_array_equal(c.to_frame().drop(columns="n").to_numpy(), arr)
+
+
+class TestAsLabelCounts:
+    def test_passes_label_counts_through(self):
+        c = LabelCounts.from_array([[1, 2]])
+        assert as_label_counts(c) is c
+
+    def test_annotations(self):
+        df = pd.DataFrame({"item": [1, 1], "annotator": ["a", "b"], "label": ["x", "y"]})
+        c = as_label_counts(Annotations.from_frame(df))
+        assert c.values.tolist() == [[1, 1]]
+
+    def test_array(self):
+        assert as_label_counts(np.array([[1, 2]])).values.tolist() == [[1, 2]]
+
+    def test_dataframe_refused(self):
+        with pytest.raises(TypeError, match=r"`data` is a DataFrame; say what it holds"):
+            as_label_counts(pd.DataFrame({"a": [1]}))

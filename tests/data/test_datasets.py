@@ -1,0 +1,58 @@
+"""Tests of dissensus.data._datasets."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dissensus import load_example
+from tests.conftest import reference_cases
+
+_CASES = reference_cases("agreement_cases")
+
+
+class TestLoadExample:
+    def test_course_29(self):
+        c = load_example("course_29")
+        assert c.values.shape == (29, 5)
+        # Teufel's MLRD notes: 4 raters per item, items numbered 1..29
+        assert (c.n == 4).all()
+        assert list(c.items) == list(range(1, 30))
+        # chance agreement of the worked example, sum_j p_j^2 = .288 (seed 002)
+        p = c.values.sum(axis=0) / c.values.sum()
+        assert np.sum(p**2) == pytest.approx(0.288, abs=5e-4)
+
+    def test_course_29_matches_the_published_table(self):
+        if "course_29_items" not in _CASES:
+            pytest.skip("../shared/reference/agreement_cases.json is absent")
+        case = _CASES["course_29_items"]
+        c = load_example("course_29")
+        np.testing.assert_array_equal(c.values, case["data"])
+        assert list(c.scale.labels) == case["categories"]
+
+    def test_course_reviews_match_the_published_table(self):
+        if "course_review_judgements" not in _CASES:
+            pytest.skip("../shared/reference/agreement_cases.json is absent")
+        case = _CASES["course_review_judgements"]
+        c = load_example("course_reviews")
+        years = c.groups("year")
+        for year, table in case["data"].items():
+            np.testing.assert_array_equal(c.values[(years == year).to_numpy()], table)
+
+    def test_course_29_is_default(self):
+        np.testing.assert_array_equal(load_example().values, load_example("course_29").values)
+
+    def test_course_reviews(self):
+        c = load_example("course_reviews")
+        assert c.values.shape == (28, 2)
+        assert c.scale.labels == ("POS", "NEG")
+        assert c.items[0] == "2017-18/R1"
+        years = c.groups("year")
+        assert years.nunique() == 7
+        assert (years.value_counts() == 4).all()
+        assert c.meta is not None
+        assert c.meta["review"].iloc[:4].tolist() == ["R1", "R2", "R3", "R4"]
+
+    def test_unknown_name(self):
+        with pytest.raises(ValueError, match="The 'name' parameter of load_example must be one of"):
+            load_example("nope")  # type: ignore[arg-type]
