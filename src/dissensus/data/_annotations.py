@@ -41,6 +41,11 @@ def _locations(
     return f"row{plural} {', '.join(map(repr, labels))}{tail}"
 
 
+def _py(value: Any) -> Any:
+    """Plain Python value for a message (``1``, not ``np.int64(1)``)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _require_columns(df: pd.DataFrame, columns: dict[str, str | None], source: str | None) -> None:
     missing = {
         role: col for role, col in columns.items() if col is not None and col not in df.columns
@@ -232,7 +237,7 @@ class Annotations:
                         first = rows[0]
                         msg = (
                             f"{int(dup_mask.sum())} repeated (item, annotator) pairs{in_where}, e.g. item "
-                            f"{df[item].iloc[first]!r} by annotator {df[annotator].iloc[first]!r} at "
+                            f"{_py(df[item].iloc[first])!r} by annotator {_py(df[annotator].iloc[first])!r} at "
                             f"{_locations(df.index, rows[pair[rows] == pair[first]], source)}. Pass "
                             "duplicates='first', 'last' or 'keep' (count every annotation)."
                         )
@@ -265,7 +270,7 @@ class Annotations:
                     continue
                 bad_item = items[int(np.flatnonzero(n_values > 1)[0])]
                 msg = (
-                    f"meta column {m!r}{in_where} varies within item {bad_item!r}; item-level "
+                    f"meta column {m!r}{in_where} varies within item {_py(bad_item)!r}; item-level "
                     "columns must be constant per item (group annotations instead, or make the "
                     "column part of the item id)."
                 )
