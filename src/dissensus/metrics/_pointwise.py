@@ -29,10 +29,9 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy.special import rel_entr, xlogy
 
 from dissensus._exceptions import DataError
-from dissensus._validation import as_prob_matrix, check_option
+from dissensus._validation import PROB_ATOL, as_prob_matrix, check_option
 
 __all__ = [
     "canberra",
@@ -53,6 +52,7 @@ __all__ = [
     "squared_euclidean",
 ]
 
+_EMD_COLUMN_LOOP_MAX_K = 16
 ZeroPolicy = Literal["inf", "clip"]
 _ZERO_OPTIONS = ("inf", "clip")
 FloatArray = npt.NDArray[np.float64]
@@ -67,7 +67,27 @@ def _as_rows(x: npt.ArrayLike, name: str, *, normalize: bool) -> tuple[FloatArra
     single = arr.ndim == 1
     if single:
         arr = arr[None, :]
+    if not normalize and _surely_valid(arr):
+        return arr, single
     return as_prob_matrix(arr, name, normalize=normalize), single
+
+
+def _surely_valid(arr: npt.NDArray[Any]) -> bool:
+    """Cheap pre-check (one min, one row-sum pass) that ``as_prob_matrix`` would accept as is.
+
+    The full validator makes five passes over the data; at 10^6 x 5 that is
+    most of a metric's run time. Anything this check does not accept (NaN
+    and inf make both tests fail) goes through :func:`as_prob_matrix`, which
+    raises the documented error or returns the clean array.
+    """
+    if arr.dtype != np.float64 or arr.ndim != 2 or arr.size == 0:
+        return False
+    if not arr.min() >= 0.0:  # False for NaN too
+        return False
+    dev = _rowsum(arr)
+    dev -= 1.0
+    np.abs(dev, out=dev)
+    return bool(dev.max() <= PROB_ATOL)
 
 
 def _pair(
@@ -128,7 +148,8 @@ def _clip_q(func: str, Q: FloatArray, zero: str, eps: float) -> FloatArray:
 
 
 def _rowsum(x: npt.NDArray[np.floating[Any]]) -> FloatArray:
-    out: FloatArray = x.sum(axis=1, dtype=np.float64)
+    # A matrix-vector product (BLAS) is 2-3x faster than x.sum(axis=1) for small K.
+    out: FloatArray = x @ np.ones(x.shape[1])
     return out
 
 
@@ -137,6 +158,39 @@ def _neg_rowsum(x: npt.NDArray[np.floating[Any]]) -> FloatArray:
     s = _rowsum(x)
     np.subtract(0.0, s, out=s)
     return s
+
+
+def _xlogy(X: FloatArray, Y: FloatArray) -> FloatArray:
+    """Elementwise ``x ln y`` with ``0 ln y = 0`` (also for ``y = 0``); ``x > 0 = y`` gives -inf.
+
+    Same values as :func:`scipy.special.xlogy` for ``x, y >= 0``, faster
+    because NumPy's log runs in a tight vectorised loop.
+    """
+    with np.errstate(divide="ignore"):
+        L = np.log(Y)
+    np.copyto(L, 0.0, where=X == 0.0)
+    L *= X
+    return L
+
+
+def _rel_entr(X: FloatArray, Y: FloatArray) -> FloatArray:
+    """Elementwise ``x ln(x / y)`` with ``0 ln(0 / y) = 0``; ``x > 0 = y`` gives +inf.
+
+    The same operations as :func:`scipy.special.rel_entr` (bit-identical
+    results), vectorised. Where ``x / y`` overflows although ``y > 0``
+    (``y`` subnormal) the term is recomputed as ``x (ln x - ln y)``, which is
+    finite; scipy returns inf there.
+    """
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        R = X / Y
+        np.copyto(R, 1.0, where=X == 0.0)
+        over = np.isposinf(R)
+        np.log(R, out=R)
+        if over.any():
+            over &= Y > 0.0
+            R[over] = np.log(X[over]) - np.log(Y[over])
+    R *= X
+    return R
 
 
 # --------------------------------------------------------------------------- log based
@@ -207,7 +261,7 @@ def cross_entropy(
     P, Q, single = _pair(p_true, q_pred, normalize=normalize)
     Qc = _clip_q("cross_entropy", Q, zero, eps)
     scale = _log_scale("cross_entropy", base)
-    h = _neg_rowsum(xlogy(P, Qc))
+    h = _neg_rowsum(_xlogy(P, Qc))
     if scale != 1.0:
         h /= scale
     return _out(h, single)
@@ -258,8 +312,9 @@ def kl_divergence(
     .. math:: \mathrm{KL}(p \,\|\, q) = \sum_{i=1}^K p_i \ln \frac{p_i}{q_i}
               = H(p, q) - H(p), \qquad 0 \ln \tfrac{0}{q} = 0.
 
-    Computed with :func:`scipy.special.rel_entr` (equal to
-    ``scipy.stats.entropy(p, q)``). With ``zero="clip"`` the clipped ``q`` is
+    Computed term by term as :func:`scipy.special.rel_entr` does (equal to
+    ``scipy.stats.entropy(p, q)``, except that a subnormal :math:`q_i > 0`
+    gives a finite term here and inf in scipy). With ``zero="clip"`` the clipped ``q`` is
     not renormalised, so the value can be slightly negative when ``p`` puts
     mass near a clipped ``q_i = 1``; it differs from exact KL by at most
     :math:`\ln(1 - \epsilon) \approx -\epsilon`.
@@ -281,7 +336,7 @@ def kl_divergence(
     P, Q, single = _pair(p_true, q_pred, normalize=normalize)
     Qc = _clip_q("kl_divergence", Q, zero, eps)
     scale = _log_scale("kl_divergence", base)
-    d = _rowsum(rel_entr(P, Qc))
+    d = _rowsum(_rel_entr(P, Qc))
     if scale != 1.0:
         d /= scale
     return _out(d, single)
@@ -346,7 +401,7 @@ def kl_divergence_reverse(
     P, Q, single = _pair(p_true, q_pred, normalize=normalize)
     Pc = _clip_q("kl_divergence_reverse", P, zero, eps)
     scale = _log_scale("kl_divergence_reverse", base)
-    d = _rowsum(rel_entr(Q, Pc))
+    d = _rowsum(_rel_entr(Q, Pc))
     if scale != 1.0:
         d /= scale
     return _out(d, single)
@@ -418,8 +473,8 @@ def js_divergence(
 def _jsd(P: FloatArray, Q: FloatArray, scale: float) -> FloatArray:
     M = P + Q
     M *= 0.5
-    t = rel_entr(P, M)
-    t += rel_entr(Q, M)
+    t = _rel_entr(P, M)
+    t += _rel_entr(Q, M)
     d = _rowsum(t)
     # KL(p||m) >= 0; a rounding error of 1e-17 must not turn into NaN under sqrt.
     np.maximum(d, 0.0, out=d)
@@ -532,7 +587,7 @@ def entropy(
     """
     P, single = _as_rows(p, "p", normalize=normalize)
     scale = _log_scale("entropy", base)
-    h = _neg_rowsum(xlogy(P, P))
+    h = _neg_rowsum(_xlogy(P, P))
     if scale != 1.0:
         h /= scale
     return _out(h, single)
@@ -1063,10 +1118,20 @@ def emd(
         text = str(err).replace("`normalize=True`", "`normalize_rows=True`")
         raise DataError(text) from None
     K = P.shape[1]
-    D = np.cumsum(P[:, :-1], axis=1)
-    D -= np.cumsum(Q[:, :-1], axis=1)
-    np.abs(D, out=D)
-    d = _rowsum(D)
+    D = P - Q
+    if K == 1:
+        d = np.zeros(P.shape[0])
+    elif K <= _EMD_COLUMN_LOOP_MAX_K:
+        # A running sum over columns beats np.cumsum(axis=1), whose inner loop is only K long.
+        run = D[:, 0].copy()
+        d = np.abs(run)
+        for k in range(1, K - 1):
+            run += D[:, k]
+            d += np.abs(run)
+    else:
+        C = np.cumsum(D[:, :-1], axis=1)
+        np.abs(C, out=C)
+        d = _rowsum(C)
     if normalize and K > 1:
         d /= K - 1
     return _out(d, single)

@@ -1,0 +1,332 @@
+"""Tests of dissensus.metrics._registry, and shared metric tests driven by its property sets."""
+
+from __future__ import annotations
+
+import math
+import sys
+import types
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dissensus.metrics import (
+    BOUNDED_METRICS,
+    EXPECTED_METRICS,
+    ORDINAL_METRICS,
+    REGISTRY,
+    SYMMETRIC_METRICS,
+    Metric,
+    _registry,
+    entropy,
+    get_metric,
+    list_metrics,
+    register_metric,
+)
+from tests.strategies import simplex_rows
+
+POINTWISE = list_metrics(kind="pointwise")
+ASYMMETRIC = [n for n in POINTWISE if n not in SYMMETRIC_METRICS]
+SIMILARITIES = [n for n in POINTWISE if not REGISTRY[n].lower_is_better]
+#: Divergences and distances: 0 exactly when the prediction equals the target.
+ZERO_AT_IDENTITY = [n for n in POINTWISE if REGISTRY[n].lower_is_better and n != "cross_entropy"]
+
+
+@pytest.fixture
+def clean_registry() -> Iterator[None]:
+    """Let a test register metrics without leaking them into other tests."""
+    saved = dict(_registry._REGISTRY)
+    yield
+    _registry._REGISTRY.clear()
+    _registry._REGISTRY.update(saved)
+
+
+class TestGetMetric:
+    def test_pointwise_entry(self) -> None:
+        m = get_metric("kl_divergence")
+        assert isinstance(m, Metric)
+        assert m.name == "kl_divergence"
+        assert m.kind == "pointwise"
+        assert m.lower_is_better
+        assert not m.symmetric
+        assert not m.needs_posterior
+        assert m.zero_policy
+        assert m.expected == "E[kl_divergence]"
+        assert m.bounds == (0.0, math.inf)
+
+    def test_call_forwards_to_func(self) -> None:
+        m = get_metric("manhattan")
+        np.testing.assert_array_equal(m([[1.0, 0.0]], [[0.0, 1.0]]), [2.0])
+
+    def test_expected_entry(self) -> None:
+        m = get_metric("E[emd]")
+        assert m.kind == "expected"
+        assert m.needs_posterior
+        assert m.pointwise == "emd"
+        assert m.needs_order
+        assert m.lower_is_better
+        assert not m.symmetric
+        assert m.bounds == (0.0, 1.0)
+
+    def test_metric_instance_passes_through(self) -> None:
+        m = get_metric("emd")
+        assert get_metric(m) is m
+
+    def test_unknown_name_suggests_close_matches(self) -> None:
+        with pytest.raises(ValueError, match=r"Unknown metric 'kl-divergence'\. Did you mean "
+                           r"'kl_divergence'.*Available: cross_entropy, kl_divergence"):  # fmt: skip
+            get_metric("kl-divergence")
+        with pytest.raises(ValueError, match=r"Unknown metric 'zzz'\. Available: "):
+            get_metric("zzz")
+
+    def test_expected_form_that_does_not_exist(self) -> None:
+        with pytest.raises(ValueError, match=r"Unknown metric 'E\[chebyshev\]'"):
+            get_metric("E[chebyshev]")
+
+    def test_name_must_be_a_string(self) -> None:
+        with pytest.raises(TypeError, match="The 'name' parameter of get_metric must be a str"):
+            get_metric(3)  # type: ignore[arg-type]
+
+    def test_repr(self) -> None:
+        assert repr(get_metric("E[emd]")) == (
+            "Metric('E[emd]': expected, lower is better, bounds=(0.0, 1.0), ordinal, "
+            "needs posterior)"
+        )
+
+
+class TestListMetrics:
+    def test_default_lists_two_argument_metrics_of_both_kinds(self) -> None:
+        names = list_metrics()
+        assert "entropy" not in names
+        assert "E[entropy]" not in names
+        assert {"cross_entropy", "emd", "E[emd]", "E[cross_entropy]"} <= set(names)
+        assert names == list_metrics(kind="pointwise") + list_metrics(kind="expected")
+
+    def test_unary(self) -> None:
+        assert list_metrics(unary=True) == ["entropy", "E[entropy]"]
+        assert len(list_metrics(unary=None)) == len(REGISTRY)
+
+    def test_filters(self) -> None:
+        assert list_metrics(needs_order=True) == ["emd", "E[emd]"]
+        assert set(list_metrics(symmetric=False, kind="pointwise")) == {
+            "cross_entropy",
+            "kl_divergence",
+            "kl_divergence_reverse",
+        }
+        assert "cross_entropy" in list_metrics(bounded=False)
+        assert "clark" in list_metrics(bounded=True)
+
+    def test_bad_kind(self) -> None:
+        with pytest.raises(ValueError, match="The 'kind' parameter of list_metrics must be one"):
+            list_metrics(kind="pointwize")  # type: ignore[arg-type]
+
+    def test_property_sets(self) -> None:
+        assert {"emd", "E[emd]"} == ORDINAL_METRICS
+        assert "js_distance" in SYMMETRIC_METRICS
+        assert "kl_divergence" not in SYMMETRIC_METRICS
+        assert "hellinger" in BOUNDED_METRICS
+        assert "kl_divergence" not in BOUNDED_METRICS
+        assert all(n.startswith("E[") for n in EXPECTED_METRICS)
+        # every expected form named on a pointwise entry is registered, and links back
+        for name in [*POINTWISE, "entropy"]:
+            exp = REGISTRY[name].expected
+            if exp is not None:
+                assert REGISTRY[exp].pointwise == name
+
+    def test_registry_is_read_only(self) -> None:
+        with pytest.raises(TypeError):
+            REGISTRY["x"] = get_metric("emd")  # type: ignore[index]
+
+
+class TestRegisterMetric:
+    @pytest.mark.usefixtures("clean_registry")
+    def test_register_and_look_up(self) -> None:
+        def tv(p: Any, q: Any, /) -> np.ndarray:
+            return 0.5 * np.abs(np.asarray(p) - np.asarray(q)).sum(axis=1)
+
+        m = register_metric("tv", tv, lower_is_better=True, bounds=(0, 1), symmetric=True)
+        assert get_metric("tv") is m
+        assert m.label == "tv"
+        assert m.bounds == (0.0, 1.0)
+        assert "tv" in list_metrics(symmetric=True)
+        with pytest.raises(ValueError, match="already registered; pass overwrite=True"):
+            register_metric("tv", tv, lower_is_better=True)
+        m2 = register_metric("tv", tv, lower_is_better=False, overwrite=True)
+        assert get_metric("tv") is m2
+
+    @pytest.mark.usefixtures("clean_registry")
+    def test_expected_kind_needs_expected_name(self) -> None:
+        with pytest.raises(ValueError, match=r"named 'E\[<pointwise name>\]'"):
+            register_metric("my_expected", entropy, lower_is_better=True, kind="expected")
+        with pytest.raises(ValueError, match=r"named 'E\[<pointwise name>\]'"):
+            register_metric("E[mine]", entropy, lower_is_better=True)
+        m = register_metric("E[mine]", entropy, lower_is_better=True, kind="expected")
+        assert m.needs_posterior
+
+    def test_bad_arguments(self) -> None:
+        with pytest.raises(TypeError, match="'func' parameter of register_metric must be call"):
+            register_metric("x", 3, lower_is_better=True)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match=r"low <= high"):
+            register_metric("x", entropy, lower_is_better=True, bounds=(1, 0))
+        with pytest.raises(ValueError, match="non-empty"):
+            register_metric("", entropy, lower_is_better=True)
+        with pytest.raises(ValueError, match="The 'kind' parameter of register_metric"):
+            register_metric("x", entropy, lower_is_better=True, kind="other")  # type: ignore[arg-type]
+        assert "x" not in REGISTRY
+
+
+class TestExpectedForwarding:
+    """Expected entries import dissensus.metrics.expected on the first call."""
+
+    def test_forwards_arguments(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        calls = []
+
+        def fake_emd(alpha: Any, q: Any, /, **kwargs: Any) -> np.ndarray:
+            calls.append((alpha, q, kwargs))
+            return np.array([0.25])
+
+        module = types.ModuleType("dissensus.metrics.expected")
+        module.emd = fake_emd  # type: ignore[attr-defined]
+        monkeypatch.setitem(sys.modules, "dissensus.metrics.expected", module)
+        got = get_metric("E[emd]")("ALPHA", "Q", zero="clip")
+        np.testing.assert_array_equal(got, [0.25])
+        assert calls == [("ALPHA", "Q", {"zero": "clip"})]
+
+    def test_missing_function(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        module = types.ModuleType("dissensus.metrics.expected")
+        monkeypatch.setitem(sys.modules, "dissensus.metrics.expected", module)
+        with pytest.raises(NotImplementedError, match="has no function 'emd'"):
+            get_metric("E[emd]")([[1.0, 1.0]], [[0.5, 0.5]])
+
+    @pytest.mark.parametrize("name", sorted(EXPECTED_METRICS))
+    def test_expected_module_provides_every_entry(self, name: str) -> None:
+        expected = pytest.importorskip("dissensus.metrics.expected")
+        assert callable(getattr(expected, get_metric(name).pointwise or "", None))
+
+    @pytest.mark.parametrize("name", list_metrics(kind="expected"))
+    def test_expected_matches_monte_carlo_of_the_pointwise_metric(self, name: str) -> None:
+        # The registry pairs E[f](alpha, q) with f(p, q): check the pairing and the argument
+        # order against the mean of f over Dirichlet draws of p (not a test of the formulas,
+        # which tests/metrics/test_expected.py does precisely).
+        pytest.importorskip("dissensus.metrics.expected")
+        metric = get_metric(name)
+        pointwise = get_metric(metric.pointwise or "")
+        rng = np.random.default_rng(7)
+        alpha = np.array([[2.0, 1.5, 3.0, 1.0], [0.7, 4.0, 1.0, 2.5]])
+        q = np.array([[0.1, 0.2, 0.3, 0.4], [0.25, 0.35, 0.15, 0.25]])
+        got = metric(alpha, q)
+        assert got.shape == (2,)
+        for i in range(2):
+            draws = rng.dirichlet(alpha[i], size=40_000)
+            vals = pointwise(draws, q[i])
+            mc, se = vals.mean(), vals.std() / math.sqrt(len(vals))
+            assert got[i] == pytest.approx(mc, abs=6 * se + 1e-9), (name, i)
+
+
+# --------------------------------------------------------------------------- shared properties
+
+
+@st.composite
+def prob_pairs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray]:
+    p = draw(simplex_rows())
+    q = draw(simplex_rows(n=p.shape[0], k=p.shape[1]))
+    return p, q
+
+
+class TestSharedProperties:
+    """Every metric is checked against what its registry entry claims."""
+
+    @pytest.mark.parametrize("name", sorted(SYMMETRIC_METRICS))
+    @settings(max_examples=25, deadline=None)
+    @given(pq=prob_pairs())
+    def test_symmetric(self, name: str, pq: tuple[np.ndarray, np.ndarray]) -> None:
+        p, q = pq
+        f = get_metric(name)
+        np.testing.assert_allclose(f(p, q), f(q, p), rtol=1e-12, atol=1e-14)
+
+    @pytest.mark.parametrize("name", ASYMMETRIC)
+    def test_asymmetric_claims_are_true(self, name: str) -> None:
+        f = get_metric(name)
+        p, q = np.array([[0.7, 0.2, 0.1]]), np.array([[0.3, 0.3, 0.4]])
+        assert abs(f(p, q)[0] - f(q, p)[0]) > 1e-3
+
+    @pytest.mark.parametrize("name", sorted(n for n in BOUNDED_METRICS if n in POINTWISE))
+    @settings(max_examples=25, deadline=None)
+    @given(pq=prob_pairs())
+    def test_within_bounds(self, name: str, pq: tuple[np.ndarray, np.ndarray]) -> None:
+        p, q = pq
+        f = get_metric(name)
+        low, high = f.bounds_for(p.shape[1])
+        got = f(p, q)
+        assert (got >= low - 1e-12).all()
+        assert (got <= high + 1e-12).all()
+        g_low, g_high = f.bounds
+        assert g_low <= low
+        assert high <= g_high
+
+    @pytest.mark.parametrize("name", sorted(n for n in BOUNDED_METRICS if n in POINTWISE))
+    def test_bounds_are_attained(self, name: str) -> None:
+        # disjoint one-hot targets at the ends of the scale reach the upper bound (K = 2)
+        f = get_metric(name)
+        low, high = f.bounds_for(2)
+        far = f([[1.0, 0.0]], [[0.0, 1.0]])[0]
+        same = f([[1.0, 0.0]], [[1.0, 0.0]])[0]
+        best, worst = (low, high) if f.lower_is_better else (high, low)
+        assert same == pytest.approx(best, abs=1e-12)
+        assert far == pytest.approx(worst, abs=1e-12)
+
+    @pytest.mark.parametrize("name", ZERO_AT_IDENTITY)
+    @settings(max_examples=25, deadline=None)
+    @given(p=simplex_rows())
+    def test_identity_gives_zero(self, name: str, p: np.ndarray) -> None:
+        got = get_metric(name)(p, p)
+        np.testing.assert_allclose(got, 0.0, atol=1e-12)
+        assert (got >= 0).all()
+
+    @pytest.mark.parametrize("name", SIMILARITIES)
+    @settings(max_examples=25, deadline=None)
+    @given(p=simplex_rows())
+    def test_identity_gives_one_for_similarities(self, name: str, p: np.ndarray) -> None:
+        np.testing.assert_allclose(get_metric(name)(p, p), 1.0, atol=1e-12)
+
+    @settings(max_examples=25, deadline=None)
+    @given(p=simplex_rows())
+    def test_cross_entropy_at_identity_is_entropy(self, p: np.ndarray) -> None:
+        np.testing.assert_allclose(get_metric("cross_entropy")(p, p), entropy(p), atol=1e-12)
+
+    @pytest.mark.parametrize("name", POINTWISE)
+    @settings(max_examples=20, deadline=None)
+    @given(pq=prob_pairs(), data=st.data())
+    def test_class_order(self, name: str, pq: tuple[np.ndarray, np.ndarray], data: Any) -> None:
+        # Metrics that ignore the order are invariant under a common column permutation.
+        p, q = pq
+        f = get_metric(name)
+        perm = np.array(data.draw(st.permutations(range(p.shape[1]))))
+        if not f.needs_order:
+            np.testing.assert_allclose(f(p[:, perm], q[:, perm]), f(p, q), rtol=1e-12, atol=1e-14)
+
+    @pytest.mark.parametrize("name", sorted(n for n in ORDINAL_METRICS if n in POINTWISE))
+    def test_ordinal_claims_are_true(self, name: str) -> None:
+        f = get_metric(name)
+        p, q = np.array([[1.0, 0.0, 0.0]]), np.array([[0.0, 0.0, 1.0]])
+        perm = [1, 0, 2]
+        assert f(p, q)[0] != pytest.approx(f(p[:, perm], q[:, perm])[0])
+
+    @pytest.mark.parametrize("name", sorted(n for n in POINTWISE if not REGISTRY[n].bounded))
+    def test_unbounded_claims_are_true(self, name: str) -> None:
+        f = get_metric(name)
+        assert math.isinf(f.bounds[1])
+        assert (
+            np.isinf(f([[0.5, 0.5]], [[1.0, 0.0]])).any()
+            or np.isinf(f([[1.0, 0.0]], [[0.5, 0.5]])).any()
+        )
+
+    def test_entropy_bounds(self) -> None:
+        m = get_metric("entropy")
+        assert m.unary
+        assert m.bounds_for(4) == (0.0, math.log(4))
+        assert m.bounded
+        assert float(m(np.full((1, 4), 0.25))[0]) == pytest.approx(math.log(4))
