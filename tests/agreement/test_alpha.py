@@ -1,0 +1,161 @@
+"""Tests of dissensus.agreement._alpha (krippendorff_alpha)."""
+
+from __future__ import annotations
+
+import tracemalloc
+import warnings
+
+import krippendorff
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import assume, given, settings
+
+from dissensus import Annotations, DegenerateAgreementWarning, LabelCounts, Scale
+from dissensus.agreement import krippendorff_alpha
+from dissensus.agreement._alpha import _make_core
+from dissensus.agreement._common import patterns
+from tests.strategies import rater_matrices
+
+LEVELS = ["nominal", "ordinal", "interval", "ratio"]
+
+
+def _counts(vals: np.ndarray, k: int) -> np.ndarray:
+    return np.stack([(vals == v).sum(axis=0) for v in range(1, k + 1)], axis=1)
+
+
+class TestKrippendorffAlpha:
+    @pytest.mark.parametrize("level", LEVELS)
+    @settings(max_examples=40, deadline=None)
+    @given(vals=rater_matrices(max_items=20, max_raters=6, max_k=5))
+    def test_equals_krippendorff_package(self, vals: np.ndarray, level: str) -> None:
+        k = int(np.nanmax(vals)) if np.isfinite(vals).any() else 1
+        X = _counts(vals, max(k, 2))
+        X = X[X.sum(axis=1) >= 2]
+        assume(len(X) > 0 and (X.sum(axis=0) > 0).sum() >= 2)
+        lc = LabelCounts.from_array(X, scale=list(range(1, X.shape[1] + 1)))
+        got = krippendorff_alpha(lc, level=level).value
+        ref = krippendorff.alpha(
+            reliability_data=vals,
+            level_of_measurement=level,
+            value_domain=list(range(1, X.shape[1] + 1)),
+        )
+        assert got == pytest.approx(ref, abs=1e-10)
+
+    def test_array_labels_are_positions(self) -> None:
+        # For an array the labels are 0..K-1: interval distance between columns 0 and 2 is 4.
+        X = np.array([[1, 0, 1], [2, 0, 0], [0, 0, 2], [0, 2, 0]])
+        lc = LabelCounts.from_array(X, scale=[0, 1, 2])
+        assert krippendorff_alpha(X, level="interval").value == pytest.approx(
+            krippendorff_alpha(lc, level="interval").value
+        )
+
+    def test_ordinal_uses_scale_order_not_values(self) -> None:
+        X = np.array([[1, 1, 0], [0, 1, 1], [2, 0, 0], [0, 0, 2], [0, 2, 0]])
+        a = krippendorff_alpha(
+            LabelCounts.from_array(X, scale=Scale.ordinal([1, 2, 3])), level="ordinal"
+        )
+        b = krippendorff_alpha(
+            LabelCounts.from_array(X, scale=Scale.ordinal([1, 10, 100])), level="ordinal"
+        )
+        assert a.value == pytest.approx(b.value)
+
+    def test_string_labels_refused_for_interval(self) -> None:
+        lc = LabelCounts.from_array([[1, 1], [2, 0]], scale=["lo", "hi"])
+        with pytest.raises(TypeError, match="needs numeric labels"):
+            krippendorff_alpha(lc, level="interval")
+
+    def test_bad_level(self) -> None:
+        with pytest.raises(ValueError, match="'level' parameter of krippendorff_alpha"):
+            krippendorff_alpha([[1, 1]], level="cardinal")  # type: ignore[arg-type]
+
+    def test_one_category_is_nan_with_reason(self) -> None:
+        with pytest.warns(DegenerateAgreementWarning, match="expected disagreement is 0"):
+            r = krippendorff_alpha([[3, 0], [2, 0]])
+        assert np.isnan(r.value)
+        assert "expected disagreement is 0" in r.note
+
+    def test_single_rated_items_excluded_and_counted(self) -> None:
+        with pytest.warns(DegenerateAgreementWarning, match="1 of 3 items have fewer than 2"):
+            r = krippendorff_alpha([[1, 1], [0, 2], [1, 0]])
+        assert r.n_items == 2
+        assert r.n_items_excluded == 1
+        assert r.n_annotations == 4
+
+    def test_nothing_pairable(self) -> None:
+        with (
+            pytest.warns(DegenerateAgreementWarning, match="fewer than 2"),
+            pytest.warns(DegenerateAgreementWarning, match="nothing is pairable"),
+        ):
+            r = krippendorff_alpha([[1, 0], [0, 1]])
+        assert np.isnan(r.value)
+
+    def test_from_annotations(self) -> None:
+        df = {
+            "item": [1, 1, 2, 2, 3, 3, 3],
+            "annotator": ["a", "b", "a", "b", "a", "b", "c"],
+            "label": [1, 1, 2, 3, 3, 3, 1],
+        }
+        ann = Annotations.from_frame(pd.DataFrame(df))
+        ref = krippendorff.alpha(
+            reliability_data=[[1, 2, 3], [1, 3, 3], [np.nan, np.nan, 1]],
+            level_of_measurement="interval",
+        )
+        assert krippendorff_alpha(ann, level="interval").value == pytest.approx(ref, abs=1e-12)
+
+    def test_memory_two_raters_200_continuous_values(self) -> None:
+        # The issue's bound: 2 raters x 200 distinct interval values under 50 MB.
+        rng = np.random.default_rng(0)
+        a = rng.normal(size=200).round(6)
+        b = (a + rng.normal(scale=0.3, size=200)).round(6)
+        df = pd.DataFrame(
+            {
+                "item": np.tile(np.arange(200), 2),
+                "annotator": np.repeat(["a", "b"], 200),
+                "label": np.concatenate([a, b]),
+            }
+        )
+        ann = Annotations.from_frame(df)
+        tracemalloc.start()
+        r = krippendorff_alpha(ann, level="interval")
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert peak < 50 * 2**20
+        ref = krippendorff.alpha(
+            reliability_data=np.vstack([a, b]), level_of_measurement="interval"
+        )
+        assert r.value == pytest.approx(ref, abs=1e-9)
+
+    @pytest.mark.parametrize("level", LEVELS)
+    def test_ci_brackets_estimate_and_is_seeded(self, level: str) -> None:
+        rng = np.random.default_rng(3)
+        truth = rng.integers(1, 5, size=200)
+        R = np.where(rng.random((200, 4)) < 0.8, truth[:, None], rng.integers(1, 5, (200, 4)))
+        X = np.stack([(v == R).sum(axis=1) for v in range(1, 5)], axis=1)
+        lc = LabelCounts.from_array(X, scale=[1, 2, 3, 4])
+        r1 = krippendorff_alpha(lc, level=level, ci=0.9, n_boot=300, seed=5)
+        r2 = krippendorff_alpha(lc, level=level, ci=0.9, n_boot=300, seed=5)
+        assert r1.ci == r2.ci
+        assert r1.ci is not None
+        assert r1.ci.low < r1.value < r1.ci.high
+        rb = krippendorff_alpha(lc, level=level, ci=0.9, n_boot=300, seed=5, ci_method="bca")
+        assert rb.ci is not None
+        assert rb.ci.low < rb.value < rb.ci.high
+
+    def test_bootstrap_matches_explicit_resampling(self) -> None:
+        # One resample through the weights equals alpha of the resampled items.
+        rng = np.random.default_rng(1)
+        X = rng.integers(0, 3, size=(40, 4))
+        X = X[X.sum(axis=1) >= 2]
+        rows, _, inverse = patterns(X)
+        idx = rng.integers(0, len(X), size=len(X))
+        w_items = np.bincount(idx, minlength=len(X))
+        w = np.bincount(inverse, weights=w_items, minlength=len(rows))
+        for level in ("nominal", "ordinal", "interval"):
+            v = np.arange(4.0)
+            core = _make_core(level, None if level == "ordinal" else v)
+            got = core(rows.astype(float), w[None, :].astype(float))[0]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DegenerateAgreementWarning)
+                ref = krippendorff_alpha(X[idx], level=level).value
+            assert got == pytest.approx(ref, abs=1e-12)

@@ -1,0 +1,239 @@
+"""Tests of dissensus.agreement._multirater (Fleiss family, AC1/AC2, Brennan-Prediger)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import assume, given, settings
+from irrCAC.raw import CAC
+from scipy import stats
+from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
+from dissensus import DegenerateAgreementWarning, LabelCounts, load_example
+from dissensus.agreement import (
+    brennan_prediger,
+    chance_agreement,
+    fleiss_category_kappa,
+    fleiss_kappa,
+    gwet_ac1,
+    gwet_ac2,
+    observed_agreement,
+    percent_agreement,
+)
+from tests.strategies import rater_matrices
+
+
+# irrCAC rounds its estimates to 5 decimals, hence the 1e-5 tolerances.
+def _irrcac(R: np.ndarray, k: int) -> object:
+    return CAC(pd.DataFrame(R), categories=list(range(1, k + 1)))
+
+
+class TestFleissKappa:
+    def test_seed_worked_example(self) -> None:
+        # MLRD lecture notes (seed 002): P_a .5804, P_e .288, kappa .41.
+        r = fleiss_kappa(load_example("course_29"))
+        assert r.parts["observed_agreement"] == pytest.approx(
+            0.5804, abs=1e-4
+        )  # .58046, printed truncated
+        assert r.parts["chance_agreement"] == pytest.approx(0.288, abs=5e-4)
+        assert float(r) == pytest.approx(0.41, abs=5e-3)
+        assert r.n_items == 29
+        assert r.n_annotations == 116
+
+    @settings(max_examples=60, deadline=None)
+    @given(vals=rater_matrices(max_items=25, max_raters=8, max_k=5, missing=False))
+    def test_equals_statsmodels_on_complete_data(self, vals: np.ndarray) -> None:
+        k = 5
+        X = np.stack([(v == vals.T).sum(axis=1) for v in range(1, k + 1)], axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ref = sm_fleiss(X, method="fleiss")
+        if np.isfinite(ref):
+            assert fleiss_kappa(X).value == pytest.approx(ref, abs=1e-10)
+        else:
+            with pytest.warns(DegenerateAgreementWarning):
+                assert np.isnan(fleiss_kappa(X).value)
+
+    @settings(max_examples=25, deadline=None)
+    @given(vals=rater_matrices(max_items=20, max_raters=6, max_k=4))
+    def test_equals_irrcac_with_missing_ratings(self, vals: np.ndarray) -> None:
+        R = vals.T
+        R = R[np.isfinite(R).sum(axis=1) >= 2]
+        k = 4
+        X = np.stack([(v == R).sum(axis=1) for v in range(1, k + 1)], axis=1)
+        assume(len(X) >= 2 and (X.sum(axis=0) > 0).sum() >= 2)
+        got = fleiss_kappa(X)
+        ref = _irrcac(R, k).fleiss()["est"]  # type: ignore[attr-defined]
+        assert got.value == pytest.approx(ref["coefficient_value"], abs=1e-5 + 1e-12)
+        assert got.se == pytest.approx(ref["se"], abs=1e-5 + 1e-12)
+
+    def test_single_rated_items_excluded_with_warning(self) -> None:
+        with pytest.warns(DegenerateAgreementWarning, match="1 of 3 items"):
+            r = fleiss_kappa([[2, 1], [1, 0], [0, 3]])
+        assert r.n_items_excluded == 1
+        assert r.n_items == 2
+
+    def test_one_category_everywhere_is_nan(self) -> None:
+        with pytest.warns(DegenerateAgreementWarning, match="chance agreement is 1"):
+            r = fleiss_kappa([[3, 0], [4, 0]])
+        assert np.isnan(float(r))
+        assert "expected disagreement is 0" in r.note
+
+    def test_single_annotator_is_nan(self) -> None:
+        with (
+            pytest.warns(DegenerateAgreementWarning, match="3 of 3 items have fewer than 2"),
+            pytest.warns(DegenerateAgreementWarning, match="no item has two or more ratings"),
+        ):
+            r = fleiss_kappa([[1, 0], [0, 1], [1, 0]])
+        assert np.isnan(r.value)
+        assert r.n_items == 0
+        assert r.n_items_excluded == 3
+
+    def test_z_test_two_sided(self) -> None:
+        r = fleiss_kappa(load_example("course_29"))
+        assert r.z == pytest.approx(r.value / r.parts["se0"])
+        assert r.p_value == pytest.approx(2 * stats.norm.sf(abs(r.z)))
+
+    def test_variable_raters_reduce_to_fixed(self) -> None:
+        # Doubling every count keeps the category shares; P_a changes; the result stays finite.
+        X = load_example("course_29").values
+        assert np.isfinite(fleiss_kappa(2 * X).value)
+
+    def test_ci_and_float(self) -> None:
+        r = fleiss_kappa(load_example("course_29"), ci=0.95, n_boot=500, seed=1)
+        assert r.ci is not None
+        assert r.ci.low < float(r) < r.ci.high
+        assert "95% CI" in repr(r)
+
+    def test_bad_ci_method(self) -> None:
+        with pytest.raises(ValueError, match="'ci_method' parameter of fleiss_kappa"):
+            fleiss_kappa([[1, 1]], ci=0.9, ci_method="normal")  # type: ignore[arg-type]
+
+    def test_bad_ci_level(self) -> None:
+        with pytest.raises(ValueError, match="'ci' parameter of fleiss_kappa must be in"):
+            fleiss_kappa([[1, 1]], ci=95)
+
+    def test_dataframe_refused_with_advice(self) -> None:
+        with pytest.raises(TypeError, match="say what it holds"):
+            fleiss_kappa(pd.DataFrame([[1, 1]]))
+
+    def test_label_permutation_invariant(self) -> None:
+        X = load_example("course_29").values
+        assert fleiss_kappa(X[:, ::-1]).value == pytest.approx(fleiss_kappa(X).value)
+
+
+class TestFleissCategoryKappa:
+    def test_weighted_mean_is_overall_kappa(self) -> None:
+        # Fleiss (1971): kappa = sum_j p_j q_j kappa_j / sum_j p_j q_j (fixed m).
+        lc = load_example("course_29")
+        kj = fleiss_category_kappa(lc).to_numpy()
+        p = lc.values.sum(axis=0) / lc.values.sum()
+        pq = p * (1 - p)
+        assert (pq * kj).sum() / pq.sum() == pytest.approx(fleiss_kappa(lc).value)
+
+    def test_indexed_by_label(self) -> None:
+        s = fleiss_category_kappa(LabelCounts.from_array([[1, 1], [2, 0]], scale=["x", "y"]))
+        assert s.index.tolist() == ["x", "y"]
+
+
+class TestObservedAgreement:
+    def test_seed_five_raters(self) -> None:
+        # Seed 002: 5 raters split 3/2 -> 4 of 10 pairs agree.
+        assert observed_agreement([[3, 2]]) == pytest.approx(0.4)
+
+    def test_nan_without_pairs(self) -> None:
+        with (
+            pytest.warns(DegenerateAgreementWarning, match="fewer than 2"),
+            pytest.warns(DegenerateAgreementWarning, match="no item has two"),
+        ):
+            assert np.isnan(observed_agreement([[1, 0]]))
+
+
+class TestChanceAgreement:
+    @pytest.mark.parametrize(
+        ("shares", "expected"),
+        # Seed 002's three examples of P_e.
+        [([0.5, 0.5], 0.5), ([0.95, 0.05], 0.905), ([0.25] * 4, 0.25)],
+    )
+    def test_seed_examples(self, shares: list[float], expected: float) -> None:
+        X = np.round(np.asarray(shares) * 100).astype(int)[None, :]
+        assert chance_agreement(X) == pytest.approx(expected)
+
+
+class TestPercentAgreement:
+    def test_unanimous_share(self) -> None:
+        r = percent_agreement([[3, 0], [2, 1], [0, 3], [1, 1]])
+        assert float(r) == pytest.approx(0.5)
+        assert r.se == pytest.approx(np.sqrt(0.25 / 4))
+
+    def test_ci(self) -> None:
+        r = percent_agreement(load_example("course_29"), ci=0.9, n_boot=200)
+        assert r.ci is not None
+        assert r.ci.low <= r.value <= r.ci.high
+
+
+class TestGwetAc1:
+    @settings(max_examples=20, deadline=None)
+    @given(vals=rater_matrices(max_items=20, max_raters=5, max_k=4, missing=False))
+    def test_equals_irrcac_on_complete_data(self, vals: np.ndarray) -> None:
+        # irrCAC (python) counts NaN as a category, so compare on complete data.
+        R = vals.T
+        k = 4
+        X = np.stack([(v == R).sum(axis=1) for v in range(1, k + 1)], axis=1)
+        got = gwet_ac1(X)
+        ref = _irrcac(R, k).gwet()["est"]  # type: ignore[attr-defined]
+        assume(np.isfinite(ref["coefficient_value"]))
+        assert got.value == pytest.approx(ref["coefficient_value"], abs=1e-5 + 1e-12)
+        assert got.se == pytest.approx(ref["se"], abs=1e-5 + 1e-12)
+
+    def test_table_and_data_exclusive(self) -> None:
+        with pytest.raises(TypeError, match="either `data` or `table=`"):
+            gwet_ac1([[1, 1]], table=[[1, 0], [0, 1]])
+        with pytest.raises(TypeError, match="needs `data`"):
+            gwet_ac1()
+
+    def test_high_agreement_paradox(self) -> None:
+        # Skewed prevalence: kappa collapses, AC1 stays high (Gwet 2008's motivation).
+        X = np.array([[2, 0]] * 95 + [[1, 1]] * 4 + [[0, 2]] * 1)
+        assert gwet_ac1(X).value > 0.9
+        assert fleiss_kappa(X).value < 0.4
+
+
+class TestGwetAc2:
+    def test_identity_weights_give_ac1(self) -> None:
+        X = load_example("course_29")
+        assert gwet_ac2(X, weights=np.eye(5)).value == pytest.approx(gwet_ac1(X).value)
+
+    @settings(max_examples=15, deadline=None)
+    @given(vals=rater_matrices(max_items=15, max_raters=4, max_k=4, missing=False))
+    def test_equals_irrcac_quadratic(self, vals: np.ndarray) -> None:
+        R = vals.T
+        k = 4
+        X = np.stack([(v == R).sum(axis=1) for v in range(1, k + 1)], axis=1)
+        ref = CAC(pd.DataFrame(R), categories=[1, 2, 3, 4], weights="quadratic").gwet()["est"]
+        assume(np.isfinite(ref["coefficient_value"]))
+        assert gwet_ac2(X, weights="quadratic").value == pytest.approx(
+            ref["coefficient_value"], abs=1e-5 + 1e-12
+        )
+
+    def test_bad_weights(self) -> None:
+        with pytest.raises(ValueError, match="'weights' parameter of gwet_ac2"):
+            gwet_ac2([[1, 1]], weights="cubic")  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match=r"a \(2, 2\) matrix"):
+            gwet_ac2([[1, 1]], weights=np.eye(3))
+
+
+class TestBrennanPrediger:
+    def test_chance_is_one_over_k(self) -> None:
+        r = brennan_prediger(load_example("course_29"))
+        assert r.parts["chance_agreement"] == pytest.approx(0.2)
+
+    @settings(max_examples=15, deadline=None)
+    @given(vals=rater_matrices(max_items=20, max_raters=5, max_k=4, missing=False))
+    def test_equals_irrcac(self, vals: np.ndarray) -> None:
+        R = vals.T
+        X = np.stack([(v == R).sum(axis=1) for v in range(1, 5)], axis=1)
+        ref = _irrcac(R, 4).bp()["est"]  # type: ignore[attr-defined]
+        got = brennan_prediger(X)
+        assert got.value == pytest.approx(ref["coefficient_value"], abs=1e-5 + 1e-12)
+        assert got.se == pytest.approx(ref["se"], abs=1e-5 + 1e-12)
