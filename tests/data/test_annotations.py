@@ -106,9 +106,7 @@ class TestFromFrame:
     def test_missing_values_named_by_file_line(self):
         df = _long().set_axis(pd.RangeIndex(2, 8, name="line"))
         df.loc[3, "item"] = None
-        with pytest.raises(
-            DataError, match=r"Missing 'item' values in f\.csv: 1 in f\.csv line 3;"
-        ):
+        with pytest.raises(DataError, match=r"Missing 'item' values in f\.csv: 1 in line 3;"):
             Annotations.from_frame(df, source="f.csv")
 
     def test_dropna_reports_what_it_dropped(self):
@@ -136,7 +134,7 @@ class TestFromFrame:
 
     def test_labels_off_scale_show_file_lines(self):
         df = _long().set_axis(pd.RangeIndex(2, 8, name="line"))
-        with pytest.raises(DataError, match=r"in a\.csv are not on the scale.*a\.csv lines 5, 6"):
+        with pytest.raises(DataError, match=r"in a\.csv are not on the scale.* at lines 5, 6"):
             Annotations.from_frame(df, scale=[1, 2], source="a.csv")
 
     def test_string_labels_against_numeric_scale(self):

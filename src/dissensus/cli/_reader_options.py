@@ -13,11 +13,13 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
 
+from dissensus._exceptions import DissensusWarning
 from dissensus.data import Annotations, Label, Scale, read_annotations
 
 __all__ = ["READER_OPTION_NAMES", "load_annotations", "parse_labels", "reader_options"]
@@ -140,7 +142,10 @@ def load_annotations(path: str, **options: Any) -> Annotations:
     """Read ``path`` with the options collected by :func:`reader_options`.
 
     Options that are not reader options are ignored, so a command can pass
-    all of its keyword arguments.
+    all of its keyword arguments. What the readers report with a
+    :class:`DissensusWarning` (dropped repeats, rows dropped by
+    ``--dropna``, a disagreeing LeWiDi soft label) is printed as one line on
+    stderr, ``dissensus: warning: …``.
     """
     fmt = options.get("format")
     layout = options.get("layout") or "long"
@@ -168,4 +173,12 @@ def load_annotations(path: str, **options: Any) -> Annotations:
         label=options.get("label") or "label",
         annotators=_columns(options.get("annotators")) or None,
     )
-    return read_annotations(path, fmt, **kwargs)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DissensusWarning)
+        ann = read_annotations(path, fmt, **kwargs)
+    for w in caught:
+        if issubclass(w.category, DissensusWarning):
+            click.echo(f"dissensus: warning: {' '.join(str(w.message).split())}", err=True)
+        else:  # not ours: let Python's filters decide
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return ann

@@ -26,6 +26,8 @@ def _locations(
 ) -> str:
     """Name rows for an error message: file lines when read from a file.
 
+    The messages name the file once (``in <source>``); this says where in it.
+
     With a ``source``, the index holds file positions; its name says which
     kind (``"line"`` by default, ``"row"`` for Parquet, ``"record"`` for
     JSON records keyed by item id).
@@ -37,7 +39,7 @@ def _locations(
     if source is not None:
         word = index.name if index.name in ("line", "row", "record") else "line"
         shown = ", ".join(map(repr if word == "record" else str, labels))
-        return f"{source} {word}{plural} {shown}{tail}"
+        return f"{word}{plural} {shown}{tail}"
     return f"row{plural} {', '.join(map(repr, labels))}{tail}"
 
 

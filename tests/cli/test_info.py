@@ -1,0 +1,160 @@
+"""Tests of dissensus.cli._info (`dissensus info FILE`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dissensus import Annotations
+from dissensus.cli import EXIT_BAD_INPUT, EXIT_OK, cli, main
+from dissensus.cli._info import format_info, info_command
+from tests.conftest import shared_path
+
+if "info" not in cli.commands:  # until the command is registered in cli/_commands.py
+    cli.add_command(info_command)
+
+CSV = "item,annotator,label,year\n1,a,2,2020\n1,b,3,2020\n2,a,3,2021\n2,b,3,2021\n2,c,1,2021\n"
+
+
+def _write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+class TestFormatInfo:
+    def test_sections(self):
+        df = pd.DataFrame(
+            {"item": [1, 1, 2], "annotator": ["a", "b", "a"], "label": ["x", "y", "x"]}
+        )
+        text = format_info(Annotations.from_frame(df), title="demo")
+        assert text.startswith("demo\n")
+        assert "items                2" in text
+        assert "annotators           2" in text
+        assert "annotations          3" in text
+        assert "annotations per item: min 1, median 1.5, max 2, mean 1.50" in text
+        assert "labels (nominal, 2):" in text
+        assert "x         2   66.7%" in text
+
+    def test_binned_histogram(self):
+        rng = np.random.default_rng(0)
+        n = rng.integers(1, 60, size=200)
+        items = np.repeat(np.arange(200), n)
+        df = pd.DataFrame({"item": items, "label": rng.integers(1, 4, size=items.size)})
+        text = format_info(Annotations.from_frame(df, annotator=None))
+        bars = [line for line in text.splitlines() if "│" in line]
+        assert 2 <= len(bars) <= 12
+        assert sum(int(line.rsplit(" ", 1)[1].replace(",", "")) for line in bars) == 200
+        assert "annotators        none (no annotator ids)" in text
+
+
+class TestInfoCommand:
+    def test_csv(self, tmp_path, capsys):
+        code, out, err = _run(capsys, "info", _write(tmp_path, "a.csv", CSV), "--meta", "year")
+        assert code == EXIT_OK, err
+        assert "items                2" in out
+        assert "annotators           3" in out
+        assert "annotations          5" in out
+        assert "annotations per item: min 2, median 2.5, max 3" in out
+        assert "    2 │ ██████████████████████████████ 1" in out
+        assert "labels (ordinal, 3):" in out
+        assert "3         3   60.0%" in out
+        assert (
+            "year: 2 distinct (2021: 1, 2020: 1)" in out
+            or "year: 2 distinct (2020: 1, 2021: 1)" in out
+        )
+        assert err == ""
+
+    def test_labels_and_nominal(self, tmp_path, capsys):
+        path = _write(tmp_path, "a.csv", CSV)
+        code, out, _ = _run(capsys, "info", path, "--labels", "3,2,1,0", "--nominal")
+        assert code == EXIT_OK
+        assert "labels (nominal, 4):" in out
+        lines = [
+            line.split()[0] for line in out.split("labels (nominal, 4):")[1].strip().splitlines()
+        ]
+        assert lines == ["3", "2", "1", "0"]
+
+    def test_wide(self, tmp_path, capsys):
+        path = _write(tmp_path, "w.tsv", "item\tr1\tr2\nx\tPOS\tNEG\ny\t\tPOS\n")
+        code, out, _ = _run(capsys, "info", path, "--layout", "wide", "--annotators", "r1,r2")
+        assert code == EXIT_OK
+        assert "annotations          3" in out
+
+    def test_custom_columns_and_no_annotator(self, tmp_path, capsys):
+        path = _write(tmp_path, "a.csv", "task,y\nt1,1\nt1,0\n")
+        code, out, _ = _run(
+            capsys, "info", path, "--item", "task", "--label", "y", "--no-annotator"
+        )
+        assert code == EXIT_OK
+        assert "none (no annotator ids)" in out
+
+    def test_warnings_become_one_line_notes(self, tmp_path, capsys):
+        path = _write(tmp_path, "a.csv", CSV + "3,a,\n")
+        code, out, err = _run(capsys, "info", path, "--dropna")
+        assert code == EXIT_OK
+        assert err.startswith("dissensus: warning: Dropped 1 of 6 rows with missing values")
+        assert len(err.strip().splitlines()) == 1
+        assert "annotations          5" in out
+
+    def test_duplicates_option(self, tmp_path, capsys):
+        path = _write(tmp_path, "a.csv", CSV + "1,a,3,2020\n")
+        code, _, err = _run(capsys, "info", path)
+        assert code == EXIT_BAD_INPUT
+        assert "repeated (item, annotator) pairs" in err
+        code, out, _ = _run(capsys, "info", path, "--duplicates", "keep")
+        assert code == EXIT_OK
+        assert "annotations          6" in out
+
+    def test_lewidi(self, tmp_path, capsys):
+        data = {"1": {"annotations": "1,0,0", "annotators": "A,B,C", "split": "dev"}}
+        code, out, _ = _run(capsys, "info", _write(tmp_path, "d.json", json.dumps(data)))
+        assert code == EXIT_OK
+        assert "split: 1 distinct (dev: 1)" in out
+
+    def test_bad_label_one_line(self, tmp_path, capsys):
+        path = _write(tmp_path, "a.csv", CSV)
+        code, out, err = _run(capsys, "info", path, "--labels", "1,2")
+        assert code == EXIT_BAD_INPUT
+        assert out == ""
+        assert err.startswith("dissensus: error: 3 labels in ")
+        assert "are not on the scale 1, 2: 3 at lines 3, 4, 5." in err
+        assert len(err.strip().splitlines()) == 1
+
+    def test_fixed_format_refuses_column_options(self, tmp_path, capsys):
+        path = _write(tmp_path, "a.csv", CSV)
+        code, _, err = _run(capsys, "info", path, "--format", "convabuse", "--item", "x")
+        assert code == EXIT_BAD_INPUT
+        assert "The convabuse format has fixed columns; the option(s) item" in err
+
+    def test_unknown_format_choice(self, tmp_path, capsys):
+        code, _, err = _run(capsys, "info", _write(tmp_path, "a.csv", CSV), "--format", "xlsx")
+        assert code == EXIT_BAD_INPUT
+        assert "dissensus: error:" in err
+        assert "xlsx" in err
+
+    def test_convabuse_full(self, capsys):
+        path = shared_path("data", "convabuse", "ConvAbuseEMNLPfull.csv")
+        code, out, err = _run(capsys, "info", str(path), "--format", "convabuse")
+        assert code == EXIT_OK
+        assert "items            4,185" in out
+        assert "annotators           8" in out
+        assert "annotations     12,411" in out
+        assert "annotations per item: min 2, median 3, max 7" in out
+        assert "labels (ordinal, 5):" in out
+        label_lines = out.split("labels (ordinal, 5):")[1].strip().splitlines()[:5]
+        assert [line.split()[0] for line in label_lines] == ["-3", "-2", "-1", "0", "1"]
+        assert "bot: 2 distinct" in out
+        assert err.startswith(
+            "dissensus: warning: Dropped 357 repeated (item, annotator) annotations"
+        )

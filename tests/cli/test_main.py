@@ -1,0 +1,73 @@
+"""Tests of the `dissensus` entry point: version, exit codes, one-line errors, --debug."""
+
+from __future__ import annotations
+
+from importlib.metadata import entry_points
+
+import pytest
+
+from dissensus import DataError, __version__
+from dissensus.cli import EXIT_BAD_INPUT, EXIT_OK, cli, main
+from dissensus.cli._info import info_command
+
+if "info" not in cli.commands:  # until the command is registered in cli/_commands.py
+    cli.add_command(info_command)
+
+
+class TestMain:
+    def test_version(self, capsys):
+        assert main(["--version"]) == EXIT_OK
+        out = capsys.readouterr().out
+        assert out.strip() == f"dissensus, version {__version__}"
+
+    def test_help_lists_info(self, capsys):
+        assert main(["--help"]) == EXIT_OK
+        assert "info" in capsys.readouterr().out
+
+    def test_bad_input_is_one_line_and_exit_2(self, tmp_path, capsys):
+        path = tmp_path / "a.csv"
+        path.write_text("item,annotator,label\n1,a,2\n1,b,\n")
+        assert main(["info", str(path)]) == EXIT_BAD_INPUT
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        lines = captured.err.strip().splitlines()
+        assert len(lines) == 1
+        assert lines[0].startswith("dissensus: error: Missing 'label' values in ")
+        assert "line 3" in lines[0]
+        assert "Traceback" not in captured.err
+
+    def test_debug_raises_with_traceback(self, tmp_path):
+        path = tmp_path / "a.csv"
+        path.write_text("item,annotator,label\n1,a,2\n1,b,\n")
+        with pytest.raises(DataError, match="Missing 'label' values"):
+            main(["--debug", "info", str(path)])
+
+    def test_missing_file(self, tmp_path, capsys):
+        missing = tmp_path / "nope.csv"
+        assert main(["info", str(missing)]) == EXIT_BAD_INPUT
+        err = capsys.readouterr().err
+        assert err.strip() == f"dissensus: error: No such file: '{missing}'."
+
+    def test_unknown_extension(self, tmp_path, capsys):
+        path = tmp_path / "a.xlsx"
+        path.write_text("")
+        assert main(["info", str(path)]) == EXIT_BAD_INPUT
+        assert "pass format=" in capsys.readouterr().err
+
+    def test_usage_error(self, capsys):
+        assert main(["info"]) == EXIT_BAD_INPUT
+        err = capsys.readouterr().err
+        assert err.startswith("dissensus: error: Missing argument 'FILE'")
+
+    def test_unknown_command(self, capsys):
+        assert main(["frobnicate"]) == EXIT_BAD_INPUT
+        assert "No such command 'frobnicate'" in capsys.readouterr().err
+
+    def test_directory(self, tmp_path, capsys):
+        assert main(["info", str(tmp_path)]) == EXIT_BAD_INPUT
+        assert "dissensus: error:" in capsys.readouterr().err
+
+
+def test_console_script_entry_point():
+    (ep,) = [e for e in entry_points(group="console_scripts") if e.name == "dissensus"]
+    assert ep.value == "dissensus.cli:main"
