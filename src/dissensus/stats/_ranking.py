@@ -171,8 +171,8 @@ def order_reversals(
     """
     s = _oriented(_as_scores(scores), lower_is_better)
     # sign[m, a, b] = +1 when a is better than b under metric m
-    sign = np.sign(s[:, None, :] - s[:, :, None])
-    sign = np.nan_to_num(sign, nan=0.0)
+    # comparisons, not a subtraction: NaN and inf == inf give 0 without warnings
+    sign = (s[:, :, None] < s[:, None, :]).astype(np.int8) - (s[:, :, None] > s[:, None, :])
     M, J = s.shape
     m1, m2 = np.triu_indices(M, k=1)
     a, b = np.triu_indices(J, k=1)

@@ -1,0 +1,573 @@
+"""Tests of dissensus.evaluation: evaluate() and the Evaluation tables."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats as sps
+from statsmodels.stats.multitest import multipletests
+
+from dissensus import DataDroppedWarning, DataError, LabelCounts, Predictions, Scale
+from dissensus.evaluation import DEFAULT_METRICS, Evaluation, annotation_bins, evaluate
+from dissensus.metrics import get_metric
+from dissensus.posterior import dirichlet
+
+# ----------------------------------------------------------------------------- fixtures
+
+
+def _reversal_data(seed: int = 0):
+    """Items with 2 annotations (300) and with 50 (100), binary ordered scale.
+
+    * ``sharp`` predicts the empirical distribution p everywhere: perfect under the
+      empirical metric, over-confident on 2-annotation items under the expected one.
+    * ``smooth`` predicts the posterior mean (uniform prior) on 2-annotation items,
+      and p plus a small error on 50-annotation items: the better model where
+      annotations are few, the worse where they are many.
+    * ``uniform`` predicts (0.5, 0.5): worst under both.
+    Under manhattan, sharp < smooth (sharp is exact); under E[manhattan], smooth wins
+    on the many few-annotation items. That pair of metrics and models is the one
+    reversal.
+    """
+    rng = np.random.default_rng(seed)
+    few = rng.binomial(2, 0.8, size=300)
+    many = rng.binomial(50, 0.7, size=100)
+    counts = np.vstack(
+        [np.column_stack([few, 2 - few]), np.column_stack([many, 50 - many])]
+    ).astype(np.int64)
+    n = counts.sum(axis=1, keepdims=True)
+    p = counts / n
+    post = (counts + 1.0) / (n + 2.0)
+    smooth = post.copy()
+    shift = np.where(p[300:, 0] > 0.5, -0.08, 0.08)
+    smooth[300:, 0] = p[300:, 0] + shift
+    smooth[300:, 1] = 1 - smooth[300:, 0]
+    items = [f"i{k}" for k in range(400)]
+    lc = LabelCounts.from_array(counts, items=items, scale=Scale.ordinal([1, 2]))
+    preds = {
+        "sharp": Predictions.from_array(p, items=items),
+        "smooth": Predictions.from_array(smooth, items=items),
+        "uniform": Predictions.from_array(np.full((400, 2), 0.5), items=items),
+    }
+    return lc, preds
+
+
+@pytest.fixture(scope="module")
+def reversal_eval() -> Evaluation:
+    lc, preds = _reversal_data()
+    return evaluate(lc, preds, ["manhattan", "E[manhattan]"], seed=0)
+
+
+def _small(seed: int = 1, n_items: int = 60, K: int = 4, J: int = 3):
+    rng = np.random.default_rng(seed)
+    n = rng.integers(2, 9, size=n_items)
+    counts = np.stack([rng.multinomial(k, rng.dirichlet(np.ones(K))) for k in n])
+    items = [f"it{k}" for k in range(n_items)]
+    lc = LabelCounts.from_array(counts, items=items, scale=Scale.ordinal(list(range(1, K + 1))))
+    preds = {
+        f"m{j}": Predictions.from_array(
+            rng.dirichlet(np.ones(K) * (j + 1), size=n_items), items=items
+        )
+        for j in range(J)
+    }
+    return lc, preds
+
+
+# ----------------------------------------------------------------------------- evaluate
+
+
+class TestEvaluate:
+    def test_default_metrics_ordinal(self):
+        lc, preds = _small()
+        ev = evaluate(lc, preds)
+        assert ev.metrics == [*DEFAULT_METRICS, *(f"E[{m}]" for m in DEFAULT_METRICS)]
+        assert ev.values.shape == (10, 3, 60)
+        assert not ev.values.flags.writeable
+
+    def test_default_metrics_nominal_drop_emd(self):
+        lc = LabelCounts.from_array([[2, 1], [0, 3]], scale=Scale.nominal(["a", "b"]))
+        ev = evaluate(lc, {"m": [[0.5, 0.5], [0.1, 0.9]]})
+        assert "emd" not in ev.metrics
+        assert "E[emd]" not in ev.metrics
+        assert "E[cross_entropy]" in ev.metrics
+
+    def test_emd_on_nominal_refused(self):
+        lc = LabelCounts.from_array([[2, 1]], scale=Scale.nominal(["a", "b"]))
+        with pytest.raises(ValueError, match="'emd' needs ordered labels"):
+            evaluate(lc, {"m": [[0.5, 0.5]]}, ["emd"])
+
+    def test_unknown_and_repeated_metrics(self):
+        lc, preds = _small()
+        with pytest.raises(ValueError, match="Unknown metric 'nope'"):
+            evaluate(lc, preds, ["nope"])
+        with pytest.raises(ValueError, match="repeats 'emd'"):
+            evaluate(lc, preds, ["emd", "emd"])
+        with pytest.raises(ValueError, match="target only"):
+            evaluate(lc, preds, ["entropy"])
+
+    def test_scores_match_the_metric_functions(self):
+        lc, preds = _small()
+        ev = evaluate(lc, preds, ["emd", "E[cross_entropy]"], prior="jeffreys")
+        q = preds["m1"].values
+        np.testing.assert_array_equal(ev.values[0, 1], get_metric("emd").func(lc.proportions(), q))
+        alpha = dirichlet(lc, prior="jeffreys")
+        np.testing.assert_array_equal(
+            ev.values[1, 1], get_metric("E[cross_entropy]").func(alpha, q)
+        )
+        assert ev.dataset_info()["prior"] == "jeffreys"
+
+    def test_predictions_aligned_by_item_id(self):
+        lc, preds = _small()
+        shuffled = {
+            name: Predictions.from_array(p.values[::-1], items=list(p.items[::-1]))
+            for name, p in preds.items()
+        }
+        a = evaluate(lc, preds, ["manhattan"])
+        b = evaluate(lc, shuffled, ["manhattan"])
+        np.testing.assert_array_equal(a.values, b.values)
+
+    def test_dataframe_and_array_predictions(self):
+        lc, preds = _small(J=1)
+        frame = preds["m0"].to_frame().reset_index(names="item")
+        frame.columns = ["item", *[str(c) for c in lc.scale.labels]]
+        a = evaluate(lc, {"m": frame}, ["manhattan"])
+        b = evaluate(lc, {"m": preds["m0"].values}, ["manhattan"])
+        np.testing.assert_allclose(a.values, b.values)
+
+    def test_missing_items_are_an_error_not_a_join(self):
+        lc, preds = _small()
+        cut = preds["m1"]
+        preds["m1"] = Predictions.from_array(cut.values[1:], items=list(cut.items[1:]))
+        with pytest.raises(
+            DataError, match=r"`m1` and the annotations cover different items: 1 of 60"
+        ):
+            evaluate(lc, preds, ["manhattan"])
+
+    def test_inner_keeps_common_items_with_a_warning(self):
+        lc, preds = _small()
+        cut = preds["m1"]
+        preds["m1"] = Predictions.from_array(cut.values[2:], items=list(cut.items[2:]))
+        with pytest.warns(DataDroppedWarning, match="dropped 2 annotated items"):
+            ev = evaluate(lc, preds, ["manhattan"], how="inner")
+        assert ev.counts.N == 58
+        assert list(ev.counts.items[:2]) == ["it2", "it3"]
+        full = evaluate(lc, _small()[1], ["manhattan"])
+        np.testing.assert_array_equal(ev.values, full.values[:, :, 2:])
+
+    def test_wrong_label_count(self):
+        lc, _ = _small()
+        with pytest.raises(DataError, match="has 2 columns"):
+            evaluate(lc, {"m": np.full((60, 2), 0.5)}, ["manhattan"])
+
+    def test_predictions_must_be_a_mapping(self):
+        lc, preds = _small()
+        with pytest.raises(TypeError, match="must map model names"):
+            evaluate(lc, [preds["m0"]])  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="empty"):
+            evaluate(lc, {})
+
+    def test_unannotated_items_refused_for_empirical_metrics(self):
+        lc = LabelCounts.from_array(
+            [[1, 1], [0, 0], [2, 0]], items=["a", "b", "c"], scale=Scale.ordinal([0, 1])
+        )
+        q = np.full((3, 2), 0.5)
+        with pytest.raises(DataError, match=r"1 items have no annotation \('b'\).*'manhattan'"):
+            evaluate(lc, {"m": q}, ["manhattan", "E[manhattan]"])
+        ev = evaluate(lc, {"m": q}, ["E[manhattan]"])
+        assert np.isfinite(ev.values).all()
+
+    def test_infinite_scores_are_reported_not_dropped(self):
+        lc = LabelCounts.from_array([[2, 1], [0, 3]], scale=Scale.ordinal([0, 1]))
+        ev = evaluate(
+            lc,
+            {"zero": [[1.0, 0.0], [0.5, 0.5]], "ok": [[0.6, 0.4], [0.2, 0.8]]},
+            ["cross_entropy"],
+        )
+        s = ev.summary(n_boot=100)
+        assert s.loc[0, "mean"] == np.inf
+        assert np.isnan(s.loc[0, ["se", "ci_low", "ci_high"]].astype(float)).all()
+        assert s["best"].tolist() == [False, True]
+        assert ev.rankings()["rank"].tolist() == [2, 1]
+
+
+# ----------------------------------------------------------------------------- bins
+
+
+class TestAnnotationBins:
+    def test_convabuse_style(self):
+        codes, labels = annotation_bins([2, 3, 4, 5, 6, 8, 2])
+        assert labels == ["2–3", "4–5", "6–10"]
+        assert codes.tolist() == [0, 0, 1, 1, 2, 2, 0]
+
+    def test_product_review_style(self):
+        codes, labels = annotation_bins([5, 6, 10, 11, 20, 21, 50, 51, 100, 101, 4000])
+        assert labels == ["5", "6–10", "11–20", "21–50", "51–100", "101+"]
+        assert codes.tolist() == [0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]
+
+    def test_single_value_and_zero(self):
+        assert annotation_bins([3, 3]) == (pytest.approx([0, 0]), ["3"])
+        assert annotation_bins([0, 1, 3])[1] == ["0", "1", "2–3"]
+
+    def test_explicit_edges(self):
+        codes, labels = annotation_bins([2, 4, 7, 30], [2, 4, 11])
+        assert labels == ["2–3", "4–10", "11+"]
+        assert codes.tolist() == [0, 1, 1, 2]
+
+    def test_none_is_one_bin(self):
+        assert annotation_bins([1, 5], None)[1] == ["all"]
+
+    def test_items_below_first_edge(self):
+        with pytest.raises(DataError, match="1 items have fewer than 3 annotations"):
+            annotation_bins([2, 5], [3, 6])
+
+    def test_bad_edges(self):
+        with pytest.raises(ValueError, match="increasing integers"):
+            annotation_bins([2, 5], [4, 3])
+        with pytest.raises(ValueError, match="'bins' parameter of annotation_bins"):
+            annotation_bins([2, 5], "quantiles")  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------------------- tables
+
+
+class TestSummary:
+    def test_schema_and_order(self):
+        lc, preds = _small()
+        ev = evaluate(lc, preds, ["manhattan", "E[emd]"])
+        s = ev.summary(n_boot=200)
+        assert list(s.columns) == [
+            "model", "metric", "mean", "se", "ci_low", "ci_high", "n_items", "lower_is_better", "best",
+        ]  # fmt: skip
+        assert s["metric"].tolist() == ["manhattan"] * 3 + ["E[emd]"] * 3
+        assert s["model"].tolist() == ["m0", "m1", "m2"] * 2
+        np.testing.assert_allclose(s["mean"], ev.values.mean(axis=2).ravel())
+        np.testing.assert_allclose(s["se"], ev.values.std(axis=2, ddof=1).ravel() / np.sqrt(60))
+        assert (s["ci_low"] < s["mean"]).all()
+        assert (s["mean"] < s["ci_high"]).all()
+        assert (s.groupby("metric")["best"].sum() == 1).all()
+
+    def test_ties_all_marked_best(self):
+        lc, preds = _small(J=1)
+        ev = evaluate(lc, {"a": preds["m0"], "b": preds["m0"]}, ["manhattan"])
+        assert ev.summary(n_boot=50)["best"].tolist() == [True, True]
+        r = ev.rankings()
+        assert r["rank"].tolist() == [1, 1]
+        assert r["tied"].tolist() == [True, True]
+        d = ev.differences(n_boot=50)
+        assert d["better"].tolist() == ["tie"]
+
+    def test_same_seed_byte_identical_summary_csv(self, tmp_path):
+        lc, preds = _small()
+        paths = [
+            evaluate(lc, preds, ["manhattan", "E[emd]"], seed=5).save(tmp_path / d, n_boot=300)[
+                "summary"
+            ]
+            for d in ("a", "b")
+        ]
+        assert paths[0].read_bytes() == paths[1].read_bytes()
+        other = evaluate(lc, preds, ["manhattan", "E[emd]"], seed=6).save(
+            tmp_path / "c", n_boot=300
+        )
+        assert other["summary"].read_bytes() != paths[0].read_bytes()
+
+    def test_model_order_does_not_change_numbers(self):
+        lc, preds = _small()
+        a = evaluate(lc, preds, ["manhattan", "js_divergence"]).summary(n_boot=300)
+        rev = dict(reversed(list(preds.items())))
+        b = evaluate(lc, rev, ["manhattan", "js_divergence"]).summary(n_boot=300)
+        key = ["metric", "model"]
+        pd.testing.assert_frame_equal(
+            a.sort_values(key).reset_index(drop=True), b.sort_values(key).reset_index(drop=True)
+        )
+
+    @settings(max_examples=15, deadline=None)
+    @given(st.permutations(list(range(30))))
+    def test_permuting_items_leaves_means_unchanged(self, perm):
+        lc, preds = _small(n_items=30)
+        perm = np.asarray(perm)
+        lc2 = LabelCounts.from_array(lc.values[perm], items=list(lc.items[perm]), scale=lc.scale)
+        a = evaluate(lc, preds, ["manhattan", "E[emd]"]).summary(n_boot=20)
+        b = evaluate(lc2, preds, ["manhattan", "E[emd]"]).summary(n_boot=20)
+        np.testing.assert_allclose(a["mean"], b["mean"], rtol=1e-12)
+        np.testing.assert_allclose(a["se"], b["se"], rtol=1e-9)
+
+    def test_bad_ci(self):
+        lc, preds = _small()
+        with pytest.raises(ValueError, match="'ci' parameter"):
+            evaluate(lc, preds, ["manhattan"]).summary(ci=95)
+
+
+class TestDifferences:
+    def test_paired_interval_is_narrower_than_unpaired(self):
+        # shared item difficulty: the paired interval of the difference is much
+        # narrower than the two marginal intervals suggest
+        lc, preds = _small(n_items=200)
+        ev = evaluate(lc, preds, ["manhattan"])
+        s = ev.summary(n_boot=500)
+        d = ev.differences(n_boot=500)
+        assert list(d.columns) == [
+            "metric",
+            "model_a",
+            "model_b",
+            "diff",
+            "ci_low",
+            "ci_high",
+            "better",
+        ]
+        assert d[["model_a", "model_b"]].to_numpy().tolist() == [
+            ["m0", "m1"],
+            ["m0", "m2"],
+            ["m1", "m2"],
+        ]
+        means = s.set_index("model")["mean"]
+        np.testing.assert_allclose(
+            d["diff"], [means.m0 - means.m1, means.m0 - means.m2, means.m1 - means.m2]
+        )
+        for _, row in d.iterrows():
+            assert row.ci_low <= row["diff"] <= row.ci_high
+            expected = (
+                "tie"
+                if row.ci_low <= 0 <= row.ci_high
+                else (row.model_a if row.ci_high < 0 else row.model_b)
+            )
+            assert row.better == expected
+
+    def test_higher_is_better_direction(self):
+        lc, preds = _reversal_data()
+        ev = evaluate(lc, preds, ["intersection"])
+        d = ev.differences(n_boot=200).set_index(["model_a", "model_b"])
+        assert d.loc[("sharp", "uniform"), "better"] == "sharp"
+
+
+class TestByBin:
+    def test_equals_groupby_of_scores(self):
+        lc, preds = _small()
+        ev = evaluate(lc, preds, ["manhattan", "E[emd]"])
+        bb = ev.by_bin()
+        assert list(bb.columns) == ["bin", "model", "metric", "mean", "n_items"]
+        assert bb["bin"].cat.ordered
+        exp = ev.scores.groupby(["bin", "metric", "model"], observed=True)["value"].agg(
+            ["mean", "size"]
+        )
+        got = bb.set_index(["bin", "metric", "model"])
+        for key, row in exp.iterrows():
+            assert got.loc[key, "mean"] == pytest.approx(row["mean"])
+            assert got.loc[key, "n_items"] == row["size"]
+        assert bb.groupby("bin", observed=True)["n_items"].first().sum() == 60
+
+    def test_other_bins_and_empty_bins_dropped(self):
+        lc, preds = _small()
+        bb = evaluate(lc, preds, ["manhattan"]).by_bin([2, 5, 100])
+        assert list(bb["bin"].cat.categories) == ["2–4", "5–99", "100+"]
+        assert set(bb["bin"].astype(str)) == {"2–4", "5–99"}
+
+    def test_reversal_lives_in_the_few_annotation_bin(self, reversal_eval):
+        bb = reversal_eval.by_bin().set_index(["bin", "metric", "model"])["mean"]
+        assert reversal_eval.bins == ["2–3", "4–5", "6–10", "11–20", "21–50"]
+        # few annotations: smooth wins in expectation; many: sharp wins under both
+        assert bb[("2–3", "E[manhattan]", "smooth")] < bb[("2–3", "E[manhattan]", "sharp")]
+        assert bb[("21–50", "E[manhattan]", "sharp")] < bb[("21–50", "E[manhattan]", "smooth")]
+
+
+class TestScores:
+    def test_tidy_columns(self):
+        lc, preds = _small(n_items=10)
+        ev = evaluate(lc, preds, ["manhattan", "E[emd]"])
+        sc = ev.scores
+        assert list(sc.columns) == ["item", "model", "metric", "value", "n_annotations", "bin"]
+        assert len(sc) == 2 * 3 * 10
+        row = sc.iloc[10 * 3 + 10 + 4]  # metric 1, model 1, item 4
+        assert (row["metric"], row["model"], row["item"]) == ("E[emd]", "m1", "it4")
+        assert row["value"] == ev.values[1, 1, 4]
+        assert row["n_annotations"] == lc.n[4]
+        assert isinstance(sc["model"].dtype, pd.CategoricalDtype)
+        assert ev.scores is sc  # built once
+
+
+class TestRankings:
+    def test_schema_and_values(self):
+        lc, preds = _small()
+        ev = evaluate(lc, preds, ["manhattan", "cosine"])
+        r = ev.rankings()
+        assert list(r.columns) == ["metric", "model", "mean", "rank", "tied"]
+        cos = r[r.metric == "cosine"]
+        assert cos.sort_values("mean", ascending=False)["rank"].tolist() == [1, 2, 3]
+        man = r[r.metric == "manhattan"]
+        assert man.sort_values("mean")["rank"].tolist() == [1, 2, 3]
+
+
+class TestReversals:
+    def test_finds_exactly_the_constructed_reversal(self, reversal_eval):
+        rev = reversal_eval.reversals(n_boot=1000)
+        assert len(rev) == 1
+        row = rev.iloc[0]
+        assert (row.metric_1, row.metric_2) == ("manhattan", "E[manhattan]")
+        assert (row.model_a, row.model_b) == ("sharp", "smooth")
+        assert (row.better_1, row.better_2) == ("sharp", "smooth")
+        assert row.diff_1 < 0 < row.diff_2
+        assert row.significant_1
+        assert row.significant_2
+        assert row.ci_high_1 < 0 < row.ci_low_2
+
+    def test_same_resamples_as_differences(self, reversal_eval):
+        rev = reversal_eval.reversals(n_boot=1000).iloc[0]
+        d = reversal_eval.differences(n_boot=1000).set_index(["metric", "model_a", "model_b"])
+        assert d.loc[("manhattan", "sharp", "smooth"), "ci_low"] == rev.ci_low_1
+        assert d.loc[("E[manhattan]", "sharp", "smooth"), "ci_high"] == rev.ci_high_2
+
+    def test_no_reversal_gives_empty_table_with_columns(self):
+        lc, preds = _small()
+        ev = evaluate(lc, preds, ["manhattan", "euclidean"])
+        rev = ev.reversals(n_boot=50)
+        ranks = ev.rankings().pivot(index="model", columns="metric", values="rank")
+        if (ranks["manhattan"] == ranks["euclidean"]).all():
+            assert rev.empty
+        assert "significant_2" in rev.columns
+
+
+class TestMetricAgreement:
+    def test_table2_format_and_kendall_equals_scipy(self):
+        lc, preds = _small(J=5)
+        ev = evaluate(lc, preds, ["manhattan", "E[emd]", "cross_entropy"])
+        ma = ev.metric_agreement()
+        assert list(ma.columns) == [
+            "metric_1", "metric_2", "share_reranked", "mean_abs_change", "sd_abs_change", "kendall_tau",
+        ]  # fmt: skip
+        assert len(ma) == 3
+        ranks = ev.rankings().pivot(index="model", columns="metric", values="rank").astype(float)
+        for _, row in ma.iterrows():
+            r1, r2 = ranks[row.metric_1].to_numpy(), ranks[row.metric_2].to_numpy()
+            change = np.abs(r1 - r2)
+            assert row.share_reranked == pytest.approx(np.mean(change > 0))
+            assert row.mean_abs_change == pytest.approx(change.mean())
+            assert row.sd_abs_change == pytest.approx(change.std())
+            assert row.kendall_tau == pytest.approx(sps.kendalltau(r1, r2).statistic)
+
+    def test_reversal_example(self, reversal_eval):
+        ma = reversal_eval.metric_agreement().iloc[0]
+        # sharp and smooth swap positions 1 and 2; uniform stays third
+        assert ma.share_reranked == pytest.approx(2 / 3)
+        assert ma.mean_abs_change == pytest.approx(2 / 3)
+        assert ma.kendall_tau == pytest.approx(1 / 3)
+
+
+class TestCompare:
+    def test_wilcoxon_equals_scipy(self, reversal_eval):
+        res = reversal_eval.compare("sharp", "smooth", "E[manhattan]")
+        x, y = reversal_eval.values[1, 0], reversal_eval.values[1, 1]
+        exp = sps.wilcoxon(x, y)
+        assert res.statistic == exp.statistic
+        assert res.pvalue == exp.pvalue
+        assert res.diff == pytest.approx(np.mean(x - y))
+
+    def test_bootstrap_and_permutation(self, reversal_eval):
+        boot = reversal_eval.compare(
+            "sharp", "smooth", "manhattan", test="bootstrap", n_resamples=999
+        )
+        assert boot.ci.high < 0
+        assert boot.pvalue < 0.01
+        perm = reversal_eval.compare(
+            "sharp", "uniform", "manhattan", test="permutation", n_resamples=999
+        )
+        assert perm.pvalue == pytest.approx(2 / 1000)
+        again = reversal_eval.compare(
+            "sharp", "uniform", "manhattan", test="permutation", n_resamples=999
+        )
+        assert perm == again
+
+    def test_unknown_names(self, reversal_eval):
+        with pytest.raises(ValueError, match="Model 'x' is not in this evaluation"):
+            reversal_eval.compare("x", "sharp", "manhattan")
+        with pytest.raises(ValueError, match="Metric 'emd' is not in this evaluation"):
+            reversal_eval.compare("smooth", "sharp", "emd")
+        with pytest.raises(ValueError, match=r"'test' parameter of Evaluation\.compare"):
+            reversal_eval.compare("smooth", "sharp", "manhattan", test="t")  # type: ignore[arg-type]
+
+
+class TestPairwiseTests:
+    def test_holm_within_metric(self, reversal_eval):
+        pt = reversal_eval.pairwise_tests()
+        assert list(pt.columns) == [
+            "metric",
+            "model_a",
+            "model_b",
+            "diff",
+            "statistic",
+            "p",
+            "p_adjusted",
+            "reject",
+        ]
+        assert len(pt) == 2 * 3
+        for _, block in pt.groupby("metric"):
+            np.testing.assert_allclose(
+                block["p_adjusted"], multipletests(block["p"], method="holm")[1]
+            )
+            assert (block["reject"] == (block["p_adjusted"] <= 0.05)).all()
+
+    def test_one_metric_no_correction(self, reversal_eval):
+        pt = reversal_eval.pairwise_tests("manhattan", correction=None)
+        assert (pt["p"] == pt["p_adjusted"]).all()
+        assert set(pt["metric"]) == {"manhattan"}
+
+    def test_nonfinite_scores_give_nan(self):
+        lc = LabelCounts.from_array([[2, 1], [0, 3], [1, 1]], scale=Scale.ordinal([0, 1]))
+        ev = evaluate(
+            lc,
+            {
+                "zero": [[1.0, 0.0], [0.5, 0.5], [0.5, 0.5]],
+                "ok": [[0.6, 0.4], [0.2, 0.8], [0.5, 0.5]],
+            },
+            ["cross_entropy"],
+        )
+        pt = ev.pairwise_tests()
+        assert np.isnan(pt.loc[0, "p"])
+        assert not pt.loc[0, "reject"]
+
+
+class TestOutputs:
+    def test_to_json(self, reversal_eval):
+        payload = json.loads(reversal_eval.to_json(n_boot=200))
+        assert payload["dataset"]["n_items"] == 400
+        assert payload["dataset"]["labels"] == [1, 2]
+        assert payload["models"] == ["sharp", "smooth", "uniform"]
+        assert len(payload["reversals"]) == 1
+        assert {"summary", "differences", "by_bin", "rankings", "metric_agreement"} <= set(payload)
+
+    def test_json_infinity(self):
+        lc = LabelCounts.from_array([[2, 1], [0, 3]], scale=Scale.ordinal([0, 1]))
+        ev = evaluate(lc, {"zero": [[1.0, 0.0], [0.5, 0.5]]}, ["cross_entropy"])
+        summary = json.loads(ev.to_json(n_boot=20))["summary"][0]
+        assert summary["mean"] == "inf"
+        assert summary["ci_low"] is None
+
+    def test_save_writes_the_files(self, tmp_path):
+        lc, preds = _small(n_items=20)
+        ev = evaluate(lc, preds, ["manhattan"])
+        paths = ev.save(tmp_path, n_boot=50)
+        assert {"summary", "rankings", "scores"} <= set(paths)
+        back = pd.read_parquet(paths["scores"])
+        assert len(back) == 3 * 20
+        assert pd.read_csv(paths["rankings"])["rank"].tolist() == ev.rankings()["rank"].tolist()
+
+    def test_repr(self, reversal_eval):
+        assert repr(reversal_eval).startswith("<Evaluation: 3 models × 2 metrics on 400 items")
+
+    def test_report_data_and_markdown(self, reversal_eval):
+        report = pytest.importorskip("dissensus.report")
+        data = reversal_eval.report_data(n_boot=200)
+        assert isinstance(data, report.ReportData)
+        md = reversal_eval.to_markdown(n_boot=200)
+        assert "E[manhattan]" in md
+        assert "smooth" in md
+
+    def test_to_html(self, tmp_path):
+        pytest.importorskip("dissensus.report")
+        lc, preds = _small(n_items=30)
+        ev = evaluate(lc, preds, ["manhattan", "E[emd]"])
+        html = ev.to_html(tmp_path / "r.html", n_boot=100)
+        assert html.lstrip().lower().startswith("<!doctype html")
+        assert (tmp_path / "r.html").read_text(encoding="utf-8") == html
