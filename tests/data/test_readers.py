@@ -559,6 +559,49 @@ class TestReadLewidi:
         with pytest.warns(DissensusWarning, match="largest difference 1"):
             read_lewidi(_lewidi(tmp_path, data))
 
+    def test_rounded_soft_label_is_not_a_disagreement(self, tmp_path):
+        # LeWiDi 2025 CSC prints soft labels with two decimals (README example: 0.33, 0.17)
+        data = {
+            "1": {
+                "annotations": {"A": "2", "B": "5", "C": "3", "D": "3", "E": "2", "F": "6"},
+                "soft_label": {
+                    "0": 0.0,
+                    "1": 0.0,
+                    "2": 0.33,
+                    "3": 0.33,
+                    "4": 0.0,
+                    "5": 0.17,
+                    "6": 0.17,
+                },
+            }
+        }
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DissensusWarning)
+            read_lewidi(_lewidi(tmp_path, data))
+        data["1"]["soft_label"]["3"] = 0.5
+        data["1"]["soft_label"]["2"] = 0.16
+        with pytest.warns(
+            DissensusWarning, match=r"disagrees with the annotations in 1 of 1 records"
+        ):
+            read_lewidi(_lewidi(tmp_path, data))
+
+    def test_nested_soft_label_is_not_compared(self, tmp_path):
+        # VariErrNLI stores per-label marginals, not a distribution
+        data = {
+            "1": {
+                "annotators": "Ann1,Ann3",
+                "annotations": {"Ann1": "contradiction", "Ann3": "entailment"},
+                "soft_label": {
+                    "contradiction": {"0": 0.5, "1": 0.5},
+                    "neutral": {"0": 1.0, "1": 0.0},
+                },
+            }
+        }
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DissensusWarning)
+            ann = read_lewidi(_lewidi(tmp_path, data))
+        assert ann.scale == Scale.nominal(["contradiction", "entailment"])
+
     def test_stated_count_mismatch_reported(self, tmp_path):
         data = json.loads(json.dumps(LEWIDI_2023))
         data["2"]["number of annotations"] = 5

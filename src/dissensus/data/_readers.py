@@ -60,7 +60,7 @@ _CONVABUSE_LEVELS = (1, 0, -1, -2, -3)
 _CONVABUSE_TURN = ("conv_id", "prev_agent", "prev_user", "agent", "user")
 _SPLIT_COLUMN = re.compile(r"^Annotator(\d+)_is_abuse\.1$")
 
-#: Tolerance when comparing a LeWiDi file's ``soft_label`` with the recomputed one.
+#: Smallest tolerance when comparing a LeWiDi file's ``soft_label`` with the recomputed one.
 _SOFT_LABEL_ATOL = 1e-6
 
 
@@ -671,8 +671,11 @@ def read_lewidi(
 
     The soft label is recomputed from the annotations (the proportion of
     each label). The file's ``soft_label`` is never used; it is only
-    compared with the recomputed one, and a disagreement larger than 1e-6
-    is reported with a :class:`DissensusWarning` as a data-quality signal.
+    compared with the recomputed one, and a disagreement larger than its
+    printed precision (half a unit in the last decimal printed, at least
+    1e-6: the 2025 files print 1/3 as 0.33) is reported with a
+    :class:`DissensusWarning` as a data-quality signal. Nested soft labels
+    (VariErrNLI's per-label marginals) are not compared.
 
     Parameters
     ----------
@@ -764,7 +767,7 @@ def read_lewidi(
     no_annotators: list[str] = []
     empty: list[str] = []
     miscounted: list[str] = []
-    soft: dict[str, dict[Label, float]] = {}
+    soft: dict[str, tuple[dict[Label, float], float]] = {}
     for key, record in data.items():
         item_id = str(key)
         where = f"'{path}' record {item_id!r}"
@@ -785,10 +788,13 @@ def read_lewidi(
         for m in keep:
             meta_cols[m].extend([record.get(m)] * n)
         file_soft = record.get("soft_label")
-        if isinstance(file_soft, dict):
-            soft[item_id] = {
-                _lewidi_label(k, where): float(v) for k, v in file_soft.items() if _is_number(v)
-            }
+        # Only a flat distribution is comparable; VariErrNLI's nested per-label
+        # marginals ({"entailment": {"0": .5, "1": .5}, ...}) are not.
+        if isinstance(file_soft, dict) and file_soft and all(map(_is_number, file_soft.values())):
+            soft[item_id] = (
+                {_lewidi_label(k, where): float(v) for k, v in file_soft.items()},
+                _printed_precision(file_soft.values()),
+            )
     for m in keep:
         if not any(v is not None for v in meta_cols[m]) and meta is not None:
             msg = f"'{path}' has no field {m!r} in any annotated record; cannot keep it as meta."
@@ -848,8 +854,23 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def _printed_precision(values: Any) -> float:
+    """Half a unit in the last decimal the file prints (0.33 → 0.005), at least 1e-6.
+
+    LeWiDi 2025 files round soft labels to two decimals (1/3 printed as
+    0.33); a difference within that rounding is not a disagreement.
+    """
+    decimals = 0
+    for v in values:
+        text = repr(float(v))
+        if "e" in text or "E" in text:
+            return _SOFT_LABEL_ATOL
+        decimals = max(decimals, len(text.split(".")[1]) if "." in text else 0)
+    return max(_SOFT_LABEL_ATOL, 0.5 * 10.0**-decimals + 1e-12)
+
+
 def _check_soft_labels(
-    ann: Annotations, soft: dict[str, dict[Label, float]], path: PathLike
+    ann: Annotations, soft: dict[str, tuple[dict[Label, float], float]], path: PathLike
 ) -> None:
     """Warn when the file's soft labels disagree with the annotations."""
     if not soft:
@@ -857,10 +878,12 @@ def _check_soft_labels(
     recomputed = ann.counts().proportions()
     given = np.zeros_like(recomputed)
     extra = np.zeros(len(recomputed))
+    atol = np.full(len(recomputed), _SOFT_LABEL_ATOL)
     rows = ann.items.get_indexer(pd.Index(list(soft), dtype=object))
-    for row, dist in zip(rows, soft.values(), strict=True):  # a reader parses records one by one
+    for row, (dist, tol) in zip(rows, soft.values(), strict=True):  # records, one by one
         if row < 0:
             continue
+        atol[row] = tol
         for label, value in dist.items():
             if label in ann.scale:
                 given[row, ann.scale.index(label)] = value
@@ -869,7 +892,7 @@ def _check_soft_labels(
     checked = np.zeros(len(recomputed), dtype=bool)
     checked[rows[rows >= 0]] = True
     diff = np.abs(given - recomputed).max(axis=1) + extra
-    bad = np.flatnonzero(checked & (diff > _SOFT_LABEL_ATOL))
+    bad = np.flatnonzero(checked & (diff > atol))
     if bad.size:
         warnings.warn(
             f"'{path}': the file's soft_label disagrees with the annotations in {bad.size} of "
