@@ -9,9 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dissensus import Annotations
+from dissensus import Annotations, Scale
 from dissensus.cli import EXIT_BAD_INPUT, EXIT_OK, cli, main
 from dissensus.cli._info import format_info, info_command
+from dissensus.cli._reader_options import load_annotations, parse_labels
 from tests.conftest import shared_path
 
 if "info" not in cli.commands:  # until the command is registered in cli/_commands.py
@@ -158,3 +159,40 @@ class TestInfoCommand:
         assert err.startswith(
             "dissensus: warning: Dropped 357 repeated (item, annotator) annotations"
         )
+
+
+class TestLoadAnnotations:
+    def test_labels_give_an_ordinal_scale(self, tmp_path):
+        ann = load_annotations(_write(tmp_path, "a.csv", CSV), labels="1, 2, 3", ordered=None)
+        assert ann.scale == Scale.ordinal([1, 2, 3])
+
+    def test_labels_nominal(self, tmp_path):
+        ann = load_annotations(_write(tmp_path, "a.csv", CSV), labels="3,2,1", ordered=False)
+        assert ann.scale == Scale.nominal([3, 2, 1])
+
+    def test_ordered_without_labels(self, tmp_path):
+        ann = load_annotations(_write(tmp_path, "a.csv", CSV), ordered=False)
+        assert ann.scale == Scale.nominal([1, 2, 3])
+
+    def test_columns_and_other_options_ignored(self, tmp_path):
+        path = _write(tmp_path, "w.csv", "id,r1,r2,g\nx,1,2,u\n")
+        ann = load_annotations(
+            path, layout="wide", item="id", annotators="r1, r2", meta="g", seed=3, out=None
+        )
+        assert list(ann.annotators) == ["r1", "r2"]
+        assert ann.meta["g"].tolist() == ["u"]
+
+    def test_no_annotator(self, tmp_path):
+        ann = load_annotations(_write(tmp_path, "a.csv", "item,label\n1,2\n"), no_annotator=True)
+        assert not ann.has_annotators
+
+    def test_warnings_echoed(self, tmp_path, capsys):
+        load_annotations(_write(tmp_path, "a.csv", CSV + "9,a,\n"), dropna=True)
+        assert capsys.readouterr().err.startswith("dissensus: warning: Dropped 1 of 6 rows")
+
+
+class TestParseLabels:
+    def test_numbers_and_text(self):
+        assert parse_labels("-3,-2, -1,0,1") == [-3, -2, -1, 0, 1]
+        assert parse_labels("0.5,1.0,nan,x") == [0.5, 1, "nan", "x"]
+        assert parse_labels("a,,b,") == ["a", "b"]
