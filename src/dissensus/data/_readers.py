@@ -97,14 +97,17 @@ def _record_lines(path: Path, sep: str, n_records: int) -> pd.Index:
     with path.open("rb") as fh:
         raw = fh.read()
     n_lines = raw.count(b"\n") + (0 if raw.endswith(b"\n") or not raw else 1)
-    if n_lines == n_records + 1 or len(sep) != 1:
+    if n_lines == n_records + 1:
         return pd.RangeIndex(2, n_records + 2, name="line")
+    if len(sep) != 1:  # a regex separator: the csv module cannot replay it
+        return pd.RangeIndex(1, n_records + 1, name="record")
     starts: list[int] = []
     with path.open(newline="", encoding="utf-8", errors="replace") as fh:
         reader = csv.reader(fh, delimiter=sep)
         previous = 0
         for row in reader:
-            if any(cell.strip() for cell in row):
+            blank = not row or (len(row) == 1 and not row[0].strip())  # pandas skips these
+            if not blank:
                 starts.append(previous + 1)
             previous = reader.line_num
     starts = starts[1:]  # the header
