@@ -3,8 +3,12 @@
 Every metric takes ``(target, prediction)`` (N, K) arrays and returns one
 score per item (N,). The registry (:func:`get_metric`, :func:`list_metrics`)
 holds each metric's metadata; the layers above look metrics up by name.
+
+Submodules: :mod:`dissensus.metrics.expected` (expectations under a Dirichlet
+posterior) and :mod:`dissensus.metrics.lewidi` (the official LeWiDi scorers).
 """
 
+from dissensus.metrics import expected, lewidi
 from dissensus.metrics._pointwise import (
     canberra,
     chebyshev,
@@ -50,6 +54,7 @@ __all__ = [
     "emd",
     "entropy",
     "euclidean",
+    "expected",
     "get_metric",
     "hellinger",
     "intersection",
@@ -57,6 +62,7 @@ __all__ = [
     "js_divergence",
     "kl_divergence",
     "kl_divergence_reverse",
+    "lewidi",
     "list_metrics",
     "manhattan",
     "register_metric",

@@ -1,0 +1,614 @@
+"""The official scorers of the LeWiDi shared tasks (2023 and 2025), reproduced exactly.
+
+Each function returns the number the organisers' evaluation code prints for
+the same inputs, to the last bit: the same clipping, the same rounding (with
+Python's :func:`round`, which differs from :func:`numpy.round` near ties),
+the same order of summation. The computations are vectorised; the
+organisers' code loops over items in Python.
+
+LeWiDi 2023 (SemEval-2023 Task 11, binary tasks)
+    :func:`cross_entropy_2023` (soft evaluation) and :func:`micro_f1_2023`
+    (hard evaluation).
+LeWiDi 2025 (3rd edition, NLPerspectives @ EMNLP 2025)
+    Soft evaluation: :func:`average_md` (MP), :func:`multilabel_average_md`
+    (VariErrNLI), :func:`average_ws` (Paraphrase, CSC). Perspectivist
+    evaluation: :func:`error_rate` (MP), :func:`multilabel_error_rate`
+    (VariErrNLI), :func:`mean_absolute_distance` (Paraphrase, CSC), which
+    divides by the number of scale points (11 for Paraphrase, 6 for CSC).
+
+Notation: ``t`` target, ``p`` prediction; for soft labels rows of (N, K)
+matrices, for perspectivist labels rows of (N, A) matrices of the labels of
+the A annotators of each item (NaN where an annotator did not label the item).
+
+References
+----------
+.. [1] Leonardelli, E., Abercrombie, G., Almanea, D., Basile, V., Fornaciari,
+   T., Plank, B., Rieser, V., Uma, A. and Poesio, M. (2023). SemEval-2023
+   Task 11: Learning with Disagreements (LeWiDi). Proc. SemEval-2023,
+   2304–2318. doi:10.18653/v1/2023.semeval-1.314
+.. [2] LeWiDi 2025 organisers (2025). Evaluation_LeWiDi_2025_Metrics.ipynb,
+   https://github.com/Le-Wi-Di/le-wi-di.github.io (directory LeWiDi_3-2025).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from dissensus._exceptions import DataError
+from dissensus._validation import as_prob_matrix
+from dissensus.data import Scale
+from dissensus.metrics._lewidi_io import LewidiPredictions, read_lewidi_predictions
+from dissensus.metrics._pointwise import emd
+
+__all__ = [
+    "SCALE_VALUES_2025",
+    "LewidiPredictions",
+    "average_MD",
+    "average_WS",
+    "average_md",
+    "average_ws",
+    "cross_entropy_2023",
+    "error_rate",
+    "mean_absolute_distance",
+    "micro_f1_2023",
+    "multilabel_average_md",
+    "multilabel_error_rate",
+    "read_lewidi_predictions",
+]
+
+FloatArray = npt.NDArray[np.float64]
+
+#: ``scale_values`` the LeWiDi 2025 code passes to :func:`mean_absolute_distance`:
+#: the number of points of each rating scale (Paraphrase −5..5, CSC 1..6).
+SCALE_VALUES_2025: dict[str, int] = {"Paraphrase": 11, "CSC": 6}
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _round_like_python(x: FloatArray, ndigits: int) -> FloatArray:
+    """Elementwise ``round(float(v), ndigits)``, the way Python rounds.
+
+    :func:`numpy.round` scales by ``10**ndigits`` first, which moves values
+    such as 0.123455 (stored as 0.12345499999999999...) onto an exact tie and
+    rounds them up; Python rounds the exact binary value, down. Only the
+    elements whose scaled value is within 1e-6 of a half are recomputed with
+    Python's :func:`round`.
+    """
+    out = np.round(x, ndigits)
+    scaled = x * 10.0**ndigits
+    near = np.abs(np.abs(scaled - np.trunc(scaled)) - 0.5) < 1e-6
+    # Only the (rare) near-ties go through Python's round, one by one.
+    for i in np.flatnonzero(near):
+        out.flat[i] = round(float(x.flat[i]), ndigits)
+    return out
+
+
+def _sequential_sum(x: FloatArray, axis: int = -1) -> FloatArray:
+    """Left-to-right sum over a short axis (classes, labels, annotators).
+
+    The order of Python's built-in :func:`sum`, which the official code uses;
+    NumPy's ``sum`` adds pairwise and can differ in the last bit.
+    """
+    moved = np.moveaxis(x, axis, 0)
+    total = np.zeros(moved.shape[1:])
+    for part in moved:
+        total = total + part
+    return total
+
+
+def _sequential_total(x: FloatArray) -> float:
+    """Left-to-right sum of a 1-D array (over items), in C: the last cumulative sum."""
+    return float(np.cumsum(x)[-1])
+
+
+def _float_matrix(x: Any, name: str, func: str, ndim: int) -> FloatArray:
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        msg = (
+            f"`{name}` of {func} must be a numeric array of shape "
+            f"{'(N, K)' if ndim == 2 else '(N, L, K)'}; it could not be read as numbers "
+            "(ragged rows? pad with NaN or pass a list of equal-length rows)."
+        )
+        raise DataError(msg) from None
+    if arr.ndim != ndim or arr.shape[0] == 0:
+        shape = "(N, K)" if ndim == 2 else "(N, L, K)"
+        msg = (
+            f"`{name}` of {func} must be a non-empty {ndim}-D array {shape}; got shape {arr.shape}."
+        )
+        raise DataError(msg)
+    return arr
+
+
+def _check_finite(arr: FloatArray, name: str, func: str) -> None:
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        msg = f"`{name}` of {func} has a non-finite value {arr[where]} at index {where}."
+        raise DataError(msg)
+
+
+def _same_shape(t: FloatArray, p: FloatArray, func: str) -> None:
+    if t.shape != p.shape:
+        msg = (
+            f"`targets` and `predictions` of {func} must have the same shape; got "
+            f"{t.shape} and {p.shape}. Align predictions to the targets' items first."
+        )
+        raise DataError(msg)
+
+
+def _soft_pair(
+    targets: Any, predictions: Any, func: str, ndim: int = 2
+) -> tuple[FloatArray, FloatArray]:
+    t = _float_matrix(targets, "targets", func, ndim)
+    p = _float_matrix(predictions, "predictions", func, ndim)
+    _same_shape(t, p, func)
+    _check_finite(t, "targets", func)
+    _check_finite(p, "predictions", func)
+    return t, p
+
+
+def _padded(x: Any, name: str, func: str, ndim: int) -> FloatArray:
+    """Per-annotator labels as a float array padded with NaN (ragged lists are padded)."""
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        arr = _pad_ragged(x, name, func, ndim)
+    if arr.ndim != ndim or arr.shape[0] == 0:
+        shape = "(N, A)" if ndim == 2 else "(N, L, A)"
+        msg = f"`{name}` of {func} must be a non-empty {shape} array of labels; got shape {arr.shape}."
+        raise DataError(msg)
+    if np.isinf(arr).any():
+        msg = f"`{name}` of {func} holds inf; labels must be finite (NaN marks a missing one)."
+        raise DataError(msg)
+    return arr
+
+
+def _pad_ragged(x: Any, name: str, func: str, ndim: int) -> FloatArray:
+    # Input conversion at the edge: lists of per-item label lists of different lengths.
+    try:
+        rows = [np.asarray(r, dtype=np.float64) for r in x]
+    except (TypeError, ValueError):
+        msg = f"`{name}` of {func} must hold numeric labels."
+        raise DataError(msg) from None
+    if not rows or any(r.ndim != ndim - 1 for r in rows):
+        msg = f"`{name}` of {func} must be a sequence of per-item label {'lists' if ndim == 2 else 'matrices'}."
+        raise DataError(msg)
+    width = max(r.shape[-1] for r in rows)
+    lead = rows[0].shape[:-1]
+    if any(r.shape[:-1] != lead for r in rows):
+        msg = f"`{name}` of {func}: every item must have the same number of label dimensions."
+        raise DataError(msg)
+    out = np.full((len(rows), *lead, width), np.nan)
+    for i, r in enumerate(rows):
+        out[i, ..., : r.shape[-1]] = r
+    return out
+
+
+def _label_pair(
+    targets: Any, predictions: Any, func: str, ndim: int
+) -> tuple[FloatArray, FloatArray]:
+    t = _padded(targets, "targets", func, ndim)
+    p = _padded(predictions, "predictions", func, ndim)
+    _same_shape(t, p, func)
+    mismatch = np.isnan(t) != np.isnan(p)
+    if mismatch.any():
+        where = tuple(int(i) for i in np.argwhere(mismatch)[0])
+        msg = (
+            f"`targets` and `predictions` of {func} label different annotators: at index "
+            f"{where} one is NaN (no label) and the other is not. Predict a label for "
+            "exactly the annotators of each item."
+        )
+        raise DataError(msg)
+    empty = np.isnan(t).all(axis=-1)
+    if empty.any():
+        where = tuple(int(i) for i in np.argwhere(empty)[0])
+        msg = f"`targets` of {func} has no labels at all for row {where}."
+        raise DataError(msg)
+    return t, p
+
+
+# --------------------------------------------------------------------------- 2023
+
+
+def cross_entropy_2023(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
+    r"""Soft-label cross-entropy of LeWiDi 2023, as the official scorer computes it.
+
+    Parameters
+    ----------
+    targets : array_like, shape (N, K)
+        Gold soft labels (K = 2 in 2023: probabilities of labels 0 and 1).
+    predictions : array_like, shape (N, K)
+        Predicted soft labels, as submitted (not renormalised, not checked to
+        sum to 1, like the official scorer).
+
+    Returns
+    -------
+    float
+        Mean over items; lower is better.
+
+    Raises
+    ------
+    DataError
+        Shapes differ, non-finite values.
+
+    Notes
+    -----
+    Predictions are clipped to :math:`[10^{-12}, 1 - 10^{-12}]` and then
+    shifted by :math:`10^{-9}` inside the log:
+
+    .. math:: \mathrm{CE} = -\frac1N \sum_{i=1}^N \sum_{k=1}^K t_{ik}
+              \ln\bigl(\mathrm{clip}(p_{ik}) + 10^{-9}\bigr)
+
+    The sum runs over the whole matrix at once (NumPy's pairwise sum), as in
+    the official code, so the result is bit-identical. Natural log. The
+    :math:`10^{-9}` shift makes the largest per-class penalty
+    :math:`-\ln(10^{-9} + 10^{-12}) \approx 20.72` rather than
+    :math:`-\ln 10^{-12} \approx 27.63`
+    (:func:`dissensus.metrics.cross_entropy` with ``zero="clip"`` has no shift).
+
+    Examples
+    --------
+    >>> cross_entropy_2023([[0.8, 0.2], [0.4, 0.6]], [[0.7, 0.3], [0.5, 0.5]])
+    0.60964
+    """
+    t, p = _soft_pair(targets, predictions, "cross_entropy_2023")
+    eps = 1e-12
+    clipped = np.clip(p, eps, 1.0 - eps)
+    return float(-np.sum(t * np.log(clipped + 1e-9)) / t.shape[0])
+
+
+def micro_f1_2023(hard_true: npt.ArrayLike, hard_pred: npt.ArrayLike, /) -> float:
+    r"""Micro-averaged F1 of hard labels, the LeWiDi 2023 hard evaluation.
+
+    Parameters
+    ----------
+    hard_true : array_like, shape (N,)
+        Gold (majority) labels, any comparable type.
+    hard_pred : array_like, shape (N,)
+        Predicted labels.
+
+    Returns
+    -------
+    float
+        In [0, 1]; higher is better.
+
+    Raises
+    ------
+    DataError
+        Not 1-D, different lengths, empty.
+
+    Notes
+    -----
+    The official scorer calls ``sklearn.metrics.f1_score(average="micro")``.
+    With one label per item every wrong prediction is one false positive and
+    one false negative, so micro precision = micro recall = accuracy:
+
+    .. math:: F_1^{\mu} = \frac{2\,TP}{2\,TP + FP + FN} = \frac{1}{N}
+              \sum_{i=1}^N [y_i = \hat y_i]
+
+    which is what this function computes (bit-identical to scikit-learn).
+
+    Examples
+    --------
+    >>> micro_f1_2023([0, 1, 1, 0], [0, 1, 0, 0])
+    0.75
+    """
+    y = np.asarray(hard_true)
+    yhat = np.asarray(hard_pred)
+    if y.ndim != 1 or yhat.ndim != 1 or y.shape != yhat.shape or y.size == 0:
+        msg = (
+            "`hard_true` and `hard_pred` of micro_f1_2023 must be non-empty 1-D arrays of the "
+            f"same length; got shapes {y.shape} and {yhat.shape}."
+        )
+        raise DataError(msg)
+    return float(np.mean(y == yhat))
+
+
+# --------------------------------------------------------------------------- 2025 soft
+
+
+def _md_rows(t: FloatArray, p: FloatArray) -> FloatArray:
+    # Python's sum(abs(p - t) for ...) adds left to right; so does this.
+    return _round_like_python(_sequential_sum(np.abs(p - t)), 5)
+
+
+def average_md(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
+    r"""Average Manhattan distance, the LeWiDi 2025 soft evaluation of MP (``average_MD``).
+
+    Parameters
+    ----------
+    targets : array_like, shape (N, K)
+        Gold soft labels.
+    predictions : array_like, shape (N, K)
+        Predicted soft labels (used as submitted).
+
+    Returns
+    -------
+    float
+        Rounded to 5 decimals; in [0, 2] for distributions; lower is better.
+
+    Raises
+    ------
+    DataError
+        Shapes differ, non-finite values.
+
+    Notes
+    -----
+    .. math:: \mathrm{AMD} = \mathrm{round}\Bigl(\frac1N \sum_{i=1}^N
+              \mathrm{round}\bigl(\textstyle\sum_k |p_{ik} - t_{ik}|, 5\bigr), 5\Bigr)
+
+    Both roundings are Python's :func:`round` (ties to even on the exact
+    binary value), and both sums run left to right, as in the official code.
+    The unrounded per-item values are :func:`dissensus.metrics.manhattan`.
+
+    Examples
+    --------
+    The mean of the rounded distances 0.2 and 0.15309 is 0.176545, which
+    Python rounds to 0.17655 (NumPy's ``np.round`` would give 0.17654):
+
+    >>> average_md([[0.6, 0.4], [0.2, 0.8]], [[0.5, 0.5], [0.123455, 0.876545]])
+    0.17655
+    """
+    t, p = _soft_pair(targets, predictions, "average_md")
+    d = _md_rows(t, p)
+    total: float = round(_sequential_total(d) / d.shape[0], 5)
+    return total
+
+
+def multilabel_average_md(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
+    r"""Multilabel average Manhattan distance, the LeWiDi 2025 soft evaluation of VariErrNLI.
+
+    Parameters
+    ----------
+    targets : array_like, shape (N, L, K)
+        For each item, one gold distribution per label (VariErrNLI: L = 3
+        labels, entailment / neutral / contradiction, each a K = 2
+        distribution over no / yes).
+    predictions : array_like, shape (N, L, K)
+        Predicted distributions.
+
+    Returns
+    -------
+    float
+        Rounded to 5 decimals; lower is better.
+
+    Raises
+    ------
+    DataError
+        Shapes differ, non-finite values.
+
+    Notes
+    -----
+    :func:`average_md` over the L distributions of each item (rounded), then
+    the mean over items, rounded to 5 decimals:
+
+    .. math:: \mathrm{MAMD} = \mathrm{round}\Bigl(\frac1N \sum_i
+              \mathrm{AMD}(t_{i\cdot\cdot}, p_{i\cdot\cdot}), 5\Bigr)
+
+    Examples
+    --------
+    >>> t = [[[0.5, 0.5], [1.0, 0.0], [0.5, 0.5]]]
+    >>> p = [[[0.4, 0.6], [0.9, 0.1], [0.5, 0.5]]]
+    >>> multilabel_average_md(t, p)
+    0.13333
+    """
+    t, p = _soft_pair(targets, predictions, "multilabel_average_md", ndim=3)
+    d = _md_rows(t, p)  # (N, L)
+    per_item = _round_like_python(_sequential_sum(d, axis=1) / d.shape[1], 5)
+    total: float = round(_sequential_total(per_item) / per_item.shape[0], 5)
+    return total
+
+
+def average_ws(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
+    r"""Average Wasserstein distance, the LeWiDi 2025 soft evaluation of Paraphrase and CSC.
+
+    Parameters
+    ----------
+    targets : array_like, shape (N, K)
+        Gold distributions over the K ordered points of the rating scale.
+    predictions : array_like, shape (N, K)
+        Predicted distributions (each row must sum to 1 within 1e-6, as
+        ``ot.emd2`` requires equal masses).
+
+    Returns
+    -------
+    float
+        Rounded to 5 decimals; in [0, K − 1]; lower is better.
+
+    Raises
+    ------
+    DataError
+        Shapes differ, rows off the simplex.
+
+    Notes
+    -----
+    The official code solves a transport problem per item with ``ot.emd2``
+    and the cost :math:`|h - k|` in scale steps (not normalised by K − 1).
+    In one dimension its optimum is the L1 distance between the cumulative
+    distributions (:func:`dissensus.metrics.emd` with ``normalize=False``):
+
+    .. math:: \mathrm{AWD} = \mathrm{round}\Bigl(\frac1N \sum_{i=1}^N
+              \sum_{k=1}^{K-1} |P_{ik} - T_{ik}|, 5\Bigr)
+
+    Per-item values agree with ``ot.emd2`` to about 1e-15 (the network
+    simplex and the cumulative sums round differently), so the rounded mean
+    is the official one except when it lies within ~1e-15 of a rounding tie.
+
+    Examples
+    --------
+    >>> average_ws([[0, 0.5, 0.5], [1, 0, 0]], [[0.5, 0.5, 0], [0, 0, 1]])
+    1.5
+    """
+    t = as_prob_matrix(_float_matrix(targets, "targets", "average_ws", 2), "targets")
+    p = as_prob_matrix(_float_matrix(predictions, "predictions", "average_ws", 2), "predictions")
+    _same_shape(t, p, "average_ws")
+    d = emd(t, p, normalize=False)
+    total: float = round(_sequential_total(d) / d.shape[0], 5)
+    return total
+
+
+# --------------------------------------------------------------------------- 2025 perspectivist
+
+
+def _error_rows(t: FloatArray, p: FloatArray) -> FloatArray:
+    """Per (item[, label]) score ``round(1 - (a - Σ|t - p|) / a, 5)`` over the annotators."""
+    diff = np.abs(t - p)
+    np.nan_to_num(diff, copy=False, nan=0.0)  # adding 0.0 leaves the left-to-right sum unchanged
+    errors = _sequential_sum(diff)
+    a = np.sum(~np.isnan(t), axis=-1).astype(np.float64)
+    return _round_like_python(1.0 - ((a - errors) / a), 5)
+
+
+def error_rate(targets: Any, predictions: Any, /) -> float:
+    r"""Average error rate of per-annotator predictions, the LeWiDi 2025 perspectivist MP score.
+
+    Parameters
+    ----------
+    targets : array_like, shape (N, A), or a sequence of per-item label lists
+        The label each annotator of an item gave (MP: 0 / 1). In a matrix,
+        NaN marks an annotator who did not label the item; ragged lists are
+        padded with NaN.
+    predictions : same as ``targets``
+        The predicted label of each of those annotators (NaN exactly where
+        ``targets`` is NaN).
+
+    Returns
+    -------
+    float
+        In [0, 1] for binary labels; lower is better.
+
+    Raises
+    ------
+    DataError
+        Shapes or missing-label patterns differ, an item without labels.
+
+    Notes
+    -----
+    With :math:`a_i` the number of annotators of item i:
+
+    .. math:: \mathrm{ER} = \frac1N \sum_{i=1}^N \mathrm{round}\Bigl(1 -
+              \frac{a_i - \sum_k |t_{ik} - p_{ik}|}{a_i}, 5\Bigr)
+
+    For binary labels the inner term is the share of the item's annotators
+    whose label was predicted wrongly; items count equally however many
+    annotators they have (a macro average over items, not over (item,
+    annotator) pairs). For labels that are not 0 / 1 the official formula
+    sums absolute differences, reproduced here as is. The final mean is not
+    rounded (official code: ``float(np.mean(...))``).
+
+    Examples
+    --------
+    >>> error_rate([[1, 0, 1], [0, 0, np.nan]], [[1, 1, 1], [0, 0, np.nan]])
+    0.166665
+    """
+    t, p = _label_pair(targets, predictions, "error_rate", 2)
+    return float(np.mean(_error_rows(t, p)))
+
+
+def multilabel_error_rate(targets: Any, predictions: Any, /) -> float:
+    r"""Multilabel average error rate, the LeWiDi 2025 perspectivist VariErrNLI score.
+
+    Parameters
+    ----------
+    targets : array_like, shape (N, L, A), or a sequence of per-item (L, A) label matrices
+        Each annotator's 0 / 1 label for each of the L labels of each item
+        (NaN where an annotator did not label the item).
+    predictions : same as ``targets``
+        Predicted labels.
+
+    Returns
+    -------
+    float
+        Lower is better.
+
+    Raises
+    ------
+    DataError
+        Shapes or missing-label patterns differ.
+
+    Notes
+    -----
+    :func:`error_rate` over the L labels of each item (a mean of the rounded
+    per-label scores), then the mean over items; neither mean is rounded.
+
+    Examples
+    --------
+    >>> t = [[[1, 0], [0, 0], [0, 1]]]
+    >>> p = [[[1, 1], [0, 0], [0, 1]]]
+    >>> multilabel_error_rate(t, p)
+    0.16667
+    """
+    t, p = _label_pair(targets, predictions, "multilabel_error_rate", 3)
+    per_label = _error_rows(t, p)  # (N, L)
+    return float(np.mean(np.mean(per_label, axis=1)))
+
+
+def mean_absolute_distance(
+    targets: Any, predictions: Any, /, *, scale_values: float | Scale
+) -> float:
+    r"""Mean normalised absolute distance, the LeWiDi 2025 perspectivist score of Paraphrase and CSC.
+
+    Parameters
+    ----------
+    targets : array_like, shape (N, A), or a sequence of per-item label lists
+        Each annotator's rating of each item (NaN where an annotator did not
+        rate the item; ragged lists are padded).
+    predictions : same as ``targets``
+        The predicted rating for each of those annotators.
+    scale_values : float or Scale
+        The divisor. The official code passes the NUMBER OF POINTS of the
+        scale: 11 for Paraphrase (ratings −5..5) and 6 for CSC (1..6); see
+        :data:`SCALE_VALUES_2025`. It is not the range (10 and 5), which is
+        what its docstring once said. Given a :class:`~dissensus.Scale`, its
+        number of labels ``K`` is used, the official convention.
+
+    Returns
+    -------
+    float
+        Lower is better; below 1 (the largest distance, K − 1, divided by K).
+
+    Raises
+    ------
+    DataError
+        Shapes or missing-rating patterns differ.
+    ValueError
+        ``scale_values`` not positive.
+
+    Notes
+    -----
+    .. math:: \mathrm{MAD} = \frac1N \sum_{i=1}^N \frac{1}{s} \cdot
+              \frac{1}{a_i} \sum_{k=1}^{a_i} |t_{ik} - p_{ik}|
+
+    with :math:`s` = ``scale_values``. The published formula multiplies by
+    100; the official code does not (the factor is commented out), and
+    neither does this function. Nothing is rounded.
+
+    Examples
+    --------
+    >>> mean_absolute_distance([[1, 3], [6, np.nan]], [[2, 3], [4, np.nan]], scale_values=6)
+    0.20833
+    """
+    s = float(scale_values.K) if isinstance(scale_values, Scale) else float(scale_values)
+    if not (s > 0 and math.isfinite(s)):
+        msg = (
+            "The 'scale_values' parameter of mean_absolute_distance must be a positive number "
+            f"(the official code passes 11 for Paraphrase and 6 for CSC). Got {scale_values!r}."
+        )
+        raise ValueError(msg)
+    t, p = _label_pair(targets, predictions, "mean_absolute_distance", 2)
+    diff = np.abs(t - p)
+    np.nan_to_num(diff, copy=False, nan=0.0)
+    a = np.sum(~np.isnan(t), axis=-1).astype(np.float64)
+    per_item = _sequential_sum(diff) / a / s
+    return float(np.mean(per_item))
+
+
+#: The organisers' names (the same functions).
+average_MD = average_md  # noqa: N816 (the official function name)
+average_WS = average_ws  # noqa: N816 (the official function name)
