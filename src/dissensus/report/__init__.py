@@ -8,6 +8,7 @@ network fetches). Figures need the ``report`` extra (matplotlib, jinja2).
 """
 
 from dissensus.report._data import DATASET_KEYS, REQUIRED_COLUMNS, ReportData
+from dissensus.report._html import render_html, write_html
 from dissensus.report._markdown import render_markdown
 from dissensus.report._reading import plain_reading
 
@@ -16,5 +17,7 @@ __all__ = [
     "REQUIRED_COLUMNS",
     "ReportData",
     "plain_reading",
+    "render_html",
     "render_markdown",
+    "write_html",
 ]

@@ -322,7 +322,7 @@ def excludes_zero(low: Any, high: Any) -> bool:
 # --- table views: the rows both renderers show -------------------------------------------------
 
 
-def _lookup(table: pd.DataFrame, first: str, second: str) -> dict[tuple[str, str], dict[str, Any]]:
+def lookup(table: pd.DataFrame, first: str, second: str) -> dict[tuple[str, str], dict[str, Any]]:
     """Rows keyed by two columns (as strings); the first row wins on duplicates."""
     out: dict[tuple[str, str], dict[str, Any]] = {}
     for record in table.to_dict("records"):
@@ -359,7 +359,7 @@ class Table:
 def summary_table(data: ReportData) -> Table:
     """Metrics × models, ``mean [low, high]``, the best model per metric flagged."""
     models = data.models
-    summary = _lookup(data.summary, "metric", "model")
+    summary = lookup(data.summary, "metric", "model")
     rows: list[list[Cell]] = []
     for metric in data.metrics:
         arrow = direction_arrow(data.lower_is_better(metric))
@@ -433,7 +433,7 @@ def reversal_cells(data: ReportData) -> set[tuple[str, str]]:
 def rankings_table(data: ReportData) -> Table:
     """Models × metrics ranks (``=2`` marks a tie); cells in a reversal are flagged."""
     involved = reversal_cells(data)
-    ranks = _lookup(data.rankings, "model", "metric")
+    ranks = lookup(data.rankings, "model", "metric")
     ranked = {metric for _, metric in ranks}
     metrics = [m for m in data.metrics if m in ranked]
     rows: list[list[Cell]] = []

@@ -1,0 +1,88 @@
+"""Tests of the SVG figures."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from dissensus.report._data import example_report_data
+from dissensus.report._plots import annotations_histogram, by_bin_figure, figures, forest_figure
+from tests.report._sample import sample_report_data
+
+
+@pytest.fixture(scope="module")
+def sample_figures():
+    return figures(sample_report_data())
+
+
+class TestFigures:
+    def test_all_three(self, sample_figures):
+        assert list(sample_figures) == ["annotations", "summary", "by_bin"]
+
+    @pytest.mark.parametrize("key", ["annotations", "summary", "by_bin"])
+    def test_svg_is_clean_for_inlining(self, sample_figures, key):
+        fig = sample_figures[key]
+        svg = fig.svg
+        assert svg.startswith("<svg ")
+        assert svg.rstrip().endswith("</svg>")
+        for forbidden in ("<?xml", "<!DOCTYPE", "<!--", "http", "<metadata", "<style", "<text"):
+            assert forbidden not in svg, forbidden
+        assert f'aria-labelledby="{fig.id}-title"' in svg
+        assert f'<title id="{fig.id}-title">' in svg
+        ids = re.findall(r'\bid="([^"]+)"', svg)
+        assert all(i.startswith(f"{fig.id}-") for i in ids)
+        assert len(ids) == len(set(ids))
+        refs = re.findall(r'(?:href="#|url\(#)([^")]+)', svg)
+        assert refs
+        assert set(refs) <= set(ids)
+
+    def test_deterministic(self, sample_figures):
+        again = figures(sample_report_data())
+        assert all(again[k].svg == sample_figures[k].svg for k in sample_figures)
+
+    def test_one_line_per_model_and_panel_per_metric(self, sample_figures):
+        svg = sample_figures["by_bin"].svg
+        # matplotlib names each axes and line; 4 panels x 3 models + 3 legend handles
+        assert len(re.findall(r'id="fig-by-bin-axes_\d+"', svg)) == 4
+        assert len(re.findall(r'id="fig-by-bin-line2d_\d+"', svg)) >= 4 * 3
+
+    def test_alt_text_names_models_and_metrics(self, sample_figures):
+        alt = sample_figures["by_bin"].alt
+        assert "CE, EMD, E[CE], E[EMD]" in alt
+        assert "A, B, C" in alt
+
+
+class TestEdgeCases:
+    def test_dollar_and_markup_in_model_names(self):
+        data = example_report_data()
+        evil = "$x_1$ <b>&"
+        summary = data.summary.assign(model=data.summary["model"].replace("A", evil))
+        by_bin = data.by_bin.assign(model=data.by_bin["model"].replace("A", evil))
+        figs = figures(replace(data, summary=summary, by_bin=by_bin))
+        assert "<b>" not in figs["by_bin"].svg
+        assert "&lt;b&gt;&amp;" in figs["by_bin"].svg  # in the escaped <title>
+
+    def test_empty_inputs_give_no_figure(self):
+        data = example_report_data()
+        assert annotations_histogram(np.array([], dtype=np.int64)) is None
+        assert by_bin_figure(replace(data, by_bin=data.by_bin.iloc[0:0])) is None
+        assert forest_figure(replace(data, summary=data.summary.iloc[0:0])) is None
+
+    def test_many_distinct_counts_are_binned(self):
+        counts = np.random.default_rng(1).integers(1, 342, size=2000)
+        fig = annotations_histogram(counts)
+        assert fig is not None
+        assert "2,000 items" in fig.caption
+        assert "range 1–341" in fig.caption
+
+    def test_single_metric_single_model(self):
+        data = example_report_data()
+        keep_summary = (data.summary["model"] == "A") & (data.summary["metric"] == "CE")
+        keep_bins = (data.by_bin["model"] == "A") & (data.by_bin["metric"] == "CE")
+        figs = figures(
+            replace(data, summary=data.summary[keep_summary], by_bin=data.by_bin[keep_bins])
+        )
+        assert set(figs) == {"annotations", "summary", "by_bin"}
