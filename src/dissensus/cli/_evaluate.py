@@ -1,0 +1,175 @@
+"""``dissensus evaluate``: score models against disagreeing annotators, write a report."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from dissensus._exceptions import DataError
+from dissensus.cli._reader_options import load_annotations, reader_options
+from dissensus.data._predictions_io import read_predictions
+from dissensus.evaluation import evaluate
+
+__all__ = ["evaluate_command"]
+
+
+def _parse_pred(values: tuple[str, ...]) -> dict[str, Path]:
+    preds: dict[str, Path] = {}
+    for value in values:
+        name, sep, path = value.partition("=")
+        if not sep or not name or not path:
+            msg = f"--pred expects NAME=PATH (e.g. --pred bert=preds/bert.csv); got {value!r}."
+            raise click.BadParameter(msg, param_hint="--pred")
+        if name in preds:
+            msg = f"model name {name!r} is given twice; each --pred needs its own NAME."
+            raise click.BadParameter(msg, param_hint="--pred")
+        preds[name] = Path(path)
+    return preds
+
+
+def _parse_prior(value: str) -> Any:
+    try:
+        return float(value)
+    except ValueError:
+        return value
+
+
+class _Stages:
+    """Stage messages on stderr when it is a terminal; silent otherwise."""
+
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self.t0 = time.perf_counter()
+
+    def __call__(self, text: str) -> None:
+        if self.tty:
+            click.echo(f"[{time.perf_counter() - self.t0:6.1f}s] {text}", err=True)
+
+
+@click.command("evaluate")
+@click.argument("annotations", type=click.Path(dir_okay=False, path_type=Path))
+@reader_options
+@click.option(
+    "--pred",
+    "preds",
+    multiple=True,
+    required=True,
+    metavar="NAME=PATH",
+    help="Model predictions: a CSV/TSV/Parquet/JSONL file with an item column and one column per label. Repeat per model.",
+)
+@click.option(
+    "--pred-layout",
+    type=click.Choice(["wide", "long"]),
+    default="wide",
+    show_default=True,
+    help="Layout of the prediction files (long: item,label,prob rows).",
+)
+@click.option(
+    "--pred-item", default="item", show_default=True, help="Item id column of the prediction files."
+)
+@click.option(
+    "--metrics",
+    default=None,
+    metavar="NAME,NAME",
+    help="Metrics from the registry, e.g. 'emd,E[emd],cross_entropy'. Default: the standard set.",
+)
+@click.option(
+    "--prior",
+    default="uniform",
+    show_default=True,
+    help="Dirichlet prior: uniform, jeffreys, empirical or a number.",
+)
+@click.option(
+    "--bins",
+    default="auto",
+    show_default=True,
+    metavar="auto|E1,E2,…",
+    help="Annotation-count bins: 'auto' or left edges such as 2,4,6,11.",
+)
+@click.option(
+    "--n-boot",
+    default=1000,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Bootstrap resamples.",
+)
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of every random step.")
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory for report.html, summary.csv, scores.parquet, rankings.csv.",
+)
+def evaluate_command(
+    *,
+    annotations: Path,
+    preds: tuple[str, ...],
+    pred_layout: str,
+    pred_item: str,
+    metrics: str | None,
+    prior: str,
+    bins: str,
+    n_boot: int,
+    seed: int,
+    out: Path,
+    **reader: Any,
+) -> None:
+    """Compare models' predicted label distributions against ANNOTATIONS.
+
+    Prints the summary (mean per model and metric with a paired bootstrap CI)
+    and writes the report and tables to --out.
+    """
+    stage = _Stages()
+    pred_paths = _parse_pred(preds)
+    stage(f"reading {annotations}")
+    data = load_annotations(str(annotations), **reader)
+    predictions = {}
+    for name, path in pred_paths.items():
+        stage(f"reading predictions {name!r} from {path}")
+        predictions[name] = read_predictions(path, layout=pred_layout, item=pred_item)  # type: ignore[arg-type]
+    bin_spec: Any = bins
+    if bins != "auto":
+        try:
+            bin_spec = [int(b) for b in bins.split(",") if b.strip()]
+        except ValueError:
+            msg = (
+                f"--bins must be 'auto' or comma-separated integers such as 2,4,6,11; got {bins!r}."
+            )
+            raise DataError(msg) from None
+    metric_names = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+    stage("scoring")
+    ev = evaluate(
+        data, predictions, metrics=metric_names, prior=_parse_prior(prior), bins=bin_spec, seed=seed
+    )
+    stage(f"bootstrap ({n_boot} resamples) and writing {out}")
+    written = ev.save(out, n_boot=n_boot)
+    summary = ev.summary(n_boot=n_boot)
+    click.echo(_format_summary(summary))
+    for kind, path in written.items():
+        click.echo(f"wrote {kind}: {path}")
+
+
+def _format_summary(summary: Any) -> str:
+    """Compact table: one row per metric, one column per model, best marked with *."""
+    lines = []
+    models = list(dict.fromkeys(summary["model"]))
+    metric_names = list(dict.fromkeys(summary["metric"]))
+    width = max(12, *(len(m) + 2 for m in models))
+    mwidth = max(8, *(len(m) for m in metric_names)) + 2
+    lines.append("metric".ljust(mwidth) + "".join(m.rjust(width) for m in models))
+    for metric in metric_names:
+        rows = summary[summary["metric"] == metric].set_index("model")
+        arrow = "↓" if bool(rows["lower_is_better"].iloc[0]) else "↑"
+        cells = []
+        for m in models:
+            r = rows.loc[m]
+            mark = "*" if bool(r["best"]) else " "
+            cells.append(f"{r['mean']:.4f}{mark}".rjust(width))
+        lines.append(f"{metric} {arrow}".ljust(mwidth) + "".join(cells))
+    lines.append("(* best; ↓ lower is better, ↑ higher is better; CIs in summary.csv)")
+    return "\n".join(lines)

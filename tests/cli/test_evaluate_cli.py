@@ -1,0 +1,112 @@
+"""Tests of `dissensus evaluate`: files written, compact table, exit codes, determinism."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dissensus.cli import EXIT_BAD_INPUT, EXIT_OK, main
+
+K = 5
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    rng = np.random.default_rng(7)
+    n_items = 60
+    rows = []
+    for i in range(n_items):
+        n = int(rng.integers(2, 7))
+        p = rng.dirichlet(np.ones(K))
+        for a in rng.choice(8, n, replace=False):
+            rows.append((f"i{i}", f"a{a}", int(rng.choice(K, p=p)) + 1))
+    ann = tmp_path / "ann.csv"
+    pd.DataFrame(rows, columns=["item", "annotator", "label"]).to_csv(ann, index=False)
+    out = {"ann": ann}
+    for m in ("good", "bad"):
+        q = rng.dirichlet(np.ones(K) * 2, size=n_items)
+        df = pd.DataFrame(q, columns=[str(k) for k in range(1, K + 1)])
+        df.insert(0, "item", [f"i{i}" for i in range(n_items)])
+        path = tmp_path / f"{m}.csv"
+        df.to_csv(path, index=False)
+        out[m] = path
+    return out
+
+
+def _run(files: dict[str, Path], out: Path, *extra: str) -> int:
+    return main(
+        [
+            "evaluate", str(files["ann"]),
+            "--pred", f"good={files['good']}", "--pred", f"bad={files['bad']}",
+            "--n-boot", "200", "--out", str(out), *extra,
+        ]
+    )  # fmt: skip
+
+
+class TestEvaluateCommand:
+    def test_writes_the_four_files_and_prints_a_table(self, files, tmp_path, capsys):
+        out = tmp_path / "out"
+        assert _run(files, out) == EXIT_OK
+        printed = capsys.readouterr().out
+        assert sorted(p.name for p in out.iterdir()) == [
+            "rankings.csv", "report.html", "scores.parquet", "summary.csv",
+        ]  # fmt: skip
+        header = printed.splitlines()[0].split()
+        assert header == ["metric", "good", "bad"]
+        assert "E[emd] ↓" in printed
+        summary = pd.read_csv(out / "summary.csv")
+        assert set(summary["model"]) == {"good", "bad"}
+        # every metric row of the printed table marks exactly one best model
+        # (or all tied ones)
+        table = printed.split("(* best")[0].splitlines()[1:]
+        assert len(table) == len(set(summary["metric"]))
+        for line in table:
+            assert "*" in line
+
+    def test_same_seed_gives_byte_identical_summary(self, files, tmp_path, capsys):
+        assert _run(files, tmp_path / "one", "--seed", "3") == EXIT_OK
+        assert _run(files, tmp_path / "two", "--seed", "3") == EXIT_OK
+        one = (tmp_path / "one" / "summary.csv").read_bytes()
+        two = (tmp_path / "two" / "summary.csv").read_bytes()
+        assert one == two
+
+    def test_metrics_option(self, files, tmp_path, capsys):
+        assert _run(files, tmp_path / "o", "--metrics", "emd,E[emd]") == EXIT_OK
+        summary = pd.read_csv(tmp_path / "o" / "summary.csv")
+        assert list(dict.fromkeys(summary["metric"])) == ["emd", "E[emd]"]
+
+    def test_bad_pred_spec_exits_2(self, files, tmp_path, capsys):
+        code = main(
+            [
+                "evaluate",
+                str(files["ann"]),
+                "--pred",
+                str(files["good"]),
+                "--out",
+                str(tmp_path / "o"),
+            ]
+        )
+        assert code == EXIT_BAD_INPUT
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("dissensus: error:")
+        assert "NAME=PATH" in err
+
+    def test_predictions_for_other_items_exit_2(self, files, tmp_path, capsys):
+        df = pd.read_csv(files["bad"]).iloc[:-3]
+        df.to_csv(files["bad"], index=False)
+        assert _run(files, tmp_path / "o") == EXIT_BAD_INPUT
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1
+        assert "different items" in err[0]
+        assert "3 of 60 annotated items have no prediction" in err[0]
+
+    def test_unknown_metric_exits_2(self, files, tmp_path, capsys):
+        assert _run(files, tmp_path / "o", "--metrics", "emdd") == EXIT_BAD_INPUT
+        assert "emdd" in capsys.readouterr().err
+
+    def test_bad_bins_exit_2(self, files, tmp_path, capsys):
+        assert _run(files, tmp_path / "o", "--bins", "two,four") == EXIT_BAD_INPUT
+        assert "--bins" in capsys.readouterr().err
