@@ -19,10 +19,13 @@ from dissensus.agreement._multirater import (
     observed_agreement,
     percent_agreement,
 )
+from dissensus.agreement._pairwise import PairwiseAgreement, pairwise
+from dissensus.agreement._report import majority_labels, report
 from dissensus.agreement._result import AgreementResult
 
 __all__ = [
     "AgreementResult",
+    "PairwiseAgreement",
     "brennan_prediger",
     "chance_agreement",
     "cohen_kappa",
@@ -35,7 +38,10 @@ __all__ = [
     "icc",
     "krippendorff_alpha",
     "light_kappa",
+    "majority_labels",
     "observed_agreement",
+    "pairwise",
     "percent_agreement",
+    "report",
     "scott_pi",
 ]

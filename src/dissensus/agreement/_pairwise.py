@@ -1,0 +1,184 @@
+r"""Annotator × annotator agreement matrices.
+
+All rater-pair contingency tables come from one sparse product: with ``Y``
+the (N items, R·K) one-hot matrix of who gave which label,
+``T = Y^T Y`` reshaped to (R, R, K, K) holds every pair's table (items
+both rated), so Cohen's kappa and Krippendorff's alpha of all pairs are
+computed at once.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+from scipy import sparse
+
+from dissensus._exceptions import DegenerateAgreementWarning
+from dissensus._validation import check_option
+from dissensus.agreement._alpha import LEVELS, Level, _delta, _ordinal_delta, _values
+from dissensus.agreement._cohen import table_kappa
+from dissensus.agreement._common import FloatArray, Weights, annotations_rater_matrix, weight_matrix
+from dissensus.data import Annotations
+
+__all__ = ["PairwiseAgreement", "pairwise"]
+
+Measure = Literal["cohen", "weighted_cohen", "alpha"]
+
+
+@dataclass(frozen=True)
+class PairwiseAgreement:
+    """Agreement of every pair of annotators.
+
+    Attributes
+    ----------
+    value : pandas.DataFrame
+        Annotator × annotator coefficients (NaN where the pair shares fewer
+        than ``min_overlap`` items or the coefficient is undefined).
+    overlap : pandas.DataFrame
+        Number of items each pair both rated (the diagonal: items rated).
+    measure : str
+        The coefficient.
+    """
+
+    value: pd.DataFrame
+    overlap: pd.DataFrame
+    measure: str
+
+    def __repr__(self) -> str:
+        R = self.value.shape[0]
+        off = self.value.to_numpy()[~np.eye(R, dtype=bool)]
+        finite = off[np.isfinite(off)]
+        span = f"{finite.min():.3g}–{finite.max():.3g}" if finite.size else "none defined"
+        return f"<PairwiseAgreement {self.measure}: {R} annotators, pairs {span}>"
+
+
+def _pair_tables(R: FloatArray, K: int) -> FloatArray:
+    n, r = R.shape
+    ok = np.isfinite(R)
+    rows, cols = np.nonzero(ok)
+    codes = R[rows, cols].astype(np.int64)
+    Y = sparse.csr_matrix(
+        (np.ones(rows.size), (rows, cols * K + codes)), shape=(n, r * K), dtype=np.float64
+    )
+    T = np.asarray((Y.T @ Y).toarray(), dtype=np.float64)
+    return T.reshape(r, K, r, K).transpose(0, 2, 1, 3)
+
+
+def _pair_alpha(T: FloatArray, level: str, v: FloatArray | None) -> FloatArray:
+    o = T + np.swapaxes(T, -1, -2)
+    nc = o.sum(axis=-1)
+    ntot = nc.sum(axis=-1)
+    d = _ordinal_delta(nc) if level == "ordinal" else _delta(level, v)  # type: ignore[arg-type]
+    do = (o * d).sum(axis=(-2, -1))
+    de = np.einsum("...c,...ck,...k->...", nc, d, nc)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(de > 0, 1.0 - (ntot - 1.0) * do / de, np.nan)
+    return np.asarray(out, dtype=np.float64)
+
+
+def pairwise(
+    annotations: Any,
+    measure: Measure | Callable[[npt.NDArray[np.int64], npt.NDArray[np.int64]], float] = "cohen",
+    *,
+    min_overlap: int = 1,
+    weights: Weights = "quadratic",
+    level: Level = "nominal",
+) -> PairwiseAgreement:
+    """Agreement between every pair of annotators, on the items both rated.
+
+    Parameters
+    ----------
+    annotations : Annotations or array_like of shape (N items, R raters)
+        Annotations with annotator ids, a DataFrame whose columns are the
+        annotators, or an array of label codes ``0 .. K-1`` (NaN = missing).
+    measure : {"cohen", "weighted_cohen", "alpha"} or callable, default "cohen"
+        Cohen's kappa, weighted Cohen's kappa (with ``weights``),
+        Krippendorff's alpha (at ``level``), or ``f(codes_a, codes_b) ->
+        float`` called on each pair's shared items (label codes).
+    min_overlap : int, default 1
+        Pairs sharing fewer items get NaN.
+    weights : {"quadratic", "linear"} or array_like, default "quadratic"
+        Weights of ``"weighted_cohen"``.
+    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
+        Level of ``"alpha"``.
+
+    Returns
+    -------
+    PairwiseAgreement
+        ``.value`` and ``.overlap`` DataFrames indexed by annotator.
+
+    Warns
+    -----
+    DegenerateAgreementWarning
+        When pairs with enough overlap have an undefined coefficient (e.g.
+        both raters used one category); they are NaN.
+
+    Examples
+    --------
+    >>> R = [[0, 0, 1], [1, 1, 1], [0, 1, 0], [1, 1, 0]]
+    >>> pairwise(R).value.round(2)
+         0    1    2
+    0  1.0  0.5  0.0
+    1  0.5  1.0 -0.5
+    2  0.0 -0.5  1.0
+    """
+    func = "pairwise"
+    if not callable(measure):
+        check_option(func, "measure", measure, ("cohen", "weighted_cohen", "alpha"))
+    check_option(func, "level", level, LEVELS)
+    if int(min_overlap) < 1:
+        msg = f"The 'min_overlap' parameter of pairwise must be at least 1. Got {min_overlap!r}."
+        raise ValueError(msg)
+    R, scale = annotations_rater_matrix(annotations, func)
+    if isinstance(annotations, Annotations) and annotations.annotators is not None:
+        names = pd.Index(annotations.annotators, name="annotator")
+    elif isinstance(annotations, pd.DataFrame):
+        names = pd.Index(annotations.columns, name="annotator")
+    else:
+        names = pd.RangeIndex(R.shape[1])
+    K = scale.K
+    T = _pair_tables(R, K)
+    overlap = T.sum(axis=(2, 3))
+    name = measure if isinstance(measure, str) else getattr(measure, "__name__", "custom")
+    if measure == "cohen":
+        values = table_kappa(T, np.eye(K))[0]
+    elif measure == "weighted_cohen":
+        values = table_kappa(T, weight_matrix(weights, K, func))[0]
+    elif measure == "alpha":
+        v = None if level in ("nominal", "ordinal") else _values(scale, level)
+        if level == "nominal":
+            v = np.arange(K, dtype=np.float64)
+        values = _pair_alpha(T, level, v)
+    else:
+        values = np.full(overlap.shape, np.nan)
+        rated = np.isfinite(R)
+        for i in range(R.shape[1]):
+            for j in range(R.shape[1]):
+                both = rated[:, i] & rated[:, j]
+                if both.sum() >= min_overlap:
+                    a = R[both, i].astype(np.int64)
+                    b = R[both, j].astype(np.int64)
+                    values[i, j] = float(measure(a, b))
+    enough = overlap >= min_overlap
+    values = np.where(enough, values, np.nan)
+    off = ~np.eye(len(names), dtype=bool) & enough
+    bad = off & ~np.isfinite(values)
+    if bad.any():
+        warnings.warn(
+            f"pairwise {name}: {int(bad.sum()) // 2 or int(bad.sum())} annotator pairs share "
+            f"at least {min_overlap} items but have an undefined coefficient (e.g. both used a "
+            "single category); they are NaN.",
+            DegenerateAgreementWarning,
+            stacklevel=2,
+        )
+    return PairwiseAgreement(
+        value=pd.DataFrame(values, index=names, columns=names.rename(None)),
+        overlap=pd.DataFrame(overlap.astype(np.int64), index=names, columns=names.rename(None)),
+        measure=str(name),
+    )

@@ -1,0 +1,234 @@
+"""Tidy agreement tables: every count-based coefficient, overall and per group."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dissensus._exceptions import DegenerateAgreementWarning
+from dissensus._validation import SeedLike, check_option
+from dissensus.agreement._alpha import LEVELS, Level, krippendorff_alpha
+from dissensus.agreement._common import CiMethod
+from dissensus.agreement._multirater import (
+    brennan_prediger,
+    fleiss_kappa,
+    gwet_ac1,
+    gwet_ac2,
+    percent_agreement,
+)
+from dissensus.agreement._result import AgreementResult
+from dissensus.data import LabelCounts, as_label_counts
+
+__all__ = ["COLUMNS", "majority_labels", "report"]
+
+#: Columns of :func:`report` (after the group column, when ``by`` is given).
+COLUMNS = (
+    "coefficient", "value", "se", "ci_low", "ci_high",
+    "n_items", "n_items_excluded", "n_annotations", "note",
+)  # fmt: skip
+
+
+def _coefficients(level: str, ordered: bool) -> list[tuple[str, Callable[..., AgreementResult]]]:
+    out: list[tuple[str, Callable[..., AgreementResult]]] = [
+        ("percent_agreement", percent_agreement),
+        ("fleiss_kappa", fleiss_kappa),
+        (
+            "krippendorff_alpha" if level == "nominal" else f"krippendorff_alpha_{level}",
+            lambda d, **kw: krippendorff_alpha(d, level=level, **kw),  # type: ignore[arg-type]
+        ),
+        ("gwet_ac1", gwet_ac1),
+        ("brennan_prediger", brennan_prediger),
+    ]
+    if level != "nominal" or ordered:
+        out.insert(
+            4, ("gwet_ac2_quadratic", lambda d, **kw: gwet_ac2(d, weights="quadratic", **kw))
+        )
+    return out
+
+
+def _rows(
+    counts: LabelCounts,
+    coefs: list[tuple[str, Callable[..., AgreementResult]]],
+    kw: dict[str, Any],
+) -> tuple[list[dict[str, Any]], list[str]]:
+    rows: list[dict[str, Any]] = []
+    notes: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DegenerateAgreementWarning)
+        for name, fn in coefs:
+            r = fn(counts, **kw)
+            rows.append(
+                {
+                    "coefficient": name,
+                    "value": r.value,
+                    "se": r.se,
+                    "ci_low": r.ci.low if r.ci is not None else math.nan,
+                    "ci_high": r.ci.high if r.ci is not None else math.nan,
+                    "n_items": r.n_items,
+                    "n_items_excluded": r.n_items_excluded,
+                    "n_annotations": r.n_annotations,
+                    "note": r.note,
+                }
+            )
+            if name == "fleiss_kappa":
+                pa, pe = r.parts["observed_agreement"], r.parts["chance_agreement"]
+                for part, value in (("observed_agreement", pa), ("chance_agreement", pe)):
+                    rows.append(
+                        {
+                            **rows[-1],
+                            "coefficient": part,
+                            "value": value,
+                            "se": math.nan,
+                            "ci_low": math.nan,
+                            "ci_high": math.nan,
+                            "note": "",
+                        }
+                    )
+    notes.extend(
+        str(w.message) for w in caught if issubclass(w.category, DegenerateAgreementWarning)
+    )
+    return rows, notes
+
+
+def report(
+    data: Any,
+    *,
+    level: Level = "nominal",
+    by: str | None = None,
+    ci: float | None = None,
+    n_boot: int = 1000,
+    seed: SeedLike = 0,
+    ci_method: CiMethod = "percentile",
+) -> pd.DataFrame:
+    """Every count-based agreement coefficient in one tidy table.
+
+    Parameters
+    ----------
+    data : Annotations, LabelCounts or array_like of shape (N, K)
+        Label counts per item; with ``by``, an item-level column to group on.
+    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
+        Level of Krippendorff's alpha; for anything but nominal (or an
+        ordered scale) Gwet's AC2 with quadratic weights is added.
+    by : str, optional
+        Item-level column (``data.meta``) such as a year or a subset: one
+        block of rows per group, then the rows over all items
+        (group ``"all"``).
+    ci : float, optional
+        Coverage of bootstrap intervals over items (per group).
+    n_boot, seed, ci_method
+        Bootstrap options, as in :func:`fleiss_kappa`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per coefficient (and group): ``coefficient``, ``value``,
+        ``se``, ``ci_low``, ``ci_high``, ``n_items``, ``n_items_excluded``,
+        ``n_annotations``, ``note`` (why a value is NaN), preceded by the
+        ``by`` column when grouping. Observed and chance agreement (Fleiss'
+        ``P_a`` and ``P_e``) have rows of their own.
+
+    Warns
+    -----
+    DegenerateAgreementWarning
+        Once, summarising every excluded item and undefined coefficient
+        (details in ``note``).
+
+    Notes
+    -----
+    Kappa-type coefficients only see how much the raters of each item agree,
+    not *which* label they agreed on: swapping the labels of an item leaves
+    them unchanged. A group whose majority labels differ from the others
+    (e.g. rows attached to the wrong items) does not show here; compare
+    :func:`majority_labels` across groups.
+
+    Examples
+    --------
+    >>> from dissensus import load_example
+    >>> t = report(load_example("course_29"))
+    >>> t.set_index("coefficient")["value"].round(3).to_dict()  # doctest: +NORMALIZE_WHITESPACE
+    {'percent_agreement': 0.31, 'fleiss_kappa': 0.41, 'observed_agreement': 0.58,
+     'chance_agreement': 0.288, 'krippendorff_alpha': 0.415, 'gwet_ac1': 0.49,
+     'brennan_prediger': 0.476}
+    """
+    check_option("report", "level", level, LEVELS)
+    counts = as_label_counts(data)
+    coefs = _coefficients(level, counts.scale.ordered)
+    kw: dict[str, Any] = {"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method}
+    blocks: list[pd.DataFrame] = []
+    notes: list[str] = []
+    if by is not None:
+        groups = counts.groups(by)
+        codes, uniques = pd.factorize(groups, sort=True)
+        for g, label in enumerate(uniques):
+            rows, n = _rows(counts.take(codes == g), coefs, kw)
+            notes.extend(f"{by}={label}: {m}" for m in n)
+            blocks.append(pd.DataFrame(rows).assign(**{by: label}))
+    rows, n = _rows(counts, coefs, kw)
+    notes.extend(n)
+    overall = pd.DataFrame(rows)
+    if by is not None:
+        overall[by] = "all"
+        blocks.append(overall)
+        out = pd.concat(blocks, ignore_index=True)
+        out = out[[by, *COLUMNS]]
+    else:
+        out = overall[list(COLUMNS)]
+    if notes:
+        shown = "; ".join(notes[:3]) + (f"; … ({len(notes) - 3} more)" if len(notes) > 3 else "")
+        warnings.warn(f"report: {shown}", DegenerateAgreementWarning, stacklevel=2)
+    return out
+
+
+def majority_labels(data: Any, *, columns: Sequence[str] | None = None) -> pd.DataFrame:
+    """Each item's most frequent label and its share, with the item-level columns.
+
+    Parameters
+    ----------
+    data : Annotations, LabelCounts or array_like of shape (N, K)
+        Label counts per item.
+    columns : sequence of str, optional
+        Item-level (``meta``) columns to keep; default all.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by item: ``label`` (ties: the first on the scale, flagged in
+        ``tie``), ``share`` of the item's ratings, ``n`` ratings, plus the
+        meta columns.
+
+    Examples
+    --------
+    >>> from dissensus import load_example
+    >>> m = majority_labels(load_example("course_reviews"))
+    >>> m.pivot(index="year", columns="review", values="label").loc[["2020-21", "2021-22"]]
+    review     R1   R2   R3   R4
+    year
+    2020-21   POS  NEG  NEG  POS
+    2021-22   POS  POS  POS  NEG
+    """
+    counts = as_label_counts(data)
+    X = counts.values  # noqa: PD011 -- LabelCounts, not pandas
+    n = X.sum(axis=1)
+    top = X.argmax(axis=1)
+    best = X.max(axis=1)
+    labels = np.asarray(counts.scale.labels, dtype=object)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(n > 0, best / np.maximum(n, 1), np.nan)
+    out = pd.DataFrame(
+        {
+            "label": np.where(n > 0, labels[top], None),
+            "share": share,
+            "n": n,
+            "tie": ((best[:, None] == X).sum(axis=1) > 1) & (n > 0),
+        },
+        index=counts.items,
+    )
+    if counts.meta is not None:
+        keep = list(counts.meta.columns) if columns is None else list(columns)
+        out = out.join(counts.meta[keep])
+    return out
