@@ -171,6 +171,25 @@ class TestFromFrame:
         with pytest.raises(DataError, match=r"labelled an item more than once.*duplicates='first'"):
             ann.rater_matrix()
 
+    def test_meta_missing_values(self):
+        df = _long().astype({"year": float})
+        df.loc[[3, 4], "year"] = np.nan  # item y: missing throughout is a (missing) value
+        ann = Annotations.from_frame(df, meta=["year"])
+        assert ann.meta is not None
+        assert ann.meta["year"].dtype == np.float64
+        assert ann.meta["year"].isna().tolist() == [False, True, False]
+        df.loc[3, "year"] = 2021.0  # missing in one row only: varies
+        with pytest.raises(DataError, match="meta column 'year' varies within item 'y'"):
+            Annotations.from_frame(df, meta=["year"])
+
+    def test_meta_after_dropping_duplicates(self):
+        extra = pd.DataFrame({"item": ["z"], "annotator": ["c"], "label": [2], "year": [2021]})
+        df = pd.concat([_long(), extra], ignore_index=True)
+        with pytest.warns(DataDroppedWarning):
+            ann = Annotations.from_frame(df, meta=["year"], duplicates="last")
+        assert ann.meta["year"].tolist() == [2020, 2021, 2021]
+        assert ann.counts().values.tolist() == [[1, 2, 0], [0, 0, 2], [0, 1, 0]]
+
     def test_meta_must_be_constant_per_item(self):
         df = _long()
         df.loc[1, "year"] = 1999

@@ -256,28 +256,29 @@ class Annotations:
                     item_codes = item_codes[keep]
                     annotator_codes = annotator_codes[keep]
                     label_codes = label_codes[keep]
-                    # an item or annotator may have lost all rows; recode densely
-                    item_codes, uniq_i = pd.factorize(item_codes, sort=False)
-                    items = items[uniq_i]
-                    annotator_codes, uniq_a = pd.factorize(annotator_codes, sort=False)
-                    annotators = annotators[uniq_a]
-                    annotator_codes = annotator_codes.astype(np.int64)
+                    # every (item, annotator) pair keeps one row, so no item or
+                    # annotator disappears and the codes stay dense
 
         meta_df: pd.DataFrame | None = None
         if meta:
-            grouped = df[meta].groupby(np.asarray(item_codes), sort=True)
+            # One representative row per item (its last); a row whose value
+            # differs from its item's representative makes the column vary.
+            codes_i = np.asarray(item_codes, dtype=np.intp)
+            rep = np.zeros(len(items), dtype=np.intp)
+            np.maximum.at(rep, codes_i, np.arange(codes_i.size, dtype=np.intp))
             for m in meta:
-                n_values = grouped[m].nunique(dropna=False).to_numpy()
-                if not np.any(n_values > 1):
+                value_codes, _ = pd.factorize(df[m], use_na_sentinel=True)  # missing is a value
+                varying = np.flatnonzero(value_codes != value_codes[rep][codes_i])
+                if not varying.size:
                     continue
-                bad_item = items[int(np.flatnonzero(n_values > 1)[0])]
+                bad_item = items[int(codes_i[varying[0]])]
                 msg = (
                     f"meta column {m!r}{in_where} varies within item {_py(bad_item)!r}; item-level "
                     "columns must be constant per item (group annotations instead, or make the "
                     "column part of the item id)."
                 )
                 raise DataError(msg)
-            meta_df = grouped.first().set_axis(items)
+            meta_df = df[meta].iloc[rep].set_axis(items)
 
         return cls(
             item_codes=np.asarray(item_codes, dtype=np.int64),
