@@ -149,8 +149,10 @@ class Annotations:
             What to do with repeated (item, annotator) pairs: raise, keep the
             first or last, or keep all (each counts as an annotation).
         source : str, optional
-            File the frame came from; its index then holds line numbers and
-            error messages name ``file line N``.
+            File the frame came from; its index then holds file positions and
+            error messages say ``in <file>: … at line N``. The index name
+            says which position: ``"line"`` (default), ``"row"`` (Parquet) or
+            ``"record"`` (JSON records keyed by item id).
 
         Raises
         ------
