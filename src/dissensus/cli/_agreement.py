@@ -1,0 +1,251 @@
+"""``dissensus agreement [FILE]``: every agreement coefficient, overall and per group."""
+
+from __future__ import annotations
+
+import math
+import textwrap
+import warnings
+from collections import Counter
+from typing import Any
+
+import click
+import pandas as pd
+
+from dissensus._exceptions import DissensusWarning
+from dissensus.agreement import majority_labels, report
+from dissensus.cli._reader_options import load_annotations, reader_options
+from dissensus.data import LabelCounts, as_label_counts, load_example
+
+__all__ = ["agreement_command", "format_agreement", "format_majority"]
+
+_LEVELS = ("nominal", "ordinal", "interval", "ratio")
+#: Groups with more items than this get no majority-label table (it would not be readable).
+_MAX_MAJORITY_ITEMS = 12
+
+
+def _num(x: float, digits: int = 3) -> str:
+    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+
+def _table(df: pd.DataFrame, right: set[str]) -> list[str]:
+    cols = list(df.columns)
+    cells = [[str(v) for v in row] for row in df.itertuples(index=False)]
+    widths = [max(len(str(c)), *(len(r[i]) for r in cells)) for i, c in enumerate(cols)]
+
+    def line(values: list[str]) -> str:
+        out = []
+        for i, v in enumerate(values):
+            out.append(v.rjust(widths[i]) if cols[i] in right else v.ljust(widths[i]))
+        return "  " + "  ".join(out).rstrip()
+
+    return [line([str(c) for c in cols]), line(["-" * w for w in widths]), *map(line, cells)]
+
+
+def format_agreement(table: pd.DataFrame, *, by: str | None = None) -> str:
+    """The readable text of a :func:`dissensus.agreement.report` table."""
+    lines: list[str] = []
+    has_ci = table["ci_low"].notna().any()
+    if by is None:
+        show = pd.DataFrame(
+            {
+                "coefficient": table["coefficient"],
+                "value": table["value"].map(_num),
+                "se": table["se"].map(_num),
+            }
+        )
+        if has_ci:
+            show["ci"] = [
+                f"[{_num(lo)}, {_num(hi)}]" if not math.isnan(lo) else ""
+                for lo, hi in zip(table["ci_low"], table["ci_high"], strict=True)
+            ]
+        show["items"] = table["n_items"].astype(str)
+        show["excluded"] = table["n_items_excluded"].astype(str)
+        lines += _table(show, {"value", "se", "items", "excluded"})
+    else:
+        value = table.pivot(index=by, columns="coefficient", values="value")
+        order = list(dict.fromkeys(table[by]))
+        coefs = list(dict.fromkeys(table["coefficient"]))
+        value = value.loc[order, coefs]
+        items = table.groupby(by, sort=False)["n_items"].first()
+        show = pd.DataFrame({by: order})
+        short = {
+            "percent_agreement": "pct",
+            "fleiss_kappa": "kappa",
+            "observed_agreement": "P_a",
+            "chance_agreement": "P_e",
+            "gwet_ac1": "AC1",
+            "gwet_ac2_quadratic": "AC2",
+            "brennan_prediger": "BP",
+        }
+        for c in coefs:
+            name = short.get(c, "alpha" if c.startswith("krippendorff") else c)
+            show[name] = [_num(v) for v in value[c]]
+        show["items"] = [str(items[g]) for g in order]
+        lines += _table(show, set(show.columns) - {by})
+        if has_ci:
+            k = table[table["coefficient"] == "fleiss_kappa"]
+            lines.append("")
+            lines.append("  Fleiss' kappa bootstrap intervals:")
+            for g, lo, hi in zip(k[by], k["ci_low"], k["ci_high"], strict=True):
+                lines.append(f"    {g!s:<12} [{_num(lo)}, {_num(hi)}]")
+    notes = [n for n in dict.fromkeys(table["note"]) if n]
+    if notes:
+        lines.append("")
+        for n in notes:
+            lines += textwrap.wrap(f"note: {n}", 96, initial_indent="  ", subsequent_indent="    ")
+    return "\n".join(lines)
+
+
+def format_majority(counts: LabelCounts, by: str) -> str | None:
+    """Majority label of each item, one row per group, with groups that break the pattern.
+
+    Kappa-type coefficients are unchanged when an item's labels are swapped,
+    so rows attached to the wrong items are invisible to them; the majority
+    labels side by side show it. ``None`` when groups are too large to show.
+    """
+    m = majority_labels(counts)
+    groups = counts.groups(by)
+    sizes = groups.value_counts()
+    if sizes.max() > _MAX_MAJORITY_ITEMS:
+        return None
+    meta = counts.meta if counts.meta is not None else pd.DataFrame(index=counts.items)
+    key = None
+    for col in meta.columns:
+        if col == by:
+            continue
+        per_group = meta.groupby(groups, sort=False)[col].agg(tuple)
+        if len(set(per_group)) == 1 and meta[col].nunique() == sizes.max():
+            key = col
+            break
+    if key is None:
+        m["position"] = groups.groupby(groups, sort=False).cumcount().to_numpy() + 1
+        key = "position"
+    m[by] = groups.to_numpy()
+    m["cell"] = [
+        f"{lab} {share:.0%}" if lab is not None else "-"
+        for lab, share in zip(m["label"], m["share"], strict=True)
+    ]
+    order = list(dict.fromkeys(groups))
+    wide = m.pivot(index=by, columns=key, values="cell").loc[order]
+    labels = m.pivot(index=by, columns=key, values="label").loc[order]
+    lines = ["  Majority label per item (its share of the ratings):", ""]
+    show = wide.reset_index()
+    show.columns = [str(c) for c in show.columns]
+    lines += _table(show.fillna("-"), set(show.columns) - {by})
+    patterns = [tuple(row) for row in labels.itertuples(index=False)]
+    usual, freq = Counter(patterns).most_common(1)[0]
+    odd = [g for g, p in zip(order, patterns, strict=True) if p != usual]
+    if freq > 1 and odd:
+        lines.append("")
+        for g in odd:
+            row = labels.loc[g]
+            diff = [str(c) for c, a, b in zip(labels.columns, row, usual, strict=True) if a != b]
+            text = (
+                f"! {by} {g}: the majority label differs from the other groups' usual pattern "
+                f"({' '.join(map(str, usual))}) on {', '.join(diff)}."
+            )
+            lines += textwrap.wrap(text, 96, initial_indent="  ", subsequent_indent="    ")
+        text = (
+            "Agreement coefficients cannot show this: they measure how much raters agree, "
+            "not on which label, so an item whose labels are swapped has the same kappa. "
+            "Check whether these rows are attached to the right items."
+        )
+        lines += textwrap.wrap(text, 96, initial_indent="    ", subsequent_indent="    ")
+    return "\n".join(lines)
+
+
+def _write(text: str, target: str) -> None:
+    if target == "-":
+        click.echo(text, nl=False)
+    else:
+        with open(target, "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+
+@click.command("agreement")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@reader_options
+@click.option(
+    "--example",
+    type=click.Choice(["course_29", "course_reviews"]),
+    default=None,
+    help="Run on a shipped example instead of FILE (default without FILE: course_29).",
+)
+@click.option(
+    "--level",
+    type=click.Choice(_LEVELS),
+    default="nominal",
+    show_default=True,
+    help="Level of measurement of Krippendorff's alpha.",
+)
+@click.option("--by", default=None, metavar="COLUMN", help="Item-level column to group by.")
+@click.option("--ci", type=float, default=None, help="Bootstrap interval coverage, e.g. 0.95.")
+@click.option("--n-boot", type=int, default=1000, show_default=True, help="Bootstrap resamples.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
+@click.option(
+    "--json",
+    "json_out",
+    default=None,
+    metavar="OUT",
+    help="Write the table as JSON ('-' = stdout).",
+)
+@click.option(
+    "--csv", "csv_out", default=None, metavar="OUT", help="Write the table as CSV ('-' = stdout)."
+)
+def agreement_command(
+    *,
+    file: str | None,
+    example: str | None,
+    level: str,
+    by: str | None,
+    ci: float | None,
+    n_boot: int,
+    seed: int,
+    json_out: str | None,
+    csv_out: str | None,
+    **reader: Any,
+) -> None:
+    """Agreement coefficients of FILE (or a shipped example), overall and per group.
+
+    Without FILE it runs on the worked example of the MLRD lecture notes
+    (29 items, 4 raters); `--example course_reviews --by year` shows the
+    class judgements per year.
+    """
+    if file is not None and example is not None:
+        msg = "Give either FILE or --example, not both."
+        raise click.UsageError(msg)
+    if file is None:
+        name = example or "course_29"
+        counts = load_example(name)  # type: ignore[arg-type]
+        title = f"example {name!r}"
+    else:
+        if by:
+            meta = [c for c in (reader.get("meta") or "").split(",") if c]
+            if by not in meta:
+                reader["meta"] = ",".join([*meta, by])
+        counts = as_label_counts(load_annotations(file, **reader))
+        title = file
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DissensusWarning)
+        table = report(counts, level=level, by=by, ci=ci, n_boot=n_boot, seed=seed)  # type: ignore[arg-type]
+    for w in caught:
+        if issubclass(w.category, DissensusWarning):
+            click.echo(f"dissensus: warning: {' '.join(str(w.message).split())}", err=True)
+    if json_out is not None:
+        _write(table.to_json(orient="records", indent=1) + "\n", json_out)
+    if csv_out is not None:
+        _write(table.to_csv(index=False), csv_out)
+    if "-" in (json_out, csv_out):
+        return
+    n = counts.n
+    click.echo(
+        f"Agreement of {title}: {counts.N:,} items, {int(n.sum()):,} ratings "
+        f"({int(n.min())}–{int(n.max())} per item), labels {list(counts.scale.labels)}"
+    )
+    click.echo("")
+    click.echo(format_agreement(table, by=by))
+    if by is not None:
+        text = format_majority(counts, by)
+        if text:
+            click.echo("")
+            click.echo(text)
