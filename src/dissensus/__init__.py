@@ -3,10 +3,17 @@
 How much annotators agree, what each item's label distribution probably is
 given how few people labelled it, and which model is better once that
 uncertainty and the order of the labels are taken into account.
+
+Subpackages: :mod:`dissensus.agreement` (kappa family, alpha, AC1/AC2, ICC,
+pairwise matrices), :mod:`dissensus.posterior` (Dirichlet posteriors and soft
+labels), :mod:`dissensus.metrics` (pointwise and exact expected soft metrics,
+the metric registry, LeWiDi scorers), :mod:`dissensus.stats` (bootstrap,
+paired tests, rankings), :mod:`dissensus.report` (HTML / Markdown rendering).
 """
 
 from importlib.metadata import PackageNotFoundError, version
 
+from dissensus import agreement, metrics, posterior, stats
 from dissensus._exceptions import (
     DataDroppedWarning,
     DataError,
@@ -19,7 +26,12 @@ from dissensus.data import (
     Predictions,
     Scale,
     load_example,
+    read_annotations,
+    read_convabuse,
+    read_lewidi,
 )
+from dissensus.data._predictions_io import read_predictions
+from dissensus.evaluation import Evaluation, evaluate
 
 try:
     __version__ = version("dissensus")
@@ -32,9 +44,19 @@ __all__ = [
     "DataError",
     "DegenerateAgreementWarning",
     "DissensusWarning",
+    "Evaluation",
     "LabelCounts",
     "Predictions",
     "Scale",
     "__version__",
+    "agreement",
+    "evaluate",
     "load_example",
+    "metrics",
+    "posterior",
+    "read_annotations",
+    "read_convabuse",
+    "read_lewidi",
+    "read_predictions",
+    "stats",
 ]

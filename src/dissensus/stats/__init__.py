@@ -1,1 +1,47 @@
-"""Statistics helpers: bootstrap resampling, paired tests, rankings and rank agreement."""
+"""Statistics helpers: bootstrap resampling, paired tests, rankings and rank agreement.
+
+Pure NumPy on arrays; no knowledge of annotations or metrics. The agreement
+module and the evaluation engine build their intervals and tests from here.
+"""
+
+from dissensus.stats._bootstrap import (
+    ConfidenceInterval,
+    bca_interval,
+    bootstrap_weights,
+    iter_bootstrap_weights,
+    percentile_interval,
+)
+from dissensus.stats._paired import (
+    PairedTestResult,
+    adjust_pvalues,
+    bootstrap_test,
+    permutation_test,
+    resample_means,
+    wilcoxon_test,
+)
+from dissensus.stats._ranking import (
+    RankAgreement,
+    competition_ranks,
+    kendall_tau_b,
+    order_reversals,
+    rank_agreement,
+)
+
+__all__ = [
+    "ConfidenceInterval",
+    "PairedTestResult",
+    "RankAgreement",
+    "adjust_pvalues",
+    "bca_interval",
+    "bootstrap_test",
+    "bootstrap_weights",
+    "competition_ranks",
+    "iter_bootstrap_weights",
+    "kendall_tau_b",
+    "order_reversals",
+    "percentile_interval",
+    "permutation_test",
+    "rank_agreement",
+    "resample_means",
+    "wilcoxon_test",
+]
