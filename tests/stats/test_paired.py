@@ -40,6 +40,20 @@ class TestIterIndexWeights:
         cov = np.cov(w[:, 0], w[:, 1])[0, 1]
         assert cov == pytest.approx(-1 / n, abs=0.01)
 
+    def test_several_item_blocks(self):
+        # more items than one block of the two-level draw (32,768)
+        n = 70_000
+        w = np.concatenate(list(iter_index_weights(n, 6, seed=1)))
+        np.testing.assert_array_equal(w.sum(axis=1), n)
+        # every block gets its share of draws: Binomial(n, b/n) totals
+        assert abs(w[:, :32_768].sum(axis=1) - 32_768).max() < 6 * np.sqrt(32_768)
+        assert w.var() == pytest.approx(1.0, rel=0.02)
+
+    def test_resample_means_uses_these_rows(self):
+        s = np.random.default_rng(3).random((3, 50))
+        w = np.concatenate(list(iter_index_weights(50, 40, seed=4, chunk=16)))
+        np.testing.assert_allclose(resample_means(s, 40, seed=4, chunk=16), w @ s.T / 50)
+
     def test_bad_sizes(self):
         with pytest.raises(ValueError, match="n >= 1"):
             next(iter_index_weights(0, 5))
