@@ -566,7 +566,7 @@ def _e_phi(a: FloatArray, b: FloatArray, c: FloatArray, chunk: int = 1 << 15) ->
     self-normalised, so no Beta function of huge arguments is needed.
     """
     z, dz = _js_grid(_JS_NODES, _JS_T, _JS_KAPPA)
-    out = np.empty_like(a)
+    out = np.empty(a.shape)
     for lo in range(0, a.size, chunk):
         sl = slice(lo, lo + chunk)
         out[sl] = _e_phi_block(a[sl], b[sl], c[sl], z, dz)
