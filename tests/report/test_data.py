@@ -12,6 +12,7 @@ from dissensus import DataError
 from dissensus.report import REQUIRED_COLUMNS
 from dissensus.report._data import (
     count_bins,
+    differences_table,
     example_report_data,
     format_interval,
     format_number,
@@ -121,3 +122,31 @@ class TestViews:
         table = reversals_table(example_report_data())
         assert table.row_flags == [False]  # significant under CE only
         assert [c.text for c in table.rows[0]][4::3] == ["yes", "no"]
+
+
+class TestLongTables:
+    def test_reversals_capped_significant_first(self):
+        data = sample_report_data()
+        table = reversals_table(data, max_rows=3)
+        assert len(table.rows) == 3
+        assert table.omitted == len(data.reversals) - 3
+        assert table.row_flags == [True, True, True]
+        full = reversals_table(data)
+        assert full.omitted == 0
+        # significant-under-both rows first, then the two significant under one metric only
+        assert full.row_flags == [True] * 10 + [False] * 2
+
+    def test_differences_capped(self):
+        data = sample_report_data()
+        table = differences_table(data, max_rows=5)
+        assert len(table.rows) == 5
+        assert table.omitted == len(data.differences) - 5
+
+
+class TestSummaryLayout:
+    def test_many_models_transpose(self):
+        data = sample_report_data(models=tuple("ABCDEF"))
+        table = summary_table(data)
+        assert table.header == ["Model", "CE ↓", "EMD ↓", "E[CE] ↓", "E[EMD] ↓"]
+        assert [row[0].text for row in table.rows] == list("ABCDEF")
+        assert [c.best for c in table.rows[0][1:]] == [True, True, False, False]

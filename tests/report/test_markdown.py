@@ -7,7 +7,7 @@ from dataclasses import replace
 import pandas as pd
 
 from dissensus.report import render_markdown
-from dissensus.report._data import example_report_data
+from dissensus.report._data import example_report_data, reversals_table
 from dissensus.report._markdown import escape_markdown
 from tests.report._sample import sample_report_data
 
@@ -85,3 +85,14 @@ class TestEscapeMarkdown:
     def test_newlines_and_links(self):
         assert escape_markdown("a\nb") == "a b"
         assert escape_markdown("[x](javascript:1)") == "[x]\\(javascript:1)"
+
+
+class TestLongTablesNote:
+    def test_note_when_rows_are_left_out(self, monkeypatch):
+        monkeypatch.setattr(
+            "dissensus.report._markdown.reversals_table",
+            lambda data: reversals_table(data, max_rows=2),
+        )
+        text = render_markdown(sample_report_data())
+        assert "_Showing 2 of 12 rows._" in text
+        assert "12 reversals; 10 significant under both metrics" in text

@@ -350,37 +350,59 @@ class Table:
     row_flags: list[bool] = field(default_factory=list)
     #: One letter per column: ``l`` text, ``r`` numbers, ``c`` short flags; default ``lrr…``.
     align: str = ""
+    #: Rows left out to keep the report readable (the caller's tables have them all).
+    omitted: int = 0
 
     def alignment(self) -> str:
         """The column alignment, defaulting to a text column followed by numbers."""
         return self.align or "l" + "r" * (len(self.header) - 1)
 
 
+#: Up to this many models the summary has a column per model (as in the seed paper's
+#: tables); with more it has a row per model, so that it stays narrow enough to print.
+MAX_MODEL_COLUMNS = 5
+
+
 def summary_table(data: ReportData) -> Table:
-    """Metrics × models, ``mean [low, high]``, the best model per metric flagged."""
-    models = data.models
+    """``mean [low, high]`` per metric and model, the best model per metric flagged.
+
+    Metrics are rows and models columns for up to :data:`MAX_MODEL_COLUMNS`
+    models; beyond that the table is transposed (a row per model).
+    """
+    models, metrics = data.models, data.metrics
     summary = lookup(data.summary, "metric", "model")
-    rows: list[list[Cell]] = []
-    for metric in data.metrics:
-        arrow = direction_arrow(data.lower_is_better(metric))
-        cells = [Cell(f"{metric} {arrow}")]
-        for model in models:
-            row = summary.get((metric, model))
-            if row is None:
-                cells.append(Cell(_MISSING))
-                continue
-            interval = format_interval(row["ci_low"], row["ci_high"])
-            text = format_number(row["mean"]) + (f" {interval}" if interval else "")
-            cells.append(Cell(text, best=bool(row["best"])))
-        rows.append(cells)
-    return Table(["Metric", *models], rows)
+
+    def cell(metric: str, model: str) -> Cell:
+        row = summary.get((metric, model))
+        if row is None:
+            return Cell(_MISSING)
+        interval = format_interval(row["ci_low"], row["ci_high"])
+        text = format_number(row["mean"]) + (f" {interval}" if interval else "")
+        return Cell(text, best=bool(row["best"]))
+
+    labels = [f"{m} {direction_arrow(data.lower_is_better(m))}" for m in metrics]
+    if len(models) <= MAX_MODEL_COLUMNS:
+        rows = [
+            [Cell(label), *(cell(metric, model) for model in models)]
+            for metric, label in zip(metrics, labels, strict=True)
+        ]
+        return Table(["Metric", *models], rows)
+    rows = [[Cell(model), *(cell(metric, model) for metric in metrics)] for model in models]
+    return Table(["Model", *labels], rows)
 
 
-def differences_table(data: ReportData) -> Table:
-    """Paired differences with intervals; rows whose interval excludes zero are flagged."""
+#: Longest differences / reversals table shown; both grow with the square of the number of models.
+MAX_ROWS = 100
+
+
+def differences_table(data: ReportData, *, max_rows: int = MAX_ROWS) -> Table:
+    """Paired differences with intervals; rows whose interval excludes zero are flagged.
+
+    At most ``max_rows`` rows, in the table's order; ``omitted`` counts the rest.
+    """
     rows: list[list[Cell]] = []
     flags: list[bool] = []
-    for rec in data.differences.itertuples(index=False):
+    for rec in data.differences.head(max_rows).itertuples(index=False):
         metric = str(rec.metric)
         significant = excludes_zero(rec.ci_low, rec.ci_high)
         better = "" if _is_missing(rec.better) else str(rec.better)
@@ -395,7 +417,11 @@ def differences_table(data: ReportData) -> Table:
         )
         flags.append(significant)
     return Table(
-        ["Metric", "Difference", "Estimate", "Interval", "Better"], rows, flags, align="llrrl"
+        ["Metric", "Difference", "Estimate", "Interval", "Better"],
+        rows,
+        flags,
+        align="llrrl",
+        omitted=max(len(data.differences) - max_rows, 0),
     )
 
 
@@ -459,11 +485,33 @@ def _significance(flag: Any) -> str:
     return "yes" if bool(flag) and not _is_missing(flag) else "no"
 
 
-def reversals_table(data: ReportData) -> Table:
-    """Each reversal: who wins under each metric, with differences and significance."""
+def _n_significant(reversals: pd.DataFrame) -> npt.NDArray[np.int64]:
+    """Per reversal, under how many of its two metrics it is significant (0, 1 or 2)."""
+    flags = [
+        np.asarray(reversals[c].map(_significance).eq("yes"), dtype=np.int64)
+        for c in ("significant_1", "significant_2")
+    ]
+    total: npt.NDArray[np.int64] = flags[0] + flags[1]
+    return total
+
+
+def significant_reversals(data: ReportData) -> int:
+    """How many reversals are significant under both metrics."""
+    return int(np.count_nonzero(_n_significant(data.reversals) == 2))
+
+
+def reversals_table(data: ReportData, *, max_rows: int = MAX_ROWS) -> Table:
+    """Each reversal: who wins under each metric, with differences and significance.
+
+    Reversals significant under both metrics come first, then under one, then
+    under neither (stable within each group); at most ``max_rows`` rows, and
+    ``omitted`` counts the rest.
+    """
+    rev = data.reversals
+    order = np.argsort(-_n_significant(rev), kind="stable")
     rows: list[list[Cell]] = []
     flags: list[bool] = []
-    for rec in data.reversals.itertuples(index=False):
+    for rec in rev.iloc[order[:max_rows]].itertuples(index=False):
         both = (
             _significance(rec.significant_1) == "yes" and _significance(rec.significant_2) == "yes"
         )
@@ -490,7 +538,9 @@ def reversals_table(data: ReportData) -> Table:
         "Difference (2nd)",
         "Sig.",
     ]
-    return Table(header, rows, flags, align="lllrclrc")
+    return Table(
+        header, rows, flags, align="lllrclrc", omitted=max(len(data.reversals) - max_rows, 0)
+    )
 
 
 def metric_agreement_table(data: ReportData) -> Table:

@@ -18,6 +18,7 @@ from dissensus.report._data import (
     metric_agreement_table,
     rankings_table,
     reversals_table,
+    significant_reversals,
     summary_table,
 )
 from dissensus.report._plots import figures
@@ -133,7 +134,8 @@ def render_html(data: ReportData) -> str:
         differences=differences_table(data),
         rankings=rankings_table(data),
         reversals=reversals,
-        n_reversals_significant=sum(reversals.row_flags),
+        n_reversals=len(data.reversals),
+        n_reversals_significant=significant_reversals(data),
         metric_agreement=metric_agreement_table(data),
         metrics_info=metrics_info,
     )

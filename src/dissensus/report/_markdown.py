@@ -17,6 +17,7 @@ from dissensus.report._data import (
     metric_agreement_table,
     rankings_table,
     reversals_table,
+    significant_reversals,
     summary_table,
 )
 from dissensus.report._reading import plain_reading
@@ -65,7 +66,14 @@ def _table(table: Table, *, mark_flagged: bool = False) -> list[str]:
         "| " + " | ".join(_cell(c, mark_flagged=mark_flagged) for c in row) + " |"
         for row in table.rows
     )
+    if table.omitted:
+        lines += ["", f"_{_omitted_note(table)}_"]
     return lines
+
+
+def _omitted_note(table: Table) -> str:
+    shown = len(table.rows)
+    return f"Showing {shown:,} of {shown + table.omitted:,} rows."
 
 
 def render_markdown(data: ReportData) -> str:
@@ -175,12 +183,12 @@ def render_markdown(data: ReportData) -> str:
         ]
     reversals = reversals_table(data)
     if reversals.rows:
-        n_both = sum(reversals.row_flags)
-        noun = "reversal" if len(reversals.rows) == 1 else "reversals"
+        n_both = significant_reversals(data)
+        noun = "reversal" if len(reversals.rows) + reversals.omitted == 1 else "reversals"
         out += [
             "### Reversals",
             "",
-            f"{len(reversals.rows)} {noun}; {n_both} significant under both metrics "
+            f"{len(reversals.rows) + reversals.omitted} {noun}; {n_both} significant under both metrics "
             "(interval of the difference excludes zero). Differences are first model "
             "minus second.",
             "",

@@ -200,10 +200,14 @@ def annotations_histogram(counts: np.ndarray, *, fig_id: str = "fig-annotations"
 
 
 def _style(i: int) -> dict[str, Any]:
+    """Colour, marker and dash of the i-th model; past eight models markers turn hollow."""
+    cycle, k = divmod(i, len(_COLOURS))
+    colour = _COLOURS[k]
     return {
-        "color": _COLOURS[i % len(_COLOURS)],
-        "marker": _MARKERS[i % len(_MARKERS)],
-        "linestyle": _DASHES[i % len(_DASHES)],
+        "color": colour,
+        "marker": _MARKERS[k % len(_MARKERS)],
+        "linestyle": _DASHES[(i + cycle) % len(_DASHES)],
+        "markerfacecolor": colour if cycle % 2 == 0 else "white",
     }
 
 
@@ -288,6 +292,7 @@ def _draw_forest(data: ReportData, metrics: list[str]) -> Figure:
                 continue
             mean, low, high = (float(row[c]) for c in ("mean", "ci_low", "ci_high"))
             style = _style(i)
+            filled = style["color"] if bool(row["best"]) else "white"
             err = None
             if np.isfinite(low) and np.isfinite(high):
                 err = [[max(mean - low, 0.0)], [max(high - mean, 0.0)]]
@@ -297,7 +302,7 @@ def _draw_forest(data: ReportData, metrics: list[str]) -> Figure:
                 xerr=err,
                 fmt=style["marker"],
                 color=style["color"],
-                markerfacecolor=style["color"] if bool(row["best"]) else "white",
+                markerfacecolor=filled,
                 ecolor=_INK,
                 elinewidth=0.9,
                 capsize=2.0,
@@ -306,7 +311,8 @@ def _draw_forest(data: ReportData, metrics: list[str]) -> Figure:
         ax.set_title(_text(f"{metric} {arrow}"), loc="left")
         ax.grid(axis="x", color=_GRID, linewidth=0.6)
         ax.tick_params(axis="y", length=0)
-        ax.margins(x=0.15, y=0.25)
+        ax.margins(x=0.15)
+        ax.set_ylim(-0.6, len(models) - 0.4)
         ax.locator_params(axis="x", nbins=4)
     axes[0].set_yticks(y, [_text(m) for m in models])
     for ax in axes[len(metrics) :]:
