@@ -551,7 +551,7 @@ def _js_grid(n_nodes: int, t_max: float, kappa: float) -> tuple[FloatArray, Floa
     return kappa * np.sinh(t), kappa * np.cosh(t) * h
 
 
-def _e_phi(a: FloatArray, b: FloatArray, c: FloatArray, chunk: int = 1 << 15) -> FloatArray:
+def _e_phi(a: FloatArray, b: FloatArray, c: FloatArray, chunk: int = 1024) -> FloatArray:
     r"""E[φ(X, c)], φ(x, c) = x ln x + c ln c − (x + c) ln(x + c), X ~ Beta(a, b); 1-D arrays.
 
     Write :math:`\varphi(x) = \psi(x) + x\varphi(1, c)` with :math:`\psi(0) =
@@ -599,11 +599,11 @@ def _e_phi_block(
     cc = c[:, None]
     clc = special.xlogy(cc, cc)
     phi1 = clc - (1.0 + cc) * np.log1p(cc)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        r = (x * (lx - phi1) + clc - (x + cc) * np.log(x + cc)) / (lo * hi)
-    good = (w > 0) & np.isfinite(r)
-    num = np.where(good, w * r, 0.0).sum(axis=1)
-    den = np.where(good, w, 0.0).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        # x (1 - x) is floored so that far tail nodes (where w underflows to 0) give 0, not nan
+        r = (x * (lx - phi1) + clc - (x + cc) * np.log(x + cc)) / np.maximum(lo * hi, 1e-300)
+    num = (w * r).sum(axis=1)
+    den = w.sum(axis=1)
     ex1x = a * b / ((a + b) * (a + b + 1.0))
     res: FloatArray = ex1x * num / den + a / (a + b) * phi1[:, 0]
     return np.where(c > 0, res, 0.0)
