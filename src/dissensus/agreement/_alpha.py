@@ -188,16 +188,16 @@ def krippendorff_alpha(
     v = None if level in ("nominal", "ordinal") else _values(inp.scale, level)
     if level == "nominal":
         v = np.arange(inp.scale.K, dtype=np.float64)
-    X = inp.X.astype(np.float64)
+    Xt = inp.Xt
     K = inp.scale.K
     note = ""
     do = de = value = math.nan
     if inp.N == 0:
         note = degenerate(name, "no item has two or more values (nothing is pairable)")
     else:
-        n = X.sum(axis=1)
-        o = (X / (n - 1.0)[:, None]).T @ X
-        o[np.arange(K), np.arange(K)] -= (X / (n - 1.0)[:, None]).sum(axis=0)
+        scaled = Xt / (Xt.sum(axis=0) - 1.0)
+        o = scaled @ Xt.T
+        o[np.arange(K), np.arange(K)] -= scaled.sum(axis=1)
         nc = o.sum(axis=1)
         ntot = float(nc.sum())
         delta = _ordinal_delta(nc) if level == "ordinal" else _delta(level, v)  # type: ignore[arg-type]

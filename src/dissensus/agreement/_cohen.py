@@ -35,6 +35,7 @@ from dissensus.agreement._common import (
     patterns,
     weight_matrix,
 )
+from dissensus.agreement._multirater import _items as item_stats
 from dissensus.agreement._multirater import linearised_se
 from dissensus.agreement._result import AgreementResult
 from dissensus.data import Scale
@@ -314,8 +315,9 @@ def scott_pi(
         else:
             value = (pa - pe) / (1.0 - pe)
             # Gwet's (2014) two-rater formulas divide by n, the item formulas by n - 1.
-            X = contingency_to_counts(T).values.astype(np.float64)  # noqa: PD011 -- LabelCounts, not pandas
-            se = linearised_se(X, M, "fleiss", value=value, pe=pe, pi=pi) * math.sqrt((n - 1.0) / n)
+            counts = contingency_to_counts(T).values  # noqa: PD011 -- LabelCounts, not pandas
+            it = item_stats(np.ascontiguousarray(counts.T, dtype=np.float64), M)
+            se = linearised_se(it, M, "fleiss", value=value, pe=pe) * math.sqrt((n - 1.0) / n)
     interval = None
     if level is not None:
         interval = _table_ci(

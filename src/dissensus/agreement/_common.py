@@ -25,6 +25,7 @@ import pandas as pd
 from dissensus._exceptions import DataError, DegenerateAgreementWarning
 from dissensus._validation import (
     SeedLike,
+    as_count_matrix,
     check_option,
     check_probability_level,
     examples,
@@ -49,22 +50,32 @@ _CHUNK_FLOATS = 8_000_000
 
 @dataclass(frozen=True)
 class CountInput:
-    """Counts of the items that have at least two ratings."""
+    """Counts of the items that have at least two ratings.
 
-    X: IntArray
+    ``Xt`` is the (K, N) transpose as contiguous float64: row sums over a
+    handful of categories are much faster as sums of K contiguous vectors
+    than as ``axis=1`` reductions of an (N, K) array.
+    """
+
+    Xt: FloatArray
     scale: Scale
     n_excluded: int
     excluded_items: list[Any]
 
     @property
+    def X(self) -> IntArray:
+        """(N, K) int64 counts."""
+        return np.ascontiguousarray(self.Xt.T).astype(np.int64)
+
+    @property
     def N(self) -> int:
         """Items used."""
-        return int(self.X.shape[0])
+        return int(self.Xt.shape[1])
 
     @property
     def n_annotations(self) -> int:
         """Ratings used."""
-        return int(self.X.sum())
+        return int(self.Xt.sum())
 
 
 def prepare_counts(data: Any, func: str, *, min_ratings: int = 2) -> CountInput:
@@ -73,21 +84,31 @@ def prepare_counts(data: Any, func: str, *, min_ratings: int = 2) -> CountInput:
     Items with fewer ratings are excluded and counted; a
     :class:`DegenerateAgreementWarning` says how many.
     """
-    counts: LabelCounts = as_label_counts(data)
-    X = counts.values  # noqa: PD011 -- LabelCounts, not pandas
-    keep = X.sum(axis=1) >= min_ratings
-    n_excluded = int((~keep).sum())
+    items: pd.Index | None
+    if isinstance(data, LabelCounts | pd.DataFrame) or callable(getattr(data, "counts", None)):
+        # (a DataFrame is refused by as_label_counts with advice on what to pass)
+        counts: LabelCounts = as_label_counts(data)
+        X = counts.values  # noqa: PD011 -- LabelCounts, not pandas
+        scale, items = counts.scale, counts.items
+    else:
+        # A plain (N, K) array: validate the numbers only (no item index to build).
+        X = as_count_matrix(data, "data")
+        scale, items = Scale(tuple(range(X.shape[1]))), None
+    Xt = np.ascontiguousarray(X.T, dtype=np.float64)
+    keep = Xt.sum(axis=0) >= min_ratings
+    n_excluded = int(keep.size - np.count_nonzero(keep))
     excluded: list[Any] = []
     if n_excluded:
-        excluded = counts.items[~keep].tolist()
+        dropped = np.flatnonzero(~keep)
+        excluded = dropped.tolist() if items is None else items[dropped].tolist()
         warnings.warn(
-            f"{func}: {n_excluded} of {counts.N} items have fewer than {min_ratings} ratings "
+            f"{func}: {n_excluded} of {keep.size} items have fewer than {min_ratings} ratings "
             f"and are excluded ({examples(excluded)}).",
             DegenerateAgreementWarning,
             stacklevel=3,
         )
-        X = X[keep]
-    return CountInput(X, counts.scale, n_excluded, excluded)
+        Xt = np.ascontiguousarray(Xt[:, keep])
+    return CountInput(Xt, scale, n_excluded, excluded)
 
 
 def weight_matrix(weights: Weights, K: int, func: str) -> FloatArray:

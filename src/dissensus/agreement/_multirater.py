@@ -18,6 +18,7 @@ coefficient; every coefficient is ``(P_a - P_e) / (1 - P_e)``.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -82,24 +83,60 @@ def _core(M: FloatArray, chance: Chance) -> Any:
     return core
 
 
-def linearised_se(
-    X: FloatArray, M: FloatArray, chance: Chance, *, value: float, pe: float, pi: FloatArray
-) -> float:
+@dataclass(frozen=True)
+class _Items:
+    """Per-item quantities of the point estimate, in the (K, N) layout.
+
+    Everything per item is a sum over K contiguous rows or a matrix-vector
+    product: no (N, K) temporaries beyond the squared counts.
+    """
+
+    Xt: FloatArray
+    n: FloatArray
+    inv_n: FloatArray
+    sq: FloatArray | None
+    pa_i: FloatArray
+    pi: FloatArray
+
+
+def _items(Xt: FloatArray, M: FloatArray) -> _Items:
+    n = Xt.sum(axis=0)
+    K, N = Xt.shape
+    with np.errstate(invalid="ignore", divide="ignore"):
+        inv_n = 1.0 / n
+        if np.array_equal(M, np.eye(K)):
+            sq = Xt * Xt
+            agree = sq.sum(axis=0) - n
+        else:
+            sq = None
+            agree = (Xt * (M @ Xt)).sum(axis=0) - n
+        pa_i = agree / (n * (n - 1.0))
+    pi = (Xt @ inv_n) / N
+    return _Items(Xt, n, inv_n, sq, pa_i, pi)
+
+
+def _chance(pi: FloatArray, M: FloatArray, chance: Chance) -> float:
+    K = pi.size
+    if chance == "fleiss":
+        return float(pi @ M @ pi)
+    if chance == "gwet":
+        return float(M.sum() * (pi * (1.0 - pi)).sum() / (K * (K - 1.0)))
+    return float(M.sum() / K**2)
+
+
+def linearised_se(it: _Items, M: FloatArray, chance: Chance, *, value: float, pe: float) -> float:
     """Gwet's (2014) linearisation variance, with no finite-population correction."""
-    N = X.shape[0]
+    N = it.n.size
     if N < 2 or not math.isfinite(value):
         return math.nan
-    n = X.sum(axis=1)
-    K = X.shape[1]
-    pa_i = (X * (X @ M.T - 1.0)).sum(axis=1) / (n * (n - 1.0))
+    K = it.pi.size
     if chance == "fleiss":
-        pi_w = (M @ pi + M.T @ pi) / 2.0
-        pe_i = (X @ pi_w) / n
+        pe_i = (((M @ it.pi + M.T @ it.pi) / 2.0) @ it.Xt) * it.inv_n
     elif chance == "gwet":
-        pe_i = M.sum() / (K * (K - 1.0)) * (X @ (1.0 - pi)) / n
+        pe_i = M.sum() / (K * (K - 1.0)) * ((1.0 - it.pi) @ it.Xt) * it.inv_n
     else:
         pe_i = np.full(N, pe)
-    k_i = (pa_i - pe) / (1.0 - pe) - 2.0 * (1.0 - value) * (pe_i - pe) / (1.0 - pe)
+    k_i = (it.pa_i - pe) / (1.0 - pe) - 2.0 * (1.0 - value) * (pe_i - pe) / (1.0 - pe)
     return float(np.sqrt(((k_i - value) ** 2).sum() / (N * (N - 1.0))))
 
 
@@ -113,9 +150,8 @@ def _count_coefficient(
     n_boot: int,
     seed: SeedLike,
     ci_method: CiMethod,
-    with_se: bool = True,
     table: npt.ArrayLike | None = None,
-) -> tuple[AgreementResult, CountInput]:
+) -> tuple[AgreementResult, CountInput, _Items | None]:
     level = check_ci(name, ci, ci_method, n_boot)
     if table is not None:
         if data is not None:
@@ -128,23 +164,18 @@ def _count_coefficient(
     inp = prepare_counts(data, name)
     K = inp.scale.K
     M = weight_matrix(M_spec, K, name)
-    X = inp.X.astype(np.float64)
     note = ""
+    value = pa = pe = se = math.nan
+    it = None
     if inp.N == 0:
         note = degenerate(name, "no item has two or more ratings")
-        value = pa = pe = math.nan
-        pi = np.full(K, math.nan)
     elif chance == "gwet" and K < 2:
         note = degenerate(name, "the scale has a single category")
-        value = pa = pe = math.nan
-        pi = np.full(K, math.nan)
     else:
-        ones = np.ones((1, inp.N))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            pa_b, pe_b, pi_b = _parts(X, ones, M, chance)
-        pa, pe, pi = float(pa_b[0]), float(pe_b[0]), pi_b[0]
+        it = _items(inp.Xt, M)
+        pa = float(it.pa_i.mean())
+        pe = _chance(it.pi, M, chance)
         if pe >= 1.0 - 1e-12:
-            value = math.nan
             note = degenerate(
                 name,
                 "chance agreement is 1 (every rating falls in one category, so the expected "
@@ -152,9 +183,7 @@ def _count_coefficient(
             )
         else:
             value = (pa - pe) / (1.0 - pe)
-    se = (
-        linearised_se(X, M, chance, value=value, pe=pe, pi=pi) if with_se and not note else math.nan
-    )
+            se = linearised_se(it, M, chance, value=value, pe=pe)
     if table is not None and inp.N > 0:
         # Gwet's (2014) two-rater table formulas divide by n, the item formulas by n - 1.
         se *= math.sqrt((inp.N - 1.0) / inp.N)
@@ -183,7 +212,7 @@ def _count_coefficient(
         parts={"observed_agreement": pa, "chance_agreement": pe},
         note=note,
     )
-    return result, inp
+    return result, inp, it
 
 
 def fleiss_kappa(
@@ -268,7 +297,7 @@ def fleiss_kappa(
     >>> round(float(r), 2)
     0.41
     """
-    result, inp = _count_coefficient(
+    result, inp, it = _count_coefficient(
         "fleiss_kappa",
         data,
         M_spec=None,
@@ -278,20 +307,18 @@ def fleiss_kappa(
         seed=seed,
         ci_method=ci_method,
     )
-    if result.note:
+    if result.note or it is None:
         return result
-    X = inp.X.astype(np.float64)
-    n = X.sum(axis=1)
-    pi = (X / n[:, None]).mean(axis=0)
+    pi = it.pi
     q = 1.0 - pi
     pq = pi * q
     spq = pq.sum()
-    pairs = (n * (n - 1.0)).sum()
+    pairs = (it.n * (it.n - 1.0)).sum()
     se0 = math.sqrt(2.0) / (spq * math.sqrt(pairs)) * math.sqrt(spq**2 - (pq * (q - pi)).sum())
     z = result.value / se0
     parts = dict(result.parts)
     parts["se0"] = se0
-    cat = _category_kappa(X)
+    cat = _category_kappa(it.Xt, it)
     parts.update({f"kappa[{lab}]": float(v) for lab, v in zip(inp.scale.labels, cat, strict=True)})
     return AgreementResult(
         name=result.name,
@@ -308,12 +335,17 @@ def fleiss_kappa(
     )
 
 
-def _category_kappa(X: FloatArray) -> FloatArray:
-    n = X.sum(axis=1)
-    pi = (X / n[:, None]).mean(axis=0)
-    dis = (X * (n[:, None] - X) / (n * (n - 1.0))[:, None]).mean(axis=0)
+def _category_kappa(Xt: FloatArray, it: _Items | None = None) -> FloatArray:
+    """Per-category kappas from (K, N) counts."""
+    if it is None:
+        it = _items(Xt, np.eye(Xt.shape[0]))
+    n = it.n
+    sq = Xt * Xt if it.sq is None else it.sq
+    N = n.size
+    # sum_i x_ik (n_i - x_ik) / (n_i (n_i - 1)) as two matrix-vector products
+    dis = (Xt @ (1.0 / (n - 1.0)) - sq @ (1.0 / (n * (n - 1.0)))) / N
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.asarray(1.0 - dis / (pi * (1.0 - pi)), dtype=np.float64)
+        return np.asarray(1.0 - dis / (it.pi * (1.0 - it.pi)), dtype=np.float64)
 
 
 def fleiss_category_kappa(data: Any) -> pd.Series:
@@ -348,7 +380,7 @@ def fleiss_category_kappa(data: Any) -> pd.Series:
     [0.333, 0.333]
     """
     inp = prepare_counts(data, "fleiss_category_kappa")
-    values = _category_kappa(inp.X.astype(np.float64)) if inp.N else np.full(inp.scale.K, np.nan)
+    values = _category_kappa(inp.Xt) if inp.N else np.full(inp.scale.K, np.nan)
     return pd.Series(values, index=pd.Index(inp.scale.labels, name="label"), name="kappa")
 
 
@@ -377,9 +409,9 @@ def observed_agreement(data: Any) -> float:
     if inp.N == 0:
         degenerate("observed_agreement", "no item has two or more ratings")
         return math.nan
-    X = inp.X.astype(np.float64)
-    n = X.sum(axis=1)
-    return float(((X * (X - 1.0)).sum(axis=1) / (n * (n - 1.0))).mean())
+    Xt = inp.Xt
+    n = Xt.sum(axis=0)
+    return float(((Xt * (Xt - 1.0)).sum(axis=0) / (n * (n - 1.0))).mean())
 
 
 def chance_agreement(data: Any) -> float:
@@ -405,8 +437,7 @@ def chance_agreement(data: Any) -> float:
     if inp.N == 0:
         degenerate("chance_agreement", "no item has two or more ratings")
         return math.nan
-    X = inp.X.astype(np.float64)
-    pi = (X / X.sum(axis=1)[:, None]).mean(axis=0)
+    pi = (inp.Xt / inp.Xt.sum(axis=0)).mean(axis=1)
     return float((pi**2).sum())
 
 
@@ -448,12 +479,11 @@ def percent_agreement(
         return np.asarray((W @ unanimous) / W.sum(axis=1), dtype=np.float64)
 
     note = ""
-    X = inp.X.astype(np.float64)
     if inp.N == 0:
         note = degenerate(name, "no item has two or more ratings")
         value = se = math.nan
     else:
-        value = float(core(X, np.ones((1, inp.N)))[0])
+        value = float(np.mean(inp.Xt.max(axis=0) == inp.Xt.sum(axis=0)))
         se = math.sqrt(value * (1.0 - value) / inp.N)
     interval = None
     if level is not None:
