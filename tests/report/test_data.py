@@ -7,6 +7,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dissensus import DataError
 from dissensus.report import REQUIRED_COLUMNS
@@ -150,3 +152,13 @@ class TestSummaryLayout:
         assert table.header == ["Model", "CE ↓", "EMD ↓", "E[CE] ↓", "E[EMD] ↓"]
         assert [row[0].text for row in table.rows] == list("ABCDEF")
         assert [c.best for c in table.rows[0][1:]] == [True, True, False, False]
+
+
+class TestFormatNumberProperties:
+    @settings(max_examples=200, deadline=None)
+    @given(st.floats(min_value=-999, max_value=999, allow_nan=False))
+    def test_close_to_the_value(self, x):
+        text = format_number(x)
+        value = float(text.replace("−", "-").replace(",", ""))
+        assert abs(value - x) <= max(5e-4, 5e-2 * abs(x))
+        assert (text.startswith("−")) == (value < 0)

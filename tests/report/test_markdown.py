@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dissensus.report import render_markdown
 from dissensus.report._data import example_report_data, reversals_table
@@ -96,3 +99,14 @@ class TestLongTablesNote:
         text = render_markdown(sample_report_data())
         assert "_Showing 2 of 12 rows._" in text
         assert "12 reversals; 10 significant under both metrics" in text
+
+
+class TestEscapeMarkdownProperties:
+    @settings(max_examples=200, deadline=None)
+    @given(st.text())
+    def test_cell_text_cannot_break_a_row(self, text):
+        row = f"| {escape_markdown(text)} | x |"
+        unescaped_pipes = re.findall(r"(?<!\\)\|", row.replace("\\\\", ""))
+        assert len(unescaped_pipes) == 3
+        assert "\n" not in row
+        assert not re.search(r"(?<!\\)<", row.replace("\\\\", ""))

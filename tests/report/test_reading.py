@@ -37,8 +37,8 @@ class TestPlainReading:
     def test_kinds_and_bins(self):
         sentences = plain_reading(sample_report_data())
         assert sentences[0] == (
-            "Under the pointwise (empirical) metrics (CE and EMD) A is best; under the "
-            "expected (uncertainty-aware) metrics (E[CE] and E[EMD]) B is best."
+            "Under the pointwise (empirical) metrics (CE and EMD), A is best; under the "
+            "expected (uncertainty-aware) metrics (E[CE] and E[EMD]), B is best."
         )
         bins = next(s for s in sentences if s.startswith("CE and E[CE] order A and B"))
         assert "2–3" in bins
@@ -54,7 +54,8 @@ class TestPlainReading:
     def test_lead_not_significant_is_said(self):
         text = " ".join(plain_reading(example_report_data()))
         assert (
-            "but not under E[CE] (B over A) (the interval of the difference includes zero)" in text
+            "but not under E[CE] (B over A), where the interval of the difference includes zero"
+            in text
         )
 
     def test_single_model(self):
@@ -70,4 +71,4 @@ class TestPlainReading:
             )
         )
         assert len(sentences) == 1
-        assert sentences[0].startswith("100 items with a median of 3.0 annotations")
+        assert sentences[0].startswith("100 items with a median of 3 annotations")

@@ -272,6 +272,7 @@ def format_number(value: Any, *, digits: int = 3) -> str:
     x = float(value)
     if not np.isfinite(x):
         return _MISSING
+    x += 0.0  # turns -0.0 into 0.0, which must not print as "−0.000"
     magnitude = abs(x)
     if magnitude >= 1000:
         text = f"{x:,.0f}"

@@ -63,7 +63,7 @@ def _best_sentence(data: ReportData, best: dict[str, list[str]]) -> str | None:
         label = _KIND_LABELS.get(kind or "", "other metrics")
         group_winners = {tuple(best[m]) for m in group}
         if len(group_winners) == 1:
-            clauses.append(f"under the {label} ({_join(group)}) {who(best[group[0]])}")
+            clauses.append(f"under the {label} ({_join(group)}), {who(best[group[0]])}")
         else:
             per_metric = [f"{_join(best[m])} under {m}" for m in group]
             clauses.append(f"under the {label} the best model varies: {_join(per_metric)}")
@@ -124,7 +124,8 @@ def _lead_sentence(data: ReportData, best: dict[str, list[str]]) -> str | None:
         )
     return (
         f"The best model's lead over the runner-up is significant under {_join(significant)}, "
-        f"but not under {_join(not_significant)} (the interval of the difference includes zero)."
+        f"but not under {_join(not_significant)}, where the interval of the difference "
+        "includes zero."
     )
 
 
@@ -272,7 +273,7 @@ def _dataset_sentence(data: ReportData) -> str | None:
     median = float(np.median(counts))
     few = int(np.count_nonzero(counts <= 3))
     sentence = (
-        f"{counts.size:,} items with a median of {format_number(median, digits=1)} annotations "
+        f"{counts.size:,} items with a median of {median:g} annotations "
         f"each (range {counts.min():,}–{counts.max():,}); {100 * few / counts.size:.0f}% have "
         "at most 3, where an item's observed label proportions are least certain."
     )
@@ -317,13 +318,13 @@ def plain_reading(data: ReportData) -> list[str]:
     >>> from dissensus.report._data import example_report_data
     >>> for sentence in plain_reading(example_report_data()):
     ...     print(sentence)
-    Under the pointwise (empirical) metrics (CE) A is best; under the expected (uncertainty-aware) metrics (E[CE]) B is best.
-    The best model's lead over the runner-up is significant under CE (A over B), but not under E[CE] (B over A) (the interval of the difference includes zero).
+    Under the pointwise (empirical) metrics (CE), A is best; under the expected (uncertainty-aware) metrics (E[CE]), B is best.
+    The best model's lead over the runner-up is significant under CE (A over B), but not under E[CE] (B over A), where the interval of the difference includes zero.
     1 ranking reversal (a pair of models ordered differently by two metrics): 0 significant under both metrics, 1 under one only, 0 under neither.
     A beats B under CE (A − B = −0.050 [−0.080, −0.020], significant), but B beats A under E[CE] (0.030 [−0.010, 0.070], not significant); so this reversal is significant only under CE.
     CE and E[CE] order A and B differently among items with 2–3 annotations (80 of 100 items) and the same way among items with 4+.
     Rankings under CE and E[CE]: 100% of models re-ranked, Kendall's τ = −1.00.
-    100 items with a median of 3.0 annotations each (range 2–6); 80% have at most 3, where an item's observed label proportions are least certain.
+    100 items with a median of 3 annotations each (range 2–6); 80% have at most 3, where an item's observed label proportions are least certain.
     """
     best = _best_models(data)
     sentences = [
