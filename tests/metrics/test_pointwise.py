@@ -198,6 +198,14 @@ class TestKlDivergence:
         ).sum(1)
         np.testing.assert_allclose(got, expected, atol=1e-12)
 
+    def test_subnormal_q_gives_a_finite_value(self) -> None:
+        # p / q overflows to inf for q = 5e-324 although the divergence is finite (~371.5).
+        tiny = 5e-324
+        got = float(kl_divergence([0.5, 0.5], [1.0 - tiny, tiny]))
+        expected = 0.5 * math.log(0.5) + 0.5 * (math.log(0.5) - math.log(tiny))
+        assert got == pytest.approx(expected, rel=1e-12)
+        assert got == pytest.approx(scipy_entropy([0.5, 0.5], [1.0 - tiny, tiny]), rel=1e-12)
+
     def test_reverse_is_kl_with_arguments_swapped(self, pq: tuple[np.ndarray, np.ndarray]) -> None:
         p, q = pq
         np.testing.assert_array_equal(kl_divergence_reverse(p, q), kl_divergence(q, p))

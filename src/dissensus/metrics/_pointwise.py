@@ -179,16 +179,26 @@ def _rel_entr(X: FloatArray, Y: FloatArray) -> FloatArray:
     The same operations as :func:`scipy.special.rel_entr` (bit-identical
     results), vectorised. Where ``x / y`` overflows although ``y > 0``
     (``y`` subnormal) the term is recomputed as ``x (ln x - ln y)``, which is
-    finite; scipy returns inf there.
+    finite, as scipy's is.
     """
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        R = X / Y
-        np.copyto(R, 1.0, where=X == 0.0)
-        over = np.isposinf(R)
+    # The overflow flag, not a scan of the result, tells whether the rare fix is needed.
+    with np.errstate(divide="ignore", invalid="ignore", over="raise"):
+        try:
+            R = X / Y
+            overflow = False
+        except FloatingPointError:
+            with np.errstate(over="ignore"):
+                R = X / Y
+            overflow = True
+    np.copyto(R, 1.0, where=X == 0.0)
+    if overflow:
+        fix = np.isposinf(R) & (Y > 0.0)
+        R[fix] = 1.0
         np.log(R, out=R)
-        if over.any():
-            over &= Y > 0.0
-            R[over] = np.log(X[over]) - np.log(Y[over])
+        R[fix] = np.log(X[fix]) - np.log(Y[fix])
+    else:
+        with np.errstate(divide="ignore"):  # log(0 / y) never happens; log(x / 0) = inf is wanted
+            np.log(R, out=R)
     R *= X
     return R
 
@@ -313,11 +323,12 @@ def kl_divergence(
               = H(p, q) - H(p), \qquad 0 \ln \tfrac{0}{q} = 0.
 
     Computed term by term as :func:`scipy.special.rel_entr` does (equal to
-    ``scipy.stats.entropy(p, q)``, except that a subnormal :math:`q_i > 0`
-    gives a finite term here and inf in scipy). With ``zero="clip"`` the clipped ``q`` is
-    not renormalised, so the value can be slightly negative when ``p`` puts
-    mass near a clipped ``q_i = 1``; it differs from exact KL by at most
-    :math:`\ln(1 - \epsilon) \approx -\epsilon`.
+    ``scipy.stats.entropy(p, q)``; a subnormal :math:`q_i > 0` still gives a
+    finite term). With ``zero="clip"`` the clipped ``q`` is not
+    renormalised: entries of ``q`` below ``eps`` are raised to ``eps``, so
+    where the exact value is finite the clipped one is lower by at most
+    about ``eps`` (it can be -1e-13 instead of 0), and where ``q_i = 0 < p_i``
+    it is finite (:math:`p_i \ln(p_i / \epsilon)`) instead of inf.
 
     References
     ----------
@@ -641,7 +652,9 @@ def manhattan(
     array([0.8, 0.8])
     """
     P, Q, single = _pair(p_true, q_pred, normalize=normalize)
-    return _out(_rowsum(np.abs(P - Q)), single)
+    D = P - Q
+    np.abs(D, out=D)
+    return _out(_rowsum(D), single)
 
 
 def squared_euclidean(
@@ -777,16 +790,22 @@ def chebyshev(
     np.float64(0.2)
     """
     P, Q, single = _pair(p_true, q_pred, normalize=normalize)
-    return _out(np.maximum.reduce(np.abs(P - Q), axis=1), single)
+    D = P - Q
+    np.abs(D, out=D)
+    # A running maximum over the K columns beats max(axis=1), whose inner loop is only K long.
+    m = D[:, 0].copy()
+    for k in range(1, D.shape[1]):
+        np.maximum(m, D[:, k], out=m)
+    return _out(m, single)
 
 
 def _ratio_terms(P: FloatArray, Q: FloatArray) -> FloatArray:
     """|p - q| / (p + q), with the 0/0 term (class absent from both) set to 0."""
-    num = np.abs(P - Q)
+    num = P - Q
+    np.abs(num, out=num)
     den = P + Q
-    # den == 0 only where p_i = q_i = 0, and then num == 0 too: 0/1 = 0.
-    den[den == 0.0] = 1.0
-    num /= den
+    # den == 0 only where p_i = q_i = 0, and there num == 0 stays as it is.
+    np.divide(num, den, out=num, where=den > 0.0)
     return num
 
 
