@@ -560,6 +560,8 @@ class TestOutputs:
         report = pytest.importorskip("dissensus.report")
         data = reversal_eval.report_data(n_boot=200)
         assert isinstance(data, report.ReportData)
+        assert data.agreement is not None
+        assert {"coefficient", "value", "ci_low"} <= set(data.agreement.columns)
         md = reversal_eval.to_markdown(n_boot=200)
         assert "E[manhattan]" in md
         assert "smooth" in md

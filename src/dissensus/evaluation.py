@@ -29,9 +29,11 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import os
 import time
 import warnings
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal
 
@@ -39,7 +41,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from dissensus._exceptions import DataDroppedWarning, DataError
+from dissensus._exceptions import DataDroppedWarning, DataError, DegenerateAgreementWarning
 from dissensus._validation import SeedLike, check_option, check_probability_level, examples
 from dissensus.data import Annotations, LabelCounts, Predictions
 from dissensus.data._counts import as_label_counts
@@ -85,6 +87,8 @@ _LADDER: tuple[int, ...] = (
 )
 _MAX_AUTO_BINS = 6
 _TESTS = ("wilcoxon", "bootstrap", "permutation")
+#: Below this many items the metrics are computed in one thread (no gain).
+_PARALLEL_MIN_ITEMS = 50_000
 
 
 # --------------------------------------------------------------------------- bins
@@ -408,10 +412,21 @@ def evaluate(
 
         alpha = np.asarray(dirichlet(counts, prior=prior), dtype=np.float64)
     S = np.empty((len(met), len(preds), counts.N))
-    for i, m in enumerate(met):
-        target = alpha if m.needs_posterior else p
-        for j, q in enumerate(values):
-            S[i, j] = m.func(target, q)
+    jobs = [(i, j) for i in range(len(met)) for j in range(len(values))]
+
+    def score(job: tuple[int, int]) -> None:
+        i, j = job
+        m = met[i]
+        S[i, j] = m.func(alpha if m.needs_posterior else p, values[j])
+
+    # NumPy and SciPy release the GIL in the metric kernels; each job writes its own row
+    workers = min(len(jobs), max(1, os.cpu_count() or 1))
+    if workers > 1 and counts.N >= _PARALLEL_MIN_ITEMS:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            list(pool.map(score, jobs))
+    else:
+        for job in jobs:
+            score(job)
     S.flags.writeable = False
     t2 = time.perf_counter()
     return Evaluation(
@@ -981,18 +996,23 @@ class Evaluation:
             }
         )
 
-    def _agreement(self, ci: float) -> pd.DataFrame | None:
-        try:
-            from dissensus import agreement  # noqa: PLC0415  (optional table of the report)
+    def _agreement(self, ci: float, n_boot: int) -> pd.DataFrame | None:
+        """The agreement table of the report, or None when it cannot be computed.
 
-            report = agreement.report  # type: ignore[attr-defined]
-        except (ImportError, AttributeError):
-            return None
+        Items with fewer than two annotations are left out by the coefficients
+        themselves (the table's ``note`` column says so), so their warning is
+        not repeated here.
+        """
+        from dissensus.agreement import report  # noqa: PLC0415  (only the report needs it)
+
+        level: Literal["ordinal", "nominal"] = "ordinal" if self.counts.scale.ordered else "nominal"
         try:
-            table = report(self.counts, level=ci)
-        except (DataError, ValueError, TypeError):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DegenerateAgreementWarning)
+                table = report(self.counts, level=level, ci=ci, n_boot=n_boot, seed=self.seed)
+        except (DataError, ValueError):
             return None
-        return table if isinstance(table, pd.DataFrame) else None
+        return table
 
     def report_data(
         self, *, title: str = "Model evaluation", ci: float = 0.95, n_boot: int = 1000
@@ -1004,7 +1024,7 @@ class Evaluation:
             title=title,
             dataset=self.dataset_info(),
             annotations_per_item=np.asarray(self.n_annotations, dtype=np.int64),
-            agreement=self._agreement(ci),
+            agreement=self._agreement(ci, n_boot),
             summary=self.summary(ci=ci, n_boot=n_boot),
             differences=self.differences(ci=ci, n_boot=n_boot),
             by_bin=self.by_bin(),

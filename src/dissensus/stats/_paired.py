@@ -19,8 +19,11 @@ times faster than ``Generator.multinomial`` for large ``N``.
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Literal
 
@@ -47,6 +50,7 @@ __all__ = [
 ]
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 
 #: Items per block of the two-level weight draw (a block of counts, 256 KB,
 #: stays in L2 cache while it is counted).
@@ -141,34 +145,51 @@ def _default_chunk(n: int, n_boot: int) -> int:
     return max(1, min(int(n_boot), _CHUNK_CELLS // min(int(n), _BLOCK)))
 
 
-def _weight_blocks(
+def _block_weights(rng: np.random.Generator, tot: npt.NDArray[np.int64], size: int) -> FloatArray:
+    """Counts of ``tot[r]`` uniform draws over ``size`` items for each resample ``r``."""
+    c = tot.size
+    idx = rng.integers(0, size, size=int(tot.sum()), dtype=np.int64)
+    idx += np.repeat(np.arange(c, dtype=np.int64) * size, tot)
+    counts = np.bincount(idx, minlength=c * size)
+    del idx
+    return counts.reshape(c, size).astype(np.float64)
+
+
+def _blocks(n: int) -> tuple[list[int], list[int]]:
+    """Starts and sizes of the item blocks."""
+    starts = list(range(0, n, _BLOCK))
+    return starts, [min(start + _BLOCK, n) - start for start in starts]
+
+
+def _chunk_plans(
     n: int, n_boot: int, rng: np.random.Generator, chunk: int
-) -> Iterator[tuple[int, int, FloatArray]]:
-    """Yield ``(row, col, W)``: weights of resamples ``row:row+c`` for items ``col:col+b``.
+) -> Iterator[tuple[int, npt.NDArray[np.int64], list[np.random.Generator]]]:
+    """Yield ``(row, per_block, children)`` for each chunk of resamples.
 
     Exact two-level multinomial: per resample, the numbers of draws falling
-    in each block of ``_BLOCK`` items are ``Multinomial(n, b_g / n)``; given
-    them, the draws inside block ``g`` are uniform over its ``b_g`` items,
-    counted with one ``bincount`` whose targets (one block of one resample
-    at a time) stay in cache.
+    in each block of ``_BLOCK`` items are ``Multinomial(n, b_g / n)``
+    (``per_block``, shape (c, G)); given them, the draws inside block ``g``
+    are uniform over its ``b_g`` items (:func:`_block_weights`), drawn from
+    the block's own child generator so that blocks can be handled by
+    threads in any order with the same result.
     """
-    starts = np.arange(0, n, _BLOCK, dtype=np.int64)
-    sizes = np.minimum(starts + _BLOCK, n) - starts
+    _, sizes = _blocks(n)
+    G = len(sizes)
+    share = np.asarray(sizes, dtype=np.float64) / n
     row = 0
     while row < n_boot:
         c = min(chunk, n_boot - row)
-        if sizes.size == 1:
-            per_block = np.full((c, 1), n, dtype=np.int64)
-        else:
-            per_block = rng.multinomial(n, sizes / n, size=c)
-        for g, (start, size) in enumerate(zip(starts.tolist(), sizes.tolist(), strict=True)):
-            tot = per_block[:, g]
-            idx = rng.integers(0, size, size=int(tot.sum()), dtype=np.int64)
-            idx += np.repeat(np.arange(c, dtype=np.int64) * size, tot)
-            counts = np.bincount(idx, minlength=c * size)
-            del idx
-            yield row, start, counts.reshape(c, size).astype(np.float64)
+        per_block = (
+            np.full((c, 1), n, dtype=np.int64)
+            if G == 1
+            else rng.multinomial(n, share, size=c).astype(np.int64)
+        )
+        yield row, per_block, rng.spawn(G)
         row += c
+
+
+def _default_workers() -> int:
+    return max(1, min(4, os.cpu_count() or 1))
 
 
 def iter_index_weights(
@@ -222,14 +243,11 @@ def iter_index_weights(
     n, n_boot = _check_sizes(n, n_boot)
     rng = as_generator(seed)
     step = _default_chunk(n, n_boot) if chunk is None else max(1, int(chunk))
-    rows: FloatArray = np.empty((0, n))
-    for _, start, W in _weight_blocks(n, n_boot, rng, step):
-        if start == 0:  # first block of a new chunk
-            if rows.shape[0]:
-                yield rows
-            rows = np.empty((W.shape[0], n))
-        rows[:, start : start + W.shape[1]] = W
-    if rows.shape[0]:
+    starts, sizes = _blocks(n)
+    for _, per_block, children in _chunk_plans(n, n_boot, rng, step):
+        rows = np.empty((per_block.shape[0], n))
+        for g, (start, size) in enumerate(zip(starts, sizes, strict=True)):
+            rows[:, start : start + size] = _block_weights(children[g], per_block[:, g], size)
         yield rows
 
 
@@ -300,8 +318,27 @@ def resample_means(
         finite = np.isfinite(center)
         dev = np.where(finite[:, None], S - center[:, None], S)  # (P, N), C order
         out = np.zeros((n_boot, S.shape[0]))
-        for row, start, W in _weight_blocks(N, n_boot, rng, step):
-            out[row : row + W.shape[0]] += W @ dev[:, start : start + W.shape[1]].T
+        starts, sizes = _blocks(N)
+        workers = min(_default_workers(), len(starts))
+        with ThreadPoolExecutor(max_workers=workers) if workers > 1 else nullcontext() as pool:
+            for row, per_block, children in _chunk_plans(N, n_boot, rng, step):
+
+                def block_sums(
+                    g: int,
+                    per_block: IntArray = per_block,
+                    children: list[np.random.Generator] = children,
+                ) -> FloatArray:
+                    W = _block_weights(children[g], per_block[:, g], sizes[g])
+                    part: FloatArray = W @ dev[:, starts[g] : starts[g] + sizes[g]].T
+                    return part
+
+                parts = (
+                    map(block_sums, range(len(starts)))
+                    if pool is None
+                    else pool.map(block_sums, range(len(starts)))
+                )
+                for part in parts:  # summed in block order: same bits with any thread count
+                    out[row : row + part.shape[0]] += part
         out /= N
         out += np.where(finite, center, 0.0)
     return out
