@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import special
 
 from dissensus import DataError
@@ -11,6 +13,7 @@ from dissensus.metrics import _pointwise as pw
 from dissensus.metrics import expected as E
 from dissensus.posterior import dirichlet
 from tests.conftest import reference_cases
+from tests.strategies import count_matrices, simplex_rows
 
 SOFT = reference_cases("soft_metric_cases")
 
@@ -520,3 +523,23 @@ class TestValidation:
         np.testing.assert_array_equal(
             E.manhattan(alpha, [0.3, 0.7]), E.manhattan(alpha, [[0.3, 0.7], [0.3, 0.7]])
         )
+
+
+class TestJensenInequality:
+    """Every metric here is convex in p, so E[f(p, q)] >= f(E[p], q) (equality for CE)."""
+
+    @given(count_matrices(max_items=10, max_k=7), st.data())
+    @settings(max_examples=40, deadline=None)
+    def test_expected_at_least_plug_in_at_the_mean(self, counts, data):
+        alpha = dirichlet(counts, prior="jeffreys")
+        mu = alpha / alpha.sum(1, keepdims=True)
+        q = data.draw(simplex_rows(n=counts.shape[0], k=counts.shape[1], zeros=False))
+        for name, (exact, point) in EXACT.items():
+            lhs = exact(alpha, q)
+            rhs = np.asarray(point(mu, q))
+            if name == "entropy":  # concave: the inequality flips
+                assert np.all(lhs <= rhs + 1e-12), name
+            elif name == "cross_entropy":
+                np.testing.assert_allclose(lhs, rhs, rtol=1e-12)
+            else:
+                assert np.all(lhs >= rhs - 1e-12), name
