@@ -92,8 +92,11 @@ class TestEscapeMarkdown:
 
 class TestLongTablesNote:
     def test_note_when_rows_are_left_out(self, monkeypatch):
-        monkeypatch.setattr(
-            "dissensus.report._markdown.reversals_table",
+        # patch the globals the function really uses (doctest collection may import the
+        # module file a second time under the same name)
+        monkeypatch.setitem(
+            render_markdown.__globals__,
+            "reversals_table",
             lambda data: reversals_table(data, max_rows=2),
         )
         text = render_markdown(sample_report_data())

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pandas as pd
+
 from dissensus.report import plain_reading
 from dissensus.report._data import example_report_data
 from tests.report._sample import sample_report_data
@@ -72,3 +74,27 @@ class TestPlainReading:
         )
         assert len(sentences) == 1
         assert sentences[0].startswith("100 items with a median of 3 annotations")
+
+    def test_one_winner_and_runner_up_named_once(self):
+        data = example_report_data()
+        summary = data.summary.assign(best=[True, False, True, False])
+        diffs = data.differences.assign(ci_low=[-0.08, 0.01], ci_high=[-0.02, 0.05])
+        sentences = plain_reading(replace(data, summary=summary, differences=diffs))
+        assert sentences[1] == (
+            "A's lead over the runner-up, B, is significant under every metric."
+        )
+
+    def test_agreement_prefers_chance_corrected(self):
+        agreement = pd.DataFrame(
+            {
+                "coefficient": ["percent_agreement", "fleiss_kappa", "krippendorff_alpha"],
+                "value": [0.8, 0.5, 0.45],
+                "se": [0.1, 0.1, 0.1],
+                "ci_low": [0.7, 0.4, 0.35],
+                "ci_high": [0.9, 0.6, 0.55],
+                "n_items": [100] * 3,
+                "n_annotations": [330] * 3,
+            }
+        )
+        last = plain_reading(replace(example_report_data(), agreement=agreement))[-1]
+        assert last.endswith("krippendorff_alpha = 0.450 [0.350, 0.550].")

@@ -407,13 +407,14 @@ def differences_table(data: ReportData, *, max_rows: int = MAX_ROWS) -> Table:
         metric = str(rec.metric)
         significant = excludes_zero(rec.ci_low, rec.ci_high)
         better = "" if _is_missing(rec.better) else str(rec.better)
+        names_model = better in {str(rec.model_a), str(rec.model_b)}
         rows.append(
             [
                 Cell(f"{metric} {direction_arrow(data.lower_is_better(metric))}"),
                 Cell(f"{rec.model_a} − {rec.model_b}"),
                 Cell(format_number(rec.diff)),
                 Cell(format_interval(rec.ci_low, rec.ci_high)),
-                Cell(better + ("" if significant or not better else " (n.s.)")),
+                Cell(better + (" (n.s.)" if names_model and not significant else "")),
             ]
         )
         flags.append(significant)
@@ -602,8 +603,7 @@ def dataset_facts(data: ReportData) -> list[tuple[str, str]]:
         facts.append(
             (
                 "Annotations per item",
-                f"median {format_number(float(np.median(counts)), digits=1)}, "
-                f"range {counts.min():,}–{counts.max():,}",
+                f"median {float(np.median(counts)):g}, range {counts.min():,}–{counts.max():,}",
             )
         )
     return facts

@@ -24,7 +24,8 @@ from dissensus.report._reading import plain_reading
 
 __all__ = ["escape_markdown", "render_markdown"]
 
-_SPECIAL = re.compile(r"([\\`*_|<>#~])")
+_SPECIAL = re.compile(r"([\\`*|<>#~])")
+_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 _REVERSAL_MARK = "⇄"
 _BEST_MARK = "★"
 
@@ -39,10 +40,12 @@ def escape_markdown(text: str) -> str:
     --------
     >>> escape_markdown("<b>A|B</b>")
     '\\<b\\>A\\|B\\</b\\>'
-    >>> escape_markdown("E[CE]")
-    'E[CE]'
+    >>> escape_markdown("E[CE]"), escape_markdown("cross_entropy"), escape_markdown("_x_")
+    ('E[CE]', 'cross_entropy', '\\_x\\_')
     """
     text = _SPECIAL.sub(r"\\\1", " ".join(str(text).splitlines()))
+    # Underscores inside a word (cross_entropy) never start emphasis; leave them readable.
+    text = _UNDERSCORE.sub(r"\\_", text)
     return text.replace("](", "]\\(")
 
 

@@ -94,8 +94,7 @@ def _difference(data: ReportData, metric: str, a: str, b: str) -> tuple[float, A
 
 
 def _lead_sentence(data: ReportData, best: dict[str, list[str]]) -> str | None:
-    significant: list[str] = []
-    not_significant: list[str] = []
+    leads: list[tuple[str, str, str, bool]] = []  # metric, winner, runner-up, significant
     for metric, winners in best.items():
         if len(winners) != 1:
             continue
@@ -106,26 +105,39 @@ def _lead_sentence(data: ReportData, best: dict[str, list[str]]) -> str | None:
         if not others:
             continue
         diff = _difference(data, metric, winners[0], others[0])
-        if diff is None:
-            continue
-        target = significant if excludes_zero(diff[1], diff[2]) else not_significant
-        target.append(f"{metric} ({winners[0]} over {others[0]})")
-    if not significant and not not_significant:
+        if diff is not None:
+            leads.append((metric, winners[0], others[0], excludes_zero(diff[1], diff[2])))
+    if not leads:
         return None
+    pairs = {(w, r) for _, w, r, _ in leads}
+    if len(pairs) == 1:
+        # one winner and one runner-up throughout: name them once
+        ((winner, runner),) = pairs
+        subject = f"{winner}'s lead over the runner-up, {runner},"
+
+        def names(group: list[tuple[str, str, str, bool]]) -> list[str]:
+            return [m for m, _, _, _ in group]
+    else:
+        subject = "The best model's lead over the runner-up"
+
+        def names(group: list[tuple[str, str, str, bool]]) -> list[str]:
+            return [f"{m} ({w} over {r})" for m, w, r, _ in group]
+
+    significant = [lead for lead in leads if lead[3]]
+    not_significant = [lead for lead in leads if not lead[3]]
     if not not_significant:
-        return (
-            f"The best model's lead over the runner-up is significant under every metric: "
-            f"{_join(significant)}."
-        )
+        if len(leads) < len(data.metrics):
+            return f"{subject} is significant under {_join(names(significant))}."
+        listed = "" if len(pairs) == 1 else f": {_join(names(significant))}"
+        return f"{subject} is significant under every metric{listed}."
     if not significant:
         return (
-            "Under no metric is the best model's lead over the runner-up significant "
-            f"(the interval of the difference includes zero): {_join(not_significant)}."
+            f"{subject} is not significant under any metric (the interval of the difference "
+            f"includes zero): {_join(names(not_significant))}."
         )
     return (
-        f"The best model's lead over the runner-up is significant under {_join(significant)}, "
-        f"but not under {_join(not_significant)}, where the interval of the difference "
-        "includes zero."
+        f"{subject} is significant under {_join(names(significant))}, but not under "
+        f"{_join(names(not_significant))}, where the interval of the difference includes zero."
     )
 
 
@@ -266,6 +278,19 @@ def _agreement_sentence(data: ReportData) -> str | None:
     )
 
 
+_PREFERRED_COEFFICIENTS = ("alpha", "kappa", "ac1", "ac2")
+
+
+def _agreement_row(agreement: pd.DataFrame) -> pd.Series | None:
+    """The coefficient to quote: a chance-corrected one (alpha, kappa, AC1) if present."""
+    names = agreement["coefficient"].astype(str).str.lower()
+    for key in _PREFERRED_COEFFICIENTS:
+        hits = agreement[names.str.contains(key, regex=False)]
+        if len(hits):
+            return hits.iloc[0]
+    return agreement.iloc[0] if len(agreement) else None
+
+
 def _dataset_sentence(data: ReportData) -> str | None:
     counts = data.annotations_per_item
     if counts.size == 0:
@@ -273,12 +298,17 @@ def _dataset_sentence(data: ReportData) -> str | None:
     median = float(np.median(counts))
     few = int(np.count_nonzero(counts <= 3))
     sentence = (
-        f"{counts.size:,} items with a median of {median:g} annotations "
-        f"each (range {counts.min():,}–{counts.max():,}); {100 * few / counts.size:.0f}% have "
-        "at most 3, where an item's observed label proportions are least certain."
+        f"{counts.size:,} items with a median of {median:g} annotations each "
+        f"(range {counts.min():,}–{counts.max():,})"
     )
-    if data.agreement is not None and len(data.agreement):
-        row = data.agreement.iloc[0]
+    if few:
+        sentence += (
+            f"; {100 * few / counts.size:.0f}% have at most 3, where an item's observed label "
+            "proportions are least certain"
+        )
+    sentence += "."
+    row = None if data.agreement is None else _agreement_row(data.agreement)
+    if row is not None:
         interval = format_interval(row["ci_low"], row["ci_high"])
         sentence += f" {row['coefficient']} = {format_number(row['value'])}" + (
             f" {interval}." if interval else "."
