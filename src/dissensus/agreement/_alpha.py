@@ -74,33 +74,83 @@ def _ordinal_delta(nc: FloatArray) -> FloatArray:
     return np.asarray((between - half) ** 2, dtype=np.float64)
 
 
-def _make_core(level: str, v: FloatArray | None) -> Any:
-    if level == "ordinal":
+def _row_stats(Pt: FloatArray, level: str, v: FloatArray | None) -> tuple[FloatArray, FloatArray]:
+    r"""Ratings ``n`` and observed disagreement sums of each count column of ``Pt`` (K, U).
 
-        def core_ord(P: FloatArray, W: FloatArray) -> FloatArray:
-            n = P.sum(axis=1)
-            K = P.shape[1]
-            o_i = (P[:, :, None] * P[:, None, :]) / (n - 1.0)[:, None, None]
-            o_i[:, np.arange(K), np.arange(K)] -= P / (n - 1.0)[:, None]
-            o = (W @ o_i.reshape(len(P), K * K)).reshape(-1, K, K)
-            nc = o.sum(axis=2)
-            d = _ordinal_delta(nc)
-            ntot = nc.sum(axis=1)
-            do = (o * d).sum(axis=(1, 2))
-            de = np.einsum("bc,bck,bk->b", nc, d, nc)
-            return np.asarray(1.0 - (ntot - 1.0) * do / de, dtype=np.float64)
+    Nominal and interval use moments, so no K × K array is formed:
+    :math:`\sum_{ck} x_c x_k [c \ne k] = n^2 - \sum_c x_c^2` and
+    :math:`\sum_{ck} x_c x_k (v_c - v_k)^2 = 2 (n \sum_c x_c v_c^2 - (\sum_c x_c v_c)^2)`.
+    Ordinal returns the flattened per-item coincidences (U, K²) instead.
+    """
+    n = Pt.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if level == "nominal":
+            return n, (n * n - (Pt * Pt).sum(axis=0)) / (n - 1.0)
+        if level == "interval":
+            assert v is not None
+            s1 = v @ Pt
+            s2 = (v * v) @ Pt
+            return n, 2.0 * (n * s2 - s1 * s1) / (n - 1.0)
+        if level == "ratio":
+            assert v is not None
+            delta = _delta(level, v)
+            return n, ((delta @ Pt) * Pt).sum(axis=0) / (n - 1.0)
+        K, U = Pt.shape
+        P = Pt.T
+        o_i = (P[:, :, None] * P[:, None, :]) / (n - 1.0)[:, None, None]
+        o_i[:, np.arange(K), np.arange(K)] -= P / (n - 1.0)[:, None]
+        return n, o_i.reshape(U, K * K)
 
-        return core_ord
+
+def _expected_sum(nc: FloatArray, level: str, v: FloatArray | None) -> FloatArray:
+    r""":math:`\sum_{ck} n_c n_k \delta^2_{ck}` for marginals ``nc`` (B, K), not ordinal."""
+    if level == "nominal":
+        ntot = nc.sum(axis=1)
+        return np.asarray(ntot * ntot - (nc * nc).sum(axis=1), dtype=np.float64)
     assert v is not None
+    if level == "interval":
+        t1 = nc @ v
+        t2 = nc @ (v * v)
+        return np.asarray(2.0 * (nc.sum(axis=1) * t2 - t1 * t1), dtype=np.float64)
     delta = _delta(level, v)
+    return np.asarray(((nc @ delta) * nc).sum(axis=1), dtype=np.float64)
+
+
+def _make_core(level: str, v: FloatArray | None) -> Any:
+    """``core(P, W)``: alpha of the datasets that weight count rows ``P`` by ``W``.
+
+    Per-row quantities depend on ``P`` only, so they are computed once per
+    ``P`` and reused across chunks of resamples.
+    """
+    cache: dict[int, tuple[FloatArray, ...]] = {}
 
     def core(P: FloatArray, W: FloatArray) -> FloatArray:
-        n = P.sum(axis=1)
-        d_i = ((P @ delta) * P).sum(axis=1) / (n - 1.0)
+        if id(P) not in cache:
+            cache.clear()
+            n, stat = _row_stats(P.T, level, v)
+            if level == "interval":
+                assert v is not None
+                # interval needs only the first two moments of each row, not its counts
+                cache[id(P)] = (n, stat, P @ v, P @ (v * v))
+            else:
+                cache[id(P)] = (n, stat)
+        n, stat, *moments = cache[id(P)]
         ntot = W @ n
-        nc = W @ P
-        de = ((nc @ delta) * nc).sum(axis=1)
-        return np.asarray(1.0 - (ntot - 1.0) * (W @ d_i) / de, dtype=np.float64)
+        if level == "ordinal":
+            K = P.shape[1]
+            o = (W @ stat).reshape(-1, K, K)
+            nc = o.sum(axis=2)
+            d = _ordinal_delta(nc)
+            do = (o * d).sum(axis=(1, 2))
+            de = np.einsum("bc,bck,bk->b", nc, d, nc)
+        elif level == "interval":
+            do = W @ stat
+            t1 = W @ moments[0]
+            de = 2.0 * (ntot * (W @ moments[1]) - t1 * t1)
+        else:
+            do = W @ stat
+            de = _expected_sum(W @ P, level, v)
+        return np.asarray(1.0 - (ntot - 1.0) * do / de, dtype=np.float64)
 
     return core
 
@@ -185,9 +235,11 @@ def krippendorff_alpha(
     check_option(name, "level", level, LEVELS)
     lvl = check_ci(name, ci, ci_method, n_boot)
     inp = prepare_counts(data, name)
-    v = None if level in ("nominal", "ordinal") else _values(inp.scale, level)
-    if level == "nominal":
-        v = np.arange(inp.scale.K, dtype=np.float64)
+    v = None
+    if level in ("interval", "ratio"):
+        v = _values(inp.scale, level)
+        if level == "interval":
+            v = v - v.mean()  # distances are shift-invariant; centring avoids cancellation
     Xt = inp.Xt
     K = inp.scale.K
     note = ""
@@ -195,15 +247,21 @@ def krippendorff_alpha(
     if inp.N == 0:
         note = degenerate(name, "no item has two or more values (nothing is pairable)")
     else:
-        scaled = Xt / (Xt.sum(axis=0) - 1.0)
-        o = scaled @ Xt.T
-        o[np.arange(K), np.arange(K)] -= scaled.sum(axis=1)
-        nc = o.sum(axis=1)
+        nc = Xt.sum(axis=1)
         ntot = float(nc.sum())
-        delta = _ordinal_delta(nc) if level == "ordinal" else _delta(level, v)  # type: ignore[arg-type]
-        do = float((o * delta).sum() / ntot)
-        de = float(nc @ delta @ nc / (ntot * (ntot - 1.0)))
-        if de <= 0.0:
+        if level == "ordinal":
+            scaled = Xt / (Xt.sum(axis=0) - 1.0)
+            o = scaled @ Xt.T
+            o[np.arange(K), np.arange(K)] -= scaled.sum(axis=1)
+            delta = _ordinal_delta(nc)
+            do_sum = float((o * delta).sum())
+            de_sum = float(nc @ delta @ nc)
+        else:
+            do_sum = float(_row_stats(Xt, level, v)[1].sum())
+            de_sum = float(_expected_sum(nc[None, :], level, v)[0])
+        do = do_sum / ntot
+        de = de_sum / (ntot * (ntot - 1.0))
+        if np.count_nonzero(nc) < 2 or de <= 0.0:
             note = degenerate(
                 name,
                 "the expected disagreement is 0 (every pairable value is the same, so "
@@ -223,7 +281,7 @@ def krippendorff_alpha(
             seed=seed,
             method=ci_method,
             theta_hat=value,
-            per_row=rows.shape[0] + 4 * K * K,
+            per_row=rows.shape[0] + {"ordinal": 4 * K * K, "interval": 4}.get(level, 3 * K),
         )
     return AgreementResult(
         name=name if level == "nominal" else f"{name}_{level}",

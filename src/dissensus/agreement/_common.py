@@ -5,7 +5,7 @@ distinct count rows ``P`` (U, K) and a weight matrix ``W`` (B, U) saying how
 often each row enters each of ``B`` datasets. The point estimate uses the
 data's own rows with weight 1 (``W = ones((1, N))``); the bootstrap uses
 multinomial weights over distinct rows (one draw for all resamples, see
-:func:`dissensus.stats._bootstrap.pattern_bootstrap_weights`); the
+:func:`dissensus.stats._bootstrap.pattern_bootstrap_weights`, drawn in chunks); the
 jackknife uses the multiplicities minus one. One formula, three uses, no
 loop over resamples.
 """
@@ -34,7 +34,7 @@ from dissensus.data import Annotations, LabelCounts, Scale, as_label_counts
 from dissensus.stats._bootstrap import (
     ConfidenceInterval,
     bca_interval,
-    pattern_bootstrap_weights,
+    iter_bootstrap_weights,
     percentile_interval,
 )
 
@@ -155,6 +155,14 @@ def patterns(X: IntArray) -> tuple[IntArray, IntArray, IntArray]:
             key, return_index=True, return_inverse=True, return_counts=True
         )
         return X[first], mult.astype(np.int64), inverse.astype(np.int64)
+    # Wide rows (many categories, e.g. continuous values): group by a random
+    # projection (a hash; fixed, not user randomness) and verify exactly.
+    proj = np.random.default_rng(0x5EED).random((K, 2)) @ np.array([1.0, 1j])
+    _, first, inverse, mult = np.unique(
+        X @ proj, return_index=True, return_inverse=True, return_counts=True
+    )
+    if np.array_equal(X[first][inverse], X):
+        return X[first], mult.astype(np.int64), inverse.astype(np.int64)
     rows, inverse, mult = np.unique(X, axis=0, return_inverse=True, return_counts=True)
     return rows.astype(np.int64), mult.astype(np.int64), inverse.reshape(-1).astype(np.int64)
 
@@ -174,13 +182,6 @@ def _chunks(n_rows: int, per_row: int) -> Iterable[slice]:
     step = max(1, _CHUNK_FLOATS // max(per_row, 1))
     for start in range(0, n_rows, step):
         yield slice(start, min(start + step, n_rows))
-
-
-def apply_core(core: Core, P: FloatArray, W: FloatArray, per_row: int) -> FloatArray:
-    """``core(P, W)`` evaluated in chunks of rows of ``W`` to bound memory."""
-    if W.shape[0] == 0:
-        return np.zeros(0)
-    return np.concatenate([core(P, W[s]) for s in _chunks(W.shape[0], per_row)])
 
 
 def bootstrap_ci(
@@ -203,9 +204,15 @@ def bootstrap_ci(
     if mult.size == 0 or not math.isfinite(theta_hat):
         return ConfidenceInterval(math.nan, math.nan)
     width = per_row if per_row is not None else rows.shape[0] + rows.size
-    W = pattern_bootstrap_weights(mult, n_boot, seed=seed).astype(np.float64)
+    # Weights are drawn chunk by chunk (the same stream as one draw) so that
+    # B x U never has to fit in memory at once.
+    total = int(mult.sum())
+    step = max(1, _CHUNK_FLOATS // max(width, 1))
+    chunks = iter_bootstrap_weights(
+        mult.size, n_boot, seed=seed, chunk=step, p=mult / total, total=total
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
-        boot = apply_core(core, rows, W, width)
+        boot = np.concatenate([core(rows, W.astype(np.float64)) for W in chunks])
     if method == "percentile":
         lo, hi = percentile_interval(boot, level=level)
     else:
