@@ -413,7 +413,7 @@ def _abs_dev(a: FloatArray, b: FloatArray, c: FloatArray) -> FloatArray:
     ib = special.betainc(a, b, c)
     inside = (c > 0.0) & (c < 1.0)
     if _beta_pdf is not None:
-        with np.errstate(invalid="ignore", over="ignore"):
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
             dens = c * (1.0 - c) * _beta_pdf(c, a, b) / (a + b)
     else:  # pragma: no cover - older SciPy without the private Beta density
         with np.errstate(divide="ignore"):
