@@ -405,6 +405,18 @@ class TestInputs:
         with pytest.raises(DataError, match="must be a 2-D"):
             manhattan(np.ones((2, 2, 2)) / 2, np.ones((2, 2, 2)) / 2)
 
+    @pytest.mark.parametrize("metric", PAIR_METRICS, ids=lambda f: f.__name__)
+    def test_row_blocks_do_not_change_values(self, metric: Any) -> None:
+        # 10,001 rows x 5 are computed in blocks of 3,276 rows (the last one ragged);
+        # every row must get the value it gets on its own.
+        rng = np.random.default_rng(99)
+        p, q = random_rows(rng, 10_001, 5), random_rows(rng, 10_001, 5)
+        whole = metric(p, q)
+        rows = np.array([metric(p[i], q[i]) for i in range(0, 10_001, 997)])
+        np.testing.assert_array_equal(whole[::997], rows)
+        if metric is js_distance:
+            np.testing.assert_allclose(whole, distance.jensenshannon(p, q, axis=1), atol=1e-12)
+
     def test_inputs_not_modified(self, pq: tuple[np.ndarray, np.ndarray]) -> None:
         p, q = pq
         p0, q0 = p.copy(), q.copy()
