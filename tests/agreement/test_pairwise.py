@@ -58,9 +58,14 @@ class TestPairwise:
                 "label": ["x", "y", "y", "y", "x", "x", "x", "y", "x"],
             }
         )
-        p = pairwise(Annotations.from_frame(df))
+        with pytest.warns(DegenerateAgreementWarning, match="1 annotator pairs"):
+            p = pairwise(Annotations.from_frame(df))  # ann & cy share one item, both "x"
+        assert np.isnan(p.value.loc["ann", "cy"])
         assert list(p.value.index) == ["ann", "bob", "cy"]
-        np.testing.assert_array_equal(p.value.to_numpy(), p.value.to_numpy().T)
+        np.testing.assert_array_equal(p.overlap.to_numpy(), p.overlap.to_numpy().T)
+        v = p.value.to_numpy()
+        np.testing.assert_array_equal(np.isnan(v), np.isnan(v.T))
+        np.testing.assert_allclose(v[np.isfinite(v)], v.T[np.isfinite(v.T)])
         assert p.overlap.loc["ann", "cy"] == 1
         assert p.overlap.loc["bob", "bob"] == 4
 

@@ -3,6 +3,39 @@
 Every coefficient returns an :class:`AgreementResult` (``float(result)`` is
 the value) with its parts, an analytic standard error where a standard one
 exists, and a seeded bootstrap interval over items with ``ci=0.95``.
+
+Examples
+--------
+The MLRD class judgements of four reviews, one group per year (seed 002):
+Fleiss' kappa per year and over all years.
+
+>>> from dissensus import load_example
+>>> reviews = load_example("course_reviews")
+>>> t = report(reviews, by="year")
+>>> t[t.coefficient == "fleiss_kappa"].set_index("year")["value"].round(3)
+year
+2017-18    0.652
+2018-19    0.652
+2019-20    0.632
+2020-21    0.642
+2021-22    0.628
+2022-23    0.681
+2023-24    0.758
+all        0.671
+Name: value, dtype: float64
+
+2021-22 looks like every other year. Kappa cannot tell *which* label the
+raters agreed on (swapping an item's labels leaves it unchanged), so the
+year whose reviews R2-R4 got the opposite majority of all other years only
+shows in the majority labels:
+
+>>> m = majority_labels(reviews).pivot(index="year", columns="review", values="label")
+>>> m.loc[["2020-21", "2021-22", "2022-23"]]
+review   R1   R2   R3   R4
+year
+2020-21  POS  NEG  NEG  POS
+2021-22  POS  POS  POS  NEG
+2022-23  POS  NEG  NEG  POS
 """
 
 from dissensus.agreement._alpha import krippendorff_alpha
