@@ -11,15 +11,21 @@ Every function takes ``(p_true, q_pred)`` in that order (like sklearn's
 paired with an (N, K) matrix is broadcast against every row.
 
 Logs are natural unless ``base`` is given. Zero probabilities are handled
-explicitly by the functions whose formula takes a log or a ratio of ``q``:
+explicitly by the functions that can be infinite, those that take the log of
+a probability that may be 0 (``cross_entropy``, ``kl_divergence``; for
+``kl_divergence_reverse`` the roles of ``p`` and ``q`` swap):
 
 ``zero="inf"`` (default, exact)
-    ``0 ln 0 = 0``; a term with ``q_i = 0 < p_i`` makes cross-entropy and KL
-    divergence ``inf``.
+    ``0 ln 0 = 0``; a term with ``q_i = 0 < p_i`` makes the value ``inf``.
 ``zero="clip"``
     ``q`` is clipped to ``[eps, 1 - eps]`` before the log (without
-    renormalising), the convention of the LeWiDi scorers and of seed 001
-    (``eps = 1e-12``), so every value is finite.
+    renormalising), the convention of seed 001 (``eps = 1e-12``), so every
+    value is finite. (The LeWiDi 2023 scorer clips the same way and then
+    also adds 1e-9 inside the log: :func:`dissensus.metrics.lewidi.cross_entropy_2023`.)
+
+The other metrics are finite for every input: JS divergence takes logs of
+``p / m`` only where ``p > 0``, and the ratios of Clark and Canberra drop a
+class that both distributions give 0 (the 0/0 term).
 """
 
 from __future__ import annotations
@@ -232,13 +238,13 @@ def _rel_entr(X: FloatArray, Y: FloatArray) -> FloatArray:
                 R = X / Y
             overflow = True
     np.copyto(R, 1.0, where=X == 0.0)
-    if overflow:
-        fix = np.isposinf(R) & (Y > 0.0)
-        R[fix] = 1.0
-        np.log(R, out=R)
-        R[fix] = np.log(X[fix]) - np.log(Y[fix])
-    else:
-        with np.errstate(divide="ignore"):  # log(0 / y) never happens; log(x / 0) = inf is wanted
+    with np.errstate(divide="ignore"):
+        if overflow:
+            fix = np.isposinf(R) & (Y > 0.0)
+            R[fix] = 1.0
+            np.log(R, out=R)
+            R[fix] = np.log(X[fix]) - np.log(Y[fix])
+        else:
             np.log(R, out=R)
     R *= X
     return R
