@@ -50,6 +50,12 @@ class TestIterIndexWeights:
         assert abs(w[:, :32_768].sum(axis=1) - 32_768).max() < 6 * np.sqrt(32_768)
         assert w.var() == pytest.approx(1.0, rel=0.02)
 
+    def test_uniform_within_full_blocks(self):
+        # full blocks draw indices from raw bits: pooled counts must be uniform
+        w = np.concatenate(list(iter_index_weights(2**16, 64, seed=3)))
+        assert sps.chisquare(w.sum(axis=0)).pvalue > 0.01
+        assert w.var() == pytest.approx(1 - 2**-16, rel=0.01)
+
     def test_resample_means_uses_these_rows(self):
         s = np.random.default_rng(3).random((3, 50))
         w = np.concatenate(list(iter_index_weights(50, 40, seed=4, chunk=16)))
