@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 import sys
 import types
@@ -136,6 +137,12 @@ class TestListMetrics:
             if exp is not None:
                 assert REGISTRY[exp].pointwise == name
 
+    @pytest.mark.parametrize("name", list_metrics(kind="pointwise", unary=None))
+    def test_zero_policy_flag_matches_the_signature(self, name: str) -> None:
+        m = get_metric(name)
+        params = inspect.signature(m.func).parameters
+        assert ("zero" in params and "eps" in params) == m.zero_policy
+
     def test_registry_is_read_only(self) -> None:
         with pytest.raises(TypeError):
             REGISTRY["x"] = get_metric("emd")  # type: ignore[index]
@@ -204,7 +211,11 @@ class TestExpectedForwarding:
     @pytest.mark.parametrize("name", sorted(EXPECTED_METRICS))
     def test_expected_module_provides_every_entry(self, name: str) -> None:
         expected = pytest.importorskip("dissensus.metrics.expected")
-        assert callable(getattr(expected, get_metric(name).pointwise or "", None))
+        metric = get_metric(name)
+        func = getattr(expected, metric.pointwise or "", None)
+        assert callable(func)
+        params = inspect.signature(func).parameters
+        assert ("zero" in params) == metric.zero_policy
 
     @pytest.mark.parametrize("name", list_metrics(kind="expected"))
     def test_expected_matches_monte_carlo_of_the_pointwise_metric(self, name: str) -> None:
