@@ -502,7 +502,9 @@ def _light_core(M: FloatArray, n_raters: int, K: int) -> Any:
         Z = (Ya[:, :, :, None] * Yb[:, :, None, :]).reshape(len(P), -1)
         T = (W @ Z).reshape(W.shape[0], -1, K, K)
         kappa = table_kappa(T, M)[0]
-        return np.asarray(np.nanmean(kappa, axis=1), dtype=np.float64)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a resample with no defined pair
+            return np.asarray(np.nanmean(kappa, axis=1), dtype=np.float64)
 
     return core
 

@@ -83,11 +83,27 @@ def format_agreement(table: pd.DataFrame, *, by: str | None = None) -> str:
         show["items"] = [str(items[g]) for g in order]
         lines += _table(show, set(show.columns) - {by})
         if has_ci:
-            k = table[table["coefficient"] == "fleiss_kappa"]
             lines.append("")
-            lines.append("  Fleiss' kappa bootstrap intervals:")
-            for g, lo, hi in zip(k[by], k["ci_low"], k["ci_high"], strict=True):
-                lines.append(f"    {g!s:<12} [{_num(lo)}, {_num(hi)}]")
+            lines.append("  Bootstrap intervals over items:")
+            lines.append("")
+            ci_cols = [c for c in coefs if c == "fleiss_kappa" or c.startswith("krippendorff")]
+            ci_show = pd.DataFrame({by: order})
+            for c in ci_cols:
+                sub = table[table["coefficient"] == c].set_index(by)
+                ci_show[c] = [
+                    f"[{_num(sub.loc[g, 'ci_low'])}, {_num(sub.loc[g, 'ci_high'])}]" for g in order
+                ]
+            lines += _table(ci_show, set())
+            few = int(table["n_items"].min())
+            if few < 20:
+                lines.append("")
+                lines += textwrap.wrap(
+                    f"note: some groups have only {few} items; a bootstrap over so few items "
+                    "gives rough, wide intervals.",
+                    96,
+                    initial_indent="  ",
+                    subsequent_indent="    ",
+                )
     notes = [n for n in dict.fromkeys(table["note"]) if n]
     if notes:
         lines.append("")
