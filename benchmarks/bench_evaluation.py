@@ -108,6 +108,12 @@ def main() -> None:
         report_note = f"skipped ({exc})"
     total = time.perf_counter() - t0
 
+    t = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = ev.save(tmp, n_boot=n_boot)
+        parquet_mb = paths["scores"].stat().st_size / 2**20
+    t_save = time.perf_counter() - t
+
     print()
     width = max(map(len, stages)) + 2
     for name, sec in stages.items():
@@ -122,6 +128,11 @@ def main() -> None:
         f"{'OK' if peak < 4096 else 'MISSED'}"
     )
     print(f"  report: {report_note}; reversals found: {len(rev)}")
+    rows = len(METRICS) * args.models * n_items
+    print(
+        f"  outside the goal: Evaluation.save (summary.csv, rankings.csv, report.html, "
+        f"scores.parquet with {rows:,} rows, {parquet_mb:,.0f} MB): {t_save:.2f} s"
+    )
     print()
     print(summary.to_string(index=False, float_format=lambda v: f"{v:.5f}"))
     if "--strict" in sys.argv and (total >= 30 or peak >= 4096):

@@ -192,6 +192,9 @@ class TestEvaluate:
         assert np.isnan(s.loc[0, ["se", "ci_low", "ci_high"]].astype(float)).all()
         assert s["best"].tolist() == [False, True]
         assert ev.rankings()["rank"].tolist() == [2, 1]
+        d = ev.differences(n_boot=100).iloc[0]
+        assert d["diff"] == np.inf
+        assert d["better"] is None
 
 
 # ----------------------------------------------------------------------------- bins

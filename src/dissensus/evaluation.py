@@ -643,7 +643,8 @@ class Evaluation:
             row per metric and unordered model pair (``model_a`` first in the
             given order), ``diff = mean(model_a) - mean(model_b)``, its paired
             bootstrap interval, and ``better``: the better model's name when
-            the interval excludes 0, else ``"tie"``.
+            the interval excludes 0, ``"tie"`` when it covers 0, and missing
+            (None) when it is undefined (an infinite or NaN mean).
         """
         boot = self._boot(n_boot)
         J = len(self.models)
@@ -654,7 +655,12 @@ class Evaluation:
         a_better = np.where(self._lower[:, None], high < 0, low > 0)
         b_better = np.where(self._lower[:, None], low > 0, high < 0)
         names = np.asarray(self.models, dtype=object)
-        better = np.where(a_better, names[a][None, :], np.where(b_better, names[b][None, :], "tie"))
+        undefined = np.isnan(low) | np.isnan(high)
+        better = np.where(
+            a_better,
+            names[a][None, :],
+            np.where(b_better, names[b][None, :], np.where(undefined, np.array(None, dtype=object), "tie")),
+        )
         P = a.size
         return pd.DataFrame(
             {
