@@ -32,6 +32,7 @@ from dissensus.metrics.lewidi import (
     multilabel_average_md,
     multilabel_error_rate,
     read_lewidi_predictions,
+    write_lewidi_predictions,
 )
 
 # --------------------------------------------------------------------------- oracles
@@ -364,3 +365,51 @@ class TestReadLewidiPredictions:
             read_lewidi_predictions(f, year=2024)  # type: ignore[arg-type]
         with pytest.raises(ValueError, match="no perspectivist task"):
             read_lewidi_predictions(f, year=2023, task="pe")
+
+
+class TestWriteLewidiPredictions:
+    def test_round_trip_2023(self, tmp_path: Path) -> None:
+        soft = np.array([[0.25, 0.75], [0.6, 0.4], [0.5, 0.5]])
+        f = write_lewidi_predictions(tmp_path / "ArMIS_results.tsv", soft, year=2023)
+        sub = read_lewidi_predictions(f, year=2023)
+        assert sub.hard is not None
+        assert sub.hard.tolist() == [1, 0, 0]  # argmax, first class on ties
+        np.testing.assert_array_equal(sub.soft, soft)  # repr() keeps every bit
+        f2 = write_lewidi_predictions(tmp_path / "x.tsv", soft, year=2023, hard=[1, 1, 1])
+        assert read_lewidi_predictions(f2, year=2023).hard.tolist() == [1, 1, 1]  # type: ignore[union-attr]
+
+    def test_round_trip_2025_soft(self, tmp_path: Path) -> None:
+        rng = np.random.default_rng(1)
+        soft = rng.dirichlet(np.ones(6), size=5)
+        items = [f"id{i}" for i in range(5)]
+        f = write_lewidi_predictions(tmp_path / "csc_test_soft.tsv", soft, year=2025, items=items)
+        sub = read_lewidi_predictions(f, year=2025)
+        assert sub.items == tuple(items)
+        np.testing.assert_array_equal(sub.soft, soft)
+        multi = rng.dirichlet([1, 1], size=(4, 3))
+        f = write_lewidi_predictions(tmp_path / "ven.tsv", multi, year=2025, items="abcd")
+        np.testing.assert_array_equal(read_lewidi_predictions(f, year=2025).soft, multi)
+
+    def test_round_trip_2025_perspectivist(self, tmp_path: Path) -> None:
+        labels = np.array([[1, 0, 1], [0, 1, np.nan]])
+        f = write_lewidi_predictions(
+            tmp_path / "pe.tsv", labels, year=2025, task="pe", items=[7, 8]
+        )
+        assert f.read_text() == "7\t[1, 0, 1]\n8\t[0, 1]\n"
+        sub = read_lewidi_predictions(f, year=2025, task="pe")
+        np.testing.assert_array_equal(sub.labels, labels)
+        multi = np.array([[[1, 0], [0, 0], [1, 1]]])
+        f = write_lewidi_predictions(
+            tmp_path / "ven_pe.tsv", multi, year=2025, task="pe", items=[1]
+        )
+        assert f.read_text() == "1\t[[1, 0], [0, 0], [1, 1]]\n"
+
+    def test_errors(self, tmp_path: Path) -> None:
+        with pytest.raises(DataError, match="need one item id per row"):
+            write_lewidi_predictions(tmp_path / "x.tsv", [[0.5, 0.5]], year=2025)
+        with pytest.raises(DataError, match="one label per row"):
+            write_lewidi_predictions(tmp_path / "x.tsv", [[0.5, 0.5]], year=2023, hard=[1, 0])
+        with pytest.raises(DataError, match=r"non-empty \(N, K\) or \(N, L, K\)"):
+            write_lewidi_predictions(tmp_path / "x.tsv", [0.5, 0.5], year=2023)
+        with pytest.raises(ValueError, match="LeWiDi 2023 files hold one"):
+            write_lewidi_predictions(tmp_path / "x.tsv", [[1, 0]], year=2023, task="pe")

@@ -32,7 +32,7 @@ from dissensus._exceptions import DataError
 from dissensus._validation import check_option
 from dissensus.data import Predictions
 
-__all__ = ["LewidiPredictions", "read_lewidi_predictions"]
+__all__ = ["LewidiPredictions", "read_lewidi_predictions", "write_lewidi_predictions"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -251,3 +251,91 @@ def read_lewidi_predictions(
             raise ValueError(msg)
         return _read_2023(p)
     return _read_2025(p, task)
+
+
+def _label_text(row: npt.NDArray[np.float64]) -> list[Any]:
+    kept = row[~np.isnan(row)]
+    return [int(v) if float(v).is_integer() else float(v) for v in kept]
+
+
+def write_lewidi_predictions(
+    path: str | Path,
+    values: npt.ArrayLike,
+    *,
+    year: Literal[2023, 2025],
+    task: Literal["soft", "pe"] = "soft",
+    items: Any = None,
+    hard: npt.ArrayLike | None = None,
+) -> Path:
+    r"""Write predictions as a LeWiDi submission file, in the formats :func:`read_lewidi_predictions` reads.
+
+    Parameters
+    ----------
+    path : str or Path
+        Output file (overwritten).
+    values : array_like
+        Soft labels (N, K) or (N, L, K); for ``task="pe"`` per-annotator
+        labels (N, A) or (N, L, A), NaN where an item has fewer annotators.
+    year : {2023, 2025}
+        Format.
+    task : {"soft", "pe"}, default "soft"
+        2025 only.
+    items : sequence, optional
+        Item ids, required for 2025 files (2023 files have none).
+    hard : array_like, optional
+        2023 hard labels; by default the most probable class (the first one
+        on ties).
+
+    Returns
+    -------
+    Path
+        The file written.
+
+    Raises
+    ------
+    DataError
+        Missing or misshapen items / labels.
+    ValueError
+        Unknown ``year`` or ``task``.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "mp_test_pe.tsv"
+    >>> _ = write_lewidi_predictions(f, [[1, 0, 1], [0, 1, np.nan]], year=2025, task="pe",
+    ...                              items=["a", "b"])
+    >>> f.read_text().splitlines()
+    ['a\t[1, 0, 1]', 'b\t[0, 1]']
+    """
+    check_option("write_lewidi_predictions", "year", year, (2023, 2025))
+    check_option("write_lewidi_predictions", "task", task, ("soft", "pe"))
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.ndim not in (2, 3) or arr.shape[0] == 0:
+        msg = f"`values` must be a non-empty (N, K) or (N, L, K) array; got shape {arr.shape}."
+        raise DataError(msg)
+    out = Path(path)
+    lines: list[str] = []
+    if year == 2023:
+        if task != "soft" or arr.ndim != 2:
+            msg = "LeWiDi 2023 files hold one (N, K) soft label matrix (task='soft')."
+            raise ValueError(msg)
+        labels = np.argmax(arr, axis=1) if hard is None else np.asarray(hard)
+        if labels.shape != (arr.shape[0],):
+            msg = f"`hard` must have one label per row ({arr.shape[0]}); got shape {labels.shape}."
+            raise DataError(msg)
+        for h, row in zip(labels.tolist(), arr.tolist(), strict=True):
+            lines.append("\t".join([str(int(h)), *(repr(float(v)) for v in row)]))
+    else:
+        if items is None or len(items) != arr.shape[0]:
+            msg = f"2025 files need one item id per row ({arr.shape[0]}) in `items`."
+            raise DataError(msg)
+        for item, row in zip(items, arr, strict=True):
+            if task == "soft":
+                payload: Any = row.tolist()
+            elif row.ndim == 1:
+                payload = _label_text(row)
+            else:
+                payload = [_label_text(r) for r in row]
+            lines.append(f"{item}\t{json.dumps(payload)}")
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return out

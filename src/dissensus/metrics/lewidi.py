@@ -41,7 +41,11 @@ import numpy.typing as npt
 from dissensus._exceptions import DataError
 from dissensus._validation import as_prob_matrix
 from dissensus.data import Scale
-from dissensus.metrics._lewidi_io import LewidiPredictions, read_lewidi_predictions
+from dissensus.metrics._lewidi_io import (
+    LewidiPredictions,
+    read_lewidi_predictions,
+    write_lewidi_predictions,
+)
 from dissensus.metrics._pointwise import emd
 
 __all__ = [
@@ -58,6 +62,7 @@ __all__ = [
     "multilabel_average_md",
     "multilabel_error_rate",
     "read_lewidi_predictions",
+    "write_lewidi_predictions",
 ]
 
 FloatArray = npt.NDArray[np.float64]
