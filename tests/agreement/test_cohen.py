@@ -217,3 +217,31 @@ class TestLightKappa:
         ):
             r = light_kappa([[0.0], [1.0]])
         assert np.isnan(r.value)
+
+
+class TestCohenNullTest:
+    def test_se0_reduces_to_classic_formula(self) -> None:
+        # Fleiss, Cohen & Everitt (1969), unweighted: var0 = (pe + pe^2 - sum p_k. p_.k (p_k. + p_.k))
+        # / (n (1 - pe)^2).
+        T = np.array(GWET_3X3, dtype=float)
+        n = T.sum()
+        p = T / n
+        row, col = p.sum(axis=1), p.sum(axis=0)
+        pe = row @ col
+        ref = np.sqrt((pe + pe**2 - (row * col * (row + col)).sum()) / (n * (1 - pe) ** 2))
+        r = cohen_kappa(table=T)
+        assert r.parts["se0"] == pytest.approx(ref)
+        assert r.z == pytest.approx(r.value / ref)
+
+    def test_z_is_standard_normal_under_independence(self) -> None:
+        # Seeded simulation: independent raters, 300 tables of 200 items.
+        rng = np.random.default_rng(11)
+        z = np.array(
+            [
+                cohen_kappa(rng.integers(0, 3, 200), rng.integers(0, 3, 200), weights=w).z
+                for w in (None, "quadratic")
+                for _ in range(150)
+            ]
+        )
+        assert abs(z.mean()) < 0.2
+        assert 0.85 < z.std() < 1.15

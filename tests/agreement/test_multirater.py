@@ -186,6 +186,12 @@ class TestGwetAc1:
         assert got.value == pytest.approx(ref["coefficient_value"], abs=1e-5 + 1e-12)
         assert got.se == pytest.approx(ref["se"], abs=1e-5 + 1e-12)
 
+    def test_wald_test_two_sided(self) -> None:
+        # Gwet 3x3 table: z = AC1 / se, two-sided p (irrCAC reports a one-sided value).
+        r = gwet_ac1(table=[[13, 0, 0], [0, 20, 7], [0, 4, 56]])
+        assert r.z == pytest.approx(r.value / r.se)
+        assert r.p_value == pytest.approx(2 * stats.norm.sf(abs(r.z)))
+
     def test_table_and_data_exclusive(self) -> None:
         with pytest.raises(TypeError, match="either `data` or `table=`"):
             gwet_ac1([[1, 1]], table=[[1, 0], [0, 1]])

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+from scipy import special
 
 from dissensus._exceptions import DataError, DegenerateAgreementWarning
 from dissensus._validation import SeedLike, examples
@@ -70,6 +71,18 @@ def _cohen_se(T: FloatArray, M: FloatArray, kappa: float, pa: float, pe: float) 
     w_col = M.T @ row  # \bar w_{.l}
     s = (p * (M - (1.0 - kappa) * (w_row[:, None] + w_col[None, :])) ** 2).sum()
     var = (s - (pa - 2.0 * (1.0 - kappa) * pe) ** 2) / (n * (1.0 - pe) ** 2)
+    return float(np.sqrt(max(var, 0.0)))
+
+
+def _cohen_se0(T: FloatArray, M: FloatArray, pe: float) -> float:
+    """SE of (weighted) kappa under independence (Fleiss, Cohen and Everitt 1969)."""
+    n = T.sum()
+    p = T / n
+    row, col = p.sum(axis=1), p.sum(axis=0)
+    w_row = M @ col
+    w_col = M.T @ row
+    s = (row[:, None] * col[None, :] * (M - (w_row[:, None] + w_col[None, :])) ** 2).sum()
+    var = (s - pe**2) / (n * (1.0 - pe) ** 2)
     return float(np.sqrt(max(var, 0.0)))
 
 
@@ -198,7 +211,9 @@ def cohen_kappa(
     -------
     AgreementResult
         ``value`` kappa, ``se`` the large-sample standard error of Fleiss,
-        Cohen and Everitt (1969), ``parts`` observed and chance agreement.
+        Cohen and Everitt (1969), ``parts`` observed and chance agreement and
+        ``se0``, the standard error under independence; ``z = kappa / se0``
+        and its two-sided ``p_value`` test the null of chance agreement.
 
     Notes
     -----
@@ -229,13 +244,15 @@ def cohen_kappa(
     note = ""
     kappa_b, pa_b, pe_b = table_kappa(T, M)
     value, pa, pe = float(kappa_b), float(pa_b), float(pe_b)
-    se = math.nan
+    se = se0 = z = math.nan
     if n == 0:
         note = degenerate(name, "no item was rated by both raters")
     elif math.isnan(value):
         note = degenerate(name, "chance agreement is 1 (both raters used a single category)")
     else:
         se = _cohen_se(T, M, value, pa, pe)
+        se0 = _cohen_se0(T, M, pe)
+        z = value / se0 if se0 > 0 else math.nan
     interval = None
     if level is not None:
         interval = _table_ci(
@@ -250,7 +267,9 @@ def cohen_kappa(
         n_items=n,
         n_items_excluded=n_excluded,
         n_annotations=2 * n,
-        parts={"observed_agreement": pa, "chance_agreement": pe},
+        parts={"observed_agreement": pa, "chance_agreement": pe, "se0": se0},
+        z=z,
+        p_value=float(2.0 * special.ndtr(-abs(z))) if math.isfinite(z) else math.nan,
         note=note,
     )
 

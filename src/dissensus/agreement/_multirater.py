@@ -200,6 +200,8 @@ def _count_coefficient(
             method=ci_method,
             theta_hat=value,
         )
+    # Wald test with the linearised SE, as Gwet (2014) reports (two-sided).
+    z = value / se if se > 0 else math.nan
     result = AgreementResult(
         name=name,
         value=value,
@@ -210,6 +212,8 @@ def _count_coefficient(
         n_items_excluded=inp.n_excluded,
         n_annotations=inp.n_annotations,
         parts={"observed_agreement": pa, "chance_agreement": pe},
+        z=z,
+        p_value=float(2.0 * special.ndtr(-abs(z))) if math.isfinite(z) else math.nan,
         note=note,
     )
     return result, inp, it
@@ -538,7 +542,9 @@ def gwet_ac1(
     -------
     AgreementResult
         ``value`` AC1, ``se`` Gwet's linearised standard error, ``parts``
-        observed and chance agreement.
+        observed and chance agreement; ``z = value / se`` and its two-sided
+        ``p_value`` (Wald test, as Gwet reports; AC2 and Brennan-Prediger
+        likewise).
 
     Notes
     -----
