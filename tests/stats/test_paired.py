@@ -12,7 +12,6 @@ from hypothesis.extra import numpy as hnp
 from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 
-from dissensus.stats import _paired
 from dissensus.stats._paired import (
     adjust_pvalues,
     bootstrap_test,
@@ -92,14 +91,10 @@ class TestResampleMeans:
         assert not np.isfinite(m[:, 0]).all()
         np.testing.assert_allclose(m[:, 1], 1.0)
 
-    def test_threads_do_not_change_the_bits(self, monkeypatch):
+    def test_several_blocks_match_the_weight_rows(self):
         s = np.random.default_rng(8).random((2, 70_000))
-        threaded = resample_means(s, 8, seed=2)
-        monkeypatch.setattr(_paired, "_default_workers", lambda: 1)
-        serial = resample_means(s, 8, seed=2)
-        assert threaded.tobytes() == serial.tobytes()
         w = np.concatenate(list(iter_index_weights(70_000, 8, seed=2)))
-        np.testing.assert_allclose(serial, w @ s.T / 70_000, rtol=1e-12)
+        np.testing.assert_allclose(resample_means(s, 8, seed=2), w @ s.T / 70_000, rtol=1e-12)
 
     def test_bad_input(self):
         with pytest.raises(ValueError, match=r"\(P, N\)"):
