@@ -6,8 +6,11 @@ import numpy as np
 import pytest
 
 from dissensus import LabelCounts, Scale
+from dissensus.agreement import _common as common
 from dissensus.agreement import fleiss_kappa, krippendorff_alpha
-from dissensus.agreement._common import patterns, weight_matrix
+from dissensus.agreement._common import bootstrap_ci, patterns, weight_matrix
+from dissensus.agreement._multirater import _core
+from dissensus.stats._bootstrap import bca_interval, pattern_bootstrap_weights
 
 
 class TestPatterns:
@@ -70,3 +73,29 @@ def test_ci_with_scale_values_interval() -> None:
     r = krippendorff_alpha(lc, level="interval", ci=0.9, n_boot=200)
     assert r.ci is not None
     assert r.ci.low <= r.value <= r.ci.high
+
+
+class TestBootstrapCi:
+    def test_bca_jackknife_equals_explicit_leave_one_out(self) -> None:
+        rng = np.random.default_rng(4)
+        X = rng.integers(0, 3, size=(60, 3))
+        X = X[X.sum(axis=1) >= 2]
+        rows, mult, _ = patterns(X)
+        core = _core(np.eye(3), "fleiss")
+        theta = fleiss_kappa(X).value
+        got = bootstrap_ci(
+            core, rows.astype(float), mult, level=0.9, n_boot=300, seed=3, method="bca",
+            theta_hat=theta,
+        )  # fmt: skip
+        boot = core(rows.astype(float), pattern_bootstrap_weights(mult, 300, seed=3).astype(float))
+        jack = np.array([fleiss_kappa(np.delete(X, i, axis=0)).value for i in range(len(X))])
+        lo, hi = bca_interval(boot, theta, jack, level=0.9)
+        assert got.low == pytest.approx(float(lo))
+        assert got.high == pytest.approx(float(hi))
+
+    def test_chunking_does_not_change_interval(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        X = np.array([[2, 1, 0], [0, 3, 0], [1, 1, 1], [0, 0, 3], [3, 0, 0]] * 8)
+        ref = krippendorff_alpha(X, level="ordinal", ci=0.9, n_boot=100, seed=2)
+        monkeypatch.setattr(common, "_CHUNK_FLOATS", 50)
+        small = krippendorff_alpha(X, level="ordinal", ci=0.9, n_boot=100, seed=2)
+        assert ref.ci == small.ci

@@ -16,7 +16,7 @@ import math
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -184,6 +184,27 @@ def _chunks(n_rows: int, per_row: int) -> Iterable[slice]:
         yield slice(start, min(start + step, n_rows))
 
 
+class _LeaveOneOut:
+    """The weight rows ``base - e_u`` for ``u`` in a slice, without forming them.
+
+    Cores only use their weights through ``W @ A``, ``W.sum(axis=1)`` and
+    ``W.shape``, which this provides as ``base @ A - A[u]``.
+    """
+
+    def __init__(self, base: FloatArray, rows: slice) -> None:
+        self.base = base
+        self.rows = rows
+        self.shape = (rows.stop - rows.start, base.size)
+
+    def __matmul__(self, other: FloatArray) -> FloatArray:
+        return np.asarray((self.base @ other)[None, ...] - other[self.rows], dtype=np.float64)
+
+    def sum(self, axis: int) -> FloatArray:
+        if axis != 1:
+            raise NotImplementedError
+        return np.full(self.shape[0], self.base.sum() - 1.0)
+
+
 def bootstrap_ci(
     core: Core,
     rows: FloatArray,
@@ -216,15 +237,14 @@ def bootstrap_ci(
     if method == "percentile":
         lo, hi = percentile_interval(boot, level=level)
     else:
-        # Leaving out one item of pattern u: weights mult - e_u.
+        # Leaving out one item of pattern u: weights mult - e_u, applied
+        # implicitly (O(U) per left-out pattern, not O(U^2)).
         U = mult.size
         jack_u = np.empty(U)
         base = mult.astype(np.float64)
-        for s in _chunks(U, U + width):
-            Wj = np.tile(base, (s.stop - s.start, 1))
-            Wj[np.arange(s.stop - s.start), np.arange(s.start, s.stop)] -= 1.0
+        for s in _chunks(U, width):
             with np.errstate(invalid="ignore", divide="ignore"):
-                jack_u[s] = core(rows, Wj)
+                jack_u[s] = core(rows, cast("FloatArray", _LeaveOneOut(base, s)))
         jack = np.repeat(jack_u, mult)
         lo, hi = bca_interval(boot, theta_hat, jack, level=level)
     return ConfidenceInterval(float(lo), float(hi))
