@@ -53,9 +53,13 @@ def make_data(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="10,000 items instead of 100,000")
+    parser.add_argument(
+        "--irr-items", type=int, default=100_000, help="items given to irrCAC (a slice if fewer)"
+    )
     args = parser.parse_args()
     n_items = 10_000 if args.quick else 100_000
-    irr_items = min(n_items, 10_000)
+    # irrCAC is timed on the same items when --irr-items allows (default: all).
+    irr_items = min(n_items, args.irr_items)
     R, X = make_data(n_items)
     print(f"data: {n_items:,} items x {N_RATERS} raters x {K} categories, "
           f"{MISSING:.0%} missing, {int(X.sum()):,} ratings")  # fmt: skip
