@@ -171,6 +171,8 @@ class TestCongerKappa:
     def test_codes_checked(self) -> None:
         with pytest.raises(DataError, match="label codes"):
             conger_kappa([[0.5, 1.0]])
+        with pytest.raises(DataError, match="build Annotations first"):
+            conger_kappa(pd.DataFrame({"a": ["x", "y"], "b": ["x", "x"]}))
 
     def test_ci(self) -> None:
         rng = np.random.default_rng(0)

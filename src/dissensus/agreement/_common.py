@@ -277,9 +277,16 @@ def annotations_rater_matrix(data: Any, func: str) -> tuple[FloatArray, Scale]:
             "pass Annotations with annotator ids or an (N items, R raters) array."
         )
         raise TypeError(msg)
-    if isinstance(data, pd.DataFrame):
-        data = data.to_numpy(dtype=np.float64)
-    arr = np.asarray(data, dtype=np.float64)
+    try:
+        arr = np.asarray(
+            data.to_numpy() if isinstance(data, pd.DataFrame) else data, dtype=np.float64
+        )
+    except (TypeError, ValueError):
+        msg = (
+            "`ratings` must hold label codes 0..K-1 (NaN for missing); for labels such as "
+            "strings build Annotations first, e.g. Annotations.from_wide(df, item=...)."
+        )
+        raise DataError(msg) from None
     if arr.ndim != 2:
         msg = f"`ratings` must be a 2-D (N items, R raters) array; got shape {arr.shape}."
         raise DataError(msg)
