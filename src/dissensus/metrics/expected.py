@@ -514,7 +514,9 @@ def emd(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, normalize: bool = Tru
         \mathbb{E}|P_k - Q_k|
 
     exactly (see :func:`manhattan` for :math:`\mathbb{E}|X - c|`), with no
-    Monte Carlo error. The seed paper estimates it by Monte Carlo.
+    Monte Carlo error. The seed paper estimates it by Monte Carlo, and its
+    code leaves the EMD unnormalised although the paper divides by
+    :math:`K - 1`; ``normalize=True`` follows the paper.
 
     Examples
     --------
@@ -877,7 +879,11 @@ def emd_std(
     -----
     **Monte Carlo, not exact.** The mean (:func:`emd`) is exact, but the
     second moment needs :math:`\mathbb{E}|P_j - Q_j||P_k - Q_k|` for
-    dependent cumulative sums, which has no closed form here. The relative
+    dependent cumulative sums: it reduces to one-dimensional integrals of
+    incomplete beta functions, but the variance is then a small difference
+    of large second moments when the posterior is concentrated, which a
+    quadrature would have to resolve to many digits. The sample variance of
+    posterior draws has no such cancellation. The relative
     error of the estimate is about :math:`1/\sqrt{2 n}` (1.1 % at the
     default 4000 draws). Use :func:`monte_carlo` with the pointwise ``emd``
     for the standard error of the mean as well.
