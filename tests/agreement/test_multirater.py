@@ -137,19 +137,33 @@ class TestFleissCategoryKappa:
 
 
 class TestObservedAgreement:
+    def test_equals_fleiss_part_and_has_ci(self) -> None:
+        lc = load_example("course_29")
+        r = observed_agreement(lc, ci=0.9, n_boot=300)
+        assert r.value == pytest.approx(fleiss_kappa(lc).parts["observed_agreement"])
+        assert r.ci is not None
+        assert r.ci.low < r.value < r.ci.high
+
     def test_seed_five_raters(self) -> None:
         # Seed 002: 5 raters split 3/2 -> 4 of 10 pairs agree.
-        assert observed_agreement([[3, 2]]) == pytest.approx(0.4)
+        assert float(observed_agreement([[3, 2]])) == pytest.approx(0.4)
 
     def test_nan_without_pairs(self) -> None:
         with (
             pytest.warns(DegenerateAgreementWarning, match="fewer than 2"),
             pytest.warns(DegenerateAgreementWarning, match="no item has two"),
         ):
-            assert np.isnan(observed_agreement([[1, 0]]))
+            assert np.isnan(observed_agreement([[1, 0]]).value)
 
 
 class TestChanceAgreement:
+    def test_equals_fleiss_part_and_has_ci(self) -> None:
+        lc = load_example("course_29")
+        r = chance_agreement(lc, ci=0.9, n_boot=300, ci_method="bca")
+        assert r.value == pytest.approx(fleiss_kappa(lc).parts["chance_agreement"])
+        assert r.ci is not None
+        assert r.ci.low < r.value < r.ci.high
+
     @pytest.mark.parametrize(
         ("shares", "expected"),
         # Seed 002's three examples of P_e.
@@ -157,7 +171,7 @@ class TestChanceAgreement:
     )
     def test_seed_examples(self, shares: list[float], expected: float) -> None:
         X = np.round(np.asarray(shares) * 100).astype(int)[None, :]
-        assert chance_agreement(X) == pytest.approx(expected)
+        assert float(chance_agreement(X)) == pytest.approx(expected)
 
 
 class TestPercentAgreement:

@@ -388,7 +388,93 @@ def fleiss_category_kappa(data: Any) -> pd.Series:
     return pd.Series(values, index=pd.Index(inp.scale.labels, name="label"), name="kappa")
 
 
-def observed_agreement(data: Any) -> float:
+def _plain_statistic(
+    name: str,
+    data: Any,
+    point: Any,
+    core: Any,
+    *,
+    ci: float | None,
+    n_boot: int,
+    seed: SeedLike,
+    ci_method: CiMethod,
+    binomial_se: bool = False,
+) -> AgreementResult:
+    """A share-type statistic (no chance correction) with its bootstrap interval."""
+    level = check_ci(name, ci, ci_method, n_boot)
+    inp = prepare_counts(data, name)
+    note = ""
+    value = se = math.nan
+    if inp.N == 0:
+        note = degenerate(name, "no item has two or more ratings")
+    else:
+        value = float(point(inp.Xt))
+        if binomial_se:
+            se = math.sqrt(value * (1.0 - value) / inp.N)
+    interval = None
+    if level is not None:
+        rows, mult, _ = patterns(inp.X)
+        interval = bootstrap_ci(
+            core,
+            rows.astype(np.float64),
+            mult,
+            level=level,
+            n_boot=n_boot,
+            seed=seed,
+            method=ci_method,
+            theta_hat=value,
+        )
+    return AgreementResult(
+        name=name,
+        value=value,
+        se=se,
+        ci=interval,
+        ci_level=level,
+        n_items=inp.N,
+        n_items_excluded=inp.n_excluded,
+        n_annotations=inp.n_annotations,
+        note=note,
+    )
+
+
+def _pa_point(Xt: FloatArray) -> float:
+    n = Xt.sum(axis=0)
+    return float(((Xt * (Xt - 1.0)).sum(axis=0) / (n * (n - 1.0))).mean())
+
+
+def _pa_core(P: FloatArray, W: FloatArray) -> FloatArray:
+    n = P.sum(axis=1)
+    pa_i = (P * (P - 1.0)).sum(axis=1) / (n * (n - 1.0))
+    return np.asarray((W @ pa_i) / W.sum(axis=1), dtype=np.float64)
+
+
+def _pe_point(Xt: FloatArray) -> float:
+    pi = (Xt / Xt.sum(axis=0)).mean(axis=1)
+    return float((pi**2).sum())
+
+
+def _pe_core(P: FloatArray, W: FloatArray) -> FloatArray:
+    pi = (W @ (P / P.sum(axis=1)[:, None])) / W.sum(axis=1)[:, None]
+    return np.asarray((pi**2).sum(axis=1), dtype=np.float64)
+
+
+def _unanimous_point(Xt: FloatArray) -> float:
+    return float(np.mean(Xt.max(axis=0) == Xt.sum(axis=0)))
+
+
+def _unanimous_core(P: FloatArray, W: FloatArray) -> FloatArray:
+    unanimous = (P.max(axis=1) == P.sum(axis=1)).astype(np.float64)
+    return np.asarray((W @ unanimous) / W.sum(axis=1), dtype=np.float64)
+
+
+def observed_agreement(
+    data: Any,
+    *,
+    ci: float | None = None,
+    n_boot: int = 1000,
+    seed: SeedLike = 0,
+    ci_method: CiMethod = "percentile",
+) -> AgreementResult:
     r"""Mean share of agreeing rater pairs per item, :math:`P_a` (Fleiss' :math:`\bar P`).
 
     Parameters
@@ -396,53 +482,71 @@ def observed_agreement(data: Any) -> float:
     data : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; items with fewer than two ratings are excluded
         (with a :class:`DegenerateAgreementWarning`).
+    ci, n_boot, seed, ci_method
+        Bootstrap interval options, as in :func:`fleiss_kappa`.
 
     Returns
     -------
-    float
+    AgreementResult
         .. math:: P_a = \frac1N \sum_i \frac{\sum_k x_{ik}(x_{ik} - 1)}{n_i (n_i - 1)};
 
         NaN when no item has two ratings.
 
     Examples
     --------
-    >>> observed_agreement([[3, 2]])  # 4 agreeing pairs out of 10
+    >>> float(observed_agreement([[3, 2]]))  # 4 agreeing pairs out of 10
     0.4
     """
-    inp = prepare_counts(data, "observed_agreement")
-    if inp.N == 0:
-        degenerate("observed_agreement", "no item has two or more ratings")
-        return math.nan
-    Xt = inp.Xt
-    n = Xt.sum(axis=0)
-    return float(((Xt * (Xt - 1.0)).sum(axis=0) / (n * (n - 1.0))).mean())
+    return _plain_statistic(
+        "observed_agreement",
+        data,
+        _pa_point,
+        _pa_core,
+        ci=ci,
+        n_boot=n_boot,
+        seed=seed,
+        ci_method=ci_method,
+    )
 
 
-def chance_agreement(data: Any) -> float:
+def chance_agreement(
+    data: Any,
+    *,
+    ci: float | None = None,
+    n_boot: int = 1000,
+    seed: SeedLike = 0,
+    ci_method: CiMethod = "percentile",
+) -> AgreementResult:
     r"""Fleiss' chance agreement :math:`P_e = \sum_k \pi_k^2`.
 
     Parameters
     ----------
     data : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; items with fewer than two ratings are excluded.
+    ci, n_boot, seed, ci_method
+        Bootstrap interval options, as in :func:`fleiss_kappa`.
 
     Returns
     -------
-    float
+    AgreementResult
         The probability that two ratings drawn independently from the
         category shares :math:`\pi_k` (mean per-item proportions) agree.
 
     Examples
     --------
-    >>> chance_agreement([[1, 1], [1, 1]])
+    >>> float(chance_agreement([[1, 1], [1, 1]]))
     0.5
     """
-    inp = prepare_counts(data, "chance_agreement")
-    if inp.N == 0:
-        degenerate("chance_agreement", "no item has two or more ratings")
-        return math.nan
-    pi = (inp.Xt / inp.Xt.sum(axis=0)).mean(axis=1)
-    return float((pi**2).sum())
+    return _plain_statistic(
+        "chance_agreement",
+        data,
+        _pe_point,
+        _pe_core,
+        ci=ci,
+        n_boot=n_boot,
+        seed=seed,
+        ci_method=ci_method,
+    )
 
 
 def percent_agreement(
@@ -474,44 +578,16 @@ def percent_agreement(
     >>> float(percent_agreement([[2, 0], [1, 1], [0, 2], [2, 0]]))
     0.75
     """
-    name = "percent_agreement"
-    level = check_ci(name, ci, ci_method, n_boot)
-    inp = prepare_counts(data, name)
-
-    def core(P: FloatArray, W: FloatArray) -> FloatArray:
-        unanimous = (P.max(axis=1) == P.sum(axis=1)).astype(np.float64)
-        return np.asarray((W @ unanimous) / W.sum(axis=1), dtype=np.float64)
-
-    note = ""
-    if inp.N == 0:
-        note = degenerate(name, "no item has two or more ratings")
-        value = se = math.nan
-    else:
-        value = float(np.mean(inp.Xt.max(axis=0) == inp.Xt.sum(axis=0)))
-        se = math.sqrt(value * (1.0 - value) / inp.N)
-    interval = None
-    if level is not None:
-        rows, mult, _ = patterns(inp.X)
-        interval = bootstrap_ci(
-            core,
-            rows.astype(np.float64),
-            mult,
-            level=level,
-            n_boot=n_boot,
-            seed=seed,
-            method=ci_method,
-            theta_hat=value,
-        )
-    return AgreementResult(
-        name=name,
-        value=value,
-        se=se,
-        ci=interval,
-        ci_level=level,
-        n_items=inp.N,
-        n_items_excluded=inp.n_excluded,
-        n_annotations=inp.n_annotations,
-        note=note,
+    return _plain_statistic(
+        "percent_agreement",
+        data,
+        _unanimous_point,
+        _unanimous_core,
+        ci=ci,
+        n_boot=n_boot,
+        seed=seed,
+        ci_method=ci_method,
+        binomial_se=True,
     )
 
 
