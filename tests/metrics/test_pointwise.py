@@ -14,6 +14,7 @@ from scipy.stats import wasserstein_distance
 
 from dissensus import DataError
 from dissensus.metrics import (
+    _pointwise,
     canberra,
     chebyshev,
     clark,
@@ -406,9 +407,12 @@ class TestInputs:
             manhattan(np.ones((2, 2, 2)) / 2, np.ones((2, 2, 2)) / 2)
 
     @pytest.mark.parametrize("metric", PAIR_METRICS, ids=lambda f: f.__name__)
-    def test_row_blocks_do_not_change_values(self, metric: Any) -> None:
-        # 10,001 rows x 5 are computed in blocks of 3,276 rows (the last one ragged);
-        # every row must get the value it gets on its own.
+    def test_row_blocks_do_not_change_values(
+        self, metric: Any, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # With blocks of 16,384 entries, 10,001 rows x 5 are computed in blocks of 3,276
+        # rows (the last one ragged); every row must get the value it gets on its own.
+        monkeypatch.setattr(_pointwise, "_CHUNK_ELEMENTS", 16_384)
         rng = np.random.default_rng(99)
         p, q = random_rows(rng, 10_001, 5), random_rows(rng, 10_001, 5)
         whole = metric(p, q)
