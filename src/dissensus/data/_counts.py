@@ -107,7 +107,7 @@ class LabelCounts:
         raw = np.asarray(values)
         if raw.ndim == 2:
             index = _as_items(items, raw.shape[0], "`values`")
-            arr = as_count_matrix(raw, "values", items=list(index))
+            arr = as_count_matrix(raw, "values", items=index)
         else:
             arr = as_count_matrix(raw, "values")
             index = _as_items(items, arr.shape[0], "`values`")
