@@ -237,10 +237,9 @@ def _align_all(
         )
     sub_counts = counts.take(np.flatnonzero(keep))
     values = []
-    for pred, _ in aligned:
-        if pred.items is None:  # pragma: no cover - align() always sets the ids
-            continue
-        rows = pred.items.get_indexer(sub_counts.items)
+    for pred, sub in aligned:
+        ids = sub.items if pred.items is None else pred.items  # align() puts both in one order
+        rows = ids.get_indexer(sub_counts.items)
         values.append(pred.values[rows])  # noqa: PD011  (Predictions, not pandas)
     return sub_counts, values
 
@@ -499,6 +498,7 @@ class Evaluation:
         self.n_annotations = counts.n
         self._boot_cache: dict[int, FloatArray] = {}
         self._scores: pd.DataFrame | None = None
+        self._agreement_cache: dict[tuple[float, int], pd.DataFrame | None] = {}
         with np.errstate(invalid="ignore", over="ignore"):
             self._means = self.values.mean(axis=2)
         self._lower = np.array([m.lower_is_better for m in metrics], dtype=bool)
@@ -659,7 +659,11 @@ class Evaluation:
         better = np.where(
             a_better,
             names[a][None, :],
-            np.where(b_better, names[b][None, :], np.where(undefined, np.array(None, dtype=object), "tie")),
+            np.where(
+                b_better,
+                names[b][None, :],
+                np.where(undefined, np.array(None, dtype=object), "tie"),
+            ),
         )
         P = a.size
         return pd.DataFrame(
@@ -1011,13 +1015,19 @@ class Evaluation:
         """
         from dissensus.agreement import report  # noqa: PLC0415  (only the report needs it)
 
+        key = (float(ci), int(n_boot))
+        if key in self._agreement_cache:
+            return self._agreement_cache[key]
         level: Literal["ordinal", "nominal"] = "ordinal" if self.counts.scale.ordered else "nominal"
+        t = time.perf_counter()
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DegenerateAgreementWarning)
                 table = report(self.counts, level=level, ci=ci, n_boot=n_boot, seed=self.seed)
         except (DataError, ValueError):
-            return None
+            table = None
+        self.timings["agreement (report)"] = time.perf_counter() - t
+        self._agreement_cache[key] = table
         return table
 
     def report_data(
