@@ -569,6 +569,12 @@ class TestOutputs:
         assert "E[manhattan]" in md
         assert "smooth" in md
 
+    def test_agreement_without_intervals(self, reversal_eval):
+        pytest.importorskip("dissensus.report")
+        data = reversal_eval.report_data(n_boot=100, agreement_ci=False)
+        assert data.agreement["ci_low"].isna().all()
+        assert data.agreement["value"].notna().any()
+
     def test_to_html(self, tmp_path):
         pytest.importorskip("dissensus.report")
         lc, preds = _small(n_items=30)
