@@ -18,7 +18,7 @@ Pointwise metrics compare ``p`` with the prediction ``q``; expected metrics
 
 Every interval is a percentile interval of a *paired* item bootstrap: one
 set of resampled items per resample, shared by all models and metrics
-(weights from :func:`dissensus.stats._paired.iter_index_weights`, means by
+(weights from :func:`dissensus.stats._bootstrap.iter_weight_blocks`, means by
 one matrix product per chunk), so differences between models, and between
 metrics, are resampled consistently. The resamples depend only on ``seed``,
 ``N`` and ``n_boot``: the same inputs and seed give byte-identical tables.

@@ -11,6 +11,7 @@ from dissensus.stats._bootstrap import (
     bca_interval,
     bootstrap_weights,
     iter_bootstrap_weights,
+    iter_pattern_weights,
     pattern_bootstrap_weights,
     percentile_interval,
 )
@@ -23,9 +24,24 @@ class TestBootstrapWeights:
         assert w.dtype == np.int64
         assert (w.sum(axis=1) == 7).all()
 
-    def test_same_as_one_multinomial_draw(self) -> None:
-        expected = np.random.default_rng(5).multinomial(9, np.full(9, 1 / 9), size=11)
-        np.testing.assert_array_equal(bootstrap_weights(9, 11, seed=5), expected)
+    def test_cell_counts_are_binomial(self) -> None:
+        # Multinomial(n, 1/n): each cell is Binomial(n, 1/n); n = 9 is not a
+        # power of two, so the second level rejects candidate indices.
+        n = 9
+        w = bootstrap_weights(n, 20_000, seed=5)
+        observed = np.bincount(w.ravel(), minlength=n + 1)
+        expected = stats.binom.pmf(np.arange(n + 1), n, 1 / n) * w.size
+        keep = expected > 5
+        obs = np.r_[observed[keep], observed[~keep].sum()]
+        exp = np.r_[expected[keep], expected[~keep].sum()]
+        assert stats.chisquare(obs, exp * obs.sum() / exp.sum()).pvalue > 0.001
+        cov = np.cov(w[:, 0], w[:, 1])[0, 1]
+        assert cov == pytest.approx(-1 / n, abs=0.01)
+
+    def test_same_as_patterns_of_one(self) -> None:
+        np.testing.assert_array_equal(
+            bootstrap_weights(40, 7, seed=6), pattern_bootstrap_weights(np.ones(40, int), 7, seed=6)
+        )
 
     @pytest.mark.parametrize("chunk", [1, 3, 4, 100])
     def test_chunking_does_not_change_result(self, chunk: int) -> None:
@@ -63,6 +79,41 @@ class TestPatternBootstrapWeights:
         w = pattern_bootstrap_weights(m, 3000, seed=1)
         assert (w.sum(axis=1) == 20).all()
         np.testing.assert_allclose(w.mean(axis=0), m, rtol=0.05)
+
+    def test_multinomial_moments_with_heavy_and_light_patterns(self) -> None:
+        # heavy patterns (>= 16 items) are drawn at the first level, light ones
+        # item by item; both must give Multinomial(n, m / n) counts:
+        # E = m, Var = m (1 - m / n), Cov = -m_i m_j / n.
+        m = np.array([1, 40, 3, 1, 200, 7, 16, 2])
+        n = int(m.sum())
+        w = pattern_bootstrap_weights(m, 40_000, seed=2)
+        assert (w.sum(axis=1) == n).all()
+        np.testing.assert_allclose(w.mean(axis=0), m, rtol=0.02)
+        np.testing.assert_allclose(w.var(axis=0), m * (1 - m / n), rtol=0.05)
+        cov = np.cov(w[:, 1], w[:, 2])[0, 1]
+        assert cov == pytest.approx(-40 * 3 / n, abs=0.1)
+
+    def test_patterns_spanning_blocks(self) -> None:
+        # 70,000 light items in patterns of 3: blocks of 32,768 split a pattern
+        m = np.full(70_000 // 3 + 1, 3)
+        w = pattern_bootstrap_weights(m, 6, seed=4)
+        assert (w.sum(axis=1) == m.sum()).all()
+        assert w.mean() == pytest.approx(3.0, rel=0.01)
+        assert w.var() == pytest.approx(3.0, rel=0.05)
+
+    @pytest.mark.parametrize("chunk", [1, 5, 64])
+    def test_chunking_does_not_change_result(self, chunk: int) -> None:
+        m = np.array([3, 1, 30, 2, 17])
+        np.testing.assert_array_equal(
+            np.concatenate(list(iter_pattern_weights(m, 23, seed=9, chunk=chunk))),
+            pattern_bootstrap_weights(m, 23, seed=9),
+        )
+
+    def test_bad_multiplicity(self) -> None:
+        with pytest.raises(ValueError, match="positive integers"):
+            pattern_bootstrap_weights([2, 0], 5)
+        with pytest.raises(ValueError, match="positive integers"):
+            pattern_bootstrap_weights([1.5, 2], 5)
 
 
 class TestPercentileInterval:

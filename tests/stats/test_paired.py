@@ -12,20 +12,22 @@ from hypothesis.extra import numpy as hnp
 from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 
+from dissensus.stats._bootstrap import bootstrap_weights
 from dissensus.stats._paired import (
     adjust_pvalues,
     bootstrap_test,
-    iter_index_weights,
     permutation_test,
     resample_means,
     wilcoxon_test,
 )
 
 
-class TestIterIndexWeights:
+class TestResampleWeights:
+    """The weights resample_means consumes (the package's one generator)."""
+
     def test_rows_sum_to_n_and_chunking_is_deterministic(self):
-        a = np.concatenate(list(iter_index_weights(50, 37, seed=3, chunk=37)))
-        b = np.concatenate(list(iter_index_weights(50, 37, seed=3, chunk=37)))
+        a = bootstrap_weights(50, 37, seed=3, chunk=37)
+        b = bootstrap_weights(50, 37, seed=3, chunk=37)
         assert a.shape == (37, 50)
         np.testing.assert_array_equal(a.sum(axis=1), 50)
         np.testing.assert_array_equal(a, b)
@@ -34,7 +36,7 @@ class TestIterIndexWeights:
     def test_multinomial_moments(self):
         # Multinomial(n, 1/n): E w = 1, Var w = 1 - 1/n, Cov(w_i, w_j) = -1/n
         n = 20
-        w = np.concatenate(list(iter_index_weights(n, 20000, seed=0)))
+        w = bootstrap_weights(n, 20000, seed=0)
         assert w.mean() == pytest.approx(1.0)
         assert w.var(axis=0).mean() == pytest.approx(1 - 1 / n, rel=0.03)
         cov = np.cov(w[:, 0], w[:, 1])[0, 1]
@@ -43,7 +45,7 @@ class TestIterIndexWeights:
     def test_several_item_blocks(self):
         # more items than one block of the two-level draw (32,768)
         n = 70_000
-        w = np.concatenate(list(iter_index_weights(n, 6, seed=1)))
+        w = bootstrap_weights(n, 6, seed=1)
         np.testing.assert_array_equal(w.sum(axis=1), n)
         # every block gets its share of draws: Binomial(n, b/n) totals
         assert abs(w[:, :32_768].sum(axis=1) - 32_768).max() < 6 * np.sqrt(32_768)
@@ -51,18 +53,18 @@ class TestIterIndexWeights:
 
     def test_uniform_within_full_blocks(self):
         # full blocks draw indices from raw bits: pooled counts must be uniform
-        w = np.concatenate(list(iter_index_weights(2**16, 64, seed=3)))
+        w = bootstrap_weights(2**16, 64, seed=3)
         assert sps.chisquare(w.sum(axis=0)).pvalue > 0.01
         assert w.var() == pytest.approx(1 - 2**-16, rel=0.01)
 
-    def test_resample_means_uses_these_rows(self):
+    def test_resample_means_uses_these_rows_for_any_chunk(self):
         s = np.random.default_rng(3).random((3, 50))
-        w = np.concatenate(list(iter_index_weights(50, 40, seed=4, chunk=16)))
+        w = bootstrap_weights(50, 40, seed=4)
         np.testing.assert_allclose(resample_means(s, 40, seed=4, chunk=16), w @ s.T / 50)
 
     def test_bad_sizes(self):
-        with pytest.raises(ValueError, match="n >= 1"):
-            next(iter_index_weights(0, 5))
+        with pytest.raises(ValueError, match="N >= 1"):
+            resample_means(np.empty((2, 0)), 5)
 
 
 class TestResampleMeans:
@@ -93,7 +95,7 @@ class TestResampleMeans:
 
     def test_several_blocks_match_the_weight_rows(self):
         s = np.random.default_rng(8).random((2, 70_000))
-        w = np.concatenate(list(iter_index_weights(70_000, 8, seed=2)))
+        w = bootstrap_weights(70_000, 8, seed=2)
         np.testing.assert_allclose(resample_means(s, 8, seed=2), w @ s.T / 70_000, rtol=1e-12)
 
     def test_bad_input(self):

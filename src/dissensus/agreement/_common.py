@@ -4,8 +4,8 @@ Every count-based coefficient is written as a *core*: a function of the
 distinct count rows ``P`` (U, K) and a weight matrix ``W`` (B, U) saying how
 often each row enters each of ``B`` datasets. The point estimate uses the
 data's own rows with weight 1 (``W = ones((1, N))``); the bootstrap uses
-multinomial weights over distinct rows (one draw for all resamples, see
-:func:`dissensus.stats._bootstrap.pattern_bootstrap_weights`, drawn in chunks); the
+multinomial weights over distinct rows (the package's one weight generator,
+:func:`dissensus.stats._bootstrap.iter_pattern_weights`, drawn in chunks); the
 jackknife uses the multiplicities minus one. One formula, three uses, no
 loop over resamples.
 """
@@ -34,7 +34,7 @@ from dissensus.data import Annotations, LabelCounts, Scale, as_label_counts
 from dissensus.stats._bootstrap import (
     ConfidenceInterval,
     bca_interval,
-    iter_bootstrap_weights,
+    iter_pattern_weights,
     percentile_interval,
 )
 
@@ -227,11 +227,8 @@ def bootstrap_ci(
     width = per_row if per_row is not None else rows.shape[0] + rows.size
     # Weights are drawn chunk by chunk (the same stream as one draw) so that
     # B x U never has to fit in memory at once.
-    total = int(mult.sum())
     step = max(1, _CHUNK_FLOATS // max(width, 1))
-    chunks = iter_bootstrap_weights(
-        mult.size, n_boot, seed=seed, chunk=step, p=mult / total, total=total
-    )
+    chunks = iter_pattern_weights(mult, n_boot, seed=seed, chunk=step)
     with np.errstate(invalid="ignore", divide="ignore"):
         boot = np.concatenate([core(rows, W.astype(np.float64)) for W in chunks])
     if method == "percentile":

@@ -10,17 +10,17 @@ Resampling is vectorised. A nonparametric bootstrap resample is a weight
 vector ``w`` (how often each item is drawn, ``sum(w) == N``), and the
 resampled means of ``P`` score series held as the rows of ``S`` (P, N) are
 ``W @ S.T / N`` for a chunk of weight rows ``W``: one matrix product per
-chunk, never a Python loop over resamples. The weights are drawn as ``N``
-uniform item indices per resample counted with one :func:`numpy.bincount`
-over the whole chunk, which has exactly the multinomial distribution of
-:func:`dissensus.stats._bootstrap.bootstrap_weights` and is about ten
-times faster than ``Generator.multinomial`` for large ``N``.
+chunk, never a Python loop over resamples. The weights are those of
+:func:`dissensus.stats._bootstrap.bootstrap_weights` (the package's one
+weight generator, about ten times faster than ``Generator.multinomial`` for
+large ``N``), consumed block by block through
+:func:`dissensus.stats._bootstrap.iter_weight_blocks` so that the full
+``(B, N)`` matrix is never assembled.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -34,30 +34,23 @@ from dissensus._validation import (
     check_option,
     check_probability_level,
 )
-from dissensus.stats._bootstrap import ConfidenceInterval, percentile_interval
+from dissensus.stats._bootstrap import (
+    ConfidenceInterval,
+    iter_weight_blocks,
+    percentile_interval,
+)
 
 __all__ = [
     "PairedTestResult",
     "adjust_pvalues",
     "bootstrap_test",
-    "iter_index_weights",
     "permutation_test",
     "resample_means",
     "wilcoxon_test",
 ]
 
 FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
-#: Items per block of the two-level weight draw (a block of counts, 256 KB,
-#: stays in L2 cache while it is counted). A power of two, so that indices
-#: inside a block are raw random bits.
-_BLOCK = 2**15
-#: Cells (resamples x items of a block) per weight array: 64 MB of float64.
-#: Many resamples per chunk also keep OpenBLAS off its slow path for very
-#: flat products (measured: (5, 10^6) @ (10^6, 24) is 20-60 times slower per
-#: row than (32, 10^6) @ (10^6, 24) with BLAS threads on a busy machine).
-_CHUNK_CELLS = 8 * 2**20
 #: Memory budget (bytes) of the sign arrays of one permutation chunk.
 _CHUNK_BYTES = 128 * 2**20
 
@@ -138,133 +131,6 @@ def _check_resamples(func: str, n_resamples: int) -> int:
 # -- resampling ----------------------------------------------------------------------
 
 
-def _default_chunk(n: int, n_boot: int) -> int:
-    """Resamples per chunk: a (chunk, min(n, block)) array stays under 64 MB."""
-    return max(1, min(int(n_boot), _CHUNK_CELLS // min(int(n), _BLOCK)))
-
-
-def _block_weights(rng: np.random.Generator, tot: IntArray, size: int) -> FloatArray:
-    """Counts of ``tot[r]`` uniform draws over ``size`` items for each resample ``r``."""
-    c = tot.size
-    draws = int(tot.sum())
-    idx = np.repeat(np.arange(c, dtype=np.int64) * size, tot)
-    if size == _BLOCK:
-        # a power of two: four exact 15-bit uniform indices per raw 64-bit word,
-        # several times cheaper than bounded integers
-        raw = rng.bit_generator.random_raw(-(-draws // 4))
-        idx += raw.astype("<u8", copy=False).view("<u2")[:draws] & (_BLOCK - 1)
-    else:
-        idx += rng.integers(0, size, size=draws, dtype=np.int64)
-    counts = np.bincount(idx, minlength=c * size)
-    del idx
-    return counts.reshape(c, size).astype(np.float64)
-
-
-def _blocks(n: int) -> tuple[list[int], list[int]]:
-    """Starts and sizes of the item blocks."""
-    starts = list(range(0, n, _BLOCK))
-    return starts, [min(start + _BLOCK, n) - start for start in starts]
-
-
-def _chunk_plans(
-    n: int, n_boot: int, rng: np.random.Generator, chunk: int
-) -> Iterator[tuple[int, npt.NDArray[np.int64], list[np.random.Generator]]]:
-    """Yield ``(row, per_block, children)`` for each chunk of resamples.
-
-    Exact two-level multinomial: per resample, the numbers of draws falling
-    in each block of ``_BLOCK`` items are ``Multinomial(n, b_g / n)``
-    (``per_block``, shape (c, G)); given them, the draws inside block ``g``
-    are uniform over its ``b_g`` items (:func:`_block_weights`), drawn from
-    the block's own child generator, so that the blocks could be drawn in
-    any order, or by threads, with the same result. (Threads do not pay on
-    a busy 2-core machine: measured 2.3 times slower with OpenBLAS threads
-    competing, so the blocks are drawn in order.)
-    """
-    _, sizes = _blocks(n)
-    G = len(sizes)
-    share = np.asarray(sizes, dtype=np.float64) / n
-    row = 0
-    while row < n_boot:
-        c = min(chunk, n_boot - row)
-        per_block = (
-            np.full((c, 1), n, dtype=np.int64)
-            if G == 1
-            else rng.multinomial(n, share, size=c).astype(np.int64)
-        )
-        yield row, per_block, rng.spawn(G)
-        row += c
-
-
-def iter_index_weights(
-    n: int, n_boot: int, *, seed: SeedLike = 0, chunk: int | None = None
-) -> Iterator[FloatArray]:
-    """Yield bootstrap weight rows, ``chunk`` resamples at a time.
-
-    Each row counts how often each of ``n`` items is drawn among ``n``
-    uniform draws with replacement, i.e. a ``Multinomial(n, 1/n)`` vector,
-    the same distribution as :func:`dissensus.stats._bootstrap.bootstrap_weights`.
-    The rows are those that :func:`resample_means` uses with the same
-    ``seed`` and ``chunk``.
-
-    Parameters
-    ----------
-    n : int
-        Number of items.
-    n_boot : int
-        Number of resamples.
-    seed : int, Generator or None, default 0
-        Randomness, turned into a Generator once.
-    chunk : int, optional
-        Resamples per chunk; default: as many as keep a block of weights
-        under 64 MB (a function of ``n`` and ``n_boot`` only, so the stream,
-        hence every result, depends only on ``(n, n_boot, seed)``). Full
-        rows of a large ``n`` take ``8 n`` bytes each; prefer
-        :func:`resample_means`, which never assembles them.
-
-    Yields
-    ------
-    ndarray of float64, shape (c, n)
-        Integer-valued weights; every row sums to ``n``.
-
-    Notes
-    -----
-    The items are cut into blocks of :math:`2^{15}` = 32,768. For a chunk of
-    ``c`` resamples, one multinomial draw per resample splits its ``n``
-    draws among the blocks; then, block by block, the draws are uniform
-    item indices (15 raw random bits each in a full block) offset by
-    resample and counted with one ``bincount``. This is
-    exactly the multinomial bootstrap, costs a few passes over ``c n``
-    integers (instead of the ``n`` conditional binomials per row of
-    ``Generator.multinomial``, about ten times slower), and keeps the
-    counting in cache.
-
-    Examples
-    --------
-    >>> w = np.concatenate(list(iter_index_weights(4, 3, seed=0)))
-    >>> w.shape, w.sum(axis=1).tolist()
-    ((3, 4), [4.0, 4.0, 4.0])
-    """
-    n, n_boot = _check_sizes(n, n_boot)
-    rng = as_generator(seed)
-    step = _default_chunk(n, n_boot) if chunk is None else max(1, int(chunk))
-    starts, sizes = _blocks(n)
-    for _, per_block, children in _chunk_plans(n, n_boot, rng, step):
-        rows = np.empty((per_block.shape[0], n))
-        for g, (start, size) in enumerate(zip(starts, sizes, strict=True)):
-            rows[:, start : start + size] = _block_weights(children[g], per_block[:, g], size)
-        yield rows
-
-
-def _check_sizes(n: int, n_boot: int) -> tuple[int, int]:
-    n, n_boot = int(n), int(n_boot)
-    if n < 1 or n_boot < 1:
-        msg = (
-            f"Bootstrap resampling needs n >= 1 items and n_boot >= 1; got n={n}, n_boot={n_boot}."
-        )
-        raise ValueError(msg)
-    return n, n_boot
-
-
 def resample_means(
     scores: npt.ArrayLike,
     n_boot: int,
@@ -284,14 +150,14 @@ def resample_means(
         Number of resamples ``B``.
     seed : int, Generator or None, default 0
     chunk : int, optional
-        Resamples per chunk (see :func:`iter_index_weights`, whose rows
-        these are for the same ``seed`` and ``chunk``).
+        Resamples per chunk (memory only: the result does not depend on it).
+        Default: a (chunk, 32768) block of weights stays under 64 MB.
 
     Returns
     -------
     ndarray of float64, shape (B, P)
-        Row ``b`` holds the means of all series under resample ``b``; any
-        linear contrast of the series (a difference of two models) is
+        Row ``b`` holds the means of all series under resample ``b`` of
+        ``bootstrap_weights(N, n_boot, seed=seed)``; any linear contrast of the series (a difference of two models) is
         therefore resampled with the same items.
 
     Notes
@@ -315,18 +181,15 @@ def resample_means(
         raise ValueError(msg)
     n_boot = _check_resamples("resample_means", n_boot)
     N = S.shape[1]
-    step = _default_chunk(N, n_boot) if chunk is None else max(1, int(chunk))
-    rng = as_generator(seed)
     with np.errstate(invalid="ignore", over="ignore"):
         center = S.mean(axis=1)
         finite = np.isfinite(center)
         dev = np.where(finite[:, None], S - center[:, None], S)  # (P, N), C order
         out = np.zeros((n_boot, S.shape[0]))
-        starts, sizes = _blocks(N)
-        for row, per_block, children in _chunk_plans(N, n_boot, rng, step):
-            for g, (start, size) in enumerate(zip(starts, sizes, strict=True)):
-                W = _block_weights(children[g], per_block[:, g], size)
-                out[row : row + W.shape[0]] += W @ dev[:, start : start + size].T
+        blocks = iter_weight_blocks(np.ones(N, dtype=np.int64), n_boot, seed=seed, chunk=chunk)
+        for row, parts in blocks:
+            for cols, W in parts:
+                out[row : row + W.shape[0]] += W.astype(np.float64) @ dev[:, cols].T
         out /= N
         out += np.where(finite, center, 0.0)
     return out
