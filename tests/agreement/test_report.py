@@ -6,7 +6,15 @@ import numpy as np
 import pytest
 
 from dissensus import DataError, DegenerateAgreementWarning, LabelCounts, load_example
-from dissensus.agreement import fleiss_kappa, krippendorff_alpha, majority_labels, report
+from dissensus.agreement import (
+    brennan_prediger,
+    fleiss_kappa,
+    gwet_ac2,
+    krippendorff_alpha,
+    majority_labels,
+    percent_agreement,
+    report,
+)
 from dissensus.agreement._report import COLUMNS
 
 
@@ -45,6 +53,66 @@ class TestReport:
         t = report(load_example("course_29"), ci=0.9, n_boot=200)
         k = t.set_index("coefficient").loc["fleiss_kappa"]
         assert k["ci_low"] < k["value"] < k["ci_high"]
+
+    @pytest.mark.parametrize("ci_method", ["percentile", "bca"])
+    def test_intervals_equal_each_coefficients_own(self, ci_method: str) -> None:
+        # One weight draw serves every coefficient; with an integer seed it is
+        # the draw each coefficient makes on its own.
+        lc = load_example("course_reviews")
+        t = report(lc, level="ordinal", ci=0.9, n_boot=150, seed=4, ci_method=ci_method)
+        t = t.set_index("coefficient")
+        own = {
+            "fleiss_kappa": fleiss_kappa(lc, ci=0.9, n_boot=150, seed=4, ci_method=ci_method),
+            "krippendorff_alpha_ordinal": krippendorff_alpha(
+                lc, level="ordinal", ci=0.9, n_boot=150, seed=4, ci_method=ci_method
+            ),
+            "gwet_ac2_quadratic": gwet_ac2(lc, ci=0.9, n_boot=150, seed=4, ci_method=ci_method),
+            "percent_agreement": percent_agreement(
+                lc, ci=0.9, n_boot=150, seed=4, ci_method=ci_method
+            ),
+            "brennan_prediger": brennan_prediger(
+                lc, ci=0.9, n_boot=150, seed=4, ci_method=ci_method
+            ),
+        }
+        for name, r in own.items():
+            assert r.ci is not None
+            got = (t.loc[name, "ci_low"], t.loc[name, "ci_high"])
+            np.testing.assert_allclose(got, tuple(r.ci), rtol=1e-12, err_msg=name)
+        assert (
+            t[["ci_low", "ci_high"]]
+            .drop(["observed_agreement", "chance_agreement"])
+            .notna()
+            .all()
+            .all()
+        )
+
+    def test_weights_drawn_once_for_all_coefficients(self) -> None:
+        # A Generator seed is consumed by the one draw: every coefficient sees
+        # the weights a fresh generator gives to a single coefficient (drawing
+        # per coefficient would give the later ones other resamples).
+        lc = load_example("course_29")
+        t = report(lc, ci=0.9, n_boot=100, seed=np.random.default_rng(7)).set_index("coefficient")
+        for name, fn in (("fleiss_kappa", fleiss_kappa), ("brennan_prediger", brennan_prediger)):
+            r = fn(lc, ci=0.9, n_boot=100, seed=np.random.default_rng(7))
+            assert r.ci is not None
+            np.testing.assert_allclose(
+                (t.loc[name, "ci_low"], t.loc[name, "ci_high"]), tuple(r.ci), rtol=1e-12
+            )
+
+    def test_intervals_per_group(self) -> None:
+        lc = load_example("course_reviews")
+        t = report(lc, by="year", ci=0.9, n_boot=100, seed=2)
+        k = t[t["coefficient"] == "fleiss_kappa"].set_index("year")
+        assert (k["ci_low"] < k["value"]).all()
+        assert (k["value"] < k["ci_high"]).all()
+        one = lc.take(np.asarray(lc.groups("year") == "2019-20"))
+        r = fleiss_kappa(one, ci=0.9, n_boot=100, seed=2)
+        assert r.ci is not None
+        assert k.loc["2019-20", "ci_low"] == pytest.approx(r.ci.low, rel=1e-12)
+
+    def test_bad_ci_options(self) -> None:
+        with pytest.raises(ValueError, match="'n_boot' parameter of report"):
+            report(load_example("course_29"), ci=0.9, n_boot=1)
 
     def test_degenerate_group_noted_and_warned_once(self) -> None:
         lc = LabelCounts.from_array(

@@ -22,9 +22,10 @@ import numpy as np
 
 from dissensus._validation import SeedLike, check_option
 from dissensus.agreement._common import (
+    BootStatistic,
     CiMethod,
     FloatArray,
-    bootstrap_ci,
+    bootstrap_cis,
     check_ci,
     degenerate,
     patterns,
@@ -155,6 +156,22 @@ def _make_core(level: str, v: FloatArray | None) -> Any:
     return core
 
 
+def _level_values(scale: Scale, level: str) -> FloatArray | None:
+    """Category values of a fixed-metric level (interval: centred), else None."""
+    if level not in ("interval", "ratio"):
+        return None
+    v = _values(scale, level)
+    # distances are shift-invariant; centring avoids cancellation
+    return v - v.mean() if level == "interval" else v
+
+
+def alpha_statistic(scale: Scale, level: str, theta_hat: float, n_patterns: int) -> BootStatistic:
+    """The bootstrap core of alpha at ``level`` (used by the coefficient and the report)."""
+    K = scale.K
+    width = n_patterns + {"ordinal": 4 * K * K, "interval": 4}.get(level, 3 * K)
+    return BootStatistic(_make_core(level, _level_values(scale, level)), theta_hat, width)
+
+
 def krippendorff_alpha(
     data: Any,
     *,
@@ -235,11 +252,7 @@ def krippendorff_alpha(
     check_option(name, "level", level, LEVELS)
     lvl = check_ci(name, ci, ci_method, n_boot)
     inp = prepare_counts(data, name)
-    v = None
-    if level in ("interval", "ratio"):
-        v = _values(inp.scale, level)
-        if level == "interval":
-            v = v - v.mean()  # distances are shift-invariant; centring avoids cancellation
+    v = _level_values(inp.scale, level)
     Xt = inp.Xt
     K = inp.scale.K
     note = ""
@@ -272,17 +285,15 @@ def krippendorff_alpha(
     interval = None
     if lvl is not None:
         rows, mult, _ = patterns(inp.X)
-        interval = bootstrap_ci(
-            _make_core(level, v),
+        interval = bootstrap_cis(
+            [alpha_statistic(inp.scale, level, value, rows.shape[0])],
             rows.astype(np.float64),
             mult,
             level=lvl,
             n_boot=n_boot,
             seed=seed,
             method=ci_method,
-            theta_hat=value,
-            per_row=rows.shape[0] + {"ordinal": 4 * K * K, "interval": 4}.get(level, 3 * K),
-        )
+        )[0]
     return AgreementResult(
         name=name if level == "nominal" else f"{name}_{level}",
         value=value,

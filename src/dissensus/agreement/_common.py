@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
@@ -205,6 +205,74 @@ class _LeaveOneOut:
         return np.full(self.shape[0], self.base.sum() - 1.0)
 
 
+@dataclass(frozen=True)
+class BootStatistic:
+    """One statistic to bootstrap: its core, its full-data value and its chunk width.
+
+    ``width`` is the number of float64 intermediates the core needs per
+    resample (default ``U (K + 1)``), which bounds the chunk size.
+    """
+
+    core: Core
+    theta_hat: float
+    width: int | None = None
+
+
+def bootstrap_cis(
+    stats: Sequence[BootStatistic],
+    rows: FloatArray,
+    mult: IntArray,
+    *,
+    level: float,
+    n_boot: int,
+    seed: SeedLike,
+    method: str,
+) -> list[ConfidenceInterval]:
+    """Percentile or BCa intervals of several statistics from ONE set of resamples.
+
+    ``rows`` are the distinct per-item records (patterns) and ``mult`` their
+    multiplicities; every statistic sees each resample as the same weights
+    over them, so the intervals are paired (a difference of two coefficients
+    could be bootstrapped from the same replicates) and the weights, the
+    costly part at 10^6 items, are drawn once whatever the number of
+    statistics.
+    """
+    nan = ConfidenceInterval(math.nan, math.nan)
+    todo = [i for i, st in enumerate(stats) if math.isfinite(st.theta_hat)]
+    out = [nan] * len(stats)
+    if mult.size == 0 or not todo:
+        return out
+    default = rows.shape[0] + rows.size
+    widths = [default if stats[i].width is None else int(stats[i].width or 0) for i in todo]
+    # Weights are drawn chunk by chunk (the same weights for every chunk size)
+    # so that B x U never has to fit in memory at once.
+    step = max(1, _CHUNK_FLOATS // max(*widths, 1))
+    reps: list[list[FloatArray]] = [[] for _ in todo]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for W in iter_pattern_weights(mult, n_boot, seed=seed, chunk=step):
+            Wf = W.astype(np.float64)
+            for j, i in enumerate(todo):
+                reps[j].append(stats[i].core(rows, Wf))
+    for j, i in enumerate(todo):
+        boot = np.concatenate(reps[j])
+        st = stats[i]
+        if method == "percentile":
+            lo, hi = percentile_interval(boot, level=level)
+        else:
+            # Leaving out one item of pattern u: weights mult - e_u, applied
+            # implicitly (O(U) per left-out pattern, not O(U^2)).
+            U = mult.size
+            jack_u = np.empty(U)
+            base = mult.astype(np.float64)
+            for s in _chunks(U, widths[j]):
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    jack_u[s] = st.core(rows, cast("FloatArray", _LeaveOneOut(base, s)))
+            jack = np.repeat(jack_u, mult)
+            lo, hi = bca_interval(boot, st.theta_hat, jack, level=level)
+        out[i] = ConfidenceInterval(float(lo), float(hi))
+    return out
+
+
 def bootstrap_ci(
     core: Core,
     rows: FloatArray,
@@ -219,32 +287,14 @@ def bootstrap_ci(
 ) -> ConfidenceInterval:
     """Percentile or BCa interval of ``core`` under the item bootstrap.
 
-    ``rows`` are the distinct per-item records (patterns) and ``mult`` their
-    multiplicities; the statistic sees each resample as weights over them.
+    The one-statistic case of :func:`bootstrap_cis` (same weights for the
+    same ``seed`` and patterns, so a coefficient's interval equals its row of
+    :func:`dissensus.agreement.report` with an integer seed).
     """
-    if mult.size == 0 or not math.isfinite(theta_hat):
-        return ConfidenceInterval(math.nan, math.nan)
-    width = per_row if per_row is not None else rows.shape[0] + rows.size
-    # Weights are drawn chunk by chunk (the same stream as one draw) so that
-    # B x U never has to fit in memory at once.
-    step = max(1, _CHUNK_FLOATS // max(width, 1))
-    chunks = iter_pattern_weights(mult, n_boot, seed=seed, chunk=step)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        boot = np.concatenate([core(rows, W.astype(np.float64)) for W in chunks])
-    if method == "percentile":
-        lo, hi = percentile_interval(boot, level=level)
-    else:
-        # Leaving out one item of pattern u: weights mult - e_u, applied
-        # implicitly (O(U) per left-out pattern, not O(U^2)).
-        U = mult.size
-        jack_u = np.empty(U)
-        base = mult.astype(np.float64)
-        for s in _chunks(U, width):
-            with np.errstate(invalid="ignore", divide="ignore"):
-                jack_u[s] = core(rows, cast("FloatArray", _LeaveOneOut(base, s)))
-        jack = np.repeat(jack_u, mult)
-        lo, hi = bca_interval(boot, theta_hat, jack, level=level)
-    return ConfidenceInterval(float(lo), float(hi))
+    stat = BootStatistic(core, theta_hat, per_row)
+    return bootstrap_cis([stat], rows, mult, level=level, n_boot=n_boot, seed=seed, method=method)[
+        0
+    ]
 
 
 def degenerate(func: str, reason: str) -> str:

@@ -83,6 +83,11 @@ def _core(M: FloatArray, chance: Chance) -> Any:
     return core
 
 
+def count_core(weights: Weights, chance: Chance, K: int, name: str) -> Any:
+    """Bootstrap core of a chance-corrected count coefficient (shared with the report)."""
+    return _core(weight_matrix(weights, K, name), chance)
+
+
 @dataclass(frozen=True)
 class _Items:
     """Per-item quantities of the point estimate, in the (K, N) layout.
@@ -462,7 +467,8 @@ def _unanimous_point(Xt: FloatArray) -> float:
     return float(np.mean(Xt.max(axis=0) == Xt.sum(axis=0)))
 
 
-def _unanimous_core(P: FloatArray, W: FloatArray) -> FloatArray:
+def unanimous_core(P: FloatArray, W: FloatArray) -> FloatArray:
+    """Bootstrap core of :func:`percent_agreement` (shared with the report)."""
     unanimous = (P.max(axis=1) == P.sum(axis=1)).astype(np.float64)
     return np.asarray((W @ unanimous) / W.sum(axis=1), dtype=np.float64)
 
@@ -582,7 +588,7 @@ def percent_agreement(
         "percent_agreement",
         data,
         _unanimous_point,
-        _unanimous_core,
+        unanimous_core,
         ci=ci,
         n_boot=n_boot,
         seed=seed,

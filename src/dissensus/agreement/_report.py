@@ -12,17 +12,26 @@ import pandas as pd
 
 from dissensus._exceptions import DegenerateAgreementWarning
 from dissensus._validation import SeedLike, check_option
-from dissensus.agreement._alpha import LEVELS, Level, krippendorff_alpha
-from dissensus.agreement._common import CiMethod
+from dissensus.agreement._alpha import LEVELS, Level, alpha_statistic, krippendorff_alpha
+from dissensus.agreement._common import (
+    BootStatistic,
+    CiMethod,
+    bootstrap_cis,
+    check_ci,
+    patterns,
+    prepare_counts,
+)
 from dissensus.agreement._multirater import (
     brennan_prediger,
+    count_core,
     fleiss_kappa,
     gwet_ac1,
     gwet_ac2,
     percent_agreement,
+    unanimous_core,
 )
 from dissensus.agreement._result import AgreementResult
-from dissensus.data import LabelCounts, as_label_counts
+from dissensus.data import LabelCounts, Scale, as_label_counts
 
 __all__ = ["COLUMNS", "majority_labels", "report"]
 
@@ -33,42 +42,61 @@ COLUMNS = (
 )  # fmt: skip
 
 
-def _coefficients(level: str, ordered: bool) -> list[tuple[str, Callable[..., AgreementResult]]]:
-    out: list[tuple[str, Callable[..., AgreementResult]]] = [
-        ("percent_agreement", percent_agreement),
-        ("fleiss_kappa", fleiss_kappa),
+Coefficient = Callable[..., AgreementResult]
+#: ``(scale, value, n_patterns) -> BootStatistic``: a coefficient's bootstrap core.
+StatBuilder = Callable[[Scale, float, int], BootStatistic]
+
+
+def _count(weights: Any, chance: Any, name: str) -> StatBuilder:
+    return lambda sc, value, _: BootStatistic(count_core(weights, chance, sc.K, name), value)
+
+
+def _coefficients(level: str, ordered: bool) -> list[tuple[str, Coefficient, StatBuilder]]:
+    alpha_name = "krippendorff_alpha" if level == "nominal" else f"krippendorff_alpha_{level}"
+    out: list[tuple[str, Coefficient, StatBuilder]] = [
+        ("percent_agreement", percent_agreement, lambda _, v, __: BootStatistic(unanimous_core, v)),
+        ("fleiss_kappa", fleiss_kappa, _count(None, "fleiss", "fleiss_kappa")),
         (
-            "krippendorff_alpha" if level == "nominal" else f"krippendorff_alpha_{level}",
+            alpha_name,
             lambda d, **kw: krippendorff_alpha(d, level=level, **kw),  # type: ignore[arg-type]
+            lambda sc, v, U: alpha_statistic(sc, level, v, U),
         ),
-        ("gwet_ac1", gwet_ac1),
-        ("brennan_prediger", brennan_prediger),
+        ("gwet_ac1", gwet_ac1, _count(None, "gwet", "gwet_ac1")),
+        ("brennan_prediger", brennan_prediger, _count(None, "uniform", "brennan_prediger")),
     ]
     if level != "nominal" or ordered:
         out.insert(
-            4, ("gwet_ac2_quadratic", lambda d, **kw: gwet_ac2(d, weights="quadratic", **kw))
+            4,
+            (
+                "gwet_ac2_quadratic",
+                lambda d, **kw: gwet_ac2(d, weights="quadratic", **kw),
+                _count("quadratic", "gwet", "gwet_ac2"),
+            ),
         )
     return out
 
 
 def _rows(
     counts: LabelCounts,
-    coefs: list[tuple[str, Callable[..., AgreementResult]]],
+    coefs: list[tuple[str, Coefficient, StatBuilder]],
     kw: dict[str, Any],
+    level: float | None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     rows: list[dict[str, Any]] = []
     notes: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DegenerateAgreementWarning)
-        for name, fn in coefs:
+        values: list[float] = []
+        for name, fn, _ in coefs:
             r = fn(counts, **kw)
+            values.append(r.value)
             rows.append(
                 {
                     "coefficient": name,
                     "value": r.value,
                     "se": r.se,
-                    "ci_low": r.ci.low if r.ci is not None else math.nan,
-                    "ci_high": r.ci.high if r.ci is not None else math.nan,
+                    "ci_low": math.nan,
+                    "ci_high": math.nan,
                     "n_items": r.n_items,
                     "n_items_excluded": r.n_items_excluded,
                     "n_annotations": r.n_annotations,
@@ -84,15 +112,59 @@ def _rows(
                             "coefficient": part,
                             "value": value,
                             "se": math.nan,
-                            "ci_low": math.nan,
-                            "ci_high": math.nan,
                             "note": "",
                         }
                     )
+        if level is not None:
+            _intervals(counts, coefs, values, rows, level=level, kw=kw)
     notes.extend(
         str(w.message) for w in caught if issubclass(w.category, DegenerateAgreementWarning)
     )
     return rows, notes
+
+
+def _intervals(
+    counts: LabelCounts,
+    coefs: list[tuple[str, Coefficient, StatBuilder]],
+    values: list[float],
+    rows: list[dict[str, Any]],
+    *,
+    level: float,
+    kw: dict[str, Any],
+) -> None:
+    """Fill every coefficient's interval from ONE set of resample weights.
+
+    Every coefficient uses the same items (at least two ratings) and so the
+    same patterns; drawing the weights once makes the intervals paired and
+    costs one weight draw instead of one per coefficient. With an integer
+    seed each interval equals the coefficient's own (``fleiss_kappa(...,
+    ci=..., seed=...)``), which draws the same weights.
+    """
+    with warnings.catch_warnings():
+        # prepare_counts repeats the exclusion warning the coefficients gave
+        warnings.simplefilter("ignore", DegenerateAgreementWarning)
+        inp = prepare_counts(counts, "report")
+    if inp.N == 0:
+        return
+    patt, mult, _ = patterns(inp.X)
+    stats = [
+        build(inp.scale, value, patt.shape[0])
+        for (_, _, build), value in zip(coefs, values, strict=True)
+    ]
+    cis = bootstrap_cis(
+        stats,
+        patt.astype(np.float64),
+        mult,
+        level=level,
+        n_boot=kw["n_boot"],
+        seed=kw["seed"],
+        method=kw["ci_method"],
+    )
+    by_name = {name: ci for (name, _, _), ci in zip(coefs, cis, strict=True)}
+    for row in rows:
+        ci = by_name.get(row["coefficient"])
+        if ci is not None:
+            row["ci_low"], row["ci_high"] = ci.low, ci.high
 
 
 def report(
@@ -119,7 +191,10 @@ def report(
         block of rows per group, then the rows over all items
         (group ``"all"``).
     ci : float, optional
-        Coverage of bootstrap intervals over items (per group).
+        Coverage of bootstrap intervals over items (per group). One set of
+        resamples per group serves every coefficient, so the intervals are
+        paired; with an integer ``seed`` each equals the coefficient's own
+        interval (e.g. ``fleiss_kappa(data, ci=ci, seed=seed).ci``).
     n_boot, seed, ci_method
         Bootstrap options, as in :func:`fleiss_kappa`.
 
@@ -156,19 +231,21 @@ def report(
      'brennan_prediger': 0.476}
     """
     check_option("report", "level", level, LEVELS)
+    ci_level = check_ci("report", ci, ci_method, n_boot)
     counts = as_label_counts(data)
     coefs = _coefficients(level, counts.scale.ordered)
-    kw: dict[str, Any] = {"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method}
+    # point estimates and analytic SEs per coefficient; intervals all at once
+    kw: dict[str, Any] = {"ci": None, "n_boot": n_boot, "seed": seed, "ci_method": ci_method}
     blocks: list[pd.DataFrame] = []
     notes: list[str] = []
     if by is not None:
         groups = counts.groups(by)
         codes, uniques = pd.factorize(groups, sort=True)
         for g, label in enumerate(uniques):
-            rows, n = _rows(counts.take(codes == g), coefs, kw)
+            rows, n = _rows(counts.take(codes == g), coefs, kw, ci_level)
             notes.extend(f"{by}={label}: {m}" for m in n)
             blocks.append(pd.DataFrame(rows).assign(**{by: label}))
-    rows, n = _rows(counts, coefs, kw)
+    rows, n = _rows(counts, coefs, kw, ci_level)
     notes.extend(n)
     overall = pd.DataFrame(rows)
     if by is not None:
