@@ -16,6 +16,7 @@ from dissensus import DataDroppedWarning, DataError, LabelCounts, Predictions, S
 from dissensus.evaluation import DEFAULT_METRICS, Evaluation, annotation_bins, evaluate
 from dissensus.metrics import get_metric
 from dissensus.posterior import dirichlet
+from dissensus.report._data import REQUIRED_COLUMNS
 
 # ----------------------------------------------------------------------------- fixtures
 
@@ -532,6 +533,20 @@ class TestPairwiseTests:
 
 
 class TestOutputs:
+    def test_tables_follow_the_report_schema(self, reversal_eval):
+        # the report's schema is the one definition of these tables' columns
+        tables = {
+            "summary": reversal_eval.summary(n_boot=50),
+            "differences": reversal_eval.differences(n_boot=50),
+            "by_bin": reversal_eval.by_bin(),
+            "rankings": reversal_eval.rankings(),
+            "reversals": reversal_eval.reversals(n_boot=50),
+            "metric_agreement": reversal_eval.metric_agreement(),
+            "metrics_info": reversal_eval.metrics_info(),
+        }
+        for name, table in tables.items():
+            assert tuple(table.columns) == REQUIRED_COLUMNS[name], name
+
     def test_to_json(self, reversal_eval):
         payload = json.loads(reversal_eval.to_json(n_boot=200))
         assert payload["dataset"]["n_items"] == 400

@@ -46,6 +46,7 @@ from dissensus._validation import SeedLike, check_option, check_probability_leve
 from dissensus.data import Annotations, LabelCounts, Predictions
 from dissensus.data._counts import as_label_counts
 from dissensus.metrics import Metric, get_metric
+from dissensus.report._data import REQUIRED_COLUMNS
 from dissensus.stats._bootstrap import percentile_interval
 from dissensus.stats._paired import (
     PairedTestResult,
@@ -765,25 +766,7 @@ class Evaluation:
         """
         rev = order_reversals(self._means, lower_is_better=self._lower)
         boot = self._boot(n_boot)
-        cols: dict[str, list[Any]] = {
-            k: []
-            for k in (
-                "metric_1",
-                "metric_2",
-                "model_a",
-                "model_b",
-                "better_1",
-                "better_2",
-                "diff_1",
-                "ci_low_1",
-                "ci_high_1",
-                "significant_1",
-                "diff_2",
-                "ci_low_2",
-                "ci_high_2",
-                "significant_2",
-            )
-        }
+        cols: dict[str, list[Any]] = {k: [] for k in REQUIRED_COLUMNS["reversals"]}
         oriented = self._oriented_means()
         for m1, m2, a, b in rev.tolist():
             cols["metric_1"].append(self.metrics[m1])
@@ -825,23 +808,10 @@ class Evaluation:
             for m2 in range(m1 + 1, M):
                 agr = rank_agreement(ranks[m1], ranks[m2])
                 rows.append((self.metrics[m1], self.metrics[m2], *agr))
-        return pd.DataFrame(
-            rows,
-            columns=[
-                "metric_1",
-                "metric_2",
-                "share_reranked",
-                "mean_abs_change",
-                "sd_abs_change",
-                "kendall_tau",
-            ],
-        ).astype(
-            {
-                "share_reranked": np.float64,
-                "mean_abs_change": np.float64,
-                "sd_abs_change": np.float64,
-                "kendall_tau": np.float64,
-            }
+        columns = REQUIRED_COLUMNS["metric_agreement"]
+        # every column after the metric pair is a number
+        return pd.DataFrame(rows, columns=list(columns)).astype(
+            dict.fromkeys(columns[2:], np.float64)
         )
 
     # -- tests -------------------------------------------------------------
