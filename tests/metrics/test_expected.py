@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -9,6 +10,7 @@ from hypothesis import strategies as st
 from scipy import special
 
 from dissensus import DataError
+from dissensus.metrics import _beta
 from dissensus.metrics import _pointwise as pw
 from dissensus.metrics import expected as E
 from dissensus.posterior import dirichlet
@@ -555,3 +557,133 @@ class TestJensenInequality:
                 np.testing.assert_allclose(lhs, rhs, rtol=1e-12)
             else:
                 assert np.all(lhs >= rhs - 1e-12), name
+
+
+# --------------------------------------------------------------------------- speed paths
+
+
+def _posterior_case(N, K, seed, prior=1.0):
+    """Posterior from integer counts (the fast path's input) and random predictions."""
+    rng = np.random.default_rng(seed)
+    counts = rng.multinomial(rng.integers(2, 60), rng.dirichlet(np.ones(K)), size=N)
+    q = rng.dirichlet(np.full(K, 2.0), N)
+    q[rng.random((N, K)) < 0.05] = 0.0
+    q[q.sum(1) == 0, 0] = 1.0
+    return counts + prior, q / q.sum(1, keepdims=True)
+
+
+class TestPairTables:
+    """Half-integer alpha takes per-pair tables; they must agree with the general path."""
+
+    @pytest.mark.parametrize("prior", [1.0, 0.5])
+    def test_abs_dev_table_matches_general(self, prior):
+        alpha, q = _posterior_case(3000, 5, 11, prior)
+        m = _beta.half_grid(alpha)
+        assert m is not None
+        A, B, C = E._cumulative(alpha, q)
+        fast = E._abs_dev_sum(A, B, C, m, 1)
+        general = E._abs_dev_sum(A, B, C, None, 1)
+        np.testing.assert_allclose(fast, general, rtol=0, atol=2e-15)
+
+    def test_density_path_matches_boost(self):
+        # the log1p / Stirling density against Boost's Beta density, over half-integer
+        # pairs up to the table limit (2 a0 < 2048)
+        rng = np.random.default_rng(12)
+        a2 = rng.integers(1, 2046, 50_000)
+        b2 = rng.integers(1, 2047 - a2)
+        a, b = a2 / 2.0, b2 / 2.0
+        c = np.clip(rng.beta(a, b), 0.0, 1.0)
+        c[:5000] = rng.random(5000)
+        c[5000:5100] = 0.0
+        c[5100:5200] = 1.0
+        keys = _beta.pair_keys(a, b, 2048)
+        fast = np.empty(a.size)
+        general = np.empty(a.size)
+        _beta.abs_dev_into(a, b, c, fast, (_beta.density_tables(keys, 2048), keys))
+        _beta.abs_dev_into(a, b, c, general)
+        np.testing.assert_allclose(fast, general, rtol=0, atol=4e-16)
+
+    def test_exact_rational_reference(self):
+        # integer a, b: I_c(a, b) is a binomial tail and 1/B(a, b) = a b C(a+b, a)/(a+b),
+        # so E|X - c| is an exact rational in the binary value of c (fractions.Fraction)
+        def exact(a, b, c):
+            C, n = Fraction(c), a + b - 1
+            tail = sum(math.comb(n, j) * C**j * (1 - C) ** (n - j) for j in range(a, n + 1))
+            inv_beta = Fraction(a * b * math.comb(a + b, a), a + b)
+            dens = C**a * (1 - C) ** b * inv_beta / (a + b)
+            return float((C - Fraction(a, a + b)) * (2 * tail - 1) + 2 * dens)
+
+        rng = np.random.default_rng(17)
+        a = rng.integers(1, 150, 30)
+        b = np.array([rng.integers(1, 300 - x) for x in a])
+        c = np.clip(rng.beta(a, b), 1e-300, 1.0)
+        c[:8] = rng.random(8)
+        ref = [exact(int(x), int(y), float(z)) for x, y, z in zip(a, b, c, strict=True)]
+        af, bf = a.astype(float), b.astype(float)
+        keys = _beta.pair_keys(af, bf, 600)
+        got = np.empty(a.size)
+        _beta.abs_dev_into(af, bf, c, got, (_beta.density_tables(keys, 600), keys))
+        np.testing.assert_allclose(got, ref, rtol=0, atol=3e-16)
+
+    def test_stirling_remainder(self):
+        # delta(1) = 1 - ln(2 pi)/2, delta(1/2) = (1 - ln 2)/2 (Gamma(1/2) = sqrt(pi))
+        got = _beta.stirling(np.array([1.0, 0.5]))
+        np.testing.assert_allclose(
+            got, [1 - math.log(2 * math.pi) / 2, (1 - math.log(2)) / 2], rtol=1e-15
+        )
+        # the exact table (x < 20) agrees with the asymptotic series where they meet
+        x = np.array([18.5, 19.0, 19.5])
+        y = 1 / x
+        series = y / 12 - y**3 / 360 + y**5 / 1260 - y**7 / 1680 + y**9 / 1188
+        np.testing.assert_allclose(_beta.stirling(x), series, rtol=1e-14)
+
+    def test_not_half_integer_or_large_uses_general_path(self):
+        m = _beta.half_grid(np.array([[1.0, 2.5], [3.0, 0.5]]))
+        assert m is not None
+        assert m > 7  # keys 2a * m + 2b need 2a, 2b < m
+        assert _beta.half_grid(np.array([[1000.0, 23.5]])) is not None
+        assert _beta.half_grid(np.array([[1.0, 2.3]])) is None
+        assert _beta.half_grid(np.array([[1000.0, 30.0]])) is None
+        assert _beta.half_grid(np.array([[600.0, 300.0, 300.0]])) is None
+
+    def test_phi_table_matches_per_term(self):
+        alpha, q = _posterior_case(2000, 5, 13, 0.5)
+        a = alpha.T.reshape(-1)
+        b = E._rest(alpha).T.reshape(-1)
+        c = q.T.reshape(-1).copy()
+        fast = E._e_phi(a, b, c, m=_beta.half_grid(alpha))
+        general = E._e_phi(a, b, c)
+        np.testing.assert_allclose(fast, general, rtol=0, atol=1e-15)
+        assert np.all(fast[c == 0] == 0.0)
+
+    def test_too_many_pairs_falls_back(self, monkeypatch):
+        alpha, q = _posterior_case(300, 5, 14)
+        ref = E.js_divergence(alpha, q, n_jobs=1)
+        monkeypatch.setattr(E, "_MAX_PAIRS", 3)
+        np.testing.assert_allclose(E.js_divergence(alpha, q, n_jobs=1), ref, rtol=0, atol=1e-15)
+
+
+class TestThreads:
+    @pytest.mark.parametrize("prior", [1.0, 0.3])
+    @pytest.mark.parametrize("name", ["emd", "manhattan", "js_divergence"])
+    def test_bit_identical_for_any_number_of_threads(self, name, prior):
+        # several blocks of each kernel (16384 terms for E|X - c|, 1024 for the quadrature)
+        alpha, q = _posterior_case(4000 if name == "js_divergence" else 9000, 5, 15, prior)
+        f = getattr(E, name)
+        one = f(alpha, q, n_jobs=1)
+        for n in (2, 3):
+            np.testing.assert_array_equal(f(alpha, q, n_jobs=n), one)
+
+    def test_environment_variable(self, monkeypatch):
+        alpha, q = _posterior_case(50, 4, 16)
+        ref = E.emd(alpha, q, n_jobs=1)
+        monkeypatch.setenv("DISSENSUS_NUM_THREADS", "2")
+        np.testing.assert_array_equal(E.emd(alpha, q), ref)
+        monkeypatch.setenv("DISSENSUS_NUM_THREADS", "zero")
+        with pytest.raises(ValueError, match="DISSENSUS_NUM_THREADS"):
+            E.emd(alpha, q)
+
+    @pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2"])
+    def test_bad_n_jobs(self, bad):
+        with pytest.raises(ValueError, match="The 'n_jobs' parameter of manhattan"):
+            E.manhattan([[1.0, 1.0]], [0.5, 0.5], n_jobs=bad)

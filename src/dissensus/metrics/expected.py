@@ -41,7 +41,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 from typing import Literal
 
 import numpy as np
@@ -56,6 +55,7 @@ from dissensus._validation import (
     as_prob_matrix,
     check_option,
 )
+from dissensus.metrics import _beta
 
 __all__ = [
     "MonteCarloResult",
@@ -78,8 +78,12 @@ _ZERO_OPTIONS = ("inf", "clip")
 #: A pointwise metric: (N, K) targets and (N, K) predictions -> (N,).
 PointwiseMetric = Callable[[FloatArray, FloatArray], npt.ArrayLike]
 
-_beta_pdf = getattr(special, "_ufuncs", None)
-_beta_pdf = getattr(_beta_pdf, "_beta_pdf", None)
+#: Terms per block of E|X - c| (eight 128 KiB temporaries stay in a 1 MiB L2 cache).
+_ABS_BLOCK = 16384
+#: Terms per block of the Jensen-Shannon quadrature ((terms, nodes) temporaries).
+_PHI_BLOCK = 1024
+#: Largest number of distinct (a, b) pairs given their own quadrature table.
+_MAX_PAIRS = 1 << 15
 
 
 # --------------------------------------------------------------------------- validation
@@ -398,7 +402,7 @@ def squared_euclidean(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /) -> FloatAr
 
 
 def _abs_dev(a: FloatArray, b: FloatArray, c: FloatArray) -> FloatArray:
-    r"""E|X - c| for X ~ Beta(a, b), elementwise.
+    r"""E|X - c| for X ~ Beta(a, b), elementwise on 1-D arrays (general parameters).
 
     With :math:`I = I_c(a, b)` and :math:`f` the Beta density,
     :math:`\mathbb{E}|X - c| = (c - \mu)(2I - 1) + 2c(1 - c) f(c) / (a + b)`,
@@ -406,26 +410,37 @@ def _abs_dev(a: FloatArray, b: FloatArray, c: FloatArray) -> FloatArray:
     after :math:`I_c(a + 1, b) = I_c(a, b) - c^a (1 - c)^b / (a B(a, b))`: no
     second incomplete beta, and no cancellation between large terms.
     """
-    c = np.clip(c, 0.0, 1.0)
-    mu = a / (a + b)
-    # c - mu as c (1 - mu) - (1 - c) mu: exact at c = 0 and c = 1 even when b << a
-    c_mu = c * (b / (a + b)) - (1.0 - c) * mu
-    ib = special.betainc(a, b, c)
-    inside = (c > 0.0) & (c < 1.0)
-    if _beta_pdf is not None:
-        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-            dens = c * (1.0 - c) * _beta_pdf(c, a, b) / (a + b)
-    else:  # pragma: no cover - older SciPy without the private Beta density
-        with np.errstate(divide="ignore"):
-            dens = np.exp(
-                special.xlogy(a, c) + special.xlog1py(b, -c) - special.betaln(a, b) - np.log(a + b)
-            )
-    dens = np.where(inside, dens, 0.0)
-    out: FloatArray = c_mu * (2.0 * ib - 1.0) + 2.0 * dens
-    return np.maximum(out, 0.0)
+    out = np.empty(np.broadcast(a, b, c).shape)
+    _beta.abs_dev_into(a, b, np.clip(c, 0.0, 1.0), out)
+    return out
 
 
-def manhattan(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /) -> FloatArray:
+def _abs_dev_sum(
+    A: FloatArray, B: FloatArray, C: FloatArray, m: int | None, n_threads: int
+) -> FloatArray:
+    """Sum over rows of E|X - C| for (T, N) arrays of terms (C in [0, 1]): shape (N,).
+
+    ``m`` from :func:`_beta.half_grid` switches on the per-pair density normaliser.
+    """
+    fa, fb, fc = A.reshape(-1), B.reshape(-1), C.reshape(-1)
+    out = np.empty(fa.size)
+    keys = tables = None
+    if m is not None:
+        keys = _beta.pair_keys(fa, fb, m)
+        tables = _beta.density_tables(keys, m)
+
+    def run(lo: int, hi: int) -> None:
+        pair = None if tables is None or keys is None else (tables, keys[lo:hi])
+        _beta.abs_dev_into(fa[lo:hi], fb[lo:hi], fc[lo:hi], out[lo:hi], pair)
+
+    _beta.for_blocks(fa.size, _ABS_BLOCK, run, n_threads)
+    total: FloatArray = out.reshape(A.shape).sum(axis=0)
+    return total
+
+
+def manhattan(
+    alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, n_jobs: int | None = None
+) -> FloatArray:
     r"""Expected Manhattan (L1) distance :math:`\mathbb{E}\sum_k |p_k - q_k|`, exact.
 
     Parameters
@@ -434,6 +449,11 @@ def manhattan(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /) -> FloatArray:
         Posterior Dirichlet parameters, all > 0.
     q_pred : array_like, shape (N, K) or (K,)
         Predicted distributions.
+    n_jobs : int or None, default None
+        Threads for the per-term work (NumPy and SciPy release the GIL).
+        None: the ``DISSENSUS_NUM_THREADS`` environment variable if set,
+        else every core. 1 runs in the calling thread. Results are
+        bit-identical for every value.
 
     Returns
     -------
@@ -444,6 +464,8 @@ def manhattan(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /) -> FloatArray:
     ------
     DataError
         ``alpha`` not positive, ``q_pred`` off the simplex, shapes differ.
+    ValueError
+        ``n_jobs`` (or ``DISSENSUS_NUM_THREADS``) not a positive integer.
 
     Notes
     -----
@@ -465,19 +487,52 @@ def manhattan(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /) -> FloatArray:
     array([0.5])
     """
     a, Q = _inputs(alpha, q_pred)
-    out: FloatArray = _abs_dev(a, _rest(a), Q).sum(axis=1)
-    return out
+    n_threads = _beta.workers(n_jobs, "manhattan")
+    aT = a.T
+    A = np.ascontiguousarray(aT)
+    B = _rest_t(aT)
+    C = np.clip(Q.T, 0.0, 1.0, order="C")
+    return _abs_dev_sum(A, B, C, _beta.half_grid(a), n_threads)
+
+
+def _rest_t(aT: FloatArray) -> FloatArray:
+    """(K, N): ``a0 - alpha_k`` summed from the other parameters, as :func:`_rest`."""
+    K, N = aT.shape
+    head = np.zeros((K, N))
+    tail = np.zeros((K, N))
+    for k in range(1, K):
+        np.add(head[k - 1], aT[k - 1], out=head[k])
+    for k in range(K - 2, -1, -1):
+        np.add(tail[k + 1], aT[k + 1], out=tail[k])
+    head += tail
+    return head
 
 
 def _cumulative(a: FloatArray, Q: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """(A_k, B_k, Q_k) for k = 1..K-1, with B_k summed from the tail."""
-    A = np.cumsum(a, axis=1)[:, :-1]
-    B = np.cumsum(a[:, ::-1], axis=1)[:, ::-1][:, 1:]
-    Qk = np.clip(np.cumsum(Q, axis=1)[:, :-1], 0.0, 1.0)
-    return A, B, Qk
+    """(K - 1, N) arrays (A_k, B_k, Q_k), k = 1..K-1, with B_k summed from the tail."""
+    N, K = a.shape
+    aT, QT = a.T, Q.T
+    A = np.empty((K - 1, N))
+    B = np.empty((K - 1, N))
+    C = np.empty((K - 1, N))
+    A[0], C[0], B[-1] = aT[0], QT[0], aT[-1]
+    for k in range(1, K - 1):
+        np.add(A[k - 1], aT[k], out=A[k])
+        np.add(C[k - 1], QT[k], out=C[k])
+    for k in range(K - 3, -1, -1):
+        np.add(B[k + 1], aT[k + 1], out=B[k])
+    np.clip(C, 0.0, 1.0, out=C)
+    return A, B, C
 
 
-def emd(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, normalize: bool = True) -> FloatArray:
+def emd(
+    alpha: npt.ArrayLike,
+    q_pred: npt.ArrayLike,
+    /,
+    *,
+    normalize: bool = True,
+    n_jobs: int | None = None,
+) -> FloatArray:
     r"""Expected earth mover's distance on ordered classes, exact.
 
     Parameters
@@ -490,6 +545,11 @@ def emd(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, normalize: bool = Tru
         Ground distance :math:`|i - j| / (K - 1)` (the seed paper's; values in
         [0, 1]) when True, :math:`|i - j|` in class steps when False; as
         the pointwise ``emd``.
+    n_jobs : int or None, default None
+        Threads for the per-term work (NumPy and SciPy release the GIL).
+        None: the ``DISSENSUS_NUM_THREADS`` environment variable if set,
+        else every core. 1 runs in the calling thread. Results are
+        bit-identical for every value.
 
     Returns
     -------
@@ -500,6 +560,8 @@ def emd(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, normalize: bool = Tru
     ------
     DataError
         ``alpha`` not positive, ``q_pred`` off the simplex, shapes differ.
+    ValueError
+        ``n_jobs`` (or ``DISSENSUS_NUM_THREADS``) not a positive integer.
 
     Notes
     -----
@@ -529,8 +591,9 @@ def emd(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, normalize: bool = Tru
     K = a.shape[1]
     if K == 1:
         return np.zeros(a.shape[0])
-    A, B, Qk = _cumulative(a, Q)
-    out: FloatArray = _abs_dev(A, B, Qk).sum(axis=1)
+    n_threads = _beta.workers(n_jobs, "emd")
+    A, B, C = _cumulative(a, Q)
+    out = _abs_dev_sum(A, B, C, _beta.half_grid(a), n_threads)
     if normalize:
         out /= K - 1
     return out
@@ -538,93 +601,53 @@ def emd(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, normalize: bool = Tru
 
 # --------------------------------------------------------------------------- Jensen-Shannon
 
-#: Trapezoid in t on [-3, 3] with 49 nodes, mapped by y = yhat + 2 s sinh(t) (see _e_phi);
-#: tuned against 40-digit mpmath values (max abs error 2.4e-12 over the test grid).
-_JS_T = 3.0
-_JS_NODES = 49
-_JS_KAPPA = 2.0
 
-
-@cache
-def _js_grid(n_nodes: int, t_max: float, kappa: float) -> tuple[FloatArray, FloatArray]:
-    """Standardised nodes z = kappa sinh(t) and trapezoid weights dz (cached)."""
-    t = np.linspace(-t_max, t_max, n_nodes)
-    h = t[1] - t[0]
-    return kappa * np.sinh(t), kappa * np.cosh(t) * h
-
-
-def _e_phi(a: FloatArray, b: FloatArray, c: FloatArray, chunk: int = 256) -> FloatArray:
-    r"""E[φ(X, c)], φ(x, c) = x ln x + c ln c − (x + c) ln(x + c), X ~ Beta(a, b); 1-D arrays.
-
-    Write :math:`\varphi(x) = \psi(x) + x\varphi(1, c)` with :math:`\psi(0) =
-    \psi(1) = 0`. Then :math:`\mathbb{E}[\psi(X)] = \mathbb{E}[X(1 - X)]\,
-    \mathbb{E}'[r(X')]` with :math:`r = \psi / (x (1 - x))` (bounded up to a
-    log near 0) and :math:`X' \sim \mathrm{Beta}(a + 1, b + 1)`. In
-    :math:`y = \operatorname{logit} x'` the density of :math:`X'` is
-    :math:`\propto x^{a+1}(1 - x)^{b+1}`: smooth, unimodal, with tails at
-    least :math:`e^{-|y|}`, analytic in :math:`|\Im y| < \pi`. It is
-    integrated by the trapezoidal rule in :math:`t`, with :math:`y = \hat y +
-    2 s \sinh t` (mode :math:`\hat y`, curvature scale :math:`s`), and
-    self-normalised, so no Beta function of huge arguments is needed.
-    """
-    z, dz = _js_grid(_JS_NODES, _JS_T, _JS_KAPPA)
-    out = np.zeros(a.shape)
-    # c = 0 terms are 0; the rest go in small blocks (about 100 kB per temporary: cache
-    # sized, which measured 2.5x faster than larger blocks), mode <= 1/2 first, then > 1/2
-    for reflect in (False, True):
-        idx = np.flatnonzero((c > 0) & ((a > b) == reflect))
-        for lo in range(0, idx.size, chunk):
-            sl = idx[lo : lo + chunk]
-            out[sl] = _e_phi_block(a[sl], b[sl], c[sl], z, dz, reflect=reflect)
-    return out
-
-
-def _e_phi_block(
+def _e_phi(
     a: FloatArray,
     b: FloatArray,
     c: FloatArray,
-    z: FloatArray,
-    dz: FloatArray,
     *,
-    reflect: bool,
+    m: int | None = None,
+    n_threads: int = 1,
 ) -> FloatArray:
-    # Work in the frame where the mode x' <= 1/2 (x' = 1 - x when reflect, i.e. a > b),
-    # and write x' = xh e^d / D, 1 - x' = (1 - xh) / D with D = 1 - xh + xh e^d: both
-    # sides stay accurate and only four transcendental calls are needed per node.
-    A = ((b if reflect else a) + 1.0)[:, None]
-    B = ((a if reflect else b) + 1.0)[:, None]
-    ab = A + B
-    xh = A / ab
-    xh1 = B / ab
-    d = np.sqrt(1.0 / A + 1.0 / B) * z  # y - yhat
-    ed = np.exp(d)
-    D = xh1 + xh * ed
-    L = np.log(D)
-    # x^A (1-x)^B relative to the mode, times dy/dt; rounding in L for huge A, B only
-    # perturbs the weights, which the self-normalised ratio below tolerates.
-    w = np.exp(A * d - ab * L) * dz
-    lo = xh * ed / D  # x' in the reflected frame
-    hi = xh1 / D  # 1 - x'
-    if reflect:
-        x = hi
-        lx = np.log(xh1) - L
-    else:
-        x = lo
-        lx = np.log(xh) + d - L
-    cc = c[:, None]
-    clc = special.xlogy(cc, cc)
-    phi1 = clc - (1.0 + cc) * np.log1p(cc)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-        # x (1 - x) is floored so that far tail nodes (where w underflows to 0) give 0, not nan
-        r = (x * (lx - phi1) + clc - (x + cc) * np.log(x + cc)) / np.maximum(lo * hi, 1e-300)
-    num = (w * r).sum(axis=1)
-    den = w.sum(axis=1)
-    ex1x = a * b / ((a + b) * (a + b + 1.0))
-    res: FloatArray = ex1x * num / den + a / (a + b) * phi1[:, 0]
-    return res
+    r"""E[φ(X, c)], φ(x, c) = x ln x + c ln c − (x + c) ln(x + c), X ~ Beta(a, b); 1-D arrays.
+
+    See :func:`dissensus.metrics._beta.phi_tables` for the quadrature. With
+    ``m`` (from :func:`_beta.half_grid`) and at most ``_MAX_PAIRS`` distinct
+    pairs, nodes and weights are computed once per pair and gathered;
+    otherwise per term. The c = 0 terms are 0.
+    """
+    out = np.zeros(a.shape)
+    idx = np.flatnonzero(c > 0)
+    if idx.size == 0:
+        return out
+    a, b, c = a[idx], b[idx], c[idx]
+    vals = np.empty(idx.size)
+    tab: _beta.PhiTables | None = None
+    pid = None
+    if m is not None:
+        keys = _beta.pair_keys(a, b, m)
+        u, ua, ub = _beta.distinct(keys, m)
+        if u.size <= _MAX_PAIRS:
+            lookup = np.empty(m * m, dtype=np.intp)
+            lookup[u] = np.arange(u.size)
+            pid = lookup[keys]
+            tab = _beta.phi_tables(ua, ub)
+
+    def run(lo: int, hi: int) -> None:
+        if tab is not None and pid is not None:
+            vals[lo:hi] = _beta.phi_terms(tab, pid[lo:hi], c[lo:hi])
+        else:
+            vals[lo:hi] = _beta.phi_terms(_beta.phi_tables(a[lo:hi], b[lo:hi]), None, c[lo:hi])
+
+    _beta.for_blocks(idx.size, _PHI_BLOCK, run, n_threads)
+    out[idx] = vals
+    return out
 
 
-def js_divergence(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /) -> FloatArray:
+def js_divergence(
+    alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, n_jobs: int | None = None
+) -> FloatArray:
     r"""Expected Jensen-Shannon divergence :math:`\mathbb{E}[\mathrm{JSD}(p, q)]`.
 
     Parameters
@@ -633,6 +656,11 @@ def js_divergence(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /) -> FloatArray:
         Posterior Dirichlet parameters, all > 0.
     q_pred : array_like, shape (N, K) or (K,)
         Predicted distributions (zeros allowed).
+    n_jobs : int or None, default None
+        Threads for the per-term work (NumPy and SciPy release the GIL).
+        None: the ``DISSENSUS_NUM_THREADS`` environment variable if set,
+        else every core. 1 runs in the calling thread. Results are
+        bit-identical for every value.
 
     Returns
     -------
@@ -644,6 +672,8 @@ def js_divergence(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /) -> FloatArray:
     ------
     DataError
         ``alpha`` not positive, ``q_pred`` off the simplex, shapes differ.
+    ValueError
+        ``n_jobs`` (or ``DISSENSUS_NUM_THREADS``) not a positive integer.
 
     Notes
     -----
@@ -670,10 +700,17 @@ def js_divergence(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /) -> FloatArray:
     array([0.053782])
     """
     a, Q = _inputs(alpha, q_pred)
-    N, K = a.shape
-    b = _rest(a)
-    terms = _e_phi(a.ravel(), b.ravel(), np.ascontiguousarray(Q).ravel()).reshape(N, K)
-    out: FloatArray = math.log(2.0) + 0.5 * terms.sum(axis=1)
+    n_threads = _beta.workers(n_jobs, "js_divergence")
+    aT = a.T
+    A = np.ascontiguousarray(aT)
+    terms = _e_phi(
+        A.reshape(-1),
+        _rest_t(aT).reshape(-1),
+        np.ascontiguousarray(Q.T).reshape(-1),
+        m=_beta.half_grid(a),
+        n_threads=n_threads,
+    ).reshape(A.shape)
+    out: FloatArray = math.log(2.0) + 0.5 * terms.sum(axis=0)
     return np.clip(out, 0.0, math.log(2.0))
 
 
