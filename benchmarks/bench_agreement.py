@@ -21,7 +21,16 @@ import pandas as pd
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
 from dissensus import DegenerateAgreementWarning
-from dissensus.agreement import fleiss_kappa, krippendorff_alpha
+from dissensus.agreement import (
+    brennan_prediger,
+    fleiss_kappa,
+    gwet_ac1,
+    krippendorff_alpha,
+    percent_agreement,
+    report,
+)
+from dissensus.agreement._common import patterns
+from dissensus.stats._bootstrap import pattern_bootstrap_weights
 
 N_RATERS = 10
 K = 5
@@ -140,6 +149,43 @@ def main() -> None:
         ("krippendorff loop, 1000 resamples (20 timed x 50)", t_loop, "extrapolated"),
     ]
 
+    # agreement.report with intervals draws the weights once for every coefficient;
+    # before, each coefficient drew its own (same cost as calling them one by one).
+    t_rep, rep = best_of(lambda: report(X, ci=0.95, n_boot=1000, seed=1), 2)
+    t_sep, _ = best_of(
+        lambda: [
+            fn(X, ci=0.95, n_boot=1000, seed=1)
+            for fn in (
+                percent_agreement,
+                fleiss_kappa,
+                krippendorff_alpha,
+                gwet_ac1,
+                brennan_prediger,
+            )
+        ],
+        2,
+    )
+    fk_row = rep.set_index("coefficient").loc["fleiss_kappa"]
+    rows += [
+        (
+            "dissensus report, 5 coefficients + CIs (one draw)",
+            t_rep,
+            f"kappa [{fk_row['ci_low']:.4f}, {fk_row['ci_high']:.4f}]",
+        ),
+        ("the 5 coefficients + CIs called one by one", t_sep, ""),
+    ]
+    # the weight generator against Generator.multinomial over the same patterns
+    _, mult, _ = patterns(X)
+    t_pw, _ = best_of(lambda: pattern_bootstrap_weights(mult, 1000, seed=1), 3)
+    t_gm, _ = best_of(
+        lambda: np.random.default_rng(1).multinomial(int(mult.sum()), mult / mult.sum(), 1000),
+        3,
+    )
+    rows += [
+        (f"pattern_bootstrap_weights ({mult.size:,} patterns, 1000)", t_pw, ""),
+        ("Generator.multinomial, same patterns", t_gm, ""),
+    ]
+
     width = max(len(r[0]) for r in rows)
     print(f"\n{'what':<{width}}  {'seconds':>9}  value")
     for name, t, val in rows:
@@ -158,6 +204,8 @@ def main() -> None:
               f"fleiss {t_if * scale:.1f} s, alpha {t_ia * scale:.1f} s; not run)")  # fmt: skip
     print(f"  alpha 1000-resample CI vs krippendorff loop (extrap.): {t_loop / t_bn:7.1f}x "
           f"({t_bn:.2f} s vs ~{t_loop:.1f} s)")  # fmt: skip
+    print(f"  report CIs, one draw vs one draw per coefficient:      {t_sep / t_rep:7.1f}x")
+    print(f"  pattern weights vs Generator.multinomial:              {t_gm / t_pw:7.1f}x")
 
 
 if __name__ == "__main__":

@@ -110,23 +110,28 @@ class _IndexStream:
         self.exact = size == self.mask + 1
         self.buf = np.empty(0, dtype=np.uint16)
 
-    def take(self, m: int) -> npt.NDArray[np.uint16]:
+    def _candidates(self, need: int) -> npt.NDArray[np.uint16]:
+        n_cand = need if self.exact else need * (self.mask + 1) // self.size + need // 16 + 64
+        raw = self.bitgen.random_raw(-(-n_cand // 4))
+        cand = raw.astype("<u8", copy=False).view("<u2") & np.uint16(self.mask)
+        return cand if self.exact else cand[cand < self.size]
+
+    def add_to(self, idx: IntArray, lut: IntArray | None) -> None:
+        """Add the next ``idx.size`` indices (through ``lut`` if given) to ``idx``, in place."""
+        m = idx.size
         if self.size == 1:
-            return np.zeros(m, dtype=np.uint16)
-        parts = [self.buf]
-        have = self.buf.size
-        while have < m:
-            need = m - have
-            n_cand = need if self.exact else need * (self.mask + 1) // self.size + need // 16 + 64
-            raw = self.bitgen.random_raw(-(-n_cand // 4))
-            cand = raw.astype("<u8", copy=False).view("<u2") & np.uint16(self.mask)
-            if not self.exact:
-                cand = cand[cand < self.size]
-            parts.append(cand)
-            have += cand.size
-        values = parts[0] if len(parts) == 1 else np.concatenate(parts)
-        self.buf = values[m:].copy()
-        return values[:m]
+            if lut is not None:
+                idx += lut[0]
+            return
+        pos = 0
+        while pos < m:
+            if not self.buf.size:
+                self.buf = self._candidates(m - pos)
+            seg = self.buf[: m - pos]
+            idx[pos : pos + seg.size] += seg if lut is None else lut[seg]
+            pos += seg.size
+            # keep only the few values not handed out, not a view of the batch
+            self.buf = self.buf[seg.size :].copy()
 
 
 @dataclass(frozen=True)
@@ -200,12 +205,13 @@ def iter_weight_blocks(
     *,
     seed: SeedLike = 0,
     chunk: int | None = None,
-) -> Iterator[tuple[int, list[tuple[Columns, IntArray]]]]:
-    """Bootstrap weights over patterns, chunk by chunk, as column blocks.
+) -> Iterator[tuple[int, Columns, IntArray]]:
+    """Bootstrap weights over patterns, chunk by chunk and block by block.
 
     The engine behind every weight function here (see the module notes);
     use it directly to consume a large weight matrix block by block without
-    assembling its rows (as :func:`dissensus.stats.resample_means` does).
+    assembling its rows (as :func:`dissensus.stats.resample_means` does):
+    only one block of one chunk is in memory at a time.
 
     Parameters
     ----------
@@ -217,22 +223,25 @@ def iter_weight_blocks(
         Randomness, turned into a Generator once.
     chunk : int, optional
         Resamples per chunk (the weights do not depend on it). Default: about
-        64 MB of counts per part.
+        64 MB of counts per block.
 
     Yields
     ------
     row : int
-        Index of the chunk's first resample.
-    parts : list of (columns, ndarray of int64, shape (c, len(columns)))
-        Counts of the chunk's ``c`` resamples for a slice or index array of
-        patterns. A pattern may appear in two consecutive parts: add, do not
-        assign. Summed, every resample's counts total ``multiplicity.sum()``.
+        Index of the chunk's first resample (the blocks of a chunk follow
+        each other).
+    columns : slice or ndarray of int64
+        The patterns this block counts.
+    counts : ndarray of int64, shape (c, len(columns))
+        Draws of each of these patterns in the chunk's ``c`` resamples. A
+        pattern may appear in two consecutive blocks: add, do not assign.
+        Summed over a chunk's blocks, every resample totals
+        ``multiplicity.sum()``.
 
     Examples
     --------
-    >>> parts = [p for _, ps in iter_weight_blocks([3, 1], 2, seed=0) for p in ps]
-    >>> sum(int(W.sum()) for _, W in parts)
-    8
+    >>> sum(int(W.sum()) for _, _, W in iter_weight_blocks([3, 1, 20], 2, seed=0))
+    48
     """
     m = _as_multiplicity("iter_weight_blocks", multiplicity)
     _check_sizes("iter_weight_blocks", int(m.sum()), n_boot)
@@ -254,18 +263,14 @@ def iter_weight_blocks(
             if plan.share.size == 1
             else rng.multinomial(plan.total, plan.share, size=c).astype(np.int64, copy=False)
         )
-        parts: list[tuple[Columns, IntArray]] = []
         if H:
-            parts.append((plan.heavy, first[:, :H]))
+            yield row, plan.heavy, first[:, :H]
         for g, (block, stream) in enumerate(zip(plan.blocks, streams, strict=True)):
-            tot = first[:, H + g]
-            idx = np.repeat(np.arange(c, dtype=np.int64) * block.n_cols, tot)
-            v = stream.take(int(tot.sum()))
-            idx += v if block.lut is None else block.lut[v]
+            idx = np.repeat(np.arange(c, dtype=np.int64) * block.n_cols, first[:, H + g])
+            stream.add_to(idx, block.lut)
             counts = np.bincount(idx, minlength=c * block.n_cols)
             del idx
-            parts.append((block.cols, counts.reshape(c, block.n_cols).astype(np.int64, copy=False)))
-        yield row, parts
+            yield row, block.cols, counts.reshape(c, block.n_cols).astype(np.int64, copy=False)
         row += c
 
 
@@ -297,10 +302,16 @@ def iter_pattern_weights(
     """
     m = _as_multiplicity("iter_pattern_weights", multiplicity)
     step = _chunk_size(int(n_boot), chunk, m.size)
-    for _, parts in iter_weight_blocks(m, n_boot, seed=seed, chunk=step):
-        rows = np.zeros((parts[0][1].shape[0], m.size), dtype=np.int64)
-        for cols, W in parts:
-            rows[:, cols] += W
+    rows = np.zeros((0, m.size), dtype=np.int64)
+    current = -1
+    for row, cols, W in iter_weight_blocks(m, n_boot, seed=seed, chunk=step):
+        if row != current:
+            if current >= 0:
+                yield rows
+            rows = np.zeros((W.shape[0], m.size), dtype=np.int64)
+            current = row
+        rows[:, cols] += W
+    if current >= 0:
         yield rows
 
 

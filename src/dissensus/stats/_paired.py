@@ -187,9 +187,8 @@ def resample_means(
         dev = np.where(finite[:, None], S - center[:, None], S)  # (P, N), C order
         out = np.zeros((n_boot, S.shape[0]))
         blocks = iter_weight_blocks(np.ones(N, dtype=np.int64), n_boot, seed=seed, chunk=chunk)
-        for row, parts in blocks:
-            for cols, W in parts:
-                out[row : row + W.shape[0]] += W.astype(np.float64) @ dev[:, cols].T
+        for row, cols, W in blocks:
+            out[row : row + W.shape[0]] += W.astype(np.float64) @ dev[:, cols].T
         out /= N
         out += np.where(finite, center, 0.0)
     return out
