@@ -238,22 +238,25 @@ def abs_dev_into(
     s = a + b
     ib = special.betainc(a, b, c)
     # c - mu as (c b - (1 - c) a) / (a + b): exact at c = 0 and c = 1 even when b << a
-    c_mu = c * b
-    c_mu -= (1.0 - c) * a
-    c_mu /= s
+    t_s = c * b
+    t_s -= (1.0 - c) * a
+    c_mu = t_s / s
     if pair is not None:
         tables, keys = pair
-        with np.errstate(divide="ignore"):
-            u = c_mu * s
-            v = -u
-            u /= a
-            v /= b
-            tail = u < -0.5
-            u[~tail] = np.log1p(u[~tail])
-            u[tail] = np.log(c[tail]) - tables.lp[keys[tail]]
-            tail = v < -0.5
-            v[~tail] = np.log1p(v[~tail])
-            v[tail] = np.log1p(-c[tail]) - tables.lq[keys[tail]]
+        u = t_s / a  # t / mu
+        v = t_s
+        v /= b
+        np.negative(v, out=v)  # -t / (1 - mu)
+        tail_u = np.flatnonzero(u < -0.5)
+        tail_v = np.flatnonzero(v < -0.5)
+        # the tails' log1p (of about -1, possibly -1 - ulp) is overwritten just below
+        with np.errstate(divide="ignore", invalid="ignore"):
+            np.log1p(u, out=u)
+            np.log1p(v, out=v)
+            if tail_u.size:
+                u[tail_u] = np.log(c[tail_u]) - tables.lp[keys[tail_u]]
+            if tail_v.size:
+                v[tail_v] = np.log1p(-c[tail_v]) - tables.lq[keys[tail_v]]
         u *= a
         v *= b
         u += v
@@ -387,3 +390,65 @@ def phi_terms(tab: PhiTables, pid: IntArray | None, c: FloatArray) -> FloatArray
     phi1 = clc - (1.0 + c) * np.log1p(c)
     out: FloatArray = m1 + phi1 * (mu - m2) + clc * m0 - s
     return out
+
+
+def phi_direct(a: FloatArray, b: FloatArray, c: FloatArray) -> FloatArray:
+    """E[phi(X, c)] term by term, for parameters without few distinct pairs; c > 0.
+
+    Same nodes and weights as :func:`phi_tables`, but only the branch each
+    term needs (mode <= 1/2 or reflected) is evaluated, and nothing is
+    stored per pair: cheaper when every term has its own pair.
+    """
+    z, dz = js_grid(JS_NODES, JS_T, JS_KAPPA)
+    out = np.empty(a.shape)
+    for reflect in (False, True):
+        sl = np.flatnonzero((a > b) == reflect)
+        if sl.size:
+            out[sl] = _phi_direct_block(a[sl], b[sl], c[sl], z, dz, reflect=reflect)
+    return out
+
+
+def _phi_direct_block(
+    a: FloatArray,
+    b: FloatArray,
+    c: FloatArray,
+    z: FloatArray,
+    dz: FloatArray,
+    *,
+    reflect: bool,
+) -> FloatArray:
+    """The quadrature of :func:`phi_tables`, evaluated term by term (one pair per term)."""
+    # Work in the frame where the mode x' <= 1/2 (x' = 1 - x when reflect, i.e. a > b),
+    # and write x' = xh e^d / D, 1 - x' = (1 - xh) / D with D = 1 - xh + xh e^d: both
+    # sides stay accurate and only four transcendental calls are needed per node.
+    A = ((b if reflect else a) + 1.0)[:, None]
+    B = ((a if reflect else b) + 1.0)[:, None]
+    ab = A + B
+    xh = A / ab
+    xh1 = B / ab
+    d = np.sqrt(1.0 / A + 1.0 / B) * z  # y - yhat
+    ed = np.exp(d)
+    D = xh1 + xh * ed
+    L = np.log(D)
+    # x^A (1-x)^B relative to the mode, times dy/dt; rounding in L for huge A, B only
+    # perturbs the weights, which the self-normalised ratio below tolerates.
+    w = np.exp(A * d - ab * L) * dz
+    lo = xh * ed / D  # x' in the reflected frame
+    hi = xh1 / D  # 1 - x'
+    if reflect:
+        x = hi
+        lx = np.log(xh1) - L
+    else:
+        x = lo
+        lx = np.log(xh) + d - L
+    cc = c[:, None]
+    clc = special.xlogy(cc, cc)
+    phi1 = clc - (1.0 + cc) * np.log1p(cc)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        # x (1 - x) is floored so that far tail nodes (where w underflows to 0) give 0, not nan
+        r = (x * (lx - phi1) + clc - (x + cc) * np.log(x + cc)) / np.maximum(lo * hi, 1e-300)
+    num = (w * r).sum(axis=1)
+    den = w.sum(axis=1)
+    ex1x = a * b / ((a + b) * (a + b + 1.0))
+    res: FloatArray = ex1x * num / den + a / (a + b) * phi1[:, 0]
+    return res

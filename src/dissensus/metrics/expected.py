@@ -82,6 +82,8 @@ PointwiseMetric = Callable[[FloatArray, FloatArray], npt.ArrayLike]
 _ABS_BLOCK = 16384
 #: Terms per block of the Jensen-Shannon quadrature ((terms, nodes) temporaries).
 _PHI_BLOCK = 1024
+#: Terms per block of the term-by-term quadrature (two reflection groups of ~256: cache sized).
+_PHI_DIRECT_BLOCK = 512
 #: Largest number of distinct (a, b) pairs given their own quadrature table.
 _MAX_PAIRS = 1 << 15
 
@@ -638,9 +640,9 @@ def _e_phi(
         if tab is not None and pid is not None:
             vals[lo:hi] = _beta.phi_terms(tab, pid[lo:hi], c[lo:hi])
         else:
-            vals[lo:hi] = _beta.phi_terms(_beta.phi_tables(a[lo:hi], b[lo:hi]), None, c[lo:hi])
+            vals[lo:hi] = _beta.phi_direct(a[lo:hi], b[lo:hi], c[lo:hi])
 
-    _beta.for_blocks(idx.size, _PHI_BLOCK, run, n_threads)
+    _beta.for_blocks(idx.size, _PHI_BLOCK if tab is not None else _PHI_DIRECT_BLOCK, run, n_threads)
     out[idx] = vals
     return out
 
