@@ -283,6 +283,14 @@ class TestJsQuadrature:
         got = E._e_phi(np.array([a], float), np.array([b], float), np.array([c], float))[0]
         assert got == pytest.approx(ref, abs=1e-11, rel=0)
 
+    def test_mpmath_pair_tables(self):
+        # the per-pair table path (used for half-integer alpha) on the same grid
+        pos = [r for r in PHI_REFERENCE if r[2] > 0]
+        a, b, c, ref = (np.array(v, float) for v in zip(*pos, strict=True))
+        tab = _beta.phi_tables(a, b)
+        got = _beta.phi_terms(tab, np.arange(a.size), c)
+        np.testing.assert_allclose(got, ref, rtol=0, atol=1e-11)
+
     def test_c_zero_is_zero(self):
         assert E._e_phi(np.array([2.0]), np.array([3.0]), np.array([0.0]))[0] == 0.0
 

@@ -34,6 +34,20 @@ standard error: :func:`monte_carlo` (any metric), :func:`emd_std` and
 
 Logs are natural. Predictions ``q`` are rows on the simplex (a single row
 (K,) is used for every item).
+
+Speed (:func:`emd`, :func:`manhattan`, :func:`js_divergence`; kernels in
+``dissensus.metrics._beta``): posterior parameters are usually ``prior +
+counts``, so when every ``2 alpha`` is an integer and ``2 a0 < 2048`` (one
+cheap check) the (a, b) pair of each class term takes few distinct values
+even for millions of items, and what depends on the pair only is computed
+once per distinct pair (found by one scatter into a flag array, not a sort)
+and gathered: the Beta density's normalising constant, and the JS
+quadrature's nodes and weights. Other parameters take a term-by-term path
+with the same formulas. The work runs in fixed blocks of terms (sized for a
+1 MiB L2 cache) on a thread pool, since NumPy and ``scipy.special`` release
+the GIL; block boundaries do not depend on the number of threads, so the
+results are bit-identical for any ``n_jobs`` (``DISSENSUS_NUM_THREADS``
+sets the default).
 """
 
 from __future__ import annotations
@@ -481,6 +495,28 @@ def manhattan(
     with :math:`I` the regularised incomplete beta and :math:`f` the Beta
     density (equal to :math:`(\mu - c) + 2(c I_c(a, b) - \mu I_c(a + 1, b))`).
 
+    :math:`I` is SciPy's ``betainc`` (Boost; about 120 ns a term for
+    integer parameters, 350 ns for half-integers, most of the run time).
+    For half-integer parameters (``prior + counts`` with prior 1 or 1/2,
+    ``a0 < 1024``) the density term is
+
+    .. math::
+
+        \frac{c^a (1 - c)^b}{B(a, b)(a + b)} = \exp\Big(a \ln\big(1 + \tfrac{t}{\mu}\big)
+        + b \ln\big(1 - \tfrac{t}{1 - \mu}\big) + k_{a,b}\Big), \qquad t = c - \mu,
+
+    with both logs (``log1p``) taken from the same rounded :math:`t`, so
+    that its rounding cancels to first order, and the per-pair constant
+    :math:`k_{a,b} = \tfrac12\ln\frac{ab}{2\pi(a+b)} - \ln(a+b) + \delta(a+b)
+    - \delta(a) - \delta(b)` (:math:`\delta` Stirling's remainder, exact
+    table below 20, series above), computed once per distinct pair. The
+    plain :math:`a \ln c + b \ln(1-c) - \ln B(a, b)` would cancel terms
+    of size :math:`a + b` (errors up to 2e-14 at :math:`a_0 \approx
+    1000`); this form matches exact rational values to 3e-16. Far in the
+    tails (:math:`c < \mu/2` or :math:`1 - c < (1 - \mu)/2`) the plain
+    logs are used. Other parameters use Boost's Beta density, accurate up
+    to 1e9 and beyond.
+
     Examples
     --------
     Uniform Dirichlet on two classes, q = (1/2, 1/2): 2 E|U - 1/2| = 1/2.
@@ -577,8 +613,8 @@ def emd(
         \mathbb{E}[\mathrm{EMD}] = \frac{1}{K - 1}\sum_{k=1}^{K-1}
         \mathbb{E}|P_k - Q_k|
 
-    exactly (see :func:`manhattan` for :math:`\mathbb{E}|X - c|`), with no
-    Monte Carlo error. The seed paper estimates it by Monte Carlo, and its
+    exactly (see :func:`manhattan` for :math:`\mathbb{E}|X - c|` and how
+    it is computed), with no Monte Carlo error. The seed paper estimates it by Monte Carlo, and its
     code leaves the EMD unnormalised although the paper divides by
     :math:`K - 1`; ``normalize=True`` follows the paper.
 
@@ -695,6 +731,15 @@ def js_divergence(
     quadrature over a grid of :math:`a, b \in [10^{-3}, 10^9]` and
     :math:`c \in \{0, 10^{-12}, 10^{-6}, 0.1, 0.5, 1\}`, the largest absolute
     error of each term is 2.4e-12 (``tests/metrics/test_expected.py``).
+
+    Only :math:`(x + c)\ln(x + c)` at the nodes depends on :math:`q_k`: the
+    Beta-dependent part of each node (its position :math:`x_j`, its weight
+    folded with the normalisation and :math:`\mathbb{E}[X(1 - X)] / (x_j(1 -
+    x_j))`, and the moments :math:`\sum_j w_j`, :math:`\sum_j w_j x_j`,
+    :math:`\sum_j w_j x_j \ln x_j`) is a table per distinct pair
+    :math:`(\alpha_k, a_0 - \alpha_k)` for half-integer parameters (at most
+    32768 distinct pairs), so a term costs one log per node. Other
+    parameters are integrated term by term with the same rule.
 
     Examples
     --------
