@@ -36,8 +36,8 @@ from dissensus._validation import (
 )
 from dissensus.stats._bootstrap import (
     ConfidenceInterval,
-    iter_weight_blocks,
     percentile_interval,
+    weight_blocks,
 )
 
 __all__ = [
@@ -186,9 +186,11 @@ def resample_means(
         finite = np.isfinite(center)
         dev = np.where(finite[:, None], S - center[:, None], S)  # (P, N), C order
         out = np.zeros((n_boot, S.shape[0]))
-        blocks = iter_weight_blocks(np.ones(N, dtype=np.int64), n_boot, seed=seed, chunk=chunk)
+        blocks = weight_blocks(
+            np.ones(N, dtype=np.int64), n_boot, seed=seed, chunk=chunk, dtype=np.float64
+        )
         for row, cols, W in blocks:
-            out[row : row + W.shape[0]] += W.astype(np.float64) @ dev[:, cols].T
+            out[row : row + W.shape[0]] += W @ dev[:, cols].T
         out /= N
         out += np.where(finite, center, 0.0)
     return out
