@@ -730,7 +730,8 @@ def js_divergence(
     :math:`\pi` whatever the parameters. Measured against 40-digit mpmath
     quadrature over a grid of :math:`a, b \in [10^{-3}, 10^9]` and
     :math:`c \in \{0, 10^{-12}, 10^{-6}, 0.1, 0.5, 1\}`, the largest absolute
-    error of each term is 2.4e-12 (``tests/metrics/test_expected.py``).
+    error of each term is 1.0e-12, and 2.8e-12 over 20,000 random
+    :math:`(a, b, c)` against a 401-node rule (``tests/metrics/test_expected.py``).
 
     Only :math:`(x + c)\ln(x + c)` at the nodes depends on :math:`q_k`: the
     Beta-dependent part of each node (its position :math:`x_j`, its weight
