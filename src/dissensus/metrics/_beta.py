@@ -13,10 +13,12 @@ and the machinery that makes them fast on (N, K) inputs:
 - *pair tables*: posterior parameters are usually ``prior + counts``, so
   ``2 alpha`` is a small integer and the parameter pairs :math:`(a, b)` of a
   class term take few distinct values even for millions of items. Whatever
-  depends on the pair only (the log normaliser of the density, quadrature
-  nodes and weights) is computed once per distinct pair and gathered.
-  :func:`half_grid` decides, with one cheap pass, whether that applies;
-  otherwise every term is computed on its own (no sorting, no ``np.unique``).
+  depends on the pair only (:func:`density_tables`: the density's constant
+  and log mean; :func:`phi_tables`: quadrature nodes, weights, moments) is
+  computed once per distinct pair and gathered. :func:`half_grid` decides,
+  with one cheap pass, whether that applies; otherwise every term is
+  computed on its own (Boost's Beta density; :func:`phi_direct`), with no
+  sorting and no ``np.unique``.
 - *fixed blocks on threads*: NumPy and ``scipy.special`` loops release the
   GIL, so :func:`for_blocks` runs fixed-size blocks on a thread pool. Block
   boundaries never depend on the number of threads, so results are
