@@ -609,6 +609,19 @@ class TestPairTables:
         general = E._abs_dev_sum(A, B, C, None, 1)
         np.testing.assert_allclose(fast, general, rtol=0, atol=2e-15)
 
+    def test_off_grid_block_falls_back(self):
+        # one non-half-integer alpha anywhere: the integrality check per block sends the
+        # whole call to the general path (bit-identical to it)
+        alpha, q = _posterior_case(3000, 5, 18)
+        alpha[2500, 3] += 0.3
+        A, B, C = E._cumulative(alpha, q)
+        m = _beta.half_grid(alpha, check=False)
+        assert m is not None
+        assert _beta.half_grid(alpha) is None
+        np.testing.assert_array_equal(
+            E._abs_dev_sum(A, B, C, m, 2), E._abs_dev_sum(A, B, C, None, 1)
+        )
+
     def test_density_path_matches_boost(self):
         # the log1p / Stirling density against Boost's Beta density, over half-integer
         # pairs up to the table limit (2 a0 < 2048)

@@ -41,6 +41,7 @@ from scipy import special
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
+BoolArray = npt.NDArray[np.bool_]
 
 #: Environment variable read when ``n_jobs=None``: the default number of threads.
 THREADS_ENV = "DISSENSUS_NUM_THREADS"
@@ -106,20 +107,29 @@ def for_blocks(n: int, size: int, fn: Callable[[int, int], None], n_threads: int
 # --------------------------------------------------------------------------- pair tables
 
 
-def half_grid(a: FloatArray) -> int | None:
-    """``M`` such that every ``2 alpha`` and ``2 a0`` is an integer below ``M``, or None."""
+def half_grid(a: FloatArray, *, check: bool = True) -> int | None:
+    """``M`` such that every ``2 alpha`` and ``2 a0`` is an integer below ``M``, or None.
+
+    ``check=False`` skips the integrality check (one more pass over ``a``), for
+    a caller that checks each block with :func:`is_half_integer` itself.
+    """
     if a.size == 0:
         return None
-    a2 = a * 2.0
-    # K max(2 alpha) bounds max(2 a0) and costs one pass instead of a row-wise sum
-    top = float(a2.max()) * a.shape[1]
+    # K max(alpha) bounds max(a0) and costs one pass instead of a row-wise sum
+    top = 2.0 * float(a.max()) * a.shape[1]
     if top >= _HALF_LIMIT:
-        top = float(a2.sum(axis=1).max())
+        top = 2.0 * float(a.sum(axis=1).max())
         if top >= _HALF_LIMIT:
             return None
-    if not np.array_equal(a2, np.floor(a2)):
+    if check and not is_half_integer(a):
         return None
     return int(top) + 1
+
+
+def is_half_integer(x: FloatArray) -> bool:
+    """Whether every ``2 x`` is an integer."""
+    x2 = x * 2.0
+    return bool(np.array_equal(x2, np.floor(x2)))
 
 
 def pair_keys(a: FloatArray, b: FloatArray, m: int) -> IntArray:
@@ -129,13 +139,17 @@ def pair_keys(a: FloatArray, b: FloatArray, m: int) -> IntArray:
     return k.astype(np.intp)
 
 
-def distinct(keys: IntArray, m: int) -> tuple[IntArray, FloatArray, FloatArray]:
+def distinct(
+    keys: IntArray | None, m: int, flags: BoolArray | None = None
+) -> tuple[IntArray, FloatArray, FloatArray]:
     """The distinct keys present, in increasing order, and their ``(a, b)``.
 
-    One scatter into an ``m * m`` flag array: linear time, unlike a sort.
+    One scatter into an ``m * m`` flag array (linear time, unlike a sort);
+    or ``flags`` already set by the caller.
     """
-    flags = np.zeros(m * m, dtype=bool)
-    flags[keys] = True
+    if flags is None:
+        flags = np.zeros(m * m, dtype=bool)
+        flags[keys] = True
     u = np.flatnonzero(flags)
     return u, (u // m) / 2.0, (u % m) / 2.0
 
@@ -195,7 +209,7 @@ class DensityTables(NamedTuple):
     lq: FloatArray
 
 
-def density_tables(keys: IntArray, m: int) -> DensityTables:
+def density_tables(keys: IntArray | None, m: int, flags: BoolArray | None = None) -> DensityTables:
     r"""The :class:`DensityTables` for the half-integer pairs present in ``keys``.
 
     By Stirling, :math:`k = \tfrac12 \ln\frac{ab}{2\pi s} - \ln s + \delta(s)
@@ -203,7 +217,7 @@ def density_tables(keys: IntArray, m: int) -> DensityTables:
     to a few ulp, where :math:`a \ln p + b \ln(1-p) - \ln B(a, b)` would
     cancel terms of size :math:`s`.
     """
-    u, ua, ub = distinct(keys, m)
+    u, ua, ub = distinct(keys, m, flags)
     us = ua + ub
     k = 0.5 * np.log(ua * ub / (2.0 * math.pi * us)) - np.log(us)
     k += stirling(us) - stirling(ua) - stirling(ub)

@@ -94,6 +94,8 @@ PointwiseMetric = Callable[[FloatArray, FloatArray], npt.ArrayLike]
 
 #: Terms per block of E|X - c| (eight 128 KiB temporaries stay in a 1 MiB L2 cache).
 _ABS_BLOCK = 16384
+#: Rows per block when laying out the (terms, N) arrays.
+_PREP_ROWS = 32768
 #: Fewest terms for which E|X - c| uses the per-pair density tables.
 _TABLE_MIN_TERMS = 4096
 #: Terms per block of the Jensen-Shannon quadrature ((terms, nodes) temporaries).
@@ -438,15 +440,29 @@ def _abs_dev_sum(
 ) -> FloatArray:
     """Sum over rows of E|X - C| for (T, N) arrays of terms (C in [0, 1]): shape (N,).
 
-    ``m`` from :func:`_beta.half_grid` switches on the per-pair density normaliser.
+    ``m`` from :func:`_beta.half_grid` (integrality unchecked: checked here, per
+    block) switches on the per-pair density tables.
     """
     fa, fb, fc = A.reshape(-1), B.reshape(-1), C.reshape(-1)
     out = np.empty(fa.size)
     keys = tables = None
     # the tables' fixed cost (about 0.1 ms) pays off only beyond a few thousand terms
     if m is not None and fa.size >= _TABLE_MIN_TERMS:
-        keys = _beta.pair_keys(fa, fb, m)
-        tables = _beta.density_tables(keys, m)
+        key_arr = np.empty(fa.size, dtype=np.intp)
+        flags = np.zeros(m * m, dtype=bool)
+        off_grid: list[int] = []
+
+        def mark(lo: int, hi: int) -> None:
+            # 2 A and 2 B all integers <=> 2 alpha all integers (alpha are their differences)
+            if not (_beta.is_half_integer(fa[lo:hi]) and _beta.is_half_integer(fb[lo:hi])):
+                off_grid.append(lo)
+                return
+            key_arr[lo:hi] = _beta.pair_keys(fa[lo:hi], fb[lo:hi], m)
+            flags[key_arr[lo:hi]] = True  # every writer writes True: order does not matter
+
+        _beta.for_blocks(fa.size, _ABS_BLOCK, mark, n_threads)
+        if not off_grid:
+            keys, tables = key_arr, _beta.density_tables(None, m, flags)
 
     def run(lo: int, hi: int) -> None:
         pair = None if tables is None or keys is None else (tables, keys[lo:hi])
@@ -529,11 +545,19 @@ def manhattan(
     """
     a, Q = _inputs(alpha, q_pred)
     n_threads = _beta.workers(n_jobs, "manhattan")
-    aT = a.T
-    A = np.ascontiguousarray(aT)
-    B = _rest_t(aT)
-    C = np.clip(Q.T, 0.0, 1.0, order="C")
-    return _abs_dev_sum(A, B, C, _beta.half_grid(a), n_threads)
+    N, K = a.shape
+    A = np.empty((K, N))
+    B = np.empty((K, N))
+    C = np.empty((K, N))
+
+    def prep(lo: int, hi: int) -> None:
+        aT = a[lo:hi].T
+        A[:, lo:hi] = aT
+        B[:, lo:hi] = _rest_t(aT)
+        np.clip(Q[lo:hi].T, 0.0, 1.0, out=C[:, lo:hi])
+
+    _beta.for_blocks(N, _PREP_ROWS, prep, n_threads)
+    return _abs_dev_sum(A, B, C, _beta.half_grid(a, check=False), n_threads)
 
 
 def _rest_t(aT: FloatArray) -> FloatArray:
@@ -549,20 +573,27 @@ def _rest_t(aT: FloatArray) -> FloatArray:
     return head
 
 
-def _cumulative(a: FloatArray, Q: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+def _cumulative(
+    a: FloatArray, Q: FloatArray, n_threads: int = 1
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     """(K - 1, N) arrays (A_k, B_k, Q_k), k = 1..K-1, with B_k summed from the tail."""
     N, K = a.shape
-    aT, QT = a.T, Q.T
     A = np.empty((K - 1, N))
     B = np.empty((K - 1, N))
     C = np.empty((K - 1, N))
-    A[0], C[0], B[-1] = aT[0], QT[0], aT[-1]
-    for k in range(1, K - 1):
-        np.add(A[k - 1], aT[k], out=A[k])
-        np.add(C[k - 1], QT[k], out=C[k])
-    for k in range(K - 3, -1, -1):
-        np.add(B[k + 1], aT[k + 1], out=B[k])
-    np.clip(C, 0.0, 1.0, out=C)
+
+    def prep(lo: int, hi: int) -> None:
+        aT, QT = a[lo:hi].T, Q[lo:hi].T
+        Ab, Bb, Cb = A[:, lo:hi], B[:, lo:hi], C[:, lo:hi]
+        Ab[0], Cb[0], Bb[-1] = aT[0], QT[0], aT[-1]
+        for k in range(1, K - 1):
+            np.add(Ab[k - 1], aT[k], out=Ab[k])
+            np.add(Cb[k - 1], QT[k], out=Cb[k])
+        for k in range(K - 3, -1, -1):
+            np.add(Bb[k + 1], aT[k + 1], out=Bb[k])
+        np.clip(Cb, 0.0, 1.0, out=Cb)
+
+    _beta.for_blocks(N, _PREP_ROWS, prep, n_threads)
     return A, B, C
 
 
@@ -633,8 +664,8 @@ def emd(
     if K == 1:
         return np.zeros(a.shape[0])
     n_threads = _beta.workers(n_jobs, "emd")
-    A, B, C = _cumulative(a, Q)
-    out = _abs_dev_sum(A, B, C, _beta.half_grid(a), n_threads)
+    A, B, C = _cumulative(a, Q, n_threads)
+    out = _abs_dev_sum(A, B, C, _beta.half_grid(a, check=False), n_threads)
     if normalize:
         out /= K - 1
     return out
