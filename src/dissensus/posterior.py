@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
+from dissensus._dirichlet import others_sum
 from dissensus._exceptions import DataError, DissensusWarning
 from dissensus._validation import (
     as_alpha_matrix,
@@ -543,19 +544,8 @@ def credible_interval(alpha: npt.ArrayLike, *, level: float = 0.95) -> CredibleI
     """
     a = as_alpha_matrix(alpha, "alpha")
     level = check_probability_level("credible_interval", "level", level)
-    b = _others_sum(a)
+    b = others_sum(a)
     tail = (1.0 - level) / 2.0
     low = np.asarray(special.betaincinv(a, b, tail), dtype=np.float64)
     high = np.asarray(special.betaincinv(a, b, 1.0 - tail), dtype=np.float64)
     return CredibleInterval(low, high)
-
-
-def _others_sum(a: FloatArray) -> FloatArray:
-    """``a0 - a_k`` as the sum of the other entries (no cancellation when a_k dominates)."""
-    K = a.shape[1]
-    head = np.zeros_like(a)
-    tail = np.zeros_like(a)
-    if K > 1:
-        head[:, 1:] = np.cumsum(a[:, :-1], axis=1)
-        tail[:, :-1] = np.cumsum(a[:, :0:-1], axis=1)[:, ::-1]
-    return head + tail

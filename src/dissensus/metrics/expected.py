@@ -61,6 +61,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
+from dissensus._dirichlet import others_sum
 from dissensus._exceptions import DataError
 from dissensus._validation import (
     SeedLike,
@@ -137,17 +138,6 @@ def _clip(func: str, Q: FloatArray, zero: str, eps: float) -> FloatArray:
         msg = f"The 'eps' parameter of {func} must be in (0, 0.5), e.g. 1e-12. Got {eps!r}."
         raise ValueError(msg)
     return np.clip(Q, e, 1.0 - e)
-
-
-def _rest(a: FloatArray) -> FloatArray:
-    """``a0 - alpha_k`` as the sum of the other parameters (exact when alpha_k dominates)."""
-    K = a.shape[1]
-    head = np.zeros_like(a)
-    tail = np.zeros_like(a)
-    if K > 1:
-        head[:, 1:] = np.cumsum(a[:, :-1], axis=1)
-        tail[:, :-1] = np.cumsum(a[:, :0:-1], axis=1)[:, ::-1]
-    return head + tail
 
 
 # --------------------------------------------------------------------------- closed forms
@@ -416,7 +406,7 @@ def squared_euclidean(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /) -> FloatAr
     a, Q = _inputs(alpha, q_pred)
     a0 = a.sum(axis=1, keepdims=True)
     mu = a / a0
-    var = mu * (_rest(a) / a0) / (a0 + 1.0)
+    var = mu * (others_sum(a) / a0) / (a0 + 1.0)
     out: FloatArray = (var + (mu - Q) ** 2).sum(axis=1)
     return out
 
@@ -561,7 +551,7 @@ def manhattan(
 
 
 def _rest_t(aT: FloatArray) -> FloatArray:
-    """(K, N): ``a0 - alpha_k`` summed from the other parameters, as :func:`_rest`."""
+    """(K, N): ``a0 - alpha_k`` summed from the other parameters, as :func:`dissensus._dirichlet.others_sum`."""
     K, N = aT.shape
     head = np.zeros((K, N))
     tail = np.zeros((K, N))

@@ -1,0 +1,34 @@
+"""Small Dirichlet helpers shared by :mod:`dissensus.posterior` and :mod:`dissensus.metrics`.
+
+Notation of the seed paper: ``alpha`` (N, K) Dirichlet parameters,
+``a0 = alpha.sum(1)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["others_sum"]
+
+
+def others_sum(alpha: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """``a0 - alpha_k`` for every entry, summed from the other parameters.
+
+    The marginal of ``p_k`` is ``Beta(alpha_k, a0 - alpha_k)``; forming the
+    second parameter by subtraction loses every digit when ``alpha_k``
+    dominates (``1e9 + 1 - 1e9``), summing the others does not.
+
+    Examples
+    --------
+    >>> others_sum(np.array([[1e9, 1.0, 0.5]])).tolist()
+    [[1.5, 1000000000.5, 1000000001.0]]
+    """
+    K = alpha.shape[1]
+    head = np.zeros_like(alpha)
+    tail = np.zeros_like(alpha)
+    if K > 1:
+        head[:, 1:] = np.cumsum(alpha[:, :-1], axis=1)
+        tail[:, :-1] = np.cumsum(alpha[:, :0:-1], axis=1)[:, ::-1]
+    out: npt.NDArray[np.float64] = head + tail
+    return out
