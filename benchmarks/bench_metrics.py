@@ -90,9 +90,12 @@ def main() -> None:
         rows.append(("entropy", wall, cpu))
 
         scale = 1_000_000 / n
-        print(f"{'metric':24s} {'wall s':>8s} {'cpu s':>8s} {'cpu @1M':>8s}  goal")
+        # The goal is wall time. The metrics share row blocks across threads
+        # (all cores unless DISSENSUS_NUM_THREADS says otherwise), so CPU time
+        # can exceed wall time; it is shown for runs on a busy machine.
+        print(f"{'metric':24s} {'wall s':>8s} {'cpu s':>8s} {'wall @1M':>8s}  goal (wall)")
         for name, wall, cpu in rows:
-            at_1m = cpu * scale
+            at_1m = wall * scale
             verdict = "ok" if at_1m < GOAL_SECONDS else "MISSED"
             print(f"{name:24s} {wall:8.4f} {cpu:8.4f} {at_1m:8.4f}  {verdict}")
 

@@ -39,6 +39,7 @@ import numpy.typing as npt
 
 from dissensus._exceptions import DataError
 from dissensus._validation import PROB_ATOL, as_prob_matrix, check_option
+from dissensus.metrics._beta import for_blocks, workers
 
 __all__ = [
     "canberra",
@@ -178,16 +179,21 @@ def _chunked(kernel: Callable[..., FloatArray], *arrays: FloatArray) -> FloatArr
     ``_CHUNK_ELEMENTS`` entries they stay in cache (and temporaries stay
     small for large N x K), which makes the metrics 1.3-2x faster than
     whole-array passes at 10^6 x 5. Rows are independent, so the
-    values do not depend on the block size.
+    values do not depend on the block size, nor on how many threads share
+    the blocks (all cores, or ``$DISSENSUS_NUM_THREADS``; NumPy's loops
+    release the GIL, so two threads nearly halve the wall time when a core
+    is free).
     """
     n, K = arrays[0].shape
     step = max(256, _CHUNK_ELEMENTS // max(K, 1))
     if n <= step:
         return kernel(*arrays)
     out = np.empty(n)
-    for start in range(0, n, step):
-        stop = start + step
-        out[start:stop] = kernel(*(a[start:stop] for a in arrays))
+
+    def block(lo: int, hi: int) -> None:
+        out[lo:hi] = kernel(*(a[lo:hi] for a in arrays))
+
+    for_blocks(n, step, block, workers(None, "dissensus.metrics"))
     return out
 
 
