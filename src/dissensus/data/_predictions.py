@@ -96,11 +96,13 @@ class Predictions:
         """
         check_option("Predictions.from_frame", "layout", layout, ("wide", "long"))
         if layout == "long":
+            if item is None:
+                msg = "Long predictions need an item column (one row per item and label); pass item='<column>'."
+                raise DataError(msg)
             for role, col in (("item", item), ("label", label), ("prob", prob)):
                 if col is None or col not in df.columns:
                     msg = f"No {role} column {col!r} in the predictions (columns: {examples(list(df.columns), 12)})."
                     raise DataError(msg)
-            assert item is not None  # checked above
             dup = df.duplicated([item, label], keep=False)
             if dup.any():
                 first = df[dup].iloc[0]
