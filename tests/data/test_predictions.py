@@ -134,6 +134,13 @@ class TestFromFrame:
             Predictions.from_frame(pd.DataFrame(), layout="tall")  # type: ignore[arg-type]
 
 
+class TestLongWithoutItem:
+    def test_long_layout_needs_an_item_column(self):
+        df = pd.DataFrame({"label": [0, 1], "prob": [0.5, 0.5]})
+        with pytest.raises(DataError, match="Long predictions need an item column"):
+            Predictions.from_frame(df, item=None, layout="long")
+
+
 class TestAlign:
     def test_reorders_items_and_labels(self):
         pred = Predictions.from_array(
