@@ -107,6 +107,20 @@ def _as_2d(x: npt.ArrayLike, name: str, dtype: type | None = None) -> npt.NDArra
     return arr
 
 
+def _refuse_cells(
+    mask: npt.NDArray[np.bool_],
+    arr: npt.NDArray[Any],
+    name: str,
+    items: Sequence[Any] | pd.Index | None,
+    rule: str,
+) -> None:
+    """Raise for the first cell flagged in ``mask``: "`name` row r (item i) column c is v; rule"."""
+    if mask.any():
+        r, c = np.argwhere(mask)[0]
+        msg = f"`{name}` {describe_row(int(r), items)} column {int(c)} is {arr[r, c]}; {rule}"
+        raise DataError(msg)
+
+
 def as_count_matrix(
     x: npt.ArrayLike, name: str = "counts", items: Sequence[Any] | pd.Index | None = None
 ) -> npt.NDArray[np.int64]:
@@ -124,39 +138,21 @@ def as_count_matrix(
             raise DataError(msg) from None
     if arr.dtype.kind in "iu":
         if arr.dtype.kind == "i" and arr.size and arr.min() < 0:
-            r, c = np.argwhere(arr < 0)[0]
-            msg = (
-                f"`{name}` {describe_row(int(r), items)} column {int(c)} is {arr[r, c]}; "
-                "counts must be non-negative."
-            )
-            raise DataError(msg)
+            _refuse_cells(arr < 0, arr, name, items, "counts must be non-negative.")
         return arr.astype(np.int64, copy=False)
     arr = arr.astype(np.float64, copy=False)
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        r, c = np.argwhere(bad)[0]
-        msg = (
-            f"`{name}` {describe_row(int(r), items)} column {int(c)} is {arr[r, c]}; "
-            "counts must be finite. Fill missing counts with 0."
-        )
-        raise DataError(msg)
-    neg = arr < 0
-    if neg.any():
-        r, c = np.argwhere(neg)[0]
-        msg = (
-            f"`{name}` {describe_row(int(r), items)} column {int(c)} is {arr[r, c]}; "
-            "counts must be non-negative."
-        )
-        raise DataError(msg)
-    frac = arr != np.round(arr)
-    if frac.any():
-        r, c = np.argwhere(frac)[0]
-        msg = (
-            f"`{name}` {describe_row(int(r), items)} column {int(c)} is {arr[r, c]}; "
-            "counts must be whole numbers. For soft labels (probabilities) use "
-            "Predictions or pass them as targets to the metrics."
-        )
-        raise DataError(msg)
+    _refuse_cells(
+        ~np.isfinite(arr), arr, name, items, "counts must be finite. Fill missing counts with 0."
+    )
+    _refuse_cells(arr < 0, arr, name, items, "counts must be non-negative.")
+    _refuse_cells(
+        arr != np.round(arr),
+        arr,
+        name,
+        items,
+        "counts must be whole numbers. For soft labels (probabilities) use "
+        "Predictions or pass them as targets to the metrics.",
+    )
     return arr.astype(np.int64)
 
 
@@ -180,22 +176,8 @@ def as_prob_matrix(
     except (TypeError, ValueError):
         msg = f"`{name}` must hold numbers (probabilities); got dtype {arr.dtype}."
         raise DataError(msg) from None
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        r, c = np.argwhere(bad)[0]
-        msg = (
-            f"`{name}` {describe_row(int(r), items)} column {int(c)} is {arr[r, c]}; "
-            "probabilities must be finite numbers."
-        )
-        raise DataError(msg)
-    neg = arr < 0
-    if neg.any():
-        r, c = np.argwhere(neg)[0]
-        msg = (
-            f"`{name}` {describe_row(int(r), items)} column {int(c)} is {arr[r, c]}; "
-            "probabilities must be non-negative."
-        )
-        raise DataError(msg)
+    _refuse_cells(~np.isfinite(arr), arr, name, items, "probabilities must be finite numbers.")
+    _refuse_cells(arr < 0, arr, name, items, "probabilities must be non-negative.")
     sums = arr.sum(axis=1)
     if normalize:
         zero = sums <= 0
@@ -225,12 +207,11 @@ def as_alpha_matrix(x: npt.ArrayLike, name: str = "alpha") -> npt.NDArray[np.flo
     except (TypeError, ValueError):
         msg = f"`{name}` must hold numbers (Dirichlet parameters); got dtype {arr.dtype}."
         raise DataError(msg) from None
-    bad = ~(np.isfinite(arr) & (arr > 0))
-    if bad.any():
-        r, c = np.argwhere(bad)[0]
-        msg = (
-            f"`{name}` row {int(r)} column {int(c)} is {arr[r, c]}; Dirichlet parameters "
-            "must be finite and > 0 (add a prior, e.g. posterior.dirichlet(counts))."
-        )
-        raise DataError(msg)
+    _refuse_cells(
+        ~(np.isfinite(arr) & (arr > 0)),
+        arr,
+        name,
+        None,
+        "Dirichlet parameters must be finite and > 0 (add a prior, e.g. posterior.dirichlet(counts)).",
+    )
     return arr
