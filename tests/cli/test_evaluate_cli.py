@@ -66,6 +66,10 @@ class TestEvaluateCommand:
         for line in table:
             assert "*" in line
 
+    def test_quiet_on_stderr_when_not_a_terminal(self, files, tmp_path, capsys):
+        assert _run(files, tmp_path / "o") == EXIT_OK
+        assert capsys.readouterr().err == ""
+
     def test_same_seed_gives_byte_identical_summary(self, files, tmp_path, capsys):
         assert _run(files, tmp_path / "one", "--seed", "3") == EXIT_OK
         assert _run(files, tmp_path / "two", "--seed", "3") == EXIT_OK

@@ -39,15 +39,27 @@ def _parse_prior(value: str) -> Any:
 
 
 class _Stages:
-    """Stage messages on stderr when it is a terminal; silent otherwise."""
+    """A progress bar over the command's stages on stderr when it is a terminal.
 
-    def __init__(self) -> None:
-        self.tty = sys.stderr.isatty()
+    Silent otherwise, so that logs and pipes get only the table and the
+    one-line errors.
+    """
+
+    def __init__(self, total: int) -> None:
         self.t0 = time.perf_counter()
+        self.bar: Any = None
+        if sys.stderr.isatty():
+            self.bar = click.progressbar(length=total, file=sys.stderr, show_pos=True, width=24)
+            self.bar.__enter__()
 
     def __call__(self, text: str) -> None:
-        if self.tty:
-            click.echo(f"[{time.perf_counter() - self.t0:6.1f}s] {text}", err=True)
+        if self.bar is not None:
+            self.bar.label = f"[{time.perf_counter() - self.t0:5.1f}s] {text}"
+            self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
 
 
 @click.command("evaluate")
@@ -124,30 +136,36 @@ def evaluate_command(
     Prints the summary (mean per model and metric with a paired bootstrap CI)
     and writes the report and tables to --out.
     """
-    stage = _Stages()
     pred_paths = _parse_pred(preds)
-    stage(f"reading {annotations}")
-    data = load_annotations(str(annotations), **reader)
-    predictions = {}
-    for name, path in pred_paths.items():
-        stage(f"reading predictions {name!r} from {path}")
-        predictions[name] = read_predictions(path, layout=pred_layout, item=pred_item)  # type: ignore[arg-type]
-    bin_spec: Any = bins
-    if bins != "auto":
-        try:
-            bin_spec = [int(b) for b in bins.split(",") if b.strip()]
-        except ValueError:
-            msg = (
-                f"--bins must be 'auto' or comma-separated integers such as 2,4,6,11; got {bins!r}."
-            )
-            raise DataError(msg) from None
-    metric_names = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
-    stage("scoring")
-    ev = evaluate(
-        data, predictions, metrics=metric_names, prior=_parse_prior(prior), bins=bin_spec, seed=seed
-    )
-    stage(f"bootstrap ({n_boot} resamples) and writing {out}")
-    written = ev.save(out, n_boot=n_boot)
+    stage = _Stages(total=len(pred_paths) + 3)
+    try:
+        stage(f"reading {annotations}")
+        data = load_annotations(str(annotations), **reader)
+        predictions = {}
+        for name, path in pred_paths.items():
+            stage(f"reading predictions {name!r} from {path}")
+            predictions[name] = read_predictions(path, layout=pred_layout, item=pred_item)  # type: ignore[arg-type]
+        bin_spec: Any = bins
+        if bins != "auto":
+            try:
+                bin_spec = [int(b) for b in bins.split(",") if b.strip()]
+            except ValueError:
+                msg = f"--bins must be 'auto' or comma-separated integers such as 2,4,6,11; got {bins!r}."
+                raise DataError(msg) from None
+        metric_names = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+        stage("scoring")
+        ev = evaluate(
+            data,
+            predictions,
+            metrics=metric_names,
+            prior=_parse_prior(prior),
+            bins=bin_spec,
+            seed=seed,
+        )
+        stage(f"bootstrap ({n_boot} resamples) and writing {out}")
+        written = ev.save(out, n_boot=n_boot)
+    finally:
+        stage.close()
     summary = ev.summary(n_boot=n_boot)
     click.echo(_format_summary(summary))
     for kind, path in written.items():
