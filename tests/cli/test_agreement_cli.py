@@ -84,3 +84,30 @@ class TestAgreementCommand:
         assert code == 0
         assert "warning" in err
         assert "undefined" in out
+
+
+class TestLevelAuto:
+    """Without --level, alpha follows the scale: ordinal labels get ordinal alpha."""
+
+    def _write(self, tmp_path):
+        path = tmp_path / "ratings.csv"
+        rows = ["item,annotator,label"]
+        for i, labels in enumerate([(1, 2, 2), (3, 3, 4), (5, 4, 5), (1, 1, 2), (2, 3, 3)]):
+            rows += [f"i{i},a{j},{lab}" for j, lab in enumerate(labels)]
+        path.write_text("\n".join(rows) + "\n")
+        return path
+
+    def test_ordinal_scale_gets_ordinal_alpha(self, tmp_path):
+        path = self._write(tmp_path)
+        runner = CliRunner()
+        auto = runner.invoke(agreement_command, [str(path), "--csv", "-"])
+        explicit = runner.invoke(agreement_command, [str(path), "--level", "ordinal", "--csv", "-"])
+        assert auto.exit_code == 0, auto.output
+        assert "krippendorff_alpha_ordinal" in auto.output
+        assert auto.output == explicit.output
+
+    def test_nominal_flag_keeps_nominal_alpha(self, tmp_path):
+        path = self._write(tmp_path)
+        result = CliRunner().invoke(agreement_command, [str(path), "--nominal", "--csv", "-"])
+        assert result.exit_code == 0, result.output
+        assert "krippendorff_alpha_ordinal" not in result.output

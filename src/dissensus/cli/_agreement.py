@@ -189,10 +189,10 @@ def _write(text: str, target: str) -> None:
 )
 @click.option(
     "--level",
-    type=click.Choice(_LEVELS),
-    default="nominal",
+    type=click.Choice(["auto", *_LEVELS]),
+    default="auto",
     show_default=True,
-    help="Level of measurement of Krippendorff's alpha.",
+    help="Level of measurement of Krippendorff's alpha; auto: ordinal for an ordered scale, else nominal.",
 )
 @click.option("--by", default=None, metavar="COLUMN", help="Item-level column to group by.")
 @click.option("--ci", type=float, default=None, help="Bootstrap interval coverage, e.g. 0.95.")
@@ -241,6 +241,8 @@ def agreement_command(
                 reader["meta"] = ",".join([*meta, by])
         counts = as_label_counts(load_annotations(file, **reader))
         title = file
+    if level == "auto":
+        level = "ordinal" if counts.scale.ordered else "nominal"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DissensusWarning)
         table = report(counts, level=level, by=by, ci=ci, n_boot=n_boot, seed=seed)  # type: ignore[arg-type]
