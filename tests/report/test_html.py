@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import re
 from dataclasses import replace
 from html.parser import HTMLParser
@@ -190,6 +191,8 @@ MEASURE = """
 def browser():
     exe = find_chromium()
     if exe is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is missing in CI: .ci/run should have installed it")
         pytest.skip("chromium is not installed (Debian package 'chromium'; .ci/run installs it)")
     with Chromium(exe, timeout=20) as chromium:
         yield chromium
