@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from dissensus._exceptions import DataError
 from dissensus._validation import check_option, check_probability_level
@@ -176,7 +176,7 @@ def icc(
     if not math.isfinite(value):
         note = degenerate(f"icc({kind})", "the ratings have no variance")
         value = math.nan
-    p_value = float(stats.f.sf(F, df1, df2)) if math.isfinite(F) else math.nan
+    p_value = float(special.fdtrc(df1, df2, F)) if math.isfinite(F) else math.nan
     interval = None
     if level is not None and not note:
         interval = _icc_ci(
@@ -221,8 +221,8 @@ def _icc_ci(
     a = (1.0 - level) / 2.0
     with np.errstate(invalid="ignore", divide="ignore"):
         if form in ("1", "C"):
-            f_lo = F / stats.f.ppf(1.0 - a, df1, df2)
-            f_hi = F * stats.f.ppf(1.0 - a, df2, df1)
+            f_lo = F / special.fdtri(df1, df2, 1.0 - a)
+            f_hi = F * special.fdtri(df2, df1, 1.0 - a)
             if unit == "1":
                 return ConfidenceInterval(
                     float((f_lo - 1.0) / (f_lo + k - 1.0)), float((f_hi - 1.0) / (f_hi + k - 1.0))
@@ -234,8 +234,8 @@ def _icc_ci(
         vn = (k - 1) * (n - 1) * (k * rho * fj + n * (1 + (k - 1) * rho) - k * rho) ** 2
         vd = (n - 1) * k**2 * rho**2 * fj**2 + (n * (1 + (k - 1) * rho) - k * rho) ** 2
         v = vn / vd
-        f_u = stats.f.ppf(1.0 - a, n - 1, v)
-        f_l = stats.f.ppf(1.0 - a, v, n - 1)
+        f_u = special.fdtri(n - 1, v, 1.0 - a)
+        f_l = special.fdtri(v, n - 1, 1.0 - a)
         lo = n * (ms_r - f_u * ms_e) / (f_u * (k * ms_c + (k * n - k - n) * ms_e) + n * ms_r)
         hi = n * (f_l * ms_r - ms_e) / (k * ms_c + (k * n - k - n) * ms_e + n * f_l * ms_r)
         if unit == "k":

@@ -26,7 +26,6 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats as sps
 
 from dissensus._validation import (
     SeedLike,
@@ -237,6 +236,9 @@ def wilcoxon_test(x: npt.ArrayLike, y: npt.ArrayLike) -> PairedTestResult:
     d = _paired(x, y)
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
+        # scipy.stats costs ~0.7 s to import; only this test needs it
+        from scipy import stats as sps  # noqa: PLC0415
+
         res = sps.wilcoxon(d)
     return PairedTestResult(
         float(res.statistic), float(res.pvalue), float(d.mean()), _NO_CI, "wilcoxon", d.size
