@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from scipy import special
 
 from dissensus._exceptions import DataError, DegenerateAgreementWarning
 from dissensus._validation import SeedLike, examples
@@ -34,6 +33,7 @@ from dissensus.agreement._common import (
     contingency_to_counts,
     degenerate,
     patterns,
+    two_sided_p,
     weight_matrix,
 )
 from dissensus.agreement._multirater import _items as item_stats
@@ -269,7 +269,7 @@ def cohen_kappa(
         n_annotations=2 * n,
         parts={"observed_agreement": pa, "chance_agreement": pe, "se0": se0},
         z=z,
-        p_value=float(2.0 * special.ndtr(-abs(z))) if math.isfinite(z) else math.nan,
+        p_value=two_sided_p(z),
         note=note,
     )
 

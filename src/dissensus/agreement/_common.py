@@ -21,6 +21,7 @@ from typing import Any, Literal, cast
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+from scipy import special
 
 from dissensus._exceptions import DataError, DegenerateAgreementWarning
 from dissensus._validation import (
@@ -295,6 +296,11 @@ def bootstrap_ci(
     return bootstrap_cis([stat], rows, mult, level=level, n_boot=n_boot, seed=seed, method=method)[
         0
     ]
+
+
+def two_sided_p(z: float) -> float:
+    """Two-sided normal p-value of a z statistic; NaN when ``z`` is not finite."""
+    return float(2.0 * special.ndtr(-abs(z))) if math.isfinite(z) else math.nan
 
 
 def degenerate(func: str, reason: str) -> str:

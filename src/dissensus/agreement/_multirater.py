@@ -24,7 +24,6 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from scipy import special
 
 from dissensus._validation import SeedLike
 from dissensus.agreement._common import (
@@ -38,6 +37,7 @@ from dissensus.agreement._common import (
     degenerate,
     patterns,
     prepare_counts,
+    two_sided_p,
     weight_matrix,
 )
 from dissensus.agreement._result import AgreementResult
@@ -218,7 +218,7 @@ def _count_coefficient(
         n_annotations=inp.n_annotations,
         parts={"observed_agreement": pa, "chance_agreement": pe},
         z=z,
-        p_value=float(2.0 * special.ndtr(-abs(z))) if math.isfinite(z) else math.nan,
+        p_value=two_sided_p(z),
         note=note,
     )
     return result, inp, it
@@ -340,7 +340,7 @@ def fleiss_kappa(
         n_annotations=result.n_annotations,
         parts=parts,
         z=float(z),
-        p_value=float(2.0 * special.ndtr(-abs(z))),
+        p_value=two_sided_p(float(z)),
     )
 
 
