@@ -335,6 +335,36 @@ class PhiTables(NamedTuple):
     mu: FloatArray
 
 
+def _logit_nodes(
+    a: FloatArray, b: FloatArray, z: FloatArray, dz: FloatArray, *, reflect: bool
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """Nodes of the sinh-logit rule for Beta(a + 1, b + 1): ``(x, ln x, w, x (1 - x))``.
+
+    All pairs must share ``reflect`` (``a > b``). Work in the frame where the
+    mode x' <= 1/2 (x' = 1 - x when reflected) and write x' = xh e^d / D,
+    1 - x' = (1 - xh) / D with D = 1 - xh + xh e^d: both sides stay accurate
+    and only four transcendental calls are needed per node. ``w`` is
+    x^A (1-x)^B relative to the mode times dy/dt, unnormalised; rounding in
+    ln D for huge A, B only perturbs the weights, which every caller
+    normalises away.
+    """
+    A = ((b if reflect else a) + 1.0)[:, None]
+    B = ((a if reflect else b) + 1.0)[:, None]
+    ab = A + B
+    xh = A / ab
+    xh1 = B / ab
+    d = np.sqrt(1.0 / A + 1.0 / B) * z  # y - yhat
+    ed = np.exp(d)
+    D = xh1 + xh * ed
+    L = np.log(D)
+    w = np.exp(A * d - ab * L) * dz
+    lo = xh * ed / D  # x' in the reflected frame
+    hi = xh1 / D  # 1 - x'
+    if reflect:
+        return hi, np.log(xh1) - L, w, lo * hi
+    return lo, np.log(xh) + d - L, w, lo * hi
+
+
 def phi_tables(
     a: FloatArray, b: FloatArray, rule: tuple[int, float, float] | None = None
 ) -> PhiTables:
@@ -355,31 +385,19 @@ def phi_tables(
     normalisation, so that only :math:`(x + c) \ln(x + c)` depends on ``c``.
     """
     z, dz = js_grid(*(rule or (JS_NODES, JS_T, JS_KAPPA)))
-    # Work in the frame where the mode x' <= 1/2 (x' = 1 - x when reflect, i.e. a > b),
-    # and write x' = xh e^d / D, 1 - x' = (1 - xh) / D with D = 1 - xh + xh e^d: both
-    # sides stay accurate and only three transcendental calls are needed per node.
-    reflect = (a > b)[:, None]
-    A = (np.where(reflect[:, 0], b, a) + 1.0)[:, None]
-    B = (np.where(reflect[:, 0], a, b) + 1.0)[:, None]
-    ab = A + B
-    xh = A / ab
-    xh1 = B / ab
-    d = np.sqrt(1.0 / A + 1.0 / B) * z  # y - yhat
-    ed = np.exp(d)
-    D = xh1 + xh * ed
-    L = np.log(D)
-    # x^A (1-x)^B relative to the mode, times dy/dt; rounding in L for huge A, B only
-    # perturbs the weights, which the self-normalisation tolerates.
-    w = np.exp(A * d - ab * L) * dz
-    lo = xh * ed / D  # x' in the reflected frame
-    hi = xh1 / D  # 1 - x'
-    x = np.where(reflect, hi, lo)
-    lx = np.where(reflect, np.log(xh1) - L, np.log(xh) + d - L)
+    x = np.empty((a.size, z.size))
+    lx = np.empty_like(x)
+    w = np.empty_like(x)
+    lohi = np.empty_like(x)
+    for reflect in (False, True):
+        sl = np.flatnonzero((a > b) == reflect)
+        if sl.size:
+            x[sl], lx[sl], w[sl], lohi[sl] = _logit_nodes(a[sl], b[sl], z, dz, reflect=reflect)
     ex1x = a * b / ((a + b) * (a + b + 1.0))
     # x (1 - x) is floored so that far tail nodes (where w underflows to 0) give 0, not nan
     with np.errstate(under="ignore"):
         w *= (ex1x / w.sum(axis=1))[:, None]
-        w /= np.maximum(lo * hi, 1e-300)
+        w /= np.maximum(lohi, 1e-300)
     wx = w * x
     return PhiTables(
         x=np.ascontiguousarray(x),
@@ -439,35 +457,13 @@ def _phi_direct_block(
     reflect: bool,
 ) -> FloatArray:
     """The quadrature of :func:`phi_tables`, evaluated term by term (one pair per term)."""
-    # Work in the frame where the mode x' <= 1/2 (x' = 1 - x when reflect, i.e. a > b),
-    # and write x' = xh e^d / D, 1 - x' = (1 - xh) / D with D = 1 - xh + xh e^d: both
-    # sides stay accurate and only four transcendental calls are needed per node.
-    A = ((b if reflect else a) + 1.0)[:, None]
-    B = ((a if reflect else b) + 1.0)[:, None]
-    ab = A + B
-    xh = A / ab
-    xh1 = B / ab
-    d = np.sqrt(1.0 / A + 1.0 / B) * z  # y - yhat
-    ed = np.exp(d)
-    D = xh1 + xh * ed
-    L = np.log(D)
-    # x^A (1-x)^B relative to the mode, times dy/dt; rounding in L for huge A, B only
-    # perturbs the weights, which the self-normalised ratio below tolerates.
-    w = np.exp(A * d - ab * L) * dz
-    lo = xh * ed / D  # x' in the reflected frame
-    hi = xh1 / D  # 1 - x'
-    if reflect:
-        x = hi
-        lx = np.log(xh1) - L
-    else:
-        x = lo
-        lx = np.log(xh) + d - L
+    x, lx, w, lohi = _logit_nodes(a, b, z, dz, reflect=reflect)
     cc = c[:, None]
     clc = special.xlogy(cc, cc)
     phi1 = clc - (1.0 + cc) * np.log1p(cc)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
         # x (1 - x) is floored so that far tail nodes (where w underflows to 0) give 0, not nan
-        r = (x * (lx - phi1) + clc - (x + cc) * np.log(x + cc)) / np.maximum(lo * hi, 1e-300)
+        r = (x * (lx - phi1) + clc - (x + cc) * np.log(x + cc)) / np.maximum(lohi, 1e-300)
     num = (w * r).sum(axis=1)
     den = w.sum(axis=1)
     ex1x = a * b / ((a + b) * (a + b + 1.0))
