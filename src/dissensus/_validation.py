@@ -107,6 +107,15 @@ def _as_2d(x: npt.ArrayLike, name: str, dtype: type | None = None) -> npt.NDArra
     return arr
 
 
+def _as_float(arr: npt.NDArray[Any], name: str, what: str) -> npt.NDArray[np.float64]:
+    """``arr`` as float64, or a DataError saying it must hold numbers (``what``)."""
+    try:
+        return arr.astype(np.float64, copy=False)
+    except (TypeError, ValueError):
+        msg = f"`{name}` must hold numbers ({what}); got dtype {arr.dtype}."
+        raise DataError(msg) from None
+
+
 def _refuse_cells(
     mask: npt.NDArray[np.bool_],
     arr: npt.NDArray[Any],
@@ -131,11 +140,7 @@ def as_count_matrix(
     """
     arr = _as_2d(x, name)
     if arr.dtype == object or arr.dtype.kind in "USb":
-        try:
-            arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
-            msg = f"`{name}` must hold numbers (counts); got dtype {arr.dtype}."
-            raise DataError(msg) from None
+        arr = _as_float(arr, name, "counts")
     if arr.dtype.kind in "iu":
         if arr.dtype.kind == "i" and arr.size and arr.min() < 0:
             _refuse_cells(arr < 0, arr, name, items, "counts must be non-negative.")
@@ -170,12 +175,7 @@ def as_prob_matrix(
     ``atol``, or, with ``normalize=True``, to a positive total (rows are
     then divided by their sums).
     """
-    arr = _as_2d(x, name)
-    try:
-        arr = arr.astype(np.float64, copy=False)
-    except (TypeError, ValueError):
-        msg = f"`{name}` must hold numbers (probabilities); got dtype {arr.dtype}."
-        raise DataError(msg) from None
+    arr = _as_float(_as_2d(x, name), name, "probabilities")
     _refuse_cells(~np.isfinite(arr), arr, name, items, "probabilities must be finite numbers.")
     _refuse_cells(arr < 0, arr, name, items, "probabilities must be non-negative.")
     sums = arr.sum(axis=1)
@@ -201,12 +201,7 @@ def as_prob_matrix(
 
 def as_alpha_matrix(x: npt.ArrayLike, name: str = "alpha") -> npt.NDArray[np.float64]:
     """Check an (N, K) matrix of Dirichlet parameters: finite and > 0."""
-    arr = _as_2d(x, name)
-    try:
-        arr = arr.astype(np.float64, copy=False)
-    except (TypeError, ValueError):
-        msg = f"`{name}` must hold numbers (Dirichlet parameters); got dtype {arr.dtype}."
-        raise DataError(msg) from None
+    arr = _as_float(_as_2d(x, name), name, "Dirichlet parameters")
     _refuse_cells(
         ~(np.isfinite(arr) & (arr > 0)),
         arr,
