@@ -1,0 +1,498 @@
+r"""The properties a soft evaluation metric should have, as machine-checkable definitions.
+
+Notation. :math:`\Delta_K` is the probability simplex over K classes, ``M``
+the metric under audit seen as a loss (a similarity ``s`` with upper bound
+``b`` is audited as ``b - s``), ``p`` the target, ``q`` and ``r`` two
+predictions. For an expected metric the target is a Dirichlet posterior
+:math:`\alpha` (``1 + counts``), ``M(α, q) = E_{p∼Dir(α)}[m(p, q)]``, and
+the perfect match, written :math:`\bar p`, is the posterior mean
+:math:`\alpha / \alpha_0` (the prediction a calibrated model should make);
+for a pointwise metric :math:`\bar p = p`. Properties that feed a
+prediction back in as a target (P1, P3, P4, P5, P6) are not applicable to
+expected metrics, whose two arguments are of different kinds.
+
+The definitions follow seed 001 (Properties 1–8) and seed 000 (the ordinal
+example); where the paper's wording does not say what to do with
+distributions, each definition below states the reading taken and why.
+Strict inequalities are checked with premises that are not degenerate (the
+two predictions differ by at least ``1e-3`` in L1), so that a floating-point
+tie is never read as a violation; every comparison allows a tolerance of
+``1e-6 × (scale + |a| + |b|)``, ``scale`` the median value of the metric on
+random pairs (loose enough for the rounding of square roots, as in the
+Jensen-Shannon distance, never to count as a violation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from dissensus.audit._subject import Subject
+
+__all__ = ["PROPERTIES", "Clause", "Property", "Tol"]
+
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+Tol = Callable[[FloatArray, FloatArray], FloatArray]
+Points = Callable[[int], FloatArray]
+Trials = tuple[list[FloatArray], FloatArray]
+Generate = Callable[[np.random.Generator, int, int, Points, Points], Trials]
+
+#: Smallest L1 difference that makes a premise "clearly" true.
+_GAP = 1e-3
+#: Slack for rows built by arithmetic (translations, contractions) to count as on the simplex.
+_ON_SIMPLEX = 1e-12
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One inequality checked on a batch of trials: ``lhs <= rhs`` (``lhs < rhs`` if strict).
+
+    ``shown`` names the slots a counterexample of this clause displays and
+    ``values`` the metric values printed with it.
+    """
+
+    name: str
+    applicable: BoolArray
+    lhs: FloatArray
+    rhs: FloatArray
+    strict: bool
+    ref: FloatArray
+    shown: tuple[int, ...]
+    values: dict[str, FloatArray]
+
+
+@dataclass(frozen=True)
+class Property:
+    """A property: its definition and how to draw and check trials.
+
+    Attributes
+    ----------
+    key, title : str
+        ``"P3"``, ``"triangle inequality"``.
+    definition : str
+        The precise definition (Markdown with inline math), as documented.
+    slots : tuple of str
+        Names of the distributions of one trial; slots listed in
+        ``target_slots`` hold targets (``alpha`` for expected metrics).
+    same_kind : bool
+        Uses a prediction as a target, so not applicable to expected metrics.
+    min_classes : int
+        Smallest K for which the property means something.
+    independent : bool
+        The slots are drawn independently (a grid of tuples may be enumerated).
+    """
+
+    key: str
+    title: str
+    definition: str
+    slots: tuple[str, ...]
+    target_slots: tuple[int, ...]
+    generate: Generate
+    check: Callable[[Subject, list[FloatArray], FloatArray, Tol], list[Clause]]
+    same_kind: bool = False
+    min_classes: int = 2
+    independent: bool = True
+    complete: Callable[[Subject, list[FloatArray], FloatArray], list[FloatArray]] | None = None
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _l1(a: FloatArray, b: FloatArray) -> FloatArray:
+    out: FloatArray = np.abs(a - b).sum(axis=1)
+    return out
+
+
+def _onto_simplex(x: FloatArray) -> tuple[FloatArray, BoolArray]:
+    """Rows built by arithmetic: valid if no entry is below -1e-12; clipped and renormalised."""
+    ok = x.min(axis=1) >= -_ON_SIMPLEX
+    y = np.clip(x, 0.0, None)
+    y /= y.sum(axis=1, keepdims=True)
+    return y, ok
+
+
+def _unique_argmax(x: FloatArray) -> tuple[npt.NDArray[np.intp], BoolArray]:
+    top = np.sort(x, axis=1)
+    return x.argmax(axis=1), (top[:, -1] - top[:, -2]) > 1e-9
+
+
+def _indep(n_slots: int, targets: tuple[int, ...] = (0,)) -> Generate:
+    def gen(rng: np.random.Generator, n: int, K: int, tgt: Points, pts: Points) -> Trials:
+        return [tgt(n) if k in targets else pts(n) for k in range(n_slots)], np.zeros(n)
+
+    return gen
+
+
+# --------------------------------------------------------------------------- P1 symmetry
+
+
+def _check_p1(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
+    p, q = x
+    a, b = s.loss(p, q), s.loss(q, p)
+    with np.errstate(invalid="ignore"):
+        lhs = np.abs(a - b)
+    lhs = np.where(np.isinf(a) & np.isinf(b), 0.0, lhs)
+    return [
+        Clause("M(p, q) = M(q, p)", np.ones(len(p), bool), lhs, np.zeros(len(p)), False,
+               np.abs(a) + np.abs(b), (0, 1), {"M(p, q)": a, "M(q, p)": b})  # fmt: skip
+    ]
+
+
+# --------------------------------------------------------------------------- P2 boundedness
+
+
+def _check_p2(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
+    p, q = x
+    v = s.loss(p, q)
+    lhs = (~np.isfinite(v)).astype(np.float64)
+    return [
+        Clause("M(p, q) finite", np.ones(len(p), bool), lhs, np.zeros(len(p)), False,
+               np.zeros(len(p)), (0, 1), {"M(p, q)": v})  # fmt: skip
+    ]
+
+
+# --------------------------------------------------------------------------- P3 triangle
+
+
+def _check_p3(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
+    p, q, r = x
+    pq, qr, pr = s.loss(p, q), s.loss(q, r), s.loss(p, r)
+    rhs = pq + qr
+    return [
+        Clause("M(p, r) <= M(p, q) + M(q, r)", np.ones(len(p), bool), pr, rhs, False,
+               np.abs(pr) + np.abs(rhs), (0, 1, 2),
+               {"M(p, q)": pq, "M(q, r)": qr, "M(p, q) + M(q, r)": rhs, "M(p, r)": pr})  # fmt: skip
+    ]
+
+
+# --------------------------------------------------------------------------- P4 transitivity
+
+
+def _check_p4(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
+    p, q, r = x
+    pq, pr, qr = s.loss(p, q), s.loss(p, r), s.loss(q, r)
+    with np.errstate(invalid="ignore"):
+        premise = (pq < pr - tol(pq, pr)) & (_l1(p, q) >= _GAP) & (_l1(q, r) >= _GAP)
+    return [
+        Clause("M(p, q) < M(p, r) => M(q, r) < M(p, r)", premise, qr, pr, True,
+               np.abs(qr) + np.abs(pr), (0, 1, 2),
+               {"M(p, q)": pq, "M(p, r)": pr, "M(q, r)": qr})  # fmt: skip
+    ]
+
+
+# --------------------------------------------------------------------------- P5 sum invariance
+
+
+def _gen_p5(rng: np.random.Generator, n: int, K: int, tgt: Points, pts: Points) -> Trials:
+    p, q = tgt(n), pts(n)
+    d = pts(n) - p
+    # Largest step t along d that keeps both p + t d and q + t d on the simplex.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lim = np.where(d < 0, np.minimum(p, q) / -d, np.inf).min(axis=1)
+    t = np.minimum(1.0, lim) * rng.choice([1.0, 0.5, rng.uniform()], size=n)
+    return [p, q, p + t[:, None] * d], np.zeros(n)
+
+
+def _check_p5(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
+    p, q, p2 = x
+    shift = p2 - p
+    q2, ok = _onto_simplex(q + shift)
+    ok &= _l1(p2, p) >= _GAP
+    before, after = s.loss(p, q), s.loss(p2, q2)
+    return [
+        Clause("M(p + c, q + c) <= M(p, q)", ok, after, before, False,
+               np.abs(after) + np.abs(before), (0, 1, 2),
+               {"M(p, q)": before, "M(p + c, q + c)": after})  # fmt: skip
+    ]
+
+
+# --------------------------------------------------------------------------- P5a minimum at a perfect match
+
+
+def _check_p5a(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
+    p, p2, r = x
+    m1, m2 = s.perfect(p), s.perfect(p2)
+    perfect1, perfect2, imperfect = s.loss(p, m1), s.loss(p2, m2), s.loss(p2, r)
+    ok = _l1(r, m2) >= 10 * _GAP
+    return [
+        Clause("(i) M(p, p̄) < M(p, r) for r != p̄", ok, perfect2, imperfect, True,
+               np.abs(perfect2) + np.abs(imperfect), (1, 2),
+               {"M(p, p̄)": perfect2, "M(p, r)": imperfect}),
+        Clause("(ii) M(p', p̄') <= M(p, r) for r != p̄", ok, perfect1, imperfect, False,
+               np.abs(perfect1) + np.abs(imperfect), (0, 1, 2),
+               {"M(p', p̄')": perfect1, "M(p, r)": imperfect}),
+    ]  # fmt: skip
+
+
+# --------------------------------------------------------------------------- P5b fair penalisation
+
+
+def _gen_p5b(rng: np.random.Generator, n: int, K: int, tgt: Points, pts: Points) -> Trials:
+    p, q, r = tgt(n), pts(n), pts(n)
+    # Two thirds of the trials put q on the line through the perfect match and r, between
+    # them (λ > 0) or mirrored through the perfect match (λ < 0), so that q's error is
+    # smaller on every class (built by _complete_p5b); the rest draw q freely.
+    q[: 2 * n // 3] = np.nan
+    lam = rng.choice(np.array([0.5, 0.25, 0.75, 0.9, -0.5, -0.25, -0.75, -0.9]), size=n)
+    return [p, q, r], lam
+
+
+def _complete_p5b(s: Subject, x: list[FloatArray], c: FloatArray) -> list[FloatArray]:
+    p, q, r = x
+    t = s.perfect(p)
+    d = np.sign(c)[:, None] * (r - t)
+    # Shorten the step where it would leave the simplex.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        room = np.where(d < 0, t / -d, np.inf).min(axis=1)
+    step = np.minimum(np.abs(c), room)
+    between, _ = _onto_simplex(t + step[:, None] * d)
+    return [p, np.where(np.isnan(q), between, q), r]
+
+
+def _check_p5b(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
+    p, q, r = x
+    t = s.perfect(p)
+    dq, dr = np.abs(t - q), np.abs(t - r)
+    ok = (dq <= dr + _ON_SIMPLEX).all(axis=1) & ((dr - dq).sum(axis=1) >= _GAP)
+    a, b = s.loss(p, q), s.loss(p, r)
+    return [
+        Clause("|p̄ - q| <= |p̄ - r| per class => M(p, q) < M(p, r)", ok, a, b, True,
+               np.abs(a) + np.abs(b), (0, 1, 2), {"M(p, q)": a, "M(p, r)": b})  # fmt: skip
+    ]
+
+
+# --------------------------------------------------------------------------- P5c equal at every perfect match
+
+
+def _check_p5c(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
+    p, p2 = x
+    a, b = s.loss(p, s.perfect(p)), s.loss(p2, s.perfect(p2))
+    with np.errstate(invalid="ignore"):
+        lhs = np.abs(a - b)
+    lhs = np.where(np.isinf(a) & np.isinf(b), 0.0, lhs)
+    return [
+        Clause("M(p, p̄) = M(p', p̄')", np.ones(len(p), bool), lhs, np.zeros(len(p)), False,
+               np.abs(a) + np.abs(b), (0, 1), {"M(p, p̄)": a, "M(p', p̄')": b})  # fmt: skip
+    ]
+
+
+# --------------------------------------------------------------------------- P6 scale sensitivity
+
+_SCALES = (0.5, 0.25, 0.1, 0.9)
+
+
+def _gen_p6(rng: np.random.Generator, n: int, K: int, tgt: Points, pts: Points) -> Trials:
+    return [tgt(n), pts(n), pts(n)], rng.choice(np.array(_SCALES), size=n)
+
+
+def _contract(s: FloatArray, x: FloatArray, c: FloatArray) -> FloatArray:
+    out: FloatArray = s + c[:, None] * (x - s)
+    return out
+
+
+def _check_p6(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
+    p, q, centre = x
+    p2, ok1 = _onto_simplex(_contract(centre, p, c))
+    q2, ok2 = _onto_simplex(_contract(centre, q, c))
+    before, after = s.loss(p, q), s.loss(p2, q2)
+    ok = ok1 & ok2 & (c < 1)
+    # With M(p, q) > 0, c^β M(p, q) < M(p, q) for every β > 0: the contraction must lower
+    # the value strictly. With M(p, q) = 0 it must stay 0.
+    positive = before > tol(before, before)
+    values = {"c": c, "M(p, q)": before, "M(p', q')": after}
+    ref = np.abs(after) + np.abs(before)
+    return [
+        Clause("M(p', q') < M(p, q) for x' = s + c(x - s), c < 1", ok & positive, after,
+               before, True, ref, (0, 1, 2), values),
+        Clause("M(p', q') = 0 when M(p, q) = 0", ok & ~positive, after, before, False, ref,
+               (0, 1, 2), values),
+    ]  # fmt: skip
+
+
+# --------------------------------------------------------------------------- P7 most probable label
+
+
+def _check_p7(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
+    p, q, r = x
+    t = s.perfect(p)
+    (kt, ut), (kq, uq), (kr, ur) = _unique_argmax(t), _unique_argmax(q), _unique_argmax(r)
+    ok = ut & uq & ur & (kq == kt) & (kr != kt)
+    a, b = s.loss(p, q), s.loss(p, r)
+    return [
+        Clause("argmax q = argmax p̄ != argmax r => M(p, q) < M(p, r)", ok, a, b, True,
+               np.abs(a) + np.abs(b), (0, 1, 2), {"M(p, q)": a, "M(p, r)": b})  # fmt: skip
+    ]
+
+
+# --------------------------------------------------------------------------- P8 positional error
+
+
+def _check_p8(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
+    p, q, r = x
+    t = s.perfect(p)
+    ok = _l1(t, q) <= _l1(t, r) + _ON_SIMPLEX
+    a, b = s.loss(p, q), s.loss(p, r)
+    return [
+        Clause("Σ|p̄ - q| <= Σ|p̄ - r| => M(p, q) <= M(p, r)", ok, a, b, False,
+               np.abs(a) + np.abs(b), (0, 1, 2),
+               {"L1(p̄, q)": _l1(t, q), "L1(p̄, r)": _l1(t, r), "M(p, q)": a, "M(p, r)": b})  # fmt: skip
+    ]
+
+
+# --------------------------------------------------------------------------- ordinal
+
+
+def _gen_ordinal(rng: np.random.Generator, n: int, K: int, tgt: Points, pts: Points) -> Trials:
+    # q and r are built by _complete_ordinal from (i, j, j', δ) drawn from u.
+    return [tgt(n), np.full((n, K), np.nan), np.full((n, K), np.nan)], rng.random((n, 4))
+
+
+def _complete_ordinal(s: Subject, x: list[FloatArray], u: FloatArray) -> list[FloatArray]:
+    """Move δ of the perfect match's mass from class i to a near class j and a far class j'."""
+    p = x[0]
+    t = s.perfect(p)
+    n, K = t.shape
+    rows = np.arange(n)
+    # i drawn with probability t_i (so t_i > 0), δ a round fraction of t_i.
+    i = np.minimum((t.cumsum(axis=1) < u[:, :1]).sum(axis=1), K - 1)
+    delta = t[rows, i] * np.array([1.0, 0.5, 0.25, 0.1])[np.minimum((u[:, 1] * 4).astype(int), 3)]
+    j1 = (i + 1 + (u[:, 2] * (K - 1)).astype(int)) % K
+    j2 = (i + 1 + (u[:, 3] * (K - 1)).astype(int)) % K
+    near = np.where(np.abs(j1 - i) <= np.abs(j2 - i), j1, j2)
+    far = np.where(np.abs(j1 - i) <= np.abs(j2 - i), j2, j1)
+    q, r = t.copy(), t.copy()
+    q[rows, i] -= delta
+    r[rows, i] -= delta
+    q[rows, near] += delta
+    r[rows, far] += delta
+    return [p, q, r]
+
+
+def _check_ordinal(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
+    p, q, r = x
+    t = s.perfect(p)
+    dq, dr = q - t, r - t
+    eps = 1e-9
+    negq, posq = dq < -eps, dq > eps
+    negr, posr = dr < -eps, dr > eps
+    ok = (negq.sum(1) == 1) & (posq.sum(1) == 1) & (negr.sum(1) == 1) & (posr.sum(1) == 1)
+    i, j, i2, j2 = negq.argmax(1), posq.argmax(1), negr.argmax(1), posr.argmax(1)
+    rows = np.arange(len(p))
+    ok &= (i == i2) & (np.abs(dq[rows, i] - dr[rows, i]) <= eps) & (-dq[rows, i] >= _GAP)
+    ok &= np.abs(j2 - i) > np.abs(j - i)
+    ok &= (np.abs(dq).sum(1) - 2 * np.abs(dq[rows, i]) <= 2 * eps)
+    ok &= (np.abs(dr).sum(1) - 2 * np.abs(dr[rows, i]) <= 2 * eps)
+    near, far = s.loss(p, q), s.loss(p, r)
+    return [
+        Clause("moving δ from class i to j' costs more than to j, |j' - i| > |j - i|", ok,
+               near, far, True, np.abs(near) + np.abs(far), (0, 1, 2),
+               {"M(p, q) (near)": near, "M(p, r) (far)": far})  # fmt: skip
+    ]
+
+
+# --------------------------------------------------------------------------- the list
+
+_PQR = ("p", "q", "r")
+
+PROPERTIES: tuple[Property, ...] = (
+    Property(
+        "P1", "symmetry",
+        r"$M(p, q) = M(q, p)$ for all $p, q \in \Delta_K$.",
+        ("p", "q"), (0,), _indep(2), _check_p1, same_kind=True,
+    ),
+    Property(
+        "P2", "boundedness",
+        r"There are finite $a \le b$ with $a \le M(p, q) \le b$ for all $p, q \in \Delta_K$, "
+        "faces and corners included (zero entries are where logs blow up). Checked as: every "
+        "value is finite; a metric that is finite everywhere on the compact simplex and "
+        "continuous is bounded.",
+        ("p", "q"), (0,), _indep(2), _check_p2,
+    ),
+    Property(
+        "P3", "triangle inequality",
+        r"$M(p, r) \le M(p, q) + M(q, r)$ for all $p, q, r \in \Delta_K$.",
+        _PQR, (0,), _indep(3), _check_p3, same_kind=True,
+    ),
+    Property(
+        "P4", "transitivity",
+        r"$M(p, q) < M(p, r) \Rightarrow M(q, r) < M(p, r)$ for all $p, q, r$ (seed 001 "
+        "Property 4 as written). No non-trivial distance has it: with $q$ and $r$ on "
+        r"opposite sides of $p$, $M(q, r)$ is the longest side.",
+        _PQR, (0,), _indep(3), _check_p4, same_kind=True,
+    ),
+    Property(
+        "P5", "sum invariance",
+        r"$M(p + c, q + c) \le M(p, q)$ for every $c \in \mathbb{R}^K$ with $\sum_k c_k = 0$ "
+        r"and $p + c, q + c \in \Delta_K$. Reading: the paper adds a constant to both "
+        "distributions; a shift that keeps both on the simplex must sum to zero (adding the "
+        r"same number to every entry leaves the simplex), and the paper's own gloss ($\delta_0$ "
+        r"vs $\delta_1$ shifted to $\delta_c$ vs $\delta_{1+c}$) is such a translation. Since "
+        "$-c$ shifts back, the property amounts to translation invariance.",
+        ("p", "q", "p + c"), (0, 2), _gen_p5, _check_p5, same_kind=True, independent=False,
+    ),
+    Property(
+        "P5a", "minimum penalty at a perfect match",
+        r"(i) $M(p, \bar p) < M(p, r)$ for every $r \ne \bar p$ (seed 001 Property 5.a as "
+        r"written), and (ii) $M(p', \bar p') \le M(p, r)$ for all targets $p, p'$ and every "
+        r"$r \ne \bar p$: the perfect match gets the minimum penalty the metric gives, on any "
+        "item. Clause (ii) is our reading of 'minimum penalisation': a perfect prediction on "
+        "one item must not score worse than an imperfect one on another, or a ranking "
+        "rewards easy (low-entropy) items instead of correct predictions; the paper's "
+        "discussion of CE's penalty on high-entropy targets (under P5.b) is this complaint. "
+        r"Here $r \ne \bar p$ means $\|r - \bar p\|_1 \ge 0.01$.",
+        ("p'", "p", "r"), (0, 1), _indep(3, (0, 1)), _check_p5a,
+    ),
+    Property(
+        "P5b", "fair penalisation",
+        r"If $|\bar p_k - q_k| \le |\bar p_k - r_k|$ for every class $k$, with "
+        r"$\sum_k (|\bar p_k - r_k| - |\bar p_k - q_k|) \ge 10^{-3}$, then $M(p, q) < M(p, r)$. "
+        r"Reading: in the binary case $|p - q| < |p - r|$ of the paper is this; for K classes "
+        "we ask that q's error be no larger on any class (the L1 version is P8).",
+        _PQR, (0,), _gen_p5b, _check_p5b, independent=False, complete=_complete_p5b,
+    ),
+    Property(
+        "P5c", "equal penalty for every perfect match",
+        r"$M(p, \bar p) = M(p', \bar p')$ for all targets $p, p'$.",
+        ("p", "p'"), (0, 1), _indep(2, (0, 1)), _check_p5c,
+    ),
+    Property(
+        "P6", "scale sensitivity",
+        r"There is $\beta > 0$ such that $M(p', q') \le c^\beta M(p, q)$ for all $p, q, s \in "
+        r"\Delta_K$ and $c \in (0, 1)$, where $x' = s + c (x - s)$ contracts both towards a "
+        "common centre s. Reading: the paper multiplies both distributions by c, which leaves "
+        "the simplex unless it is about a point of it; its gloss (the divergence of "
+        r"$\delta$ to $\delta_{1/2}$ is at most half that of $\delta_0$ to $\delta_1$) is a "
+        "contraction towards a corner. Only $c < 1$ keeps every contraction on the simplex. "
+        "A trial where the contraction does not lower the value rules out every $\\beta > 0$; "
+        r"otherwise the table reports $\hat\beta$, the largest order consistent with all trials.",
+        ("p", "q", "s"), (0,), _gen_p6, _check_p6, same_kind=True, independent=False,
+    ),
+    Property(
+        "P7", "non-invariance to the most probable label",
+        r"If $\arg\max q = \arg\max \bar p \ne \arg\max r$ (each a unique maximum), then "
+        "$M(p, q) < M(p, r)$.",
+        _PQR, (0,), _indep(3), _check_p7,
+    ),
+    Property(
+        "P8", "positional error sensitivity",
+        r"If $\sum_k |\bar p_k - q_k| \le \sum_k |\bar p_k - r_k|$ then $M(p, q) \le M(p, r)$ "
+        "(seed 001 Property 8 as written: no metric may prefer a prediction with a larger L1 "
+        "error).",
+        _PQR, (0,), _indep(3), _check_p8,
+    ),
+    Property(
+        "ordinal", "ordinal: more distant moves cost more",
+        r"Moving mass $\delta \ge 10^{-3}$ of $\bar p$ from class $i$ to class $j'$ costs "
+        r"strictly more than moving it to class $j$ when $|j' - i| > |j - i|$: "
+        r"$M(p, \bar p + \delta(e_j - e_i)) < M(p, \bar p + \delta(e_{j'} - e_i))$ (seed 000 "
+        "Example 2). Strict because 'never less' is met by every metric blind to the order "
+        "(L1 charges $2\\delta$ for every move); seed 000's complaint is that KL charges both "
+        "moves the same.",
+        _PQR, (0,), _gen_ordinal, _check_ordinal, min_classes=3, independent=False,
+        complete=_complete_ordinal,
+    ),
+)  # fmt: skip

@@ -1,0 +1,408 @@
+"""Counterexample search: seeded trials on the simplex, then shrinking to the simplest one."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from dissensus.audit._properties import PROPERTIES, Clause, Property
+from dissensus.audit._result import AuditResult, Counterexample, PropertyResult
+from dissensus.audit._subject import MetricLike, Subject, as_subject
+
+__all__ = ["audit", "property_keys"]
+
+FloatArray = npt.NDArray[np.float64]
+
+#: Relative tolerance of every comparison (times the metric's scale plus the two values).
+RTOL = 1e-6
+#: Grid resolutions: a random grid point has entries that are multiples of 1/m.
+_GRIDS = np.array([1, 2, 4, 5, 10, 20])
+#: Denominators tried when shrinking a counterexample, simplest first.
+_DENOMINATORS = (1, 2, 4, 5, 10, 20, 25, 50, 100)
+#: Violating trials kept for shrinking.
+_SHRINK_POOL = 128
+#: Violating trials whose simplicity is compared.
+_KEY_POOL = 20_000
+#: The K = 2 grid enumerated exhaustively for properties of independent slots.
+_BINARY_GRID = np.linspace(0.0, 1.0, 11)
+
+
+def property_keys() -> list[str]:
+    """Keys of the audited properties, in table order (``"P1"`` ... ``"ordinal"``)."""
+    return [p.key for p in PROPERTIES]
+
+
+# --------------------------------------------------------------------------- sampling
+
+
+def _points(rng: np.random.Generator, n: int, K: int) -> FloatArray:
+    """Seeded points of the simplex: interior, faces (zeros), corners and round grid points."""
+    kind = rng.choice(4, size=n, p=[0.35, 0.2, 0.05, 0.4])
+    g = rng.standard_exponential((n, K))
+    # Faces: keep a random non-empty subset of the classes.
+    keep = rng.random((n, K)) < rng.random((n, 1))
+    keep[np.arange(n), rng.integers(0, K, n)] = True
+    face = np.where(kind[:, None] == 1, g * keep, g)
+    x = face / face.sum(axis=1, keepdims=True)
+    corners = np.eye(K)[rng.integers(0, K, n)]
+    x = np.where(kind[:, None] == 2, corners, x)
+    m = rng.choice(_GRIDS, size=n)
+    grid = _compositions(rng, m, K) / m[:, None]
+    out: FloatArray = np.where(kind[:, None] == 3, grid, x)
+    return out
+
+
+def _compositions(rng: np.random.Generator, total: npt.NDArray[np.int64], K: int) -> FloatArray:
+    """Random non-negative integer rows of K entries summing to ``total`` (sorted cut points)."""
+    cuts = np.sort(np.floor(rng.random((len(total), K - 1)) * (total[:, None] + 1)), axis=1)
+    edges = np.column_stack([np.zeros(len(total)), cuts, total.astype(np.float64)])
+    out: FloatArray = np.diff(edges, axis=1)
+    return out
+
+
+def _binary_grid(n_slots: int) -> list[FloatArray]:
+    combos = np.array(list(itertools.product(_BINARY_GRID, repeat=n_slots)))
+    return [np.column_stack([combos[:, k], 1.0 - combos[:, k]]) for k in range(n_slots)]
+
+
+# --------------------------------------------------------------------------- simplicity
+
+
+def _denominator(x: FloatArray) -> npt.NDArray[np.int64]:
+    """Smallest of :data:`_DENOMINATORS` making every entry of each row a multiple of 1/m."""
+    out = np.full(len(x), 10_000, dtype=np.int64)
+    for m in reversed(_DENOMINATORS):
+        y = x * m
+        whole = (np.abs(y - np.round(y)) <= 1e-9 * m).all(axis=1)
+        out[whole] = m
+    return out
+
+
+def _complexity(prop: Property, subject: Subject, slots: list[FloatArray]) -> FloatArray:
+    """Sort key: fewer non-zero entries first, then rounder numbers, then fewer annotations."""
+    nnz = np.zeros(len(slots[0]))
+    denom = np.ones(len(slots[0]), dtype=np.int64)
+    annotations = np.zeros(len(slots[0]))
+    for k, x in enumerate(slots):
+        if subject.expected and k in prop.target_slots:
+            annotations += x.sum(axis=1) - x.shape[1]
+            continue
+        nnz += (x > 1e-12).sum(axis=1)
+        denom = np.maximum(denom, _denominator(x))
+    out: FloatArray = nnz * 1e8 + denom * 1e3 + annotations
+    return out
+
+
+def _round_rows(x: FloatArray, m: npt.NDArray[np.int64]) -> FloatArray:
+    """Largest-remainder rounding of row i to multiples of 1/m[i] (stays on the simplex)."""
+    mm = m[:, None].astype(np.float64)
+    f = x * mm
+    base = np.floor(f + 1e-12)
+    missing = np.round(mm[:, 0] - base.sum(axis=1))
+    # Rank of each entry's remainder within its row (0 = largest): the first `missing` get +1.
+    order = np.argsort(-(f - base), axis=1, kind="stable")
+    rank = np.argsort(order, axis=1, kind="stable")
+    out: FloatArray = (base + (rank < missing[:, None])) / mm
+    return out
+
+
+def _snap(x: FloatArray, floor: npt.NDArray[np.float64]) -> FloatArray:
+    """Entries below ``floor`` (per row) set to 0, the row renormalised (unless all vanish)."""
+    y = np.where(x < floor[:, None], 0.0, x)
+    s = y.sum(axis=1, keepdims=True)
+    out: FloatArray = np.where(s > 0, y / np.where(s > 0, s, 1.0), x)
+    return out
+
+
+_FLOORS = (0.0, 0.05, 0.15)
+
+
+# --------------------------------------------------------------------------- checking
+
+
+class _Checker:
+    def __init__(self, prop: Property, subject: Subject, scale: float) -> None:
+        self.prop, self.subject, self.scale = prop, subject, scale
+
+    def tol(self, a: FloatArray, b: FloatArray) -> FloatArray:
+        with np.errstate(invalid="ignore"):
+            out: FloatArray = RTOL * (self.scale + np.abs(a) + np.abs(b))
+        return out
+
+    def __call__(
+        self, slots: list[FloatArray], c: FloatArray
+    ) -> tuple[list[Clause], list[FloatArray], npt.NDArray[np.bool_]]:
+        """Clauses, each clause's margin (> 0: violated) and which trials any clause applies to."""
+        clauses = self.prop.check(self.subject, slots, c, self.tol)
+        margins = []
+        applies = np.zeros(len(slots[0]), bool)
+        for cl in clauses:
+            with np.errstate(invalid="ignore"):
+                t = RTOL * (self.scale + np.nan_to_num(cl.ref, posinf=0.0))
+                margin = cl.lhs - cl.rhs + (t if cl.strict else -t)
+                both_inf = np.isinf(cl.lhs) & np.isinf(cl.rhs)
+            ok = cl.applicable & ~both_inf & ~np.isnan(margin)
+            margins.append(np.where(ok & (margin >= 0 if cl.strict else margin > 0), margin, -1.0))
+            applies |= ok
+        return clauses, margins, applies
+
+
+def _scale(subject: Subject, rng: np.random.Generator, K: int) -> float:
+    n = 512
+    tgt = subject.sample_targets(rng, n, K) if subject.expected else _points(rng, n, K)
+    v = np.abs(subject.loss(tgt, rng.dirichlet(np.ones(K), size=n)))
+    v = v[np.isfinite(v)]
+    med = float(np.median(v)) if v.size else 1.0
+    return med if med > 0 else 1.0
+
+
+def _take(slots: list[FloatArray], c: FloatArray, idx: npt.NDArray[np.intp]) -> tuple[list[FloatArray], FloatArray]:
+    return [x[idx] for x in slots], c[idx]
+
+
+def _shrink(
+    checker: _Checker, slots: list[FloatArray], c: FloatArray
+) -> tuple[list[FloatArray], FloatArray]:
+    """Variants of violating trials: small entries snapped to 0, rounded to 1/m for each m."""
+    prop, subject = checker.prop, checker.subject
+    frozen = set(prop.target_slots) if subject.expected else set()
+    n = len(c)
+    grid = np.array([(f, m) for f in _FLOORS for m in _DENOMINATORS])
+    floors = np.repeat(grid[:, 0], n)
+    dens = np.repeat(grid[:, 1], n).astype(np.int64)
+    out = []
+    for k, x in enumerate(slots):
+        tiled = np.tile(x, (len(grid), 1))
+        variant = tiled if k in frozen else _round_rows(_snap(tiled, floors), dens)
+        out.append(np.concatenate([x, variant]))
+    return out, np.concatenate([c] * (len(grid) + 1))
+
+
+def _simplest(
+    checker: _Checker, slots: list[FloatArray], margins: list[FloatArray]
+) -> npt.NDArray[np.intp]:
+    """Violating trials, simplest first (largest margin among equally simple ones)."""
+    margin = np.max(np.stack(margins), axis=0)
+    # The first violations are enough to find the simplest (trials are in random order).
+    bad = np.flatnonzero(margin >= 0)[:_KEY_POOL]
+    key = _complexity(checker.prop, checker.subject, [x[bad] for x in slots])
+    finite = np.where(np.isfinite(margin[bad]), margin[bad], 1e300)
+    out: npt.NDArray[np.intp] = bad[np.lexsort((-finite, key))][:_SHRINK_POOL]
+    return out
+
+
+def _best(
+    checker: _Checker, slots: list[FloatArray], c: FloatArray
+) -> Counterexample | None:
+    clauses, margins, _ = checker(slots, c)
+    pool = _simplest(checker, slots, margins)
+    if pool.size == 0:
+        return None
+    for _ in range(2):
+        slots, c = _shrink(checker, *_take(slots, c, pool))
+        clauses, margins, _ = checker(slots, c)
+        pool = _simplest(checker, slots, margins)
+    i = int(pool[0])
+    which = int(np.argmax([m[i] for m in margins]))
+    cl = clauses[which]
+    names = checker.prop.slots
+    shown = {}
+    for k in cl.shown:
+        label = names[k]
+        if checker.subject.expected and k in checker.prop.target_slots:
+            label = f"alpha[{label}]"
+        shown[label] = [float(v) for v in slots[k][i]]
+    values = {name: float(v[i]) for name, v in cl.values.items()}
+    return Counterexample(
+        clause=cl.name,
+        distributions=shown,
+        values=values,
+        margin=float(cl.lhs[i] - cl.rhs[i]),
+    )
+
+
+def _beta_hat(checker: _Checker, slots: list[FloatArray], c: FloatArray) -> float:
+    """P6: the largest order β with M(p', q') <= c^β M(p, q) over every trial."""
+    cl = checker(slots, c)[0][0]
+    with np.errstate(all="ignore"):
+        ok = cl.applicable & np.isfinite(cl.lhs) & (cl.rhs > 1e-6 * checker.scale) & (cl.lhs > 0)
+        beta = np.log(cl.lhs[ok] / cl.rhs[ok]) / np.log(c[ok])
+    return float(beta.min()) if beta.size else math.nan
+
+
+# --------------------------------------------------------------------------- audit
+
+
+Trials = tuple[list[FloatArray], FloatArray]
+
+
+class _TrialCache:
+    """The trials of each property, drawn once per audit and shared by every metric.
+
+    The trials depend on the metric only through the kind of target (a
+    distribution, or ``alpha`` for an expected metric), so drawing them once
+    makes the audit of many metrics cost little more than their evaluation.
+    """
+
+    def __init__(self, K: int, n: int, seed: int) -> None:
+        self.K, self.n, self.seed = K, n, seed
+        self.cache: dict[tuple[str, bool], Trials] = {}
+
+    def __call__(self, prop: Property, subject: Subject) -> Trials:
+        hit = self.cache.get((prop.key, subject.expected))
+        if hit is not None:
+            return hit
+        K, n = self.K, self.n
+        keys = [p.key for p in PROPERTIES]
+        rng = np.random.default_rng([self.seed, K, keys.index(prop.key), int(subject.expected)])
+
+        def pts(m: int) -> FloatArray:
+            return _points(rng, m, K)
+
+        def tgt(m: int) -> FloatArray:
+            return subject.sample_targets(rng, m, K) if subject.expected else _points(rng, m, K)
+
+        slots, c = prop.generate(rng, n, K, tgt, pts)
+        if prop.complete is not None:
+            slots = prop.complete(subject, slots, c)
+        if K == 2 and prop.independent and not subject.expected:
+            grid = _binary_grid(len(prop.slots))
+            slots = [np.concatenate([g, x]) for g, x in zip(grid, slots, strict=True)]
+            c = np.concatenate([np.zeros(len(grid[0])), c])
+        self.cache[(prop.key, subject.expected)] = (slots, c)
+        return slots, c
+
+
+def _audit_one(
+    subject: Subject, prop: Property, K: int, trials: _TrialCache, scale: float
+) -> PropertyResult:
+    if K < prop.min_classes:
+        return PropertyResult(subject.name, prop.key, "not applicable", 0, None,
+                              f"needs K >= {prop.min_classes}")  # fmt: skip
+    if prop.same_kind and subject.expected:
+        return PropertyResult(subject.name, prop.key, "not applicable", 0, None,
+                              "uses a prediction as a target (expected metric)")  # fmt: skip
+
+    slots, c = trials(prop, subject)
+    checker = _Checker(prop, subject, scale)
+    _, margins, applies = checker(slots, c)
+    n_applicable = int(applies.sum())
+    if n_applicable == 0:
+        return PropertyResult(subject.name, prop.key, "not applicable", 0, None,
+                              "no trial met the premise")  # fmt: skip
+    example = _best(checker, slots, c)
+    note = ""
+    if prop.key == "P6" and example is None:
+        note = f"β̂ = {_beta_hat(checker, slots, c):.3g}"
+    status = "holds" if example is None else "violated"
+    return PropertyResult(subject.name, prop.key, status, n_applicable, example, note)
+
+
+def _subjects(
+    metric: MetricLike | Sequence[MetricLike] | Mapping[str, MetricLike],
+    options: Mapping[str, Any] | None,
+) -> list[Subject]:
+    if isinstance(metric, Mapping):
+        return [as_subject(m, name=str(k), options=options) for k, m in metric.items()]
+    if isinstance(metric, Sequence) and not isinstance(metric, str):
+        return [as_subject(m, options=options) for m in metric]
+    return [as_subject(metric, options=options)]
+
+
+def audit(
+    metric: MetricLike | Sequence[MetricLike] | Mapping[str, MetricLike],
+    properties: str | Sequence[str] = "all",
+    classes: int = 2,
+    n_trials: int = 100_000,
+    *,
+    seed: int = 0,
+    options: Mapping[str, Any] | None = None,
+) -> AuditResult:
+    r"""Check which properties of a good soft metric a metric has, by counterexample search.
+
+    For each property (:data:`dissensus.audit.PROPERTIES`; definitions in
+    :mod:`dissensus.audit._properties` and ``docs/audit.md``) the audit draws
+    ``n_trials`` seeded trials on the simplex over ``classes`` classes
+    (interior points, faces with zeros, corners, and round grid points; for
+    K = 2 also every tuple of the 0.1 grid), checks the property on all of
+    them at once, and shrinks a violation to the simplest one it can find
+    (fewest non-zero entries, then the roundest numbers: multiples of 1/2,
+    1/4, 1/5, 1/10, ...).
+
+    Parameters
+    ----------
+    metric : str, Metric, callable, or a sequence or mapping of them
+        Registry names (``"manhattan"``, ``"E[emd]"``), registry entries, or
+        callables ``f(p, q) -> (N,)`` taken as losses. A mapping gives the row
+        names (``{"CE (clipped)": partial(cross_entropy, zero="clip")}``).
+    properties : "all" or sequence of str, default "all"
+        Property keys, e.g. ``["P1", "P3"]``.
+    classes : int, default 2
+        K.
+    n_trials : int, default 100_000
+        Trials per property and metric.
+    seed : int, default 0
+        Seed of the trials; the same seed gives the same table.
+    options : mapping, optional
+        Keyword options passed to every metric (e.g. ``{"zero": "clip"}``).
+
+    Returns
+    -------
+    AuditResult
+        One row per (metric, property): ``"holds"`` (no counterexample in the
+        trials), ``"violated"`` (with the simplest counterexample, its metric
+        values and the margin ``lhs - rhs`` of the inequality it breaks) or
+        ``"not applicable"``.
+
+    Notes
+    -----
+    "Holds" means no counterexample was found, not a proof. Similarities
+    (``cosine``, ``intersection``) are audited as ``upper bound - value``.
+    Expected metrics take ``alpha = 1 + counts`` (0 to 20 annotations) as
+    target; their perfect match is the posterior mean :math:`\alpha/\alpha_0`.
+
+    References
+    ----------
+    .. [1] Rizzi, G., Astorino, A., Rosso, P. and Fersini, E. (2024). Soft
+       metrics for evaluation with disagreements: an assessment. Proc. 3rd
+       Workshop on Perspectivist Approaches to NLP (NLPerspectives), LREC-COLING.
+
+    Examples
+    --------
+    >>> table = audit(["manhattan", "kl_divergence"], ["P1", "P3"], n_trials=2000)
+    >>> table.status("kl_divergence", "P3")
+    'violated'
+    >>> table.status("manhattan", "P3")
+    'holds'
+    """
+    K = int(classes)
+    if K < 2:
+        msg = f"The 'classes' parameter of audit must be an integer >= 2. Got {classes!r}."
+        raise ValueError(msg)
+    n = int(n_trials)
+    if n < 1:
+        msg = f"The 'n_trials' parameter of audit must be a positive integer. Got {n_trials!r}."
+        raise ValueError(msg)
+    by_key = {p.key: p for p in PROPERTIES}
+    if isinstance(properties, str):
+        properties = list(by_key) if properties == "all" else [properties]
+    unknown = [k for k in properties if k not in by_key]
+    if unknown:
+        msg = f"Unknown properties {unknown}; choose from {list(by_key)} or 'all'."
+        raise ValueError(msg)
+    subjects = _subjects(metric, options)
+    rows = []
+    # One generator per property: adding a metric or a property does not change the
+    # trials of the others.
+    trials = _TrialCache(K, n, seed)
+    for subject in subjects:
+        scale = _scale(subject, np.random.default_rng([seed, K]), K)
+        for key in properties:
+            rows.append(_audit_one(subject, by_key[key], K, trials, scale))
+    return AuditResult(rows=tuple(rows), classes=K, n_trials=n, seed=seed,
+                       properties=tuple(properties))  # fmt: skip

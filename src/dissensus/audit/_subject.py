@@ -1,0 +1,116 @@
+"""What is audited: a metric seen as a loss on (target, prediction) rows.
+
+A :class:`Subject` wraps a registry metric, an expected metric or any
+callable ``f(p, q) -> (N,)`` behind one interface the property checks use:
+``loss(target, q)``, ``perfect(target)`` (the prediction that matches the
+target exactly) and ``sample_targets``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from dissensus.metrics import Metric, get_metric
+
+__all__ = ["MetricLike", "Subject", "as_subject"]
+
+FloatArray = npt.NDArray[np.float64]
+MetricLike = str | Metric | Callable[..., Any]
+
+#: Annotation counts drawn for the targets of expected metrics (their sum is the item's n).
+_EXPECTED_N = np.array([0, 1, 2, 3, 4, 5, 10, 20])
+
+
+@dataclass(frozen=True)
+class Subject:
+    """A metric under audit.
+
+    Attributes
+    ----------
+    name : str
+        Row label in the audit table.
+    func : callable
+        ``func(target, q) -> (N,)``, the metric as given.
+    lower_is_better : bool
+        Direction. A similarity ``s`` with upper bound ``b`` is audited as the
+        loss ``b - s`` (so that ``cosine`` is audited as the cosine distance).
+    upper : float
+        The bound ``b`` used for similarities.
+    expected : bool
+        The target is Dirichlet ``alpha`` (counts plus a uniform prior of 1),
+        not a distribution; the perfect match is the posterior mean.
+    options : mapping
+        Keyword options passed to ``func`` (e.g. ``zero="clip"``).
+    """
+
+    name: str
+    func: Callable[..., Any]
+    lower_is_better: bool = True
+    upper: float = 0.0
+    expected: bool = False
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def loss(self, target: FloatArray, q: FloatArray) -> FloatArray:
+        """The metric as a loss, one value per row."""
+        with np.errstate(all="ignore"):
+            v = np.asarray(self.func(target, q, **self.options), dtype=np.float64).reshape(-1)
+            if not self.lower_is_better:
+                v = self.upper - v
+        return v
+
+    def perfect(self, target: FloatArray) -> FloatArray:
+        """The perfect prediction for each target: itself, or the posterior mean."""
+        if not self.expected:
+            return target
+        out: FloatArray = target / target.sum(axis=1, keepdims=True)
+        return out
+
+    def sample_targets(self, rng: np.random.Generator, n: int, K: int) -> FloatArray:
+        """Dirichlet ``alpha = 1 + counts``, counts of ``n`` annotations over ``K`` classes.
+
+        Only for expected metrics (pointwise targets are sampled like predictions).
+        """
+        totals = rng.choice(_EXPECTED_N, size=n).astype(np.float64)
+        cuts = np.sort(np.floor(rng.random((n, K - 1)) * (totals[:, None] + 1)), axis=1)
+        counts = np.diff(np.column_stack([np.zeros(n), cuts, totals]), axis=1)
+        out: FloatArray = 1.0 + counts
+        return out
+
+
+def as_subject(
+    metric: MetricLike, *, name: str | None = None, options: Mapping[str, Any] | None = None
+) -> Subject:
+    """Turn a registry name, a :class:`~dissensus.metrics.Metric` or a callable into a Subject.
+
+    A plain callable is taken as a loss (lower is better) on two distributions.
+    """
+    opts = dict(options or {})
+    if isinstance(metric, str | Metric):
+        m = get_metric(metric)
+        if m.unary:
+            msg = (
+                f"Metric {m.name!r} takes one argument (the target only); the audit needs a "
+                "metric f(target, prediction). Pick one of dissensus.metrics.list_metrics()."
+            )
+            raise ValueError(msg)
+        return Subject(
+            name=name or m.name,
+            func=m.func,
+            lower_is_better=m.lower_is_better,
+            upper=m.bounds[1],
+            expected=m.needs_posterior,
+            options=opts,
+        )
+    if callable(metric):
+        label = name or getattr(metric, "__name__", None) or repr(metric)
+        return Subject(name=str(label), func=metric, options=opts)
+    msg = (
+        "The 'metric' parameter of audit must be a registry name (e.g. 'manhattan'), a "
+        f"dissensus.metrics.Metric or a callable f(p, q) -> (N,). Got {metric!r}."
+    )
+    raise TypeError(msg)
