@@ -9,7 +9,7 @@ violation. Definitions: :data:`PROPERTIES` and ``docs/audit.md``.
 
 from dissensus.audit._properties import PROPERTIES, Property
 from dissensus.audit._result import AuditResult, Counterexample, PropertyResult
-from dissensus.audit._search import audit, property_keys
+from dissensus.audit._search import audit, check_case, property_keys
 
 __all__ = [
     "PROPERTIES",
@@ -18,5 +18,6 @@ __all__ = [
     "Property",
     "PropertyResult",
     "audit",
+    "check_case",
     "property_keys",
 ]

@@ -14,7 +14,7 @@ from dissensus.audit._properties import PROPERTIES, Clause, Property
 from dissensus.audit._result import AuditResult, Counterexample, PropertyResult
 from dissensus.audit._subject import MetricLike, Subject, as_subject
 
-__all__ = ["audit", "property_keys"]
+__all__ = ["audit", "check_case", "property_keys"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -25,7 +25,7 @@ _GRIDS = np.array([1, 2, 4, 5, 10, 20])
 #: Denominators tried when shrinking a counterexample, simplest first.
 _DENOMINATORS = (1, 2, 4, 5, 10, 20, 25, 50, 100)
 #: Violating trials kept for shrinking.
-_SHRINK_POOL = 128
+_SHRINK_POOL = 64
 #: Violating trials whose simplicity is compared.
 _KEY_POOL = 20_000
 #: The K = 2 grid enumerated exhaustively for properties of independent slots.
@@ -75,11 +75,12 @@ def _binary_grid(n_slots: int) -> list[FloatArray]:
 
 def _denominator(x: FloatArray) -> npt.NDArray[np.int64]:
     """Smallest of :data:`_DENOMINATORS` making every entry of each row a multiple of 1/m."""
-    out = np.full(len(x), 10_000, dtype=np.int64)
-    for m in reversed(_DENOMINATORS):
-        y = x * m
-        whole = (np.abs(y - np.round(y)) <= 1e-9 * m).all(axis=1)
-        out[whole] = m
+    dens = np.array(_DENOMINATORS, dtype=np.float64)
+    y = x[:, :, None] * dens
+    whole = (np.abs(y - np.round(y)) <= 1e-9 * dens).all(axis=1)
+    out: npt.NDArray[np.int64] = np.where(
+        whole.any(axis=1), dens.astype(np.int64)[whole.argmax(axis=1)], 10_000
+    )
     return out
 
 
@@ -203,8 +204,8 @@ def _best(
     pool = _simplest(checker, slots, margins)
     if pool.size == 0:
         return None
-    for _ in range(2):
-        slots, c = _shrink(checker, *_take(slots, c, pool))
+    for size in (64, 16):
+        slots, c = _shrink(checker, *_take(slots, c, pool[:size]))
         clauses, margins, _ = checker(slots, c)
         pool = _simplest(checker, slots, margins)
     i = int(pool[0])
@@ -303,6 +304,61 @@ def _audit_one(
     return PropertyResult(subject.name, prop.key, status, n_applicable, example, note)
 
 
+def check_case(
+    metric: MetricLike,
+    prop: str,
+    *distributions: npt.ArrayLike,
+    scalar: float = 0.0,
+    options: Mapping[str, Any] | None = None,
+) -> dict[str, float]:
+    """Check one property on one given case: ``{clause: margin}``, NaN where it does not apply.
+
+    A clause is violated when its margin ``lhs - rhs`` is > 0 (>= 0 for a
+    strict inequality). Useful to confirm a published counterexample.
+
+    Parameters
+    ----------
+    metric : str, Metric or callable
+        The metric.
+    prop : str
+        Property key, e.g. ``"P3"``.
+    *distributions : array_like
+        One (K,) row per slot of the property, in the order of
+        ``Property.slots`` (``alpha`` for an expected metric's targets).
+    scalar : float, default 0.0
+        The contraction factor ``c`` of P6.
+    options : mapping, optional
+        Keyword options of the metric.
+
+    Examples
+    --------
+    Seed 001, Example 2 (clipped cross-entropy breaks the triangle inequality):
+
+    >>> from functools import partial
+    >>> from dissensus.metrics import cross_entropy
+    >>> ce = partial(cross_entropy, zero="clip")
+    >>> m = check_case(ce, "P3", [0.7, 0.3], [0.95, 0.05], [1, 0])
+    >>> round(m["M(p, r) <= M(p, q) + M(q, r)"], 4)
+    5.9731
+    """
+    by_key = {p.key: p for p in PROPERTIES}
+    if prop not in by_key:
+        msg = f"Unknown property {prop!r}; choose from {list(by_key)}."
+        raise ValueError(msg)
+    p = by_key[prop]
+    if len(distributions) != len(p.slots):
+        msg = f"Property {prop} takes {len(p.slots)} distributions {p.slots}; got {len(distributions)}."
+        raise ValueError(msg)
+    subject = as_subject(metric, options=options)
+    slots = [np.asarray(d, dtype=np.float64).reshape(1, -1) for d in distributions]
+    K = slots[0].shape[1]
+    checker = _Checker(p, subject, _scale(subject, np.random.default_rng(0), K))
+    clauses, _, _ = checker(slots, np.array([float(scalar)]))
+    return {
+        cl.name: float(cl.lhs[0] - cl.rhs[0]) if cl.applicable[0] else math.nan for cl in clauses
+    }
+
+
 def _subjects(
     metric: MetricLike | Sequence[MetricLike] | Mapping[str, MetricLike],
     options: Mapping[str, Any] | None,
@@ -368,9 +424,10 @@ def audit(
 
     References
     ----------
-    .. [1] Rizzi, G., Astorino, A., Rosso, P. and Fersini, E. (2024). Soft
-       metrics for evaluation with disagreements: an assessment. Proc. 3rd
-       Workshop on Perspectivist Approaches to NLP (NLPerspectives), LREC-COLING.
+    .. [1] Rizzi, G., Leonardelli, E., Poesio, M., Uma, A., Pavlovic, M., Paun, S.,
+       Rosso, P. and Fersini, E. (2024). Soft metrics for evaluation with
+       disagreements: an assessment. Proc. 3rd Workshop on Perspectivist
+       Approaches to NLP (NLPerspectives) at LREC-COLING 2024, 84–94 (seed 001).
 
     Examples
     --------
