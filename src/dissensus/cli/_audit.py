@@ -23,7 +23,7 @@ def audit_document(result: AuditResult, *, command: str) -> str:
         "001's Table 1: [audit.md](audit.md).",
         "",
     ]
-    return "\n".join(head) + result.to_markdown()
+    return "\n".join(head) + "\n" + result.to_markdown()
 
 
 @click.command("audit")
