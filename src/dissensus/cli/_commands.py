@@ -8,8 +8,10 @@ from dissensus.cli._agreement import agreement_command
 from dissensus.cli._audit import audit_command
 from dissensus.cli._evaluate import evaluate_command
 from dissensus.cli._info import info_command
+from dissensus.cli._leaderboard import leaderboard_command
 
 __all__ = ["COMMANDS"]
 
 COMMANDS: list[click.Command] = [info_command, agreement_command, evaluate_command]
 COMMANDS.append(audit_command)
+COMMANDS.append(leaderboard_command)

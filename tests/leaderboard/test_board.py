@@ -1,0 +1,193 @@
+"""Leaderboard re-ranking (seed 001 §4.3) on a synthetic shared task with known rank changes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from dissensus import LabelCounts
+from dissensus.cli import cli
+from dissensus.leaderboard import (
+    combine_leaderboards,
+    leaderboard,
+    read_submission,
+    rerank_table,
+    team_names,
+)
+
+_METRICS = ["manhattan", "euclidean", "cross_entropy"]
+#: Pairs of teams whose order cross-entropy swaps, per dataset.
+_SWAPS = {"A": {0, 1, 2}, "B": {0}, "C": set()}
+
+
+def _task(swapped: set[int]) -> tuple[LabelCounts, dict[str, np.ndarray]]:
+    """10 teams in 5 pairs; 20 items of gold [1, 0] and 20 of [0, 1].
+
+    Team 2i has total error S (L1 = S), team 2i + 1 has S + 0.01, S = 0.3 + 0.2 i.
+    In a swapped pair team 2i puts almost all its error on the first items
+    (x = S - 0.02, y = 0.02), which cross-entropy punishes more than the
+    balanced error of team 2i + 1; L1 and L2 (proportional to x + y here) keep
+    the order. Pairs are 0.2 apart, so nothing else moves.
+    """
+    counts = LabelCounts.from_array([[4, 0]] * 20 + [[0, 4]] * 20)
+    subs = {}
+    for pair in range(5):
+        S = 0.3 + 0.2 * pair
+        for member, total in ((0, S), (1, S + 0.01)):
+            x, y = (total - 0.02, 0.02) if member == 0 and pair in swapped else (total / 2,) * 2
+            subs[f"team{2 * pair + member}"] = np.array([[1 - x, x]] * 20 + [[y, 1 - y]] * 20)
+    return counts, subs
+
+
+def _expected_row(frame: pd.DataFrame, dataset: str, a: str, b: str) -> pd.Series:
+    sel = frame[(frame["dataset"] == dataset) & (frame["metric_a"] == a) & (frame["metric_b"] == b)]
+    assert len(sel) == 1
+    return sel.iloc[0]
+
+
+class TestRerankTable:
+    def test_table2_numbers(self) -> None:
+        rows = rerank_table([[1, 2, 3, 4, 5], [2, 1, 3, 5, 4], [1, 2, 3, 4, 5]], ["a", "b", "c"])
+        ab, ac, bc = rows
+        assert (ab["pct_reranked"], ab["mean_change"], ab["sd_change"]) == (80.0, 0.8, 0.4)
+        assert (ac["pct_reranked"], ac["mean_change"], ac["sd_change"]) == (0.0, 0.0, 0.0)
+        assert ac["kendall_tau"] == 1.0
+        assert bc["kendall_tau"] == pytest.approx(0.6)
+
+
+@pytest.fixture(scope="module")
+def board() -> object:
+    boards = [
+        leaderboard(*_task(sw), _METRICS, dataset=name, n_resamples=200)
+        for name, sw in _SWAPS.items()
+    ]
+    return combine_leaderboards(boards)
+
+
+class TestLeaderboard:
+    def test_ranks(self, board: object) -> None:
+        ranks = board.ranks("A")  # type: ignore[attr-defined]
+        assert ranks["manhattan"].tolist() == [float(r) for r in range(1, 11)]
+        assert ranks.loc["team0", "cross_entropy"] == 2.0
+        assert ranks.loc["team1", "cross_entropy"] == 1.0
+        assert ranks.loc["team6", "cross_entropy"] == 7.0
+
+    @pytest.mark.parametrize(
+        ("dataset", "pct", "mean", "sd", "tau"),
+        [
+            ("A", 60.0, 0.6, np.sqrt(0.24), 42 / 45 - 3 / 45),
+            ("B", 20.0, 0.2, 0.4, 43 / 45),
+            ("C", 0.0, 0.0, 0.0, 1.0),
+            ("average", 80 / 3, 0.8 / 3, (np.sqrt(0.24) + 0.4) / 3, (39 + 43 + 45) / 135),
+        ],
+    )
+    def test_table2_exact(
+        self, board: object, dataset: str, pct: float, mean: float, sd: float, tau: float
+    ) -> None:
+        frame = board.rerank  # type: ignore[attr-defined]
+        for a in ("manhattan", "euclidean"):
+            row = _expected_row(frame, dataset, a, "cross_entropy")
+            assert row["pct_reranked"] == pytest.approx(pct, abs=1e-12)
+            assert row["mean_change"] == pytest.approx(mean, abs=1e-12)
+            assert row["sd_change"] == pytest.approx(sd, abs=1e-12)
+            assert row["kendall_tau"] == pytest.approx(tau, abs=1e-12)
+        same = _expected_row(frame, dataset, "manhattan", "euclidean")
+        assert (same["pct_reranked"], same["mean_change"], same["sd_change"]) == (0.0, 0.0, 0.0)
+
+    def test_adjacent_tests(self, board: object) -> None:
+        adj = board.adjacent  # type: ignore[attr-defined]
+        one = adj[(adj["dataset"] == "C") & (adj["metric"] == "manhattan")]
+        assert one["team"].tolist() == [f"team{i}" for i in range(9)]
+        assert one["next_team"].tolist() == [f"team{i}" for i in range(1, 10)]
+        # Every item differs in the same direction between adjacent teams: tiny p-values.
+        assert (one["wilcoxon_p"] < 1e-6).all()
+        assert (one["bootstrap_p"] <= 0.01).all()
+        assert (one["mean_difference"] < 0).all()
+
+    def test_reports(self, board: object) -> None:
+        md = board.to_markdown()  # type: ignore[attr-defined]
+        assert "| average | manhattan vs cross_entropy | 27% | 0.27 ± 0.30 |" in md
+        page = board.to_html()  # type: ignore[attr-defined]
+        assert page.count("<svg") == 4  # A, B, C and the mean ranks
+        assert "<polyline" in page
+
+    def test_combine_refuses_mismatch(self) -> None:
+        c, s = _task(set())
+        one = leaderboard(c, s, ["manhattan"], dataset="X", n_resamples=50)
+        two = leaderboard(c, s, ["euclidean"], dataset="Y", n_resamples=50)
+        with pytest.raises(ValueError, match="same metrics"):
+            combine_leaderboards([one, two])
+        with pytest.raises(ValueError, match="distinct"):
+            combine_leaderboards([one, one])
+
+
+def _write_task(root: Path, name: str, swapped: set[int]) -> list[str]:
+    counts, subs = _task(swapped)
+    rows = [
+        {"item": f"i{i}", "annotator": f"a{a}", "label": k}
+        for i, row in enumerate(counts.values)
+        for k, c in enumerate(row)
+        for a in range(int(c))
+    ]
+    gold = root / f"{name}.csv"
+    pd.DataFrame(rows).to_csv(gold, index=False)
+    args = [f"{name}={gold}"]
+    for team, q in subs.items():
+        path = root / name / f"{team}.csv"
+        path.parent.mkdir(exist_ok=True)
+        pd.DataFrame({"item": [f"i{i}" for i in range(len(q))], "0": q[:, 0], "1": q[:, 1]}).to_csv(
+            path, index=False
+        )
+        args.append(str(path))
+    return args
+
+
+class TestLeaderboardCommand:
+    def test_synthetic_shared_task(self, tmp_path: Path) -> None:
+        args: list[str] = []
+        for name, sw in _SWAPS.items():
+            args += (["+"] if args else []) + _write_task(tmp_path, name, sw)
+        out = tmp_path / "out"
+        res = CliRunner().invoke(
+            cli, ["leaderboard", *args, "--metrics", ",".join(_METRICS), "--n-resamples", "100",
+                  "--out", str(out)]
+        )  # fmt: skip
+        assert res.exit_code == 0, res.output
+        rerank = pd.read_csv(out / "rerank.csv")
+        row = _expected_row(rerank, "average", "manhattan", "cross_entropy")
+        assert row["pct_reranked"] == pytest.approx(80 / 3)
+        assert row["mean_change"] == pytest.approx(0.8 / 3)
+        assert {p.name for p in out.iterdir()} == {
+            "leaderboard.md", "leaderboard.html", "scores.csv", "rerank.csv", "adjacent.csv"
+        }  # fmt: skip
+
+    def test_needs_a_submission(self, tmp_path: Path) -> None:
+        gold = _write_task(tmp_path, "A", set())[0]
+        res = CliRunner().invoke(cli, ["leaderboard", gold])
+        assert res.exit_code != 0
+        assert "at least one SUBMISSION" in res.output
+
+
+class TestSubmissions:
+    def test_lewidi_2023_and_2025(self, tmp_path: Path) -> None:
+        p23 = tmp_path / "HS-Brexit_results.tsv"
+        p23.write_text("0\t0.8\t0.2\n1\t0.3\t0.7\n")
+        sub = read_submission(p23)
+        assert isinstance(sub, np.ndarray) and sub.shape == (2, 2)
+        p25 = tmp_path / "par_test_soft.tsv"
+        p25.write_text("7\t[0.5, 0.5]\n9\t[0.1, 0.9]\n")
+        pred = read_submission(p25)
+        assert list(pred.items) == ["7", "9"]  # type: ignore[union-attr]
+
+    def test_team_names(self, tmp_path: Path) -> None:
+        (tmp_path / "bert").mkdir()
+        (tmp_path / "llama").mkdir()
+        a, b = tmp_path / "bert" / "HS_results.tsv", tmp_path / "llama" / "HS_results.tsv"
+        assert [n for n, _ in team_names([str(a), str(b)])] == ["bert", "llama"]
+        assert team_names([f"x={a}"])[0] == ("x", a)
+        with pytest.raises(ValueError, match="TEAM=PATH"):
+            team_names([f"x={a}", f"x={b}"])
