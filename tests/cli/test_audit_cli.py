@@ -38,4 +38,5 @@ class TestAuditCommand:
         code = main(["audit", "--metric", "manhatan", "--n-trials", "10"])
         assert code == 2
         err = capsys.readouterr().err  # type: ignore[attr-defined]
-        assert "Unknown metric 'manhatan'" in err and err.count("\n") == 1
+        assert "Unknown metric 'manhatan'" in err
+        assert err.count("\n") == 1

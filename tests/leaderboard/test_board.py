@@ -177,7 +177,8 @@ class TestSubmissions:
         p23 = tmp_path / "HS-Brexit_results.tsv"
         p23.write_text("0\t0.8\t0.2\n1\t0.3\t0.7\n")
         sub = read_submission(p23)
-        assert isinstance(sub, np.ndarray) and sub.shape == (2, 2)
+        assert isinstance(sub, np.ndarray)
+        assert sub.shape == (2, 2)
         p25 = tmp_path / "par_test_soft.tsv"
         p25.write_text("7\t[0.5, 0.5]\n9\t[0.1, 0.9]\n")
         pred = read_submission(p25)

@@ -137,8 +137,16 @@ def _check_p1(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[
         lhs = np.abs(a - b)
     lhs = np.where(np.isinf(a) & np.isinf(b), 0.0, lhs)
     return [
-        Clause("M(p, q) = M(q, p)", np.ones(len(p), bool), lhs, np.zeros(len(p)), False,
-               np.abs(a) + np.abs(b), (0, 1), {"M(p, q)": a, "M(q, p)": b})  # fmt: skip
+        Clause(
+            "M(p, q) = M(q, p)",
+            np.ones(len(p), bool),
+            lhs,
+            np.zeros(len(p)),
+            False,
+            np.abs(a) + np.abs(b),
+            (0, 1),
+            {"M(p, q)": a, "M(q, p)": b},
+        )
     ]
 
 
@@ -150,8 +158,16 @@ def _check_p2(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[
     v = s.loss(p, q)
     lhs = (~np.isfinite(v)).astype(np.float64)
     return [
-        Clause("M(p, q) finite", np.ones(len(p), bool), lhs, np.zeros(len(p)), False,
-               np.zeros(len(p)), (0, 1), {"M(p, q)": v})  # fmt: skip
+        Clause(
+            "M(p, q) finite",
+            np.ones(len(p), bool),
+            lhs,
+            np.zeros(len(p)),
+            False,
+            np.zeros(len(p)),
+            (0, 1),
+            {"M(p, q)": v},
+        )
     ]
 
 
@@ -163,9 +179,16 @@ def _check_p3(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[
     pq, qr, pr = s.loss(p, q), s.loss(q, r), s.loss(p, r)
     rhs = pq + qr
     return [
-        Clause("M(p, r) <= M(p, q) + M(q, r)", np.ones(len(p), bool), pr, rhs, False,
-               np.abs(pr) + np.abs(rhs), (0, 1, 2),
-               {"M(p, q)": pq, "M(q, r)": qr, "M(p, q) + M(q, r)": rhs, "M(p, r)": pr})  # fmt: skip
+        Clause(
+            "M(p, r) <= M(p, q) + M(q, r)",
+            np.ones(len(p), bool),
+            pr,
+            rhs,
+            False,
+            np.abs(pr) + np.abs(rhs),
+            (0, 1, 2),
+            {"M(p, q)": pq, "M(q, r)": qr, "M(p, q) + M(q, r)": rhs, "M(p, r)": pr},
+        )
     ]
 
 
@@ -178,9 +201,16 @@ def _check_p4(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[
     with np.errstate(invalid="ignore"):
         premise = (pq < pr - tol(pq, pr)) & (_l1(p, q) >= _GAP) & (_l1(q, r) >= _GAP)
     return [
-        Clause("M(p, q) < M(p, r) => M(q, r) < M(p, r)", premise, qr, pr, True,
-               np.abs(qr) + np.abs(pr), (0, 1, 2),
-               {"M(p, q)": pq, "M(p, r)": pr, "M(q, r)": qr})  # fmt: skip
+        Clause(
+            "M(p, q) < M(p, r) => M(q, r) < M(p, r)",
+            premise,
+            qr,
+            pr,
+            True,
+            np.abs(qr) + np.abs(pr),
+            (0, 1, 2),
+            {"M(p, q)": pq, "M(p, r)": pr, "M(q, r)": qr},
+        )
     ]
 
 
@@ -204,9 +234,16 @@ def _check_p5(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[
     ok &= _l1(p2, p) >= _GAP
     before, after = s.loss(p, q), s.loss(p2, q2)
     return [
-        Clause("M(p + c, q + c) <= M(p, q)", ok, after, before, False,
-               np.abs(after) + np.abs(before), (0, 1, 2),
-               {"M(p, q)": before, "M(p + c, q + c)": after})  # fmt: skip
+        Clause(
+            "M(p + c, q + c) <= M(p, q)",
+            ok,
+            after,
+            before,
+            False,
+            np.abs(after) + np.abs(before),
+            (0, 1, 2),
+            {"M(p, q)": before, "M(p + c, q + c)": after},
+        )
     ]
 
 
@@ -260,8 +297,16 @@ def _check_p5b(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list
     ok = (dq <= dr + _ON_SIMPLEX).all(axis=1) & ((dr - dq).sum(axis=1) >= _GAP)
     a, b = s.loss(p, q), s.loss(p, r)
     return [
-        Clause("|p̄ - q| <= |p̄ - r| per class => M(p, q) < M(p, r)", ok, a, b, True,
-               np.abs(a) + np.abs(b), (0, 1, 2), {"M(p, q)": a, "M(p, r)": b})  # fmt: skip
+        Clause(
+            "|p̄ - q| <= |p̄ - r| per class => M(p, q) < M(p, r)",
+            ok,
+            a,
+            b,
+            True,
+            np.abs(a) + np.abs(b),
+            (0, 1, 2),
+            {"M(p, q)": a, "M(p, r)": b},
+        )
     ]
 
 
@@ -275,8 +320,16 @@ def _check_p5c(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list
         lhs = np.abs(a - b)
     lhs = np.where(np.isinf(a) & np.isinf(b), 0.0, lhs)
     return [
-        Clause("M(p, p̄) = M(p', p̄')", np.ones(len(p), bool), lhs, np.zeros(len(p)), False,
-               np.abs(a) + np.abs(b), (0, 1), {"M(p, p̄)": a, "M(p', p̄')": b})  # fmt: skip
+        Clause(
+            "M(p, p̄) = M(p', p̄')",
+            np.ones(len(p), bool),
+            lhs,
+            np.zeros(len(p)),
+            False,
+            np.abs(a) + np.abs(b),
+            (0, 1),
+            {"M(p, p̄)": a, "M(p', p̄')": b},
+        )
     ]
 
 
@@ -323,8 +376,16 @@ def _check_p7(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[
     ok = ut & uq & ur & (kq == kt) & (kr != kt)
     a, b = s.loss(p, q), s.loss(p, r)
     return [
-        Clause("argmax q = argmax p̄ != argmax r => M(p, q) < M(p, r)", ok, a, b, True,
-               np.abs(a) + np.abs(b), (0, 1, 2), {"M(p, q)": a, "M(p, r)": b})  # fmt: skip
+        Clause(
+            "argmax q = argmax p̄ != argmax r => M(p, q) < M(p, r)",
+            ok,
+            a,
+            b,
+            True,
+            np.abs(a) + np.abs(b),
+            (0, 1, 2),
+            {"M(p, q)": a, "M(p, r)": b},
+        )
     ]
 
 
@@ -337,9 +398,16 @@ def _check_p8(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[
     ok = _l1(t, q) <= _l1(t, r) + _ON_SIMPLEX
     a, b = s.loss(p, q), s.loss(p, r)
     return [
-        Clause("Σ|p̄ - q| <= Σ|p̄ - r| => M(p, q) <= M(p, r)", ok, a, b, False,
-               np.abs(a) + np.abs(b), (0, 1, 2),
-               {"L1(p̄, q)": _l1(t, q), "L1(p̄, r)": _l1(t, r), "M(p, q)": a, "M(p, r)": b})  # fmt: skip
+        Clause(
+            "Σ|p̄ - q| <= Σ|p̄ - r| => M(p, q) <= M(p, r)",
+            ok,
+            a,
+            b,
+            False,
+            np.abs(a) + np.abs(b),
+            (0, 1, 2),
+            {"L1(p̄, q)": _l1(t, q), "L1(p̄, r)": _l1(t, r), "M(p, q)": a, "M(p, r)": b},
+        )
     ]
 
 
@@ -384,13 +452,20 @@ def _check_ordinal(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> 
     rows = np.arange(len(p))
     ok &= (i == i2) & (np.abs(dq[rows, i] - dr[rows, i]) <= eps) & (-dq[rows, i] >= _GAP)
     ok &= np.abs(j2 - i) > np.abs(j - i)
-    ok &= (np.abs(dq).sum(1) - 2 * np.abs(dq[rows, i]) <= 2 * eps)
-    ok &= (np.abs(dr).sum(1) - 2 * np.abs(dr[rows, i]) <= 2 * eps)
+    ok &= np.abs(dq).sum(1) - 2 * np.abs(dq[rows, i]) <= 2 * eps
+    ok &= np.abs(dr).sum(1) - 2 * np.abs(dr[rows, i]) <= 2 * eps
     near, far = s.loss(p, q), s.loss(p, r)
     return [
-        Clause("moving δ from class i to j' costs more than to j, |j' - i| > |j - i|", ok,
-               near, far, True, np.abs(near) + np.abs(far), (0, 1, 2),
-               {"M(p, q) (near)": near, "M(p, r) (far)": far})  # fmt: skip
+        Clause(
+            "moving δ from class i to j' costs more than to j, |j' - i| > |j - i|",
+            ok,
+            near,
+            far,
+            True,
+            np.abs(near) + np.abs(far),
+            (0, 1, 2),
+            {"M(p, q) (near)": near, "M(p, r) (far)": far},
+        )
     ]
 
 

@@ -98,7 +98,7 @@ class AuditResult:
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy table: metric, property, status, n_applicable, counterexample, margin, note."""
-        import pandas as pd
+        import pandas as pd  # noqa: PLC0415  (pandas only at the edge, on demand)
 
         return pd.DataFrame(
             [

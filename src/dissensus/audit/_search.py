@@ -77,9 +77,9 @@ def _denominator(x: FloatArray) -> npt.NDArray[np.int64]:
     """Smallest of :data:`_DENOMINATORS` making every entry of each row a multiple of 1/m."""
     dens = np.array(_DENOMINATORS, dtype=np.float64)
     y = x[:, :, None] * dens
-    whole = (np.abs(y - np.round(y)) <= 1e-9 * dens).all(axis=1)
+    whole: npt.NDArray[np.bool_] = np.all(np.abs(y - np.round(y)) <= 1e-9 * dens, axis=1)
     out: npt.NDArray[np.int64] = np.where(
-        whole.any(axis=1), dens.astype(np.int64)[whole.argmax(axis=1)], 10_000
+        np.any(whole, axis=1), dens.astype(np.int64)[whole.argmax(axis=1)], 10_000
     )
     return out
 
@@ -162,7 +162,9 @@ def _scale(subject: Subject, rng: np.random.Generator, K: int) -> float:
     return med if med > 0 else 1.0
 
 
-def _take(slots: list[FloatArray], c: FloatArray, idx: npt.NDArray[np.intp]) -> tuple[list[FloatArray], FloatArray]:
+def _take(
+    slots: list[FloatArray], c: FloatArray, idx: npt.NDArray[np.intp]
+) -> tuple[list[FloatArray], FloatArray]:
     return [x[idx] for x in slots], c[idx]
 
 
@@ -197,9 +199,7 @@ def _simplest(
     return out
 
 
-def _best(
-    checker: _Checker, slots: list[FloatArray], c: FloatArray
-) -> Counterexample | None:
+def _best(checker: _Checker, slots: list[FloatArray], c: FloatArray) -> Counterexample | None:
     clauses, margins, _ = checker(slots, c)
     pool = _simplest(checker, slots, margins)
     if pool.size == 0:
@@ -282,7 +282,7 @@ class _TrialCache:
 def _audit_one(
     subject: Subject, prop: Property, K: int, trials: _TrialCache, scale: float
 ) -> PropertyResult:
-    if K < prop.min_classes:
+    if prop.min_classes > K:
         return PropertyResult(subject.name, prop.key, "not applicable", 0, None,
                               f"needs K >= {prop.min_classes}")  # fmt: skip
     if prop.same_kind and subject.expected:
@@ -291,7 +291,7 @@ def _audit_one(
 
     slots, c = trials(prop, subject)
     checker = _Checker(prop, subject, scale)
-    _, margins, applies = checker(slots, c)
+    _, _margins, applies = checker(slots, c)
     n_applicable = int(applies.sum())
     if n_applicable == 0:
         return PropertyResult(subject.name, prop.key, "not applicable", 0, None,

@@ -90,8 +90,9 @@ def as_subject(
     A plain callable is taken as a loss (lower is better) on two distributions.
     """
     opts = dict(options or {})
-    if isinstance(metric, str | Metric):
-        m = get_metric(metric)
+    given: object = metric  # checked at run time whatever the annotation says
+    if isinstance(given, str | Metric):
+        m = get_metric(given)
         if m.unary:
             msg = (
                 f"Metric {m.name!r} takes one argument (the target only); the audit needs a "
@@ -106,9 +107,9 @@ def as_subject(
             expected=m.needs_posterior,
             options=opts,
         )
-    if callable(metric):
-        label = name or getattr(metric, "__name__", None) or repr(metric)
-        return Subject(name=str(label), func=metric, options=opts)
+    if callable(given):
+        label = name or getattr(given, "__name__", None) or repr(given)
+        return Subject(name=str(label), func=given, options=opts)
     msg = (
         "The 'metric' parameter of audit must be a registry name (e.g. 'manhattan'), a "
         f"dissensus.metrics.Metric or a callable f(p, q) -> (N,). Got {metric!r}."

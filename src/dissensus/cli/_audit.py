@@ -49,6 +49,7 @@ def audit_document(result: AuditResult, *, command: str) -> str:
 @click.option("--markdown", "fmt", flag_value="markdown", help="A Markdown document (as in docs/).")
 @click.option("--json", "fmt", flag_value="json", help="JSON: every row with its counterexample.")
 def audit_command(
+    *,
     metrics: tuple[str, ...],
     classes: int,
     properties: tuple[str, ...],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,9 @@ def _metrics(values: tuple[str, ...]) -> list[str]:
 
 
 @click.command("leaderboard")
-@click.argument("args", nargs=-1, required=True, metavar="GOLD SUBMISSION... [+ GOLD SUBMISSION...]")
+@click.argument(
+    "args", nargs=-1, required=True, metavar="GOLD SUBMISSION... [+ GOLD SUBMISSION...]"
+)
 @reader_options
 @click.option("--metrics", "metric_names", multiple=True, metavar="NAME[,NAME...]",
               help="Registry metrics (default: cross_entropy, manhattan, euclidean, js_distance "
@@ -61,6 +64,7 @@ def _metrics(values: tuple[str, ...]) -> list[str]:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write leaderboard.md, leaderboard.html (bump charts) and CSV tables here.")  # fmt: skip
 def leaderboard_command(
+    *,
     args: tuple[str, ...],
     metric_names: tuple[str, ...],
     prior: str,
@@ -79,10 +83,8 @@ def leaderboard_command(
     """
     metrics = _metrics(metric_names)
     prior_value: Any = prior
-    try:
+    with contextlib.suppress(ValueError):
         prior_value = float(prior)
-    except ValueError:
-        pass
     boards: list[Leaderboard] = []
     for gold_arg, subs in split_sets(args):
         name, sep, path = gold_arg.partition("=")
@@ -91,8 +93,15 @@ def leaderboard_command(
         gold = load_annotations(path, **options)
         submissions = {team: read_submission(p) for team, p in team_names(subs)}
         boards.append(
-            leaderboard(gold, submissions, metrics, dataset=name, prior=prior_value,
-                        n_resamples=n_resamples, seed=seed)  # fmt: skip
+            leaderboard(
+                gold,
+                submissions,
+                metrics,
+                dataset=name,
+                prior=prior_value,
+                n_resamples=n_resamples,
+                seed=seed,
+            )
         )
     board = combine_leaderboards(boards)
     text = board.to_markdown()

@@ -18,8 +18,14 @@ from dissensus.stats import bootstrap_test, competition_ranks, kendall_tau_b, wi
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["DEFAULT_METRICS", "AVERAGE", "Leaderboard", "combine_leaderboards", "leaderboard",
-           "rerank_table"]  # fmt: skip
+__all__ = [
+    "AVERAGE",
+    "DEFAULT_METRICS",
+    "Leaderboard",
+    "combine_leaderboards",
+    "leaderboard",
+    "rerank_table",
+]  # fmt: skip
 
 FloatArray = npt.NDArray[np.float64]
 

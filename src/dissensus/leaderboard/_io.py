@@ -82,10 +82,9 @@ def team_names(paths: Sequence[str]) -> list[tuple[str, Path]]:
             given.append((None, Path(text)))
     stems = [p.stem for n, p in given if n is None]
     out = []
-    for name, p in given:
-        if name is None:
-            name = p.stem if stems.count(p.stem) == 1 else p.resolve().parent.name
-        out.append((name, p))
+    for given_name, p in given:
+        auto = p.stem if stems.count(p.stem) == 1 else p.resolve().parent.name
+        out.append((auto if given_name is None else given_name, p))
     names = [n for n, _ in out]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
