@@ -27,7 +27,7 @@ _DENOMINATORS = (1, 2, 4, 5, 10, 20, 25, 50, 100)
 #: Violating trials kept for shrinking.
 _SHRINK_POOL = 64
 #: Violating trials whose simplicity is compared.
-_KEY_POOL = 20_000
+_KEY_POOL = 4096
 #: The K = 2 grid enumerated exhaustively for properties of independent slots.
 _BINARY_GRID = np.linspace(0.0, 1.0, 11)
 
