@@ -102,9 +102,44 @@ class Property:
 # --------------------------------------------------------------------------- helpers
 
 
+def _clause(
+    name: str,
+    ok: BoolArray,
+    lhs: FloatArray,
+    rhs: FloatArray,
+    *,
+    strict: bool,
+    values: dict[str, FloatArray],
+    shown: tuple[int, ...] = (0, 1, 2),
+    ref: FloatArray | None = None,
+) -> Clause:
+    """``lhs <= rhs`` (``<`` if strict) on the trials where ``ok``; tolerance scaled by ``ref``."""
+    scale = np.abs(lhs) + np.abs(rhs) if ref is None else ref
+    return Clause(name, ok, lhs, rhs, strict, scale, shown, values)
+
+
 def _l1(a: FloatArray, b: FloatArray) -> FloatArray:
     out: FloatArray = np.abs(a - b).sum(axis=1)
     return out
+
+
+def _equal(name: str, a: FloatArray, b: FloatArray, labels: tuple[str, str]) -> list[Clause]:
+    """The clause ``a = b`` as ``|a - b| <= 0`` (two infinities count as equal)."""
+    with np.errstate(invalid="ignore"):
+        lhs = np.abs(a - b)
+    lhs = np.where(np.isinf(a) & np.isinf(b), 0.0, lhs)
+    ok = np.ones(len(a), bool)
+    return [_clause(name, ok, lhs, np.zeros(len(a)), strict=False, shown=(0, 1),
+                    ref=np.abs(a) + np.abs(b), values={labels[0]: a, labels[1]: b})]  # fmt: skip
+
+
+def _versus(
+    s: Subject, name: str, ok: BoolArray, x: list[FloatArray], *, strict: bool
+) -> list[Clause]:
+    """The clause ``M(p, q) < M(p, r)`` (``<=`` unless strict) on trials ``(p, q, r)``."""
+    p, q, r = x
+    a, b = s.loss(p, q), s.loss(p, r)
+    return [_clause(name, ok, a, b, strict=strict, values={"M(p, q)": a, "M(p, r)": b})]
 
 
 def _onto_simplex(x: FloatArray) -> tuple[FloatArray, BoolArray]:
@@ -132,22 +167,7 @@ def _indep(n_slots: int, targets: tuple[int, ...] = (0,)) -> Generate:
 
 def _check_p1(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
     p, q = x
-    a, b = s.loss(p, q), s.loss(q, p)
-    with np.errstate(invalid="ignore"):
-        lhs = np.abs(a - b)
-    lhs = np.where(np.isinf(a) & np.isinf(b), 0.0, lhs)
-    return [
-        Clause(
-            "M(p, q) = M(q, p)",
-            np.ones(len(p), bool),
-            lhs,
-            np.zeros(len(p)),
-            False,
-            np.abs(a) + np.abs(b),
-            (0, 1),
-            {"M(p, q)": a, "M(q, p)": b},
-        )
-    ]
+    return _equal("M(p, q) = M(q, p)", s.loss(p, q), s.loss(q, p), ("M(p, q)", "M(q, p)"))
 
 
 # --------------------------------------------------------------------------- P2 boundedness
@@ -158,15 +178,15 @@ def _check_p2(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[
     v = s.loss(p, q)
     lhs = (~np.isfinite(v)).astype(np.float64)
     return [
-        Clause(
+        _clause(
             "M(p, q) finite",
             np.ones(len(p), bool),
             lhs,
             np.zeros(len(p)),
-            False,
-            np.zeros(len(p)),
-            (0, 1),
-            {"M(p, q)": v},
+            strict=False,
+            shown=(0, 1),
+            ref=np.zeros(len(p)),
+            values={"M(p, q)": v},
         )
     ]
 
@@ -179,15 +199,13 @@ def _check_p3(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[
     pq, qr, pr = s.loss(p, q), s.loss(q, r), s.loss(p, r)
     rhs = pq + qr
     return [
-        Clause(
+        _clause(
             "M(p, r) <= M(p, q) + M(q, r)",
             np.ones(len(p), bool),
             pr,
             rhs,
-            False,
-            np.abs(pr) + np.abs(rhs),
-            (0, 1, 2),
-            {"M(p, q)": pq, "M(q, r)": qr, "M(p, q) + M(q, r)": rhs, "M(p, r)": pr},
+            strict=False,
+            values={"M(p, q)": pq, "M(q, r)": qr, "M(p, q) + M(q, r)": rhs, "M(p, r)": pr},
         )
     ]
 
@@ -201,15 +219,13 @@ def _check_p4(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[
     with np.errstate(invalid="ignore"):
         premise = (pq < pr - tol(pq, pr)) & (_l1(p, q) >= _GAP) & (_l1(q, r) >= _GAP)
     return [
-        Clause(
+        _clause(
             "M(p, q) < M(p, r) => M(q, r) < M(p, r)",
             premise,
             qr,
             pr,
-            True,
-            np.abs(qr) + np.abs(pr),
-            (0, 1, 2),
-            {"M(p, q)": pq, "M(p, r)": pr, "M(q, r)": qr},
+            strict=True,
+            values={"M(p, q)": pq, "M(p, r)": pr, "M(q, r)": qr},
         )
     ]
 
@@ -234,15 +250,13 @@ def _check_p5(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[
     ok &= _l1(p2, p) >= _GAP
     before, after = s.loss(p, q), s.loss(p2, q2)
     return [
-        Clause(
+        _clause(
             "M(p + c, q + c) <= M(p, q)",
             ok,
             after,
             before,
-            False,
-            np.abs(after) + np.abs(before),
-            (0, 1, 2),
-            {"M(p, q)": before, "M(p + c, q + c)": after},
+            strict=False,
+            values={"M(p, q)": before, "M(p + c, q + c)": after},
         )
     ]
 
@@ -256,12 +270,10 @@ def _check_p5a(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list
     perfect1, perfect2, imperfect = s.loss(p, m1), s.loss(p2, m2), s.loss(p2, r)
     ok = _l1(r, m2) >= 10 * _GAP
     return [
-        Clause("(i) M(p, p̄) < M(p, r) for r != p̄", ok, perfect2, imperfect, True,
-               np.abs(perfect2) + np.abs(imperfect), (1, 2),
-               {"M(p, p̄)": perfect2, "M(p, r)": imperfect}),
-        Clause("(ii) M(p', p̄') <= M(p, r) for r != p̄", ok, perfect1, imperfect, False,
-               np.abs(perfect1) + np.abs(imperfect), (0, 1, 2),
-               {"M(p', p̄')": perfect1, "M(p, r)": imperfect}),
+        _clause("(i) M(p, p̄) < M(p, r) for r != p̄", ok, perfect2, imperfect, strict=True,
+                shown=(1, 2), values={"M(p, p̄)": perfect2, "M(p, r)": imperfect}),
+        _clause("(ii) M(p', p̄') <= M(p, r) for r != p̄", ok, perfect1, imperfect, strict=False,
+                values={"M(p', p̄')": perfect1, "M(p, r)": imperfect}),
     ]  # fmt: skip
 
 
@@ -295,19 +307,7 @@ def _check_p5b(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list
     t = s.perfect(p)
     dq, dr = np.abs(t - q), np.abs(t - r)
     ok = (dq <= dr + _ON_SIMPLEX).all(axis=1) & ((dr - dq).sum(axis=1) >= _GAP)
-    a, b = s.loss(p, q), s.loss(p, r)
-    return [
-        Clause(
-            "|p̄ - q| <= |p̄ - r| per class => M(p, q) < M(p, r)",
-            ok,
-            a,
-            b,
-            True,
-            np.abs(a) + np.abs(b),
-            (0, 1, 2),
-            {"M(p, q)": a, "M(p, r)": b},
-        )
-    ]
+    return _versus(s, "|p̄ - q| <= |p̄ - r| per class => M(p, q) < M(p, r)", ok, x, strict=True)
 
 
 # --------------------------------------------------------------------------- P5c equal at every perfect match
@@ -316,21 +316,7 @@ def _check_p5b(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list
 def _check_p5c(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
     p, p2 = x
     a, b = s.loss(p, s.perfect(p)), s.loss(p2, s.perfect(p2))
-    with np.errstate(invalid="ignore"):
-        lhs = np.abs(a - b)
-    lhs = np.where(np.isinf(a) & np.isinf(b), 0.0, lhs)
-    return [
-        Clause(
-            "M(p, p̄) = M(p', p̄')",
-            np.ones(len(p), bool),
-            lhs,
-            np.zeros(len(p)),
-            False,
-            np.abs(a) + np.abs(b),
-            (0, 1),
-            {"M(p, p̄)": a, "M(p', p̄')": b},
-        )
-    ]
+    return _equal("M(p, p̄) = M(p', p̄')", a, b, ("M(p, p̄)", "M(p', p̄')"))
 
 
 # --------------------------------------------------------------------------- P6 scale sensitivity
@@ -357,12 +343,11 @@ def _check_p6(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[
     # the value strictly. With M(p, q) = 0 it must stay 0.
     positive = before > tol(before, before)
     values = {"c": c, "M(p, q)": before, "M(p', q')": after}
-    ref = np.abs(after) + np.abs(before)
     return [
-        Clause("M(p', q') < M(p, q) for x' = s + c(x - s), c < 1", ok & positive, after,
-               before, True, ref, (0, 1, 2), values),
-        Clause("M(p', q') = 0 when M(p, q) = 0", ok & ~positive, after, before, False, ref,
-               (0, 1, 2), values),
+        _clause("M(p', q') < M(p, q) for x' = s + c(x - s), c < 1", ok & positive, after,
+                before, strict=True, values=values),
+        _clause("M(p', q') = 0 when M(p, q) = 0", ok & ~positive, after, before, strict=False,
+                values=values),
     ]  # fmt: skip
 
 
@@ -374,19 +359,7 @@ def _check_p7(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[
     t = s.perfect(p)
     (kt, ut), (kq, uq), (kr, ur) = _unique_argmax(t), _unique_argmax(q), _unique_argmax(r)
     ok = ut & uq & ur & (kq == kt) & (kr != kt)
-    a, b = s.loss(p, q), s.loss(p, r)
-    return [
-        Clause(
-            "argmax q = argmax p̄ != argmax r => M(p, q) < M(p, r)",
-            ok,
-            a,
-            b,
-            True,
-            np.abs(a) + np.abs(b),
-            (0, 1, 2),
-            {"M(p, q)": a, "M(p, r)": b},
-        )
-    ]
+    return _versus(s, "argmax q = argmax p̄ != argmax r => M(p, q) < M(p, r)", ok, x, strict=True)
 
 
 # --------------------------------------------------------------------------- P8 positional error
@@ -398,15 +371,13 @@ def _check_p8(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[
     ok = _l1(t, q) <= _l1(t, r) + _ON_SIMPLEX
     a, b = s.loss(p, q), s.loss(p, r)
     return [
-        Clause(
+        _clause(
             "Σ|p̄ - q| <= Σ|p̄ - r| => M(p, q) <= M(p, r)",
             ok,
             a,
             b,
-            False,
-            np.abs(a) + np.abs(b),
-            (0, 1, 2),
-            {"L1(p̄, q)": _l1(t, q), "L1(p̄, r)": _l1(t, r), "M(p, q)": a, "M(p, r)": b},
+            strict=False,
+            values={"L1(p̄, q)": _l1(t, q), "L1(p̄, r)": _l1(t, r), "M(p, q)": a, "M(p, r)": b},
         )
     ]
 
@@ -454,19 +425,8 @@ def _check_ordinal(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> 
     ok &= np.abs(j2 - i) > np.abs(j - i)
     ok &= np.abs(dq).sum(1) - 2 * np.abs(dq[rows, i]) <= 2 * eps
     ok &= np.abs(dr).sum(1) - 2 * np.abs(dr[rows, i]) <= 2 * eps
-    near, far = s.loss(p, q), s.loss(p, r)
-    return [
-        Clause(
-            "moving δ from class i to j' costs more than to j, |j' - i| > |j - i|",
-            ok,
-            near,
-            far,
-            True,
-            np.abs(near) + np.abs(far),
-            (0, 1, 2),
-            {"M(p, q) (near)": near, "M(p, r) (far)": far},
-        )
-    ]
+    name = "moving δ from class i to j (q) costs less than to j' (r), |j' - i| > |j - i|"
+    return _versus(s, name, ok, x, strict=True)
 
 
 # --------------------------------------------------------------------------- the list
