@@ -15,7 +15,6 @@ from dissensus.leaderboard import (
     combine_leaderboards,
     leaderboard,
     read_submission,
-    rerank_table,
     team_names,
 )
 
@@ -44,19 +43,9 @@ def _task(swapped: set[int]) -> tuple[LabelCounts, dict[str, np.ndarray]]:
 
 
 def _expected_row(frame: pd.DataFrame, dataset: str, a: str, b: str) -> pd.Series:
-    sel = frame[(frame["dataset"] == dataset) & (frame["metric_a"] == a) & (frame["metric_b"] == b)]
+    sel = frame[(frame["dataset"] == dataset) & (frame["metric_1"] == a) & (frame["metric_2"] == b)]
     assert len(sel) == 1
     return sel.iloc[0]
-
-
-class TestRerankTable:
-    def test_table2_numbers(self) -> None:
-        rows = rerank_table([[1, 2, 3, 4, 5], [2, 1, 3, 5, 4], [1, 2, 3, 4, 5]], ["a", "b", "c"])
-        ab, ac, bc = rows
-        assert (ab["pct_reranked"], ab["mean_change"], ab["sd_change"]) == (80.0, 0.8, 0.4)
-        assert (ac["pct_reranked"], ac["mean_change"], ac["sd_change"]) == (0.0, 0.0, 0.0)
-        assert ac["kendall_tau"] == 1.0
-        assert bc["kendall_tau"] == pytest.approx(0.6)
 
 
 @pytest.fixture(scope="module")
@@ -77,26 +66,26 @@ class TestLeaderboard:
         assert ranks.loc["team6", "cross_entropy"] == 7.0
 
     @pytest.mark.parametrize(
-        ("dataset", "pct", "mean", "sd", "tau"),
+        ("dataset", "share", "mean", "sd", "tau"),
         [
-            ("A", 60.0, 0.6, np.sqrt(0.24), 42 / 45 - 3 / 45),
-            ("B", 20.0, 0.2, 0.4, 43 / 45),
+            ("A", 0.6, 0.6, np.sqrt(0.24), 42 / 45 - 3 / 45),
+            ("B", 0.2, 0.2, 0.4, 43 / 45),
             ("C", 0.0, 0.0, 0.0, 1.0),
-            ("average", 80 / 3, 0.8 / 3, (np.sqrt(0.24) + 0.4) / 3, (39 + 43 + 45) / 135),
+            ("average", 0.8 / 3, 0.8 / 3, (np.sqrt(0.24) + 0.4) / 3, (39 + 43 + 45) / 135),
         ],
     )
     def test_table2_exact(
-        self, board: object, dataset: str, pct: float, mean: float, sd: float, tau: float
+        self, board: object, dataset: str, share: float, mean: float, sd: float, tau: float
     ) -> None:
         frame = board.rerank  # type: ignore[attr-defined]
         for a in ("manhattan", "euclidean"):
             row = _expected_row(frame, dataset, a, "cross_entropy")
-            assert row["pct_reranked"] == pytest.approx(pct, abs=1e-12)
-            assert row["mean_change"] == pytest.approx(mean, abs=1e-12)
-            assert row["sd_change"] == pytest.approx(sd, abs=1e-12)
+            assert row["share_reranked"] == pytest.approx(share, abs=1e-12)
+            assert row["mean_abs_change"] == pytest.approx(mean, abs=1e-12)
+            assert row["sd_abs_change"] == pytest.approx(sd, abs=1e-12)
             assert row["kendall_tau"] == pytest.approx(tau, abs=1e-12)
         same = _expected_row(frame, dataset, "manhattan", "euclidean")
-        assert (same["pct_reranked"], same["mean_change"], same["sd_change"]) == (0.0, 0.0, 0.0)
+        assert (same["share_reranked"], same["mean_abs_change"], same["sd_abs_change"]) == (0, 0, 0)
 
     def test_adjacent_tests(self, board: object) -> None:
         adj = board.adjacent  # type: ignore[attr-defined]
@@ -159,8 +148,8 @@ class TestLeaderboardCommand:
         assert res.exit_code == 0, res.output
         rerank = pd.read_csv(out / "rerank.csv")
         row = _expected_row(rerank, "average", "manhattan", "cross_entropy")
-        assert row["pct_reranked"] == pytest.approx(80 / 3)
-        assert row["mean_change"] == pytest.approx(0.8 / 3)
+        assert row["share_reranked"] == pytest.approx(0.8 / 3)
+        assert row["mean_abs_change"] == pytest.approx(0.8 / 3)
         assert {p.name for p in out.iterdir()} == {
             "leaderboard.md", "leaderboard.html", "scores.csv", "rerank.csv", "adjacent.csv"
         }  # fmt: skip

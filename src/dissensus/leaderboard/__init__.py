@@ -12,7 +12,6 @@ from dissensus.leaderboard._board import (
     Leaderboard,
     combine_leaderboards,
     leaderboard,
-    rerank_table,
 )
 from dissensus.leaderboard._io import read_submission, team_names
 from dissensus.leaderboard._render import bump_chart_svg
@@ -25,6 +24,5 @@ __all__ = [
     "combine_leaderboards",
     "leaderboard",
     "read_submission",
-    "rerank_table",
     "team_names",
 ]

@@ -13,7 +13,7 @@ import numpy.typing as npt
 from dissensus.data import Annotations, LabelCounts
 from dissensus.evaluation import PredictionLike, evaluate
 from dissensus.metrics import get_metric
-from dissensus.stats import bootstrap_test, competition_ranks, kendall_tau_b, wilcoxon_test
+from dissensus.stats import bootstrap_test, competition_ranks, wilcoxon_test
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -24,8 +24,7 @@ __all__ = [
     "Leaderboard",
     "combine_leaderboards",
     "leaderboard",
-    "rerank_table",
-]  # fmt: skip
+]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -37,49 +36,6 @@ DEFAULT_METRICS = (
 )  # fmt: skip
 #: The ``dataset`` value of the rows averaged over datasets.
 AVERAGE = "average"
-
-
-def rerank_table(ranks: npt.ArrayLike, metrics: Sequence[str]) -> list[dict[str, Any]]:
-    r"""Seed 001's Table 2 for one leaderboard: every pair of metrics, how much the ranks move.
-
-    Parameters
-    ----------
-    ranks : array_like, shape (M, J)
-        Rank of each of J teams under each of M metrics (1 = best).
-    metrics : sequence of str
-        The M metric names.
-
-    Returns
-    -------
-    list of dict
-        One row per pair ``a < b`` (in the given order): ``metric_a``,
-        ``metric_b``, ``pct_reranked`` (percentage of teams whose rank
-        differs), ``mean_change`` and ``sd_change`` (mean and standard
-        deviation, ``ddof=0``, over the teams of :math:`|r_a - r_b|`) and
-        ``kendall_tau`` (:math:`\tau_b` between the two rankings).
-
-    Examples
-    --------
-    >>> rows = rerank_table([[1, 2, 3, 4], [2, 1, 3, 4]], ["CE", "L1"])
-    >>> {k: rows[0][k] for k in ("pct_reranked", "mean_change", "sd_change")}
-    {'pct_reranked': 50.0, 'mean_change': 0.5, 'sd_change': 0.5}
-    """
-    R = np.asarray(ranks, dtype=np.float64)
-    rows = []
-    for a in range(len(metrics)):
-        for b in range(a + 1, len(metrics)):
-            d = np.abs(R[a] - R[b])
-            rows.append(
-                {
-                    "metric_a": metrics[a],
-                    "metric_b": metrics[b],
-                    "pct_reranked": float(100.0 * np.mean(d > 0)),
-                    "mean_change": float(d.mean()),
-                    "sd_change": float(d.std()),
-                    "kendall_tau": kendall_tau_b(R[a], R[b]),
-                }
-            )
-    return rows
 
 
 def _adjacent(
@@ -127,8 +83,11 @@ class Leaderboard:
         ``dataset, team, metric, mean, rank`` (rank 1 = best, ties share
         the smallest rank), one row per dataset, team and metric.
     rerank : DataFrame
-        Seed 001's Table 2: ``dataset, metric_a, metric_b, pct_reranked,
-        mean_change, sd_change, kendall_tau``, per dataset and, with several
+        Seed 001's Table 2: ``dataset`` and the columns of
+        :meth:`dissensus.Evaluation.metric_agreement` (``metric_1, metric_2,
+        share_reranked, mean_abs_change, sd_abs_change, kendall_tau``: the
+        share of teams whose rank differs, the mean and population sd of the
+        absolute rank change, Kendall's tau), per dataset and, with several
         datasets, averaged (``dataset == "average"``: the mean of each column
         over the datasets, as the seed reports it).
     adjacent : DataFrame
@@ -211,8 +170,8 @@ def leaderboard(
     -----
     Ranks are competition ranks of each team's mean score (best = 1). For
     metrics ``a`` and ``b`` the re-ranking row is the share of teams with
-    :math:`r_a \ne r_b` and the mean and standard deviation of
-    :math:`|r_a - r_b|`, seed 001's Table 2.
+    :math:`r_a \ne r_b` and the mean and (population) standard deviation of
+    :math:`|r_a - r_b|`, seed 001's Table 2 (:func:`dissensus.stats.rank_agreement`).
 
     Examples
     --------
@@ -241,7 +200,8 @@ def leaderboard(
             for j, t in enumerate(teams)
         ]
     )  # fmt: skip
-    rerank = pd.DataFrame([{"dataset": dataset, **row} for row in rerank_table(ranks, met)])
+    rerank = ev.metric_agreement()
+    rerank.insert(0, "dataset", dataset)
     adjacent = pd.DataFrame(
         _adjacent(dataset, values, ranks, teams, met, n_resamples=n_resamples, seed=seed)
     )
@@ -278,8 +238,8 @@ def combine_leaderboards(boards: Sequence[Leaderboard]) -> Leaderboard:
             raise ValueError(msg)
     per = pd.concat([b.rerank[b.rerank["dataset"] != AVERAGE] for b in boards], ignore_index=True)
     avg = (
-        per.groupby(["metric_a", "metric_b"], sort=False)[
-            ["pct_reranked", "mean_change", "sd_change", "kendall_tau"]
+        per.groupby(["metric_1", "metric_2"], sort=False)[
+            ["share_reranked", "mean_abs_change", "sd_abs_change", "kendall_tau"]
         ]
         .mean()
         .reset_index()

@@ -38,12 +38,12 @@ def _md_table(frame: pd.DataFrame) -> list[str]:
 
 def _rerank_view(board: Leaderboard) -> pd.DataFrame:
     t = board.rerank.copy()
-    t["re-ranked"] = [f"{v:.0f}%" for v in t["pct_reranked"]]
+    t["re-ranked"] = [f"{100 * v:.0f}%" for v in t["share_reranked"]]
     t["position change"] = [
-        f"{m:.2f} ± {s:.2f}" for m, s in zip(t["mean_change"], t["sd_change"], strict=True)
+        f"{m:.2f} ± {s:.2f}" for m, s in zip(t["mean_abs_change"], t["sd_abs_change"], strict=True)
     ]
     t["Kendall τ"] = [_num(v, 3) for v in t["kendall_tau"]]
-    t["metrics"] = [f"{a} vs {b}" for a, b in zip(t["metric_a"], t["metric_b"], strict=True)]
+    t["metrics"] = [f"{a} vs {b}" for a, b in zip(t["metric_1"], t["metric_2"], strict=True)]
     return t[["dataset", "metrics", "re-ranked", "position change", "Kendall τ"]]
 
 
