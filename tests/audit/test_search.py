@@ -8,8 +8,11 @@ from functools import partial
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dissensus.audit import PROPERTIES, audit, check_case, property_keys
+from dissensus.audit._search import _points, _round_rows
 from dissensus.metrics import cross_entropy, get_metric
 from tests.conftest import SHARED, shared_path
 
@@ -230,3 +233,26 @@ class TestDocumentedDisagreements:
 def test_shared_reference_location_is_known() -> None:
     # The reference file is looked up beside the repository, or at $DISSENSUS_SHARED.
     assert SHARED.name == "shared" or SHARED.exists()
+
+
+class TestShrinkHelpers:
+    @given(
+        st.lists(st.floats(0.0, 1.0), min_size=2, max_size=7).filter(lambda v: sum(v) > 1e-3),
+        st.sampled_from([1, 2, 4, 5, 10, 20, 100]),
+    )
+    def test_round_rows_stays_on_the_grid_and_simplex(self, raw: list[float], m: int) -> None:
+        x = np.asarray(raw) / sum(raw)
+        y = _round_rows(x[None, :], np.array([m]))[0]
+        assert y.min() >= 0.0
+        assert y.sum() == pytest.approx(1.0)
+        assert np.allclose(y * m, np.round(y * m))
+        assert np.abs(y - x).max() <= 1.0 / m + 1e-12
+
+    @pytest.mark.parametrize("K", [2, 3, 7])
+    def test_points_on_the_simplex(self, K: int) -> None:
+        x = _points(np.random.default_rng(0), 5000, K)
+        assert x.min() >= 0.0
+        assert np.allclose(x.sum(axis=1), 1.0)
+        # faces, corners and grid points are all drawn
+        assert (x == 0).any(axis=1).mean() > 0.2
+        assert (x.max(axis=1) == 1.0).any()
