@@ -6,8 +6,10 @@ import click
 
 from dissensus.cli._agreement import agreement_command
 from dissensus.cli._evaluate import evaluate_command
+from dissensus.cli._experiment import demo_command, experiment_command
 from dissensus.cli._info import info_command
 
 __all__ = ["COMMANDS"]
 
 COMMANDS: list[click.Command] = [info_command, agreement_command, evaluate_command]
+COMMANDS += [experiment_command, demo_command]

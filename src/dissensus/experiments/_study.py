@@ -62,6 +62,8 @@ MODELS: dict[str, str] = {
     "marginal": "the training items' mean label distribution, for every item",
     "A+shrink": "model A blended with the marginal by annotation count, n / (n + K)",
 }
+#: Models whose loss uses the order of the classes.
+_ORDINAL_MODELS = ("B", "C", "D", "E")
 #: Models trained by default.
 DEFAULT_MODELS: tuple[str, ...] = tuple(MODELS)
 
@@ -295,6 +297,14 @@ def run_experiment(
         msg = (
             f"The 'models' parameter of run_experiment must list distinct codes from "
             f"{', '.join(MODELS)}; got {examples(codes)}."
+        )
+        raise ValueError(msg)
+    ordinal_only = [m for m in codes if m in _ORDINAL_MODELS]
+    if ordinal_only and not dataset.annotations.scale.ordered:
+        msg = (
+            f"Models {examples(ordinal_only)} need ordered labels, but the scale of {dataset.name!r} "
+            "is nominal; load the data with ordered labels (--ordinal, Scale.ordinal) or choose "
+            "from A, NB, marginal, A+shrink."
         )
         raise ValueError(msg)
     timings: dict[str, float] = {}

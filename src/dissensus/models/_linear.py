@@ -116,6 +116,20 @@ class SoftmaxRegression(BaseEstimator):  # type: ignore[misc]
         logq = np.log(np.maximum(Q, _TINY))
         return float(-(P * logq).sum()), -P / np.maximum(Q, _TINY)
 
+    def _objective(
+        self, theta: FloatArray, X: Any, XT: Any, state: Any, C: float, K: int
+    ) -> tuple[float, FloatArray]:
+        """The objective over ``theta = (W.ravel(), b)`` and its analytic gradient."""
+        N, d = X.shape
+        W = theta[: d * K].reshape(d, K)
+        Q = softmax(np.asarray(X @ W) + theta[d * K :])
+        loss, G = self._loss(Q, state)
+        Gz = softmax_backward(Q, G)
+        gW = np.asarray(XT @ Gz) + W / C
+        value = loss + float((W * W).sum()) / (2.0 * C)
+        grad = np.concatenate([gW.ravel(), Gz.sum(axis=0)])
+        return value / N, grad / N
+
     # -- estimator API -----------------------------------------------------
     def fit(self, X: Any, Y: Any, *, n: npt.ArrayLike | None = None) -> SoftmaxRegression:
         """Fit to targets ``Y``: an (N, K) matrix of distributions or a LabelCounts.
@@ -134,15 +148,7 @@ class SoftmaxRegression(BaseEstimator):  # type: ignore[misc]
         XT = Xc.T.tocsr() if hasattr(Xc, "tocsr") else Xc.T
 
         def fun(theta: FloatArray) -> tuple[float, FloatArray]:
-            W = theta[: d * K].reshape(d, K)
-            Z = np.asarray(Xc @ W) + theta[d * K :]
-            Q = softmax(Z)
-            loss, G = self._loss(Q, state)
-            Gz = softmax_backward(Q, G)
-            gW = np.asarray(XT @ Gz) + W / C
-            value = loss + float((W * W).sum()) / (2.0 * C)
-            grad = np.concatenate([gW.ravel(), Gz.sum(axis=0)])
-            return value / N, grad / N
+            return self._objective(theta, Xc, XT, state, C, K)
 
         theta, self.n_iter_, self.converged_ = minimize_lbfgs(
             fun, np.zeros(d * K + K), max_iter=self.max_iter, tol=self.tol
@@ -375,6 +381,29 @@ class CumulativeLink(BaseEstimator):  # type: ignore[misc]
         Fpad = np.concatenate([np.zeros((N, 1)), F, np.ones((N, 1))], axis=1)
         return np.diff(Fpad, axis=1), F
 
+    def _objective(
+        self, params: FloatArray, X: Any, XT: Any, P: FloatArray, C: float
+    ) -> tuple[float, FloatArray]:
+        """The objective over ``params = (w, t)`` and its analytic gradient."""
+        N, d = X.shape
+        w = params[:d]
+        t = params[d:]
+        theta = self._thresholds(t)
+        s = np.asarray(X @ w).ravel()
+        q, F = self._proba(s, theta)
+        qs = np.maximum(q, _TINY)
+        value = float(-(P * np.log(qs)).sum()) + float(w @ w) / (2.0 * C)
+        gq = -P / qs  # dL/dq_k
+        gF = gq[:, :-1] - gq[:, 1:]  # q_k = F_k - F_{k-1}: dL/dF_k = g_k - g_{k+1}
+        dF = gF * F * (1.0 - F)
+        g_theta = dF.sum(axis=0)  # dL/dtheta_k
+        g_s = -dF.sum(axis=1)
+        g_w = np.asarray(XT @ g_s).ravel() + w / C
+        # theta_1 = t_0; theta_k = t_0 + sum_{j<=k} exp(t_j)
+        tail = np.cumsum(g_theta[::-1])[::-1]
+        g_t = np.concatenate([[g_theta.sum()], np.exp(t[1:]) * tail[1:]])
+        return value / N, np.concatenate([g_w, g_t]) / N
+
     def fit(self, X: Any, Y: Any, *, n: npt.ArrayLike | None = None) -> CumulativeLink:
         """Fit to targets ``Y`` (an (N, K) matrix of distributions or a LabelCounts)."""
         t0 = time.perf_counter()
@@ -392,23 +421,7 @@ class CumulativeLink(BaseEstimator):  # type: ignore[misc]
         t_init = np.concatenate([[theta0[0]], np.log(steps)])
 
         def fun(params: FloatArray) -> tuple[float, FloatArray]:
-            w = params[:d]
-            t = params[d:]
-            theta = self._thresholds(t)
-            s = np.asarray(Xc @ w).ravel()
-            q, F = self._proba(s, theta)
-            qs = np.maximum(q, _TINY)
-            value = float(-(P * np.log(qs)).sum()) + float(w @ w) / (2.0 * C)
-            gq = -P / qs  # dL/dq_k
-            gF = gq[:, :-1] - gq[:, 1:]  # q_k = F_k - F_{k-1}: dL/dF_k = g_k - g_{k+1}
-            dF = gF * F * (1.0 - F)
-            g_theta = dF.sum(axis=0)  # dL/dtheta_k
-            g_s = -dF.sum(axis=1)
-            g_w = np.asarray(XT @ g_s).ravel() + w / C
-            # theta_1 = t_0; theta_k = t_0 + sum_{j<=k} exp(t_j)
-            tail = np.cumsum(g_theta[::-1])[::-1]
-            g_t = np.concatenate([[g_theta.sum()], np.exp(t[1:]) * tail[1:]])
-            return value / N, np.concatenate([g_w, g_t]) / N
+            return self._objective(params, Xc, XT, P, C)
 
         params, self.n_iter_, self.converged_ = minimize_lbfgs(
             fun, np.concatenate([np.zeros(d), t_init]), max_iter=self.max_iter, tol=self.tol
