@@ -39,7 +39,9 @@ class TestDataset:
         with pytest.raises(DataError, match="1 items have no text in column 'review'"):
             Dataset.from_frame(df, text="review")
         with pytest.raises(DataError, match="No item text column 'body'"):
-            Dataset.from_frame(_frame().rename(columns={"review": "body"}).drop(columns="body"), text="body")
+            Dataset.from_frame(
+                _frame().rename(columns={"review": "body"}).drop(columns="body"), text="body"
+            )
 
 
 class TestLoadFrame:

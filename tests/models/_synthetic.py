@@ -6,8 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dissensus import LabelCounts, Scale
-from dissensus import metrics
+from dissensus import LabelCounts, Scale, metrics
 
 K = 5
 

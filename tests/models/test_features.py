@@ -11,7 +11,9 @@ from dissensus.models import TextFeatures
 
 class TestTextFeatures:
     def test_fit_on_train_only_and_unseen_category(self):
-        train = pd.DataFrame({"text": ["red car", "red wine", "blue car"], "decade": ["1990s", "1990s", None]})
+        train = pd.DataFrame(
+            {"text": ["red car", "red wine", "blue car"], "decade": ["1990s", "1990s", None]}
+        )
         test = pd.DataFrame({"text": ["green car"], "decade": ["2010s"]})
         f = TextFeatures(categorical=["decade"], min_df=1, ngram_range=(1, 1)).fit(train)
         X = f.transform(test)

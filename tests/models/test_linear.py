@@ -50,7 +50,7 @@ class TestGradients:
         X, y = _small_problem()
         state = est._prepare(as_targets(y, X.shape[0]))
         theta = np.random.default_rng(1).normal(scale=0.5, size=X.shape[1] * K + K)
-        f = lambda th: est._objective(th, X, X.T, state, 0.7, K)  # noqa: E731
+        f = lambda th: est._objective(th, X, XT=X.T, state=state, C=0.7, K=K)  # noqa: E731
         np.testing.assert_allclose(f(theta)[1], _fd_grad(f, theta), rtol=1e-5, atol=1e-8)
 
     def test_emd_power_one_away_from_kinks(self):
@@ -58,7 +58,7 @@ class TestGradients:
         est = EMDRegression(C=0.7, power=1)
         state = est._prepare(as_targets(y, X.shape[0]))
         theta = np.random.default_rng(4).normal(scale=0.5, size=X.shape[1] * K + K)
-        f = lambda th: est._objective(th, X, X.T, state, 0.7, K)  # noqa: E731
+        f = lambda th: est._objective(th, X, XT=X.T, state=state, C=0.7, K=K)  # noqa: E731
         np.testing.assert_allclose(f(theta)[1], _fd_grad(f, theta, h=1e-7), rtol=1e-4, atol=1e-7)
 
     def test_cumulative_link(self):
@@ -74,7 +74,7 @@ class TestGradients:
         est = ExpectedEMDRegression(C=1e12)
         alpha, *_ = state = est._prepare(as_targets(y, X.shape[0]))
         theta = np.zeros(X.shape[1] * K + K)
-        value, _ = est._objective(theta, X, X.T, state, 1e12, K)
+        value, _ = est._objective(theta, X, XT=X.T, state=state, C=1e12, K=K)
         uniform = np.full((X.shape[0], K), 1 / K)
         assert value == pytest.approx(expected.emd(alpha, uniform).mean(), rel=1e-12)
 
@@ -83,7 +83,9 @@ class TestLearning:
     @pytest.mark.parametrize("cls", LINEAR)
     def test_beats_the_marginal(self, cls):
         split = make_data()
-        base = emd_to_truth(split, Marginal().fit(split.X_train, split.y_train).predict_proba(split.X_test))
+        base = emd_to_truth(
+            split, Marginal().fit(split.X_train, split.y_train).predict_proba(split.X_test)
+        )
         model = cls(C=10.0).fit(split.X_train, split.y_train)
         assert emd_to_truth(split, model.predict_proba(split.X_test)) < 0.8 * base
 
@@ -101,7 +103,11 @@ class TestLearning:
         split = make_data(n_items=240)
         y = split.y_train
         a = ExpectedEMDRegression().fit(split.X_train, y).predict_proba(split.X_test)
-        b = ExpectedEMDRegression().fit(split.X_train, y.proportions(), n=y.n).predict_proba(split.X_test)
+        b = (
+            ExpectedEMDRegression()
+            .fit(split.X_train, y.proportions(), n=y.n)
+            .predict_proba(split.X_test)
+        )
         np.testing.assert_allclose(a, b, atol=1e-12)
 
 
@@ -119,7 +125,9 @@ class TestBadTargets:
 
     @pytest.mark.parametrize("cls", LINEAR)
     def test_wrong_K(self, cls):
-        with pytest.raises(DataError, match="has 2 classes but the estimator was built with n_classes=3"):
+        with pytest.raises(
+            DataError, match="has 2 classes but the estimator was built with n_classes=3"
+        ):
             cls(n_classes=3).fit(np.ones((2, 2)), [[0.5, 0.5], [0.5, 0.5]])
         with pytest.raises(DataError, match="at least 2 classes"):
             cls().fit(np.ones((2, 2)), [[1.0], [1.0]])
@@ -142,7 +150,9 @@ class TestBadTargets:
             est.predict_proba(np.ones((1, 2)))
 
     def test_bad_parameters(self):
-        with pytest.raises(ValueError, match="'C' parameter of EMDRegression must be finite and > 0"):
+        with pytest.raises(
+            ValueError, match="'C' parameter of EMDRegression must be finite and > 0"
+        ):
             EMDRegression(C=0).fit(np.eye(2), np.eye(2))
         with pytest.raises(ValueError, match="'power' parameter"):
             EMDRegression(power=3).fit(np.eye(2), np.eye(2))

@@ -12,11 +12,15 @@ from tests.models._synthetic import emd_to_truth, make_data
 
 class TestMarginal:
     def test_mean_of_targets(self):
-        q = Marginal().fit(np.zeros((3, 1)), [[1, 0], [0, 1], [0.5, 0.5]]).predict_proba(np.zeros((2, 1)))
+        q = (
+            Marginal()
+            .fit(np.zeros((3, 1)), [[1, 0], [0, 1], [0.5, 0.5]])
+            .predict_proba(np.zeros((2, 1)))
+        )
         assert q.tolist() == [[0.5, 0.5], [0.5, 0.5]]
 
     def test_bad_targets(self):
-        with pytest.raises(DataError, match="sums to 0.5"):
+        with pytest.raises(DataError, match=r"sums to 0.5"):
             Marginal().fit(np.zeros((1, 1)), [[0.2, 0.3]])
         with pytest.raises(DataError, match="n_classes=3"):
             Marginal(n_classes=3).fit(np.zeros((1, 1)), [[0.5, 0.5]])
@@ -40,8 +44,16 @@ class TestShrinkage:
         split = make_data()
         n = np.full(split.X_test.shape[0], 50)
         marg = Marginal().fit(split.X_train, split.y_train).predict_proba(split.X_test)
-        a = Shrinkage(SoftCrossEntropy(C=10.0)).fit(split.X_train, split.y_train).predict_proba(split.X_test, n=n)
-        b = Shrinkage(SoftCrossEntropy(C=10.0)).fit(split.X_train, split.y_train).predict_proba(split.X_test, n=n)
+        a = (
+            Shrinkage(SoftCrossEntropy(C=10.0))
+            .fit(split.X_train, split.y_train)
+            .predict_proba(split.X_test, n=n)
+        )
+        b = (
+            Shrinkage(SoftCrossEntropy(C=10.0))
+            .fit(split.X_train, split.y_train)
+            .predict_proba(split.X_test, n=n)
+        )
         assert a.tobytes() == b.tobytes()
         assert emd_to_truth(split, a) < 0.9 * emd_to_truth(split, marg)
 
@@ -49,7 +61,7 @@ class TestShrinkage:
         s = Shrinkage(SoftCrossEntropy()).fit(np.eye(2), np.eye(2))
         with pytest.raises(DataError, match="needs `n`"):
             s.predict_proba(np.eye(2))
-        with pytest.raises(DataError, match="sums to 0.9"):
+        with pytest.raises(DataError, match=r"sums to 0.9"):
             Shrinkage(SoftCrossEntropy()).fit(np.eye(2), [[0.5, 0.4], [0.5, 0.5]])
         with pytest.raises(ValueError, match="already fitted"):
             Shrinkage(SoftCrossEntropy(), refit=False).fit(np.eye(2), np.eye(2))

@@ -7,7 +7,13 @@ import pytest
 from sklearn.naive_bayes import MultinomialNB
 
 from dissensus import DataError
-from dissensus.models import Marginal, SmoothedKL, SoftCrossEntropy, SoftmaxRegression, SoftNaiveBayes
+from dissensus.models import (
+    Marginal,
+    SmoothedKL,
+    SoftCrossEntropy,
+    SoftmaxRegression,
+    SoftNaiveBayes,
+)
 from dissensus.models._sklearn import expand_soft_targets
 from dissensus.posterior import soft_labels
 from tests.models._synthetic import emd_to_truth, make_data
@@ -69,9 +75,14 @@ class TestExpand:
 class TestCommon:
     def test_beats_the_marginal(self, cls):
         split = make_data()
-        base = emd_to_truth(split, Marginal().fit(split.X_train, split.y_train).predict_proba(split.X_test))
+        base = emd_to_truth(
+            split, Marginal().fit(split.X_train, split.y_train).predict_proba(split.X_test)
+        )
         est = cls(C=10.0) if cls is not SoftNaiveBayes else cls()
-        assert emd_to_truth(split, est.fit(split.X_train, split.y_train).predict_proba(split.X_test)) < 0.9 * base
+        assert (
+            emd_to_truth(split, est.fit(split.X_train, split.y_train).predict_proba(split.X_test))
+            < 0.9 * base
+        )
 
     def test_deterministic(self, cls):
         split = make_data(n_items=240)
@@ -81,7 +92,7 @@ class TestCommon:
 
     def test_bad_targets(self, cls):
         X = np.ones((2, 2))
-        with pytest.raises(DataError, match="sums to 1.1"):
+        with pytest.raises(DataError, match=r"sums to 1.1"):
             cls().fit(X, [[0.6, 0.5], [0.5, 0.5]])
         with pytest.raises(DataError, match="finite"):
             cls().fit(X, [[np.nan, 1.0], [0.5, 0.5]])

@@ -35,7 +35,9 @@ def _warnings_as_lines() -> Iterator[None]:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
-def _load(name: str, data: Path | None, context: bool, text_column: str, reader: dict[str, Any]) -> Any:
+def _load(
+    name: str, data: Path | None, context: bool, text_column: str, reader: dict[str, Any]
+) -> Any:
     from dissensus import datasets  # noqa: PLC0415  (sklearn and friends load only for this command)
 
     if name == "movielens":
@@ -119,7 +121,9 @@ def _run(
         echo(f"  (seed paper's ConvAbuse test split: {seed_cells})")
     rev = ev.reversals(n_boot=n_boot)
     both = int((rev["significant_1"] & rev["significant_2"]).sum()) if len(rev) else 0
-    echo(f"reversals: {len(rev)} (model pairs ordered differently by two metrics); {both} significant under both")
+    echo(
+        f"reversals: {len(rev)} (model pairs ordered differently by two metrics); {both} significant under both"
+    )
     echo(f"report: {written.get('report', written['summary'])}")
     echo(f"settings and timings: {written['experiment']}")
 
@@ -157,7 +161,9 @@ _MODELS_HELP = (
     default=None,
     help="Output directory (default: ./dissensus-<dataset>).",
 )
-@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the split and the bootstrap.")
+@click.option(
+    "--seed", default=0, show_default=True, type=int, help="Seed of the split and the bootstrap."
+)
 @click.option("--models", default=None, metavar="A,B,...", help=_MODELS_HELP)
 @click.option(
     "--test-size",
@@ -167,7 +173,11 @@ _MODELS_HELP = (
     help="Share of items (per annotation-count bin) held out for testing.",
 )
 @click.option(
-    "--n-boot", default=1000, show_default=True, type=click.IntRange(min=1), help="Bootstrap resamples."
+    "--n-boot",
+    default=1000,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Bootstrap resamples.",
 )
 @click.option(
     "--max-iter",

@@ -21,7 +21,11 @@ _WORD = re.compile(r"\b(\w\w+)\b")
 
 def _marked(text: pd.Series, prefix: str) -> pd.Series:
     """Every word of ``text`` prefixed (``prev_agent`` words as ``pa_word``)."""
-    return text.fillna("").astype(str).str.replace(_WORD, lambda m: f"{prefix}_{m.group(1)}", regex=True)
+    return (
+        text.fillna("")
+        .astype(str)
+        .str.replace(_WORD, lambda m: f"{prefix}_{m.group(1)}", regex=True)
+    )
 
 
 def load_convabuse(
@@ -30,7 +34,7 @@ def load_convabuse(
     context: bool = False,
     duplicates: Duplicates = "first",
 ) -> Dataset:
-    """ConvAbuse (Cercas Curry et al., 2021): abuse severity of user turns, with their text.
+    r"""ConvAbuse (Cercas Curry et al., 2021): abuse severity of user turns, with their text.
 
     Parameters
     ----------
@@ -60,10 +64,10 @@ def load_convabuse(
     >>> import tempfile, pathlib
     >>> f = pathlib.Path(tempfile.mkdtemp()) / "full.csv"
     >>> head = "example_no,annotator_id,conv_id,prev_agent,prev_user,agent,user,bot,"
-    >>> head += "is_abuse.1,is_abuse.0,is_abuse.-1,is_abuse.-2,is_abuse.-3\\n"
+    >>> head += "is_abuse.1,is_abuse.0,is_abuse.-1,is_abuse.-2,is_abuse.-3\n"
     >>> rows = ["0,Annotator1,7,Hi,hey,How are you?,bad bot,E,0,0,1,0,0",
     ...         "1,Annotator2,7,Hi,hey,How are you?,bad bot,E,1,0,0,0,0"]
-    >>> _ = f.write_text(head + "\\n".join(rows) + "\\n")
+    >>> _ = f.write_text(head + "\n".join(rows) + "\n")
     >>> load_convabuse(f, context=True).items["text"].tolist()
     ['bad bot pa_Hi pu_hey ag_How ag_are ag_you?']
     """

@@ -115,7 +115,9 @@ class Dataset:
         item. Other options go to :meth:`Annotations.from_frame` (``dropna``,
         ``duplicates``, ...).
         """
-        missing = [c for c in (text, *categorical) if isinstance(df, pd.DataFrame) and c not in df.columns]
+        missing = [
+            c for c in (text, *categorical) if isinstance(df, pd.DataFrame) and c not in df.columns
+        ]
         if missing:
             msg = (
                 f"No item text column {examples(missing)} (columns: {examples(list(df.columns), 10)}); "

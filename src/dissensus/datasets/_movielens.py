@@ -65,7 +65,11 @@ def load_movielens(min_ratings: int = 5, levels: int = 10) -> Dataset:
     >>> ml.annotations.n_items, ml.annotations.scale.K  # doctest: +SKIP
     (3496, 10)
     """
-    if isinstance(min_ratings, bool) or not isinstance(min_ratings, int | np.integer) or min_ratings < 1:
+    if (
+        isinstance(min_ratings, bool)
+        or not isinstance(min_ratings, int | np.integer)
+        or min_ratings < 1
+    ):
         msg = f"The 'min_ratings' parameter of load_movielens must be an integer >= 1. Got {min_ratings!r} instead."
         raise ValueError(msg)
     if levels not in (5, 10):
@@ -91,7 +95,11 @@ def load_movielens(min_ratings: int = 5, levels: int = 10) -> Dataset:
         scale = Scale.ordinal([k / 2 for k in range(1, 11)])
     year = df["year"].to_numpy(dtype=np.float64)
     decade = pd.Series(
-        np.where(np.isnan(year), None, (np.floor(np.nan_to_num(year) / 10) * 10).astype(np.int64).astype(str) + "s"),
+        np.where(
+            np.isnan(year),
+            None,
+            (np.floor(np.nan_to_num(year) / 10) * 10).astype(np.int64).astype(str) + "s",
+        ),
         index=df.index,
         dtype=object,
     )

@@ -206,7 +206,9 @@ def _params(est: Any) -> dict[str, Any]:
     """An estimator's parameters, JSON-ready (a nested estimator as its repr)."""
     out: dict[str, Any] = {}
     for k, v in est.get_params(deep=False).items():
-        out[k] = v if isinstance(v, int | float | str | bool | tuple | list) or v is None else repr(v)
+        out[k] = (
+            v if isinstance(v, int | float | str | bool | tuple | list) or v is None else repr(v)
+        )
     return out
 
 
@@ -219,18 +221,18 @@ def _with_training_section(page: str, result: ExperimentResult) -> str:
         params = ", ".join(f"{k}={v}" for k, v in info["params"].items())
         conv = info.get("converged")
         rows.append(
-            f"<tr><th scope=\"row\" class=\"txt\">{html.escape(code)}</th>"
-            f"<td class=\"txt\">{html.escape(info['class'])}: {html.escape(MODELS.get(code, ''))}</td>"
-            f"<td class=\"txt\">{html.escape(params)}</td>"
-            f"<td class=\"num\">{'' if conv is None else ('yes' if conv else 'no')}</td>"
-            f"<td class=\"num\">{fit:.2f}</td></tr>"
+            f'<tr><th scope="row" class="txt">{html.escape(code)}</th>'
+            f'<td class="txt">{html.escape(info["class"])}: {html.escape(MODELS.get(code, ""))}</td>'
+            f'<td class="txt">{html.escape(params)}</td>'
+            f'<td class="num">{"" if conv is None else ("yes" if conv else "no")}</td>'
+            f'<td class="num">{fit:.2f}</td></tr>'
         )
     feat = ", ".join(f"{k}={v}" for k, v in s["featuriser"]["params"].items())
     split = s["split"]
     by_bin = ", ".join(f"{r.bin}: {r.n_items}" for r in result.test_items_by_bin().itertuples())
     section = (
         '<section id="training">\n<h2>Training</h2>\n'
-        f"<p class=\"legend\">{html.escape(result.dataset)}: {split['n_train_items']:,} training and "
+        f'<p class="legend">{html.escape(result.dataset)}: {split["n_train_items"]:,} training and '
         f"{split['n_test_items']:,} test items, split by item (seed {split['seed']}, test share "
         f"{split['test_size']}, stratified by annotation-count bin; test items per bin: "
         f"{html.escape(by_bin)}). Featuriser fitted on the training items only: "

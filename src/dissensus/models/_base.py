@@ -31,7 +31,8 @@ from dissensus.data import LabelCounts
 __all__ = ["Targets", "as_features", "as_targets", "softmax", "softmax_backward"]
 
 FloatArray = npt.NDArray[np.float64]
-Features = FloatArray | sparse.csr_matrix
+#: A dense (N, d) float64 array or a scipy.sparse CSR matrix.
+Features = Any
 
 
 @dataclass(frozen=True)
@@ -60,8 +61,10 @@ class Targets:
 
 def as_features(X: Any, name: str = "X") -> Features:
     """``X`` as a float64 CSR matrix (sparse input) or a 2-D float64 array, all finite."""
+    out: Any
     if sparse.issparse(X):
-        out = sparse.csr_matrix(X, dtype=np.float64)
+        given: Any = X  # scipy-stubs type issparse's argument as its abstract base
+        out = given.tocsr().astype(np.float64)
         data = out.data
     else:
         arr = np.asarray(X, dtype=np.float64)
@@ -132,7 +135,7 @@ def as_targets(
     if K < 2:
         msg = f"{estimator}: `Y` has {K} class; a distribution needs at least 2 classes."
         raise DataError(msg)
-    if n_classes is not None and K != n_classes:
+    if n_classes is not None and n_classes != K:
         msg = (
             f"{estimator}: `Y` has {K} classes but the estimator was built with "
             f"n_classes={n_classes}; give targets over {n_classes} classes."
@@ -175,6 +178,8 @@ def check_positive(estimator: str, name: str, value: float) -> float:
     """The standard parameter error for a number that must be finite and > 0."""
     v = float(value)
     if not (np.isfinite(v) and v > 0):
-        msg = f"The {name!r} parameter of {estimator} must be finite and > 0. Got {value!r} instead."
+        msg = (
+            f"The {name!r} parameter of {estimator} must be finite and > 0. Got {value!r} instead."
+        )
         raise ValueError(msg)
     return v

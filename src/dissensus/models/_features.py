@@ -100,9 +100,12 @@ class TextFeatures(BaseEstimator):  # type: ignore[misc]
         return self
 
     def _categories(self, items: pd.DataFrame) -> pd.DataFrame:
-        return items[list(self.categorical)].astype(object).where(
-            items[list(self.categorical)].notna(), "missing"
-        ).astype(str)
+        return (
+            items[list(self.categorical)]
+            .astype(object)
+            .where(items[list(self.categorical)].notna(), "missing")
+            .astype(str)
+        )
 
     def transform(self, items: pd.DataFrame) -> sparse.csr_matrix:
         """Features of ``items``, a sparse (N, d) matrix."""
@@ -113,7 +116,8 @@ class TextFeatures(BaseEstimator):  # type: ignore[misc]
         blocks = [self.vectorizer_.transform(items[self.text].astype(str))]
         if self.encoder_ is not None:
             blocks.append(self.encoder_.transform(self._categories(items)))
-        return sparse.hstack(blocks, format="csr", dtype=np.float64)
+        out: sparse.csr_matrix = sparse.csr_matrix(sparse.hstack(blocks, format="csr", dtype=np.float64))
+        return out
 
     def fit_transform(self, items: pd.DataFrame, y: Any = None) -> sparse.csr_matrix:
         """:meth:`fit`, then :meth:`transform` of the same items."""

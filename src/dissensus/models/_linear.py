@@ -117,7 +117,7 @@ class SoftmaxRegression(BaseEstimator):  # type: ignore[misc]
         return float(-(P * logq).sum()), -P / np.maximum(Q, _TINY)
 
     def _objective(
-        self, theta: FloatArray, X: Any, XT: Any, state: Any, C: float, K: int
+        self, theta: FloatArray, X: Any, *, XT: Any, state: Any, C: float, K: int
     ) -> tuple[float, FloatArray]:
         """The objective over ``theta = (W.ravel(), b)`` and its analytic gradient."""
         N, d = X.shape
@@ -143,12 +143,12 @@ class SoftmaxRegression(BaseEstimator):  # type: ignore[misc]
         Xc = as_features(X)
         T = as_targets(Y, Xc.shape[0], n=n, n_classes=self.n_classes, estimator=name)
         state = self._prepare(T)
-        N, d = Xc.shape
+        d = Xc.shape[1]
         K = T.K
         XT = Xc.T.tocsr() if hasattr(Xc, "tocsr") else Xc.T
 
         def fun(theta: FloatArray) -> tuple[float, FloatArray]:
-            return self._objective(theta, Xc, XT, state, C, K)
+            return self._objective(theta, Xc, XT=XT, state=state, C=C, K=K)
 
         theta, self.n_iter_, self.converged_ = minimize_lbfgs(
             fun, np.zeros(d * K + K), max_iter=self.max_iter, tol=self.tol
@@ -409,9 +409,11 @@ class CumulativeLink(BaseEstimator):  # type: ignore[misc]
         t0 = time.perf_counter()
         C = check_positive("CumulativeLink", "C", self.C)
         Xc = as_features(X)
-        T = as_targets(Y, Xc.shape[0], n=n, n_classes=self.n_classes, estimator="CumulativeLink.fit")
+        T = as_targets(
+            Y, Xc.shape[0], n=n, n_classes=self.n_classes, estimator="CumulativeLink.fit"
+        )
         P = T.proportions
-        N, d = Xc.shape
+        d = Xc.shape[1]
         K = T.K
         XT = Xc.T.tocsr() if hasattr(Xc, "tocsr") else Xc.T
         # start at the thresholds of the training marginal (w = 0)
@@ -440,4 +442,3 @@ class CumulativeLink(BaseEstimator):  # type: ignore[misc]
         q = np.maximum(q, 0.0)
         out: FloatArray = q / q.sum(axis=1, keepdims=True)
         return out
-

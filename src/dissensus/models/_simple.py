@@ -90,7 +90,9 @@ class Shrinkage(BaseEstimator):  # type: ignore[misc]
     [[0.75, 0.25]]
     """
 
-    def __init__(self, estimator: Any, *, strength: float | None = None, refit: bool = True) -> None:
+    def __init__(
+        self, estimator: Any, *, strength: float | None = None, refit: bool = True
+    ) -> None:
         self.estimator = estimator
         self.strength = strength
         self.refit = refit
@@ -113,7 +115,9 @@ class Shrinkage(BaseEstimator):  # type: ignore[misc]
         self.marginal_ = P.mean(axis=0)
         K = P.shape[1]
         self.strength_ = (
-            float(K) if self.strength is None else check_positive("Shrinkage", "strength", self.strength)
+            float(K)
+            if self.strength is None
+            else check_positive("Shrinkage", "strength", self.strength)
         )
         self.n_features_in_ = Xc.shape[1]
         self.n_classes_ = K

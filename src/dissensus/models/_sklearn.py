@@ -29,9 +29,7 @@ __all__ = ["SmoothedKL", "SoftCrossEntropy", "SoftNaiveBayes", "expand_soft_targ
 FloatArray = npt.NDArray[np.float64]
 
 
-def expand_soft_targets(
-    X: Any, P: FloatArray
-) -> tuple[Any, npt.NDArray[np.int64], FloatArray]:
+def expand_soft_targets(X: Any, P: FloatArray) -> tuple[Any, npt.NDArray[np.int64], FloatArray]:
     """Rows of ``X`` repeated once per class with positive target mass: (X_rows, labels, weights).
 
     Examples
@@ -198,8 +196,8 @@ class SoftNaiveBayes(BaseEstimator):  # type: ignore[misc]
         """Fit to targets ``Y`` (an (N, K) matrix of distributions or a LabelCounts)."""
         t0 = time.perf_counter()
         smoothing = check_positive("SoftNaiveBayes", "smoothing", self.smoothing)
-        Xc = as_features(X)
-        data = Xc.data if sparse.issparse(Xc) else Xc
+        Xc: Any = as_features(X)
+        data = np.asarray(Xc.data if sparse.issparse(Xc) else Xc)
         if data.size and float(data.min()) < 0:
             msg = (
                 "SoftNaiveBayes needs non-negative features (counts or TF-IDF); `X` has negative "
