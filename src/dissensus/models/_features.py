@@ -116,7 +116,9 @@ class TextFeatures(BaseEstimator):  # type: ignore[misc]
         blocks = [self.vectorizer_.transform(items[self.text].astype(str))]
         if self.encoder_ is not None:
             blocks.append(self.encoder_.transform(self._categories(items)))
-        out: sparse.csr_matrix = sparse.csr_matrix(sparse.hstack(blocks, format="csr", dtype=np.float64))
+        out: sparse.csr_matrix = sparse.csr_matrix(
+            sparse.hstack(blocks, format="csr", dtype=np.float64)
+        )
         return out
 
     def fit_transform(self, items: pd.DataFrame, y: Any = None) -> sparse.csr_matrix:

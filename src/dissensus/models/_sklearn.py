@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import sparse
 from sklearn.base import BaseEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import MultinomialNB
@@ -197,7 +196,7 @@ class SoftNaiveBayes(BaseEstimator):  # type: ignore[misc]
         t0 = time.perf_counter()
         smoothing = check_positive("SoftNaiveBayes", "smoothing", self.smoothing)
         Xc: Any = as_features(X)
-        data = np.asarray(Xc.data if sparse.issparse(Xc) else Xc)
+        data = np.asarray(Xc.data if hasattr(Xc, "tocsr") else Xc)  # sparse: the stored values
         if data.size and float(data.min()) < 0:
             msg = (
                 "SoftNaiveBayes needs non-negative features (counts or TF-IDF); `X` has negative "
