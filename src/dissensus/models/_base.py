@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from scipy import optimize, sparse
+from threadpoolctl import threadpool_limits
 
 from dissensus._exceptions import DataError
 from dissensus._validation import as_prob_matrix
@@ -158,19 +159,22 @@ def softmax_backward(Q: FloatArray, G: FloatArray) -> FloatArray:
 
 
 def minimize_lbfgs(
-    fun: Any, x0: FloatArray, *, max_iter: int, tol: float
+    fun: Any, x0: FloatArray, *, max_iter: int, tol: float, n_jobs: int | None = 1
 ) -> tuple[FloatArray, int, bool]:
     """L-BFGS-B with an analytic gradient (``fun`` returns ``(value, grad)``).
 
-    Returns the solution, the number of iterations and whether it converged.
+    ``n_jobs`` limits the BLAS / OpenMP threads during the fit (see
+    :class:`~dissensus.models.SoftmaxRegression`). Returns the solution, the
+    number of iterations and whether it converged.
     """
-    res = optimize.minimize(
-        fun,
-        x0,
-        jac=True,
-        method="L-BFGS-B",
-        options={"maxiter": int(max_iter), "gtol": float(tol), "ftol": float(tol) * 1e-3},
-    )
+    with threadpool_limits(limits=n_jobs):
+        res = optimize.minimize(
+            fun,
+            x0,
+            jac=True,
+            method="L-BFGS-B",
+            options={"maxiter": int(max_iter), "gtol": float(tol), "ftol": float(tol) * 1e-3},
+        )
     return np.asarray(res.x, dtype=np.float64), int(res.nit), bool(res.success)
 
 
