@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import pytest
 
-from dissensus import DataDroppedWarning
 from dissensus.cli import EXIT_BAD_INPUT, EXIT_OK, main
 from tests.experiments._tiny import tiny_frame
 
@@ -49,22 +47,6 @@ class TestExperimentCommand:
         assert "distinct codes" in capsys.readouterr().err
         assert main(["experiment", str(tiny_csv), "--out", str(tmp_path / "o")]) == EXIT_BAD_INPUT
         assert "'text'" in capsys.readouterr().err
-
-    @pytest.mark.shared
-    def test_convabuse_prints_the_seeds_bins(self, convabuse_dir, tmp_path, capsys):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DataDroppedWarning)
-            code = main(
-                [
-                    "experiment", "convabuse", "--data", str(convabuse_dir), "--models", "A,marginal",
-                    "--out", str(tmp_path / "c"), "--n-boot", "20", "--max-iter", "20",
-                ]
-            )  # fmt: skip
-        printed = capsys.readouterr()
-        assert code == EXIT_OK, printed.err
-        assert "test items per bin: 2–3: 1062, 4–5: 184, 6–10: 10" in printed.out
-        assert "seed paper's ConvAbuse test split: 2–3: 508, 4–5: 93, 6–10: 8" in printed.out
-        assert "357 repeated" in printed.err
 
 
 class TestDemoCommand:

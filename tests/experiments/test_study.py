@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pytest
 
 import dissensus.report
-from dissensus.datasets import Dataset
+from dissensus import DataDroppedWarning
+from dissensus.datasets import Dataset, load_convabuse
 from dissensus.evaluation import annotation_bins
 from dissensus.experiments import MODELS, make_model, run_experiment, split_items
 from tests.experiments._tiny import tiny_frame
@@ -33,6 +35,20 @@ class TestSplitItems:
         c = split_items(n, seed=5)
         assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
         assert not np.array_equal(a[1], c[1])
+
+    @pytest.mark.shared
+    def test_convabuse_bins(self, convabuse_dir):
+        # the counts `dissensus experiment convabuse` prints next to the seed's 508 / 93 / 8
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DataDroppedWarning)
+            n = load_convabuse(convabuse_dir).annotations.counts().n
+        _, test = split_items(n, test_size=0.3, seed=0)
+        codes, labels = annotation_bins(n[test])
+        assert dict(zip(labels, np.bincount(codes).tolist(), strict=True)) == {
+            "2–3": 1062,
+            "4–5": 184,
+            "6–10": 10,
+        }
 
     def test_bad_test_size(self):
         with pytest.raises(ValueError, match="'test_size' parameter of split_items must be in"):

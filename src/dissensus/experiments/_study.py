@@ -163,6 +163,51 @@ class ExperimentResult:
         size = np.bincount(codes, minlength=len(labels))
         return pd.DataFrame({"bin": labels, "n_items": size.astype(np.int64)})
 
+    def verdicts(self, *, n_boot: int = 1000) -> pd.DataFrame:
+        """Best model under each pointwise metric and under its expected form.
+
+        Returns
+        -------
+        DataFrame
+            ``metric, expected_metric, best, best_expected, reversal,
+            significant``: the best model (lowest mean; ties joined by
+            ``"="``) under each; ``reversal`` when the two best models
+            differ and the two metrics order them oppositely;
+            ``significant`` when the paired bootstrap intervals of their
+            difference exclude zero under both metrics.
+        """
+        ev = self.evaluation
+        summary = ev.summary(n_boot=n_boot)
+        rev = ev.reversals(n_boot=n_boot)
+        rows = []
+        for m in ev.metrics:
+            em = f"E[{m}]"
+            if em not in ev.metrics:
+                continue
+            best = summary[(summary["metric"] == m) & summary["best"]]["model"].tolist()
+            best_e = summary[(summary["metric"] == em) & summary["best"]]["model"].tolist()
+            pair = {best[0], best_e[0]}
+            hit = rev[
+                (rev["metric_1"] == m)
+                & (rev["metric_2"] == em)
+                & rev["model_a"].isin(pair)
+                & rev["model_b"].isin(pair)
+            ]
+            reversal = len(pair) == 2 and len(hit) > 0
+            significant = bool(reversal and (hit["significant_1"] & hit["significant_2"]).any())
+            rows.append((m, em, "=".join(best), "=".join(best_e), reversal, significant))
+        return pd.DataFrame(
+            rows,
+            columns=[
+                "metric",
+                "expected_metric",
+                "best",
+                "best_expected",
+                "reversal",
+                "significant",
+            ],
+        )
+
     def to_json(self, *, indent: int | None = 2) -> str:
         """Settings, timings and the split's per-bin counts as JSON."""
         payload = {
@@ -188,7 +233,8 @@ class ExperimentResult:
         if "report" in paths:
             report = paths["report"]
             page = report.read_text(encoding="utf-8")
-            report.write_text(_with_training_section(page, self), encoding="utf-8")
+            section = _training_section(self, self.verdicts(n_boot=n_boot))
+            report.write_text(_insert_section(page, section), encoding="utf-8")
         paths["experiment"] = out / "experiment.json"
         paths["experiment"].write_text(self.to_json() + "\n", encoding="utf-8")
         return paths
@@ -212,8 +258,41 @@ def _params(est: Any) -> dict[str, Any]:
     return out
 
 
-def _with_training_section(page: str, result: ExperimentResult) -> str:
-    """Insert the training settings and timings into the report page (before ``</main>``)."""
+def _verdict_items(verdicts: pd.DataFrame, models: Sequence[str]) -> str:
+    """One list item per metric pair: who wins each, and whether that is a (significant) reversal."""
+    items = []
+    for r in verdicts.to_dict(orient="records"):
+        if r["best"] == r["best_expected"]:
+            tail = "the same model"
+        elif r["reversal"]:
+            sig = "significant under both" if r["significant"] else "not significant under both"
+            tail = f"a reversal ({sig}; paired bootstrap intervals)"
+        else:
+            tail = "different best models, but not a strict reversal"
+        items.append(
+            f"<li>{html.escape(str(r['metric']))}: best {html.escape(str(r['best']))}; "
+            f"{html.escape(str(r['expected_metric']))}: best {html.escape(str(r['best_expected']))}: "
+            f"{tail}.</li>"
+        )
+    if "E" in models:
+        items.append(
+            "<li>Model E is trained on E[emd] under the same uniform Dirichlet prior the "
+            "expected metrics use, so its lead under expected metrics is partly by "
+            "construction; the expected metrics with few annotations reward flatter "
+            "predictions (compare the marginal and A+shrink with A).</li>"
+        )
+    return "\n".join(items)
+
+
+def _insert_section(page: str, section: str) -> str:
+    """``section`` inserted before the page's ``</main>`` (else ``</body>``, else at the end)."""
+    anchor = "</main>" if "</main>" in page else "</body>"
+    head, sep, tail = page.rpartition(anchor)
+    return head + section + sep + tail if sep else page + section
+
+
+def _training_section(result: ExperimentResult, verdicts: pd.DataFrame) -> str:
+    """The report's "Training" section: verdicts, split, featuriser, models, timings."""
     s = result.settings
     rows = []
     for code, info in s["models"].items():
@@ -230,8 +309,10 @@ def _with_training_section(page: str, result: ExperimentResult) -> str:
     feat = ", ".join(f"{k}={v}" for k, v in s["featuriser"]["params"].items())
     split = s["split"]
     by_bin = ", ".join(f"{r.bin}: {r.n_items}" for r in result.test_items_by_bin().itertuples())
-    section = (
-        '<section id="training">\n<h2>Training</h2>\n'
+    return (
+        '<section id="training">\n<h2>Training</h2>\n<ul class="reading">\n'
+        + _verdict_items(verdicts, list(s["models"]))
+        + "\n</ul>\n"
         f'<p class="legend">{html.escape(result.dataset)}: {split["n_train_items"]:,} training and '
         f"{split['n_test_items']:,} test items, split by item (seed {split['seed']}, test share "
         f"{split['test_size']}, stratified by annotation-count bin; test items per bin: "
@@ -245,9 +326,6 @@ def _with_training_section(page: str, result: ExperimentResult) -> str:
         + "\n".join(rows)
         + "\n</tbody></table></div>\n</section>\n"
     )
-    anchor = "</main>" if "</main>" in page else "</body>"
-    head, sep, tail = page.rpartition(anchor)
-    return head + section + sep + tail if sep else page + section
 
 
 def run_experiment(

@@ -115,6 +115,7 @@ class SoftCrossEntropy(BaseEstimator):  # type: ignore[misc]
         self.n_features_in_ = Xc.shape[1]
         self.n_classes_ = P.shape[1]
         self.n_iter_ = int(np.max(self.model_.n_iter_))
+        self.converged_ = self.n_iter_ < self.max_iter
         self.fit_time_ = time.perf_counter() - t0
         return self
 
