@@ -33,6 +33,7 @@ class TestExperimentCommand:
         assert lines[1].split() == ["metric", "A", "C", "marginal"]
         assert any(line.startswith("E[emd] ↓") for line in lines)
         assert any(line.startswith("test items per bin: 2–3: ") for line in lines)
+        assert any(line.startswith("best under emd: ") for line in lines)
         assert f"report: {out / 'report.html'}" in printed.out
         assert {p.name for p in out.iterdir()} >= {"report.html", "experiment.json", "summary.csv"}
         assert printed.err == ""  # no progress bar when stderr is not a terminal

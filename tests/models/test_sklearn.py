@@ -43,7 +43,7 @@ class TestSmoothedKL:
     def test_targets_are_the_gaussian_soft_labels(self):
         split = make_data(n_items=240)
         est = SmoothedKL(sigma=0.8)
-        smooth = est._targets(split.y_train, split.y_train.N, None)
+        smooth = est._targets(split.y_train.proportions())
         ref = soft_labels(split.y_train, method="gaussian", sigma=0.8)
         np.testing.assert_allclose(smooth, ref, atol=1e-12)
 

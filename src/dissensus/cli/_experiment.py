@@ -119,11 +119,17 @@ def _run(
     if name == "convabuse":
         seed_cells = ", ".join(f"{b}: {n}" for b, n in SEED_CONVABUSE_TEST_BINS.items())
         echo(f"  (seed paper's ConvAbuse test split: {seed_cells})")
-    rev = ev.reversals(n_boot=n_boot)
-    both = int((rev["significant_1"] & rev["significant_2"]).sum()) if len(rev) else 0
-    echo(
-        f"reversals: {len(rev)} (model pairs ordered differently by two metrics); {both} significant under both"
-    )
+    for r in result.verdicts(n_boot=n_boot).to_dict(orient="records"):
+        if r["best"] == r["best_expected"]:
+            tail = "same model"
+        elif r["reversal"]:
+            tail = "reversal, " + ("significant" if r["significant"] else "not significant")
+        else:
+            tail = "different best models, no strict reversal"
+        echo(
+            f"best under {r['metric']}: {r['best']}; under {r['expected_metric']}: "
+            f"{r['best_expected']} ({tail})"
+        )
     echo(f"report: {written.get('report', written['summary'])}")
     echo(f"settings and timings: {written['experiment']}")
 
@@ -232,18 +238,7 @@ def experiment_command(
     show_default=True,
     help="Output directory.",
 )
-def demo_command(*, out: Path) -> None:
+@click.pass_context
+def demo_command(ctx: click.Context, *, out: Path) -> None:
     """The study on MovieLens with the defaults: `dissensus experiment movielens`."""
-    _run(
-        name="movielens",
-        data=None,
-        context=False,
-        text_column="text",
-        out=out,
-        seed=0,
-        models=None,
-        test_size=0.3,
-        n_boot=1000,
-        max_iter=200,
-        reader={},
-    )
+    ctx.invoke(experiment_command, name="movielens", out=out)

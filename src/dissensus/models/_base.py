@@ -23,13 +23,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from scipy import optimize, sparse
+from sklearn.base import BaseEstimator
 from threadpoolctl import threadpool_limits
 
 from dissensus._exceptions import DataError
 from dissensus._validation import as_prob_matrix
 from dissensus.data import LabelCounts
 
-__all__ = ["Targets", "as_features", "as_targets", "softmax", "softmax_backward"]
+__all__ = ["LinearParams", "Targets", "as_features", "as_targets", "softmax", "softmax_backward"]
 
 FloatArray = npt.NDArray[np.float64]
 #: A dense (N, d) float64 array or a scipy.sparse CSR matrix.
@@ -187,3 +188,36 @@ def check_positive(estimator: str, name: str, value: float) -> float:
         )
         raise ValueError(msg)
     return v
+
+
+class LinearParams(BaseEstimator):  # type: ignore[misc]
+    """The parameters every linear soft-label model shares, and its input checks.
+
+    ``C`` inverse L2 strength (as scikit-learn's ``LogisticRegression``),
+    ``max_iter`` and ``tol`` of L-BFGS, ``n_classes`` the number of classes
+    the targets must have (None: from ``Y``), ``n_jobs`` the BLAS / OpenMP
+    threads during the fit.
+    """
+
+    def __init__(
+        self,
+        *,
+        C: float = 1.0,
+        max_iter: int = 200,
+        tol: float = 1e-5,
+        n_classes: int | None = None,
+        n_jobs: int | None = 1,
+    ) -> None:
+        self.C = C
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_classes = n_classes
+        self.n_jobs = n_jobs
+
+    def _fit_inputs(self, X: Any, Y: Any, n: npt.ArrayLike | None) -> tuple[float, Any, Targets]:
+        """``(C, X, targets)`` checked, as every ``fit`` starts."""
+        name = type(self).__name__
+        C = check_positive(name, "C", self.C)
+        Xc = as_features(X)
+        T = as_targets(Y, Xc.shape[0], n=n, n_classes=self.n_classes, estimator=f"{name}.fit")
+        return C, Xc, T

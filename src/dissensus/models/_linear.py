@@ -11,15 +11,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from scipy import special
-from sklearn.base import BaseEstimator
 
 from dissensus._exceptions import DataError
 from dissensus.metrics import expected
 from dissensus.models._base import (
+    LinearParams,
     Targets,
     as_features,
-    as_targets,
-    check_positive,
     minimize_lbfgs,
     softmax,
     softmax_backward,
@@ -56,7 +54,7 @@ def _cumulative_backward(g: FloatArray) -> FloatArray:
     return G
 
 
-class SoftmaxRegression(BaseEstimator):  # type: ignore[misc]
+class SoftmaxRegression(LinearParams):
     r"""Multinomial linear model ``q = softmax(X W + b)`` fitted to soft targets by L-BFGS.
 
     The loss is the soft cross-entropy :math:`-\sum_k y_k \ln q_k` (natural
@@ -97,21 +95,6 @@ class SoftmaxRegression(BaseEstimator):  # type: ignore[misc]
            [0.2, 0.8]])
     """
 
-    def __init__(
-        self,
-        *,
-        C: float = 1.0,
-        max_iter: int = 200,
-        tol: float = 1e-5,
-        n_classes: int | None = None,
-        n_jobs: int | None = 1,
-    ) -> None:
-        self.C = C
-        self.max_iter = max_iter
-        self.tol = tol
-        self.n_classes = n_classes
-        self.n_jobs = n_jobs
-
     # -- hooks ---------------------------------------------------------------
     def _prepare(self, T: Targets) -> Any:
         """Whatever the loss needs beyond the targets (computed once per fit)."""
@@ -145,10 +128,7 @@ class SoftmaxRegression(BaseEstimator):  # type: ignore[misc]
         (:class:`ExpectedEMDRegression`) when ``Y`` is a matrix.
         """
         t0 = time.perf_counter()
-        name = f"{type(self).__name__}.fit"
-        C = check_positive(type(self).__name__, "C", self.C)
-        Xc = as_features(X)
-        T = as_targets(Y, Xc.shape[0], n=n, n_classes=self.n_classes, estimator=name)
+        C, Xc, T = self._fit_inputs(X, Y, n)
         state = self._prepare(T)
         d = Xc.shape[1]
         K = T.K
@@ -327,7 +307,7 @@ class ExpectedEMDRegression(SoftmaxRegression):
         return value, _cumulative_backward(g)
 
 
-class CumulativeLink(BaseEstimator):  # type: ignore[misc]
+class CumulativeLink(LinearParams):
     r"""Model C: proportional-odds (cumulative logit) model fitted to soft targets.
 
     One linear score :math:`s = x^\top w` and ordered thresholds
@@ -367,21 +347,6 @@ class CumulativeLink(BaseEstimator):  # type: ignore[misc]
     True
     """
 
-    def __init__(
-        self,
-        *,
-        C: float = 1.0,
-        max_iter: int = 200,
-        tol: float = 1e-5,
-        n_classes: int | None = None,
-        n_jobs: int | None = 1,
-    ) -> None:
-        self.C = C
-        self.max_iter = max_iter
-        self.tol = tol
-        self.n_classes = n_classes
-        self.n_jobs = n_jobs
-
     @staticmethod
     def _thresholds(t: FloatArray) -> FloatArray:
         return np.asarray(t[0] + np.concatenate([[0.0], np.cumsum(np.exp(t[1:]))]))
@@ -420,11 +385,7 @@ class CumulativeLink(BaseEstimator):  # type: ignore[misc]
     def fit(self, X: Any, Y: Any, *, n: npt.ArrayLike | None = None) -> CumulativeLink:
         """Fit to targets ``Y`` (an (N, K) matrix of distributions or a LabelCounts)."""
         t0 = time.perf_counter()
-        C = check_positive("CumulativeLink", "C", self.C)
-        Xc = as_features(X)
-        T = as_targets(
-            Y, Xc.shape[0], n=n, n_classes=self.n_classes, estimator="CumulativeLink.fit"
-        )
+        C, Xc, T = self._fit_inputs(X, Y, n)
         P = T.proportions
         d = Xc.shape[1]
         K = T.K

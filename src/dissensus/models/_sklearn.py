@@ -20,7 +20,7 @@ from sklearn.naive_bayes import MultinomialNB
 from threadpoolctl import threadpool_limits
 
 from dissensus._exceptions import DataError
-from dissensus.models._base import as_features, as_targets, check_positive
+from dissensus.models._base import LinearParams, as_features, as_targets, check_positive
 from dissensus.models._linear import _check_predict
 from dissensus.posterior import soft_labels
 
@@ -50,7 +50,7 @@ def _full_proba(proba: FloatArray, classes: npt.NDArray[Any], K: int) -> FloatAr
     return out
 
 
-class SoftCrossEntropy(BaseEstimator):  # type: ignore[misc]
+class SoftCrossEntropy(LinearParams):
     r"""Model A: multinomial logistic regression on soft targets (soft cross-entropy).
 
     Minimises :math:`\sum_i \sum_k y_{ik}(-\ln q_{ik}) + \lVert W\rVert^2/(2C)`
@@ -62,7 +62,7 @@ class SoftCrossEntropy(BaseEstimator):  # type: ignore[misc]
     C : float, default 1.0
         Inverse L2 strength.
     max_iter : int, default 200
-    tol : float, default 1e-4
+    tol : float, default 1e-5
     n_classes : int, optional
         Number of classes the targets must have (default: from ``Y``).
     n_jobs : int or None, default 1
@@ -81,33 +81,15 @@ class SoftCrossEntropy(BaseEstimator):  # type: ignore[misc]
            [0.2, 0.8]])
     """
 
-    def __init__(
-        self,
-        *,
-        C: float = 1.0,
-        max_iter: int = 200,
-        tol: float = 1e-4,
-        n_classes: int | None = None,
-        n_jobs: int | None = 1,
-    ) -> None:
-        self.C = C
-        self.max_iter = max_iter
-        self.tol = tol
-        self.n_classes = n_classes
-        self.n_jobs = n_jobs
-
-    def _targets(self, Y: Any, n_rows: int, n: npt.ArrayLike | None) -> FloatArray:
-        T = as_targets(
-            Y, n_rows, n=n, n_classes=self.n_classes, estimator=f"{type(self).__name__}.fit"
-        )
-        return T.proportions
+    def _targets(self, P: FloatArray) -> FloatArray:
+        """The soft targets the model is fitted to (here the given distributions)."""
+        return P
 
     def fit(self, X: Any, Y: Any, *, n: npt.ArrayLike | None = None) -> SoftCrossEntropy:
         """Fit to targets ``Y``: an (N, K) matrix of distributions or a LabelCounts."""
         t0 = time.perf_counter()
-        C = check_positive(type(self).__name__, "C", self.C)
-        Xc = as_features(X)
-        P = self._targets(Y, Xc.shape[0], n)
+        C, Xc, T = self._fit_inputs(X, Y, n)
+        P = self._targets(T.proportions)
         Xe, y, w = expand_soft_targets(Xc, P)
         self.model_ = LogisticRegression(C=C, max_iter=self.max_iter, tol=self.tol)
         with threadpool_limits(limits=self.n_jobs):
@@ -156,15 +138,14 @@ class SmoothedKL(SoftCrossEntropy):
         sigma: float = 0.5,
         C: float = 1.0,
         max_iter: int = 200,
-        tol: float = 1e-4,
+        tol: float = 1e-5,
         n_classes: int | None = None,
         n_jobs: int | None = 1,
     ) -> None:
         super().__init__(C=C, max_iter=max_iter, tol=tol, n_classes=n_classes, n_jobs=n_jobs)
         self.sigma = sigma
 
-    def _targets(self, Y: Any, n_rows: int, n: npt.ArrayLike | None) -> FloatArray:
-        P = super()._targets(Y, n_rows, n)
+    def _targets(self, P: FloatArray) -> FloatArray:
         K = P.shape[1]
         # soft_labels is linear in the proportions: smoothing the one-hot rows
         # of an identity count matrix gives the kernel (columns in class order)
