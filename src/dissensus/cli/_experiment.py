@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -65,73 +65,6 @@ def _load(
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "data"
-
-
-def _run(
-    *,
-    name: str,
-    data: Path | None,
-    context: bool,
-    text_column: str,
-    out: Path | None,
-    seed: int,
-    models: str | None,
-    test_size: float,
-    n_boot: int,
-    max_iter: int,
-    reader: dict[str, Any],
-    echo: Callable[[str], None] = click.echo,
-) -> None:
-    from dissensus.experiments import DEFAULT_MODELS, MODELS, run_experiment  # noqa: PLC0415
-
-    codes = [m.strip() for m in models.split(",") if m.strip()] if models else list(DEFAULT_MODELS)
-    unknown = [c for c in codes if c not in MODELS]
-    if unknown or not codes or len(set(codes)) != len(codes):
-        msg = f"give distinct codes from {', '.join(MODELS)}; got {models!r}."
-        raise click.BadParameter(msg, param_hint="--models")
-    stage = _Stages(total=len(codes) + 4)
-    try:
-        stage(f"loading {name}")
-        with _warnings_as_lines():
-            dataset = _load(name, data, context, text_column, reader)
-        result = run_experiment(
-            dataset,
-            models=codes,
-            test_size=test_size,
-            seed=seed,
-            max_iter=max_iter,
-            progress=stage,
-        )
-        target = out if out is not None else Path(f"dissensus-{_slug(dataset.name)}")
-        stage(f"report ({n_boot} bootstrap resamples) -> {target}")
-        written = result.save(target, n_boot=n_boot)
-    finally:
-        stage.close()
-    ev = result.evaluation
-    echo(
-        f"{dataset.name}: {len(result.train_items):,} training items, "
-        f"{len(result.test_items):,} test items (seed {seed})"
-    )
-    echo(_format_summary(ev.summary(n_boot=n_boot)))
-    bins = result.test_items_by_bin()
-    cells = [f"{r.bin}: {r.n_items}" for r in bins.itertuples()]
-    echo("test items per bin: " + ", ".join(cells))
-    if name == "convabuse":
-        seed_cells = ", ".join(f"{b}: {n}" for b, n in SEED_CONVABUSE_TEST_BINS.items())
-        echo(f"  (seed paper's ConvAbuse test split: {seed_cells})")
-    for r in result.verdicts(n_boot=n_boot).to_dict(orient="records"):
-        if r["best"] == r["best_expected"]:
-            tail = "same model"
-        elif r["reversal"]:
-            tail = "reversal, " + ("significant" if r["significant"] else "not significant")
-        else:
-            tail = "different best models, no strict reversal"
-        echo(
-            f"best under {r['metric']}: {r['best']}; under {r['expected_metric']}: "
-            f"{r['best_expected']} ({tail})"
-        )
-    echo(f"report: {written.get('report', written['summary'])}")
-    echo(f"settings and timings: {written['experiment']}")
 
 
 _MODELS_HELP = (
@@ -215,19 +148,56 @@ def experiment_command(
     under empirical and expected metrics. Prints the model x metric table and
     writes the report to --out.
     """
-    _run(
-        name=name,
-        data=data,
-        context=context,
-        text_column=text_column,
-        out=out,
-        seed=seed,
-        models=models,
-        test_size=test_size,
-        n_boot=n_boot,
-        max_iter=max_iter,
-        reader=reader,
+    from dissensus.experiments import DEFAULT_MODELS, MODELS, run_experiment  # noqa: PLC0415
+
+    codes = [m.strip() for m in models.split(",") if m.strip()] if models else list(DEFAULT_MODELS)
+    unknown = [c for c in codes if c not in MODELS]
+    if unknown or not codes or len(set(codes)) != len(codes):
+        msg = f"give distinct codes from {', '.join(MODELS)}; got {models!r}."
+        raise click.BadParameter(msg, param_hint="--models")
+    stage = _Stages(total=len(codes) + 4)
+    try:
+        stage(f"loading {name}")
+        with _warnings_as_lines():
+            dataset = _load(name, data, context, text_column, reader)
+        result = run_experiment(
+            dataset,
+            models=codes,
+            test_size=test_size,
+            seed=seed,
+            max_iter=max_iter,
+            progress=stage,
+        )
+        target = out if out is not None else Path(f"dissensus-{_slug(dataset.name)}")
+        stage(f"report ({n_boot} bootstrap resamples) -> {target}")
+        written = result.save(target, n_boot=n_boot)
+    finally:
+        stage.close()
+    ev = result.evaluation
+    click.echo(
+        f"{dataset.name}: {len(result.train_items):,} training items, "
+        f"{len(result.test_items):,} test items (seed {seed})"
     )
+    click.echo(_format_summary(ev.summary(n_boot=n_boot)))
+    bins = result.test_items_by_bin()
+    cells = [f"{r.bin}: {r.n_items}" for r in bins.itertuples()]
+    click.echo("test items per bin: " + ", ".join(cells))
+    if name == "convabuse":
+        seed_cells = ", ".join(f"{b}: {n}" for b, n in SEED_CONVABUSE_TEST_BINS.items())
+        click.echo(f"  (seed paper's ConvAbuse test split: {seed_cells})")
+    for r in result.verdicts(n_boot=n_boot).to_dict(orient="records"):
+        if r["best"] == r["best_expected"]:
+            tail = "same model"
+        elif r["reversal"]:
+            tail = "reversal, " + ("significant" if r["significant"] else "not significant")
+        else:
+            tail = "different best models, no strict reversal"
+        click.echo(
+            f"best under {r['metric']}: {r['best']}; under {r['expected_metric']}: "
+            f"{r['best_expected']} ({tail})"
+        )
+    click.echo(f"report: {written.get('report', written['summary'])}")
+    click.echo(f"settings and timings: {written['experiment']}")
 
 
 @click.command("demo")
