@@ -44,6 +44,15 @@ class TestDataset:
             )
 
 
+class TestFromAnnotations:
+    def test_texts_by_item_id(self):
+        ann = Dataset.from_frame(_frame(), text="review").annotations
+        ds = Dataset.from_annotations(ann, pd.Series({"b": "awful", "a": "good"}))
+        assert ds.items["text"].tolist() == ["good", "awful"]
+        with pytest.raises(DataError, match=r"`texts` has no row for 1 annotated items, e\.g\. 'b'"):
+            Dataset.from_annotations(ann, pd.Series({"a": "good"}))
+
+
 class TestLoadFrame:
     def test_csv(self, tmp_path):
         path = tmp_path / "mine.csv"

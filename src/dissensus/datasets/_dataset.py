@@ -64,14 +64,40 @@ class Dataset:
     def from_annotations(
         cls,
         annotations: Annotations,
+        texts: pd.Series | pd.DataFrame | None = None,
         *,
         text: str = "text",
         categorical: Sequence[str] = (),
         name: str = "data",
         description: str = "",
     ) -> Dataset:
-        """Use the item-level columns kept with the annotations (``meta=[text, ...]``)."""
+        """Annotations plus item texts.
+
+        ``texts``: a Series of texts or a DataFrame with a ``text`` column
+        (and the ``categorical`` ones), indexed by item id; every annotated
+        item needs a row (extra rows are ignored). Without ``texts``, the
+        item-level columns kept with the annotations (``meta=[text, ...]``)
+        are used.
+
+        Examples
+        --------
+        >>> ann = Annotations.from_frame(pd.DataFrame(
+        ...     {"item": ["a", "a", "b"], "annotator": [1, 2, 1], "label": [1, 2, 2]}))
+        >>> texts = pd.Series({"b": "awful", "a": "good", "c": "unused"})
+        >>> Dataset.from_annotations(ann, texts).items["text"].tolist()
+        ['good', 'awful']
+        """
         meta = annotations.meta
+        if texts is not None:
+            table = texts.to_frame(text) if isinstance(texts, pd.Series) else texts
+            absent = annotations.items[~annotations.items.isin(table.index)]
+            if absent.size:
+                msg = (
+                    f"`texts` has no row for {absent.size} annotated items, e.g. "
+                    f"{examples(list(absent))}; index the texts by item id."
+                )
+                raise DataError(msg)
+            meta = table.reindex(annotations.items)
         need = [text, *categorical]
         have = [] if meta is None else list(meta.columns)
         missing = [c for c in need if c not in have]
