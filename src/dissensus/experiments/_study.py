@@ -112,9 +112,12 @@ def split_items(
 
     Examples
     --------
+    Bins 2–3, 4–5 and 6–10: half of each (2 of 4, round(1.5) = 2 of 3), and
+    the lone item of the last bin goes to test.
+
     >>> train, test = split_items([2, 2, 2, 2, 5, 5, 5, 9], test_size=0.5)
     >>> len(train), len(test)
-    (4, 4)
+    (3, 5)
     """
     ts = float(test_size)
     if not 0.0 < ts < 1.0:
