@@ -49,7 +49,9 @@ class TestFromAnnotations:
         ann = Dataset.from_frame(_frame(), text="review").annotations
         ds = Dataset.from_annotations(ann, pd.Series({"b": "awful", "a": "good"}))
         assert ds.items["text"].tolist() == ["good", "awful"]
-        with pytest.raises(DataError, match=r"`texts` has no row for 1 annotated items, e\.g\. 'b'"):
+        with pytest.raises(
+            DataError, match=r"`texts` has no row for 1 annotated items, e\.g\. 'b'"
+        ):
             Dataset.from_annotations(ann, pd.Series({"a": "good"}))
 
 
