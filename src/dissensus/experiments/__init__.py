@@ -1,0 +1,24 @@
+"""The study end to end: split, featurise, train soft-label baselines, evaluate, report.
+
+:func:`run_experiment` runs the seed paper's experiment (Magnani 2025) on a
+:class:`~dissensus.datasets.Dataset`; the ``dissensus experiment`` and
+``dissensus demo`` commands call it. Needs the ``models`` extra.
+"""
+
+from dissensus.experiments._study import (
+    DEFAULT_MODELS,
+    MODELS,
+    ExperimentResult,
+    make_model,
+    run_experiment,
+    split_items,
+)
+
+__all__ = [
+    "DEFAULT_MODELS",
+    "MODELS",
+    "ExperimentResult",
+    "make_model",
+    "run_experiment",
+    "split_items",
+]

@@ -1,0 +1,460 @@
+r"""The study end to end: split items, featurise, train soft-label models, predict, evaluate.
+
+The seed paper's experiment (Magnani 2025, Tables 1–2 and the per-bin
+figure) as one function: items (not annotations) are split into training
+and test items, seeded and stratified by annotation-count bin so that every
+bin has test items; the featuriser and every model are fitted on the
+training items only; the test items' predictions are scored by
+:func:`dissensus.evaluate` under empirical and expected metrics.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import platform
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from dissensus._validation import SeedLike, as_generator, examples
+from dissensus.data import LabelCounts
+from dissensus.datasets import Dataset
+from dissensus.evaluation import Evaluation, annotation_bins, evaluate
+from dissensus.models import (
+    CumulativeLink,
+    EMDRegression,
+    ExpectedEMDRegression,
+    Marginal,
+    Shrinkage,
+    SmoothedKL,
+    SoftCrossEntropy,
+    SoftNaiveBayes,
+    TextFeatures,
+)
+
+__all__ = [
+    "DEFAULT_MODELS",
+    "MODELS",
+    "ExperimentResult",
+    "make_model",
+    "run_experiment",
+    "split_items",
+]
+
+FloatArray = npt.NDArray[np.float64]
+Progress = Callable[[str], None]
+
+#: Model codes and what they are (seed 000's A–D, the new E, and references).
+MODELS: dict[str, str] = {
+    "A": "soft cross-entropy to the empirical distributions (multinomial logistic regression)",
+    "B": "KL to Gaussian-smoothed targets (sigma 0.5 class steps)",
+    "C": "cumulative-link (proportional odds) ordinal model",
+    "D": "squared-EMD loss (softmax regression)",
+    "E": "exact expected EMD under each item's Dirichlet posterior (softmax regression)",
+    "NB": "multinomial Naive Bayes on fractional counts",
+    "marginal": "the training items' mean label distribution, for every item",
+    "A+shrink": "model A blended with the marginal by annotation count, n / (n + K)",
+}
+#: Models whose loss uses the order of the classes.
+_ORDINAL_MODELS = ("B", "C", "D", "E")
+#: Models trained by default.
+DEFAULT_MODELS: tuple[str, ...] = tuple(MODELS)
+
+
+def make_model(code: str, *, C: float = 1.0, max_iter: int = 200) -> Any:
+    """A fresh, unfitted model for ``code`` (a key of :data:`MODELS`)."""
+    if code == "A":
+        return SoftCrossEntropy(C=C, max_iter=max_iter)
+    if code == "B":
+        return SmoothedKL(C=C, max_iter=max_iter)
+    if code == "C":
+        return CumulativeLink(C=C, max_iter=max_iter)
+    if code == "D":
+        return EMDRegression(C=C, max_iter=max_iter)
+    if code == "E":
+        return ExpectedEMDRegression(C=C, max_iter=max_iter)
+    if code == "NB":
+        return SoftNaiveBayes()
+    if code == "marginal":
+        return Marginal()
+    if code == "A+shrink":
+        return Shrinkage(SoftCrossEntropy(C=C, max_iter=max_iter))
+    msg = f"Unknown model {code!r}; choose from {', '.join(MODELS)}."
+    raise ValueError(msg)
+
+
+def split_items(
+    n: npt.ArrayLike, *, test_size: float = 0.3, seed: SeedLike = 0
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """Split item positions into training and test, stratified by annotation-count bin.
+
+    Parameters
+    ----------
+    n : array_like of int, shape (N,)
+        Annotations per item.
+    test_size : float, default 0.3
+        Share of each bin's items that go to test (rounded; at least one
+        item of every bin with two or more items, and at least one left for
+        training; a bin of one item goes to test).
+    seed : int, Generator or None, default 0
+
+    Returns
+    -------
+    train, test : ndarray of intp
+        Sorted item positions.
+
+    Examples
+    --------
+    Bins 2–3, 4–5 and 6–10: half of each (2 of 4, round(1.5) = 2 of 3), and
+    the lone item of the last bin goes to test.
+
+    >>> train, test = split_items([2, 2, 2, 2, 5, 5, 5, 9], test_size=0.5)
+    >>> len(train), len(test)
+    (3, 5)
+    """
+    ts = float(test_size)
+    if not 0.0 < ts < 1.0:
+        msg = f"The 'test_size' parameter of split_items must be in (0, 1), e.g. 0.3. Got {test_size!r} instead."
+        raise ValueError(msg)
+    codes, _ = annotation_bins(n, "auto")
+    rng = as_generator(seed)
+    is_test = np.zeros(codes.size, dtype=bool)
+    for b in np.unique(codes):  # a loop over the (few) bins, not over items
+        members = np.flatnonzero(codes == b)
+        m = members.size
+        k = 1 if m == 1 else min(max(round(ts * m), 1), m - 1)
+        is_test[rng.permutation(members)[:k]] = True
+    return np.flatnonzero(~is_test), np.flatnonzero(is_test)
+
+
+@dataclass
+class ExperimentResult:
+    """What :func:`run_experiment` produced.
+
+    Attributes
+    ----------
+    evaluation : Evaluation
+        The test items' scores (every model, every metric).
+    dataset : str
+        Name of the dataset.
+    train_items, test_items : pandas.Index
+        Item ids of each side of the split.
+    settings : dict
+        Split, featuriser and model parameters (JSON-ready).
+    timings : dict of str to float
+        Seconds per stage and per model (fit, predict).
+    """
+
+    evaluation: Evaluation
+    dataset: str
+    train_items: pd.Index
+    test_items: pd.Index
+    settings: dict[str, Any]
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def test_items_by_bin(self) -> pd.DataFrame:
+        """``bin, n_items``: test items per annotation-count bin (the evaluation's bins)."""
+        ev = self.evaluation
+        codes, labels = annotation_bins(ev.n_annotations, "auto")
+        size = np.bincount(codes, minlength=len(labels))
+        return pd.DataFrame({"bin": labels, "n_items": size.astype(np.int64)})
+
+    def verdicts(self, *, n_boot: int = 1000) -> pd.DataFrame:
+        """Best model under each pointwise metric and under its expected form.
+
+        Returns
+        -------
+        DataFrame
+            ``metric, expected_metric, best, best_expected, reversal,
+            significant``: the best model (lowest mean; ties joined by
+            ``"="``) under each; ``reversal`` when the two best models
+            differ and the two metrics order them oppositely;
+            ``significant`` when the paired bootstrap intervals of their
+            difference exclude zero under both metrics.
+        """
+        ev = self.evaluation
+        summary = ev.summary(n_boot=n_boot)
+        rev = ev.reversals(n_boot=n_boot)
+        rows = []
+        for m in ev.metrics:
+            em = f"E[{m}]"
+            if em not in ev.metrics:
+                continue
+            best = summary[(summary["metric"] == m) & summary["best"]]["model"].tolist()
+            best_e = summary[(summary["metric"] == em) & summary["best"]]["model"].tolist()
+            pair = {best[0], best_e[0]}
+            hit = rev[
+                (rev["metric_1"] == m)
+                & (rev["metric_2"] == em)
+                & rev["model_a"].isin(pair)
+                & rev["model_b"].isin(pair)
+            ]
+            reversal = len(pair) == 2 and len(hit) > 0
+            significant = bool(reversal and (hit["significant_1"] & hit["significant_2"]).any())
+            rows.append((m, em, "=".join(best), "=".join(best_e), reversal, significant))
+        return pd.DataFrame(
+            rows,
+            columns=[
+                "metric",
+                "expected_metric",
+                "best",
+                "best_expected",
+                "reversal",
+                "significant",
+            ],
+        )
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        """Settings, timings and the split's per-bin counts as JSON."""
+        payload = {
+            "dataset": self.dataset,
+            "n_train_items": len(self.train_items),
+            "n_test_items": len(self.test_items),
+            "test_items_by_bin": self.test_items_by_bin().to_dict(orient="records"),
+            "settings": self.settings,
+            "timings_seconds": {k: round(v, 4) for k, v in self.timings.items()},
+        }
+        return json.dumps(payload, indent=indent, default=_json_default, ensure_ascii=False)
+
+    def save(self, out_dir: str | Path, *, n_boot: int = 1000) -> dict[str, Path]:
+        """Write the evaluation's files (:meth:`Evaluation.save`) and ``experiment.json``.
+
+        The HTML report gets a "Training" section with the settings and
+        timings. Returns file role -> path.
+        """
+        t = time.perf_counter()
+        paths = self.evaluation.save(out_dir, n_boot=n_boot)
+        self.timings["evaluation report"] = time.perf_counter() - t
+        out = Path(out_dir)
+        if "report" in paths:
+            report = paths["report"]
+            page = report.read_text(encoding="utf-8")
+            section = _training_section(self, self.verdicts(n_boot=n_boot))
+            report.write_text(_insert_section(page, section), encoding="utf-8")
+        paths["experiment"] = out / "experiment.json"
+        paths["experiment"].write_text(self.to_json() + "\n", encoding="utf-8")
+        return paths
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, tuple | set):
+        return list(value)
+    return repr(value)
+
+
+def _params(est: Any) -> dict[str, Any]:
+    """An estimator's parameters, JSON-ready (a nested estimator as its repr)."""
+    out: dict[str, Any] = {}
+    for k, v in est.get_params(deep=False).items():
+        out[k] = (
+            v if isinstance(v, int | float | str | bool | tuple | list) or v is None else repr(v)
+        )
+    return out
+
+
+def _verdict_items(verdicts: pd.DataFrame, models: Sequence[str]) -> str:
+    """One list item per metric pair: who wins each, and whether that is a (significant) reversal."""
+    items = []
+    for r in verdicts.to_dict(orient="records"):
+        if r["best"] == r["best_expected"]:
+            tail = "the same model"
+        elif r["reversal"]:
+            sig = "significant under both" if r["significant"] else "not significant under both"
+            tail = f"a reversal ({sig}; paired bootstrap intervals)"
+        else:
+            tail = "different best models, but not a strict reversal"
+        items.append(
+            f"<li>{html.escape(str(r['metric']))}: best {html.escape(str(r['best']))}; "
+            f"{html.escape(str(r['expected_metric']))}: best {html.escape(str(r['best_expected']))}: "
+            f"{tail}.</li>"
+        )
+    if "E" in models:
+        items.append(
+            "<li>Model E is trained on E[emd] under the same uniform Dirichlet prior the "
+            "expected metrics use, so its lead under expected metrics is partly by "
+            "construction; the expected metrics with few annotations reward flatter "
+            "predictions (compare the marginal and A+shrink with A).</li>"
+        )
+    return "\n".join(items)
+
+
+def _insert_section(page: str, section: str) -> str:
+    """``section`` inserted before the page's ``</main>`` (else ``</body>``, else at the end)."""
+    anchor = "</main>" if "</main>" in page else "</body>"
+    head, sep, tail = page.rpartition(anchor)
+    return head + section + sep + tail if sep else page + section
+
+
+def _training_section(result: ExperimentResult, verdicts: pd.DataFrame) -> str:
+    """The report's "Training" section: verdicts, split, featuriser, models, timings."""
+    s = result.settings
+    rows = []
+    for code, info in s["models"].items():
+        fit = result.timings.get(f"fit {code}", float("nan"))
+        params = ", ".join(f"{k}={v}" for k, v in info["params"].items())
+        conv = info.get("converged")
+        rows.append(
+            f'<tr><th scope="row" class="txt">{html.escape(code)}</th>'
+            f'<td class="txt">{html.escape(info["class"])}: {html.escape(MODELS.get(code, ""))}</td>'
+            f'<td class="txt">{html.escape(params)}</td>'
+            f'<td class="num">{"" if conv is None else ("yes" if conv else "no")}</td>'
+            f'<td class="num">{fit:.2f}</td></tr>'
+        )
+    feat = ", ".join(f"{k}={v}" for k, v in s["featuriser"]["params"].items())
+    split = s["split"]
+    by_bin = ", ".join(f"{r.bin}: {r.n_items}" for r in result.test_items_by_bin().itertuples())
+    return (
+        '<section id="training">\n<h2>Training</h2>\n<ul class="reading">\n'
+        + _verdict_items(verdicts, list(s["models"]))
+        + "\n</ul>\n"
+        f'<p class="legend">{html.escape(result.dataset)}: {split["n_train_items"]:,} training and '
+        f"{split['n_test_items']:,} test items, split by item (seed {split['seed']}, test share "
+        f"{split['test_size']}, stratified by annotation-count bin; test items per bin: "
+        f"{html.escape(by_bin)}). Featuriser fitted on the training items only: "
+        f"{html.escape(s['featuriser']['class'])} ({html.escape(feat)}; "
+        f"{s['featuriser']['n_features']:,} features).</p>\n"
+        '<div class="table-wrap"><table id="training-table">\n<thead><tr>'
+        '<th scope="col" class="txt">Model</th><th scope="col" class="txt">What</th>'
+        '<th scope="col" class="txt">Parameters</th><th scope="col" class="num">Converged</th>'
+        '<th scope="col" class="num">Fit (s)</th></tr></thead>\n<tbody>\n'
+        + "\n".join(rows)
+        + "\n</tbody></table></div>\n</section>\n"
+    )
+
+
+def run_experiment(
+    dataset: Dataset,
+    *,
+    models: Sequence[str] = DEFAULT_MODELS,
+    test_size: float = 0.3,
+    seed: int = 0,
+    featurizer: TextFeatures | None = None,
+    C: float = 1.0,
+    max_iter: int = 200,
+    progress: Progress | None = None,
+) -> ExperimentResult:
+    """Train the soft-label models on the training items, evaluate them on the test items.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        Annotations and item texts (see :mod:`dissensus.datasets`).
+    models : sequence of str, default all of :data:`MODELS`
+        Model codes: ``A``–``E`` (the seed paper's A–D and the expected-EMD
+        model), ``NB``, ``marginal``, ``A+shrink``.
+    test_size : float, default 0.3
+        Share of items (per annotation-count bin) held out for testing.
+    seed : int, default 0
+        Seed of the split and of the evaluation's bootstrap.
+    featurizer : TextFeatures, optional
+        Default ``TextFeatures(categorical=dataset.categorical)``.
+    C : float, default 1.0
+        Inverse L2 strength of every linear model.
+    max_iter : int, default 200
+        Optimiser iterations of every linear model.
+    progress : callable, optional
+        Called with a short text at each stage and model.
+
+    Returns
+    -------
+    ExperimentResult
+
+    Raises
+    ------
+    ValueError
+        Unknown model codes, ``test_size`` outside (0, 1).
+    """
+    say: Progress = progress if progress is not None else (lambda _text: None)
+    codes = list(models)
+    unknown = [m for m in codes if m not in MODELS]
+    if unknown or not codes or len(set(codes)) != len(codes):
+        msg = (
+            f"The 'models' parameter of run_experiment must list distinct codes from "
+            f"{', '.join(MODELS)}; got {examples(codes)}."
+        )
+        raise ValueError(msg)
+    ordinal_only = [m for m in codes if m in _ORDINAL_MODELS]
+    if ordinal_only and not dataset.annotations.scale.ordered:
+        msg = (
+            f"Models {examples(ordinal_only)} need ordered labels, but the scale of {dataset.name!r} "
+            "is nominal; load the data with ordered labels (--ordinal, Scale.ordinal) or choose "
+            "from A, NB, marginal, A+shrink."
+        )
+        raise ValueError(msg)
+    timings: dict[str, float] = {}
+    t = time.perf_counter()
+    counts: LabelCounts = dataset.annotations.counts()
+    train, test = split_items(counts.n, test_size=test_size, seed=seed)
+    items = dataset.items
+    feat = featurizer if featurizer is not None else TextFeatures(categorical=dataset.categorical)
+    say(f"featurising {len(train):,} training items")
+    X_train = feat.fit_transform(items.iloc[train])
+    X_test = feat.transform(items.iloc[test])
+    y_train, y_test = counts.take(train), counts.take(test)
+    timings["split and features"] = time.perf_counter() - t
+
+    predictions: dict[str, FloatArray] = {}
+    model_info: dict[str, Any] = {}
+    fitted: dict[str, Any] = {}
+    for code in codes:
+        est = make_model(code, C=C, max_iter=max_iter)
+        if code == "A+shrink" and "A" in fitted:
+            est = Shrinkage(fitted["A"], refit=False)  # the same A, fitted once
+        say(f"training {code} ({type(est).__name__})")
+        t = time.perf_counter()
+        est.fit(X_train, y_train)
+        timings[f"fit {code}"] = time.perf_counter() - t
+        fitted[code] = est
+        t = time.perf_counter()
+        if isinstance(est, Shrinkage):
+            q = est.predict_proba(X_test, n=y_test.n)
+        else:
+            q = est.predict_proba(X_test)
+        timings[f"predict {code}"] = time.perf_counter() - t
+        predictions[code] = np.asarray(q, dtype=np.float64)
+        inner = est.estimator_ if isinstance(est, Shrinkage) else est
+        model_info[code] = {
+            "class": type(est).__name__,
+            "params": _params(est),
+            "n_iter": getattr(inner, "n_iter_", None),
+            "converged": getattr(inner, "converged_", None),
+        }
+
+    say(f"scoring {len(test):,} test items")
+    t = time.perf_counter()
+    ev = evaluate(y_test, predictions, seed=seed)
+    timings["evaluate"] = time.perf_counter() - t
+    settings = {
+        "split": {
+            "seed": seed,
+            "test_size": test_size,
+            "stratified_by": "annotation-count bin (dissensus.evaluation.annotation_bins, 'auto')",
+            "n_train_items": len(train),
+            "n_test_items": len(test),
+        },
+        "featuriser": {
+            "class": type(feat).__name__,
+            "params": _params(feat),
+            "n_features": int(X_train.shape[1]),
+        },
+        "models": model_info,
+        "evaluation": {"prior": "uniform", "metrics": ev.metrics},
+        "python": platform.python_version(),
+    }
+    return ExperimentResult(
+        evaluation=ev,
+        dataset=dataset.name,
+        train_items=counts.items[train],
+        test_items=counts.items[test],
+        settings=settings,
+        timings=timings,
+    )

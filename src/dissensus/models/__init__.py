@@ -1,0 +1,45 @@
+"""Soft-label baseline models with the scikit-learn estimator API (extra ``models``).
+
+Every model has ``fit(X, Y)`` with ``Y`` an (N, K) matrix of target
+distributions or a :class:`~dissensus.LabelCounts`, and
+``predict_proba(X) -> (N, K)``; fits are deterministic. The models of the
+seed paper's study (Magnani 2025), as linear models over text features:
+
+- A :class:`SoftCrossEntropy`: soft cross-entropy to the empirical distributions;
+- B :class:`SmoothedKL`: KL to Gaussian-smoothed targets;
+- C :class:`CumulativeLink`: proportional-odds ordinal model;
+- D :class:`EMDRegression`: trained with the EMD loss;
+- E :class:`ExpectedEMDRegression`: trained with the exact expected EMD under
+  each item's Dirichlet posterior;
+
+plus :class:`SoftNaiveBayes` (fractional counts), :class:`Marginal` and
+:class:`Shrinkage` (a model blended with the marginal by annotation count),
+and the featuriser :class:`TextFeatures`. Needs scikit-learn
+(``pip install 'dissensus[models]'``); no PyTorch.
+"""
+
+from dissensus.models._base import Targets, as_targets
+from dissensus.models._features import TextFeatures
+from dissensus.models._linear import (
+    CumulativeLink,
+    EMDRegression,
+    ExpectedEMDRegression,
+    SoftmaxRegression,
+)
+from dissensus.models._simple import Marginal, Shrinkage
+from dissensus.models._sklearn import SmoothedKL, SoftCrossEntropy, SoftNaiveBayes
+
+__all__ = [
+    "CumulativeLink",
+    "EMDRegression",
+    "ExpectedEMDRegression",
+    "Marginal",
+    "Shrinkage",
+    "SmoothedKL",
+    "SoftCrossEntropy",
+    "SoftNaiveBayes",
+    "SoftmaxRegression",
+    "Targets",
+    "TextFeatures",
+    "as_targets",
+]
