@@ -5,9 +5,17 @@ from __future__ import annotations
 import click
 
 from dissensus.cli._agreement import agreement_command
+from dissensus.cli._allocate import allocate_command
 from dissensus.cli._evaluate import evaluate_command
 from dissensus.cli._info import info_command
+from dissensus.cli._simulate import simulate_command
 
 __all__ = ["COMMANDS"]
 
-COMMANDS: list[click.Command] = [info_command, agreement_command, evaluate_command]
+COMMANDS: list[click.Command] = [
+    info_command,
+    agreement_command,
+    evaluate_command,
+    simulate_command,
+    allocate_command,
+]
