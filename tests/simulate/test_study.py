@@ -1,6 +1,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import special
 
 from dissensus.posterior import credible_interval, dirichlet
 from dissensus.simulate import coverage, study
@@ -96,7 +97,12 @@ class TestStudy:
 
     def test_tidy_columns_and_bins(self):
         res = study(
-            200, 3, replicates=2, metrics=["emd"], priors=["uniform"], candidates=["truth", "uniform"]
+            200,
+            3,
+            replicates=2,
+            metrics=["emd"],
+            priors=["uniform"],
+            candidates=["truth", "uniform"],
         )
         assert list(dict.fromkeys(res.rankings["bin"]))[-1] == "all"
         assert {"p_same_ranking", "se_same_ranking", "kendall_tau", "p_pairs_correct"} <= set(
@@ -136,8 +142,6 @@ class TestCoverage:
 
     def test_matches_credible_interval(self):
         # the PIT shortcut equals checking the interval of posterior.credible_interval
-        from scipy import special
-
         rng = np.random.default_rng(0)
         counts = rng.multinomial(3, [0.2, 0.3, 0.5], size=200)
         pi = rng.dirichlet([1, 1, 1], size=200)

@@ -11,7 +11,9 @@ from dissensus.simulate import (
 
 
 class TestDrawTruth:
-    @pytest.mark.parametrize("family", ["mixture", "ordinal", "skewed", "flat", "uniform", "jeffreys"])
+    @pytest.mark.parametrize(
+        "family", ["mixture", "ordinal", "skewed", "flat", "uniform", "jeffreys"]
+    )
     def test_rows_on_simplex(self, family):
         pi = draw_truth(500, 5, truth=family, seed=0)
         assert pi.shape == (500, 5)

@@ -234,7 +234,7 @@ def next_items(
         if not isinstance(counts, np.ndarray | list | tuple)
         else LabelCounts.from_array(counts)
     )
-    names, values = _aligned(lc, predictions)
+    _names, values = _aligned(lc, predictions)
     b = int(budget)
     if isinstance(budget, bool) or b != budget or not 1 <= b <= lc.N:
         msg = (

@@ -112,7 +112,7 @@ def simulate_command(
         seed=seed,
     )
     cov = (
-        coverage(1000, classes, replicates=coverage_replicates, priors=prior_names, seed=seed)
+        coverage(2 * items, classes, replicates=coverage_replicates, priors=prior_names, seed=seed)
         if coverage_replicates
         else None
     )
@@ -123,7 +123,7 @@ def simulate_command(
         best = best_prior(res)[0][2:-1] if len(prior_names) else "uniform"
         metric = "E[emd]" if "emd" in _names(metrics) else f"E[{_names(metrics)[0]}]"
         alloc = allocation_study(
-            300,
+            min(300, items),
             classes,
             replicates=allocation_replicates,
             metric=metric,

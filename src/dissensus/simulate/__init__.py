@@ -1,4 +1,4 @@
-"""Synthetic ground truth: does an evaluation metric pick the truly better model?
+"""Synthetic ground truth: measure whether a metric picks the truly better model.
 
 On real data the true label distribution of an item is unknown, so whether
 empirical or expected (posterior) metrics rank models "more faithfully"

@@ -1,4 +1,4 @@
-r"""Does allocating annotations by expected gain reach the true ranking sooner?
+r"""Allocation by expected gain against uniform and random: accuracy against budget.
 
 Each replicate draws ``N`` items with known truth and ``initial`` annotations
 each, then spends ``budget`` more annotations in ``rounds`` equal batches

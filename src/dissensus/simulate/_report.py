@@ -70,13 +70,13 @@ def plain_reading(
     helps, hurts = [], []
     for (truth, metric), g in rk[rk["bin"] == first].groupby(["truth", "metric"], sort=False):
         e = g.set_index("estimator")
-        emp = e.loc["empirical"]
-        x = e.loc[best]
-        d = x["p_pairs_correct"] - emp["p_pairs_correct"]
-        se = float(np.hypot(x["se_pairs_correct"], emp["se_pairs_correct"]))
-        text = (
-            f"{metric} on {truth} ({_fmt(emp['p_pairs_correct'])} → {_fmt(x['p_pairs_correct'])})"
-        )
+        p = e["p_pairs_correct"].to_numpy(dtype=np.float64)
+        s = e["se_pairs_correct"].to_numpy(dtype=np.float64)
+        ie, ib = e.index.get_loc("empirical"), e.index.get_loc(best)
+        p_emp, p_exp = float(p[ie]), float(p[ib])
+        d = p_exp - p_emp
+        se = float(np.hypot(s[ib], s[ie]))
+        text = f"{metric} on {truth} ({_fmt(p_emp)} → {_fmt(p_exp)})"
         if d > 2 * se:
             helps.append(text)
         elif d < -2 * se:

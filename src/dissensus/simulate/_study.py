@@ -191,7 +191,7 @@ class StudyResult:
             f"metrics {examples(c.get('metrics', []))}>"
         )
 
-    def table(self, column: str = "p_same_ranking", *, bin: str | None = None) -> pd.DataFrame:  # noqa: A002
+    def table(self, column: str = "p_same_ranking", *, bin: str | None = None) -> pd.DataFrame:
         """A wide table: one row per (truth, metric, bin), one column per estimator.
 
         Parameters
@@ -293,11 +293,7 @@ def study(
     N = _check_positive_int("n_items", n_items)
     K = _check_positive_int("n_classes", n_classes, 2)
     R = _check_positive_int("replicates", replicates)
-    truth_list: list[TruthLike] = (
-        [truths]
-        if isinstance(truths, str) or np.ndim(truths) == 1 and not isinstance(truths[0], str)
-        else list(truths)  # type: ignore[index]
-    )
+    truth_list = _truth_list(truths)
     mets = _resolve(metrics)
     prior_names = [str(p) for p in priors]
     for p in priors:
@@ -324,7 +320,11 @@ def study(
     truth_seeds = root.spawn(len(truth_list))
     for t_index, truth in enumerate(truth_list):
         t0 = time.perf_counter()
-        tname = truth if isinstance(truth, str) else "dirichlet" + str(list(np.round(truth, 3)))
+        tname = (
+            truth
+            if isinstance(truth, str)
+            else "dirichlet" + str(np.round(np.asarray(truth, dtype=np.float64), 3).tolist())
+        )
         block_seeds = truth_seeds[t_index].spawn(len(starts))
         est_blocks: list[FloatArray] = []
         true_blocks: list[FloatArray] = []
@@ -384,6 +384,16 @@ def study(
     )
 
 
+def _truth_list(truths: Any) -> list[Any]:
+    """One family name, one parameter vector, or a sequence of either."""
+    if isinstance(truths, str):
+        return [truths]
+    seq = list(truths)
+    if seq and not isinstance(seq[0], str) and np.ndim(seq[0]) == 0:
+        return [np.asarray(seq, dtype=np.float64)]  # one Dirichlet parameter vector
+    return seq
+
+
 def _resolve(metrics: Sequence[str]) -> list[str]:
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names:
@@ -400,7 +410,7 @@ def _resolve(metrics: Sequence[str]) -> list[str]:
     return names
 
 
-def _block(
+def _block(  # noqa: PLR0917  (private; one call site)
     rng: np.random.Generator,
     reps: int,
     N: int,
@@ -450,7 +460,7 @@ def _block(
     return est, tru, [*labels, "all"], strengths
 
 
-def _summarise(
+def _summarise(  # noqa: PLR0917  (private; one call site)
     est: FloatArray,
     tru: FloatArray,
     tname: str,
@@ -460,10 +470,10 @@ def _summarise(
     labels: list[str],
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Ranking agreement of every estimator with the truth, per replicate, then summarised."""
-    F, M, J, R, B = est.shape
+    F, M, J, _R, B = est.shape
     e = np.moveaxis(est, 2, -1)  # (F, M, R, B, J)
     t = np.broadcast_to(np.moveaxis(tru, 1, -1), e.shape)  # (F, M, R, B, J)
-    empty = np.isnan(e).any(axis=-1) | np.isnan(t).any(axis=-1)
+    empty: npt.NDArray[np.bool_] = np.asarray(np.isnan(e).any(axis=-1) | np.isnan(t).any(axis=-1))
     lower = np.array([get_metric(m).lower_is_better for m in mets], dtype=bool)
     lib = np.broadcast_to(lower[None, :, None, None], e.shape[:-1]).ravel()
     re, _ = competition_ranks(e.reshape(-1, J), lower_is_better=lib)
@@ -478,7 +488,7 @@ def _summarise(
     i, k = np.triu_indices(J, k=1)
     se_ = np.sign(e[..., i] - e[..., k])
     st_ = np.sign(t[..., i] - t[..., k])
-    pair_ok = np.where(se_ == 0, 0.5, (se_ == st_).astype(np.float64))
+    pair_ok: FloatArray = np.where(se_ == 0, 0.5, (se_ == st_).astype(np.float64))
     pair_ok[empty] = np.nan
     pairs_mean = pair_ok.mean(axis=-1)
 

@@ -98,7 +98,7 @@ def _dirichlet_rows(rng: np.random.Generator, a: FloatArray) -> FloatArray:
 
 
 def _skew_mean(K: int) -> FloatArray:
-    if K == len(_CONVABUSE_MARGINAL):
+    if len(_CONVABUSE_MARGINAL) == K:
         m = np.asarray(_CONVABUSE_MARGINAL, dtype=np.float64)
     else:
         m = np.full(K, 0.2 / (K - 1))
@@ -166,10 +166,10 @@ def draw_truth(
 
 def _check_sizes(n_items: int, n_classes: int) -> tuple[int, int]:
     N, K = int(n_items), int(n_classes)
-    if N < 1 or N != n_items:
+    if N < 1 or n_items != N:
         msg = f"The 'n_items' parameter must be a positive integer. Got {n_items!r}."
         raise ValueError(msg)
-    if K < 2 or K != n_classes:
+    if K < 2 or n_classes != K:
         msg = f"The 'n_classes' parameter must be an integer >= 2. Got {n_classes!r}."
         raise ValueError(msg)
     return N, K
@@ -345,7 +345,7 @@ def make_synthetic(
         lc = LabelCounts.from_array(counts, scale=scale)
         return SyntheticData(lc, pi, family=family)
     A = int(n_annotators)
-    if A < max(int(n.max()), 1):
+    if max(int(n.max()), 1) > A:
         msg = (
             f"The 'n_annotators' parameter must be at least the largest number of annotations "
             f"per item ({int(n.max())}), so that each item has distinct annotators. Got {n_annotators!r}."
