@@ -117,6 +117,22 @@ def _fit_priors(
     return alphas, strengths
 
 
+def _groups(codes: IntArray, reps: int, N: int, B: int) -> tuple[sparse.csr_matrix, FloatArray]:
+    """Item -> (replicate, bin) membership, each item also in its replicate's "all" group.
+
+    Returns the (reps N, reps B) 0/1 matrix and the size of each group.
+    """
+    rows = reps * N
+    rep = np.repeat(np.arange(reps), N)
+    cols = np.r_[rep * B + codes, rep * B + B - 1]
+    G = sparse.csr_matrix(
+        (np.ones(2 * rows), (np.r_[np.arange(rows), np.arange(rows)], cols)),
+        shape=(rows, reps * B),
+    )
+    sizes: FloatArray = np.asarray(G.sum(axis=0), dtype=np.float64).ravel()
+    return G, sizes
+
+
 def _group_means(S: FloatArray, G: sparse.csr_matrix, sizes: FloatArray) -> FloatArray:
     """Means of the last axis of ``S`` over the groups of ``G`` (NaN for empty groups)."""
     flat = S.reshape(-1, S.shape[-1])
@@ -433,13 +449,7 @@ def _block(  # noqa: PLR0917  (private; one call site)
     q = candidate_predictions(pi, cands, n=n, groups=reps, seed=rng, **opts)
     codes, labels = _bin_codes(n, (lo, hi), bins)
     B = len(labels) + 1  # + "all"
-    rep = np.repeat(np.arange(reps), N)
-    cols = np.r_[rep * B + codes, rep * B + B - 1]
-    G = sparse.csr_matrix(
-        (np.ones(2 * rows), (np.r_[np.arange(rows), np.arange(rows)], cols)),
-        shape=(rows, reps * B),
-    )
-    sizes = np.asarray(G.sum(axis=0)).ravel()
+    G, sizes = _groups(codes, reps, N, B)
     alphas, strengths = _fit_priors(
         counts, reps, N, [str(p) if isinstance(p, str) else p for p in priors]
     )
@@ -643,13 +653,8 @@ def coverage(
             codes, labels = _bin_codes(n, (lo, hi), bins)
             B = len(labels) + 1
             alphas, _ = _fit_priors(counts, reps, N, list(priors))
-            rep = np.repeat(np.arange(reps), N)
-            cols = np.r_[rep * B + codes, rep * B + B - 1]
-            G = sparse.csr_matrix(
-                (np.ones(2 * rows), (np.r_[np.arange(rows), np.arange(rows)], cols)),
-                shape=(rows, reps * B),
-            )
-            sizes = np.asarray(G.sum(axis=0)).ravel() * K
+            G, sizes = _groups(codes, reps, N, B)
+            sizes *= K
             block = np.empty((len(alphas), lv.size, reps * B))
             for a, alpha in enumerate(alphas):
                 b = alpha.sum(axis=1, keepdims=True) - alpha
