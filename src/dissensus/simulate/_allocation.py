@@ -91,7 +91,10 @@ def allocation_study(
         Expected metric the models are ranked by (and its pointwise form
         for the empirical ranking and the truth).
     prior : default "uniform"
-        Prior of the posterior (:func:`dissensus.posterior.dirichlet`).
+        Prior of the posterior (:func:`dissensus.posterior.dirichlet`);
+        ``"empirical"`` is fitted once to the stacked replicates after each
+        batch (they are independent draws of the same law, so this is the
+        pooled fit).
     initial : int, default 2
         Annotations per item before any allocation.
     budget : int, optional
