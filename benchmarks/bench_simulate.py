@@ -62,14 +62,32 @@ def main() -> None:
     ap.add_argument("--items", type=int, default=5000)
     ap.add_argument("--priors", default="uniform")
     ap.add_argument("--skip-cli", action="store_true")
+    ap.add_argument("--skip-study", action="store_true")
     args = ap.parse_args()
     R = args.replicates or (20 if args.quick else 200)
     priors = [p for p in args.priors.split(",") if p]
     print(f"load average at start: {os.getloadavg()}, cores: {os.cpu_count()}")
 
-    t = time.perf_counter()
+    if not args.skip_study:
+        run_study(args.items, R, priors)
+    if not args.skip_cli:
+        from dissensus.cli import main as cli  # noqa: PLC0415
+
+        with tempfile.TemporaryDirectory() as out:
+            t, c = time.perf_counter(), time.process_time()
+            code = cli(["simulate", "--out", out])
+            t_cli, c_cli = time.perf_counter() - t, time.process_time() - c
+        print(
+            f"default `dissensus simulate`: {t_cli:.1f} s wall, {c_cli:.1f} s CPU "
+            f"(goal < 120 s), exit code {code}"
+        )
+    print(f"load average at end: {os.getloadavg()}")
+
+
+def run_study(items: int, R: int, priors: list[str]) -> None:
+    t, c = time.perf_counter(), time.process_time()
     res = study(
-        args.items,
+        items,
         5,
         replicates=R,
         candidates=CANDIDATES,
@@ -77,30 +95,21 @@ def main() -> None:
         priors=priors,
         seed=0,
     )
-    t_study = time.perf_counter() - t
+    t_study, c_study = time.perf_counter() - t, time.process_time() - c
     n_metrics = len(DEFAULT_STUDY_METRICS) * (1 + len(priors))
     print(
-        f"study: R={R} x {args.items} items x 5 classes x {len(CANDIDATES)} candidates x "
-        f"{n_metrics} metrics (priors {priors}): {t_study:.1f} s (goal at R=200: < 300 s); "
+        f"study: R={R} x {items} items x 5 classes x {len(CANDIDATES)} candidates x "
+        f"{n_metrics} metrics (priors {priors}): {t_study:.1f} s wall, {c_study:.1f} s CPU "
+        "(goal at R=200: < 300 s); "
         f"per truth family {res.timings}"
     )
-    naive = naive_seconds_per_replicate(args.items, priors[0])
+    naive = naive_seconds_per_replicate(items, priors[0])
     per_rep = t_study / R
     print(
         f"naive evaluate() per replicate (prior {priors[0]}, extrapolated): {naive * R:.1f} s; "
         f"study per replicate {per_rep:.3f} s -> ratio naive/study {naive / per_rep * len(priors):.2f} "
         "(per prior)"
     )
-
-    if not args.skip_cli:
-        from dissensus.cli import main as cli  # noqa: PLC0415
-
-        with tempfile.TemporaryDirectory() as out:
-            t = time.perf_counter()
-            code = cli(["simulate", "--out", out])
-            t_cli = time.perf_counter() - t
-        print(f"default `dissensus simulate`: {t_cli:.1f} s (goal < 120 s), exit code {code}")
-    print(f"load average at end: {os.getloadavg()}")
 
 
 if __name__ == "__main__":
