@@ -25,7 +25,7 @@ __all__ = ["plain_reading", "render_simulation_html", "write_simulation_report"]
 def _fmt(p: float, se: float | None = None) -> str:
     if not np.isfinite(p):
         return "–"
-    return f"{p:.2f}" if se is None or not np.isfinite(se) else f"{p:.2f} ± {se:.2f}"
+    return f"{p:.2f}" if se is None or not np.isfinite(se) else f"{p:.3f} ± {se:.3f}"
 
 
 def _expected_names(rk: pd.DataFrame) -> list[str]:
