@@ -5,13 +5,24 @@ from __future__ import annotations
 import click
 
 from dissensus.cli._agreement import agreement_command
+from dissensus.cli._allocate import allocate_command
 from dissensus.cli._audit import audit_command
 from dissensus.cli._evaluate import evaluate_command
 from dissensus.cli._experiment import demo_command, experiment_command
 from dissensus.cli._info import info_command
 from dissensus.cli._leaderboard import leaderboard_command
+from dissensus.cli._simulate import simulate_command
 
 __all__ = ["COMMANDS"]
 
-COMMANDS: list[click.Command] = [info_command, agreement_command, evaluate_command]
-COMMANDS += [experiment_command, demo_command, audit_command, leaderboard_command]
+COMMANDS: list[click.Command] = [
+    demo_command,
+    info_command,
+    agreement_command,
+    evaluate_command,
+    experiment_command,
+    simulate_command,
+    allocate_command,
+    audit_command,
+    leaderboard_command,
+]

@@ -4,6 +4,7 @@ Pure NumPy on arrays; no knowledge of annotations or metrics. The agreement
 module and the evaluation engine build their intervals and tests from here.
 """
 
+from dissensus.stats._bins import annotation_bins
 from dissensus.stats._bootstrap import (
     ConfidenceInterval,
     bca_interval,
@@ -32,6 +33,7 @@ __all__ = [
     "PairedTestResult",
     "RankAgreement",
     "adjust_pvalues",
+    "annotation_bins",
     "bca_interval",
     "bootstrap_test",
     "bootstrap_weights",

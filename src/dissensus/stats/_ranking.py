@@ -24,6 +24,7 @@ __all__ = [
     "RankAgreement",
     "competition_ranks",
     "kendall_tau_b",
+    "kendall_tau_b_rows",
     "order_reversals",
     "rank_agreement",
 ]
@@ -134,15 +135,7 @@ def kendall_tau_b(x: npt.ArrayLike, y: npt.ArrayLike) -> float:
     if a.shape != b.shape:
         msg = f"`x` and `y` must have the same length; got {a.size} and {b.size}."
         raise ValueError(msg)
-    if a.size < 2 or np.isnan(a).any() or np.isnan(b).any():
-        return float("nan")
-    iu = np.triu_indices(a.size, k=1)
-    sa = np.sign(a[:, None] - a[None, :])[iu]
-    sb = np.sign(b[:, None] - b[None, :])[iu]
-    den = np.sqrt(float(np.sum(sa != 0)) * float(np.sum(sb != 0)))
-    if den == 0.0:
-        return float("nan")
-    return float(np.sum(sa * sb) / den)
+    return float(kendall_tau_b_rows(a, b))
 
 
 def order_reversals(
@@ -234,3 +227,41 @@ def rank_agreement(ranks_1: npt.ArrayLike, ranks_2: npt.ArrayLike) -> RankAgreem
         float(np.std(change)),
         kendall_tau_b(r1, r2),
     )
+
+
+def kendall_tau_b_rows(x: npt.ArrayLike, y: npt.ArrayLike) -> FloatArray:
+    r"""Kendall's :math:`\tau_b` between matching rows of two score arrays.
+
+    The batched form of :func:`kendall_tau_b` (same formula, same NaN
+    rules), for many pairs of rankings at once.
+
+    Parameters
+    ----------
+    x, y : array_like, shape (..., J)
+        Scores of ``J`` models; the leading axes are broadcast.
+
+    Returns
+    -------
+    ndarray of float64, shape (...)
+        NaN where a row holds a NaN, is constant, or ``J < 2``.
+
+    Examples
+    --------
+    >>> kendall_tau_b_rows([[1, 2, 3, 4], [1, 2, 3, 4]], [[1, 3, 2, 4], [4, 3, 2, 1]]).tolist()
+    [0.667, -1.0]
+    """
+    a = np.asarray(x, dtype=np.float64)
+    b = np.asarray(y, dtype=np.float64)
+    a, b = np.broadcast_arrays(a, b)
+    J = a.shape[-1]
+    if J < 2:
+        return np.full(a.shape[:-1], np.nan)
+    i, j = np.triu_indices(J, k=1)
+    sa = np.sign(a[..., i] - a[..., j])
+    sb = np.sign(b[..., i] - b[..., j])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        den = np.sqrt((sa != 0).sum(axis=-1) * (sb != 0).sum(axis=-1).astype(np.float64))
+        tau = (sa * sb).sum(axis=-1) / den
+    bad = np.isnan(a).any(axis=-1) | np.isnan(b).any(axis=-1) | (den == 0)
+    out: FloatArray = np.where(bad, np.nan, tau)
+    return out
