@@ -29,11 +29,9 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import os
 import time
 import warnings
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal
 
@@ -42,6 +40,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from dissensus._exceptions import DataDroppedWarning, DataError, DegenerateAgreementWarning
+from dissensus._parallel import thread_limit
 from dissensus._validation import SeedLike, check_option, check_probability_level, examples
 from dissensus.data import Annotations, LabelCounts, Predictions
 from dissensus.data._counts import as_label_counts
@@ -88,8 +87,6 @@ _LADDER: tuple[int, ...] = (
 )
 _MAX_AUTO_BINS = 6
 _TESTS = ("wilcoxon", "bootstrap", "permutation")
-#: Below this many items the metrics are computed in one thread (no gain).
-_PARALLEL_MIN_ITEMS = 50_000
 
 
 # --------------------------------------------------------------------------- bins
@@ -297,6 +294,7 @@ def evaluate(
     bins: BinsLike = "auto",
     seed: SeedLike = 0,
     how: Literal["exact", "inner"] = "exact",
+    n_jobs: int | None = None,
 ) -> Evaluation:
     r"""Score several models against annotated label distributions.
 
@@ -328,6 +326,12 @@ def evaluate(
         (else :class:`DataError`, listing the differences). ``"inner"``:
         keep the items that every model predicts, with a
         :class:`~dissensus.DataDroppedWarning`.
+    n_jobs : int or None, default None
+        Threads of each metric's blocked kernels. None: the
+        ``DISSENSUS_NUM_THREADS`` environment variable if set, else
+        ``min(cores, 8)``. The (metric, model) jobs run one after the other
+        and each uses these threads (never a pool inside a pool; see
+        :mod:`dissensus._parallel`). Scores are bit-identical for every value.
 
     Returns
     -------
@@ -412,21 +416,12 @@ def evaluate(
 
         alpha = np.asarray(dirichlet(counts, prior=prior), dtype=np.float64)
     S = np.empty((len(met), len(preds), counts.N))
-    jobs = [(i, j) for i in range(len(met)) for j in range(len(values))]
-
-    def score(job: tuple[int, int]) -> None:
-        i, j = job
-        m = met[i]
-        S[i, j] = m.func(alpha if m.needs_posterior else p, values[j])
-
-    # NumPy and SciPy release the GIL in the metric kernels; each job writes its own row
-    workers = min(len(jobs), max(1, os.cpu_count() or 1))
-    if workers > 1 and counts.N >= _PARALLEL_MIN_ITEMS:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            list(pool.map(score, jobs))
-    else:
-        for job in jobs:
-            score(job)
+    # one level of threads: the metrics' own blocked kernels (balanced blocks, the same
+    # bytes for any count); the jobs run in turn, so pools never nest
+    with thread_limit(n_jobs, "evaluate"):
+        for i, m in enumerate(met):
+            for j, v in enumerate(values):
+                S[i, j] = m.func(alpha if m.needs_posterior else p, v)
     S.flags.writeable = False
     t2 = time.perf_counter()
     return Evaluation(

@@ -47,7 +47,7 @@ with the same formulas. The work runs in fixed blocks of terms (sized for a
 1 MiB L2 cache) on a thread pool, since NumPy and ``scipy.special`` release
 the GIL; block boundaries do not depend on the number of threads, so the
 results are bit-identical for any ``n_jobs`` (``DISSENSUS_NUM_THREADS``
-sets the default).
+sets the default; :mod:`dissensus._parallel` has the policy).
 """
 
 from __future__ import annotations
@@ -477,8 +477,8 @@ def manhattan(
     n_jobs : int or None, default None
         Threads for the per-term work (NumPy and SciPy release the GIL).
         None: the ``DISSENSUS_NUM_THREADS`` environment variable if set,
-        else every core. 1 runs in the calling thread. Results are
-        bit-identical for every value.
+        else ``min(cores, 8)`` (policy: :mod:`dissensus._parallel`). 1 runs
+        in the calling thread. Results are bit-identical for every value.
 
     Returns
     -------
@@ -610,8 +610,8 @@ def emd(
     n_jobs : int or None, default None
         Threads for the per-term work (NumPy and SciPy release the GIL).
         None: the ``DISSENSUS_NUM_THREADS`` environment variable if set,
-        else every core. 1 runs in the calling thread. Results are
-        bit-identical for every value.
+        else ``min(cores, 8)`` (policy: :mod:`dissensus._parallel`). 1 runs
+        in the calling thread. Results are bit-identical for every value.
 
     Returns
     -------
@@ -721,8 +721,8 @@ def js_divergence(
     n_jobs : int or None, default None
         Threads for the per-term work (NumPy and SciPy release the GIL).
         None: the ``DISSENSUS_NUM_THREADS`` environment variable if set,
-        else every core. 1 runs in the calling thread. Results are
-        bit-identical for every value.
+        else ``min(cores, 8)`` (policy: :mod:`dissensus._parallel`). 1 runs
+        in the calling thread. Results are bit-identical for every value.
 
     Returns
     -------
