@@ -41,7 +41,13 @@ import pandas as pd
 
 from dissensus._exceptions import DataDroppedWarning, DataError, DegenerateAgreementWarning
 from dissensus._parallel import thread_limit
-from dissensus._validation import SeedLike, check_option, check_probability_level, examples
+from dissensus._validation import (
+    SeedLike,
+    check_option,
+    check_probability_level,
+    examples,
+    require_extra,
+)
 from dissensus.data import Annotations, LabelCounts, Predictions
 from dissensus.data._counts import as_label_counts
 from dissensus.metrics import Metric, get_metric
@@ -87,6 +93,8 @@ _LADDER: tuple[int, ...] = (
 )
 _MAX_AUTO_BINS = 6
 _TESTS = ("wilcoxon", "bootstrap", "permutation")
+#: What the HTML report needs (the ``report`` extra).
+_REPORT_MODULES = ("matplotlib", "jinja2")
 
 
 # --------------------------------------------------------------------------- bins
@@ -1069,9 +1077,13 @@ class Evaluation:
     ) -> str:
         """The report as a self-contained HTML page; written to ``path`` when given.
 
-        Options as in :meth:`report_data`.
+        Options as in :meth:`report_data`. Needs the ``report`` extra
+        (matplotlib, jinja2): :class:`~dissensus.MissingExtraError` otherwise,
+        raised before any work.
         """
         from dissensus.report import render_html  # noqa: PLC0415
+
+        require_extra("report", _REPORT_MODULES, "Evaluation.to_html")
 
         data = self.report_data(title=title, ci=ci, n_boot=n_boot, agreement_ci=agreement_ci)
         html: object = render_html(data)
@@ -1122,8 +1134,10 @@ class Evaluation:
         """Write ``summary.csv``, ``rankings.csv``, ``scores.parquet`` and ``report.html``.
 
         Floats are written with ``%.10g`` so that the same inputs and seed give
-        byte-identical CSV files. ``report.html`` is written only when the
-        report renderer is importable (options as in :meth:`report_data`).
+        byte-identical CSV files. ``report.html`` (options as in
+        :meth:`report_data`) needs the ``report`` extra (matplotlib, jinja2);
+        without it :class:`~dissensus.MissingExtraError` is raised before
+        any file is written.
 
         Returns
         -------
@@ -1131,6 +1145,7 @@ class Evaluation:
             File role (``"summary"``, ``"rankings"``, ``"scores"``,
             ``"report"``) -> path written.
         """
+        require_extra("report", _REPORT_MODULES, "Evaluation.save (report.html)")
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         paths = {
@@ -1146,10 +1161,6 @@ class Evaluation:
         if not isinstance(scores["item"].dtype, pd.CategoricalDtype):
             scores = scores.assign(item=scores["item"].astype(str))
         scores.to_parquet(paths["scores"], index=False)
-        try:
-            import dissensus.report  # noqa: F401, PLC0415
-        except ImportError:
-            return paths
         paths["report"] = out / "report.html"
         self.to_html(paths["report"], ci=ci, n_boot=n_boot, agreement_ci=agreement_ci)
         return paths
