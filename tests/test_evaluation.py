@@ -16,6 +16,7 @@ from statsmodels.stats.multitest import multipletests
 from dissensus import (
     DataDroppedWarning,
     DataError,
+    DegenerateAgreementWarning,
     LabelCounts,
     MissingExtraError,
     Predictions,
@@ -540,6 +541,22 @@ class TestPairwiseTests:
         assert np.isnan(pt.loc[0, "p"])
         assert not pt.loc[0, "reject"]
 
+    @pytest.mark.parametrize("test", ["bootstrap", "permutation"])
+    def test_bad_n_resamples_raises_like_compare(self, reversal_eval, test):
+        # the old code caught every ValueError and returned rows of NaN here
+        with pytest.raises(ValueError, match="n_resamples"):
+            reversal_eval.compare("sharp", "smooth", "manhattan", test=test, n_resamples=0)
+        with pytest.raises(ValueError, match="n_resamples"):
+            reversal_eval.pairwise_tests("manhattan", test=test, n_resamples=0)
+
+    def test_other_errors_propagate(self, reversal_eval, monkeypatch):
+        def broken(x, y):
+            raise ValueError("a bug in the test")
+
+        monkeypatch.setattr("dissensus.evaluation.wilcoxon_test", broken)
+        with pytest.raises(ValueError, match="a bug in the test"):
+            reversal_eval.pairwise_tests("manhattan")
+
 
 class TestOutputs:
     def test_tables_follow_the_report_schema(self, reversal_eval):
@@ -642,3 +659,25 @@ class TestWithoutReportExtra:
     def test_markdown_needs_no_extra(self, no_report_extra):
         ev = evaluate(*_small(n_items=20), ["manhattan"])
         assert "manhattan" in ev.to_markdown(n_boot=20)
+
+
+class TestAgreementTable:
+    def test_refused_data_warns_with_the_reason(self, monkeypatch):
+        # the old code dropped the table silently
+        def refuse(*args, **kwargs):
+            raise DataError("every item has one annotation")
+
+        monkeypatch.setattr("dissensus.agreement.report", refuse)
+        ev = evaluate(*_small(n_items=20), ["manhattan"])
+        with pytest.warns(DegenerateAgreementWarning, match="every item has one annotation"):
+            data = ev.report_data(n_boot=20)
+        assert data.agreement is None
+
+    def test_other_errors_propagate(self, monkeypatch):
+        def broken(*args, **kwargs):
+            raise ValueError("a bug")
+
+        monkeypatch.setattr("dissensus.agreement.report", broken)
+        ev = evaluate(*_small(n_items=20), ["manhattan"])
+        with pytest.raises(ValueError, match="a bug"):
+            ev.report_data(n_boot=20)

@@ -55,6 +55,7 @@ from dissensus.report._data import REQUIRED_COLUMNS
 from dissensus.stats._bootstrap import percentile_interval
 from dissensus.stats._paired import (
     PairedTestResult,
+    _check_resamples,
     adjust_pvalues,
     bootstrap_test,
     permutation_test,
@@ -896,13 +897,21 @@ class Evaluation:
         -------
         DataFrame
             ``metric, model_a, model_b, diff, statistic, p, p_adjusted,
-            reject``. Pairs with non-finite scores get NaN p-values and are
-            not rejected.
+            reject``. Pairs with non-finite scores (e.g. an infinite cross
+            entropy) get NaN p-values and are not rejected.
+
+        Raises
+        ------
+        ValueError
+            Unknown metric, test or correction; ``n_resamples`` < 1 (as
+            :meth:`compare`).
         """
         check_option("Evaluation.pairwise_tests", "test", test, _TESTS)
         check_option(
             "Evaluation.pairwise_tests", "correction", correction, ("holm", "bonferroni", None)
         )
+        if test != "wilcoxon":
+            _check_resamples("Evaluation.pairwise_tests", n_resamples)
         metrics = self.metrics if metric is None else [self.metrics[self._metric_index(metric)]]
         J = len(self.models)
         rows = []
@@ -910,25 +919,19 @@ class Evaluation:
             block: list[list[Any]] = []
             for a in range(J):
                 for b in range(a + 1, J):
-                    try:
-                        res = self.compare(
-                            self.models[a], self.models[b], met, test=test, n_resamples=n_resamples
-                        )
-                        block.append(
-                            [
-                                met,
-                                self.models[a],
-                                self.models[b],
-                                res.diff,
-                                res.statistic,
-                                res.pvalue,
-                            ]
-                        )
-                    except ValueError:
-                        m = self.metrics.index(met)
-                        with np.errstate(invalid="ignore"):
-                            d = float(self._means[m, a] - self._means[m, b])
+                    m = self.metrics.index(met)
+                    with np.errstate(invalid="ignore"):
+                        finite = bool(np.isfinite(self.values[m, a] - self.values[m, b]).all())
+                        d = float(self._means[m, a] - self._means[m, b])
+                    if not finite:  # no test is defined; every other error propagates
                         block.append([met, self.models[a], self.models[b], d, math.nan, math.nan])
+                        continue
+                    res = self.compare(
+                        self.models[a], self.models[b], met, test=test, n_resamples=n_resamples
+                    )
+                    block.append(
+                        [met, self.models[a], self.models[b], res.diff, res.statistic, res.pvalue]
+                    )
             if block:
                 adjusted = adjust_pvalues([r[-1] for r in block], method=correction)
                 for r, p_adj in zip(block, adjusted, strict=True):
@@ -984,7 +987,9 @@ class Evaluation:
 
         Items with fewer than two annotations are left out by the coefficients
         themselves (the table's ``note`` column says so), so their warning is
-        not repeated here.
+        not repeated here. Data the coefficients refuse (:class:`DataError`)
+        leave the table out with a :class:`DegenerateAgreementWarning` giving
+        the reason; any other error propagates.
         """
         from dissensus.agreement import report  # noqa: PLC0415  (only the report needs it)
 
@@ -1003,7 +1008,12 @@ class Evaluation:
                     n_boot=n_boot,
                     seed=self.seed,
                 )
-        except (DataError, ValueError):
+        except DataError as exc:
+            warnings.warn(
+                f"The report's agreement table is left out: {exc}",
+                DegenerateAgreementWarning,
+                stacklevel=3,
+            )
             table = None
         self.timings["agreement (report)"] = time.perf_counter() - t
         self._agreement_cache[key] = table

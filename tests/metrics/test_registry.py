@@ -23,6 +23,7 @@ from dissensus.metrics import (
     Metric,
     _registry,
     entropy,
+    expected,
     get_metric,
     list_metrics,
     register_metric,
@@ -210,7 +211,6 @@ class TestExpectedForwarding:
 
     @pytest.mark.parametrize("name", sorted(EXPECTED_METRICS))
     def test_expected_module_provides_every_entry(self, name: str) -> None:
-        expected = pytest.importorskip("dissensus.metrics.expected")
         metric = get_metric(name)
         func = getattr(expected, metric.pointwise or "", None)
         assert callable(func)
@@ -222,7 +222,6 @@ class TestExpectedForwarding:
         # The registry pairs E[f](alpha, q) with f(p, q): check the pairing and the argument
         # order against the mean of f over Dirichlet draws of p (not a test of the formulas,
         # which tests/metrics/test_expected.py does precisely).
-        pytest.importorskip("dissensus.metrics.expected")
         metric = get_metric(name)
         pointwise = get_metric(metric.pointwise or "")
         rng = np.random.default_rng(7)
