@@ -349,6 +349,18 @@ class TestDifferences:
                 else (row.model_a if row.ci_high < 0 else row.model_b)
             )
             assert row.better == expected
+        # the widths themselves, on models whose per-item scores share the items'
+        # difficulty (b is a slightly smoothed a): the paired interval of a - b is far
+        # narrower than the sqrt(w_a^2 + w_b^2) of two independent samples
+        rng = np.random.default_rng(4)
+        q = rng.dirichlet(np.ones(4), size=200)
+        shared = {"a": q, "b": 0.9 * q + 0.1 / 4}
+        ev = evaluate(lc, shared, ["manhattan"])
+        s = ev.summary(n_boot=500).set_index("model")
+        w_a, w_b = (s.loc[m, "ci_high"] - s.loc[m, "ci_low"] for m in ("a", "b"))
+        d = ev.differences(n_boot=500).iloc[0]
+        paired = d.ci_high - d.ci_low
+        assert paired < 0.25 * np.hypot(w_a, w_b)
 
     def test_higher_is_better_direction(self):
         lc, preds = _reversal_data()

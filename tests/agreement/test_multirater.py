@@ -95,9 +95,20 @@ class TestFleissKappa:
         assert r.p_value == pytest.approx(2 * stats.norm.sf(abs(r.z)))
 
     def test_variable_raters_reduce_to_fixed(self) -> None:
-        # Doubling every count keeps the category shares; P_a changes; the result stays finite.
+        # With the same number of raters on every item, the variable-raters form (per-item
+        # n_i) is Fleiss' fixed-raters formula (statsmodels'), here with n = 4 and n = 8:
+        # doubling every count keeps the category shares (so P_e) but changes P_a.
         X = load_example("course_29").values
-        assert np.isfinite(fleiss_kappa(2 * X).value)
+        assert len(set(X.sum(axis=1))) == 1
+        for table in (X, 2 * X):
+            n = table.sum(axis=1)[0]
+            r = fleiss_kappa(table)
+            assert r.value == pytest.approx(sm_fleiss(table, method="fleiss"), abs=1e-12)
+            p_a = ((table * (table - 1)).sum(axis=1) / (n * (n - 1))).mean()
+            assert r.parts["observed_agreement"] == pytest.approx(p_a, abs=1e-12)
+        one, two = fleiss_kappa(X), fleiss_kappa(2 * X)
+        assert two.parts["chance_agreement"] == pytest.approx(one.parts["chance_agreement"])
+        assert two.parts["observed_agreement"] > one.parts["observed_agreement"]
 
     def test_ci_and_float(self) -> None:
         r = fleiss_kappa(load_example("course_29"), ci=0.95, n_boot=500, seed=1)
