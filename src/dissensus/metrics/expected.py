@@ -411,20 +411,6 @@ def squared_euclidean(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /) -> FloatAr
     return out
 
 
-def _abs_dev(a: FloatArray, b: FloatArray, c: FloatArray) -> FloatArray:
-    r"""E|X - c| for X ~ Beta(a, b), elementwise on 1-D arrays (general parameters).
-
-    With :math:`I = I_c(a, b)` and :math:`f` the Beta density,
-    :math:`\mathbb{E}|X - c| = (c - \mu)(2I - 1) + 2c(1 - c) f(c) / (a + b)`,
-    which is the seed's :math:`(\mu - c) + 2(c I_c(a, b) - \mu I_c(a + 1, b))`
-    after :math:`I_c(a + 1, b) = I_c(a, b) - c^a (1 - c)^b / (a B(a, b))`: no
-    second incomplete beta, and no cancellation between large terms.
-    """
-    out = np.empty(np.broadcast(a, b, c).shape)
-    _beta.abs_dev_into(a, b, np.clip(c, 0.0, 1.0), out)
-    return out
-
-
 def _abs_dev_sum(
     A: FloatArray, B: FloatArray, C: FloatArray, m: int | None, n_threads: int
 ) -> FloatArray:
