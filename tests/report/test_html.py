@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import os
 import re
 from dataclasses import replace
 from html.parser import HTMLParser
@@ -14,7 +13,7 @@ from PIL import Image
 
 from dissensus.report import render_html, write_html
 from dissensus.report._data import example_report_data
-from tests.report._chromium import Chromium, find_chromium
+from tests.report._chromium import Chromium, chromium_or_skip
 from tests.report._sample import sample_report_data
 
 EVIL = "<script>alert(1)</script>"
@@ -189,16 +188,7 @@ MEASURE = """
 
 @pytest.fixture(scope="module")
 def browser():
-    exe = find_chromium()
-    if exe is None:
-        # ./run-tests sets DISSENSUS_BROWSER=required: the README's test command must not
-        # pass with the browser tests silently skipped
-        if os.environ.get("CI") or os.environ.get("DISSENSUS_BROWSER") == "required":
-            pytest.fail(
-                "chromium is not installed; install it with: sudo apt-get install chromium "
-                "(or run DISSENSUS_BROWSER=skip ./run-tests to skip the browser tests)"
-            )
-        pytest.skip("chromium is not installed (sudo apt-get install chromium)")
+    exe = chromium_or_skip()
     with Chromium(exe, timeout=20) as chromium:
         yield chromium
 
