@@ -12,8 +12,8 @@ the first two (per-pair tables when every 2 alpha is a small integer):
 - "continuous": alpha = counts + U(0.05, 2) per entry (every pair distinct:
   the general path).
 
-Each exact metric is timed with the default threads (``n_jobs=None``: every
-core) and with ``n_jobs=1``; wall-clock and process CPU time
+Each exact metric is timed with the default threads (``n_jobs=None``:
+min(cores, 8), see dissensus._parallel) and with ``n_jobs=1``; wall-clock and process CPU time
 (``time.process_time``, summed over threads), best of a few repeats. The
 machine is shared: the load average is printed, and the ratios compare
 methods measured in the same run.
@@ -115,7 +115,7 @@ def main():
     scale = 1_000_000 / N
     t_emd = t_emd1 = float("nan")
     for label, al in inputs:
-        print(f"\nalpha = {label}: seconds per 1M items (wall / CPU), threads = all cores | 1")
+        print(f"\nalpha = {label}: seconds per 1M items (wall / CPU), threads = default | 1")
         for name, fn, target in [
             ("E[EMD]", E.emd, 0.5),
             ("E[L1]", E.manhattan, 0.5),

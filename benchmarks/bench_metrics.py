@@ -91,7 +91,7 @@ def main() -> None:
 
         scale = 1_000_000 / n
         # The goal is wall time. The metrics share row blocks across threads
-        # (all cores unless DISSENSUS_NUM_THREADS says otherwise), so CPU time
+        # (min(cores, 8) unless DISSENSUS_NUM_THREADS says otherwise), so CPU time
         # can exceed wall time; it is shown for runs on a busy machine.
         print(f"{'metric':24s} {'wall s':>8s} {'cpu s':>8s} {'wall @1M':>8s}  goal (wall)")
         for name, wall, cpu in rows:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import numpy as np
 import pandas as pd
@@ -12,10 +13,19 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 
-from dissensus import DataDroppedWarning, DataError, LabelCounts, Predictions, Scale
+from dissensus import (
+    DataDroppedWarning,
+    DataError,
+    DegenerateAgreementWarning,
+    LabelCounts,
+    MissingExtraError,
+    Predictions,
+    Scale,
+)
 from dissensus.evaluation import DEFAULT_METRICS, Evaluation, annotation_bins, evaluate
 from dissensus.metrics import get_metric
 from dissensus.posterior import dirichlet
+from dissensus.report import ReportData
 from dissensus.report._data import REQUIRED_COLUMNS
 
 # ----------------------------------------------------------------------------- fixtures
@@ -339,6 +349,18 @@ class TestDifferences:
                 else (row.model_a if row.ci_high < 0 else row.model_b)
             )
             assert row.better == expected
+        # the widths themselves, on models whose per-item scores share the items'
+        # difficulty (b is a slightly smoothed a): the paired interval of a - b is far
+        # narrower than the sqrt(w_a^2 + w_b^2) of two independent samples
+        rng = np.random.default_rng(4)
+        q = rng.dirichlet(np.ones(4), size=200)
+        shared = {"a": q, "b": 0.9 * q + 0.1 / 4}
+        ev = evaluate(lc, shared, ["manhattan"])
+        s = ev.summary(n_boot=500).set_index("model")
+        w_a, w_b = (s.loc[m, "ci_high"] - s.loc[m, "ci_low"] for m in ("a", "b"))
+        d = ev.differences(n_boot=500).iloc[0]
+        paired = d.ci_high - d.ci_low
+        assert paired < 0.25 * np.hypot(w_a, w_b)
 
     def test_higher_is_better_direction(self):
         lc, preds = _reversal_data()
@@ -531,6 +553,22 @@ class TestPairwiseTests:
         assert np.isnan(pt.loc[0, "p"])
         assert not pt.loc[0, "reject"]
 
+    @pytest.mark.parametrize("test", ["bootstrap", "permutation"])
+    def test_bad_n_resamples_raises_like_compare(self, reversal_eval, test):
+        # the old code caught every ValueError and returned rows of NaN here
+        with pytest.raises(ValueError, match="n_resamples"):
+            reversal_eval.compare("sharp", "smooth", "manhattan", test=test, n_resamples=0)
+        with pytest.raises(ValueError, match="n_resamples"):
+            reversal_eval.pairwise_tests("manhattan", test=test, n_resamples=0)
+
+    def test_other_errors_propagate(self, reversal_eval, monkeypatch):
+        def broken(x, y):
+            raise ValueError("a bug in the test")
+
+        monkeypatch.setattr("dissensus.evaluation.wilcoxon_test", broken)
+        with pytest.raises(ValueError, match="a bug in the test"):
+            reversal_eval.pairwise_tests("manhattan")
+
 
 class TestOutputs:
     def test_tables_follow_the_report_schema(self, reversal_eval):
@@ -575,9 +613,8 @@ class TestOutputs:
         assert repr(reversal_eval).startswith("<Evaluation: 3 models × 2 metrics on 400 items")
 
     def test_report_data_and_markdown(self, reversal_eval):
-        report = pytest.importorskip("dissensus.report")
         data = reversal_eval.report_data(n_boot=200)
-        assert isinstance(data, report.ReportData)
+        assert isinstance(data, ReportData)
         assert data.agreement is not None
         assert {"coefficient", "value", "ci_low"} <= set(data.agreement.columns)
         md = reversal_eval.to_markdown(n_boot=200)
@@ -585,15 +622,74 @@ class TestOutputs:
         assert "smooth" in md
 
     def test_agreement_without_intervals(self, reversal_eval):
-        pytest.importorskip("dissensus.report")
         data = reversal_eval.report_data(n_boot=100, agreement_ci=False)
         assert data.agreement["ci_low"].isna().all()
         assert data.agreement["value"].notna().any()
 
     def test_to_html(self, tmp_path):
-        pytest.importorskip("dissensus.report")
         lc, preds = _small(n_items=30)
         ev = evaluate(lc, preds, ["manhattan", "E[emd]"])
         html = ev.to_html(tmp_path / "r.html", n_boot=100)
         assert html.lstrip().lower().startswith("<!doctype html")
         assert (tmp_path / "r.html").read_text(encoding="utf-8") == html
+
+
+class TestWithoutReportExtra:
+    """matplotlib and jinja2 blocked: say which extra to install, write nothing."""
+
+    @pytest.fixture
+    def no_report_extra(self, monkeypatch):
+        # a None entry in sys.modules makes `import name` raise ImportError
+        for name in ("matplotlib", "jinja2"):
+            monkeypatch.setitem(sys.modules, name, None)
+
+    def test_save_refuses_before_writing(self, tmp_path, no_report_extra):
+        lc, preds = _small(n_items=20)
+        ev = evaluate(lc, preds, ["manhattan"])
+        out = tmp_path / "out"
+        with pytest.raises(
+            MissingExtraError, match=r"matplotlib and jinja2 .*pip install 'dissensus\[report\]'"
+        ):
+            ev.save(out, n_boot=20)
+        assert not out.exists()
+
+    def test_to_html_refuses(self, tmp_path, no_report_extra):
+        lc, preds = _small(n_items=20)
+        ev = evaluate(lc, preds, ["manhattan"])
+        with pytest.raises(MissingExtraError, match=r"dissensus\[report\]"):
+            ev.to_html(tmp_path / "r.html", n_boot=20)
+        assert not (tmp_path / "r.html").exists()
+
+    def test_one_missing_package_is_named(self, tmp_path, monkeypatch):
+        monkeypatch.setitem(sys.modules, "jinja2", None)
+        ev = evaluate(*_small(n_items=20), ["manhattan"])
+        with pytest.raises(
+            MissingExtraError, match=r"needs jinja2 \(the 'report' extra\), which is"
+        ):
+            ev.save(tmp_path, n_boot=20)
+
+    def test_markdown_needs_no_extra(self, no_report_extra):
+        ev = evaluate(*_small(n_items=20), ["manhattan"])
+        assert "manhattan" in ev.to_markdown(n_boot=20)
+
+
+class TestAgreementTable:
+    def test_refused_data_warns_with_the_reason(self, monkeypatch):
+        # the old code dropped the table silently
+        def refuse(*args, **kwargs):
+            raise DataError("every item has one annotation")
+
+        monkeypatch.setattr("dissensus.agreement.report", refuse)
+        ev = evaluate(*_small(n_items=20), ["manhattan"])
+        with pytest.warns(DegenerateAgreementWarning, match="every item has one annotation"):
+            data = ev.report_data(n_boot=20)
+        assert data.agreement is None
+
+    def test_other_errors_propagate(self, monkeypatch):
+        def broken(*args, **kwargs):
+            raise ValueError("a bug")
+
+        monkeypatch.setattr("dissensus.agreement.report", broken)
+        ev = evaluate(*_small(n_items=20), ["manhattan"])
+        with pytest.raises(ValueError, match="a bug"):
+            ev.report_data(n_boot=20)

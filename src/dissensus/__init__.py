@@ -19,6 +19,7 @@ from dissensus._exceptions import (
     DataError,
     DegenerateAgreementWarning,
     DissensusWarning,
+    MissingExtraError,
 )
 from dissensus.data import (
     Annotations,
@@ -46,6 +47,7 @@ __all__ = [
     "DissensusWarning",
     "Evaluation",
     "LabelCounts",
+    "MissingExtraError",
     "Predictions",
     "Scale",
     "__version__",

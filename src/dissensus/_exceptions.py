@@ -13,6 +13,7 @@ __all__ = [
     "DataError",
     "DegenerateAgreementWarning",
     "DissensusWarning",
+    "MissingExtraError",
 ]
 
 
@@ -22,6 +23,16 @@ class DataError(ValueError):
     The message says what is wrong, where (file, line, item, column) and how
     to fix it. The command-line tool turns it into a one-line message and
     exit code 2.
+    """
+
+
+class MissingExtraError(ImportError):
+    """A feature needs an optional extra that is not installed.
+
+    The message names the missing packages and the one command that installs
+    them (``pip install 'dissensus[report]'``). Raised before anything is
+    computed or written. The command-line tool turns it into a one-line
+    message and exit code 2.
     """
 
 

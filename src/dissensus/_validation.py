@@ -8,6 +8,7 @@ name the argument, show the offending value or row, say the fix.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
@@ -15,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from dissensus._exceptions import DataError
+from dissensus._exceptions import DataError, MissingExtraError
 
 __all__ = [
     "PROB_ATOL",
@@ -28,6 +29,7 @@ __all__ = [
     "check_probability_level",
     "describe_row",
     "examples",
+    "require_extra",
 ]
 
 #: Tolerance on row sums of probability matrices.
@@ -69,6 +71,35 @@ def check_probability_level(func: str, name: str, level: float) -> float:
         msg = f"The {name!r} parameter of {func} must be in (0, 1), e.g. 0.95. Got {level!r}."
         raise ValueError(msg)
     return level
+
+
+def require_extra(extra: str, modules: Sequence[str], feature: str) -> None:
+    """Raise :class:`~dissensus._exceptions.MissingExtraError` unless ``modules`` import.
+
+    Called at the top of a feature that needs an optional extra, before any
+    work or output, so that nothing is left half-done.
+
+    Examples
+    --------
+    >>> require_extra("report", ["json"], "The HTML report")
+    >>> require_extra("report", ["no_such_module_xyz"], "The HTML report")
+    Traceback (most recent call last):
+    ...
+    dissensus._exceptions.MissingExtraError: The HTML report needs no_such_module_xyz (the 'report' extra), which is not installed: pip install 'dissensus[report]'
+    """
+    missing = []
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+    if missing:
+        msg = (
+            f"{feature} needs {' and '.join(missing)} (the {extra!r} extra), which "
+            f"{'is' if len(missing) == 1 else 'are'} not installed: "
+            f"pip install 'dissensus[{extra}]'"
+        )
+        raise MissingExtraError(msg)
 
 
 def examples(values: Iterable[Any], limit: int = 5) -> str:

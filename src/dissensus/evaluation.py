@@ -28,11 +28,9 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import time
 import warnings
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal
 
@@ -41,7 +39,14 @@ import numpy.typing as npt
 import pandas as pd
 
 from dissensus._exceptions import DataDroppedWarning, DataError, DegenerateAgreementWarning
-from dissensus._validation import SeedLike, check_option, check_probability_level, examples
+from dissensus._parallel import thread_limit
+from dissensus._validation import (
+    SeedLike,
+    check_option,
+    check_probability_level,
+    examples,
+    require_extra,
+)
 from dissensus.data import Annotations, LabelCounts, Predictions
 from dissensus.data._counts import as_label_counts
 from dissensus.metrics import Metric, get_metric
@@ -50,6 +55,7 @@ from dissensus.stats._bins import BinsLike, annotation_bins
 from dissensus.stats._bootstrap import percentile_interval
 from dissensus.stats._paired import (
     PairedTestResult,
+    _check_resamples,
     adjust_pvalues,
     bootstrap_test,
     permutation_test,
@@ -74,8 +80,8 @@ DEFAULT_METRICS: tuple[str, ...] = (
 )
 
 _TESTS = ("wilcoxon", "bootstrap", "permutation")
-#: Below this many items the metrics are computed in one thread (no gain).
-_PARALLEL_MIN_ITEMS = 50_000
+#: What the HTML report needs (the ``report`` extra).
+_REPORT_MODULES = ("matplotlib", "jinja2")
 
 
 # --------------------------------------------------------------------------- inputs
@@ -189,6 +195,7 @@ def evaluate(
     bins: BinsLike = "auto",
     seed: SeedLike = 0,
     how: Literal["exact", "inner"] = "exact",
+    n_jobs: int | None = None,
 ) -> Evaluation:
     r"""Score several models against annotated label distributions.
 
@@ -220,6 +227,12 @@ def evaluate(
         (else :class:`DataError`, listing the differences). ``"inner"``:
         keep the items that every model predicts, with a
         :class:`~dissensus.DataDroppedWarning`.
+    n_jobs : int or None, default None
+        Threads of each metric's blocked kernels. None: the
+        ``DISSENSUS_NUM_THREADS`` environment variable if set, else
+        ``min(cores, 8)``. The (metric, model) jobs run one after the other
+        and each uses these threads (never a pool inside a pool; see
+        :mod:`dissensus._parallel`). Scores are bit-identical for every value.
 
     Returns
     -------
@@ -304,21 +317,12 @@ def evaluate(
 
         alpha = np.asarray(dirichlet(counts, prior=prior), dtype=np.float64)
     S = np.empty((len(met), len(preds), counts.N))
-    jobs = [(i, j) for i in range(len(met)) for j in range(len(values))]
-
-    def score(job: tuple[int, int]) -> None:
-        i, j = job
-        m = met[i]
-        S[i, j] = m.func(alpha if m.needs_posterior else p, values[j])
-
-    # NumPy and SciPy release the GIL in the metric kernels; each job writes its own row
-    workers = min(len(jobs), max(1, os.cpu_count() or 1))
-    if workers > 1 and counts.N >= _PARALLEL_MIN_ITEMS:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            list(pool.map(score, jobs))
-    else:
-        for job in jobs:
-            score(job)
+    # one level of threads: the metrics' own blocked kernels (balanced blocks, the same
+    # bytes for any count); the jobs run in turn, so pools never nest
+    with thread_limit(n_jobs, "evaluate"):
+        for i, m in enumerate(met):
+            for j, v in enumerate(values):
+                S[i, j] = m.func(alpha if m.needs_posterior else p, v)
     S.flags.writeable = False
     t2 = time.perf_counter()
     return Evaluation(
@@ -785,13 +789,21 @@ class Evaluation:
         -------
         DataFrame
             ``metric, model_a, model_b, diff, statistic, p, p_adjusted,
-            reject``. Pairs with non-finite scores get NaN p-values and are
-            not rejected.
+            reject``. Pairs with non-finite scores (e.g. an infinite cross
+            entropy) get NaN p-values and are not rejected.
+
+        Raises
+        ------
+        ValueError
+            Unknown metric, test or correction; ``n_resamples`` < 1 (as
+            :meth:`compare`).
         """
         check_option("Evaluation.pairwise_tests", "test", test, _TESTS)
         check_option(
             "Evaluation.pairwise_tests", "correction", correction, ("holm", "bonferroni", None)
         )
+        if test != "wilcoxon":
+            _check_resamples("Evaluation.pairwise_tests", n_resamples)
         metrics = self.metrics if metric is None else [self.metrics[self._metric_index(metric)]]
         J = len(self.models)
         rows = []
@@ -799,25 +811,19 @@ class Evaluation:
             block: list[list[Any]] = []
             for a in range(J):
                 for b in range(a + 1, J):
-                    try:
-                        res = self.compare(
-                            self.models[a], self.models[b], met, test=test, n_resamples=n_resamples
-                        )
-                        block.append(
-                            [
-                                met,
-                                self.models[a],
-                                self.models[b],
-                                res.diff,
-                                res.statistic,
-                                res.pvalue,
-                            ]
-                        )
-                    except ValueError:
-                        m = self.metrics.index(met)
-                        with np.errstate(invalid="ignore"):
-                            d = float(self._means[m, a] - self._means[m, b])
+                    m = self.metrics.index(met)
+                    with np.errstate(invalid="ignore"):
+                        finite = bool(np.isfinite(self.values[m, a] - self.values[m, b]).all())
+                        d = float(self._means[m, a] - self._means[m, b])
+                    if not finite:  # no test is defined; every other error propagates
                         block.append([met, self.models[a], self.models[b], d, math.nan, math.nan])
+                        continue
+                    res = self.compare(
+                        self.models[a], self.models[b], met, test=test, n_resamples=n_resamples
+                    )
+                    block.append(
+                        [met, self.models[a], self.models[b], res.diff, res.statistic, res.pvalue]
+                    )
             if block:
                 adjusted = adjust_pvalues([r[-1] for r in block], method=correction)
                 for r, p_adj in zip(block, adjusted, strict=True):
@@ -873,7 +879,9 @@ class Evaluation:
 
         Items with fewer than two annotations are left out by the coefficients
         themselves (the table's ``note`` column says so), so their warning is
-        not repeated here.
+        not repeated here. Data the coefficients refuse (:class:`DataError`)
+        leave the table out with a :class:`DegenerateAgreementWarning` giving
+        the reason; any other error propagates.
         """
         from dissensus.agreement import report  # noqa: PLC0415  (only the report needs it)
 
@@ -892,7 +900,12 @@ class Evaluation:
                     n_boot=n_boot,
                     seed=self.seed,
                 )
-        except (DataError, ValueError):
+        except DataError as exc:
+            warnings.warn(
+                f"The report's agreement table is left out: {exc}",
+                DegenerateAgreementWarning,
+                stacklevel=3,
+            )
             table = None
         self.timings["agreement (report)"] = time.perf_counter() - t
         self._agreement_cache[key] = table
@@ -966,9 +979,13 @@ class Evaluation:
     ) -> str:
         """The report as a self-contained HTML page; written to ``path`` when given.
 
-        Options as in :meth:`report_data`.
+        Options as in :meth:`report_data`. Needs the ``report`` extra
+        (matplotlib, jinja2): :class:`~dissensus.MissingExtraError` otherwise,
+        raised before any work.
         """
         from dissensus.report import render_html  # noqa: PLC0415
+
+        require_extra("report", _REPORT_MODULES, "Evaluation.to_html")
 
         data = self.report_data(title=title, ci=ci, n_boot=n_boot, agreement_ci=agreement_ci)
         html: object = render_html(data)
@@ -1019,8 +1036,10 @@ class Evaluation:
         """Write ``summary.csv``, ``rankings.csv``, ``scores.parquet`` and ``report.html``.
 
         Floats are written with ``%.10g`` so that the same inputs and seed give
-        byte-identical CSV files. ``report.html`` is written only when the
-        report renderer is importable (options as in :meth:`report_data`).
+        byte-identical CSV files. ``report.html`` (options as in
+        :meth:`report_data`) needs the ``report`` extra (matplotlib, jinja2);
+        without it :class:`~dissensus.MissingExtraError` is raised before
+        any file is written.
 
         Returns
         -------
@@ -1028,6 +1047,7 @@ class Evaluation:
             File role (``"summary"``, ``"rankings"``, ``"scores"``,
             ``"report"``) -> path written.
         """
+        require_extra("report", _REPORT_MODULES, "Evaluation.save (report.html)")
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         paths = {
@@ -1043,10 +1063,6 @@ class Evaluation:
         if not isinstance(scores["item"].dtype, pd.CategoricalDtype):
             scores = scores.assign(item=scores["item"].astype(str))
         scores.to_parquet(paths["scores"], index=False)
-        try:
-            import dissensus.report  # noqa: F401, PLC0415
-        except ImportError:
-            return paths
         paths["report"] = out / "report.html"
         self.to_html(paths["report"], ci=ci, n_boot=n_boot, agreement_ci=agreement_ci)
         return paths

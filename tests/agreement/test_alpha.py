@@ -159,3 +159,18 @@ class TestKrippendorffAlpha:
                 warnings.simplefilter("ignore", DegenerateAgreementWarning)
                 ref = krippendorff_alpha(X[idx], level=level).value
             assert got == pytest.approx(ref, abs=1e-12)
+
+    @pytest.mark.parametrize("level", ["nominal", "ordinal", "interval"])
+    def test_core_reused_on_new_rows_is_not_stale(self, level) -> None:
+        # the old core cached per-row quantities by id(P): a new array allocated where a
+        # freed one lived got the freed array's alpha (reproduced 500/500)
+        v = np.arange(4.0)
+        core = _make_core(level, None if level == "ordinal" else v)
+        rng = np.random.default_rng(2)
+        W = np.ones((1, 30))
+        for _ in range(20):
+            P = rng.integers(0, 4, size=(30, 4)).astype(float)
+            P[:, 0] += 2  # at least two ratings per row
+            fresh = _make_core(level, None if level == "ordinal" else v)(P, W)
+            np.testing.assert_array_equal(core(P, W), fresh)
+            del P

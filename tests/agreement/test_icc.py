@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
+import pingouin
 import pytest
 from scipy import stats
 
@@ -15,6 +18,18 @@ SF = np.array(
     [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]],
     dtype=float,
 )
+
+
+@pytest.fixture(scope="module")
+def pingouin_sf() -> pd.DataFrame:
+    long = pd.DataFrame(
+        [(i, j, SF[i, j]) for i in range(SF.shape[0]) for j in range(SF.shape[1])],
+        columns=["target", "rater", "rating"],
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pingouin's deprecated pandas calls, not ours
+        out = pingouin.intraclass_corr(long, targets="target", raters="rater", ratings="rating")
+    return out.set_index("Type")
 
 
 class TestIcc:
@@ -43,6 +58,16 @@ class TestIcc:
         r = icc(SF, kind=kind, ci=0.95)
         assert r.ci is not None
         assert r.ci.low < r.value < r.ci.high
+
+    @pytest.mark.parametrize("kind", ["1,1", "A,1", "C,1", "1,k", "A,k", "C,k"])
+    def test_ci_equals_pingouin(self, kind: str, pingouin_sf: pd.DataFrame) -> None:
+        # pingouin's intraclass_corr (McGraw & Wong's F intervals, as R's irr::icc) prints
+        # its CI95 rounded to 2 decimals, hence abs=0.005; the ICC itself is not rounded
+        ref = pingouin_sf.loc[f"ICC({kind})"]
+        r = icc(SF, kind=kind, ci=0.95)
+        assert r.value == pytest.approx(ref["ICC"], abs=1e-12)
+        assert r.ci is not None
+        assert [r.ci.low, r.ci.high] == pytest.approx(list(ref["CI95"]), abs=0.005 + 1e-12)
 
     def test_icc3_ci_published(self) -> None:
         # McGraw & Wong (1996) exact F interval for ICC(C,1) on Shrout-Fleiss data:

@@ -21,6 +21,8 @@ from dissensus.agreement import (
     observed_agreement,
     percent_agreement,
 )
+from dissensus.agreement._common import patterns
+from dissensus.agreement._multirater import _pa_core, _pe_core, count_core
 from tests.strategies import rater_matrices
 
 
@@ -95,9 +97,20 @@ class TestFleissKappa:
         assert r.p_value == pytest.approx(2 * stats.norm.sf(abs(r.z)))
 
     def test_variable_raters_reduce_to_fixed(self) -> None:
-        # Doubling every count keeps the category shares; P_a changes; the result stays finite.
+        # With the same number of raters on every item, the variable-raters form (per-item
+        # n_i) is Fleiss' fixed-raters formula (statsmodels'), here with n = 4 and n = 8:
+        # doubling every count keeps the category shares (so P_e) but changes P_a.
         X = load_example("course_29").values
-        assert np.isfinite(fleiss_kappa(2 * X).value)
+        assert len(set(X.sum(axis=1))) == 1
+        for table in (X, 2 * X):
+            n = table.sum(axis=1)[0]
+            r = fleiss_kappa(table)
+            assert r.value == pytest.approx(sm_fleiss(table, method="fleiss"), abs=1e-12)
+            p_a = ((table * (table - 1)).sum(axis=1) / (n * (n - 1))).mean()
+            assert r.parts["observed_agreement"] == pytest.approx(p_a, abs=1e-12)
+        one, two = fleiss_kappa(X), fleiss_kappa(2 * X)
+        assert two.parts["chance_agreement"] == pytest.approx(one.parts["chance_agreement"])
+        assert two.parts["observed_agreement"] > one.parts["observed_agreement"]
 
     def test_ci_and_float(self) -> None:
         r = fleiss_kappa(load_example("course_29"), ci=0.95, n_boot=500, seed=1)
@@ -257,3 +270,36 @@ class TestBrennanPrediger:
         got = brennan_prediger(X)
         assert got.value == pytest.approx(ref["coefficient_value"], abs=1e-5 + 1e-12)
         assert got.se == pytest.approx(ref["se"], abs=1e-5 + 1e-12)
+
+
+class TestOneImplementation:
+    """The point estimates and the bootstrap cores share P_a and P_e (one formula each)."""
+
+    @pytest.mark.parametrize(
+        ("func", "chance", "weights"),
+        [
+            (fleiss_kappa, "fleiss", None),
+            (gwet_ac1, "gwet", None),
+            (brennan_prediger, "uniform", None),
+            (gwet_ac2, "gwet", "linear"),
+        ],
+    )
+    def test_core_at_the_observed_weights_is_the_point_estimate(self, func, chance, weights):
+        X = load_example("course_29").values
+        rows, mult, _ = patterns(X)
+        K = X.shape[1]
+        core = count_core(weights, chance, K, "t")
+        kw = {} if weights is None else {"weights": weights}
+        got = core(rows.astype(float), mult[None, :].astype(float))[0]
+        assert got == pytest.approx(func(X, **kw).value, abs=1e-12)
+
+    def test_parts_match_the_plain_statistics(self):
+        X = load_example("course_29").values
+        r = fleiss_kappa(X)
+        assert observed_agreement(X).value == r.parts["observed_agreement"]
+        assert chance_agreement(X).value == pytest.approx(r.parts["chance_agreement"], abs=1e-15)
+        rows, mult, _ = patterns(X)
+        W = mult[None, :].astype(float)
+        P = rows.astype(float)
+        assert _pa_core(P, W)[0] == pytest.approx(r.parts["observed_agreement"], abs=1e-15)
+        assert _pe_core(P, W)[0] == pytest.approx(r.parts["chance_agreement"], abs=1e-15)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -114,3 +115,16 @@ class TestEvaluateCommand:
     def test_bad_bins_exit_2(self, files, tmp_path, capsys):
         assert _run(files, tmp_path / "o", "--bins", "two,four") == EXIT_BAD_INPUT
         assert "--bins" in capsys.readouterr().err
+
+
+class TestWithoutReportExtra:
+    def test_exit_2_names_the_extra_and_writes_nothing(self, files, tmp_path, capsys, monkeypatch):
+        # the old command wrote the CSVs, then exited 1 with "internal error: ImportError"
+        monkeypatch.setitem(sys.modules, "matplotlib", None)
+        out = tmp_path / "out"
+        assert _run(files, out) == EXIT_BAD_INPUT
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1
+        assert "pip install 'dissensus[report]'" in err
+        assert "matplotlib" in err
+        assert not out.exists()

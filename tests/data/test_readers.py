@@ -12,6 +12,7 @@ import pytest
 
 from dissensus import DataDroppedWarning, DataError, DissensusWarning, Scale
 from dissensus.data import CONVABUSE_SCALE, read_annotations, read_convabuse, read_lewidi
+from dissensus.metrics.lewidi import targets_2023
 from tests.conftest import shared_path
 
 LONG_CSV = "item,annotator,label\n1,a,2\n1,b,3\n2,a,3\n2,b,3\n"
@@ -653,6 +654,71 @@ class TestReadLewidi:
         with pytest.warns(DataDroppedWarning, match=r"Skipped 1 of 2 records without annotations"):
             ann = read_lewidi(_lewidi(tmp_path, data), dropna=True)
         assert list(ann.items) == ["1"]
+
+    def test_unlabelled_test_file_is_refused(self, tmp_path):
+        # LeWiDi *_test_clear.json: annotations are empty strings. The old reader loaded
+        # the 2025 shape as one label "" (and the 2023 shape with commas likewise).
+        clear_2023 = {
+            "1": {"annotations": "", "annotators": "Ann1,Ann2", "soft_label": {"0": "", "1": ""}},
+            "2": {"annotations": ",", "annotators": "Ann1,Ann3", "hard_label": ""},
+        }
+        clear_2025 = {"7": {"annotations": {"Ann1": "", "Ann2": ""}, "soft_label": ""}}
+        for data in (clear_2023, clear_2025):
+            for dropna in (False, True):
+                with pytest.raises(DataError, match=r"is an unlabelled file: none of its"):
+                    read_lewidi(_lewidi(tmp_path, data), dropna=dropna)
+
+    def test_dropna_skips_records_with_only_empty_annotations(self, tmp_path):
+        data = {
+            "1": {"annotations": {"A": "1", "B": "2"}},
+            "2": {"annotations": {"A": "", "B": ""}},
+        }
+        with pytest.raises(DataError, match=r"1 of 2 records have no annotations \(records '2'\)"):
+            read_lewidi(_lewidi(tmp_path, data))
+        with pytest.warns(DataDroppedWarning, match=r"Skipped 1 of 2 records without annotations"):
+            ann = read_lewidi(_lewidi(tmp_path, data), dropna=True)
+        assert list(ann.items) == ["1"]
+        assert list(ann.scale) == [1, 2]
+
+    def test_empty_annotations_within_a_record(self, tmp_path):
+        data = {
+            "1": {"annotations": "1,,0", "annotators": "A,B,C", "number of annotations": 3},
+            "2": {"annotations": "0,1", "annotators": "A,B"},
+        }
+        with pytest.raises(
+            DataError, match=r"1 records have some empty annotations \(records '1'\)"
+        ):
+            read_lewidi(_lewidi(tmp_path, data))
+        with pytest.warns(DataDroppedWarning, match=r"Skipped the empty annotations of 1 records"):
+            ann = read_lewidi(_lewidi(tmp_path, data), dropna=True)
+        assert ann.n_annotations == 4
+        assert list(ann.scale) == [0, 1]
+        frame = ann.to_frame()
+        assert sorted(frame.loc[frame["item"] == "1", "annotator"]) == ["A", "C"]
+
+    def test_convabuse_2023_binary_soft_label(self, tmp_path):
+        # the 2023 ConvAbuse JSON annotates severities -3..1 and prints the binary
+        # (abusive: severity < 0) distribution, rounded to 3 decimals, as soft_label; the
+        # old reader compared it with the five-label proportions and warned on ~all records
+        severities = ["-1,0,1", "0,0,1", "-3,-2,1", "1,1,1,-1,0,0", "-2,0,-1"]
+        data = {}
+        for i, ann in enumerate(severities):
+            labels = [int(v) for v in ann.split(",")]
+            p1 = sum(v < 0 for v in labels) / len(labels)
+            data[str(i)] = {
+                "annotations": ann,
+                "annotators": ",".join(f"Ann{j}" for j in range(len(labels))),
+                "soft_label": {"0": round(1 - p1, 3), "1": round(p1, 3)},
+                "hard_label": str(int(p1 > 0.5)),
+            }
+        ann = read_lewidi(_lewidi(tmp_path, data), scale=CONVABUSE_SCALE)  # no warning
+        targets = targets_2023(ann)
+        given = np.array([[r["soft_label"]["0"], r["soft_label"]["1"]] for r in data.values()])
+        np.testing.assert_allclose(targets, given, atol=5e-4)
+        # a soft label that disagrees with the binarised annotations is still reported
+        data["2"]["soft_label"] = {"0": 0.9, "1": 0.1}
+        with pytest.warns(DissensusWarning, match=r"disagrees with the annotations in 1 of 5"):
+            read_lewidi(_lewidi(tmp_path, data), scale=CONVABUSE_SCALE)
 
     def test_without_annotators(self, tmp_path):
         data = {"1": {"annotations": "1,0"}, "2": {"annotations": "1"}}

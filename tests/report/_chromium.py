@@ -52,6 +52,25 @@ def find_chromium() -> str | None:
     return None
 
 
+def chromium_or_skip() -> str:
+    """The browser's path; without one, skip, or fail where a run must not skip.
+
+    ``./run-tests`` sets ``DISSENSUS_BROWSER=required`` (and CI sets ``CI``): the
+    README's test command must not pass with the browser tests silently skipped.
+    """
+    import pytest  # noqa: PLC0415 - the script mode below runs without pytest
+
+    exe = find_chromium()
+    if exe is None:
+        if os.environ.get("CI") or os.environ.get("DISSENSUS_BROWSER") == "required":
+            pytest.fail(
+                "chromium is not installed; install it with: sudo apt-get install chromium "
+                "(or run DISSENSUS_BROWSER=skip ./run-tests to skip the browser tests)"
+            )
+        pytest.skip("chromium is not installed (sudo apt-get install chromium)")
+    return exe
+
+
 class ChromiumError(RuntimeError):
     """The browser did not answer as expected."""
 

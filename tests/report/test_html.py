@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import os
 import re
 from dataclasses import replace
 from html.parser import HTMLParser
@@ -14,7 +13,7 @@ from PIL import Image
 
 from dissensus.report import render_html, write_html
 from dissensus.report._data import example_report_data
-from tests.report._chromium import Chromium, find_chromium
+from tests.report._chromium import Chromium, chromium_or_skip
 from tests.report._sample import sample_report_data
 
 EVIL = "<script>alert(1)</script>"
@@ -189,11 +188,7 @@ MEASURE = """
 
 @pytest.fixture(scope="module")
 def browser():
-    exe = find_chromium()
-    if exe is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is missing in CI: .ci/run should have installed it")
-        pytest.skip("chromium is not installed (Debian package 'chromium'; .ci/run installs it)")
+    exe = chromium_or_skip()
     with Chromium(exe, timeout=20) as chromium:
         yield chromium
 

@@ -121,21 +121,22 @@ def _make_core(level: str, v: FloatArray | None) -> Any:
     """``core(P, W)``: alpha of the datasets that weight count rows ``P`` by ``W``.
 
     Per-row quantities depend on ``P`` only, so they are computed once per
-    ``P`` and reused across chunks of resamples.
+    ``P`` and reused across chunks of resamples. The cache holds ``P`` itself
+    and checks identity with ``is``: an ``id()`` key alone would be reused by
+    a new array allocated at a freed one's address and return a stale alpha.
     """
-    cache: dict[int, tuple[FloatArray, ...]] = {}
+    cached: list[Any] = [None, ()]  # [P, per-row quantities]
 
     def core(P: FloatArray, W: FloatArray) -> FloatArray:
-        if id(P) not in cache:
-            cache.clear()
+        if cached[0] is not P:
             n, stat = _row_stats(P.T, level, v)
             if level == "interval":
                 assert v is not None
                 # interval needs only the first two moments of each row, not its counts
-                cache[id(P)] = (n, stat, P @ v, P @ (v * v))
+                cached[:] = [P, (n, stat, P @ v, P @ (v * v))]
             else:
-                cache[id(P)] = (n, stat)
-        n, stat, *moments = cache[id(P)]
+                cached[:] = [P, (n, stat)]
+        n, stat, *moments = cached[1]
         ntot = W @ n
         if level == "ordinal":
             K = P.shape[1]

@@ -36,6 +36,7 @@ from dissensus.agreement._common import (
     two_sided_p,
     weight_matrix,
 )
+from dissensus.agreement._multirater import _item_agreement as item_agreement
 from dissensus.agreement._multirater import _items as item_stats
 from dissensus.agreement._multirater import linearised_se
 from dissensus.agreement._result import AgreementResult
@@ -386,7 +387,7 @@ def _conger_core(M: FloatArray, n_raters: int, K: int) -> Any:
         Y = P.reshape(-1, n_raters, K)
         x = Y.sum(axis=1)
         n = x.sum(axis=1)
-        pa_i = (x * (x @ M.T - 1.0)).sum(axis=1) / (n * (n - 1.0))
+        pa_i, _ = item_agreement(x.T, n, M)
         Nw = W.sum(axis=1)
         pa = (W @ pa_i) / Nw
         cls = (W @ P).reshape(-1, n_raters, K)

@@ -61,7 +61,6 @@ class CountInput:
     Xt: FloatArray
     scale: Scale
     n_excluded: int
-    excluded_items: list[Any]
 
     @property
     def X(self) -> IntArray:
@@ -109,7 +108,7 @@ def prepare_counts(data: Any, func: str, *, min_ratings: int = 2) -> CountInput:
             stacklevel=3,
         )
         Xt = np.ascontiguousarray(Xt[:, keep])
-    return CountInput(Xt, scale, n_excluded, excluded)
+    return CountInput(Xt, scale, n_excluded)
 
 
 def weight_matrix(weights: Weights, K: int, func: str) -> FloatArray:

@@ -56,23 +56,50 @@ __all__ = [
 Chance = Literal["fleiss", "gwet", "uniform"]
 
 
+def _item_agreement(
+    Xt: FloatArray, n: FloatArray, M: FloatArray
+) -> tuple[FloatArray, FloatArray | None]:
+    r"""Per-item observed agreement :math:`p_{a,i}` of counts in the (K, N) layout.
+
+    The one implementation behind the point estimates and the bootstrap
+    cores (which pass their pattern rows transposed). Also returns the
+    squared counts when ``M`` is the identity (the linearised variance
+    reuses them), else None.
+    """
+    K = Xt.shape[0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if np.array_equal(M, np.eye(K)):
+            sq = Xt * Xt
+            agree = sq.sum(axis=0) - n
+        else:
+            sq = None
+            agree = (Xt * (M @ Xt)).sum(axis=0) - n
+        pa_i: FloatArray = agree / (n * (n - 1.0))
+    return pa_i, sq
+
+
+def _chance(pi: FloatArray, M: FloatArray, chance: Chance) -> FloatArray:
+    """Chance agreement :math:`P_e` of category shares ``pi`` (..., K): shape (...)."""
+    K = pi.shape[-1]
+    if chance == "fleiss":
+        out = np.einsum("...k,kl,...l->...", pi, M, pi)
+    elif chance == "gwet":
+        out = M.sum() * (pi * (1.0 - pi)).sum(axis=-1) / (K * (K - 1.0))
+    else:
+        out = np.full(pi.shape[:-1], M.sum() / K**2)
+    return np.asarray(out, dtype=np.float64)
+
+
 def _parts(
     P: FloatArray, W: FloatArray, M: FloatArray, chance: Chance
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Batch ``(P_a, P_e, pi)`` for weight rows ``W`` (B, U) over count rows ``P`` (U, K)."""
     n = P.sum(axis=1)
-    pa_i = (P * (P @ M.T - 1.0)).sum(axis=1) / (n * (n - 1.0))
+    pa_i, _ = _item_agreement(P.T, n, M)
     Nw = W.sum(axis=1)
     pa = (W @ pa_i) / Nw
     pi = (W @ (P / n[:, None])) / Nw[:, None]
-    K = P.shape[1]
-    if chance == "fleiss":
-        pe = np.einsum("bk,kl,bl->b", pi, M, pi)
-    elif chance == "gwet":
-        pe = M.sum() * (pi * (1.0 - pi)).sum(axis=1) / (K * (K - 1.0))
-    else:
-        pe = np.full(W.shape[0], M.sum() / K**2)
-    return pa, pe, pi
+    return pa, _chance(pi, M, chance), pi
 
 
 def _core(M: FloatArray, chance: Chance) -> Any:
@@ -106,27 +133,12 @@ class _Items:
 
 def _items(Xt: FloatArray, M: FloatArray) -> _Items:
     n = Xt.sum(axis=0)
-    K, N = Xt.shape
+    N = Xt.shape[1]
     with np.errstate(invalid="ignore", divide="ignore"):
         inv_n = 1.0 / n
-        if np.array_equal(M, np.eye(K)):
-            sq = Xt * Xt
-            agree = sq.sum(axis=0) - n
-        else:
-            sq = None
-            agree = (Xt * (M @ Xt)).sum(axis=0) - n
-        pa_i = agree / (n * (n - 1.0))
+    pa_i, sq = _item_agreement(Xt, n, M)
     pi = (Xt @ inv_n) / N
     return _Items(Xt, n, inv_n, sq, pa_i, pi)
-
-
-def _chance(pi: FloatArray, M: FloatArray, chance: Chance) -> float:
-    K = pi.size
-    if chance == "fleiss":
-        return float(pi @ M @ pi)
-    if chance == "gwet":
-        return float(M.sum() * (pi * (1.0 - pi)).sum() / (K * (K - 1.0)))
-    return float(M.sum() / K**2)
 
 
 def linearised_se(it: _Items, M: FloatArray, chance: Chance, *, value: float, pe: float) -> float:
@@ -179,7 +191,7 @@ def _count_coefficient(
     else:
         it = _items(inp.Xt, M)
         pa = float(it.pa_i.mean())
-        pe = _chance(it.pi, M, chance)
+        pe = float(_chance(it.pi, M, chance))
         if pe >= 1.0 - 1e-12:
             note = degenerate(
                 name,
@@ -442,25 +454,22 @@ def _plain_statistic(
     )
 
 
+# P_a and P_e on their own: the point estimates and the bootstrap cores take the
+# same per-item agreement and chance formulas as the coefficients (one implementation).
 def _pa_point(Xt: FloatArray) -> float:
-    n = Xt.sum(axis=0)
-    return float(((Xt * (Xt - 1.0)).sum(axis=0) / (n * (n - 1.0))).mean())
+    return float(_items(Xt, np.eye(Xt.shape[0])).pa_i.mean())
 
 
 def _pa_core(P: FloatArray, W: FloatArray) -> FloatArray:
-    n = P.sum(axis=1)
-    pa_i = (P * (P - 1.0)).sum(axis=1) / (n * (n - 1.0))
-    return np.asarray((W @ pa_i) / W.sum(axis=1), dtype=np.float64)
+    return _parts(P, W, np.eye(P.shape[1]), "fleiss")[0]
 
 
 def _pe_point(Xt: FloatArray) -> float:
-    pi = (Xt / Xt.sum(axis=0)).mean(axis=1)
-    return float((pi**2).sum())
+    return float(_chance(_items(Xt, np.eye(Xt.shape[0])).pi, np.eye(Xt.shape[0]), "fleiss"))
 
 
 def _pe_core(P: FloatArray, W: FloatArray) -> FloatArray:
-    pi = (W @ (P / P.sum(axis=1)[:, None])) / W.sum(axis=1)[:, None]
-    return np.asarray((pi**2).sum(axis=1), dtype=np.float64)
+    return _parts(P, W, np.eye(P.shape[1]), "fleiss")[1]
 
 
 def _unanimous_point(Xt: FloatArray) -> float:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import click
 
 from dissensus import __version__
-from dissensus._exceptions import DataError
+from dissensus._exceptions import DataError, MissingExtraError
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_INTERNAL", "EXIT_OK", "cli", "main"]
 
@@ -62,6 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except (
         DataError,
+        MissingExtraError,
         FileNotFoundError,
         IsADirectoryError,
         PermissionError,

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from dissensus._exceptions import DataError
+from dissensus._validation import require_extra
 from dissensus.cli._reader_options import load_annotations, reader_options
 from dissensus.data._predictions_io import read_predictions
 from dissensus.evaluation import evaluate
@@ -136,6 +137,8 @@ def evaluate_command(
     Prints the summary (mean per model and metric with a paired bootstrap CI)
     and writes the report and tables to --out.
     """
+    # report.html needs the report extra: say so before reading or writing anything
+    require_extra("report", ("matplotlib", "jinja2"), "dissensus evaluate (report.html)")
     pred_paths = _parse_pred(preds)
     stage = _Stages(total=len(pred_paths) + 3)
     try:

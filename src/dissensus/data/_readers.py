@@ -26,6 +26,7 @@ import pandas as pd
 from dissensus._exceptions import DataDroppedWarning, DataError, DissensusWarning
 from dissensus._validation import check_option, examples
 from dissensus.data._annotations import Annotations, Duplicates
+from dissensus.data._lewidi import targets_2023
 from dissensus.data._scale import Label, Scale
 
 __all__ = [
@@ -616,10 +617,19 @@ def _split_field(value: Any) -> list[Any]:
     return [value]
 
 
+def _blank(value: Any) -> bool:
+    """An annotation left empty: ``""``, as in the unlabelled test files."""
+    return isinstance(value, str) and not value.strip()
+
+
 def _lewidi_record(
     item_id: str, record: Any, where: str
-) -> tuple[list[Label], list[Any] | None, int | None]:
-    """Labels, annotators (or None) and the stated count of one record."""
+) -> tuple[list[Label], list[Any] | None, int | None, int]:
+    """Labels, annotators (or None), the stated count and the number of blank annotations.
+
+    Blank annotations (``""``, as in the unlabelled ``*_test_clear.json``
+    files) are not labels: they are left out here and counted.
+    """
     if not isinstance(record, dict):
         msg = f"{where}: expected a JSON object, got {type(record).__name__}."
         raise DataError(msg)
@@ -633,21 +643,26 @@ def _lewidi_record(
                     "supported yet (give one label per annotation)."
                 )
                 raise DataError(msg)
-        labels = [_lewidi_label(v, where) for v in raw.values()]
-        annotators = [str(a) for a in raw]
+        blank = sum(map(_blank, raw.values()))
+        labels = [_lewidi_label(v, where) for v in raw.values() if not _blank(v)]
+        annotators = [str(a) for a, v in raw.items() if not _blank(v)]
     else:  # LeWiDi 2023: "1,0,0,1" with "Ann1,Ann2,Ann3,Ann4"
-        labels = [_lewidi_label(v, where) for v in _split_field(raw)]
+        values = _split_field(raw)
+        blank = sum(map(_blank, values))
         listed = _split_field(record.get("annotators"))
         annotators = [str(a) for a in listed] if "annotators" in record else None
-        if annotators is not None and labels and len(annotators) != len(labels):
+        if annotators is not None and len(values) > blank and len(annotators) != len(values):
             msg = (
-                f"{where}: {len(labels)} annotations but {len(annotators)} annotators; the two "
+                f"{where}: {len(values)} annotations but {len(annotators)} annotators; the two "
                 "lists must pair up one to one."
             )
             raise DataError(msg)
+        if annotators is not None and blank:
+            annotators = [a for a, v in zip(annotators, values, strict=False) if not _blank(v)]
+        labels = [_lewidi_label(v, where) for v in values if not _blank(v)]
     stated = record.get("number of annotations", record.get("number of annotators"))
     count = stated if isinstance(stated, int) and not isinstance(stated, bool) else None
-    return labels, annotators, count
+    return labels, annotators, count, blank
 
 
 def read_lewidi(
@@ -678,7 +693,17 @@ def read_lewidi(
     printed precision (half a unit in the last decimal printed, at least
     1e-6: the 2025 files print 1/3 as 0.33) is reported with a
     :class:`DissensusWarning` as a data-quality signal. Nested soft labels
-    (VariErrNLI's per-label marginals) are not compared.
+    (VariErrNLI's per-label marginals) are not compared. The 2023 ConvAbuse
+    file annotates severities -3..1 but prints the binary abusive/not
+    distribution (severity < 0) as its soft label: that is compared with
+    the binarised annotations, and
+    :func:`dissensus.metrics.lewidi.targets_2023` gives those targets.
+
+    Unlabelled files (the ``*_test_clear.json`` files, whose annotations
+    are empty strings) are refused with a :class:`DataError`. Empty
+    annotations are never read as a label: a record with only empty ones
+    has no annotations, one with some is refused unless ``dropna=True``
+    skips them.
 
     Parameters
     ----------
@@ -694,8 +719,9 @@ def read_lewidi(
         Record fields to keep as item-level columns. Default: those of
         ``"split"`` and ``"lang"`` present in the file.
     dropna : bool
-        Skip records without annotations (e.g. an unlabelled test file) with
-        a :class:`DataDroppedWarning` instead of raising.
+        Skip records without annotations, and empty annotations within a
+        record, with a :class:`DataDroppedWarning` (saying how many and
+        which records) instead of raising.
     duplicates : {"error", "first", "last", "keep"}
         An annotator listed twice on one record.
 
@@ -709,8 +735,9 @@ def read_lewidi(
     DataError
         Invalid JSON (with its line), a record that is not an object,
         annotation and annotator lists of different lengths, multi-label
-        annotations (not supported yet), records without annotations
-        (unless ``dropna``); messages name the file and the record.
+        annotations (not supported yet), records without annotations or with
+        empty ones (unless ``dropna``), a file with no annotation at all (an
+        unlabelled test file); messages name the file and the record.
 
     Warns
     -----
@@ -770,14 +797,18 @@ def read_lewidi(
     no_annotators: list[str] = []
     empty: list[str] = []
     miscounted: list[str] = []
+    partly_blank: list[str] = []
     soft: dict[str, tuple[dict[Label, float], float]] = {}
     for key, record in data.items():
         item_id = str(key)
         where = f"'{path}' record {item_id!r}"
-        labels, annotators, stated = _lewidi_record(item_id, record, where)
+        labels, annotators, stated, blank = _lewidi_record(item_id, record, where)
         if not labels:
             empty.append(item_id)
             continue
+        if blank:
+            partly_blank.append(item_id)
+            stated = None if stated is None else stated - blank
         if annotators is None:
             no_annotators.append(item_id)
             annotators = [None] * len(labels)
@@ -802,6 +833,26 @@ def read_lewidi(
         if not any(v is not None for v in meta_cols[m]) and meta is not None:
             msg = f"'{path}' has no field {m!r} in any annotated record; cannot keep it as meta."
             raise DataError(msg)
+    if len(empty) == len(data):
+        msg = (
+            f"'{path}' is an unlabelled file: none of its {len(data)} records has an annotation "
+            "(empty annotations, as in the LeWiDi *_test_clear.json files). Read the annotated "
+            "train or dev file instead."
+        )
+        raise DataError(msg)
+    if partly_blank:
+        if not dropna:
+            msg = (
+                f"'{path}': {len(partly_blank)} records have some empty annotations (records "
+                f"{examples(partly_blank)}); pass dropna=True to skip the empty ones."
+            )
+            raise DataError(msg)
+        warnings.warn(
+            f"Skipped the empty annotations of {len(partly_blank)} records in '{path}' "
+            f"(records {examples(partly_blank)}).",
+            DataDroppedWarning,
+            stacklevel=2,
+        )
     if empty:
         if not dropna:
             msg = (
@@ -875,10 +926,20 @@ def _printed_precision(values: Any) -> float:
 def _check_soft_labels(
     ann: Annotations, soft: dict[str, tuple[dict[Label, float], float]], path: PathLike
 ) -> None:
-    """Warn when the file's soft labels disagree with the annotations."""
+    """Warn when the file's soft labels disagree with the annotations.
+
+    A 2023 ConvAbuse file (severities -3..1) prints the binary abusive/not
+    distribution (:func:`~dissensus.data._lewidi.targets_2023`) as its soft
+    label: it is compared with that, not with the five-label proportions.
+    """
     if not soft:
         return
     recomputed = ann.counts().proportions()
+    scale = ann.scale
+    binary_keys = all(set(dist) <= {0, 1} for dist, _ in soft.values())
+    if binary_keys and scale.is_numeric and (scale.values < 0).any():  # noqa: PD011 - a Scale
+        recomputed = targets_2023(ann)
+        scale = Scale.nominal([0, 1])
     given = np.zeros_like(recomputed)
     extra = np.zeros(len(recomputed))
     atol = np.full(len(recomputed), _SOFT_LABEL_ATOL)
@@ -888,8 +949,8 @@ def _check_soft_labels(
             continue
         atol[row] = tol
         for label, value in dist.items():
-            if label in ann.scale:
-                given[row, ann.scale.index(label)] = value
+            if label in scale:
+                given[row, scale.index(label)] = value
             else:
                 extra[row] += abs(value)
     checked = np.zeros(len(recomputed), dtype=bool)

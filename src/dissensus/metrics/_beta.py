@@ -20,18 +20,18 @@ and the machinery that makes them fast on (N, K) inputs:
   computed on its own (Boost's Beta density; :func:`phi_direct`), with no
   sorting and no ``np.unique``.
 - *fixed blocks on threads*: NumPy and ``scipy.special`` loops release the
-  GIL, so :func:`for_blocks` runs fixed-size blocks on a thread pool. Block
+  GIL, so ``for_blocks`` runs fixed-size blocks on a thread pool. Block
   boundaries never depend on the number of threads, so results are
-  bit-identical for any ``n_jobs``.
+  bit-identical for any ``n_jobs``. The threading policy (how many, never
+  nested) is :mod:`dissensus._parallel`'s; ``workers`` and ``for_blocks``
+  are its names, re-exported for the kernels here.
 """
 
 from __future__ import annotations
 
 import decimal
 import math
-import os
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import NamedTuple
 
@@ -39,12 +39,15 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
+from dissensus._parallel import for_blocks
+from dissensus._parallel import n_threads as workers
+
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
 BoolArray = npt.NDArray[np.bool_]
 
-#: Environment variable read when ``n_jobs=None``: the default number of threads.
-THREADS_ENV = "DISSENSUS_NUM_THREADS"
+# the threading helpers the kernels of expected.py call as _beta.workers / _beta.for_blocks
+__all__ = ["for_blocks", "workers"]
 
 #: Pair tables are used when every ``2 alpha`` is an integer and ``2 a0 < _HALF_LIMIT``
 #: (keys ``2a * M + 2b`` then fit a flag array of at most 4 Mi entries).
@@ -53,55 +56,6 @@ _HALF_LIMIT = 2048
 _beta_pdf: Callable[..., FloatArray] | None = getattr(
     getattr(special, "_ufuncs", None), "_beta_pdf", None
 )
-
-
-# --------------------------------------------------------------------------- threads
-
-
-def workers(n_jobs: int | None, func: str) -> int:
-    """Number of threads: ``n_jobs``, else ``$DISSENSUS_NUM_THREADS``, else all cores."""
-    source = "n_jobs"
-    value: object = n_jobs
-    n = 0
-    if n_jobs is None:
-        env = os.environ.get(THREADS_ENV, "").strip()
-        if not env:
-            return os.cpu_count() or 1
-        source, value = THREADS_ENV, env
-        n = int(env) if env.isdigit() else 0
-    elif isinstance(n_jobs, int | np.integer) and not isinstance(n_jobs, bool):
-        n = int(n_jobs)
-    if n < 1:
-        msg = (
-            f"The '{source}' parameter of {func} must be a positive integer (1 = no "
-            f"threads) or None. Got {value!r} instead."
-        )
-        raise ValueError(msg)
-    return n
-
-
-def for_blocks(n: int, size: int, fn: Callable[[int, int], None], n_threads: int) -> None:
-    """Call ``fn(lo, hi)`` on the fixed blocks ``[lo, hi)`` of ``range(n)``, on threads.
-
-    The blocks are the same whatever ``n_threads`` (so are the results);
-    threads take runs of consecutive blocks, about eight runs per thread so
-    that a thread slowed by other load does not hold up the rest. ``fn`` must
-    write only its own block.
-    """
-
-    def run(start: int, stop: int) -> None:
-        for lo in range(start, stop, size):
-            fn(lo, min(lo + size, stop))
-
-    n_blocks = -(-n // size)
-    if n_threads <= 1 or n_blocks <= 1:
-        run(0, n)
-        return
-    per_run = -(-n_blocks // (8 * n_threads)) * size
-    runs = [(lo, min(lo + per_run, n)) for lo in range(0, n, per_run)]
-    with ThreadPoolExecutor(max_workers=min(n_threads, len(runs))) as pool:
-        for _ in pool.map(lambda r: run(*r), runs):
-            pass
 
 
 # --------------------------------------------------------------------------- pair tables

@@ -38,8 +38,8 @@ import numpy as np
 import numpy.typing as npt
 
 from dissensus._exceptions import DataError
+from dissensus._parallel import for_blocks, n_threads
 from dissensus._validation import PROB_ATOL, as_prob_matrix, check_option
-from dissensus.metrics._beta import for_blocks, workers
 
 __all__ = [
     "canberra",
@@ -180,9 +180,10 @@ def _chunked(kernel: Callable[..., FloatArray], *arrays: FloatArray) -> FloatArr
     small for large N x K), which makes the metrics 1.3-2x faster than
     whole-array passes at 10^6 x 5. Rows are independent, so the
     values do not depend on the block size, nor on how many threads share
-    the blocks (all cores, or ``$DISSENSUS_NUM_THREADS``; NumPy's loops
-    release the GIL, so two threads nearly halve the wall time when a core
-    is free).
+    the blocks (:func:`dissensus._parallel.n_threads`: at most 8 by
+    default, ``$DISSENSUS_NUM_THREADS``, or the ``n_jobs`` of an enclosing
+    :func:`dissensus.evaluate`; NumPy's loops release the GIL, so two
+    threads nearly halve the wall time when a core is free).
     """
     n, K = arrays[0].shape
     step = max(256, _CHUNK_ELEMENTS // max(K, 1))
@@ -193,7 +194,7 @@ def _chunked(kernel: Callable[..., FloatArray], *arrays: FloatArray) -> FloatArr
     def block(lo: int, hi: int) -> None:
         out[lo:hi] = kernel(*(a[lo:hi] for a in arrays))
 
-    for_blocks(n, step, block, workers(None, "dissensus.metrics"))
+    for_blocks(n, step, block, n_threads(None, "dissensus.metrics"))
     return out
 
 

@@ -47,7 +47,7 @@ with the same formulas. The work runs in fixed blocks of terms (sized for a
 1 MiB L2 cache) on a thread pool, since NumPy and ``scipy.special`` release
 the GIL; block boundaries do not depend on the number of threads, so the
 results are bit-identical for any ``n_jobs`` (``DISSENSUS_NUM_THREADS``
-sets the default).
+sets the default; :mod:`dissensus._parallel` has the policy).
 """
 
 from __future__ import annotations
@@ -411,20 +411,6 @@ def squared_euclidean(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /) -> FloatAr
     return out
 
 
-def _abs_dev(a: FloatArray, b: FloatArray, c: FloatArray) -> FloatArray:
-    r"""E|X - c| for X ~ Beta(a, b), elementwise on 1-D arrays (general parameters).
-
-    With :math:`I = I_c(a, b)` and :math:`f` the Beta density,
-    :math:`\mathbb{E}|X - c| = (c - \mu)(2I - 1) + 2c(1 - c) f(c) / (a + b)`,
-    which is the seed's :math:`(\mu - c) + 2(c I_c(a, b) - \mu I_c(a + 1, b))`
-    after :math:`I_c(a + 1, b) = I_c(a, b) - c^a (1 - c)^b / (a B(a, b))`: no
-    second incomplete beta, and no cancellation between large terms.
-    """
-    out = np.empty(np.broadcast(a, b, c).shape)
-    _beta.abs_dev_into(a, b, np.clip(c, 0.0, 1.0), out)
-    return out
-
-
 def _abs_dev_sum(
     A: FloatArray, B: FloatArray, C: FloatArray, m: int | None, n_threads: int
 ) -> FloatArray:
@@ -477,8 +463,8 @@ def manhattan(
     n_jobs : int or None, default None
         Threads for the per-term work (NumPy and SciPy release the GIL).
         None: the ``DISSENSUS_NUM_THREADS`` environment variable if set,
-        else every core. 1 runs in the calling thread. Results are
-        bit-identical for every value.
+        else ``min(cores, 8)`` (policy: :mod:`dissensus._parallel`). 1 runs
+        in the calling thread. Results are bit-identical for every value.
 
     Returns
     -------
@@ -610,8 +596,8 @@ def emd(
     n_jobs : int or None, default None
         Threads for the per-term work (NumPy and SciPy release the GIL).
         None: the ``DISSENSUS_NUM_THREADS`` environment variable if set,
-        else every core. 1 runs in the calling thread. Results are
-        bit-identical for every value.
+        else ``min(cores, 8)`` (policy: :mod:`dissensus._parallel`). 1 runs
+        in the calling thread. Results are bit-identical for every value.
 
     Returns
     -------
@@ -721,8 +707,8 @@ def js_divergence(
     n_jobs : int or None, default None
         Threads for the per-term work (NumPy and SciPy release the GIL).
         None: the ``DISSENSUS_NUM_THREADS`` environment variable if set,
-        else every core. 1 runs in the calling thread. Results are
-        bit-identical for every value.
+        else ``min(cores, 8)`` (policy: :mod:`dissensus._parallel`). 1 runs
+        in the calling thread. Results are bit-identical for every value.
 
     Returns
     -------

@@ -8,7 +8,8 @@ organisers' code loops over items in Python.
 
 LeWiDi 2023 (SemEval-2023 Task 11, binary tasks)
     :func:`cross_entropy_2023` (soft evaluation) and :func:`micro_f1_2023`
-    (hard evaluation).
+    (hard evaluation); :func:`targets_2023` builds the gold soft labels
+    (binary; for ConvAbuse, abusive = severity < 0).
 LeWiDi 2025 (3rd edition, NLPerspectives @ EMNLP 2025)
     Soft evaluation: :func:`average_md` (MP), :func:`multilabel_average_md`
     (VariErrNLI), :func:`average_ws` (Paraphrase, CSC). Perspectivist
@@ -41,6 +42,7 @@ import numpy.typing as npt
 from dissensus._exceptions import DataError
 from dissensus._validation import as_prob_matrix
 from dissensus.data import Scale
+from dissensus.data._lewidi import targets_2023
 from dissensus.metrics._lewidi_io import (
     LewidiPredictions,
     read_lewidi_predictions,
@@ -62,6 +64,7 @@ __all__ = [
     "multilabel_average_md",
     "multilabel_error_rate",
     "read_lewidi_predictions",
+    "targets_2023",
     "write_lewidi_predictions",
 ]
 
@@ -227,7 +230,9 @@ def cross_entropy_2023(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) ->
     Parameters
     ----------
     targets : array_like, shape (N, K)
-        Gold soft labels (K = 2 in 2023: probabilities of labels 0 and 1).
+        Gold soft labels (K = 2 in 2023: probabilities of labels 0 and 1;
+        :func:`targets_2023` computes them from the annotations, binarising
+        ConvAbuse's severities).
     predictions : array_like, shape (N, K)
         Predicted soft labels, as submitted (not renormalised, not checked to
         sum to 1, like the official scorer).

@@ -609,12 +609,6 @@ def dataset_facts(data: ReportData) -> list[tuple[str, str]]:
     return facts
 
 
-def histogram_counts(counts: npt.NDArray[np.int64]) -> list[tuple[int, int]]:
-    """(annotations per item, number of items) for every count that occurs."""
-    values, freq = np.unique(counts, return_counts=True)
-    return [(int(v), int(f)) for v, f in zip(values, freq, strict=True)]
-
-
 def count_bins(counts: npt.NDArray[np.int64], *, max_bars: int = 15) -> list[tuple[str, int]]:
     """Items per number of annotations: exact counts, or widening bins when there are many.
 

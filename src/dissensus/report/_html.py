@@ -7,6 +7,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dissensus._validation import require_extra
 from dissensus.report._data import (
     ReportData,
     Table,
@@ -40,11 +41,8 @@ def _version() -> str:
 
 
 def _environment() -> jinja2.Environment:
-    try:
-        import jinja2  # noqa: PLC0415 - the report extra is optional
-    except ImportError as exc:  # pragma: no cover - jinja2 is a dev dependency
-        msg = "The HTML report needs jinja2 and matplotlib: pip install 'dissensus[report]'."
-        raise ImportError(msg) from exc
+    import jinja2  # noqa: PLC0415 - the report extra is optional (checked by render_html)
+
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("dissensus.report", "templates"),
         autoescape=True,
@@ -89,7 +87,7 @@ def render_html(data: ReportData) -> str:
 
     Raises
     ------
-    ImportError
+    dissensus.MissingExtraError
         If matplotlib or jinja2 (the ``report`` extra) is missing.
 
     Examples
@@ -100,6 +98,7 @@ def render_html(data: ReportData) -> str:
     >>> page.startswith("<!DOCTYPE html>"), page.count("<svg "), "<script" in page
     (True, 3, False)
     """
+    require_extra("report", ("matplotlib", "jinja2"), "The HTML report")
     figs = figures(data)
     numbers = {key: i for i, key in enumerate(figs, start=1)}
     reversals = reversals_table(data)
