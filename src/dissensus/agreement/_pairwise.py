@@ -107,7 +107,9 @@ def _pair_pearson(T: FloatArray, v: FloatArray) -> FloatArray:
 
 def pearson_values(scale: Scale) -> FloatArray:
     """Label values for Pearson's r: the numbers of a numeric scale, else positions 0..K-1."""
-    return scale.values if scale.is_numeric else np.arange(scale.K, dtype=np.float64)
+    if scale.is_numeric:
+        return scale.values  # noqa: PD011 - Scale, not pandas
+    return np.arange(scale.K, dtype=np.float64)
 
 
 def table_values(

@@ -61,7 +61,9 @@ def _label_columns(df: pd.DataFrame, scale: Scale) -> list[Any] | None:
 
 
 def _keys(items: Any, annotators: Any) -> pd.MultiIndex:
-    return pd.MultiIndex.from_arrays([np.asarray(items, dtype=object), np.asarray(annotators, dtype=object)])
+    return pd.MultiIndex.from_arrays(
+        [np.asarray(items, dtype=object), np.asarray(annotators, dtype=object)]
+    )
 
 
 def align_predictions(
@@ -104,14 +106,15 @@ def align_predictions(
     true.rater_matrix()  # refuses repeated (item, annotator) cells with the fix
     scale = true.scale
     K = scale.K
-    if isinstance(predicted, Annotations):
-        pa, pnames = predicted._require_annotators(func)
-        pitems = predicted.items[predicted.item_codes]
+    given: object = predicted  # users pass other things despite the annotation
+    if isinstance(given, Annotations):
+        pa, pnames = given._require_annotators(func)
+        pitems = given.items[given.item_codes]
         pann = pnames[pa]
-        labels = np.asarray(predicted.scale.labels, dtype=object)[predicted.label_codes]
+        labels = np.asarray(given.scale.labels, dtype=object)[given.label_codes]
         frame = pd.DataFrame({item: pitems, annotator: pann, label: labels})
-    elif isinstance(predicted, pd.DataFrame):
-        frame = predicted
+    elif isinstance(given, pd.DataFrame):
+        frame = given
     else:
         msg = (
             f"`predicted` of {func} must be Annotations or a long DataFrame (item, annotator, "
@@ -255,4 +258,4 @@ def read_annotator_predictions(
         )
         raise DataError(msg)
     out = df[[item, annotator, *cols]].copy()
-    return out.rename(columns={c: lab for c, lab in zip(cols, scale.labels, strict=True)})
+    return out.rename(columns=dict(zip(cols, scale.labels, strict=True)))

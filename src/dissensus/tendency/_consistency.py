@@ -116,7 +116,8 @@ def consistency_matrix(
         # the diagonal is set to 1 below; a one-category annotator's own NaN is not news
         warnings.simplefilter("ignore", DegenerateAgreementWarning)
         pw = pairwise(
-            annotations, measure, min_overlap=int(min_overlap), weights=weights, level=level
+            annotations,
+            measure,  # type: ignore[arg-type]  # checked above min_overlap=int(min_overlap), weights=weights, level=level
         )
     values = pw.value.to_numpy(copy=True)
     np.fill_diagonal(values, 1.0)
@@ -199,15 +200,13 @@ def _incidence(pairs: _Pairs, q: FloatArray, keep: IntArray) -> sparse.csr_matri
 
 
 def _values(
-    T: FloatArray, measure: str, scale: Scale, weights: Weights, level: Level, func: str
+    T: FloatArray, measure: str, scale: Scale, *, weights: Weights, level: Level, func: str
 ) -> FloatArray:
     with np.errstate(invalid="ignore", divide="ignore"):
         return table_values(T, measure, scale, weights=weights, level=level, func=func)
 
 
-def _square(
-    upper: FloatArray, R: int, names: pd.Index, diagonal: float
-) -> pd.DataFrame:
+def _square(upper: FloatArray, R: int, names: pd.Index, diagonal: float) -> pd.DataFrame:
     full = np.full((R, R), np.nan)
     iu, ju = np.triu_indices(R, 1)
     full[iu, ju] = upper
@@ -228,12 +227,12 @@ def _dic_of(vt: FloatArray, vp: FloatArray, diagonal_terms: int) -> FloatArray:
 
 @dataclass(frozen=True)
 class DICResult:
-    """Difference of inter-annotator consistency (lower is better).
+    r"""Difference of inter-annotator consistency (lower is better).
 
     Attributes
     ----------
     statistic : float
-        :math:`\\lVert M - M' \\rVert_F / \\lVert M \\rVert_F` over the pairs used.
+        :math:`\lVert M - M' \rVert_F / \lVert M \rVert_F` over the pairs used.
     confidence_interval : ConfidenceInterval or None
         Percentile bootstrap interval over items (``None`` without one).
     n_pairs : int
@@ -249,7 +248,7 @@ class DICResult:
     measure : str
     min_overlap : int
     diagonal : bool
-        Whether the diagonal's ones entered :math:`\\lVert M \\rVert_F`.
+        Whether the diagonal's ones entered :math:`\lVert M \rVert_F`.
     n_resamples : int
     n_unused_predictions : int
         Predictions for cells without a true label (not used).
@@ -307,11 +306,19 @@ def _prepare(
         q_pred[np.arange(codes.size), codes] = 1.0
     pairs = _cell_pairs(true.item_codes, acodes, len(names))
     return _Prepared(
-        aligned, pairs, q_true, q_pred, true.scale, pd.Index(names, name="annotator"), pairs.overlap()
+        aligned,
+        pairs,
+        q_true,
+        q_pred,
+        true.scale,
+        pd.Index(names, name="annotator"),
+        pairs.overlap(),
     )
 
 
-def _callable_values(prep: _Prepared, measure: Callable[[IntArray, IntArray], float], tau: int) -> tuple[FloatArray, FloatArray]:
+def _callable_values(
+    prep: _Prepared, measure: Callable[[IntArray, IntArray], float], tau: int
+) -> tuple[FloatArray, FloatArray]:
     true = prep.aligned.true
     pred = Annotations(
         item_codes=true.item_codes,
@@ -444,8 +451,8 @@ def dic(
         K = prep.scale.K
         Tt = (ones @ _incidence(prep.pairs, prep.q_true, all_pairs)).reshape(-1, K, K)
         Tp = (ones @ _incidence(prep.pairs, prep.q_pred, all_pairs)).reshape(-1, K, K)
-        vt = _values(Tt, measure, prep.scale, weights, level, func)
-        vp = _values(Tp, measure, prep.scale, weights, level, func)
+        vt = _values(Tt, measure, prep.scale, weights=weights, level=level, func=func)
+        vp = _values(Tp, measure, prep.scale, weights=weights, level=level, func=func)
     vt = np.where(enough, vt, np.nan)
     vp = np.where(enough, vp, np.nan)
     used = enough & np.isfinite(vt) & np.isfinite(vp)
@@ -462,13 +469,15 @@ def dic(
         chunk = max(1, _CHUNK_CELLS // max(1, 2 * keep.size * K * K))
         boot = np.empty(B)
         row = 0
-        for W in iter_bootstrap_weights(prep.pairs.n_items, B, seed=as_generator(seed), chunk=chunk):
+        for W in iter_bootstrap_weights(
+            prep.pairs.n_items, B, seed=as_generator(seed), chunk=chunk
+        ):
             Wf = W.astype(np.float64)
             bt = np.asarray((Pt.T @ Wf.T).T).reshape(W.shape[0], keep.size, K, K)
             bp = np.asarray((Pp.T @ Wf.T).T).reshape(W.shape[0], keep.size, K, K)
             boot[row : row + W.shape[0]] = _dic_of(
-                _values(bt, str(measure), prep.scale, weights, level, func),
-                _values(bp, str(measure), prep.scale, weights, level, func),
+                _values(bt, str(measure), prep.scale, weights=weights, level=level, func=func),
+                _values(bp, str(measure), prep.scale, weights=weights, level=level, func=func),
                 n_diag,
             )
             row += W.shape[0]
@@ -551,11 +560,19 @@ def tau_curve(
     ones = np.ones(prep.pairs.n_items)
     vt = _values(
         (ones @ _incidence(prep.pairs, prep.q_true, all_pairs)).reshape(-1, K, K),
-        measure, prep.scale, weights, level, func,
+        measure,
+        prep.scale,
+        weights=weights,
+        level=level,
+        func=func,
     )
     vp = _values(
         (ones @ _incidence(prep.pairs, prep.q_pred, all_pairs)).reshape(-1, K, K),
-        measure, prep.scale, weights, level, func,
+        measure,
+        prep.scale,
+        weights=weights,
+        level=level,
+        func=func,
     )
     grid = _default_taus(prep.overlap) if taus is None else np.asarray(list(taus), dtype=np.int64)
     if grid.size == 0 or (grid < 1).any():
@@ -643,7 +660,7 @@ def perturbation_curve(
         raise ValueError(msg)
     prep = _prepare(true, predicted, False, func)
     names = prep.names
-    where = names.get_indexer([annotator])
+    where = names.get_indexer(pd.Index([annotator]))
     if where[0] < 0:
         msg = f"Annotator {annotator!r} is not in the annotations ({len(names)} annotators, e.g. {list(names[:5])!r})."
         raise ValueError(msg)
@@ -656,7 +673,7 @@ def perturbation_curve(
     ones = np.ones(prep.pairs.n_items)
     Tt = (ones @ _incidence(prep.pairs, prep.q_true, all_pairs)).reshape(-1, K, K)
     Tp = (ones @ _incidence(prep.pairs, prep.q_pred, all_pairs)).reshape(-1, K, K)
-    vt = _values(Tt, measure, prep.scale, weights, level, func)
+    vt = _values(Tt, measure, prep.scale, weights=weights, level=level, func=func)
     vt = np.where(prep.overlap >= tau, vt, np.nan)
     codes = prep.q_pred.argmax(axis=1)
     acodes = prep.aligned.true.annotator_codes
@@ -684,17 +701,23 @@ def perturbation_curve(
     a_pairs = np.unique(pairs.pair[inc])
     local = np.searchsorted(a_pairs, pairs.pair[inc])
     flat = (np.arange(V)[:, None] * a_pairs.size + local[None, :]) * K * K + cell
-    Ta = np.bincount(flat.ravel(), minlength=V * a_pairs.size * K * K).reshape(V, a_pairs.size, K, K)
+    Ta = np.bincount(flat.ravel(), minlength=V * a_pairs.size * K * K).reshape(
+        V, a_pairs.size, K, K
+    )
     Tv = np.broadcast_to(Tp, (V, *Tp.shape)).copy()
     Tv[:, a_pairs] = Ta
-    vp = _values(Tv.astype(np.float64), measure, prep.scale, weights, level, func)
+    vp = _values(
+        Tv.astype(np.float64), measure, prep.scale, weights=weights, level=level, func=func
+    )
     vp = np.where(prep.overlap >= tau, vp, np.nan)
     vt_b = np.where(np.isfinite(vt), vt, np.nan)
     values = _dic_of(np.broadcast_to(vt_b, vp.shape), vp, R if diagonal else 0).reshape(
         share.size, int(n_repeats)
     )
-    base_used = (prep.overlap >= tau) & np.isfinite(vt) & np.isfinite(
-        _values(Tp, measure, prep.scale, weights, level, func)
+    base_used = (
+        (prep.overlap >= tau)
+        & np.isfinite(vt)
+        & np.isfinite(_values(Tp, measure, prep.scale, weights=weights, level=level, func=func))
     )
     return pd.DataFrame(
         {
