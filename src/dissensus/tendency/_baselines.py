@@ -142,7 +142,7 @@ def random_baseline(
     True
     """
     func = "random_baseline"
-    _, names, acodes = _cells(true, func)
+    acodes = _cells(true, func)[2]
     K = true.scale.K
     source = true if train is None else train
     s_codes, s_names = source._require_annotators(func)
