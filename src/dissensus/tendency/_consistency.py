@@ -215,7 +215,7 @@ def _square(upper: FloatArray, R: int, names: pd.Index, diagonal: float) -> pd.D
     return pd.DataFrame(full, index=names, columns=names.rename(None))
 
 
-def _dic_of(vt: FloatArray, vp: FloatArray, diagonal_terms: int) -> FloatArray:
+def _dic_of(vt: FloatArray, vp: FloatArray, diagonal_terms: float) -> FloatArray:
     """DIC along the last axis over the pairs finite in both (NaN when none)."""
     ok = np.isfinite(vt) & np.isfinite(vp)
     num = np.where(ok, (vt - vp) ** 2, 0.0).sum(axis=-1)
@@ -456,7 +456,7 @@ def dic(
     vt = np.where(enough, vt, np.nan)
     vp = np.where(enough, vp, np.nan)
     used = enough & np.isfinite(vt) & np.isfinite(vp)
-    n_diag = R if diagonal else 0
+    n_diag = R / 2.0 if diagonal else 0.0  # upper pairs count once, so the diagonal counts half
     stat = float(_dic_of(vt[used], vp[used], n_diag))
     ci = None
     B = int(n_resamples)
@@ -582,7 +582,7 @@ def tau_curve(
     used = enough & np.isfinite(vt) & np.isfinite(vp)
     vt_b = np.where(used, vt, np.nan)
     vp_b = np.where(used, vp, np.nan)
-    values = _dic_of(vt_b, vp_b, len(prep.names) if diagonal else 0)
+    values = _dic_of(vt_b, vp_b, len(prep.names) / 2.0 if diagonal else 0.0)
     return pd.DataFrame(
         {
             "min_overlap": grid,
@@ -613,8 +613,12 @@ def perturbation_curve(
     labels (chosen uniformly without replacement) are replaced by a label
     drawn uniformly from the *other* ``K − 1`` labels; ``n_repeats``
     corruptions per share. Predicted distributions are first reduced to
-    labels (argmax, ties to the lowest index). A consistency measure that
-    tracks tendencies should see DIC rise with ``s`` in expectation.
+    labels (argmax, ties to the lowest index). Starting from predictions
+    that reproduce the truth, DIC rises with ``s`` in expectation. Starting
+    from a model whose predicted annotators agree *more* than the real ones
+    (e.g. noiseless predictions), a little corruption first brings the
+    pair agreements down towards the truth and DIC dips before it rises;
+    the curve shows which case a model is in.
 
     All ``len(shares) · n_repeats`` corrupted versions are scored at once:
     only the ``M − 1`` pairs of annotator ``a`` change, and their tables are
@@ -711,7 +715,7 @@ def perturbation_curve(
     )
     vp = np.where(prep.overlap >= tau, vp, np.nan)
     vt_b = np.where(np.isfinite(vt), vt, np.nan)
-    values = _dic_of(np.broadcast_to(vt_b, vp.shape), vp, R if diagonal else 0).reshape(
+    values = _dic_of(np.broadcast_to(vt_b, vp.shape), vp, R / 2.0 if diagonal else 0.0).reshape(
         share.size, int(n_repeats)
     )
     base_used = (
