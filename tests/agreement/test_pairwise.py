@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import assume, given, settings
+from scipy.stats import pearsonr
 from sklearn.metrics import cohen_kappa_score
 
 from dissensus import Annotations, DegenerateAgreementWarning
@@ -94,8 +95,6 @@ class TestPairwise:
 
 class TestPairwisePearson:
     def test_matches_scipy_per_pair_on_numeric_labels(self) -> None:
-        from scipy.stats import pearsonr
-
         rng = np.random.default_rng(3)
         labels = np.array([0.5, 1.0, 2.0, 4.0, 5.0])
         rows = [

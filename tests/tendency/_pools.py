@@ -9,7 +9,12 @@ from dissensus import Annotations
 
 
 def clique_pool(
-    *, n_items: int = 200, n_annotators: int = 6, noise: float = 0.1, coverage: float = 0.8, seed: int = 0
+    *,
+    n_items: int = 200,
+    n_annotators: int = 6,
+    noise: float = 0.1,
+    coverage: float = 0.8,
+    seed: int = 0,
 ) -> tuple[Annotations, pd.DataFrame, np.ndarray]:
     """Annotators ``a0 .. a{R-1}``; even ones follow latent label z0, odd ones z1.
 

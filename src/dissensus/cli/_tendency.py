@@ -104,6 +104,9 @@ def _fmt(x: float) -> str:
     "--seed", type=int, default=0, show_default=True, help="Seed of splits, baselines, bootstrap."
 )
 @click.option(
+    "--tables-only", is_flag=True, help="Write the CSV tables but not report.html (no matplotlib)."
+)
+@click.option(
     "--out", "out", type=click.Path(file_okay=False), required=True, help="Output directory."
 )
 @reader_options
@@ -183,7 +186,12 @@ def tendency_command(annotations: str, preds: tuple[str, ...], **options: Any) -
         f"measure {kw['measure']}, tau = {kw['min_overlap']}; {results[next(iter(results))].n_pairs} "
         "pairs defined in the true matrix"
     )
-    write_report(TendencyStudy(results, curves, notes), options["out"], seed=seed)
+    write_report(
+        TendencyStudy(results, curves, notes),
+        options["out"],
+        seed=seed,
+        figures=not options["tables_only"],
+    )
     table = dic_table(results)
     click.echo(f"DIC ({kw['measure']}, tau={kw['min_overlap']}, {test.n_items} test items)")
     rows = table.to_dict("records")
@@ -195,4 +203,4 @@ def tendency_command(annotations: str, preds: tuple[str, ...], **options: Any) -
             f"[{_fmt(float(r['ci_low']))}, {_fmt(float(r['ci_high']))}]  pairs {int(r['n_pairs'])}"
             + (f" ({undefined} undefined)" if undefined else "")
         )
-    click.echo(f"wrote {options['out']}/report.html")
+    click.echo(f"wrote {options['out']}")

@@ -226,14 +226,16 @@ def _section(fig: Figure_ | None) -> str:
     return f'<figure id="{fig.id}">{fig.svg}<figcaption>{html.escape(fig.caption)}</figcaption></figure>\n'
 
 
-def write_report(study: TendencyStudy, out: str | Path, *, seed: int = 0) -> list[Path]:
+def write_report(
+    study: TendencyStudy, out: str | Path, *, seed: int = 0, figures: bool = True
+) -> list[Path]:
     """Write the study's tables (CSV) and ``report.html`` into ``out``.
 
     Files: ``dic.csv`` (one row per prediction set), ``consistency_true.csv``,
     ``consistency_<name>.csv``, ``overlap.csv``, ``tau_curve.csv`` and
     ``report.html`` (heatmaps on one colour scale, MDS scatter of the first
-    prediction set, tau curves). Needs matplotlib (``pip install
-    'dissensus[report]'``).
+    prediction set, tau curves). The page needs matplotlib (``pip install
+    'dissensus[report]'``); ``figures=False`` writes the tables only.
 
     Returns
     -------
@@ -265,6 +267,8 @@ def write_report(study: TendencyStudy, out: str | Path, *, seed: int = 0) -> lis
             [c.assign(predictions=n) for n, c in study.tau_curves.items()], ignore_index=True
         )
         save(tau, "tau_curve.csv", index=False)
+    if not figures:
+        return written
     figs: list[Figure_ | None] = [
         heatmap_figure(
             first.true, {n: r.predicted for n, r in results.items()}, measure=first.measure
