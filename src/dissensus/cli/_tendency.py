@@ -11,25 +11,15 @@ import click
 import numpy as np
 
 from dissensus._exceptions import DataError, DissensusWarning
+from dissensus.cli._evaluate import _parse_pred as parse_pred
 from dissensus.cli._reader_options import load_annotations, reader_options
 
 __all__ = ["tendency_command"]
 
 
 def _parse_pred(values: tuple[str, ...]) -> dict[str, Path]:
-    preds: dict[str, Path] = {}
-    for value in values:
-        name, sep, path = value.partition("=")
-        if not sep:
-            name, path = Path(value).stem, value
-        if not name or not path:
-            msg = f"--pred expects PATH or NAME=PATH; got {value!r}."
-            raise click.BadParameter(msg, param_hint="--pred")
-        if name in preds:
-            msg = f"prediction name {name!r} is given twice; name them with NAME=PATH."
-            raise click.BadParameter(msg, param_hint="--pred")
-        preds[name] = Path(path)
-    return preds
+    """``NAME=PATH`` as in ``dissensus evaluate``; a bare ``PATH`` is named by its file stem."""
+    return parse_pred(tuple(v if "=" in v else f"{Path(v).stem}={v}" for v in values))
 
 
 def _fmt(x: float) -> str:

@@ -60,6 +60,21 @@ def _label_columns(df: pd.DataFrame, scale: Scale) -> list[Any] | None:
     return None if any(c is None for c in cols) else cols
 
 
+def _encode(scale: Scale, labels: pd.Series, *, where: str) -> IntArray:
+    """Label codes on ``scale``; labels off it raise, naming the first row or file line."""
+    codes = scale.encode(labels)
+    off = np.flatnonzero(codes < 0)
+    if off.size:
+        kind = labels.index.name if labels.index.name in ("line", "row") else "row"
+        msg = (
+            f"{off.size} predicted labels in {where} are not on the scale "
+            f"{examples(list(scale.labels), 10)}: {examples(pd.unique(labels.iloc[off]))} at "
+            f"{kind} {labels.index[off[0]]!r}. Predict labels of the true annotations' scale."
+        )
+        raise DataError(msg)
+    return codes
+
+
 def _keys(items: Any, annotators: Any) -> pd.MultiIndex:
     return pd.MultiIndex.from_arrays(
         [np.asarray(items, dtype=object), np.asarray(annotators, dtype=object)]
@@ -141,15 +156,7 @@ def align_predictions(
         msg = f"`predicted` of {func} has a missing item or annotator id at row {row!r}."
         raise DataError(msg)
     if prob_cols is None:
-        codes = scale.encode(frame[label])
-        off = np.flatnonzero(codes < 0)
-        if off.size:
-            msg = (
-                f"{off.size} predicted labels are not on the scale "
-                f"{examples(list(scale.labels), 10)}: {examples(pd.unique(frame[label].iloc[off]))} "
-                f"at row {frame.index[off[0]]!r}. Predict labels of the true annotations' scale."
-            )
-            raise DataError(msg)
+        codes = _encode(scale, frame[label], where=f"`predicted` of {func}")
         q_all = np.zeros((len(frame), K))
         q_all[np.arange(len(frame)), codes] = 1.0
         hard = True
@@ -238,15 +245,7 @@ def read_annotator_predictions(
             )
             raise DataError(msg)
     if label in df.columns:
-        codes = scale.encode(df[label])
-        off = np.flatnonzero(codes < 0)
-        if off.size:
-            msg = (
-                f"{off.size} predicted labels in '{path}' are not on the scale "
-                f"{examples(list(scale.labels), 10)}: {examples(pd.unique(df[label].iloc[off]))} "
-                f"at {df.index.name or 'line'} {df.index[off[0]]}."
-            )
-            raise DataError(msg)
+        codes = _encode(scale, df[label], where=f"'{path}'")
         out = df[[item, annotator]].copy()
         out[label] = np.asarray(scale.labels, dtype=object)[codes]
         return out

@@ -316,6 +316,16 @@ def _prepare(
     )
 
 
+def _tables(prep: _Prepared) -> tuple[FloatArray, FloatArray]:
+    """Every pair's true and predicted table on all shared items, (pairs, K, K) each."""
+    K = prep.scale.K
+    every = np.arange(prep.pairs.n_pairs)
+    ones = np.ones(prep.pairs.n_items)
+    Tt = (ones @ _incidence(prep.pairs, prep.q_true, every)).reshape(-1, K, K)
+    Tp = (ones @ _incidence(prep.pairs, prep.q_pred, every)).reshape(-1, K, K)
+    return Tt, Tp
+
+
 def _callable_values(
     prep: _Prepared, measure: Callable[[IntArray, IntArray], float], tau: int
 ) -> tuple[FloatArray, FloatArray]:
@@ -446,11 +456,7 @@ def dic(
         name = getattr(measure, "__name__", "custom")
     else:
         name = measure
-        all_pairs = np.arange(prep.pairs.n_pairs)
-        ones = np.ones(prep.pairs.n_items)
-        K = prep.scale.K
-        Tt = (ones @ _incidence(prep.pairs, prep.q_true, all_pairs)).reshape(-1, K, K)
-        Tp = (ones @ _incidence(prep.pairs, prep.q_pred, all_pairs)).reshape(-1, K, K)
+        Tt, Tp = _tables(prep)
         vt = _values(Tt, measure, prep.scale, weights=weights, level=level, func=func)
         vp = _values(Tp, measure, prep.scale, weights=weights, level=level, func=func)
     vt = np.where(enough, vt, np.nan)
@@ -555,25 +561,9 @@ def tau_curve(
     func = "tau_curve"
     _check_common(func, measure, level, 1)
     prep = _prepare(true, predicted, soft, func)
-    K = prep.scale.K
-    all_pairs = np.arange(prep.pairs.n_pairs)
-    ones = np.ones(prep.pairs.n_items)
-    vt = _values(
-        (ones @ _incidence(prep.pairs, prep.q_true, all_pairs)).reshape(-1, K, K),
-        measure,
-        prep.scale,
-        weights=weights,
-        level=level,
-        func=func,
-    )
-    vp = _values(
-        (ones @ _incidence(prep.pairs, prep.q_pred, all_pairs)).reshape(-1, K, K),
-        measure,
-        prep.scale,
-        weights=weights,
-        level=level,
-        func=func,
-    )
+    Tt, Tp = _tables(prep)
+    vt = _values(Tt, measure, prep.scale, weights=weights, level=level, func=func)
+    vp = _values(Tp, measure, prep.scale, weights=weights, level=level, func=func)
     grid = _default_taus(prep.overlap) if taus is None else np.asarray(list(taus), dtype=np.int64)
     if grid.size == 0 or (grid < 1).any():
         msg = f"The 'taus' parameter of {func} must hold integers >= 1. Got {list(grid)!r}."
@@ -673,10 +663,7 @@ def perturbation_curve(
     R = len(names)
     rng = as_generator(seed)
     tau = int(min_overlap)
-    all_pairs = np.arange(prep.pairs.n_pairs)
-    ones = np.ones(prep.pairs.n_items)
-    Tt = (ones @ _incidence(prep.pairs, prep.q_true, all_pairs)).reshape(-1, K, K)
-    Tp = (ones @ _incidence(prep.pairs, prep.q_pred, all_pairs)).reshape(-1, K, K)
+    Tt, Tp = _tables(prep)
     vt = _values(Tt, measure, prep.scale, weights=weights, level=level, func=func)
     vt = np.where(prep.overlap >= tau, vt, np.nan)
     codes = prep.q_pred.argmax(axis=1)
