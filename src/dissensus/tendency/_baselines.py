@@ -207,14 +207,15 @@ def consensus_baseline(true: Annotations, *, soft: bool = False) -> pd.DataFrame
 
 def _texts(annotations: Annotations, text: pd.Series | str | Sequence[str], func: str) -> list[str]:
     if isinstance(text, pd.Series):
-        found = text.reindex(annotations.items)
-        if found.isna().any():
-            miss = annotations.items[found.isna().to_numpy()]
+        absent = ~annotations.items.isin(text.index)
+        if absent.any():
+            miss = annotations.items[absent]
             msg = (
                 f"`text` of {func} has no text for {miss.size} items, e.g. {examples(list(miss))}."
             )
             raise DataError(msg)
-        return [str(t) for t in found]
+        found = text[~text.index.duplicated()].reindex(annotations.items)
+        return ["" if pd.isna(t) else str(t) for t in found]
     cols = [text] if isinstance(text, str) else list(text)
     if annotations.meta is None or any(c not in annotations.meta.columns for c in cols):
         have = [] if annotations.meta is None else list(annotations.meta.columns)
@@ -223,7 +224,11 @@ def _texts(annotations: Annotations, text: pd.Series | str | Sequence[str], func
             f"{have!r}; load them with meta=[...] or pass a Series of texts indexed by item id."
         )
         raise DataError(msg)
-    joined = annotations.meta[cols].astype(str).agg(" ".join, axis=1)
+    # a missing text is an empty text (pandas keeps NaN through astype(str))
+    parts = [annotations.meta[c].fillna("").astype(str) for c in cols]
+    joined = parts[0]
+    for part in parts[1:]:
+        joined = joined + " " + part
     return joined.tolist()
 
 
@@ -272,7 +277,8 @@ def itl_bias_baseline(
     text : Series, str or sequence of str
         Item texts: a Series indexed by item id, or the ``meta`` column(s) of
         the annotations to join (e.g. ``["prev_agent", "prev_user", "agent",
-        "user"]`` for ConvAbuse read with ``meta=``).
+        "user"]`` for ConvAbuse read with ``meta=``). A missing text counts as
+        empty; an item absent from the Series is an error.
     n_folds : int, default 5
     C : float, default 1.0
         Inverse regularisation strength of both regressions.
