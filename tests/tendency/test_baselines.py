@@ -155,6 +155,19 @@ class TestItlBiasBaseline:
         with pytest.raises(DataError, match="no text for"):
             itl_bias_baseline(train, test, text=pd.Series({"i0": "x"}))
 
+    def test_missing_text_is_empty_and_repeated_ids_refused(self) -> None:
+        df = pd.DataFrame(
+            {"item": np.repeat(np.arange(20), 2), "annotator": ["a", "b"] * 20,
+             "label": np.tile([0, 1], 20)}
+        )  # fmt: skip
+        ann = Annotations.from_frame(df)
+        train, test = split_items(ann, seed=0)
+        texts = pd.Series([f"t{i % 3} word" if i % 5 else None for i in range(20)], index=range(20))
+        pred = itl_bias_baseline(train, test, text=texts, n_folds=2)
+        assert len(pred) == test.n_annotations
+        with pytest.raises(DataError, match="repeats item ids"):
+            itl_bias_baseline(train, test, text=pd.concat([texts, texts]))
+
     def test_annotator_without_training_labels(self, pool) -> None:
         ann, df, _ = pool
         train_df = df[(df.annotator != "a5") & df.item.isin(ann.items[:150])]

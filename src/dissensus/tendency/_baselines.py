@@ -214,7 +214,11 @@ def _texts(annotations: Annotations, text: pd.Series | str | Sequence[str], func
                 f"`text` of {func} has no text for {miss.size} items, e.g. {examples(list(miss))}."
             )
             raise DataError(msg)
-        found = text[~text.index.duplicated()].reindex(annotations.items)
+        if text.index.has_duplicates:
+            dup = text.index[text.index.duplicated()]
+            msg = f"`text` of {func} repeats item ids ({examples(list(dup))}); give one text per item."
+            raise DataError(msg)
+        found = text.reindex(annotations.items)
         return ["" if pd.isna(t) else str(t) for t in found]
     cols = [text] if isinstance(text, str) else list(text)
     if annotations.meta is None or any(c not in annotations.meta.columns for c in cols):
