@@ -156,6 +156,20 @@ class TestDic:
         assert r.confidence_interval.low == pytest.approx(float(lo), rel=1e-9)
         assert r.confidence_interval.high == pytest.approx(float(hi), rel=1e-9)
 
+    def test_basic_interval_reflects_the_percentile_one(self, pool) -> None:
+        ann, df, z = pool
+        pred = one_clique_model(df, z)
+        p = dic(ann, pred, n_resamples=200, seed=3)
+        b = dic(ann, pred, n_resamples=200, seed=3, ci_method="basic")
+        assert b.confidence_interval.low == pytest.approx(
+            2 * p.statistic - p.confidence_interval.high
+        )
+        assert b.confidence_interval.high == pytest.approx(
+            2 * p.statistic - p.confidence_interval.low
+        )
+        assert np.isfinite(p.bootstrap_bias)
+        assert np.isnan(dic(ann, pred, confidence_level=None).bootstrap_bias)
+
     def test_same_seed_same_interval(self, pool) -> None:
         ann, df, z = pool
         pred = one_clique_model(df, z)

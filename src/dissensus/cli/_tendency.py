@@ -94,6 +94,13 @@ def _fmt(x: float) -> str:
     "--seed", type=int, default=0, show_default=True, help="Seed of splits, baselines, bootstrap."
 )
 @click.option(
+    "--ci-method",
+    type=click.Choice(["percentile", "basic"]),
+    default="percentile",
+    show_default=True,
+    help="Bootstrap interval; basic corrects for DIC's upward bias with few items per pair.",
+)
+@click.option(
     "--tables-only", is_flag=True, help="Write the CSV tables but not report.html (no matplotlib)."
 )
 @click.option(
@@ -165,7 +172,13 @@ def tendency_command(annotations: str, preds: tuple[str, ...], **options: Any) -
         warnings.simplefilter("always", DissensusWarning)
         for name, (frame, soft) in sets.items():
             results[name] = td.dic(
-                test, frame, soft=soft, n_resamples=options["n_resamples"], seed=seed, **kw
+                test,
+                frame,
+                soft=soft,
+                ci_method=options["ci_method"],
+                n_resamples=options["n_resamples"],
+                seed=seed,
+                **kw,
             )
             curves[name] = td.tau_curve(
                 test, frame, soft=soft, **{k: v for k, v in kw.items() if k != "min_overlap"}
@@ -190,7 +203,8 @@ def tendency_command(annotations: str, preds: tuple[str, ...], **options: Any) -
         undefined = int(r["n_pairs_undefined"])
         click.echo(
             f"  {r['predictions']!s:<{width}}  {_fmt(float(r['dic']))}  "
-            f"[{_fmt(float(r['ci_low']))}, {_fmt(float(r['ci_high']))}]  pairs {int(r['n_pairs'])}"
+            f"[{_fmt(float(r['ci_low']))}, {_fmt(float(r['ci_high']))}]  "
+            f"bias {float(r['bootstrap_bias']):+.3f}  pairs {int(r['n_pairs'])}"
             + (f" ({undefined} undefined)" if undefined else "")
         )
     click.echo(f"wrote {options['out']}")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -252,6 +252,11 @@ class DICResult:
     n_resamples : int
     n_unused_predictions : int
         Predictions for cells without a true label (not used).
+    bootstrap_bias : float
+        Mean of the bootstrap replicates minus ``statistic`` (NaN without an
+        interval). DIC is a norm of noisy differences, so with few items per
+        pair it is biased upwards; a large value says so (``ci_method="basic"``
+        corrects the interval for it).
     """
 
     statistic: float
@@ -266,6 +271,7 @@ class DICResult:
     diagonal: bool
     n_resamples: int
     n_unused_predictions: int
+    bootstrap_bias: float = float("nan")
 
     def __float__(self) -> float:
         return self.statistic
@@ -357,6 +363,7 @@ def dic(
     soft: bool = False,
     diagonal: bool = False,
     confidence_level: float | None = 0.95,
+    ci_method: Literal["percentile", "basic"] = "percentile",
     n_resamples: int = 1000,
     seed: SeedLike = 0,
 ) -> DICResult:
@@ -408,6 +415,11 @@ def dic(
         item together. The pairs are the point estimate's; a pair whose
         coefficient is undefined in a resample is left out of that
         resample. ``None``: no interval.
+    ci_method : {"percentile", "basic"}, default "percentile"
+        ``"percentile"``: quantiles of the replicates. ``"basic"``: the
+        reverse percentile interval :math:`[2\hat\theta - q_{hi}, 2\hat\theta -
+        q_{lo}]`, which corrects for the upward bias of DIC with few items
+        per pair (see ``bootstrap_bias``).
     n_resamples : int, default 1000
     seed : int, Generator or None, default 0
 
@@ -441,6 +453,7 @@ def dic(
     """
     func = "dic"
     _check_common(func, measure, level, min_overlap)
+    check_option(func, "ci_method", ci_method, ("percentile", "basic"))
     tau = int(min_overlap)
     if callable(measure) and (soft or confidence_level is not None):
         msg = (
@@ -465,6 +478,7 @@ def dic(
     n_diag = R / 2.0 if diagonal else 0.0  # upper pairs count once, so the diagonal counts half
     stat = float(_dic_of(vt[used], vp[used], n_diag))
     ci = None
+    bias = float("nan")
     B = int(n_resamples)
     if confidence_level is not None and used.any() and not callable(measure):
         level_ = check_probability_level(func, "confidence_level", confidence_level)
@@ -488,7 +502,10 @@ def dic(
             )
             row += W.shape[0]
         lo, hi = percentile_interval(boot, level=level_)
+        if ci_method == "basic":
+            lo, hi = 2.0 * stat - hi, 2.0 * stat - lo
         ci = ConfidenceInterval(float(lo), float(hi))
+        bias = float(np.nanmean(boot)) - stat
     ov = _square(prep.overlap.astype(np.float64), R, prep.names, np.nan)
     counts = np.bincount(prep.aligned.true.annotator_codes, minlength=R)  # type: ignore[arg-type]
     ov_values = ov.to_numpy(copy=True)
@@ -506,6 +523,7 @@ def dic(
         diagonal=diagonal,
         n_resamples=B if ci is not None else 0,
         n_unused_predictions=prep.aligned.n_unused,
+        bootstrap_bias=bias,
     )
 
 

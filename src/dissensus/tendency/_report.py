@@ -72,6 +72,7 @@ def dic_table(results: Mapping[str, DICResult]) -> pd.DataFrame:
                 "dic": r.statistic,
                 "ci_low": ci.low if ci is not None else math.nan,
                 "ci_high": ci.high if ci is not None else math.nan,
+                "bootstrap_bias": r.bootstrap_bias,
                 "n_pairs": r.n_pairs,
                 "n_pairs_undefined": r.n_pairs_undefined,
                 "measure": r.measure,
