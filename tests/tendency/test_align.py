@@ -70,6 +70,10 @@ class TestAlignPredictions:
         with pytest.raises(DataError, match="no 'annotator' column"):
             align_predictions(true, pd.DataFrame({"item": [1], "label": [0]}))
 
+    def test_label_counts_are_refused(self, true) -> None:
+        with pytest.raises(TypeError, match="must be Annotations with annotator ids"):
+            align_predictions(true.counts(), true)  # type: ignore[arg-type]
+
     def test_needs_annotator_ids(self) -> None:
         ann = Annotations.from_frame(
             pd.DataFrame({"item": [1, 1], "label": [0, 1]}), annotator=None

@@ -24,7 +24,12 @@ from dissensus._validation import PROB_ATOL, examples
 from dissensus.data import Annotations, Scale
 from dissensus.data._readers import _existing_file, _infer_format, _read_table
 
-__all__ = ["AlignedPredictions", "align_predictions", "read_annotator_predictions"]
+__all__ = [
+    "AlignedPredictions",
+    "align_predictions",
+    "check_annotations",
+    "read_annotator_predictions",
+]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -51,6 +56,16 @@ class AlignedPredictions:
     q: FloatArray
     hard: bool
     n_unused: int
+
+
+def check_annotations(value: object, name: str, func: str) -> None:
+    """Refuse anything but :class:`Annotations` (label counts have no annotator ids)."""
+    if not isinstance(value, Annotations):
+        msg = (
+            f"`{name}` of {func} must be Annotations with annotator ids (e.g. from "
+            f"read_annotations or Annotations.from_frame); got {type(value).__name__}."
+        )
+        raise TypeError(msg)
 
 
 def _label_columns(df: pd.DataFrame, scale: Scale) -> list[Any] | None:
@@ -117,6 +132,7 @@ def align_predictions(
         no prediction, with labels off the scale, or with distributions that
         are negative or do not sum to 1.
     """
+    check_annotations(true, "true", func)
     acodes, annotators = true._require_annotators(func)
     true.rater_matrix()  # refuses repeated (item, annotator) cells with the fix
     scale = true.scale

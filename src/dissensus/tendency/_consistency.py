@@ -36,7 +36,7 @@ from dissensus.agreement._pairwise import MEASURES, table_values
 from dissensus.data import Annotations, Scale
 from dissensus.stats import ConfidenceInterval, percentile_interval
 from dissensus.stats._bootstrap import iter_bootstrap_weights
-from dissensus.tendency._align import AlignedPredictions, align_predictions
+from dissensus.tendency._align import AlignedPredictions, align_predictions, check_annotations
 
 __all__ = [
     "DICResult",
@@ -112,6 +112,7 @@ def consistency_matrix(
     b          0.40  1.00
     """
     _check_common("consistency_matrix", measure, level, min_overlap)
+    check_annotations(annotations, "annotations", "consistency_matrix")
     with warnings.catch_warnings():
         # the diagonal is set to 1 below; a one-category annotator's own NaN is not news
         warnings.simplefilter("ignore", DegenerateAgreementWarning)
