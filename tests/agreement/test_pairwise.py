@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import assume, given, settings
+from scipy.stats import pearsonr
 from sklearn.metrics import cohen_kappa_score
 
 from dissensus import Annotations, DegenerateAgreementWarning
@@ -90,3 +91,35 @@ class TestPairwise:
     def test_bad_measure(self) -> None:
         with pytest.raises(ValueError, match="'measure' parameter of pairwise"):
             pairwise([[0, 1]], "kendall")  # type: ignore[arg-type]
+
+
+class TestPairwisePearson:
+    def test_matches_scipy_per_pair_on_numeric_labels(self) -> None:
+        rng = np.random.default_rng(3)
+        labels = np.array([0.5, 1.0, 2.0, 4.0, 5.0])
+        rows = [
+            (i, a, float(labels[rng.integers(0, 5)]))
+            for i in range(40)
+            for a in ("u", "v", "w")
+            if rng.random() < 0.8
+        ]
+        ann = Annotations.from_frame(pd.DataFrame(rows, columns=["item", "annotator", "label"]))
+        p = pairwise(ann, "pearson", min_overlap=3)
+        wide = pd.DataFrame(rows, columns=["item", "annotator", "label"]).pivot(
+            index="item", columns="annotator", values="label"
+        )
+        for i, j in itertools.combinations(["u", "v", "w"], 2):
+            both = wide[[i, j]].dropna()
+            ref = pearsonr(both[i], both[j]).statistic
+            assert p.value.loc[i, j] == pytest.approx(ref, abs=1e-12)
+
+    def test_string_labels_use_scale_positions(self) -> None:
+        R = np.array([[0, 0], [1, 2], [2, 1], [2, 2]], dtype=float)
+        p = pairwise(R, "pearson")
+        assert p.value.iloc[0, 1] == pytest.approx(np.corrcoef(R[:, 0], R[:, 1])[0, 1])
+
+    def test_constant_rater_is_nan_with_warning(self) -> None:
+        R = np.array([[0, 0], [0, 1], [0, 1]], dtype=float)
+        with pytest.warns(DegenerateAgreementWarning):
+            p = pairwise(R, "pearson")
+        assert np.isnan(p.value.iloc[0, 1])

@@ -5,6 +5,11 @@ the (N items, R·K) one-hot matrix of who gave which label,
 ``T = Y^T Y`` reshaped to (R, R, K, K) holds every pair's table (items
 both rated), so Cohen's kappa and Krippendorff's alpha of all pairs are
 computed at once.
+
+The coefficients are functions of a pair's table only
+(:func:`table_values`), so the same formulas serve batches of tables: the
+bootstrap resamples and the soft (expected) tables of
+:mod:`dissensus.tendency`.
 """
 
 from __future__ import annotations
@@ -24,11 +29,13 @@ from dissensus._validation import check_option
 from dissensus.agreement._alpha import LEVELS, Level, _delta, _ordinal_delta, _values
 from dissensus.agreement._cohen import table_kappa
 from dissensus.agreement._common import FloatArray, Weights, annotations_rater_matrix, weight_matrix
-from dissensus.data import Annotations
+from dissensus.data import Annotations, Scale
 
-__all__ = ["PairwiseAgreement", "pairwise"]
+__all__ = ["MEASURES", "PairwiseAgreement", "pairwise", "table_values"]
 
-Measure = Literal["cohen", "weighted_cohen", "alpha"]
+Measure = Literal["cohen", "weighted_cohen", "alpha", "pearson"]
+#: The built-in pair coefficients, all functions of the pair's K × K table.
+MEASURES: tuple[str, ...] = ("cohen", "weighted_cohen", "alpha", "pearson")
 
 
 @dataclass(frozen=True)
@@ -82,6 +89,88 @@ def _pair_alpha(T: FloatArray, level: str, v: FloatArray | None) -> FloatArray:
     return np.asarray(out, dtype=np.float64)
 
 
+def _pair_pearson(T: FloatArray, v: FloatArray) -> FloatArray:
+    """Pearson correlation of the two raters' label values in tables ``T`` (..., K, K)."""
+    n = T.sum(axis=(-2, -1))
+    row, col = T.sum(axis=-1), T.sum(axis=-2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ma, mb = row @ v / n, col @ v / n
+        va = row @ (v * v) / n - ma * ma
+        vb = col @ (v * v) / n - mb * mb
+        cov = np.einsum("...kl,k,l->...", T, v, v) / n - ma * mb
+        den = np.sqrt(va * vb)
+        # a constant rater (zero variance, up to rounding) has no correlation
+        tiny = 1e-12 * (np.abs(v).max() ** 2 + 1.0)
+        out = np.where((va > tiny) & (vb > tiny), cov / den, np.nan)
+    return np.asarray(np.clip(out, -1.0, 1.0), dtype=np.float64)
+
+
+def pearson_values(scale: Scale) -> FloatArray:
+    """Label values for Pearson's r: the numbers of a numeric scale, else positions 0..K-1."""
+    if scale.is_numeric:
+        return scale.values  # noqa: PD011 - Scale, not pandas
+    return np.arange(scale.K, dtype=np.float64)
+
+
+def table_values(
+    T: FloatArray,
+    measure: str,
+    scale: Scale,
+    *,
+    weights: Weights = "quadratic",
+    level: Level = "nominal",
+    func: str = "pairwise",
+) -> FloatArray:
+    r"""A built-in pair coefficient of every table in a batch.
+
+    Parameters
+    ----------
+    T : ndarray, shape (..., K, K)
+        Pair tables: ``T[..., k, l]`` is how often (or, for soft tables, how
+        much expected mass) the first rater gave label ``k`` and the second
+        ``l`` on their shared items.
+    measure : {"cohen", "weighted_cohen", "alpha", "pearson"}
+    scale : Scale
+        The label set (values for ``"pearson"`` and interval/ratio alpha).
+    weights, level
+        As in :func:`pairwise`.
+    func : str
+        Caller's name for error messages.
+
+    Returns
+    -------
+    ndarray, shape (...)
+        The coefficient; NaN where it is undefined (an empty table, one
+        category only, a constant rater for Pearson).
+
+    Notes
+    -----
+    Pearson's correlation of a table with label values :math:`v`:
+
+    .. math::
+
+        r = \frac{\sum_{kl} T_{kl} v_k v_l / n - \bar a \bar b}
+                 {\sqrt{(\overline{a^2} - \bar a^2)(\overline{b^2} - \bar b^2)}},
+
+    the values being the numeric labels of the scale, or their positions
+    ``0 .. K-1`` for a scale of strings.
+    """
+    K = scale.K
+    if measure == "cohen":
+        return np.asarray(table_kappa(T, np.eye(K))[0], dtype=np.float64)
+    if measure == "weighted_cohen":
+        return np.asarray(table_kappa(T, weight_matrix(weights, K, func))[0], dtype=np.float64)
+    if measure == "alpha":
+        v = None if level in ("nominal", "ordinal") else _values(scale, level)
+        if level == "nominal":
+            v = np.arange(K, dtype=np.float64)
+        return _pair_alpha(T, level, v)
+    if measure == "pearson":
+        return _pair_pearson(T, pearson_values(scale))
+    check_option(func, "measure", measure, MEASURES)
+    raise AssertionError  # pragma: no cover - check_option raised
+
+
 def pairwise(
     annotations: Any,
     measure: Measure | Callable[[npt.NDArray[np.int64], npt.NDArray[np.int64]], float] = "cohen",
@@ -97,10 +186,12 @@ def pairwise(
     annotations : Annotations or array_like of shape (N items, R raters)
         Annotations with annotator ids, a DataFrame whose columns are the
         annotators, or an array of label codes ``0 .. K-1`` (NaN = missing).
-    measure : {"cohen", "weighted_cohen", "alpha"} or callable, default "cohen"
+    measure : {"cohen", "weighted_cohen", "alpha", "pearson"} or callable, default "cohen"
         Cohen's kappa, weighted Cohen's kappa (with ``weights``),
-        Krippendorff's alpha (at ``level``), or ``f(codes_a, codes_b) ->
-        float`` called on each pair's shared items (label codes).
+        Krippendorff's alpha (at ``level``), Pearson's correlation of the
+        label values (numeric labels, else their positions on the scale;
+        see :func:`table_values`), or ``f(codes_a, codes_b) -> float``
+        called on each pair's shared items (label codes).
     min_overlap : int, default 1
         Pairs sharing fewer items get NaN.
     weights : {"quadratic", "linear"} or array_like, default "quadratic"
@@ -130,7 +221,7 @@ def pairwise(
     """
     func = "pairwise"
     if not callable(measure):
-        check_option(func, "measure", measure, ("cohen", "weighted_cohen", "alpha"))
+        check_option(func, "measure", measure, MEASURES)
     check_option(func, "level", level, LEVELS)
     if int(min_overlap) < 1:
         msg = f"The 'min_overlap' parameter of pairwise must be at least 1. Got {min_overlap!r}."
@@ -146,15 +237,8 @@ def pairwise(
     T = _pair_tables(R, K)
     overlap = T.sum(axis=(2, 3))
     name = measure if isinstance(measure, str) else getattr(measure, "__name__", "custom")
-    if measure == "cohen":
-        values = table_kappa(T, np.eye(K))[0]
-    elif measure == "weighted_cohen":
-        values = table_kappa(T, weight_matrix(weights, K, func))[0]
-    elif measure == "alpha":
-        v = None if level in ("nominal", "ordinal") else _values(scale, level)
-        if level == "nominal":
-            v = np.arange(K, dtype=np.float64)
-        values = _pair_alpha(T, level, v)
+    if isinstance(measure, str):
+        values = table_values(T, measure, scale, weights=weights, level=level, func=func)
     else:
         values = np.full(overlap.shape, np.nan)
         rated = np.isfinite(R)

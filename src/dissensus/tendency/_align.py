@@ -1,0 +1,276 @@
+"""Per-annotator predictions: the long (item, annotator, prediction) table, aligned to the truth.
+
+A prediction of annotator ``a`` on item ``i`` is a label or a distribution
+over the scale's labels. Predictions are matched to the true annotations by
+(item id, annotator id); every true (item, annotator) cell must have one, so
+the true and predicted consistency matrices compare the same items for every
+pair (the paper's overlapping sets :math:`S_{kl}`). Predictions for cells
+that have no true label (a model predicting every annotator on every item)
+are not used; their number is returned, never dropped without a word.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from dissensus._exceptions import DataError
+from dissensus._validation import PROB_ATOL, examples
+from dissensus.data import Annotations, Scale
+from dissensus.data._readers import _existing_file, _infer_format, _read_table
+
+__all__ = [
+    "AlignedPredictions",
+    "align_predictions",
+    "check_annotations",
+    "read_annotator_predictions",
+]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class AlignedPredictions:
+    """True annotations and predictions on the same (item, annotator) cells.
+
+    Attributes
+    ----------
+    true : Annotations
+        The true annotations (one label per cell).
+    q : ndarray, shape (n_cells, K)
+        Predicted distribution of each true cell, in ``true``'s row order;
+        one-hot rows for predicted labels.
+    hard : bool
+        Whether every prediction was a label (one-hot row).
+    n_unused : int
+        Predictions for cells without a true label (not used).
+    """
+
+    true: Annotations
+    q: FloatArray
+    hard: bool
+    n_unused: int
+
+
+def check_annotations(value: object, name: str, func: str) -> None:
+    """Refuse anything but :class:`Annotations` (label counts have no annotator ids)."""
+    if not isinstance(value, Annotations):
+        msg = (
+            f"`{name}` of {func} must be Annotations with annotator ids (e.g. from "
+            f"read_annotations or Annotations.from_frame); got {type(value).__name__}."
+        )
+        raise TypeError(msg)
+
+
+def _label_columns(df: pd.DataFrame, scale: Scale) -> list[Any] | None:
+    """The columns holding one probability per label (named ``label`` or ``str(label)``)."""
+    names = {str(c): c for c in df.columns}
+    cols = [names.get(str(lab)) for lab in scale.labels]
+    return None if any(c is None for c in cols) else cols
+
+
+def _encode(scale: Scale, labels: pd.Series, *, where: str) -> IntArray:
+    """Label codes on ``scale``; labels off it raise, naming the first row or file line."""
+    codes = scale.encode(labels)
+    off = np.flatnonzero(codes < 0)
+    if off.size:
+        kind = labels.index.name if labels.index.name in ("line", "row") else "row"
+        msg = (
+            f"{off.size} predicted labels in {where} are not on the scale "
+            f"{examples(list(scale.labels), 10)}: {examples(pd.unique(labels.iloc[off]))} at "
+            f"{kind} {labels.index[off[0]]!r}. Predict labels of the true annotations' scale."
+        )
+        raise DataError(msg)
+    return codes
+
+
+def _keys(items: Any, annotators: Any) -> pd.MultiIndex:
+    return pd.MultiIndex.from_arrays(
+        [np.asarray(items, dtype=object), np.asarray(annotators, dtype=object)]
+    )
+
+
+def align_predictions(
+    true: Annotations,
+    predicted: Annotations | pd.DataFrame,
+    *,
+    func: str = "dic",
+    item: str = "item",
+    annotator: str = "annotator",
+    label: str = "label",
+) -> AlignedPredictions:
+    """Match per-annotator predictions to the true annotations' cells.
+
+    Parameters
+    ----------
+    true : Annotations
+        With annotator ids and one label per (item, annotator).
+    predicted : Annotations or DataFrame
+        Annotations of predicted labels, or a long DataFrame with ``item``
+        and ``annotator`` columns and either a ``label`` column (predicted
+        labels) or one column per label of ``true.scale`` (named by the label
+        or its string, e.g. ``"-3"``) holding a predicted distribution.
+    func : str
+        Caller's name for messages.
+    item, annotator, label : str
+        Column names of a DataFrame ``predicted``.
+
+    Returns
+    -------
+    AlignedPredictions
+
+    Raises
+    ------
+    DataError
+        Without annotator ids, with repeated cells, with a true cell that has
+        no prediction, with labels off the scale, or with distributions that
+        are negative or do not sum to 1.
+    """
+    check_annotations(true, "true", func)
+    acodes, annotators = true._require_annotators(func)
+    true.rater_matrix()  # refuses repeated (item, annotator) cells with the fix
+    scale = true.scale
+    K = scale.K
+    given: object = predicted  # users pass other things despite the annotation
+    if isinstance(given, Annotations):
+        pa, pnames = given._require_annotators(func)
+        pitems = given.items[given.item_codes]
+        pann = pnames[pa]
+        labels = np.asarray(given.scale.labels, dtype=object)[given.label_codes]
+        frame = pd.DataFrame({item: pitems, annotator: pann, label: labels})
+    elif isinstance(given, pd.DataFrame):
+        frame = given
+    else:
+        msg = (
+            f"`predicted` of {func} must be Annotations or a long DataFrame (item, annotator, "
+            f"label or one probability column per label); got {type(predicted).__name__}."
+        )
+        raise TypeError(msg)
+    missing_cols = [c for c in (item, annotator) if c not in frame.columns]
+    if missing_cols:
+        msg = (
+            f"`predicted` of {func} has no {missing_cols[0]!r} column (columns: "
+            f"{examples(list(frame.columns), 12)}); name it with {missing_cols[0]}=... ."
+        )
+        raise DataError(msg)
+    prob_cols = None if label in frame.columns else _label_columns(frame, scale)
+    if label not in frame.columns and prob_cols is None:
+        msg = (
+            f"`predicted` of {func} needs a {label!r} column (predicted labels) or one "
+            f"probability column per label {examples(list(scale.labels), 10)}; columns: "
+            f"{examples(list(frame.columns), 12)}."
+        )
+        raise DataError(msg)
+    if frame[[item, annotator]].isna().to_numpy().any():
+        row = frame.index[np.flatnonzero(frame[[item, annotator]].isna().to_numpy().any(axis=1))[0]]
+        msg = f"`predicted` of {func} has a missing item or annotator id at row {row!r}."
+        raise DataError(msg)
+    if prob_cols is None:
+        codes = _encode(scale, frame[label], where=f"`predicted` of {func}")
+        q_all = np.zeros((len(frame), K))
+        q_all[np.arange(len(frame)), codes] = 1.0
+        hard = True
+    else:
+        q_all = frame[prob_cols].to_numpy(dtype=np.float64)
+        bad = ~np.isfinite(q_all).all(axis=1) | (q_all < 0).any(axis=1)
+        bad |= np.abs(q_all.sum(axis=1) - 1.0) > PROB_ATOL
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            msg = (
+                f"{int(bad.sum())} predicted distributions are not probabilities (finite, "
+                f">= 0, summing to 1), e.g. row {frame.index[r]!r} (item "
+                f"{frame[item].iloc[r]!r}, annotator {frame[annotator].iloc[r]!r}): "
+                f"{np.round(q_all[r], 4).tolist()}. Rescale the rows."
+            )
+            raise DataError(msg)
+        hard = bool((np.isclose(q_all.max(axis=1), 1.0)).all())
+    pkeys = _keys(frame[item], frame[annotator])
+    if pkeys.has_duplicates:
+        dup = pkeys[pkeys.duplicated()][0]
+        msg = (
+            f"`predicted` of {func} has {int(pkeys.duplicated().sum())} repeated (item, annotator) "
+            f"cells, e.g. {dup!r}; give one prediction per cell."
+        )
+        raise DataError(msg)
+    tkeys = _keys(true.items[true.item_codes], annotators[acodes])
+    pos = pkeys.get_indexer(tkeys)
+    if (pos < 0).any():
+        miss = tkeys[pos < 0]
+        msg = (
+            f"{int((pos < 0).sum())} true (item, annotator) cells have no prediction in "
+            f"`predicted` of {func}, e.g. {examples(list(miss))}; predict every annotator on "
+            "every item they labelled (ids must match, including their type)."
+        )
+        raise DataError(msg)
+    n_unused = len(frame) - int(np.unique(pos).size)
+    return AlignedPredictions(true=true, q=q_all[pos], hard=hard, n_unused=n_unused)
+
+
+def read_annotator_predictions(
+    path: str | Path,
+    scale: Scale,
+    format: Literal["csv", "tsv", "parquet", "jsonl"] | None = None,
+    *,
+    item: str = "item",
+    annotator: str = "annotator",
+    label: str = "label",
+) -> pd.DataFrame:
+    """Read per-annotator predictions from a long CSV, TSV, Parquet or JSONL file.
+
+    One row per (item, annotator): a ``label`` column with the predicted
+    label, or one column per label of ``scale`` (named like ``"-3"``) with
+    the predicted distribution.
+
+    Parameters
+    ----------
+    path : str or Path
+    scale : Scale
+        The true annotations' scale; predicted labels are read on it (a CSV
+        label ``"1"`` is the number 1 on a numeric scale).
+    format : {"csv", "tsv", "parquet", "jsonl"}, optional
+        Default: from the extension.
+    item, annotator, label : str
+        Column names.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``item``, ``annotator`` and ``label`` (labels of ``scale``)
+        or the probability columns, indexed by file line (row for Parquet),
+        ready for :func:`dic`.
+
+    Raises
+    ------
+    FileNotFoundError, DataError
+        A missing file or column, or labels off the scale (with the line).
+    """
+    p = _existing_file(path)
+    fmt = format or _infer_format(p)
+    df = _read_table(p, fmt, None)
+    for col in (item, annotator):
+        if col not in df.columns:
+            msg = (
+                f"No {col!r} column in '{path}' (columns: {examples(list(df.columns), 12)}); "
+                "name it with item=... / annotator=... ."
+            )
+            raise DataError(msg)
+    if label in df.columns:
+        codes = _encode(scale, df[label], where=f"'{path}'")
+        out = df[[item, annotator]].copy()
+        out[label] = np.asarray(scale.labels, dtype=object)[codes]
+        return out
+    cols = _label_columns(df, scale)
+    if cols is None:
+        msg = (
+            f"'{path}' needs a {label!r} column or one probability column per label "
+            f"{examples([str(v) for v in scale.labels], 10)}; columns: {examples(list(df.columns), 12)}."
+        )
+        raise DataError(msg)
+    out = df[[item, annotator, *cols]].copy()
+    return out.rename(columns=dict(zip(cols, scale.labels, strict=True)))

@@ -1,0 +1,739 @@
+r"""Inter-annotator consistency structure and DIC (seed 003, Section 3.1).
+
+Notation (the seed's): ``M`` the true consistency matrix, ``M'`` the
+predicted one, entry :math:`(k, l)` the agreement of annotators ``k`` and
+``l`` on the items both labelled (:math:`S_{kl}`), :math:`\tau` the minimum
+overlap ``min_overlap``.
+
+Every pair's agreement is a function of its ``K × K`` table, and all tables
+come from one sparse incidence matrix ``P`` (items × pairs·K·K): row ``i``
+holds the outer products of the labels (or predicted distributions) of the
+annotator pairs that both labelled item ``i``. With ``w`` the item weights,
+the tables are ``w @ P``: ``w = 1`` for the point estimate, ``W @ P`` with the
+bootstrap weights of :mod:`dissensus.stats` for every resample at once. The
+coefficients themselves are :func:`dissensus.agreement.pairwise`'s
+(:func:`dissensus.agreement._pairwise.table_values`), one implementation.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+from scipy import sparse
+
+from dissensus._exceptions import DegenerateAgreementWarning
+from dissensus._validation import SeedLike, as_generator, check_option, check_probability_level
+from dissensus.agreement import PairwiseAgreement, pairwise
+from dissensus.agreement._alpha import LEVELS, Level
+from dissensus.agreement._common import Weights
+from dissensus.agreement._pairwise import MEASURES, table_values
+from dissensus.data import Annotations, Scale
+from dissensus.stats import ConfidenceInterval, percentile_interval
+from dissensus.stats._bootstrap import iter_bootstrap_weights
+from dissensus.tendency._align import AlignedPredictions, align_predictions, check_annotations
+
+__all__ = [
+    "DICResult",
+    "consistency_matrix",
+    "dic",
+    "perturbation_curve",
+    "tau_curve",
+]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+MeasureArg = str | Callable[[IntArray, IntArray], float]
+
+#: Table cells per chunk of bootstrap resamples (64 MB of float64).
+_CHUNK_CELLS = 8 * 2**20
+
+
+def _check_common(func: str, measure: MeasureArg, level: str, min_overlap: int) -> None:
+    if not callable(measure):
+        check_option(func, "measure", measure, MEASURES)
+    check_option(func, "level", level, LEVELS)
+    if int(min_overlap) < 1:
+        msg = f"The 'min_overlap' parameter of {func} must be at least 1. Got {min_overlap!r}."
+        raise ValueError(msg)
+
+
+def consistency_matrix(
+    annotations: Annotations,
+    *,
+    measure: MeasureArg = "cohen",
+    min_overlap: int = 20,
+    weights: Weights = "quadratic",
+    level: Level = "nominal",
+) -> PairwiseAgreement:
+    r"""Inter-annotator consistency matrix: agreement of every annotator pair.
+
+    The seed's :math:`M_{kl}` is Cohen's kappa of annotators ``k`` and ``l``
+    on the items both labelled, when they share at least :math:`\tau` items.
+    This is :func:`dissensus.agreement.pairwise` with the diagonal set to 1
+    (an annotator is consistent with themself).
+
+    Parameters
+    ----------
+    annotations : Annotations
+        With annotator ids, one label per (item, annotator).
+    measure : {"cohen", "weighted_cohen", "alpha", "pearson"} or callable, default "cohen"
+        The pair agreement. For ordinal or interval scales (the seed's open
+        question 2): ``"weighted_cohen"`` (``weights``), ``"alpha"`` with
+        ``level="ordinal"`` or ``"interval"``, or ``"pearson"`` (label values).
+    min_overlap : int, default 20
+        :math:`\tau`: pairs sharing fewer items are NaN. The seed leaves it
+        open; 20 keeps the standard error of a kappa near 0.2 or below
+        (:func:`tau_curve` shows what the choice does).
+    weights : {"quadratic", "linear"} or array_like, default "quadratic"
+        Weights of ``"weighted_cohen"``.
+    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
+        Level of ``"alpha"``.
+
+    Returns
+    -------
+    PairwiseAgreement
+        ``.value`` (annotator × annotator, diagonal 1, NaN below
+        ``min_overlap``) and ``.overlap`` (shared items).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3], "annotator": list("ababab"),
+    ...                    "label": ["x", "x", "y", "y", "x", "y"]})
+    >>> consistency_matrix(Annotations.from_frame(df), min_overlap=3).value.round(2)
+                  a    b
+    annotator
+    a          1.00  0.40
+    b          0.40  1.00
+    """
+    _check_common("consistency_matrix", measure, level, min_overlap)
+    check_annotations(annotations, "annotations", "consistency_matrix")
+    with warnings.catch_warnings():
+        # the diagonal is set to 1 below; a one-category annotator's own NaN is not news
+        warnings.simplefilter("ignore", DegenerateAgreementWarning)
+        pw = pairwise(
+            annotations,
+            measure,  # type: ignore[arg-type]  # checked above min_overlap=int(min_overlap), weights=weights, level=level
+        )
+    values = pw.value.to_numpy(copy=True)
+    np.fill_diagonal(values, 1.0)
+    undefined = int((~np.isfinite(values) & (pw.overlap.to_numpy() >= min_overlap)).sum()) // 2
+    if undefined:
+        warnings.warn(
+            f"consistency_matrix {pw.measure}: {undefined} annotator pairs share at least "
+            f"{min_overlap} items but have an undefined coefficient (e.g. both used a single "
+            "category); they are NaN.",
+            DegenerateAgreementWarning,
+            stacklevel=2,
+        )
+    return PairwiseAgreement(
+        value=pd.DataFrame(values, index=pw.value.index, columns=pw.value.columns),
+        overlap=pw.overlap,
+        measure=pw.measure,
+    )
+
+
+# -- the table engine -----------------------------------------------------------------
+@dataclass(frozen=True)
+class _Pairs:
+    """Cell pairs on a shared item: cells ``u``, ``v`` with annotator(u) < annotator(v)."""
+
+    u: IntArray
+    v: IntArray
+    item: IntArray  # dense index among items with at least two cells
+    pair: IntArray  # upper-triangle index of (annotator(u), annotator(v))
+    n_items: int
+    R: int
+
+    @property
+    def n_pairs(self) -> int:
+        return self.R * (self.R - 1) // 2
+
+    def overlap(self) -> IntArray:
+        return np.bincount(self.pair, minlength=self.n_pairs).astype(np.int64)
+
+
+def _cell_pairs(item_codes: IntArray, annotator_codes: IntArray, R: int) -> _Pairs:
+    order = np.lexsort((annotator_codes, item_codes))
+    it = item_codes[order]
+    starts = np.flatnonzero(np.r_[True, it[1:] != it[:-1]])
+    ends = np.r_[starts[1:], it.size]
+    size = ends - starts
+    end_of = np.repeat(ends, size)
+    pos = np.arange(it.size)
+    n_after = end_of - pos - 1
+    total = int(n_after.sum())
+    u_sorted = np.repeat(pos, n_after)
+    first = np.repeat(np.cumsum(n_after) - n_after, n_after)
+    v_sorted = u_sorted + 1 + (np.arange(total) - first)
+    u, v = order[u_sorted], order[v_sorted]
+    au, av = annotator_codes[u], annotator_codes[v]
+    # upper-triangle index of (au < av), row-major as np.triu_indices
+    pair = au * R - au * (au + 1) // 2 + (av - au - 1)
+    multi = np.flatnonzero(size >= 2)
+    dense = np.full(size.size, -1, dtype=np.int64)
+    dense[multi] = np.arange(multi.size)
+    group = np.repeat(np.arange(size.size), size)  # group of each sorted position
+    item = dense[group[u_sorted]]
+    return _Pairs(
+        u.astype(np.int64), v.astype(np.int64), item, pair.astype(np.int64), int(multi.size), R
+    )
+
+
+def _incidence(pairs: _Pairs, q: FloatArray, keep: IntArray) -> sparse.csr_matrix:
+    """Items × (kept pairs · K · K): outer products of the two cells' distributions."""
+    K = q.shape[1]
+    col_of = np.full(pairs.n_pairs, -1, dtype=np.int64)
+    col_of[keep] = np.arange(keep.size)
+    sel = np.flatnonzero(col_of[pairs.pair] >= 0)
+    qu, qv = q[pairs.u[sel]], q[pairs.v[sel]]
+    outer = (qu[:, :, None] * qv[:, None, :]).reshape(sel.size, K * K)
+    r, c = np.nonzero(outer)
+    cols = col_of[pairs.pair[sel]][r] * K * K + c
+    return sparse.csr_matrix(
+        (outer[r, c], (pairs.item[sel][r], cols)), shape=(pairs.n_items, keep.size * K * K)
+    )
+
+
+def _values(
+    T: FloatArray, measure: str, scale: Scale, *, weights: Weights, level: Level, func: str
+) -> FloatArray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return table_values(T, measure, scale, weights=weights, level=level, func=func)
+
+
+def _square(upper: FloatArray, R: int, names: pd.Index, diagonal: float) -> pd.DataFrame:
+    full = np.full((R, R), np.nan)
+    iu, ju = np.triu_indices(R, 1)
+    full[iu, ju] = upper
+    full[ju, iu] = upper
+    np.fill_diagonal(full, diagonal)
+    return pd.DataFrame(full, index=names, columns=names.rename(None))
+
+
+def _dic_of(vt: FloatArray, vp: FloatArray, diagonal_terms: float) -> FloatArray:
+    """DIC along the last axis over the pairs finite in both (NaN when none)."""
+    ok = np.isfinite(vt) & np.isfinite(vp)
+    num = np.where(ok, (vt - vp) ** 2, 0.0).sum(axis=-1)
+    den = np.where(ok, vt**2, 0.0).sum(axis=-1) + diagonal_terms
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(ok.any(axis=-1) & (den > 0), np.sqrt(num / den), np.nan)
+    return np.asarray(out, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class DICResult:
+    r"""Difference of inter-annotator consistency (lower is better).
+
+    Attributes
+    ----------
+    statistic : float
+        :math:`\lVert M - M' \rVert_F / \lVert M \rVert_F` over the pairs used.
+    confidence_interval : ConfidenceInterval or None
+        Percentile bootstrap interval over items (``None`` without one).
+    n_pairs : int
+        Annotator pairs used: overlap at least ``min_overlap`` and the
+        coefficient defined in both matrices.
+    n_pairs_undefined : int
+        Pairs with enough overlap left out because a coefficient is undefined
+        (e.g. a predicted annotator using one label on the shared items).
+    true, predicted : DataFrame
+        :math:`M` and :math:`M'` (annotator × annotator, diagonal 1).
+    overlap : DataFrame
+        Items shared by each pair.
+    measure : str
+    min_overlap : int
+    diagonal : bool
+        Whether the diagonal's ones entered :math:`\lVert M \rVert_F`.
+    n_resamples : int
+    n_unused_predictions : int
+        Predictions for cells without a true label (not used).
+    bootstrap_bias : float
+        Mean of the bootstrap replicates minus ``statistic`` (NaN without an
+        interval). DIC is a norm of noisy differences, so with few items per
+        pair it is biased upwards; a large value says so (``ci_method="basic"``
+        corrects the interval for it).
+    """
+
+    statistic: float
+    confidence_interval: ConfidenceInterval | None
+    n_pairs: int
+    n_pairs_undefined: int
+    true: pd.DataFrame
+    predicted: pd.DataFrame
+    overlap: pd.DataFrame
+    measure: str
+    min_overlap: int
+    diagonal: bool
+    n_resamples: int
+    n_unused_predictions: int
+    bootstrap_bias: float = float("nan")
+
+    def __float__(self) -> float:
+        return self.statistic
+
+    def __repr__(self) -> str:
+        ci = self.confidence_interval
+        span = f", CI [{ci.low:.3f}, {ci.high:.3f}]" if ci is not None else ""
+        return (
+            f"<DICResult {self.measure}, tau={self.min_overlap}: {self.statistic:.4f}{span} "
+            f"over {self.n_pairs} pairs>"
+        )
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    aligned: AlignedPredictions
+    pairs: _Pairs
+    q_true: FloatArray
+    q_pred: FloatArray
+    scale: Scale
+    names: pd.Index
+    overlap: IntArray
+
+
+def _prepare(
+    true: Annotations, predicted: Annotations | pd.DataFrame, soft: bool, func: str
+) -> _Prepared:
+    aligned = align_predictions(true, predicted, func=func)
+    acodes, names = true._require_annotators(func)
+    K = true.scale.K
+    q_true = np.zeros((true.n_annotations, K))
+    q_true[np.arange(true.n_annotations), true.label_codes] = 1.0
+    q_pred = aligned.q
+    if not soft and not aligned.hard:
+        # argmax, ties to the lowest label index (numpy's argmax)
+        codes = q_pred.argmax(axis=1)
+        q_pred = np.zeros_like(q_pred)
+        q_pred[np.arange(codes.size), codes] = 1.0
+    pairs = _cell_pairs(true.item_codes, acodes, len(names))
+    return _Prepared(
+        aligned,
+        pairs,
+        q_true,
+        q_pred,
+        true.scale,
+        pd.Index(names, name="annotator"),
+        pairs.overlap(),
+    )
+
+
+def _tables(prep: _Prepared) -> tuple[FloatArray, FloatArray]:
+    """Every pair's true and predicted table on all shared items, (pairs, K, K) each."""
+    K = prep.scale.K
+    every = np.arange(prep.pairs.n_pairs)
+    ones = np.ones(prep.pairs.n_items)
+    Tt = (ones @ _incidence(prep.pairs, prep.q_true, every)).reshape(-1, K, K)
+    Tp = (ones @ _incidence(prep.pairs, prep.q_pred, every)).reshape(-1, K, K)
+    return Tt, Tp
+
+
+def _callable_values(
+    prep: _Prepared, measure: Callable[[IntArray, IntArray], float], tau: int
+) -> tuple[FloatArray, FloatArray]:
+    true = prep.aligned.true
+    pred = Annotations(
+        item_codes=true.item_codes,
+        label_codes=prep.q_pred.argmax(axis=1).astype(np.int64),
+        annotator_codes=true.annotator_codes,
+        items=true.items,
+        annotators=true.annotators,
+        scale=true.scale,
+    )
+    iu, ju = np.triu_indices(len(prep.names), 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateAgreementWarning)
+        vt = pairwise(true, measure, min_overlap=tau).value.to_numpy()[iu, ju]
+        vp = pairwise(pred, measure, min_overlap=tau).value.to_numpy()[iu, ju]
+    return vt, vp
+
+
+def dic(
+    true: Annotations,
+    predicted: Annotations | pd.DataFrame,
+    *,
+    measure: MeasureArg = "cohen",
+    min_overlap: int = 20,
+    weights: Weights = "quadratic",
+    level: Level = "nominal",
+    soft: bool = False,
+    diagonal: bool = False,
+    confidence_level: float | None = 0.95,
+    ci_method: Literal["percentile", "basic"] = "percentile",
+    n_resamples: int = 1000,
+    seed: SeedLike = 0,
+) -> DICResult:
+    r"""Difference of inter-annotator consistency between truth and predictions.
+
+    .. math::
+
+        \mathrm{DIC} = \frac{\lVert M - M' \rVert_F}{\lVert M \rVert_F}
+
+    over the annotator pairs :math:`k < l` that share at least
+    :math:`\tau` items and whose coefficient is defined in both matrices
+    (seed 003, Eq. for DIC; lower is better, 0 for a perfect copy).
+
+    Parameters
+    ----------
+    true : Annotations
+        True annotations with annotator ids.
+    predicted : Annotations or DataFrame
+        Per-annotator predictions in the same long shape: labels, or one
+        probability column per label (see :func:`align_predictions
+        <dissensus.tendency.align_predictions>`). Every true (item,
+        annotator) cell needs one; ``M'`` is computed on the same shared
+        items as ``M``.
+    measure : {"cohen", "weighted_cohen", "alpha", "pearson"} or callable, default "cohen"
+        Pair agreement (see :func:`consistency_matrix`); the seed uses Cohen's kappa.
+    min_overlap : int, default 20
+        :math:`\tau`.
+    weights, level
+        Options of ``"weighted_cohen"`` and ``"alpha"``.
+    soft : bool, default False
+        How a predicted distribution enters. ``False``: reduced to a label by
+        argmax, ties to the lowest label index. ``True``: the pair table of
+        two predicted annotators is the sum over shared items of the outer
+        product of their distributions (the expected table when each
+        predicted annotator draws a label from their distribution,
+        independently given the item); every built-in measure is a function
+        of the table, a callable is not.
+    diagonal : bool, default False
+        Whether the diagonal ones count in :math:`\lVert M \rVert_F`. They
+        are 1 on both sides by definition, so including them adds ``M``
+        (the number of annotators) to the denominator and nothing to the
+        numerator: DIC would shrink with the pool size for the same
+        structure. Excluded by default; ``True`` gives the seed's formula
+        taken literally over full matrices. Symmetric entries are counted
+        once (the ratio is the same counted twice).
+    confidence_level : float or None, default 0.95
+        Percentile bootstrap interval over items (those labelled by at
+        least two annotators), resampling true and predicted labels of an
+        item together. The pairs are the point estimate's; a pair whose
+        coefficient is undefined in a resample is left out of that
+        resample. ``None``: no interval.
+    ci_method : {"percentile", "basic"}, default "percentile"
+        ``"percentile"``: quantiles of the replicates. ``"basic"``: the
+        reverse percentile interval :math:`[2\hat\theta - q_{hi}, 2\hat\theta -
+        q_{lo}]`, which corrects for the upward bias of DIC with few items
+        per pair (see ``bootstrap_bias``).
+    n_resamples : int, default 1000
+    seed : int, Generator or None, default 0
+
+    Returns
+    -------
+    DICResult
+
+    Raises
+    ------
+    DataError
+        Predictions that do not cover the true cells (see
+        :func:`align_predictions <dissensus.tendency.align_predictions>`).
+    ValueError
+        ``soft=True`` or an interval with a callable measure (no table form).
+
+    References
+    ----------
+    Seed 003: "A Unified Evaluation Framework for Multi-Annotator Tendency
+    Learning", arXiv:2508.10393, Section 3.1.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3, 4, 4], "annotator": list("abababab"),
+    ...                    "label": ["x", "x", "y", "y", "x", "y", "y", "y"]})
+    >>> true = Annotations.from_frame(df)
+    >>> float(dic(true, true, min_overlap=2, confidence_level=None))
+    0.0
+    >>> pred = df.assign(label=["x", "x", "y", "y", "x", "x", "y", "y"])
+    >>> round(float(dic(true, pred, min_overlap=2, confidence_level=None)), 3)
+    1.0
+    """
+    func = "dic"
+    _check_common(func, measure, level, min_overlap)
+    check_option(func, "ci_method", ci_method, ("percentile", "basic"))
+    tau = int(min_overlap)
+    if callable(measure) and (soft or confidence_level is not None):
+        msg = (
+            "A callable measure works on label codes, so it has no soft form and no vectorised "
+            "bootstrap; pass soft=False and confidence_level=None, or use a built-in measure."
+        )
+        raise ValueError(msg)
+    prep = _prepare(true, predicted, soft, func)
+    R = len(prep.names)
+    enough = prep.overlap >= tau
+    if callable(measure):
+        vt, vp = _callable_values(prep, measure, tau)
+        name = getattr(measure, "__name__", "custom")
+    else:
+        name = measure
+        Tt, Tp = _tables(prep)
+        vt = _values(Tt, measure, prep.scale, weights=weights, level=level, func=func)
+        vp = _values(Tp, measure, prep.scale, weights=weights, level=level, func=func)
+    vt = np.where(enough, vt, np.nan)
+    vp = np.where(enough, vp, np.nan)
+    used = enough & np.isfinite(vt) & np.isfinite(vp)
+    n_diag = R / 2.0 if diagonal else 0.0  # upper pairs count once, so the diagonal counts half
+    stat = float(_dic_of(vt[used], vp[used], n_diag))
+    ci = None
+    bias = float("nan")
+    B = int(n_resamples)
+    if confidence_level is not None and used.any() and not callable(measure):
+        level_ = check_probability_level(func, "confidence_level", confidence_level)
+        keep = np.flatnonzero(used)
+        Pt = _incidence(prep.pairs, prep.q_true, keep)
+        Pp = _incidence(prep.pairs, prep.q_pred, keep)
+        K = prep.scale.K
+        chunk = max(1, _CHUNK_CELLS // max(1, 2 * keep.size * K * K))
+        boot = np.empty(B)
+        row = 0
+        for W in iter_bootstrap_weights(
+            prep.pairs.n_items, B, seed=as_generator(seed), chunk=chunk
+        ):
+            Wf = W.astype(np.float64)
+            bt = np.asarray((Pt.T @ Wf.T).T).reshape(W.shape[0], keep.size, K, K)
+            bp = np.asarray((Pp.T @ Wf.T).T).reshape(W.shape[0], keep.size, K, K)
+            boot[row : row + W.shape[0]] = _dic_of(
+                _values(bt, str(measure), prep.scale, weights=weights, level=level, func=func),
+                _values(bp, str(measure), prep.scale, weights=weights, level=level, func=func),
+                n_diag,
+            )
+            row += W.shape[0]
+        lo, hi = percentile_interval(boot, level=level_)
+        if ci_method == "basic":
+            lo, hi = 2.0 * stat - hi, 2.0 * stat - lo
+        ci = ConfidenceInterval(float(lo), float(hi))
+        bias = float(np.nanmean(boot)) - stat
+    ov = _square(prep.overlap.astype(np.float64), R, prep.names, np.nan)
+    counts = np.bincount(prep.aligned.true.annotator_codes, minlength=R)  # type: ignore[arg-type]
+    ov_values = ov.to_numpy(copy=True)
+    np.fill_diagonal(ov_values, counts)
+    return DICResult(
+        statistic=stat,
+        confidence_interval=ci,
+        n_pairs=int(used.sum()),
+        n_pairs_undefined=int((enough & ~used).sum()),
+        true=_square(vt, R, prep.names, 1.0),
+        predicted=_square(vp, R, prep.names, 1.0),
+        overlap=pd.DataFrame(ov_values.astype(np.int64), index=ov.index, columns=ov.columns),
+        measure=str(name),
+        min_overlap=tau,
+        diagonal=diagonal,
+        n_resamples=B if ci is not None else 0,
+        n_unused_predictions=prep.aligned.n_unused,
+        bootstrap_bias=bias,
+    )
+
+
+def _default_taus(overlap: IntArray) -> IntArray:
+    top = max(int(overlap.max(initial=1)), 1)
+    grid = np.unique(np.round(np.geomspace(1, top, 25)).astype(np.int64))
+    return grid
+
+
+def tau_curve(
+    true: Annotations,
+    predicted: Annotations | pd.DataFrame,
+    *,
+    taus: Sequence[int] | None = None,
+    measure: str = "cohen",
+    weights: Weights = "quadratic",
+    level: Level = "nominal",
+    soft: bool = False,
+    diagonal: bool = False,
+) -> pd.DataFrame:
+    r"""DIC as a function of the minimum overlap :math:`\tau` (the seed's first next check).
+
+    The tables are built once; each :math:`\tau` only changes which pairs
+    count.
+
+    Parameters
+    ----------
+    true, predicted
+        As in :func:`dic`.
+    taus : sequence of int, optional
+        Default: about 25 values spaced geometrically from 1 to the largest
+        overlap.
+    measure, weights, level, soft, diagonal
+        As in :func:`dic` (built-in measures only).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``min_overlap``, ``dic``, ``n_pairs`` (pairs used),
+        ``n_pairs_enough`` (pairs with that overlap), one row per
+        :math:`\tau`.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3], "annotator": list("ababab"),
+    ...                    "label": ["x", "x", "y", "y", "x", "y"]})
+    >>> true = Annotations.from_frame(df)
+    >>> tau_curve(true, true, taus=[1, 4])
+       min_overlap  dic  n_pairs  n_pairs_enough
+    0            1  0.0        1               1
+    1            4  NaN        0               0
+    """
+    func = "tau_curve"
+    _check_common(func, measure, level, 1)
+    prep = _prepare(true, predicted, soft, func)
+    Tt, Tp = _tables(prep)
+    vt = _values(Tt, measure, prep.scale, weights=weights, level=level, func=func)
+    vp = _values(Tp, measure, prep.scale, weights=weights, level=level, func=func)
+    grid = _default_taus(prep.overlap) if taus is None else np.asarray(list(taus), dtype=np.int64)
+    if grid.size == 0 or (grid < 1).any():
+        msg = f"The 'taus' parameter of {func} must hold integers >= 1. Got {list(grid)!r}."
+        raise ValueError(msg)
+    enough = prep.overlap[None, :] >= grid[:, None]  # (T, pairs)
+    used = enough & np.isfinite(vt) & np.isfinite(vp)
+    vt_b = np.where(used, vt, np.nan)
+    vp_b = np.where(used, vp, np.nan)
+    values = _dic_of(vt_b, vp_b, len(prep.names) / 2.0 if diagonal else 0.0)
+    return pd.DataFrame(
+        {
+            "min_overlap": grid,
+            "dic": values,
+            "n_pairs": used.sum(axis=1),
+            "n_pairs_enough": enough.sum(axis=1),
+        }
+    )
+
+
+def perturbation_curve(
+    true: Annotations,
+    predicted: Annotations | pd.DataFrame,
+    annotator: Any,
+    *,
+    shares: Sequence[float] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+    n_repeats: int = 20,
+    measure: str = "cohen",
+    min_overlap: int = 20,
+    weights: Weights = "quadratic",
+    level: Level = "nominal",
+    diagonal: bool = False,
+    seed: SeedLike = 0,
+) -> pd.DataFrame:
+    """DIC when a growing share of one annotator's predictions is corrupted (the seed's second check).
+
+    For each share ``s``, ``round(s · n_a)`` of annotator ``a``'s predicted
+    labels (chosen uniformly without replacement) are replaced by a label
+    drawn uniformly from the *other* ``K − 1`` labels; ``n_repeats``
+    corruptions per share. Predicted distributions are first reduced to
+    labels (argmax, ties to the lowest index). Starting from predictions
+    that reproduce the truth, DIC rises with ``s`` in expectation. Starting
+    from a model whose predicted annotators agree *more* than the real ones
+    (e.g. noiseless predictions), a little corruption first brings the
+    pair agreements down towards the truth and DIC dips before it rises;
+    the curve shows which case a model is in.
+
+    All ``len(shares) · n_repeats`` corrupted versions are scored at once:
+    only the ``M − 1`` pairs of annotator ``a`` change, and their tables are
+    counted for every version with one ``bincount``.
+
+    Parameters
+    ----------
+    true, predicted
+        As in :func:`dic`.
+    annotator : annotator id
+        The annotator whose predictions are corrupted.
+    shares : sequence of float in [0, 1]
+    n_repeats : int, default 20
+    measure, min_overlap, weights, level, diagonal
+        As in :func:`dic` (built-in measures only).
+    seed : int, Generator or None, default 0
+
+    Returns
+    -------
+    DataFrame
+        Columns ``share``, ``dic_mean``, ``dic_std`` (over repeats),
+        ``n_pairs`` (pairs used in the uncorrupted run).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame({"item": np.repeat(np.arange(60), 3),
+    ...                    "annotator": np.tile(list("abc"), 60),
+    ...                    "label": rng.choice(["x", "y"], 180)})
+    >>> true = Annotations.from_frame(df)
+    >>> c = perturbation_curve(true, true, "a", shares=[0, 0.5, 1], min_overlap=5, seed=1)
+    >>> bool(c.dic_mean.is_monotonic_increasing), float(c.dic_mean[0])
+    (True, 0.0)
+    """
+    func = "perturbation_curve"
+    _check_common(func, measure, level, min_overlap)
+    share = np.asarray(list(shares), dtype=np.float64)
+    if share.size == 0 or (share < 0).any() or (share > 1).any():
+        msg = f"The 'shares' parameter of {func} must hold numbers in [0, 1]. Got {list(shares)!r}."
+        raise ValueError(msg)
+    if int(n_repeats) < 1:
+        msg = f"The 'n_repeats' parameter of {func} must be at least 1. Got {n_repeats!r}."
+        raise ValueError(msg)
+    prep = _prepare(true, predicted, False, func)
+    names = prep.names
+    where = names.get_indexer(pd.Index([annotator]))
+    if where[0] < 0:
+        msg = f"Annotator {annotator!r} is not in the annotations ({len(names)} annotators, e.g. {list(names[:5])!r})."
+        raise ValueError(msg)
+    a = int(where[0])
+    K = prep.scale.K
+    R = len(names)
+    rng = as_generator(seed)
+    tau = int(min_overlap)
+    Tt, Tp = _tables(prep)
+    vt = _values(Tt, measure, prep.scale, weights=weights, level=level, func=func)
+    vt = np.where(prep.overlap >= tau, vt, np.nan)
+    codes = prep.q_pred.argmax(axis=1)
+    acodes = prep.aligned.true.annotator_codes
+    assert acodes is not None  # checked by _prepare
+    cells_a = np.flatnonzero(acodes == a)
+    n_a = cells_a.size
+    V = share.size * int(n_repeats)
+    n_bad = np.repeat(np.round(share * n_a).astype(np.int64), int(n_repeats))
+    # a uniformly random subset of size n_bad[v]: the cells whose random key ranks below it
+    rank = np.argsort(np.argsort(rng.random((V, n_a)), axis=1), axis=1)
+    hit = rank < n_bad[:, None]
+    shift = rng.integers(1, K, size=(V, n_a)) if K > 1 else np.zeros((V, n_a), dtype=np.int64)
+    new = np.where(hit, (codes[cells_a][None, :] + shift) % K, codes[cells_a][None, :])
+    pos_a = np.full(codes.size, -1, dtype=np.int64)
+    pos_a[cells_a] = np.arange(n_a)
+    pairs = prep.pairs
+    on_u = acodes[pairs.u] == a
+    on_v = acodes[pairs.v] == a
+    inc = np.flatnonzero(on_u | on_v)
+    a_cell = np.where(on_u[inc], pairs.u[inc], pairs.v[inc])
+    other = np.where(on_u[inc], pairs.v[inc], pairs.u[inc])
+    la = new[:, pos_a[a_cell]]  # (V, n_inc)
+    lo = codes[other][None, :]
+    cell = np.where(on_u[inc][None, :], la * K + lo, lo * K + la)
+    a_pairs = np.unique(pairs.pair[inc])
+    local = np.searchsorted(a_pairs, pairs.pair[inc])
+    flat = (np.arange(V)[:, None] * a_pairs.size + local[None, :]) * K * K + cell
+    Ta = np.bincount(flat.ravel(), minlength=V * a_pairs.size * K * K).reshape(
+        V, a_pairs.size, K, K
+    )
+    Tv = np.broadcast_to(Tp, (V, *Tp.shape)).copy()
+    Tv[:, a_pairs] = Ta
+    vp = _values(
+        Tv.astype(np.float64), measure, prep.scale, weights=weights, level=level, func=func
+    )
+    vp = np.where(prep.overlap >= tau, vp, np.nan)
+    vt_b = np.where(np.isfinite(vt), vt, np.nan)
+    values = _dic_of(np.broadcast_to(vt_b, vp.shape), vp, R / 2.0 if diagonal else 0.0).reshape(
+        share.size, int(n_repeats)
+    )
+    base_used = (
+        (prep.overlap >= tau)
+        & np.isfinite(vt)
+        & np.isfinite(_values(Tp, measure, prep.scale, weights=weights, level=level, func=func))
+    )
+    return pd.DataFrame(
+        {
+            "share": share,
+            "dic_mean": values.mean(axis=1),
+            "dic_std": values.std(axis=1, ddof=1) if int(n_repeats) > 1 else np.nan,
+            "n_pairs": int(base_used.sum()),
+        }
+    )
