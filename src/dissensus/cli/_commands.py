@@ -10,7 +10,6 @@ from dissensus.cli._audit import audit_command
 from dissensus.cli._evaluate import evaluate_command
 from dissensus.cli._experiment import demo_command, experiment_command
 from dissensus.cli._info import info_command
-<<<<<<< HEAD
 from dissensus.cli._leaderboard import leaderboard_command
 from dissensus.cli._simulate import simulate_command
 from dissensus.cli._tendency import tendency_command
@@ -29,11 +28,3 @@ COMMANDS: list[click.Command] = [
     leaderboard_command,
     tendency_command,
 ]
-=======
-from dissensus.cli._tendency import tendency_command
-
-__all__ = ["COMMANDS"]
-
-COMMANDS: list[click.Command] = [info_command, agreement_command, evaluate_command]
-COMMANDS.append(tendency_command)
->>>>>>> tendency
