@@ -204,7 +204,7 @@ class TestEvaluate:
 class TestAnnotationBins:
     def test_convabuse_style(self):
         codes, labels = annotation_bins([2, 3, 4, 5, 6, 8, 2])
-        assert labels == ["2–3", "4–5", "6–10"]
+        assert labels == ["2–3", "4–5", "6–8"]  # closed at the largest count
         assert codes.tolist() == [0, 0, 1, 1, 2, 2, 0]
 
     def test_product_review_style(self):

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dissensus.report._data import (
+    MIN_ITEMS_FOR_INTERVAL,
     ReportData,
     Table,
     agreement_table,
@@ -15,14 +16,18 @@ from dissensus.report._data import (
     dataset_facts,
     differences_table,
     direction_arrow,
+    has_infinite,
     metric_agreement_table,
+    prior_fit_table,
+    prior_table,
     rankings_table,
     reversals_table,
     significant_reversals,
     summary_table,
+    verdict_table,
 )
-from dissensus.report._plots import figures
-from dissensus.report._reading import plain_reading
+from dissensus.report._plots import figures, reversal_item_figures
+from dissensus.report._reading import plain_reading, prior_sentences, reversal_statements
 
 if TYPE_CHECKING:
     import jinja2
@@ -101,7 +106,19 @@ def render_html(data: ReportData) -> str:
     (True, 3, False)
     """
     figs = figures(data)
-    numbers = {key: i for i, key in enumerate(figs, start=1)}
+    item_figs = reversal_item_figures(data)
+    # figures are numbered in page order
+    page_order = ["annotations", "summary", "by_bin", *(f.id for f in item_figs), "agreement"]
+    present = [key for key in page_order if key in figs or key.startswith("fig-items-")]
+    numbers = {key: i for i, key in enumerate(present, start=1)}
+    prior_notes, prior_warning = prior_sentences(data)
+    few_bins = [
+        label
+        for label, n_items in data.by_bin.groupby(data.by_bin["bin"].astype(str))["n_items"]
+        .max()
+        .items()
+        if int(n_items) < MIN_ITEMS_FOR_INTERVAL
+    ]
     reversals = reversals_table(data)
     by_bin_tables = [
         (f"{metric} {direction_arrow(data.lower_is_better(metric))}", table)
@@ -127,7 +144,18 @@ def render_html(data: ReportData) -> str:
         facts=dataset_facts(data),
         reading=plain_reading(data),
         figs=figs,
+        item_figs=item_figs,
         numbers=numbers,
+        verdict=verdict_table(data),
+        prior_table=prior_table(data),
+        prior_fit=prior_fit_table(data),
+        prior_notes=prior_notes,
+        prior_warning=prior_warning,
+        reversal_statements=reversal_statements(data),
+        has_infinite=has_infinite(data),
+        n_items=int(data.dataset["n_items"]),
+        min_items=MIN_ITEMS_FOR_INTERVAL,
+        few_bins=sorted(few_bins, key=data.bins().index) if few_bins else [],
         agreement=agreement_table(data),
         summary=summary_table(data),
         by_bin_tables=by_bin_tables,
