@@ -835,7 +835,9 @@ class Evaluation:
                 out.append((label, prior))
         return out
 
-    def prior_fit(self, priors: Sequence[Any] = ("uniform", "jeffreys", "empirical")) -> pd.DataFrame:
+    def prior_fit(
+        self, priors: Sequence[Any] = ("uniform", "jeffreys", "empirical")
+    ) -> pd.DataFrame:
         r"""How strongly each prior weighs against the annotations, and how well it fits them.
 
         Parameters
@@ -862,8 +864,8 @@ class Evaluation:
             marginal_log_likelihood,
         )
 
-        n = self.counts.values
-        rows = []
+        n = self.counts.values  # noqa: PD011  (LabelCounts, not pandas)
+        rows: list[tuple[str, float, float, float, bool]] = []
         for label, prior in self._priors(priors):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", PriorFitWarning)
@@ -874,9 +876,8 @@ class Evaluation:
                 weak = float(np.mean(self.n_annotations <= strength))
             else:
                 strength = loglik = weak = math.nan
-            if label == "empirical":
-                label = f"empirical (strength {strength:.3g})"
-            rows.append((label, strength, loglik, weak, not rows))
+            shown = f"empirical (strength {strength:.3g})" if label == "empirical" else label
+            rows.append((shown, strength, loglik, weak, not rows))
         return pd.DataFrame(
             rows, columns=["prior", "strength", "log_likelihood", "share_items_weak", "used"]
         )
@@ -913,7 +914,17 @@ class Evaluation:
             are significantly worse than the best. Empty when there is no
             expected metric or the predictions were not kept.
         """
-        columns = ["prior", "metric", "model", "mean", "ci_low", "ci_high", "rank", "best", "significant"]
+        columns = [
+            "prior",
+            "metric",
+            "model",
+            "mean",
+            "ci_low",
+            "ci_high",
+            "rank",
+            "best",
+            "significant",
+        ]
         expected = [i for i, m in enumerate(self._metrics) if m.needs_posterior]
         key = (tuple(_prior_name(p) for p in priors), float(ci), int(n_boot))
         if key in self._prior_cache:
@@ -1037,7 +1048,7 @@ class Evaluation:
         alpha = np.asarray(dirichlet(self.counts, prior=self._prior_value), dtype=np.float64)
         posterior_mean = alpha / alpha.sum(axis=1, keepdims=True)
         n = self.n_annotations
-        observed = self.counts.values / np.maximum(n, 1)[:, None]
+        observed = self.counts.values / np.maximum(n, 1)[:, None]  # noqa: PD011
         labels = [str(v) for v in self.counts.scale.labels]
         K = len(labels)
         frames = []
@@ -1053,7 +1064,11 @@ class Evaluation:
             better_2 = self.models[a] if sign2 else self.models[b]
             series = ["observed", "posterior mean", *self.models]
             blocks = np.stack(
-                [observed[top], posterior_mean[top], *(self.predictions[j][top] for j in range(len(self.models)))]
+                [
+                    observed[top],
+                    posterior_mean[top],
+                    *(self.predictions[j][top] for j in range(len(self.models))),
+                ]
             )  # (series, items, K)
             S_, T_ = len(series), top.size
             frames.append(
@@ -1064,7 +1079,9 @@ class Evaluation:
                         "metric_2": self.metrics[m2],
                         "better_1": better_1,
                         "better_2": better_2,
-                        "item": np.tile(np.repeat(np.asarray(self.counts.items[top], dtype=object), K), S_),
+                        "item": np.tile(
+                            np.repeat(np.asarray(self.counts.items[top], dtype=object), K), S_
+                        ),
                         "n_annotations": np.tile(np.repeat(n[top], K), S_),
                         "weight": np.tile(np.repeat(weight[r, top], K), S_),
                         "series": np.repeat(series, T_ * K),

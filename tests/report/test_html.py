@@ -296,7 +296,9 @@ class TestVerdict:
         assert 'id="prior-fit-table"' in verdict_page
 
     def test_warns_when_prior_outweighs_annotations(self, verdict_page):
-        warning = re.search(r'<p class="warning" role="note"><b>Prior check.</b>(.*?)</p>', verdict_page)
+        warning = re.search(
+            r'<p class="warning" role="note"><b>Prior check.</b>(.*?)</p>', verdict_page
+        )
         assert warning is not None
         assert "uniform prior adds 5.00 pseudo-counts" in warning.group(1)
         assert re.search(r"annotations of \d+% of items", warning.group(1))
@@ -312,7 +314,9 @@ class TestVerdict:
     def test_items_behind_reversals(self, verdict_page):
         figures = re.findall(r'<figure id="(fig-items-\d)">', verdict_page)
         assert 1 <= len(figures) <= 3
-        assert re.search(r"conv-\d{4} \(n=\d\)", verdict_page)  # items with their counts, in the alt text
+        assert re.search(
+            r"conv-\d{4} \(n=\d\)", verdict_page
+        )  # items with their counts, in the alt text
         assert "posterior mean" in verdict_page
 
     def test_metric_agreement_is_a_heatmap(self, verdict_page):
@@ -331,7 +335,9 @@ class TestVerdict:
         assert 'id="infinite-note"' in page
 
     def test_few_items_warned(self):
-        page = render_html(replace(example_report_data(), dataset={**example_report_data().dataset, "n_items": 12}))
+        page = render_html(
+            replace(example_report_data(), dataset={**example_report_data().dataset, "n_items": 12})
+        )
         assert "<b>Few items.</b>" in page
 
 

@@ -84,5 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _one_line(exc: BaseException) -> str:
+    from dissensus.cli._messages import cli_message  # noqa: PLC0415 (only on errors)
+
     text = str(exc) or type(exc).__name__
-    return " ".join(text.split())
+    return cli_message(" ".join(text.split()))

@@ -11,7 +11,7 @@ from typing import Any
 import click
 import pandas as pd
 
-from dissensus._exceptions import DissensusWarning
+from dissensus._exceptions import DataError, DissensusWarning
 from dissensus.agreement import majority_labels, report
 from dissensus.cli._reader_options import load_annotations, reader_options
 from dissensus.data import LabelCounts, as_label_counts, load_example
@@ -239,7 +239,18 @@ def agreement_command(
             meta = [c for c in (reader.get("meta") or "").split(",") if c]
             if by not in meta:
                 reader["meta"] = ",".join([*meta, by])
-        counts = as_label_counts(load_annotations(file, **reader))
+        try:
+            counts = as_label_counts(load_annotations(file, **reader))
+        except DataError as exc:
+            if by and str(exc).startswith(f"No meta column {by!r}"):
+                # the column came from --by: say so, not --meta
+                detail = str(exc).split(";")[0].removeprefix("No meta column ")
+                guess = str(exc).partition("Did you mean")[2]
+                msg = f"--by {by}: no column {detail}" + (
+                    f"; did you mean {guess.strip(' ?')}?" if guess else "."
+                )
+                raise DataError(msg) from None
+            raise
         title = file
     if level == "auto":
         level = "ordinal" if counts.scale.ordered else "nominal"

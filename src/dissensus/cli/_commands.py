@@ -7,7 +7,9 @@ import click
 from dissensus.cli._agreement import agreement_command
 from dissensus.cli._evaluate import evaluate_command
 from dissensus.cli._info import info_command
+from dissensus.cli._metrics import metrics_command
 
 __all__ = ["COMMANDS"]
 
 COMMANDS: list[click.Command] = [info_command, agreement_command, evaluate_command]
+COMMANDS.append(metrics_command)

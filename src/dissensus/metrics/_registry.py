@@ -24,9 +24,9 @@ only; :func:`list_metrics` leaves them out unless asked, so a loop over
 from __future__ import annotations
 
 import difflib
-import re
 import importlib
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -350,7 +350,9 @@ def get_metric(name: str | Metric) -> Metric:
     key = folded.get(_fold(name))
     if key is not None:
         return _REGISTRY[key]
-    close = [folded[c] for c in difflib.get_close_matches(_fold(name), list(folded), n=3, cutoff=0.6)]
+    close = [
+        folded[c] for c in difflib.get_close_matches(_fold(name), list(folded), n=3, cutoff=0.6)
+    ]
     inner = re.fullmatch(r"e\[(.*)\]", _fold(name))
     if inner and not close:  # a misspelt expected name: match the part inside E[...]
         close = [

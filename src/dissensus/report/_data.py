@@ -777,8 +777,9 @@ def bin_winners(data: ReportData, metrics: list[str]) -> list[tuple[str, list[st
             rows = rows[~np.isnan(rows["mean"].astype(float))]
             if rows.empty:
                 continue
-            pick = rows["mean"].idxmin() if data.lower_is_better(metric) else rows["mean"].idxmax()
-            wins[str(rows.loc[pick, "model"])] += 1
+            means = rows["mean"].to_numpy(dtype=float)
+            pick = int(np.argmin(means) if data.lower_is_better(metric) else np.argmax(means))
+            wins[str(rows["model"].iloc[pick])] += 1
         n_items = int(in_bin["n_items"].max()) if len(in_bin) else 0
         out.append((label, _winners(wins), n_items))
     return out
@@ -842,8 +843,8 @@ def supported_prior(data: ReportData) -> dict[str, Any] | None:
     fit = data.prior_fit[~np.isnan(data.prior_fit["log_likelihood"].astype(float))]
     if fit.empty:
         return None
-    row = fit.loc[fit["log_likelihood"].astype(float).idxmax()]
-    return {str(k): v for k, v in row.items()}
+    position = int(np.argmax(fit["log_likelihood"].to_numpy(dtype=float)))
+    return {str(k): v for k, v in fit.iloc[position].items()}
 
 
 def prior_winners(data: ReportData) -> dict[str, list[str]]:

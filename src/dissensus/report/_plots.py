@@ -374,7 +374,11 @@ def _draw_agreement(metrics: list[str], tau: np.ndarray) -> Figure:
 def metric_agreement_figure(data: ReportData, *, fig_id: str = "fig-agreement") -> Figure_ | None:
     """Kendall's τ between the rankings of every two metrics, as a heatmap (None below 3 metrics)."""
     table = data.metric_agreement
-    metrics = [m for m in data.metrics if m in set(table["metric_1"].astype(str)) | set(table["metric_2"].astype(str))]
+    metrics = [
+        m
+        for m in data.metrics
+        if m in set(table["metric_1"].astype(str)) | set(table["metric_2"].astype(str))
+    ]
     if len(metrics) < 3:
         return None
     index = {m: i for i, m in enumerate(metrics)}
@@ -383,7 +387,7 @@ def metric_agreement_figure(data: ReportData, *, fig_id: str = "fig-agreement") 
     for rec in table.itertuples(index=False):
         i, j = index.get(str(rec.metric_1)), index.get(str(rec.metric_2))
         if i is not None and j is not None:
-            tau[i, j] = tau[j, i] = float(rec.kendall_tau)
+            tau[i, j] = tau[j, i] = float(rec.kendall_tau)  # type: ignore[arg-type]
     alt = (
         f"Heatmap of Kendall's tau between the model rankings of {len(metrics)} metrics; "
         "blue: the two metrics rank the models alike, red: in opposite orders."

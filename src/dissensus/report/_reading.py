@@ -390,9 +390,7 @@ def reversal_statements(data: ReportData) -> list[str]:
                 diff = difference(data, metric, order[0], order[1])
                 if diff is None or diff[0] == 0:
                     continue
-                sides.setdefault(order[0], []).append(
-                    (metric, excludes_zero(diff[1], diff[2]))
-                )
+                sides.setdefault(order[0], []).append((metric, excludes_zero(diff[1], diff[2])))
             parts = []
             for winner, won in sorted(sides.items(), key=lambda kv: -len(kv[1])):
                 n_sig = sum(sig for _, sig in won)

@@ -1,0 +1,77 @@
+"""Library messages in the command line's words: one mapping from keyword arguments to flags.
+
+The library's errors say how to fix a call (``pass how='inner'``); on the
+command line the fix is a flag (``--how inner``). :func:`cli_message`
+rewrites the keyword-argument hints, and :func:`format_hint` suggests
+``--format convabuse|lewidi`` for a file that looks like one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+__all__ = ["FLAG_HINTS", "cli_message", "format_hint"]
+
+Replacement = str | Callable[[re.Match[str]], str]
+
+#: (pattern in a library message, what to say on the command line), applied in order.
+FLAG_HINTS: tuple[tuple[str, Replacement], ...] = (
+    (r"pass annotator=None\b", "pass --no-annotator"),
+    (r"\b(item|annotator|label)=\.\.\.", lambda m: f"--{m[1]} COLUMN"),
+    (r"\bmeta=\.\.\.", "--meta COLUMN"),
+    (r"\bannotators=\[\.\.\.\]", "--annotators COL,COL"),
+    (r"\bdropna=True\b", "--dropna"),
+    (r"\bduplicates='(first|last)' or '(first|last)'", r"--duplicates \1 or --duplicates \2"),
+    (r"\bduplicates='(\w+)'", r"--duplicates \1"),
+    (r"\bhow='inner'", "--how inner"),
+    (r"`?\bnormalize=True\b`?", "--normalize"),
+    (r"\bordered=True \(or Scale\.ordinal\)", "--ordinal"),
+    (r"\bordered=True\b", "--ordinal"),
+    (r"\bmetrics=\[([^\]]*)\]", lambda m: "--metrics " + re.sub(r"['\s]", "", m[1])),
+    (r"\bprior=(['\"]?)(\w+)\1", r"--prior \2"),
+)
+_COMPILED = tuple((re.compile(p), r) for p, r in FLAG_HINTS)
+
+
+def cli_message(text: str) -> str:
+    """``text`` with every keyword-argument hint replaced by the flag that does it.
+
+    Examples
+    --------
+    >>> cli_message("No label column 'lab' in x.csv; name the column with label=...")
+    "No label column 'lab' in x.csv; name the column with --label COLUMN"
+    >>> cli_message("cover different items. Pass how='inner' to keep the common items.")
+    'cover different items. Pass --how inner to keep the common items.'
+    >>> cli_message("rows do not sum to 1; pass `normalize=True` to rescale rows.")
+    'rows do not sum to 1; pass --normalize to rescale rows.'
+    """
+    for pattern, replacement in _COMPILED:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def format_hint(path: str | Path) -> str | None:
+    r"""``"convabuse"`` or ``"lewidi"`` when the start of ``path`` looks like that format.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     p = os.path.join(tmp, "x.csv")
+    ...     _ = open(p, "w").write("example_id,Annotator1_is_abuse.1,Annotator1_is_abuse.0\\n")
+    ...     format_hint(p)
+    'convabuse'
+    """
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return None
+    first_line = head.split("\n", 1)[0]
+    if re.search(r"is_abuse\.-?\d", first_line):
+        return "convabuse"
+    if head.lstrip().startswith("{") and '"soft_label"' in head and '"annotations"' in head:
+        return "lewidi"
+    return None
