@@ -9,10 +9,15 @@ rewrites the keyword-argument hints, and :func:`format_hint` suggests
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
-__all__ = ["FLAG_HINTS", "cli_message", "format_hint"]
+import click
+
+from dissensus._exceptions import DissensusWarning
+
+__all__ = ["FLAG_HINTS", "cli_message", "echo_warnings", "format_hint"]
 
 Replacement = str | Callable[[re.Match[str]], str]
 
@@ -29,7 +34,7 @@ FLAG_HINTS: tuple[tuple[str, Replacement], ...] = (
     (r"`?\bnormalize=True\b`?", "--normalize"),
     (r"\bordered=True \(or Scale\.ordinal\)", "--ordinal"),
     (r"\bordered=True\b", "--ordinal"),
-    (r"\bmetrics=\[([^\]]*)\]", lambda m: "--metrics " + re.sub(r"['\s]", "", m[1])),
+    (r"\bmetrics=\[((?:'[^']*'(?:,\s*)?)+)\]", lambda m: "--metrics " + re.sub(r"['\s]", "", m[1])),
     (r"\bprior=(['\"]?)(\w+)\1", r"--prior \2"),
 )
 _COMPILED = tuple((re.compile(p), r) for p, r in FLAG_HINTS)
@@ -75,3 +80,13 @@ def format_hint(path: str | Path) -> str | None:
     if head.lstrip().startswith("{") and '"soft_label"' in head and '"annotations"' in head:
         return "lewidi"
     return None
+
+
+def echo_warnings(caught: Iterable[warnings.WarningMessage]) -> None:
+    """Print the library's warnings as ``dissensus: warning: …`` lines; re-issue the others."""
+    for w in caught:
+        if issubclass(w.category, DissensusWarning):
+            text = cli_message(" ".join(str(w.message).split()))
+            click.echo(f"dissensus: warning: {text}", err=True)
+        else:  # not ours: let Python's filters decide
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)

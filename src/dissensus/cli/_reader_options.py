@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import click
 
 from dissensus._exceptions import DataError, DissensusWarning
-from dissensus.cli._messages import cli_message, format_hint
+from dissensus.cli._messages import echo_warnings, format_hint
 from dissensus.data import Annotations, Label, Scale, read_annotations
 
 __all__ = [
@@ -216,10 +216,5 @@ def load_annotations(path: str, **options: Any) -> Annotations:
                 raise
             msg = f"{exc} The file looks like {guess}: add --format {guess}."
             raise DataError(msg) from exc
-    for w in caught:
-        if issubclass(w.category, DissensusWarning):
-            text = cli_message(" ".join(str(w.message).split()))
-            click.echo(f"dissensus: warning: {text}", err=True)
-        else:  # not ours: let Python's filters decide
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    echo_warnings(caught)
     return ann
