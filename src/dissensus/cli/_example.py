@@ -20,7 +20,7 @@ __all__ = ["example_command"]
     help="File or directory to write (default: the example's file name, here).",
 )
 def example_command(*, name: str, out: Path | None) -> None:
-    """Write example NAME: ratings (annotations), a and b (two models' predictions), convabuse.
+    r"""Write example NAME: ratings (annotations), a and b (two models' predictions), convabuse.
 
     \b
     dissensus example ratings --out ratings.csv
