@@ -46,7 +46,7 @@ from dissensus._validation import SeedLike, check_option, check_probability_leve
 from dissensus.data import Annotations, LabelCounts, Predictions
 from dissensus.data._counts import as_label_counts
 from dissensus.metrics import Metric, get_metric
-from dissensus.report._data import REQUIRED_COLUMNS
+from dissensus.report._data import REQUIRED_COLUMNS, FullFrame, format_number
 from dissensus.stats._bootstrap import percentile_interval
 from dissensus.stats._paired import (
     PairedTestResult,
@@ -521,6 +521,31 @@ class Evaluation:
             f"{self.counts.N} items; models {examples(self.models)}; metrics {examples(self.metrics)}>"
         )
 
+    def _repr_html_(self) -> str:
+        """Compact notebook view: mean per metric and model (best in bold), no bootstrap."""
+        import html  # noqa: PLC0415
+
+        ranks, _ = competition_ranks(self._means, lower_is_better=self._lower)
+        head = "".join(f"<th>{html.escape(m)}</th>" for m in self.models)
+        rows = []
+        for i, metric in enumerate(self.metrics):
+            arrow = "↓" if self._lower[i] else "↑"
+            cells = "".join(
+                f"<td><b>{format_number(v)}</b></td>" if r == 1 else f"<td>{format_number(v)}</td>"
+                for v, r in zip(self._means[i], ranks[i], strict=True)
+            )
+            rows.append(f"<tr><th>{html.escape(metric)} {arrow}</th>{cells}</tr>")
+        caption = (
+            f"Evaluation: {len(self.models)} models × {len(self.metrics)} metrics on "
+            f"{self.counts.N:,} items (prior {html.escape(self.prior)}); mean per item, "
+            "<b>bold</b> best. Intervals: <code>.summary()</code>; report: "
+            "<code>.to_html()</code>."
+        )
+        return (
+            f'<table class="dissensus-evaluation"><caption>{caption}</caption>'
+            f"<thead><tr><th>metric</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        )
+
     # -- helpers -----------------------------------------------------------
     def _metric_index(self, metric: str) -> int:
         if metric not in self.metrics:
@@ -631,7 +656,7 @@ class Evaluation:
             )
         se = np.where(np.isfinite(self._means), se, np.nan)
         ranks, _ = competition_ranks(self._means, lower_is_better=self._lower)
-        return pd.DataFrame(
+        return FullFrame(
             {
                 "model": np.tile(self.models, M),
                 "metric": np.repeat(self.metrics, J),
@@ -720,7 +745,7 @@ class Evaluation:
         present = np.flatnonzero(size > 0)
         means = means[present]
         nb = present.size
-        return pd.DataFrame(
+        return FullFrame(
             {
                 "bin": pd.Categorical.from_codes(
                     np.repeat(present, M * J), categories=pd.Index(labels), ordered=True
@@ -745,7 +770,7 @@ class Evaluation:
         """
         ranks, tied = competition_ranks(self._means, lower_is_better=self._lower)
         M, J = ranks.shape
-        return pd.DataFrame(
+        return FullFrame(
             {
                 "metric": np.repeat(self.metrics, J),
                 "model": np.tile(self.models, M),
@@ -878,7 +903,7 @@ class Evaluation:
                 strength = loglik = weak = math.nan
             shown = f"empirical (strength {strength:.3g})" if label == "empirical" else label
             rows.append((shown, strength, loglik, weak, not rows))
-        return pd.DataFrame(
+        return FullFrame(
             rows, columns=["prior", "strength", "log_likelihood", "share_items_weak", "used"]
         )
 
@@ -968,7 +993,7 @@ class Evaluation:
         low_d, high_d = self._interval(d_boot, d, ci)
         significant = (J > 1) & ((low_d > 0) | (high_d < 0))
         low, high = self._interval(boot, means, ci)
-        out = pd.DataFrame(
+        out = FullFrame(
             {
                 "prior": np.repeat(labels, E * J),
                 "metric": np.tile(np.repeat([self.metrics[m] for m in expected], J), P),

@@ -24,6 +24,7 @@ __all__ = [
     "DATASET_KEYS",
     "OPTIONAL_COLUMNS",
     "REQUIRED_COLUMNS",
+    "FullFrame",
     "ReportData",
     "example_report_data",
 ]
@@ -294,6 +295,29 @@ class ReportData:
             present = {str(b) for b in column.dropna()}
             return [str(b) for b in column.cat.categories if str(b) in present]
         return [str(b) for b in pd.unique(column.dropna())]
+
+
+class FullFrame(pd.DataFrame):
+    """A summary-sized DataFrame that prints whole: no ``...`` for rows or columns.
+
+    Operations on it return plain DataFrames; only printing differs.
+
+    Examples
+    --------
+    >>> wide = FullFrame({f"column_{i}": [0.5] for i in range(30)})
+    >>> "..." in repr(wide), "..." in repr(pd.DataFrame(wide))
+    (False, True)
+    """
+
+    @property
+    def _constructor(self) -> type[pd.DataFrame]:
+        return pd.DataFrame
+
+    def __repr__(self) -> str:
+        return self.to_string()
+
+    def _repr_html_(self) -> str:
+        return str(self.to_html(max_rows=None, max_cols=None, border=0))
 
 
 # --- formatting shared by the HTML and Markdown renderers -------------------------------------
