@@ -803,7 +803,8 @@ def bin_winners(data: ReportData, metrics: list[str]) -> list[tuple[str, list[st
                 continue
             means = rows["mean"].to_numpy(dtype=float)
             pick = int(np.argmin(means) if data.lower_is_better(metric) else np.argmax(means))
-            wins[str(rows["model"].iloc[pick])] += 1
+            model = str(rows["model"].iloc[pick])
+            wins[model] = wins.get(model, 0) + 1
         n_items = int(in_bin["n_items"].max()) if len(in_bin) else 0
         out.append((label, _winners(wins), n_items))
     return out

@@ -372,9 +372,10 @@ def reversal_statements(data: ReportData) -> list[str]:
     rev = data.reversals
     if rev.empty:
         return []
+    order = {m: i for i, m in enumerate(data.models)}
     pairs = list(
         dict.fromkeys(
-            tuple(sorted((str(a), str(b)), key=data.models.index))
+            tuple(sorted((str(a), str(b)), key=lambda m: (order.get(m, len(order)), m)))
             for a, b in zip(rev["model_a"], rev["model_b"], strict=True)
         )
     )
