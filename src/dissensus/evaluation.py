@@ -1318,6 +1318,7 @@ class Evaluation:
         ci: float = 0.95,
         n_boot: int = 1000,
         agreement_ci: bool = True,
+        priors: Sequence[Any] = ("uniform", "jeffreys", "empirical"),
     ) -> Any:
         """The tables of the report, as a :class:`dissensus.report.ReportData`.
 
@@ -1334,6 +1335,10 @@ class Evaluation:
             resamples for every coefficient: about 5 s on a million items on
             2 cores); ``False`` keeps the point estimates and their standard
             errors.
+        priors : sequence, default ("uniform", "jeffreys", "empirical")
+            Priors the expected metrics are rescored under for the verdict's
+            robustness check (:meth:`prior_sensitivity`); each costs about
+            one more scoring of the expected metrics. ``()`` skips it.
         """
         from dissensus.report import ReportData  # noqa: PLC0415  (report is optional)
 
@@ -1349,8 +1354,8 @@ class Evaluation:
             reversals=self.reversals(ci=ci, n_boot=n_boot),
             metric_agreement=self.metric_agreement(),
             metrics_info=self.metrics_info(),
-            prior_sensitivity=self.prior_sensitivity(ci=ci, n_boot=n_boot),
-            prior_fit=self.prior_fit(),
+            prior_sensitivity=self.prior_sensitivity(priors, ci=ci, n_boot=n_boot),
+            prior_fit=self.prior_fit(priors),
             reversal_items=self.reversal_items(),
         )
 

@@ -92,7 +92,9 @@ class TestFromFrame:
             Annotations.from_frame(_long(), annotator="worker")
 
     def test_missing_meta_column(self):
-        with pytest.raises(DataError, match="No meta 'split' column 'split'"):
+        with pytest.raises(
+            DataError, match=r"No meta column 'split'.*name the column with meta=\.\.\."
+        ):
             Annotations.from_frame(_long(), meta=["split"])
 
     def test_missing_label_values(self):
