@@ -506,7 +506,9 @@ class Evaluation:
         self.n_annotations = counts.n
         #: (J, N, K) predicted distributions, aligned to ``counts`` (None when not kept).
         self.predictions = predictions
-        self._prior_value: Any = prior if prior_value is None else prior_value
+        # the prior itself (not its display name) is needed to rescore under other priors
+        named = prior if prior in ("uniform", "jeffreys", "empirical") else None
+        self._prior_value: Any = named if prior_value is None else prior_value
         self._prior_cache: dict[tuple[tuple[str, ...], float, int], pd.DataFrame] = {}
         self._boot_cache: dict[int, FloatArray] = {}
         self._scores: pd.DataFrame | None = None
@@ -853,6 +855,12 @@ class Evaluation:
     # -- robustness to the prior and the items behind each reversal -------
     def _priors(self, priors: Sequence[Any]) -> list[tuple[str, Any]]:
         """(label, prior) pairs: the evaluation's own prior first, then the others once each."""
+        if self._prior_value is None:
+            msg = (
+                f"This Evaluation knows its prior only by name ({self.prior!r}); build it with "
+                "evaluate() to compare priors."
+            )
+            raise ValueError(msg)
         out: list[tuple[str, Any]] = [(self.prior, self._prior_value)]
         for prior in priors:
             label = _prior_name(prior)
@@ -1043,7 +1051,7 @@ class Evaluation:
             "n_annotations", "weight", "series", "label", "value",
         ]  # fmt: skip
         rev = order_reversals(self._means, lower_is_better=self._lower)
-        if rev.size == 0 or self.predictions is None:
+        if rev.size == 0 or self.predictions is None or self._prior_value is None:
             return pd.DataFrame(columns=columns)
         from dissensus.posterior import dirichlet  # noqa: PLC0415
 
@@ -1342,6 +1350,10 @@ class Evaluation:
         """
         from dissensus.report import ReportData  # noqa: PLC0415  (report is optional)
 
+        sensitivity = fit = None
+        if self.predictions is not None and self._prior_value is not None:
+            sensitivity = self.prior_sensitivity(priors, ci=ci, n_boot=n_boot)
+            fit = self.prior_fit(priors)
         return ReportData(
             title=title,
             dataset=self.dataset_info(),
@@ -1354,8 +1366,8 @@ class Evaluation:
             reversals=self.reversals(ci=ci, n_boot=n_boot),
             metric_agreement=self.metric_agreement(),
             metrics_info=self.metrics_info(),
-            prior_sensitivity=self.prior_sensitivity(priors, ci=ci, n_boot=n_boot),
-            prior_fit=self.prior_fit(priors),
+            prior_sensitivity=sensitivity,
+            prior_fit=fit,
             reversal_items=self.reversal_items(),
         )
 
