@@ -15,7 +15,7 @@ from statsmodels.stats.multitest import multipletests
 from dissensus import DataDroppedWarning, DataError, LabelCounts, Predictions, Scale
 from dissensus.evaluation import DEFAULT_METRICS, Evaluation, annotation_bins, evaluate
 from dissensus.metrics import get_metric
-from dissensus.posterior import dirichlet
+from dissensus.posterior import dirichlet, marginal_log_likelihood
 from dissensus.report._data import REQUIRED_COLUMNS
 
 # ----------------------------------------------------------------------------- fixtures
@@ -623,8 +623,6 @@ def sparse_eval() -> Evaluation:
 
 class TestPriorFit:
     def test_strength_share_and_likelihood(self, sparse_eval):
-        from dissensus.posterior import marginal_log_likelihood
-
         fit = sparse_eval.prior_fit()
         assert fit["prior"].tolist()[:2] == ["uniform", "jeffreys"]
         assert fit["prior"].iloc[2].startswith("empirical (strength ")

@@ -372,10 +372,10 @@ def reversal_statements(data: ReportData) -> list[str]:
     rev = data.reversals
     if rev.empty:
         return []
-    order = {m: i for i, m in enumerate(data.models)}
+    position = {m: i for i, m in enumerate(data.models)}
     pairs = list(
         dict.fromkeys(
-            tuple(sorted((str(a), str(b)), key=lambda m: (order.get(m, len(order)), m)))
+            tuple(sorted((str(a), str(b)), key=lambda m: (position.get(m, len(position)), m)))
             for a, b in zip(rev["model_a"], rev["model_b"], strict=True)
         )
     )
