@@ -28,6 +28,7 @@ class TestCliMessage:
             ("Pass how='inner' to keep the common items.", "Pass --how inner to keep the common items."),
             ("pass `normalize=True` to rescale rows.", "pass --normalize to rescale rows."),
             ("pass dropna=True to drop", "pass --dropna to drop"),
+            ("name the column with annotators=...", "name the column with --annotators COL,COL"),
             ("Load with duplicates='first' or 'last'.", "Load with --duplicates first or --duplicates last."),
             ("load the data with ordered=True (or Scale.ordinal)", "load the data with --ordinal"),
             ("e.g. metrics=['E[emd]']", "e.g. --metrics E[emd]"),

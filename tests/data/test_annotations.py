@@ -232,7 +232,9 @@ class TestFromWide:
 
     def test_missing_annotator_column(self):
         wide = pd.DataFrame({"item": ["x"], "a": [1]})
-        with pytest.raises(DataError, match="No annotator 'zz' column 'zz'"):
+        with pytest.raises(
+            DataError, match=r"No annotator column 'zz'.*name the column with annotators=\.\.\."
+        ):
             Annotations.from_wide(wide, annotators=["a", "zz"])
 
     def test_no_annotator_columns(self):

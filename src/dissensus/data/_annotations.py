@@ -56,14 +56,15 @@ def _require_columns(df: pd.DataFrame, columns: dict[str, str | None], source: s
     if missing:
         where = f" in {source}" if source else ""
         role, col = next(iter(missing.items()))
-        param = role.split()[0]  # "meta 'year'" -> the parameter, meta
+        noun = role.split()[0]  # "meta 'year'" -> meta
+        param = "annotators" if role.startswith("annotator '") else noun  # wide: annotators=
         hint = (
             " pass annotator=None if the data has no annotator ids;" if role == "annotator" else ""
         )
         close = difflib.get_close_matches(str(col), [str(c) for c in df.columns], n=1)
         guess = f" Did you mean {close[0]!r}?" if close else ""
         msg = (
-            f"No {param} column {col!r}{where} (columns: {examples(list(df.columns), 12)});"
+            f"No {noun} column {col!r}{where} (columns: {examples(list(df.columns), 12)});"
             f"{hint} name the column with {param}=...{guess}"
         )
         raise DataError(msg)
