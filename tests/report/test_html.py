@@ -400,3 +400,17 @@ class TestVerdictInChromium:
         path.write_text(wide, encoding="utf-8")
         browser.open(path.as_uri(), width=width, height=600)
         assert browser.evaluate(OVERFLOW) != []
+
+
+class TestVerdictInPrint:
+    def test_fits_an_a4_page_in_print(self, browser, tmp_path, verdict_page):
+        # A4 at 96 dpi minus the 14 mm margins is about 690 px wide
+        path = tmp_path / "report.html"
+        path.write_text(verdict_page, encoding="utf-8")
+        browser.open(path.as_uri(), width=690, height=1000)
+        browser.send("Emulation.setEmulatedMedia", {"media": "print"})
+        try:
+            assert browser.evaluate("matchMedia('print').matches") is True
+            assert browser.evaluate(OVERFLOW) == []
+        finally:
+            browser.send("Emulation.setEmulatedMedia", {"media": ""})
