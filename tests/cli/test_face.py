@@ -167,3 +167,17 @@ class TestAgreementOptions:
         by = capsys.readouterr().out
         assert "observed = observed_agreement" in by
         assert "P_a" not in by
+
+
+class TestPriorNote:
+    def test_evaluate_says_when_the_prior_outweighs_the_annotations(self, files, tmp_path, capsys):  # noqa: F811
+        # 2–6 annotations per item on 5 labels: the uniform prior's 5 pseudo-counts outweigh most
+        assert _run(files, tmp_path / "o") == EXIT_OK
+        out = capsys.readouterr().out
+        note = next(line for line in out.splitlines() if line.startswith("note: "))
+        assert "the uniform prior adds 5 pseudo-counts per item" in note
+        assert "--prior" in note
+
+    def test_no_note_for_empirical_metrics_only(self, files, tmp_path, capsys):  # noqa: F811
+        assert _run(files, tmp_path / "o", "--metrics", "emd,manhattan") == EXIT_OK
+        assert "note: " not in capsys.readouterr().out

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from dissensus._exceptions import DataError
+from dissensus.cli._messages import prior_note
 from dissensus.cli._reader_options import alignment_options, load_annotations, reader_options
 from dissensus.data._predictions_io import read_predictions
 from dissensus.evaluation import evaluate
@@ -170,6 +171,8 @@ def evaluate_command(
         stage.close()
     summary = ev.summary(n_boot=n_boot)
     click.echo(_format_summary(summary))
+    if (note := prior_note(ev)) is not None:
+        click.echo(note)
     for kind, path in written.items():
         click.echo(f"wrote {kind}: {path}")
 

@@ -12,12 +12,13 @@ import re
 import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import click
 
 from dissensus._exceptions import DissensusWarning
 
-__all__ = ["FLAG_HINTS", "cli_message", "echo_warnings", "format_hint"]
+__all__ = ["FLAG_HINTS", "cli_message", "echo_warnings", "format_hint", "prior_note"]
 
 Replacement = str | Callable[[re.Match[str]], str]
 
@@ -90,3 +91,38 @@ def echo_warnings(caught: Iterable[warnings.WarningMessage]) -> None:
             click.echo(f"dissensus: warning: {text}", err=True)
         else:  # not ours: let Python's filters decide
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+#: Say so when the prior weighs at least as much as the annotations on this share of items.
+_WEAK_SHARE = 0.2
+
+
+def prior_note(evaluation: Any) -> str | None:
+    """One line for the terminal when the prior drives the expected metrics, else None.
+
+    ``evaluation`` is a :class:`dissensus.evaluation.Evaluation` with expected
+    metrics; the note names the prior the annotations support (highest
+    Dirichlet-multinomial likelihood) and the flag that uses it.
+    """
+    if not any(m.startswith("E[") for m in evaluation.metrics):
+        return None
+    try:
+        fit = evaluation.prior_fit()
+    except ValueError:
+        return None
+    used = fit.iloc[0]
+    if not float(used["share_items_weak"]) >= _WEAK_SHARE:
+        return None
+    best = fit.iloc[int(fit["log_likelihood"].to_numpy(dtype=float).argmax())]
+    flag = str(best["prior"]).split(" ")[0]
+    advice = (
+        f"; the annotations support the {best['prior']} prior (--prior {flag}), "
+        "and report.html compares the verdict under each prior"
+        if str(best["prior"]) != str(used["prior"])
+        else ""
+    )
+    return (
+        f"note: the {used['prior']} prior adds {float(used['strength']):g} pseudo-counts per "
+        f"item, at least as many as the annotations of {100 * float(used['share_items_weak']):.0f}% "
+        f"of items, so the expected metrics there reflect the prior more than the annotators{advice}."
+    )
