@@ -294,6 +294,8 @@ def _draw_forest(data: ReportData, metrics: list[str]) -> Figure:
             if row is None:
                 continue
             mean, low, high = (float(row[c]) for c in ("mean", "ci_low", "ci_high"))
+            if not np.isfinite(mean):  # shown as ∞ in the summary table; no point to draw
+                continue
             style = _style(i)
             filled = style["color"] if bool(row["best"]) else "white"
             err = None
