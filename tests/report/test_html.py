@@ -14,6 +14,7 @@ from PIL import Image
 
 from dissensus.report import render_html, write_html
 from dissensus.report._data import example_report_data
+from dissensus.report._reading import prior_sentences
 from tests.report._chromium import Chromium, find_chromium
 from tests.report._sample import evaluation_report_data, sample_report_data
 
@@ -414,3 +415,17 @@ class TestVerdictInPrint:
             assert browser.evaluate(OVERFLOW) == []
         finally:
             browser.send("Emulation.setEmulatedMedia", {"media": ""})
+
+
+class TestPriorSentences:
+    def test_a_split_verdict_is_not_called_the_same(self, verdict_page):
+        # the fixture's verdict differs between priors metric by metric (one model wins every
+        # expected metric under the uniform prior, not under the others), even though the
+        # model winning most metrics is the same: the page must say it depends on the prior
+        table = evaluation_report_data().prior_sensitivity
+        best = table[table["best"]].sort_values(["prior", "metric"])
+        per_prior = best.groupby("prior", sort=False)["model"].apply(tuple)
+        assert per_prior.nunique() > 1
+        sentences, _ = prior_sentences(evaluation_report_data())
+        assert sentences[0].startswith("The expected metrics' verdict depends on the prior (")
+        assert "depends on the prior" in verdict_page

@@ -23,7 +23,6 @@ from dissensus.report._data import (
     format_interval,
     format_number,
     ordered_models,
-    prior_winners,
     supported_prior,
     used_prior,
 )
@@ -319,21 +318,38 @@ def prior_sentences(data: ReportData) -> tuple[list[str], str | None]:
     >>> prior_sentences(example_report_data())
     ([], None)
     """
-    winners = prior_winners(data)
     sentences: list[str] = []
-    if winners:
-        verdicts = {tuple(w) for w in winners.values()}
-        listed = "; ".join(f"{prior}: {' = '.join(w) or '–'}" for prior, w in winners.items())
+    table = data.prior_sensitivity
+    if table is not None and not table.empty:
+        best = table[table["best"].astype(bool)]
+        per_prior: dict[str, dict[str, tuple[str, ...]]] = {}
+        for rec in best.itertuples(index=False):
+            metric_winners = per_prior.setdefault(str(rec.prior), {})
+            metric_winners[str(rec.metric)] = (
+                *metric_winners.get(str(rec.metric), ()),
+                str(rec.model),
+            )
+        verdicts = {tuple(sorted(w.items())) for w in per_prior.values()}
+
+        def describe(winners: dict[str, tuple[str, ...]]) -> str:
+            groups: dict[str, list[str]] = {}
+            for metric, models in winners.items():
+                groups.setdefault(" = ".join(models), []).append(metric)
+            if len(groups) == 1:
+                ((model, _),) = groups.items()
+                return f"{model} under every expected metric"
+            return ", ".join(f"{m} under {_join(ms)}" for m, ms in groups.items())
+
         if len(verdicts) == 1:
-            (only,) = verdicts
             sentences.append(
                 f"The expected metrics pick the same best model under every prior compared "
-                f"({_join(list(winners))}): {' = '.join(only)}."
+                f"({_join(list(per_prior))}): {describe(next(iter(per_prior.values())))}."
             )
         else:
+            listed = "; ".join(f"{p}: {describe(w)}" for p, w in per_prior.items())
             sentences.append(
-                f"The expected metrics' verdict depends on the prior ({listed}); read them "
-                "with the prior the data support."
+                f"The expected metrics' verdict depends on the prior ({listed}). Read them with "
+                "the prior the data support."
             )
     used, supported = used_prior(data), supported_prior(data)
     warning = None
