@@ -24,7 +24,7 @@ from dissensus import (
 )
 from dissensus.evaluation import DEFAULT_METRICS, Evaluation, annotation_bins, evaluate
 from dissensus.metrics import get_metric
-from dissensus.posterior import dirichlet
+from dissensus.posterior import dirichlet, marginal_log_likelihood
 from dissensus.report import ReportData
 from dissensus.report._data import REQUIRED_COLUMNS
 
@@ -214,7 +214,7 @@ class TestEvaluate:
 class TestAnnotationBins:
     def test_convabuse_style(self):
         codes, labels = annotation_bins([2, 3, 4, 5, 6, 8, 2])
-        assert labels == ["2–3", "4–5", "6–10"]
+        assert labels == ["2–3", "4–5", "6–8"]  # closed at the largest count
         assert codes.tolist() == [0, 0, 1, 1, 2, 2, 0]
 
     def test_product_review_style(self):
@@ -693,3 +693,102 @@ class TestAgreementTable:
         ev = evaluate(*_small(n_items=20), ["manhattan"])
         with pytest.raises(ValueError, match="a bug"):
             ev.report_data(n_boot=20)
+# ----------------------------------------------------------------------------- robustness to the prior
+
+
+@pytest.fixture(scope="module")
+def sparse_eval() -> Evaluation:
+    """Issue 12's setting: 5 classes, 2–7 annotations, flat and noisy-observed predictions."""
+    rng = np.random.default_rng(12)
+    N, K = 150, 5
+    n = rng.choice([2, 3, 3, 3, 4, 5, 6, 7], size=N)
+    counts = np.stack(
+        [rng.multinomial(k, q) for k, q in zip(n, rng.dirichlet(np.full(K, 0.3), N), strict=True)]
+    )
+    items = [f"it{i}" for i in range(N)]
+    lc = LabelCounts.from_array(counts, items=items, scale=Scale.nominal(list("abcde")))
+    obs = counts / counts.sum(axis=1, keepdims=True)
+    preds = {
+        "uniform": np.full((N, K), 1 / K),
+        "noisy": 0.7 * obs + 0.3 * rng.dirichlet(np.ones(K), N),
+    }
+    return evaluate(lc, preds, ["cross_entropy", "manhattan", "E[cross_entropy]", "E[manhattan]"])
+
+
+class TestPriorFit:
+    def test_strength_share_and_likelihood(self, sparse_eval):
+        fit = sparse_eval.prior_fit()
+        assert fit["prior"].tolist()[:2] == ["uniform", "jeffreys"]
+        assert fit["prior"].iloc[2].startswith("empirical (strength ")
+        assert fit["used"].tolist() == [True, False, False]
+        assert fit["strength"].tolist()[:2] == [5.0, 2.5]
+        n = sparse_eval.n_annotations
+        assert fit["share_items_weak"].iloc[0] == pytest.approx(np.mean(n <= 5))
+        assert fit["log_likelihood"].iloc[1] == pytest.approx(
+            marginal_log_likelihood(sparse_eval.counts, prior="jeffreys")
+        )
+        assert fit["log_likelihood"].iloc[2] == fit["log_likelihood"].max()
+
+
+class TestPriorSensitivity:
+    def test_own_prior_matches_summary_and_others_match_a_fresh_evaluation(self, sparse_eval):
+        table = sparse_eval.prior_sensitivity(n_boot=100)
+        assert set(table["metric"]) == {"E[cross_entropy]", "E[manhattan]"}
+        summary = sparse_eval.summary(n_boot=100).set_index(["metric", "model"])
+        own = table[table["prior"] == "uniform"].set_index(["metric", "model"])
+        for key, row in own.iterrows():
+            assert row["mean"] == summary.loc[key, "mean"]
+            assert row["ci_low"] == summary.loc[key, "ci_low"]
+        fresh = (
+            evaluate(
+                sparse_eval.counts,
+                {m: sparse_eval.predictions[j] for j, m in enumerate(sparse_eval.models)},
+                ["E[cross_entropy]", "E[manhattan]"],
+                prior="jeffreys",
+            )
+            .summary(n_boot=100)
+            .set_index(["metric", "model"])
+        )
+        jeffreys = table[table["prior"] == "jeffreys"].set_index(["metric", "model"])
+        for key, row in jeffreys.iterrows():
+            assert row["mean"] == pytest.approx(fresh.loc[key, "mean"], rel=1e-12)
+            assert row["ci_low"] == pytest.approx(fresh.loc[key, "ci_low"], rel=1e-12)
+
+    def test_one_best_per_prior_and_metric(self, sparse_eval):
+        table = sparse_eval.prior_sensitivity(n_boot=100)
+        assert (table.groupby(["prior", "metric"])["best"].sum() == 1).all()
+        assert sparse_eval.prior_sensitivity(n_boot=100) is table  # computed once
+
+    def test_significance_agrees_with_differences(self, sparse_eval):
+        table = sparse_eval.prior_sensitivity(n_boot=100)
+        diffs = sparse_eval.differences(n_boot=100).set_index("metric")
+        own = table[(table["prior"] == "uniform") & table["best"]].set_index("metric")
+        for metric, row in own.iterrows():
+            d = diffs.loc[metric]
+            assert bool(row["significant"]) == bool(d["ci_low"] > 0 or d["ci_high"] < 0)
+
+
+class TestReversalItems:
+    def test_items_push_both_ways(self, sparse_eval):
+        items = sparse_eval.reversal_items(n_items=3)
+        assert not items.empty
+        for name, block in items.groupby("reversal"):
+            first = block.iloc[0]
+            m1, m2 = first["metric_1"], first["metric_2"]
+            a, b = name.split(":")[0].split(" vs ")
+            winner_1, winner_2 = first["better_1"], first["better_2"]
+            assert {winner_1, winner_2} == {a, b}
+            scores = sparse_eval.scores.set_index(["metric", "model", "item"])["value"]
+            for item in block["item"].unique():
+                # lower is better for both metrics here
+                assert (
+                    scores[(m1, winner_1, item)]
+                    < scores[(m1, {a, b}.difference([winner_1]).pop(), item)]
+                )
+                assert (
+                    scores[(m2, winner_2, item)]
+                    < scores[(m2, {a, b}.difference([winner_2]).pop(), item)]
+                )
+            sums = block.groupby(["item", "series"])["value"].sum()
+            np.testing.assert_allclose(sums.to_numpy(), 1.0, atol=1e-9)
+            assert set(block["series"]) == {"observed", "posterior mean", *sparse_eval.models}

@@ -14,6 +14,7 @@ from dissensus.posterior import (
     credible_interval,
     dirichlet,
     fit_dirichlet_prior,
+    marginal_log_likelihood,
     soft_labels,
 )
 from tests.strategies import count_matrices
@@ -252,3 +253,29 @@ class TestCredibleInterval:
             credible_interval([[0.0, 1.0]])
         with pytest.raises(ValueError, match="level"):
             credible_interval([[1.0, 1.0]], level=95)
+
+
+class TestMarginalLogLikelihood:
+    def test_matches_scipy_dirichlet_multinomial(self):
+        rng = np.random.default_rng(5)
+        n = rng.multinomial(4, [0.5, 0.3, 0.2], size=30)
+        n[:5] = rng.multinomial(7, [0.1, 0.1, 0.8], size=5)
+        for prior, alpha in (
+            ("uniform", np.ones(3)),
+            ("jeffreys", np.full(3, 0.5)),
+            (2.0, np.full(3, 2.0)),
+        ):
+            expected = sum(stats.dirichlet_multinomial.logpmf(row, alpha, row.sum()) for row in n)
+            assert marginal_log_likelihood(n, prior=prior) == pytest.approx(expected, rel=1e-12)
+
+    def test_empirical_prior_fits_best(self):
+        rng = np.random.default_rng(6)
+        p = rng.dirichlet([0.3, 0.3, 0.3], size=200)
+        n = np.stack([rng.multinomial(3, q) for q in p])
+        best = marginal_log_likelihood(n, prior="empirical")
+        assert best >= marginal_log_likelihood(n, prior="uniform")
+        assert best >= marginal_log_likelihood(n, prior="jeffreys")
+
+    def test_per_item_prior_refused(self):
+        with pytest.raises(ValueError, match="one prior for every item"):
+            marginal_log_likelihood([[1, 1], [2, 0]], prior=np.ones((2, 2)))

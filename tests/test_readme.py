@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -37,3 +40,42 @@ def test_readme_python_blocks_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         code = compile(block, f"README.md python block {i + 1}", "exec")
         exec(code, namespace)
     assert (tmp_path / "report.html").stat().st_size > 10_000
+
+
+def _shell_blocks() -> list[str]:
+    """Every ``bash`` block after the two set-up commands (which install and run the suite)."""
+    return re.findall(r"```bash\n(.*?)```", README.read_text(), flags=re.DOTALL)[2:]
+
+
+def test_readme_shell_blocks_run(tmp_path: Path) -> None:
+    blocks = _shell_blocks()
+    assert blocks, "the README has command-line examples"
+    # `dissensus` on PATH runs the code under test with this interpreter
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    launcher = bin_dir / "dissensus"
+    launcher.write_text(
+        f"#!/bin/sh\nexec {sys.executable} -c "
+        "'import sys; from dissensus.cli import main; sys.exit(main())' \"$@\"\n"
+    )
+    launcher.chmod(0o755)
+    work = tmp_path / "work"
+    work.mkdir()
+    src = Path(__file__).resolve().parent.parent / "src"
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(src), os.environ.get("PYTHONPATH")])),
+    }
+    for i, block in enumerate(blocks, start=1):
+        done = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", block],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, f"README bash block {i} failed:\n{done.stderr}"
+    assert (work / "results" / "report.html").stat().st_size > 10_000

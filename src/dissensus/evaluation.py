@@ -50,7 +50,7 @@ from dissensus._validation import (
 from dissensus.data import Annotations, LabelCounts, Predictions
 from dissensus.data._counts import as_label_counts
 from dissensus.metrics import Metric, get_metric
-from dissensus.report._data import REQUIRED_COLUMNS
+from dissensus.report._data import REQUIRED_COLUMNS, FullFrame, format_number
 from dissensus.stats._bins import BinsLike, annotation_bins
 from dissensus.stats._bootstrap import percentile_interval
 from dissensus.stats._paired import (
@@ -336,6 +336,8 @@ def evaluate(
         seed=seed,
         n_annotators=n_annotators,
         timings={"alignment": t1 - t0, "metrics": t2 - t1},
+        predictions=np.stack(values),
+        prior_value=prior,
     )
 
 
@@ -380,6 +382,8 @@ class Evaluation:
         seed: SeedLike,
         n_annotators: int | None,
         timings: dict[str, float],
+        predictions: FloatArray | None = None,
+        prior_value: Any = None,
     ) -> None:
         self.values = scores_array
         self.counts = counts
@@ -393,6 +397,12 @@ class Evaluation:
         self.n_annotators = n_annotators
         self.timings = timings
         self.n_annotations = counts.n
+        #: (J, N, K) predicted distributions, aligned to ``counts`` (None when not kept).
+        self.predictions = predictions
+        # the prior itself (not its display name) is needed to rescore under other priors
+        named = prior if prior in ("uniform", "jeffreys", "empirical") else None
+        self._prior_value: Any = named if prior_value is None else prior_value
+        self._prior_cache: dict[tuple[tuple[str, ...], float, int], pd.DataFrame] = {}
         self._boot_cache: dict[int, FloatArray] = {}
         self._scores: pd.DataFrame | None = None
         self._agreement_cache: dict[tuple[float, int, bool], pd.DataFrame | None] = {}
@@ -404,6 +414,31 @@ class Evaluation:
         return (
             f"<Evaluation: {len(self.models)} models × {len(self.metrics)} metrics on "
             f"{self.counts.N} items; models {examples(self.models)}; metrics {examples(self.metrics)}>"
+        )
+
+    def _repr_html_(self) -> str:
+        """Compact notebook view: mean per metric and model (best in bold), no bootstrap."""
+        import html  # noqa: PLC0415
+
+        ranks, _ = competition_ranks(self._means, lower_is_better=self._lower)
+        head = "".join(f"<th>{html.escape(m)}</th>" for m in self.models)
+        rows = []
+        for i, metric in enumerate(self.metrics):
+            arrow = "↓" if self._lower[i] else "↑"
+            cells = "".join(
+                f"<td><b>{format_number(v)}</b></td>" if r == 1 else f"<td>{format_number(v)}</td>"
+                for v, r in zip(self._means[i], ranks[i], strict=True)
+            )
+            rows.append(f"<tr><th>{html.escape(metric)} {arrow}</th>{cells}</tr>")
+        caption = (
+            f"Evaluation: {len(self.models)} models × {len(self.metrics)} metrics on "
+            f"{self.counts.N:,} items (prior {html.escape(self.prior)}); mean per item, "
+            "<b>bold</b> best. Intervals: <code>.summary()</code>; report: "
+            "<code>.to_html()</code>."
+        )
+        return (
+            f'<table class="dissensus-evaluation"><caption>{caption}</caption>'
+            f"<thead><tr><th>metric</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
         )
 
     # -- helpers -----------------------------------------------------------
@@ -516,7 +551,7 @@ class Evaluation:
             )
         se = np.where(np.isfinite(self._means), se, np.nan)
         ranks, _ = competition_ranks(self._means, lower_is_better=self._lower)
-        return pd.DataFrame(
+        return FullFrame(
             {
                 "model": np.tile(self.models, M),
                 "metric": np.repeat(self.metrics, J),
@@ -605,7 +640,7 @@ class Evaluation:
         present = np.flatnonzero(size > 0)
         means = means[present]
         nb = present.size
-        return pd.DataFrame(
+        return FullFrame(
             {
                 "bin": pd.Categorical.from_codes(
                     np.repeat(present, M * J), categories=pd.Index(labels), ordered=True
@@ -630,7 +665,7 @@ class Evaluation:
         """
         ranks, tied = competition_ranks(self._means, lower_is_better=self._lower)
         M, J = ranks.shape
-        return pd.DataFrame(
+        return FullFrame(
             {
                 "metric": np.repeat(self.metrics, J),
                 "model": np.tile(self.models, M),
@@ -709,6 +744,281 @@ class Evaluation:
         return pd.DataFrame(rows, columns=list(columns)).astype(
             dict.fromkeys(columns[2:], np.float64)
         )
+
+    # -- robustness to the prior and the items behind each reversal -------
+    def _priors(self, priors: Sequence[Any]) -> list[tuple[str, Any]]:
+        """(label, prior) pairs: the evaluation's own prior first, then the others once each."""
+        if self._prior_value is None:
+            msg = (
+                f"This Evaluation knows its prior only by name ({self.prior!r}); build it with "
+                "evaluate() to compare priors."
+            )
+            raise ValueError(msg)
+        out: list[tuple[str, Any]] = [(self.prior, self._prior_value)]
+        for prior in priors:
+            label = _prior_name(prior)
+            if label not in {name for name, _ in out}:
+                out.append((label, prior))
+        return out
+
+    def prior_fit(
+        self, priors: Sequence[Any] = ("uniform", "jeffreys", "empirical")
+    ) -> pd.DataFrame:
+        r"""How strongly each prior weighs against the annotations, and how well it fits them.
+
+        Parameters
+        ----------
+        priors : sequence, default ("uniform", "jeffreys", "empirical")
+            Priors to compare with the evaluation's own (which comes first).
+
+        Returns
+        -------
+        DataFrame
+            ``prior, strength, log_likelihood, share_items_weak, used``:
+            ``strength`` is the prior's total pseudo-count
+            :math:`s = \sum_k \alpha^{(0)}_k` (NaN for a per-item prior);
+            ``log_likelihood`` the Dirichlet-multinomial marginal likelihood
+            of the counts under it (:func:`dissensus.posterior.marginal_log_likelihood`,
+            natural log; the empirical-Bayes prior maximises it);
+            ``share_items_weak`` the share of items whose annotation count
+            :math:`n_i \le s`, where the prior weighs at least as much as the
+            annotations in the posterior; ``used`` marks the evaluation's prior.
+        """
+        from dissensus.posterior import (  # noqa: PLC0415  (only the robustness check needs it)
+            PriorFitWarning,
+            _prior_vector,
+            marginal_log_likelihood,
+        )
+
+        n = self.counts.values  # noqa: PD011  (LabelCounts, not pandas)
+        rows: list[tuple[str, float, float, float, bool]] = []
+        for label, prior in self._priors(priors):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", PriorFitWarning)
+                alpha0 = _prior_vector(prior, n, "Evaluation.prior_fit")
+            if alpha0.ndim == 1:
+                strength = float(alpha0.sum())
+                loglik = marginal_log_likelihood(n, prior=alpha0)
+                weak = float(np.mean(self.n_annotations <= strength))
+            else:
+                strength = loglik = weak = math.nan
+            shown = f"empirical (strength {strength:.3g})" if label == "empirical" else label
+            rows.append((shown, strength, loglik, weak, not rows))
+        return FullFrame(
+            rows, columns=["prior", "strength", "log_likelihood", "share_items_weak", "used"]
+        )
+
+    def prior_sensitivity(
+        self,
+        priors: Sequence[Any] = ("uniform", "jeffreys", "empirical"),
+        *,
+        ci: float = 0.95,
+        n_boot: int = 1000,
+    ) -> pd.DataFrame:
+        """The expected metrics' summary recomputed under other Dirichlet priors.
+
+        Each expected metric is rescored on the same predictions under every
+        prior (one vectorised call per prior, metric and model) and
+        summarised with the same paired bootstrap resamples as
+        :meth:`summary` (same ``seed``), so the priors are compared on equal
+        footing. Computed once per (priors, ci, n_boot).
+
+        Parameters
+        ----------
+        priors : sequence, default ("uniform", "jeffreys", "empirical")
+            Priors to compare with the evaluation's own (which comes first).
+        ci : float, default 0.95
+        n_boot : int, default 1000
+
+        Returns
+        -------
+        DataFrame
+            ``prior, metric, model, mean, ci_low, ci_high, rank, best,
+            significant``: ``rank`` 1 is best (ties share it); for the best
+            model ``significant`` says whether its lead over the runner-up
+            has an interval that excludes zero, for the others whether they
+            are significantly worse than the best. Empty when there is no
+            expected metric or the predictions were not kept.
+        """
+        columns = [
+            "prior",
+            "metric",
+            "model",
+            "mean",
+            "ci_low",
+            "ci_high",
+            "rank",
+            "best",
+            "significant",
+        ]
+        expected = [i for i, m in enumerate(self._metrics) if m.needs_posterior]
+        key = (tuple(_prior_name(p) for p in priors), float(ci), int(n_boot))
+        if key in self._prior_cache:
+            return self._prior_cache[key]
+        if not expected or self.predictions is None:
+            return pd.DataFrame(columns=columns)
+        from dissensus.posterior import PriorFitWarning, dirichlet  # noqa: PLC0415
+
+        pairs = self._priors(priors)
+        labels = self.prior_fit(priors)["prior"].tolist()
+        E, J, N = len(expected), len(self.models), self.counts.N
+        S = np.empty((len(pairs), E, J, N))
+        S[0] = self.values[expected]
+        for p, (_, prior) in enumerate(pairs[1:], start=1):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", PriorFitWarning)
+                alpha = np.asarray(dirichlet(self.counts, prior=prior), dtype=np.float64)
+            for e, m in enumerate(expected):
+                for j in range(J):
+                    S[p, e, j] = self._metrics[m].func(alpha, self.predictions[j])
+        P = len(pairs)
+        with np.errstate(invalid="ignore", over="ignore"):
+            means = S.mean(axis=3)  # (P, E, J)
+        boot = self._boot(n_boot)[:, expected][:, None]  # the evaluation's prior: reuse
+        if P > 1:
+            extra = resample_means(S[1:].reshape(-1, N), int(n_boot), seed=self.seed)
+            boot = np.concatenate([boot, extra.reshape(-1, P - 1, E, J)], axis=1)
+        lower = np.broadcast_to(self._lower[expected][None, :], (P, E)).reshape(-1)
+        ranks, _ = competition_ranks(means.reshape(P * E, J), lower_is_better=lower)
+        ranks = ranks.reshape(P, E, J)
+        oriented = np.where(lower.reshape(P, E)[..., None], means, -means)
+        order = np.argsort(np.where(np.isnan(oriented), np.inf, oriented), axis=2, kind="stable")
+        best = order[..., :1]  # (P, E, 1)
+        # each model against the best; the best against the runner-up
+        other = np.where(np.arange(J) == best, order[..., 1:2] if J > 1 else best, np.arange(J))
+        with np.errstate(invalid="ignore"):
+            d_boot = np.take_along_axis(boot, np.broadcast_to(other, boot.shape), axis=3) - (
+                np.take_along_axis(boot, np.broadcast_to(best, boot.shape), axis=3)
+            )
+            d = np.take_along_axis(means, other, axis=2) - np.take_along_axis(means, best, axis=2)
+        low_d, high_d = self._interval(d_boot, d, ci)
+        significant = (J > 1) & ((low_d > 0) | (high_d < 0))
+        low, high = self._interval(boot, means, ci)
+        out = FullFrame(
+            {
+                "prior": np.repeat(labels, E * J),
+                "metric": np.tile(np.repeat([self.metrics[m] for m in expected], J), P),
+                "model": np.tile(self.models, P * E),
+                "mean": means.ravel(),
+                "ci_low": low.ravel(),
+                "ci_high": high.ravel(),
+                "rank": ranks.ravel(),
+                "best": (ranks == 1.0).ravel(),
+                "significant": significant.ravel(),
+            }
+        )
+        self._prior_cache[key] = out
+        return out
+
+    def reversal_items(self, *, n_items: int = 4, max_reversals: int = 3) -> pd.DataFrame:
+        r"""The items behind the strongest reversals, with what each side sees there.
+
+        For a reversal of models ``a`` and ``b`` between metrics 1 and 2, an
+        item pushes the reversal when it favours the winner under metric 1
+        *and* the winner under metric 2. Its weight is
+        :math:`\min(z_{1i}, z_{2i})`, where :math:`z_{ki}` is the winner's
+        per-item advantage under metric ``k`` divided by the standard
+        deviation of that advantage over items (so metrics on different
+        scales are comparable). Reversals are taken one per pair of models
+        and pair of metric kinds, significant ones first.
+
+        Parameters
+        ----------
+        n_items : int, default 4
+            Items per reversal.
+        max_reversals : int, default 3
+            Reversals shown.
+
+        Returns
+        -------
+        DataFrame
+            Long format, one row per (reversal, item, series, label):
+            ``reversal, metric_1, metric_2, better_1, better_2, item,
+            n_annotations, weight, series, label, value``; ``series`` is
+            ``"observed"`` (the annotators' label shares), ``"posterior
+            mean"`` (under the evaluation's prior) or a model name (its
+            prediction). Empty without reversals or kept predictions.
+        """
+        columns = [
+            "reversal", "metric_1", "metric_2", "better_1", "better_2", "item",
+            "n_annotations", "weight", "series", "label", "value",
+        ]  # fmt: skip
+        rev = order_reversals(self._means, lower_is_better=self._lower)
+        if rev.size == 0 or self.predictions is None or self._prior_value is None:
+            return pd.DataFrame(columns=columns)
+        from dissensus.posterior import dirichlet  # noqa: PLC0415
+
+        kinds = np.array([m.kind for m in self._metrics])
+        rev = np.asarray(rev, dtype=np.int64).reshape(-1, 4)
+        oriented = np.where(self._lower[:, None, None], self.values, -self.values)
+        adv = oriented[rev[:, 0], rev[:, 3]] - oriented[rev[:, 0], rev[:, 2]]  # a's edge, metric 1
+        adv2 = oriented[rev[:, 1], rev[:, 3]] - oriented[rev[:, 1], rev[:, 2]]
+        with np.errstate(invalid="ignore", over="ignore"):
+            z1 = np.sign(np.nanmean(adv, axis=1))[:, None] * adv
+            z2 = np.sign(np.nanmean(adv2, axis=1))[:, None] * adv2
+            z1 = z1 / np.nanstd(z1, axis=1, keepdims=True)
+            z2 = z2 / np.nanstd(z2, axis=1, keepdims=True)
+            weight = np.nan_to_num(np.minimum(z1, z2), nan=-np.inf, posinf=np.inf)
+        strength = np.sort(weight, axis=1)[:, ::-1][:, :n_items].sum(axis=1)
+        mixed = kinds[rev[:, 0]] != kinds[rev[:, 1]]
+        ranking = np.lexsort((-np.nan_to_num(strength, neginf=-1e300), ~mixed))
+        chosen: list[int] = []
+        seen: set[tuple[int, int, str, str]] = set()
+        for r in ranking.tolist():
+            group = (int(rev[r, 2]), int(rev[r, 3]), str(kinds[rev[r, 0]]), str(kinds[rev[r, 1]]))
+            if group not in seen:
+                seen.add(group)
+                chosen.append(r)
+            if len(chosen) == max_reversals:
+                break
+        alpha = np.asarray(dirichlet(self.counts, prior=self._prior_value), dtype=np.float64)
+        posterior_mean = alpha / alpha.sum(axis=1, keepdims=True)
+        n = self.n_annotations
+        observed = self.counts.values / np.maximum(n, 1)[:, None]  # noqa: PD011
+        labels = [str(v) for v in self.counts.scale.labels]
+        K = len(labels)
+        frames = []
+        for r in chosen:
+            m1, m2, a, b = (int(v) for v in rev[r])
+            top = np.argsort(-weight[r], kind="stable")[:n_items]
+            top = top[np.isfinite(weight[r, top]) & (weight[r, top] > 0)]
+            if top.size == 0:
+                continue
+            sign1 = np.nanmean(adv[r]) > 0
+            sign2 = np.nanmean(adv2[r]) > 0
+            better_1 = self.models[a] if sign1 else self.models[b]
+            better_2 = self.models[a] if sign2 else self.models[b]
+            series = ["observed", "posterior mean", *self.models]
+            blocks = np.stack(
+                [
+                    observed[top],
+                    posterior_mean[top],
+                    *(self.predictions[j][top] for j in range(len(self.models))),
+                ]
+            )  # (series, items, K)
+            S_, T_ = len(series), top.size
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "reversal": f"{self.models[a]} vs {self.models[b]}: {self.metrics[m1]} vs {self.metrics[m2]}",
+                        "metric_1": self.metrics[m1],
+                        "metric_2": self.metrics[m2],
+                        "better_1": better_1,
+                        "better_2": better_2,
+                        "item": np.tile(
+                            np.repeat(np.asarray(self.counts.items[top], dtype=object), K), S_
+                        ),
+                        "n_annotations": np.tile(np.repeat(n[top], K), S_),
+                        "weight": np.tile(np.repeat(weight[r, top], K), S_),
+                        "series": np.repeat(series, T_ * K),
+                        "label": np.tile(labels, S_ * T_),
+                        "value": blocks.reshape(-1),
+                    }
+                )
+            )
+        if not frames:
+            return pd.DataFrame(columns=columns)
+        return pd.concat(frames, ignore_index=True)[columns]
 
     # -- tests -------------------------------------------------------------
     def compare(
@@ -918,6 +1228,7 @@ class Evaluation:
         ci: float = 0.95,
         n_boot: int = 1000,
         agreement_ci: bool = True,
+        priors: Sequence[Any] = ("uniform", "jeffreys", "empirical"),
     ) -> Any:
         """The tables of the report, as a :class:`dissensus.report.ReportData`.
 
@@ -934,9 +1245,17 @@ class Evaluation:
             resamples for every coefficient: about 5 s on a million items on
             2 cores); ``False`` keeps the point estimates and their standard
             errors.
+        priors : sequence, default ("uniform", "jeffreys", "empirical")
+            Priors the expected metrics are rescored under for the verdict's
+            robustness check (:meth:`prior_sensitivity`); each costs about
+            one more scoring of the expected metrics. ``()`` skips it.
         """
         from dissensus.report import ReportData  # noqa: PLC0415  (report is optional)
 
+        sensitivity = fit = None
+        if self.predictions is not None and self._prior_value is not None:
+            sensitivity = self.prior_sensitivity(priors, ci=ci, n_boot=n_boot)
+            fit = self.prior_fit(priors)
         return ReportData(
             title=title,
             dataset=self.dataset_info(),
@@ -949,6 +1268,9 @@ class Evaluation:
             reversals=self.reversals(ci=ci, n_boot=n_boot),
             metric_agreement=self.metric_agreement(),
             metrics_info=self.metrics_info(),
+            prior_sensitivity=sensitivity,
+            prior_fit=fit,
+            reversal_items=self.reversal_items(),
         )
 
     def to_markdown(

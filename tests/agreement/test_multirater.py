@@ -20,6 +20,7 @@ from dissensus.agreement import (
     gwet_ac2,
     observed_agreement,
     percent_agreement,
+    share_unanimous,
 )
 from dissensus.agreement._common import patterns
 from dissensus.agreement._multirater import _pa_core, _pe_core, count_core
@@ -187,16 +188,22 @@ class TestChanceAgreement:
         assert float(chance_agreement(X)) == pytest.approx(expected)
 
 
-class TestPercentAgreement:
+class TestShareUnanimous:
     def test_unanimous_share(self) -> None:
-        r = percent_agreement([[3, 0], [2, 1], [0, 3], [1, 1]])
+        r = share_unanimous([[3, 0], [2, 1], [0, 3], [1, 1]])
         assert float(r) == pytest.approx(0.5)
         assert r.se == pytest.approx(np.sqrt(0.25 / 4))
+        assert r.name == "share_unanimous"
 
     def test_ci(self) -> None:
-        r = percent_agreement(load_example("course_29"), ci=0.9, n_boot=200)
+        r = share_unanimous(load_example("course_29"), ci=0.9, n_boot=200)
         assert r.ci is not None
         assert r.ci.low <= r.value <= r.ci.high
+
+    def test_old_name_still_works_with_a_deprecation_warning(self) -> None:
+        with pytest.warns(DeprecationWarning, match="now called share_unanimous"):
+            r = percent_agreement([[3, 0], [2, 1], [0, 3], [1, 1]])
+        assert float(r) == pytest.approx(0.5)
 
 
 class TestGwetAc1:

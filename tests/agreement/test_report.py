@@ -12,8 +12,8 @@ from dissensus.agreement import (
     gwet_ac2,
     krippendorff_alpha,
     majority_labels,
-    percent_agreement,
     report,
+    share_unanimous,
 )
 from dissensus.agreement._report import COLUMNS
 
@@ -67,9 +67,7 @@ class TestReport:
                 lc, level="ordinal", ci=0.9, n_boot=150, seed=4, ci_method=ci_method
             ),
             "gwet_ac2_quadratic": gwet_ac2(lc, ci=0.9, n_boot=150, seed=4, ci_method=ci_method),
-            "percent_agreement": percent_agreement(
-                lc, ci=0.9, n_boot=150, seed=4, ci_method=ci_method
-            ),
+            "share_unanimous": share_unanimous(lc, ci=0.9, n_boot=150, seed=4, ci_method=ci_method),
             "brennan_prediger": brennan_prediger(
                 lc, ci=0.9, n_boot=150, seed=4, ci_method=ci_method
             ),

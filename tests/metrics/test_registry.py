@@ -78,11 +78,29 @@ class TestGetMetric:
         assert get_metric(m) is m
 
     def test_unknown_name_suggests_close_matches(self) -> None:
-        with pytest.raises(ValueError, match=r"Unknown metric 'kl-divergence'\. Did you mean "
+        with pytest.raises(ValueError, match=r"Unknown metric 'kl_divergense'\. Did you mean "
                            r"'kl_divergence'.*Available: cross_entropy, kl_divergence"):  # fmt: skip
-            get_metric("kl-divergence")
+            get_metric("kl_divergense")
         with pytest.raises(ValueError, match=r"Unknown metric 'zzz'\. Available: "):
             get_metric("zzz")
+
+    @pytest.mark.parametrize(
+        ("given", "name"),
+        [
+            ("KL_Divergence", "kl_divergence"),
+            ("kl-divergence", "kl_divergence"),
+            ("e[EMD]", "E[emd]"),
+            (" E[cross entropy] ", "E[cross_entropy]"),
+        ],
+    )
+    def test_case_and_separators_do_not_matter(self, given: str, name: str) -> None:
+        assert get_metric(given).name == name
+
+    def test_misspelt_expected_name_suggests_expected_form(self) -> None:
+        with pytest.raises(ValueError, match=r"Did you mean 'E\[manhattan\]'"):
+            get_metric("E[manhatan]")
+        with pytest.raises(ValueError, match=r"Did you mean 'E\[kl_divergence\]'"):
+            get_metric("E[KL_divergense]")
 
     def test_expected_form_that_does_not_exist(self) -> None:
         with pytest.raises(ValueError, match=r"Unknown metric 'E\[chebyshev\]'"):

@@ -270,3 +270,43 @@ def sample_report_data(
         metric_agreement=metric_agreement,
         metrics_info=metrics_info,
     )
+
+
+@functools.cache
+def evaluation_report_data(n_items: int = 150, seed: int = 3) -> ReportData:
+    """A report built by the evaluation layer itself: the issue-12 ConvAbuse-like setting.
+
+    Five classes, 2–7 annotations per item; models predict the uniform
+    distribution, the global label share, and each item's observed shares
+    mixed 70/30 with noise; long model names and every default metric, so
+    the tables are as wide as real ones (six metrics, to keep the test fast). The noisy model wins the empirical
+    metrics; under the uniform prior (5 pseudo-counts, more than most items'
+    annotations) the flat models win some expected ones.
+    """
+    from dissensus import LabelCounts, Predictions, Scale  # noqa: PLC0415
+    from dissensus.evaluation import evaluate  # noqa: PLC0415
+
+    rng = np.random.default_rng(seed)
+    K = 5
+    n = rng.choice([2, 3, 3, 3, 4, 5, 6, 7], size=n_items)
+    truth = rng.dirichlet(np.full(K, 0.3), size=n_items)
+    counts = np.stack([rng.multinomial(k, p) for k, p in zip(n, truth, strict=True)])
+    items = [f"conv-{i:04d}" for i in range(n_items)]
+    scale = Scale.nominal(["not abusive", "mildly", "clearly", "severely", "threatening"])
+    lc = LabelCounts.from_array(counts, items=items, scale=scale)
+    observed = counts / counts.sum(axis=1, keepdims=True)
+    share = counts.sum(axis=0) / counts.sum()
+    preds = {
+        "uniform-baseline-predictor": np.full((n_items, K), 1 / K),
+        "global-label-share-predictor": np.tile(share, (n_items, 1)),
+        "observed-mixed-with-noise-70-30": 0.7 * observed
+        + 0.3 * rng.dirichlet(np.ones(K), size=n_items),
+        "bert-base-hard-labels-smoothed": 0.5 * observed + 0.5 / K,
+    }
+    metrics = ["cross_entropy", "kl_divergence", "manhattan"]
+    metrics += [f"E[{m}]" for m in metrics]
+    ev = evaluate(
+        lc, {k: Predictions.from_array(v, items=items) for k, v in preds.items()}, metrics
+    )
+    data: ReportData = ev.report_data(title="Evaluation report", n_boot=200, agreement_ci=False)
+    return data

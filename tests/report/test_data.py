@@ -86,7 +86,9 @@ class TestFormatting:
         assert format_number(1.23456) == "1.235"
         assert format_number(-0.25) == "−0.250"
         assert format_number(None) == "–"
-        assert format_number(np.inf) == "–"
+        assert format_number(np.inf) == "∞"  # a result, not a gap
+        assert format_number(-np.inf) == "−∞"
+        assert format_number(np.nan) == "–"
         assert format_interval(np.nan, np.nan) == ""
         assert format_interval(-0.1, 0.2) == "[−0.100, 0.200]"
 

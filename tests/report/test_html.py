@@ -13,8 +13,9 @@ from PIL import Image
 
 from dissensus.report import render_html, write_html
 from dissensus.report._data import example_report_data
-from tests.report._chromium import Chromium, chromium_or_skip
-from tests.report._sample import sample_report_data
+from dissensus.report._reading import prior_sentences
+from tests.report._chromium import Chromium, chromium_or_skip, find_chromium
+from tests.report._sample import evaluation_report_data, sample_report_data
 
 EVIL = "<script>alert(1)</script>"
 
@@ -79,7 +80,12 @@ class TestRenderHtml:
 
     def test_every_figure_present(self, page):
         figures = re.findall(r'<figure id="([^"]+)">\s*<svg (.*?)</figure>', page, flags=re.DOTALL)
-        assert [fid for fid, _ in figures] == ["fig-annotations", "fig-summary", "fig-by-bin"]
+        assert [fid for fid, _ in figures] == [
+            "fig-annotations",
+            "fig-summary",
+            "fig-by-bin",
+            "fig-agreement",
+        ]
         for fid, body in figures:
             assert f'aria-labelledby="{fid}-title"' in body
             assert f'<title id="{fid}-title">' in body
@@ -214,14 +220,20 @@ class TestInChromium:
         path.write_text(page, encoding="utf-8")
         browser.open(path.as_uri(), width=1280, height=1000)
         boxes = browser.evaluate(MEASURE)
-        assert [b["id"] for b in boxes] == ["fig-annotations", "fig-summary", "fig-by-bin"]
+        assert [b["id"] for b in boxes] == [
+            "fig-annotations",
+            "fig-summary",
+            "fig-by-bin",
+            "fig-agreement",
+        ]
         for box in boxes:
             assert box["width"] > 200, box
             assert box["height"] > 80, box
             pixels = _pixels(browser.screenshot({k: box[k] for k in ("x", "y", "width", "height")}))
             ink = np.mean(pixels < 200)
             assert pixels.std() > 10, box["id"]
-            assert 0.005 < ink < 0.6, (box["id"], ink)
+            top = 0.95 if box["id"] == "fig-agreement" else 0.6  # a heatmap is mostly colour
+            assert 0.005 < ink < top, (box["id"], ink)
 
     def test_full_page_screenshot_not_blank(self, browser, tmp_path, page):
         path = tmp_path / "report.html"
@@ -247,3 +259,168 @@ class TestInChromium:
         assert "boom" in errors
         assert "undefinedFunction" in errors
         assert "http://127.0.0.1:9/x.png" in log.requests
+
+
+# --- the verdict, on a report built by the evaluation layer ---------------------------------
+
+
+@pytest.fixture(scope="module")
+def verdict_page() -> str:
+    return render_html(evaluation_report_data())
+
+
+class TestVerdict:
+    def test_verdict_comes_first(self, verdict_page):
+        sections = re.findall(r'<section id="([^"]+)">', verdict_page)
+        assert sections[0] == "verdict"
+        assert sections.index("where-models-disagree") < sections.index("differences")
+
+    def test_names_best_model_per_family(self, verdict_page):
+        verdict = verdict_page[verdict_page.index('id="verdict-table"') :]
+        verdict = verdict[: verdict.index("</table>")]
+        assert "Empirical (3)" in verdict
+        assert "Expected (3)" in verdict
+        assert "observed-mixed-with-noise-70-30" in verdict
+
+    def test_prior_robustness_side_by_side(self, verdict_page):
+        prior = verdict_page[verdict_page.index('id="prior-table"') :]
+        header = prior[: prior.index("</thead>")]
+        assert "uniform (used)" in header
+        assert "jeffreys" in header
+        assert "empirical (strength" in header
+        assert "★ best fit" in header
+        assert 'id="prior-fit-table"' in verdict_page
+
+    def test_warns_when_prior_outweighs_annotations(self, verdict_page):
+        warning = re.search(
+            r'<p class="warning" role="note"><b>Prior check.</b>(.*?)</p>', verdict_page
+        )
+        assert warning is not None
+        assert "uniform prior adds 5.00 pseudo-counts" in warning.group(1)
+        assert re.search(r"annotations of \d+% of items", warning.group(1))
+
+    def test_reversals_grouped_and_table_in_appendix(self, verdict_page):
+        statements = verdict_page[verdict_page.index("Where the families disagree") :]
+        statements = statements[: statements.index("</ul>")]
+        assert "under the empirical metrics" in statements
+        assert "under the expected metrics" in statements
+        appendix = verdict_page.index('<details id="reversals-appendix">')
+        assert appendix < verdict_page.index('id="reversals-table"')
+
+    def test_items_behind_reversals(self, verdict_page):
+        figures = re.findall(r'<figure id="(fig-items-\d)">', verdict_page)
+        assert 1 <= len(figures) <= 3
+        assert re.search(
+            r"conv-\d{4} \(n=\d\)", verdict_page
+        )  # items with their counts, in the alt text
+        assert "posterior mean" in verdict_page
+
+    def test_metric_agreement_is_a_heatmap(self, verdict_page):
+        assert '<figure id="fig-agreement">' in verdict_page
+        assert '<details id="metric-agreement-appendix">' in verdict_page
+
+    def test_real_bin_ranges(self, verdict_page):
+        assert "6–7" in verdict_page
+        assert "6–10" not in verdict_page
+
+    def test_infinite_mean_shown_with_footnote(self):
+        data = example_report_data()
+        summary = data.summary.assign(mean=[np.inf, 0.45, 1.23, 1.20])
+        page = render_html(replace(data, summary=summary))
+        assert "∞" in page
+        assert 'id="infinite-note"' in page
+
+    def test_few_items_warned(self):
+        page = render_html(
+            replace(example_report_data(), dataset={**example_report_data().dataset, "n_items": 12})
+        )
+        assert "<b>Few items.</b>" in page
+
+
+OVERFLOW = """
+(() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  const bad = [];
+  for (const el of document.querySelectorAll('main *')) {
+    if (el.closest('svg') && el.tagName.toLowerCase() !== 'svg') continue;
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || !el.parentElement) continue;
+    const p = el.parentElement.getBoundingClientRect();
+    if (r.right > p.right + 1 || r.left < p.left - 1) {
+      bad.push(`${el.tagName}#${el.id}.${el.className} ${r.width}px in ${p.width}px`);
+    }
+  }
+  for (const w of document.querySelectorAll('.table-wrap')) {
+    if (w.scrollWidth > w.clientWidth + 1) bad.push(`scrolling ${w.firstElementChild.id}`);
+  }
+  return bad;
+})()
+"""
+
+
+@pytest.mark.parametrize("width", [1280, 1920])
+class TestVerdictInChromium:
+    def test_fits_without_errors_or_fetches(self, browser, tmp_path, verdict_page, width):
+        path = tmp_path / "report.html"
+        path.write_text(verdict_page, encoding="utf-8")
+        log = browser.open(path.as_uri(), width=width, height=1000)
+        assert log.errors() == []
+        assert log.requests == [path.as_uri()]
+        assert browser.evaluate(OVERFLOW) == []
+
+    def test_every_figure_has_ink(self, browser, tmp_path, verdict_page, width):
+        path = tmp_path / "report.html"
+        path.write_text(verdict_page, encoding="utf-8")
+        browser.open(path.as_uri(), width=width, height=1000)
+        boxes = browser.evaluate(MEASURE)
+        assert {"fig-annotations", "fig-summary", "fig-by-bin", "fig-agreement", "fig-items-1"} <= {
+            b["id"] for b in boxes
+        }
+        for box in boxes:
+            assert box["width"] > 150, box
+            assert box["height"] > 80, box
+            pixels = _pixels(browser.screenshot({k: box[k] for k in ("x", "y", "width", "height")}))
+            assert pixels.std() > 10, box["id"]
+            # a heatmap is mostly colour; the other figures mostly paper
+            top = 0.95 if box["id"] == "fig-agreement" else 0.6
+            assert 0.005 < np.mean(pixels < 200) < top, box["id"]
+
+    def test_overflow_check_can_fail(self, browser, tmp_path, width):
+        wide = (
+            "<!DOCTYPE html><html><head><title>x</title></head><body><main style='width:300px'>"
+            "<div class='table-wrap' style='overflow-x:auto'><table id='t'><tr><td style='white-space:nowrap'>"
+            + "x" * 200
+            + "</td></tr></table></div></main></body></html>"
+        )
+        path = tmp_path / "wide.html"
+        path.write_text(wide, encoding="utf-8")
+        browser.open(path.as_uri(), width=width, height=600)
+        assert browser.evaluate(OVERFLOW) != []
+
+
+class TestVerdictInPrint:
+    def test_fits_an_a4_page_in_print(self, browser, tmp_path, verdict_page):
+        # A4 at 96 dpi minus the 14 mm margins is about 690 px wide
+        path = tmp_path / "report.html"
+        path.write_text(verdict_page, encoding="utf-8")
+        browser.open(path.as_uri(), width=690, height=1000)
+        browser.send("Emulation.setEmulatedMedia", {"media": "print"})
+        try:
+            assert browser.evaluate("matchMedia('print').matches") is True
+            assert browser.evaluate(OVERFLOW) == []
+        finally:
+            browser.send("Emulation.setEmulatedMedia", {"media": ""})
+
+
+class TestPriorSentences:
+    def test_a_split_verdict_is_not_called_the_same(self, verdict_page):
+        # the fixture's verdict differs between priors metric by metric (one model wins every
+        # expected metric under the uniform prior, not under the others), even though the
+        # model winning most metrics is the same: the page must say it depends on the prior
+        table = evaluation_report_data().prior_sensitivity
+        best = table[table["best"]].sort_values(["prior", "metric"])
+        per_prior = best.groupby("prior", sort=False)["model"].apply(tuple)
+        assert per_prior.nunique() > 1
+        sentences, _ = prior_sentences(evaluation_report_data())
+        assert sentences[0].startswith("The expected metrics' verdict depends on the prior (")
+        assert "depends on the prior" in verdict_page

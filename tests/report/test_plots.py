@@ -20,7 +20,7 @@ def sample_figures():
 
 class TestFigures:
     def test_all_three(self, sample_figures):
-        assert list(sample_figures) == ["annotations", "summary", "by_bin"]
+        assert list(sample_figures) == ["annotations", "summary", "by_bin", "agreement"]
 
     @pytest.mark.parametrize("key", ["annotations", "summary", "by_bin"])
     def test_svg_is_clean_for_inlining(self, sample_figures, key):

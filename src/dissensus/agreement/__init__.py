@@ -51,6 +51,7 @@ from dissensus.agreement._multirater import (
     gwet_ac2,
     observed_agreement,
     percent_agreement,
+    share_unanimous,
 )
 from dissensus.agreement._pairwise import PairwiseAgreement, pairwise
 from dissensus.agreement._report import majority_labels, report
@@ -77,4 +78,5 @@ __all__ = [
     "percent_agreement",
     "report",
     "scott_pi",
+    "share_unanimous",
 ]

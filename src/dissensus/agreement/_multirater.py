@@ -18,6 +18,7 @@ coefficient; every coefficient is ``(P_a - P_e) / (1 - P_e)``.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -51,6 +52,7 @@ __all__ = [
     "gwet_ac2",
     "observed_agreement",
     "percent_agreement",
+    "share_unanimous",
 ]
 
 Chance = Literal["fleiss", "gwet", "uniform"]
@@ -477,7 +479,7 @@ def _unanimous_point(Xt: FloatArray) -> float:
 
 
 def unanimous_core(P: FloatArray, W: FloatArray) -> FloatArray:
-    """Bootstrap core of :func:`percent_agreement` (shared with the report)."""
+    """Bootstrap core of :func:`share_unanimous` (shared with the report)."""
     unanimous = (P.max(axis=1) == P.sum(axis=1)).astype(np.float64)
     return np.asarray((W @ unanimous) / W.sum(axis=1), dtype=np.float64)
 
@@ -572,6 +574,28 @@ def percent_agreement(
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
 ) -> AgreementResult:
+    """Deprecated name of :func:`share_unanimous` (it is not a pairwise percent agreement).
+
+    .. deprecated::
+        Use :func:`share_unanimous`; pairwise agreement is :func:`observed_agreement`.
+    """
+    warnings.warn(
+        "percent_agreement is the share of unanimous items and is now called share_unanimous; "
+        "the old name will be removed.",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return share_unanimous(data, ci=ci, n_boot=n_boot, seed=seed, ci_method=ci_method)
+
+
+def share_unanimous(
+    data: Any,
+    *,
+    ci: float | None = None,
+    n_boot: int = 1000,
+    seed: SeedLike = 0,
+    ci_method: CiMethod = "percentile",
+) -> AgreementResult:
     """Share of items on which every rater chose the same category.
 
     Parameters
@@ -590,11 +614,11 @@ def percent_agreement(
 
     Examples
     --------
-    >>> float(percent_agreement([[2, 0], [1, 1], [0, 2], [2, 0]]))
+    >>> float(share_unanimous([[2, 0], [1, 1], [0, 2], [2, 0]]))
     0.75
     """
     return _plain_statistic(
-        "percent_agreement",
+        "share_unanimous",
         data,
         _unanimous_point,
         unanimous_core,

@@ -27,7 +27,7 @@ from dissensus.agreement._multirater import (
     fleiss_kappa,
     gwet_ac1,
     gwet_ac2,
-    percent_agreement,
+    share_unanimous,
     unanimous_core,
 )
 from dissensus.agreement._result import AgreementResult
@@ -54,7 +54,7 @@ def _count(weights: Any, chance: Any, name: str) -> StatBuilder:
 def _coefficients(level: str, ordered: bool) -> list[tuple[str, Coefficient, StatBuilder]]:
     alpha_name = "krippendorff_alpha" if level == "nominal" else f"krippendorff_alpha_{level}"
     out: list[tuple[str, Coefficient, StatBuilder]] = [
-        ("percent_agreement", percent_agreement, lambda _, v, __: BootStatistic(unanimous_core, v)),
+        ("share_unanimous", share_unanimous, lambda _, v, __: BootStatistic(unanimous_core, v)),
         ("fleiss_kappa", fleiss_kappa, _count(None, "fleiss", "fleiss_kappa")),
         (
             alpha_name,
@@ -226,7 +226,7 @@ def report(
     >>> from dissensus import load_example
     >>> t = report(load_example("course_29"))
     >>> t.set_index("coefficient")["value"].round(3).to_dict()  # doctest: +NORMALIZE_WHITESPACE
-    {'percent_agreement': 0.31, 'fleiss_kappa': 0.41, 'observed_agreement': 0.58,
+    {'share_unanimous': 0.31, 'fleiss_kappa': 0.41, 'observed_agreement': 0.58,
      'chance_agreement': 0.288, 'krippendorff_alpha': 0.415, 'gwet_ac1': 0.49,
      'brennan_prediger': 0.476}
     """

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -66,6 +67,16 @@ class AgreementResult:
 
     def __float__(self) -> float:
         return float(self.value)
+
+    def _repr_html_(self) -> str:
+        """Compact notebook view: one row with value, se, interval and items."""
+        ci = "" if self.ci is None else f"[{_fmt(self.ci.low)}, {_fmt(self.ci.high)}]"
+        level = f" ({self.ci_level:.0%})" if self.ci is not None and self.ci_level else ""
+        cells = [self.name, _fmt(self.value), _fmt(self.se), ci + level, str(self.n_items)]
+        body = "".join(f"<td>{html.escape(c)}</td>" for c in cells)
+        head = "".join(f"<th>{h}</th>" for h in ("coefficient", "value", "se", "interval", "items"))
+        note = f"<caption>{html.escape(self.note)}</caption>" if self.note else ""
+        return f"<table>{note}<thead><tr>{head}</tr></thead><tbody><tr>{body}</tr></tbody></table>"
 
     def __repr__(self) -> str:
         bits = [f"{self.name}={_fmt(self.value)}"]

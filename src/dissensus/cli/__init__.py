@@ -8,12 +8,14 @@ appears only with ``--debug``.
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Sequence
 
 import click
 
 from dissensus import __version__
-from dissensus._exceptions import DataError, MissingExtraError
+from dissensus._exceptions import DataError, DissensusWarning, MissingExtraError
+from dissensus.cli._messages import echo_warnings
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_INTERNAL", "EXIT_OK", "cli", "main"]
 
@@ -49,7 +51,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     try:
-        cli.main(args=args, prog_name="dissensus", standalone_mode=False)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", DissensusWarning)  # one line each, flags named
+            try:
+                cli.main(args=args, prog_name="dissensus", standalone_mode=False)
+            finally:
+                echo_warnings(caught)
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
     except click.exceptions.Abort:
@@ -85,5 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _one_line(exc: BaseException) -> str:
+    from dissensus.cli._messages import cli_message  # noqa: PLC0415 (only on errors)
+
     text = str(exc) or type(exc).__name__
-    return " ".join(text.split())
+    return cli_message(" ".join(text.split()))

@@ -6,17 +6,25 @@ import math
 import textwrap
 import warnings
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import click
 import pandas as pd
 
-from dissensus._exceptions import DissensusWarning
+from dissensus._exceptions import DataError, DissensusWarning
 from dissensus.agreement import majority_labels, report
 from dissensus.cli._reader_options import load_annotations, reader_options
 from dissensus.data import LabelCounts, as_label_counts, load_example
 
-__all__ = ["agreement_command", "format_agreement", "format_majority"]
+__all__ = [
+    "GLOSSARY",
+    "agreement_command",
+    "check_level",
+    "format_agreement",
+    "format_glossary",
+    "format_majority",
+]
 
 _LEVELS = ("nominal", "ordinal", "interval", "ratio")
 #: Groups with more items than this get no majority-label table (it would not be readable).
@@ -68,20 +76,27 @@ def format_agreement(table: pd.DataFrame, *, by: str | None = None) -> str:
         value = value.loc[order, coefs]
         items = table.groupby(by, sort=False)["n_items"].first()
         show = pd.DataFrame({by: order})
+        # the report's names, shortened only by dropping their qualifier; a legend follows
         short = {
-            "percent_agreement": "pct",
+            "share_unanimous": "unanimous",
             "fleiss_kappa": "kappa",
-            "observed_agreement": "P_a",
-            "chance_agreement": "P_e",
-            "gwet_ac1": "AC1",
-            "gwet_ac2_quadratic": "AC2",
-            "brennan_prediger": "BP",
+            "observed_agreement": "observed",
+            "chance_agreement": "chance",
+            "gwet_ac1": "ac1",
+            "gwet_ac2_quadratic": "ac2",
+            "brennan_prediger": "bp",
         }
         for c in coefs:
             name = short.get(c, "alpha" if c.startswith("krippendorff") else c)
             show[name] = [_num(v) for v in value[c]]
         show["items"] = [str(items[g]) for g in order]
         lines += _table(show, set(show.columns) - {by})
+        legend = ", ".join(
+            f"{short.get(c, 'alpha')} = {c}"
+            for c in coefs
+            if c in short or c.startswith("krippendorff")
+        )
+        lines += textwrap.wrap(f"({legend})", 96, initial_indent="  ", subsequent_indent="   ")
         if has_ci:
             lines.append("")
             lines.append("  Bootstrap intervals over items:")
@@ -170,6 +185,57 @@ def format_majority(counts: LabelCounts, by: str) -> str | None:
     return "\n".join(lines)
 
 
+#: One line per coefficient for ``--explain`` (docs/agreement-glossary.md has the long form).
+GLOSSARY: tuple[tuple[str, str], ...] = (
+    ("share_unanimous", "share of items on which every annotator gave the same label; no chance correction."),
+    ("observed_agreement", "P_a: chance that two annotations of the same item agree, averaged over items."),
+    ("chance_agreement", "P_e: the same chance if labels were drawn from the pooled label shares (Fleiss)."),
+    ("fleiss_kappa", "(P_a − P_e) / (1 − P_e); nominal labels, many raters; low when one label dominates."),
+    ("krippendorff_alpha", "1 − D_o / D_e with a distance for the level (nominal, ordinal, interval, ratio); handles missing ratings; prefer it for ordered scales."),
+    ("gwet_ac1", "chance correction that stays stable when one label dominates (the kappa paradox); nominal."),
+    ("gwet_ac2_quadratic", "AC1 with quadratic weights, for ordered labels."),
+    ("brennan_prediger", "chance = 1/K (uniform); depends on the number of labels offered."),
+    ("reading scales", "Landis–Koch (0.41–0.60 moderate, 0.61–0.80 substantial) and Krippendorff (α ≥ 0.8 reliable, ≥ 0.667 tentative) are conventions, not tests."),
+)  # fmt: skip
+
+
+def format_glossary() -> str:
+    """The ``--explain`` text: one line per coefficient."""
+    width = max(len(name) for name, _ in GLOSSARY)
+    return "\n".join(f"  {name.ljust(width)}  {text}" for name, text in GLOSSARY)
+
+
+def check_level(level: str, labels: Sequence[Any]) -> None:
+    """Refuse ``--level ratio`` (and ``interval``) on labels that cannot carry it.
+
+    Ratio distances compare labels by their ratio, so they need numbers on a
+    scale with a true zero: no negative labels. Interval needs numbers.
+
+    Examples
+    --------
+    >>> check_level("ratio", [-3, -2, -1, 0, 1])
+    Traceback (most recent call last):
+    ...
+    ValueError: --level ratio needs numeric labels with a true zero and no negative values, but the labels include -3, -2, -1; use --level interval (or ordinal).
+    """
+    if level not in ("ratio", "interval"):
+        return
+    numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in labels)
+    if not numeric:
+        msg = (
+            f"--level {level} needs numeric labels; the labels are {', '.join(map(str, labels))}. "
+            "Use --level ordinal (ordered labels) or nominal."
+        )
+        raise ValueError(msg)
+    negative = [v for v in labels if v < 0]
+    if level == "ratio" and negative:
+        msg = (
+            "--level ratio needs numeric labels with a true zero and no negative values, but the "
+            f"labels include {', '.join(map(str, negative))}; use --level interval (or ordinal)."
+        )
+        raise ValueError(msg)
+
+
 def _write(text: str, target: str) -> None:
     if target == "-":
         click.echo(text, nl=False)
@@ -195,6 +261,11 @@ def _write(text: str, target: str) -> None:
     help="Level of measurement of Krippendorff's alpha; auto: ordinal for an ordered scale, else nominal.",
 )
 @click.option("--by", default=None, metavar="COLUMN", help="Item-level column to group by.")
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="Print what each coefficient measures and when to prefer it, then exit.",
+)
 @click.option("--ci", type=float, default=None, help="Bootstrap interval coverage, e.g. 0.95.")
 @click.option("--n-boot", type=int, default=1000, show_default=True, help="Bootstrap resamples.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
@@ -214,6 +285,7 @@ def agreement_command(
     example: str | None,
     level: str,
     by: str | None,
+    explain: bool,
     ci: float | None,
     n_boot: int,
     seed: int,
@@ -227,6 +299,9 @@ def agreement_command(
     (29 items, 4 raters); `--example course_reviews --by year` shows the
     class judgements per year.
     """
+    if explain:
+        click.echo(format_glossary())
+        return
     if file is not None and example is not None:
         msg = "Give either FILE or --example, not both."
         raise click.UsageError(msg)
@@ -239,10 +314,22 @@ def agreement_command(
             meta = [c for c in (reader.get("meta") or "").split(",") if c]
             if by not in meta:
                 reader["meta"] = ",".join([*meta, by])
-        counts = as_label_counts(load_annotations(file, **reader))
+        try:
+            counts = as_label_counts(load_annotations(file, **reader))
+        except DataError as exc:
+            if by and str(exc).startswith(f"No meta column {by!r}"):
+                # the column came from --by: say so, not --meta
+                detail = str(exc).split(";")[0].removeprefix("No meta column ")
+                guess = str(exc).partition("Did you mean")[2]
+                msg = f"--by {by}: no column {detail}" + (
+                    f"; did you mean {guess.strip(' ?')}?" if guess else "."
+                )
+                raise DataError(msg) from None
+            raise
         title = file
     if level == "auto":
         level = "ordinal" if counts.scale.ordered else "nominal"
+    check_level(level, [v.item() if hasattr(v, "item") else v for v in counts.scale.labels])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DissensusWarning)
         table = report(counts, level=level, by=by, ci=ci, n_boot=n_boot, seed=seed)  # type: ignore[arg-type]

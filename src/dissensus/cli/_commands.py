@@ -8,9 +8,11 @@ from dissensus.cli._agreement import agreement_command
 from dissensus.cli._allocate import allocate_command
 from dissensus.cli._audit import audit_command
 from dissensus.cli._evaluate import evaluate_command
+from dissensus.cli._example import example_command
 from dissensus.cli._experiment import demo_command, experiment_command
 from dissensus.cli._info import info_command
 from dissensus.cli._leaderboard import leaderboard_command
+from dissensus.cli._metrics import metrics_command
 from dissensus.cli._simulate import simulate_command
 from dissensus.cli._tendency import tendency_command
 
@@ -21,6 +23,8 @@ COMMANDS: list[click.Command] = [
     info_command,
     agreement_command,
     evaluate_command,
+    metrics_command,
+    example_command,
     experiment_command,
     simulate_command,
     allocate_command,

@@ -11,7 +11,8 @@ import click
 
 from dissensus._exceptions import DataError
 from dissensus._validation import require_extra
-from dissensus.cli._reader_options import load_annotations, reader_options
+from dissensus.cli._messages import prior_note
+from dissensus.cli._reader_options import alignment_options, load_annotations, reader_options
 from dissensus.data._predictions_io import read_predictions
 from dissensus.evaluation import evaluate
 
@@ -66,6 +67,7 @@ class _Stages:
 @click.command("evaluate")
 @click.argument("annotations", type=click.Path(dir_okay=False, path_type=Path))
 @reader_options
+@alignment_options
 @click.option(
     "--pred",
     "preds",
@@ -147,7 +149,7 @@ def evaluate_command(
         predictions = {}
         for name, path in pred_paths.items():
             stage(f"reading predictions {name!r} from {path}")
-            predictions[name] = read_predictions(path, layout=pred_layout, item=pred_item)  # type: ignore[arg-type]
+            predictions[name] = read_predictions(path, layout=pred_layout, item=pred_item, normalize=reader["normalize"])  # type: ignore[arg-type]  # fmt: skip
         bin_spec: Any = bins
         if bins != "auto":
             try:
@@ -164,6 +166,7 @@ def evaluate_command(
             prior=_parse_prior(prior),
             bins=bin_spec,
             seed=seed,
+            how=reader["how"],
         )
         stage(f"bootstrap ({n_boot} resamples) and writing {out}")
         written = ev.save(out, n_boot=n_boot)
@@ -171,6 +174,8 @@ def evaluate_command(
         stage.close()
     summary = ev.summary(n_boot=n_boot)
     click.echo(_format_summary(summary))
+    if (note := prior_note(ev)) is not None:
+        click.echo(note)
     for kind, path in written.items():
         click.echo(f"wrote {kind}: {path}")
 

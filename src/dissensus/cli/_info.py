@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import click
@@ -12,7 +13,7 @@ import pandas as pd
 from dissensus.cli._reader_options import load_annotations, reader_options
 from dissensus.data import Annotations
 
-__all__ = ["format_info", "info_command"]
+__all__ = ["format_info", "info_command", "info_record"]
 
 _BAR_WIDTH = 30
 _MAX_BARS = 12
@@ -106,12 +107,61 @@ def _describe_column(values: pd.Series) -> str:
     return text
 
 
+def info_record(ann: Annotations, *, with_items: bool = False) -> dict[str, Any]:
+    """What ``dissensus info --json`` prints: counts, labels, per-item annotations."""
+    n = ann.annotations_per_item.to_numpy()
+    totals = np.bincount(ann.label_codes, minlength=ann.scale.K)
+    record: dict[str, Any] = {
+        "n_items": int(ann.n_items),
+        "n_annotators": int(ann.n_annotators) if ann.has_annotators else None,
+        "n_annotations": int(ann.n_annotations),
+        "annotations_per_item": {
+            "min": int(n.min()),
+            "median": float(np.median(n)),
+            "max": int(n.max()),
+            "mean": float(n.mean()),
+        },
+        "labels": [_plain(v) for v in ann.scale.labels],
+        "ordered": bool(ann.scale.ordered),
+        "label_counts": {str(v): int(c) for v, c in zip(ann.scale.labels, totals, strict=True)},
+        "meta_columns": [] if ann.meta is None else [str(c) for c in ann.meta.columns],
+    }
+    if with_items:
+        per_item = ann.annotations_per_item
+        record["items"] = [
+            {"item": _plain(i), "n_annotations": int(k)}
+            for i, k in zip(per_item.index, per_item.to_numpy(), strict=True)
+        ]
+    return record
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
 @click.command("info")
 @click.argument("file", type=click.Path(dir_okay=False))
 @reader_options
-def info_command(file: str, **options: Any) -> None:
+@click.option(
+    "--items",
+    "show_items",
+    is_flag=True,
+    help="List every item id with its number of annotations (the ids prediction files need).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def info_command(file: str, *, show_items: bool, as_json: bool, **options: Any) -> None:
     """Summarise an annotation FILE: items, annotators, annotations per item, labels."""
     ann = load_annotations(file, **options)
+    if as_json:
+        record = {"file": file, **info_record(ann, with_items=show_items)}
+        click.echo(json.dumps(record, indent=1, ensure_ascii=False, default=str))
+        return
     fmt = options.get("format")
     title = f"{file}" + (f" ({fmt})" if fmt else "")
     click.echo(format_info(ann, title=title))
+    if show_items:
+        per_item = ann.annotations_per_item
+        click.echo("")
+        click.echo("items (id, annotations):")
+        for item, k in zip(per_item.index, per_item.to_numpy(), strict=True):
+            click.echo(f"    {item}\t{int(k)}")

@@ -19,10 +19,17 @@ from typing import Any, TypeVar
 
 import click
 
-from dissensus._exceptions import DissensusWarning
+from dissensus._exceptions import DataError, DissensusWarning
+from dissensus.cli._messages import echo_warnings, format_hint
 from dissensus.data import Annotations, Label, Scale, read_annotations
 
-__all__ = ["READER_OPTION_NAMES", "load_annotations", "parse_labels", "reader_options"]
+__all__ = [
+    "READER_OPTION_NAMES",
+    "alignment_options",
+    "load_annotations",
+    "parse_labels",
+    "reader_options",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -138,6 +145,32 @@ def reader_options(func: F) -> F:
     return func
 
 
+def alignment_options(func: F) -> F:
+    """Add ``--how`` and ``--normalize``: how predictions meet the annotations.
+
+    The library's messages name ``how='inner'`` and ``normalize=True``; these
+    are the flags that do it (see :mod:`dissensus.cli._messages`).
+    """
+    options = [
+        click.option(
+            "--how",
+            type=click.Choice(["exact", "inner"]),
+            default="exact",
+            show_default=True,
+            help="exact: every model must predict exactly the annotated items; inner: keep the "
+            "items every model predicts (the others are reported).",
+        ),
+        click.option(
+            "--normalize",
+            is_flag=True,
+            help="Rescale prediction rows that do not sum to 1 instead of failing.",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
 def load_annotations(path: str, **options: Any) -> Annotations:
     """Read ``path`` with the options collected by :func:`reader_options`.
 
@@ -175,10 +208,13 @@ def load_annotations(path: str, **options: Any) -> Annotations:
     )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DissensusWarning)
-        ann = read_annotations(path, fmt, **kwargs)
-    for w in caught:
-        if issubclass(w.category, DissensusWarning):
-            click.echo(f"dissensus: warning: {' '.join(str(w.message).split())}", err=True)
-        else:  # not ours: let Python's filters decide
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        try:
+            ann = read_annotations(path, fmt, **kwargs)
+        except DataError as exc:
+            guess = format_hint(path) if fmt is None else None
+            if guess is None:
+                raise
+            msg = f"{exc} The file looks like {guess}: add --format {guess}."
+            raise DataError(msg) from exc
+    echo_warnings(caught)
     return ann

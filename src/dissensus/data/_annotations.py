@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -55,12 +56,16 @@ def _require_columns(df: pd.DataFrame, columns: dict[str, str | None], source: s
     if missing:
         where = f" in {source}" if source else ""
         role, col = next(iter(missing.items()))
+        noun = role.split()[0]  # "meta 'year'" -> meta
+        param = "annotators" if role.startswith("annotator '") else noun  # wide: annotators=
         hint = (
             " pass annotator=None if the data has no annotator ids;" if role == "annotator" else ""
         )
+        close = difflib.get_close_matches(str(col), [str(c) for c in df.columns], n=1)
+        guess = f" Did you mean {close[0]!r}?" if close else ""
         msg = (
-            f"No {role} column {col!r}{where} (columns: {examples(list(df.columns), 12)});"
-            f"{hint} name the column with {role}=..."
+            f"No {noun} column {col!r}{where} (columns: {examples(list(df.columns), 12)});"
+            f"{hint} name the column with {param}=...{guess}"
         )
         raise DataError(msg)
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -291,6 +292,11 @@ def register_metric(
     return metric
 
 
+def _fold(name: str) -> str:
+    """A metric name for case-insensitive matching: lower case, '_' for '-' and spaces."""
+    return re.sub(r"[-\s]+", "_", name.strip().lower())
+
+
 def get_metric(name: str | Metric) -> Metric:
     """Look a metric up by name.
 
@@ -298,7 +304,8 @@ def get_metric(name: str | Metric) -> Metric:
     ----------
     name : str or Metric
         A registered name, e.g. ``"kl_divergence"``, ``"emd"`` or ``"E[emd]"``
-        (a :class:`Metric` is returned as is).
+        (a :class:`Metric` is returned as is). Case does not matter, and
+        ``-`` or a space may stand for ``_``.
 
     Returns
     -------
@@ -320,10 +327,16 @@ def get_metric(name: str | Metric) -> Metric:
     (True, (0.0, 1.0), True, 'E[emd]')
     >>> get_metric("E[emd]").needs_posterior
     True
-    >>> get_metric("kl-divergence")  # doctest: +ELLIPSIS
+    >>> get_metric("E[KL-Divergence]").name  # case and '-' do not matter
+    'E[kl_divergence]'
+    >>> get_metric("kl_divergense")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: Unknown metric 'kl-divergence'. Did you mean 'kl_divergence' or ...
+    ValueError: Unknown metric 'kl_divergense'. Did you mean 'kl_divergence' or ...
+    >>> get_metric("E[manhatan]")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: Unknown metric 'E[manhatan]'. Did you mean 'E[manhattan]' or ...
     """
     if isinstance(name, Metric):
         return name
@@ -332,7 +345,21 @@ def get_metric(name: str | Metric) -> Metric:
         return _REGISTRY[name]
     except KeyError:
         pass
-    close = difflib.get_close_matches(name, list(_REGISTRY), n=3, cutoff=0.6)
+    # names are matched case-insensitively, with '-' or ' ' for '_' ("E[KL-Divergence]")
+    folded = {_fold(key): key for key in _REGISTRY}
+    key = folded.get(_fold(name))
+    if key is not None:
+        return _REGISTRY[key]
+    close = [
+        folded[c] for c in difflib.get_close_matches(_fold(name), list(folded), n=3, cutoff=0.6)
+    ]
+    inner = re.fullmatch(r"e\[(.*)\]", _fold(name))
+    if inner and not close:  # a misspelt expected name: match the part inside E[...]
+        close = [
+            f"E[{folded[c]}]"
+            for c in difflib.get_close_matches(inner.group(1), list(folded), n=3, cutoff=0.6)
+            if f"E[{folded[c]}]" in _REGISTRY
+        ]
     hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
     msg = f"Unknown metric {name!r}.{hint} Available: {', '.join(_REGISTRY)}."
     raise ValueError(msg)

@@ -20,7 +20,14 @@ import pandas as pd
 
 from dissensus._exceptions import DataError
 
-__all__ = ["DATASET_KEYS", "REQUIRED_COLUMNS", "ReportData", "example_report_data"]
+__all__ = [
+    "DATASET_KEYS",
+    "OPTIONAL_COLUMNS",
+    "REQUIRED_COLUMNS",
+    "FullFrame",
+    "ReportData",
+    "example_report_data",
+]
 
 #: Keys every ``ReportData.dataset`` mapping must have.
 DATASET_KEYS: tuple[str, ...] = (
@@ -76,6 +83,24 @@ REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
     "metrics_info": ("name", "lower_is_better", "kind", "description"),
 }
 
+#: Columns of the optional tables (None when the evaluation did not compute them).
+OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {
+    "prior_sensitivity": ("prior", "metric", "model", "mean", "rank", "best", "significant"),
+    "prior_fit": ("prior", "strength", "log_likelihood", "share_items_weak", "used"),
+    "reversal_items": (
+        "reversal",
+        "metric_1",
+        "metric_2",
+        "better_1",
+        "better_2",
+        "item",
+        "n_annotations",
+        "series",
+        "label",
+        "value",
+    ),
+}
+
 _KINDS = frozenset({"pointwise", "expected"})
 
 
@@ -83,7 +108,7 @@ def _check_table(name: str, table: object) -> None:
     if not isinstance(table, pd.DataFrame):
         msg = f"ReportData.{name} must be a pandas DataFrame; got {type(table).__name__}."
         raise TypeError(msg)
-    required = REQUIRED_COLUMNS[name]
+    required = REQUIRED_COLUMNS.get(name) or OPTIONAL_COLUMNS[name]
     missing = [col for col in required if col not in table.columns]
     if missing:
         msg = (
@@ -141,6 +166,20 @@ class ReportData:
     metrics_info : DataFrame
         Per metric: ``name, lower_is_better, kind`` (``"pointwise"`` or
         ``"expected"``) and a one-line ``description``.
+    prior_sensitivity : DataFrame or None
+        The expected metrics' means under several priors: ``prior, metric,
+        model, mean, rank, best, significant`` (the best model's lead over
+        the runner-up, or another model's gap to the best, excludes zero).
+    prior_fit : DataFrame or None
+        Per prior: ``prior, strength`` (total pseudo-count),
+        ``log_likelihood`` (Dirichlet-multinomial, natural log),
+        ``share_items_weak`` (share of items with no more annotations than
+        the prior's strength) and ``used`` (the evaluation's prior).
+    reversal_items : DataFrame or None
+        The items behind the strongest reversals, long format: ``reversal,
+        metric_1, metric_2, better_1, better_2, item, n_annotations, series,
+        label, value`` (``series``: ``"observed"``, ``"posterior mean"`` or
+        a model name).
 
     Raises
     ------
@@ -175,6 +214,9 @@ class ReportData:
     reversals: pd.DataFrame
     metric_agreement: pd.DataFrame
     metrics_info: pd.DataFrame = field(repr=False)
+    prior_sensitivity: pd.DataFrame | None = field(default=None, repr=False)
+    prior_fit: pd.DataFrame | None = field(default=None, repr=False)
+    reversal_items: pd.DataFrame | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         title: object = self.title
@@ -196,6 +238,9 @@ class ReportData:
             if name == "agreement" and table is None:
                 continue
             _check_table(name, table)
+        for name in OPTIONAL_COLUMNS:
+            if getattr(self, name) is not None:
+                _check_table(name, getattr(self, name))
         kinds = set(self.metrics_info["kind"].astype(str))
         if not kinds <= _KINDS:
             msg = (
@@ -252,24 +297,52 @@ class ReportData:
         return [str(b) for b in pd.unique(column.dropna())]
 
 
+class FullFrame(pd.DataFrame):
+    """A summary-sized DataFrame that prints whole: no ``...`` for rows or columns.
+
+    Operations on it return plain DataFrames; only printing differs.
+
+    Examples
+    --------
+    >>> wide = FullFrame({f"column_{i}": [0.5] for i in range(30)})
+    >>> "..." in repr(wide), "..." in repr(pd.DataFrame(wide))
+    (False, True)
+    """
+
+    @property
+    def _constructor(self) -> type[pd.DataFrame]:
+        return pd.DataFrame
+
+    def __repr__(self) -> str:
+        return self.to_string()
+
+    def _repr_html_(self) -> str:
+        return str(self.to_html(max_rows=None, max_cols=None, border=0))
+
+
 # --- formatting shared by the HTML and Markdown renderers -------------------------------------
 
 _MISSING = "–"
 
 
 def format_number(value: Any, *, digits: int = 3) -> str:
-    """Format a number for a table: fixed decimals, a dash for missing values.
+    """Format a number for a table: fixed decimals, ∞ for infinity, a dash for missing values.
 
     Examples
     --------
     >>> format_number(0.47312), format_number(float("nan")), format_number(12345.6)
     ('0.473', '–', '12,346')
+    >>> format_number(float("inf")), format_number(float("-inf"))
+    ('∞', '−∞')
     >>> format_number(0.000787), format_number(0.0000123), format_number(-0.5)
     ('0.000787', '1.23e-05', '−0.500')
     """
     if value is None or isinstance(value, str):
         return _MISSING if value is None else value
     x = float(value)
+    if np.isinf(x):
+        # an infinite mean is a result (a zero prediction under cross-entropy), not a gap
+        return "∞" if x > 0 else "−∞"
     if not np.isfinite(x):
         return _MISSING
     x += 0.0  # turns -0.0 into 0.0, which must not print as "−0.000"
@@ -638,6 +711,239 @@ def count_bins(counts: npt.NDArray[np.int64], *, max_bars: int = 15) -> list[tup
     while bins and bins[-1][1] == 0:
         bins.pop()
     return bins
+
+
+#: Below this many items a bootstrap interval is rough; the report says so.
+MIN_ITEMS_FOR_INTERVAL = 30
+
+FAMILY_LABELS = {"pointwise": "Empirical", "expected": "Expected"}
+
+
+def has_infinite(data: ReportData) -> bool:
+    """Whether any mean in the summary or by-bin tables is infinite (shown as ∞)."""
+    values = np.concatenate(
+        [data.summary["mean"].to_numpy(dtype=float), data.by_bin["mean"].to_numpy(dtype=float)]
+    )
+    return bool(np.isinf(values).any())
+
+
+def difference(data: ReportData, metric: str, a: str, b: str) -> tuple[float, Any, Any] | None:
+    """``mean(a) - mean(b)`` under ``metric`` with its interval, from either orientation."""
+    diffs = data.differences
+    metric_rows = diffs["metric"].astype(str) == metric
+    model_a, model_b = diffs["model_a"].astype(str), diffs["model_b"].astype(str)
+    same = diffs[metric_rows & (model_a == a) & (model_b == b)]
+    if len(same):
+        row = same.iloc[0]
+        return float(row["diff"]), row["ci_low"], row["ci_high"]
+    flipped = diffs[metric_rows & (model_a == b) & (model_b == a)]
+    if len(flipped):
+        row = flipped.iloc[0]
+        return -float(row["diff"]), -row["ci_high"], -row["ci_low"]
+    return None
+
+
+def ordered_models(data: ReportData, metric: str) -> list[str]:
+    """Models from best to worst under ``metric`` (finite means only)."""
+    rows = data.summary[data.summary["metric"].astype(str) == metric]
+    rows = rows[~np.isnan(rows["mean"].astype(float))]
+    rows = rows.sort_values("mean", ascending=data.lower_is_better(metric), kind="stable")
+    return [str(m) for m in rows["model"]]
+
+
+def lead_is_significant(data: ReportData, metric: str) -> bool | None:
+    """Whether the best model's lead over the runner-up excludes zero (None: no runner-up)."""
+    order = ordered_models(data, metric)
+    if len(order) < 2:
+        return None
+    diff = difference(data, metric, order[0], order[1])
+    return None if diff is None else excludes_zero(diff[1], diff[2])
+
+
+def family_metrics(data: ReportData) -> dict[str, list[str]]:
+    """Metric names by kind (``"pointwise"``, ``"expected"``), in report order."""
+    out: dict[str, list[str]] = {}
+    for metric in data.metrics:
+        out.setdefault(data.kind(metric) or "pointwise", []).append(metric)
+    return out
+
+
+def _winners(wins: dict[str, int]) -> list[str]:
+    top = max(wins.values(), default=0)
+    return [m for m, w in wins.items() if w == top and top > 0]
+
+
+def family_best(data: ReportData, metrics: list[str]) -> tuple[list[str], dict[str, int]]:
+    """The model(s) best under most of ``metrics``, and each model's number of wins."""
+    wins = dict.fromkeys(data.models, 0)
+    for metric in metrics:
+        order = ordered_models(data, metric)
+        if order:
+            wins[order[0]] = wins.get(order[0], 0) + 1
+    return _winners(wins), wins
+
+
+def bin_winners(data: ReportData, metrics: list[str]) -> list[tuple[str, list[str], int]]:
+    """Per bin: (label, model(s) best under most of ``metrics`` there, items in the bin)."""
+    out = []
+    table = data.by_bin
+    for label in data.bins():
+        in_bin = table[table["bin"].astype(str) == label]
+        wins = dict.fromkeys(data.models, 0)
+        for metric in metrics:
+            rows = in_bin[in_bin["metric"].astype(str) == metric]
+            rows = rows[~np.isnan(rows["mean"].astype(float))]
+            if rows.empty:
+                continue
+            means = rows["mean"].to_numpy(dtype=float)
+            pick = int(np.argmin(means) if data.lower_is_better(metric) else np.argmax(means))
+            model = str(rows["model"].iloc[pick])
+            wins[model] = wins.get(model, 0) + 1
+        n_items = int(in_bin["n_items"].max()) if len(in_bin) else 0
+        out.append((label, _winners(wins), n_items))
+    return out
+
+
+def verdict_table(data: ReportData) -> Table:
+    """The first-screen verdict: best model per family of metrics, its significance, by bin."""
+    rows: list[list[Cell]] = []
+    flags: list[bool] = []
+    for kind, metrics in family_metrics(data).items():
+        winners, wins = family_best(data, metrics)
+        if not winners:
+            continue
+        won = [m for m in metrics if ordered_models(data, m)[:1] in ([w] for w in winners)]
+        sig = [m for m in won if lead_is_significant(data, m)]
+        per_bin = bin_winners(data, metrics)
+        changes = [(lab, w, n) for lab, w, n in per_bin if w and w != winners]
+        if not per_bin or len(per_bin) == 1:
+            by_bin = "one bin only"
+        elif not changes:
+            by_bin = "the same in every bin"
+        else:
+            by_bin = "; ".join(f"{lab}: {' = '.join(w)}" for lab, w, _ in changes)
+        rows.append(
+            [
+                Cell(f"{FAMILY_LABELS.get(kind, kind)} ({len(metrics)})"),
+                Cell(" = ".join(winners), best=True),
+                Cell(f"{wins[winners[0]]} of {len(metrics)}"),
+                Cell(f"{len(sig)} of {len(won)}" if won else _MISSING),
+                Cell(by_bin),
+            ]
+        )
+        flags.append(bool(won) and len(sig) == len(won))
+    return Table(
+        [
+            "Metrics",
+            "Best model",
+            "Best under",
+            "Lead significant",
+            "Best model by annotations per item",
+        ],
+        rows,
+        flags,
+        align="llrrl",
+    )
+
+
+def used_prior(data: ReportData) -> dict[str, Any] | None:
+    """The prior_fit row of the evaluation's prior, or None."""
+    if data.prior_fit is None or data.prior_fit.empty:
+        return None
+    used = data.prior_fit[data.prior_fit["used"].astype(bool)]
+    row = used.iloc[0] if len(used) else data.prior_fit.iloc[0]
+    return {str(k): v for k, v in row.items()}
+
+
+def supported_prior(data: ReportData) -> dict[str, Any] | None:
+    """The prior_fit row with the highest marginal log-likelihood, or None."""
+    if data.prior_fit is None or data.prior_fit.empty:
+        return None
+    fit = data.prior_fit[~np.isnan(data.prior_fit["log_likelihood"].astype(float))]
+    if fit.empty:
+        return None
+    position = int(np.argmax(fit["log_likelihood"].to_numpy(dtype=float)))
+    return {str(k): v for k, v in fit.iloc[position].items()}
+
+
+def prior_winners(data: ReportData) -> dict[str, list[str]]:
+    """Per prior: the model(s) best under most expected metrics (empty without the table)."""
+    out: dict[str, list[str]] = {}
+    table = data.prior_sensitivity
+    if table is None or table.empty:
+        return out
+    for prior in pd.unique(table["prior"].astype(str)):
+        best = table[(table["prior"].astype(str) == prior) & table["best"].astype(bool)]
+        wins = dict.fromkeys(data.models, 0)
+        for model in best["model"].astype(str):
+            wins[model] = wins.get(model, 0) + 1
+        out[str(prior)] = _winners(wins)
+    return out
+
+
+def prior_table(data: ReportData) -> Table:
+    """Expected metrics (rows) × priors (columns): the best model under each prior.
+
+    A cell reads ``model`` when its lead over the runner-up is significant
+    and ``model (n.s.)`` otherwise; the prior row of the evaluation is marked
+    "used" and the one the data support (highest marginal likelihood) "★".
+    """
+    table = data.prior_sensitivity
+    if table is None or table.empty:
+        return Table([], [])
+    priors = [str(p) for p in pd.unique(table["prior"].astype(str))]
+    fit = {} if data.prior_fit is None else lookup(data.prior_fit.assign(_k=""), "prior", "_k")
+    supported = supported_prior(data)
+    header = ["Metric"]
+    for prior in priors:
+        row = fit.get((prior, ""))
+        marks = []
+        if row is not None and bool(row["used"]):
+            marks.append("used")
+        if supported is not None and str(supported["prior"]) == prior:
+            marks.append("★ best fit")
+        header.append(prior + (f" ({', '.join(marks)})" if marks else ""))
+    rows: list[list[Cell]] = []
+    for metric in pd.unique(table["metric"].astype(str)):
+        cells = [Cell(f"{metric} {direction_arrow(data.lower_is_better(str(metric)))}")]
+        for prior in priors:
+            best = table[
+                (table["prior"].astype(str) == prior)
+                & (table["metric"].astype(str) == metric)
+                & table["best"].astype(bool)
+            ]
+            if best.empty:
+                cells.append(Cell(_MISSING))
+                continue
+            names = " = ".join(str(m) for m in best["model"])
+            sig = bool(best["significant"].astype(bool).all())
+            cells.append(Cell(names + ("" if sig else " (n.s.)"), best=sig))
+        rows.append(cells)
+    return Table(header, rows, align="l" * (len(priors) + 1))
+
+
+def prior_fit_table(data: ReportData) -> Table:
+    """Per prior: strength, share of items it outweighs, marginal log-likelihood."""
+    if data.prior_fit is None or data.prior_fit.empty:
+        return Table([], [])
+    supported = supported_prior(data)
+    rows = []
+    for rec in data.prior_fit.to_dict("records"):
+        share = rec["share_items_weak"]
+        rows.append(
+            [
+                Cell(str(rec["prior"]) + (" (used)" if bool(rec["used"]) else "")),
+                Cell(format_number(rec["strength"], digits=2)),
+                Cell(_MISSING if _is_missing(share) else f"{100 * float(share):.0f}%"),
+                Cell(
+                    format_number(rec["log_likelihood"], digits=1),
+                    best=supported is not None and str(supported["prior"]) == str(rec["prior"]),
+                ),
+            ]
+        )
+    return Table(
+        ["Prior", "Strength (pseudo-counts)", "Items it outweighs", "Log-likelihood"], rows
+    )
 
 
 def example_report_data() -> ReportData:

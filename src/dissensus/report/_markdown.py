@@ -15,12 +15,15 @@ from dissensus.report._data import (
     differences_table,
     direction_arrow,
     metric_agreement_table,
+    prior_fit_table,
+    prior_table,
     rankings_table,
     reversals_table,
     significant_reversals,
     summary_table,
+    verdict_table,
 )
-from dissensus.report._reading import plain_reading
+from dissensus.report._reading import plain_reading, prior_sentences, reversal_statements
 
 __all__ = ["escape_markdown", "render_markdown"]
 
@@ -116,6 +119,21 @@ def render_markdown(data: ReportData) -> str:
     <BLANKLINE>
     """
     out: list[str] = [f"# {escape_markdown(data.title)}", ""]
+
+    verdict = verdict_table(data)
+    if verdict.rows:
+        out += ["## Verdict", "", *_table(verdict), ""]
+    prior_notes, prior_warning = prior_sentences(data)
+    if prior_warning:
+        out += [f"> **Prior check.** {escape_markdown(prior_warning)}", ""]
+    priors = prior_table(data)
+    if priors.rows:
+        out += [*(escape_markdown(n) for n in prior_notes), ""]
+        out += [*_table(priors), "", *_table(prior_fit_table(data)), ""]
+    statements = reversal_statements(data)
+    if statements:
+        out += [f"- {escape_markdown(sentence)}" for sentence in statements]
+        out.append("")
 
     reading = plain_reading(data)
     if reading:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
 from dissensus.report._data import ReportData, count_bins, direction_arrow, lookup
 
@@ -34,6 +35,8 @@ __all__ = [
     "by_bin_figure",
     "figures",
     "forest_figure",
+    "metric_agreement_figure",
+    "reversal_item_figures",
     "svg_from_figure",
 ]
 
@@ -291,6 +294,8 @@ def _draw_forest(data: ReportData, metrics: list[str]) -> Figure:
             if row is None:
                 continue
             mean, low, high = (float(row[c]) for c in ("mean", "ci_low", "ci_high"))
+            if not np.isfinite(mean):  # shown as ∞ in the summary table; no point to draw
+                continue
             style = _style(i)
             filled = style["color"] if bool(row["best"]) else "white"
             err = None
@@ -338,6 +343,142 @@ def forest_figure(data: ReportData, *, fig_id: str = "fig-summary") -> Figure_ |
     return Figure_(id=fig_id, caption=caption, alt=alt, svg=svg)
 
 
+def _draw_agreement(metrics: list[str], tau: np.ndarray) -> Figure:
+    size = 0.42 * len(metrics) + 1.9
+    fig = _new_figure(size, size)
+    ax = fig.subplots()
+    # vector cells (pcolormesh), not imshow: the SVG must not embed a raster image
+    edges = np.arange(len(metrics) + 1) - 0.5
+    ax.pcolormesh(edges, edges, np.ma.masked_invalid(tau), vmin=-1.0, vmax=1.0, cmap="RdBu")
+    ax.set_xlim(edges[0], edges[-1])
+    ax.set_ylim(edges[-1], edges[0])
+    ax.set_aspect("equal")
+    for (i, j), value in np.ndenumerate(tau):
+        if np.isfinite(value):
+            ax.text(
+                j,
+                i,
+                f"{value:.2f}".replace("-", "−"),
+                ha="center",
+                va="center",
+                fontsize=6.5,
+                color="white" if abs(value) > 0.6 else _INK,
+            )
+    names = [_text(m) for m in metrics]
+    ax.set_xticks(np.arange(len(metrics)), names, rotation=45, ha="right")
+    ax.set_yticks(np.arange(len(metrics)), names)
+    ax.tick_params(length=0)
+    for side in ("top", "right", "bottom", "left"):
+        ax.spines[side].set_visible(False)
+    return fig
+
+
+def metric_agreement_figure(data: ReportData, *, fig_id: str = "fig-agreement") -> Figure_ | None:
+    """Kendall's τ between the rankings of every two metrics, as a heatmap (None below 3 metrics)."""
+    table = data.metric_agreement
+    metrics = [
+        m
+        for m in data.metrics
+        if m in set(table["metric_1"].astype(str)) | set(table["metric_2"].astype(str))
+    ]
+    if len(metrics) < 3:
+        return None
+    index = {m: i for i, m in enumerate(metrics)}
+    tau = np.full((len(metrics), len(metrics)), np.nan)
+    np.fill_diagonal(tau, 1.0)
+    for rec in table.itertuples(index=False):
+        i, j = index.get(str(rec.metric_1)), index.get(str(rec.metric_2))
+        if i is not None and j is not None:
+            tau[i, j] = tau[j, i] = float(rec.kendall_tau)  # type: ignore[arg-type]
+    alt = (
+        f"Heatmap of Kendall's tau between the model rankings of {len(metrics)} metrics; "
+        "blue: the two metrics rank the models alike, red: in opposite orders."
+    )
+    caption = (
+        "How alike each two metrics rank the models: Kendall's τ between their rankings, "
+        "from 1 (same order, dark blue) to −1 (reversed, dark red); blank when undefined. "
+        "The full table is in the appendix."
+    )
+    svg = _render(_draw_agreement, metrics, tau, fig_id=fig_id, alt=alt)
+    return Figure_(id=fig_id, caption=caption, alt=alt, svg=svg)
+
+
+def _draw_items(block: Any, labels: list[str], series: list[str]) -> Figure:
+    items = list(dict.fromkeys(block["item"].astype(str)))
+    n_cols = len(items)
+    fig = _new_figure(min(2.3 * n_cols + 0.4, 9.6), 2.1)
+    axes = np.atleast_1d(fig.subplots(1, n_cols, squeeze=False, sharey=True)).ravel()
+    x = np.arange(len(labels))
+    width = 0.84 / len(series)
+    greys = {"observed": "#555555", "posterior mean": "#bbbbbb"}
+    model_index = 0
+    colours: dict[str, str] = {}
+    for name in series:
+        if name in greys:
+            colours[name] = greys[name]
+        else:
+            colours[name] = _COLOURS[model_index % len(_COLOURS)]
+            model_index += 1
+    ax: Axes
+    for ax, item in zip(axes, items, strict=True):
+        sub = block[block["item"].astype(str) == item]
+        for k, name in enumerate(series):
+            rows = sub[sub["series"].astype(str) == name].set_index("label")["value"]
+            y = np.array([float(rows.get(label, np.nan)) for label in labels])
+            hatch = "///" if name == "posterior mean" else None
+            ax.bar(
+                x - 0.42 + width * (k + 0.5),
+                y,
+                width=width,
+                color=colours[name],
+                edgecolor=_INK,
+                linewidth=0.3,
+                hatch=hatch,
+                label=_text(name),
+            )
+        n = int(sub["n_annotations"].iloc[0])
+        ax.set_title(_text(f"{item} (n={n})"), loc="left")
+        ax.set_xticks(x, [_text(label) for label in labels], rotation=45 if len(labels) > 4 else 0)
+        ax.grid(axis="y", color=_GRID, linewidth=0.6)
+        ax.tick_params(axis="x", length=0)
+    axes[0].set_ylabel("Probability")
+    handles, names = axes[0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="outside upper center", ncols=min(len(series), 6))
+    return fig
+
+
+def reversal_item_figures(data: ReportData) -> list[Figure_]:
+    """Per reversal, its items as small multiples: observed shares, posterior mean, predictions."""
+    table = data.reversal_items
+    if table is None or table.empty:
+        return []
+    labels = [str(v) for v in data.dataset["labels"]]
+    out = []
+    for k, name in enumerate(pd.unique(table["reversal"].astype(str)), start=1):
+        block = table[table["reversal"].astype(str) == name]
+        series = list(dict.fromkeys(block["series"].astype(str)))
+        first = block.iloc[0]
+        fig_id = f"fig-items-{k}"
+        counts = block.drop_duplicates("item")
+        described = ", ".join(
+            f"{item} (n={int(n)})"
+            for item, n in zip(counts["item"], counts["n_annotations"], strict=True)
+        )
+        alt = (
+            f"Bar charts of the items behind the reversal {name}: {described}; for each item, "
+            "the observed label shares, the posterior mean and each model's prediction."
+        )
+        caption = (
+            f"{name}: {first['better_1']} is better under {first['metric_1']}, "
+            f"{first['better_2']} under {first['metric_2']}. These items push the two metrics "
+            "apart the most; n is the item's number of annotations. Dark bars: observed "
+            "shares; hatched: posterior mean; coloured: each model's prediction."
+        )
+        svg = _render(_draw_items, block, labels, series, fig_id=fig_id, alt=alt)
+        out.append(Figure_(id=fig_id, caption=caption, alt=alt, svg=svg))
+    return out
+
+
 def figures(data: ReportData) -> dict[str, Figure_]:
     """Every figure the data allows, keyed by its role."""
     out: dict[str, Figure_] = {}
@@ -345,6 +486,7 @@ def figures(data: ReportData) -> dict[str, Figure_]:
         ("annotations", annotations_histogram(data.annotations_per_item)),
         ("summary", forest_figure(data)),
         ("by_bin", by_bin_figure(data)),
+        ("agreement", metric_agreement_figure(data)),
     ):
         if fig is not None:
             out[key] = fig

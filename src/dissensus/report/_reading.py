@@ -14,9 +14,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dissensus.report._data import ReportData, excludes_zero, format_interval, format_number
+from dissensus.report._data import (
+    FAMILY_LABELS,
+    ReportData,
+    difference,
+    excludes_zero,
+    family_metrics,
+    format_interval,
+    format_number,
+    ordered_models,
+    supported_prior,
+    used_prior,
+)
 
-__all__ = ["plain_reading"]
+__all__ = ["plain_reading", "prior_sentences", "reversal_statements"]
 
 _KIND_LABELS = {
     "pointwise": "pointwise (empirical) metrics",
@@ -71,28 +82,6 @@ def _best_sentence(data: ReportData, best: dict[str, list[str]]) -> str | None:
     return sentence[0].upper() + sentence[1:]
 
 
-def _difference(data: ReportData, metric: str, a: str, b: str) -> tuple[float, Any, Any] | None:
-    """``mean(a) - mean(b)`` with its interval, from either orientation of the table."""
-    diffs = data.differences
-    same = diffs[
-        (diffs["metric"].astype(str) == metric)
-        & (diffs["model_a"].astype(str) == a)
-        & (diffs["model_b"].astype(str) == b)
-    ]
-    if len(same):
-        row = same.iloc[0]
-        return float(row["diff"]), row["ci_low"], row["ci_high"]
-    flipped = diffs[
-        (diffs["metric"].astype(str) == metric)
-        & (diffs["model_a"].astype(str) == b)
-        & (diffs["model_b"].astype(str) == a)
-    ]
-    if len(flipped):
-        row = flipped.iloc[0]
-        return -float(row["diff"]), -row["ci_high"], -row["ci_low"]
-    return None
-
-
 def _lead_sentence(data: ReportData, best: dict[str, list[str]]) -> str | None:
     leads: list[tuple[str, str, str, bool]] = []  # metric, winner, runner-up, significant
     for metric, winners in best.items():
@@ -104,7 +93,7 @@ def _lead_sentence(data: ReportData, best: dict[str, list[str]]) -> str | None:
         others = [str(m) for m in rows["model"] if str(m) != winners[0]]
         if not others:
             continue
-        diff = _difference(data, metric, winners[0], others[0])
+        diff = difference(data, metric, winners[0], others[0])
         if diff is not None:
             leads.append((metric, winners[0], others[0], excludes_zero(diff[1], diff[2])))
     if not leads:
@@ -314,6 +303,124 @@ def _dataset_sentence(data: ReportData) -> str | None:
             f" {interval}." if interval else "."
         )
     return sentence
+
+
+#: Warn when the prior outweighs the annotations on at least this share of items.
+WEAK_SHARE = 0.2
+
+
+def prior_sentences(data: ReportData) -> tuple[list[str], str | None]:
+    """(sentences on how the expected metrics' verdict depends on the prior, warning or None).
+
+    Examples
+    --------
+    >>> from dissensus.report._data import example_report_data
+    >>> prior_sentences(example_report_data())
+    ([], None)
+    """
+    sentences: list[str] = []
+    table = data.prior_sensitivity
+    if table is not None and not table.empty:
+        best = table[table["best"].astype(bool)]
+        per_prior: dict[str, dict[str, tuple[str, ...]]] = {}
+        for rec in best.itertuples(index=False):
+            metric_winners = per_prior.setdefault(str(rec.prior), {})
+            metric_winners[str(rec.metric)] = (
+                *metric_winners.get(str(rec.metric), ()),
+                str(rec.model),
+            )
+        verdicts = {tuple(sorted(w.items())) for w in per_prior.values()}
+
+        def describe(winners: dict[str, tuple[str, ...]]) -> str:
+            groups: dict[str, list[str]] = {}
+            for metric, models in winners.items():
+                groups.setdefault(" = ".join(models), []).append(metric)
+            if len(groups) == 1:
+                ((model, _),) = groups.items()
+                return f"{model} under every expected metric"
+            return ", ".join(f"{m} under {_join(ms)}" for m, ms in groups.items())
+
+        if len(verdicts) == 1:
+            sentences.append(
+                f"The expected metrics pick the same best model under every prior compared "
+                f"({_join(list(per_prior))}): {describe(next(iter(per_prior.values())))}."
+            )
+        else:
+            listed = "; ".join(f"{p}: {describe(w)}" for p, w in per_prior.items())
+            sentences.append(
+                f"The expected metrics' verdict depends on the prior ({listed}). Read them with "
+                "the prior the data support."
+            )
+    used, supported = used_prior(data), supported_prior(data)
+    warning = None
+    if used is not None and not pd.isna(used["share_items_weak"]):
+        share = float(used["share_items_weak"])
+        if share >= WEAK_SHARE:
+            warning = (
+                f"The {used['prior']} prior adds {format_number(used['strength'], digits=2)} "
+                f"pseudo-counts per item, at least as many as the annotations of "
+                f"{100 * share:.0f}% of items; on those items the expected metrics reflect the "
+                "prior more than the annotators."
+            )
+    if supported is not None and data.prior_fit is not None and len(data.prior_fit) > 1:
+        others = [
+            f"{format_number(rec['log_likelihood'], digits=1)} for {rec['prior']}"
+            for rec in data.prior_fit.to_dict("records")
+            if str(rec["prior"]) != str(supported["prior"]) and not pd.isna(rec["log_likelihood"])
+        ]
+        sentences.append(
+            f"The data support the {supported['prior']} prior: Dirichlet-multinomial "
+            f"log-likelihood {format_number(supported['log_likelihood'], digits=1)}"
+            + (f", against {_join(others)}." if others else ".")
+        )
+    return sentences, warning
+
+
+def reversal_statements(data: ReportData) -> list[str]:
+    """Reversals grouped by pair of models and family of metrics, one sentence per pair.
+
+    Examples
+    --------
+    >>> from dissensus.report._data import example_report_data
+    >>> reversal_statements(example_report_data())
+    ['A vs B: under the empirical metrics A is better (CE; significant under 1 of 1); under the expected metrics B is better (E[CE]; significant under 0 of 1).']
+    """
+    rev = data.reversals
+    if rev.empty:
+        return []
+    position = {m: i for i, m in enumerate(data.models)}
+    pairs = list(
+        dict.fromkeys(
+            tuple(sorted((str(a), str(b)), key=lambda m: (position.get(m, len(position)), m)))
+            for a, b in zip(rev["model_a"], rev["model_b"], strict=True)
+        )
+    )
+    statements = []
+    for a, b in pairs:
+        clauses = []
+        for kind, metrics in family_metrics(data).items():
+            sides: dict[str, list[tuple[str, bool]]] = {}
+            for metric in metrics:
+                order = [m for m in ordered_models(data, metric) if m in (a, b)]
+                if len(order) < 2:
+                    continue
+                diff = difference(data, metric, order[0], order[1])
+                if diff is None or diff[0] == 0:
+                    continue
+                sides.setdefault(order[0], []).append((metric, excludes_zero(diff[1], diff[2])))
+            parts = []
+            for winner, won in sorted(sides.items(), key=lambda kv: -len(kv[1])):
+                n_sig = sum(sig for _, sig in won)
+                parts.append(
+                    f"{winner} is better ({', '.join(m for m, _ in won)}; "
+                    f"significant under {n_sig} of {len(won)})"
+                )
+            if parts:
+                label = FAMILY_LABELS.get(kind, kind).lower()
+                clauses.append(f"under the {label} metrics " + " but ".join(parts))
+        if clauses:
+            statements.append(f"{a} vs {b}: " + "; ".join(clauses) + ".")
+    return statements
 
 
 def plain_reading(data: ReportData) -> list[str]:

@@ -54,9 +54,11 @@ def annotation_bins(
         ``"auto"``: the first edge is ``min(n)``, the next ones are the
         values of the ladder 2, 4, 6, 11, 21, 51, 101, 201, 501, 1001, …
         above it and not above ``max(n)``. With at most six bins the last
-        one is closed at the next ladder value minus one (``"6–10"``);
-        otherwise the sixth bin is open (``"101+"``). This gives the seed
-        paper's bins: 2–3, 4–5, 6–10 on ConvAbuse (2 to 8 annotations) and
+        one is closed at the next ladder value minus one or at ``max(n)``,
+        whichever is smaller (``"6–8"`` when no item has more than 8, so the
+        label shows the real range); otherwise the sixth bin is open
+        (``"101+"``). This gives the seed paper's bins: 2–3, 4–5, 6–8 on
+        ConvAbuse (2 to 8 annotations) and
         5, 6–10, 11–20, 21–50, 51–100, 101+ on product reviews (5 to
         thousands of ratings).
         A sequence: increasing left edges; bin ``j`` holds
@@ -81,7 +83,7 @@ def annotation_bins(
     Examples
     --------
     >>> annotation_bins([2, 3, 5, 8])
-    (array([0, 0, 1, 2]), ['2–3', '4–5', '6–10'])
+    (array([0, 0, 1, 2]), ['2–3', '4–5', '6–8'])
     >>> annotation_bins([5, 7, 30, 5000])[1]
     ['5', '6–10', '11–20', '21–50', '51–100', '101+']
     >>> annotation_bins([1, 4, 12], [1, 4, 11])
@@ -102,7 +104,8 @@ def annotation_bins(
             edges = edges[:_MAX_AUTO_BINS]
             last: int | None = None
         else:
-            last = next(e for e in _LADDER if e > edges[-1]) - 1
+            # close the last bin at the largest count seen: "6–7", not "6–10" when nobody has 8
+            last = min(next(e for e in _LADDER if e > edges[-1]) - 1, hi)
         highs: list[int | None] = [*(e - 1 for e in edges[1:]), last]
     else:
         try:

@@ -1,0 +1,87 @@
+"""Regenerate the shipped example files (synthetic; run from the repository root).
+
+    python -m dissensus.examples._generate
+
+Nothing here is read from a real dataset: the ratings, predictions and the
+ConvAbuse-format sample are drawn from fixed seeds, so the files are the
+same on every run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+_TURNS = (
+    ("Hello, how can I help?", "you are useless"),
+    ("What would you like to talk about?", "tell me a joke"),
+    ("I am a chatbot.", "shut up you stupid machine"),
+    ("Sorry, I did not get that.", "I will find you"),
+    ("Nice to meet you!", "nice to meet you too"),
+    ("Do you like music?", "only when you stop talking"),
+)
+
+
+def ratings(rng: np.random.Generator) -> pd.DataFrame:
+    """40 items rated 1–5 by 2–6 of 8 annotators, over three years."""
+    rows = []
+    for i in range(40):
+        centre = rng.uniform(1, 5)
+        n = int(rng.integers(2, 7))
+        year = 2022 + i % 3
+        for a in rng.choice(8, n, replace=False):
+            label = int(np.clip(np.rint(centre + rng.normal(0, 0.9)), 1, 5))
+            rows.append((f"r{i:02d}", f"ann{a}", label, year))
+    return pd.DataFrame(rows, columns=["item", "annotator", "label", "year"])
+
+
+def predictions(table: pd.DataFrame, rng: np.random.Generator, *, sharp: bool) -> pd.DataFrame:
+    """One row per item, a column per label: a sharp model (a) and a smooth one (b)."""
+    counts = pd.crosstab(table["item"], table["label"]).reindex(columns=range(1, 6), fill_value=0)
+    p = counts.to_numpy(dtype=float) / counts.to_numpy().sum(axis=1, keepdims=True)
+    noise = rng.dirichlet(np.ones(5), size=len(p))
+    q = 0.8 * p + 0.2 * noise if sharp else 0.4 * p + 0.4 * noise + 0.2 / 5
+    q = np.round(q / q.sum(axis=1, keepdims=True), 4)
+    q[:, -1] = np.round(1 - q[:, :-1].sum(axis=1), 4)
+    out = pd.DataFrame(q, columns=[str(k) for k in range(1, 6)])
+    out.insert(0, "item", counts.index)
+    return out
+
+
+def convabuse(rng: np.random.Generator) -> pd.DataFrame:
+    """A ConvAbuse-format full file (one row per annotator and response), made up."""
+    levels = ["1", "0", "-1", "-2", "-3"]
+    rows = []
+    example_no = 0
+    for conv in range(12):
+        prev_agent, prev_user = _TURNS[conv % len(_TURNS)]
+        agent, user = _TURNS[(conv + 1) % len(_TURNS)]
+        abusive = rng.uniform() < 0.4
+        for a in rng.choice(8, int(rng.integers(2, 5)), replace=False):
+            share = [0.1, 0.1, 0.3, 0.3, 0.2] if abusive else [0.8, 0.15, 0.05, 0.0, 0.0]
+            k = int(rng.choice(5, p=share))
+            one_hot = ["1" if j == k else "0" for j in range(5)]
+            rows.append(
+                [example_no, f"Annotator{a + 1}", 1000 + conv, prev_agent, prev_user, agent, user,
+                 "E" if conv % 2 else "R", *one_hot]
+            )  # fmt: skip
+            example_no += 1
+    columns = ["example_no", "annotator_id", "conv_id", "prev_agent", "prev_user", "agent",
+               "user", "bot", *(f"is_abuse.{k}" for k in levels)]  # fmt: skip
+    return pd.DataFrame(rows, columns=columns)
+
+
+def main() -> None:
+    rng = np.random.default_rng(2025)
+    table = ratings(rng)
+    table.to_csv(HERE / "ratings.csv", index=False)
+    predictions(table, rng, sharp=True).to_csv(HERE / "a.csv", index=False)
+    predictions(table, rng, sharp=False).to_csv(HERE / "b.csv", index=False)
+    convabuse(rng).to_csv(HERE / "convabuse.csv", index=False)
+
+
+if __name__ == "__main__":
+    main()

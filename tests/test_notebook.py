@@ -1,0 +1,74 @@
+"""Notebook views: compact HTML for evaluations and agreement results, whole tables, the report."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from dissensus import LabelCounts, load_example
+from dissensus.agreement import fleiss_kappa
+from dissensus.evaluation import evaluate
+from dissensus.report import render_html
+from dissensus.report._data import FullFrame, example_report_data
+from dissensus.report._html import HtmlReport
+
+
+def _evaluation(n_metrics: int = 10):
+    rng = np.random.default_rng(0)
+    counts = rng.multinomial(4, [0.2] * 5, size=50)
+    lc = LabelCounts.from_array(counts, items=[f"i{k}" for k in range(50)])
+    models = {f"model_{j}": rng.dirichlet(np.ones(5), 50) for j in range(4)}
+    return evaluate(lc, models)
+
+
+class TestEvaluationRepr:
+    def test_repr_html_is_compact_table_of_means(self):
+        ev = _evaluation()
+        page = ev._repr_html_()
+        assert page.startswith('<table class="dissensus-evaluation">')
+        assert len(page) < 5_000
+        for metric in ev.metrics:
+            assert metric.replace("[", "[") in page
+        assert page.count("<b>") >= len(ev.metrics)  # one best per metric (plus the caption)
+
+    def test_summary_prints_whole(self):
+        ev = _evaluation()
+        summary = ev.summary(n_boot=50)
+        assert isinstance(summary, FullFrame)
+        text = repr(summary)
+        assert "..." not in text
+        assert len(text.splitlines()) == len(summary) + 1
+        for column in summary.columns:
+            assert column in text
+        # operations give plain frames (only printing differs)
+        assert type(summary.head()) is pd.DataFrame
+
+    def test_by_bin_and_rankings_print_whole(self):
+        ev = _evaluation()
+        for table in (ev.by_bin(), ev.rankings()):
+            assert isinstance(table, FullFrame)
+            assert "..." not in repr(table)
+
+
+class TestAgreementRepr:
+    def test_repr_html(self):
+        result = fleiss_kappa(load_example("course_29"), ci=0.95, n_boot=100)
+        page = result._repr_html_()
+        assert "<table>" in page
+        assert "fleiss_kappa" in page
+        assert "95%" in page
+        assert "29" in page
+
+
+class TestHtmlInNotebook:
+    def test_report_is_a_str_that_notebooks_render(self, monkeypatch):
+        monkeypatch.setitem(render_html.__globals__, "figures", lambda data: {})  # not under test
+        page = render_html(example_report_data())
+        assert isinstance(page, HtmlReport)
+        assert isinstance(page, str)
+        assert len(repr(page)) < 200
+        assert "characters" in repr(page)
+        frame = page._repr_html_()
+        assert frame.startswith("<iframe srcdoc=")
+        assert 'sandbox=""' in frame
+        assert "<!DOCTYPE" not in frame  # escaped inside srcdoc
