@@ -30,12 +30,15 @@ from dissensus.agreement._common import (
     CiMethod,
     CountInput,
     FloatArray,
+    Resampling,
     Weights,
     bootstrap_ci,
     check_ci,
+    check_resampling,
     contingency_to_counts,
     degenerate,
     patterns,
+    poisson_ci,
     prepare_counts,
     two_sided_p,
     weight_matrix,
@@ -65,14 +68,17 @@ def _parts(
     Nw = W.sum(axis=1)
     pa = (W @ pa_i) / Nw
     pi = (W @ (P / n[:, None])) / Nw[:, None]
-    K = P.shape[1]
+    return pa, batch_chance(pi, M, chance), pi
+
+
+def batch_chance(pi: FloatArray, M: FloatArray, chance: Chance) -> FloatArray:
+    """Chance agreement ``P_e`` of each row of category shares ``pi`` (B, K)."""
+    K = pi.shape[1]
     if chance == "fleiss":
-        pe = np.einsum("bk,kl,bl->b", pi, M, pi)
-    elif chance == "gwet":
-        pe = M.sum() * (pi * (1.0 - pi)).sum(axis=1) / (K * (K - 1.0))
-    else:
-        pe = np.full(W.shape[0], M.sum() / K**2)
-    return pa, pe, pi
+        return np.asarray(np.einsum("bk,kl,bl->b", pi, M, pi), dtype=np.float64)
+    if chance == "gwet":
+        return np.asarray(M.sum() * (pi * (1.0 - pi)).sum(axis=1) / (K * (K - 1.0)))
+    return np.full(pi.shape[0], M.sum() / K**2)
 
 
 def _core(M: FloatArray, chance: Chance) -> Any:
@@ -156,8 +162,10 @@ def _count_coefficient(
     seed: SeedLike,
     ci_method: CiMethod,
     table: npt.ArrayLike | None = None,
+    bootstrap: Resampling = "multinomial",
 ) -> tuple[AgreementResult, CountInput, _Items | None]:
     level = check_ci(name, ci, ci_method, n_boot)
+    check_resampling(name, bootstrap, ci_method, seed)
     if table is not None:
         if data is not None:
             msg = f"{name} takes either `data` or `table=`, not both."
@@ -193,7 +201,12 @@ def _count_coefficient(
         # Gwet's (2014) two-rater table formulas divide by n, the item formulas by n - 1.
         se *= math.sqrt((inp.N - 1.0) / inp.N)
     interval = None
-    if level is not None:
+    if level is not None and bootstrap == "poisson":
+        assert isinstance(seed, int)
+        interval = poisson_ci(
+            _core(M, chance), inp, level=level, n_boot=n_boot, seed=seed, theta_hat=value
+        )
+    elif level is not None:
         rows, mult, _ = patterns(inp.X)
         interval = bootstrap_ci(
             _core(M, chance),
@@ -231,6 +244,7 @@ def fleiss_kappa(
     n_boot: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
+    bootstrap: Resampling = "multinomial",
 ) -> AgreementResult:
     r"""Fleiss' kappa for any number of raters, which may vary per item.
 
@@ -246,6 +260,14 @@ def fleiss_kappa(
         Randomness of the bootstrap.
     ci_method : {"percentile", "bca"}, default "percentile"
         Percentile or bias-corrected and accelerated interval.
+    bootstrap : {"multinomial", "poisson"}, default "multinomial"
+        Resampling scheme. ``"multinomial"`` resamples ``N`` items with
+        replacement (the classical bootstrap). ``"poisson"`` gives each item
+        an independent Poisson(1) weight keyed by ``(seed, item id,
+        resample)`` (see :func:`dissensus.stats.poisson_weights`): resample
+        sizes vary around ``N``, and the interval is the same as the one
+        :mod:`dissensus.distributed` computes on any partitioning of the
+        items (an int ``seed`` and percentile intervals only).
 
     Returns
     -------
@@ -315,6 +337,7 @@ def fleiss_kappa(
         n_boot=n_boot,
         seed=seed,
         ci_method=ci_method,
+        bootstrap=bootstrap,
     )
     if result.note or it is None:
         return result
@@ -605,6 +628,7 @@ def gwet_ac1(
     n_boot: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
+    bootstrap: Resampling = "multinomial",
 ) -> AgreementResult:
     r"""Gwet's first-order agreement coefficient AC1 for any number of raters.
 
@@ -617,7 +641,7 @@ def gwet_ac1(
         Instead of ``data``: a two-rater contingency table. The standard
         error then follows Gwet's two-rater formula (divisor ``n`` instead of
         ``n - 1``).
-    ci, n_boot, seed, ci_method
+    ci, n_boot, seed, ci_method, bootstrap
         Bootstrap interval options, as in :func:`fleiss_kappa`.
 
     Returns
@@ -654,6 +678,7 @@ def gwet_ac1(
         n_boot=n_boot,
         seed=seed,
         ci_method=ci_method,
+        bootstrap=bootstrap,
     )[0]
 
 
@@ -666,6 +691,7 @@ def gwet_ac2(
     n_boot: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
+    bootstrap: Resampling = "multinomial",
 ) -> AgreementResult:
     r"""Gwet's weighted agreement coefficient AC2 for ordered categories.
 
@@ -713,6 +739,7 @@ def gwet_ac2(
         n_boot=n_boot,
         seed=seed,
         ci_method=ci_method,
+        bootstrap=bootstrap,
     )[0]
 
 
@@ -725,6 +752,7 @@ def brennan_prediger(
     n_boot: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
+    bootstrap: Resampling = "multinomial",
 ) -> AgreementResult:
     r"""Brennan and Prediger's coefficient (chance = uniform over categories).
 
@@ -770,4 +798,5 @@ def brennan_prediger(
         n_boot=n_boot,
         seed=seed,
         ci_method=ci_method,
+        bootstrap=bootstrap,
     )[0]

@@ -8,8 +8,10 @@ from dissensus.stats._bootstrap import (
     ConfidenceInterval,
     bca_interval,
     bootstrap_weights,
+    item_keys,
     iter_bootstrap_weights,
     percentile_interval,
+    poisson_weights,
 )
 from dissensus.stats._paired import (
     PairedTestResult,
@@ -36,10 +38,12 @@ __all__ = [
     "bootstrap_test",
     "bootstrap_weights",
     "competition_ranks",
+    "item_keys",
     "iter_bootstrap_weights",
     "kendall_tau_b",
     "order_reversals",
     "percentile_interval",
+    "poisson_weights",
     "permutation_test",
     "rank_agreement",
     "resample_means",
