@@ -83,6 +83,10 @@ def _dask_dataframe() -> Any:
     return dd
 
 
+def _py(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _count_columns(K: int) -> list[str]:
     return [f"c{k}" for k in range(K)]
 
@@ -95,7 +99,7 @@ def _count_partition(df: pd.DataFrame, item: str, label: str, scale: Scale) -> p
     bad = (codes < 0) | ids.isna().to_numpy()
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
-        row = df.iloc[first]
+        row = {c: _py(df[c].iloc[first]) for c in (item, label)}
         msg = (
             f"{int(bad.sum())} annotations have a missing item id or a label not on the scale "
             f"{examples(list(scale.labels))}, e.g. item {row[item]!r} with label {row[label]!r}; "

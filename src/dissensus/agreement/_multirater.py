@@ -427,9 +427,11 @@ def _plain_statistic(
     seed: SeedLike,
     ci_method: CiMethod,
     binomial_se: bool = False,
+    bootstrap: Resampling = "multinomial",
 ) -> AgreementResult:
     """A share-type statistic (no chance correction) with its bootstrap interval."""
     level = check_ci(name, ci, ci_method, n_boot)
+    check_resampling(name, bootstrap, ci_method, seed)
     inp = prepare_counts(data, name)
     note = ""
     value = se = math.nan
@@ -440,7 +442,10 @@ def _plain_statistic(
         if binomial_se:
             se = math.sqrt(value * (1.0 - value) / inp.N)
     interval = None
-    if level is not None:
+    if level is not None and bootstrap == "poisson":
+        assert isinstance(seed, int)
+        interval = poisson_ci(core, inp, level=level, n_boot=n_boot, seed=seed, theta_hat=value)
+    elif level is not None:
         rows, mult, _ = patterns(inp.X)
         interval = bootstrap_ci(
             core,
@@ -503,6 +508,7 @@ def observed_agreement(
     n_boot: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
+    bootstrap: Resampling = "multinomial",
 ) -> AgreementResult:
     r"""Mean share of agreeing rater pairs per item, :math:`P_a` (Fleiss' :math:`\bar P`).
 
@@ -511,7 +517,7 @@ def observed_agreement(
     data : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; items with fewer than two ratings are excluded
         (with a :class:`DegenerateAgreementWarning`).
-    ci, n_boot, seed, ci_method
+    ci, n_boot, seed, ci_method, bootstrap
         Bootstrap interval options, as in :func:`fleiss_kappa`.
 
     Returns
@@ -535,6 +541,7 @@ def observed_agreement(
         n_boot=n_boot,
         seed=seed,
         ci_method=ci_method,
+        bootstrap=bootstrap,
     )
 
 
@@ -545,6 +552,7 @@ def chance_agreement(
     n_boot: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
+    bootstrap: Resampling = "multinomial",
 ) -> AgreementResult:
     r"""Fleiss' chance agreement :math:`P_e = \sum_k \pi_k^2`.
 
@@ -552,7 +560,7 @@ def chance_agreement(
     ----------
     data : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; items with fewer than two ratings are excluded.
-    ci, n_boot, seed, ci_method
+    ci, n_boot, seed, ci_method, bootstrap
         Bootstrap interval options, as in :func:`fleiss_kappa`.
 
     Returns
@@ -575,6 +583,7 @@ def chance_agreement(
         n_boot=n_boot,
         seed=seed,
         ci_method=ci_method,
+        bootstrap=bootstrap,
     )
 
 
@@ -585,6 +594,7 @@ def percent_agreement(
     n_boot: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
+    bootstrap: Resampling = "multinomial",
 ) -> AgreementResult:
     """Share of items on which every rater chose the same category.
 
@@ -592,7 +602,7 @@ def percent_agreement(
     ----------
     data : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; items with fewer than two ratings are excluded.
-    ci, n_boot, seed, ci_method
+    ci, n_boot, seed, ci_method, bootstrap
         Bootstrap interval options, as in :func:`fleiss_kappa`.
 
     Returns
@@ -616,6 +626,7 @@ def percent_agreement(
         n_boot=n_boot,
         seed=seed,
         ci_method=ci_method,
+        bootstrap=bootstrap,
         binomial_se=True,
     )
 
@@ -705,7 +716,7 @@ def gwet_ac2(
         Agreement weights over category positions ``0 .. K-1``:
         ``1 - |k - l| / (K - 1)`` (linear) or its square's complement
         (quadratic), or a matrix with 1 on the diagonal.
-    ci, n_boot, seed, ci_method
+    ci, n_boot, seed, ci_method, bootstrap
         Bootstrap interval options, as in :func:`fleiss_kappa`.
 
     Returns
@@ -764,7 +775,7 @@ def brennan_prediger(
         Instead of ``data``: a two-rater contingency table.
     weights : None, "linear", "quadratic" or array_like of shape (K, K)
         Agreement weights (default: none).
-    ci, n_boot, seed, ci_method
+    ci, n_boot, seed, ci_method, bootstrap
         Bootstrap interval options, as in :func:`fleiss_kappa`.
 
     Returns
