@@ -471,11 +471,11 @@ def metric_means(
         raise ValueError(msg)
     names = [get_metric(m).name for m in metrics]
     K = counts.K
-    n_counts = int(counts.frame.shape[0].compute())
-    rows = []
+    lazy: list[Any] = [counts.frame.shape[0]]
+    label_cols = [str(lab) for lab in counts.scale.labels]
+    meta = pd.DataFrame({m: pd.Series(dtype=np.float64) for m in names})
     for model, pred in predictions.items():
         pdf = dd.from_pandas(pred, npartitions=1) if isinstance(pred, pd.DataFrame) else pred
-        label_cols = [str(lab) for lab in counts.scale.labels]
         missing = [c for c in (item, *label_cols) if c not in pdf.columns]
         if missing:
             msg = (
@@ -486,11 +486,15 @@ def metric_means(
         q = pdf[[item, *label_cols]].rename(
             columns={c: f"q{k}" for k, c in enumerate(label_cols)}
         )
-        q = q.set_index(item)
-        joined = counts.frame.join(q, how="inner")
-        meta = pd.DataFrame({m: pd.Series(dtype=np.float64) for m in names})
+        # a hash join on the item id: both sides are shuffled by item, never sorted
+        joined = counts.frame.merge(q, left_index=True, right_on=item, how="inner")
         scores = joined.map_partitions(_score_partition, K, names, prior, meta=meta)
-        sums, n_joined, n_pred = _compute(scores.sum(), scores.shape[0], pdf.shape[0])
+        lazy += [scores.sum(), scores.shape[0], pdf.shape[0]]
+    # one pass over the data for every model
+    n_counts, *done = _compute(*lazy)
+    rows = []
+    for j, model in enumerate(predictions):
+        sums, n_joined, n_pred = done[3 * j : 3 * j + 3]
         if not n_joined == n_pred == n_counts:
             msg = (
                 f"Predictions of {model!r} cover {n_joined} of the {n_counts} annotated items "
