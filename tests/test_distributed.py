@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -108,7 +108,7 @@ class TestLabelCounts:
 
 
 class TestAgreement:
-    IN_MEMORY = {
+    IN_MEMORY: ClassVar[dict[str, Any]] = {
         "fleiss_kappa": fleiss_kappa,
         "gwet_ac1": gwet_ac1,
         "brennan_prediger": brennan_prediger,

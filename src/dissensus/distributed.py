@@ -29,11 +29,12 @@ Needs the ``distributed`` extra: ``pip install 'dissensus[distributed]'``.
 
 from __future__ import annotations
 
+import importlib
 import math
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -47,9 +48,6 @@ from dissensus.agreement._multirater import _items, batch_chance
 from dissensus.data import LabelCounts, Scale
 from dissensus.metrics import get_metric
 from dissensus.stats import ConfidenceInterval, item_keys, percentile_interval, poisson_weights
-
-if TYPE_CHECKING:
-    import dask.dataframe as dd
 
 __all__ = [
     "DistributedCounts",
@@ -71,16 +69,13 @@ COEFFICIENTS = (*_COUNT_COEFFICIENTS, "observed_agreement", "krippendorff_alpha"
 _CHUNK_FLOATS = 4_000_000
 
 
-def _dask_dataframe() -> Any:
+def _dask(module: str = "dask.dataframe") -> Any:
+    """Import a Dask module on first use, with the install command if it is missing."""
     try:
-        import dask.dataframe as dd  # noqa: PLC0415  (optional extra, imported on use)
+        return importlib.import_module(module)
     except ImportError as err:  # pragma: no cover - depends on the environment
-        msg = (
-            "dissensus.distributed needs Dask: pip install 'dissensus[distributed]' "
-            f"({err})."
-        )
+        msg = f"dissensus.distributed needs Dask: pip install 'dissensus[distributed]' ({err})."
         raise ImportError(msg) from err
-    return dd
 
 
 def _py(value: Any) -> Any:
@@ -109,7 +104,9 @@ def _count_partition(df: pd.DataFrame, item: str, label: str, scale: Scale) -> p
     item_codes, uniq = pd.factorize(ids, sort=True)
     flat = np.bincount(item_codes * K + codes, minlength=uniq.size * K)
     index = pd.Index(uniq, name="item")
-    return pd.DataFrame(flat.reshape(-1, K).astype(np.int64), index=index, columns=_count_columns(K))
+    return pd.DataFrame(
+        flat.reshape(-1, K).astype(np.int64), index=index, columns=_count_columns(K)
+    )
 
 
 @dataclass(frozen=True)
@@ -125,7 +122,7 @@ class DistributedCounts:
         The labels of the columns.
     """
 
-    frame: dd.DataFrame
+    frame: Any  # dask.dataframe.DataFrame (untyped)
     scale: Scale
 
     @property
@@ -188,7 +185,7 @@ def label_counts(
     >>> counts.collect().values.tolist()
     [[1, 1], [2, 1]]
     """
-    dd = _dask_dataframe()
+    dd = _dask()
     if isinstance(data, pd.DataFrame):
         ddf = dd.from_pandas(data, npartitions=npartitions or 1)
     elif isinstance(data, dd.DataFrame):
@@ -222,9 +219,7 @@ def label_counts(
 # --------------------------------------------------------------------------- agreement
 
 
-def _partition_stats(
-    wide: pd.DataFrame, K: int, n_resamples: int, seed: int
-) -> dict[str, Any]:
+def _partition_stats(wide: pd.DataFrame, K: int, n_resamples: int, seed: int) -> dict[str, Any]:
     """Mergeable sums of one partition: item counts, agreement sums, coincidences.
 
     With ``n_resamples``, the same sums under each resample's Poisson weights.
@@ -333,7 +328,7 @@ def agreement(
     >>> round(float(res["fleiss_kappa"]), 4)
     0.3333
     """
-    import dask  # noqa: PLC0415  (optional extra)
+    dask = _dask("dask")
 
     for name in coefficients:
         check_option("agreement", "coefficients", name, COEFFICIENTS)
@@ -345,9 +340,7 @@ def agreement(
         msg = f"The 'n_resamples' parameter of agreement must be at least 2. Got {n_resamples!r}."
         raise ValueError(msg)
     K = counts.K
-    parts = [
-        dask.delayed(_partition_stats)(p, K, B, seed) for p in counts.frame.to_delayed()
-    ]
+    parts = [dask.delayed(_partition_stats)(p, K, B, seed) for p in counts.frame.to_delayed()]
     tot = _merge(dask.compute(*parts))
     N = tot["n_items"]
     if tot["n_excluded"]:
@@ -462,7 +455,7 @@ def metric_means(
         Missing label columns, or predictions that do not cover exactly the
         annotated items.
     """
-    dd = _dask_dataframe()
+    dd = _dask()
     if isinstance(prior, str) and prior == "empirical":
         msg = (
             "metric_means cannot fit an empirical prior per partition; fit it once "
@@ -483,9 +476,7 @@ def metric_means(
                 f"column and one column per label {examples(label_cols)}."
             )
             raise DataError(msg)
-        q = pdf[[item, *label_cols]].rename(
-            columns={c: f"q{k}" for k, c in enumerate(label_cols)}
-        )
+        q = pdf[[item, *label_cols]].rename(columns={c: f"q{k}" for k, c in enumerate(label_cols)})
         # a hash join on the item id: both sides are shuffled by item, never sorted
         joined = counts.frame.merge(q, left_index=True, right_on=item, how="inner")
         scores = joined.map_partitions(_score_partition, K, names, prior, meta=meta)
@@ -503,7 +494,12 @@ def metric_means(
             )
             raise DataError(msg)
         rows += [
-            {"model": str(model), "metric": m, "mean": float(sums[m]) / n_joined, "n_items": n_joined}
+            {
+                "model": str(model),
+                "metric": m,
+                "mean": float(sums[m]) / n_joined,
+                "n_items": n_joined,
+            }
             for m in names
         ]
     return pd.DataFrame(rows)
@@ -511,6 +507,6 @@ def metric_means(
 
 def _compute(*args: Any) -> tuple[Any, ...]:
     """Compute several Dask collections in one pass."""
-    import dask  # noqa: PLC0415
+    dask = _dask("dask")
 
     return tuple(dask.compute(*args))

@@ -50,11 +50,11 @@ __all__ = [
     "ConfidenceInterval",
     "bca_interval",
     "bootstrap_weights",
+    "item_keys",
     "iter_bootstrap_weights",
     "iter_pattern_weights",
     "iter_weight_blocks",
     "pattern_bootstrap_weights",
-    "item_keys",
     "percentile_interval",
     "poisson_weights",
 ]
