@@ -277,7 +277,8 @@ class TestPoissonBootstrap:
         c = self._counts()
         p = gwet_ac1(c, ci=0.95, n_boot=1000, seed=1, bootstrap="poisson").ci
         m = gwet_ac1(c, ci=0.95, n_boot=1000, seed=1).ci
-        assert p is not None and m is not None
+        assert p is not None
+        assert m is not None
         assert p.high - p.low == pytest.approx(m.high - m.low, rel=0.2)
 
     def test_bca_and_generator_seed_refused(self) -> None:

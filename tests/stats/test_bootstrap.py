@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from dissensus.stats import item_keys, poisson_weights
 from dissensus.stats._bootstrap import (
     ConfidenceInterval,
     bca_interval,
@@ -189,8 +190,6 @@ def test_confidence_interval_is_named_pair() -> None:
 
 class TestPoissonWeights:
     def test_poisson_one_moments(self) -> None:
-        from dissensus.stats import item_keys, poisson_weights
-
         W = poisson_weights(item_keys(np.arange(20_000)), 50, seed=5)
         assert W.shape == (50, 20_000)
         freq = np.bincount(W.ravel().astype(np.int64), minlength=4)[:4] / W.size
@@ -198,8 +197,6 @@ class TestPoissonWeights:
         assert W.var() == pytest.approx(1.0, abs=0.01)
 
     def test_keyed_by_item_not_position_or_chunk(self) -> None:
-        from dissensus.stats import item_keys, poisson_weights
-
         ids = np.array(["x", "y", "z", "w"], dtype=object)
         W = poisson_weights(item_keys(ids), 40, seed=2)
         perm = np.array([2, 0, 3, 1])
@@ -208,15 +205,11 @@ class TestPoissonWeights:
         assert not np.array_equal(poisson_weights(item_keys(ids), 40, seed=3), W)
 
     def test_integer_ids_same_whatever_the_int_dtype(self) -> None:
-        from dissensus.stats import item_keys
-
         np.testing.assert_array_equal(
             item_keys(np.array([1, 5], dtype=np.int32)), item_keys(np.array([1, 5]))
         )
         assert len(set(item_keys(np.arange(1000)).tolist())) == 1000
 
     def test_seed_must_be_a_non_negative_int(self) -> None:
-        from dissensus.stats import item_keys, poisson_weights
-
         with pytest.raises(TypeError, match="non-negative integer 'seed'"):
             poisson_weights(item_keys([1]), 3, seed=np.random.default_rng(0))  # type: ignore[arg-type]
