@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from dask.distributed import Client, LocalCluster
 
 from dissensus import distributed as D
 from dissensus.agreement import fleiss_kappa, krippendorff_alpha
@@ -59,9 +60,7 @@ def in_memory(path: Path) -> dict[str, float]:
 
 def on_dask(path: Path) -> dict[str, float]:
     counts = D.label_counts(path, scale=SCALE)
-    res = D.agreement(
-        counts, ["fleiss_kappa", "krippendorff_alpha"], levels=("nominal", "ordinal")
-    )
+    res = D.agreement(counts, ["fleiss_kappa", "krippendorff_alpha"], levels=("nominal", "ordinal"))
     return {k: float(v) for k, v in res.items()}
 
 
@@ -72,8 +71,6 @@ def main() -> None:
     parser.add_argument("--processes", action="store_true", help="worker processes")
     args = parser.parse_args()
     n = args.annotations or (200_000 if args.quick else 10_000_000)
-    from dask.distributed import Client, LocalCluster
-
     print(f"load average at start: {os.getloadavg()}, cores: {os.cpu_count()}")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp)

@@ -155,7 +155,7 @@ def label_counts(
     data : str, path-like, dask.dataframe.DataFrame or pandas.DataFrame
         Long annotations, one row per annotation: a Parquet file or
         directory of files (read with :func:`dask.dataframe.read_parquet`),
-        or a data frame. An item's annotations may be spread over any
+        a CSV/TSV file or glob (``*.csv``, read in blocks), or a data frame. An item's annotations may be spread over any
         files and partitions.
     scale : Scale or sequence of labels, optional
         The labels (a sequence makes a nominal scale). Default: inferred from
@@ -190,6 +190,9 @@ def label_counts(
         ddf = dd.from_pandas(data, npartitions=npartitions or 1)
     elif isinstance(data, dd.DataFrame):
         ddf = data
+    elif str(data).lower().endswith((".csv", ".tsv")):
+        sep = "\t" if str(data).lower().endswith(".tsv") else ","
+        ddf = dd.read_csv(data, sep=sep, usecols=[item, label])
     else:
         ddf = dd.read_parquet(data, columns=[item, label])
     missing = [c for c in (item, label) if c not in ddf.columns]
