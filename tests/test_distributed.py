@@ -209,3 +209,27 @@ class TestMetricMeans:
     def test_empirical_prior_refused(self, counts: Any) -> None:
         with pytest.raises(ValueError, match="empirical prior"):
             D.metric_means(counts, {}, ["E[emd]"], prior="empirical")
+
+
+class TestStreamCounts:
+    def test_batches_split_items_same_counts(
+        self, parquet_dir: Path, in_memory: LabelCounts
+    ) -> None:
+        got = D.stream_counts(parquet_dir, scale=SCALE, batch_size=37)
+        order = np.argsort(in_memory.items.to_numpy())
+        assert got.items.tolist() == in_memory.items[order].tolist()
+        np.testing.assert_array_equal(got.values, in_memory.values[order])
+        assert got.scale == SCALE
+
+    def test_csv_with_string_ids(self, tmp_path: Path, long: pd.DataFrame) -> None:
+        df = long.assign(item="doc-" + long["item"].astype(str))
+        df.to_csv(tmp_path / "ann.csv", index=False)
+        got = D.stream_counts(tmp_path / "ann.csv", scale=SCALE, batch_size=100)
+        want = Annotations.from_frame(df, scale=SCALE).counts()
+        np.testing.assert_array_equal(
+            got.to_frame().loc[want.items].to_numpy(), want.to_frame().to_numpy()
+        )
+
+    def test_missing_column(self, parquet_dir: Path) -> None:
+        with pytest.raises(DataError, match="no column 'rating'"):
+            D.stream_counts(parquet_dir, scale=SCALE, label="rating")
