@@ -132,6 +132,8 @@ class TestAgreement:
                 w.n_items_excluded,
                 w.n_annotations,
             )
+        for name in ("fleiss_kappa", "gwet_ac1", "brennan_prediger"):
+            assert got[name].se == pytest.approx(want[name].se, rel=1e-12), name
         assert got["fleiss_kappa"].parts["chance_agreement"] == pytest.approx(
             want["fleiss_kappa"].parts["chance_agreement"], abs=1e-12
         )

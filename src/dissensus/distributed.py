@@ -29,6 +29,7 @@ Needs the ``distributed`` extra: ``pip install 'dissensus[distributed]'``.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import math
 import warnings
@@ -44,7 +45,7 @@ from dissensus._exceptions import DataError, DegenerateAgreementWarning
 from dissensus._validation import check_option, check_probability_level, examples
 from dissensus.agreement import AgreementResult
 from dissensus.agreement._alpha import LEVELS, _level_values, _row_stats, alpha_from_coincidences
-from dissensus.agreement._multirater import _items, batch_chance
+from dissensus.agreement._multirater import _items, batch_chance, linearised_terms
 from dissensus.data import LabelCounts, Scale
 from dissensus.metrics import get_metric
 from dissensus.stats import ConfidenceInterval, item_keys, percentile_interval, poisson_weights
@@ -333,6 +334,23 @@ def _partition_stats(wide: pd.DataFrame, K: int, n_resamples: int, seed: int) ->
     return out
 
 
+def _partition_se_sums(
+    wide: pd.DataFrame, K: int, pi: FloatArray, points: dict[str, tuple[float, float]]
+) -> dict[str, float]:
+    """Sums of squared linearisation terms ``(k_i - value)^2`` of one partition."""
+    X = wide.to_numpy(dtype=np.float64)
+    Xt = np.ascontiguousarray(X[X.sum(axis=1) >= 2].T)
+    # per-item terms use the shares of ALL items, not of this partition
+    it = dataclasses.replace(_items(Xt, np.eye(K)), pi=pi)
+    out = {}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for name, (value, pe) in points.items():
+            chance: Any = _COUNT_COEFFICIENTS[name]
+            k_i = linearised_terms(it, np.eye(K), chance, value=value, pe=pe)
+            out[name] = float(((k_i - value) ** 2).sum())
+    return out
+
+
 def _merge(stats: Sequence[dict[str, Any]]) -> dict[str, Any]:
     total: dict[str, Any] = {}
     for st in stats:
@@ -357,6 +375,7 @@ def agreement(
     ci: float | None = None,
     n_resamples: int = 1000,
     seed: int = 0,
+    se: bool = True,
 ) -> dict[str, AgreementResult]:
     r"""Agreement coefficients from per-partition sufficient statistics.
 
@@ -377,13 +396,17 @@ def agreement(
         Bootstrap resamples.
     seed : int, default 0
         Seed of the Poisson bootstrap weights.
+    se : bool, default True
+        Gwet's linearised standard error of Fleiss' kappa, AC1 and
+        Brennan-Prediger (equal to the in-memory ``se``); it needs a second
+        pass over the data (``counts.persist()`` first to keep it in memory).
 
     Returns
     -------
     dict of str to AgreementResult
         Keyed like the in-memory results' ``name`` (``fleiss_kappa``,
-        ``krippendorff_alpha_ordinal``, ...). ``se`` is NaN (the linearised
-        standard error needs a second pass; use ``ci``).
+        ``krippendorff_alpha_ordinal``, ...). ``z``, ``p_value`` and
+        Fleiss' ``se0`` are not computed (NaN / absent).
 
     Notes
     -----
@@ -434,6 +457,7 @@ def agreement(
         "ci_level": level,
     }
     out: dict[str, AgreementResult] = {}
+    points: dict[str, tuple[float, float]] = {}
     with np.errstate(invalid="ignore", divide="ignore"):
         pa = tot["pa"] / N if N else math.nan
         pi = tot["shares"][None, :] / N
@@ -453,6 +477,8 @@ def agreement(
                     b_pe = batch_chance(b_pi, M, chance)  # type: ignore[arg-type]
                     ci_ = _interval((b_pa - b_pe) / (1.0 - b_pe), level)
                 parts_ = {"observed_agreement": float(pa), "chance_agreement": pe}
+                if math.isfinite(value) and N >= 2:
+                    points[name] = (float(value), pe)
                 out[name] = AgreementResult(
                     name=name, value=float(value), ci=ci_, parts=parts_, **common
                 )
@@ -467,6 +493,19 @@ def agreement(
                         ci_ = _interval(boot, level)
                     key = name if lvl == "nominal" else f"{name}_{lvl}"
                     out[key] = AgreementResult(name=key, value=value, ci=ci_, **common)
+    if se and points:
+        # second pass: Gwet's linearised standard error needs the shares of all items
+        shares = tot["shares"] / N
+        sums = _merge(
+            dask.compute(
+                *(
+                    dask.delayed(_partition_se_sums)(p, K, shares, points)
+                    for p in counts.frame.to_delayed()
+                )
+            )
+        )
+        for name in points:
+            out[name] = dataclasses.replace(out[name], se=math.sqrt(sums[name] / (N * (N - 1.0))))
     return out
 
 

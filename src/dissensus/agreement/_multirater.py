@@ -140,6 +140,15 @@ def linearised_se(it: _Items, M: FloatArray, chance: Chance, *, value: float, pe
     N = it.n.size
     if N < 2 or not math.isfinite(value):
         return math.nan
+    k_i = linearised_terms(it, M, chance, value=value, pe=pe)
+    return float(np.sqrt(((k_i - value) ** 2).sum() / (N * (N - 1.0))))
+
+
+def linearised_terms(
+    it: _Items, M: FloatArray, chance: Chance, *, value: float, pe: float
+) -> FloatArray:
+    """Per-item terms ``k_i`` of Gwet's linearisation (``it.pi`` the shares of all items)."""
+    N = it.n.size
     K = it.pi.size
     if chance == "fleiss":
         pe_i = (((M @ it.pi + M.T @ it.pi) / 2.0) @ it.Xt) * it.inv_n
@@ -147,8 +156,10 @@ def linearised_se(it: _Items, M: FloatArray, chance: Chance, *, value: float, pe
         pe_i = M.sum() / (K * (K - 1.0)) * ((1.0 - it.pi) @ it.Xt) * it.inv_n
     else:
         pe_i = np.full(N, pe)
-    k_i = (it.pa_i - pe) / (1.0 - pe) - 2.0 * (1.0 - value) * (pe_i - pe) / (1.0 - pe)
-    return float(np.sqrt(((k_i - value) ** 2).sum() / (N * (N - 1.0))))
+    return np.asarray(
+        (it.pa_i - pe) / (1.0 - pe) - 2.0 * (1.0 - value) * (pe_i - pe) / (1.0 - pe),
+        dtype=np.float64,
+    )
 
 
 def _count_coefficient(
