@@ -172,6 +172,16 @@ class TestAgreement:
         assert a["gwet_ac1"].ci == pytest.approx(b["gwet_ac1"].ci, abs=1e-12)
         assert a["gwet_ac1"].ci != c["gwet_ac1"].ci
 
+    def test_more_partitions_than_items(self, client: Any) -> None:
+        df = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3], "label": [1, 1, 1, 2, 2, 2]})
+        c = D.label_counts(df, scale=[1, 2], npartitions=8)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no warning from empty partitions
+            got = D.agreement(c, ["fleiss_kappa"], ci=0.9, n_resamples=20, seed=0)
+        want = fleiss_kappa(LabelCounts.from_array([[2, 0], [1, 1], [0, 2]], items=[1, 2, 3]))
+        assert got["fleiss_kappa"].value == pytest.approx(want.value, abs=1e-12)
+        assert got["fleiss_kappa"].se == pytest.approx(want.se, rel=1e-12)
+
     def test_unknown_coefficient(self, counts: Any) -> None:
         with pytest.raises(ValueError, match="coefficients"):
             D.agreement(counts, ["cohen_kappa"])

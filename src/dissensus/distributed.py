@@ -308,7 +308,8 @@ def _partition_stats(wide: pd.DataFrame, K: int, n_resamples: int, seed: int) ->
     excluded = wide.index[~keep]
     X = X[keep]
     Xt = np.ascontiguousarray(X.T)
-    it = _items(Xt, np.eye(K))
+    with np.errstate(invalid="ignore", divide="ignore"):  # an empty partition is fine
+        it = _items(Xt, np.eye(K))
     shares = (Xt * it.inv_n).T  # (N, K): x_ik / n_i
     coinc = _row_stats(Xt, "ordinal", None)[1]  # (N, K^2) per-item coincidences
     out: dict[str, Any] = {
@@ -340,10 +341,10 @@ def _partition_se_sums(
     """Sums of squared linearisation terms ``(k_i - value)^2`` of one partition."""
     X = wide.to_numpy(dtype=np.float64)
     Xt = np.ascontiguousarray(X[X.sum(axis=1) >= 2].T)
-    # per-item terms use the shares of ALL items, not of this partition
-    it = dataclasses.replace(_items(Xt, np.eye(K)), pi=pi)
     out = {}
     with np.errstate(invalid="ignore", divide="ignore"):
+        # per-item terms use the shares of ALL items, not of this partition
+        it = dataclasses.replace(_items(Xt, np.eye(K)), pi=pi)
         for name, (value, pe) in points.items():
             chance: Any = _COUNT_COEFFICIENTS[name]
             k_i = linearised_terms(it, np.eye(K), chance, value=value, pe=pe)
