@@ -310,3 +310,33 @@ class TestOneImplementation:
         P = rows.astype(float)
         assert _pa_core(P, W)[0] == pytest.approx(r.parts["observed_agreement"], abs=1e-15)
         assert _pe_core(P, W)[0] == pytest.approx(r.parts["chance_agreement"], abs=1e-15)
+class TestPoissonBootstrap:
+    def _counts(self) -> LabelCounts:
+        X = np.random.default_rng(4).integers(1, 4, (150, 3))
+        return LabelCounts.from_array(X, items=[f"i{k}" for k in range(150)])
+
+    def test_interval_follows_items_not_rows(self) -> None:
+        c = self._counts()
+        perm = np.random.default_rng(0).permutation(c.N)
+        a = fleiss_kappa(c, ci=0.9, n_boot=200, seed=1, bootstrap="poisson")
+        b = fleiss_kappa(c.take(perm), ci=0.9, n_boot=200, seed=1, bootstrap="poisson")
+        assert a.value == pytest.approx(b.value, abs=1e-12)
+        assert a.ci == pytest.approx(b.ci, abs=1e-12)
+        assert a.ci.low < a.value < a.ci.high
+
+    def test_close_to_the_multinomial_interval(self) -> None:
+        c = self._counts()
+        p = gwet_ac1(c, ci=0.95, n_boot=1000, seed=1, bootstrap="poisson").ci
+        m = gwet_ac1(c, ci=0.95, n_boot=1000, seed=1).ci
+        assert p is not None
+        assert m is not None
+        assert p.high - p.low == pytest.approx(m.high - m.low, rel=0.2)
+
+    def test_bca_and_generator_seed_refused(self) -> None:
+        c = self._counts()
+        with pytest.raises(ValueError, match="percentile"):
+            fleiss_kappa(c, ci=0.9, ci_method="bca", bootstrap="poisson")
+        with pytest.raises(TypeError, match="int seed"):
+            fleiss_kappa(c, ci=0.9, seed=np.random.default_rng(0), bootstrap="poisson")
+        with pytest.raises(ValueError, match="bootstrap"):
+            fleiss_kappa(c, ci=0.9, bootstrap="bayes")  # type: ignore[arg-type]

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from dissensus.stats import item_keys, poisson_weights
 from dissensus.stats._bootstrap import (
     ConfidenceInterval,
     bca_interval,
@@ -201,3 +202,30 @@ def test_confidence_interval_is_named_pair() -> None:
     ci = ConfidenceInterval(0.1, 0.4)
     assert ci.low == 0.1
     assert tuple(ci) == (0.1, 0.4)
+
+
+class TestPoissonWeights:
+    def test_poisson_one_moments(self) -> None:
+        W = poisson_weights(item_keys(np.arange(20_000)), 50, seed=5)
+        assert W.shape == (50, 20_000)
+        freq = np.bincount(W.ravel().astype(np.int64), minlength=4)[:4] / W.size
+        np.testing.assert_allclose(freq, stats.poisson(1).pmf(np.arange(4)), atol=2e-3)
+        assert W.var() == pytest.approx(1.0, abs=0.01)
+
+    def test_keyed_by_item_not_position_or_chunk(self) -> None:
+        ids = np.array(["x", "y", "z", "w"], dtype=object)
+        W = poisson_weights(item_keys(ids), 40, seed=2)
+        perm = np.array([2, 0, 3, 1])
+        np.testing.assert_array_equal(poisson_weights(item_keys(ids[perm]), 40, seed=2), W[:, perm])
+        np.testing.assert_array_equal(poisson_weights(item_keys(ids), 15, seed=2, start=25), W[25:])
+        assert not np.array_equal(poisson_weights(item_keys(ids), 40, seed=3), W)
+
+    def test_integer_ids_same_whatever_the_int_dtype(self) -> None:
+        np.testing.assert_array_equal(
+            item_keys(np.array([1, 5], dtype=np.int32)), item_keys(np.array([1, 5]))
+        )
+        assert len(set(item_keys(np.arange(1000)).tolist())) == 1000
+
+    def test_seed_must_be_a_non_negative_int(self) -> None:
+        with pytest.raises(TypeError, match="non-negative integer 'seed'"):
+            poisson_weights(item_keys([1]), 3, seed=np.random.default_rng(0))  # type: ignore[arg-type]

@@ -25,10 +25,13 @@ from dissensus.agreement._common import (
     BootStatistic,
     CiMethod,
     FloatArray,
+    Resampling,
     bootstrap_cis,
     check_ci,
+    check_resampling,
     degenerate,
     patterns,
+    poisson_ci,
     prepare_counts,
 )
 from dissensus.agreement._result import AgreementResult
@@ -140,12 +143,8 @@ def _make_core(level: str, v: FloatArray | None) -> Any:
         ntot = W @ n
         if level == "ordinal":
             K = P.shape[1]
-            o = (W @ stat).reshape(-1, K, K)
-            nc = o.sum(axis=2)
-            d = _ordinal_delta(nc)
-            do = (o * d).sum(axis=(1, 2))
-            de = np.einsum("bc,bck,bk->b", nc, d, nc)
-        elif level == "interval":
+            return alpha_from_coincidences((W @ stat).reshape(-1, K, K), level, v)
+        if level == "interval":
             do = W @ stat
             t1 = W @ moments[0]
             de = 2.0 * (ntot * (W @ moments[1]) - t1 * t1)
@@ -155,6 +154,28 @@ def _make_core(level: str, v: FloatArray | None) -> Any:
         return np.asarray(1.0 - (ntot - 1.0) * do / de, dtype=np.float64)
 
     return core
+
+
+def alpha_from_coincidences(o: FloatArray, level: str, v: FloatArray | None) -> FloatArray:
+    """Alpha of each coincidence matrix ``o`` (B, K, K) at ``level``.
+
+    Coincidence matrices add up over disjoint sets of items, so this turns
+    the sum of per-partition (or per-resample) matrices into alpha at any
+    level; ``v`` are the values of :func:`_level_values`.
+    """
+    nc = o.sum(axis=2)
+    ntot = nc.sum(axis=1)
+    if level == "ordinal":
+        d = _ordinal_delta(nc)
+        do = (o * d).sum(axis=(1, 2))
+        de = np.einsum("bc,bck,bk->b", nc, d, nc)
+    else:
+        K = o.shape[1]
+        d = _delta(level, np.zeros(K) if v is None else v)
+        do = (o * d).sum(axis=(1, 2))
+        de = _expected_sum(nc, level, v)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(1.0 - (ntot - 1.0) * do / de, dtype=np.float64)
 
 
 def _level_values(scale: Scale, level: str) -> FloatArray | None:
@@ -181,6 +202,7 @@ def krippendorff_alpha(
     n_boot: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
+    bootstrap: Resampling = "multinomial",
 ) -> AgreementResult:
     r"""Krippendorff's alpha at the nominal, ordinal, interval or ratio level.
 
@@ -201,6 +223,8 @@ def krippendorff_alpha(
         Randomness of the bootstrap.
     ci_method : {"percentile", "bca"}, default "percentile"
         Interval method.
+    bootstrap : {"multinomial", "poisson"}, default "multinomial"
+        Resampling scheme, as in :func:`~dissensus.agreement.fleiss_kappa`.
 
     Returns
     -------
@@ -252,6 +276,7 @@ def krippendorff_alpha(
     name = "krippendorff_alpha"
     check_option(name, "level", level, LEVELS)
     lvl = check_ci(name, ci, ci_method, n_boot)
+    check_resampling(name, bootstrap, ci_method, seed)
     inp = prepare_counts(data, name)
     v = _level_values(inp.scale, level)
     Xt = inp.Xt
@@ -284,7 +309,11 @@ def krippendorff_alpha(
         else:
             value = 1.0 - do / de
     interval = None
-    if lvl is not None:
+    if lvl is not None and bootstrap == "poisson":
+        assert isinstance(seed, int)
+        core = _make_core(level, v)
+        interval = poisson_ci(core, inp, level=lvl, n_boot=n_boot, seed=seed, theta_hat=value)
+    elif lvl is not None:
         rows, mult, _ = patterns(inp.X)
         interval = bootstrap_cis(
             [alpha_statistic(inp.scale, level, value, rows.shape[0])],

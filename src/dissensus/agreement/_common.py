@@ -35,8 +35,10 @@ from dissensus.data import Annotations, LabelCounts, Scale, as_label_counts
 from dissensus.stats._bootstrap import (
     ConfidenceInterval,
     bca_interval,
+    item_keys,
     iter_pattern_weights,
     percentile_interval,
+    poisson_weights,
 )
 
 FloatArray = npt.NDArray[np.float64]
@@ -44,6 +46,7 @@ IntArray = npt.NDArray[np.int64]
 Core = Callable[[FloatArray, FloatArray], FloatArray]
 Weights = Literal["linear", "quadratic"] | npt.ArrayLike | None
 CiMethod = Literal["percentile", "bca"]
+Resampling = Literal["multinomial", "poisson"]
 
 #: Budget (number of float64) for one chunk of bootstrap intermediates.
 _CHUNK_FLOATS = 8_000_000
@@ -61,6 +64,8 @@ class CountInput:
     Xt: FloatArray
     scale: Scale
     n_excluded: int
+    #: Ids of the items used (row positions for a plain array).
+    items: Any = None
 
     @property
     def X(self) -> IntArray:
@@ -96,6 +101,7 @@ def prepare_counts(data: Any, func: str, *, min_ratings: int = 2) -> CountInput:
         scale, items = Scale(tuple(range(X.shape[1]))), None
     Xt = np.ascontiguousarray(X.T, dtype=np.float64)
     keep = Xt.sum(axis=0) >= min_ratings
+    ids = np.arange(keep.size) if items is None else items
     n_excluded = int(keep.size - np.count_nonzero(keep))
     excluded: list[Any] = []
     if n_excluded:
@@ -108,7 +114,8 @@ def prepare_counts(data: Any, func: str, *, min_ratings: int = 2) -> CountInput:
             stacklevel=3,
         )
         Xt = np.ascontiguousarray(Xt[:, keep])
-    return CountInput(Xt, scale, n_excluded)
+        ids = ids[keep]
+    return CountInput(Xt, scale, n_excluded, ids)
 
 
 def weight_matrix(weights: Weights, K: int, func: str) -> FloatArray:
@@ -295,6 +302,41 @@ def bootstrap_ci(
     return bootstrap_cis([stat], rows, mult, level=level, n_boot=n_boot, seed=seed, method=method)[
         0
     ]
+
+
+def check_resampling(func: str, bootstrap: str, ci_method: str, seed: SeedLike) -> None:
+    """Validate ``bootstrap=``: the Poisson scheme needs an int seed and percentile intervals."""
+    check_option(func, "bootstrap", bootstrap, ("multinomial", "poisson"))
+    if bootstrap == "poisson" and ci_method != "percentile":
+        msg = f"{func}: bootstrap='poisson' gives percentile intervals; use ci_method='percentile'."
+        raise ValueError(msg)
+    if bootstrap == "poisson" and (isinstance(seed, bool) or not isinstance(seed, int)):
+        msg = f"{func}: bootstrap='poisson' needs an int seed (its weights are keyed by it)."
+        raise TypeError(msg)
+
+
+def poisson_ci(
+    core: Core, inp: CountInput, *, level: float, n_boot: int, seed: int, theta_hat: float
+) -> ConfidenceInterval:
+    """Percentile interval of ``core`` under the Poisson bootstrap keyed by item id.
+
+    The weights of :func:`~dissensus.stats._bootstrap.poisson_weights`
+    depend on (seed, item id, resample) only, so this interval equals the
+    one of :mod:`dissensus.distributed` on the same items however they are
+    partitioned.
+    """
+    if not math.isfinite(theta_hat) or inp.N == 0:
+        return ConfidenceInterval(math.nan, math.nan)
+    X = np.ascontiguousarray(inp.Xt.T)
+    keys = item_keys(inp.items)
+    step = max(1, _CHUNK_FLOATS // (2 * X.size + inp.N))
+    reps = []
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for start in range(0, n_boot, step):
+            W = poisson_weights(keys, min(step, n_boot - start), seed=seed, start=start)
+            reps.append(core(X, W))
+    lo, hi = percentile_interval(np.concatenate(reps), level=level)
+    return ConfidenceInterval(float(lo), float(hi))
 
 
 def two_sided_p(z: float) -> float:

@@ -31,12 +31,15 @@ from dissensus.agreement._common import (
     CiMethod,
     CountInput,
     FloatArray,
+    Resampling,
     Weights,
     bootstrap_ci,
     check_ci,
+    check_resampling,
     contingency_to_counts,
     degenerate,
     patterns,
+    poisson_ci,
     prepare_counts,
     two_sided_p,
     weight_matrix,
@@ -148,6 +151,15 @@ def linearised_se(it: _Items, M: FloatArray, chance: Chance, *, value: float, pe
     N = it.n.size
     if N < 2 or not math.isfinite(value):
         return math.nan
+    k_i = linearised_terms(it, M, chance, value=value, pe=pe)
+    return float(np.sqrt(((k_i - value) ** 2).sum() / (N * (N - 1.0))))
+
+
+def linearised_terms(
+    it: _Items, M: FloatArray, chance: Chance, *, value: float, pe: float
+) -> FloatArray:
+    """Per-item terms ``k_i`` of Gwet's linearisation (``it.pi`` the shares of all items)."""
+    N = it.n.size
     K = it.pi.size
     if chance == "fleiss":
         pe_i = (((M @ it.pi + M.T @ it.pi) / 2.0) @ it.Xt) * it.inv_n
@@ -155,8 +167,10 @@ def linearised_se(it: _Items, M: FloatArray, chance: Chance, *, value: float, pe
         pe_i = M.sum() / (K * (K - 1.0)) * ((1.0 - it.pi) @ it.Xt) * it.inv_n
     else:
         pe_i = np.full(N, pe)
-    k_i = (it.pa_i - pe) / (1.0 - pe) - 2.0 * (1.0 - value) * (pe_i - pe) / (1.0 - pe)
-    return float(np.sqrt(((k_i - value) ** 2).sum() / (N * (N - 1.0))))
+    return np.asarray(
+        (it.pa_i - pe) / (1.0 - pe) - 2.0 * (1.0 - value) * (pe_i - pe) / (1.0 - pe),
+        dtype=np.float64,
+    )
 
 
 def _count_coefficient(
@@ -170,8 +184,10 @@ def _count_coefficient(
     seed: SeedLike,
     ci_method: CiMethod,
     table: npt.ArrayLike | None = None,
+    bootstrap: Resampling = "multinomial",
 ) -> tuple[AgreementResult, CountInput, _Items | None]:
     level = check_ci(name, ci, ci_method, n_boot)
+    check_resampling(name, bootstrap, ci_method, seed)
     if table is not None:
         if data is not None:
             msg = f"{name} takes either `data` or `table=`, not both."
@@ -207,7 +223,12 @@ def _count_coefficient(
         # Gwet's (2014) two-rater table formulas divide by n, the item formulas by n - 1.
         se *= math.sqrt((inp.N - 1.0) / inp.N)
     interval = None
-    if level is not None:
+    if level is not None and bootstrap == "poisson":
+        assert isinstance(seed, int)
+        interval = poisson_ci(
+            _core(M, chance), inp, level=level, n_boot=n_boot, seed=seed, theta_hat=value
+        )
+    elif level is not None:
         rows, mult, _ = patterns(inp.X)
         interval = bootstrap_ci(
             _core(M, chance),
@@ -245,6 +266,7 @@ def fleiss_kappa(
     n_boot: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
+    bootstrap: Resampling = "multinomial",
 ) -> AgreementResult:
     r"""Fleiss' kappa for any number of raters, which may vary per item.
 
@@ -260,6 +282,14 @@ def fleiss_kappa(
         Randomness of the bootstrap.
     ci_method : {"percentile", "bca"}, default "percentile"
         Percentile or bias-corrected and accelerated interval.
+    bootstrap : {"multinomial", "poisson"}, default "multinomial"
+        Resampling scheme. ``"multinomial"`` resamples ``N`` items with
+        replacement (the classical bootstrap). ``"poisson"`` gives each item
+        an independent Poisson(1) weight keyed by ``(seed, item id,
+        resample)`` (see :func:`dissensus.stats.poisson_weights`): resample
+        sizes vary around ``N``, and the interval is the same as the one
+        :mod:`dissensus.distributed` computes on any partitioning of the
+        items (an int ``seed`` and percentile intervals only).
 
     Returns
     -------
@@ -329,6 +359,7 @@ def fleiss_kappa(
         n_boot=n_boot,
         seed=seed,
         ci_method=ci_method,
+        bootstrap=bootstrap,
     )
     if result.note or it is None:
         return result
@@ -418,9 +449,11 @@ def _plain_statistic(
     seed: SeedLike,
     ci_method: CiMethod,
     binomial_se: bool = False,
+    bootstrap: Resampling = "multinomial",
 ) -> AgreementResult:
     """A share-type statistic (no chance correction) with its bootstrap interval."""
     level = check_ci(name, ci, ci_method, n_boot)
+    check_resampling(name, bootstrap, ci_method, seed)
     inp = prepare_counts(data, name)
     note = ""
     value = se = math.nan
@@ -431,7 +464,10 @@ def _plain_statistic(
         if binomial_se:
             se = math.sqrt(value * (1.0 - value) / inp.N)
     interval = None
-    if level is not None:
+    if level is not None and bootstrap == "poisson":
+        assert isinstance(seed, int)
+        interval = poisson_ci(core, inp, level=level, n_boot=n_boot, seed=seed, theta_hat=value)
+    elif level is not None:
         rows, mult, _ = patterns(inp.X)
         interval = bootstrap_ci(
             core,
@@ -491,6 +527,7 @@ def observed_agreement(
     n_boot: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
+    bootstrap: Resampling = "multinomial",
 ) -> AgreementResult:
     r"""Mean share of agreeing rater pairs per item, :math:`P_a` (Fleiss' :math:`\bar P`).
 
@@ -499,7 +536,7 @@ def observed_agreement(
     data : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; items with fewer than two ratings are excluded
         (with a :class:`DegenerateAgreementWarning`).
-    ci, n_boot, seed, ci_method
+    ci, n_boot, seed, ci_method, bootstrap
         Bootstrap interval options, as in :func:`fleiss_kappa`.
 
     Returns
@@ -523,6 +560,7 @@ def observed_agreement(
         n_boot=n_boot,
         seed=seed,
         ci_method=ci_method,
+        bootstrap=bootstrap,
     )
 
 
@@ -533,6 +571,7 @@ def chance_agreement(
     n_boot: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
+    bootstrap: Resampling = "multinomial",
 ) -> AgreementResult:
     r"""Fleiss' chance agreement :math:`P_e = \sum_k \pi_k^2`.
 
@@ -540,7 +579,7 @@ def chance_agreement(
     ----------
     data : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; items with fewer than two ratings are excluded.
-    ci, n_boot, seed, ci_method
+    ci, n_boot, seed, ci_method, bootstrap
         Bootstrap interval options, as in :func:`fleiss_kappa`.
 
     Returns
@@ -563,6 +602,7 @@ def chance_agreement(
         n_boot=n_boot,
         seed=seed,
         ci_method=ci_method,
+        bootstrap=bootstrap,
     )
 
 
@@ -573,6 +613,7 @@ def percent_agreement(
     n_boot: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
+    bootstrap: Resampling = "multinomial",
 ) -> AgreementResult:
     """Deprecated name of :func:`share_unanimous` (it is not a pairwise percent agreement).
 
@@ -585,7 +626,9 @@ def percent_agreement(
         DeprecationWarning,
         stacklevel=2,
     )
-    return share_unanimous(data, ci=ci, n_boot=n_boot, seed=seed, ci_method=ci_method)
+    return share_unanimous(
+        data, ci=ci, n_boot=n_boot, seed=seed, ci_method=ci_method, bootstrap=bootstrap
+    )
 
 
 def share_unanimous(
@@ -595,6 +638,7 @@ def share_unanimous(
     n_boot: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
+    bootstrap: Resampling = "multinomial",
 ) -> AgreementResult:
     """Share of items on which every rater chose the same category.
 
@@ -602,7 +646,7 @@ def share_unanimous(
     ----------
     data : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; items with fewer than two ratings are excluded.
-    ci, n_boot, seed, ci_method
+    ci, n_boot, seed, ci_method, bootstrap
         Bootstrap interval options, as in :func:`fleiss_kappa`.
 
     Returns
@@ -626,6 +670,7 @@ def share_unanimous(
         n_boot=n_boot,
         seed=seed,
         ci_method=ci_method,
+        bootstrap=bootstrap,
         binomial_se=True,
     )
 
@@ -638,6 +683,7 @@ def gwet_ac1(
     n_boot: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
+    bootstrap: Resampling = "multinomial",
 ) -> AgreementResult:
     r"""Gwet's first-order agreement coefficient AC1 for any number of raters.
 
@@ -650,7 +696,7 @@ def gwet_ac1(
         Instead of ``data``: a two-rater contingency table. The standard
         error then follows Gwet's two-rater formula (divisor ``n`` instead of
         ``n - 1``).
-    ci, n_boot, seed, ci_method
+    ci, n_boot, seed, ci_method, bootstrap
         Bootstrap interval options, as in :func:`fleiss_kappa`.
 
     Returns
@@ -687,6 +733,7 @@ def gwet_ac1(
         n_boot=n_boot,
         seed=seed,
         ci_method=ci_method,
+        bootstrap=bootstrap,
     )[0]
 
 
@@ -699,6 +746,7 @@ def gwet_ac2(
     n_boot: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
+    bootstrap: Resampling = "multinomial",
 ) -> AgreementResult:
     r"""Gwet's weighted agreement coefficient AC2 for ordered categories.
 
@@ -712,7 +760,7 @@ def gwet_ac2(
         Agreement weights over category positions ``0 .. K-1``:
         ``1 - |k - l| / (K - 1)`` (linear) or its square's complement
         (quadratic), or a matrix with 1 on the diagonal.
-    ci, n_boot, seed, ci_method
+    ci, n_boot, seed, ci_method, bootstrap
         Bootstrap interval options, as in :func:`fleiss_kappa`.
 
     Returns
@@ -746,6 +794,7 @@ def gwet_ac2(
         n_boot=n_boot,
         seed=seed,
         ci_method=ci_method,
+        bootstrap=bootstrap,
     )[0]
 
 
@@ -758,6 +807,7 @@ def brennan_prediger(
     n_boot: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
+    bootstrap: Resampling = "multinomial",
 ) -> AgreementResult:
     r"""Brennan and Prediger's coefficient (chance = uniform over categories).
 
@@ -769,7 +819,7 @@ def brennan_prediger(
         Instead of ``data``: a two-rater contingency table.
     weights : None, "linear", "quadratic" or array_like of shape (K, K)
         Agreement weights (default: none).
-    ci, n_boot, seed, ci_method
+    ci, n_boot, seed, ci_method, bootstrap
         Bootstrap interval options, as in :func:`fleiss_kappa`.
 
     Returns
@@ -803,4 +853,5 @@ def brennan_prediger(
         n_boot=n_boot,
         seed=seed,
         ci_method=ci_method,
+        bootstrap=bootstrap,
     )[0]

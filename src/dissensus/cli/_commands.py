@@ -7,6 +7,7 @@ import click
 from dissensus.cli._agreement import agreement_command
 from dissensus.cli._allocate import allocate_command
 from dissensus.cli._audit import audit_command
+from dissensus.cli._engine import with_engine
 from dissensus.cli._evaluate import evaluate_command
 from dissensus.cli._example import example_command
 from dissensus.cli._experiment import demo_command, experiment_command
@@ -21,7 +22,7 @@ __all__ = ["COMMANDS"]
 COMMANDS: list[click.Command] = [
     demo_command,
     info_command,
-    agreement_command,
+    with_engine(agreement_command),
     evaluate_command,
     metrics_command,
     example_command,

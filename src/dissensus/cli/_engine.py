@@ -1,0 +1,196 @@
+"""``--engine dask``: run ``dissensus agreement`` on a Dask cluster.
+
+The options are added to an existing command by :func:`with_engine`, so the
+command's own module stays as it is; with ``--engine memory`` (the default)
+the command runs unchanged.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import math
+import warnings
+from typing import Any
+
+import click
+import pandas as pd
+
+from dissensus._exceptions import DissensusWarning
+from dissensus.cli._agreement import format_agreement
+from dissensus.cli._reader_options import parse_labels
+from dissensus.data import Scale
+
+__all__ = ["with_engine"]
+
+#: Options of the in-memory command that the Dask engine does not support, with their defaults.
+_UNSUPPORTED = {
+    "example": None,
+    "by": None,
+    "format": None,
+    "layout": "long",
+    "annotators": None,
+    "meta": None,
+    "dropna": False,
+    "duplicates": None,
+}
+
+
+def _client(scheduler: str, workers: int) -> tuple[Any, Any]:
+    try:
+        dist: Any = importlib.import_module("dask.distributed")
+    except ImportError as err:
+        msg = f"--engine dask needs Dask: pip install 'dissensus[distributed]' ({err})."
+        raise click.UsageError(msg) from err
+    if scheduler == "local":
+        cluster = dist.LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None)
+        return dist.Client(cluster), cluster
+    return dist.Client(scheduler), None
+
+
+def _run_dask(
+    *,
+    file: str | None,
+    level: str,
+    ci: float | None,
+    n_boot: int,
+    seed: int,
+    scheduler: str,
+    workers: int,
+    json_out: str | None,
+    csv_out: str | None,
+    **options: Any,
+) -> None:
+    from dissensus import distributed  # noqa: PLC0415  (imports Dask)
+
+    if file is None:
+        msg = "--engine dask needs a PATH (a Parquet file or directory, or a CSV file)."
+        raise click.UsageError(msg)
+    given = [k for k, default in _UNSUPPORTED.items() if options.get(k, default) != default]
+    if given:
+        names = ", ".join("--" + k.replace("_", "-") for k in given)
+        msg = f"{names} not supported with --engine dask (long item/label tables only)."
+        raise click.UsageError(msg)
+    ordered = options.get("ordered")
+    scale: Scale | None = None
+    if options.get("labels"):
+        parsed = parse_labels(options["labels"])
+        scale = Scale(tuple(parsed), ordered=True if ordered is None else ordered)
+    client, cluster = _client(scheduler, workers)
+    try:
+        counts = distributed.label_counts(
+            file,
+            scale=scale,
+            item=options.get("item") or "item",
+            label=options.get("label") or "label",
+        )
+        if scale is None and ordered is not None:
+            counts = distributed.DistributedCounts(counts.frame, counts.scale.with_order(ordered))
+        if level == "auto":
+            level = "ordinal" if counts.scale.ordered else "nominal"
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", DissensusWarning)
+            res = distributed.agreement(
+                counts, levels=(level,), ci=ci, n_resamples=n_boot, seed=seed
+            )
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    for w in caught:
+        if issubclass(w.category, DissensusWarning):
+            click.echo(f"dissensus: warning: {' '.join(str(w.message).split())}", err=True)
+    nan = math.nan
+    table = pd.DataFrame(
+        {
+            "coefficient": [r.name for r in res.values()],
+            "value": [r.value for r in res.values()],
+            "se": [r.se for r in res.values()],
+            "ci_low": [r.ci.low if r.ci else nan for r in res.values()],
+            "ci_high": [r.ci.high if r.ci else nan for r in res.values()],
+            "n_items": [r.n_items for r in res.values()],
+            "n_items_excluded": [r.n_items_excluded for r in res.values()],
+            "n_annotations": [r.n_annotations for r in res.values()],
+            "note": [r.note for r in res.values()],
+        }
+    )
+    for target, fmt in ((json_out, "json"), (csv_out, "csv")):
+        if target is None:
+            continue
+        text = (
+            table.to_json(orient="records", indent=1, double_precision=15) + "\n"
+            if fmt == "json"
+            else table.to_csv(index=False)
+        )
+        if target == "-":
+            click.echo(text, nl=False)
+        else:
+            with open(target, "w", encoding="utf-8") as fh:
+                fh.write(text)
+    if "-" in (json_out, csv_out):
+        return
+    first = next(iter(res.values()))
+    click.echo(
+        f"Agreement of {file} (dask, Poisson bootstrap): {first.n_items:,} items, "
+        f"{first.n_annotations:,} ratings, labels {list(counts.scale.labels)}"
+    )
+    click.echo("")
+    click.echo(format_agreement(table))
+
+
+def with_engine(command: click.Command) -> click.Command:
+    """A copy of ``command`` with ``--engine``, ``--scheduler`` and ``--workers``.
+
+    PATH may then be a directory (a partitioned Parquet dataset).
+    """
+    params = []
+    for param in command.params:
+        if param.name == "file":
+            # a partitioned Parquet dataset is a directory
+            path = copy.copy(param)
+            path.type = click.Path()
+            params.append(path)
+        else:
+            params.append(param)
+    params += [
+        click.Option(
+            ["--engine"],
+            type=click.Choice(["memory", "dask"]),
+            default="memory",
+            show_default=True,
+            help="Run in this process, or on a Dask cluster (Parquet/CSV, items partitioned; "
+            "intervals by the Poisson bootstrap).",
+        ),
+        click.Option(
+            ["--scheduler"],
+            default="local",
+            show_default=True,
+            metavar="ADDRESS|local",
+            help="--engine dask: a scheduler address, or a local cluster.",
+        ),
+        click.Option(
+            ["--workers"],
+            type=click.IntRange(min=1),
+            default=2,
+            show_default=True,
+            help="--engine dask: workers of the local cluster.",
+        ),
+    ]
+    original = command.callback
+    assert original is not None
+
+    def callback(*, engine: str, scheduler: str, workers: int, **kwargs: Any) -> Any:
+        if engine == "memory":
+            if scheduler != "local" or workers != 2:
+                msg = "--scheduler and --workers need --engine dask."
+                raise click.UsageError(msg)
+            return original(**kwargs)
+        return _run_dask(scheduler=scheduler, workers=workers, **kwargs)
+
+    return click.Command(
+        command.name,
+        params=params,
+        callback=callback,
+        help=command.help,
+        short_help=command.short_help,
+    )

@@ -1,0 +1,629 @@
+r"""Dask engine: label counts, agreement and metric means on partitioned data.
+
+The annotations stay partitioned from the files to the result. A long table
+of ``(item, annotator, label)`` rows (a partitioned Parquet dataset, or a
+:class:`dask.dataframe.DataFrame`) is shuffled by a hash of the item id so
+that every annotation of an item meets in one partition, wherever it was
+read from; each partition then becomes an (N_p, K) count matrix
+(:func:`label_counts`). Statistics are computed on each partition and summed,
+and only those sums (a few numbers per partition) reach the client:
+
+- Fleiss' kappa (Scott's pi for many raters), Gwet's AC1, Brennan-Prediger
+  and observed agreement need the item count :math:`N`, the sum of per-item
+  agreement :math:`\sum_i p_{a,i}` and the category shares
+  :math:`\sum_i x_{ik}/n_i`, computed per partition by the same functions
+  as :mod:`dissensus.agreement`;
+- Krippendorff's alpha at every level needs only the coincidence matrix
+  :math:`o_{ck}`, a sum over items.
+
+The point estimates equal the in-memory ones up to the order of floating
+point sums (1e-12). Intervals use the Poisson bootstrap of
+:func:`dissensus.stats.poisson_weights`, whose weights depend on (seed, item
+id, resample) only: each partition sums its weighted statistics per
+resample, and the intervals equal those of the in-memory coefficients with
+``bootstrap="poisson"`` for the same seed, however the items are
+partitioned.
+
+Needs the ``distributed`` extra: ``pip install 'dissensus[distributed]'``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from dissensus._exceptions import DataError, DegenerateAgreementWarning
+from dissensus._validation import check_option, check_probability_level, examples
+from dissensus.agreement import AgreementResult
+from dissensus.agreement._alpha import LEVELS, _level_values, _row_stats, alpha_from_coincidences
+from dissensus.agreement._multirater import _chance, _items, linearised_terms
+from dissensus.data import LabelCounts, Scale
+from dissensus.metrics import get_metric
+from dissensus.stats import ConfidenceInterval, item_keys, percentile_interval, poisson_weights
+
+__all__ = [
+    "DistributedCounts",
+    "agreement",
+    "label_counts",
+    "metric_means",
+    "stream_counts",
+]
+
+FloatArray = npt.NDArray[np.float64]
+
+#: Coefficients computed from mergeable sums, with their chance model.
+_COUNT_COEFFICIENTS = {
+    "fleiss_kappa": "fleiss",
+    "gwet_ac1": "gwet",
+    "brennan_prediger": "uniform",
+}
+COEFFICIENTS = (*_COUNT_COEFFICIENTS, "observed_agreement", "krippendorff_alpha")
+#: float64 intermediates per chunk of bootstrap weights inside a partition.
+_CHUNK_FLOATS = 4_000_000
+
+
+def _dask(module: str = "dask.dataframe") -> Any:
+    """Import a Dask module on first use, with the install command if it is missing."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        msg = f"dissensus.distributed needs Dask: pip install 'dissensus[distributed]' ({err})."
+        raise ImportError(msg) from err
+
+
+def _py(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _count_columns(K: int) -> list[str]:
+    return [f"c{k}" for k in range(K)]
+
+
+def _count_partition(df: pd.DataFrame, item: str, label: str, scale: Scale) -> pd.DataFrame:
+    """(N_p, K) counts of the items of one partition (all their annotations are here)."""
+    K = scale.K
+    codes = scale.encode(df[label])
+    ids = df[item]
+    bad = (codes < 0) | ids.isna().to_numpy()
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        row = {c: _py(df[c].iloc[first]) for c in (item, label)}
+        msg = (
+            f"{int(bad.sum())} annotations have a missing item id or a label not on the scale "
+            f"{examples(list(scale.labels))}, e.g. item {row[item]!r} with label {row[label]!r}; "
+            "fix or drop these rows, or pass the full scale with scale=."
+        )
+        raise DataError(msg)
+    item_codes, uniq = pd.factorize(ids, sort=True)
+    flat = np.bincount(item_codes * K + codes, minlength=uniq.size * K)
+    index = pd.Index(uniq, name="item")
+    return pd.DataFrame(
+        flat.reshape(-1, K).astype(np.int64), index=index, columns=_count_columns(K)
+    )
+
+
+@dataclass(frozen=True)
+class DistributedCounts:
+    """Label counts per item, partitioned by item: the Dask twin of :class:`LabelCounts`.
+
+    Attributes
+    ----------
+    frame : dask.dataframe.DataFrame
+        One row per item (index ``item``), columns ``c0 … c{K-1}`` the counts
+        of ``scale.labels``; every item is in exactly one partition.
+    scale : Scale
+        The labels of the columns.
+    """
+
+    frame: Any  # dask.dataframe.DataFrame (untyped)
+    scale: Scale
+
+    @property
+    def K(self) -> int:
+        """Number of labels."""
+        return self.scale.K
+
+    def persist(self) -> DistributedCounts:
+        """Keep the counts in the cluster's memory (for several analyses)."""
+        return DistributedCounts(self.frame.persist(), self.scale)
+
+    def collect(self) -> LabelCounts:
+        """Bring every item to this process as a :class:`LabelCounts` (sorted by item id)."""
+        wide = self.frame.compute().sort_index()
+        return LabelCounts.from_array(wide.to_numpy(), scale=self.scale, items=wide.index)
+
+
+def label_counts(
+    data: Any,
+    *,
+    scale: Scale | Sequence[Any] | None = None,
+    item: str = "item",
+    label: str = "label",
+    npartitions: int | None = None,
+) -> DistributedCounts:
+    """Count labels per item on a Dask cluster, items kept partitioned.
+
+    Parameters
+    ----------
+    data : str, path-like, dask.dataframe.DataFrame or pandas.DataFrame
+        Long annotations, one row per annotation: a Parquet file or
+        directory of files (read with :func:`dask.dataframe.read_parquet`),
+        a CSV/TSV file or glob (``*.csv``, read in blocks), or a data frame. An item's annotations may be spread over any
+        files and partitions.
+    scale : Scale or sequence of labels, optional
+        The labels (a sequence makes a nominal scale). Default: inferred from
+        the distinct labels (one pass over the data) as
+        :meth:`Scale.infer` does.
+    item, label : str, default "item", "label"
+        Column names.
+    npartitions : int, optional
+        Partitions after the shuffle by item (default: as many as the input).
+
+    Returns
+    -------
+    DistributedCounts
+        Lazy: nothing is computed until a statistic is asked for.
+
+    Raises
+    ------
+    DataError
+        Missing columns (here), missing item ids or labels not on the scale
+        (when computed; the message names an offending item).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> long = pd.DataFrame({"item": [1, 1, 2, 2, 2], "label": ["a", "b", "a", "a", "b"]})
+    >>> counts = label_counts(long)
+    >>> counts.collect().values.tolist()
+    [[1, 1], [2, 1]]
+    """
+    dd = _dask()
+    if isinstance(data, pd.DataFrame):
+        ddf = dd.from_pandas(data, npartitions=npartitions or 1)
+    elif isinstance(data, dd.DataFrame):
+        ddf = data
+    elif str(data).lower().endswith((".csv", ".tsv")):
+        sep = "\t" if str(data).lower().endswith(".tsv") else ","
+        ddf = dd.read_csv(data, sep=sep, usecols=[item, label])
+    else:
+        ddf = dd.read_parquet(data, columns=[item, label])
+    missing = [c for c in (item, label) if c not in ddf.columns]
+    if missing:
+        msg = (
+            f"The annotations have no column {examples(missing)} (columns: "
+            f"{examples(list(ddf.columns))}); name them with item=/label=."
+        )
+        raise DataError(msg)
+    ddf = ddf[[item, label]]
+    if scale is None:
+        labels = ddf[label].dropna().unique().compute()
+        sc = Scale.infer(labels.tolist())
+    elif isinstance(scale, Scale):
+        sc = scale
+    else:
+        sc = Scale.nominal(scale)
+    shuffled = ddf.shuffle(on=item, npartitions=npartitions or ddf.npartitions)
+    meta = pd.DataFrame(
+        {c: pd.Series(dtype=np.int64) for c in _count_columns(sc.K)},
+        index=pd.Index([], dtype=ddf._meta[item].dtype, name="item"),
+    )
+    frame = shuffled.map_partitions(_count_partition, item, label, sc, meta=meta)
+    return DistributedCounts(frame, sc)
+
+
+def _compact(parts: list[pd.DataFrame]) -> list[pd.DataFrame]:
+    """Merge partial counts: the same item in several batches becomes one row."""
+    if len(parts) <= 1:
+        return parts
+    return [pd.concat(parts).groupby(level=0, sort=False).sum()]
+
+
+def stream_counts(
+    path: Any,
+    *,
+    scale: Scale | Sequence[Any],
+    item: str = "item",
+    label: str = "label",
+    batch_size: int = 1_000_000,
+) -> LabelCounts:
+    """Label counts of a Parquet/CSV dataset larger than memory, read batch by batch.
+
+    One process, no cluster: the annotations are streamed with
+    :mod:`pyarrow.dataset` and only the counts (items × K) are kept, so memory
+    grows with the number of items, not of annotations.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A Parquet file or directory, or a CSV file (``.csv``).
+    scale : Scale or sequence of labels
+        The labels (required: a stream cannot be read twice to infer them).
+    item, label : str, default "item", "label"
+        Column names.
+    batch_size : int, default 1_000_000
+        Rows per batch.
+
+    Returns
+    -------
+    LabelCounts
+        Sorted by item id; equal to ``Annotations.from_frame(...).counts()``
+        of the whole table.
+
+    Examples
+    --------
+    >>> import pandas as pd, tempfile, os
+    >>> tmp = tempfile.mkdtemp()
+    >>> pd.DataFrame({"item": [2, 1, 2], "label": ["a", "b", "b"]}).to_csv(
+    ...     os.path.join(tmp, "a.csv"), index=False)
+    >>> stream_counts(os.path.join(tmp, "a.csv"), scale=["a", "b"], batch_size=2).values.tolist()
+    [[0, 1], [1, 1]]
+    """
+    ds: Any = importlib.import_module("pyarrow.dataset")  # untyped; loaded on use
+
+    sc = scale if isinstance(scale, Scale) else Scale.nominal(scale)
+    fmt = "csv" if str(path).lower().endswith(".csv") else "parquet"
+    dataset = ds.dataset(path, format=fmt)
+    missing = [c for c in (item, label) if c not in dataset.schema.names]
+    if missing:
+        msg = f"{path}: no column {examples(missing)} (columns: {examples(dataset.schema.names)})."
+        raise DataError(msg)
+    parts: list[pd.DataFrame] = []
+    held = 0
+    for batch in dataset.to_batches(columns=[item, label], batch_size=batch_size):
+        part = _count_partition(batch.to_pandas(), item, label, sc)
+        parts.append(part)
+        held += len(part)
+        # compact when the partial counts hold as many rows as a batch
+        if held > batch_size:
+            parts = _compact(parts)
+            held = len(parts[0])
+    parts = _compact(parts)
+    if not parts:
+        return LabelCounts.from_array(np.zeros((0, sc.K), dtype=np.int64), scale=sc)
+    wide = parts[0].sort_index()
+    return LabelCounts.from_array(wide.to_numpy(), scale=sc, items=wide.index)
+
+
+# --------------------------------------------------------------------------- agreement
+
+
+def _partition_stats(wide: pd.DataFrame, K: int, n_resamples: int, seed: int) -> dict[str, Any]:
+    """Mergeable sums of one partition: item counts, agreement sums, coincidences.
+
+    With ``n_resamples``, the same sums under each resample's Poisson weights.
+    """
+    X = wide.to_numpy(dtype=np.float64)
+    n = X.sum(axis=1)
+    keep = n >= 2
+    excluded = wide.index[~keep]
+    X = X[keep]
+    Xt = np.ascontiguousarray(X.T)
+    with np.errstate(invalid="ignore", divide="ignore"):  # an empty partition is fine
+        it = _items(Xt, np.eye(K))
+    shares = (Xt * it.inv_n).T  # (N, K): x_ik / n_i
+    coinc = _row_stats(Xt, "ordinal", None)[1]  # (N, K^2) per-item coincidences
+    out: dict[str, Any] = {
+        "n_items": int(X.shape[0]),
+        "n_excluded": int(excluded.size),
+        "excluded": excluded[:5].tolist(),
+        "n_annotations": int(X.sum()),
+        "pa": it.pa_i.sum(),
+        "shares": shares.sum(axis=0),
+        "o": coinc.sum(axis=0),
+    }
+    if n_resamples:
+        keys = item_keys(wide.index[keep])
+        step = max(1, _CHUNK_FLOATS // max(X.shape[0], 1))
+        parts: dict[str, list[FloatArray]] = {"b_w": [], "b_pa": [], "b_shares": [], "b_o": []}
+        for start in range(0, n_resamples, step):
+            W = poisson_weights(keys, min(step, n_resamples - start), seed=seed, start=start)
+            parts["b_w"].append(W.sum(axis=1))
+            parts["b_pa"].append(W @ it.pa_i)
+            parts["b_shares"].append(W @ shares)
+            parts["b_o"].append(W @ coinc)
+        out.update({k: np.concatenate(v) for k, v in parts.items()})
+    return out
+
+
+def _partition_se_sums(
+    wide: pd.DataFrame, K: int, pi: FloatArray, points: dict[str, tuple[float, float]]
+) -> dict[str, float]:
+    """Sums of squared linearisation terms ``(k_i - value)^2`` of one partition."""
+    X = wide.to_numpy(dtype=np.float64)
+    Xt = np.ascontiguousarray(X[X.sum(axis=1) >= 2].T)
+    out = {}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        # per-item terms use the shares of ALL items, not of this partition
+        it = dataclasses.replace(_items(Xt, np.eye(K)), pi=pi)
+        for name, (value, pe) in points.items():
+            chance: Any = _COUNT_COEFFICIENTS[name]
+            k_i = linearised_terms(it, np.eye(K), chance, value=value, pe=pe)
+            out[name] = float(((k_i - value) ** 2).sum())
+    return out
+
+
+def _merge(stats: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    total: dict[str, Any] = {}
+    for st in stats:
+        for k, v in st.items():
+            total[k] = v if k not in total else total[k] + v
+    return total
+
+
+def _interval(boot: FloatArray, level: float | None) -> ConfidenceInterval | None:
+    if level is None:
+        return None
+    with np.errstate(invalid="ignore"):
+        lo, hi = percentile_interval(boot, level=level)
+    return ConfidenceInterval(float(lo), float(hi))
+
+
+def agreement(
+    counts: DistributedCounts,
+    coefficients: Sequence[str] = COEFFICIENTS,
+    *,
+    levels: Sequence[str] = ("nominal",),
+    ci: float | None = None,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    se: bool = True,
+) -> dict[str, AgreementResult]:
+    r"""Agreement coefficients from per-partition sufficient statistics.
+
+    Parameters
+    ----------
+    counts : DistributedCounts
+        From :func:`label_counts`.
+    coefficients : sequence of str
+        Any of ``"fleiss_kappa"``, ``"gwet_ac1"``, ``"brennan_prediger"``,
+        ``"observed_agreement"``, ``"krippendorff_alpha"`` (default: all).
+    levels : sequence of str, default ("nominal",)
+        Levels of measurement of Krippendorff's alpha (any of nominal,
+        ordinal, interval, ratio); one result each, from the same
+        coincidence matrix.
+    ci : float, optional
+        Coverage of a Poisson-bootstrap percentile interval (e.g. 0.95).
+    n_resamples : int, default 1000
+        Bootstrap resamples.
+    seed : int, default 0
+        Seed of the Poisson bootstrap weights.
+    se : bool, default True
+        Gwet's linearised standard error of Fleiss' kappa, AC1 and
+        Brennan-Prediger (equal to the in-memory ``se``); it needs a second
+        pass over the data (``counts.persist()`` first to keep it in memory).
+
+    Returns
+    -------
+    dict of str to AgreementResult
+        Keyed like the in-memory results' ``name`` (``fleiss_kappa``,
+        ``krippendorff_alpha_ordinal``, ...). ``z``, ``p_value`` and
+        Fleiss' ``se0`` are not computed (NaN / absent).
+
+    Notes
+    -----
+    With :math:`N` items having two or more ratings, per partition
+    :math:`S_a = \sum_i p_{a,i}`, :math:`S_k = \sum_i x_{ik} / n_i` and the
+    coincidence matrix :math:`O = \sum_i o^{(i)}` are summed over partitions;
+    then :math:`P_a = S_a / N`, :math:`\pi_k = S_k / N`, :math:`P_e` by the
+    coefficient's chance model, and alpha from :math:`O` (see
+    :func:`dissensus.agreement.krippendorff_alpha`). Under resample
+    :math:`b` the same sums carry the weights :math:`w_{bi}` and :math:`N`
+    becomes :math:`\sum_i w_{bi}`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> long = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3],
+    ...                      "label": ["a", "a", "a", "b", "b", "b"]})
+    >>> res = agreement(label_counts(long), ["fleiss_kappa"])
+    >>> round(float(res["fleiss_kappa"]), 4)
+    0.3333
+    """
+    dask = _dask("dask")
+
+    for name in coefficients:
+        check_option("agreement", "coefficients", name, COEFFICIENTS)
+    for lvl in levels:
+        check_option("agreement", "levels", lvl, LEVELS)
+    level = None if ci is None else check_probability_level("agreement", "ci", ci)
+    B = 0 if level is None else int(n_resamples)
+    if level is not None and B < 2:
+        msg = f"The 'n_resamples' parameter of agreement must be at least 2. Got {n_resamples!r}."
+        raise ValueError(msg)
+    K = counts.K
+    parts = [dask.delayed(_partition_stats)(p, K, B, seed) for p in counts.frame.to_delayed()]
+    tot = _merge(dask.compute(*parts))
+    N = tot["n_items"]
+    if tot["n_excluded"]:
+        warnings.warn(
+            f"agreement: {tot['n_excluded']} items have fewer than 2 ratings and are excluded "
+            f"({examples(tot['excluded'])}).",
+            DegenerateAgreementWarning,
+            stacklevel=2,
+        )
+    common = {
+        "n_items": N,
+        "n_items_excluded": tot["n_excluded"],
+        "n_annotations": tot["n_annotations"],
+        "ci_level": level,
+    }
+    out: dict[str, AgreementResult] = {}
+    points: dict[str, tuple[float, float]] = {}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pa = tot["pa"] / N if N else math.nan
+        pi = tot["shares"][None, :] / N
+        b_pa = tot["b_pa"] / tot["b_w"] if B else None
+        b_pi = tot["b_shares"] / tot["b_w"][:, None] if B else None
+        for name in coefficients:
+            if name == "observed_agreement":
+                ci_ = None if b_pa is None else _interval(b_pa, level)
+                out[name] = AgreementResult(name=name, value=float(pa), ci=ci_, **common)
+            elif name in _COUNT_COEFFICIENTS:
+                chance = _COUNT_COEFFICIENTS[name]
+                M = np.eye(K)
+                pe = float(_chance(pi, M, chance)[0])  # type: ignore[arg-type]
+                value = (pa - pe) / (1.0 - pe) if N and pe < 1.0 - 1e-12 else math.nan
+                ci_ = None
+                if b_pa is not None and b_pi is not None and math.isfinite(value):
+                    b_pe = _chance(b_pi, M, chance)  # type: ignore[arg-type]
+                    ci_ = _interval((b_pa - b_pe) / (1.0 - b_pe), level)
+                parts_ = {"observed_agreement": float(pa), "chance_agreement": pe}
+                if math.isfinite(value) and N >= 2:
+                    points[name] = (float(value), pe)
+                out[name] = AgreementResult(
+                    name=name, value=float(value), ci=ci_, parts=parts_, **common
+                )
+            else:
+                o = tot["o"].reshape(1, K, K)
+                for lvl in levels:
+                    v = _level_values(counts.scale, lvl)
+                    value = float(alpha_from_coincidences(o, lvl, v)[0]) if N else math.nan
+                    ci_ = None
+                    if B and math.isfinite(value):
+                        boot = alpha_from_coincidences(tot["b_o"].reshape(B, K, K), lvl, v)
+                        ci_ = _interval(boot, level)
+                    key = name if lvl == "nominal" else f"{name}_{lvl}"
+                    out[key] = AgreementResult(name=key, value=value, ci=ci_, **common)
+    if se and points:
+        # second pass: Gwet's linearised standard error needs the shares of all items
+        shares = tot["shares"] / N
+        sums = _merge(
+            dask.compute(
+                *(
+                    dask.delayed(_partition_se_sums)(p, K, shares, points)
+                    for p in counts.frame.to_delayed()
+                )
+            )
+        )
+        for name in points:
+            out[name] = dataclasses.replace(out[name], se=math.sqrt(sums[name] / (N * (N - 1.0))))
+    return out
+
+
+# --------------------------------------------------------------------------- metrics
+
+
+def _score_partition(
+    joined: pd.DataFrame, K: int, metrics: Sequence[str], prior: Any
+) -> pd.DataFrame:
+    """Per-item metric values of one partition of counts joined with predictions."""
+    X = joined[_count_columns(K)].to_numpy(dtype=np.int64)
+    q = joined[[f"q{k}" for k in range(K)]].to_numpy(dtype=np.float64)
+    met = [get_metric(m) for m in metrics]
+    out = {}
+    alpha = None
+    if any(m.needs_posterior for m in met):
+        from dissensus.posterior import dirichlet  # noqa: PLC0415
+
+        alpha = np.asarray(dirichlet(X, prior=prior), dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = X / X.sum(axis=1, keepdims=True)
+    for m in met:
+        out[m.name] = np.asarray(m.func(alpha if m.needs_posterior else p, q), dtype=np.float64)
+    return pd.DataFrame(out, index=joined.index)
+
+
+def metric_means(
+    counts: DistributedCounts,
+    predictions: Mapping[str, Any],
+    metrics: Sequence[str],
+    *,
+    prior: Any = "uniform",
+    item: str = "item",
+) -> pd.DataFrame:
+    r"""Per-model means of per-item metrics, computed where the items live.
+
+    Parameters
+    ----------
+    counts : DistributedCounts
+        From :func:`label_counts`.
+    predictions : mapping of str to DataFrame
+        Model name -> wide predictions (pandas or Dask): an ``item`` column
+        and one column per label, named ``str(label)``. Joined to the counts
+        by item id (a Dask join); every model must predict exactly the
+        annotated items.
+    metrics : sequence of str
+        Registered metric names, pointwise or expected (``"E[emd]"``).
+    prior : {"uniform", "jeffreys"}, float or array_like, default "uniform"
+        Dirichlet prior of the expected metrics (a fitted ``"empirical"``
+        prior needs the whole data: fit it first, pass the array).
+    item : str, default "item"
+        Item id column of the predictions.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``model, metric, mean, n_items``, equal to the ``mean`` of
+        :meth:`dissensus.Evaluation.summary` on the same data.
+
+    Raises
+    ------
+    DataError
+        Missing label columns, or predictions that do not cover exactly the
+        annotated items.
+    """
+    dd = _dask()
+    if isinstance(prior, str) and prior == "empirical":
+        msg = (
+            "metric_means cannot fit an empirical prior per partition; fit it once "
+            "(dissensus.posterior.fit_dirichlet_prior) and pass the array as prior=."
+        )
+        raise ValueError(msg)
+    names = [get_metric(m).name for m in metrics]
+    K = counts.K
+    lazy: list[Any] = [counts.frame.shape[0]]
+    label_cols = [str(lab) for lab in counts.scale.labels]
+    meta = pd.DataFrame({m: pd.Series(dtype=np.float64) for m in names})
+    for model, pred in predictions.items():
+        pdf = dd.from_pandas(pred, npartitions=1) if isinstance(pred, pd.DataFrame) else pred
+        missing = [c for c in (item, *label_cols) if c not in pdf.columns]
+        if missing:
+            msg = (
+                f"Predictions of {model!r} have no column {examples(missing)}; give an {item!r} "
+                f"column and one column per label {examples(label_cols)}."
+            )
+            raise DataError(msg)
+        q = pdf[[item, *label_cols]].rename(columns={c: f"q{k}" for k, c in enumerate(label_cols)})
+        # a hash join on the item id: both sides are shuffled by item, never sorted
+        joined = counts.frame.merge(q, left_index=True, right_on=item, how="inner")
+        scores = joined.map_partitions(_score_partition, K, names, prior, meta=meta)
+        lazy += [scores.sum(), scores.shape[0], pdf.shape[0]]
+    # one pass over the data for every model
+    n_counts, *done = _compute(*lazy)
+    rows = []
+    for j, model in enumerate(predictions):
+        sums, n_joined, n_pred = done[3 * j : 3 * j + 3]
+        if not n_joined == n_pred == n_counts:
+            msg = (
+                f"Predictions of {model!r} cover {n_joined} of the {n_counts} annotated items "
+                f"({n_pred} prediction rows); every model must predict exactly the annotated "
+                "items once."
+            )
+            raise DataError(msg)
+        rows += [
+            {
+                "model": str(model),
+                "metric": m,
+                "mean": float(sums[m]) / n_joined,
+                "n_items": n_joined,
+            }
+            for m in names
+        ]
+    return pd.DataFrame(rows)
+
+
+def _compute(*args: Any) -> tuple[Any, ...]:
+    """Compute several Dask collections in one pass."""
+    dask = _dask("dask")
+
+    return tuple(dask.compute(*args))

@@ -1,0 +1,86 @@
+"""Tests of ``dissensus agreement --engine dask`` (dissensus.cli._engine)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from dissensus.agreement import fleiss_kappa, krippendorff_alpha
+from dissensus.cli import main
+from dissensus.cli._agreement import agreement_command
+from dissensus.cli._engine import with_engine
+from dissensus.data import Annotations
+
+distributed = pytest.importorskip("dask.distributed")
+
+
+@pytest.fixture(scope="module")
+def address() -> Iterator[str]:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        yield str(cluster.scheduler_address)
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, pd.DataFrame]:
+    rng = np.random.default_rng(3)
+    item = np.repeat(np.arange(80), 4)
+    df = pd.DataFrame({"id": item, "label": rng.integers(1, 5, item.size)}).sample(
+        frac=1.0, random_state=1
+    )
+    path = tmp_path_factory.mktemp("parquet")
+    for j, rows in enumerate(np.array_split(np.arange(len(df)), 2)):
+        df.iloc[rows].to_parquet(path / f"p{j}.parquet", index=False)
+    return path, df
+
+
+def _run(*args: str) -> Any:
+    return CliRunner().invoke(with_engine(agreement_command), list(args))
+
+
+class TestEngineOption:
+    def test_dask_equals_in_memory_on_a_parquet_directory(
+        self, address: str, data: tuple[Path, pd.DataFrame]
+    ) -> None:
+        path, df = data
+        res = _run(
+            str(path), "--engine", "dask", "--scheduler", address, "--item", "id", "--json", "-"
+        )
+        assert res.exit_code == 0, res.output
+        rows = {r["coefficient"]: r for r in json.loads(res.stdout)}
+        counts = Annotations.from_frame(df, item="id", annotator=None).counts()
+        assert rows["fleiss_kappa"]["value"] == pytest.approx(
+            float(fleiss_kappa(counts)), abs=1e-12
+        )
+        # numeric labels are ordinal, as in memory
+        assert rows["krippendorff_alpha_ordinal"]["value"] == pytest.approx(
+            float(krippendorff_alpha(counts, level="ordinal")), abs=1e-12
+        )
+
+    def test_text_table_with_interval(self, address: str, data: tuple[Path, pd.DataFrame]) -> None:
+        path, _ = data
+        res = _run(
+            str(path), "--engine", "dask", "--scheduler", address, "--item", "id", "--ci", "0.9",
+            "--n-boot", "50",
+        )  # fmt: skip
+        assert res.exit_code == 0, res.output
+        assert "dask, Poisson bootstrap" in res.stdout
+        assert "fleiss_kappa" in res.stdout
+
+    def test_unsupported_options_are_refused(self, data: tuple[Path, pd.DataFrame]) -> None:
+        path, _ = data
+        assert main(["agreement", str(path), "--engine", "dask", "--by", "year"]) == 2
+        assert main(["agreement", "--scheduler", "tcp://x:1"]) == 2
+
+    def test_memory_engine_runs_the_command_unchanged(self) -> None:
+        res = _run()
+        assert res.exit_code == 0
+        assert "course_29" in res.stdout

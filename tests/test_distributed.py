@@ -1,0 +1,247 @@
+"""The Dask engine against the in-memory path, on a real 2-worker LocalCluster."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dissensus import DataError, evaluate
+from dissensus.agreement import (
+    brennan_prediger,
+    fleiss_kappa,
+    gwet_ac1,
+    krippendorff_alpha,
+    observed_agreement,
+)
+from dissensus.data import Annotations, LabelCounts, Scale
+
+distributed = pytest.importorskip("dask.distributed")
+dd = pytest.importorskip("dask.dataframe")
+D = pytest.importorskip("dissensus.distributed")
+
+SCALE = Scale.ordinal([1, 2, 3, 4, 5])
+SEED = 11
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    )
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def _long(n_items: int = 240, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    n = rng.integers(1, 7, n_items)  # some items with a single rating (excluded)
+    item = np.repeat(np.arange(n_items) * 7 + 3, n)
+    centre = np.repeat(rng.integers(1, 6, n_items), n)
+    label = np.clip(centre + rng.integers(-1, 2, item.size), 1, 5)
+    df = pd.DataFrame({"item": item, "annotator": np.arange(item.size) % 13, "label": label})
+    return df.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def long() -> pd.DataFrame:
+    return _long()
+
+
+@pytest.fixture(scope="module")
+def parquet_dir(long: pd.DataFrame, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # rows shuffled, then cut in three files: most items are split across files
+    path = tmp_path_factory.mktemp("annotations")
+    for j, chunk in enumerate(np.array_split(np.arange(len(long)), 3)):
+        long.iloc[chunk].to_parquet(path / f"part-{j}.parquet", index=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def in_memory(long: pd.DataFrame) -> LabelCounts:
+    return Annotations.from_frame(long, scale=SCALE).counts()
+
+
+@pytest.fixture(scope="module")
+def counts(client: Any, parquet_dir: Path) -> Any:
+    return D.label_counts(parquet_dir, scale=SCALE, npartitions=4).persist()
+
+
+class TestLabelCounts:
+    def test_items_split_across_files_are_counted_once(
+        self, counts: Any, in_memory: LabelCounts, long: pd.DataFrame, parquet_dir: Path
+    ) -> None:
+        files = [pd.read_parquet(f) for f in sorted(parquet_dir.iterdir())]
+        split = set(files[0]["item"]) & set(files[1]["item"])
+        assert len(split) > 50  # the data does exercise the shuffle
+        got = counts.collect()
+        order = np.argsort(in_memory.items.to_numpy())
+        assert got.items.tolist() == in_memory.items[order].tolist()
+        np.testing.assert_array_equal(got.values, in_memory.values[order])
+        assert counts.frame.npartitions == 4
+
+    def test_every_item_in_one_partition(self, counts: Any) -> None:
+        sizes = counts.frame.map_partitions(lambda p: p.index.to_series()).compute()
+        assert not sizes.duplicated().any()
+
+    def test_scale_inferred_from_a_dask_frame(self, client: Any, long: pd.DataFrame) -> None:
+        ddf = dd.from_pandas(long, npartitions=3)
+        c = D.label_counts(ddf)
+        assert c.scale == Scale.infer(long["label"])
+        assert int(c.collect().values.sum()) == len(long)
+
+    def test_label_not_on_scale_names_the_item(self, client: Any) -> None:
+        df = pd.DataFrame({"item": [1, 1, 2], "label": [1, 9, 2]})
+        with pytest.raises(DataError, match=r"item 1 with label 9"):
+            D.label_counts(df, scale=[1, 2]).collect()
+
+    def test_missing_column(self) -> None:
+        df = pd.DataFrame({"id": [1], "label": [1]})
+        with pytest.raises(DataError, match=r"no column 'item'"):
+            D.label_counts(df)
+
+
+class TestAgreement:
+    IN_MEMORY: ClassVar[dict[str, Any]] = {
+        "fleiss_kappa": fleiss_kappa,
+        "gwet_ac1": gwet_ac1,
+        "brennan_prediger": brennan_prediger,
+        "observed_agreement": observed_agreement,
+    }
+
+    def test_point_estimates_equal_in_memory(self, counts: Any, in_memory: LabelCounts) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = D.agreement(counts, levels=("nominal", "ordinal", "interval", "ratio"))
+            want = {name: f(in_memory) for name, f in self.IN_MEMORY.items()}
+            for lvl in ("nominal", "ordinal", "interval", "ratio"):
+                r = krippendorff_alpha(in_memory, level=lvl)
+                want[r.name] = r
+        assert set(got) == set(want)
+        for name, w in want.items():
+            g = got[name]
+            assert g.value == pytest.approx(w.value, abs=1e-12, rel=1e-12), name
+            assert (g.n_items, g.n_items_excluded, g.n_annotations) == (
+                w.n_items,
+                w.n_items_excluded,
+                w.n_annotations,
+            )
+        for name in ("fleiss_kappa", "gwet_ac1", "brennan_prediger"):
+            assert got[name].se == pytest.approx(want[name].se, rel=1e-12), name
+        assert got["fleiss_kappa"].parts["chance_agreement"] == pytest.approx(
+            want["fleiss_kappa"].parts["chance_agreement"], abs=1e-12
+        )
+
+    def test_excluded_items_warn(self, counts: Any) -> None:
+        with pytest.warns(UserWarning, match="fewer than 2 ratings"):
+            D.agreement(counts, ["fleiss_kappa"])
+
+    def test_poisson_intervals_identical_to_in_memory(
+        self, counts: Any, in_memory: LabelCounts
+    ) -> None:
+        opts = {"ci": 0.9, "n_boot": 300, "seed": SEED, "bootstrap": "poisson"}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = D.agreement(
+                counts, levels=("nominal", "ordinal"), ci=0.9, n_resamples=300, seed=SEED
+            )
+            want = {name: f(in_memory, **opts) for name, f in self.IN_MEMORY.items()}
+            want["krippendorff_alpha"] = krippendorff_alpha(in_memory, **opts)
+            want["krippendorff_alpha_ordinal"] = krippendorff_alpha(
+                in_memory, level="ordinal", **opts
+            )
+        for name, w in want.items():
+            assert w.ci is not None
+            assert got[name].ci == pytest.approx(w.ci, abs=1e-12), name
+
+    def test_intervals_do_not_depend_on_partitioning(
+        self, client: Any, long: pd.DataFrame, counts: Any
+    ) -> None:
+        one = D.label_counts(long, scale=SCALE, npartitions=1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            a = D.agreement(one, ["gwet_ac1"], ci=0.95, n_resamples=100, seed=3)
+            b = D.agreement(counts, ["gwet_ac1"], ci=0.95, n_resamples=100, seed=3)
+            c = D.agreement(counts, ["gwet_ac1"], ci=0.95, n_resamples=100, seed=4)
+        assert a["gwet_ac1"].ci == pytest.approx(b["gwet_ac1"].ci, abs=1e-12)
+        assert a["gwet_ac1"].ci != c["gwet_ac1"].ci
+
+    def test_more_partitions_than_items(self, client: Any) -> None:
+        df = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3], "label": [1, 1, 1, 2, 2, 2]})
+        c = D.label_counts(df, scale=[1, 2], npartitions=8)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no warning from empty partitions
+            got = D.agreement(c, ["fleiss_kappa"], ci=0.9, n_resamples=20, seed=0)
+        want = fleiss_kappa(LabelCounts.from_array([[2, 0], [1, 1], [0, 2]], items=[1, 2, 3]))
+        assert got["fleiss_kappa"].value == pytest.approx(want.value, abs=1e-12)
+        assert got["fleiss_kappa"].se == pytest.approx(want.se, rel=1e-12)
+
+    def test_unknown_coefficient(self, counts: Any) -> None:
+        with pytest.raises(ValueError, match="coefficients"):
+            D.agreement(counts, ["cohen_kappa"])
+
+
+class TestMetricMeans:
+    METRICS = ("manhattan", "js_divergence", "emd", "E[emd]", "E[kl_divergence]")
+
+    @staticmethod
+    def _predictions(items: pd.Index, seed: int) -> pd.DataFrame:
+        q = np.random.default_rng(seed).dirichlet(np.ones(5), len(items))
+        df = pd.DataFrame(q, columns=[str(v) for v in SCALE.labels])
+        df.insert(0, "item", items.to_numpy())
+        return df.sample(frac=1.0, random_state=seed)  # another order than the counts
+
+    def test_means_equal_the_evaluation_summary(self, counts: Any, in_memory: LabelCounts) -> None:
+        preds = {m: self._predictions(in_memory.items, s) for m, s in (("A", 1), ("B", 2))}
+        dask_preds = {m: dd.from_pandas(p, npartitions=3) for m, p in preds.items()}
+        got = D.metric_means(counts, dask_preds, self.METRICS, prior="jeffreys")
+        ev = evaluate(
+            in_memory,
+            {m: p.set_index("item") for m, p in preds.items()},
+            list(self.METRICS),
+            prior="jeffreys",
+        )
+        want = ev.summary(n_boot=2)
+        merged = want.merge(got, on=["model", "metric"], suffixes=("", "_dask"))
+        assert len(merged) == 2 * len(self.METRICS)
+        np.testing.assert_allclose(merged["mean_dask"], merged["mean"], rtol=1e-12, atol=1e-12)
+        assert (got["n_items"] == in_memory.N).all()
+
+    def test_missing_items_are_an_error(self, counts: Any, in_memory: LabelCounts) -> None:
+        pred = self._predictions(in_memory.items, 1).iloc[:-5]
+        with pytest.raises(DataError, match=r"cover \d+ of the \d+ annotated items"):
+            D.metric_means(counts, {"A": pred}, ["manhattan"])
+
+    def test_empirical_prior_refused(self, counts: Any) -> None:
+        with pytest.raises(ValueError, match="empirical prior"):
+            D.metric_means(counts, {}, ["E[emd]"], prior="empirical")
+
+
+class TestStreamCounts:
+    def test_batches_split_items_same_counts(
+        self, parquet_dir: Path, in_memory: LabelCounts
+    ) -> None:
+        got = D.stream_counts(parquet_dir, scale=SCALE, batch_size=37)
+        order = np.argsort(in_memory.items.to_numpy())
+        assert got.items.tolist() == in_memory.items[order].tolist()
+        np.testing.assert_array_equal(got.values, in_memory.values[order])
+        assert got.scale == SCALE
+
+    def test_csv_with_string_ids(self, tmp_path: Path, long: pd.DataFrame) -> None:
+        df = long.assign(item="doc-" + long["item"].astype(str))
+        df.to_csv(tmp_path / "ann.csv", index=False)
+        got = D.stream_counts(tmp_path / "ann.csv", scale=SCALE, batch_size=100)
+        want = Annotations.from_frame(df, scale=SCALE).counts()
+        np.testing.assert_array_equal(
+            got.to_frame().loc[want.items].to_numpy(), want.to_frame().to_numpy()
+        )
+
+    def test_missing_column(self, parquet_dir: Path) -> None:
+        with pytest.raises(DataError, match="no column 'rating'"):
+            D.stream_counts(parquet_dir, scale=SCALE, label="rating")
