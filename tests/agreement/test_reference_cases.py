@@ -42,7 +42,8 @@ def _compute(case: dict[str, Any], key: str) -> Any:
             "gwet_ac1": lambda: ag.gwet_ac1(table=T),
             "gwet_ac1_se": lambda: ag.gwet_ac1(table=T).se,
             "brennan_prediger": lambda: ag.brennan_prediger(table=T),
-            "share_unanimous": lambda: ag.share_unanimous(ag.contingency_to_counts(T)),
+            # the reference file's name for the share of unanimous items
+            "percent_agreement": lambda: ag.share_unanimous(ag.contingency_to_counts(T)),
         }
         return table_fns[key]()
     if layout == "items_x_raters":
