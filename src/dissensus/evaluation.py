@@ -298,6 +298,7 @@ def evaluate(
     t1 = time.perf_counter()
 
     p = counts.proportions() if pointwise else None
+    C = counts.values if any(m.needs_counts for m in met) else None
     alpha: FloatArray | None = None
     if any(m.needs_posterior for m in met):
         from dissensus.posterior import dirichlet  # noqa: PLC0415  (only expected metrics need it)
@@ -309,7 +310,8 @@ def evaluate(
     def score(job: tuple[int, int]) -> None:
         i, j = job
         m = met[i]
-        S[i, j] = m.func(alpha if m.needs_posterior else p, values[j])
+        target = C if m.needs_counts else alpha if m.needs_posterior else p
+        S[i, j] = m.func(target, values[j])
 
     # NumPy and SciPy release the GIL in the metric kernels; each job writes its own row
     workers = min(len(jobs), max(1, os.cpu_count() or 1))

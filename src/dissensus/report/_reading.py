@@ -21,6 +21,7 @@ __all__ = ["plain_reading"]
 _KIND_LABELS = {
     "pointwise": "pointwise (empirical) metrics",
     "expected": "expected (uncertainty-aware) metrics",
+    "debiased": "debiased (annotation-noise corrected) metrics",
 }
 
 
