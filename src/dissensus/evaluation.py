@@ -298,7 +298,7 @@ def evaluate(
     t1 = time.perf_counter()
 
     p = counts.proportions() if pointwise else None
-    C = counts.values if any(m.needs_counts for m in met) else None
+    C = counts.values if any(m.needs_counts for m in met) else None  # noqa: PD011  (LabelCounts, not pandas)
     alpha: FloatArray | None = None
     if any(m.needs_posterior for m in met):
         from dissensus.posterior import dirichlet  # noqa: PLC0415  (only expected metrics need it)

@@ -319,7 +319,7 @@ def squared_euclidean(
     >>> squared_euclidean([[1, 1], [2, 0]], [0.5, 0.5])
     array([-0.5,  0.5])
     """
-    C, n, P, Q, one = _counts_and_q(counts, q_pred, single, "squared_euclidean")
+    _, n, P, Q, one = _counts_and_q(counts, q_pred, single, "squared_euclidean")
     f0 = pw.squared_euclidean(P, Q)
     with np.errstate(invalid="ignore", divide="ignore"):
         est = f0 - (1.0 - np.einsum("ij,ij->i", P, P)) / (n - 1.0)
@@ -365,7 +365,7 @@ def cross_entropy(
     >>> cross_entropy([[1, 1]], [0.5, 0.5])
     array([0.69314718])
     """
-    C, n, P, Q, one = _counts_and_q(counts, q_pred, single, "cross_entropy")
+    _, n, P, Q, one = _counts_and_q(counts, q_pred, single, "cross_entropy")
     est = np.asarray(pw.cross_entropy(P, Q, **options), dtype=np.float64)
     if single == "nan":
         est = np.where(n == 1, np.nan, est)
@@ -415,4 +415,4 @@ def debiased(
         return squared_euclidean(counts, q_pred, single=single, **options)
     if metric == "cross_entropy":
         return cross_entropy(counts, q_pred, single=single, **options)
-    return jackknife(counts, q_pred, metric=metric, single=single, **options)
+    return jackknife(counts, q_pred, metric=metric, single=single)
