@@ -412,7 +412,7 @@ def debiased(
     """
     check_option("debiased", "metric", metric, DEBIASED_METRICS)
     if metric == "squared_euclidean":
-        return squared_euclidean(counts, q_pred, single=single, **options)
+        return squared_euclidean(counts, q_pred, single=single)
     if metric == "cross_entropy":
         return cross_entropy(counts, q_pred, single=single, **options)
-    return jackknife(counts, q_pred, metric=metric, single=single)
+    return jackknife(counts, q_pred, metric=metric, single=single, **options)
