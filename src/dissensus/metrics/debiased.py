@@ -415,4 +415,5 @@ def debiased(
         return squared_euclidean(counts, q_pred, single=single)
     if metric == "cross_entropy":
         return cross_entropy(counts, q_pred, single=single, **options)
-    return jackknife(counts, q_pred, metric=metric, single=single, **options)
+    out: FloatArray = jackknife(counts, q_pred, metric=metric, single=single, **options)
+    return out
