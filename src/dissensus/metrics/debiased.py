@@ -256,7 +256,8 @@ def jackknife(
         Ck = C[rows].astype(np.float64)
         Ck[:, k] -= 1.0
         Ck /= (n[rows] - 1.0)[:, None]
-        g = np.asarray(f(Ck, Q[rows], **options), dtype=np.float64) - f0[rows]
+        with np.errstate(invalid="ignore"):  # inf - inf on items kept at f0 below
+            g = np.asarray(f(Ck, Q[rows], **options), dtype=np.float64) - f0[rows]
         w = C[rows, k].astype(np.float64)
         s1[rows] += w * g
         if s2 is not None:
