@@ -124,8 +124,10 @@ class TestJackknife:
             warnings.simplefilter("error")
             est = jackknife(C, [0.2, 0.5, 0.3], metric="hellinger", single="nan")
             sq = squared_euclidean(C, [0.2, 0.5, 0.3], single="nan")
-        assert np.isnan(est[0]) and np.isfinite(est[1])
-        assert np.isnan(sq[0]) and np.isfinite(sq[1])
+        assert np.isnan(est[0])
+        assert np.isfinite(est[1])
+        assert np.isnan(sq[0])
+        assert np.isfinite(sq[1])
 
     def test_errors(self) -> None:
         with pytest.raises(DataError, match="no annotation"):
@@ -201,7 +203,8 @@ class TestRegistry:
         assert set(DEBIASED_METRICS) == set(registry._DEBIASED)
         for name in names:
             m = REGISTRY[name]
-            assert m.needs_counts and not m.needs_posterior
+            assert m.needs_counts
+            assert not m.needs_posterior
             assert m.pointwise is not None
             assert REGISTRY[m.pointwise].debiased == name
             assert m.bounds == (-np.inf, np.inf)
