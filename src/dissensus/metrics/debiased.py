@@ -110,7 +110,7 @@ def _counts_and_q(
     if Q.shape[0] != C.shape[0]:
         msg = f"`q_pred` has {Q.shape[0]} rows but `counts` has {C.shape[0]}; pass one per item."
         raise DataError(msg)
-    return C, nf, P, np.ascontiguousarray(Q), one and Q.shape[0] == 1
+    return C, nf, P, Q, one and Q.shape[0] == 1
 
 
 def _single(values: FloatArray, n: FloatArray, single: str, func: str) -> None:
@@ -248,20 +248,23 @@ def jackknife(
     s1 = np.zeros_like(f0)
     s2 = np.zeros_like(f0) if return_variance else None
     many = n >= 2
-    K = C.shape[1]
-    for k in range(K):  # one metric call per class: n_k leave-outs share a value
-        rows = np.flatnonzero((C[:, k] > 0) & many)
-        if rows.size == 0:
+    Cf = C.astype(np.float64)
+    for k in range(C.shape[1]):  # one metric call per class: the n_k leave-outs share a value
+        # items with n_k > 0 leave one class-k annotation out; the others (weight n_k = 0) get
+        # p-hat back, a valid row, so every call runs on all items without a gather/scatter
+        h = (C[:, k] > 0) & many
+        if not h.any():
             continue
-        Ck = C[rows].astype(np.float64)
-        Ck[:, k] -= 1.0
-        Ck /= (n[rows] - 1.0)[:, None]
+        inv = 1.0 / (n - h)
+        Pk = Cf * inv[:, None]
+        Pk[:, k] -= h * inv
         with np.errstate(invalid="ignore"):  # inf - inf on items kept at f0 below
-            g = np.asarray(f(Ck, Q[rows], **options), dtype=np.float64) - f0[rows]
-        w = C[rows, k].astype(np.float64)
-        s1[rows] += w * g
+            g = np.asarray(f(Pk, Q, **options), dtype=np.float64) - f0
+        g *= Cf[:, k]
+        s1 += g
         if s2 is not None:
-            s2[rows] += w * g * g
+            with np.errstate(invalid="ignore", divide="ignore"):
+                s2 += np.where(h, g * g / Cf[:, k], 0.0)
     with np.errstate(invalid="ignore"):
         # centred on f0: f0 - (n-1)/n * sum n_k (f_k - f0) = n f0 - (n-1) sum (n_k/n) f_k
         est = np.where(np.isfinite(f0), f0 - (n - 1.0) / n * s1, f0)
