@@ -241,7 +241,13 @@ def evaluate(
     A pointwise metric of model :math:`j` on item :math:`i` is
     :math:`f(p_i, q_{ij})` with :math:`p_i = n_{ik} / n_i`; an expected one is
     :math:`E_{p \sim \mathrm{Dir}(\alpha_i)}[f(p, q_{ij})]` with
-    :math:`\alpha_i = \alpha^{(0)} + n_i`. Natural logs throughout. Metric
+    :math:`\alpha_i = \alpha^{(0)} + n_i`. A debiased one (``debiased[emd]``,
+    :mod:`dissensus.metrics.debiased`) estimates :math:`f(\pi_i, q_{ij})` for the
+    item's TRUE distribution from its counts (jackknife over annotations, or an
+    exact U-statistic): per-item values can be negative, and means and
+    bootstrap intervals use them unclipped (clipping would bring the bias
+    back); items with one annotation keep their empirical value, with a
+    warning. Natural logs throughout. Metric
     values that are infinite (e.g. cross-entropy against a zero prediction
     under ``zero="inf"``) are kept: the model's mean is then infinite and its
     interval NaN, never silently dropped.
