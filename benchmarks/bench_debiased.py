@@ -23,29 +23,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 import warnings
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
+from bench_metrics import best_of  # the same best-of-3 wall and CPU clocks
 from threadpoolctl import threadpool_limits
 
 from dissensus.metrics import get_metric
 
 K = 5
 METRICS = ("manhattan", "emd", "js_divergence", "hellinger", "euclidean", "squared_euclidean")
-
-
-def best_of(fn: Callable[[], Any], repeat: int = 3) -> tuple[float, float]:
-    """Best wall time and best CPU time over ``repeat`` runs."""
-    wall = cpu = float("inf")
-    for _ in range(repeat):
-        w0, c0 = time.perf_counter(), time.process_time()
-        fn()
-        cpu = min(cpu, time.process_time() - c0)
-        wall = min(wall, time.perf_counter() - w0)
-    return wall, cpu
 
 
 def main() -> None:
