@@ -49,8 +49,13 @@ correction is erratic: too large at n = 5 and 10, none at n = 6. In
 ``simulate.study(debiased=True)`` this makes ``debiased[manhattan]`` and
 ``debiased[emd]`` rank models WORSE than the empirical form on a
 near-uniform truth at 4–5 annotations (Kendall tau 0.18 / 0.22 against
-0.82 / 0.90). Use them with care; JS, Hellinger, Euclidean and the Brier
-score behave as designed.
+0.82 / 0.90). Use them with care. The metrics smooth in the target (JS
+divergence, KL, the Brier score) behave as designed; the square-root
+distances (Euclidean, Hellinger, JS distance) have a kink at :math:`q = \pi`
+only, and sit between the two (exact enumeration, 540 random
+:math:`(\pi, q, n)` cases with K 2–4 and n 2–10: the debiased |bias| is the
+smaller in 540 for JS divergence and KL, 518 JS distance, 510 Hellinger,
+437 Euclidean, 384 L1, 382 EMD; mean |bias| always smaller).
 
 Items with one annotation: the jackknife needs ``n >= 2`` (leaving the only
 annotation out leaves no target). With ``single="empirical"`` (default) such
