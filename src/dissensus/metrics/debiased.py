@@ -117,7 +117,9 @@ def _counts_and_q(
     arr = np.asarray(counts)
     one = arr.ndim == 1
     C = as_count_matrix(arr[None, :] if one else arr, "counts")
-    n = C.sum(axis=1)
+    n = C[:, 0].copy()
+    for k in range(1, C.shape[1]):  # a column loop: int row sums over small K are slow
+        n += C[:, k]
     if (n == 0).any():
         empty = np.flatnonzero(n == 0)
         msg = (
@@ -268,23 +270,28 @@ def jackknife(
     s1 = np.zeros_like(f0)
     s2 = np.zeros_like(f0) if return_variance else None
     many = n >= 2
-    Cf = C.astype(np.float64)
+    with np.errstate(divide="ignore"):
+        inv_left = 1.0 / (n - 1.0)  # inf at n = 1: never used there (h is False)
+    inv_all = 1.0 / n
+    Pk = np.empty(C.shape)  # one buffer for the K leave-out targets (no fresh pages per class)
     for k in range(C.shape[1]):  # one metric call per class: the n_k leave-outs share a value
         # items with n_k > 0 leave one class-k annotation out; the others (weight n_k = 0) get
         # p-hat back, a valid row, so every call runs on all items without a gather/scatter
-        h = (C[:, k] > 0) & many
+        ck = C[:, k]
+        h = (ck > 0) & many
         if not h.any():
             continue
-        inv = 1.0 / (n - h)
-        Pk = Cf * inv[:, None]
-        Pk[:, k] -= h * inv
+        inv = np.where(h, inv_left, inv_all)
+        np.multiply(C, inv[:, None], out=Pk)
+        Pk[:, k] -= np.where(h, inv, 0.0)
         with np.errstate(invalid="ignore"):  # inf - inf on items kept at f0 below
-            g = np.asarray(f(Pk, Q, **options), dtype=np.float64) - f0
-        g *= Cf[:, k]
+            g = np.asarray(f(Pk, Q, **options), dtype=np.float64)
+            g -= f0
+        g *= ck
         s1 += g
         if s2 is not None:
             with np.errstate(invalid="ignore", divide="ignore"):
-                s2 += np.where(h, g * g / Cf[:, k], 0.0)
+                s2 += np.where(h, g * g / ck, 0.0)
     with np.errstate(invalid="ignore"):
         # centred on f0: f0 - (n-1)/n * sum n_k (f_k - f0) = n f0 - (n-1) sum (n_k/n) f_k
         est = np.where(np.isfinite(f0), f0 - (n - 1.0) / n * s1, f0)
