@@ -254,7 +254,13 @@ def evaluate(
     A pointwise metric of model :math:`j` on item :math:`i` is
     :math:`f(p_i, q_{ij})` with :math:`p_i = n_{ik} / n_i`; an expected one is
     :math:`E_{p \sim \mathrm{Dir}(\alpha_i)}[f(p, q_{ij})]` with
-    :math:`\alpha_i = \alpha^{(0)} + n_i`. Natural logs throughout. Metric
+    :math:`\alpha_i = \alpha^{(0)} + n_i`. A debiased one (``debiased[emd]``,
+    :mod:`dissensus.metrics.debiased`) estimates :math:`f(\pi_i, q_{ij})` for the
+    item's TRUE distribution from its counts (jackknife over annotations, or an
+    exact U-statistic): per-item values can be negative, and means and
+    bootstrap intervals use them unclipped (clipping would bring the bias
+    back); items with one annotation keep their empirical value, with a
+    warning. Natural logs throughout. Metric
     values that are infinite (e.g. cross-entropy against a zero prediction
     under ``zero="inf"``) are kept: the model's mean is then infinite and its
     interval NaN, never silently dropped.
@@ -311,6 +317,7 @@ def evaluate(
     t1 = time.perf_counter()
 
     p = counts.proportions() if pointwise else None
+    C = counts.values if any(m.needs_counts for m in met) else None  # noqa: PD011  (LabelCounts, not pandas)
     alpha: FloatArray | None = None
     if any(m.needs_posterior for m in met):
         from dissensus.posterior import dirichlet  # noqa: PLC0415  (only expected metrics need it)
@@ -322,7 +329,8 @@ def evaluate(
     with thread_limit(n_jobs, "evaluate"):
         for i, m in enumerate(met):
             for j, v in enumerate(values):
-                S[i, j] = m.func(alpha if m.needs_posterior else p, v)
+                target = C if m.needs_counts else alpha if m.needs_posterior else p
+                S[i, j] = m.func(target, v)
     S.flags.writeable = False
     t2 = time.perf_counter()
     return Evaluation(

@@ -83,6 +83,13 @@ class TestEvaluateCommand:
         summary = pd.read_csv(tmp_path / "o" / "summary.csv")
         assert list(dict.fromkeys(summary["metric"])) == ["emd", "E[emd]"]
 
+    def test_debiased_metrics_option(self, files, tmp_path, capsys):
+        metrics = "emd,E[emd],debiased[emd],debiased[squared_euclidean]"
+        assert _run(files, tmp_path / "o", "--metrics", metrics) == EXIT_OK
+        summary = pd.read_csv(tmp_path / "o" / "summary.csv")
+        assert list(dict.fromkeys(summary["metric"])) == metrics.split(",")
+        assert np.isfinite(summary["mean"]).all()
+
     def test_bad_pred_spec_exits_2(self, files, tmp_path, capsys):
         code = main(
             [

@@ -123,14 +123,18 @@ class TestListMetrics:
         assert "entropy" not in names
         assert "E[entropy]" not in names
         assert {"cross_entropy", "emd", "E[emd]", "E[cross_entropy]"} <= set(names)
-        assert names == list_metrics(kind="pointwise") + list_metrics(kind="expected")
+        assert names == (
+            list_metrics(kind="pointwise")
+            + list_metrics(kind="expected")
+            + list_metrics(kind="debiased")
+        )
 
     def test_unary(self) -> None:
         assert list_metrics(unary=True) == ["entropy", "E[entropy]"]
         assert len(list_metrics(unary=None)) == len(REGISTRY)
 
     def test_filters(self) -> None:
-        assert list_metrics(needs_order=True) == ["emd", "E[emd]"]
+        assert list_metrics(needs_order=True) == ["emd", "E[emd]", "debiased[emd]"]
         assert set(list_metrics(symmetric=False, kind="pointwise")) == {
             "cross_entropy",
             "kl_divergence",
@@ -144,7 +148,7 @@ class TestListMetrics:
             list_metrics(kind="pointwize")  # type: ignore[arg-type]
 
     def test_property_sets(self) -> None:
-        assert {"emd", "E[emd]"} == ORDINAL_METRICS
+        assert {"emd", "E[emd]", "debiased[emd]"} == ORDINAL_METRICS
         assert "js_distance" in SYMMETRIC_METRICS
         assert "kl_divergence" not in SYMMETRIC_METRICS
         assert "hellinger" in BOUNDED_METRICS

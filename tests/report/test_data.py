@@ -58,7 +58,8 @@ class TestReportData:
         data = example_report_data()
         info = data.metrics_info.assign(kind=["pointwise", "bayesian"])
         with pytest.raises(
-            DataError, match=r"kind must be 'pointwise' or 'expected'; got \['bayesian'\]"
+            DataError,
+            match=r"kind must be 'pointwise', 'expected' or 'debiased'; got \['bayesian'\]",
         ):
             replace(data, metrics_info=info)
 

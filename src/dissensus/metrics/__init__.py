@@ -5,10 +5,11 @@ score per item (N,). The registry (:func:`get_metric`, :func:`list_metrics`)
 holds each metric's metadata; the layers above look metrics up by name.
 
 Submodules: :mod:`dissensus.metrics.expected` (expectations under a Dirichlet
-posterior) and :mod:`dissensus.metrics.lewidi` (the official LeWiDi scorers).
+posterior), :mod:`dissensus.metrics.debiased` (estimates against the true
+distribution with the annotation-noise bias removed) and :mod:`dissensus.metrics.lewidi` (the official LeWiDi scorers).
 """
 
-from dissensus.metrics import expected, lewidi
+from dissensus.metrics import debiased, expected, lewidi
 from dissensus.metrics._pointwise import (
     canberra,
     chebyshev,
@@ -29,6 +30,7 @@ from dissensus.metrics._pointwise import (
 )
 from dissensus.metrics._registry import (
     BOUNDED_METRICS,
+    DEBIASED_METRICS,
     EXPECTED_METRICS,
     ORDINAL_METRICS,
     REGISTRY,
@@ -41,6 +43,7 @@ from dissensus.metrics._registry import (
 
 __all__ = [
     "BOUNDED_METRICS",
+    "DEBIASED_METRICS",
     "EXPECTED_METRICS",
     "ORDINAL_METRICS",
     "REGISTRY",
@@ -51,6 +54,7 @@ __all__ = [
     "clark",
     "cosine",
     "cross_entropy",
+    "debiased",
     "emd",
     "entropy",
     "euclidean",

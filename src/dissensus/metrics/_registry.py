@@ -15,6 +15,14 @@ Two kinds of entries:
     (``needs_posterior=True``) and returns the posterior expectation of the
     pointwise metric. The functions live in :mod:`dissensus.metrics.expected`,
     imported on the first call.
+``kind="debiased"``
+    Named ``debiased[<pointwise name>]``; ``func(counts, q_pred, /, **options)
+    -> (N,)`` takes the items' label counts (``needs_counts=True``) and
+    estimates the pointwise metric against the TRUE label distribution with
+    its annotation-noise bias removed (jackknife over annotations, or an
+    exact U-statistic). Values can be negative; ``bounds`` are
+    ``(-inf, inf)``. The functions live in :mod:`dissensus.metrics.debiased`,
+    imported on the first call.
 
 Entries with ``unary=True`` (entropy and its expectation) take the target
 only; :func:`list_metrics` leaves them out unless asked, so a loop over
@@ -40,6 +48,7 @@ from dissensus.metrics import _pointwise as pw
 
 __all__ = [
     "BOUNDED_METRICS",
+    "DEBIASED_METRICS",
     "EXPECTED_METRICS",
     "ORDINAL_METRICS",
     "REGISTRY",
@@ -51,8 +60,8 @@ __all__ = [
     "register_metric",
 ]
 
-MetricKind = Literal["pointwise", "expected"]
-_KINDS = ("pointwise", "expected")
+MetricKind = Literal["pointwise", "expected", "debiased"]
+_KINDS = ("pointwise", "expected", "debiased")
 MetricFunc = Callable[..., npt.NDArray[np.float64]]
 _INF = math.inf
 
@@ -80,15 +89,20 @@ class Metric:
     symmetric : bool
         ``func(p, q) == func(q, p)``. Always False for expected metrics, whose
         arguments are of different kinds.
-    kind : {"pointwise", "expected"}
+    kind : {"pointwise", "expected", "debiased"}
         See the module docstring.
     needs_posterior : bool
         The first argument is Dirichlet ``alpha`` rather than a distribution.
+    needs_counts : bool
+        The first argument is the (N, K) label counts (debiased metrics).
     expected : str or None
         For a pointwise metric, the name of the registered expected form
         (``"E[emd]"``), if any.
     pointwise : str or None
-        For an expected metric, the pointwise metric it is the expectation of.
+        For an expected or debiased metric, the pointwise metric it estimates.
+    debiased : str or None
+        For a pointwise metric, the name of the registered debiased form
+        (``"debiased[emd]"``), if any.
     unary : bool
         ``func`` takes the target only (entropy).
     zero_policy : bool
@@ -112,6 +126,8 @@ class Metric:
     expected: str | None = None
     pointwise: str | None = None
     unary: bool = False
+    needs_counts: bool = False
+    debiased: str | None = None
     zero_policy: bool = False
     k_bound: Callable[[int], tuple[float, float]] | None = None
     label: str = ""
@@ -141,6 +157,8 @@ class Metric:
             flags.append("symmetric")
         if self.needs_posterior:
             flags.append("needs posterior")
+        if self.needs_counts:
+            flags.append("needs counts")
         if self.unary:
             flags.append("unary")
         return f"Metric({self.name!r}: {', '.join(flags)})"
@@ -170,6 +188,10 @@ def _is_expected_name(name: str) -> bool:
     return name.startswith("E[") and name.endswith("]") and len(name) > 3
 
 
+def _is_debiased_name(name: str) -> bool:
+    return name.startswith("debiased[") and name.endswith("]") and len(name) > 10
+
+
 def register_metric(
     name: str,
     func: MetricFunc,
@@ -188,6 +210,7 @@ def register_metric(
     label: str | None = None,
     description: str = "",
     overwrite: bool = False,
+    debiased: str | None = None,
 ) -> Metric:
     """Add a metric to the registry and return its :class:`Metric`.
 
@@ -195,7 +218,7 @@ def register_metric(
     ----------
     name : str
         Registry key. Expected metrics must be named ``E[<name>]``, and only
-        they.
+        they; debiased metrics ``debiased[<name>]``, and only they.
     func : callable
         ``func(p_true, q_pred, /, **options) -> (N,)`` (or ``func(alpha, q)``
         for an expected metric).
@@ -207,8 +230,8 @@ def register_metric(
         The value depends on the order of the classes.
     symmetric : bool, default False
         ``func(p, q) == func(q, p)`` (the shared tests check it).
-    kind : {"pointwise", "expected"}, default "pointwise"
-        Kind of entry.
+    kind : {"pointwise", "expected", "debiased"}, default "pointwise"
+        Kind of entry (a debiased entry takes counts: ``needs_counts=True``).
     needs_posterior : bool, optional
         Defaults to ``kind == "expected"``.
     expected, pointwise : str, optional
@@ -225,6 +248,8 @@ def register_metric(
         One line for listings.
     overwrite : bool, default False
         Replace an existing entry instead of raising.
+    debiased : str, optional
+        For a pointwise metric, the name of its debiased form.
 
     Returns
     -------
@@ -262,6 +287,12 @@ def register_metric(
             "named 'E[<pointwise name>]', e.g. 'E[emd]'."
         )
         raise ValueError(msg)
+    if (kind == "debiased") != _is_debiased_name(name):
+        msg = (
+            f"Metric {name!r} has kind={kind!r}: debiased metrics, and only they, are "
+            "named 'debiased[<pointwise name>]', e.g. 'debiased[emd]'."
+        )
+        raise ValueError(msg)
     low, high = (float(b) for b in bounds)
     if not low <= high:
         msg = (
@@ -287,6 +318,8 @@ def register_metric(
         k_bound=k_bound,
         label=name if label is None else label,
         description=description,
+        needs_counts=kind == "debiased",
+        debiased=debiased,
     )
     _REGISTRY[name] = metric
     return metric
@@ -377,8 +410,8 @@ def list_metrics(
 
     Parameters
     ----------
-    kind : {"pointwise", "expected"}, optional
-        Only this kind; both when None.
+    kind : {"pointwise", "expected", "debiased"}, optional
+        Only this kind; every kind when None.
     needs_order : bool, optional
         Only metrics that need (True) or ignore (False) the class order.
     symmetric : bool, optional
@@ -397,7 +430,7 @@ def list_metrics(
     Examples
     --------
     >>> list_metrics(needs_order=True)
-    ['emd', 'E[emd]']
+    ['emd', 'E[emd]', 'debiased[emd]']
     >>> list_metrics(kind="expected")[:3]
     ['E[cross_entropy]', 'E[kl_divergence]', 'E[kl_divergence_reverse]']
     """
@@ -448,6 +481,32 @@ def _expected_func(fname: str) -> MetricFunc:
     return call
 
 
+_DEBIASED_MODULE = "dissensus.metrics.debiased"
+#: Pointwise metrics with a ``debiased[...]`` form (kept equal to
+#: ``dissensus.metrics.debiased.DEBIASED_METRICS``; a test checks it).
+_DEBIASED = (
+    "cross_entropy", "kl_divergence", "js_divergence", "js_distance", "manhattan", "euclidean",
+    "squared_euclidean", "emd", "chebyshev", "clark", "canberra", "cosine", "intersection",
+    "hellinger",
+)  # fmt: skip
+
+
+def _debiased_func(fname: str) -> MetricFunc:
+    """Forward to ``dissensus.metrics.debiased.debiased(counts, q, metric=fname)``, lazily."""
+
+    def call(*args: Any, **kwargs: Any) -> npt.NDArray[np.float64]:
+        module = importlib.import_module(_DEBIASED_MODULE)
+        result: npt.NDArray[np.float64] = module.debiased(*args, metric=fname, **kwargs)
+        return result
+
+    call.__name__ = call.__qualname__ = f"debiased[{fname}]"
+    call.__doc__ = (
+        f"Debiased estimate of {fname} against the true distribution: calls "
+        f"{_DEBIASED_MODULE}.debiased(counts, q, metric={fname!r}, ...)."
+    )
+    return call
+
+
 def _register_builtins() -> None:
     def reg(
         name: str,
@@ -472,6 +531,7 @@ def _register_builtins() -> None:
             needs_order=order,
             symmetric=sym,
             expected=f"E[{name}]" if expected else None,
+            debiased=f"debiased[{name}]" if name in _DEBIASED else None,
             unary=unary,
             zero_policy=zero,
             k_bound=k_bound,
@@ -534,6 +594,19 @@ def _register_builtins() -> None:
             label=f"E[{base.label}]",
             description=f"posterior expectation of {base.description}",
         )
+    for name in _DEBIASED:
+        base = _REGISTRY[name]
+        register_metric(
+            f"debiased[{name}]",
+            _debiased_func(name),
+            lower_is_better=base.lower_is_better,
+            needs_order=base.needs_order,
+            kind="debiased",
+            pointwise=name,
+            zero_policy=base.zero_policy,
+            label=f"deb[{base.label}]",
+            description=f"debiased estimate (vs the true distribution) of {base.description}",
+        )
 
 
 _register_builtins()
@@ -546,3 +619,5 @@ BOUNDED_METRICS = frozenset(list_metrics(bounded=True, unary=None))
 ORDINAL_METRICS = frozenset(list_metrics(needs_order=True, unary=None))
 #: Built-in expected metrics (take Dirichlet ``alpha``).
 EXPECTED_METRICS = frozenset(list_metrics(kind="expected", unary=None))
+#: Built-in debiased metrics (take label counts).
+DEBIASED_METRICS = frozenset(list_metrics(kind="debiased", unary=None))

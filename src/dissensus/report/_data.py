@@ -101,7 +101,7 @@ OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {
     ),
 }
 
-_KINDS = frozenset({"pointwise", "expected"})
+_KINDS = frozenset({"pointwise", "expected", "debiased"})
 
 
 def _check_table(name: str, table: object) -> None:
@@ -244,7 +244,7 @@ class ReportData:
         kinds = set(self.metrics_info["kind"].astype(str))
         if not kinds <= _KINDS:
             msg = (
-                f"ReportData.metrics_info.kind must be 'pointwise' or 'expected'; "
+                f"ReportData.metrics_info.kind must be 'pointwise', 'expected' or 'debiased'; "
                 f"got {sorted(kinds - _KINDS)}."
             )
             raise DataError(msg)
@@ -284,7 +284,7 @@ class ReportData:
         return bool(rows["lower_is_better"].iloc[0]) if len(rows) else True
 
     def kind(self, metric: str) -> str | None:
-        """``"pointwise"``, ``"expected"``, or None when ``metric`` is not described."""
+        """``"pointwise"``, ``"expected"``, ``"debiased"``, or None when ``metric`` is not described."""
         info = self.metrics_info[self.metrics_info["name"].astype(str) == metric]
         return str(info["kind"].iloc[0]) if len(info) else None
 

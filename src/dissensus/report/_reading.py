@@ -32,6 +32,7 @@ __all__ = ["plain_reading", "prior_sentences", "reversal_statements"]
 _KIND_LABELS = {
     "pointwise": "pointwise (empirical) metrics",
     "expected": "expected (uncertainty-aware) metrics",
+    "debiased": "debiased (annotation-noise corrected) metrics",
 }
 
 

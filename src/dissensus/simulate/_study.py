@@ -247,6 +247,7 @@ def study(
     zipf_exponent: float = 2.0,
     n_annotations: int | None = None,
     candidate_options: dict[str, Any] | None = None,
+    debiased: bool = False,
     seed: int = 0,
 ) -> StudyResult:
     r"""Measure how often each metric form ranks candidate models as the truth does.
@@ -280,6 +281,11 @@ def study(
     candidate_options : dict, optional
         Keyword arguments of :func:`~dissensus.simulate.candidate_predictions`
         (``noise_strength``, ``temperature``, ``sigma``, ``train_size``, …).
+    debiased : bool, default False
+        Also score each metric's debiased form (``debiased[name]``,
+        :mod:`dissensus.metrics.debiased`) from the counts, as the estimator
+        ``"debiased"`` (form ``"debiased"``). Items with one annotation get
+        their empirical value.
     seed : int, default 0
 
     Returns
@@ -310,7 +316,7 @@ def study(
     K = _check_positive_int("n_classes", n_classes, 2)
     R = _check_positive_int("replicates", replicates)
     truth_list = _truth_list(truths)
-    mets = _resolve(metrics)
+    mets = _resolve(metrics, debiased=debiased)
     prior_names = [str(p) for p in priors]
     for p in priors:
         if isinstance(p, str):
@@ -324,6 +330,8 @@ def study(
     if n_annotations is not None:
         lo = hi = _check_positive_int("n_annotations", n_annotations)
     estimators = ["empirical", *(f"E[{p}]" for p in prior_names)]
+    if debiased:
+        estimators.append("debiased")
 
     per_block = max(1, _BLOCK_ROWS // N)
     starts = list(range(0, R, per_block))
@@ -361,6 +369,7 @@ def study(
                 (lo, hi),
                 zipf_exponent,
                 opts,
+                debiased=debiased,
             )
             est_blocks.append(est)
             true_blocks.append(tru)
@@ -410,7 +419,7 @@ def _truth_list(truths: Any) -> list[Any]:
     return seq
 
 
-def _resolve(metrics: Sequence[str]) -> list[str]:
+def _resolve(metrics: Sequence[str], *, debiased: bool = False) -> list[str]:
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names:
         msg = "The 'metrics' parameter of study must name at least one metric."
@@ -421,6 +430,12 @@ def _resolve(metrics: Sequence[str]) -> list[str]:
             msg = (
                 f"The 'metrics' parameter of study takes pointwise metrics with an expected form "
                 f"(e.g. 'emd', scored as 'emd' and 'E[emd]'); {name!r} is not one."
+            )
+            raise ValueError(msg)
+        if debiased and met.debiased is None:
+            msg = (
+                f"study(debiased=True) needs metrics with a debiased form; {name!r} has none "
+                "(see dissensus.metrics.debiased.DEBIASED_METRICS)."
             )
             raise ValueError(msg)
     return names
@@ -439,6 +454,8 @@ def _block(  # noqa: PLR0917  (private; one call site)
     n_range: tuple[int, int],
     zipf_exponent: float,
     opts: dict[str, Any],
+    *,
+    debiased: bool = False,
 ) -> tuple[FloatArray, FloatArray, list[str], list[float]]:
     """Scores of one block of replicates: estimates (F, M, J, reps, B), truth (M, J, reps, B)."""
     rows = reps * N
@@ -454,7 +471,7 @@ def _block(  # noqa: PLR0917  (private; one call site)
         counts, reps, N, [str(p) if isinstance(p, str) else p for p in priors]
     )
     phat = counts / n[:, None].astype(np.float64)
-    J, M, F = len(cands), len(mets), 1 + len(alphas)
+    J, M, F = len(cands), len(mets), 1 + len(alphas) + int(debiased)
     S = np.empty((F, M, J, rows))
     T = np.empty((M, J, rows))
     for m, name in enumerate(mets):
@@ -465,6 +482,12 @@ def _block(  # noqa: PLR0917  (private; one call site)
             S[0, m, j] = f(phat, q[c])
             for a, alpha in enumerate(alphas):
                 S[1 + a, m, j] = ef(alpha, q[c])
+        if debiased:
+            df = get_metric(f"debiased[{name}]").func
+            with warnings.catch_warnings():  # one-annotation items: documented fallback
+                warnings.simplefilter("ignore", RuntimeWarning)
+                for j, c in enumerate(cands):
+                    S[F - 1, m, j] = df(counts, q[c])
     est = _group_means(S, G, sizes).reshape(F, M, J, reps, B)
     tru = _group_means(T, G, sizes).reshape(M, J, reps, B)
     return est, tru, [*labels, "all"], strengths
@@ -521,7 +544,11 @@ def _summarise(  # noqa: PLR0917  (private; one call site)
         cols["n_replicates"] = np.swapaxes(cnt, 0, 1).ravel()
     rk = pd.concat([index, pd.DataFrame(cols)], axis=1)
     rk.insert(0, "truth", tname)
-    rk.insert(2, "form", np.where(rk["estimator"] == "empirical", "empirical", "expected"))
+    rk.insert(
+        2,
+        "form",
+        np.where(rk["estimator"].isin(["empirical", "debiased"]), rk["estimator"], "expected"),
+    )
     rk.insert(3, "prior", rk["estimator"].str.slice(2, -1).where(rk["form"] == "expected", "-"))
     order = ["truth", "metric", "form", "prior", "estimator", "bin"]
     rk = rk[order + [c for c in rk.columns if c not in order]]
