@@ -40,7 +40,7 @@ year
 
 from dissensus.agreement._alpha import krippendorff_alpha
 from dissensus.agreement._cohen import cohen_kappa, conger_kappa, light_kappa, scott_pi
-from dissensus.agreement._common import contingency_to_counts
+from dissensus.agreement._common import agreement_weights, contingency_to_counts
 from dissensus.agreement._icc import icc
 from dissensus.agreement._multirater import (
     brennan_prediger,
@@ -59,6 +59,7 @@ from dissensus.agreement._result import AgreementResult
 __all__ = [
     "AgreementResult",
     "PairwiseAgreement",
+    "agreement_weights",
     "brennan_prediger",
     "chance_agreement",
     "cohen_kappa",

@@ -198,9 +198,12 @@ def cohen_kappa(
         (counted in ``n_items_excluded``).
     table : array_like of shape (K, K), optional
         Instead of ``a`` and ``b``: the contingency table (rows rater A).
-    weights : None, "linear", "quadratic" or array_like of shape (K, K)
-        Agreement weights over label positions (``labels`` order):
-        ``1 - |k-l|/(K-1)`` or ``1 - (k-l)^2/(K-1)^2``, or a matrix.
+    weights : None, str or array_like of shape (K, K)
+        Agreement weights: a named scheme of :func:`agreement_weights`
+        (``"linear"``, ``"quadratic"``, ``"ordinal"``, ``"radical"``,
+        ``"ratio"``, ``"circular"``, ``"bipolar"``, ``"identity"``; over the
+        label values when they are numbers, else positions ``1 .. K``) or a
+        matrix.
     labels : sequence or Scale, optional
         The categories and their order. Default: the sorted union of the
         labels seen (numbers numerically, strings alphabetically).
@@ -218,7 +221,9 @@ def cohen_kappa(
     Notes
     -----
     See the module notation. Equal to ``sklearn.metrics.cohen_kappa_score``
-    (with the same weights).
+    (with the same weights; sklearn's linear and quadratic weights are over
+    label positions, which differ from values only for unequally spaced
+    numeric labels).
 
     References
     ----------
@@ -239,7 +244,7 @@ def cohen_kappa(
     name = "cohen_kappa" if weights is None else "weighted_cohen_kappa"
     level = check_ci(name, ci, ci_method, n_boot)
     T, scale, n_excluded = _table_input(name, a, b, table, labels)
-    M = weight_matrix(weights, scale.K, name)
+    M = weight_matrix(weights, scale, name)
     n = int(T.sum())
     note = ""
     kappa_b, pa_b, pe_b = table_kappa(T, M)
@@ -318,7 +323,7 @@ def scott_pi(
     name = "scott_pi"
     level = check_ci(name, ci, ci_method, n_boot)
     T, scale, n_excluded = _table_input(name, a, b, table, labels)
-    M = weight_matrix(weights, scale.K, name)
+    M = weight_matrix(weights, scale, name)
     n = T.sum()
     note = ""
     value = pa = pe = se = math.nan
@@ -423,8 +428,10 @@ def conger_kappa(
     ratings : Annotations or array_like of shape (N items, R raters)
         Annotations with annotator ids, or label codes ``0 .. K-1`` with
         NaN where a rater did not rate an item.
-    weights : None, "linear", "quadratic" or array_like of shape (K, K)
-        Agreement weights.
+    weights : None, str or array_like of shape (K, K)
+        Agreement weights: a named scheme of :func:`agreement_weights` (over
+        the label values of the scale; codes ``0 .. K-1`` for an array) or
+        a matrix.
     ci, n_boot, seed, ci_method
         Bootstrap interval over items, as in :func:`fleiss_kappa`.
 
@@ -462,7 +469,7 @@ def conger_kappa(
     level = check_ci(name, ci, ci_method, n_boot)
     R, scale, n_excluded, _ = _prepare_raters(ratings, name)
     K = scale.K
-    M = weight_matrix(weights, K, name)
+    M = weight_matrix(weights, scale, name)
     n_raters = R.shape[1]
     note = ""
     value = math.nan
@@ -543,8 +550,8 @@ def light_kappa(
     ----------
     ratings : Annotations or array_like of shape (N items, R raters)
         As in :func:`conger_kappa`.
-    weights : None, "linear", "quadratic" or array_like of shape (K, K)
-        Agreement weights of each pairwise kappa.
+    weights : None, str or array_like of shape (K, K)
+        Agreement weights of each pairwise kappa, as in :func:`conger_kappa`.
     ci, n_boot, seed, ci_method
         Bootstrap interval over items, as in :func:`fleiss_kappa`.
 
@@ -576,7 +583,7 @@ def light_kappa(
     level = check_ci(name, ci, ci_method, n_boot)
     R, scale, n_excluded, _ = _prepare_raters(ratings, name)
     K = scale.K
-    M = weight_matrix(weights, K, name)
+    M = weight_matrix(weights, scale, name)
     n_raters = R.shape[1]
     note = ""
     value = math.nan

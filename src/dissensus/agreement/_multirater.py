@@ -41,6 +41,7 @@ from dissensus.agreement._common import (
     weight_matrix,
 )
 from dissensus.agreement._result import AgreementResult
+from dissensus.data import Scale
 
 __all__ = [
     "brennan_prediger",
@@ -83,9 +84,9 @@ def _core(M: FloatArray, chance: Chance) -> Any:
     return core
 
 
-def count_core(weights: Weights, chance: Chance, K: int, name: str) -> Any:
+def count_core(weights: Weights, chance: Chance, scale: Scale, name: str) -> Any:
     """Bootstrap core of a chance-corrected count coefficient (shared with the report)."""
-    return _core(weight_matrix(weights, K, name), chance)
+    return _core(weight_matrix(weights, scale, name), chance)
 
 
 @dataclass(frozen=True)
@@ -168,7 +169,7 @@ def _count_coefficient(
         raise TypeError(msg)
     inp = prepare_counts(data, name)
     K = inp.scale.K
-    M = weight_matrix(M_spec, K, name)
+    M = weight_matrix(M_spec, inp.scale, name)
     note = ""
     value = pa = pe = se = math.nan
     it = None
@@ -227,6 +228,7 @@ def _count_coefficient(
 def fleiss_kappa(
     data: Any,
     *,
+    weights: Weights = None,
     ci: float | None = None,
     n_boot: int = 1000,
     seed: SeedLike = 0,
@@ -238,6 +240,12 @@ def fleiss_kappa(
     ----------
     data : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; an array's columns are the categories.
+    weights : None, str or array_like of shape (K, K)
+        Agreement weights for ordered categories: one of Gwet's named schemes
+        ``"identity"``, ``"linear"``, ``"quadratic"``, ``"ordinal"``,
+        ``"radical"``, ``"ratio"``, ``"circular"``, ``"bipolar"`` (see
+        :func:`agreement_weights`; over the label values of a numeric scale),
+        or a matrix with 1 on the diagonal. Default: unweighted.
     ci : float, optional
         Coverage of a bootstrap interval over items (e.g. 0.95); none by default.
     n_boot : int, default 1000
@@ -253,7 +261,9 @@ def fleiss_kappa(
         ``value`` kappa; ``se`` Gwet's linearised standard error; ``parts``
         observed and chance agreement, the Fleiss-Nee-Landis standard error
         under the null ``se0`` and per-category kappas ``kappa[<label>]``;
-        ``z = kappa / se0`` and its two-sided ``p_value``.
+        ``z = kappa / se0`` and its two-sided ``p_value``. Weighted
+        (``name`` ``"weighted_fleiss_kappa"``): no ``se0`` nor per-category
+        kappas, and ``z = kappa / se`` (Wald, as Gwet reports).
 
     Warns
     -----
@@ -272,6 +282,10 @@ def fleiss_kappa(
     Items with fewer than two ratings carry no pair and are excluded (and
     counted in ``n_items_excluded``). With a fixed number of raters this is
     the textbook statistic (equal to ``statsmodels``' ``fleiss_kappa``).
+
+    Weighted (Gwet 2014, ch. 9): :math:`P_a` counts partial agreement through
+    :math:`x^w_{ik}` (module notation) and
+    :math:`P_e = \sum_{kl} w_{kl} \pi_k \pi_l`.
 
     The standard error under the null of chance agreement (Fleiss, Nee and
     Landis 1979) with :math:`q_k = 1 - \pi_k` is
@@ -307,16 +321,16 @@ def fleiss_kappa(
     0.41
     """
     result, inp, it = _count_coefficient(
-        "fleiss_kappa",
+        "fleiss_kappa" if weights is None else "weighted_fleiss_kappa",
         data,
-        M_spec=None,
+        M_spec=weights,
         chance="fleiss",
         ci=ci,
         n_boot=n_boot,
         seed=seed,
         ci_method=ci_method,
     )
-    if result.note or it is None:
+    if result.note or it is None or weights is not None:
         return result
     pi = it.pi
     q = 1.0 - pi
@@ -675,10 +689,12 @@ def gwet_ac2(
         Label counts per item, columns in the order of the categories.
     table : array_like of shape (K, K), optional
         Instead of ``data``: a two-rater contingency table.
-    weights : {"quadratic", "linear"} or array_like of shape (K, K)
-        Agreement weights over category positions ``0 .. K-1``:
-        ``1 - |k - l| / (K - 1)`` (linear) or its square's complement
-        (quadratic), or a matrix with 1 on the diagonal.
+    weights : str or array_like of shape (K, K), default "quadratic"
+        Agreement weights: a named scheme of :func:`agreement_weights`
+        (``"quadratic"``, ``"linear"``, ``"ordinal"``, ``"radical"``,
+        ``"ratio"``, ``"circular"``, ``"bipolar"``, ``"identity"``; over the
+        label values of a numeric scale, codes ``0 .. K-1`` for an array),
+        or a matrix with 1 on the diagonal.
     ci, n_boot, seed, ci_method
         Bootstrap interval options, as in :func:`fleiss_kappa`.
 
@@ -734,8 +750,8 @@ def brennan_prediger(
         Label counts per item; ``K`` counts every category on the scale.
     table : array_like of shape (K, K), optional
         Instead of ``data``: a two-rater contingency table.
-    weights : None, "linear", "quadratic" or array_like of shape (K, K)
-        Agreement weights (default: none).
+    weights : None, str or array_like of shape (K, K)
+        Agreement weights, as in :func:`gwet_ac2` (default: none).
     ci, n_boot, seed, ci_method
         Bootstrap interval options, as in :func:`fleiss_kappa`.
 

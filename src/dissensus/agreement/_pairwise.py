@@ -103,8 +103,9 @@ def pairwise(
         float`` called on each pair's shared items (label codes).
     min_overlap : int, default 1
         Pairs sharing fewer items get NaN.
-    weights : {"quadratic", "linear"} or array_like, default "quadratic"
-        Weights of ``"weighted_cohen"``.
+    weights : str or array_like, default "quadratic"
+        Weights of ``"weighted_cohen"``: a named scheme of
+        :func:`agreement_weights` or a (K, K) matrix.
     level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
         Level of ``"alpha"``.
 
@@ -149,7 +150,7 @@ def pairwise(
     if measure == "cohen":
         values = table_kappa(T, np.eye(K))[0]
     elif measure == "weighted_cohen":
-        values = table_kappa(T, weight_matrix(weights, K, func))[0]
+        values = table_kappa(T, weight_matrix(weights, scale, func))[0]
     elif measure == "alpha":
         v = None if level in ("nominal", "ordinal") else _values(scale, level)
         if level == "nominal":

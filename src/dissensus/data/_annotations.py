@@ -59,7 +59,7 @@ def _wide_array_frame(values: Any, *, item: str | None, meta: list[str]) -> pd.D
             "array are its row numbers, annotators its column numbers)."
         )
         raise TypeError(msg)
-    return pd.DataFrame(arr)
+    return pd.DataFrame(arr, copy=False)
 
 
 def _py(value: Any) -> Any:

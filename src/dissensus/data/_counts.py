@@ -170,17 +170,21 @@ class LabelCounts:
         >>> c.values.tolist(), c.scale
         ([[2, 1], [0, 2], [1, 0]], Scale.ordinal([1, 2]))
         """
+        block: pd.DataFrame | npt.NDArray[Any]
         if isinstance(wide, pd.DataFrame):
-            frame = wide
+            block = wide
+            index = _as_items(wide.index, len(wide), "`wide`")
         else:
-            arr = np.asarray(wide)
-            if arr.ndim != 2:
-                msg = f"`wide` must be a 2-D (N items, M annotators) table; got shape {arr.shape}."
+            block = np.asarray(wide)
+            if block.ndim != 2:
+                msg = (
+                    f"`wide` must be a 2-D (N items, M annotators) table; got shape {block.shape}."
+                )
                 raise DataError(msg)
-            frame = pd.DataFrame(arr)
-        index = _as_items(frame.index, len(frame), "`wide`")
-        VT = numeric_wide(frame)
+            index = _as_items(None, block.shape[0], "`wide`")
+        VT = numeric_wide(block)
         if VT is None:
+            frame = block if isinstance(block, pd.DataFrame) else pd.DataFrame(block)
             from dissensus.data._annotations import Annotations  # noqa: PLC0415 -- cycle
 
             with warnings.catch_warnings():
@@ -196,7 +200,10 @@ class LabelCounts:
         if wc.has_off_scale():
             rows, _ = wc.off_scale()
             at = f"rows {examples(index[np.unique(rows)])}"
-            raise DataError(off_scale_message(wc, VT, list(frame.columns), "", at))
+            columns = (
+                list(block.columns) if isinstance(block, pd.DataFrame) else list(range(len(VT)))
+            )
+            raise DataError(off_scale_message(wc, VT, columns, "", at))
         return cls(wc.counts_t().T, index, wc.scale)
 
     # -- shape ------------------------------------------------------------
