@@ -7,6 +7,7 @@ rounding below the tolerances used here.
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -22,6 +23,7 @@ from dissensus.agreement import (
     cohen_kappa,
     conger_kappa,
     fleiss_kappa,
+    gwet_ac1,
     gwet_ac2,
 )
 
@@ -165,3 +167,33 @@ class TestWeightsUseLabelValues:
         # irrCAC (values) agrees with the values; its Cohen is conger for two raters
         ref = CAC(pd.DataFrame({"a": a, "b": b}), weights="linear", digits=13).conger()["est"]
         assert on_values == pytest.approx(ref["coefficient_value"], abs=1e-11)
+
+
+class TestFinitePopulationCorrection:
+    @pytest.mark.parametrize(
+        ("ours", "theirs"),
+        [
+            (fleiss_kappa, "fleiss"),
+            (gwet_ac2, "gwet"),
+            (brennan_prediger, "bp"),
+        ],
+    )
+    @pytest.mark.parametrize("population", [60.0, 200.0, math.inf])
+    def test_equals_irrcac(self, ours, theirs: str, population: float) -> None:
+        cats = [1, 2, 3, 4]
+        R = _ratings(7, cats, n=50)
+        ref = getattr(
+            CAC(pd.DataFrame(R), weights="linear", categories=cats, N=population, digits=13),
+            theirs,
+        )()["est"]
+        r = ours(_counts(R, cats), weights="linear", population_size=population)
+        assert r.se == pytest.approx(ref["se"], abs=1e-11)
+
+    def test_whole_population_has_no_sampling_error(self) -> None:
+        R = _ratings(8, [1, 2, 3], n=30)
+        assert gwet_ac1(_counts(R, [1, 2, 3]), population_size=30).se == 0.0
+
+    def test_population_smaller_than_sample(self) -> None:
+        R = _ratings(9, [1, 2, 3], n=30)
+        with pytest.raises(ValueError, match="'population_size' parameter of fleiss_kappa must be"):
+            fleiss_kappa(_counts(R, [1, 2, 3]), population_size=10)

@@ -157,6 +157,7 @@ def _count_coefficient(
     seed: SeedLike,
     ci_method: CiMethod,
     table: npt.ArrayLike | None = None,
+    population_size: float | None = None,
 ) -> tuple[AgreementResult, CountInput, _Items | None]:
     level = check_ci(name, ci, ci_method, n_boot)
     if table is not None:
@@ -193,6 +194,7 @@ def _count_coefficient(
     if table is not None and inp.N > 0:
         # Gwet's (2014) two-rater table formulas divide by n, the item formulas by n - 1.
         se *= math.sqrt((inp.N - 1.0) / inp.N)
+    se *= finite_population_factor(name, inp.N, population_size)
     interval = None
     if level is not None:
         rows, mult, _ = patterns(inp.X)
@@ -225,6 +227,24 @@ def _count_coefficient(
     return result, inp, it
 
 
+def finite_population_factor(func: str, n: int, population_size: float | None) -> float:
+    """Gwet's finite-population correction of a standard error, ``sqrt(1 - n / N)``.
+
+    ``n`` is the number of items used, ``N`` the number of items in the
+    population they were sampled from (``None``: an infinite population, 1).
+    """
+    if population_size is None:
+        return 1.0
+    size = float(population_size)
+    if not (size >= n and size > 0) or math.isnan(size):
+        msg = (
+            f"The 'population_size' parameter of {func} must be at least the {n} items used. "
+            f"Got {population_size!r} instead."
+        )
+        raise ValueError(msg)
+    return math.sqrt(1.0 - n / size) if math.isfinite(size) else 1.0
+
+
 def fleiss_kappa(
     data: Any,
     *,
@@ -233,6 +253,7 @@ def fleiss_kappa(
     n_boot: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
+    population_size: float | None = None,
 ) -> AgreementResult:
     r"""Fleiss' kappa for any number of raters, which may vary per item.
 
@@ -254,6 +275,10 @@ def fleiss_kappa(
         Randomness of the bootstrap.
     ci_method : {"percentile", "bca"}, default "percentile"
         Percentile or bias-corrected and accelerated interval.
+    population_size : float, optional
+        Number of items in the population the rated items were sampled
+        from; the standard error gets Gwet's finite-population correction
+        :math:`\sqrt{1 - n / N}` of ``se`` (``n`` items used). Default: infinite.
 
     Returns
     -------
@@ -329,6 +354,7 @@ def fleiss_kappa(
         n_boot=n_boot,
         seed=seed,
         ci_method=ci_method,
+        population_size=population_size,
     )
     if result.note or it is None or weights is not None:
         return result
@@ -619,6 +645,7 @@ def gwet_ac1(
     n_boot: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
+    population_size: float | None = None,
 ) -> AgreementResult:
     r"""Gwet's first-order agreement coefficient AC1 for any number of raters.
 
@@ -633,6 +660,10 @@ def gwet_ac1(
         ``n - 1``).
     ci, n_boot, seed, ci_method
         Bootstrap interval options, as in :func:`fleiss_kappa`.
+    population_size : float, optional
+        Number of items in the population the rated items were sampled
+        from; the standard error gets Gwet's finite-population correction
+        :math:`\sqrt{1 - n / N}` of ``se`` (``n`` items used). Default: infinite.
 
     Returns
     -------
@@ -668,6 +699,7 @@ def gwet_ac1(
         n_boot=n_boot,
         seed=seed,
         ci_method=ci_method,
+        population_size=population_size,
     )[0]
 
 
@@ -680,6 +712,7 @@ def gwet_ac2(
     n_boot: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
+    population_size: float | None = None,
 ) -> AgreementResult:
     r"""Gwet's weighted agreement coefficient AC2 for ordered categories.
 
@@ -697,6 +730,10 @@ def gwet_ac2(
         or a matrix with 1 on the diagonal.
     ci, n_boot, seed, ci_method
         Bootstrap interval options, as in :func:`fleiss_kappa`.
+    population_size : float, optional
+        Number of items in the population the rated items were sampled
+        from; the standard error gets Gwet's finite-population correction
+        :math:`\sqrt{1 - n / N}` of ``se`` (``n`` items used). Default: infinite.
 
     Returns
     -------
@@ -729,6 +766,7 @@ def gwet_ac2(
         n_boot=n_boot,
         seed=seed,
         ci_method=ci_method,
+        population_size=population_size,
     )[0]
 
 
@@ -741,6 +779,7 @@ def brennan_prediger(
     n_boot: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
+    population_size: float | None = None,
 ) -> AgreementResult:
     r"""Brennan and Prediger's coefficient (chance = uniform over categories).
 
@@ -754,6 +793,10 @@ def brennan_prediger(
         Agreement weights, as in :func:`gwet_ac2` (default: none).
     ci, n_boot, seed, ci_method
         Bootstrap interval options, as in :func:`fleiss_kappa`.
+    population_size : float, optional
+        Number of items in the population the rated items were sampled
+        from; the standard error gets Gwet's finite-population correction
+        :math:`\sqrt{1 - n / N}` of ``se`` (``n`` items used). Default: infinite.
 
     Returns
     -------
@@ -786,4 +829,5 @@ def brennan_prediger(
         n_boot=n_boot,
         seed=seed,
         ci_method=ci_method,
+        population_size=population_size,
     )[0]
