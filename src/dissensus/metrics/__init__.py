@@ -18,6 +18,7 @@ from dissensus.metrics._pointwise import (
     emd,
     entropy,
     euclidean,
+    fidelity,
     hellinger,
     intersection,
     js_distance,
@@ -25,6 +26,8 @@ from dissensus.metrics._pointwise import (
     kl_divergence,
     kl_divergence_reverse,
     manhattan,
+    sorensen,
+    squared_chi2,
     squared_euclidean,
 )
 from dissensus.metrics._registry import (
@@ -55,6 +58,7 @@ __all__ = [
     "entropy",
     "euclidean",
     "expected",
+    "fidelity",
     "get_metric",
     "hellinger",
     "intersection",
@@ -66,5 +70,7 @@ __all__ = [
     "list_metrics",
     "manhattan",
     "register_metric",
+    "sorensen",
+    "squared_chi2",
     "squared_euclidean",
 ]
