@@ -84,22 +84,8 @@ def interpret_agreement(
     -----
     The point estimate alone ignores its uncertainty; prefer
     :func:`benchmark_agreement`, which takes the standard error into
-    account (Gwet 2014).
-
-    References
-    ----------
-    Landis, J. R. and Koch, G. G. (1977). The measurement of observer
-    agreement for categorical data. *Biometrics* 33(1), 159–174.
-    https://doi.org/10.2307/2529310
-
-    Fleiss, J. L. (1981). *Statistical Methods for Rates and Proportions*,
-    2nd ed. Wiley.
-
-    Altman, D. G. (1991). *Practical Statistics for Medical Research*.
-    Chapman and Hall.
-
-    Gwet, K. L. (2014). *Handbook of Inter-Rater Reliability*, 4th ed.,
-    Advanced Analytics, ch. 6 (benchmarking).
+    account (Gwet 2014). The scales' sources are listed under
+    :func:`benchmark_agreement`.
 
     Examples
     --------
