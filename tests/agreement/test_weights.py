@@ -197,3 +197,18 @@ class TestFinitePopulationCorrection:
         R = _ratings(9, [1, 2, 3], n=30)
         with pytest.raises(ValueError, match="'population_size' parameter of fleiss_kappa must be"):
             fleiss_kappa(_counts(R, [1, 2, 3]), population_size=10)
+
+
+class TestCongerStandardError:
+    @pytest.mark.parametrize("scheme", ["identity", "linear", "quadratic", "ordinal"])
+    @pytest.mark.parametrize("seed", [10, 11])
+    def test_equals_irrcac(self, scheme: str, seed: int) -> None:
+        cats = [1, 2, 3, 4]
+        R = _ratings(seed, cats, n=40, r=5)
+        ref = _irr(R, cats, scheme).conger()["est"]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DataDroppedWarning)
+            ann = Annotations.from_wide(R, scale=Scale.ordinal(cats))
+        ours = conger_kappa(ann, weights=scheme)  # type: ignore[arg-type]
+        assert ours.value == pytest.approx(ref["coefficient_value"], abs=1e-11)
+        assert ours.se == pytest.approx(ref["se"], abs=1e-11)

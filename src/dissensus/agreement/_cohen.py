@@ -405,6 +405,38 @@ def _conger_core(M: FloatArray, n_raters: int, K: int) -> Any:
     return core
 
 
+def _conger_se(Y: FloatArray, M: FloatArray, value: float, pe: float) -> float:
+    r"""Gwet's (2014) linearised standard error of Conger's kappa (as irrCAC).
+
+    With :math:`\delta_{igl}` the one-hot ratings ``Y``, :math:`\epsilon_{ig}`
+    whether rater ``g`` rated item ``i``, :math:`n_g` rater ``g``'s ratings
+    and :math:`p_{gl}` their shares, the per-item chance agreement is
+    :math:`p_{e|i} = \sum_g \lambda_{ig} / (R (R - 1))` with
+
+    .. math:: \lambda_{ig} = \frac{N}{n_g} \sum_k \Big(\sum_l w_{kl}
+              \big(\delta_{igl} - (\epsilon_{ig} - n_g / N) p_{gl}\big)\Big)
+              (R \bar p_k - p_{gk}),
+
+    and the variance that of
+    :math:`\kappa_i - 2 (1 - \kappa)(p_{e|i} - p_e) / (1 - p_e)`.
+    """
+    N, R, _ = Y.shape
+    if N < 2 or not math.isfinite(value):
+        return math.nan
+    rated = Y.sum(axis=2)
+    ng = rated.sum(axis=0)
+    pgk = Y.sum(axis=0) / ng[:, None]
+    pbar = pgk.mean(axis=0)
+    x = Y.sum(axis=1)
+    n = x.sum(axis=1)
+    pa_i = (x * (x @ M.T - 1.0)).sum(axis=1) / (n * (n - 1.0))
+    inner = Y @ M.T - (rated - ng / N)[:, :, None] * (pgk @ M.T)[None, :, :]
+    lam = (N / ng)[None, :, None] * inner * (R * pbar[None, None, :] - pgk[None, :, :])
+    pe_i = lam.sum(axis=(1, 2)) / (R * (R - 1.0))
+    k_i = (pa_i - pe) / (1.0 - pe) - 2.0 * (1.0 - value) * (pe_i - pe) / (1.0 - pe)
+    return float(np.sqrt(((k_i - value) ** 2).sum() / (N * (N - 1.0))))
+
+
 def _rater_patterns(R: FloatArray, K: int) -> tuple[FloatArray, IntArray]:
     codes = np.where(np.isfinite(R), R + 1.0, 0.0).astype(np.int64)
     rows, mult, _ = patterns(codes)
@@ -438,8 +470,8 @@ def conger_kappa(
     Returns
     -------
     AgreementResult
-        ``se`` is NaN (no standard closed form under missing ratings; ask for
-        ``ci``).
+        ``se`` Gwet's (2014) linearised standard error (as irrCAC; items
+        with fewer than two ratings are excluded first).
 
     Notes
     -----
@@ -474,7 +506,7 @@ def conger_kappa(
     note = ""
     value = math.nan
     N = R.shape[0]
-    pa = pe = math.nan
+    pa = pe = se = math.nan
     if N == 0 or n_raters < 2:
         note = degenerate(name, "fewer than two raters share an item")
     else:
@@ -487,6 +519,8 @@ def conger_kappa(
         pe = (pa - value) / (1.0 - value) if value != 1.0 else math.nan
         if math.isnan(value):
             note = degenerate(name, "chance agreement is 1 (a single category was used)")
+        else:
+            se = _conger_se(P.reshape(N, n_raters, K), M, value, pe)
     interval = None
     if level is not None:
         rows, mult = _rater_patterns(R, K)
@@ -503,6 +537,7 @@ def conger_kappa(
     return AgreementResult(
         name=name,
         value=value,
+        se=se,
         ci=interval,
         ci_level=level,
         n_items=N,
