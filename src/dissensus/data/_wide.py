@@ -214,7 +214,7 @@ def _encode_integral(
     v = scale.values - lo  # noqa: PD011 -- a Scale, not pandas
     on = (v >= 0) & (v < width) & (v == np.floor(v))
     lut[v[on].astype(np.intp)] = np.flatnonzero(on).astype(dt)
-    return WideCodes(lut[idx], scale)
+    return WideCodes(np.take(lut, idx), scale)
 
 
 def _encode_sorted(VT: FloatArray, scale: Scale | None, ordered: bool | None) -> WideCodes:
