@@ -252,3 +252,33 @@ class TestUserDistance:
     def test_level_and_distance_are_exclusive(self) -> None:
         with pytest.raises(ValueError, match="takes a level or a distance, not both"):
             krippendorff_alpha([[1, 1]], level="ordinal", distance=np.zeros((2, 2)))
+
+
+class TestGwetStandardError:
+    @pytest.mark.parametrize("level", ["nominal", "interval", "ratio"])
+    @pytest.mark.parametrize("seed", [3, 4])
+    def test_equals_irrcac(self, level: str, seed: int) -> None:
+        # irrCAC's alpha with weights 1 - delta^2 / max delta^2 is Krippendorff's alpha.
+        from irrCAC.raw import CAC  # noqa: PLC0415
+
+        from dissensus.agreement._alpha import _delta  # noqa: PLC0415
+
+        cats = [1, 2, 3, 4]
+        rng = np.random.default_rng(seed)
+        R = rng.integers(1, 5, (40, 4)).astype(float)
+        R[rng.random(R.shape) < 0.25] = np.nan
+        R[:, :2] = rng.integers(1, 5, (40, 2))  # every item pairable
+        d = _delta(level, np.array(cats, dtype=float))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = CAC(pd.DataFrame(R), weights=1 - d / d.max(), categories=cats, digits=13)
+            est = ref.krippendorff()["est"]
+        ours = krippendorff_alpha(LabelCounts.from_wide(R, scale=Scale.ordinal(cats)), level=level)
+        assert ours.value == pytest.approx(est["coefficient_value"], abs=1e-11)
+        assert ours.se == pytest.approx(est["se"], abs=1e-11)
+
+    def test_user_distance_has_an_se_and_ordinal_none(self) -> None:
+        X = [[2, 1, 0], [0, 2, 1], [1, 0, 2], [0, 0, 3], [3, 0, 0]]
+        squared = krippendorff_alpha(X, distance=lambda c, k: (c - k) ** 2)
+        assert squared.se == pytest.approx(krippendorff_alpha(X, level="interval").se)
+        assert np.isnan(krippendorff_alpha(X, level="ordinal").se)

@@ -247,6 +247,43 @@ def distance_matrix(distance: Distance, scale: Scale) -> FloatArray:
     return np.asarray(out, dtype=np.float64)
 
 
+def gwet_alpha_se(Xt: FloatArray, delta: FloatArray) -> float:
+    r"""Gwet's (2014) linearised standard error of alpha with fixed distances ``delta``.
+
+    Alpha with squared distances :math:`\delta^2` is Gwet's weighted alpha
+    with weights :math:`w = 1 - \delta^2 / \max \delta^2`. With ``Xt`` the
+    (K, N) counts of the pairable items, :math:`r_i` their ratings and
+    :math:`\bar r` the mean, :math:`\epsilon = 1 / \sum_i r_i`,
+    :math:`p'_a = \frac1N \sum_i \frac{\sum_k x_{ik}(x^w_{ik} - 1)}{\bar r (r_i - 1)}`,
+    :math:`p_a = (1 - \epsilon) p'_a + \epsilon`,
+    :math:`\pi_k = \frac1N \sum_i x_{ik} / \bar r`,
+    :math:`p_e = \pi^\top w \pi`; the variance is that of the per-item
+    terms :math:`\kappa_i - 2 (1 - \alpha')(p_{e|i} - p_e) / (1 - p_e)`
+    around :math:`\alpha' = (p'_a - p_e) / (1 - p_e)` (Gwet 2014, ch. 5;
+    as irrCAC).
+    """
+    N = Xt.shape[1]
+    top = float(delta.max()) if delta.size else 0.0
+    if N < 2 or top <= 0:
+        return math.nan
+    W = 1.0 - delta / top
+    r = Xt.sum(axis=0)
+    rbar = float(r.mean())
+    eps = 1.0 / float(r.sum())
+    agree = (Xt * (W @ Xt)).sum(axis=0) - r
+    pa_prime = float((agree / (rbar * (r - 1.0))).mean())
+    pa = (1.0 - eps) * pa_prime + eps
+    pi = Xt.mean(axis=1) / rbar
+    pe = float(pi @ W @ pi)
+    if pe >= 1.0 - 1e-12:
+        return math.nan
+    alpha_prime = (pa_prime - pe) / (1.0 - pe)
+    pa_i = agree / (rbar * (r - 1.0)) - pa * (r - rbar) / rbar
+    pe_i = (((W @ pi + W.T @ pi) / 2.0) @ Xt) / rbar - pe * (r - rbar) / rbar
+    k_i = (pa_i - pe) / (1.0 - pe) - 2.0 * (1.0 - alpha_prime) * (pe_i - pe) / (1.0 - pe)
+    return float(np.sqrt(((k_i - alpha_prime) ** 2).sum() / (N * (N - 1.0))))
+
+
 def krippendorff_alpha(
     data: Any,
     *,
@@ -289,8 +326,11 @@ def krippendorff_alpha(
     Returns
     -------
     AgreementResult
-        ``value`` alpha; ``se`` NaN (Krippendorff recommends resampling; ask
-        for ``ci``); ``parts`` observed and expected disagreement.
+        ``value`` alpha; ``se`` Gwet's (2014) linearised standard error
+        (:func:`gwet_alpha_se`, as irrCAC) at the nominal, interval and ratio
+        levels and for a user distance; NaN at the ordinal level, whose
+        distances depend on the data (Krippendorff recommends resampling:
+        ask for ``ci``); ``parts`` observed and expected disagreement.
 
     Raises
     ------
@@ -363,7 +403,7 @@ def krippendorff_alpha(
     Xt = inp.Xt
     K = inp.scale.K
     note = ""
-    do = de = value = math.nan
+    do = de = value = se = math.nan
     if inp.N == 0:
         note = degenerate(name, "no item has two or more values (nothing is pairable)")
     else:
@@ -389,6 +429,11 @@ def krippendorff_alpha(
             )
         else:
             value = 1.0 - do / de
+            if level != "ordinal":  # ordinal distances depend on the data: bootstrap
+                fixed = delta_user
+                if fixed is None:
+                    fixed = 1.0 - np.eye(K) if level == "nominal" else _metric(level, v, None)
+                se = gwet_alpha_se(Xt, fixed)
     interval = None
     if lvl is not None:
         rows, mult, _ = patterns(inp.X)
@@ -404,6 +449,7 @@ def krippendorff_alpha(
     return AgreementResult(
         name=name if level == "nominal" else f"{name}_{level}",
         value=value,
+        se=se,
         ci=interval,
         ci_level=lvl,
         n_items=inp.N,
