@@ -4,10 +4,27 @@ Data: N items x 10 raters x 5 categories, 20% of ratings missing, seeded
 (N = 100,000; 10,000 with --quick). Every ratio below is measured in this run
 on this machine. Times are the best of several repeats.
 
-    python benchmarks/bench_agreement.py [--quick]
+The wide-input section starts from the table users have (one row per item,
+one column per rater, NaN = not rated; a DataFrame and an ndarray) and times
+the whole route to the coefficient, against ``krippendorff.alpha(
+reliability_data=...)`` and irrCAC on the same table. Its repeats are
+interleaved (A, B, C, A, B, C, ...) so that a burst of load on the shared
+machine hits every contender alike; the load average is printed.
+
+    python benchmarks/bench_agreement.py [--quick] [--wide-only]
 """
 
+# ruff: noqa: E402 -- the BLAS thread setting below must precede the numpy import
 from __future__ import annotations
+
+import os
+
+# One BLAS thread unless the caller says otherwise. On a shared machine (this
+# one has 2 cores and many jobs) threaded OpenBLAS turns the (K, N) @ (N,)
+# products of the coefficients from ~0.1 ms into tens of ms. Every contender
+# runs in this process with the same setting; the value is printed.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 import argparse
 import time
@@ -30,6 +47,7 @@ from dissensus.agreement import (
     report,
 )
 from dissensus.agreement._common import patterns
+from dissensus.data import Annotations, LabelCounts
 from dissensus.stats._bootstrap import pattern_bootstrap_weights
 
 N_RATERS = 10
@@ -59,11 +77,139 @@ def make_data(
     return R, X
 
 
+def race(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, tuple[float, Any]]:
+    """Best time and result of each function, repeats interleaved across functions."""
+    best = dict.fromkeys(fns, float("inf"))
+    out: dict[str, Any] = {}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            out[name] = fn()
+            best[name] = min(best[name], time.perf_counter() - t0)
+    return {name: (best[name], out[name]) for name in fns}
+
+
+def wide_section(R: np.ndarray, irr_items: int) -> None:
+    """End to end from a wide numeric table (items x raters, NaN missing)."""
+    n_items = R.shape[0]
+    W = R + 1.0  # labels 1..5, as users store them
+    df = pd.DataFrame(W, columns=[f"rater{j}" for j in range(W.shape[1])])
+    rel = np.ascontiguousarray(W.T)  # krippendorff wants raters x items
+    print(f"\nwide input: {n_items:,} items x {W.shape[1]} raters (DataFrame of float64, NaN missing); "
+          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
+          f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}")  # fmt: skip
+
+    def ann() -> Annotations:
+        return Annotations.from_wide(df, item=None)
+
+    fns: dict[str, Callable[[], Any]] = {
+        "Annotations.from_wide(df)": ann,
+        "LabelCounts.from_wide(df)": lambda: LabelCounts.from_wide(df),
+        "fleiss_kappa(Annotations.from_wide(df))": lambda: fleiss_kappa(ann()).value,
+        "fleiss_kappa(LabelCounts.from_wide(df))": lambda: (
+            fleiss_kappa(LabelCounts.from_wide(df)).value
+        ),
+        "fleiss_kappa(LabelCounts.from_wide(ndarray))": lambda: (
+            fleiss_kappa(LabelCounts.from_wide(W)).value
+        ),
+        "alpha nominal (Annotations.from_wide(df))": lambda: krippendorff_alpha(ann()).value,
+        "alpha nominal (LabelCounts.from_wide(df))": lambda: (
+            krippendorff_alpha(LabelCounts.from_wide(df)).value
+        ),
+        "alpha ordinal (Annotations.from_wide(df))": lambda: (
+            krippendorff_alpha(ann(), level="ordinal").value
+        ),
+        "alpha ordinal (LabelCounts.from_wide(df))": lambda: (
+            krippendorff_alpha(LabelCounts.from_wide(df), level="ordinal").value
+        ),
+        "krippendorff.alpha(reliability_data) nominal": lambda: krippendorff.alpha(
+            reliability_data=rel, level_of_measurement="nominal"
+        ),
+        "krippendorff.alpha(reliability_data) ordinal": lambda: krippendorff.alpha(
+            reliability_data=rel, level_of_measurement="ordinal"
+        ),
+    }
+    res = race(fns, 9)
+    kn, ko = (
+        res["krippendorff.alpha(reliability_data) nominal"][1],
+        res["krippendorff.alpha(reliability_data) ordinal"][1],
+    )
+    assert abs(res["alpha nominal (Annotations.from_wide(df))"][1] - kn) < 1e-10
+    assert abs(res["alpha ordinal (LabelCounts.from_wide(df))"][1] - ko) < 1e-10
+
+    # irrCAC: one run each (seconds), on the first irr_items rows of the same frame
+    from irrCAC.raw import CAC  # noqa: PLC0415 -- benchmark-only dependency
+
+    sub = df.iloc[:irr_items]
+    cats = [1, 2, 3, 4, 5]
+    irr = race(
+        {
+            "irrCAC fleiss": lambda: CAC(sub, categories=cats).fleiss()["est"]["coefficient_value"],
+            "irrCAC krippendorff": lambda: CAC(sub, categories=cats).krippendorff()["est"][
+                "coefficient_value"
+            ],
+        },
+        1,
+    )
+    ours_sub = race(
+        {
+            "fleiss_kappa(LabelCounts.from_wide(df))": lambda: (
+                fleiss_kappa(LabelCounts.from_wide(sub)).value
+            ),
+            "fleiss_kappa(Annotations.from_wide(df))": lambda: (
+                fleiss_kappa(Annotations.from_wide(sub, item=None)).value
+            ),
+            "alpha nominal (LabelCounts.from_wide(df))": lambda: (
+                krippendorff_alpha(LabelCounts.from_wide(sub)).value
+            ),
+            "alpha nominal (Annotations.from_wide(df))": lambda: (
+                krippendorff_alpha(Annotations.from_wide(sub, item=None)).value
+            ),
+        },
+        9,
+    )
+    width = max(len(k) for k in [*res, *irr])
+    print(f"{'what':<{width}}  {'seconds':>9}  value")
+    for name, (t, val) in res.items():
+        shown = f"{val:.6f}" if isinstance(val, float) else ""
+        print(f"{name:<{width}}  {t:9.4f}  {shown}")
+    for name, (t, val) in irr.items():
+        print(f"{name + f' ({irr_items:,} items)':<{width}}  {t:9.4f}  {val:.5f}")
+
+    def ratio(theirs: str, ours: str, *, irrcac: bool = False) -> str:
+        """Their time over ours (irrCAC against our run on the same items)."""
+        t_theirs = (irr if irrcac else res)[theirs][0]
+        t_ours = (ours_sub if irrcac else res)[ours][0]
+        return f"{t_theirs / t_ours:7.2f}x"
+
+    k_nom = "krippendorff.alpha(reliability_data) nominal"
+    k_ord = "krippendorff.alpha(reliability_data) ordinal"
+    print("\nwide-input ratios (>1 means dissensus is faster end to end), same run:")
+    for route in ("LabelCounts", "Annotations"):
+        fk = f"fleiss_kappa({route}.from_wide(df))"
+        an = f"alpha nominal ({route}.from_wide(df))"
+        ao = f"alpha ordinal ({route}.from_wide(df))"
+        print(f"  via {route}.from_wide:")
+        print(f"    fleiss_kappa  vs krippendorff(reliability_data) nominal: {ratio(k_nom, fk)}")
+        print(f"    alpha nominal vs krippendorff(reliability_data) nominal: {ratio(k_nom, an)}")
+        print(f"    alpha ordinal vs krippendorff(reliability_data) ordinal: {ratio(k_ord, ao)}")
+        print(f"    fleiss_kappa  vs irrCAC fleiss ({irr_items:,} items):       "
+              f"{ratio('irrCAC fleiss', fk, irrcac=True)}")  # fmt: skip
+        print(f"    alpha nominal vs irrCAC krippendorff ({irr_items:,} items): "
+              f"{ratio('irrCAC krippendorff', an, irrcac=True)}")  # fmt: skip
+    print(f"  from an ndarray: fleiss_kappa(LabelCounts.from_wide(W)) vs krippendorff nominal: "
+          f"{ratio(k_nom, 'fleiss_kappa(LabelCounts.from_wide(ndarray))')}")  # fmt: skip
+    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="10,000 items instead of 100,000")
     parser.add_argument(
         "--irr-items", type=int, default=100_000, help="items given to irrCAC (a slice if fewer)"
+    )
+    parser.add_argument(
+        "--wide-only", action="store_true", help="only the wide-input (end to end) section"
     )
     args = parser.parse_args()
     n_items = 10_000 if args.quick else 100_000
@@ -73,6 +219,9 @@ def main() -> None:
     print(f"data: {n_items:,} items x {N_RATERS} raters x {K} categories, "
           f"{MISSING:.0%} missing, {int(X.sum()):,} ratings")  # fmt: skip
     warnings.simplefilter("ignore", DegenerateAgreementWarning)
+    wide_section(R, irr_items)
+    if args.wide_only:
+        return
 
     rows: list[tuple[str, float, str]] = []
     t_fk, fk = best_of(lambda: fleiss_kappa(X), 9)

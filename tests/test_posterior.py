@@ -170,6 +170,28 @@ class TestSoftLabels:
             [[1.5 / 5.5, 3.5 / 5.5, 0.5 / 5.5], [1 / 3, 1 / 3, 1 / 3]],
         )
 
+    def test_dawid_skene_equals_the_aggregation_posterior(self):
+        from dissensus.aggregation import dawid_skene  # noqa: PLC0415
+
+        df = pd.DataFrame(
+            {
+                "item": [1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4],
+                "annotator": ["a", "b", "c"] * 4,
+                "label": ["x", "x", "y", "y", "y", "y", "x", "x", "x", "y", "y", "x"],
+            }
+        )
+        ann = Annotations.from_frame(df)
+        out = soft_labels(ann, method="dawid_skene")
+        np.testing.assert_array_equal(out, dawid_skene(ann).posterior.to_numpy())
+        np.testing.assert_allclose(out.sum(axis=1), 1.0)
+        assert out.shape == ann.counts().values.shape
+        # the unanimous item is surer than under the empirical shares
+        assert out[1, 1] > soft_labels(ann)[1, 1] - 1e-12
+
+    def test_dawid_skene_needs_annotator_ids(self):
+        with pytest.raises(DataError, match=r"method='dawid_skene'.*needs Annotations"):
+            soft_labels([[1, 2]], method="dawid_skene")
+
     def test_empty_items_refused(self):
         lc = LabelCounts.from_array([[1, 0], [0, 0]], items=["x", "y"])
         with pytest.raises(DataError, match=r"1 items have no annotations.*'y'"):

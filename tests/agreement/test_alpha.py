@@ -174,3 +174,125 @@ class TestKrippendorffAlpha:
             fresh = _make_core(level, None if level == "ordinal" else v)(P, W)
             np.testing.assert_array_equal(core(P, W), fresh)
             del P
+
+def _lib_metric(fn):
+    """A dissensus distance on values as a ``krippendorff`` DistanceMetric."""
+
+    def metric(v1, v2, i1, i2, n_v, dtype=np.float64):
+        return np.asarray(fn(v1, v2), dtype=dtype)
+
+    return metric
+
+
+USER_DISTANCES = {
+    "absolute": lambda c, k: np.abs(c - k),
+    "cubed": lambda c, k: np.abs(c - k) ** 3,
+    "log_ratio": lambda c, k: np.log(c / k) ** 2,
+    "threshold": lambda c, k: (np.abs(c - k) > 1).astype(float),
+}
+
+
+class TestUserDistance:
+    @pytest.mark.parametrize("name", list(USER_DISTANCES))
+    @settings(max_examples=25, deadline=None)
+    @given(vals=rater_matrices(max_items=20, max_raters=5, max_k=5))
+    def test_equals_krippendorff_package_callable(self, vals: np.ndarray, name: str) -> None:
+        fn = USER_DISTANCES[name]
+        k = 5
+        X = _counts(vals, k)
+        counts = LabelCounts.from_array(X, scale=Scale.ordinal([1, 2, 3, 4, 5]))
+        assume((X.sum(axis=1) >= 2).sum() >= 1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = krippendorff.alpha(
+                reliability_data=vals, value_domain=[1, 2, 3, 4, 5],
+                level_of_measurement=_lib_metric(fn),
+            )  # fmt: skip
+            ours = krippendorff_alpha(counts, distance=fn)
+        if not np.isfinite(ref):
+            assert np.isnan(ours.value)
+            return
+        assert ours.name == "krippendorff_alpha_custom"
+        assert ours.value == pytest.approx(ref, abs=1e-10)
+
+    def test_matrix_equals_callable_and_levels(self) -> None:
+        X = [[2, 0, 1], [1, 2, 0], [0, 1, 2], [0, 0, 3], [3, 0, 0]]
+        v = np.array([0.0, 1.0, 2.0])
+        D = (v[:, None] - v[None, :]) ** 2
+        by_matrix = krippendorff_alpha(X, distance=D)
+        assert by_matrix.value == pytest.approx(krippendorff_alpha(X, level="interval").value)
+        by_nominal = krippendorff_alpha(X, distance=1.0 - np.eye(3))
+        assert by_nominal.value == pytest.approx(krippendorff_alpha(X).value)
+
+    def test_scalar_function_and_text_labels(self) -> None:
+        # A distance written for two scalars (no broadcasting) on text labels.
+        far = {("low", "high"), ("high", "low")}
+
+        def dist(a: str, b: str) -> float:
+            if a == b:
+                return 0.0
+            return 4.0 if (a, b) in far else 1.0
+
+        scale = Scale.ordinal(["low", "mid", "high"])
+        X = LabelCounts.from_array([[2, 1, 0], [0, 2, 1], [1, 0, 2], [0, 0, 3]], scale=scale)
+        D = np.array([[0, 1, 4], [1, 0, 1], [4, 1, 0]], dtype=float)
+        assert krippendorff_alpha(X, distance=dist).value == pytest.approx(
+            krippendorff_alpha(X, distance=D).value
+        )
+
+    def test_bootstrap_equals_the_level_it_reproduces(self) -> None:
+        X = np.random.default_rng(0).multinomial(4, [0.5, 0.3, 0.2], size=60)
+        squared = krippendorff_alpha(X, distance=lambda c, k: (c - k) ** 2, ci=0.9, n_boot=200)
+        interval = krippendorff_alpha(X, level="interval", ci=0.9, n_boot=200)
+        assert squared.ci is not None
+        assert interval.ci is not None
+        assert squared.ci.low == pytest.approx(interval.ci.low, abs=1e-12)
+        assert squared.ci.high == pytest.approx(interval.ci.high, abs=1e-12)
+
+    @pytest.mark.parametrize(
+        ("distance", "message"),
+        [
+            (np.ones((2, 2)), "is not 0 between a label and itself"),
+            (np.array([[0.0, 1.0], [2.0, 0.0]]), "is not symmetric"),
+            (np.array([[0.0, -1.0], [-1.0, 0.0]]), "has negative values"),
+            (np.array([[0.0, np.nan], [np.nan, 0.0]]), "has non-finite values"),
+            (np.zeros((3, 3)), r"must be \(2, 2\) for the 2 labels"),
+        ],
+    )
+    def test_bad_distances(self, distance: np.ndarray, message: str) -> None:
+        with pytest.raises(ValueError, match=message):
+            krippendorff_alpha([[1, 1], [2, 0]], distance=distance)
+
+    def test_level_and_distance_are_exclusive(self) -> None:
+        with pytest.raises(ValueError, match="takes a level or a distance, not both"):
+            krippendorff_alpha([[1, 1]], level="ordinal", distance=np.zeros((2, 2)))
+
+
+class TestGwetStandardError:
+    @pytest.mark.parametrize("level", ["nominal", "interval", "ratio"])
+    @pytest.mark.parametrize("seed", [3, 4])
+    def test_equals_irrcac(self, level: str, seed: int) -> None:
+        # irrCAC's alpha with weights 1 - delta^2 / max delta^2 is Krippendorff's alpha.
+        from irrCAC.raw import CAC  # noqa: PLC0415
+
+        from dissensus.agreement._alpha import _delta  # noqa: PLC0415
+
+        cats = [1, 2, 3, 4]
+        rng = np.random.default_rng(seed)
+        R = rng.integers(1, 5, (40, 4)).astype(float)
+        R[rng.random(R.shape) < 0.25] = np.nan
+        R[:, :2] = rng.integers(1, 5, (40, 2))  # every item pairable
+        d = _delta(level, np.array(cats, dtype=float))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = CAC(pd.DataFrame(R), weights=1 - d / d.max(), categories=cats, digits=13)
+            est = ref.krippendorff()["est"]
+        ours = krippendorff_alpha(LabelCounts.from_wide(R, scale=Scale.ordinal(cats)), level=level)
+        assert ours.value == pytest.approx(est["coefficient_value"], abs=1e-11)
+        assert ours.se == pytest.approx(est["se"], abs=1e-11)
+
+    def test_user_distance_has_an_se_and_ordinal_none(self) -> None:
+        X = [[2, 1, 0], [0, 2, 1], [1, 0, 2], [0, 0, 3], [3, 0, 0]]
+        squared = krippendorff_alpha(X, distance=lambda c, k: (c - k) ** 2)
+        assert squared.se == pytest.approx(krippendorff_alpha(X, level="interval").se)
+        assert np.isnan(krippendorff_alpha(X, level="ordinal").se)

@@ -35,6 +35,11 @@ class TestCohenKappa:
         both = np.isfinite(a) & np.isfinite(b)
         assume(both.sum() >= 2)
         labels = sorted(set(a[both]) | set(b[both]))
+        # sklearn weights label positions, dissensus label values (Gwet, irrCAC):
+        # recode to positions, where the two conventions agree
+        a = np.where(np.isfinite(a), np.searchsorted(labels, a), np.nan)
+        b = np.where(np.isfinite(b), np.searchsorted(labels, b), np.nan)
+        labels = list(range(len(labels)))
         with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # sklearn warns on undefined kappa
             ref = cohen_kappa_score(a[both], b[both], labels=labels, weights=weights)

@@ -207,6 +207,16 @@ class TestMultilabelAverageMd:
         p = np.stack([six_decimal_rows(rng, 300, 2) for _ in range(3)], axis=1)
         assert multilabel_average_md(t, p) == oracle_multilabel_average_md(t.tolist(), p.tolist())
 
+    def test_label_order_matters_only_when_the_two_sides_differ(self) -> None:
+        # VariErrNLI dev item 49807 (soft_label keys contradiction, entailment, neutral)
+        t = np.array([[[1.0, 0.0], [0.5, 0.5], [0.25, 0.75]]])
+        p = np.array([[[0.9, 0.1], [0.6, 0.4], [0.2, 0.8]]])
+        same = multilabel_average_md(t, p)
+        order = [1, 2, 0]  # entailment, neutral, contradiction on both sides
+        assert multilabel_average_md(t[:, order], p[:, order]) == same
+        # predictions written entailment / neutral / contradiction against the file order
+        assert multilabel_average_md(t, p[:, order]) != same
+
     def test_needs_three_dimensions(self) -> None:
         with pytest.raises(DataError, match=r"3-D array \(N, L, K\)"):
             multilabel_average_md([[0.5, 0.5]], [[0.5, 0.5]])

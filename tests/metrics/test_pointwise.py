@@ -23,6 +23,7 @@ from dissensus.metrics import (
     emd,
     entropy,
     euclidean,
+    fidelity,
     hellinger,
     intersection,
     js_distance,
@@ -30,6 +31,8 @@ from dissensus.metrics import (
     kl_divergence,
     kl_divergence_reverse,
     manhattan,
+    sorensen,
+    squared_chi2,
     squared_euclidean,
 )
 from tests.conftest import reference_cases
@@ -42,6 +45,7 @@ PAIR_METRICS = [
     cross_entropy,
     emd,
     euclidean,
+    fidelity,
     hellinger,
     intersection,
     js_distance,
@@ -49,6 +53,8 @@ PAIR_METRICS = [
     kl_divergence,
     kl_divergence_reverse,
     manhattan,
+    sorensen,
+    squared_chi2,
     squared_euclidean,
 ]
 
@@ -295,6 +301,9 @@ class TestGeometric:
                 lambda a, b: distance.euclidean(np.sqrt(a), np.sqrt(b)) / math.sqrt(2),
             ),
             (intersection, lambda a, b: 1.0 - 0.5 * distance.cityblock(a, b)),
+            (sorensen, distance.braycurtis),
+            # Bhattacharyya coefficient: 1 - |sqrt p - sqrt q|^2 / 2 on the simplex
+            (fidelity, lambda a, b: 1.0 - distance.sqeuclidean(np.sqrt(a), np.sqrt(b)) / 2),
         ],
         ids=lambda f: getattr(f, "__name__", ""),
     )
@@ -311,6 +320,29 @@ class TestGeometric:
             )
 
         np.testing.assert_allclose(clark(p, q), _scipy_rows(direct, p, q), rtol=0, atol=1e-12)
+
+    def test_squared_chi2_against_direct_formula(self, pq: tuple[np.ndarray, np.ndarray]) -> None:
+        p, q = pq
+
+        def direct(a: np.ndarray, b: np.ndarray) -> float:
+            return sum((x - y) ** 2 / (x + y) for x, y in zip(a, b, strict=True) if x + y > 0)
+
+        np.testing.assert_allclose(
+            squared_chi2(p, q), _scipy_rows(direct, p, q), rtol=0, atol=1e-12
+        )
+        # triangular-discrimination identity on the simplex (Cha 2007)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            harmonic = np.where(p + q > 0, p * q / (p + q), 0.0).sum(axis=-1)
+        np.testing.assert_allclose(squared_chi2(p, q), 2.0 - 4.0 * harmonic, atol=1e-12)
+
+    def test_ldl_metrics_by_hand(self) -> None:
+        # (0.5-0.25)^2/0.75 twice + 0.5^2/0.5 = 1/6 + 1/2
+        assert float(squared_chi2([0.5, 0.5, 0.0], [0.25, 0.25, 0.5])) == pytest.approx(2 / 3)
+        assert float(squared_chi2([1.0, 0.0], [0.0, 1.0])) == pytest.approx(2.0)
+        # sqrt(0.25 * 0.75) twice
+        assert float(fidelity([0.25, 0.75], [0.75, 0.25])) == pytest.approx(math.sqrt(3) / 2)
+        assert float(fidelity([1.0, 0.0], [0.0, 1.0])) == 0.0
+        assert float(sorensen([1.0, 0.0], [0.0, 1.0])) == pytest.approx(1.0)
 
     def test_clark_and_canberra_maximum_for_disjoint_full_supports(self) -> None:
         assert float(clark([0.5, 0.5, 0, 0], [0, 0, 0.5, 0.5])) == pytest.approx(2.0)

@@ -39,8 +39,14 @@ year
 """
 
 from dissensus.agreement._alpha import krippendorff_alpha
+from dissensus.agreement._benchmark import (
+    BENCHMARK_SCALES,
+    BenchmarkResult,
+    benchmark_agreement,
+    interpret_agreement,
+)
 from dissensus.agreement._cohen import cohen_kappa, conger_kappa, light_kappa, scott_pi
-from dissensus.agreement._common import contingency_to_counts
+from dissensus.agreement._common import agreement_weights, contingency_to_counts
 from dissensus.agreement._icc import icc
 from dissensus.agreement._multirater import (
     brennan_prediger,
@@ -58,8 +64,12 @@ from dissensus.agreement._report import majority_labels, report
 from dissensus.agreement._result import AgreementResult
 
 __all__ = [
+    "BENCHMARK_SCALES",
     "AgreementResult",
+    "BenchmarkResult",
     "PairwiseAgreement",
+    "agreement_weights",
+    "benchmark_agreement",
     "brennan_prediger",
     "chance_agreement",
     "cohen_kappa",
@@ -70,6 +80,7 @@ __all__ = [
     "gwet_ac1",
     "gwet_ac2",
     "icc",
+    "interpret_agreement",
     "krippendorff_alpha",
     "light_kappa",
     "majority_labels",

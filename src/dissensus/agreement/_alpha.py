@@ -16,11 +16,13 @@ arrays.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 
-from dissensus._validation import SeedLike, check_option
+from dissensus._validation import SeedLike, check_option, examples
 from dissensus.agreement._common import (
     BootStatistic,
     CiMethod,
@@ -41,6 +43,8 @@ __all__ = ["krippendorff_alpha"]
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
+#: A user difference function on label values, or a (K, K) matrix of them.
+Distance = Callable[[Any, Any], Any] | npt.ArrayLike
 
 
 def _values(scale: Scale, level: str) -> FloatArray:
@@ -78,7 +82,9 @@ def _ordinal_delta(nc: FloatArray) -> FloatArray:
     return np.asarray((between - half) ** 2, dtype=np.float64)
 
 
-def _row_stats(Pt: FloatArray, level: str, v: FloatArray | None) -> tuple[FloatArray, FloatArray]:
+def _row_stats(
+    Pt: FloatArray, level: str, v: FloatArray | None, delta: FloatArray | None = None
+) -> tuple[FloatArray, FloatArray]:
     r"""Ratings ``n`` and observed disagreement sums of each count column of ``Pt`` (K, U).
 
     Nominal and interval use moments, so no K × K array is formed:
@@ -95,10 +101,10 @@ def _row_stats(Pt: FloatArray, level: str, v: FloatArray | None) -> tuple[FloatA
             s1 = v @ Pt
             s2 = (v * v) @ Pt
             return n, 2.0 * (n * s2 - s1 * s1) / (n - 1.0)
-        if level == "ratio":
-            assert v is not None
-            delta = _delta(level, v)
-            return n, ((delta @ Pt) * Pt).sum(axis=0) / (n - 1.0)
+        if level in ("ratio", "custom"):
+            d = _metric(level, v, delta)
+            # the diagonal of d is 0, so the -[c = k] x_c term of o vanishes
+            return n, ((d @ Pt) * Pt).sum(axis=0) / (n - 1.0)
         K, U = Pt.shape
         P = Pt.T
         o_i = (P[:, :, None] * P[:, None, :]) / (n - 1.0)[:, None, None]
@@ -106,21 +112,32 @@ def _row_stats(Pt: FloatArray, level: str, v: FloatArray | None) -> tuple[FloatA
         return n, o_i.reshape(U, K * K)
 
 
-def _expected_sum(nc: FloatArray, level: str, v: FloatArray | None) -> FloatArray:
+def _metric(level: str, v: FloatArray | None, delta: FloatArray | None) -> FloatArray:
+    """The (K, K) squared distances: the user's matrix for ``"custom"``, else the level's."""
+    if level == "custom":
+        assert delta is not None
+        return delta
+    assert v is not None
+    return _delta(level, v)
+
+
+def _expected_sum(
+    nc: FloatArray, level: str, v: FloatArray | None, delta: FloatArray | None = None
+) -> FloatArray:
     r""":math:`\sum_{ck} n_c n_k \delta^2_{ck}` for marginals ``nc`` (B, K), not ordinal."""
     if level == "nominal":
         ntot = nc.sum(axis=1)
         return np.asarray(ntot * ntot - (nc * nc).sum(axis=1), dtype=np.float64)
-    assert v is not None
     if level == "interval":
+        assert v is not None
         t1 = nc @ v
         t2 = nc @ (v * v)
         return np.asarray(2.0 * (nc.sum(axis=1) * t2 - t1 * t1), dtype=np.float64)
-    delta = _delta(level, v)
-    return np.asarray(((nc @ delta) * nc).sum(axis=1), dtype=np.float64)
+    d = _metric(level, v, delta)
+    return np.asarray(((nc @ d) * nc).sum(axis=1), dtype=np.float64)
 
 
-def _make_core(level: str, v: FloatArray | None) -> Any:
+def _make_core(level: str, v: FloatArray | None, delta: FloatArray | None = None) -> Any:
     """``core(P, W)``: alpha of the datasets that weight count rows ``P`` by ``W``.
 
     Per-row quantities depend on ``P`` only, so they are computed once per
@@ -132,7 +149,7 @@ def _make_core(level: str, v: FloatArray | None) -> Any:
 
     def core(P: FloatArray, W: FloatArray) -> FloatArray:
         if cached[0] is not P:
-            n, stat = _row_stats(P.T, level, v)
+            n, stat = _row_stats(P.T, level, v, delta)
             if level == "interval":
                 assert v is not None
                 # interval needs only the first two moments of each row, not its counts
@@ -150,7 +167,7 @@ def _make_core(level: str, v: FloatArray | None) -> Any:
             de = 2.0 * (ntot * (W @ moments[1]) - t1 * t1)
         else:
             do = W @ stat
-            de = _expected_sum(W @ P, level, v)
+            de = _expected_sum(W @ P, level, v, delta)
         return np.asarray(1.0 - (ntot - 1.0) * do / de, dtype=np.float64)
 
     return core
@@ -187,24 +204,120 @@ def _level_values(scale: Scale, level: str) -> FloatArray | None:
     return v - v.mean() if level == "interval" else v
 
 
-def alpha_statistic(scale: Scale, level: str, theta_hat: float, n_patterns: int) -> BootStatistic:
+def alpha_statistic(
+    scale: Scale, level: str, theta_hat: float, n_patterns: int, delta: FloatArray | None = None
+) -> BootStatistic:
     """The bootstrap core of alpha at ``level`` (used by the coefficient and the report)."""
     K = scale.K
     width = n_patterns + {"ordinal": 4 * K * K, "interval": 4}.get(level, 3 * K)
-    return BootStatistic(_make_core(level, _level_values(scale, level)), theta_hat, width)
+    core = _make_core(level, _level_values(scale, level), delta)
+    return BootStatistic(core, theta_hat, width)
+
+
+def distance_matrix(distance: Distance, scale: Scale) -> FloatArray:
+    r"""The (K, K) squared distances :math:`\delta^2_{ck}` of a user ``distance`` on ``scale``.
+
+    A matrix is used as given; a callable is called once on the broadcast
+    label values ``(labels[:, None], labels[None, :])`` and, when that does not
+    give a (K, K) array (a function of two scalars), pair by pair.
+
+    Raises
+    ------
+    ValueError
+        When the distances are not finite, negative, asymmetric or nonzero on
+        the diagonal.
+    """
+    K = scale.K
+    func = "krippendorff_alpha"
+    if callable(distance):
+        labels = np.asarray(scale.labels, dtype=np.float64 if scale.is_numeric else object)
+        try:
+            raw = np.asarray(distance(labels[:, None], labels[None, :]), dtype=np.float64)
+        except (TypeError, ValueError):
+            raw = np.empty(0)
+        if raw.shape != (K, K):
+            raw = np.array(
+                [[float(distance(a, b)) for b in labels] for a in labels], dtype=np.float64
+            )
+        what = "The 'distance' function"
+    else:
+        raw = np.asarray(distance, dtype=np.float64)
+        what = "The 'distance' matrix"
+        if raw.shape != (K, K):
+            msg = (
+                f"{what} of {func} must be ({K}, {K}) for the {K} labels of the scale; got "
+                f"shape {raw.shape}."
+            )
+            raise ValueError(msg)
+    problem = ""
+    if not np.isfinite(raw).all():
+        problem = "has non-finite values"
+    elif (raw < 0).any():
+        problem = "has negative values"
+    elif not np.allclose(np.diag(raw), 0.0, atol=1e-12):
+        problem = f"is not 0 between a label and itself (diagonal {examples(np.diag(raw))})"
+    elif not np.allclose(raw, raw.T, rtol=1e-12, atol=1e-12):
+        problem = "is not symmetric"
+    if problem:
+        msg = (
+            f"{what} of {func} {problem}; Krippendorff's difference function must satisfy "
+            "delta(c, c) = 0, delta(c, k) = delta(k, c) >= 0."
+        )
+        raise ValueError(msg)
+    out = (raw + raw.T) / 2.0
+    np.fill_diagonal(out, 0.0)
+    return np.asarray(out, dtype=np.float64)
+
+
+def gwet_alpha_se(Xt: FloatArray, delta: FloatArray) -> float:
+    r"""Gwet's (2014) linearised standard error of alpha with fixed distances ``delta``.
+
+    Alpha with squared distances :math:`\delta^2` is Gwet's weighted alpha
+    with weights :math:`w = 1 - \delta^2 / \max \delta^2`. With ``Xt`` the
+    (K, N) counts of the pairable items, :math:`r_i` their ratings and
+    :math:`\bar r` the mean, :math:`\epsilon = 1 / \sum_i r_i`,
+    :math:`p'_a = \frac1N \sum_i \frac{\sum_k x_{ik}(x^w_{ik} - 1)}{\bar r (r_i - 1)}`,
+    :math:`p_a = (1 - \epsilon) p'_a + \epsilon`,
+    :math:`\pi_k = \frac1N \sum_i x_{ik} / \bar r`,
+    :math:`p_e = \pi^\top w \pi`; the variance is that of the per-item
+    terms :math:`\kappa_i - 2 (1 - \alpha')(p_{e|i} - p_e) / (1 - p_e)`
+    around :math:`\alpha' = (p'_a - p_e) / (1 - p_e)` (Gwet 2014, ch. 5;
+    as irrCAC).
+    """
+    N = Xt.shape[1]
+    top = float(delta.max()) if delta.size else 0.0
+    if N < 2 or top <= 0:
+        return math.nan
+    W = 1.0 - delta / top
+    r = Xt.sum(axis=0)
+    rbar = float(r.mean())
+    eps = 1.0 / float(r.sum())
+    agree = (Xt * (W @ Xt)).sum(axis=0) - r
+    pa_prime = float((agree / (rbar * (r - 1.0))).mean())
+    pa = (1.0 - eps) * pa_prime + eps
+    pi = Xt.mean(axis=1) / rbar
+    pe = float(pi @ W @ pi)
+    if pe >= 1.0 - 1e-12:
+        return math.nan
+    alpha_prime = (pa_prime - pe) / (1.0 - pe)
+    pa_i = agree / (rbar * (r - 1.0)) - pa * (r - rbar) / rbar
+    pe_i = (((W @ pi + W.T @ pi) / 2.0) @ Xt) / rbar - pe * (r - rbar) / rbar
+    k_i = (pa_i - pe) / (1.0 - pe) - 2.0 * (1.0 - alpha_prime) * (pe_i - pe) / (1.0 - pe)
+    return float(np.sqrt(((k_i - alpha_prime) ** 2).sum() / (N * (N - 1.0))))
 
 
 def krippendorff_alpha(
     data: Any,
     *,
     level: Level = "nominal",
+    distance: Distance | None = None,
     ci: float | None = None,
     n_boot: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
     bootstrap: Resampling = "multinomial",
 ) -> AgreementResult:
-    r"""Krippendorff's alpha at the nominal, ordinal, interval or ratio level.
+    r"""Krippendorff's alpha at the nominal, ordinal, interval or ratio level, or any distance.
 
     Parameters
     ----------
@@ -215,6 +328,15 @@ def krippendorff_alpha(
     level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
         Level of measurement. Ordinal uses the scale's order and ranks by
         cumulative frequency; interval and ratio use the numeric labels.
+    distance : callable or array_like of shape (K, K), optional
+        Instead of a level: Krippendorff's difference function
+        :math:`\delta^2_{ck}` (already squared, as ``(c - k) ** 2`` is for
+        the interval level), either a (K, K) matrix in the scale's order or
+        a function of two label values. A function is called once with the
+        broadcast arrays ``labels[:, None]`` and ``labels[None, :]`` (float,
+        or object for text labels), and pair by pair if that does not give a
+        (K, K) array. It must be 0 between a label and itself, symmetric and
+        non-negative.
     ci : float, optional
         Coverage of a bootstrap interval over items (e.g. 0.95).
     n_boot : int, default 1000
@@ -229,13 +351,19 @@ def krippendorff_alpha(
     Returns
     -------
     AgreementResult
-        ``value`` alpha; ``se`` NaN (Krippendorff recommends resampling; ask
-        for ``ci``); ``parts`` observed and expected disagreement.
+        ``value`` alpha; ``se`` Gwet's (2014) linearised standard error
+        (:func:`gwet_alpha_se`, as irrCAC) at the nominal, interval and ratio
+        levels and for a user distance; NaN at the ordinal level, whose
+        distances depend on the data (Krippendorff recommends resampling:
+        ask for ``ci``); ``parts`` observed and expected disagreement.
 
     Raises
     ------
     TypeError
         For ``level="interval"`` or ``"ratio"`` with string labels.
+    ValueError
+        For a ``distance`` that is not a difference function (see above),
+        or both ``distance`` and a level other than nominal.
 
     Warns
     -----
@@ -250,6 +378,9 @@ def krippendorff_alpha(
     :math:`\left(\sum_{g=c}^{k} n_g - \frac{n_c + n_k}{2}\right)^2`;
     interval :math:`(v_c - v_k)^2`; ratio
     :math:`\left(\frac{v_c - v_k}{v_c + v_k}\right)^2` (0 when both are 0).
+    With ``distance`` the user's :math:`\delta^2_{ck}` replaces them (the
+    result is named ``"krippendorff_alpha_custom"``); the result equals
+    ``krippendorff.alpha(level_of_measurement=<the same function>)``.
 
     The interval resamples *items* (the unit of sampling in most
     annotation studies); Krippendorff's own bootstrap resamples pairable
@@ -272,17 +403,33 @@ def krippendorff_alpha(
     ...           [1, 1], [2, 0], [2, 0], [1, 1], [2, 0]]
     >>> round(float(krippendorff_alpha(counts)), 4)
     0.0952
+
+    A distance of one's own, e.g. absolute rather than squared differences:
+
+    >>> ratings = [[2, 0, 0], [1, 1, 0], [0, 1, 1], [0, 0, 2]]
+    >>> round(float(krippendorff_alpha(ratings, distance=lambda c, k: abs(c - k))), 4)
+    0.5333
     """
     name = "krippendorff_alpha"
     check_option(name, "level", level, LEVELS)
+    if distance is not None and level != "nominal":
+        msg = (
+            f"{name} takes a level or a distance, not both; got level={level!r} and a distance. "
+            "Drop one of them."
+        )
+        raise ValueError(msg)
     lvl = check_ci(name, ci, ci_method, n_boot)
     check_resampling(name, bootstrap, ci_method, seed)
     inp = prepare_counts(data, name)
+    delta_user = None
+    if distance is not None:
+        level = "custom"  # type: ignore[assignment]  # internal level of a user distance
+        delta_user = distance_matrix(distance, inp.scale)
     v = _level_values(inp.scale, level)
     Xt = inp.Xt
     K = inp.scale.K
     note = ""
-    do = de = value = math.nan
+    do = de = value = se = math.nan
     if inp.N == 0:
         note = degenerate(name, "no item has two or more values (nothing is pairable)")
     else:
@@ -296,8 +443,8 @@ def krippendorff_alpha(
             do_sum = float((o * delta).sum())
             de_sum = float(nc @ delta @ nc)
         else:
-            do_sum = float(_row_stats(Xt, level, v)[1].sum())
-            de_sum = float(_expected_sum(nc[None, :], level, v)[0])
+            do_sum = float(_row_stats(Xt, level, v, delta_user)[1].sum())
+            de_sum = float(_expected_sum(nc[None, :], level, v, delta_user)[0])
         do = do_sum / ntot
         de = de_sum / (ntot * (ntot - 1.0))
         if np.count_nonzero(nc) < 2 or de <= 0.0:
@@ -308,15 +455,20 @@ def krippendorff_alpha(
             )
         else:
             value = 1.0 - do / de
+            if level != "ordinal":  # ordinal distances depend on the data: bootstrap
+                fixed = delta_user
+                if fixed is None:
+                    fixed = 1.0 - np.eye(K) if level == "nominal" else _metric(level, v, None)
+                se = gwet_alpha_se(Xt, fixed)
     interval = None
     if lvl is not None and bootstrap == "poisson":
         assert isinstance(seed, int)
-        core = _make_core(level, v)
+        core = _make_core(level, v, delta_user)
         interval = poisson_ci(core, inp, level=lvl, n_boot=n_boot, seed=seed, theta_hat=value)
     elif lvl is not None:
         rows, mult, _ = patterns(inp.X)
         interval = bootstrap_cis(
-            [alpha_statistic(inp.scale, level, value, rows.shape[0])],
+            [alpha_statistic(inp.scale, level, value, rows.shape[0], delta_user)],
             rows.astype(np.float64),
             mult,
             level=lvl,
@@ -327,6 +479,7 @@ def krippendorff_alpha(
     return AgreementResult(
         name=name if level == "nominal" else f"{name}_{level}",
         value=value,
+        se=se,
         ci=interval,
         ci_level=lvl,
         n_items=inp.N,

@@ -199,9 +199,12 @@ def cohen_kappa(
         (counted in ``n_items_excluded``).
     table : array_like of shape (K, K), optional
         Instead of ``a`` and ``b``: the contingency table (rows rater A).
-    weights : None, "linear", "quadratic" or array_like of shape (K, K)
-        Agreement weights over label positions (``labels`` order):
-        ``1 - |k-l|/(K-1)`` or ``1 - (k-l)^2/(K-1)^2``, or a matrix.
+    weights : None, str or array_like of shape (K, K)
+        Agreement weights: a named scheme of :func:`agreement_weights`
+        (``"linear"``, ``"quadratic"``, ``"ordinal"``, ``"radical"``,
+        ``"ratio"``, ``"circular"``, ``"bipolar"``, ``"identity"``; over the
+        label values when they are numbers, else positions ``1 .. K``) or a
+        matrix.
     labels : sequence or Scale, optional
         The categories and their order. Default: the sorted union of the
         labels seen (numbers numerically, strings alphabetically).
@@ -219,7 +222,9 @@ def cohen_kappa(
     Notes
     -----
     See the module notation. Equal to ``sklearn.metrics.cohen_kappa_score``
-    (with the same weights).
+    (with the same weights; sklearn's linear and quadratic weights are over
+    label positions, which differ from values only for unequally spaced
+    numeric labels).
 
     References
     ----------
@@ -240,7 +245,7 @@ def cohen_kappa(
     name = "cohen_kappa" if weights is None else "weighted_cohen_kappa"
     level = check_ci(name, ci, ci_method, n_boot)
     T, scale, n_excluded = _table_input(name, a, b, table, labels)
-    M = weight_matrix(weights, scale.K, name)
+    M = weight_matrix(weights, scale, name)
     n = int(T.sum())
     note = ""
     kappa_b, pa_b, pe_b = table_kappa(T, M)
@@ -319,7 +324,7 @@ def scott_pi(
     name = "scott_pi"
     level = check_ci(name, ci, ci_method, n_boot)
     T, scale, n_excluded = _table_input(name, a, b, table, labels)
-    M = weight_matrix(weights, scale.K, name)
+    M = weight_matrix(weights, scale, name)
     n = T.sum()
     note = ""
     value = pa = pe = se = math.nan
@@ -401,6 +406,38 @@ def _conger_core(M: FloatArray, n_raters: int, K: int) -> Any:
     return core
 
 
+def _conger_se(Y: FloatArray, M: FloatArray, value: float, pe: float) -> float:
+    r"""Gwet's (2014) linearised standard error of Conger's kappa (as irrCAC).
+
+    With :math:`\delta_{igl}` the one-hot ratings ``Y``, :math:`\epsilon_{ig}`
+    whether rater ``g`` rated item ``i``, :math:`n_g` rater ``g``'s ratings
+    and :math:`p_{gl}` their shares, the per-item chance agreement is
+    :math:`p_{e|i} = \sum_g \lambda_{ig} / (R (R - 1))` with
+
+    .. math:: \lambda_{ig} = \frac{N}{n_g} \sum_k \Big(\sum_l w_{kl}
+              \big(\delta_{igl} - (\epsilon_{ig} - n_g / N) p_{gl}\big)\Big)
+              (R \bar p_k - p_{gk}),
+
+    and the variance that of
+    :math:`\kappa_i - 2 (1 - \kappa)(p_{e|i} - p_e) / (1 - p_e)`.
+    """
+    N, R, _ = Y.shape
+    if N < 2 or not math.isfinite(value):
+        return math.nan
+    rated = Y.sum(axis=2)
+    ng = rated.sum(axis=0)
+    pgk = Y.sum(axis=0) / ng[:, None]
+    pbar = pgk.mean(axis=0)
+    x = Y.sum(axis=1)
+    n = x.sum(axis=1)
+    pa_i = (x * (x @ M.T - 1.0)).sum(axis=1) / (n * (n - 1.0))
+    inner = Y @ M.T - (rated - ng / N)[:, :, None] * (pgk @ M.T)[None, :, :]
+    lam = (N / ng)[None, :, None] * inner * (R * pbar[None, None, :] - pgk[None, :, :])
+    pe_i = lam.sum(axis=(1, 2)) / (R * (R - 1.0))
+    k_i = (pa_i - pe) / (1.0 - pe) - 2.0 * (1.0 - value) * (pe_i - pe) / (1.0 - pe)
+    return float(np.sqrt(((k_i - value) ** 2).sum() / (N * (N - 1.0))))
+
+
 def _rater_patterns(R: FloatArray, K: int) -> tuple[FloatArray, IntArray]:
     codes = np.where(np.isfinite(R), R + 1.0, 0.0).astype(np.int64)
     rows, mult, _ = patterns(codes)
@@ -424,16 +461,18 @@ def conger_kappa(
     ratings : Annotations or array_like of shape (N items, R raters)
         Annotations with annotator ids, or label codes ``0 .. K-1`` with
         NaN where a rater did not rate an item.
-    weights : None, "linear", "quadratic" or array_like of shape (K, K)
-        Agreement weights.
+    weights : None, str or array_like of shape (K, K)
+        Agreement weights: a named scheme of :func:`agreement_weights` (over
+        the label values of the scale; codes ``0 .. K-1`` for an array) or
+        a matrix.
     ci, n_boot, seed, ci_method
         Bootstrap interval over items, as in :func:`fleiss_kappa`.
 
     Returns
     -------
     AgreementResult
-        ``se`` is NaN (no standard closed form under missing ratings; ask for
-        ``ci``).
+        ``se`` Gwet's (2014) linearised standard error (as irrCAC; items
+        with fewer than two ratings are excluded first).
 
     Notes
     -----
@@ -463,12 +502,12 @@ def conger_kappa(
     level = check_ci(name, ci, ci_method, n_boot)
     R, scale, n_excluded, _ = _prepare_raters(ratings, name)
     K = scale.K
-    M = weight_matrix(weights, K, name)
+    M = weight_matrix(weights, scale, name)
     n_raters = R.shape[1]
     note = ""
     value = math.nan
     N = R.shape[0]
-    pa = pe = math.nan
+    pa = pe = se = math.nan
     if N == 0 or n_raters < 2:
         note = degenerate(name, "fewer than two raters share an item")
     else:
@@ -481,6 +520,8 @@ def conger_kappa(
         pe = (pa - value) / (1.0 - value) if value != 1.0 else math.nan
         if math.isnan(value):
             note = degenerate(name, "chance agreement is 1 (a single category was used)")
+        else:
+            se = _conger_se(P.reshape(N, n_raters, K), M, value, pe)
     interval = None
     if level is not None:
         rows, mult = _rater_patterns(R, K)
@@ -497,6 +538,7 @@ def conger_kappa(
     return AgreementResult(
         name=name,
         value=value,
+        se=se,
         ci=interval,
         ci_level=level,
         n_items=N,
@@ -544,8 +586,8 @@ def light_kappa(
     ----------
     ratings : Annotations or array_like of shape (N items, R raters)
         As in :func:`conger_kappa`.
-    weights : None, "linear", "quadratic" or array_like of shape (K, K)
-        Agreement weights of each pairwise kappa.
+    weights : None, str or array_like of shape (K, K)
+        Agreement weights of each pairwise kappa, as in :func:`conger_kappa`.
     ci, n_boot, seed, ci_method
         Bootstrap interval over items, as in :func:`fleiss_kappa`.
 
@@ -577,7 +619,7 @@ def light_kappa(
     level = check_ci(name, ci, ci_method, n_boot)
     R, scale, n_excluded, _ = _prepare_raters(ratings, name)
     K = scale.K
-    M = weight_matrix(weights, K, name)
+    M = weight_matrix(weights, scale, name)
     n_raters = R.shape[1]
     note = ""
     value = math.nan

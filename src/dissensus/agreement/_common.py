@@ -44,7 +44,21 @@ from dissensus.stats._bootstrap import (
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 Core = Callable[[FloatArray, FloatArray], FloatArray]
-Weights = Literal["linear", "quadratic"] | npt.ArrayLike | None
+WeightScheme = Literal[
+    "identity", "linear", "quadratic", "ordinal", "radical", "ratio", "circular", "bipolar"
+]
+#: Gwet's (2014) named weight schemes, as irrCAC names them.
+WEIGHT_SCHEMES: tuple[str, ...] = (
+    "identity",
+    "linear",
+    "quadratic",
+    "ordinal",
+    "radical",
+    "ratio",
+    "circular",
+    "bipolar",
+)
+Weights = WeightScheme | npt.ArrayLike | None
 CiMethod = Literal["percentile", "bca"]
 Resampling = Literal["multinomial", "poisson"]
 
@@ -118,31 +132,149 @@ def prepare_counts(data: Any, func: str, *, min_ratings: int = 2) -> CountInput:
     return CountInput(Xt, scale, n_excluded, ids)
 
 
-def weight_matrix(weights: Weights, K: int, func: str) -> FloatArray:
-    """Agreement weights ``w[k, l]`` (1 on the diagonal) over label positions.
+def _weight_values(scale: Scale | int) -> tuple[FloatArray, int]:
+    """Category values for weights: a numeric scale's labels, else positions ``1 .. K``."""
+    if isinstance(scale, Scale):
+        K = scale.K
+        if scale.is_numeric:
+            return np.asarray(scale.labels, dtype=np.float64), K
+        return np.arange(1.0, K + 1.0), K
+    return np.arange(float(scale)), int(scale)
 
-    ``None`` gives the identity; ``"linear"`` ``1 - |k - l| / (K - 1)``;
-    ``"quadratic"`` ``1 - (k - l)^2 / (K - 1)^2``; a (K, K) matrix is used
-    as given.
+
+def _relative(d: FloatArray) -> FloatArray:
+    """``1 - d / max(d)`` (all ones when every distance is 0, e.g. one category)."""
+    top = float(d.max()) if d.size else 0.0
+    return np.asarray(1.0 - d / top if top > 0 else np.ones_like(d), dtype=np.float64)
+
+
+def _scheme(name: str, x: FloatArray, func: str) -> FloatArray:
+    """The agreement weights ``w[k, l]`` of a named scheme over category values ``x``."""
+    K = x.size
+    diff = x[:, None] - x[None, :]
+    span = float(x.max() - x.min()) if K else 0.0
+    if name == "identity" or K < 2:
+        return np.eye(K)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if name == "linear":
+            return np.asarray(1.0 - np.abs(diff) / span, dtype=np.float64)
+        if name == "quadratic":
+            return np.asarray(1.0 - (diff / span) ** 2, dtype=np.float64)
+        if name == "radical":
+            return np.asarray(1.0 - np.sqrt(np.abs(diff)) / math.sqrt(span), dtype=np.float64)
+        if name == "ordinal":
+            pos = np.arange(K, dtype=np.float64)
+            m = np.abs(pos[:, None] - pos[None, :]) + 1.0
+            return _relative(m * (m - 1.0) / 2.0)
+        if name == "ratio":
+            if (x <= 0).any():
+                msg = (
+                    f"Ratio weights of {func} need positive category values; got "
+                    f"{examples(x[x <= 0])}. Give the labels their values (e.g. a scale "
+                    "[1, 2, 3]) or choose another scheme."
+                )
+                raise ValueError(msg)
+            tot = x[:, None] + x[None, :]
+            top = (x.max() - x.min()) / (x.max() + x.min())
+            return np.asarray(1.0 - (diff / tot) ** 2 / top**2, dtype=np.float64)
+        if name == "circular":
+            return _relative(np.sin(np.pi * diff / (span + 1.0)) ** 2)
+        # bipolar
+        tot = x[:, None] + x[None, :]
+        d = diff**2 / ((tot - 2.0 * x.min()) * (2.0 * x.max() - tot))
+        d[np.eye(K, dtype=bool)] = 0.0
+        return _relative(d)
+
+
+def weight_matrix(weights: Weights, scale: Scale | int, func: str) -> FloatArray:
+    """Agreement weights ``w[k, l]`` (1 on the diagonal): a named scheme or a matrix.
+
+    ``None`` gives the identity; a name, Gwet's (2014) scheme of that name
+    over the category values (see :func:`agreement_weights` for the
+    formulas); a (K, K) matrix is used as given. With an ``int`` for
+    ``scale`` the values are ``0 .. K-1``.
     """
+    x, K = _weight_values(scale)
     if weights is None:
         return np.eye(K)
     if isinstance(weights, str):
-        check_option(func, "weights", weights, (None, "linear", "quadratic"))
-        pos = np.arange(K, dtype=np.float64)
-        dist = np.abs(pos[:, None] - pos[None, :]) / max(K - 1, 1)
-        return 1.0 - (dist if weights == "linear" else dist**2)
+        check_option(func, "weights", weights, (None, *WEIGHT_SCHEMES))
+        return _scheme(weights, x, func)
     arr = np.asarray(weights, dtype=np.float64)
     if arr.shape != (K, K):
         msg = (
-            f"The 'weights' parameter of {func} must be None, 'linear', 'quadratic' or a "
-            f"({K}, {K}) matrix. Got an array of shape {arr.shape} instead."
+            f"The 'weights' parameter of {func} must be None, one of "
+            f"{', '.join(map(repr, WEIGHT_SCHEMES))} or a ({K}, {K}) matrix. Got an array of "
+            f"shape {arr.shape} instead."
         )
         raise ValueError(msg)
     if not np.isfinite(arr).all():
         msg = f"The 'weights' matrix of {func} must be finite."
         raise ValueError(msg)
     return arr
+
+
+def agreement_weights(scheme: WeightScheme, labels: Scale | Sequence[Any] | int) -> pd.DataFrame:
+    r"""The agreement weight matrix of a named scheme, labelled by category.
+
+    Parameters
+    ----------
+    scheme : {"identity", "linear", "quadratic", "ordinal", "radical", "ratio", "circular", "bipolar"}
+        Gwet's (2014) named weights, as in irrCAC; see the Notes.
+    labels : Scale, sequence of labels or int
+        The categories in order. Numeric labels are used as values; text
+        labels get positions ``1 .. K``; an int ``K`` means ``0 .. K-1``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``w[k, l]``, 1 on the diagonal, indexed and labelled by category.
+
+    Notes
+    -----
+    Every weighted coefficient (``weights=`` of :func:`fleiss_kappa`,
+    :func:`conger_kappa`, :func:`gwet_ac2`, :func:`brennan_prediger`,
+    :func:`cohen_kappa`, ...) uses these matrices. With :math:`x_k` the
+    category values and :math:`m_{kl} = |k - l| + 1`:
+
+    ========== =====================================================================
+    identity   :math:`[k = l]`
+    linear     :math:`1 - |x_k - x_l| / (x_{\max} - x_{\min})`
+    quadratic  :math:`1 - (x_k - x_l)^2 / (x_{\max} - x_{\min})^2`
+    radical    :math:`1 - \sqrt{|x_k - x_l|} / \sqrt{x_{\max} - x_{\min}}`
+    ordinal    :math:`1 - m_{kl}(m_{kl} - 1) / \max_{kl} m_{kl}(m_{kl} - 1)`
+    ratio      :math:`1 - ((x_k - x_l) / (x_k + x_l))^2 / ((x_{\max} - x_{\min}) / (x_{\max} + x_{\min}))^2`
+    circular   :math:`1 - d_{kl} / \max d`, :math:`d_{kl} = \sin^2(\pi (x_k - x_l) / (x_{\max} - x_{\min} + 1))`
+    bipolar    :math:`1 - d_{kl} / \max d`, :math:`d_{kl} = (x_k - x_l)^2 / ((x_k + x_l - 2 x_{\min})(2 x_{\max} - x_k - x_l))`
+    ========== =====================================================================
+
+    Weights over *values* follow Gwet and irrCAC; ``sklearn``'s
+    ``cohen_kappa_score`` uses positions, which is the same for equally
+    spaced labels.
+
+    References
+    ----------
+    Gwet, K. L. (2014). *Handbook of Inter-Rater Reliability*, 4th ed.,
+    Advanced Analytics, ch. 3 (weights) and 9.
+
+    Examples
+    --------
+    >>> agreement_weights("linear", [1, 2, 3])
+           1    2    3
+    1  1.0  0.5  0.0
+    2  0.5  1.0  0.5
+    3  0.0  0.5  1.0
+    """
+    func = "agreement_weights"
+    check_option(func, "scheme", scheme, WEIGHT_SCHEMES)
+    if isinstance(labels, int):
+        sc = Scale(tuple(range(labels)))
+    elif isinstance(labels, Scale):
+        sc = labels
+    else:
+        sc = Scale(tuple(labels))
+    W = weight_matrix(scheme, sc, func)
+    return pd.DataFrame(W, index=pd.Index(sc.labels), columns=pd.Index(sc.labels))
 
 
 def patterns(X: IntArray) -> tuple[IntArray, IntArray, IntArray]:

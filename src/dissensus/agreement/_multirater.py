@@ -45,6 +45,7 @@ from dissensus.agreement._common import (
     weight_matrix,
 )
 from dissensus.agreement._result import AgreementResult
+from dissensus.data import Scale
 
 __all__ = [
     "brennan_prediger",
@@ -115,9 +116,9 @@ def _core(M: FloatArray, chance: Chance) -> Any:
     return core
 
 
-def count_core(weights: Weights, chance: Chance, K: int, name: str) -> Any:
+def count_core(weights: Weights, chance: Chance, scale: Scale, name: str) -> Any:
     """Bootstrap core of a chance-corrected count coefficient (shared with the report)."""
-    return _core(weight_matrix(weights, K, name), chance)
+    return _core(weight_matrix(weights, scale, name), chance)
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,7 @@ def _count_coefficient(
     ci_method: CiMethod,
     table: npt.ArrayLike | None = None,
     bootstrap: Resampling = "multinomial",
+    population_size: float | None = None,
 ) -> tuple[AgreementResult, CountInput, _Items | None]:
     level = check_ci(name, ci, ci_method, n_boot)
     check_resampling(name, bootstrap, ci_method, seed)
@@ -198,7 +200,7 @@ def _count_coefficient(
         raise TypeError(msg)
     inp = prepare_counts(data, name)
     K = inp.scale.K
-    M = weight_matrix(M_spec, K, name)
+    M = weight_matrix(M_spec, inp.scale, name)
     note = ""
     value = pa = pe = se = math.nan
     it = None
@@ -222,6 +224,7 @@ def _count_coefficient(
     if table is not None and inp.N > 0:
         # Gwet's (2014) two-rater table formulas divide by n, the item formulas by n - 1.
         se *= math.sqrt((inp.N - 1.0) / inp.N)
+    se *= finite_population_factor(name, inp.N, population_size)
     interval = None
     if level is not None and bootstrap == "poisson":
         assert isinstance(seed, int)
@@ -259,14 +262,34 @@ def _count_coefficient(
     return result, inp, it
 
 
+def finite_population_factor(func: str, n: int, population_size: float | None) -> float:
+    """Gwet's finite-population correction of a standard error, ``sqrt(1 - n / N)``.
+
+    ``n`` is the number of items used, ``N`` the number of items in the
+    population they were sampled from (``None``: an infinite population, 1).
+    """
+    if population_size is None:
+        return 1.0
+    size = float(population_size)
+    if not (size >= n and size > 0) or math.isnan(size):
+        msg = (
+            f"The 'population_size' parameter of {func} must be at least the {n} items used. "
+            f"Got {population_size!r} instead."
+        )
+        raise ValueError(msg)
+    return math.sqrt(1.0 - n / size) if math.isfinite(size) else 1.0
+
+
 def fleiss_kappa(
     data: Any,
     *,
+    weights: Weights = None,
     ci: float | None = None,
     n_boot: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
     bootstrap: Resampling = "multinomial",
+    population_size: float | None = None,
 ) -> AgreementResult:
     r"""Fleiss' kappa for any number of raters, which may vary per item.
 
@@ -274,6 +297,12 @@ def fleiss_kappa(
     ----------
     data : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; an array's columns are the categories.
+    weights : None, str or array_like of shape (K, K)
+        Agreement weights for ordered categories: one of Gwet's named schemes
+        ``"identity"``, ``"linear"``, ``"quadratic"``, ``"ordinal"``,
+        ``"radical"``, ``"ratio"``, ``"circular"``, ``"bipolar"`` (see
+        :func:`agreement_weights`; over the label values of a numeric scale),
+        or a matrix with 1 on the diagonal. Default: unweighted.
     ci : float, optional
         Coverage of a bootstrap interval over items (e.g. 0.95); none by default.
     n_boot : int, default 1000
@@ -290,6 +319,10 @@ def fleiss_kappa(
         sizes vary around ``N``, and the interval is the same as the one
         :mod:`dissensus.distributed` computes on any partitioning of the
         items (an int ``seed`` and percentile intervals only).
+    population_size : float, optional
+        Number of items in the population the rated items were sampled
+        from; the standard error gets Gwet's finite-population correction
+        :math:`\sqrt{1 - n / N}` of ``se`` (``n`` items used). Default: infinite.
 
     Returns
     -------
@@ -297,7 +330,9 @@ def fleiss_kappa(
         ``value`` kappa; ``se`` Gwet's linearised standard error; ``parts``
         observed and chance agreement, the Fleiss-Nee-Landis standard error
         under the null ``se0`` and per-category kappas ``kappa[<label>]``;
-        ``z = kappa / se0`` and its two-sided ``p_value``.
+        ``z = kappa / se0`` and its two-sided ``p_value``. Weighted
+        (``name`` ``"weighted_fleiss_kappa"``): no ``se0`` nor per-category
+        kappas, and ``z = kappa / se`` (Wald, as Gwet reports).
 
     Warns
     -----
@@ -316,6 +351,10 @@ def fleiss_kappa(
     Items with fewer than two ratings carry no pair and are excluded (and
     counted in ``n_items_excluded``). With a fixed number of raters this is
     the textbook statistic (equal to ``statsmodels``' ``fleiss_kappa``).
+
+    Weighted (Gwet 2014, ch. 9): :math:`P_a` counts partial agreement through
+    :math:`x^w_{ik}` (module notation) and
+    :math:`P_e = \sum_{kl} w_{kl} \pi_k \pi_l`.
 
     The standard error under the null of chance agreement (Fleiss, Nee and
     Landis 1979) with :math:`q_k = 1 - \pi_k` is
@@ -351,17 +390,18 @@ def fleiss_kappa(
     0.41
     """
     result, inp, it = _count_coefficient(
-        "fleiss_kappa",
+        "fleiss_kappa" if weights is None else "weighted_fleiss_kappa",
         data,
-        M_spec=None,
+        M_spec=weights,
         chance="fleiss",
         ci=ci,
         n_boot=n_boot,
         seed=seed,
         ci_method=ci_method,
         bootstrap=bootstrap,
+        population_size=population_size,
     )
-    if result.note or it is None:
+    if result.note or it is None or weights is not None:
         return result
     pi = it.pi
     q = 1.0 - pi
@@ -684,6 +724,7 @@ def gwet_ac1(
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
     bootstrap: Resampling = "multinomial",
+    population_size: float | None = None,
 ) -> AgreementResult:
     r"""Gwet's first-order agreement coefficient AC1 for any number of raters.
 
@@ -698,6 +739,10 @@ def gwet_ac1(
         ``n - 1``).
     ci, n_boot, seed, ci_method, bootstrap
         Bootstrap interval options, as in :func:`fleiss_kappa`.
+    population_size : float, optional
+        Number of items in the population the rated items were sampled
+        from; the standard error gets Gwet's finite-population correction
+        :math:`\sqrt{1 - n / N}` of ``se`` (``n`` items used). Default: infinite.
 
     Returns
     -------
@@ -734,6 +779,7 @@ def gwet_ac1(
         seed=seed,
         ci_method=ci_method,
         bootstrap=bootstrap,
+        population_size=population_size,
     )[0]
 
 
@@ -747,6 +793,7 @@ def gwet_ac2(
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
     bootstrap: Resampling = "multinomial",
+    population_size: float | None = None,
 ) -> AgreementResult:
     r"""Gwet's weighted agreement coefficient AC2 for ordered categories.
 
@@ -756,12 +803,18 @@ def gwet_ac2(
         Label counts per item, columns in the order of the categories.
     table : array_like of shape (K, K), optional
         Instead of ``data``: a two-rater contingency table.
-    weights : {"quadratic", "linear"} or array_like of shape (K, K)
-        Agreement weights over category positions ``0 .. K-1``:
-        ``1 - |k - l| / (K - 1)`` (linear) or its square's complement
-        (quadratic), or a matrix with 1 on the diagonal.
+    weights : str or array_like of shape (K, K), default "quadratic"
+        Agreement weights: a named scheme of :func:`agreement_weights`
+        (``"quadratic"``, ``"linear"``, ``"ordinal"``, ``"radical"``,
+        ``"ratio"``, ``"circular"``, ``"bipolar"``, ``"identity"``; over the
+        label values of a numeric scale, codes ``0 .. K-1`` for an array),
+        or a matrix with 1 on the diagonal.
     ci, n_boot, seed, ci_method, bootstrap
         Bootstrap interval options, as in :func:`fleiss_kappa`.
+    population_size : float, optional
+        Number of items in the population the rated items were sampled
+        from; the standard error gets Gwet's finite-population correction
+        :math:`\sqrt{1 - n / N}` of ``se`` (``n`` items used). Default: infinite.
 
     Returns
     -------
@@ -795,6 +848,7 @@ def gwet_ac2(
         seed=seed,
         ci_method=ci_method,
         bootstrap=bootstrap,
+        population_size=population_size,
     )[0]
 
 
@@ -808,6 +862,7 @@ def brennan_prediger(
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
     bootstrap: Resampling = "multinomial",
+    population_size: float | None = None,
 ) -> AgreementResult:
     r"""Brennan and Prediger's coefficient (chance = uniform over categories).
 
@@ -817,10 +872,14 @@ def brennan_prediger(
         Label counts per item; ``K`` counts every category on the scale.
     table : array_like of shape (K, K), optional
         Instead of ``data``: a two-rater contingency table.
-    weights : None, "linear", "quadratic" or array_like of shape (K, K)
-        Agreement weights (default: none).
+    weights : None, str or array_like of shape (K, K)
+        Agreement weights, as in :func:`gwet_ac2` (default: none).
     ci, n_boot, seed, ci_method, bootstrap
         Bootstrap interval options, as in :func:`fleiss_kappa`.
+    population_size : float, optional
+        Number of items in the population the rated items were sampled
+        from; the standard error gets Gwet's finite-population correction
+        :math:`\sqrt{1 - n / N}` of ``se`` (``n`` items used). Default: infinite.
 
     Returns
     -------
@@ -854,4 +913,5 @@ def brennan_prediger(
         seed=seed,
         ci_method=ci_method,
         bootstrap=bootstrap,
+        population_size=population_size,
     )[0]

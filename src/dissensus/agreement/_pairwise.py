@@ -159,7 +159,7 @@ def table_values(
     if measure == "cohen":
         return np.asarray(table_kappa(T, np.eye(K))[0], dtype=np.float64)
     if measure == "weighted_cohen":
-        return np.asarray(table_kappa(T, weight_matrix(weights, K, func))[0], dtype=np.float64)
+        return np.asarray(table_kappa(T, weight_matrix(weights, scale, func))[0], dtype=np.float64)
     if measure == "alpha":
         v = None if level in ("nominal", "ordinal") else _values(scale, level)
         if level == "nominal":
@@ -194,8 +194,9 @@ def pairwise(
         called on each pair's shared items (label codes).
     min_overlap : int, default 1
         Pairs sharing fewer items get NaN.
-    weights : {"quadratic", "linear"} or array_like, default "quadratic"
-        Weights of ``"weighted_cohen"``.
+    weights : str or array_like, default "quadratic"
+        Weights of ``"weighted_cohen"``: a named scheme of
+        :func:`agreement_weights` or a (K, K) matrix.
     level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
         Level of ``"alpha"``.
 

@@ -48,7 +48,7 @@ StatBuilder = Callable[[Scale, float, int], BootStatistic]
 
 
 def _count(weights: Any, chance: Any, name: str) -> StatBuilder:
-    return lambda sc, value, _: BootStatistic(count_core(weights, chance, sc.K, name), value)
+    return lambda sc, value, _: BootStatistic(count_core(weights, chance, sc, name), value)
 
 
 def _coefficients(level: str, ordered: bool) -> list[tuple[str, Coefficient, StatBuilder]]:

@@ -16,6 +16,7 @@ from dissensus._exceptions import DataDroppedWarning, DataError
 from dissensus._validation import check_option, examples
 from dissensus.data._counts import LabelCounts
 from dissensus.data._scale import Scale
+from dissensus.data._wide import encode_wide, given_scale, numeric_wide, off_scale_message
 
 __all__ = ["Annotations", "Duplicates"]
 
@@ -42,6 +43,24 @@ def _locations(
         shown = ", ".join(map(repr if word == "record" else str, labels))
         return f"{word}{plural} {shown}{tail}"
     return f"row{plural} {', '.join(map(repr, labels))}{tail}"
+
+
+def _wide_array_frame(values: Any, *, item: str | None, meta: list[str]) -> pd.DataFrame:
+    """An (N items, M annotators) array as a wide frame: items 0..N-1, annotators 0..M-1."""
+    arr = np.asarray(values)
+    if arr.ndim != 2:
+        msg = (
+            "Annotations.from_wide expects a DataFrame or a 2-D (N items, M annotators) array; "
+            f"got {type(values).__name__} of shape {arr.shape}."
+        )
+        raise TypeError(msg)
+    if meta or item not in (None, "item"):
+        msg = (
+            "An array has no item or meta columns; pass a DataFrame to name them (items of an "
+            "array are its row numbers, annotators its column numbers)."
+        )
+        raise TypeError(msg)
+    return pd.DataFrame(arr, copy=False)
 
 
 def _py(value: Any) -> Any:
@@ -300,10 +319,10 @@ class Annotations:
     @classmethod
     def from_wide(
         cls,
-        df: pd.DataFrame,
+        df: pd.DataFrame | npt.ArrayLike,
         *,
         item: str | None = "item",
-        annotators: Sequence[str] | None = None,
+        annotators: Sequence[Any] | None = None,
         scale: Scale | Sequence[Any] | None = None,
         ordered: bool | None = None,
         meta: Sequence[str] = (),
@@ -316,15 +335,36 @@ class Annotations:
 
         Parameters
         ----------
-        df : DataFrame
+        df : DataFrame or array_like of shape (N, M)
+            One row per item. An array's items are its row numbers and its
+            annotators its column numbers (``item`` and ``meta`` do not apply).
         item : str or None
             Item id column; ``None`` uses the index.
         annotators : sequence of str, optional
             Annotator columns. Default: every column except ``item`` and ``meta``.
         scale, ordered, meta, source
             As in :meth:`from_frame`.
+
+        Notes
+        -----
+        When every annotator column holds numbers (int or float dtypes, not
+        bool), the cells go straight to label codes: no long table, no
+        per-column factorisation and no (item, annotator) duplicate check (a
+        wide table has one cell per pair). Strings, objects and mixed types
+        take the general path through :meth:`from_frame`. Both give the same
+        :class:`Annotations`.
+
+        Examples
+        --------
+        >>> wide = np.array([[1, 2, np.nan], [2, 2, 1]])
+        >>> ann = Annotations.from_wide(wide)
+        >>> ann.counts().values.tolist(), ann.scale
+        ([[1, 1], [1, 2]], Scale.ordinal([1, 2]))
         """
         meta = list(meta)
+        if not isinstance(df, pd.DataFrame):
+            df = _wide_array_frame(df, item=item, meta=meta)
+            item = None
         if item is not None:
             _require_columns(df, {"item": item}, source)
             ids = df[item]
@@ -352,9 +392,14 @@ class Annotations:
             msg = "No annotator columns in the wide table; name them with annotators=[...]."
             raise DataError(msg)
         block = df[cols]
+        name = ids.name if isinstance(ids.name, str) else "item"
+        VT = numeric_wide(block)
+        if VT is not None:
+            return cls._from_numeric_wide(
+                df, VT, ids, name, cols, scale=scale, ordered=ordered, meta=meta, source=source
+            )
         present = block.notna().to_numpy()
         r, c = np.nonzero(present)  # row-major: items keep their order
-        name = ids.name if isinstance(ids.name, str) else "item"
         long = pd.DataFrame(
             {
                 name: ids.to_numpy()[r],
@@ -382,6 +427,64 @@ class Annotations:
                 f"{examples(dropped.tolist())}.",
                 DataDroppedWarning,
                 stacklevel=2,
+            )
+        return out
+
+    @classmethod
+    def _from_numeric_wide(
+        cls,
+        df: pd.DataFrame,
+        VT: npt.NDArray[np.float64],
+        ids: pd.Series,
+        name: str,
+        cols: list[Any],
+        *,
+        scale: Scale | Sequence[Any] | None,
+        ordered: bool | None,
+        meta: list[str],
+        source: str | None,
+    ) -> Annotations:
+        """:meth:`from_wide` of numbers: codes straight from the ``(M, N)`` values.
+
+        The result equals the general path's (same items, annotators in order
+        of first appearance, annotations item by item), without a long table.
+        """
+        where = f" in {source}" if source else ""
+        wc = encode_wide(VT, given_scale(scale, ordered), ordered=ordered, where=where)
+        if wc.has_off_scale():
+            rows, _ = wc.off_scale()
+            at = _locations(df.index, np.unique(rows), source)
+            raise DataError(off_scale_message(wc, VT, cols, where, at))
+        r, c, label_codes = wc.long()
+        labelled = np.logical_or.reduce(wc.codes < wc.K, axis=0)
+        kept = np.flatnonzero(labelled)
+        item_codes = r.astype(np.int64)
+        if kept.size < labelled.size:
+            item_codes = (np.cumsum(labelled, dtype=np.int64) - 1)[r]
+        # annotators in order of first appearance, reading item by item
+        first_row = wc.first_rows()
+        used = np.flatnonzero(first_row >= 0)
+        by_first = used[np.lexsort((used, first_row[used]))]
+        rank = np.empty(len(cols), dtype=np.int64)
+        rank[by_first] = np.arange(by_first.size, dtype=np.int64)
+        items = pd.Index(ids.to_numpy()[kept], name=name)
+        meta_df = df[meta].iloc[kept].set_axis(items) if meta else None
+        out = cls(
+            item_codes=item_codes,
+            label_codes=label_codes,
+            annotator_codes=rank[c],
+            items=items,
+            annotators=pd.Index(np.asarray(cols, dtype=object)[by_first], name="annotator"),
+            scale=wc.scale,
+            meta=meta_df,
+        )
+        if kept.size < labelled.size:
+            dropped = ids.iloc[np.flatnonzero(~labelled)]
+            warnings.warn(
+                f"{len(dropped)} items have no annotations at all and are not included: "
+                f"{examples(dropped.tolist())}.",
+                DataDroppedWarning,
+                stacklevel=3,
             )
         return out
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -10,9 +11,10 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from dissensus._exceptions import DataError
+from dissensus._exceptions import DataDroppedWarning, DataError
 from dissensus._validation import as_count_matrix, examples
 from dissensus.data._scale import Scale
+from dissensus.data._wide import encode_wide, given_scale, numeric_wide, off_scale_message
 
 __all__ = ["LabelCounts", "as_label_counts"]
 
@@ -118,6 +120,91 @@ class LabelCounts:
                 raise DataError(msg)
             meta = meta.set_axis(index)
         return cls(arr, index, sc, meta)
+
+    @classmethod
+    def from_wide(
+        cls,
+        wide: pd.DataFrame | npt.ArrayLike,
+        *,
+        scale: Scale | Sequence[Any] | None = None,
+        ordered: bool | None = None,
+    ) -> LabelCounts:
+        """Count the labels of a wide table: one row per item, one column per annotator.
+
+        The shortest route from a rater table to agreement when annotator
+        identities are not needed (Fleiss, alpha, AC1 work on counts). For
+        numbers (int or float columns, NaN = not labelled) the cells are
+        counted directly, without building a long table; other labels go
+        through :meth:`Annotations.from_wide`.
+
+        Parameters
+        ----------
+        wide : DataFrame or array_like of shape (N, M)
+            Every column is an annotator; a DataFrame's index holds the item
+            ids (``df.set_index("item")`` first if they are a column), an
+            array's items are ``0 … N-1``.
+        scale : Scale or sequence of labels, optional
+            The label set; a plain sequence is taken in the order given
+            (ordinal unless ``ordered=False``). Default: the labels present
+            (see :meth:`Scale.infer`).
+        ordered : bool, optional
+            Whether the labels are ordered.
+
+        Returns
+        -------
+        LabelCounts
+            One row per row of ``wide``, in order; an item nobody labelled
+            keeps a row of zeros (agreement coefficients exclude it with a
+            warning).
+
+        Raises
+        ------
+        DataError
+            For labels not on ``scale``, infinite values, repeated item ids,
+            or a table without any label.
+
+        Examples
+        --------
+        >>> ratings = np.array([[1, 1, 2], [2, 2, np.nan], [1, np.nan, np.nan]])
+        >>> c = LabelCounts.from_wide(ratings)
+        >>> c.values.tolist(), c.scale
+        ([[2, 1], [0, 2], [1, 0]], Scale.ordinal([1, 2]))
+        """
+        block: pd.DataFrame | npt.NDArray[Any]
+        if isinstance(wide, pd.DataFrame):
+            block = wide
+            index = _as_items(wide.index, len(wide), "`wide`")
+        else:
+            block = np.asarray(wide)
+            if block.ndim != 2:
+                msg = (
+                    f"`wide` must be a 2-D (N items, M annotators) table; got shape {block.shape}."
+                )
+                raise DataError(msg)
+            index = _as_items(None, block.shape[0], "`wide`")
+        VT = numeric_wide(block)
+        if VT is None:
+            frame = block if isinstance(block, pd.DataFrame) else pd.DataFrame(block)
+            from dissensus.data._annotations import Annotations  # noqa: PLC0415 -- cycle
+
+            with warnings.catch_warnings():
+                # an item nobody labelled keeps its row of zeros here: nothing is dropped
+                warnings.simplefilter("ignore", DataDroppedWarning)
+                counts = Annotations.from_wide(
+                    frame.set_axis(index), item=None, scale=scale, ordered=ordered
+                ).counts()
+            full = np.zeros((len(index), counts.K), dtype=np.int64)
+            full[index.get_indexer(counts.items)] = counts.values  # noqa: PD011 -- LabelCounts
+            return cls(full, index, counts.scale)
+        wc = encode_wide(VT, given_scale(scale, ordered), ordered=ordered)
+        if wc.has_off_scale():
+            rows, _ = wc.off_scale()
+            at = f"rows {examples(index[np.unique(rows)])}"
+            columns = (
+                list(block.columns) if isinstance(block, pd.DataFrame) else list(range(len(VT)))
+            )
+            raise DataError(off_scale_message(wc, VT, columns, "", at))
+        return cls(wc.counts_t().T, index, wc.scale)
 
     # -- shape ------------------------------------------------------------
     @property

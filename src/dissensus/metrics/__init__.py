@@ -19,6 +19,7 @@ from dissensus.metrics._pointwise import (
     emd,
     entropy,
     euclidean,
+    fidelity,
     hellinger,
     intersection,
     js_distance,
@@ -26,6 +27,8 @@ from dissensus.metrics._pointwise import (
     kl_divergence,
     kl_divergence_reverse,
     manhattan,
+    sorensen,
+    squared_chi2,
     squared_euclidean,
 )
 from dissensus.metrics._registry import (
@@ -59,6 +62,7 @@ __all__ = [
     "entropy",
     "euclidean",
     "expected",
+    "fidelity",
     "get_metric",
     "hellinger",
     "intersection",
@@ -70,5 +74,7 @@ __all__ = [
     "list_metrics",
     "manhattan",
     "register_metric",
+    "sorensen",
+    "squared_chi2",
     "squared_euclidean",
 ]

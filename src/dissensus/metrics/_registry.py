@@ -569,6 +569,12 @@ def _register_builtins() -> None:
         description="cosine similarity (higher is better)")  # fmt: skip
     reg("intersection", pw.intersection, lower=False, bounds=(0.0, 1.0), label="∩",
         description="intersection similarity, sum of min(p_i, q_i) (higher is better)")  # fmt: skip
+    reg("sorensen", pw.sorensen, bounds=(0.0, 1.0), label="Sørensen",
+        description="Sørensen (Bray-Curtis) distance, half the L1 on the simplex")  # fmt: skip
+    reg("squared_chi2", pw.squared_chi2, bounds=(0.0, 2.0), label="χ²sq",
+        description="squared chi-square distance, sum (p_i - q_i)^2 / (p_i + q_i)")  # fmt: skip
+    reg("fidelity", pw.fidelity, lower=False, bounds=(0.0, 1.0), label="fidelity",
+        description="fidelity similarity, sum sqrt(p_i q_i) (higher is better)")  # fmt: skip
     reg("hellinger", pw.hellinger, bounds=(0.0, 1.0), label="Hellinger",
         description="Hellinger distance, normalised to [0, 1]")  # fmt: skip
     reg("entropy", pw.entropy, bounds=(0.0, _INF), sym=False, expected=True, unary=True,

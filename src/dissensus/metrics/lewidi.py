@@ -378,8 +378,12 @@ def multilabel_average_md(targets: npt.ArrayLike, predictions: npt.ArrayLike, /)
     ----------
     targets : array_like, shape (N, L, K)
         For each item, one gold distribution per label (VariErrNLI: L = 3
-        labels, entailment / neutral / contradiction, each a K = 2
-        distribution over no / yes).
+        labels, each a K = 2 distribution over no / yes, ``"0"`` / ``"1"``).
+        The official files list the labels as contradiction / entailment /
+        neutral (the keys of ``soft_label``) and the organisers' scorer pairs
+        targets and predictions by position: predictions must follow the
+        same label order. The score is a mean over labels, so any order
+        shared by both sides gives the same value.
     predictions : array_like, shape (N, L, K)
         Predicted distributions.
 
