@@ -693,6 +693,8 @@ class TestAgreementTable:
         ev = evaluate(*_small(n_items=20), ["manhattan"])
         with pytest.raises(ValueError, match="a bug"):
             ev.report_data(n_boot=20)
+
+
 # ----------------------------------------------------------------------------- robustness to the prior
 
 

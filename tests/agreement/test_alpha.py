@@ -175,6 +175,7 @@ class TestKrippendorffAlpha:
             np.testing.assert_array_equal(core(P, W), fresh)
             del P
 
+
 def _lib_metric(fn):
     """A dissensus distance on values as a ``krippendorff`` DistanceMetric."""
 

@@ -310,6 +310,8 @@ class TestOneImplementation:
         P = rows.astype(float)
         assert _pa_core(P, W)[0] == pytest.approx(r.parts["observed_agreement"], abs=1e-15)
         assert _pe_core(P, W)[0] == pytest.approx(r.parts["chance_agreement"], abs=1e-15)
+
+
 class TestPoissonBootstrap:
     def _counts(self) -> LabelCounts:
         X = np.random.default_rng(4).integers(1, 4, (150, 3))

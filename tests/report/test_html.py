@@ -14,7 +14,7 @@ from PIL import Image
 from dissensus.report import render_html, write_html
 from dissensus.report._data import example_report_data
 from dissensus.report._reading import prior_sentences
-from tests.report._chromium import Chromium, chromium_or_skip, find_chromium
+from tests.report._chromium import Chromium, chromium_or_skip
 from tests.report._sample import evaluation_report_data, sample_report_data
 
 EVIL = "<script>alert(1)</script>"
