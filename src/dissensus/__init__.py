@@ -19,6 +19,9 @@ from dissensus._exceptions import (
     DataError,
     DegenerateAgreementWarning,
     DissensusWarning,
+    FewItemsWarning,
+    LabelSpellingWarning,
+    OutputError,
 )
 from dissensus.data import (
     Annotations,
@@ -45,7 +48,10 @@ __all__ = [
     "DegenerateAgreementWarning",
     "DissensusWarning",
     "Evaluation",
+    "FewItemsWarning",
     "LabelCounts",
+    "LabelSpellingWarning",
+    "OutputError",
     "Predictions",
     "Scale",
     "__version__",

@@ -13,6 +13,9 @@ __all__ = [
     "DataError",
     "DegenerateAgreementWarning",
     "DissensusWarning",
+    "FewItemsWarning",
+    "LabelSpellingWarning",
+    "OutputError",
 ]
 
 
@@ -22,6 +25,16 @@ class DataError(ValueError):
     The message says what is wrong, where (file, line, item, column) and how
     to fix it. The command-line tool turns it into a one-line message and
     exit code 2.
+    """
+
+
+class OutputError(OSError):
+    """An output could not be written safely; nothing was overwritten.
+
+    Raised before any computation when the output directory is unusable or
+    locked by another run, when an output would overwrite an input, and when
+    a write fails (disk full, ...). The message names the path. The
+    command-line tool turns it into a one-line message and exit code 2.
     """
 
 
@@ -41,4 +54,21 @@ class DataDroppedWarning(DissensusWarning):
     """Rows, items or labels were dropped because an option asked for it.
 
     The message states how many and shows examples.
+    """
+
+
+class FewItemsWarning(DissensusWarning):
+    """A bootstrap interval rests on too few items to be trusted.
+
+    A percentile interval from a handful of items is narrow by accident (a
+    single item gives a zero-width interval); the message says how many
+    items there were.
+    """
+
+
+class LabelSpellingWarning(DissensusWarning):
+    """Labels differ only by surrounding whitespace or letter case.
+
+    ``' pos'``, ``'pos '`` and ``'pos'`` are three categories unless the
+    reader is asked to strip them (``strip_labels=True``).
     """

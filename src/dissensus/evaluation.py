@@ -1084,7 +1084,9 @@ class Evaluation:
             msg = f"dissensus.report.render_html returned {type(html).__name__}, not HTML text."
             raise TypeError(msg)
         if path is not None:
-            Path(path).write_text(html, encoding="utf-8")
+            from dissensus.data._atomic import write_file_atomically  # noqa: PLC0415
+
+            write_file_atomically(path, html)
         return html
 
     def to_json(self, *, ci: float = 0.95, n_boot: int = 1000, indent: int | None = 2) -> str:
@@ -1123,41 +1125,91 @@ class Evaluation:
         ci: float = 0.95,
         n_boot: int = 1000,
         agreement_ci: bool = True,
+        inputs: Sequence[str | Path] = (),
+        params: Mapping[str, Any] | None = None,
     ) -> dict[str, Path]:
-        """Write ``summary.csv``, ``rankings.csv``, ``scores.parquet`` and ``report.html``.
+        """Write ``summary.csv``, ``rankings.csv``, ``scores.parquet``, ``report.html``, ``manifest.json``.
 
         Floats are written with ``%.10g`` so that the same inputs and seed give
         byte-identical CSV files. ``report.html`` is written only when the
         report renderer is importable (options as in :meth:`report_data`).
 
+        The files are written as one set (:class:`dissensus.data._atomic.AtomicFileSet`):
+        each goes to a temporary name and all are moved into place together,
+        with a ``manifest.json`` holding the parameters and the SHA-256 of each
+        file, so an interrupted or failed save leaves the earlier set intact.
+        The directory is locked while it is written.
+
+        Parameters
+        ----------
+        inputs : sequence of str or Path, optional
+            Files the evaluation was read from; an output that would
+            overwrite one of them is refused.
+        params : mapping, optional
+            Extra run parameters for the manifest.
+
         Returns
         -------
         dict of str to Path
             File role (``"summary"``, ``"rankings"``, ``"scores"``,
-            ``"report"``) -> path written.
+            ``"report"``, ``"manifest"``) -> path written.
+
+        Raises
+        ------
+        OutputError
+            The directory is unusable or locked by another run, an output is
+            an input, or a write failed (the message names the path).
         """
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        paths = {
-            "summary": out / "summary.csv",
-            "rankings": out / "rankings.csv",
-            "scores": out / "scores.parquet",
+        from dissensus.data._atomic import AtomicFileSet  # noqa: PLC0415
+
+        names = {
+            "summary": "summary.csv",
+            "rankings": "rankings.csv",
+            "scores": "scores.parquet",
+            "report": "report.html",
         }
-        self.summary(ci=ci, n_boot=n_boot).to_csv(
-            paths["summary"], index=False, float_format="%.10g"
-        )
-        self.rankings().to_csv(paths["rankings"], index=False, float_format="%.10g")
-        scores = self.scores
-        if not isinstance(scores["item"].dtype, pd.CategoricalDtype):
-            scores = scores.assign(item=scores["item"].astype(str))
-        scores.to_parquet(paths["scores"], index=False)
-        try:
-            import dissensus.report  # noqa: F401, PLC0415
-        except ImportError:
-            return paths
-        paths["report"] = out / "report.html"
-        self.to_html(paths["report"], ci=ci, n_boot=n_boot, agreement_ci=agreement_ci)
+        run = {
+            "dissensus": _version(),
+            "models": self.models,
+            "metrics": self.metrics,
+            "ci": ci,
+            "n_boot": n_boot,
+            "seed": self.seed if isinstance(self.seed, int) else None,
+            **(params or {}),
+        }
+        with AtomicFileSet(out_dir, inputs=inputs, params=run) as files:
+            for name in names.values():
+                files.temporary(name)  # refuses an input before any work
+            files.discard()
+            paths: dict[str, Path] = {}
+            summary = self.summary(ci=ci, n_boot=n_boot)
+            paths["summary"] = files.write(
+                names["summary"], summary.to_csv(index=False, float_format="%.10g")
+            )
+            paths["rankings"] = files.write(
+                names["rankings"], self.rankings().to_csv(index=False, float_format="%.10g")
+            )
+            scores = self.scores
+            if not isinstance(scores["item"].dtype, pd.CategoricalDtype):
+                scores = scores.assign(item=scores["item"].astype(str))
+            paths["scores"] = files.written(
+                names["scores"], lambda tmp: scores.to_parquet(tmp, index=False)
+            )
+            try:
+                import dissensus.report  # noqa: F401, PLC0415
+            except ImportError:
+                pass
+            else:
+                html = self.to_html(ci=ci, n_boot=n_boot, agreement_ci=agreement_ci)
+                paths["report"] = files.write(names["report"], html)
+        paths["manifest"] = files.final_path("manifest.json")
         return paths
+
+
+def _version() -> str:
+    from dissensus import __version__  # noqa: PLC0415
+
+    return __version__
 
 
 def _json_value(v: Any) -> Any:

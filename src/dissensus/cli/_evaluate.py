@@ -11,6 +11,7 @@ import click
 
 from dissensus._exceptions import DataError
 from dissensus.cli._reader_options import load_annotations, reader_options
+from dissensus.data._atomic import AtomicFileSet, locked_dir
 from dissensus.data._predictions_io import read_predictions
 from dissensus.evaluation import evaluate
 
@@ -106,8 +107,8 @@ class _Stages:
     "--n-boot",
     default=1000,
     show_default=True,
-    type=click.IntRange(min=1),
-    help="Bootstrap resamples.",
+    type=click.IntRange(min=2),
+    help="Bootstrap resamples (at least 2).",
 )
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of every random step.")
 @click.option(
@@ -137,7 +138,54 @@ def evaluate_command(
     and writes the report and tables to --out.
     """
     pred_paths = _parse_pred(preds)
-    stage = _Stages(total=len(pred_paths) + 3)
+    inputs = [annotations, *pred_paths.values()]
+    # Check --out and take its lock before any work: a bad directory, a
+    # concurrent run or an output that is an input fails now, not after
+    # minutes of computing.
+    with locked_dir(out):
+        probe = AtomicFileSet(out, inputs=inputs)
+        for name in ("summary.csv", "rankings.csv", "scores.parquet", "report.html"):
+            probe.temporary(name)
+        params = {
+            "command": "evaluate",
+            "annotations": str(annotations),
+            "predictions": {name: str(path) for name, path in pred_paths.items()},
+            "pred_layout": pred_layout,
+            "prior": prior,
+            "bins": bins,
+            "requested_metrics": metrics,
+        }
+        ev = _compute(
+            annotations,
+            pred_paths,
+            pred_layout=pred_layout,
+            pred_item=pred_item,
+            metrics=metrics,
+            prior=prior,
+            bins=bins,
+            seed=seed,
+            reader=reader,
+        )
+        written = ev.save(out, n_boot=n_boot, inputs=inputs, params=params)
+    summary = ev.summary(n_boot=n_boot)
+    click.echo(_format_summary(summary))
+    for kind, path in written.items():
+        click.echo(f"wrote {kind}: {path}")
+
+
+def _compute(
+    annotations: Path,
+    pred_paths: dict[str, Path],
+    *,
+    pred_layout: str,
+    pred_item: str,
+    metrics: str | None,
+    prior: str,
+    bins: str,
+    seed: int,
+    reader: dict[str, Any],
+) -> Any:
+    stage = _Stages(total=len(pred_paths) + 2)
     try:
         stage(f"reading {annotations}")
         data = load_annotations(str(annotations), **reader)
@@ -162,14 +210,9 @@ def evaluate_command(
             bins=bin_spec,
             seed=seed,
         )
-        stage(f"bootstrap ({n_boot} resamples) and writing {out}")
-        written = ev.save(out, n_boot=n_boot)
     finally:
         stage.close()
-    summary = ev.summary(n_boot=n_boot)
-    click.echo(_format_summary(summary))
-    for kind, path in written.items():
-        click.echo(f"wrote {kind}: {path}")
+    return ev
 
 
 def _format_summary(summary: Any) -> str:
