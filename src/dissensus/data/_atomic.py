@@ -264,7 +264,7 @@ class AtomicFileSet:
     >>> import tempfile, pathlib
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     with AtomicFileSet(tmp, params={"seed": 0}) as files:
-    ...         files.write("a.txt", "hello\\n")
+    ...         _ = files.write("a.txt", "hello\\n")
     ...     sorted(p.name for p in pathlib.Path(tmp).iterdir())
     ['a.txt', 'manifest.json']
     """
