@@ -12,7 +12,14 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 
-from dissensus import DataDroppedWarning, DataError, LabelCounts, Predictions, Scale
+from dissensus import (
+    DataDroppedWarning,
+    DataError,
+    FewItemsWarning,
+    LabelCounts,
+    Predictions,
+    Scale,
+)
 from dissensus.evaluation import DEFAULT_METRICS, Evaluation, annotation_bins, evaluate
 from dissensus.metrics import get_metric
 from dissensus.posterior import dirichlet
@@ -181,6 +188,7 @@ class TestEvaluate:
         ev = evaluate(lc, {"m": q}, ["E[manhattan]"])
         assert np.isfinite(ev.values).all()
 
+    @pytest.mark.filterwarnings("ignore::dissensus.FewItemsWarning")  # tiny on purpose
     def test_infinite_scores_are_reported_not_dropped(self):
         lc = LabelCounts.from_array([[2, 1], [0, 3]], scale=Scale.ordinal([0, 1]))
         ev = evaluate(
@@ -555,6 +563,7 @@ class TestOutputs:
         assert len(payload["reversals"]) == 1
         assert {"summary", "differences", "by_bin", "rankings", "metric_agreement"} <= set(payload)
 
+    @pytest.mark.filterwarnings("ignore::dissensus.FewItemsWarning")  # tiny on purpose
     def test_json_infinity(self):
         lc = LabelCounts.from_array([[2, 1], [0, 3]], scale=Scale.ordinal([0, 1]))
         ev = evaluate(lc, {"zero": [[1.0, 0.0], [0.5, 0.5]]}, ["cross_entropy"])
@@ -562,6 +571,7 @@ class TestOutputs:
         assert summary["mean"] == "inf"
         assert summary["ci_low"] is None
 
+    @pytest.mark.filterwarnings("ignore::dissensus.FewItemsWarning")  # tiny on purpose
     def test_save_writes_the_files(self, tmp_path):
         lc, preds = _small(n_items=20)
         ev = evaluate(lc, preds, ["manhattan"])
@@ -597,3 +607,22 @@ class TestOutputs:
         html = ev.to_html(tmp_path / "r.html", n_boot=100)
         assert html.lstrip().lower().startswith("<!doctype html")
         assert (tmp_path / "r.html").read_text(encoding="utf-8") == html
+
+
+class TestFewResamplesAndItems:
+    def test_one_resample_is_refused(self):
+        lc, preds = _small(n_items=40)
+        ev = evaluate(lc, preds, ["manhattan"])
+        with pytest.raises(ValueError, match="at least 2"):
+            ev.summary(n_boot=1)
+
+    def test_a_single_item_interval_warns(self):
+        lc = LabelCounts.from_array([[2, 1]], scale=Scale.ordinal([0, 1]))
+        ev = evaluate(lc, {"m": [[0.6, 0.4]]}, ["manhattan"])
+        with pytest.warns(FewItemsWarning, match="only 1 item"):
+            s = ev.summary(n_boot=50)
+        assert s.loc[0, "ci_low"] == s.loc[0, "ci_high"]  # the zero width the warning is about
+
+    def test_enough_items_do_not_warn(self):
+        lc, preds = _small(n_items=40)
+        evaluate(lc, preds, ["manhattan"]).summary(n_boot=50)  # filterwarnings=error

@@ -47,7 +47,7 @@ from dissensus.data import Annotations, LabelCounts, Predictions
 from dissensus.data._counts import as_label_counts
 from dissensus.metrics import Metric, get_metric
 from dissensus.report._data import REQUIRED_COLUMNS
-from dissensus.stats._bootstrap import percentile_interval
+from dissensus.stats._bootstrap import percentile_interval, warn_few_items
 from dissensus.stats._paired import (
     PairedTestResult,
     adjust_pvalues,
@@ -366,7 +366,12 @@ def evaluate(
     >>> ev = evaluate(counts, {"A": [[0.7, 0.3], [0.2, 0.8], [0.5, 0.5]],
     ...                        "B": [[0.5, 0.5], [0.5, 0.5], [0.5, 0.5]]},
     ...               metrics=["manhattan", "js_divergence"])
-    >>> ev.summary(n_boot=200)[["model", "metric", "mean", "best"]]
+    >>> import warnings
+    >>> from dissensus import FewItemsWarning
+    >>> with warnings.catch_warnings():  # 3 items: far too few for a trustworthy interval
+    ...     warnings.simplefilter("ignore", FewItemsWarning)
+    ...     table = ev.summary(n_boot=200)
+    >>> table[["model", "metric", "mean", "best"]]
       model         metric      mean   best
     0     A      manhattan  0.166667   True
     1     B      manhattan  0.500000  False
@@ -529,8 +534,11 @@ class Evaluation:
         """Resampled means, shape (B, M, J): the same items for every model and metric."""
         n_boot = int(n_boot)
         if n_boot not in self._boot_cache:
-            if n_boot < 1:
-                msg = f"The 'n_boot' parameter must be at least 1. Got {n_boot!r} instead."
+            if n_boot < 2:
+                msg = (
+                    f"The 'n_boot' parameter must be at least 2 (one resample gives an interval "
+                    f"of width zero). Got {n_boot!r} instead."
+                )
                 raise ValueError(msg)
             t = time.perf_counter()
             M, J, N = self.values.shape
@@ -543,6 +551,7 @@ class Evaluation:
         self, boot: FloatArray, point: FloatArray, ci: float
     ) -> tuple[FloatArray, FloatArray]:
         level = check_probability_level("Evaluation", "ci", ci)
+        warn_few_items(self.values.shape[2], what="evaluation's bootstrap interval", stacklevel=4)
         with np.errstate(invalid="ignore"):  # inf - inf between infinite replicates
             low, high = percentile_interval(boot, level=level)
         bad = ~np.isfinite(point)

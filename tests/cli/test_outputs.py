@@ -217,3 +217,24 @@ class TestAgreementOutputs:
         assert main(["agreement", str(files["ann"]), "--csv", str(target)]) == EXIT_OK
         assert target.read_text().startswith("coefficient")
         assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_few_items_warn_in_one_line(tmp_path, capsys):
+    ann = tmp_path / "ann.csv"
+    ann.write_text("item,annotator,label\ni1,a,1\ni1,b,2\ni2,a,2\ni2,b,2\n")
+    pred = tmp_path / "p.csv"
+    pred.write_text("item,1,2\ni1,0.5,0.5\ni2,0.1,0.9\n")
+    args = [
+        "evaluate",
+        str(ann),
+        "--pred",
+        f"m={pred}",
+        "--n-boot",
+        "20",
+        "--out",
+        str(tmp_path / "o"),
+    ]
+    assert main(args) == EXIT_OK
+    err = capsys.readouterr().err
+    assert err.startswith("dissensus: warning: The evaluation's bootstrap interval rests on only 2")
+    assert err.count("\n") == 1

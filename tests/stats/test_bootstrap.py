@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from dissensus import FewItemsWarning
 from dissensus.stats._bootstrap import (
+    MIN_ITEMS_FOR_INTERVAL,
     ConfidenceInterval,
     bca_interval,
     bootstrap_weights,
@@ -14,6 +16,7 @@ from dissensus.stats._bootstrap import (
     iter_pattern_weights,
     pattern_bootstrap_weights,
     percentile_interval,
+    warn_few_items,
 )
 
 
@@ -185,3 +188,20 @@ def test_confidence_interval_is_named_pair() -> None:
     ci = ConfidenceInterval(0.1, 0.4)
     assert ci.low == 0.1
     assert tuple(ci) == (0.1, 0.4)
+
+
+class TestFewResamplesAndItems:
+    def test_one_resample_is_refused(self):
+        with pytest.raises(ValueError, match="at least 2 resamples"):
+            percentile_interval(np.array([[0.3]]))
+        with pytest.raises(ValueError, match="at least 2 resamples"):
+            bca_interval(np.array([[0.3]]), 0.3, np.array([0.2, 0.4]))
+
+    def test_few_items_warn(self):
+        with pytest.warns(FewItemsWarning, match="only 1 item.*width zero"):
+            warn_few_items(1)
+        with pytest.warns(FewItemsWarning, match="only 29 item"):
+            warn_few_items(29)
+
+    def test_enough_items_are_silent(self):
+        warn_few_items(MIN_ITEMS_FOR_INTERVAL)  # filterwarnings=error would raise

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
 import click
 
-from dissensus._exceptions import DataError
+from dissensus._exceptions import DataError, DissensusWarning
 from dissensus.cli._reader_options import load_annotations, reader_options
 from dissensus.data._atomic import AtomicFileSet, locked_dir
 from dissensus.data._predictions_io import read_predictions
@@ -142,7 +143,8 @@ def evaluate_command(
     # Check --out and take its lock before any work: a bad directory, a
     # concurrent run or an output that is an input fails now, not after
     # minutes of computing.
-    with locked_dir(out):
+    with locked_dir(out), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DissensusWarning)
         probe = AtomicFileSet(out, inputs=inputs)
         for name in ("summary.csv", "rankings.csv", "scores.parquet", "report.html"):
             probe.temporary(name)
@@ -167,7 +169,9 @@ def evaluate_command(
             reader=reader,
         )
         written = ev.save(out, n_boot=n_boot, inputs=inputs, params=params)
-    summary = ev.summary(n_boot=n_boot)
+        summary = ev.summary(n_boot=n_boot)
+    for text in dict.fromkeys(" ".join(str(w.message).split()) for w in caught):
+        click.echo(f"dissensus: warning: {text}", err=True)
     click.echo(_format_summary(summary))
     for kind, path in written.items():
         click.echo(f"wrote {kind}: {path}")
