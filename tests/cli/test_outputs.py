@@ -238,3 +238,42 @@ def test_few_items_warn_in_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("dissensus: warning: The evaluation's bootstrap interval rests on only 2")
     assert err.count("\n") == 1
+
+
+class TestExactReadingCli:
+    def test_items_007_and_7_stay_two(self, tmp_path, capsys):
+        ann = tmp_path / "a.csv"
+        ann.write_text("item,annotator,label\n007,a,1\n007,b,2\n7,a,1\n7,b,1\n")
+        assert main(["agreement", str(ann)]) == EXIT_OK
+        assert "2 items, 4 ratings" in capsys.readouterr().out
+
+    def test_strip_labels_and_the_spelling_warning(self, tmp_path, capsys):
+        ann = tmp_path / "a.csv"
+        ann.write_text("item,annotator,label\n1,a, pos\n1,b,pos\n2,a,neg\n2,b,neg\n")
+        assert main(["agreement", str(ann)]) == EXIT_OK
+        captured = capsys.readouterr()
+        assert "dissensus: warning: Labels in" in captured.err
+        assert "--strip-labels" in captured.err
+        assert main(["agreement", str(ann), "--strip-labels"]) == EXIT_OK
+        captured = capsys.readouterr()
+        assert captured.err == ""
+        assert "labels ['neg', 'pos']" in captured.out
+
+    def test_na_values(self, tmp_path, capsys):
+        ann = tmp_path / "a.csv"
+        ann.write_text("item,annotator,label\n1,a,1\n1,b,NA\n")
+        assert main(["agreement", str(ann), "--na-values", "NA"]) == EXIT_BAD_INPUT
+        assert "Missing 'label' values" in capsys.readouterr().err
+
+    def test_long_predictions_as_wide_hint(self, files, tmp_path, capsys):
+        long = tmp_path / "long.csv"
+        long.write_text("item,label,prob\ni0,1,0.5\ni0,2,0.5\n")
+        code = main(_args({**files, "a": long}, tmp_path / "o"))
+        assert code == EXIT_BAD_INPUT
+        assert "--pred-layout long" in capsys.readouterr().err
+
+    def test_trailing_comma_names_the_line(self, tmp_path, capsys):
+        ann = tmp_path / "a.csv"
+        ann.write_text("item,annotator,label\n1,a,1,\n1,b,2,\n")
+        assert main(["agreement", str(ann)]) == EXIT_BAD_INPUT
+        assert "line 2: 4 fields but the header has 3" in capsys.readouterr().err
