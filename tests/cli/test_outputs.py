@@ -277,3 +277,20 @@ class TestExactReadingCli:
         ann.write_text("item,annotator,label\n1,a,1,\n1,b,2,\n")
         assert main(["agreement", str(ann)]) == EXIT_BAD_INPUT
         assert "line 2: 4 fields but the header has 3" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("prior", ["1e20", "jeffreys"])
+def test_extreme_priors_give_a_full_report(files, tmp_path, capsys, prior):
+    tiny = tmp_path / "tiny.csv"
+    q = pd.read_csv(files["a"])
+    q[["1", "2"]] = [1e-307, 0.5]
+    q[["3", "4"]] = [0.25, 0.25 - 1e-307]
+    q.to_csv(tiny, index=False, float_format="%.17g")
+    out = tmp_path / "o"
+    args = _args({**files, "a": tiny}, out, "--prior", prior)
+    args[args.index("emd,E[emd]")] = "emd,E[emd],E[manhattan],E[js_divergence]"
+    assert main(args) == EXIT_OK
+    assert capsys.readouterr().err == ""  # no raw numpy warnings
+    summary = pd.read_csv(out / "summary.csv")
+    assert summary["mean"].notna().all()
+    assert (out / "report.html").exists()
