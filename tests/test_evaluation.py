@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -626,3 +627,23 @@ class TestFewResamplesAndItems:
     def test_enough_items_do_not_warn(self):
         lc, preds = _small(n_items=40)
         evaluate(lc, preds, ["manhattan"]).summary(n_boot=50)  # filterwarnings=error
+
+
+class TestSaveScores:
+    def test_row_groups_hold_the_tidy_scores(self, tmp_path):
+        lc, preds = _small(n_items=40)
+        ev = evaluate(lc, preds, ["manhattan", "emd"])
+        paths = ev.save(tmp_path, n_boot=20)
+        back = pd.read_parquet(paths["scores"])
+        pd.testing.assert_frame_equal(back.astype(object), ev.scores.astype(object))
+        for col in ("item", "model", "metric", "bin"):
+            assert isinstance(back[col].dtype, pd.CategoricalDtype)
+            assert list(back[col].cat.categories) == list(ev.scores[col].cat.categories)
+
+        assert pq.ParquetFile(paths["scores"]).num_row_groups == 2 * len(preds)
+
+    def test_without_scores(self, tmp_path):
+        lc, preds = _small(n_items=40)
+        paths = evaluate(lc, preds, ["manhattan"]).save(tmp_path, n_boot=20, scores=False)
+        assert "scores" not in paths
+        assert not (tmp_path / "scores.parquet").exists()

@@ -1136,6 +1136,7 @@ class Evaluation:
         agreement_ci: bool = True,
         inputs: Sequence[str | Path] = (),
         params: Mapping[str, Any] | None = None,
+        scores: bool = True,
     ) -> dict[str, Path]:
         """Write ``summary.csv``, ``rankings.csv``, ``scores.parquet``, ``report.html``, ``manifest.json``.
 
@@ -1156,6 +1157,11 @@ class Evaluation:
             overwrite one of them is refused.
         params : mapping, optional
             Extra run parameters for the manifest.
+        scores : bool, default True
+            Write the per-item scores (``scores.parquet``, one row per metric,
+            model and item). They are written one (metric, model) row group
+            at a time from the dense score array, so memory stays at one
+            group of N rows.
 
         Returns
         -------
@@ -1198,12 +1204,8 @@ class Evaluation:
             paths["rankings"] = files.write(
                 names["rankings"], self.rankings().to_csv(index=False, float_format="%.10g")
             )
-            scores = self.scores
-            if not isinstance(scores["item"].dtype, pd.CategoricalDtype):
-                scores = scores.assign(item=scores["item"].astype(str))
-            paths["scores"] = files.written(
-                names["scores"], lambda tmp: scores.to_parquet(tmp, index=False)
-            )
+            if scores:
+                paths["scores"] = files.written(names["scores"], self._write_scores)
             try:
                 import dissensus.report  # noqa: F401, PLC0415
             except ImportError:
@@ -1213,6 +1215,44 @@ class Evaluation:
                 paths["report"] = files.write(names["report"], html)
         paths["manifest"] = files.final_path("manifest.json")
         return paths
+
+    def _write_scores(self, path: Path) -> None:
+        """:attr:`scores` as Parquet, one row group per (metric, model), never the whole frame."""
+        import pyarrow as pa  # type: ignore[import-untyped]  # noqa: PLC0415
+        import pyarrow.parquet as pq  # type: ignore[import-untyped]  # noqa: PLC0415
+
+        M, J, N = self.values.shape
+        items = self.counts.items
+        item_col: Any = (
+            pd.Categorical.from_codes(np.arange(N), categories=items)
+            if items.is_unique
+            else np.asarray(items).astype(str)
+        )
+        models, metrics = pd.Index(self.models), pd.Index(self.metrics)
+        bins = pd.Categorical.from_codes(
+            self._bin_codes, categories=pd.Index(self.bins), ordered=True
+        )
+        writer: Any = None
+        try:
+            for m in range(M):
+                for j in range(J):
+                    group = pd.DataFrame(
+                        {
+                            "item": item_col,
+                            "model": pd.Categorical.from_codes(np.full(N, j), categories=models),
+                            "metric": pd.Categorical.from_codes(np.full(N, m), categories=metrics),
+                            "value": self.values[m, j],
+                            "n_annotations": self.n_annotations,
+                            "bin": bins,
+                        }
+                    )
+                    table = pa.Table.from_pandas(group, preserve_index=False)
+                    if writer is None:
+                        writer = pq.ParquetWriter(path, table.schema)
+                    writer.write_table(table)
+        finally:
+            if writer is not None:
+                writer.close()
 
 
 def _version() -> str:

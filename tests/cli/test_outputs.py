@@ -294,3 +294,13 @@ def test_extreme_priors_give_a_full_report(files, tmp_path, capsys, prior):
     summary = pd.read_csv(out / "summary.csv")
     assert summary["mean"].notna().all()
     assert (out / "report.html").exists()
+
+
+def test_no_scores(files, tmp_path, capsys):
+    out = tmp_path / "o"
+    assert main(_args(files, out)) == EXIT_OK
+    assert (out / "scores.parquet").exists()
+    assert main(_args(files, out, "--no-scores")) == EXIT_OK
+    # the new set has no scores: the old file does not linger beside it
+    assert not (out / "scores.parquet").exists()
+    assert "scores.parquet" not in json.loads((out / "manifest.json").read_text())["files"]

@@ -113,6 +113,11 @@ class _Stages:
 )
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of every random step.")
 @click.option(
+    "--no-scores",
+    is_flag=True,
+    help="Do not write scores.parquet (one row per metric, model and item).",
+)
+@click.option(
     "--out",
     "out",
     required=True,
@@ -131,6 +136,7 @@ def evaluate_command(
     n_boot: int,
     seed: int,
     out: Path,
+    no_scores: bool,
     **reader: Any,
 ) -> None:
     """Compare models' predicted label distributions against ANNOTATIONS.
@@ -168,7 +174,7 @@ def evaluate_command(
             seed=seed,
             reader=reader,
         )
-        written = ev.save(out, n_boot=n_boot, inputs=inputs, params=params)
+        written = ev.save(out, n_boot=n_boot, inputs=inputs, params=params, scores=not no_scores)
         summary = ev.summary(n_boot=n_boot)
     for text in dict.fromkeys(" ".join(str(w.message).split()) for w in caught):
         click.echo(f"dissensus: warning: {text}", err=True)
