@@ -12,7 +12,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -156,30 +155,10 @@ def test_a_signal_during_the_write_keeps_the_old_set(files, tmp_path, capsys, si
     assert _snapshot(out) == old  # no temporaries left, old files byte-identical
 
 
-@pytest.fixture
-def small_tmpfs(tmp_path: Path) -> Iterator[Path]:
-    """A tmpfs that holds one set of outputs but not two, when the test may mount one."""
-    if not sys.platform.startswith("linux") or os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("a small tmpfs needs root on Linux (mount -t tmpfs); not available here")
-    mnt = tmp_path / "small"
-    mnt.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=100k", "tmpfs", str(mnt)],
-        capture_output=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
-    try:
-        yield mnt
-    finally:
-        subprocess.run(["umount", str(mnt)], check=False)
-
-
 def test_disk_full_is_one_line_naming_the_path_and_keeps_the_old_set(
-    files, tmp_path, capsys, small_tmpfs
+    files, tmp_path, capsys, tiny_tmpfs
 ):
-    out = small_tmpfs / "out"
+    out = tiny_tmpfs / "out"
     # An old set small enough for the disk (no report), then a run that cannot fit.
     out.mkdir()
     (out / "summary.csv").write_text("model,mean\nold,1\n")

@@ -6,13 +6,11 @@ import fcntl
 import hashlib
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -45,26 +43,6 @@ def _manifest_matches(out: Path) -> None:
     manifest = json.loads((out / MANIFEST).read_text())
     for name, info in manifest["files"].items():
         assert hashlib.sha256((out / name).read_bytes()).hexdigest() == info["sha256"]
-
-
-@pytest.fixture
-def tiny_tmpfs(tmp_path: Path) -> Iterator[Path]:
-    """A 100 KB tmpfs, when this machine lets the test mount one."""
-    if not sys.platform.startswith("linux") or os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("a tiny tmpfs needs root on Linux (mount -t tmpfs); not available here")
-    mnt = tmp_path / "tiny"
-    mnt.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=100k", "tmpfs", str(mnt)],
-        capture_output=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
-    try:
-        yield mnt
-    finally:
-        subprocess.run(["umount", str(mnt)], check=False)
 
 
 class TestAtomicFileSet:
