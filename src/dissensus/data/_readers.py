@@ -152,14 +152,24 @@ def exact_ids(values: pd.Series) -> pd.Series:
     if values.isna().any():
         return values
     text = values.astype(str)
-    if not len(text) or not bool(text.str.fullmatch(_CANONICAL_INT).all()):
+    if not len(text):
         return text
-    if int(text.str.len().max()) <= 18:  # at most 18 digits always fits int64
-        return text.astype(np.int64)
     try:
-        return pd.Series(np.array([int(v) for v in text], dtype=np.int64), index=values.index)
-    except OverflowError:
+        ints = text.astype(np.int64).to_numpy()
+    except (ValueError, TypeError, OverflowError):  # not all integers, or beyond int64
         return text
+    magnitude = np.abs(ints)
+    digits = np.searchsorted(_POWERS_OF_TEN, magnitude, side="right") + (ints < 0)
+    digits = np.maximum(digits, 1)
+    # canonical iff the text is exactly as long as the integer's own digits
+    # (rules out "007", "+7", " 7", "-0")
+    if not np.array_equal(text.str.len().to_numpy(dtype=np.int64), digits):
+        return text
+    return pd.Series(ints, index=values.index, name=values.name)
+
+
+#: 10**0 ... 10**18: the number of them <= |n| is the number of digits of n.
+_POWERS_OF_TEN = 10 ** np.arange(19, dtype=np.int64)
 
 
 def _infer_column(values: pd.Series) -> pd.Series:
@@ -168,6 +178,23 @@ def _infer_column(values: pd.Series) -> pd.Series:
         return pd.to_numeric(values)
     except (ValueError, TypeError):
         return values
+
+
+def _header(raw: bytes, sep: str) -> list[str]:
+    """Column names as written in the first record (pandas would rename repeats silently)."""
+    text = raw.decode("utf-8")
+    if len(sep) == 1:
+        first = next(csv.reader(io.StringIO(text, newline=""), delimiter=sep), [])
+    else:  # a regex separator
+        first = re.split(sep, text.split("\n", 1)[0].rstrip("\r"))
+    return [name.lstrip("\ufeff") if i == 0 else name for i, name in enumerate(first)]
+
+
+def _too_many_fields(path: PathLike, sep: str, line: str, got: str, want: str) -> str:
+    return (
+        f"'{path}' line {line}: {got} fields but the header has {want}; a row with more "
+        f"fields than the header is ambiguous (a trailing '{sep}'?). Fix the row or the header."
+    )
 
 
 _FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
@@ -184,11 +211,11 @@ def _read_delimited(
 ) -> pd.DataFrame:
     """Read CSV/TSV with the file's line numbers as the index.
 
-    Every cell is read as text first: only an empty cell (and the strings in
-    ``na_values``) is missing, so an item or label literally named ``NA``,
-    ``None``, ``null`` or ``n/a`` is data. Columns in ``ids`` become
-    :func:`exact_ids`; the others numbers when every cell is one. ``strip``
-    names columns whose cells lose surrounding whitespace first (``[]``:
+    Only an empty cell (and the strings in ``na_values``) is missing, so an
+    item or label literally named ``NA``, ``None``, ``null`` or ``n/a`` is
+    data. Columns in ``ids`` are read as text and become :func:`exact_ids`;
+    pandas infers the others (numbers when every cell is one). ``strip``
+    names columns whose text cells lose surrounding whitespace (``[]``:
     none; ``None``: every column but the ids).
 
     ``text=True`` keeps every cell as a string (empty cells as ``""``), for
@@ -204,13 +231,30 @@ def _read_delimited(
     kind = "TSV" if sep == "\t" else "CSV"
     raw = _read_bytes(path)
     _check_utf8(raw, path)
-    options: dict[str, Any] = {"sep": sep, "header": None, "dtype": str}
+    header = _header(raw, sep)
+    if not text:
+        seen: dict[str, int] = {}
+        for position, name in enumerate(header, start=1):
+            if name in seen:
+                msg = (
+                    f"'{path}' line 1: column {name!r} appears twice (columns {seen[name]} and "
+                    f"{position}); rename one so it is clear which one holds the data."
+                )
+                raise DataError(msg)
+            seen[name] = position
+    # ConvAbuse's split files repeat columns the reader never uses
+    # (Annotator6_transphobic): in text mode pandas names them "name.1".
+    options: dict[str, Any] = {"sep": sep}
     if text:
-        options.update(keep_default_na=False, na_filter=False)
+        options.update(dtype=str, keep_default_na=False)
     else:
-        options.update(keep_default_na=False, na_values=["", *na_values])
+        options.update(
+            dtype={c: str for c in ids if c in header},
+            keep_default_na=False,
+            na_values=["", *na_values],
+        )
     try:
-        table: pd.DataFrame = pd.read_csv(io.BytesIO(raw), **options)
+        df: pd.DataFrame = pd.read_csv(io.BytesIO(raw), **options)
     except pd.errors.EmptyDataError:
         msg = f"'{path}' is empty; expected a {kind} file with a header line."
         raise DataError(msg) from None
@@ -219,41 +263,18 @@ def _read_delimited(
         found = _FIELDS.search(detail)
         if found:
             want, line, got = found.groups()
-            msg = (
-                f"'{path}' line {line}: {got} fields but the header has {want}; a row with more "
-                f"fields than the header is ambiguous (a trailing '{sep}'?). Fix the row or the header."
-            )
-        else:
-            msg = f"Cannot read '{path}' as {kind}: {detail}"
+            raise DataError(_too_many_fields(path, sep, line, got, want)) from None
+        msg = f"Cannot read '{path}' as {kind}: {detail}"
         raise DataError(msg) from None
-    header = [
-        f"Unnamed: {i}" if pd.isna(name) or name == "" else str(name)
-        for i, name in enumerate(table.iloc[0])
-    ]
-    seen: dict[str, int] = {}
-    for position, given in enumerate(header, start=1):
-        name = given
-        if name in seen and text:
-            # ConvAbuse's split files repeat columns the reader never uses
-            # (Annotator6_transphobic); name them as pandas does.
-            k = 1
-            while f"{given}.{k}" in seen or f"{given}.{k}" in header:
-                k += 1
-            name = header[position - 1] = f"{given}.{k}"
-        elif name in seen:
-            msg = (
-                f"'{path}' line 1: column {name!r} appears twice (columns {seen[name]} and "
-                f"{position}); rename one so it is clear which one holds the data."
-            )
-            raise DataError(msg)
-        seen[name] = position
-    df = table.iloc[1:].set_axis(header, axis=1)
+    if not isinstance(df.index, pd.RangeIndex):  # every row one field longer: pandas made an index
+        raise DataError(_too_many_fields(path, sep, "2", str(len(header) + 1), str(len(header))))
     if not text:
         for column in df.columns:
             cells = df[column]
-            if column not in ids and (strip is None or column in strip):
-                cells = cells.str.strip()
-            df[column] = exact_ids(cells) if column in ids else _infer_column(cells)
+            if column in ids:
+                df[column] = exact_ids(cells)
+            elif (strip is None or column in strip) and not pd.api.types.is_numeric_dtype(cells):
+                df[column] = _infer_column(cells.str.strip())
     return df.set_axis(_record_lines(raw, sep, len(df)), axis=0)
 
 
