@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,3 +49,23 @@ def reference_cases(name: str) -> dict[str, Any]:
 @pytest.fixture
 def convabuse_dir() -> Path:
     return shared_path("data", "convabuse")
+
+
+@pytest.fixture
+def tiny_tmpfs(tmp_path: Path) -> Iterator[Path]:
+    """A 100 KB tmpfs (for disk-full tests), when this machine lets the test mount one."""
+    if not sys.platform.startswith("linux") or os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("a tiny tmpfs needs root on Linux (mount -t tmpfs); not available here")
+    mnt = tmp_path / "tiny"
+    mnt.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=100k", "tmpfs", str(mnt)],
+        capture_output=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", str(mnt)], check=False)

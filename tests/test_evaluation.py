@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,6 +18,7 @@ from dissensus import (
     DataDroppedWarning,
     DataError,
     DegenerateAgreementWarning,
+    FewItemsWarning,
     LabelCounts,
     MissingExtraError,
     Predictions,
@@ -191,6 +193,7 @@ class TestEvaluate:
         ev = evaluate(lc, {"m": q}, ["E[manhattan]"])
         assert np.isfinite(ev.values).all()
 
+    @pytest.mark.filterwarnings("ignore::dissensus.FewItemsWarning")  # tiny on purpose
     def test_infinite_scores_are_reported_not_dropped(self):
         lc = LabelCounts.from_array([[2, 1], [0, 3]], scale=Scale.ordinal([0, 1]))
         ev = evaluate(
@@ -593,6 +596,7 @@ class TestOutputs:
         assert len(payload["reversals"]) == 1
         assert {"summary", "differences", "by_bin", "rankings", "metric_agreement"} <= set(payload)
 
+    @pytest.mark.filterwarnings("ignore::dissensus.FewItemsWarning")  # tiny on purpose
     def test_json_infinity(self):
         lc = LabelCounts.from_array([[2, 1], [0, 3]], scale=Scale.ordinal([0, 1]))
         ev = evaluate(lc, {"zero": [[1.0, 0.0], [0.5, 0.5]]}, ["cross_entropy"])
@@ -600,6 +604,7 @@ class TestOutputs:
         assert summary["mean"] == "inf"
         assert summary["ci_low"] is None
 
+    @pytest.mark.filterwarnings("ignore::dissensus.FewItemsWarning")  # tiny on purpose
     def test_save_writes_the_files(self, tmp_path):
         lc, preds = _small(n_items=20)
         ev = evaluate(lc, preds, ["manhattan"])
@@ -794,3 +799,42 @@ class TestReversalItems:
             sums = block.groupby(["item", "series"])["value"].sum()
             np.testing.assert_allclose(sums.to_numpy(), 1.0, atol=1e-9)
             assert set(block["series"]) == {"observed", "posterior mean", *sparse_eval.models}
+
+
+class TestFewResamplesAndItems:
+    def test_one_resample_is_refused(self):
+        lc, preds = _small(n_items=40)
+        ev = evaluate(lc, preds, ["manhattan"])
+        with pytest.raises(ValueError, match="at least 2"):
+            ev.summary(n_boot=1)
+
+    def test_a_single_item_interval_warns(self):
+        lc = LabelCounts.from_array([[2, 1]], scale=Scale.ordinal([0, 1]))
+        ev = evaluate(lc, {"m": [[0.6, 0.4]]}, ["manhattan"])
+        with pytest.warns(FewItemsWarning, match="only 1 item"):
+            s = ev.summary(n_boot=50)
+        assert s.loc[0, "ci_low"] == s.loc[0, "ci_high"]  # the zero width the warning is about
+
+    def test_enough_items_do_not_warn(self):
+        lc, preds = _small(n_items=40)
+        evaluate(lc, preds, ["manhattan"]).summary(n_boot=50)  # filterwarnings=error
+
+
+class TestSaveScores:
+    def test_row_groups_hold_the_tidy_scores(self, tmp_path):
+        lc, preds = _small(n_items=40)
+        ev = evaluate(lc, preds, ["manhattan", "emd"])
+        paths = ev.save(tmp_path, n_boot=20)
+        back = pd.read_parquet(paths["scores"])
+        pd.testing.assert_frame_equal(back.astype(object), ev.scores.astype(object))
+        for col in ("item", "model", "metric", "bin"):
+            assert isinstance(back[col].dtype, pd.CategoricalDtype)
+            assert list(back[col].cat.categories) == list(ev.scores[col].cat.categories)
+
+        assert pq.ParquetFile(paths["scores"]).num_row_groups == 2 * len(preds)
+
+    def test_without_scores(self, tmp_path):
+        lc, preds = _small(n_items=40)
+        paths = evaluate(lc, preds, ["manhattan"]).save(tmp_path, n_boot=20, scores=False)
+        assert "scores" not in paths
+        assert not (tmp_path / "scores.parquet").exists()

@@ -19,7 +19,10 @@ from dissensus._exceptions import (
     DataError,
     DegenerateAgreementWarning,
     DissensusWarning,
+    FewItemsWarning,
+    LabelSpellingWarning,
     MissingExtraError,
+    OutputError,
 )
 from dissensus.data import (
     Annotations,
@@ -46,8 +49,11 @@ __all__ = [
     "DegenerateAgreementWarning",
     "DissensusWarning",
     "Evaluation",
+    "FewItemsWarning",
     "LabelCounts",
+    "LabelSpellingWarning",
     "MissingExtraError",
+    "OutputError",
     "Predictions",
     "Scale",
     "__version__",

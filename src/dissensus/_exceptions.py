@@ -13,7 +13,10 @@ __all__ = [
     "DataError",
     "DegenerateAgreementWarning",
     "DissensusWarning",
+    "FewItemsWarning",
+    "LabelSpellingWarning",
     "MissingExtraError",
+    "OutputError",
 ]
 
 
@@ -36,6 +39,16 @@ class MissingExtraError(ImportError):
     """
 
 
+class OutputError(OSError):
+    """An output could not be written safely; nothing was overwritten.
+
+    Raised before any computation when the output directory is unusable or
+    locked by another run, when an output would overwrite an input, and when
+    a write fails (disk full, ...). The message names the path. The
+    command-line tool turns it into a one-line message and exit code 2.
+    """
+
+
 class DissensusWarning(UserWarning):
     """Base class of the warnings dissensus emits."""
 
@@ -52,4 +65,21 @@ class DataDroppedWarning(DissensusWarning):
     """Rows, items or labels were dropped because an option asked for it.
 
     The message states how many and shows examples.
+    """
+
+
+class FewItemsWarning(DissensusWarning):
+    """A bootstrap interval rests on too few items to be trusted.
+
+    A percentile interval from a handful of items is narrow by accident (a
+    single item gives a zero-width interval); the message says how many
+    items there were.
+    """
+
+
+class LabelSpellingWarning(DissensusWarning):
+    """Labels differ only by surrounding whitespace or letter case.
+
+    ``' pos'``, ``'pos '`` and ``'pos'`` are three categories unless the
+    reader is asked to strip them (``strip_labels=True``).
     """

@@ -161,6 +161,11 @@ def _refuse_cells(
         raise DataError(msg)
 
 
+#: Largest count accepted: integers up to 2**53 are exact in float64 and their
+#: row sums cannot overflow int64 for any realistic number of labels.
+_MAX_COUNT = 2**53
+
+
 def as_count_matrix(
     x: npt.ArrayLike, name: str = "counts", items: Sequence[Any] | pd.Index | None = None
 ) -> npt.NDArray[np.int64]:
@@ -172,15 +177,22 @@ def as_count_matrix(
     arr = _as_2d(x, name)
     if arr.dtype == object or arr.dtype.kind in "USb":
         arr = _as_float(arr, name, "counts")
+    too_big = (
+        f"counts must be at most 2**53 = {_MAX_COUNT:,} (beyond it neither int64 sums nor "
+        "float64 posteriors are exact)."
+    )
     if arr.dtype.kind in "iu":
         if arr.dtype.kind == "i" and arr.size and arr.min() < 0:
             _refuse_cells(arr < 0, arr, name, items, "counts must be non-negative.")
+        if arr.size and arr.max() > _MAX_COUNT:
+            _refuse_cells(arr > _MAX_COUNT, arr, name, items, too_big)
         return arr.astype(np.int64, copy=False)
     arr = arr.astype(np.float64, copy=False)
     _refuse_cells(
         ~np.isfinite(arr), arr, name, items, "counts must be finite. Fill missing counts with 0."
     )
     _refuse_cells(arr < 0, arr, name, items, "counts must be non-negative.")
+    _refuse_cells(arr > _MAX_COUNT, arr, name, items, too_big)
     _refuse_cells(
         arr != np.round(arr),
         arr,

@@ -52,7 +52,7 @@ from dissensus.data._counts import as_label_counts
 from dissensus.metrics import Metric, get_metric
 from dissensus.report._data import REQUIRED_COLUMNS, FullFrame, format_number
 from dissensus.stats._bins import BinsLike, annotation_bins
-from dissensus.stats._bootstrap import percentile_interval
+from dissensus.stats._bootstrap import percentile_interval, warn_few_items
 from dissensus.stats._paired import (
     PairedTestResult,
     _check_resamples,
@@ -277,7 +277,12 @@ def evaluate(
     >>> ev = evaluate(counts, {"A": [[0.7, 0.3], [0.2, 0.8], [0.5, 0.5]],
     ...                        "B": [[0.5, 0.5], [0.5, 0.5], [0.5, 0.5]]},
     ...               metrics=["manhattan", "js_divergence"])
-    >>> ev.summary(n_boot=200)[["model", "metric", "mean", "best"]]
+    >>> import warnings
+    >>> from dissensus import FewItemsWarning
+    >>> with warnings.catch_warnings():  # 3 items: far too few for a trustworthy interval
+    ...     warnings.simplefilter("ignore", FewItemsWarning)
+    ...     table = ev.summary(n_boot=200)
+    >>> table[["model", "metric", "mean", "best"]]
       model         metric      mean   best
     0     A      manhattan  0.166667   True
     1     B      manhattan  0.500000  False
@@ -468,8 +473,11 @@ class Evaluation:
         """Resampled means, shape (B, M, J): the same items for every model and metric."""
         n_boot = int(n_boot)
         if n_boot not in self._boot_cache:
-            if n_boot < 1:
-                msg = f"The 'n_boot' parameter must be at least 1. Got {n_boot!r} instead."
+            if n_boot < 2:
+                msg = (
+                    f"The 'n_boot' parameter must be at least 2 (one resample gives an interval "
+                    f"of width zero). Got {n_boot!r} instead."
+                )
                 raise ValueError(msg)
             t = time.perf_counter()
             M, J, N = self.values.shape
@@ -482,6 +490,7 @@ class Evaluation:
         self, boot: FloatArray, point: FloatArray, ci: float
     ) -> tuple[FloatArray, FloatArray]:
         level = check_probability_level("Evaluation", "ci", ci)
+        warn_few_items(self.values.shape[2], what="evaluation's bootstrap interval", stacklevel=4)
         with np.errstate(invalid="ignore"):  # inf - inf between infinite replicates
             low, high = percentile_interval(boot, level=level)
         bad = ~np.isfinite(point)
@@ -1323,7 +1332,9 @@ class Evaluation:
             msg = f"dissensus.report.render_html returned {type(html).__name__}, not HTML text."
             raise TypeError(msg)
         if path is not None:
-            Path(path).write_text(html, encoding="utf-8")
+            from dissensus.data._atomic import write_file_atomically  # noqa: PLC0415
+
+            write_file_atomically(path, html)
         return html
 
     def to_json(self, *, ci: float = 0.95, n_boot: int = 1000, indent: int | None = 2) -> str:
@@ -1362,8 +1373,11 @@ class Evaluation:
         ci: float = 0.95,
         n_boot: int = 1000,
         agreement_ci: bool = True,
+        inputs: Sequence[str | Path] = (),
+        params: Mapping[str, Any] | None = None,
+        scores: bool = True,
     ) -> dict[str, Path]:
-        """Write ``summary.csv``, ``rankings.csv``, ``scores.parquet`` and ``report.html``.
+        """Write ``summary.csv``, ``rankings.csv``, ``scores.parquet``, ``report.html``, ``manifest.json``.
 
         Floats are written with ``%.10g`` so that the same inputs and seed give
         byte-identical CSV files. ``report.html`` (options as in
@@ -1371,31 +1385,117 @@ class Evaluation:
         without it :class:`~dissensus.MissingExtraError` is raised before
         any file is written.
 
+        The files are written as one set (:class:`dissensus.data._atomic.AtomicFileSet`):
+        each goes to a temporary name and all are moved into place together,
+        with a ``manifest.json`` holding the parameters and the SHA-256 of each
+        file, so an interrupted or failed save leaves the earlier set intact.
+        The directory is locked while it is written.
+
+        Parameters
+        ----------
+        inputs : sequence of str or Path, optional
+            Files the evaluation was read from; an output that would
+            overwrite one of them is refused.
+        params : mapping, optional
+            Extra run parameters for the manifest.
+        scores : bool, default True
+            Write the per-item scores (``scores.parquet``, one row per metric,
+            model and item). They are written one (metric, model) row group
+            at a time from the dense score array, so memory stays at one
+            group of N rows.
+
         Returns
         -------
         dict of str to Path
             File role (``"summary"``, ``"rankings"``, ``"scores"``,
-            ``"report"``) -> path written.
+            ``"report"``, ``"manifest"``) -> path written.
+
+        Raises
+        ------
+        OutputError
+            The directory is unusable or locked by another run, an output is
+            an input, or a write failed (the message names the path).
         """
         require_extra("report", _REPORT_MODULES, "Evaluation.save (report.html)")
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        paths = {
-            "summary": out / "summary.csv",
-            "rankings": out / "rankings.csv",
-            "scores": out / "scores.parquet",
+        from dissensus.data._atomic import AtomicFileSet  # noqa: PLC0415
+
+        names = {
+            "summary": "summary.csv",
+            "rankings": "rankings.csv",
+            "scores": "scores.parquet",
+            "report": "report.html",
         }
-        self.summary(ci=ci, n_boot=n_boot).to_csv(
-            paths["summary"], index=False, float_format="%.10g"
-        )
-        self.rankings().to_csv(paths["rankings"], index=False, float_format="%.10g")
-        scores = self.scores
-        if not isinstance(scores["item"].dtype, pd.CategoricalDtype):
-            scores = scores.assign(item=scores["item"].astype(str))
-        scores.to_parquet(paths["scores"], index=False)
-        paths["report"] = out / "report.html"
-        self.to_html(paths["report"], ci=ci, n_boot=n_boot, agreement_ci=agreement_ci)
+        run = {
+            "dissensus": _version(),
+            "models": self.models,
+            "metrics": self.metrics,
+            "ci": ci,
+            "n_boot": n_boot,
+            "seed": self.seed if isinstance(self.seed, int) else None,
+            **(params or {}),
+        }
+        with AtomicFileSet(out_dir, inputs=inputs, params=run) as files:
+            for name in names.values():
+                files.temporary(name)  # refuses an input before any work
+            files.discard()
+            paths: dict[str, Path] = {}
+            summary = self.summary(ci=ci, n_boot=n_boot)
+            paths["summary"] = files.write(
+                names["summary"], summary.to_csv(index=False, float_format="%.10g")
+            )
+            paths["rankings"] = files.write(
+                names["rankings"], self.rankings().to_csv(index=False, float_format="%.10g")
+            )
+            if scores:
+                paths["scores"] = files.written(names["scores"], self._write_scores)
+            html = self.to_html(ci=ci, n_boot=n_boot, agreement_ci=agreement_ci)
+            paths["report"] = files.write(names["report"], html)
+        paths["manifest"] = files.final_path("manifest.json")
         return paths
+
+    def _write_scores(self, path: Path) -> None:
+        """:attr:`scores` as Parquet, one row group per (metric, model), never the whole frame."""
+        import pyarrow as pa  # type: ignore[import-untyped]  # noqa: PLC0415
+        import pyarrow.parquet as pq  # type: ignore[import-untyped]  # noqa: PLC0415
+
+        M, J, N = self.values.shape
+        items = self.counts.items
+        item_col: Any = (
+            pd.Categorical.from_codes(np.arange(N), categories=items)
+            if items.is_unique
+            else np.asarray(items).astype(str)
+        )
+        models, metrics = pd.Index(self.models), pd.Index(self.metrics)
+        bins = pd.Categorical.from_codes(
+            self._bin_codes, categories=pd.Index(self.bins), ordered=True
+        )
+        writer: Any = None
+        try:
+            for m in range(M):
+                for j in range(J):
+                    group = pd.DataFrame(
+                        {
+                            "item": item_col,
+                            "model": pd.Categorical.from_codes(np.full(N, j), categories=models),
+                            "metric": pd.Categorical.from_codes(np.full(N, m), categories=metrics),
+                            "value": self.values[m, j],
+                            "n_annotations": self.n_annotations,
+                            "bin": bins,
+                        }
+                    )
+                    table = pa.Table.from_pandas(group, preserve_index=False)
+                    if writer is None:
+                        writer = pq.ParquetWriter(path, table.schema)
+                    writer.write_table(table)
+        finally:
+            if writer is not None:
+                writer.close()
+
+
+def _version() -> str:
+    from dissensus import __version__  # noqa: PLC0415
+
+    return __version__
 
 
 def _json_value(v: Any) -> Any:

@@ -53,7 +53,7 @@ class TestEvaluateCommand:
         assert _run(files, out) == EXIT_OK
         printed = capsys.readouterr().out
         assert sorted(p.name for p in out.iterdir()) == [
-            "rankings.csv", "report.html", "scores.parquet", "summary.csv",
+            "manifest.json", "rankings.csv", "report.html", "scores.parquet", "summary.csv",
         ]  # fmt: skip
         header = printed.splitlines()[0].split()
         assert header == ["metric", "good", "bad"]

@@ -122,9 +122,7 @@ class TestReadAnnotations:
 
     def test_malformed_csv(self, tmp_path):
         text = "item,annotator,label\n1,a,2\n1,b,3,4\n"
-        with pytest.raises(
-            DataError, match=r"Cannot read '.*a\.csv' as CSV: .*Expected 3 fields in line 3, saw 4"
-        ):
+        with pytest.raises(DataError, match=r"a\.csv' line 3: 4 fields but the header has 3"):
             read_annotations(_write(tmp_path, "a.csv", text))
 
     def test_empty_csv(self, tmp_path):

@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from dissensus import FewItemsWarning
 from dissensus.stats import item_keys, poisson_weights
 from dissensus.stats._bootstrap import (
+    MIN_ITEMS_FOR_INTERVAL,
     ConfidenceInterval,
     bca_interval,
     bootstrap_weights,
@@ -15,6 +17,7 @@ from dissensus.stats._bootstrap import (
     iter_pattern_weights,
     pattern_bootstrap_weights,
     percentile_interval,
+    warn_few_items,
 )
 
 
@@ -229,3 +232,20 @@ class TestPoissonWeights:
     def test_seed_must_be_a_non_negative_int(self) -> None:
         with pytest.raises(TypeError, match="non-negative integer 'seed'"):
             poisson_weights(item_keys([1]), 3, seed=np.random.default_rng(0))  # type: ignore[arg-type]
+
+
+class TestFewResamplesAndItems:
+    def test_one_resample_is_refused(self):
+        with pytest.raises(ValueError, match="at least 2 resamples"):
+            percentile_interval(np.array([[0.3]]))
+        with pytest.raises(ValueError, match="at least 2 resamples"):
+            bca_interval(np.array([[0.3]]), 0.3, np.array([0.2, 0.4]))
+
+    def test_few_items_warn(self):
+        with pytest.warns(FewItemsWarning, match="only 1 item.*width zero"):
+            warn_few_items(1)
+        with pytest.warns(FewItemsWarning, match="only 29 item"):
+            warn_few_items(29)
+
+    def test_enough_items_are_silent(self):
+        warn_few_items(MIN_ITEMS_FOR_INTERVAL)  # filterwarnings=error would raise

@@ -7,21 +7,27 @@ appears only with ``--debug``.
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from types import FrameType
 
 import click
 
 from dissensus import __version__
-from dissensus._exceptions import DataError, DissensusWarning, MissingExtraError
+from dissensus._exceptions import DataError, DissensusWarning, MissingExtraError, OutputError
 from dissensus.cli._messages import echo_warnings
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_INTERNAL", "EXIT_OK", "cli", "main"]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK", "cli", "main"]
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
+#: 128 + SIGINT, the shell's convention for a run stopped by Ctrl-C.
+EXIT_INTERRUPTED = 130
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -51,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     try:
-        with warnings.catch_warnings(record=True) as caught:
+        with _terminate_as_exception(), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", DissensusWarning)  # one line each, flags named
             try:
                 cli.main(args=args, prog_name="dissensus", standalone_mode=False)
@@ -59,9 +65,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 echo_warnings(caught)
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
-    except click.exceptions.Abort:
-        click.echo("dissensus: aborted", err=True)
-        return EXIT_INTERNAL
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        # Outputs are committed as a set, so an interrupted run has left the
+        # earlier files as they were and removed its temporaries.
+        click.echo("dissensus: interrupted; earlier output files are unchanged", err=True)
+        return EXIT_INTERRUPTED
+    except _Terminated as exc:
+        click.echo("dissensus: terminated; earlier output files are unchanged", err=True)
+        return exc.code
+    except OutputError as exc:
+        if debug:
+            raise
+        click.echo(f"dissensus: error: {_one_line(exc)}", err=True)
+        return EXIT_BAD_INPUT
     except click.ClickException as exc:  # usage errors: bad option, missing file
         if debug:
             raise
@@ -89,6 +105,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_INTERNAL
     return EXIT_OK
+
+
+class _Terminated(BaseException):
+    """SIGTERM turned into an exception so that temporaries are cleaned up."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"signal {signum}")
+        self.code = 128 + signum
+
+
+@contextmanager
+def _terminate_as_exception() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise _Terminated(signum)
+
+    old = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 def _one_line(exc: BaseException) -> str:

@@ -16,6 +16,7 @@ from dissensus._exceptions import DataError, DissensusWarning
 from dissensus.agreement import majority_labels, report
 from dissensus.cli._reader_options import load_annotations, reader_options
 from dissensus.data import LabelCounts, as_label_counts, load_example
+from dissensus.data._atomic import check_not_inputs, check_output_file, write_file_atomically
 
 __all__ = [
     "GLOSSARY",
@@ -236,12 +237,30 @@ def check_level(level: str, labels: Sequence[Any]) -> None:
         raise ValueError(msg)
 
 
-def _write(text: str, target: str) -> None:
+def _write(text: str, target: str, inputs: list[str]) -> None:
     if target == "-":
         click.echo(text, nl=False)
     else:
-        with open(target, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        write_file_atomically(target, text, inputs=inputs)
+
+
+def _check_outputs(json_out: str | None, csv_out: str | None, inputs: list[str]) -> None:
+    """Refuse unusable outputs before computing: both on stdout, an input, a missing directory."""
+    if json_out == "-" and csv_out == "-":
+        msg = (
+            "--json - and --csv - would mix two formats on stdout; send at most one of them to '-'."
+        )
+        raise click.UsageError(msg)
+    targets = [t for t in (json_out, csv_out) if t is not None and t != "-"]
+    if (
+        len(targets) == 2
+        and check_output_file(targets[0]).resolve() == check_output_file(targets[1]).resolve()
+    ):
+        msg = f"--json and --csv both name {targets[0]}; give them different files."
+        raise click.UsageError(msg)
+    for target in targets:
+        check_output_file(target)
+    check_not_inputs(targets, inputs)
 
 
 @click.command("agreement")
@@ -305,6 +324,8 @@ def agreement_command(
     if file is not None and example is not None:
         msg = "Give either FILE or --example, not both."
         raise click.UsageError(msg)
+    inputs = [file] if file is not None else []
+    _check_outputs(json_out, csv_out, inputs)
     if file is None:
         name = example or "course_29"
         counts = load_example(name)  # type: ignore[arg-type]
@@ -337,9 +358,9 @@ def agreement_command(
         if issubclass(w.category, DissensusWarning):
             click.echo(f"dissensus: warning: {' '.join(str(w.message).split())}", err=True)
     if json_out is not None:
-        _write(table.to_json(orient="records", indent=1) + "\n", json_out)
+        _write(table.to_json(orient="records", indent=1) + "\n", json_out, inputs)
     if csv_out is not None:
-        _write(table.to_csv(index=False), csv_out)
+        _write(table.to_csv(index=False), csv_out, inputs)
     if "-" in (json_out, csv_out):
         return
     n = counts.n

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
 import click
 
-from dissensus._exceptions import DataError
+from dissensus._exceptions import DataError, DissensusWarning
 from dissensus._validation import require_extra
-from dissensus.cli._messages import prior_note
+from dissensus.cli._messages import echo_warnings, prior_note
 from dissensus.cli._reader_options import alignment_options, load_annotations, reader_options
+from dissensus.data._atomic import AtomicFileSet, locked_dir
 from dissensus.data._predictions_io import read_predictions
 from dissensus.evaluation import evaluate
 
@@ -109,10 +111,15 @@ class _Stages:
     "--n-boot",
     default=1000,
     show_default=True,
-    type=click.IntRange(min=1),
-    help="Bootstrap resamples.",
+    type=click.IntRange(min=2),
+    help="Bootstrap resamples (at least 2).",
 )
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of every random step.")
+@click.option(
+    "--no-scores",
+    is_flag=True,
+    help="Do not write scores.parquet (one row per metric, model and item).",
+)
 @click.option(
     "--out",
     "out",
@@ -132,6 +139,7 @@ def evaluate_command(
     n_boot: int,
     seed: int,
     out: Path,
+    no_scores: bool,
     **reader: Any,
 ) -> None:
     """Compare models' predicted label distributions against ANNOTATIONS.
@@ -142,7 +150,59 @@ def evaluate_command(
     # report.html needs the report extra: say so before reading or writing anything
     require_extra("report", ("matplotlib", "jinja2"), "dissensus evaluate (report.html)")
     pred_paths = _parse_pred(preds)
-    stage = _Stages(total=len(pred_paths) + 3)
+    inputs = [annotations, *pred_paths.values()]
+    # Check --out and take its lock before any work: a bad directory, a
+    # concurrent run or an output that is an input fails now, not after
+    # minutes of computing.
+    with locked_dir(out), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DissensusWarning)
+        probe = AtomicFileSet(out, inputs=inputs)
+        for name in ("summary.csv", "rankings.csv", "scores.parquet", "report.html"):
+            probe.temporary(name)
+        params = {
+            "command": "evaluate",
+            "annotations": str(annotations),
+            "predictions": {name: str(path) for name, path in pred_paths.items()},
+            "pred_layout": pred_layout,
+            "prior": prior,
+            "bins": bins,
+            "requested_metrics": metrics,
+        }
+        ev = _compute(
+            annotations,
+            pred_paths,
+            pred_layout=pred_layout,
+            pred_item=pred_item,
+            metrics=metrics,
+            prior=prior,
+            bins=bins,
+            seed=seed,
+            reader=reader,
+        )
+        written = ev.save(out, n_boot=n_boot, inputs=inputs, params=params, scores=not no_scores)
+        summary = ev.summary(n_boot=n_boot)
+    # one line per distinct warning (the bootstrap repeats some per metric)
+    echo_warnings({" ".join(str(w.message).split()): w for w in caught}.values())
+    click.echo(_format_summary(summary))
+    if (note := prior_note(ev)) is not None:
+        click.echo(note)
+    for kind, path in written.items():
+        click.echo(f"wrote {kind}: {path}")
+
+
+def _compute(
+    annotations: Path,
+    pred_paths: dict[str, Path],
+    *,
+    pred_layout: str,
+    pred_item: str,
+    metrics: str | None,
+    prior: str,
+    bins: str,
+    seed: int,
+    reader: dict[str, Any],
+) -> Any:
+    stage = _Stages(total=len(pred_paths) + 2)
     try:
         stage(f"reading {annotations}")
         data = load_annotations(str(annotations), **reader)
@@ -168,16 +228,9 @@ def evaluate_command(
             seed=seed,
             how=reader["how"],
         )
-        stage(f"bootstrap ({n_boot} resamples) and writing {out}")
-        written = ev.save(out, n_boot=n_boot)
     finally:
         stage.close()
-    summary = ev.summary(n_boot=n_boot)
-    click.echo(_format_summary(summary))
-    if (note := prior_note(ev)) is not None:
-        click.echo(note)
-    for kind, path in written.items():
-        click.echo(f"wrote {kind}: {path}")
+    return ev
 
 
 def _format_summary(summary: Any) -> str:

@@ -139,6 +139,17 @@ def reader_options(func: F) -> F:
             default=None,
             help="Repeated (item, annotator) pairs (default: error; ConvAbuse: first).",
         ),
+        click.option(
+            "--na-values",
+            default=None,
+            metavar="TEXT,TEXT",
+            help="Cell texts meaning 'missing' besides an empty cell (default: none, so NA is data).",
+        ),
+        click.option(
+            "--strip-labels",
+            is_flag=True,
+            help="Remove whitespace around labels (' pos' and 'pos ' become 'pos').",
+        ),
     ]
     for option in reversed(options):
         func = option(func)
@@ -206,6 +217,10 @@ def load_annotations(path: str, **options: Any) -> Annotations:
         label=options.get("label") or "label",
         annotators=_columns(options.get("annotators")) or None,
     )
+    if options.get("na_values"):
+        kwargs["na_values"] = tuple(_columns(options.get("na_values")))
+    if options.get("strip_labels"):
+        kwargs["strip_labels"] = True
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DissensusWarning)
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -12,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from dissensus._exceptions import DataDroppedWarning, DataError
+from dissensus._exceptions import DataDroppedWarning, DataError, LabelSpellingWarning
 from dissensus._validation import check_option, examples
 from dissensus.data._counts import LabelCounts
 from dissensus.data._scale import Scale
@@ -87,6 +88,81 @@ def _require_columns(df: pd.DataFrame, columns: dict[str, str | None], source: s
             f"{hint} name the column with {param}=...{guess}"
         )
         raise DataError(msg)
+
+
+#: Control characters (C0 and DEL): never part of a real label, often a broken export.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool | np.bool_):
+        return "boolean"
+    return "string" if isinstance(value, str) else "number"
+
+
+def _check_labels(labels: pd.Series, index: pd.Index, source: str | None, column: str) -> None:
+    """Refuse labels that would silently merge or split categories; warn on near-duplicates.
+
+    Works on the distinct labels (few), then locates the first row of an
+    offending one.
+    """
+    uniq = [v for v in pd.unique(labels) if not (isinstance(v, float) and np.isnan(v))]
+    in_where = f" in {source}" if source else ""
+
+    def at(value: Any) -> str:
+        rows = np.flatnonzero(
+            labels.map(lambda v: type(v) is type(value) and v == value).to_numpy(dtype=bool)
+        )
+        return _locations(index, rows, source)
+
+    kinds: dict[str, list[Any]] = {}
+    for v in uniq:
+        kinds.setdefault(_kind(v), []).append(v)
+    if labels.dtype == object and "boolean" not in kinds:
+        # True == 1 hashes alike, so the distinct values can hide a boolean.
+        is_bool = labels.map(lambda v: isinstance(v, bool | np.bool_)).to_numpy(dtype=bool)
+        if is_bool.any():
+            v = labels.iloc[int(np.flatnonzero(is_bool)[0])]
+            kinds.setdefault("boolean", []).append(v)
+    if "boolean" in kinds and len(kinds) > 1:
+        v = kinds["boolean"][0]
+        msg = (
+            f"Label {_py(v)!r}{in_where} at {at(v)} is a boolean among {' and '.join(k for k in kinds if k != 'boolean')} "
+            f"labels; a boolean would silently merge with 1/0. Write it as a number or a string."
+        )
+        raise DataError(msg)
+    if "string" in kinds and "number" in kinds:
+        odd = min(("string", "number"), key=lambda k: len(kinds[k]))
+        v = kinds[odd][0]
+        msg = (
+            f"Labels mix strings and numbers{in_where}: {odd} label {_py(v)!r} at {at(v)} among "
+            f"{'numbers' if odd == 'string' else 'strings'} {examples(kinds['number' if odd == 'string' else 'string'])}. "
+            f"Fix that label, or convert the {column!r} column to one type."
+        )
+        raise DataError(msg)
+    strings = kinds.get("string", [])
+    for v in strings:
+        found = _CONTROL.search(v)
+        if found:
+            msg = (
+                f"Label {v!r}{in_where} at {at(v)} contains the control character "
+                f"U+{ord(found.group()):04X}; control characters are not part of a label "
+                "(a broken export?). Clean the file."
+            )
+            raise DataError(msg)
+    spelled: dict[str, list[str]] = {}
+    for v in strings:
+        spelled.setdefault(" ".join(v.split()).casefold(), []).append(v)
+    variants = [group for group in spelled.values() if len(group) > 1]
+    if variants:
+        shown = "; ".join(" vs ".join(repr(v) for v in group) for group in variants[:5])
+        warnings.warn(
+            f"Labels{in_where} differ only by whitespace or letter case and are kept as "
+            f"different categories: {shown}. Pass strip_labels=True (CLI: --strip-labels) to "
+            "strip surrounding whitespace, or fix the spelling.",
+            LabelSpellingWarning,
+            stacklevel=4,
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -225,6 +301,7 @@ class Annotations:
 
         # -- scale and label codes -------------------------------------------
         labels = df[label]
+        _check_labels(labels, df.index, source, label)
         if scale is None:
             sc = Scale.infer(labels, ordered=ordered)
         elif isinstance(scale, Scale):

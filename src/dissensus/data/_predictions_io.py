@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-import pandas as pd
-
 from dissensus._exceptions import DataError
 from dissensus._validation import check_option
 from dissensus.data._predictions import Predictions
+from dissensus.data._readers import _read_table
 from dissensus.data._scale import Scale
 
 __all__ = ["read_predictions"]
@@ -62,7 +61,7 @@ def read_predictions(
         probability distributions (the message names the file).
     """
     path = Path(path)
-    if not path.is_file():
+    if not path.exists() or path.is_dir():  # a FIFO or /dev/stdin is not a regular file
         msg = f"No such predictions file: {path}"
         raise FileNotFoundError(msg)
     fmt = format or _EXTENSIONS.get(path.suffix.lower())
@@ -70,18 +69,15 @@ def read_predictions(
         msg = f"Cannot tell the format of {path} from its extension; pass format='csv', 'tsv', 'parquet' or 'jsonl'."
         raise DataError(msg)
     check_option("read_predictions", "format", fmt, tuple(sorted(set(_EXTENSIONS.values()))))
-    try:
-        if fmt == "csv":
-            df = pd.read_csv(path)
-        elif fmt == "tsv":
-            df = pd.read_csv(path, sep="\t")
-        elif fmt == "parquet":
-            df = pd.read_parquet(path)
-        else:
-            df = pd.read_json(path, lines=True)
-    except (ValueError, pd.errors.ParserError) as exc:
-        msg = f"Cannot read predictions from {path}: {exc}"
-        raise DataError(msg) from exc
+    # The annotation readers' table reader: the file is read once, ids exactly
+    # ("007" stays "007", 19-digit ids stay exact), errors with their line.
+    df = _read_table(path, fmt, None, ids=[item] if item is not None else [])
+    if layout == "wide" and {label, prob} <= set(df.columns):
+        msg = (
+            f"{path} has {label!r} and {prob!r} columns: it looks like long predictions (one row "
+            "per item and label) read as wide; pass layout='long' (CLI: --pred-layout long)."
+        )
+        raise DataError(msg)
     try:
         return Predictions.from_frame(
             df,

@@ -10,6 +10,7 @@ so :meth:`Annotations.from_frame` can point at the offending input.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import os
@@ -32,6 +33,7 @@ from dissensus.data._scale import Label, Scale
 __all__ = [
     "CONVABUSE_SCALE",
     "Format",
+    "exact_ids",
     "read_annotations",
     "read_convabuse",
     "read_lewidi",
@@ -88,61 +90,198 @@ def _infer_format(path: Path) -> str:
     return fmt
 
 
-def _record_lines(path: Path, sep: str, n_records: int) -> pd.Index:
+def _read_bytes(path: Path) -> bytes:
+    """The whole file, read once: a FIFO or another pipe cannot be read twice."""
+    with path.open("rb") as fh:
+        return fh.read()
+
+
+def _check_utf8(raw: bytes, path: PathLike) -> None:
+    """Refuse bytes that are not UTF-8, naming the line and column of the first bad byte."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        msg = (
+            f"'{path}' line {line}: byte 0x{raw[exc.start]:02x} at column {column} is not UTF-8; "
+            "save the file as UTF-8."
+        )
+        raise DataError(msg) from None
+
+
+def _record_lines(raw: bytes, sep: str, n_records: int) -> pd.Index:
     """Physical start line of each data record (header = line 1).
 
     A quoted field may span lines and pandas skips blank lines, so the line
     of record ``k`` is not always ``k + 2``: when the line count says so, the
     ``csv`` module finds the start lines.
     """
-    with path.open("rb") as fh:
-        raw = fh.read()
     n_lines = raw.count(b"\n") + (0 if raw.endswith(b"\n") or not raw else 1)
     if n_lines == n_records + 1:
         return pd.RangeIndex(2, n_records + 2, name="line")
     if len(sep) != 1:  # a regex separator: the csv module cannot replay it
         return pd.RangeIndex(1, n_records + 1, name="record")
     starts: list[int] = []
-    with path.open(newline="", encoding="utf-8", errors="replace") as fh:
-        reader = csv.reader(fh, delimiter=sep)
-        previous = 0
-        for row in reader:
-            blank = not row or (len(row) == 1 and not row[0].strip())  # pandas skips these
-            if not blank:
-                starts.append(previous + 1)
-            previous = reader.line_num
+    reader = csv.reader(
+        io.StringIO(raw.decode("utf-8", errors="replace"), newline=""), delimiter=sep
+    )
+    previous = 0
+    for row in reader:
+        blank = not row or (len(row) == 1 and not row[0].strip())  # pandas skips these
+        if not blank:
+            starts.append(previous + 1)
+        previous = reader.line_num
     starts = starts[1:]  # the header
     if len(starts) != n_records:  # a dialect we cannot replay: number the records instead
         return pd.RangeIndex(1, n_records + 1, name="record")
     return pd.Index(starts, name="line")
 
 
-def _read_delimited(path: Path, sep: str, *, text: bool = False) -> pd.DataFrame:
+#: An integer written the one way ``str(int)`` writes it: no sign "+", no leading zero.
+_CANONICAL_INT = r"-?(?:0|[1-9][0-9]*)"
+
+
+def exact_ids(values: pd.Series) -> pd.Series:
+    """Id cells read as text, as exact ids: integers only when that loses nothing.
+
+    ``"7"`` becomes the integer 7; ``"007"``, ``"+7"``, ``"7.0"`` and an
+    integer beyond int64 stay strings (so ``"007"`` and ``"7"`` are two ids,
+    and a 19-digit id is never rounded through a float). A column with a
+    missing cell stays text too.
+    """
+    if values.isna().any():
+        return values
+    text = values.astype(str)
+    if not len(text):
+        return text
+    try:
+        ints = text.astype(np.int64).to_numpy()
+    except (ValueError, TypeError, OverflowError):  # not all integers, or beyond int64
+        return text
+    magnitude = np.abs(ints)
+    digits = np.searchsorted(_POWERS_OF_TEN, magnitude, side="right") + (ints < 0)
+    digits = np.maximum(digits, 1)
+    # canonical iff the text is exactly as long as the integer's own digits
+    # (rules out "007", "+7", " 7", "-0")
+    if not np.array_equal(text.str.len().to_numpy(dtype=np.int64), digits):
+        return text
+    return pd.Series(ints, index=values.index, name=values.name)
+
+
+#: 10**0 ... 10**18: the number of them <= |n| is the number of digits of n.
+_POWERS_OF_TEN = 10 ** np.arange(19, dtype=np.int64)
+
+
+def _infer_column(values: pd.Series) -> pd.Series:
+    """A column read as text: numbers when every cell is a number (as pandas infers), else text."""
+    try:
+        return pd.to_numeric(values)
+    except (ValueError, TypeError):
+        return values
+
+
+def _header(raw: bytes, sep: str) -> list[str]:
+    """Column names as written in the first record (pandas would rename repeats silently)."""
+    text = raw.decode("utf-8")
+    if len(sep) == 1:
+        first = next(csv.reader(io.StringIO(text, newline=""), delimiter=sep), [])
+    else:  # a regex separator
+        first = re.split(sep, text.split("\n", 1)[0].rstrip("\r"))
+    return [name.lstrip("\ufeff") if i == 0 else name for i, name in enumerate(first)]
+
+
+def _too_many_fields(path: PathLike, sep: str, line: str, got: str, want: str) -> str:
+    return (
+        f"'{path}' line {line}: {got} fields but the header has {want}; a row with more "
+        f"fields than the header is ambiguous (a trailing '{sep}'?). Fix the row or the header."
+    )
+
+
+_FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+
+
+def _read_delimited(
+    path: Path,
+    sep: str,
+    *,
+    text: bool = False,
+    ids: Sequence[str] = (),
+    na_values: Sequence[str] = (),
+    strip: Sequence[str] | None = None,
+) -> pd.DataFrame:
     """Read CSV/TSV with the file's line numbers as the index.
+
+    Only an empty cell (and the strings in ``na_values``) is missing, so an
+    item or label literally named ``NA``, ``None``, ``null`` or ``n/a`` is
+    data. Columns in ``ids`` are read as text and become :func:`exact_ids`;
+    pandas infers the others (numbers when every cell is one). ``strip``
+    names columns whose text cells lose surrounding whitespace (``[]``:
+    none; ``None``: every column but the ids).
 
     ``text=True`` keeps every cell as a string (empty cells as ``""``), for
     formats whose columns must not be guessed (ConvAbuse's free text has
-    turns such as "null" and "NA").
+    turns such as "null" and "NA"); repeated column names are then renamed
+    ``name.1``, ... as pandas does, since such a format's reader picks its
+    columns by name.
+
+    Ambiguous structure is refused with its line: repeated column names,
+    and rows with more fields than the header (a trailing separator on every
+    row would otherwise shift every column by one).
     """
     kind = "TSV" if sep == "\t" else "CSV"
+    raw = _read_bytes(path)
+    _check_utf8(raw, path)
+    header = _header(raw, sep)
+    if not text:
+        seen: dict[str, int] = {}
+        for position, name in enumerate(header, start=1):
+            if name in seen:
+                msg = (
+                    f"'{path}' line 1: column {name!r} appears twice (columns {seen[name]} and "
+                    f"{position}); rename one so it is clear which one holds the data."
+                )
+                raise DataError(msg)
+            seen[name] = position
+    # ConvAbuse's split files repeat columns the reader never uses
+    # (Annotator6_transphobic): in text mode pandas names them "name.1".
     options: dict[str, Any] = {"sep": sep}
     if text:
         options.update(dtype=str, keep_default_na=False)
+    else:
+        options.update(
+            dtype={c: str for c in ids if c in header},
+            keep_default_na=False,
+            na_values=["", *na_values],
+        )
     try:
-        df: pd.DataFrame = pd.read_csv(path, **options)
+        df: pd.DataFrame = pd.read_csv(io.BytesIO(raw), **options)
     except pd.errors.EmptyDataError:
         msg = f"'{path}' is empty; expected a {kind} file with a header line."
         raise DataError(msg) from None
-    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
+    except (pd.errors.ParserError, ValueError) as exc:
         detail = " ".join(str(exc).split())
+        found = _FIELDS.search(detail)
+        if found:
+            want, line, got = found.groups()
+            raise DataError(_too_many_fields(path, sep, line, got, want)) from None
         msg = f"Cannot read '{path}' as {kind}: {detail}"
         raise DataError(msg) from None
-    return df.set_axis(_record_lines(path, sep, len(df)), axis=0)
+    if not isinstance(df.index, pd.RangeIndex):  # every row one field longer: pandas made an index
+        raise DataError(_too_many_fields(path, sep, "2", str(len(header) + 1), str(len(header))))
+    if not text:
+        for column in df.columns:
+            cells = df[column]
+            if column in ids:
+                df[column] = exact_ids(cells)
+            elif (strip is None or column in strip) and not pd.api.types.is_numeric_dtype(cells):
+                df[column] = _infer_column(cells.str.strip())
+    return df.set_axis(_record_lines(raw, sep, len(df)), axis=0)
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:
     try:
-        df = pd.read_parquet(path)
+        df = pd.read_parquet(io.BytesIO(_read_bytes(path)))
     except Exception as exc:  # pyarrow raises several unrelated types
         detail = " ".join(str(exc).split())
         msg = f"Cannot read '{path}' as Parquet: {detail}"
@@ -152,38 +291,83 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     return df.set_axis(pd.RangeIndex(1, len(df) + 1, name="row"), axis=0)
 
 
+def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` that refuses a key given twice (json keeps the last silently)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _RepeatedKeyError(key)
+        out[key] = value
+    return out
+
+
+class _RepeatedKeyError(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
 def _read_jsonl(path: Path) -> pd.DataFrame:
+    raw = _read_bytes(path)
+    _check_utf8(raw, path)
     records: list[dict[str, Any]] = []
     lines: list[int] = []
-    with path.open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                msg = f"'{path}' line {number}: invalid JSON ({exc.msg} at column {exc.colno})."
-                raise DataError(msg) from None
-            if not isinstance(record, dict):
-                msg = (
-                    f"'{path}' line {number}: expected a JSON object per line, got "
-                    f"{type(record).__name__}."
-                )
-                raise DataError(msg)
-            records.append(record)
-            lines.append(number)
+    for number, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line, object_pairs_hook=_no_repeated_keys)
+        except json.JSONDecodeError as exc:
+            msg = f"'{path}' line {number}: invalid JSON ({exc.msg} at column {exc.colno})."
+            raise DataError(msg) from None
+        except _RepeatedKeyError as exc:
+            msg = f"'{path}' line {number}: key {exc.key!r} appears twice in one object."
+            raise DataError(msg) from None
+        except RecursionError:
+            msg = f"'{path}' line {number}: JSON nested too deeply to be a record."
+            raise DataError(msg) from None
+        if not isinstance(record, dict):
+            msg = (
+                f"'{path}' line {number}: expected a JSON object per line, got "
+                f"{type(record).__name__}."
+            )
+            raise DataError(msg)
+        records.append(record)
+        lines.append(number)
     if not records:
         msg = f"'{path}' holds no JSON records."
         raise DataError(msg)
     return pd.DataFrame.from_records(records, index=pd.Index(lines, name="line"))
 
 
-def _read_table(path: Path, fmt: str, sep: str | None) -> pd.DataFrame:
+def _read_table(
+    path: Path,
+    fmt: str,
+    sep: str | None,
+    *,
+    ids: Sequence[str] = (),
+    na_values: Sequence[str] = (),
+    strip: Sequence[str] | None = (),
+) -> pd.DataFrame:
+    """A table file as a DataFrame indexed by file position (see :func:`_read_delimited`)."""
     if fmt == "parquet":
-        return _read_parquet(path)
-    if fmt == "jsonl":
-        return _read_jsonl(path)
-    return _read_delimited(path, sep if sep is not None else ("\t" if fmt == "tsv" else ","))
+        df = _read_parquet(path)
+    elif fmt == "jsonl":
+        df = _read_jsonl(path)
+    else:
+        return _read_delimited(
+            path,
+            sep if sep is not None else ("\t" if fmt == "tsv" else ","),
+            ids=ids,
+            na_values=na_values,
+            strip=strip,
+        )
+    for column in df.columns if strip is None else strip:
+        if column in df.columns and column not in ids:
+            df[column] = df[column].map(lambda v: v.strip() if isinstance(v, str) else v)
+    if na_values:
+        df = df.mask(df.isin(list(na_values)))
+    return df
 
 
 # -- generic tables -----------------------------------------------------------
@@ -202,6 +386,8 @@ def read_annotations(
     dropna: bool = False,
     duplicates: Duplicates | None = None,
     sep: str | None = None,
+    na_values: Sequence[str] = (),
+    strip_labels: bool = False,
 ) -> Annotations:
     r"""Read annotations from a file.
 
@@ -240,10 +426,27 @@ def read_annotations(
     sep : str, optional
         Field separator of a delimited file (default ``","`` for CSV,
         tab for TSV).
+    na_values : sequence of str
+        Cell texts that mean "missing" besides an empty cell. By default an
+        item, annotator or label literally named ``NA``, ``None``, ``null``
+        or ``n/a`` is data, not a missing value; pass e.g.
+        ``na_values=["NA"]`` when the file uses it for missing.
+    strip_labels : bool
+        Remove whitespace around labels (``' pos'`` and ``'pos '`` become
+        ``'pos'``). Without it, labels that differ only by whitespace or
+        letter case raise a :class:`~dissensus.LabelSpellingWarning`.
 
     Returns
     -------
     Annotations
+
+    Notes
+    -----
+    Ids are read exactly: an id column is a column of integers only when
+    every id is written as one (``7``, not ``007`` or ``7.0``) and fits in
+    int64; otherwise the ids are strings, so ``007`` and ``7`` are two items
+    and a 19-digit id is never rounded. Labels are numbers when every label
+    is a number, else strings.
 
     Raises
     ------
@@ -278,6 +481,8 @@ def read_annotations(
             "label": (label, "label"),
             "annotators": (annotators, None),
             "sep": (sep, None),
+            "na_values": (tuple(na_values), ()),
+            "strip_labels": (strip_labels, False),
         }
         fixed = [name for name, (value, default) in given.items() if value != default]
         if fixed:
@@ -304,7 +509,13 @@ def read_annotations(
             duplicates=duplicates or "error",
             meta=tuple(meta) if meta else None,
         )
-    df = _read_table(p, fmt, sep)
+    if layout == "wide":
+        ids: list[str] = [item]
+        strip: list[str] | None = (list(annotators) if annotators else None) if strip_labels else []
+    else:
+        ids = [c for c in (item, annotator) if c is not None]
+        strip = [label] if strip_labels else []
+    df = _read_table(p, fmt, sep, ids=ids, na_values=na_values, strip=strip)
     source = str(path)
     if layout == "wide":
         if dropna or duplicates not in (None, "error"):
@@ -588,7 +799,11 @@ def _lewidi_label(value: Any, where: str) -> Label:
         )
         raise DataError(msg)
     if isinstance(value, bool):
-        return int(value)
+        msg = (
+            f"{where}: label {json.dumps(value)} is a JSON boolean; it would merge with 1/0. "
+            "Write labels as numbers or strings."
+        )
+        raise DataError(msg)
     if isinstance(value, str):
         text = value.strip()
         try:
@@ -768,14 +983,24 @@ def read_lewidi(
     """
     p = _existing_file(path)
     check_option("read_lewidi", "duplicates", duplicates, ("error", "first", "last", "keep"))
+    raw = _read_bytes(p)
+    _check_utf8(raw, path)
     try:
-        with p.open(encoding="utf-8") as fh:
-            data = json.load(fh)
+        data = json.loads(raw.decode("utf-8"), object_pairs_hook=_no_repeated_keys)
     except json.JSONDecodeError as exc:
         msg = f"'{path}' line {exc.lineno}: invalid JSON ({exc.msg} at column {exc.colno})."
         raise DataError(msg) from None
-    except UnicodeDecodeError as exc:
-        msg = f"Cannot read '{path}' as UTF-8 JSON: {exc}."
+    except _RepeatedKeyError as exc:
+        text = raw.decode("utf-8")
+        spots = [m.start() for m in re.finditer(re.escape(json.dumps(exc.key)) + r"\s*:", text)]
+        line = f" line {text.count(chr(10), 0, spots[1]) + 1}" if len(spots) == 2 else ""
+        msg = (
+            f"'{path}'{line}: key {exc.key!r} appears twice in one JSON object; JSON readers keep only "
+            "the last one, so a record would be lost. Make the keys unique."
+        )
+        raise DataError(msg) from None
+    except RecursionError:
+        msg = f"'{path}' is nested too deeply to be a LeWiDi file (a record is one or two levels deep)."
         raise DataError(msg) from None
     if not isinstance(data, dict) or not data:
         msg = (

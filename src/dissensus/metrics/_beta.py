@@ -185,6 +185,14 @@ def density_tables(keys: IntArray | None, m: int, flags: BoolArray | None = None
 # --------------------------------------------------------------------------- E|X - c|
 
 
+#: Below this a + b a Beta(a, b) variable is a coin between 0 and 1 to double precision.
+TINY_SUM = 1e-100
+#: Above this (both parameters) a Beta(a, b) variable is its mean plus a normal wobble.
+HUGE = 1e12
+#: Above this a + b the Jensen-Shannon terms use the delta method (see expected._e_phi).
+HUGE_SUM = 1e15
+
+
 def abs_dev_into(
     a: FloatArray,
     b: FloatArray,
@@ -207,6 +215,12 @@ def abs_dev_into(
     """
     s = a + b
     ib = special.betainc(a, b, c)
+    lost = np.flatnonzero(np.isnan(ib))
+    if lost.size:  # Boost gives NaN at e.g. c = 5e-324 with b = 3e161: use the other tail
+        al, bl, cl = a[lost], b[lost], c[lost]
+        other = 1.0 - special.betainc(bl, al, 1.0 - cl)
+        # still lost: the mass sits far on one side of c (a + b huge)
+        ib[lost] = np.where(np.isnan(other), (cl * s[lost] >= al).astype(np.float64), other)
     # c - mu as (c b - (1 - c) a) / (a + b): exact at c = 0 and c = 1 even when b << a
     t_s = c * b
     t_s -= (1.0 - c) * a
@@ -234,21 +248,55 @@ def abs_dev_into(
         dens = np.exp(u, out=u)  # c = 0 or 1: exp(-inf) = 0
     else:
         inside = (c > 0.0) & (c < 1.0)
+        boost: FloatArray | None = None
         if _beta_pdf is not None:
-            with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-                dens = c * (1.0 - c) * _beta_pdf(c, a, b) / s
-        else:  # pragma: no cover - SciPy without the private Beta density
-            with np.errstate(divide="ignore"):
+            try:
+                with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+                    boost = c * (1.0 - c) * _beta_pdf(c, a, b) / s
+            except OverflowError:  # Boost refuses e.g. c = 1e-307 with a = 5.5: use logs
+                boost = None
+        if boost is not None:
+            dens = boost
+        else:
+            with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
                 dens = np.exp(
                     special.xlogy(a, c) + special.xlog1py(b, -c) - special.betaln(a, b) - np.log(s)
                 )
         dens = np.where(inside, dens, 0.0)
+    bad = np.flatnonzero(~np.isfinite(dens))
+    if bad.size:  # Boost's density overflows (inf x a denormal c): take it through logs
+        ab, bb, cb = a[bad], b[bad], c[bad]
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            logd = special.xlogy(ab, cb) + special.xlog1py(bb, -cb)
+            logd -= special.betaln(ab, bb) + np.log(s[bad])
+            dens[bad] = np.where((cb > 0.0) & (cb < 1.0), np.exp(logd), 0.0)
     ib *= 2.0
     ib -= 1.0
     ib *= c_mu
     dens *= 2.0
     ib += dens
     np.maximum(ib, 0.0, out=out)
+    # a + b -> 0: X is 1 with probability a/(a+b), else 0, so E|X - c| -> (b c + a (1 - c))/(a + b).
+    # The general form loses it (a b underflows in the density) long before the limit is
+    # inexact: its error is O(a + b), below 1e-100 here.
+    tiny = np.flatnonzero(s < TINY_SUM)
+    if tiny.size:
+        at, bt, ct = a[tiny], b[tiny], c[tiny]
+        out[tiny] = (bt / s[tiny]) * ct + (at / s[tiny]) * (1.0 - ct)
+    # a, b -> inf: X is normal around mu (Boost's density overflows to NaN there), and
+    # E|X - c| = sd (2 phi(d) + d (2 Phi(d) - 1)), d = (mu - c) / sd; the skew adds a
+    # relative O((a + b)^-1/2) <= 1e-6 to a value below sd <= 5e-7.
+    huge = np.flatnonzero((a >= HUGE) & (b >= HUGE))
+    if huge.size:
+        sh, mu = s[huge], a[huge] / s[huge]
+        sd = np.sqrt(mu * (b[huge] / sh) / (sh + 1.0))
+        gap = np.abs(c_mu[huge])
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            d = gap / sd
+            dens_n = np.exp(-0.5 * d * d) / math.sqrt(2.0 * math.pi)
+            normal = sd * (2.0 * dens_n + d * (2.0 * special.ndtr(d) - 1.0))
+        # sd may underflow to 0 (a tiny mean over a huge a + b): then E|X - c| = |mu - c|
+        out[huge] = np.where(np.isfinite(normal), normal, gap)
 
 
 # --------------------------------------------------------------------------- E[phi(X, c)]

@@ -109,10 +109,27 @@ _MAX_PAIRS = 1 << 15
 
 # --------------------------------------------------------------------------- validation
 
+#: Valid range of the expected metrics: every alpha_k > 0 (any positive double,
+#: denormals included) and a0 = sum(alpha) <= MAX_A0. Inside it the exact
+#: forms hold, switching to their closed-form limits where the general formula
+#: would lose precision: a + b < 1e-100 (mass on the corners in proportion to
+#: alpha) and both Beta parameters >= 1e12 (the metric at the posterior mean,
+#: with its variance correction).
+MAX_A0 = 1e300
+
 
 def _inputs(alpha: npt.ArrayLike, q: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
     """Checked ``alpha`` (N, K) and ``q`` broadcast to (N, K)."""
     a = as_alpha_matrix(alpha, "alpha")
+    a0 = a.sum(axis=1)
+    if not np.all(a0 <= MAX_A0):
+        r = int(np.flatnonzero(~(a0 <= MAX_A0))[0])
+        msg = (
+            f"`alpha` row {r} sums to {a0[r]:.3g}; the expected metrics accept Dirichlet "
+            f"parameters with a0 = sum(alpha) at most {MAX_A0:g} (beyond it the posterior is "
+            "its mean to double precision: use the pointwise metric at alpha / a0)."
+        )
+        raise DataError(msg)
     q_arr = np.asarray(q, dtype=np.float64) if not isinstance(q, np.ndarray) else q
     if q_arr.ndim == 1:
         Q = as_prob_matrix(q_arr[None, :], "q_pred")
@@ -268,6 +285,8 @@ def kl_divergence(
     mu = a / a.sum(axis=1, keepdims=True)
     with np.errstate(divide="ignore"):
         out: FloatArray = (_plogp(a) - mu * np.log(Qc)).sum(axis=1)
+    if zero == "inf":  # a KL is >= 0; huge a0 leaves a rounding residue of either sign
+        np.maximum(out, 0.0, out=out)
     return out
 
 
@@ -667,6 +686,15 @@ def _e_phi(
     """
     out = np.zeros(a.shape)
     idx = np.flatnonzero(c > 0)
+    # Huge parameters: the quadrature's exponents overflow (from a + b ~ 1e19),
+    # while the delta method is exact to O(1/(a + b)^2) when both are huge; when
+    # one is small its error is O(mu / min(a, b)^2) with the small mean mu
+    # (from E[X ln X] = mu (psi(a + 1) - psi(a + b + 1))): below 1e-12 either way.
+    ai, bi = a[idx], b[idx]
+    huge = ((ai >= _beta.HUGE) & (bi >= _beta.HUGE)) | (ai + bi >= _beta.HUGE_SUM)
+    if huge.any():
+        out[idx[huge]] = _phi_at_mean(a[idx[huge]], b[idx[huge]], c[idx[huge]])
+        idx = idx[~huge]
     if idx.size == 0:
         return out
     a, b, c = a[idx], b[idx], c[idx]
@@ -690,6 +718,20 @@ def _e_phi(
 
     _beta.for_blocks(idx.size, _PHI_BLOCK if tab is not None else _PHI_DIRECT_BLOCK, run, n_threads)
     out[idx] = vals
+    return out
+
+
+def _phi_at_mean(a: FloatArray, b: FloatArray, c: FloatArray) -> FloatArray:
+    r"""E[φ(X, c)] for X ~ Beta(a, b) with a, b huge: φ(μ, c) + φ''(μ, c) Var X / 2.
+
+    :math:`\varphi''(x, c) = 1/x - 1/(x + c)`, :math:`\operatorname{Var} X = \mu(1 - \mu)/(a + b + 1)`.
+    """
+    s = a + b
+    mu = a / s
+    phi = special.xlogy(mu, mu) + special.xlogy(c, c) - (mu + c) * np.log(mu + c)
+    # phi'' Var X = c / (mu (mu + c)) * mu (1 - mu) / (s + 1), with mu cancelled
+    # (1 / mu overflows for a denormal mean)
+    out: FloatArray = phi + 0.5 * c * (b / s) / ((mu + c) * (s + 1.0))
     return out
 
 

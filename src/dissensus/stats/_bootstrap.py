@@ -36,6 +36,7 @@ seed)``, never on the chunk size.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -44,9 +45,11 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
+from dissensus._exceptions import FewItemsWarning
 from dissensus._validation import SeedLike, as_generator, check_probability_level
 
 __all__ = [
+    "MIN_ITEMS_FOR_INTERVAL",
     "ConfidenceInterval",
     "bca_interval",
     "bootstrap_weights",
@@ -57,6 +60,7 @@ __all__ = [
     "pattern_bootstrap_weights",
     "percentile_interval",
     "poisson_weights",
+    "warn_few_items",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -480,7 +484,36 @@ def _as_boot(boot: npt.ArrayLike) -> FloatArray:
     if arr.ndim == 0:
         msg = "`boot` must have the resamples along axis 0; got a scalar."
         raise ValueError(msg)
+    if arr.shape[0] < 2:
+        # One resample gives low == high: an interval of width zero that
+        # looks like certainty.
+        msg = (
+            f"A bootstrap interval needs at least 2 resamples; got {arr.shape[0]}. "
+            "Use n_boot of 1000 or more."
+        )
+        raise ValueError(msg)
     return arr
+
+
+#: Below this many items a bootstrap interval is flagged with a FewItemsWarning.
+MIN_ITEMS_FOR_INTERVAL = 30
+
+
+def warn_few_items(n_items: int, *, what: str = "bootstrap interval", stacklevel: int = 3) -> None:
+    """Warn (:class:`~dissensus.FewItemsWarning`) when an interval rests on too few items.
+
+    A percentile bootstrap over ``n`` items can only take the values of
+    means of those items: with one item every resample is the same and the
+    interval has width zero; below :data:`MIN_ITEMS_FOR_INTERVAL` items its
+    coverage is well under the nominal level.
+    """
+    if int(n_items) < MIN_ITEMS_FOR_INTERVAL:
+        msg = (
+            f"The {what} rests on only {int(n_items)} item(s); with fewer than "
+            f"{MIN_ITEMS_FOR_INTERVAL} items it is too narrow to trust"
+            + (" (with one item it has width zero)." if int(n_items) == 1 else ".")
+        )
+        warnings.warn(msg, FewItemsWarning, stacklevel=stacklevel)
 
 
 def percentile_interval(

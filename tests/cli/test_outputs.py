@@ -1,0 +1,285 @@
+"""The CLI's outputs: checked before computing, atomic, never over an input; signals and faults."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dissensus.cli._evaluate
+from dissensus.cli import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, main
+
+K = 4
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    rng = np.random.default_rng(11)
+    n_items = 30
+    rows = [
+        (f"i{i}", f"a{a}", int(rng.integers(1, K + 1))) for i in range(n_items) for a in range(3)
+    ]
+    ann = tmp_path / "ann.csv"
+    pd.DataFrame(rows, columns=["item", "annotator", "label"]).to_csv(ann, index=False)
+    out = {"ann": ann}
+    for m in ("a", "b"):
+        q = rng.dirichlet(np.ones(K), size=n_items)
+        df = pd.DataFrame(q, columns=[str(k) for k in range(1, K + 1)])
+        df.insert(0, "item", [f"i{i}" for i in range(n_items)])
+        out[m] = tmp_path / f"{m}.csv"
+        df.to_csv(out[m], index=False)
+    return out
+
+
+def _args(files: dict[str, Path], out: Path, *extra: str) -> list[str]:
+    return [
+        "evaluate", str(files["ann"]), "--pred", f"a={files['a']}", "--pred", f"b={files['b']}",
+        "--n-boot", "50", "--metrics", "emd,E[emd]", "--out", str(out), *extra,
+    ]  # fmt: skip
+
+
+def _snapshot(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir())}
+
+
+class TestEvaluateOut:
+    def test_out_below_a_file_fails_before_computing(self, files, tmp_path, capsys, monkeypatch):
+        def boom(*a, **k):
+            raise AssertionError("computed before checking --out")
+
+        monkeypatch.setattr(dissensus.cli._evaluate, "load_annotations", boom)
+        blocker = tmp_path / "file"
+        blocker.write_text("")
+        assert main(_args(files, blocker / "sub")) == EXIT_BAD_INPUT
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1
+        assert "is a file, not a directory" in err
+
+    def test_a_prediction_file_inside_out_is_not_overwritten(self, files, tmp_path, capsys):
+        out = tmp_path / "out"
+        out.mkdir()
+        pred = out / "summary.csv"
+        shutil.copy(files["a"], pred)
+        before = pred.read_bytes()
+        code = main(_args({**files, "a": pred}, out))
+        assert code == EXIT_BAD_INPUT
+        assert "refusing to write" in capsys.readouterr().err
+        assert pred.read_bytes() == before
+
+    def test_a_concurrent_run_is_refused(self, files, tmp_path, capsys):
+        out = tmp_path / "out"
+        out.mkdir()
+        fd = os.open(out, os.O_RDONLY)  # what the other run holds
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            assert main(_args(files, out)) == EXIT_BAD_INPUT
+        finally:
+            os.close(fd)
+        assert "another dissensus run is writing to" in capsys.readouterr().err
+        assert list(out.iterdir()) == []
+
+    def test_n_boot_1_is_refused(self, files, tmp_path, capsys):
+        assert main(_args(files, tmp_path / "o", "--n-boot", "1")) == EXIT_BAD_INPUT
+        assert "--n-boot" in capsys.readouterr().err
+
+    def test_a_rerun_replaces_the_set_and_the_manifest_ties_it(self, files, tmp_path, capsys):
+        out = tmp_path / "out"
+        assert main(_args(files, out, "--seed", "1")) == EXIT_OK
+        assert main(_args(files, out, "--seed", "2")) == EXIT_OK
+        manifest = json.loads((out / "manifest.json").read_text())
+        assert manifest["params"]["seed"] == 2
+        for name, info in manifest["files"].items():
+            assert hashlib.sha256((out / name).read_bytes()).hexdigest() == info["sha256"]
+
+
+def _slow_run_script(files: dict[str, Path], out: Path, started: Path) -> str:
+    # The report is rendered last, after every table is written to its
+    # temporary: stopping the run there is the worst moment for the old set.
+    return textwrap.dedent(
+        f"""
+        import pathlib, sys, time
+        import dissensus.evaluation as ev
+
+        def slow(self, *args, **kwargs):
+            pathlib.Path({str(started)!r}).touch()
+            time.sleep(60)
+
+        ev.Evaluation.to_html = slow
+        from dissensus.cli import main
+        sys.exit(main({_args(files, out)!r}))
+        """
+    )
+
+
+@pytest.mark.parametrize(
+    ("signum", "code"), [(signal.SIGINT, EXIT_INTERRUPTED), (signal.SIGTERM, 128 + signal.SIGTERM)]
+)
+def test_a_signal_during_the_write_keeps_the_old_set(files, tmp_path, capsys, signum, code):
+    out = tmp_path / "out"
+    assert main(_args(files, out)) == EXIT_OK
+    old = _snapshot(out)
+    started = tmp_path / "started"
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _slow_run_script(files, out, started)],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not started.exists():
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            assert time.monotonic() < deadline, "the run never reached the report"
+            time.sleep(0.05)
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == code, err
+    assert "earlier output files are unchanged" in err
+    assert _snapshot(out) == old  # no temporaries left, old files byte-identical
+
+
+def test_disk_full_is_one_line_naming_the_path_and_keeps_the_old_set(
+    files, tmp_path, capsys, tiny_tmpfs
+):
+    out = tiny_tmpfs / "out"
+    # An old set small enough for the disk (no report), then a run that cannot fit.
+    out.mkdir()
+    (out / "summary.csv").write_text("model,mean\nold,1\n")
+    old = _snapshot(out)
+    assert main(_args(files, out)) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"cannot write {out}/" in err
+    assert "No space left on device" in err
+    assert _snapshot(out) == old
+
+
+class TestAgreementOutputs:
+    def test_csv_over_its_own_input_is_refused(self, files, capsys):
+        before = files["ann"].read_bytes()
+        assert main(["agreement", str(files["ann"]), "--csv", str(files["ann"])]) == EXIT_BAD_INPUT
+        assert "refusing to write" in capsys.readouterr().err
+        assert files["ann"].read_bytes() == before
+
+    def test_json_and_csv_both_on_stdout_are_refused(self, files, capsys):
+        code = main(["agreement", str(files["ann"]), "--json", "-", "--csv", "-"])
+        assert code == EXIT_BAD_INPUT
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        assert "at most one" in captured.err
+
+    def test_missing_directory_fails_up_front(self, files, tmp_path, capsys):
+        code = main(["agreement", str(files["ann"]), "--csv", str(tmp_path / "no" / "t.csv")])
+        assert code == EXIT_BAD_INPUT
+        assert "does not exist" in capsys.readouterr().err
+
+    def test_writes_files_whole(self, files, tmp_path, capsys):
+        target = tmp_path / "t.csv"
+        target.write_text("old")
+        assert main(["agreement", str(files["ann"]), "--csv", str(target)]) == EXIT_OK
+        assert target.read_text().startswith("coefficient")
+        assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_few_items_warn_in_one_line(tmp_path, capsys):
+    ann = tmp_path / "ann.csv"
+    ann.write_text("item,annotator,label\ni1,a,1\ni1,b,2\ni2,a,2\ni2,b,2\n")
+    pred = tmp_path / "p.csv"
+    pred.write_text("item,1,2\ni1,0.5,0.5\ni2,0.1,0.9\n")
+    args = [
+        "evaluate",
+        str(ann),
+        "--pred",
+        f"m={pred}",
+        "--n-boot",
+        "20",
+        "--out",
+        str(tmp_path / "o"),
+    ]
+    assert main(args) == EXIT_OK
+    err = capsys.readouterr().err
+    assert err.startswith("dissensus: warning: The evaluation's bootstrap interval rests on only 2")
+    assert err.count("\n") == 1
+
+
+class TestExactReadingCli:
+    def test_items_007_and_7_stay_two(self, tmp_path, capsys):
+        ann = tmp_path / "a.csv"
+        ann.write_text("item,annotator,label\n007,a,1\n007,b,2\n7,a,1\n7,b,1\n")
+        assert main(["agreement", str(ann)]) == EXIT_OK
+        assert "2 items, 4 ratings" in capsys.readouterr().out
+
+    def test_strip_labels_and_the_spelling_warning(self, tmp_path, capsys):
+        ann = tmp_path / "a.csv"
+        ann.write_text("item,annotator,label\n1,a, pos\n1,b,pos\n2,a,neg\n2,b,neg\n")
+        assert main(["agreement", str(ann)]) == EXIT_OK
+        captured = capsys.readouterr()
+        assert "dissensus: warning: Labels in" in captured.err
+        assert "--strip-labels" in captured.err
+        assert main(["agreement", str(ann), "--strip-labels"]) == EXIT_OK
+        captured = capsys.readouterr()
+        assert captured.err == ""
+        assert "labels ['neg', 'pos']" in captured.out
+
+    def test_na_values(self, tmp_path, capsys):
+        ann = tmp_path / "a.csv"
+        ann.write_text("item,annotator,label\n1,a,1\n1,b,NA\n")
+        assert main(["agreement", str(ann), "--na-values", "NA"]) == EXIT_BAD_INPUT
+        assert "Missing 'label' values" in capsys.readouterr().err
+
+    def test_long_predictions_as_wide_hint(self, files, tmp_path, capsys):
+        long = tmp_path / "long.csv"
+        long.write_text("item,label,prob\ni0,1,0.5\ni0,2,0.5\n")
+        code = main(_args({**files, "a": long}, tmp_path / "o"))
+        assert code == EXIT_BAD_INPUT
+        assert "--pred-layout long" in capsys.readouterr().err
+
+    def test_trailing_comma_names_the_line(self, tmp_path, capsys):
+        ann = tmp_path / "a.csv"
+        ann.write_text("item,annotator,label\n1,a,1,\n1,b,2,\n")
+        assert main(["agreement", str(ann)]) == EXIT_BAD_INPUT
+        assert "line 2: 4 fields but the header has 3" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("prior", ["1e20", "jeffreys"])
+def test_extreme_priors_give_a_full_report(files, tmp_path, capsys, prior):
+    tiny = tmp_path / "tiny.csv"
+    q = pd.read_csv(files["a"])
+    q[["1", "2"]] = [1e-307, 0.5]
+    q[["3", "4"]] = [0.25, 0.25 - 1e-307]
+    q.to_csv(tiny, index=False, float_format="%.17g")
+    out = tmp_path / "o"
+    args = _args({**files, "a": tiny}, out, "--prior", prior)
+    args[args.index("emd,E[emd]")] = "emd,E[emd],E[manhattan],E[js_divergence]"
+    assert main(args) == EXIT_OK
+    assert capsys.readouterr().err == ""  # no raw numpy warnings
+    summary = pd.read_csv(out / "summary.csv")
+    assert summary["mean"].notna().all()
+    assert (out / "report.html").exists()
+
+
+def test_no_scores(files, tmp_path, capsys):
+    out = tmp_path / "o"
+    assert main(_args(files, out)) == EXIT_OK
+    assert (out / "scores.parquet").exists()
+    assert main(_args(files, out, "--no-scores")) == EXIT_OK
+    # the new set has no scores: the old file does not linger beside it
+    assert not (out / "scores.parquet").exists()
+    assert "scores.parquet" not in json.loads((out / "manifest.json").read_text())["files"]
