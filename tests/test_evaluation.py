@@ -639,6 +639,7 @@ class TestOutputs:
         assert (tmp_path / "r.html").read_text(encoding="utf-8") == html
 
 
+@pytest.mark.filterwarnings("ignore::dissensus.FewItemsWarning")  # 20 items keep it fast
 class TestWithoutReportExtra:
     """matplotlib and jinja2 blocked: say which extra to install, write nothing."""
 
@@ -678,6 +679,7 @@ class TestWithoutReportExtra:
         assert "manhattan" in ev.to_markdown(n_boot=20)
 
 
+@pytest.mark.filterwarnings("ignore::dissensus.FewItemsWarning")  # 20 items keep it fast
 class TestAgreementTable:
     def test_refused_data_warns_with_the_reason(self, monkeypatch):
         # the old code dropped the table silently

@@ -99,6 +99,13 @@ def as_subject(
                 "metric f(target, prediction). Pick one of dissensus.metrics.list_metrics()."
             )
             raise ValueError(msg)
+        if m.needs_counts:
+            msg = (
+                f"Metric {m.name!r} is an estimator from annotation counts, not a function of two "
+                "distributions; its properties are those of the metric it estimates: audit "
+                f"{m.name.removeprefix('debiased[').removesuffix(']')!r} instead."
+            )
+            raise ValueError(msg)
         return Subject(
             name=name or m.name,
             func=m.func,
