@@ -13,6 +13,7 @@ import click
 
 from dissensus._exceptions import DissensusWarning
 from dissensus.cli._evaluate import _format_summary, _Stages
+from dissensus.cli._messages import echo_warnings
 from dissensus.cli._reader_options import load_annotations, reader_options
 
 __all__ = ["demo_command", "experiment_command"]
@@ -24,15 +25,15 @@ _BUILTIN = ("movielens", "convabuse")
 
 @contextmanager
 def _warnings_as_lines() -> Iterator[None]:
-    """Print dissensus warnings (e.g. dropped repeats) as one line each on stderr."""
+    """Print dissensus warnings (e.g. dropped repeats) now, as one line each on stderr.
+
+    ``main`` would print them too, but only after the training; reading
+    warnings belong before it.
+    """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DissensusWarning)
         yield
-    for w in caught:
-        if issubclass(w.category, DissensusWarning):
-            click.echo(f"dissensus: warning: {' '.join(str(w.message).split())}", err=True)
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    echo_warnings(caught)
 
 
 def _load(
