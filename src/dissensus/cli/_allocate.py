@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from dissensus.cli._evaluate import _parse_pred, _parse_prior
-from dissensus.cli._reader_options import load_annotations, reader_options
+from dissensus.cli._reader_options import load_annotations, prediction_options, reader_options
 from dissensus.data._predictions_io import read_predictions
 
 __all__ = ["allocate_command"]
@@ -17,24 +17,7 @@ __all__ = ["allocate_command"]
 @click.command("allocate")
 @click.argument("annotations", type=click.Path(dir_okay=False, path_type=Path))
 @reader_options
-@click.option(
-    "--pred",
-    "preds",
-    multiple=True,
-    required=True,
-    metavar="NAME=PATH",
-    help="Model predictions (two or more): a CSV/TSV/Parquet/JSONL file with an item column and one column per label.",
-)
-@click.option(
-    "--pred-layout",
-    type=click.Choice(["wide", "long"]),
-    default="wide",
-    show_default=True,
-    help="Layout of the prediction files.",
-)
-@click.option(
-    "--pred-item", default="item", show_default=True, help="Item id column of the prediction files."
-)
+@prediction_options
 @click.option(
     "--metric", default="E[emd]", show_default=True, help="Metric the models are compared by."
 )

@@ -13,7 +13,12 @@ import click
 from dissensus._exceptions import DataError, DissensusWarning
 from dissensus._validation import require_extra
 from dissensus.cli._messages import echo_warnings, prior_note
-from dissensus.cli._reader_options import alignment_options, load_annotations, reader_options
+from dissensus.cli._reader_options import (
+    alignment_options,
+    load_annotations,
+    prediction_options,
+    reader_options,
+)
 from dissensus.data._atomic import AtomicFileSet, locked_dir
 from dissensus.data._predictions_io import read_predictions
 from dissensus.evaluation import evaluate
@@ -70,24 +75,7 @@ class _Stages:
 @click.argument("annotations", type=click.Path(dir_okay=False, path_type=Path))
 @reader_options
 @alignment_options
-@click.option(
-    "--pred",
-    "preds",
-    multiple=True,
-    required=True,
-    metavar="NAME=PATH",
-    help="Model predictions: a CSV/TSV/Parquet/JSONL file with an item column and one column per label. Repeat per model.",
-)
-@click.option(
-    "--pred-layout",
-    type=click.Choice(["wide", "long"]),
-    default="wide",
-    show_default=True,
-    help="Layout of the prediction files (long: item,label,prob rows).",
-)
-@click.option(
-    "--pred-item", default="item", show_default=True, help="Item id column of the prediction files."
-)
+@prediction_options
 @click.option(
     "--metrics",
     default=None,

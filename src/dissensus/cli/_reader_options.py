@@ -28,6 +28,7 @@ __all__ = [
     "alignment_options",
     "load_annotations",
     "parse_labels",
+    "prediction_options",
     "reader_options",
 ]
 
@@ -175,6 +176,37 @@ def alignment_options(func: F) -> F:
             "--normalize",
             is_flag=True,
             help="Rescale prediction rows that do not sum to 1 instead of failing.",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def prediction_options(func: F) -> F:
+    """Add ``--pred NAME=PATH`` (repeatable), ``--pred-layout`` and ``--pred-item``."""
+    options = [
+        click.option(
+            "--pred",
+            "preds",
+            multiple=True,
+            required=True,
+            metavar="NAME=PATH",
+            help="Model predictions: a CSV/TSV/Parquet/JSONL file with an item column and one "
+            "column per label. Repeat per model.",
+        ),
+        click.option(
+            "--pred-layout",
+            type=click.Choice(["wide", "long"]),
+            default="wide",
+            show_default=True,
+            help="Layout of the prediction files (long: item,label,prob rows).",
+        ),
+        click.option(
+            "--pred-item",
+            default="item",
+            show_default=True,
+            help="Item id column of the prediction files.",
         ),
     ]
     for option in reversed(options):
