@@ -28,7 +28,7 @@ from dissensus.evaluation import DEFAULT_METRICS, Evaluation, annotation_bins, e
 from dissensus.metrics import get_metric
 from dissensus.posterior import dirichlet, marginal_log_likelihood
 from dissensus.report import ReportData
-from dissensus.report._data import REQUIRED_COLUMNS
+from dissensus.report._data import REQUIRED_COLUMNS, FullFrame
 
 # ----------------------------------------------------------------------------- fixtures
 
@@ -482,6 +482,25 @@ class TestMetricAgreement:
         assert ma.share_reranked == pytest.approx(2 / 3)
         assert ma.mean_abs_change == pytest.approx(2 / 3)
         assert ma.kendall_tau == pytest.approx(1 / 3)
+
+
+class TestTablesPrintWhole:
+    """Every summary-sized table prints without pandas' ``...`` truncation."""
+
+    @pytest.mark.parametrize("method", ["summary", "differences", "reversals", "metric_agreement"])
+    def test_no_truncation(self, method):
+        lc, preds = _small(J=8)
+        ev = evaluate(lc, preds, ["manhattan", "E[emd]", "cross_entropy", "E[manhattan]"])
+        kwargs = {} if method == "metric_agreement" else {"n_boot": 50}
+        table = getattr(ev, method)(**kwargs)
+        assert isinstance(table, FullFrame)
+        assert len(table) > 4  # longer than the display limit below
+        with pd.option_context("display.max_rows", 4, "display.max_columns", 3):
+            text = repr(table)
+            page = table._repr_html_()
+        assert "..." not in text
+        assert "..." not in page
+        assert text == table.to_string()
 
 
 class TestCompare:

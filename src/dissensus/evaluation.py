@@ -615,7 +615,7 @@ class Evaluation:
             ),
         )
         P = a.size
-        return pd.DataFrame(
+        return FullFrame(
             {
                 "metric": np.repeat(self.metrics, P),
                 "model_a": np.tile(names[a], len(self.metrics)),
@@ -735,7 +735,7 @@ class Evaluation:
             out[k] = out[k].astype(bool)
         for k in ("diff_1", "ci_low_1", "ci_high_1", "diff_2", "ci_low_2", "ci_high_2"):
             out[k] = out[k].astype(np.float64)
-        return out
+        return FullFrame(out)
 
     def metric_agreement(self) -> pd.DataFrame:
         r"""How much each pair of metrics agrees on the ranking of the models.
@@ -758,8 +758,10 @@ class Evaluation:
                 rows.append((self.metrics[m1], self.metrics[m2], *agr))
         columns = REQUIRED_COLUMNS["metric_agreement"]
         # every column after the metric pair is a number
-        return pd.DataFrame(rows, columns=list(columns)).astype(
-            dict.fromkeys(columns[2:], np.float64)
+        return FullFrame(
+            pd.DataFrame(rows, columns=list(columns)).astype(
+                dict.fromkeys(columns[2:], np.float64)
+            )
         )
 
     # -- robustness to the prior and the items behind each reversal -------
