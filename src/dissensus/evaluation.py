@@ -759,9 +759,7 @@ class Evaluation:
         columns = REQUIRED_COLUMNS["metric_agreement"]
         # every column after the metric pair is a number
         return FullFrame(
-            pd.DataFrame(rows, columns=list(columns)).astype(
-                dict.fromkeys(columns[2:], np.float64)
-            )
+            pd.DataFrame(rows, columns=list(columns)).astype(dict.fromkeys(columns[2:], np.float64))
         )
 
     # -- robustness to the prior and the items behind each reversal -------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -135,3 +136,50 @@ class TestWithoutReportExtra:
         assert "pip install 'dissensus[report]'" in err
         assert "matplotlib" in err
         assert not out.exists()
+
+
+class TestJsonOutput:
+    def test_prints_parseable_summary_and_still_writes_files(self, files, tmp_path, capsys):
+        out = tmp_path / "out"
+        assert _run(files, out, "--metrics", "emd,E[emd]", "--json", "--seed", "3") == EXIT_OK
+        record = json.loads(capsys.readouterr().out)
+        assert {"summary", "best", "models", "metrics", "written", "note", "prior"} <= set(record)
+        assert record["models"] == ["good", "bad"]
+        assert record["metrics"] == ["emd", "E[emd]"]
+        assert record["n_items"] == 60
+        assert record["n_boot"] == 200
+        assert record["confidence_level"] == 0.95
+        # the printed numbers are those of summary.csv, the best flags too
+        csv = pd.read_csv(out / "summary.csv")
+        assert len(record["summary"]) == len(csv) == 4
+        for row, (_, expected) in zip(record["summary"], csv.iterrows(), strict=True):
+            assert (row["model"], row["metric"]) == (expected["model"], expected["metric"])
+            for key in ("mean", "se", "ci_low", "ci_high"):
+                assert row[key] == pytest.approx(expected[key], rel=1e-8)  # csv: 10 digits
+            assert row["ci_low"] <= row["mean"] <= row["ci_high"]
+            assert row["best"] == bool(expected["best"])
+        for metric in ("emd", "E[emd]"):
+            best = csv[(csv["metric"] == metric) & csv["best"]]["model"].tolist()
+            assert record["best"][metric] == best
+        assert sorted(Path(p).name for p in record["written"].values()) == [
+            "manifest.json", "rankings.csv", "report.html", "scores.parquet", "summary.csv",
+        ]  # fmt: skip
+        assert (out / "report.html").exists()
+
+    def test_infinite_mean_is_strict_json(self, files, tmp_path, capsys):
+        # a zero probability where annotators put mass: cross-entropy is infinite
+        zero = pd.read_csv(files["bad"])
+        zero["1"] = 0.0
+        cols = [str(k) for k in range(1, K + 1)]
+        zero[cols] = zero[cols].div(zero[cols].sum(axis=1), axis=0)
+        files = {**files, "bad": tmp_path / "zero.csv"}
+        zero.to_csv(files["bad"], index=False)
+        args = ("--metrics", "cross_entropy", "--json")
+        assert _run(files, tmp_path / "o", *args) == EXIT_OK
+        text = capsys.readouterr().out
+        assert "NaN" not in text
+        assert "Infinity" not in text
+        record = json.loads(text)
+        bad = next(r for r in record["summary"] if r["model"] == "bad")
+        assert bad["mean"] == "inf"
+        assert record["best"]["cross_entropy"] == ["good"]

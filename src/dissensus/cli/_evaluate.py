@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 import sys
 import time
 import warnings
@@ -24,6 +26,9 @@ from dissensus.data._predictions_io import read_predictions
 from dissensus.evaluation import evaluate
 
 __all__ = ["evaluate_command"]
+
+#: Coverage of the intervals printed (and of summary.csv, written with the same default).
+_CONFIDENCE_LEVEL = 0.95
 
 
 def _parse_pred(values: tuple[str, ...]) -> dict[str, Path]:
@@ -115,6 +120,13 @@ class _Stages:
     type=click.Path(file_okay=False, path_type=Path),
     help="Directory for report.html, summary.csv, scores.parquet, rankings.csv.",
 )
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the summary as JSON (means, intervals, best models, files written) "
+    "instead of the table; the files are still written to --out.",
+)
 def evaluate_command(
     *,
     annotations: Path,
@@ -128,6 +140,7 @@ def evaluate_command(
     seed: int,
     out: Path,
     no_scores: bool,
+    as_json: bool,
     **reader: Any,
 ) -> None:
     """Compare models' predicted label distributions against ANNOTATIONS.
@@ -168,11 +181,17 @@ def evaluate_command(
             reader=reader,
         )
         written = ev.save(out, n_boot=n_boot, inputs=inputs, params=params, scores=not no_scores)
-        summary = ev.summary(n_boot=n_boot)
+        summary = ev.summary(ci=_CONFIDENCE_LEVEL, n_boot=n_boot)
     # one line per distinct warning (the bootstrap repeats some per metric)
     echo_warnings({" ".join(str(w.message).split()): w for w in caught}.values())
+    note = prior_note(ev)
+    if as_json:
+        record = summary_record(summary, ev, note=note, written=written)
+        record = {"annotations": str(annotations), "n_boot": n_boot, **record}
+        click.echo(json.dumps(record, indent=1, ensure_ascii=False, allow_nan=False))
+        return
     click.echo(_format_summary(summary))
-    if (note := prior_note(ev)) is not None:
+    if note is not None:
         click.echo(note)
     for kind, path in written.items():
         click.echo(f"wrote {kind}: {path}")
@@ -219,6 +238,60 @@ def _compute(
     finally:
         stage.close()
     return ev
+
+
+def _json_number(value: Any) -> float | str | None:
+    """A float for strict JSON: NaN becomes null, an infinite mean "inf" or "-inf"."""
+    x = float(value)
+    if math.isnan(x):
+        return None
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return x
+
+
+def summary_record(
+    summary: Any, evaluation: Any, *, note: str | None, written: dict[str, Any]
+) -> dict[str, Any]:
+    """What ``dissensus evaluate --json`` prints.
+
+    ``summary`` is :meth:`Evaluation.summary`'s table; one record per model
+    and metric with its mean, standard error, interval and ``best`` flag,
+    ``best`` again per metric (every tied model), the prior note (or None)
+    and the files written. Non-finite numbers: NaN is null, infinity the
+    string "inf" (a zero prediction under cross-entropy), so the output is
+    strict JSON.
+    """
+    rows = [
+        {
+            "model": str(r["model"]),
+            "metric": str(r["metric"]),
+            "mean": _json_number(r["mean"]),
+            "se": _json_number(r["se"]),
+            "ci_low": _json_number(r["ci_low"]),
+            "ci_high": _json_number(r["ci_high"]),
+            "n_items": int(r["n_items"]),
+            "lower_is_better": bool(r["lower_is_better"]),
+            "best": bool(r["best"]),
+        }
+        for r in summary.to_dict(orient="records")
+    ]
+    best: dict[str, list[str]] = {m: [] for m in evaluation.metrics}
+    for r in rows:
+        if r["best"]:
+            best[r["metric"]].append(r["model"])
+    return {
+        "n_items": int(evaluation.counts.N),
+        "prior": str(evaluation.prior),
+        "seed": int(evaluation.seed),
+        "confidence_level": _CONFIDENCE_LEVEL,
+        "models": [str(m) for m in evaluation.models],
+        "metrics": [str(m) for m in evaluation.metrics],
+        "summary": rows,
+        "best": best,
+        "note": note,
+        "written": {str(kind): str(path) for kind, path in written.items()},
+    }
 
 
 def _format_summary(summary: Any) -> str:
