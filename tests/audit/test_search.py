@@ -256,3 +256,16 @@ class TestShrinkHelpers:
         # faces, corners and grid points are all drawn
         assert (x == 0).any(axis=1).mean() > 0.2
         assert (x.max(axis=1) == 1.0).any()
+
+
+class TestReprHtml:
+    def test_matrix_cells_and_escaped_names(self) -> None:
+        res = audit({"<script>": "manhattan", "KL": "kl_divergence"}, ["P3", "P5a"], 2, 300)
+        page = res._repr_html_()
+        assert "<script>" not in page
+        assert "<th>&lt;script&gt;</th>" in page
+        assert "<th>P3</th><th>P5a</th>" in page
+        for metric, cells in res.matrix().items():
+            row = "".join(f"<td>{cells[p]}</td>" for p in ("P3", "P5a"))
+            assert f"{metric.replace('<', '&lt;').replace('>', '&gt;')}</th>{row}</tr>" in page
+        assert "300 trials" in page

@@ -181,3 +181,24 @@ class TestSubmissions:
         assert team_names([f"x={a}"])[0] == ("x", a)
         with pytest.raises(ValueError, match="TEAM=PATH"):
             team_names([f"x={a}", f"x={b}"])
+
+
+class TestReprHtml:
+    def test_ranks_table_with_escaped_team_names(self) -> None:
+        counts, subs = _task({0})
+        subs["<script>"] = subs.pop("team9")
+        one = leaderboard(counts, subs, _METRICS, dataset="<b>A</b>", n_resamples=50)
+        page = one._repr_html_()
+        assert "<script>" not in page
+        assert "<b>A</b>" not in page
+        assert "dataset &lt;b&gt;A&lt;/b&gt;" in page
+        assert "<th>manhattan</th><th>euclidean</th><th>cross_entropy</th>" in page
+        # team0 and team1 swap under cross-entropy only; the last team is last everywhere
+        assert "<tr><th>team0</th><td><b>1</b></td><td><b>1</b></td><td>2</td></tr>" in page
+        assert "<tr><th>team1</th><td>2</td><td>2</td><td><b>1</b></td></tr>" in page
+        assert "<tr><th>&lt;script&gt;</th><td>10</td><td>10</td><td>10</td></tr>" in page
+
+    def test_several_datasets_show_mean_ranks(self, board: object) -> None:
+        page = board._repr_html_()  # type: ignore[attr-defined]
+        assert "mean rank over 3 datasets" in page
+        assert page.count("</td></tr>") == 10  # one row per team

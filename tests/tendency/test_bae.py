@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -81,3 +83,18 @@ class TestMdsEmbedding:
     def test_seeded(self) -> None:
         S = np.array([[1, 0.5, 0.1], [0.5, 1, 0.2], [0.1, 0.2, 1]])
         np.testing.assert_array_equal(mds_embedding(S, seed=4), mds_embedding(S, seed=4))
+
+
+class TestReprHtml:
+    def test_one_row_with_statistic_and_escaped_names(self, pool) -> None:
+        ann = pool[0]
+        S = consistency_matrix(ann).value.to_numpy()
+        r = bae(_exact_representations(S), ann)
+        first = r.similarity_true.index[0]
+        page = replace(
+            r, similarity_true=r.similarity_true.rename(index={first: "<script>"})
+        )._repr_html_()
+        assert "<script>" not in page
+        assert "&#x27;&lt;script&gt;&#x27;" in page
+        assert f"<td>{r.statistic:.4f}</td><td>{r.n_pairs:,}</td><td>{r.disparity:.4f}</td>" in page
+        assert "<th>BAE</th>" in page

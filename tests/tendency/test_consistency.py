@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -308,3 +309,24 @@ class TestPerturbationCurve:
     def test_unknown_annotator(self, pool) -> None:
         with pytest.raises(ValueError, match="not in the annotations"):
             perturbation_curve(pool[0], pool[1], "zz")
+
+
+class TestReprHtml:
+    def test_one_row_with_statistic_interval_and_escaped_names(self, pool) -> None:
+        ann, df, _ = pool
+        r = dic(ann, df, n_resamples=50)
+        first = r.true.index[0]
+        hostile = replace(
+            r,
+            measure="<script>m</script>",
+            true=r.true.rename(index={first: "<script>"}),
+        )
+        page = hostile._repr_html_()
+        assert "<script>" not in page
+        assert "<td>&lt;script&gt;m&lt;/script&gt;</td>" in page
+        assert "&#x27;&lt;script&gt;&#x27;" in page  # the annotator, quoted as in errors
+        assert f"<td>{r.statistic:.4f}</td>" in page
+        ci = r.confidence_interval
+        assert ci is not None
+        assert f"<td>[{ci.low:.4f}, {ci.high:.4f}]</td>" in page
+        assert f"<td>{r.n_pairs:,}" in page

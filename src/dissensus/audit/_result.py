@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
@@ -121,6 +122,24 @@ class AuditResult:
         for r in self.rows:
             out[r.metric][r.property] = _SYMBOL[r.status]
         return out
+
+    def _repr_html_(self) -> str:
+        """Compact notebook view: the ✓/✗ matrix (counterexamples: :meth:`to_markdown`)."""
+        head = "".join(f"<th>{html.escape(p)}</th>" for p in self.properties)
+        rows = []
+        for m, cells in self.matrix().items():
+            tds = "".join(f"<td>{cells.get(p, '')}</td>" for p in self.properties)
+            rows.append(f"<tr><th>{html.escape(m)}</th>{tds}</tr>")
+        caption = (
+            f"Audit: {len(self.metrics)} metrics × {len(self.properties)} properties "
+            f"({self.classes} classes, {self.n_trials:,} trials, seed {self.seed}); "
+            "✓ holds (no counterexample found), ✗ violated, – not applicable. "
+            "Counterexamples: <code>.to_markdown()</code>."
+        )
+        return (
+            f'<table class="dissensus-audit"><caption>{caption}</caption>'
+            f"<thead><tr><th>metric</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (JSON-ready)."""

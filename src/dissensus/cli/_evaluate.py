@@ -262,7 +262,7 @@ def summary_record(
     string "inf" (a zero prediction under cross-entropy), so the output is
     strict JSON.
     """
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "model": str(r["model"]),
             "metric": str(r["metric"]),

@@ -117,6 +117,34 @@ class Leaderboard:
         wide = table.pivot_table(index="team", columns="metric", values="rank", aggfunc="mean")
         return wide[self.metrics].sort_values(self.metrics[0], kind="stable")
 
+    def _repr_html_(self) -> str:
+        """Compact notebook view: teams × metrics ranks (mean rank over several datasets)."""
+        import html  # noqa: PLC0415
+
+        name = self.datasets[0] if len(self.datasets) == 1 else AVERAGE
+        wide = self.ranks(name)
+        head = "".join(f"<th>{html.escape(m)}</th>" for m in self.metrics)
+        rows = []
+        for team, ranks in zip(wide.index, wide.to_numpy(dtype=float), strict=True):
+            cells = "".join(
+                f"<td><b>{r:g}</b></td>" if r == 1 else f"<td>{r:g}</td>" for r in ranks
+            )
+            rows.append(f"<tr><th>{html.escape(str(team))}</th>{cells}</tr>")
+        what = (
+            f"dataset {html.escape(name)}"
+            if len(self.datasets) == 1
+            else f"mean rank over {len(self.datasets)} datasets"
+        )
+        caption = (
+            f"Leaderboard: {len(wide)} teams × {len(self.metrics)} metrics, {what}; "
+            "rank 1 (<b>bold</b>) is best. Re-ranking: <code>.rerank</code>; report: "
+            "<code>.to_html()</code>."
+        )
+        return (
+            f'<table class="dissensus-leaderboard"><caption>{caption}</caption>'
+            f"<thead><tr><th>team</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        )
+
     def to_markdown(self) -> str:
         """Leaderboards, Table 2 and the adjacent-rank tests as Markdown."""
         from dissensus.leaderboard._render import render_markdown  # noqa: PLC0415

@@ -23,7 +23,7 @@ from dissensus._validation import SeedLike, as_generator, examples
 from dissensus.agreement._alpha import Level
 from dissensus.agreement._common import Weights
 from dissensus.data import Annotations
-from dissensus.tendency._consistency import MeasureArg, consistency_matrix
+from dissensus.tendency._consistency import MeasureArg, _one_row_table, consistency_matrix
 
 __all__ = ["BAEResult", "aligned_embeddings", "bae", "mds_embedding"]
 
@@ -69,6 +69,23 @@ class BAEResult:
         return (
             f"<BAEResult: {self.statistic:.4f} over {self.n_pairs} pairs, Procrustes "
             f"disparity {self.disparity:.4f}>"
+        )
+
+    def _repr_html_(self) -> str:
+        """Compact notebook view: one row with BAE, the pairs, the disparity and annotators."""
+        disparity = "–" if np.isnan(self.disparity) else f"{self.disparity:.4f}"
+        cells = [
+            f"{self.statistic:.4f}",
+            f"{self.n_pairs:,}",
+            disparity,
+            examples(self.similarity_true.index),
+        ]
+        return _one_row_table(
+            "dissensus-bae",
+            "BAE (higher is better); Procrustes disparity (lower is better): "
+            "<code>.embedding_true</code>, <code>.embedding_model</code>.",
+            ("BAE", "pairs", "disparity", "annotators"),
+            cells,
         )
 
 

@@ -17,6 +17,7 @@ coefficients themselves are :func:`dissensus.agreement.pairwise`'s
 
 from __future__ import annotations
 
+import html
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,7 +29,13 @@ import pandas as pd
 from scipy import sparse
 
 from dissensus._exceptions import DegenerateAgreementWarning
-from dissensus._validation import SeedLike, as_generator, check_option, check_probability_level
+from dissensus._validation import (
+    SeedLike,
+    as_generator,
+    check_option,
+    check_probability_level,
+    examples,
+)
 from dissensus.agreement import PairwiseAgreement, pairwise
 from dissensus.agreement._alpha import LEVELS, Level
 from dissensus.agreement._common import Weights
@@ -226,6 +233,16 @@ def _dic_of(vt: FloatArray, vp: FloatArray, diagonal_terms: float) -> FloatArray
     return np.asarray(out, dtype=np.float64)
 
 
+def _one_row_table(css: str, caption: str, header: Sequence[str], cells: Sequence[str]) -> str:
+    """A one-row HTML table for a notebook; every cell is escaped, the caption is trusted markup."""
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join(f"<td>{html.escape(c)}</td>" for c in cells)
+    return (
+        f'<table class="{css}"><caption>{caption}</caption>'
+        f"<thead><tr>{head}</tr></thead><tbody><tr>{body}</tr></tbody></table>"
+    )
+
+
 @dataclass(frozen=True)
 class DICResult:
     r"""Difference of inter-annotator consistency (lower is better).
@@ -283,6 +300,25 @@ class DICResult:
         return (
             f"<DICResult {self.measure}, tau={self.min_overlap}: {self.statistic:.4f}{span} "
             f"over {self.n_pairs} pairs>"
+        )
+
+    def _repr_html_(self) -> str:
+        """Compact notebook view: one row with DIC, its interval, the pairs and annotators."""
+        ci = self.confidence_interval
+        cells = [
+            self.measure,
+            str(self.min_overlap),
+            f"{self.statistic:.4f}",
+            "" if ci is None else f"[{ci.low:.4f}, {ci.high:.4f}]",
+            f"{self.n_pairs:,}"
+            + (f" ({self.n_pairs_undefined:,} undefined)" if self.n_pairs_undefined else ""),
+            examples(self.true.index),
+        ]
+        return _one_row_table(
+            "dissensus-dic",
+            "DIC (lower is better): matrices <code>.true</code>, <code>.predicted</code>.",
+            ("measure", "τ", "DIC", "interval", "pairs", "annotators"),
+            cells,
         )
 
 
