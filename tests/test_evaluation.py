@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import numpy as np
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 
+import dissensus.audit
 from dissensus import (
     DataDroppedWarning,
     DataError,
@@ -24,7 +26,15 @@ from dissensus import (
     Predictions,
     Scale,
 )
-from dissensus.evaluation import DEFAULT_METRICS, Evaluation, annotation_bins, evaluate
+from dissensus.audit import PROPERTIES
+from dissensus.evaluation import (
+    DEFAULT_METRICS,
+    REPORT_AUDIT_TRIALS,
+    Evaluation,
+    _cached_audit,
+    annotation_bins,
+    evaluate,
+)
 from dissensus.metrics import get_metric
 from dissensus.posterior import dirichlet, marginal_log_likelihood
 from dissensus.report import ReportData
@@ -859,3 +869,102 @@ class TestSaveScores:
         paths = evaluate(lc, preds, ["manhattan"]).save(tmp_path, n_boot=20, scores=False)
         assert "scores" not in paths
         assert not (tmp_path / "scores.parquet").exists()
+
+
+@pytest.mark.filterwarnings("ignore::dissensus.FewItemsWarning")  # 30 items keep it fast
+class TestMetricAudit:
+    """The report's appendix: the property audit of the metrics used, cached per metric and K."""
+
+    METRICS = ("manhattan", "kl_divergence", "E[manhattan]", "debiased[manhattan]")
+
+    def test_statuses_for_the_evaluations_classes(self):
+        ev = evaluate(*_small(n_items=30, K=3), list(self.METRICS))
+        table = ev.metric_audit()
+        status = table.set_index(["metric", "property"])["status"]
+        assert status["manhattan", "P3"] == "holds"
+        assert status["kl_divergence", "P3"] == "violated"
+        assert status["kl_divergence", "P1"] == "violated"
+        # the triangle inequality compares predictions with targets: not for expected metrics
+        assert status["E[manhattan]", "P3"] == "not applicable"
+        # debiased metrics take counts; the audit refuses them, the appendix leaves them out
+        assert set(table["metric"]) == {"manhattan", "kl_divergence", "E[manhattan]"}
+        assert set(table["classes"]) == {3}
+        assert set(table["n_trials"]) == {REPORT_AUDIT_TRIALS}
+        assert table.loc[table["property"] == "P3", "title"].eq("triangle inequality").all()
+        violated = table[table["status"] == "violated"]
+        assert (violated["counterexample"].str.len() > 0).all()
+
+    def test_computed_once_per_metric_and_k(self, monkeypatch):
+        real = dissensus.audit.audit
+        calls: list[tuple[object, int, int]] = []
+
+        def counting(metric, properties, classes, n_trials, *, seed):
+            calls.append((metric, classes, n_trials))
+            return real(metric, properties, classes, n_trials, seed=seed)
+
+        monkeypatch.setattr(dissensus.audit, "audit", counting)
+        _cached_audit.cache_clear()
+        try:
+            ev = evaluate(*_small(n_items=30, K=3), ["manhattan", "kl_divergence"])
+            first = ev.report_data(n_boot=20, agreement_ci=False, priors=())
+            assert sorted(c[0] for c in calls) == ["kl_divergence", "manhattan"]
+            # a second report, and a report of another evaluation with the same K, reuse it
+            second = ev.report_data(n_boot=20, agreement_ci=False, priors=())
+            other = evaluate(*_small(seed=2, n_items=30, K=3), ["manhattan"])
+            other.to_markdown(n_boot=20, agreement_ci=False)
+            assert len(calls) == 2
+            pd.testing.assert_frame_equal(first.metric_audit, second.metric_audit)
+            # another K is another audit
+            evaluate(*_small(n_items=30, K=4), ["manhattan"]).metric_audit()
+            assert calls[-1] == ("manhattan", 4, REPORT_AUDIT_TRIALS)
+            assert len(calls) == 3
+        finally:
+            _cached_audit.cache_clear()  # no entries computed through the patched function
+
+    def test_html_appendix_and_switch(self):
+        ev = evaluate(*_small(n_items=30, K=3), ["manhattan", "kl_divergence"])
+        html = ev.to_html(n_boot=20, agreement_ci=False)
+        appendix = html[html.index('<details id="audit-appendix">') :]
+        appendix = appendix[: appendix.index("</details>")]
+        assert "K = 3 classes" in appendix
+        assert "2,000 seeded trials" in appendix
+        assert "dissensus audit --classes 3" in appendix
+        assert "docs/audit.md" in appendix
+        row = appendix[appendix.index('<th scope="row" class="txt">manhattan</th>') :]
+        cells = re.findall(r'<td class="mid">(.)</td>', row.split("</tr>")[0])
+        assert len(cells) == len(PROPERTIES)
+        keys = [p.key for p in PROPERTIES]
+        assert cells[keys.index("P3")] == "✓"
+        assert "P3 triangle inequality" in appendix
+        assert 'id="audit-counterexamples-table"' in appendix
+        off = ev.to_html(n_boot=20, agreement_ci=False, audit=False)
+        assert "audit-appendix" not in off
+        assert ev.report_data(n_boot=20, agreement_ci=False, audit=False).metric_audit is None
+
+    def test_markdown_section(self):
+        ev = evaluate(*_small(n_items=30, K=3), ["manhattan", "kl_divergence"])
+        md = ev.to_markdown(n_boot=20, agreement_ci=False)
+        section = md[md.index("## Appendix: properties of these metrics") :]
+        assert "K = 3 classes" in section
+        assert "`dissensus audit --classes 3`" in section
+        header = next(line for line in section.splitlines() if line.startswith("| Metric | P1"))
+        keys = [c.strip() for c in header.strip("|").split("|")]
+        p3 = keys.index("P3")
+        rows = {
+            cells[0]: cells
+            for line in section.splitlines()
+            if line.startswith("| ")
+            and (cells := [c.strip() for c in line.strip("|").split("|")])[0]
+            in ("manhattan", "kl_divergence")
+            and len(cells) == len(keys)
+        }
+        assert rows["manhattan"][p3] == "✓"
+        assert rows["kl_divergence"][p3] == "✗"
+        assert "### Counterexamples" in section
+        assert "| kl_divergence | P3 triangle inequality | p = [" in section
+        assert "## Appendix" not in ev.to_markdown(n_boot=20, agreement_ci=False, audit=False)
+
+    def test_only_debiased_metrics_no_appendix(self):
+        ev = evaluate(*_small(n_items=30, K=3), ["debiased[manhattan]"])
+        assert ev.metric_audit().empty
+        assert ev.report_data(n_boot=20, agreement_ci=False, priors=()).metric_audit is None

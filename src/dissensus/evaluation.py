@@ -26,6 +26,7 @@ metrics, are resampled consistently. The resamples depend only on ``seed``,
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import time
@@ -82,6 +83,22 @@ DEFAULT_METRICS: tuple[str, ...] = (
 _TESTS = ("wilcoxon", "bootstrap", "permutation")
 #: What the HTML report needs (the ``report`` extra).
 _REPORT_MODULES = ("matplotlib", "jinja2")
+
+#: Trials per property in the report's audit appendix: a quick screen (about 0.05 s per
+#: metric); ``dissensus audit`` runs the full search (100,000 trials).
+REPORT_AUDIT_TRIALS = 2_000
+
+
+@functools.lru_cache(maxsize=512)
+def _cached_audit(metric: str, classes: int, n_trials: int, seed: int) -> Any:
+    """:func:`dissensus.audit.audit` of one registry metric, computed once per process.
+
+    The audit depends only on the metric, K, the number of trials and the seed, not
+    on the data, so every report of the session shares it.
+    """
+    from dissensus import audit as audit_module  # noqa: PLC0415  (only the report needs it)
+
+    return audit_module.audit(metric, "all", classes, n_trials, seed=seed)
 
 
 # --------------------------------------------------------------------------- inputs
@@ -1238,6 +1255,47 @@ class Evaluation:
         self._agreement_cache[key] = table
         return table
 
+    def metric_audit(self, *, n_trials: int = REPORT_AUDIT_TRIALS, seed: int = 0) -> pd.DataFrame:
+        """The property audit (:func:`dissensus.audit.audit`) of the metrics used, for this K.
+
+        Pointwise and expected metrics are audited over the evaluation's number
+        of classes; ``debiased[...]`` metrics are left out (they take annotation
+        counts, and their properties are those of the metric they estimate).
+        Each (metric, K, ``n_trials``, ``seed``) is audited once per process
+        and reused by every later call.
+
+        Parameters
+        ----------
+        n_trials : int, default REPORT_AUDIT_TRIALS (2,000)
+            Trials per property and metric: a quick screen; ``dissensus audit
+            --classes K`` runs the full search.
+        seed : int, default 0
+            Seed of the trials.
+
+        Returns
+        -------
+        DataFrame
+            ``metric, property, title, status, counterexample, classes,
+            n_trials, seed``, one row per (metric, property); empty when every
+            metric is a debiased one.
+        """
+        from dissensus.audit import PROPERTIES  # noqa: PLC0415  (only the report needs it)
+
+        titles = {p.key: p.title for p in PROPERTIES}
+        K = int(self.counts.K)
+        frames = [
+            _cached_audit(m.name, K, int(n_trials), int(seed)).to_frame()
+            for m in self._metrics
+            if not m.needs_counts
+        ]
+        columns = ["metric", "property", "title", "status", "counterexample"]
+        if not frames:
+            table = pd.DataFrame(columns=columns)
+        else:
+            table = pd.concat(frames, ignore_index=True)
+            table["title"] = table["property"].map(titles)
+        return table[columns].assign(classes=K, n_trials=int(n_trials), seed=int(seed))
+
     def report_data(
         self,
         *,
@@ -1246,6 +1304,7 @@ class Evaluation:
         n_boot: int = 1000,
         agreement_ci: bool = True,
         priors: Sequence[Any] = ("uniform", "jeffreys", "empirical"),
+        audit: bool = True,
     ) -> Any:
         """The tables of the report, as a :class:`dissensus.report.ReportData`.
 
@@ -1266,6 +1325,9 @@ class Evaluation:
             Priors the expected metrics are rescored under for the verdict's
             robustness check (:meth:`prior_sensitivity`); each costs about
             one more scoring of the expected metrics. ``()`` skips it.
+        audit : bool, default True
+            Add the appendix with the property audit of the metrics used
+            (:meth:`metric_audit`; computed once per process per metric and K).
         """
         from dissensus.report import ReportData  # noqa: PLC0415  (report is optional)
 
@@ -1288,7 +1350,12 @@ class Evaluation:
             prior_sensitivity=sensitivity,
             prior_fit=fit,
             reversal_items=self.reversal_items(),
+            metric_audit=self._report_audit() if audit else None,
         )
+
+    def _report_audit(self) -> pd.DataFrame | None:
+        table = self.metric_audit()
+        return None if table.empty else table
 
     def to_markdown(
         self,
@@ -1297,6 +1364,7 @@ class Evaluation:
         ci: float = 0.95,
         n_boot: int = 1000,
         agreement_ci: bool = True,
+        audit: bool = True,
     ) -> str:
         """The report as Markdown (via :func:`dissensus.report.render_markdown`).
 
@@ -1304,7 +1372,9 @@ class Evaluation:
         """
         from dissensus.report import render_markdown  # noqa: PLC0415
 
-        data = self.report_data(title=title, ci=ci, n_boot=n_boot, agreement_ci=agreement_ci)
+        data = self.report_data(
+            title=title, ci=ci, n_boot=n_boot, agreement_ci=agreement_ci, audit=audit
+        )
         return str(render_markdown(data))
 
     def to_html(
@@ -1315,6 +1385,7 @@ class Evaluation:
         ci: float = 0.95,
         n_boot: int = 1000,
         agreement_ci: bool = True,
+        audit: bool = True,
     ) -> str:
         """The report as a self-contained HTML page; written to ``path`` when given.
 
@@ -1326,7 +1397,9 @@ class Evaluation:
 
         require_extra("report", _REPORT_MODULES, "Evaluation.to_html")
 
-        data = self.report_data(title=title, ci=ci, n_boot=n_boot, agreement_ci=agreement_ci)
+        data = self.report_data(
+            title=title, ci=ci, n_boot=n_boot, agreement_ci=agreement_ci, audit=audit
+        )
         html: object = render_html(data)
         if not isinstance(html, str):
             msg = f"dissensus.report.render_html returned {type(html).__name__}, not HTML text."

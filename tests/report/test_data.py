@@ -13,6 +13,10 @@ from hypothesis import strategies as st
 from dissensus import DataError
 from dissensus.report import REQUIRED_COLUMNS
 from dissensus.report._data import (
+    audit_counterexample_table,
+    audit_properties,
+    audit_settings,
+    audit_table,
     count_bins,
     differences_table,
     example_report_data,
@@ -165,3 +169,46 @@ class TestFormatNumberProperties:
         value = float(text.replace("−", "-").replace(",", ""))
         assert abs(value - x) <= max(5e-4, 5e-2 * abs(x))
         assert (text.startswith("−")) == (value < 0)
+
+
+def _audit_frame() -> pd.DataFrame:
+    """A hand-written metric audit: two metrics, two properties, one violation."""
+    return pd.DataFrame(
+        {
+            "metric": ["L1", "L1", "KL", "KL"],
+            "property": ["P1", "ordinal", "P1", "ordinal"],
+            "title": ["symmetry", "ordinal: distant moves cost more"] * 2,
+            "status": ["holds", "not applicable", "violated", "holds"],
+            "counterexample": ["", "", "p = [0, 1], q = [0.5, 0.5]; M(p, q) = inf", ""],
+            "classes": [2] * 4,
+            "n_trials": [2000] * 4,
+            "seed": [0] * 4,
+        }
+    )
+
+
+class TestAuditTables:
+    def test_matrix_and_counterexamples(self):
+        data = replace(example_report_data(), metric_audit=_audit_frame())
+        matrix = audit_table(data)
+        assert matrix.header == ["Metric", "P1", "ordinal"]
+        assert [[c.text for c in row] for row in matrix.rows] == [
+            ["L1", "✓", "–"],
+            ["KL", "✗", "✓"],
+        ]
+        examples = audit_counterexample_table(data)
+        assert [[c.text for c in row] for row in examples.rows] == [
+            ["KL", "P1 symmetry", "p = [0, 1], q = [0.5, 0.5]; M(p, q) = inf"]
+        ]
+        assert audit_properties(data) == ["P1 symmetry", "ordinal: distant moves cost more"]
+        assert audit_settings(data) == {"classes": 2, "n_trials": 2000, "seed": 0}
+
+    def test_absent_by_default(self):
+        data = example_report_data()
+        assert data.metric_audit is None
+        assert audit_table(data).rows == []
+        assert audit_settings(data) is None
+
+    def test_missing_column_refused(self):
+        with pytest.raises(DataError, match=r"metric_audit is missing columns \['status'\]"):
+            replace(example_report_data(), metric_audit=_audit_frame().drop(columns="status"))

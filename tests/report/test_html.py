@@ -424,3 +424,21 @@ class TestPriorSentences:
         sentences, _ = prior_sentences(evaluation_report_data())
         assert sentences[0].startswith("The expected metrics' verdict depends on the prior (")
         assert "depends on the prior" in verdict_page
+
+
+class TestAuditAppendix:
+    def test_collapsed_details_well_formed(self):
+        from tests.report.test_data import _audit_frame  # noqa: PLC0415
+
+        page = render_html(replace(example_report_data(), metric_audit=_audit_frame()))
+        parsed = _structure(page)
+        assert parsed.problems == []
+        assert parsed.stack == []
+        assert len(parsed.ids) == len(set(parsed.ids))
+        assert '<details id="audit-appendix">' in page  # collapsed: no "open"
+        appendix = page[page.index('<details id="audit-appendix">') :].split("</details>")[0]
+        assert "K = 2 classes" in appendix
+        assert "<code>dissensus audit --classes 2</code>" in appendix
+        assert 'id="audit-table"' in appendix
+        assert 'id="audit-counterexamples-table"' in appendix
+        assert "audit-appendix" not in render_html(example_report_data())

@@ -113,3 +113,22 @@ class TestEscapeMarkdownProperties:
         assert len(unescaped_pipes) == 3
         assert "\n" not in row
         assert not re.search(r"(?<!\\)<", row.replace("\\\\", ""))
+
+
+class TestAuditAppendix:
+    def test_section_from_the_table(self):
+        from tests.report.test_data import _audit_frame  # noqa: PLC0415
+
+        text = render_markdown(replace(example_report_data(), metric_audit=_audit_frame()))
+        section = text[text.index("## Appendix: properties of these metrics") :]
+        assert "K = 2 classes" in section
+        assert "2,000 seeded trials" in section
+        assert "`dissensus audit --classes 2`" in section
+        assert (
+            "| Metric | P1 | ordinal |\n| --- | :-: | :-: |\n| L1 | ✓ | – |\n| KL | ✗ | ✓ |"
+            in section
+        )
+        assert "| KL | P1 symmetry | p = [0, 1], q = [0.5, 0.5]; M(p, q) = inf |" in section
+
+    def test_no_section_without_the_table(self):
+        assert "## Appendix" not in render_markdown(example_report_data())

@@ -99,6 +99,16 @@ OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {
         "label",
         "value",
     ),
+    "metric_audit": (
+        "metric",
+        "property",
+        "title",
+        "status",
+        "counterexample",
+        "classes",
+        "n_trials",
+        "seed",
+    ),
 }
 
 _KINDS = frozenset({"pointwise", "expected", "debiased"})
@@ -180,6 +190,12 @@ class ReportData:
         metric_1, metric_2, better_1, better_2, item, n_annotations, series,
         label, value`` (``series``: ``"observed"``, ``"posterior mean"`` or
         a model name).
+    metric_audit : DataFrame or None
+        The property audit of the metrics used (:func:`dissensus.audit.audit`
+        for the evaluation's number of classes), long format: ``metric,
+        property, title, status, counterexample, classes, n_trials, seed``
+        (``status``: ``"holds"``, ``"violated"`` or ``"not applicable"``;
+        ``counterexample``: its description, empty when there is none).
 
     Raises
     ------
@@ -217,6 +233,7 @@ class ReportData:
     prior_sensitivity: pd.DataFrame | None = field(default=None, repr=False)
     prior_fit: pd.DataFrame | None = field(default=None, repr=False)
     reversal_items: pd.DataFrame | None = field(default=None, repr=False)
+    metric_audit: pd.DataFrame | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         title: object = self.title
@@ -944,6 +961,67 @@ def prior_fit_table(data: ReportData) -> Table:
     return Table(
         ["Prior", "Strength (pseudo-counts)", "Items it outweighs", "Log-likelihood"], rows
     )
+
+
+_AUDIT_SYMBOL = {"holds": "✓", "violated": "✗", "not applicable": "–"}
+
+
+def audit_settings(data: ReportData) -> dict[str, int] | None:
+    """``classes, n_trials, seed`` of the metric audit, or None without one."""
+    table = data.metric_audit
+    if table is None or table.empty:
+        return None
+    first = table.iloc[0]
+    return {key: int(first[key]) for key in ("classes", "n_trials", "seed")}
+
+
+def _property_label(key: str, title: str) -> str:
+    return title if title.startswith(key) else f"{key} {title}"
+
+
+def audit_properties(data: ReportData) -> list[str]:
+    """``"P3 triangle inequality"``, ... for each audited property, in table order."""
+    table = data.metric_audit
+    if table is None or table.empty:
+        return []
+    pairs = table[["property", "title"]].astype(str).drop_duplicates("property")
+    return [_property_label(str(k), str(t)) for k, t in pairs.itertuples(index=False)]
+
+
+def audit_table(data: ReportData) -> Table:
+    """Metrics (rows) × properties (columns): ✓ holds, ✗ violated, – not applicable."""
+    table = data.metric_audit
+    if table is None or table.empty:
+        return Table([], [])
+    keys = [str(k) for k in pd.unique(table["property"].astype(str))]
+    status = lookup(table, "metric", "property")
+    rows: list[list[Cell]] = []
+    for metric in pd.unique(table["metric"].astype(str)):
+        cells = [Cell(str(metric))]
+        for key in keys:
+            row = status.get((str(metric), key))
+            cells.append(
+                Cell(_MISSING if row is None else _AUDIT_SYMBOL.get(str(row["status"]), _MISSING))
+            )
+        rows.append(cells)
+    return Table(["Metric", *keys], rows, align="l" + "c" * len(keys))
+
+
+def audit_counterexample_table(data: ReportData) -> Table:
+    """One row per violation: metric, property and the simplest counterexample found."""
+    table = data.metric_audit
+    if table is None or table.empty:
+        return Table([], [])
+    violated = table[table["status"].astype(str) == "violated"]
+    rows = [
+        [
+            Cell(str(rec["metric"])),
+            Cell(_property_label(str(rec["property"]), str(rec["title"]))),
+            Cell(str(rec["counterexample"])),
+        ]
+        for rec in violated.to_dict("records")
+    ]
+    return Table(["Metric", "Property", "Counterexample"], rows, align="lll")
 
 
 def example_report_data() -> ReportData:

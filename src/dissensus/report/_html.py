@@ -14,6 +14,10 @@ from dissensus.report._data import (
     ReportData,
     Table,
     agreement_table,
+    audit_counterexample_table,
+    audit_properties,
+    audit_settings,
+    audit_table,
     by_bin_table,
     dataset_facts,
     differences_table,
@@ -200,6 +204,10 @@ def render_html(data: ReportData) -> str:
             n_reversals_significant=significant_reversals(data),
             metric_agreement=metric_agreement_table(data),
             metrics_info=metrics_info,
+            audit=audit_table(data),
+            audit_counterexamples=audit_counterexample_table(data),
+            audit_properties=audit_properties(data),
+            audit_settings=audit_settings(data),
         )
     )
 

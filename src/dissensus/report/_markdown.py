@@ -9,6 +9,10 @@ from dissensus.report._data import (
     ReportData,
     Table,
     agreement_table,
+    audit_counterexample_table,
+    audit_properties,
+    audit_settings,
+    audit_table,
     by_bin_table,
     count_bins,
     dataset_facts,
@@ -233,4 +237,31 @@ def render_markdown(data: ReportData) -> str:
                 f"{direction} | {escape_markdown(str(rec.description))} |"
             )
         out.append("")
+    out += _audit_section(data)
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _audit_section(data: ReportData) -> list[str]:
+    """The appendix with the property audit of the metrics used (empty without one)."""
+    settings = audit_settings(data)
+    matrix = audit_table(data)
+    if settings is None or not matrix.rows:
+        return []
+    K = settings["classes"]
+    names = "; ".join(audit_properties(data))
+    out = [
+        f"## Appendix: properties of these metrics (machine audit, K = {K} classes)",
+        "",
+        f"✓ holds (no counterexample found in {settings['n_trials']:,} seeded trials per "
+        f"property, seed {settings['seed']}; not a proof), ✗ violated, – not applicable. "
+        f"Properties: {escape_markdown(names)}. Definitions in docs/audit.md; the full search "
+        f"(100,000 trials) is `dissensus audit --classes {K}`. Debiased metrics are not "
+        "audited: their properties are those of the metric they estimate.",
+        "",
+        *_table(matrix),
+        "",
+    ]
+    counterexamples = audit_counterexample_table(data)
+    if counterexamples.rows:
+        out += ["### Counterexamples", "", *_table(counterexamples), ""]
+    return out
