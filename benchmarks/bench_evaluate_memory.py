@@ -79,12 +79,17 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=1_000_000)
     parser.add_argument("--n-boot", type=int, default=200)
     parser.add_argument("--baseline", type=Path, default=None, help="Another src/ to compare.")
+    parser.add_argument(
+        "--metrics",
+        default="emd,E[emd],cross_entropy,E[cross_entropy]",
+        help="Metrics to pass to the command; 'default' passes none (the command's full set).",
+    )
     opts = parser.parse_args()
     print(f"machine load (1, 5, 15 min): {os.getloadavg()}; cores: {os.cpu_count()}")
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         inputs = write_inputs(d, opts.items)
-        common = ["--metrics", "emd,E[emd],cross_entropy,E[cross_entropy]"]
+        common = [] if opts.metrics == "default" else ["--metrics", opts.metrics]
         common += ["--n-boot", str(opts.n_boot)]
         variants = [("this tree", SRC, [])]
         variants.append(("this tree, --no-scores", SRC, ["--no-scores"]))
