@@ -10,6 +10,7 @@ violation. Definitions: :data:`PROPERTIES` and ``docs/audit.md``.
 from dissensus.audit._properties import PROPERTIES, Property
 from dissensus.audit._result import AuditResult, Counterexample, PropertyResult
 from dissensus.audit._search import audit, check_case, property_keys
+from dissensus.audit._subject import auditable_metrics
 
 __all__ = [
     "PROPERTIES",
@@ -18,6 +19,7 @@ __all__ = [
     "Property",
     "PropertyResult",
     "audit",
+    "auditable_metrics",
     "check_case",
     "property_keys",
 ]

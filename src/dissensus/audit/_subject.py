@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from dissensus.metrics import Metric, get_metric
+from dissensus.metrics import Metric, get_metric, list_metrics
 
-__all__ = ["MetricLike", "Subject", "as_subject"]
+__all__ = ["MetricLike", "Subject", "as_subject", "auditable_metrics"]
 
 FloatArray = npt.NDArray[np.float64]
 MetricLike = str | Metric | Callable[..., Any]
@@ -80,6 +80,22 @@ class Subject:
         counts = np.diff(np.column_stack([np.zeros(n), cuts, totals]), axis=1)
         out: FloatArray = 1.0 + counts
         return out
+
+
+def auditable_metrics() -> list[str]:
+    """Registry metrics the audit takes: pointwise and expected, in registration order.
+
+    ``debiased[...]`` estimators take annotation counts, not two
+    distributions; their properties are those of the metric they estimate.
+    One-argument metrics (entropy) are left out too.
+
+    Examples
+    --------
+    >>> names = auditable_metrics()
+    >>> "manhattan" in names and "E[emd]" in names and "debiased[emd]" not in names
+    True
+    """
+    return [n for n in list_metrics() if not get_metric(n).needs_counts]
 
 
 def as_subject(

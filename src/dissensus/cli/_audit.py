@@ -6,8 +6,7 @@ from typing import Any
 
 import click
 
-from dissensus.audit import AuditResult, audit, property_keys
-from dissensus.metrics import get_metric, list_metrics
+from dissensus.audit import AuditResult, audit, auditable_metrics, property_keys
 
 __all__ = ["audit_command", "audit_document"]
 
@@ -63,8 +62,7 @@ def audit_command(
     Prints a ✓/✗ table (✓: no counterexample found in the trials) and the
     simplest counterexample of every violation.
     """
-    # debiased[...] estimators take counts; the audit covers the metrics they estimate
-    names = list(metrics) or [n for n in list_metrics() if not get_metric(n).needs_counts]
+    names = list(metrics) or auditable_metrics()
     result = audit(names, list(properties) or "all", classes, n_trials, seed=seed)
     if fmt == "json":
         click.echo(result.to_json())
