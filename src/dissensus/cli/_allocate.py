@@ -7,8 +7,14 @@ from typing import Any
 
 import click
 
-from dissensus.cli._evaluate import _parse_pred, _parse_prior
-from dissensus.cli._reader_options import load_annotations, prediction_options, reader_options
+from dissensus.cli._evaluate import _parse_pred
+from dissensus.cli._reader_options import (
+    load_annotations,
+    parse_prior,
+    prediction_options,
+    prior_option,
+    reader_options,
+)
 from dissensus.data._predictions_io import read_predictions
 
 __all__ = ["allocate_command"]
@@ -28,12 +34,7 @@ __all__ = ["allocate_command"]
     type=click.IntRange(min=1),
     help="How many items to send (one annotation each).",
 )
-@click.option(
-    "--prior",
-    default="uniform",
-    show_default=True,
-    help="Dirichlet prior: uniform, jeffreys, empirical or a number.",
-)
+@prior_option
 @click.option(
     "--seed", default=0, show_default=True, type=int, help="Seed (Monte Carlo metrics only)."
 )
@@ -80,7 +81,7 @@ def allocate_command(
         predictions,
         metric=metric,
         budget=min(budget, counts.N),
-        prior=_parse_prior(prior),
+        prior=parse_prior(prior),
         seed=seed,
     )
     out.parent.mkdir(parents=True, exist_ok=True)

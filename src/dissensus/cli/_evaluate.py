@@ -18,7 +18,9 @@ from dissensus.cli._messages import echo_warnings, prior_note
 from dissensus.cli._reader_options import (
     alignment_options,
     load_annotations,
+    parse_prior,
     prediction_options,
+    prior_option,
     reader_options,
 )
 from dissensus.data._atomic import AtomicFileSet, locked_dir
@@ -43,13 +45,6 @@ def _parse_pred(values: tuple[str, ...]) -> dict[str, Path]:
             raise click.BadParameter(msg, param_hint="--pred")
         preds[name] = Path(path)
     return preds
-
-
-def _parse_prior(value: str) -> Any:
-    try:
-        return float(value)
-    except ValueError:
-        return value
 
 
 class _Stages:
@@ -87,12 +82,7 @@ class _Stages:
     metavar="NAME,NAME",
     help="Metrics from the registry, e.g. 'emd,E[emd],cross_entropy'. Default: the standard set.",
 )
-@click.option(
-    "--prior",
-    default="uniform",
-    show_default=True,
-    help="Dirichlet prior: uniform, jeffreys, empirical or a number.",
-)
+@prior_option
 @click.option(
     "--bins",
     default="auto",
@@ -230,7 +220,7 @@ def _compute(
             data,
             predictions,
             metrics=metric_names,
-            prior=_parse_prior(prior),
+            prior=parse_prior(prior),
             bins=bin_spec,
             seed=seed,
             how=reader["how"],

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 from typing import Any
 
 import click
 
-from dissensus.cli._reader_options import load_annotations, reader_options
+from dissensus.cli._reader_options import (
+    load_annotations,
+    parse_prior,
+    prior_option,
+    reader_options,
+)
 from dissensus.leaderboard import (
     DEFAULT_METRICS,
     Leaderboard,
@@ -56,9 +60,8 @@ def _metrics(values: tuple[str, ...]) -> list[str]:
 @click.option("--metrics", "metric_names", multiple=True, metavar="NAME[,NAME...]",
               help="Registry metrics (default: cross_entropy, manhattan, euclidean, js_distance "
                    "and E[cross_entropy], E[manhattan]).")  # fmt: skip
-@click.option("--prior", default="uniform", show_default=True,
-              help="Dirichlet prior of the expected metrics.")  # fmt: skip
-@click.option("--n-resamples", type=click.IntRange(min=1), default=1000, show_default=True,
+@prior_option
+@click.option("--n-resamples", type=click.IntRange(min=2), default=1000, show_default=True,
               help="Paired-bootstrap resamples between adjacent teams.")  # fmt: skip
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -82,9 +85,7 @@ def leaderboard_command(
     Separate datasets with a lone '+': their Table 2 is also averaged.
     """
     metrics = _metrics(metric_names)
-    prior_value: Any = prior
-    with contextlib.suppress(ValueError):
-        prior_value = float(prior)
+    prior_value = parse_prior(prior)
     boards: list[Leaderboard] = []
     for gold_arg, subs in split_sets(args):
         name, sep, path = gold_arg.partition("=")

@@ -28,7 +28,9 @@ __all__ = [
     "alignment_options",
     "load_annotations",
     "parse_labels",
+    "parse_prior",
     "prediction_options",
+    "prior_option",
     "reader_options",
 ]
 
@@ -181,6 +183,30 @@ def alignment_options(func: F) -> F:
     for option in reversed(options):
         func = option(func)
     return func
+
+
+def prior_option(func: F) -> F:
+    """Add ``--prior`` (the Dirichlet prior of the expected metrics); read it with :func:`parse_prior`."""
+    return click.option(
+        "--prior",
+        default="uniform",
+        show_default=True,
+        help="Dirichlet prior of the expected metrics: uniform, jeffreys, empirical or a number.",
+    )(func)
+
+
+def parse_prior(value: str) -> Any:
+    """The ``--prior`` text as :func:`dissensus.posterior.dirichlet` takes it: a number or a name.
+
+    Examples
+    --------
+    >>> parse_prior("0.5"), parse_prior("jeffreys")
+    (0.5, 'jeffreys')
+    """
+    try:
+        return float(value)
+    except ValueError:
+        return value
 
 
 def prediction_options(func: F) -> F:
