@@ -31,10 +31,10 @@ from dissensus.evaluation import (
     DEFAULT_METRICS,
     REPORT_AUDIT_TRIALS,
     Evaluation,
-    _cached_audit,
     annotation_bins,
     evaluate,
 )
+from dissensus.evaluation._output import _cached_audit
 from dissensus.metrics import get_metric
 from dissensus.posterior import dirichlet, marginal_log_likelihood
 from dissensus.report import ReportData
@@ -597,7 +597,7 @@ class TestPairwiseTests:
         def broken(x, y):
             raise ValueError("a bug in the test")
 
-        monkeypatch.setattr("dissensus.evaluation.wilcoxon_test", broken)
+        monkeypatch.setattr("dissensus.evaluation._tables.wilcoxon_test", broken)
         with pytest.raises(ValueError, match="a bug in the test"):
             reversal_eval.pairwise_tests("manhattan")
 
