@@ -9,6 +9,7 @@ so :meth:`Annotations.from_frame` can point at the offending input.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
@@ -98,16 +99,45 @@ def _read_bytes(path: Path) -> bytes:
 
 def _check_utf8(raw: bytes, path: PathLike) -> None:
     """Refuse bytes that are not UTF-8, naming the line and column of the first bad byte."""
+    # in slices through one incremental decoder: decoding a large file whole
+    # would hold a second copy of it as text just to be dropped
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(raw)
+    for start in range(0, max(len(raw), 1), _DECODE_SLICE):
+        stop = min(start + _DECODE_SLICE, len(raw))
+        try:
+            decoder.decode(view[start:stop], final=stop == len(raw))
+        except UnicodeDecodeError as exc:
+            at = _first_bad_byte(raw, start)
+            line = raw.count(b"\n", 0, at) + 1
+            column = at - (raw.rfind(b"\n", 0, at) + 1) + 1
+            msg = (
+                f"'{path}' line {line}: byte 0x{raw[at]:02x} at column {column} is not UTF-8; "
+                "save the file as UTF-8."
+            )
+            raise DataError(msg) from exc
+
+
+#: Bytes decoded at a time when checking a file's encoding.
+_DECODE_SLICE = 1 << 24
+
+
+def _first_bad_byte(raw: bytes, start: int) -> int:
+    """Offset of the first invalid UTF-8 byte at or after slice ``start`` (one is known to exist).
+
+    The decoder may have held back up to 3 bytes of a character begun before
+    ``start``; everything before is valid, so the first byte in
+    ``[start - 3, start]`` that is not a continuation byte starts a character.
+    """
+    start = max(start - 3, 0)
+    while start < len(raw) and raw[start] & 0xC0 == 0x80:
+        start += 1
+    stop = min(start + _DECODE_SLICE + 8, len(raw))
     try:
-        raw.decode("utf-8")
+        raw[start:stop].decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        msg = (
-            f"'{path}' line {line}: byte 0x{raw[exc.start]:02x} at column {column} is not UTF-8; "
-            "save the file as UTF-8."
-        )
-        raise DataError(msg) from None
+        return start + exc.start
+    return stop  # pragma: no cover  (the caller saw an error in this range)
 
 
 def _record_lines(raw: bytes, sep: str, n_records: int) -> pd.Index:
@@ -183,11 +213,15 @@ def _infer_column(values: pd.Series) -> pd.Series:
 
 def _header(raw: bytes, sep: str) -> list[str]:
     """Column names as written in the first record (pandas would rename repeats silently)."""
-    text = raw.decode("utf-8")
     if len(sep) == 1:
-        first = next(csv.reader(io.StringIO(text, newline=""), delimiter=sep), [])
+        # a lazy text stream: only the first record is decoded (a quoted
+        # header may span lines), not the whole file
+        stream = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8", newline="")
+        first = next(csv.reader(stream, delimiter=sep), [])
     else:  # a regex separator
-        first = re.split(sep, text.split("\n", 1)[0].rstrip("\r"))
+        end = raw.find(b"\n")
+        line = raw[: end if end >= 0 else len(raw)].decode("utf-8")
+        first = re.split(sep, line.rstrip("\r"))
     return [name.lstrip("\ufeff") if i == 0 else name for i, name in enumerate(first)]
 
 

@@ -521,22 +521,27 @@ class _Tables:
         pairs = self._priors(priors)
         labels = self.prior_fit(priors)["prior"].tolist()
         E, J, N = len(expected), len(self.models), self.counts.N
-        S = np.empty((len(pairs), E, J, N))
-        S[0] = self.values[expected]
-        for p, (_, prior) in enumerate(pairs[1:], start=1):
+        P = len(pairs)
+        # the evaluation's own prior is read from self.values, not copied:
+        # only the other priors' scores are held, (P - 1, E, J, N)
+        S = np.empty((P - 1, E, J, N))
+        for p, (_, prior) in enumerate(pairs[1:]):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", PriorFitWarning)
                 alpha = np.asarray(dirichlet(self.counts, prior=prior), dtype=np.float64)
             for e, m in enumerate(expected):
                 for j in range(J):
                     S[p, e, j] = self._metrics[m].func(alpha, self.predictions[j])
-        P = len(pairs)
+            del alpha
         with np.errstate(invalid="ignore", over="ignore"):
-            means = S.mean(axis=3)  # (P, E, J)
+            means = np.concatenate(
+                [self.values[expected].mean(axis=2)[None], S.mean(axis=3)]
+            )  # (P, E, J)
         boot = self._boot(n_boot)[:, expected][:, None]  # the evaluation's prior: reuse
         if P > 1:
-            extra = resample_means(S[1:].reshape(-1, N), int(n_boot), seed=self.seed)
+            extra = resample_means(S.reshape(-1, N), int(n_boot), seed=self.seed)
             boot = np.concatenate([boot, extra.reshape(-1, P - 1, E, J)], axis=1)
+        del S
         lower = np.broadcast_to(self._lower[expected][None, :], (P, E)).reshape(-1)
         ranks, _ = competition_ranks(means.reshape(P * E, J), lower_is_better=lower)
         ranks = ranks.reshape(P, E, J)

@@ -183,13 +183,16 @@ def resample_means(
     with np.errstate(invalid="ignore", over="ignore"):
         center = S.mean(axis=1)
         finite = np.isfinite(center)
-        dev = np.where(finite[:, None], S - center[:, None], S)  # (P, N), C order
         out = np.zeros((n_boot, S.shape[0]))
         blocks = weight_blocks(
             np.ones(N, dtype=np.int64), n_boot, seed=seed, chunk=chunk, dtype=np.float64
         )
         for row, cols, W in blocks:
-            out[row : row + W.shape[0]] += W @ dev[:, cols].T
+            # centred one block of columns at a time: a centred copy of all of
+            # S would double the memory of a large (P, N) input
+            block = S[:, cols]
+            dev = np.where(finite[:, None], block - center[:, None], block)
+            out[row : row + W.shape[0]] += W @ dev.T
         out /= N
         out += np.where(finite, center, 0.0)
     return out
