@@ -10,12 +10,12 @@ import click
 from dissensus.cli._evaluate import _parse_pred
 from dissensus.cli._reader_options import (
     load_annotations,
+    load_predictions,
     parse_prior,
     prediction_options,
     prior_option,
     reader_options,
 )
-from dissensus.data._predictions_io import read_predictions
 
 __all__ = ["allocate_command"]
 
@@ -72,7 +72,7 @@ def allocate_command(
         raise click.BadParameter(msg, param_hint="--pred")
     data = load_annotations(str(annotations), **reader)
     predictions = {
-        name: read_predictions(path, layout=pred_layout, item=pred_item)  # type: ignore[arg-type]
+        name: load_predictions(path, pred_layout=pred_layout, pred_item=pred_item, **reader)
         for name, path in pred_paths.items()
     }
     counts = data.counts()

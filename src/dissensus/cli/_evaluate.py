@@ -18,13 +18,13 @@ from dissensus.cli._messages import echo_warnings, prior_note
 from dissensus.cli._reader_options import (
     alignment_options,
     load_annotations,
+    load_predictions,
     parse_prior,
     prediction_options,
     prior_option,
     reader_options,
 )
 from dissensus.data._atomic import AtomicFileSet, locked_dir
-from dissensus.data._predictions_io import read_predictions
 from dissensus.evaluation import evaluate
 
 __all__ = ["evaluate_command"]
@@ -206,7 +206,9 @@ def _compute(
         predictions = {}
         for name, path in pred_paths.items():
             stage(f"reading predictions {name!r} from {path}")
-            predictions[name] = read_predictions(path, layout=pred_layout, item=pred_item, normalize=reader["normalize"])  # type: ignore[arg-type]  # fmt: skip
+            predictions[name] = load_predictions(
+                path, pred_layout=pred_layout, pred_item=pred_item, **reader
+            )
         bin_spec: Any = bins
         if bins != "auto":
             try:

@@ -15,18 +15,21 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
 from dissensus._exceptions import DataError, DissensusWarning
 from dissensus.cli._messages import echo_warnings, format_hint
-from dissensus.data import Annotations, Label, Scale, read_annotations
+from dissensus.data import Annotations, Label, Predictions, Scale, read_annotations
+from dissensus.data._predictions_io import read_predictions
 
 __all__ = [
     "READER_OPTION_NAMES",
     "alignment_options",
     "load_annotations",
+    "load_predictions",
     "parse_labels",
     "parse_prior",
     "prediction_options",
@@ -291,3 +294,24 @@ def load_annotations(path: str, **options: Any) -> Annotations:
             raise DataError(msg) from exc
     echo_warnings(caught)
     return ann
+
+
+def load_predictions(
+    path: Path, *, pred_layout: str, pred_item: str, normalize: bool = False, **options: Any
+) -> Predictions:
+    """Read a ``--pred`` file with the command's reader options that apply to predictions.
+
+    ``--na-values`` and ``--strip-labels`` mean for a prediction file what
+    they mean for the annotations (so an item named ``NA`` is data unless
+    ``--na-values NA`` says otherwise, and ``--strip-labels`` strips the
+    label columns of both, keeping them comparable); ``normalize`` is
+    ``--normalize``.
+    """
+    return read_predictions(
+        path,
+        layout=pred_layout,  # type: ignore[arg-type]
+        item=pred_item,
+        normalize=normalize,
+        na_values=tuple(_columns(options.get("na_values"))),
+        strip_labels=bool(options.get("strip_labels", False)),
+    )

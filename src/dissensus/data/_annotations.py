@@ -100,6 +100,31 @@ def _kind(value: Any) -> str:
     return "string" if isinstance(value, str) else "number"
 
 
+def _repeated(
+    keys: npt.NDArray[np.int64], *, keep: Literal["first", "last"]
+) -> npt.NDArray[np.bool_]:
+    """``pd.Series(keys).duplicated(keep=keep)`` by a stable sort.
+
+    A hash table over millions of distinct keys costs several times the
+    keys' memory; the sort needs the permutation and one sorted copy.
+
+    Examples
+    --------
+    >>> _repeated(np.array([5, 3, 5, 5]), keep="first").tolist()
+    [False, False, True, True]
+    >>> _repeated(np.array([5, 3, 5, 5]), keep="last").tolist()
+    [True, False, True, False]
+    """
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    same = ordered[1:] == ordered[:-1]
+    del ordered
+    out = np.zeros(keys.shape, dtype=bool)
+    # equal keys are consecutive, in row order: all but the first (last) of a run repeat
+    out[order[1:][same] if keep == "first" else order[:-1][same]] = True
+    return out
+
+
 def _check_labels(labels: pd.Series, index: pd.Index, source: str | None, column: str) -> None:
     """Refuse labels that would silently merge or split categories; warn on near-duplicates.
 
@@ -326,15 +351,15 @@ class Annotations:
         annotators: pd.Index | None = None
         if annotator is not None:
             acodes, auniq = pd.factorize(df[annotator], sort=False)
-            annotator_codes = acodes.astype(np.int64)
+            annotator_codes = acodes.astype(np.int64, copy=False)
+            del acodes
             annotators = pd.Index(auniq, name=annotator)
-            pair = item_codes.astype(np.int64) * len(annotators) + annotator_codes
+            # in place: at millions of annotations each temporary is tens of MB
+            pair = item_codes.astype(np.int64)
+            pair *= len(annotators)
+            pair += annotator_codes
             if duplicates != "keep":
-                dup_mask = (
-                    pd.Series(pair)
-                    .duplicated(keep="first" if duplicates != "last" else "last")
-                    .to_numpy()
-                )
+                dup_mask = _repeated(pair, keep="last" if duplicates == "last" else "first")
                 if dup_mask.any():
                     if duplicates == "error":
                         both = pd.Series(pair).duplicated(keep=False).to_numpy()

@@ -210,6 +210,11 @@ class Predictions:
                     f"{examples(only_p) or 'none'}; only in the annotations {examples(only_c) or 'none'}. "
                     "Rename the columns or give predictions for every label."
                 )
+                if _strip_all(self.scale.labels) == _strip_all(counts.scale.labels):
+                    msg += (
+                        " They differ only by surrounding whitespace: read both with "
+                        "strip_labels=True (CLI: --strip-labels)."
+                    )
                 raise DataError(msg)
             perm = [self.scale.index(lab) for lab in counts.scale.labels]
             values = values[:, perm]
@@ -265,3 +270,7 @@ def _label_from_column(col: Any) -> Any:
             return col
         return int(f) if f.is_integer() else f
     return col
+
+
+def _strip_all(labels: Sequence[Any]) -> set[Any]:
+    return {v.strip() if isinstance(v, str) else v for v in labels}

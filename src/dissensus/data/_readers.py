@@ -180,23 +180,26 @@ def exact_ids(values: pd.Series) -> pd.Series:
     and a 19-digit id is never rounded through a float). A column with a
     missing cell stays text too.
     """
-    if values.isna().any():
+    if not len(values):
+        return values.astype(str)
+    # Decided on the distinct ids (an id repeats once per annotation): a
+    # million-row column is then converted without a Python object per cell.
+    codes, distinct = pd.factorize(values, use_na_sentinel=True)
+    if (codes < 0).any():
         return values
-    text = values.astype(str)
-    if not len(text):
-        return text
+    text = pd.Series(distinct).astype(str)
     try:
         ints = text.astype(np.int64).to_numpy()
     except (ValueError, TypeError, OverflowError):  # not all integers, or beyond int64
-        return text
+        return values.astype(str)
     magnitude = np.abs(ints)
     digits = np.searchsorted(_POWERS_OF_TEN, magnitude, side="right") + (ints < 0)
     digits = np.maximum(digits, 1)
     # canonical iff the text is exactly as long as the integer's own digits
     # (rules out "007", "+7", " 7", "-0")
     if not np.array_equal(text.str.len().to_numpy(dtype=np.int64), digits):
-        return text
-    return pd.Series(ints, index=values.index, name=values.name)
+        return values.astype(str)
+    return pd.Series(ints[codes], index=values.index, name=values.name)
 
 
 #: 10**0 ... 10**18: the number of them <= |n| is the number of digits of n.
