@@ -17,7 +17,13 @@ from dissensus._exceptions import DataDroppedWarning, DataError, LabelSpellingWa
 from dissensus._validation import check_option, examples
 from dissensus.data._counts import LabelCounts
 from dissensus.data._scale import Scale
-from dissensus.data._wide import encode_wide, given_scale, numeric_wide, off_scale_message
+from dissensus.data._wide import (
+    check_columns,
+    encode_wide,
+    given_scale,
+    numeric_wide,
+    off_scale_message,
+)
 
 __all__ = ["Annotations", "Duplicates"]
 
@@ -143,12 +149,16 @@ def _check_labels(labels: pd.Series, index: pd.Index, source: str | None, column
     kinds: dict[str, list[Any]] = {}
     for v in uniq:
         kinds.setdefault(_kind(v), []).append(v)
-    if labels.dtype == object and "boolean" not in kinds:
-        # True == 1 hashes alike, so the distinct values can hide a boolean.
+    hideable = set(kinds) == {"boolean"} or ("number" in kinds and "boolean" not in kinds)
+    if labels.dtype == object and hideable:
+        # True == 1 hashes alike, so the distinct values can hide a boolean
+        # among numbers, or a number among booleans.
         is_bool = labels.map(lambda v: isinstance(v, bool | np.bool_)).to_numpy(dtype=bool)
-        if is_bool.any():
+        if is_bool.any() and not is_bool.all():
             v = labels.iloc[int(np.flatnonzero(is_bool)[0])]
             kinds.setdefault("boolean", []).append(v)
+            other = labels.iloc[int(np.flatnonzero(~is_bool)[0])]
+            kinds.setdefault(_kind(other), []).append(other)
     if "boolean" in kinds and len(kinds) > 1:
         v = kinds["boolean"][0]
         msg = (
@@ -490,6 +500,12 @@ class Annotations:
             else [c for c in df.columns if c != item and c not in meta]
         )
         _require_columns(df, {f"annotator {c!r}": c for c in cols}, source)
+        # before either path: a repeated name would select two columns as one
+        # annotator (the numeric path) or repeat (item, annotator) pairs
+        where = f" in {source}" if source else ""
+        check_columns(cols, where, "annotator")
+        used = {*cols, *meta} | ({item} if item is not None else set())
+        check_columns([c for c in df.columns if c in used], where)
         if not cols:
             msg = "No annotator columns in the wide table; name them with annotators=[...]."
             raise DataError(msg)

@@ -14,7 +14,13 @@ import pandas as pd
 from dissensus._exceptions import DataDroppedWarning, DataError
 from dissensus._validation import as_count_matrix, examples
 from dissensus.data._scale import Scale
-from dissensus.data._wide import encode_wide, given_scale, numeric_wide, off_scale_message
+from dissensus.data._wide import (
+    check_columns,
+    encode_wide,
+    given_scale,
+    numeric_wide,
+    off_scale_message,
+)
 
 __all__ = ["LabelCounts", "as_label_counts"]
 
@@ -173,6 +179,15 @@ class LabelCounts:
         block: pd.DataFrame | npt.NDArray[Any]
         if isinstance(wide, pd.DataFrame):
             block = wide
+            # the checks of Annotations.from_wide, before the numeric/general split
+            check_columns(list(wide.columns), "")
+            missing = np.flatnonzero(pd.isna(wide.index))
+            if missing.size:
+                msg = (
+                    f"Missing item ids in the index of `wide` at row positions "
+                    f"{examples(missing.tolist())}; every row is an item and needs an id."
+                )
+                raise DataError(msg)
             index = _as_items(wide.index, len(wide), "`wide`")
         else:
             block = np.asarray(wide)

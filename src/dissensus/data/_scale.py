@@ -16,6 +16,9 @@ from dissensus._validation import examples
 
 __all__ = ["Label", "Scale"]
 
+#: Integers up to 2**53 are exact in float64 (the numeric scale's values).
+_EXACT_INT = 2**53
+
 Label = int | float | str
 
 
@@ -96,6 +99,16 @@ class Scale:
             msg = (
                 f"Scale labels mix strings and numbers ({examples(list(labels))}); "
                 "convert them to one type first."
+            )
+            raise DataError(msg)
+        inexact = [
+            v for v in labels if isinstance(v, int) and abs(v) > _EXACT_INT and int(float(v)) != v
+        ]
+        if inexact:
+            msg = (
+                f"Label {inexact[0]} is an integer beyond 2**53, which a float64 cannot hold "
+                "exactly (it would merge with a neighbouring label); write the labels as text "
+                "or as smaller numbers."
             )
             raise DataError(msg)
         object.__setattr__(self, "labels", labels)

@@ -30,7 +30,14 @@ from dissensus._exceptions import DataError
 from dissensus._validation import examples
 from dissensus.data._scale import Scale
 
-__all__ = ["WideCodes", "encode_wide", "given_scale", "numeric_wide", "off_scale_message"]
+__all__ = [
+    "WideCodes",
+    "check_columns",
+    "encode_wide",
+    "given_scale",
+    "numeric_wide",
+    "off_scale_message",
+]
 
 IntArray = npt.NDArray[np.intp]
 FloatArray = npt.NDArray[np.float64]
@@ -59,12 +66,46 @@ def numeric_wide(block: pd.DataFrame | npt.NDArray[Any]) -> FloatArray | None:
     if isinstance(block, pd.DataFrame):
         if not all(_is_plain_numeric(dt) for dt in block.dtypes):
             return None
+        ints = [c for c, dt in enumerate(block.dtypes) if pd.api.types.is_integer_dtype(dt)]
+        if ints and _beyond_float(block.iloc[:, ints].to_numpy(dtype=np.float64, na_value=0.0)):
+            return None
         values = block.to_numpy(dtype=np.float64, na_value=np.nan)
     else:
         if not _is_plain_numeric(block.dtype):
             return None
+        if np.issubdtype(block.dtype, np.integer) and _beyond_float(block):
+            return None
         values = np.asarray(block, dtype=np.float64)
     return np.ascontiguousarray(values.T)
+
+
+def _beyond_float(values: npt.NDArray[Any]) -> bool:
+    """Whether some integer is at or beyond 2**53, where float64 may merge it with a neighbour.
+
+    Such a table takes the general path, which keeps the integers and
+    refuses them with the reason (see :class:`Scale`), as it does for any
+    other input.
+    """
+    return bool(values.size) and bool(np.abs(values.astype(np.float64)).max() >= 2.0**53)
+
+
+def check_columns(columns: Sequence[Any], where: str, what: str = "column") -> None:
+    """Refuse a wide table whose columns repeat a name (which one is the annotator?).
+
+    Raises
+    ------
+    DataError
+        Naming the repeated column and both positions (1-based).
+    """
+    seen: dict[Any, int] = {}
+    for position, name in enumerate(columns, start=1):
+        if name in seen:
+            msg = (
+                f"The wide table{where} has {what} {name!r} twice (columns {seen[name]} and "
+                f"{position}); rename one so each annotator has one column."
+            )
+            raise DataError(msg)
+        seen[name] = position
 
 
 def _code_dtype(n_codes: int) -> type[np.signedinteger[Any]]:
