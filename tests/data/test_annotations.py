@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from dissensus import Annotations, DataDroppedWarning, DataError, Scale
+from dissensus.data._annotations import _repeated
 
 
 def _long() -> pd.DataFrame:
@@ -306,3 +307,16 @@ class TestInvariants:
         a = Annotations.from_frame(df, scale=[1, 2, 3]).counts().to_frame().sort_index()
         b = Annotations.from_frame(df.iloc[order], scale=[1, 2, 3]).counts().to_frame().sort_index()
         pd.testing.assert_frame_equal(a, b)
+
+
+class TestRepeatedPairs:
+    """The (item, annotator) repeat check sorts instead of hashing (memory); same answer."""
+
+    @given(
+        keys=st.lists(st.integers(0, 12), max_size=60),
+        keep=st.sampled_from(["first", "last"]),
+    )
+    def test_matches_pandas_duplicated(self, keys, keep):
+        k = np.asarray(keys, dtype=np.int64)
+        want = pd.Series(k, dtype=np.int64).duplicated(keep=keep).to_numpy()
+        np.testing.assert_array_equal(_repeated(k, keep=keep), want)

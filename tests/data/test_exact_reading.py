@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from dissensus import DataError, LabelCounts, LabelSpellingWarning, read_annotations, read_lewidi
+from dissensus.data import _readers
 from dissensus.data._predictions_io import read_predictions
 from dissensus.data._readers import exact_ids
 
@@ -237,3 +238,29 @@ def test_a_fifo_is_read_once(tmp_path, reader, name, data):
     writer.join(timeout=5)
     assert proc.returncode == 0, err.decode()
     assert b"<" in out
+
+
+class TestUtf8CheckInSlices:
+    """The encoding check decodes in slices; a character may straddle two of them."""
+
+    @pytest.mark.parametrize("size", [1, 2, 3, 4, 5, 7])
+    def test_valid_text_passes_for_any_slice(self, monkeypatch, size):
+        monkeypatch.setattr(_readers, "_DECODE_SLICE", size)
+        _readers._check_utf8("é€𝄞x\nab€\n".encode() * 3, "f.csv")
+
+    @pytest.mark.parametrize("size", [1, 2, 3, 4, 5, 7, 1 << 24])
+    @pytest.mark.parametrize(
+        ("raw", "line", "byte", "column"),
+        [
+            (b"ab\xc3\xa9cd\xffxx", 1, "0xff", 7),
+            (b"a\nb\xe2\x82", 2, "0xe2", 2),  # truncated at the end of the file
+            ("é€𝄞x".encode() * 3 + b"\n\x80", 2, "0x80", 1),
+            (b"x\n\xe2\x82\xac\xe2(\xa1", 2, "0xe2", 4),
+        ],
+    )
+    def test_the_first_bad_byte_is_named_for_any_slice(
+        self, monkeypatch, size, raw, line, byte, column
+    ):
+        monkeypatch.setattr(_readers, "_DECODE_SLICE", size)
+        with pytest.raises(DataError, match=rf"line {line}: byte {byte} at column {column} "):
+            _readers._check_utf8(raw, "f.csv")

@@ -12,7 +12,7 @@ from hypothesis.extra import numpy as hnp
 from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 
-from dissensus.stats._bootstrap import bootstrap_weights
+from dissensus.stats._bootstrap import bootstrap_weights, iter_weight_blocks
 from dissensus.stats._paired import (
     adjust_pvalues,
     bootstrap_test,
@@ -65,6 +65,24 @@ class TestResampleWeights:
     def test_bad_sizes(self):
         with pytest.raises(ValueError, match="N >= 1"):
             resample_means(np.empty((2, 0)), 5)
+
+    def test_centring_block_by_block_gives_the_bytes_of_centring_all_at_once(self):
+        # resample_means centres one block of columns at a time (memory); the
+        # product must see the same numbers as a centred copy of all of S
+        rng = np.random.default_rng(5)
+        n = 70_000  # three column blocks of the weight draw
+        s = rng.gamma(2.0, size=(4, n)) * 10
+        s[2, 7] = np.inf  # a non-finite series is not centred
+        center = s.mean(axis=1)
+        finite = np.isfinite(center)
+        dev = np.where(finite[:, None], s - center[:, None], s)
+        want = np.zeros((30, 4))
+        for row, cols, w in iter_weight_blocks(np.ones(n, dtype=np.int64), 30, seed=2):
+            want[row : row + w.shape[0]] += w.astype(np.float64) @ dev[:, cols].T
+        want /= n
+        want += np.where(finite, center, 0.0)
+        got = resample_means(s, 30, seed=2)
+        assert got.tobytes() == want.tobytes()
 
 
 class TestResampleMeans:
