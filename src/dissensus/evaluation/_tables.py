@@ -614,16 +614,29 @@ class _Tables:
 
         kinds = np.array([m.kind for m in self._metrics])
         rev = np.asarray(rev, dtype=np.int64).reshape(-1, 4)
-        oriented = np.where(self._lower[:, None, None], self.values, -self.values)
-        adv = oriented[rev[:, 0], rev[:, 3]] - oriented[rev[:, 0], rev[:, 2]]  # a's edge, metric 1
-        adv2 = oriented[rev[:, 1], rev[:, 3]] - oriented[rev[:, 1], rev[:, 2]]
-        with np.errstate(invalid="ignore", over="ignore"):
-            z1 = np.sign(np.nanmean(adv, axis=1))[:, None] * adv
-            z2 = np.sign(np.nanmean(adv2, axis=1))[:, None] * adv2
-            z1 = z1 / np.nanstd(z1, axis=1, keepdims=True)
-            z2 = z2 / np.nanstd(z2, axis=1, keepdims=True)
-            weight = np.nan_to_num(np.minimum(z1, z2), nan=-np.inf, posinf=np.inf)
-        strength = np.sort(weight, axis=1)[:, ::-1][:, :n_items].sum(axis=1)
+
+        def oriented(m: int, j: int) -> FloatArray:
+            v: FloatArray = self.values[m, j]
+            return v if self._lower[m] else -v
+
+        def edge(r: int) -> tuple[FloatArray, FloatArray, FloatArray]:
+            """Model b's per-item edge over a under metric 1 and 2, and the item weights."""
+            m1, m2, a, b = (int(v) for v in rev[r])
+            adv = oriented(m1, b) - oriented(m1, a)
+            adv2 = oriented(m2, b) - oriented(m2, a)
+            with np.errstate(invalid="ignore", over="ignore"):
+                z1 = np.sign(np.nanmean(adv)) * adv
+                z2 = np.sign(np.nanmean(adv2)) * adv2
+                z1 = z1 / np.nanstd(z1)
+                z2 = z2 / np.nanstd(z2)
+                w = np.nan_to_num(np.minimum(z1, z2), nan=-np.inf, posinf=np.inf)
+            return adv, adv2, w
+
+        # one reversal at a time: a (reversals, items) block of edges would be
+        # about 1 GB at a million items and ~100 reversals
+        strength = np.empty(len(rev))
+        for r in range(len(rev)):
+            strength[r] = np.sort(edge(r)[2])[::-1][:n_items].sum()
         mixed = kinds[rev[:, 0]] != kinds[rev[:, 1]]
         ranking = np.lexsort((-np.nan_to_num(strength, neginf=-1e300), ~mixed))
         chosen: list[int] = []
@@ -644,12 +657,13 @@ class _Tables:
         frames = []
         for r in chosen:
             m1, m2, a, b = (int(v) for v in rev[r])
-            top = np.argsort(-weight[r], kind="stable")[:n_items]
-            top = top[np.isfinite(weight[r, top]) & (weight[r, top] > 0)]
+            adv_r, adv2_r, weight_r = edge(r)
+            top = np.argsort(-weight_r, kind="stable")[:n_items]
+            top = top[np.isfinite(weight_r[top]) & (weight_r[top] > 0)]
             if top.size == 0:
                 continue
-            sign1 = np.nanmean(adv[r]) > 0
-            sign2 = np.nanmean(adv2[r]) > 0
+            sign1 = np.nanmean(adv_r) > 0
+            sign2 = np.nanmean(adv2_r) > 0
             better_1 = self.models[a] if sign1 else self.models[b]
             better_2 = self.models[a] if sign2 else self.models[b]
             series = ["observed", "posterior mean", *self.models]
@@ -673,7 +687,7 @@ class _Tables:
                             np.repeat(np.asarray(self.counts.items[top], dtype=object), K), S_
                         ),
                         "n_annotations": np.tile(np.repeat(n[top], K), S_),
-                        "weight": np.tile(np.repeat(weight[r, top], K), S_),
+                        "weight": np.tile(np.repeat(weight_r[top], K), S_),
                         "series": np.repeat(series, T_ * K),
                         "label": np.tile(labels, S_ * T_),
                         "value": blocks.reshape(-1),
