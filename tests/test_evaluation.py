@@ -39,6 +39,7 @@ from dissensus.metrics import get_metric
 from dissensus.posterior import dirichlet, marginal_log_likelihood
 from dissensus.report import ReportData
 from dissensus.report._data import REQUIRED_COLUMNS, FullFrame
+from dissensus.stats._ranking import order_reversals
 
 # ----------------------------------------------------------------------------- fixtures
 
@@ -968,3 +969,57 @@ class TestMetricAudit:
         ev = evaluate(*_small(n_items=30, K=3), ["debiased[manhattan]"])
         assert ev.metric_audit().empty
         assert ev.report_data(n_boot=20, agreement_ci=False, priors=()).metric_audit is None
+
+
+class TestMemoryLeanTablesAreTheSame:
+    """Tables computed a piece at a time (memory) equal the all-at-once formulas, bit for bit."""
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def ev(cls):
+        rng = np.random.default_rng(11)
+        n = 400
+        C = np.stack(
+            [rng.multinomial(int(k), rng.dirichlet(np.ones(5))) for k in rng.integers(1, 8, n)]
+        )
+        counts = LabelCounts.from_array(C, scale=Scale.ordinal([1, 2, 3, 4, 5]))
+        p = (C + 0.5) / (C + 0.5).sum(axis=1, keepdims=True)
+        sharp = np.eye(5)[C.argmax(axis=1)] * 0.95 + 0.01  # good under L1, bad under CE
+        flat = (0.5 * p + 0.1) / (0.5 * p + 0.1).sum(axis=1, keepdims=True)
+        mixed = 0.7 * p + 0.3 * rng.dirichlet(np.ones(5), size=n)
+        return evaluate(counts, {"sharp": sharp, "flat": flat, "mixed": mixed})
+
+    def test_reversal_item_weights_match_the_block_formula(self, ev):
+        table = ev.reversal_items()
+        assert not table.empty  # the fixture has reversals
+        rev = np.asarray(order_reversals(ev._means, lower_is_better=ev._lower)).reshape(-1, 4)
+        oriented = np.where(ev._lower[:, None, None], ev.values, -ev.values)
+        adv = oriented[rev[:, 0], rev[:, 3]] - oriented[rev[:, 0], rev[:, 2]]
+        adv2 = oriented[rev[:, 1], rev[:, 3]] - oriented[rev[:, 1], rev[:, 2]]
+        z1 = np.sign(np.nanmean(adv, axis=1))[:, None] * adv
+        z2 = np.sign(np.nanmean(adv2, axis=1))[:, None] * adv2
+        z1 = z1 / np.nanstd(z1, axis=1, keepdims=True)
+        z2 = z2 / np.nanstd(z2, axis=1, keepdims=True)
+        weight = np.nan_to_num(np.minimum(z1, z2), nan=-np.inf, posinf=np.inf)
+        items = list(ev.counts.items)
+        for name, rows in table.groupby("reversal", sort=False):
+            m1, m2 = (
+                ev.metrics.index(rows["metric_1"].iloc[0]),
+                ev.metrics.index(rows["metric_2"].iloc[0]),
+            )
+            a, b = (ev.models.index(m) for m in name.split(":")[0].split(" vs "))
+            r = int(np.flatnonzero((rev == [m1, m2, a, b]).all(axis=1))[0])
+            for item, w in rows.groupby("item", sort=False)["weight"].first().items():
+                assert w == weight[r, items.index(item)]
+
+    def test_prior_sensitivity_means_are_the_rescored_means(self, ev):
+        table = ev.prior_sensitivity(("uniform", "jeffreys"), n_boot=50)
+        alpha = np.asarray(dirichlet(ev.counts, prior="jeffreys"), dtype=np.float64)
+        for row in table[table["prior"].str.startswith("jeffreys")].itertuples():
+            j = ev.models.index(row.model)
+            want = get_metric(row.metric).func(alpha, ev.predictions[j]).mean()
+            assert row.mean == want
+        own = table[table["prior"] == table["prior"].iloc[0]]
+        for row in own.itertuples():
+            m, j = ev.metrics.index(row.metric), ev.models.index(row.model)
+            assert row.mean == ev.values[m, j].mean()
