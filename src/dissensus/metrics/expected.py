@@ -692,6 +692,7 @@ def _e_phi(
     # (from E[X ln X] = mu (psi(a + 1) - psi(a + b + 1))): below 1e-12 either way.
     ai, bi = a[idx], b[idx]
     huge = ((ai >= _beta.HUGE) & (bi >= _beta.HUGE)) | (ai + bi >= _beta.HUGE_SUM)
+    del ai, bi  # memory: each is one float per term (40 MB at 1M items, K = 5)
     if huge.any():
         out[idx[huge]] = _phi_at_mean(a[idx[huge]], b[idx[huge]], c[idx[huge]])
         idx = idx[~huge]
@@ -708,7 +709,10 @@ def _e_phi(
             lookup = np.empty(m * m, dtype=np.intp)
             lookup[u] = np.arange(u.size)
             pid = lookup[keys]
+            del keys, lookup
             tab = _beta.phi_tables(ua, ub)
+            # the terms' own parameters are in the table now: release the copies
+            a = b = np.empty(0)
 
     def run(lo: int, hi: int) -> None:
         if tab is not None and pid is not None:
