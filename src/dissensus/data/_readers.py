@@ -30,6 +30,7 @@ from dissensus._validation import check_option, examples
 from dissensus.data._annotations import Annotations, Duplicates
 from dissensus.data._lewidi import targets_2023
 from dissensus.data._scale import Label, Scale
+from dissensus.data._wide import first_repeat
 
 __all__ = [
     "CONVABUSE_SCALE",
@@ -270,16 +271,14 @@ def _read_delimited(
     raw = _read_bytes(path)
     _check_utf8(raw, path)
     header = _header(raw, sep)
-    if not text:
-        seen: dict[str, int] = {}
-        for position, name in enumerate(header, start=1):
-            if name in seen:
-                msg = (
-                    f"'{path}' line 1: column {name!r} appears twice (columns {seen[name]} and "
-                    f"{position}); rename one so it is clear which one holds the data."
-                )
-                raise DataError(msg)
-            seen[name] = position
+    repeated = None if text else first_repeat(header)
+    if repeated is not None:
+        name, first, second = repeated
+        msg = (
+            f"'{path}' line 1: column {name!r} appears twice (columns {first} and "
+            f"{second}); rename one so it is clear which one holds the data."
+        )
+        raise DataError(msg)
     # ConvAbuse's split files repeat columns the reader never uses
     # (Annotator6_transphobic): in text mode pandas names them "name.1".
     options: dict[str, Any] = {"sep": sep}

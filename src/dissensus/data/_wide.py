@@ -34,6 +34,7 @@ __all__ = [
     "WideCodes",
     "check_columns",
     "encode_wide",
+    "first_repeat",
     "given_scale",
     "numeric_wide",
     "off_scale_message",
@@ -89,6 +90,22 @@ def _beyond_float(values: npt.NDArray[Any]) -> bool:
     return bool(values.size) and bool(np.abs(values.astype(np.float64)).max() >= 2.0**53)
 
 
+def first_repeat(columns: Sequence[Any]) -> tuple[Any, int, int] | None:
+    """The first name given twice, with its two 1-based positions, or None.
+
+    Examples
+    --------
+    >>> first_repeat(["item", "r1", "r2", "r1"])
+    ('r1', 2, 4)
+    """
+    seen: dict[Any, int] = {}
+    for position, name in enumerate(columns, start=1):
+        if name in seen:
+            return name, seen[name], position
+        seen[name] = position
+    return None
+
+
 def check_columns(columns: Sequence[Any], where: str, what: str = "column") -> None:
     """Refuse a wide table whose columns repeat a name (which one is the annotator?).
 
@@ -97,15 +114,14 @@ def check_columns(columns: Sequence[Any], where: str, what: str = "column") -> N
     DataError
         Naming the repeated column and both positions (1-based).
     """
-    seen: dict[Any, int] = {}
-    for position, name in enumerate(columns, start=1):
-        if name in seen:
-            msg = (
-                f"The wide table{where} has {what} {name!r} twice (columns {seen[name]} and "
-                f"{position}); rename one so each annotator has one column."
-            )
-            raise DataError(msg)
-        seen[name] = position
+    repeated = first_repeat(columns)
+    if repeated is not None:
+        name, first, second = repeated
+        msg = (
+            f"The wide table{where} has {what} {name!r} twice (columns {first} and "
+            f"{second}); rename one so each annotator has one column."
+        )
+        raise DataError(msg)
 
 
 def _code_dtype(n_codes: int) -> type[np.signedinteger[Any]]:
