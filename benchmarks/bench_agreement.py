@@ -32,10 +32,14 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-import krippendorff
 import numpy as np
 import pandas as pd
-from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
+try:  # the peers are optional: `python -m benchmarks` reports them "not installed"
+    import krippendorff
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+except ImportError:  # pragma: no cover - depends on the environment
+    krippendorff = sm_fleiss = None
 
 from dissensus import DegenerateAgreementWarning
 from dissensus.agreement import (
