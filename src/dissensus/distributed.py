@@ -45,7 +45,7 @@ from dissensus._exceptions import DataError, DegenerateAgreementWarning
 from dissensus._validation import check_option, check_probability_level, examples
 from dissensus.agreement import AgreementResult
 from dissensus.agreement._alpha import LEVELS, _level_values, _row_stats, alpha_from_coincidences
-from dissensus.agreement._multirater import _chance, _items, linearised_terms
+from dissensus.agreement._multirater import _chance, _items
 from dissensus.data import LabelCounts, Scale
 from dissensus.metrics import get_metric
 from dissensus.stats import ConfidenceInterval, item_keys, percentile_interval, poisson_weights
@@ -320,6 +320,7 @@ def _partition_stats(wide: pd.DataFrame, K: int, n_resamples: int, seed: int) ->
         "pa": it.pa_i.sum(),
         "shares": shares.sum(axis=0),
         "o": coinc.sum(axis=0),
+        "moments": _moments(np.column_stack([it.pa_i, shares])),
     }
     if n_resamples:
         keys = item_keys(wide.index[keep])
@@ -335,21 +336,57 @@ def _partition_stats(wide: pd.DataFrame, K: int, n_resamples: int, seed: int) ->
     return out
 
 
-def _partition_se_sums(
-    wide: pd.DataFrame, K: int, pi: FloatArray, points: dict[str, tuple[float, float]]
-) -> dict[str, float]:
-    """Sums of squared linearisation terms ``(k_i - value)^2`` of one partition."""
-    X = wide.to_numpy(dtype=np.float64)
-    Xt = np.ascontiguousarray(X[X.sum(axis=1) >= 2].T)
-    out = {}
-    with np.errstate(invalid="ignore", divide="ignore"):
-        # per-item terms use the shares of ALL items, not of this partition
-        it = dataclasses.replace(_items(Xt, np.eye(K)), pi=pi)
-        for name, (value, pe) in points.items():
-            chance: Any = _COUNT_COEFFICIENTS[name]
-            k_i = linearised_terms(it, np.eye(K), chance, value=value, pe=pe)
-            out[name] = float(((k_i - value) ** 2).sum())
-    return out
+def _moments(Y: FloatArray) -> list[tuple[int, FloatArray, FloatArray]]:
+    """Count, mean and centred cross-product matrix of the rows of ``Y`` (one partition)."""
+    m = Y.shape[0]
+    if m == 0:
+        return []
+    mean = Y.mean(axis=0)
+    D = Y - mean
+    return [(m, mean, D.T @ D)]
+
+
+def _pooled_moments(
+    parts: Sequence[tuple[int, FloatArray, FloatArray]],
+) -> tuple[int, FloatArray, FloatArray]:
+    """Chan et al.'s pairwise merge of per-partition moments (no cancellation of raw sums)."""
+    n = sum(p[0] for p in parts)
+    mean = sum(p[0] * p[1] for p in parts) / n
+    C = sum(p[2] + p[0] * np.outer(p[1] - mean, p[1] - mean) for p in parts)
+    return n, np.asarray(mean, dtype=np.float64), np.asarray(C, dtype=np.float64)
+
+
+def _linearised_sum_squares(
+    moments: tuple[int, FloatArray, FloatArray],
+    chance: str,
+    pi: FloatArray,
+    value: float,
+    pe: float,
+) -> float:
+    r""":math:`\sum_i (k_i - \kappa)^2` of Gwet's linearised terms, from pooled moments.
+
+    With identity weights, :math:`k_i - \kappa = a_0 + a^\top y_i` for
+    :math:`y_i = (p_{a,i}, x_{i1}/n_i, \dots, x_{iK}/n_i)` (see
+    :func:`dissensus.agreement._multirater.linearised_terms`), so the sum is
+    :math:`N (a_0 + a^\top \bar y)^2 + a^\top C a` with :math:`C` the centred
+    cross-products: one pass over the data.
+    """
+    N, mean, C = moments
+    K = pi.size
+    if chance == "fleiss":
+        c = pi
+    elif chance == "gwet":
+        c = (1.0 - pi) / (K - 1.0)
+    else:  # uniform: p_e,i = p_e for every item
+        c = np.zeros(K)
+    a = np.concatenate([[1.0 / (1.0 - pe)], -2.0 * (1.0 - value) / (1.0 - pe) * c])
+    a0 = (
+        -pe / (1.0 - pe)
+        - value
+        + (2.0 * (1.0 - value) * pe / (1.0 - pe) if chance != "uniform" else 0.0)
+    )
+    centre = a0 + float(a @ mean)
+    return float(N * centre**2 + a @ C @ a)
 
 
 def _merge(stats: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -399,8 +436,8 @@ def agreement(
         Seed of the Poisson bootstrap weights.
     se : bool, default True
         Gwet's linearised standard error of Fleiss' kappa, AC1 and
-        Brennan-Prediger (equal to the in-memory ``se``); it needs a second
-        pass over the data (``counts.persist()`` first to keep it in memory).
+        Brennan-Prediger (equal to the in-memory ``se``), from centred
+        moments summed in the same single pass over the data.
 
     Returns
     -------
@@ -495,18 +532,12 @@ def agreement(
                     key = name if lvl == "nominal" else f"{name}_{lvl}"
                     out[key] = AgreementResult(name=key, value=value, ci=ci_, **common)
     if se and points:
-        # second pass: Gwet's linearised standard error needs the shares of all items
+        # Gwet's linearised standard error, from the moments of the same single pass
+        moments = _pooled_moments(tot["moments"])
         shares = tot["shares"] / N
-        sums = _merge(
-            dask.compute(
-                *(
-                    dask.delayed(_partition_se_sums)(p, K, shares, points)
-                    for p in counts.frame.to_delayed()
-                )
-            )
-        )
-        for name in points:
-            out[name] = dataclasses.replace(out[name], se=math.sqrt(sums[name] / (N * (N - 1.0))))
+        for name, (value, pe) in points.items():
+            ss = _linearised_sum_squares(moments, _COUNT_COEFFICIENTS[name], shares, value, pe)
+            out[name] = dataclasses.replace(out[name], se=math.sqrt(ss / (N * (N - 1.0))))
     return out
 
 
