@@ -245,3 +245,51 @@ class TestStreamCounts:
     def test_missing_column(self, parquet_dir: Path) -> None:
         with pytest.raises(DataError, match="no column 'rating'"):
             D.stream_counts(parquet_dir, scale=SCALE, label="rating")
+
+
+class TestPairwise:
+    @pytest.mark.parametrize(
+        ("measure", "options"),
+        [
+            ("cohen", {}),
+            ("weighted_cohen", {"weights": "linear"}),
+            ("alpha", {"level": "ordinal"}),
+            ("pearson", {}),
+        ],
+    )
+    def test_equal_to_in_memory_pairwise(
+        self, client: Any, parquet_dir: Path, long: pd.DataFrame, measure: str, options: dict
+    ) -> None:
+        from dissensus.agreement import pairwise
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # pairs with one shared category are NaN in both
+            want = pairwise(Annotations.from_frame(long, scale=SCALE), measure, **options)
+            got = D.pairwise(parquet_dir, measure, scale=SCALE, npartitions=4, **options)
+        order = sorted(want.value.index)
+        assert got.value.index.tolist() == order
+        w = want.value.loc[order, order].to_numpy()
+        np.testing.assert_allclose(got.value.to_numpy(), w, rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(
+            got.overlap.to_numpy(), want.overlap.loc[order, order].to_numpy()
+        )
+        assert got.measure == want.measure
+        # the data does put an item's annotations in several input files
+        assert got.overlap.to_numpy().trace() == len(long)
+
+    def test_partitioning_does_not_matter(self, client: Any, long: pd.DataFrame) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            one = D.pairwise(long, scale=SCALE, npartitions=1)
+            many = D.pairwise(dd.from_pandas(long, npartitions=5), scale=SCALE, npartitions=7)
+        np.testing.assert_array_equal(one.overlap.to_numpy(), many.overlap.to_numpy())
+        np.testing.assert_allclose(one.value.to_numpy(), many.value.to_numpy(), rtol=1e-12)
+
+    def test_repeated_annotator_is_an_error(self, client: Any) -> None:
+        df = pd.DataFrame({"item": [1, 1, 2], "annotator": ["a", "a", "b"], "label": [1, 2, 1]})
+        with pytest.raises(DataError, match=r"repeated \(item, annotator\) pairs, e.g. item 1"):
+            D.pairwise(df, scale=[1, 2])
+
+    def test_unknown_measure(self) -> None:
+        with pytest.raises(ValueError, match="measure"):
+            D.pairwise(pd.DataFrame({"item": [1]}), "kappa")

@@ -44,8 +44,15 @@ import pandas as pd
 from dissensus._exceptions import DataError, DegenerateAgreementWarning
 from dissensus._validation import check_option, check_probability_level, examples
 from dissensus.agreement import AgreementResult
-from dissensus.agreement._alpha import LEVELS, _level_values, _row_stats, alpha_from_coincidences
+from dissensus.agreement._alpha import (
+    LEVELS,
+    Level,
+    _level_values,
+    _row_stats,
+    alpha_from_coincidences,
+)
 from dissensus.agreement._multirater import _chance, _items
+from dissensus.agreement._pairwise import MEASURES, PairwiseAgreement, tables_to_pairwise
 from dissensus.data import LabelCounts, Scale
 from dissensus.metrics import get_metric
 from dissensus.stats import ConfidenceInterval, item_keys, percentile_interval, poisson_weights
@@ -55,6 +62,7 @@ __all__ = [
     "agreement",
     "label_counts",
     "metric_means",
+    "pairwise",
     "stream_counts",
 ]
 
@@ -88,9 +96,37 @@ def _count_columns(K: int) -> list[str]:
     return [f"c{k}" for k in range(K)]
 
 
-def _count_partition(df: pd.DataFrame, item: str, label: str, scale: Scale) -> pd.DataFrame:
-    """(N_p, K) counts of the items of one partition (all their annotations are here)."""
-    K = scale.K
+def _read(data: Any, columns: list[str], npartitions: int | None) -> Any:
+    """A Dask frame of ``columns`` from a path (Parquet, CSV/TSV) or a data frame."""
+    dd = _dask()
+    if isinstance(data, pd.DataFrame):
+        ddf = dd.from_pandas(data, npartitions=npartitions or 1)
+    elif isinstance(data, dd.DataFrame):
+        ddf = data
+    elif str(data).lower().endswith((".csv", ".tsv")):
+        sep = "\t" if str(data).lower().endswith(".tsv") else ","
+        ddf = dd.read_csv(data, sep=sep, usecols=columns)
+    else:
+        ddf = dd.read_parquet(data, columns=columns)
+    missing = [c for c in columns if c not in ddf.columns]
+    if missing:
+        msg = (
+            f"The annotations have no column {examples(missing)} (columns: "
+            f"{examples(list(ddf.columns))}); name them with item=/annotator=/label=."
+        )
+        raise DataError(msg)
+    return ddf[columns]
+
+
+def _scale_of(ddf: Any, label: str, scale: Scale | Sequence[Any] | None) -> Scale:
+    if scale is None:
+        labels = ddf[label].dropna().unique().compute()
+        return Scale.infer(labels.tolist())
+    return scale if isinstance(scale, Scale) else Scale.nominal(scale)
+
+
+def _label_codes(df: pd.DataFrame, item: str, label: str, scale: Scale) -> npt.NDArray[np.int64]:
+    """Label codes of one partition; a missing item id or unknown label is a DataError."""
     codes = scale.encode(df[label])
     ids = df[item]
     bad = (codes < 0) | ids.isna().to_numpy()
@@ -103,6 +139,14 @@ def _count_partition(df: pd.DataFrame, item: str, label: str, scale: Scale) -> p
             "fix or drop these rows, or pass the full scale with scale=."
         )
         raise DataError(msg)
+    return np.asarray(codes, dtype=np.int64)
+
+
+def _count_partition(df: pd.DataFrame, item: str, label: str, scale: Scale) -> pd.DataFrame:
+    """(N_p, K) counts of the items of one partition (all their annotations are here)."""
+    K = scale.K
+    codes = _label_codes(df, item, label, scale)
+    ids = df[item]
     item_codes, uniq = pd.factorize(ids, sort=True)
     flat = np.bincount(item_codes * K + codes, minlength=uniq.size * K)
     index = pd.Index(uniq, name="item")
@@ -187,31 +231,8 @@ def label_counts(
     >>> counts.collect().values.tolist()
     [[1, 1], [2, 1]]
     """
-    dd = _dask()
-    if isinstance(data, pd.DataFrame):
-        ddf = dd.from_pandas(data, npartitions=npartitions or 1)
-    elif isinstance(data, dd.DataFrame):
-        ddf = data
-    elif str(data).lower().endswith((".csv", ".tsv")):
-        sep = "\t" if str(data).lower().endswith(".tsv") else ","
-        ddf = dd.read_csv(data, sep=sep, usecols=[item, label])
-    else:
-        ddf = dd.read_parquet(data, columns=[item, label])
-    missing = [c for c in (item, label) if c not in ddf.columns]
-    if missing:
-        msg = (
-            f"The annotations have no column {examples(missing)} (columns: "
-            f"{examples(list(ddf.columns))}); name them with item=/label=."
-        )
-        raise DataError(msg)
-    ddf = ddf[[item, label]]
-    if scale is None:
-        labels = ddf[label].dropna().unique().compute()
-        sc = Scale.infer(labels.tolist())
-    elif isinstance(scale, Scale):
-        sc = scale
-    else:
-        sc = Scale.nominal(scale)
+    ddf = _read(data, [item, label], npartitions)
+    sc = _scale_of(ddf, label, scale)
     shuffled = ddf.shuffle(on=item, npartitions=npartitions or ddf.npartitions)
     meta = pd.DataFrame(
         {c: pd.Series(dtype=np.int64) for c in _count_columns(sc.K)},
@@ -539,6 +560,128 @@ def agreement(
             ss = _linearised_sum_squares(moments, _COUNT_COEFFICIENTS[name], shares, value, pe)
             out[name] = dataclasses.replace(out[name], se=math.sqrt(ss / (N * (N - 1.0))))
     return out
+
+
+# --------------------------------------------------------------------------- pairwise
+
+
+def _pair_partition(
+    df: pd.DataFrame, columns: tuple[str, str, str], scale: Scale, raters: pd.Index
+) -> Any:
+    """Sparse (R·K, R·K) sum of the pair tables of one partition's items."""
+    sp: Any = importlib.import_module("scipy.sparse")
+    item, annotator, label = columns
+    K, R = scale.K, len(raters)
+    codes = _label_codes(df, item, label, scale)
+    who = raters.get_indexer(pd.Index(df[annotator]))
+    if (who < 0).any():
+        first = int(np.flatnonzero(who < 0)[0])
+        msg = (
+            f"{int((who < 0).sum())} annotations have a missing annotator id, e.g. item "
+            f"{_py(df[item].iloc[first])!r}; fix or drop these rows."
+        )
+        raise DataError(msg)
+    rows, _ = pd.factorize(df[item])
+    pair = pd.Series(rows.astype(np.int64) * R + who)
+    if pair.duplicated().any():
+        first = int(np.flatnonzero(pair.duplicated().to_numpy())[0])
+        msg = (
+            f"{int(pair.duplicated().sum())} repeated (item, annotator) pairs, e.g. item "
+            f"{_py(df[item].iloc[first])!r} by annotator {_py(df[annotator].iloc[first])!r}; "
+            "pairwise agreement needs one label per annotator and item (deduplicate first)."
+        )
+        raise DataError(msg)
+    n_rows = int(rows.max()) + 1 if rows.size else 0
+    Y = sp.csr_matrix(
+        (np.ones(rows.size), (rows, who * K + codes)), shape=(n_rows, R * K), dtype=np.float64
+    )
+    return (Y.T @ Y).tocsr()
+
+
+def pairwise(
+    data: Any,
+    measure: str = "cohen",
+    *,
+    scale: Scale | Sequence[Any] | None = None,
+    item: str = "item",
+    annotator: str = "annotator",
+    label: str = "label",
+    min_overlap: int = 1,
+    weights: Any = "quadratic",
+    level: Level = "nominal",
+    npartitions: int | None = None,
+) -> PairwiseAgreement:
+    r"""Agreement of every pair of annotators from pair tables summed over partitions.
+
+    The annotations are shuffled by item; each partition adds up, for its
+    items, the (R, R, K, K) contingency tables of every annotator pair
+    (a sparse :math:`Y^\top Y` of the item × (annotator, label) one-hot
+    matrix, as in memory), and only these sums reach the client. The pair
+    coefficients are functions of the tables, so they equal those of
+    :func:`dissensus.agreement.pairwise` on the same annotations (1e-12).
+
+    Parameters
+    ----------
+    data : str, path-like, dask.dataframe.DataFrame or pandas.DataFrame
+        Long annotations with item, annotator and label columns (see
+        :func:`label_counts`).
+    measure : {"cohen", "weighted_cohen", "alpha", "pearson"}, default "cohen"
+        As in :func:`dissensus.agreement.pairwise`.
+    scale : Scale or sequence of labels, optional
+        The labels (default: inferred, one pass over the data).
+    item, annotator, label : str
+        Column names.
+    min_overlap : int, default 1
+        Pairs sharing fewer items get NaN.
+    weights, level
+        Of ``"weighted_cohen"`` and ``"alpha"``, as in memory.
+    npartitions : int, optional
+        Partitions after the shuffle by item.
+
+    Returns
+    -------
+    PairwiseAgreement
+        Annotators in sorted order (the in-memory path keeps their first
+        appearance; reindex to compare).
+
+    Raises
+    ------
+    DataError
+        Missing columns, missing ids, labels not on the scale, or an
+        annotator labelling an item twice.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> long = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3, 4, 4],
+    ...                      "annotator": ["a", "b"] * 4,
+    ...                      "label": [0, 0, 1, 1, 0, 1, 1, 1]})
+    >>> round(float(pairwise(long).value.loc["a", "b"]), 4)
+    0.5
+    """
+    dask = _dask("dask")
+    check_option("pairwise", "measure", measure, MEASURES)
+    check_option("pairwise", "level", level, LEVELS)
+    if int(min_overlap) < 1:
+        msg = f"The 'min_overlap' parameter of pairwise must be at least 1. Got {min_overlap!r}."
+        raise ValueError(msg)
+    ddf = _read(data, [item, annotator, label], npartitions)
+    sc = _scale_of(ddf, label, scale)
+    raters = pd.Index(np.sort(ddf[annotator].dropna().unique().compute().to_numpy()))
+    raters = raters.rename("annotator")
+    shuffled = ddf.shuffle(on=item, npartitions=npartitions or ddf.npartitions)
+    parts = [
+        dask.delayed(_pair_partition)(p, (item, annotator, label), sc, raters)
+        for p in shuffled.to_delayed()
+    ]
+    R, K = len(raters), sc.K
+    total = np.zeros((R * K, R * K))
+    for part in dask.compute(*parts):
+        total += part.toarray()
+    T = total.reshape(R, K, R, K).transpose(0, 2, 1, 3)
+    return tables_to_pairwise(
+        T, raters, sc, measure, min_overlap=int(min_overlap), weights=weights, level=level
+    )
 
 
 # --------------------------------------------------------------------------- metrics
