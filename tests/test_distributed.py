@@ -101,6 +101,18 @@ class TestLabelCounts:
         with pytest.raises(DataError, match=r"item 1 with label 9"):
             D.label_counts(df, scale=[1, 2]).collect()
 
+    @pytest.mark.parametrize("method", ["tasks", "p2p"])
+    def test_shuffle_methods_give_the_same_counts(
+        self, client: Any, parquet_dir: Path, in_memory: LabelCounts, method: str
+    ) -> None:
+        got = D.label_counts(parquet_dir, scale=SCALE, npartitions=3, shuffle=method).collect()
+        order = np.argsort(in_memory.items.to_numpy())
+        np.testing.assert_array_equal(got.values, in_memory.values[order])
+
+    def test_unknown_shuffle_method(self) -> None:
+        with pytest.raises(ValueError, match="shuffle"):
+            D.label_counts(pd.DataFrame({"item": [1], "label": [1]}), shuffle="sort")
+
     def test_missing_column(self) -> None:
         df = pd.DataFrame({"id": [1], "label": [1]})
         with pytest.raises(DataError, match=r"no column 'item'"):

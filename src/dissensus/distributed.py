@@ -142,13 +142,26 @@ def _label_codes(df: pd.DataFrame, item: str, label: str, scale: Scale) -> npt.N
     return np.asarray(codes, dtype=np.int64)
 
 
-def _count_partition(df: pd.DataFrame, item: str, label: str, scale: Scale) -> pd.DataFrame:
-    """(N_p, K) counts of the items of one partition (all their annotations are here)."""
-    K = scale.K
-    codes = _label_codes(df, item, label, scale)
-    ids = df[item]
-    item_codes, uniq = pd.factorize(ids, sort=True)
-    flat = np.bincount(item_codes * K + codes, minlength=uniq.size * K)
+def _code_dtype(K: int) -> type[np.signedinteger[Any]]:
+    return np.int8 if K < 128 else np.int32
+
+
+def _encode_partition(df: pd.DataFrame, item: str, label: str, scale: Scale) -> pd.DataFrame:
+    """``item, code`` of one partition: labels as small integers before any shuffle.
+
+    A shuffle moves these (9 bytes a row for int ids) instead of the raw
+    labels (object strings), and every check happens where the rows are read.
+    """
+    codes = _label_codes(df, item, label, scale).astype(_code_dtype(scale.K))
+    return pd.DataFrame({"item": df[item].to_numpy(), "code": codes}, index=df.index)
+
+
+def _count_partition(df: pd.DataFrame, K: int) -> pd.DataFrame:
+    """(N_p, K) counts of the items of one encoded partition (all their annotations are here)."""
+    item_codes, uniq = pd.factorize(df["item"], sort=True)
+    flat = np.bincount(
+        item_codes * K + df["code"].to_numpy(dtype=np.int64), minlength=uniq.size * K
+    )
     index = pd.Index(uniq, name="item")
     return pd.DataFrame(
         flat.reshape(-1, K).astype(np.int64), index=index, columns=_count_columns(K)
@@ -193,6 +206,7 @@ def label_counts(
     item: str = "item",
     label: str = "label",
     npartitions: int | None = None,
+    shuffle: str | None = None,
 ) -> DistributedCounts:
     """Count labels per item on a Dask cluster, items kept partitioned.
 
@@ -211,6 +225,11 @@ def label_counts(
         Column names.
     npartitions : int, optional
         Partitions after the shuffle by item (default: as many as the input).
+    shuffle : {"p2p", "tasks"}, optional
+        Dask's shuffle method (default: Dask's choice, ``"p2p"`` on a
+        distributed cluster). ``"tasks"`` was faster on one machine in
+        ``benchmarks/bench_distributed.py``; ``"p2p"`` holds less in memory
+        when the data outgrow the workers.
 
     Returns
     -------
@@ -231,14 +250,31 @@ def label_counts(
     >>> counts.collect().values.tolist()
     [[1, 1], [2, 1]]
     """
+    if shuffle is not None:
+        check_option("label_counts", "shuffle", shuffle, ("p2p", "tasks", "disk"))
     ddf = _read(data, [item, label], npartitions)
     sc = _scale_of(ddf, label, scale)
-    shuffled = ddf.shuffle(on=item, npartitions=npartitions or ddf.npartitions)
+    item_dtype = ddf._meta[item].dtype
+    encoded = ddf.map_partitions(
+        _encode_partition,
+        item,
+        label,
+        sc,
+        meta=pd.DataFrame(
+            {
+                "item": pd.Series(dtype=item_dtype),
+                "code": pd.Series(dtype=_code_dtype(sc.K)),
+            }
+        ),
+    )
+    shuffled = encoded.shuffle(
+        on="item", npartitions=npartitions or ddf.npartitions, shuffle_method=shuffle
+    )
     meta = pd.DataFrame(
         {c: pd.Series(dtype=np.int64) for c in _count_columns(sc.K)},
-        index=pd.Index([], dtype=ddf._meta[item].dtype, name="item"),
+        index=pd.Index([], dtype=item_dtype, name="item"),
     )
-    frame = shuffled.map_partitions(_count_partition, item, label, sc, meta=meta)
+    frame = shuffled.map_partitions(_count_partition, sc.K, meta=meta)
     return DistributedCounts(frame, sc)
 
 
@@ -301,7 +337,7 @@ def stream_counts(
     parts: list[pd.DataFrame] = []
     held = 0
     for batch in dataset.to_batches(columns=[item, label], batch_size=batch_size):
-        part = _count_partition(batch.to_pandas(), item, label, sc)
+        part = _count_partition(_encode_partition(batch.to_pandas(), item, label, sc), sc.K)
         parts.append(part)
         held += len(part)
         # compact when the partial counts hold as many rows as a batch
