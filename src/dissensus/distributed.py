@@ -335,15 +335,16 @@ def stream_counts(
         msg = f"{path}: no column {examples(missing)} (columns: {examples(dataset.schema.names)})."
         raise DataError(msg)
     parts: list[pd.DataFrame] = []
-    held = 0
+    merged = held = 0
     for batch in dataset.to_batches(columns=[item, label], batch_size=batch_size):
         part = _count_partition(_encode_partition(batch.to_pandas(), item, label, sc), sc.K)
         parts.append(part)
         held += len(part)
-        # compact when the partial counts hold as many rows as a batch
-        if held > batch_size:
+        # Compact when the new partial counts outnumber the merged ones (and a batch):
+        # amortised constant work per row, and memory under ~2x the final counts.
+        if held - merged > max(batch_size, merged):
             parts = _compact(parts)
-            held = len(parts[0])
+            held = merged = len(parts[0])
     parts = _compact(parts)
     if not parts:
         return LabelCounts.from_array(np.zeros((0, sc.K), dtype=np.int64), scale=sc)
