@@ -75,6 +75,8 @@ _COUNT_COEFFICIENTS = {
     "brennan_prediger": "uniform",
 }
 COEFFICIENTS = (*_COUNT_COEFFICIENTS, "observed_agreement", "krippendorff_alpha")
+#: Column of the model's position in the joined predictions of :func:`metric_means`.
+_MODEL = "__dissensus_model__"
 #: float64 intermediates per chunk of bootstrap weights inside a partition.
 _CHUNK_FLOATS = 4_000_000
 
@@ -741,7 +743,9 @@ def _score_partition(
         p = X / X.sum(axis=1, keepdims=True)
     for m in met:
         out[m.name] = np.asarray(m.func(alpha if m.needs_posterior else p, q), dtype=np.float64)
-    return pd.DataFrame(out, index=joined.index)
+    frame = pd.DataFrame(out, index=joined.index)
+    frame.insert(0, _MODEL, joined[_MODEL].to_numpy(dtype=np.int64))
+    return frame
 
 
 def metric_means(
@@ -792,10 +796,11 @@ def metric_means(
         raise ValueError(msg)
     names = [get_metric(m).name for m in metrics]
     K = counts.K
-    lazy: list[Any] = [counts.frame.shape[0]]
     label_cols = [str(lab) for lab in counts.scale.labels]
     meta = pd.DataFrame({m: pd.Series(dtype=np.float64) for m in names})
-    for model, pred in predictions.items():
+    meta.insert(0, _MODEL, pd.Series(dtype=np.int64))
+    frames, n_pred = [], []
+    for j, (model, pred) in enumerate(predictions.items()):
         pdf = dd.from_pandas(pred, npartitions=1) if isinstance(pred, pd.DataFrame) else pred
         missing = [c for c in (item, *label_cols) if c not in pdf.columns]
         if missing:
@@ -805,29 +810,27 @@ def metric_means(
             )
             raise DataError(msg)
         q = pdf[[item, *label_cols]].rename(columns={c: f"q{k}" for k, c in enumerate(label_cols)})
-        # a hash join on the item id: both sides are shuffled by item, never sorted
-        joined = counts.frame.merge(q, left_index=True, right_on=item, how="inner")
-        scores = joined.map_partitions(_score_partition, K, names, prior, meta=meta)
-        lazy += [scores.sum(), scores.shape[0], pdf.shape[0]]
-    # one pass over the data for every model
-    n_counts, *done = _compute(*lazy)
+        frames.append(q.assign(**{_MODEL: j}))
+        n_pred.append(pdf.shape[0])
+    # one hash join on the item id for every model: the counts are shuffled once
+    joined = counts.frame.merge(dd.concat(frames), left_index=True, right_on=item, how="inner")
+    scores = joined.map_partitions(_score_partition, K, names, prior, meta=meta)
+    by_model = scores.groupby(_MODEL)
+    n_counts, sums, n_joined, *n_pred_done = _compute(
+        counts.frame.shape[0], by_model[names].sum(), by_model.size(), *n_pred
+    )
     rows = []
     for j, model in enumerate(predictions):
-        sums, n_joined, n_pred = done[3 * j : 3 * j + 3]
-        if not n_joined == n_pred == n_counts:
+        got = int(n_joined.get(j, 0))
+        if not got == n_pred_done[j] == n_counts:
             msg = (
-                f"Predictions of {model!r} cover {n_joined} of the {n_counts} annotated items "
-                f"({n_pred} prediction rows); every model must predict exactly the annotated "
-                "items once."
+                f"Predictions of {model!r} cover {got} of the {n_counts} annotated items "
+                f"({n_pred_done[j]} prediction rows); every model must predict exactly the "
+                "annotated items once."
             )
             raise DataError(msg)
         rows += [
-            {
-                "model": str(model),
-                "metric": m,
-                "mean": float(sums[m]) / n_joined,
-                "n_items": n_joined,
-            }
+            {"model": str(model), "metric": m, "mean": float(sums.loc[j, m]) / got, "n_items": got}
             for m in names
         ]
     return pd.DataFrame(rows)
