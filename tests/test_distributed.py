@@ -245,6 +245,21 @@ class TestStreamCounts:
         np.testing.assert_array_equal(got.values, in_memory.values[order])
         assert got.scale == SCALE
 
+    @pytest.mark.parametrize("cells", [10**9, 5 * 600, 5])
+    def test_dense_ids_switch_to_hashing_midway(
+        self, tmp_path: Path, long: pd.DataFrame, monkeypatch: pytest.MonkeyPatch, cells: int
+    ) -> None:
+        # item ids 3..1676 (and a negative one at the end): dense counts until an id
+        # does not fit in `cells`, then partial counts merged by hash, same result
+        df = pd.concat([long, pd.DataFrame({"item": [-5], "annotator": [0], "label": [2]})])
+        df[["item", "label"]].to_csv(tmp_path / "a.csv", index=False)
+        monkeypatch.setattr(D, "_DENSE_CELLS", cells)
+        got = D.stream_counts(tmp_path / "a.csv", scale=SCALE, batch_size=50)
+        want = Annotations.from_frame(df, scale=SCALE).counts()
+        order = np.argsort(want.items.to_numpy())
+        assert got.items.tolist() == want.items[order].tolist()
+        np.testing.assert_array_equal(got.values, want.values[order])
+
     def test_csv_with_string_ids(self, tmp_path: Path, long: pd.DataFrame) -> None:
         df = long.assign(item="doc-" + long["item"].astype(str))
         df.to_csv(tmp_path / "ann.csv", index=False)

@@ -160,7 +160,7 @@ def _encode_partition(df: pd.DataFrame, item: str, label: str, scale: Scale) -> 
 
 def _count_partition(df: pd.DataFrame, K: int) -> pd.DataFrame:
     """(N_p, K) counts of the items of one encoded partition (all their annotations are here)."""
-    item_codes, uniq = pd.factorize(df["item"], sort=True)
+    item_codes, uniq = pd.factorize(df["item"])
     flat = np.bincount(
         item_codes * K + df["code"].to_numpy(dtype=np.int64), minlength=uniq.size * K
     )
@@ -281,10 +281,64 @@ def label_counts(
 
 
 def _compact(parts: list[pd.DataFrame]) -> list[pd.DataFrame]:
-    """Merge partial counts: the same item in several batches becomes one row."""
+    """Merge partial counts: the same item in several batches becomes one row.
+
+    A hash of the item ids and one weighted ``bincount`` (counts stay exact
+    below 2**53), several times faster than ``groupby(level=0).sum()``.
+    """
     if len(parts) <= 1:
         return parts
-    return [pd.concat(parts).groupby(level=0, sort=False).sum()]
+    index = parts[0].index.append([p.index for p in parts[1:]])
+    codes, uniq = pd.factorize(index)
+    values = np.concatenate([p.to_numpy(dtype=np.float64) for p in parts])
+    K = values.shape[1]
+    flat = np.bincount(
+        (codes[:, None] * K + np.arange(K)).ravel(), weights=values.ravel(), minlength=uniq.size * K
+    )
+    merged = pd.DataFrame(
+        flat.reshape(-1, K).astype(np.int64),
+        index=pd.Index(uniq, name=parts[0].index.name),
+        columns=parts[0].columns,
+    )
+    return [merged]
+
+
+#: Cells of the dense (items x K) count array of :func:`stream_counts` (640 MB of int64).
+_DENSE_CELLS = 80_000_000
+
+
+def _add_dense(
+    dense: npt.NDArray[np.int64], enc: pd.DataFrame, K: int
+) -> npt.NDArray[np.int64] | None:
+    """Add a batch to counts indexed by the item id itself; None if the ids do not fit.
+
+    Small non-negative integer ids (the usual case) need no hashing at all.
+    """
+    ids = enc["item"].to_numpy()
+    if ids.dtype.kind not in "iu":
+        return None
+    if ids.size == 0:
+        return dense
+    lo, hi = int(ids.min()), int(ids.max())
+    if lo < 0 or (hi + 1) * K > _DENSE_CELLS:
+        return None
+    if hi >= dense.shape[0]:
+        rows = min(max(hi + 1, 2 * dense.shape[0]), _DENSE_CELLS // K)
+        grown = np.zeros((rows, K), dtype=np.int64)
+        grown[: dense.shape[0]] = dense
+        dense = grown
+    flat = ids.astype(np.int64) * K + enc["code"].to_numpy(dtype=np.int64)
+    np.add.at(dense.reshape(-1), flat, 1)
+    return dense
+
+
+def _dense_frame(dense: npt.NDArray[np.int64]) -> list[pd.DataFrame]:
+    """The rated items of dense counts as a partial-count frame."""
+    rows = np.flatnonzero(dense.any(axis=1))
+    if rows.size == 0:
+        return []
+    index = pd.Index(rows, name="item")
+    return [pd.DataFrame(dense[rows], index=index, columns=_count_columns(dense.shape[1]))]
 
 
 def stream_counts(
@@ -338,8 +392,19 @@ def stream_counts(
         raise DataError(msg)
     parts: list[pd.DataFrame] = []
     merged = held = 0
+    dense: npt.NDArray[np.int64] | None = np.zeros((0, sc.K), dtype=np.int64)
     for batch in dataset.to_batches(columns=[item, label], batch_size=batch_size):
-        part = _count_partition(_encode_partition(batch.to_pandas(), item, label, sc), sc.K)
+        enc = _encode_partition(batch.to_pandas(), item, label, sc)
+        if dense is not None:
+            grown = _add_dense(dense, enc, sc.K)
+            if grown is not None:
+                dense = grown
+                continue
+            # ids outside the dense range: from here on, partial counts merged by hash
+            parts = _dense_frame(dense)
+            held = merged = len(parts[0]) if parts else 0
+            dense = None
+        part = _count_partition(enc, sc.K)
         parts.append(part)
         held += len(part)
         # Compact when the new partial counts outnumber the merged ones (and a batch):
@@ -347,6 +412,8 @@ def stream_counts(
         if held - merged > max(batch_size, merged):
             parts = _compact(parts)
             held = merged = len(parts[0])
+    if dense is not None:
+        parts += _dense_frame(dense)
     parts = _compact(parts)
     if not parts:
         return LabelCounts.from_array(np.zeros((0, sc.K), dtype=np.int64), scale=sc)
