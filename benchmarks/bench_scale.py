@@ -68,8 +68,13 @@ def write_cluster_data(path: Path, n_annotations: int, seed: int = 0) -> tuple[i
     centre = rng.integers(1, K + 1, n_items).astype(np.int8)
     (path / "annotations").mkdir()
     total = 0
+    seen = np.zeros(n_items, dtype=bool)
     for j in range(ANNOTATORS):
-        rated = np.flatnonzero(rng.random(n_items) < 0.5)
+        mask = rng.random(n_items) < 0.5
+        if j == ANNOTATORS - 1:
+            mask |= ~seen  # every item rated at least once: the models predict them all
+        seen |= mask
+        rated = np.flatnonzero(mask)
         noise = rng.integers(-1, 2, rated.size).astype(np.int8)
         label = np.clip(centre[rated] + noise, 1, K).astype(np.int8)
         pd.DataFrame(
