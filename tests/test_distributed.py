@@ -18,6 +18,7 @@ from dissensus.agreement import (
     gwet_ac1,
     krippendorff_alpha,
     observed_agreement,
+    pairwise,
 )
 from dissensus.data import Annotations, LabelCounts, Scale
 
@@ -287,8 +288,6 @@ class TestPairwise:
     def test_equal_to_in_memory_pairwise(
         self, client: Any, parquet_dir: Path, long: pd.DataFrame, measure: str, options: dict
     ) -> None:
-        from dissensus.agreement import pairwise
-
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # pairs with one shared category are NaN in both
             want = pairwise(Annotations.from_frame(long, scale=SCALE), measure, **options)
