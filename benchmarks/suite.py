@@ -19,7 +19,7 @@ Sections (each reuses the data and reference loops of a ``bench_*.py``):
 - ``scaling``: each dissensus stage at 10^3 ... ``--max-items`` items, with the
   fitted log-log slope (1 = linear).
 
-Every row is a median-free best-of-repeats wall time (``time.perf_counter``);
+Every row is the best wall time (``time.perf_counter``) of a few repeats;
 the ratio column is the peer's time over dissensus' time on the same task and
 items (> 1: dissensus is faster). Rows marked "extrapolated" ran on a slice and
 were scaled linearly to the section's item count. Peak memory is the peak of
