@@ -23,6 +23,7 @@ from dissensus._exceptions import (
     LabelSpellingWarning,
     MissingExtraError,
     OutputError,
+    PriorDominanceWarning,
 )
 from dissensus.data import (
     Annotations,
@@ -55,6 +56,7 @@ __all__ = [
     "MissingExtraError",
     "OutputError",
     "Predictions",
+    "PriorDominanceWarning",
     "Scale",
     "__version__",
     "agreement",

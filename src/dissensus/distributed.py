@@ -48,6 +48,7 @@ from dissensus.agreement._alpha import LEVELS, _level_values, _row_stats, alpha_
 from dissensus.agreement._multirater import _chance, _items, linearised_terms
 from dissensus.data import LabelCounts, Scale
 from dissensus.metrics import get_metric
+from dissensus.posterior import DEFAULT_PRIOR
 from dissensus.stats import ConfidenceInterval, item_keys, percentile_interval, poisson_weights
 
 __all__ = [
@@ -538,7 +539,7 @@ def metric_means(
     predictions: Mapping[str, Any],
     metrics: Sequence[str],
     *,
-    prior: Any = "uniform",
+    prior: Any = DEFAULT_PRIOR,
     item: str = "item",
 ) -> pd.DataFrame:
     r"""Per-model means of per-item metrics, computed where the items live.
@@ -554,7 +555,7 @@ def metric_means(
         annotated items.
     metrics : sequence of str
         Registered metric names, pointwise or expected (``"E[emd]"``).
-    prior : {"uniform", "jeffreys"}, float or array_like, default "uniform"
+    prior : {"uniform", "jeffreys"}, float or array_like, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
         Dirichlet prior of the expected metrics (a fitted ``"empirical"``
         prior needs the whole data: fit it first, pass the array).
     item : str, default "item"

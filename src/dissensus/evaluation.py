@@ -51,6 +51,7 @@ from dissensus._validation import (
 from dissensus.data import Annotations, LabelCounts, Predictions
 from dissensus.data._counts import as_label_counts
 from dissensus.metrics import Metric, get_metric
+from dissensus.posterior import DEFAULT_PRIOR
 from dissensus.report._data import REQUIRED_COLUMNS, FullFrame, format_number
 from dissensus.stats._bins import BinsLike, annotation_bins
 from dissensus.stats._bootstrap import percentile_interval, warn_few_items
@@ -208,7 +209,7 @@ def evaluate(
     predictions: Mapping[str, PredictionLike],
     metrics: Sequence[str] | str | None = None,
     *,
-    prior: Any = "uniform",
+    prior: Any = DEFAULT_PRIOR,
     bins: BinsLike = "auto",
     seed: SeedLike = 0,
     how: Literal["exact", "inner"] = "exact",

@@ -32,7 +32,7 @@ import numpy.typing as npt
 from scipy import optimize, special
 
 from dissensus._dirichlet import others_sum
-from dissensus._exceptions import DataError, DissensusWarning
+from dissensus._exceptions import DataError, DissensusWarning, PriorDominanceWarning
 from dissensus._validation import (
     as_alpha_matrix,
     as_count_matrix,
@@ -43,14 +43,17 @@ from dissensus._validation import (
 from dissensus.data import Annotations, LabelCounts, as_label_counts
 
 __all__ = [
+    "DEFAULT_PRIOR",
     "CredibleInterval",
     "DirichletPrior",
     "PriorFitWarning",
+    "PriorWarningInfo",
     "credible_interval",
     "dirichlet",
     "fit_dirichlet_prior",
     "fit_hierarchical_prior",
     "marginal_log_likelihood",
+    "prior_strength_check",
     "soft_labels",
 ]
 
@@ -59,6 +62,8 @@ PriorLike = Literal["uniform", "jeffreys", "empirical", "hierarchical"] | float 
 SoftLabelMethod = Literal["empirical", "posterior_mean", "gaussian", "dawid_skene"]
 
 _NAMED_PRIORS = ("uniform", "jeffreys", "empirical", "hierarchical")
+#: The prior every public function uses unless told otherwise (see docs/priors.md).
+DEFAULT_PRIOR: str = "uniform"
 _METHODS = ("empirical", "posterior_mean", "gaussian", "dawid_skene")
 #: Floor for fitted prior parameters of classes the data never (or hardly) use.
 _MIN_ALPHA = 1e-6
@@ -469,7 +474,7 @@ def fit_hierarchical_prior(
     >>> flat = [[1, 1], [2, 0], [1, 1], [0, 2]] * 25
     >>> fit = fit_hierarchical_prior(flat)
     >>> fit.converged, round(fit.strength, 2)
-    (True, 4.46)
+    (True, 13.1)
     """
     n, _, _ = _counts_and_order(counts)
     loc = float(loc)
@@ -528,14 +533,18 @@ def fit_hierarchical_prior(
             np.dot(tot_w, special.gammaln(tot_f + s) - special.gammaln(s))
         )
         dev = np.log(s) - centre
-        g = np.bincount(cls, wts * (special.digamma(vals + ac) - special.digamma(ac)), K)
+        g: FloatArray = np.bincount(
+            cls, wts * (special.digamma(vals + ac) - special.digamma(ac)), K
+        ).astype(np.float64)
         g -= float(np.dot(tot_w, special.digamma(tot_f + s) - special.digamma(s)))
         g -= dev * inv_var / s
         value = -(ll - 0.5 * dev * dev * inv_var) / n_items
         grad: FloatArray = -(g * a) / n_items
         return value, grad
 
-    start = np.log(mean * float(np.clip(_moment_strength(n), np.exp(centre - 3 * min(scale, 1e3)), 1e4)))
+    start = np.log(
+        mean * float(np.clip(_moment_strength(n), np.exp(centre - 3 * min(scale, 1e3)), 1e4))
+    )
     start = np.clip(start, *_LOG_BOUNDS)
     res = optimize.minimize(
         objective,
@@ -562,7 +571,7 @@ def fit_hierarchical_prior(
 def marginal_log_likelihood(
     counts: LabelCounts | Annotations | npt.ArrayLike,
     *,
-    prior: PriorLike = "uniform",
+    prior: PriorLike = DEFAULT_PRIOR,
 ) -> float:
     r"""Dirichlet-multinomial (Pólya) log-likelihood of the counts under a prior.
 
@@ -576,7 +585,7 @@ def marginal_log_likelihood(
     ----------
     counts : LabelCounts, Annotations or array_like of int, shape (N, K)
         Label counts per item.
-    prior : {"uniform", "jeffreys", "empirical", "hierarchical"}, float or array_like, default "uniform"
+    prior : {"uniform", "jeffreys", "empirical", "hierarchical"}, float or array_like, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
         As in :func:`dirichlet`.
 
     Returns
@@ -622,7 +631,7 @@ def marginal_log_likelihood(
 def dirichlet(
     counts: LabelCounts | Annotations | npt.ArrayLike,
     *,
-    prior: PriorLike = "uniform",
+    prior: PriorLike = DEFAULT_PRIOR,
 ) -> FloatArray:
     r"""Posterior Dirichlet parameters of each item's label distribution.
 
@@ -630,7 +639,7 @@ def dirichlet(
     ----------
     counts : LabelCounts, Annotations or array_like of int, shape (N, K)
         Label counts per item.
-    prior : {"uniform", "jeffreys", "empirical", "hierarchical"}, float or array_like, default "uniform"
+    prior : {"uniform", "jeffreys", "empirical", "hierarchical"}, float or array_like, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
         ``"uniform"``: all prior parameters 1 (the seed paper's choice);
         ``"jeffreys"``: all 0.5; ``"empirical"``: a prior fitted to the whole
         dataset by Dirichlet-multinomial maximum likelihood (call
@@ -683,6 +692,151 @@ def dirichlet(
     return out
 
 
+@dataclass(frozen=True)
+class PriorWarningInfo:
+    r"""How much a Dirichlet prior weighs against the annotations, item by item.
+
+    Attributes
+    ----------
+    prior : str
+        The prior's name (or ``"array"``/the number for a given one).
+    strength : float
+        The prior's pseudo-count :math:`s = \sum_k \alpha^{(0)}_k` (the
+        median over items for a per-item prior).
+    share_weak : float
+        Share of items with :math:`n_i \le s`: the prior weighs at least as
+        much as the item's annotations in its posterior.
+    n_weak, n_items : int
+        Those items, and all items.
+    median_annotations : float
+        Median annotations per item.
+    threshold : float
+        ``share_weak`` at or above which the check warns.
+    """
+
+    prior: str
+    strength: float
+    share_weak: float
+    n_weak: int
+    n_items: int
+    median_annotations: float
+    threshold: float
+
+    @property
+    def statistic(self) -> float:
+        """The share of items where the prior dominates (same as :attr:`share_weak`)."""
+        return self.share_weak
+
+    def __float__(self) -> float:
+        return self.share_weak
+
+    @property
+    def message(self) -> str:
+        """The warning text: what is wrong and what to do."""
+        advice = [
+            "a weaker prior (prior='jeffreys' or a small number such as 0.1)",
+            "a prior fitted to the data (prior='hierarchical')",
+            "or more annotations per item",
+        ]
+        if self.prior == "hierarchical":
+            advice = [
+                "the items barely differ from each other, so the fitted prior is strong "
+                "and right; expected metrics will then favour predictions near the average "
+                "label distribution. Compare with prior='jeffreys', or add annotations"
+            ]
+        return (
+            f"The {self.prior!r} prior weighs {self.strength:.3g} annotations, at least as much "
+            f"as the annotations of {self.share_weak:.0%} of the items ({self.n_weak:,} of "
+            f"{self.n_items:,}; median {self.median_annotations:g} annotations per item), so "
+            "expected metrics lean towards predictions close to the prior's mean. Consider "
+            + ", ".join(advice)
+            + "."
+        )
+
+
+def prior_strength_check(
+    counts: LabelCounts | Annotations | npt.ArrayLike,
+    prior: PriorLike = DEFAULT_PRIOR,
+    *,
+    threshold: float = 0.5,
+    warn: bool = True,
+) -> PriorWarningInfo | None:
+    r"""Warn when the prior's pseudo-counts rival the annotations on most items.
+
+    A Dirichlet prior of strength :math:`s` enters each posterior mean as
+    :math:`s` extra annotations at the prior's mean,
+    :math:`(\alpha^{(0)}_k + n_{ik}) / (s + n_i)`; where :math:`n_i \le s`
+    the prior has at least half the say. On such data expected metrics
+    reward predictions close to the prior's mean: the uniform prior's five
+    pseudo-counts outweigh ConvAbuse's 2–3 annotations per item and make a
+    flat predictor look better than the label marginal (docs/priors.md).
+
+    Parameters
+    ----------
+    counts : LabelCounts, Annotations or array_like of int, shape (N, K)
+        Label counts per item.
+    prior : see :func:`dirichlet`, default :data:`DEFAULT_PRIOR`
+        The prior to check (a fitted prior is fitted here).
+    threshold : float, default 0.5
+        Warn when at least this share of items has :math:`n_i \le s`.
+    warn : bool, default True
+        Issue :class:`~dissensus.PriorDominanceWarning` when the check fires.
+
+    Returns
+    -------
+    PriorWarningInfo or None
+        The numbers when the share reaches ``threshold``, else None.
+
+    Raises
+    ------
+    DataError
+        Bad counts.
+    ValueError
+        Bad prior, ``threshold`` outside (0, 1].
+
+    Warns
+    -----
+    PriorDominanceWarning
+        When the check fires and ``warn`` is true; the message says what to do.
+
+    Examples
+    --------
+    >>> info = prior_strength_check([[2, 0, 0, 0, 1], [0, 3, 0, 0, 0]], "uniform", warn=False)
+    >>> info.strength, info.share_weak
+    (5.0, 1.0)
+    >>> prior_strength_check([[20, 10], [5, 25]], "uniform") is None
+    True
+    """
+    threshold = float(threshold)
+    if not 0 < threshold <= 1:
+        msg = f"The 'threshold' parameter of prior_strength_check must be in (0, 1]. Got {threshold!r}."
+        raise ValueError(msg)
+    n, _, _ = _counts_and_order(counts)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PriorFitWarning)
+        alpha0 = _prior_vector(prior, n, "prior_strength_check")
+    s = alpha0.sum(axis=-1)
+    ni = n.sum(axis=1)
+    weak = ni <= s
+    N = len(ni)
+    share = float(weak.mean()) if N else 0.0
+    if N == 0 or share < threshold:
+        return None
+    name = prior if isinstance(prior, str) else ("array" if np.ndim(prior) else f"{float(prior):g}")  # type: ignore[arg-type]
+    info = PriorWarningInfo(
+        prior=str(name),
+        strength=float(np.median(s)),
+        share_weak=share,
+        n_weak=int(weak.sum()),
+        n_items=N,
+        median_annotations=float(np.median(ni)),
+        threshold=threshold,
+    )
+    if warn:
+        warnings.warn(info.message, PriorDominanceWarning, stacklevel=2)
+    return info
+
+
 def _gaussian_kernel(K: int, sigma: float) -> FloatArray:
     j = np.arange(K, dtype=np.float64)
     W = np.exp(-((j[:, None] - j[None, :]) ** 2) / (2.0 * sigma * sigma))
@@ -694,7 +848,7 @@ def soft_labels(
     counts: LabelCounts | Annotations | npt.ArrayLike,
     *,
     method: SoftLabelMethod = "empirical",
-    prior: PriorLike = "uniform",
+    prior: PriorLike = DEFAULT_PRIOR,
     sigma: float = 0.5,
 ) -> FloatArray:
     r"""Soft labels: one label distribution per item, rows on the simplex.
@@ -714,7 +868,7 @@ def soft_labels(
         label under the Dawid–Skene annotator model
         (:func:`dissensus.aggregation.dawid_skene` with its defaults; needs
         Annotations with annotator ids), so reliable annotators weigh more.
-    prior : see :func:`dirichlet`, default "uniform"
+    prior : see :func:`dirichlet`, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
         Used by ``method="posterior_mean"`` only.
     sigma : float, default 0.5
         Kernel width in class steps, for ``method="gaussian"``.

@@ -13,6 +13,7 @@ import numpy.typing as npt
 from dissensus.data import Annotations, LabelCounts
 from dissensus.evaluation import PredictionLike, evaluate
 from dissensus.metrics import get_metric
+from dissensus.posterior import DEFAULT_PRIOR
 from dissensus.stats import bootstrap_test, competition_ranks, wilcoxon_test
 
 if TYPE_CHECKING:
@@ -164,7 +165,7 @@ def leaderboard(
     metrics: Sequence[str] | None = None,
     *,
     dataset: str = "dataset",
-    prior: Any = "uniform",
+    prior: Any = DEFAULT_PRIOR,
     n_resamples: int = 1000,
     seed: int = 0,
 ) -> Leaderboard:
@@ -183,7 +184,7 @@ def leaderboard(
         metrics and their expected forms).
     dataset : str, default "dataset"
         Name of the dataset in the tables.
-    prior : str, float or array_like, default "uniform"
+    prior : str, float or array_like, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
         Dirichlet prior of the expected metrics.
     n_resamples : int, default 1000
         Resamples of the paired bootstrap between adjacent teams.

@@ -399,9 +399,7 @@ def study(
         score_rows.append(sc)
         for key, vals in strengths.items():
             s = np.asarray(vals)
-            strength_rows.append(
-                (tname, key, s.mean(), np.median(s), s.min(), s.max())
-            )
+            strength_rows.append((tname, key, s.mean(), np.median(s), s.min(), s.max()))
         timings[tname] = time.perf_counter() - t0
     config = {
         "n_items": N,
