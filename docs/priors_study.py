@@ -41,7 +41,10 @@ def main() -> None:
         index=["truth", "bin"], columns="estimator", values="p_pairs_correct", sort=False
     )[est]
     se = rk.pivot_table(
-        index=["truth", "bin"], columns="estimator", values="se_pairs_correct", aggfunc="max",
+        index=["truth", "bin"],
+        columns="estimator",
+        values="se_pairs_correct",
+        aggfunc="max",
         sort=False,
     )[est]
     print("| truth | bin | " + " | ".join(est) + " | max MC se |")
@@ -67,8 +70,10 @@ def main() -> None:
         print(f"| {e} | {wins[:, j].sum():.1f} | {len(cells)} |")
     j_ge_u = float(np.mean(cells["E[jeffreys]"] >= cells["E[uniform]"]))
     h_ge_j = float(np.mean(cells["E[hierarchical]"] >= cells["E[jeffreys]"]))
-    print(f"\nE[jeffreys] >= E[uniform] in {j_ge_u:.0%} of cells; "
-          f"E[hierarchical] >= E[jeffreys] in {h_ge_j:.0%}.\n")
+    print(
+        f"\nE[jeffreys] >= E[uniform] in {j_ge_u:.0%} of cells; "
+        f"E[hierarchical] >= E[jeffreys] in {h_ge_j:.0%}.\n"
+    )
     print("### Fitted prior strengths (over replicates)\n")
     ps = res.prior_strength
     print("| " + " | ".join(ps.columns) + " |")
