@@ -28,6 +28,7 @@ PRIORS = ("uniform", "jeffreys", "empirical", "hierarchical")
 
 
 def main() -> None:
+    """Run the study and print the Markdown tables."""
     t0 = time.perf_counter()
     res = study(N_ITEMS, 5, replicates=REPLICATES, truths=TRUTHS, priors=PRIORS, seed=2026)
     rk = res.rankings
