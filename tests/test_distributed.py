@@ -20,6 +20,7 @@ from dissensus.agreement import (
     observed_agreement,
 )
 from dissensus.data import Annotations, LabelCounts, Scale
+from dissensus.posterior import PriorFitWarning
 
 distributed = pytest.importorskip("dask.distributed")
 dd = pytest.importorskip("dask.dataframe")
@@ -218,9 +219,17 @@ class TestMetricMeans:
         with pytest.raises(DataError, match=r"cover \d+ of the \d+ annotated items"):
             D.metric_means(counts, {"A": pred}, ["manhattan"])
 
-    def test_empirical_prior_refused(self, counts: Any) -> None:
-        with pytest.raises(ValueError, match="empirical prior"):
-            D.metric_means(counts, {}, ["E[emd]"], prior="empirical")
+    @pytest.mark.parametrize("prior", ["empirical", "hierarchical"])
+    def test_fitted_prior_is_fitted_once_on_all_counts(
+        self, counts: Any, in_memory: LabelCounts, prior: str
+    ) -> None:
+        preds = {"A": self._predictions(in_memory.items, 1)}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PriorFitWarning)
+            got = D.metric_means(counts, preds, ["E[emd]"], prior=prior)
+            ev = evaluate(in_memory, {"A": preds["A"].set_index("item")}, ["E[emd]"], prior=prior)
+        want = float(ev.values[0, 0].mean())
+        assert got["mean"].iloc[0] == pytest.approx(want, rel=1e-10)
 
 
 class TestStreamCounts:

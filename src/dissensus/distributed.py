@@ -556,8 +556,9 @@ def metric_means(
     metrics : sequence of str
         Registered metric names, pointwise or expected (``"E[emd]"``).
     prior : {"uniform", "jeffreys"}, float or array_like, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
-        Dirichlet prior of the expected metrics (a fitted ``"empirical"``
-        prior needs the whole data: fit it first, pass the array).
+        Dirichlet prior of the expected metrics. A fitted prior
+        (``"empirical"``, ``"hierarchical"``) is fitted once to all the
+        counts, from their distinct count vectors and multiplicities.
     item : str, default "item"
         Item id column of the predictions.
 
@@ -574,12 +575,8 @@ def metric_means(
         annotated items.
     """
     dd = _dask()
-    if isinstance(prior, str) and prior == "empirical":
-        msg = (
-            "metric_means cannot fit an empirical prior per partition; fit it once "
-            "(dissensus.posterior.fit_dirichlet_prior) and pass the array as prior=."
-        )
-        raise ValueError(msg)
+    if isinstance(prior, str) and prior in _FITTED_PRIORS:
+        prior = _fit_prior(counts, prior)
     names = [get_metric(m).name for m in metrics]
     K = counts.K
     lazy: list[Any] = [counts.frame.shape[0]]
@@ -621,6 +618,28 @@ def metric_means(
             for m in names
         ]
     return pd.DataFrame(rows)
+
+
+_FITTED_PRIORS = ("empirical", "hierarchical")
+
+
+def _fit_prior(counts: DistributedCounts, name: str) -> FloatArray:
+    """A prior fitted to all the counts, once, from their distinct count vectors.
+
+    The fit needs each distinct count vector and how often it occurs (few,
+    whatever the number of items): one group-by on the cluster. They are
+    expanded on the client (an (N, K) int64 array) and fitted as in memory,
+    so the prior is the one :func:`dissensus.evaluate` would fit.
+    """
+    from dissensus.posterior import fit_dirichlet_prior, fit_hierarchical_prior  # noqa: PLC0415
+
+    cols = _count_columns(counts.K)
+    (distinct,) = _compute(counts.frame.groupby(cols).size())
+    rows = np.array(distinct.index.tolist(), dtype=np.int64).reshape(-1, counts.K)
+    n = np.repeat(rows, distinct.to_numpy(dtype=np.int64), axis=0)
+    fit = fit_dirichlet_prior if name == "empirical" else fit_hierarchical_prior
+    alpha0: FloatArray = fit(n).alpha0
+    return alpha0
 
 
 def _compute(*args: Any) -> tuple[Any, ...]:
