@@ -229,7 +229,7 @@ class TestMetricMeans:
             got = D.metric_means(counts, preds, ["E[emd]"], prior=prior)
             ev = evaluate(in_memory, {"A": preds["A"].set_index("item")}, ["E[emd]"], prior=prior)
         want = float(ev.values[0, 0].mean())
-        assert got["mean"].iloc[0] == pytest.approx(want, rel=1e-10)
+        assert got["mean"].iloc[0] == pytest.approx(want, rel=1e-8)  # fit sums reordered
 
 
 class TestStreamCounts:

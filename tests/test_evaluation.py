@@ -82,7 +82,8 @@ def _reversal_data(seed: int = 0):
 @pytest.fixture(scope="module")
 def reversal_eval() -> Evaluation:
     lc, preds = _reversal_data()
-    return evaluate(lc, preds, ["manhattan", "E[manhattan]"], seed=0)
+    # the reversal is constructed under the uniform prior
+    return evaluate(lc, preds, ["manhattan", "E[manhattan]"], prior="uniform", seed=0)
 
 
 def _small(seed: int = 1, n_items: int = 60, K: int = 4, J: int = 3):
@@ -750,7 +751,12 @@ def sparse_eval() -> Evaluation:
         "uniform": np.full((N, K), 1 / K),
         "noisy": 0.7 * obs + 0.3 * rng.dirichlet(np.ones(K), N),
     }
-    return evaluate(lc, preds, ["cross_entropy", "manhattan", "E[cross_entropy]", "E[manhattan]"])
+    return evaluate(
+        lc,
+        preds,
+        ["cross_entropy", "manhattan", "E[cross_entropy]", "E[manhattan]"],
+        prior="uniform",  # the tests compare the uniform prior (own) with the others
+    )
 
 
 class TestPriorFit:

@@ -36,12 +36,12 @@ def _polya_nll(log_alpha: np.ndarray, n: np.ndarray) -> float:
 class TestDirichlet:
     def test_uniform_and_jeffreys(self):
         n = np.array([[0, 2, 1], [5, 0, 0]])
-        np.testing.assert_array_equal(dirichlet(n), n + 1.0)
+        np.testing.assert_array_equal(dirichlet(n, prior="uniform"), n + 1.0)
         np.testing.assert_array_equal(dirichlet(n, prior="jeffreys"), n + 0.5)
 
     def test_seed_example_excellent(self):
         # seed 000, Sec. 3.2.2: two "excellent" ratings out of 2, K = 5, uniform prior
-        alpha = dirichlet([[0, 0, 0, 0, 2]])
+        alpha = dirichlet([[0, 0, 0, 0, 2]], prior="uniform")
         assert alpha[0, 4] / alpha.sum() == pytest.approx(3 / 7)
 
     def test_float_and_array_priors(self):
@@ -53,11 +53,11 @@ class TestDirichlet:
 
     def test_label_counts_and_annotations(self):
         lc = LabelCounts.from_array([[1, 2], [0, 0]], scale=Scale.ordinal(["lo", "hi"]))
-        np.testing.assert_array_equal(dirichlet(lc), [[2.0, 3.0], [1.0, 1.0]])
+        np.testing.assert_array_equal(dirichlet(lc, prior="uniform"), [[2.0, 3.0], [1.0, 1.0]])
         ann = Annotations.from_frame(
             pd.DataFrame({"item": ["a", "a", "b"], "annotator": [1, 2, 1], "label": [0, 1, 1]})
         )
-        np.testing.assert_array_equal(dirichlet(ann), [[2.0, 2.0], [1.0, 2.0]])
+        np.testing.assert_array_equal(dirichlet(ann, prior="uniform"), [[2.0, 2.0], [1.0, 2.0]])
 
     def test_empirical_uses_fit(self):
         n = np.array([[3, 0], [0, 3], [3, 0], [0, 3], [2, 1]])
@@ -84,9 +84,9 @@ class TestDirichlet:
     @given(count_matrices())
     @settings(max_examples=30, deadline=None)
     def test_posterior_positive_and_mean_between(self, n):
-        alpha = dirichlet(n)
+        alpha = dirichlet(n)  # the default prior, Jeffreys: half a pseudo-count per class
         assert np.all(alpha > 0)
-        np.testing.assert_allclose(alpha.sum(1), n.sum(1) + n.shape[1])
+        np.testing.assert_allclose(alpha.sum(1), n.sum(1) + 0.5 * n.shape[1])
 
 
 class TestFitDirichletPrior:

@@ -91,9 +91,10 @@ def plain_reading(
                 + ", ".join(
                     f"{t}: {row.idxmax()} ({row.max():.2f})" for t, row in per_truth.iterrows()
                 )
-                + ". The fitted prior fails where items barely differ from each other (its "
-                "strength then grows without bound and every posterior collapses to the "
-                "dataset's average)."
+                + ". The fitted priors fail where items barely differ from each other: their "
+                "strength is then large (rightly: the items are alike), every posterior is pulled "
+                "towards the dataset's average, and score differences lean towards the models "
+                "that predict that average; a weak prior such as Jeffreys ranks better there."
             )
     bins = [b for b in dict.fromkeys(rk["bin"]) if b != "all"]
     first = bins[0] if bins else "all"
