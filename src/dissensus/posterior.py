@@ -212,6 +212,23 @@ def _polya_loglik(alpha0: FloatArray, n: npt.NDArray[np.int64]) -> float:
     return float(ll.sum())
 
 
+def _check_fit_counts(n: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], FloatArray]:
+    """(annotations per item, per class) of counts to fit a prior to; refuse or warn."""
+    ni = n.sum(axis=1)
+    total = n.sum(axis=0).astype(np.float64)
+    if ni.sum() == 0:
+        msg = "`counts` has no annotations at all; cannot fit a prior."
+        raise DataError(msg)
+    never = np.flatnonzero(total == 0)
+    if never.size:
+        msg = (
+            f"Classes {examples(never)} are never used; their prior parameters are "
+            f"floored at {_MIN_ALPHA:g} (the maximum-likelihood value is 0)."
+        )
+        warnings.warn(msg, PriorFitWarning, stacklevel=3)
+    return ni, total
+
+
 def _moment_strength(n: npt.NDArray[np.int64]) -> float:
     r"""Strength by moment matching, from items with two or more annotations.
 
@@ -301,21 +318,8 @@ def fit_dirichlet_prior(
     (True, 0.365)
     """
     n, _, _ = _counts_and_order(counts)
-    nf = n.astype(np.float64)
     K = n.shape[1]
-    ni = n.sum(axis=1)
-    total = nf.sum(axis=0)
-    if ni.sum() == 0:
-        msg = "`counts` has no annotations at all; cannot fit a prior."
-        raise DataError(msg)
-
-    never = np.flatnonzero(total == 0)
-    if never.size:
-        msg = (
-            f"Classes {examples(never)} are never used; their prior parameters are "
-            f"floored at {_MIN_ALPHA:g} (the maximum-likelihood value is 0)."
-        )
-        warnings.warn(msg, PriorFitWarning, stacklevel=2)
+    ni, total = _check_fit_counts(n)
 
     # Distinct values with multiplicities: psi sums cost O(#distinct) per iteration.
     col_vals = [np.unique(n[:, k], return_counts=True) for k in range(K)]
@@ -497,18 +501,7 @@ def fit_hierarchical_prior(
         )
         raise ValueError(msg)
     K = n.shape[1]
-    ni = n.sum(axis=1)
-    total = n.sum(axis=0).astype(np.float64)
-    if ni.sum() == 0:
-        msg = "`counts` has no annotations at all; cannot fit a prior."
-        raise DataError(msg)
-    never = np.flatnonzero(total == 0)
-    if never.size:
-        msg = (
-            f"Classes {examples(never)} are never used; their prior parameters go to the "
-            f"lower bound {_MIN_ALPHA:g} (the maximum-likelihood value is 0)."
-        )
-        warnings.warn(msg, PriorFitWarning, stacklevel=2)
+    ni, total = _check_fit_counts(n)
     centre = float(np.log(K)) + loc
     mean = np.maximum(total / total.sum(), _MIN_ALPHA)
     mean /= mean.sum()
