@@ -1,4 +1,4 @@
-"""Data model and readers: Scale, Annotations, LabelCounts, Predictions, read_*."""
+"""Data model and readers: Scale, Annotations, SetAnnotations, LabelCounts, Predictions, read_*."""
 
 from dissensus.data._annotations import Annotations
 from dissensus.data._counts import LabelCounts, as_label_counts
@@ -6,6 +6,7 @@ from dissensus.data._datasets import load_example
 from dissensus.data._predictions import Predictions
 from dissensus.data._readers import CONVABUSE_SCALE, read_annotations, read_convabuse, read_lewidi
 from dissensus.data._scale import Label, Scale
+from dissensus.data._sets import SetAnnotations
 
 __all__ = [
     "CONVABUSE_SCALE",
@@ -14,6 +15,7 @@ __all__ = [
     "LabelCounts",
     "Predictions",
     "Scale",
+    "SetAnnotations",
     "as_label_counts",
     "load_example",
     "read_annotations",
