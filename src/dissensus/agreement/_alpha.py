@@ -37,14 +37,15 @@ from dissensus.agreement._common import (
     prepare_counts,
 )
 from dissensus.agreement._result import AgreementResult
-from dissensus.data import Scale
+from dissensus.agreement._sets import SetDistance, set_alpha_input
+from dissensus.data import Scale, SetAnnotations
 
 __all__ = ["krippendorff_alpha"]
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
-#: A user difference function on label values, or a (K, K) matrix of them.
-Distance = Callable[[Any, Any], Any] | npt.ArrayLike
+#: A user difference function on label values, a (K, K) matrix of them, or a set distance.
+Distance = Callable[[Any, Any], Any] | npt.ArrayLike | SetDistance
 
 
 def _values(scale: Scale, level: str) -> FloatArray:
@@ -321,14 +322,20 @@ def krippendorff_alpha(
 
     Parameters
     ----------
-    data : Annotations, LabelCounts or array_like of shape (N, K)
+    data : Annotations, LabelCounts, SetAnnotations or array_like of shape (N, K)
         Label counts per item (raters need not be identified; any number of
         ratings per item). Columns follow the scale's order. For an array the
         labels are ``0 .. K-1`` (their values for interval / ratio).
+        Set-valued annotations (:class:`~dissensus.SetAnnotations`) need a
+        set distance, ``distance="masi"`` or ``"jaccard"``.
     level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
         Level of measurement. Ordinal uses the scale's order and ranks by
         cumulative frequency; interval and ratio use the numeric labels.
-    distance : callable or array_like of shape (K, K), optional
+    distance : {"masi", "jaccard"}, callable or array_like of shape (K, K), optional
+        For set-valued annotations: the MASI (Passonneau 2006) or Jaccard
+        distance between two annotators' sets (see Notes); each distinct
+        set observed is one value, and the result is named
+        ``"krippendorff_alpha_masi"`` / ``"krippendorff_alpha_jaccard"``.
         Instead of a level: Krippendorff's difference function
         :math:`\delta^2_{ck}` (already squared, as ``(c - k) ** 2`` is for
         the interval level), either a (K, K) matrix in the scale's order or
@@ -382,6 +389,17 @@ def krippendorff_alpha(
     result is named ``"krippendorff_alpha_custom"``); the result equals
     ``krippendorff.alpha(level_of_measurement=<the same function>)``.
 
+    Set distances, for sets :math:`A, B` of labels, enter as
+    :math:`\delta^2` unsquared (as in nltk's ``AnnotationTask``, which this
+    equals): Jaccard :math:`1 - |A \cap B| / |A \cup B|`, MASI
+    :math:`1 - M(A, B)\, |A \cap B| / |A \cup B|` with :math:`M = 1` for
+    equal sets, :math:`2/3` when one contains the other, :math:`1/3` for
+    other overlaps and 0 for disjoint sets. The empty set is a value:
+    :math:`d(\emptyset, \emptyset) = 0`, :math:`d(\emptyset, B) = 1`. Passing
+    set-valued data through the same core (one function for Krippendorff's
+    alpha, whatever the values are) keeps the bootstrap, the standard
+    error and the degenerate-case rules identical to single labels.
+
     The interval resamples *items* (the unit of sampling in most
     annotation studies); Krippendorff's own bootstrap resamples pairable
     values, so its intervals differ.
@@ -394,6 +412,10 @@ def krippendorff_alpha(
     Hayes, A. F. and Krippendorff, K. (2007). Answering the call for a
     standard reliability measure for coding data. *Communication Methods and
     Measures* 1(1), 77–89. https://doi.org/10.1080/19312450709336664
+
+    Passonneau, R. (2006). Measuring agreement on set-valued items (MASI)
+    for semantic and pragmatic annotation. *Proc. LREC 2006*, 831–836.
+    https://aclanthology.org/L06-1392/
 
     Examples
     --------
@@ -409,9 +431,23 @@ def krippendorff_alpha(
     >>> ratings = [[2, 0, 0], [1, 1, 0], [0, 1, 1], [0, 0, 2]]
     >>> round(float(krippendorff_alpha(ratings, distance=lambda c, k: abs(c - k))), 4)
     0.5333
+
+    Sets of labels, two coders, three items ({x} / {x}, {x, y} / {x},
+    {y} / {z}; 7/32 by hand):
+
+    >>> import pandas as pd
+    >>> from dissensus import SetAnnotations
+    >>> df = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3], "annotator": ["A", "B"] * 3,
+    ...                    "label": [["x"], ["x"], ["x", "y"], ["x"], ["y"], ["z"]]})
+    >>> float(krippendorff_alpha(SetAnnotations.from_frame(df), distance="masi"))
+    0.21875
     """
     name = "krippendorff_alpha"
     check_option(name, "level", level, LEVELS)
+    set_name = ""
+    if isinstance(data, SetAnnotations) or isinstance(distance, str):
+        set_name = str(distance)
+        data, distance = set_alpha_input(data, distance)
     if distance is not None and level != "nominal":
         msg = (
             f"{name} takes a level or a distance, not both; got level={level!r} and a distance. "
@@ -477,7 +513,7 @@ def krippendorff_alpha(
             method=ci_method,
         )[0]
     return AgreementResult(
-        name=name if level == "nominal" else f"{name}_{level}",
+        name=f"{name}_{set_name or level}" if set_name or level != "nominal" else name,
         value=value,
         se=se,
         ci=interval,
