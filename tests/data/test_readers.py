@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dissensus import DataDroppedWarning, DataError, DissensusWarning, Scale
+from dissensus import DataDroppedWarning, DataError, DissensusWarning, Scale, SetAnnotations
 from dissensus.data import CONVABUSE_SCALE, read_annotations, read_convabuse, read_lewidi
 from dissensus.metrics.lewidi import targets_2023
 from tests.conftest import shared_path
@@ -584,8 +584,8 @@ class TestReadLewidi:
         ):
             read_lewidi(_lewidi(tmp_path, data))
 
-    def test_nested_soft_label_is_not_compared(self, tmp_path):
-        # VariErrNLI stores per-label marginals, not a distribution
+    def test_nested_soft_label_makes_a_multilabel_file(self, tmp_path):
+        # VariErrNLI stores per-label marginals: the file is read as sets, and they are compared
         data = {
             "1": {
                 "annotators": "Ann1,Ann3",
@@ -598,8 +598,11 @@ class TestReadLewidi:
         }
         with warnings.catch_warnings():
             warnings.simplefilter("error", DissensusWarning)
-            ann = read_lewidi(_lewidi(tmp_path, data))
-        assert ann.scale == Scale.nominal(["contradiction", "entailment"])
+            sets = read_lewidi(_lewidi(tmp_path, data))
+        assert isinstance(sets, SetAnnotations)
+        assert sets.scale.labels == ("contradiction", "entailment", "neutral")
+        single = read_lewidi(_lewidi(tmp_path, data), multilabel=False)
+        assert single.scale == Scale.nominal(["contradiction", "entailment"])
 
     def test_stated_count_mismatch_reported(self, tmp_path):
         data = json.loads(json.dumps(LEWIDI_2023))
@@ -610,20 +613,26 @@ class TestReadLewidi:
         ):
             read_lewidi(_lewidi(tmp_path, data))
 
-    def test_multi_label_list(self, tmp_path):
+    def test_multi_label_list_refused_as_single_label(self, tmp_path):
         data = {"7": {"annotations": {"Ann1": ["entailment", "neutral"]}}}
         with pytest.raises(
             DataError,
-            match=r"lewidi\.json' record '7': multi-label annotation \['entailment', 'neutral'\]; multi-label items are not supported yet",
+            match=r"lewidi\.json' record '7': multi-label annotation \['entailment', 'neutral'\] in a file read as single-label; read it with read_lewidi\(path\)",
         ):
-            read_lewidi(_lewidi(tmp_path, data))
+            read_lewidi(_lewidi(tmp_path, data), multilabel=False)
+        assert isinstance(read_lewidi(_lewidi(tmp_path, data)), SetAnnotations)
 
-    def test_multi_label_comma_string(self, tmp_path):
+    def test_multi_label_comma_string_refused_as_single_label(self, tmp_path):
         data = {"7": {"annotations": {"Ann1": "entailment,neutral"}}}
         with pytest.raises(
-            DataError, match=r"record '7': multi-label annotation 'entailment,neutral'"
+            DataError, match=r"record '7': multi-label annotation 'entailment,neutral' in a file"
         ):
-            read_lewidi(_lewidi(tmp_path, data))
+            read_lewidi(_lewidi(tmp_path, data), multilabel=False)
+
+    def test_read_annotations_keeps_single_labels(self, tmp_path):
+        data = {"7": {"annotations": {"Ann1": "entailment,neutral"}}}
+        with pytest.raises(DataError, match=r"multilabel=True, which gives SetAnnotations"):
+            read_annotations(_lewidi(tmp_path, data))
 
     def test_annotator_count_mismatch(self, tmp_path):
         data = {"3": {"annotations": "1,0,1", "annotators": "Ann1,Ann2"}}
