@@ -198,7 +198,9 @@ def _alpha(df: pd.DataFrame, distance: Any, scale: Any = None) -> float:
     with warnings.catch_warnings():
         # a draw where every set is the same has no variation: NaN with a warning
         warnings.simplefilter("ignore", DegenerateAgreementWarning)
-        return krippendorff_alpha(SetAnnotations.from_frame(df, scale=scale), distance=distance).value
+        return krippendorff_alpha(
+            SetAnnotations.from_frame(df, scale=scale), distance=distance
+        ).value
 
 
 class TestInvariants:
@@ -209,9 +211,7 @@ class TestInvariants:
         per_item, n_ann = case
         if len({tuple(sorted(s)) for s in per_item}) < 2:
             per_item = [*per_item, ["a"] if per_item[0] != ["a"] else ["b"]]
-        rows = [
-            (f"i{i}", f"r{a}", s) for i, s in enumerate(per_item) for a in range(n_ann)
-        ]
+        rows = [(f"i{i}", f"r{a}", s) for i, s in enumerate(per_item) for a in range(n_ann)]
         df = pd.DataFrame(rows, columns=["item", "annotator", "label"])
         assert _alpha(df, distance, scale=LABELS[:4]) == pytest.approx(1.0, abs=1e-12)
 

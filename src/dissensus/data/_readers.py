@@ -908,7 +908,7 @@ def _lewidi_set(value: Any, where: str) -> tuple[Label, ...]:
     if isinstance(value, list):
         parts: list[Any] = value
     elif isinstance(value, str):
-        parts = [v for v in value.split(",")]
+        parts = value.split(",")
     else:
         parts = [value]
     out = []

@@ -60,6 +60,22 @@ def format_set(labels: Sequence[Label]) -> str:
     return json.dumps([_py(v) for v in labels], ensure_ascii=False)
 
 
+#: The key of a cell that nests a collection (refused).
+_NESTED = object()
+
+
+def _hashable(value: Any) -> Any:
+    """A cell as a hashable key: collections as tuples."""
+    if not isinstance(value, _COLLECTIONS):
+        return value
+    key = tuple(value)
+    try:
+        hash(key)
+    except TypeError:
+        return _NESTED
+    return key
+
+
 def _is_missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA
 
@@ -242,18 +258,32 @@ class SetAnnotations:
             pairs (with ``duplicates="error"``).
         """
         check_option(
-            "SetAnnotations.from_frame", "duplicates", duplicates, ("error", "first", "last", "keep")
+            "SetAnnotations.from_frame",
+            "duplicates",
+            duplicates,
+            ("error", "first", "last", "keep"),
         )
         given: object = df
         if not isinstance(given, pd.DataFrame):
-            msg = f"SetAnnotations.from_frame expects a pandas DataFrame; got {type(given).__name__}."
+            msg = (
+                f"SetAnnotations.from_frame expects a pandas DataFrame; got {type(given).__name__}."
+            )
             raise TypeError(msg)
         _require_columns(df, {"item": item, "annotator": annotator, "label": label}, source)
         where = f" in {source}" if source else ""
         column = df[label]
         missing = column.map(_is_missing).to_numpy(dtype=bool)
         # Parse each distinct cell once: lists are not hashable, their tuples are.
-        keys = column.map(lambda v: tuple(v) if isinstance(v, _COLLECTIONS) else v)
+        keys = column.map(_hashable)
+        nested = keys.map(lambda k: k is _NESTED).to_numpy(dtype=bool)
+        if nested.any():
+            rows = np.flatnonzero(nested)
+            msg = (
+                f"Label column {label!r}{where} at {_locations(df.index, rows, source)}: "
+                f"{_py(column.iloc[int(rows[0])])!r} nests a collection; a set holds labels "
+                "(numbers or strings)."
+            )
+            raise DataError(msg)
         codes, uniq = pd.factorize(keys.where(~missing, None), use_na_sentinel=True)
         cells: list[tuple[Label, ...]] = []
         for k, value in enumerate(uniq):
@@ -264,7 +294,17 @@ class SetAnnotations:
                 msg = f"Label column {label!r}{where} at {at}: {exc}."
                 raise DataError(msg) from None
         universe = _universe(cells, scale)
-        Z = _indicators(cells, universe, df, codes, item, annotator, label, where, source)
+        Z = _indicators(
+            cells,
+            universe,
+            df,
+            codes=codes,
+            item=item,
+            annotator=annotator,
+            label=label,
+            where=where,
+            source=source,
+        )
         return cls._build(
             df,
             Z,
@@ -645,6 +685,7 @@ def _indicators(
     cells: list[tuple[Label, ...]],
     universe: Scale,
     df: pd.DataFrame,
+    *,
     codes: npt.NDArray[np.intp],
     item: str,
     annotator: str | None,
@@ -675,7 +716,7 @@ def _indicators(
             first = int(rows[0])
             who = f" by annotator {_py(df[annotator].iloc[first])!r}" if annotator else ""
             msg = (
-                f"Set {list(cell)!r}{where} of item {_py(df[item].iloc[first])!r}{who} at "
+                f"Set {list(cell)!r} of item {_py(df[item].iloc[first])!r}{who}{where} at "
                 f"{_locations(df.index, rows, source)} (column {label!r}): {problem}."
             )
             raise DataError(msg)
