@@ -47,7 +47,7 @@ class TestFromFrame:
         assert sets.to_frame()["label"].tolist() == [("x",), ("y", "x")]
 
     def test_separator(self) -> None:
-        sets = SetAnnotations.from_frame(frame(["E|N", "N", "", " C | E "]), sep="|")
+        sets = SetAnnotations.from_frame(frame(["E|N", "N", "", " C | E "]), label_sep="|")
         assert sets.indicators.astype(int).tolist() == [[0, 1, 1], [0, 0, 1], [0, 0, 0], [1, 1, 0]]
 
     def test_json_and_python_list_text(self) -> None:
@@ -55,7 +55,7 @@ class TestFromFrame:
         assert sets.indicators.astype(int).tolist() == [[0, 1, 1], [0, 0, 1], [0, 0, 0], [1, 0, 0]]
 
     def test_numbers_written_as_text_are_numbers(self) -> None:
-        sets = SetAnnotations.from_frame(frame(["1|3", "2"]), sep="|", scale=[1, 2, 3])
+        sets = SetAnnotations.from_frame(frame(["1|3", "2"]), label_sep="|", scale=[1, 2, 3])
         assert sets.indicators.astype(int).tolist() == [[1, 0, 1], [0, 1, 0]]
 
     def test_empty_set_is_an_annotation(self) -> None:
@@ -90,7 +90,7 @@ class TestFromFrame:
             SetAnnotations.from_frame(frame([["E"], ["N", "E", "N"]]))
 
     def test_text_without_separator(self) -> None:
-        with pytest.raises(DataError, match=r"at row 0: cannot read 'E\|N' as a set .*sep="):
+        with pytest.raises(DataError, match=r"at row 0: cannot read 'E\|N' as a set .*label_sep="):
             SetAnnotations.from_frame(frame(["E|N", ["E"]]))
 
     def test_scalar_cell(self) -> None:

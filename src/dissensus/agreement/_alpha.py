@@ -414,7 +414,7 @@ def krippendorff_alpha(
     Measures* 1(1), 77–89. https://doi.org/10.1080/19312450709336664
 
     Passonneau, R. (2006). Measuring agreement on set-valued items (MASI)
-    for semantic and pragmatic annotation. *Proc. LREC 2006*, 831–836.
+    for semantic and pragmatic annotation. *Proc. LREC 2006*.
     https://aclanthology.org/L06-1392/
 
     Examples

@@ -14,6 +14,12 @@ import pandas as pd
 
 from dissensus._exceptions import DataError, DissensusWarning
 from dissensus.agreement import majority_labels, report
+from dissensus.cli._agreement_sets import (
+    check_set_options,
+    describe,
+    load_set_annotations,
+    set_agreement_table,
+)
 from dissensus.cli._reader_options import load_annotations, reader_options
 from dissensus.data import LabelCounts, as_label_counts, load_example
 from dissensus.data._atomic import check_not_inputs, check_output_file, write_file_atomically
@@ -263,6 +269,32 @@ def _check_outputs(json_out: str | None, csv_out: str | None, inputs: list[str])
     check_not_inputs(targets, inputs)
 
 
+def _emit(
+    table: pd.DataFrame,
+    caught: Sequence[warnings.WarningMessage],
+    header: str,
+    *,
+    json_out: str | None,
+    csv_out: str | None,
+    inputs: list[str],
+    by: str | None = None,
+) -> bool:
+    """Print the warnings, write the outputs and the human table; False when stdout took a format."""
+    for w in caught:
+        if issubclass(w.category, DissensusWarning):
+            click.echo(f"dissensus: warning: {' '.join(str(w.message).split())}", err=True)
+    if json_out is not None:
+        _write(table.to_json(orient="records", indent=1) + "\n", json_out, inputs)
+    if csv_out is not None:
+        _write(table.to_csv(index=False), csv_out, inputs)
+    if "-" in (json_out, csv_out):
+        return False
+    click.echo(header)
+    click.echo("")
+    click.echo(format_agreement(table, by=by))
+    return True
+
+
 @click.command("agreement")
 @click.argument("file", required=False, type=click.Path(dir_okay=False))
 @reader_options
@@ -298,6 +330,20 @@ def _check_outputs(json_out: str | None, csv_out: str | None, inputs: list[str])
 @click.option(
     "--csv", "csv_out", default=None, metavar="OUT", help="Write the table as CSV ('-' = stdout)."
 )
+@click.option(
+    "--sets",
+    "set_valued",
+    is_flag=True,
+    help='The label column holds SETS of labels (JSON lists such as ["a", "b"], or text '
+    "split by --label-sep; LeWiDi VariErrNLI files): alpha with MASI and Jaccard distances, "
+    "and per label.",
+)
+@click.option(
+    "--label-sep",
+    default=None,
+    metavar="SEP",
+    help="With --sets: the separator of labels within a cell, e.g. '|' for a|b.",
+)
 def agreement_command(
     *,
     file: str | None,
@@ -310,13 +356,15 @@ def agreement_command(
     seed: int,
     json_out: str | None,
     csv_out: str | None,
+    set_valued: bool,
+    label_sep: str | None,
     **reader: Any,
 ) -> None:
     """Agreement coefficients of FILE (or a shipped example), overall and per group.
 
     Without FILE it runs on the worked example of the MLRD lecture notes
     (29 items, 4 raters); `--example course_reviews --by year` shows the
-    class judgements per year.
+    class judgements per year. With --sets, FILE holds sets of labels.
     """
     if explain:
         click.echo(format_glossary())
@@ -326,6 +374,20 @@ def agreement_command(
         raise click.UsageError(msg)
     inputs = [file] if file is not None else []
     _check_outputs(json_out, csv_out, inputs)
+    if label_sep is not None and not set_valued:
+        msg = "--label-sep splits sets of labels; add --sets."
+        raise click.UsageError(msg)
+    if set_valued:
+        check_set_options(by=by, level=level, example=example)
+        if file is None:
+            msg = "--sets needs FILE."
+            raise click.UsageError(msg)
+        sets = load_set_annotations(file, label_sep=label_sep, **reader)
+        table, caught = set_agreement_table(sets, ci=ci, n_boot=n_boot, seed=seed)
+        _emit(
+            table, caught, describe(sets, file), json_out=json_out, csv_out=csv_out, inputs=inputs
+        )
+        return
     if file is None:
         name = example or "course_29"
         counts = load_example(name)  # type: ignore[arg-type]
@@ -354,22 +416,13 @@ def agreement_command(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DissensusWarning)
         table = report(counts, level=level, by=by, ci=ci, n_boot=n_boot, seed=seed)  # type: ignore[arg-type]
-    for w in caught:
-        if issubclass(w.category, DissensusWarning):
-            click.echo(f"dissensus: warning: {' '.join(str(w.message).split())}", err=True)
-    if json_out is not None:
-        _write(table.to_json(orient="records", indent=1) + "\n", json_out, inputs)
-    if csv_out is not None:
-        _write(table.to_csv(index=False), csv_out, inputs)
-    if "-" in (json_out, csv_out):
-        return
     n = counts.n
-    click.echo(
+    header = (
         f"Agreement of {title}: {counts.N:,} items, {int(n.sum()):,} ratings "
         f"({int(n.min())}–{int(n.max())} per item), labels {list(counts.scale.labels)}"
     )
-    click.echo("")
-    click.echo(format_agreement(table, by=by))
+    if not _emit(table, caught, header, json_out=json_out, csv_out=csv_out, inputs=inputs, by=by):
+        return
     if by is not None:
         text = format_majority(counts, by)
         if text:

@@ -4,7 +4,13 @@ from dissensus.data._annotations import Annotations
 from dissensus.data._counts import LabelCounts, as_label_counts
 from dissensus.data._datasets import load_example
 from dissensus.data._predictions import Predictions
-from dissensus.data._readers import CONVABUSE_SCALE, read_annotations, read_convabuse, read_lewidi
+from dissensus.data._readers import (
+    CONVABUSE_SCALE,
+    read_annotations,
+    read_convabuse,
+    read_lewidi,
+    read_set_annotations,
+)
 from dissensus.data._scale import Label, Scale
 from dissensus.data._sets import SetAnnotations
 
@@ -21,4 +27,5 @@ __all__ = [
     "read_annotations",
     "read_convabuse",
     "read_lewidi",
+    "read_set_annotations",
 ]

@@ -38,6 +38,7 @@ __all__ = [
     "read_annotations",
     "read_convabuse",
     "read_lewidi",
+    "read_set_annotations",
 ]
 
 Format = Literal["csv", "tsv", "parquet", "jsonl", "lewidi", "convabuse"]
@@ -369,6 +370,91 @@ def _read_table(
     if na_values:
         df = df.mask(df.isin(list(na_values)))
     return df
+
+
+def read_set_annotations(
+    path: PathLike,
+    format: Format | None = None,
+    *,
+    item: str = "item",
+    annotator: str | None = "annotator",
+    label: str = "label",
+    label_sep: str | None = None,
+    scale: Scale | Sequence[Any] | None = None,
+    meta: Sequence[str] = (),
+    dropna: bool = False,
+    duplicates: Duplicates = "error",
+    sep: str | None = None,
+    na_values: Sequence[str] = (),
+) -> SetAnnotations:
+    r"""Read set-valued annotations (several labels per annotation) from a long file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    format : {"csv", "tsv", "parquet", "jsonl", "lewidi"}, optional
+        Default: from the extension, as :func:`read_annotations`. A LeWiDi
+        file goes to :func:`read_lewidi` with ``multilabel=True``.
+    item, annotator, label : str
+        Columns; ``annotator=None`` when there are no annotator ids.
+    label_sep : str, optional
+        Separator of the labels within a cell, e.g. ``"|"`` for
+        ``entailment|neutral``. Default: cells are JSON lists
+        (``["entailment", "neutral"]``, ``[]`` for the empty set; in a CSV
+        the cell is quoted and its quotes doubled), or real lists in JSONL
+        and Parquet. An empty cell is a missing annotation, so with
+        ``label_sep`` the empty set cannot be written: use JSON lists.
+    scale, meta, dropna, duplicates
+        As in :meth:`SetAnnotations.from_frame`.
+    sep, na_values
+        As in :func:`read_annotations` (``sep`` separates columns, not labels).
+
+    Returns
+    -------
+    SetAnnotations
+
+    Raises
+    ------
+    DataError
+        As :meth:`SetAnnotations.from_frame`, naming the file and line.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "sets.csv"
+    >>> _ = f.write_text("item,annotator,label\n1,a,E|N\n1,b,N\n")
+    >>> read_set_annotations(f, label_sep="|").marginals()
+    array([[0.5, 1. ]])
+    """
+    p = _existing_file(path)
+    fmt = _infer_format(p) if format is None else format
+    check_option(
+        "read_set_annotations", "format", fmt, ("csv", "tsv", "parquet", "jsonl", "lewidi")
+    )
+    if fmt == "lewidi":
+        return read_lewidi(
+            p,
+            scale=scale,
+            meta=tuple(meta) if meta else None,
+            dropna=dropna,
+            duplicates=duplicates,
+            multilabel=True,
+        )
+    ids = [c for c in (item, annotator) if c is not None]
+    df = _read_table(p, fmt, sep, ids=ids, na_values=na_values)
+    return SetAnnotations.from_frame(
+        df,
+        item=item,
+        annotator=annotator,
+        label=label,
+        scale=scale,
+        label_sep=label_sep,
+        meta=meta,
+        dropna=dropna,
+        duplicates=duplicates,
+        source=str(path),
+    )
 
 
 # -- generic tables -----------------------------------------------------------

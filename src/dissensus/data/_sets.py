@@ -94,11 +94,11 @@ def _element(value: Any) -> Label:
     return _normalise_label(value)
 
 
-def _parse_text(text: str, sep: str | None) -> list[Any]:
-    """A text cell: labels separated by ``sep``, or a JSON / Python list literal."""
-    if sep is not None:
+def _parse_text(text: str, label_sep: str | None) -> list[Any]:
+    """A text cell: labels separated by ``label_sep``, or a JSON / Python list literal."""
+    if label_sep is not None:
         stripped = text.strip()
-        return [] if not stripped else [v.strip() for v in stripped.split(sep)]
+        return [] if not stripped else [v.strip() for v in stripped.split(label_sep)]
     stripped = text.strip()
     if stripped.startswith("["):
         try:
@@ -112,21 +112,21 @@ def _parse_text(text: str, sep: str | None) -> list[Any]:
             return list(parsed)
     msg = (
         f"cannot read {text!r} as a set of labels; write sets as JSON lists "
-        '(["a", "b"], [] for the empty set) or pass sep="|" (or the separator used)'
+        '(["a", "b"], [] for the empty set) or pass label_sep="|" (or the separator used)'
     )
     raise ValueError(msg)
 
 
-def _parse_cell(value: Any, sep: str | None) -> tuple[Label, ...]:
+def _parse_cell(value: Any, label_sep: str | None) -> tuple[Label, ...]:
     """The labels of one cell, in the order written (repeats kept for the caller to refuse)."""
     if isinstance(value, str):
-        raw = _parse_text(value, sep)
+        raw = _parse_text(value, label_sep)
     elif isinstance(value, _COLLECTIONS):
         raw = list(value)
     else:
         msg = (
             f"{value!r} ({type(value).__name__}) is not a set of labels; give a list, tuple or "
-            "set per annotation, or text with sep="
+            "set per annotation, or text with label_sep="
         )
         raise ValueError(msg)
     out = []
@@ -218,7 +218,7 @@ class SetAnnotations:
         annotator: str | None = "annotator",
         label: str = "label",
         scale: Scale | Sequence[Any] | None = None,
-        sep: str | None = None,
+        label_sep: str | None = None,
         meta: Sequence[str] = (),
         dropna: bool = False,
         duplicates: Duplicates = "error",
@@ -238,7 +238,7 @@ class SetAnnotations:
             label might be chosen by nobody, or when the order matters (the
             LeWiDi 2025 VariErrNLI order is contradiction, entailment,
             neutral, which sorting also gives).
-        sep : str, optional
+        label_sep : str, optional
             Separator of sets written as text, e.g. ``"|"`` for
             ``"entailment|neutral"`` (``""`` is then the empty set). Without
             it, text cells must be JSON or Python list literals
@@ -288,7 +288,7 @@ class SetAnnotations:
         cells: list[tuple[Label, ...]] = []
         for k, value in enumerate(uniq):
             try:
-                cells.append(_parse_cell(value, sep))
+                cells.append(_parse_cell(value, label_sep))
             except (ValueError, DataError) as exc:
                 at = _locations(df.index, np.flatnonzero(codes == k), source)
                 msg = f"Label column {label!r}{where} at {at}: {exc}."
