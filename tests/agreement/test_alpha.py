@@ -13,7 +13,7 @@ from hypothesis import assume, given, settings
 
 from dissensus import Annotations, DegenerateAgreementWarning, LabelCounts, Scale
 from dissensus.agreement import krippendorff_alpha
-from dissensus.agreement._alpha import _make_core
+from dissensus.agreement._alpha import _make_core, quadratic_forms
 from dissensus.agreement._common import patterns
 from tests.strategies import rater_matrices
 
@@ -297,3 +297,18 @@ class TestGwetStandardError:
         squared = krippendorff_alpha(X, distance=lambda c, k: (c - k) ** 2)
         assert squared.se == pytest.approx(krippendorff_alpha(X, level="interval").se)
         assert np.isnan(krippendorff_alpha(X, level="ordinal").se)
+
+
+class TestQuadraticForms:
+    @pytest.mark.parametrize(("K", "per_item"), [(5, 3), (40, 2), (300, 5), (300, 60)])
+    def test_sparse_and_dense_paths_agree(self, K: int, per_item: int) -> None:
+        rng = np.random.default_rng(K + per_item)
+        U = 200
+        Pt = np.zeros((K, U))
+        for _ in range(per_item):  # a few labels per item: sparse columns
+            np.add.at(Pt, (rng.integers(K, size=U), np.arange(U)), 1.0)
+        Pt[:, :3] = 0.0  # items without counts
+        M = rng.random((K, K))
+        M = M + M.T
+        dense = ((M @ Pt) * Pt).sum(axis=0)
+        np.testing.assert_allclose(quadratic_forms(Pt, M), dense, rtol=1e-13, atol=1e-10)

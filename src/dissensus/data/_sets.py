@@ -76,10 +76,6 @@ def _hashable(value: Any) -> Any:
     return key
 
 
-def _is_missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA
-
-
 def _element(value: Any) -> Label:
     """One label of a set; text that reads as a finite number is that number ("1" is 1)."""
     if isinstance(value, str):
@@ -272,7 +268,7 @@ class SetAnnotations:
         _require_columns(df, {"item": item, "annotator": annotator, "label": label}, source)
         where = f" in {source}" if source else ""
         column = df[label]
-        missing = column.map(_is_missing).to_numpy(dtype=bool)
+        missing = column.isna().to_numpy(dtype=bool)  # elementwise on objects: a list is not NA
         # Parse each distinct cell once: lists are not hashable, their tuples are.
         keys = column.map(_hashable)
         nested = keys.map(lambda k: k is _NESTED).to_numpy(dtype=bool)
@@ -693,32 +689,44 @@ def _indicators(
     where: str,
     source: str | None,
 ) -> npt.NDArray[np.bool_]:
-    """The (U, L) indicators of the distinct cells; unknown and repeated labels refused."""
-    Z = np.zeros((len(cells), universe.K), dtype=bool)
-    for k, cell in enumerate(cells):  # distinct cells: few, however many rows
-        cols = universe.encode(pd.Series(list(cell), dtype=object)) if cell else np.zeros(0, int)
-        problem = ""
-        if (cols < 0).any():
-            unknown = [v for v, c in zip(cell, cols, strict=True) if c < 0]
+    """The (U, L) indicators of the distinct cells; unknown and repeated labels refused.
+
+    Every label of every distinct cell is encoded in one call; the messages
+    are built for the first offending cell only.
+    """
+    sizes = np.fromiter(map(len, cells), dtype=np.intp, count=len(cells))
+    owner = np.repeat(np.arange(len(cells), dtype=np.intp), sizes)
+    flat = np.fromiter((v for cell in cells for v in cell), dtype=object, count=int(sizes.sum()))
+    cols = universe.encode(pd.Series(flat, dtype=object)) if flat.size else np.zeros(0, np.int64)
+    unknown = cols < 0
+    pair = owner.astype(np.int64) * universe.K + cols
+    repeated = ~unknown & pd.Series(pair).duplicated().to_numpy()
+    bad = unknown | repeated
+    if bad.any():
+        k = int(owner[np.flatnonzero(bad)[0]])
+        cell = cells[k]
+        mine = owner == k
+        if unknown[mine].any():
+            odd = [_py(v) for v in flat[mine & unknown]]
             problem = (
-                f"{examples(unknown)} {'is' if len(unknown) == 1 else 'are'} not in the label "
+                f"{examples(odd)} {'is' if len(odd) == 1 else 'are'} not in the label "
                 f"universe {examples(list(universe.labels), 10)}. Fix the labels or pass a scale "
                 "that includes them"
             )
-        elif np.unique(cols).size != cols.size:
-            seen = pd.Series(cols).duplicated().to_numpy()
+        else:
+            twice = _py(flat[np.flatnonzero(mine & repeated)[0]])
             problem = (
-                f"label {_py(cell[int(np.flatnonzero(seen)[0])])!r} appears twice in one set; "
-                "a set lists each label once (fix the export)"
+                f"label {twice!r} appears twice in one set; a set lists each label once (fix "
+                "the export)"
             )
-        if problem:
-            rows = np.flatnonzero(codes == k)
-            first = int(rows[0])
-            who = f" by annotator {_py(df[annotator].iloc[first])!r}" if annotator else ""
-            msg = (
-                f"Set {list(cell)!r} of item {_py(df[item].iloc[first])!r}{who}{where} at "
-                f"{_locations(df.index, rows, source)} (column {label!r}): {problem}."
-            )
-            raise DataError(msg)
-        Z[k, cols] = True
+        rows = np.flatnonzero(codes == k)
+        first = int(rows[0])
+        who = f" by annotator {_py(df[annotator].iloc[first])!r}" if annotator else ""
+        msg = (
+            f"Set {list(cell)!r} of item {_py(df[item].iloc[first])!r}{who}{where} at "
+            f"{_locations(df.index, rows, source)} (column {label!r}): {problem}."
+        )
+        raise DataError(msg)
+    Z = np.zeros((len(cells), universe.K), dtype=bool)
+    Z[owner, cols] = True
     return Z
