@@ -139,7 +139,7 @@ def quadratic_forms(Pt: FloatArray, M: FloatArray) -> FloatArray:
     left = np.repeat(np.arange(u.size), reps)
     right = start[u[left]] + (np.arange(n_pairs) - np.repeat(np.cumsum(reps) - reps, reps))
     values = x[left] * x[right] * M[c[left], c[right]]
-    return np.bincount(u[left], weights=values, minlength=U)
+    return np.asarray(np.bincount(u[left], weights=values, minlength=U), dtype=np.float64)
 
 
 def _metric(level: str, v: FloatArray | None, delta: FloatArray | None) -> FloatArray:
