@@ -14,7 +14,13 @@ from nltk.metrics.distance import masi_distance
 
 from dissensus import DataDroppedWarning, DataError, DissensusWarning, Scale, SetAnnotations
 from dissensus.agreement import krippendorff_alpha
-from dissensus.data import CONVABUSE_SCALE, read_annotations, read_convabuse, read_lewidi
+from dissensus.data import (
+    CONVABUSE_SCALE,
+    read_annotations,
+    read_convabuse,
+    read_lewidi,
+    read_set_annotations,
+)
 from dissensus.metrics.lewidi import targets_2023
 from tests.conftest import shared_path
 
@@ -886,3 +892,41 @@ class TestReadLewidiMultilabel:
         )
         got = krippendorff_alpha(sets, distance="masi").value
         assert got == pytest.approx(task.alpha(), abs=1e-12)
+
+
+class TestReadSetAnnotations:
+    def test_csv_with_label_separator(self, tmp_path):
+        path = _write(tmp_path, "s.csv", "item,annotator,label\n007,a,E|N\n7,a,N\n")
+        sets = read_set_annotations(path, label_sep="|")
+        assert sets.items.tolist() == ["007", "7"]  # ids read exactly
+        assert sets.indicators.astype(int).tolist() == [[1, 1], [0, 1]]
+
+    def test_jsonl_with_list_cells_and_empty_set(self, tmp_path):
+        lines = [
+            {"item": 1, "annotator": "a", "label": ["E", "N"]},
+            {"item": 1, "annotator": "b", "label": []},
+            {"item": 2, "annotator": "a", "label": ["C"]},
+        ]
+        path = _write(tmp_path, "s.jsonl", "\n".join(json.dumps(x) for x in lines) + "\n")
+        sets = read_set_annotations(path)
+        assert sets.indicators.astype(int).tolist() == [[0, 1, 1], [0, 0, 0], [1, 0, 0]]
+
+    def test_parquet_with_list_cells(self, tmp_path):
+        df = pd.DataFrame({"item": [1, 1], "annotator": ["a", "b"], "label": [["x", "y"], ["y"]]})
+        path = tmp_path / "s.parquet"
+        df.to_parquet(path)
+        assert read_set_annotations(path).marginals().tolist() == [[0.5, 1.0]]
+
+    def test_error_names_file_and_line(self, tmp_path):
+        path = _write(tmp_path, "s.csv", "item,annotator,label\n1,a,E|N\n1,b,E|E\n")
+        with pytest.raises(
+            DataError,
+            match=r"Set \['E', 'E'\] of item '?1'? by annotator 'b' in .*s\.csv at line 3 \(column 'label'\): label 'E' appears twice",
+        ):
+            read_set_annotations(path, label_sep="|")
+
+    def test_lewidi_and_refused_formats(self, tmp_path):
+        sets = read_set_annotations(_lewidi(tmp_path, VARIERR))
+        assert sets.scale.labels == ("contradiction", "entailment", "neutral")
+        with pytest.raises(ValueError, match=r"'format' parameter of read_set_annotations"):
+            read_set_annotations(_lewidi(tmp_path, VARIERR), "convabuse")  # type: ignore[arg-type]
