@@ -22,13 +22,11 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse
-import time
 import warnings
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 import pandas as pd
+from bench_agreement import race  # best time of each, repeats interleaved
 from nltk.metrics.agreement import AnnotationTask
 from nltk.metrics.distance import jaccard_distance, masi_distance
 
@@ -51,18 +49,6 @@ def make_data(n_items: int, n_labels: int, seed: int = 0) -> pd.DataFrame:
     names = np.array([f"L{k}" for k in range(n_labels)], dtype=object)
     labels = [names[row].tolist() for row in Z[i, a]]
     return pd.DataFrame({"item": i, "annotator": a, "label": labels})
-
-
-def race(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, tuple[float, Any]]:
-    """Best time of each function over ``repeat`` interleaved rounds."""
-    best = {name: float("inf") for name in fns}
-    out: dict[str, Any] = {}
-    for _ in range(repeat):
-        for name, fn in fns.items():
-            t0 = time.perf_counter()
-            out[name] = fn()
-            best[name] = min(best[name], time.perf_counter() - t0)
-    return {name: (best[name], out[name]) for name in fns}
 
 
 def main() -> None:

@@ -28,7 +28,7 @@ from dissensus._exceptions import DataDroppedWarning, DataError, DissensusWarnin
 from dissensus._validation import check_option, examples
 from dissensus.data._annotations import Annotations, Duplicates
 from dissensus.data._lewidi import targets_2023
-from dissensus.data._scale import Label, Scale
+from dissensus.data._scale import Label, Scale, text_label
 from dissensus.data._sets import SetAnnotations
 
 __all__ = [
@@ -894,14 +894,7 @@ def _lewidi_label(value: Any, where: str) -> Label:
         )
         raise DataError(msg)
     if isinstance(value, str):
-        text = value.strip()
-        try:
-            number = float(text)
-        except ValueError:
-            return text
-        if not math.isfinite(number):
-            return text
-        return int(number) if number.is_integer() else number
+        return text_label(value)
     if isinstance(value, int):
         return value
     if isinstance(value, float) and math.isfinite(value):

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ast
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,9 +34,16 @@ import pandas as pd
 
 from dissensus._exceptions import DataError
 from dissensus._validation import check_option, examples
-from dissensus.data._annotations import Annotations, Duplicates, _locations, _py, _require_columns
+from dissensus.data._annotations import (
+    Annotations,
+    Duplicates,
+    ItemAnnotatorCodes,
+    _locations,
+    _py,
+    _require_columns,
+)
 from dissensus.data._counts import LabelCounts
-from dissensus.data._scale import Label, Scale, _normalise_label
+from dissensus.data._scale import Label, Scale, _normalise_label, text_label
 
 __all__ = ["SetAnnotations", "format_set"]
 
@@ -78,16 +84,7 @@ def _hashable(value: Any) -> Any:
 
 def _element(value: Any) -> Label:
     """One label of a set; text that reads as a finite number is that number ("1" is 1)."""
-    if isinstance(value, str):
-        text = value.strip()
-        try:
-            number = float(text)
-        except ValueError:
-            return text
-        if math.isfinite(number):
-            return int(number) if number.is_integer() else number
-        return text
-    return _normalise_label(value)
+    return text_label(value) if isinstance(value, str) else _normalise_label(value)
 
 
 def _parse_text(text: str, label_sep: str | None) -> list[Any]:
@@ -150,7 +147,7 @@ def _universe(
 
 
 @dataclass(frozen=True, eq=False)
-class SetAnnotations:
+class SetAnnotations(ItemAnnotatorCodes):
     r"""Set-valued annotations: one set of labels per (item, annotator).
 
     Build them with :meth:`from_frame` (a column of sets), :meth:`from_indicators`
@@ -449,12 +446,7 @@ class SetAnnotations:
             meta=ann.meta,
         )
 
-    # -- shape ------------------------------------------------------------
-    @property
-    def n_items(self) -> int:
-        """Number of distinct items."""
-        return len(self.items)
-
+    # -- shape (items and annotators: ItemAnnotatorCodes) ------------------
     @property
     def n_annotations(self) -> int:
         """Number of annotations (sets)."""
@@ -465,43 +457,9 @@ class SetAnnotations:
         """Number of labels in the universe."""
         return self.scale.K
 
-    @property
-    def has_annotators(self) -> bool:
-        """Whether annotator ids are known."""
-        return self.annotators is not None
-
-    @property
-    def n_annotators(self) -> int:
-        """Number of distinct annotators (raises when annotator ids are absent)."""
-        return len(self._require_annotators("n_annotators")[1])
-
-    @property
-    def annotations_per_item(self) -> pd.Series:
-        """Number of annotations (sets) of each item, indexed by item."""
-        return pd.Series(
-            np.bincount(self.item_codes, minlength=self.n_items), index=self.items, name="n"
-        )
-
-    def _require_annotators(self, what: str) -> tuple[npt.NDArray[np.int64], pd.Index]:
-        if self.annotator_codes is None or self.annotators is None:
-            msg = (
-                f"{what} needs annotator ids, but these annotations have none; load them with "
-                "annotator='<column>'."
-            )
-            raise DataError(msg)
-        return self.annotator_codes, self.annotators
-
-    def __len__(self) -> int:
-        return self.n_annotations
-
     def __repr__(self) -> str:
-        who = (
-            f"{len(self.annotators)} annotators"
-            if self.annotators is not None
-            else "no annotator ids"
-        )
         return (
-            f"<SetAnnotations: {self.n_annotations} sets of {self.n_items} items, {who}, "
+            f"<SetAnnotations: {self.n_annotations} sets of {self.n_items} items, {self._who()}, "
             f"labels {list(self.scale.labels)!r}>"
         )
 
