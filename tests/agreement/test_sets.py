@@ -109,6 +109,26 @@ class TestKrippendorffAlphaOnSets:
             got = krippendorff_alpha(sets, distance=distance)  # type: ignore[arg-type]
         assert got.value == pytest.approx(nltk_alpha(df, distance), abs=1e-12)
 
+    @pytest.mark.parametrize("distance", ["masi", "jaccard"])
+    def test_empty_sets_with_nltk_extended_by_the_convention(self, distance: str) -> None:
+        # nltk divides by zero on empty sets; give it d(∅, ∅) = 0 and d(∅, B) = 1
+        df = random_sets(21, n_items=30, n_annotators=4, missing=0.0)
+        rng = np.random.default_rng(21)
+        df["label"] = [[] if rng.random() < 0.15 else s for s in df["label"]]
+        base = NLTK_DISTANCES[distance]
+
+        def extended(a: frozenset[str], b: frozenset[str]) -> float:
+            if not a or not b:
+                return 0.0 if a == b else 1.0
+            return float(base(a, b))
+
+        task = AnnotationTask(
+            data=[(a, i, frozenset(s)) for i, a, s in df.itertuples(index=False)],
+            distance=extended,
+        )
+        got = krippendorff_alpha(SetAnnotations.from_frame(df), distance=distance)  # type: ignore[arg-type]
+        assert got.value == pytest.approx(task.alpha(), abs=1e-12)
+
     def test_hand_computed_example(self) -> None:
         # Values {x} x3, {x,y}, {y}, {z}; n.. = 6.
         # MASI: d({x,y},{x}) = 1 - (1/2)(2/3) = 2/3, disjoint sets 1.

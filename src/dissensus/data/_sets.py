@@ -131,15 +131,13 @@ def _parse_cell(value: Any, label_sep: str | None) -> tuple[Label, ...]:
     return tuple(out)
 
 
-def _universe(
-    cells: list[tuple[Label, ...]], scale: Scale | Sequence[Any] | None, extra: Sequence[Any] = ()
-) -> Scale:
+def _universe(cells: list[tuple[Label, ...]], scale: Scale | Sequence[Any] | None) -> Scale:
     """The label universe: the given one, or the distinct labels present (sorted, nominal)."""
     if isinstance(scale, Scale):
         return scale
     if scale is not None:
         return Scale.nominal(scale)
-    present = [v for cell in cells for v in cell] + [_element(v) for v in extra]
+    present = [v for cell in cells for v in cell]
     if not present:
         msg = "Cannot infer the label universe: every set is empty; give it with scale=[...]."
         raise DataError(msg)
