@@ -1,7 +1,9 @@
 """Readers: annotation files (CSV, TSV, Parquet, JSONL, LeWiDi JSON, ConvAbuse CSV).
 
-Every reader returns :class:`~dissensus.data.Annotations` and names the file
-and the line (or record) in its errors. Frames read from a file carry the
+Every reader returns :class:`~dissensus.data.Annotations` (set-valued labels:
+:class:`~dissensus.data.SetAnnotations`, from :func:`read_set_annotations` or a
+multi-label LeWiDi file) and names the file and the line (or record) in its
+errors. Frames read from a file carry the
 file position in their index (``"line"``: physical line, header = line 1;
 ``"row"``: 1-based Parquet row; ``"record"``: the item id of a JSON record),
 so :meth:`Annotations.from_frame` can point at the offending input.
