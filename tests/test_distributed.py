@@ -245,3 +245,88 @@ class TestStreamCounts:
     def test_missing_column(self, parquet_dir: Path) -> None:
         with pytest.raises(DataError, match="no column 'rating'"):
             D.stream_counts(parquet_dir, scale=SCALE, label="rating")
+
+
+class TestEvaluate:
+    METRICS = ("manhattan", "js_divergence", "emd", "E[emd]", "E[kl_divergence]", "debiased[emd]")
+
+    @staticmethod
+    def _predictions(items: pd.Index, seed: int) -> pd.DataFrame:
+        return TestMetricMeans._predictions(items, seed)
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def both(cls, client: Any, parquet_dir: Path, in_memory: LabelCounts) -> tuple[Any, Any]:
+        preds = {m: cls._predictions(in_memory.items, s) for m, s in (("A", 1), ("B", 2), ("C", 3))}
+        # the Dask path sorts the items by id: the in-memory one is given them in that order
+        ordered = in_memory.take(np.argsort(in_memory.items.to_numpy()))
+        opts: dict[str, Any] = {"prior": "jeffreys", "bins": [1, 3, 5], "seed": SEED}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = evaluate(ordered, {m: p.set_index("item") for m, p in preds.items()},
+                            list(cls.METRICS), **opts)  # fmt: skip
+            ddf = dd.read_parquet(parquet_dir)  # items split across files and partitions
+            dask_preds = {m: dd.from_pandas(p, npartitions=3) for m, p in preds.items()}
+            dcounts = D.label_counts(ddf, scale=SCALE, npartitions=4)
+            got = evaluate(dcounts, dask_preds, list(cls.METRICS), **opts)
+        return got, want
+
+    def test_same_scores_and_tables(self, both: tuple[Any, Any]) -> None:
+        got, want = both
+        assert got.counts.items.tolist() == want.counts.items.tolist()
+        np.testing.assert_array_equal(got.counts.values, want.counts.values)
+        np.testing.assert_array_equal(got.values, want.values)  # the same registry functions
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            # identical scores in the same item order: the same multinomial resamples, so
+            # byte-identical tables and intervals
+            for table in ("summary", "differences", "reversals"):
+                pd.testing.assert_frame_equal(
+                    getattr(got, table)(n_boot=200), getattr(want, table)(n_boot=200),
+                    check_exact=True,
+                )  # fmt: skip
+            for table in ("by_bin", "rankings", "metric_agreement", "reversal_items"):
+                pd.testing.assert_frame_equal(
+                    getattr(got, table)(), getattr(want, table)(), check_exact=True
+                )
+            pd.testing.assert_frame_equal(
+                got.prior_sensitivity(n_boot=50), want.prior_sensitivity(n_boot=50),
+                check_exact=True,
+            )  # fmt: skip
+        np.testing.assert_array_equal(got.predictions, want.predictions)
+
+    def test_dask_frame_of_long_annotations(self, client: Any, long: pd.DataFrame) -> None:
+        ddf = dd.from_pandas(long, npartitions=3)
+        ann = Annotations.from_frame(long)
+        counts = ann.counts()
+        pred = self._predictions(counts.items, 5)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = evaluate(ddf, {"A": pred}, ["manhattan"])
+            want = evaluate(ann, {"A": pred.set_index("item")}, ["manhattan"])
+        assert got.dataset_info() == want.dataset_info()
+        assert got.summary(n_boot=2)["mean"].iloc[0] == pytest.approx(
+            want.summary(n_boot=2)["mean"].iloc[0], rel=1e-12
+        )
+
+    def test_missing_items(self, counts: Any, in_memory: LabelCounts) -> None:
+        pred = self._predictions(in_memory.items, 1)
+        with pytest.raises(DataError, match=r"predict \d+ of the \d+ annotated items"):
+            evaluate(counts, {"A": pred.iloc[:-5]}, ["manhattan"])
+        with pytest.warns(UserWarning, match="dropped 5 annotated items"):
+            ev = evaluate(counts, {"A": pred.iloc[:-5]}, ["manhattan"], how="inner")
+        assert ev.counts.N == in_memory.N - 5
+
+    def test_bad_probabilities_name_the_item(self, counts: Any, in_memory: LabelCounts) -> None:
+        pred = self._predictions(in_memory.items, 1)
+        pred.iloc[0, 1] = -0.5
+        with pytest.raises(DataError, match=rf"\(item {pred.iloc[0, 0]}\) column 0 is -0.5"):
+            evaluate(counts, {"A": pred}, ["manhattan"])
+
+    def test_empirical_prior_fitted_to_all_items(self, counts: Any, in_memory: LabelCounts) -> None:
+        pred = self._predictions(in_memory.items, 4)
+        ordered = in_memory.take(np.argsort(in_memory.items.to_numpy()))
+        got = evaluate(counts, {"A": pred}, ["E[emd]"], prior="empirical")
+        want = evaluate(ordered, {"A": pred.set_index("item")}, ["E[emd]"], prior="empirical")
+        np.testing.assert_array_equal(got.values, want.values)
+        assert got.prior == want.prior == "empirical"

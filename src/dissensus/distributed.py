@@ -41,8 +41,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from dissensus._exceptions import DataError, DegenerateAgreementWarning
-from dissensus._validation import check_option, check_probability_level, examples
+from dissensus._exceptions import DataDroppedWarning, DataError, DegenerateAgreementWarning
+from dissensus._validation import as_prob_matrix, check_option, check_probability_level, examples
 from dissensus.agreement import AgreementResult
 from dissensus.agreement._alpha import LEVELS, _level_values, _row_stats, alpha_from_coincidences
 from dissensus.agreement._multirater import _chance, _items, linearised_terms
@@ -52,9 +52,11 @@ from dissensus.stats import ConfidenceInterval, item_keys, percentile_interval, 
 
 __all__ = [
     "DistributedCounts",
+    "ItemScores",
     "agreement",
     "label_counts",
     "metric_means",
+    "score_items",
     "stream_counts",
 ]
 
@@ -627,3 +629,204 @@ def _compute(*args: Any) -> tuple[Any, ...]:
     dask = _dask("dask")
 
     return tuple(dask.compute(*args))
+
+
+# --------------------------------------------------------------------------- per-item scores
+
+
+@dataclass(frozen=True)
+class ItemScores:
+    """Per-item scores computed on the cluster and collected: the input of an Evaluation.
+
+    Everything is in this process and sorted by item id; memory is about
+    ``N (M J + J K + K)`` numbers (:func:`score_items`).
+
+    Attributes
+    ----------
+    counts : LabelCounts
+        Counts of the scored items, sorted by item id.
+    scores : ndarray of float64, shape (M, J, N)
+        ``scores[m, j, i]``: metric ``m`` of model ``j`` on item ``i``.
+    predictions : ndarray of float64, shape (J, N, K)
+        The predictions, aligned to ``counts``.
+    """
+
+    counts: LabelCounts
+    scores: FloatArray
+    predictions: FloatArray
+
+
+def _prediction_frame(model: str, pred: Any, j: int, item: str, labels: list[str]) -> Any:
+    """Model ``j``'s wide predictions as a Dask frame: ``item, q{j}_0 … q{j}_{K-1}``."""
+    dd = _dask()
+    if isinstance(pred, pd.DataFrame):
+        pdf = dd.from_pandas(pred, npartitions=max(1, len(pred) // 1_000_000))
+    elif isinstance(pred, dd.DataFrame):
+        pdf = pred
+    else:
+        msg = (
+            f"Predictions of {model!r} must be a pandas or Dask DataFrame on the Dask engine "
+            f"(an {item!r} column, one column per label); got {type(pred).__name__}."
+        )
+        raise TypeError(msg)
+    if item not in pdf.columns and pdf.index.name == item:
+        pdf = pdf.reset_index()
+    pdf = pdf.rename(columns={c: str(c) for c in pdf.columns})
+    missing = [c for c in (item, *labels) if c not in pdf.columns]
+    if missing:
+        msg = (
+            f"Predictions of {model!r} have no column {examples(missing)}; give an {item!r} "
+            f"column (or index) and one column per label {examples(labels)}."
+        )
+        raise DataError(msg)
+    names = {item: "item", **{c: f"q{j}_{k}" for k, c in enumerate(labels)}}
+    return pdf[[item, *labels]].rename(columns=names)
+
+
+def _score_joined(
+    joined: pd.DataFrame, scale: Scale, models: Sequence[str], metrics: Sequence[str], prior: Any
+) -> pd.DataFrame:
+    """Scores of every (metric, model) on the items of one partition, as evaluate() computes them."""
+    K = scale.K
+    labels = [str(lab) for lab in scale.labels]
+    items = pd.Index(joined["item"])
+    counts = LabelCounts.from_array(
+        joined[_count_columns(K)].to_numpy(dtype=np.int64), scale=scale, items=items
+    )
+    met = [get_metric(m) for m in metrics]
+    p = counts.proportions()
+    alpha = None
+    if any(m.needs_posterior for m in met):
+        from dissensus.posterior import dirichlet  # noqa: PLC0415
+
+        alpha = np.asarray(dirichlet(counts, prior=prior), dtype=np.float64)
+    out: dict[str, Any] = {c: joined[c].to_numpy() for c in ("item", *_count_columns(K))}
+    scores: dict[str, Any] = {}
+    for j, model in enumerate(models):
+        cols = [f"q{j}_{k}" for k in range(K)]
+        # the same checks as Predictions.from_array, naming the item of a bad row
+        name = f"predictions of {model!r} (rows of a Dask partition, columns {labels})"
+        q = as_prob_matrix(joined[cols].to_numpy(), name, items=items)
+        out.update({c: q[:, k] for k, c in enumerate(cols)})
+        for i, m in enumerate(met):
+            target = counts.values if m.needs_counts else alpha if m.needs_posterior else p  # noqa: PD011
+            scores[f"s{i}_{j}"] = np.asarray(m.func(target, q), dtype=np.float64)
+    return pd.DataFrame(out | scores, index=joined.index)
+
+
+def score_items(
+    counts: DistributedCounts,
+    predictions: Mapping[str, Any],
+    metrics: Sequence[str],
+    *,
+    prior: Any = "uniform",
+    item: str = "item",
+    how: str = "exact",
+) -> ItemScores:
+    r"""Score every model on every item where the items live, then collect the scores.
+
+    The predictions of each model are joined to the counts by item id (a
+    Dask hash join) and every (metric, model) is scored with
+    ``map_partitions`` by the registry functions that
+    :func:`dissensus.evaluate` uses, so each score is the in-memory one.
+    The scores, counts and predictions are then collected, sorted by item
+    id: :func:`dissensus.evaluate` builds its :class:`~dissensus.Evaluation`
+    from them (bootstrap, bins and rankings need every item's score).
+
+    Parameters
+    ----------
+    counts : DistributedCounts
+        From :func:`label_counts`.
+    predictions : mapping of str to DataFrame
+        Model name -> wide predictions (pandas or Dask): an ``item`` column
+        (or index) and one column per label, named ``str(label)``.
+    metrics : sequence of str
+        Registered metric names.
+    prior : {"uniform", "jeffreys", "empirical"}, float or array_like, default "uniform"
+        Dirichlet prior of the expected metrics; ``"empirical"`` is fitted
+        once to all the counts (one more pass over the data).
+    item : str, default "item"
+        Item id column of the predictions.
+    how : {"exact", "inner"}, default "exact"
+        ``"exact"``: every model predicts exactly the annotated items, once
+        (else :class:`DataError`). ``"inner"``: keep the items every model
+        predicts, with a :class:`~dissensus.DataDroppedWarning`.
+
+    Returns
+    -------
+    ItemScores
+        In this process: ``N (M J + J K + K)`` numbers, 8 bytes each (10
+        million items, 10 metrics, 2 models, K = 5: about 2.8 GB).
+
+    Raises
+    ------
+    DataError
+        Missing label columns, invalid probabilities (naming the item),
+        repeated or missing items.
+    """
+    check_option("score_items", "how", how, ("exact", "inner"))
+    names = [get_metric(m).name for m in metrics]
+    models = [str(m) for m in predictions]
+    labels = [str(lab) for lab in counts.scale.labels]
+    K, M, J = counts.K, len(names), len(models)
+    if (
+        isinstance(prior, str)
+        and prior == "empirical"
+        and any(get_metric(m).needs_posterior for m in names)
+    ):
+        from dissensus.posterior import fit_dirichlet_prior  # noqa: PLC0415
+
+        # fitted once to every item, as in memory (per partition it would differ)
+        prior = fit_dirichlet_prior(counts.collect().values).alpha0
+    joined = counts.frame.reset_index()
+    lazy: list[Any] = [counts.frame.shape[0]]
+    for j, (model, pred) in enumerate(predictions.items()):
+        q = _prediction_frame(str(model), pred, j, item, labels)
+        lazy.append(q.shape[0])
+        joined = joined.merge(q, on="item", how="inner")
+    meta = pd.DataFrame(
+        {
+            "item": pd.Series(dtype=joined._meta["item"].dtype),
+            **{c: pd.Series(dtype=np.int64) for c in _count_columns(K)},
+            **{f"q{j}_{k}": pd.Series(dtype=np.float64) for j in range(J) for k in range(K)},
+            **{f"s{i}_{j}": pd.Series(dtype=np.float64) for j in range(J) for i in range(M)},
+        }
+    )
+    scored = joined.map_partitions(_score_joined, counts.scale, models, names, prior, meta=meta)
+    # one pass over the data: the scores and the sizes checked below
+    local, n_counts, *n_pred = _compute(scored, *lazy)
+    local = local.sort_values("item", kind="stable").reset_index(drop=True)
+    dup = local["item"].duplicated()
+    if dup.any():
+        msg = (
+            f"{int(dup.sum())} items are predicted more than once by a model "
+            f"({examples(local['item'][dup].unique().tolist())}); give one row per item."
+        )
+        raise DataError(msg)
+    N = len(local)
+    short = {m: n for m, n in zip(models, n_pred, strict=True) if n != N}
+    if n_counts != N or short:
+        if how == "exact" or N == 0:
+            model = next(iter(short), models[0])
+            msg = (
+                f"The models predict {N} of the {n_counts} annotated items in common "
+                f"({model!r} has {dict(zip(models, n_pred, strict=True))[model]} rows); "
+                "every model must predict exactly the annotated items once (how='inner' "
+                "keeps the common items)."
+            )
+            raise DataError(msg)
+        if n_counts != N:
+            warnings.warn(
+                f"Kept the {N} items every model predicts; dropped {n_counts - N} annotated items.",
+                DataDroppedWarning,
+                stacklevel=2,
+            )
+    items = pd.Index(local["item"], name=None)
+    C = local[_count_columns(K)].to_numpy(dtype=np.int64)
+    S = local[[f"s{i}_{j}" for i in range(M) for j in range(J)]].to_numpy(dtype=np.float64)
+    Q = local[[f"q{j}_{k}" for j in range(J) for k in range(K)]].to_numpy(dtype=np.float64)
+    return ItemScores(
+        counts=LabelCounts.from_array(C, scale=counts.scale, items=items),
+        scores=np.ascontiguousarray(S.T.reshape(M, J, N)),
+        predictions=np.ascontiguousarray(Q.reshape(N, J, K).transpose(1, 0, 2)),
+    )

@@ -147,8 +147,18 @@ def evaluate(
 
     Parameters
     ----------
-    data : Annotations or LabelCounts
-        The annotations (counts per item and label).
+    data : Annotations, LabelCounts, dask.dataframe.DataFrame or DistributedCounts
+        The annotations (counts per item and label). A Dask DataFrame of
+        long annotations (``item``, ``label``, optional ``annotator``
+        columns; scale inferred) or :class:`dissensus.distributed.DistributedCounts`
+        (its scale) is scored on the cluster by
+        :func:`dissensus.distributed.score_items`; predictions are then
+        pandas or Dask DataFrames (an ``item`` column or index, one column
+        per label). The scores are collected (``N × M × J`` floats, plus the
+        counts and predictions: fine up to about 10 million items) and the
+        tables are those of the in-memory path, with the items sorted by id
+        (the in-memory path keeps their order of appearance; in the same
+        order, every table, interval included, is identical).
     predictions : mapping of str to Predictions, array_like or DataFrame
         Model name -> predicted distributions. A :class:`~dissensus.Predictions`
         or a DataFrame (wide: an ``item`` column, else the index, and one
@@ -247,6 +257,16 @@ def evaluate(
         msg = "`predictions` is empty; give at least one model."
         raise ValueError(msg)
     check_option("evaluate", "how", how, ("exact", "inner"))
+    from dissensus.evaluation._dask import is_dask  # noqa: PLC0415
+
+    if is_dask(data):
+        # Dask stays optional: the engine is imported only for a Dask collection
+        from dissensus.evaluation._dask import evaluate_dask  # noqa: PLC0415
+
+        return evaluate_dask(
+            data, predictions, _resolve_metrics, metrics=metrics, prior=prior, bins=bins,
+            seed=seed, how=how,
+        )  # fmt: skip
     n_annotators: int | None = None
     if isinstance(data, Annotations) and data.has_annotators:
         n_annotators = data.n_annotators
