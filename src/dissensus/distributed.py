@@ -46,7 +46,7 @@ from dissensus._validation import as_prob_matrix, check_option, check_probabilit
 from dissensus.agreement import AgreementResult
 from dissensus.agreement._alpha import LEVELS, _level_values, _row_stats, alpha_from_coincidences
 from dissensus.agreement._multirater import _chance, _items, linearised_terms
-from dissensus.data import LabelCounts, Scale
+from dissensus.data import LabelCounts, Predictions, Scale
 from dissensus.metrics import get_metric
 from dissensus.stats import ConfidenceInterval, item_keys, percentile_interval, poisson_weights
 
@@ -659,6 +659,14 @@ class ItemScores:
 def _prediction_frame(model: str, pred: Any, j: int, item: str, labels: list[str]) -> Any:
     """Model ``j``'s wide predictions as a Dask frame: ``item, q{j}_0 … q{j}_{K-1}``."""
     dd = _dask()
+    if isinstance(pred, Predictions):
+        if pred.items is None or pred.scale is None:
+            msg = (
+                f"Predictions of {model!r} have no item ids or labels; the Dask engine joins "
+                "predictions to the annotations by item id and label."
+            )
+            raise DataError(msg)
+        pred = pred.to_frame().rename_axis(index=item).reset_index()
     if isinstance(pred, pd.DataFrame):
         pdf = dd.from_pandas(pred, npartitions=max(1, len(pred) // 1_000_000))
     elif isinstance(pred, dd.DataFrame):
@@ -737,9 +745,10 @@ def score_items(
     ----------
     counts : DistributedCounts
         From :func:`label_counts`.
-    predictions : mapping of str to DataFrame
+    predictions : mapping of str to DataFrame or Predictions
         Model name -> wide predictions (pandas or Dask): an ``item`` column
-        (or index) and one column per label, named ``str(label)``.
+        (or index) and one column per label, named ``str(label)``; or a
+        :class:`~dissensus.Predictions` with item ids and labels.
     metrics : sequence of str
         Registered metric names.
     prior : {"uniform", "jeffreys", "empirical"}, float or array_like, default "uniform"

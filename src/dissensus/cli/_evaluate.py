@@ -7,6 +7,7 @@ import math
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -131,6 +132,7 @@ def evaluate_command(
     out: Path,
     no_scores: bool,
     as_json: bool,
+    load: Callable[..., Any] | None = None,
     **reader: Any,
 ) -> None:
     """Compare models' predicted label distributions against ANNOTATIONS.
@@ -169,6 +171,7 @@ def evaluate_command(
             bins=bins,
             seed=seed,
             reader=reader,
+            load=load,
         )
         written = ev.save(out, n_boot=n_boot, inputs=inputs, params=params, scores=not no_scores)
         summary = ev.summary(ci=_CONFIDENCE_LEVEL, n_boot=n_boot)
@@ -198,11 +201,13 @@ def _compute(
     bins: str,
     seed: int,
     reader: dict[str, Any],
+    load: Callable[..., Any] | None = None,
 ) -> Any:
+    """Read, then evaluate; ``load(path, **reader)`` reads the annotations (``--engine dask``)."""
     stage = _Stages(total=len(pred_paths) + 2)
     try:
         stage(f"reading {annotations}")
-        data = load_annotations(str(annotations), **reader)
+        data = (load or load_annotations)(str(annotations), **reader)
         predictions = {}
         for name, path in pred_paths.items():
             stage(f"reading predictions {name!r} from {path}")
