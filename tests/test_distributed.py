@@ -330,3 +330,32 @@ class TestEvaluate:
         want = evaluate(ordered, {"A": pred.set_index("item")}, ["E[emd]"], prior="empirical")
         np.testing.assert_array_equal(got.values, want.values)
         assert got.prior == want.prior == "empirical"
+
+
+class TestAgreementApiOnDask:
+    def test_functions_take_a_dask_frame(
+        self, client: Any, parquet_dir: Path, in_memory: LabelCounts
+    ) -> None:
+        ddf = dd.read_parquet(parquet_dir)[["item", "label"]]
+        opts: dict[str, Any] = {"ci": 0.9, "n_boot": 100, "seed": SEED, "bootstrap": "poisson"}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = krippendorff_alpha(ddf, level="ordinal", **opts)
+            want = krippendorff_alpha(in_memory, level="ordinal", **opts)
+            got_k = fleiss_kappa(ddf)
+            want_k = fleiss_kappa(in_memory)
+        assert got.value == pytest.approx(want.value, abs=1e-12)
+        assert got.ci == pytest.approx(want.ci, abs=1e-12)
+        assert got_k.value == pytest.approx(want_k.value, abs=1e-12)
+        assert got_k.se == pytest.approx(want_k.se, rel=1e-12)
+
+    def test_distributed_counts_and_refusals(self, counts: Any, in_memory: LabelCounts) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert float(observed_agreement(counts)) == pytest.approx(
+                float(observed_agreement(in_memory)), abs=1e-12
+            )
+            with pytest.raises(ValueError, match="bootstrap='poisson'"):
+                gwet_ac1(counts, ci=0.95)
+            with pytest.raises(ValueError, match="does not take 'weights'"):
+                brennan_prediger(counts, weights="linear")

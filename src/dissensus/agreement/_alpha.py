@@ -22,7 +22,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from dissensus._validation import SeedLike, check_option, examples
+from dissensus._validation import SeedLike, check_option, examples, is_dask
 from dissensus.agreement._common import (
     BootStatistic,
     CiMethod,
@@ -32,6 +32,7 @@ from dissensus.agreement._common import (
     check_ci,
     check_resampling,
     degenerate,
+    on_dask,
     patterns,
     poisson_ci,
     prepare_counts,
@@ -325,6 +326,9 @@ def krippendorff_alpha(
         Label counts per item (raters need not be identified; any number of
         ratings per item). Columns follow the scale's order. For an array the
         labels are ``0 .. K-1`` (their values for interval / ratio).
+        A Dask DataFrame of long annotations (``item``, ``label``) or
+        :class:`~dissensus.distributed.DistributedCounts` is computed on the
+        cluster from per-partition sums (``bootstrap="poisson"`` with ``ci``).
     level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
         Level of measurement. Ordinal uses the scale's order and ranks by
         cumulative frequency; interval and ratio use the numeric labels.
@@ -418,6 +422,11 @@ def krippendorff_alpha(
             "Drop one of them."
         )
         raise ValueError(msg)
+    if is_dask(data):
+        return on_dask(
+            name, data, level=level, ci=ci, n_boot=n_boot, seed=seed, bootstrap=bootstrap,
+            distance=distance, ci_method=ci_method,
+        )  # fmt: skip
     lvl = check_ci(name, ci, ci_method, n_boot)
     check_resampling(name, bootstrap, ci_method, seed)
     inp = prepare_counts(data, name)

@@ -31,6 +31,7 @@ from dissensus._validation import (
     check_probability_level,
     examples,
 )
+from dissensus.agreement._result import AgreementResult
 from dissensus.data import Annotations, LabelCounts, Scale, as_label_counts
 from dissensus.stats._bootstrap import (
     ConfidenceInterval,
@@ -571,3 +572,61 @@ def contingency_to_counts(table: npt.ArrayLike, *, scale: Any = None) -> LabelCo
     cells = (eye[:, None, :] + eye[None, :, :]).reshape(K * K, K)
     values = np.repeat(cells, T.reshape(-1).astype(np.int64), axis=0)
     return LabelCounts.from_array(values, scale=scale if scale is not None else sc)
+
+
+#: The module that computes agreement on Dask collections. Loaded by name, as a
+#: plugin, only when a Dask collection is passed: it sits in a higher layer
+#: (it reuses this package's formulas) and Dask is optional.
+_DASK_ENGINE = "dissensus.distributed"
+
+
+def on_dask(
+    name: str,
+    data: Any,
+    *,
+    level: str = "nominal",
+    ci: float | None,
+    n_boot: int,
+    seed: SeedLike,
+    bootstrap: str,
+    **fixed: Any,
+) -> AgreementResult:
+    """``name`` of a Dask DataFrame of long annotations or of distributed counts.
+
+    Computed from per-partition sums by :func:`dissensus.distributed.agreement`;
+    the interval is the Poisson bootstrap, so ``bootstrap="poisson"`` is
+    required with ``ci`` (the same call in memory then gives the same
+    interval). ``fixed`` holds the options the Dask engine does not offer;
+    each must keep its default (None, or "percentile" for ``ci_method``).
+    """
+    import importlib  # noqa: PLC0415
+
+    given = [k for k, v in fixed.items() if v is not None and v != "percentile"]
+    if given:
+        msg = (
+            f"{name} on a Dask collection does not take {examples(given)}; compute the counts "
+            "in memory (dissensus.distributed.label_counts(...).collect()) to use them."
+        )
+        raise ValueError(msg)
+    if ci is not None and bootstrap != "poisson":
+        msg = (
+            f"{name} on a Dask collection resamples with the Poisson bootstrap; pass "
+            "bootstrap='poisson' (the in-memory call with the same arguments gives the same "
+            "interval)."
+        )
+        raise ValueError(msg)
+    if ci is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        msg = f"{name}: bootstrap='poisson' needs an int seed (its weights are keyed by it)."
+        raise ValueError(msg)
+    engine: Any = importlib.import_module(_DASK_ENGINE)
+    counts = data if isinstance(data, engine.DistributedCounts) else engine.label_counts(data)
+    res = engine.agreement(
+        counts,
+        [name],
+        levels=(level,),
+        ci=ci,
+        n_resamples=n_boot,
+        seed=seed if isinstance(seed, int) else 0,  # unused without ci
+    )
+    result: AgreementResult = next(iter(res.values()))
+    return result

@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from dissensus._validation import SeedLike
+from dissensus._validation import SeedLike, is_dask
 from dissensus.agreement._common import (
     CiMethod,
     CountInput,
@@ -38,6 +38,7 @@ from dissensus.agreement._common import (
     check_resampling,
     contingency_to_counts,
     degenerate,
+    on_dask,
     patterns,
     poisson_ci,
     prepare_counts,
@@ -297,6 +298,9 @@ def fleiss_kappa(
     ----------
     data : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; an array's columns are the categories.
+        A Dask DataFrame of long annotations (``item``, ``label``) or
+        :class:`~dissensus.distributed.DistributedCounts` is computed on the
+        cluster from per-partition sums (``bootstrap="poisson"`` with ``ci``).
     weights : None, str or array_like of shape (K, K)
         Agreement weights for ordered categories: one of Gwet's named schemes
         ``"identity"``, ``"linear"``, ``"quadratic"``, ``"ordinal"``,
@@ -389,6 +393,11 @@ def fleiss_kappa(
     >>> round(float(r), 2)
     0.41
     """
+    if is_dask(data):
+        return on_dask(
+            "fleiss_kappa", data, ci=ci, n_boot=n_boot, seed=seed, bootstrap=bootstrap,
+            weights=weights, ci_method=ci_method, population_size=population_size,
+        )  # fmt: skip
     result, inp, it = _count_coefficient(
         "fleiss_kappa" if weights is None else "weighted_fleiss_kappa",
         data,
@@ -576,6 +585,9 @@ def observed_agreement(
     data : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; items with fewer than two ratings are excluded
         (with a :class:`DegenerateAgreementWarning`).
+        A Dask DataFrame of long annotations (``item``, ``label``) or
+        :class:`~dissensus.distributed.DistributedCounts` is computed on the
+        cluster from per-partition sums (``bootstrap="poisson"`` with ``ci``).
     ci, n_boot, seed, ci_method, bootstrap
         Bootstrap interval options, as in :func:`fleiss_kappa`.
 
@@ -591,6 +603,11 @@ def observed_agreement(
     >>> float(observed_agreement([[3, 2]]))  # 4 agreeing pairs out of 10
     0.4
     """
+    if is_dask(data):
+        return on_dask(
+            "observed_agreement", data, ci=ci, n_boot=n_boot, seed=seed, bootstrap=bootstrap,
+            ci_method=ci_method,
+        )  # fmt: skip
     return _plain_statistic(
         "observed_agreement",
         data,
@@ -733,6 +750,9 @@ def gwet_ac1(
     data : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item. ``K`` is the number of categories on the
         scale, used or not.
+        A Dask DataFrame of long annotations (``item``, ``label``) or
+        :class:`~dissensus.distributed.DistributedCounts` is computed on the
+        cluster from per-partition sums (``bootstrap="poisson"`` with ``ci``).
     table : array_like of shape (K, K), optional
         Instead of ``data``: a two-rater contingency table. The standard
         error then follows Gwet's two-rater formula (divisor ``n`` instead of
@@ -768,6 +788,11 @@ def gwet_ac1(
     >>> round(float(gwet_ac1([[2, 0], [1, 1], [0, 2], [2, 0]])), 4)
     0.5
     """
+    if is_dask(data):
+        return on_dask(
+            "gwet_ac1", data, ci=ci, n_boot=n_boot, seed=seed, bootstrap=bootstrap,
+            table=table, ci_method=ci_method, population_size=population_size,
+        )  # fmt: skip
     return _count_coefficient(
         "gwet_ac1",
         data,
@@ -870,6 +895,9 @@ def brennan_prediger(
     ----------
     data : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; ``K`` counts every category on the scale.
+        A Dask DataFrame of long annotations (``item``, ``label``) or
+        :class:`~dissensus.distributed.DistributedCounts` is computed on the
+        cluster from per-partition sums (``bootstrap="poisson"`` with ``ci``).
     table : array_like of shape (K, K), optional
         Instead of ``data``: a two-rater contingency table.
     weights : None, str or array_like of shape (K, K)
@@ -902,6 +930,11 @@ def brennan_prediger(
     >>> float(brennan_prediger([[2, 0], [1, 1], [0, 2], [2, 0]]))
     0.5
     """
+    if is_dask(data):
+        return on_dask(
+            "brennan_prediger", data, ci=ci, n_boot=n_boot, seed=seed, bootstrap=bootstrap,
+            table=table, weights=weights, ci_method=ci_method, population_size=population_size,
+        )  # fmt: skip
     return _count_coefficient(
         "brennan_prediger",
         data,

@@ -17,13 +17,7 @@ from dissensus.evaluation._tables import _prior_name
 from dissensus.metrics import Metric
 from dissensus.stats._bins import BinsLike, annotation_bins
 
-__all__ = ["evaluate_dask", "is_dask"]
-
-
-def is_dask(data: object) -> bool:
-    """Whether ``data`` is a Dask collection or distributed counts (without importing Dask)."""
-    module = type(data).__module__
-    return module.startswith("dask.") or module == "dissensus.distributed"
+__all__ = ["evaluate_dask"]
 
 
 def evaluate_dask(

@@ -17,6 +17,7 @@ from dissensus._validation import (
     SeedLike,
     check_option,
     examples,
+    is_dask,
 )
 from dissensus.data import Annotations, LabelCounts, Predictions
 from dissensus.data._counts import as_label_counts
@@ -257,8 +258,6 @@ def evaluate(
         msg = "`predictions` is empty; give at least one model."
         raise ValueError(msg)
     check_option("evaluate", "how", how, ("exact", "inner"))
-    from dissensus.evaluation._dask import is_dask  # noqa: PLC0415
-
     if is_dask(data):
         # Dask stays optional: the engine is imported only for a Dask collection
         from dissensus.evaluation._dask import evaluate_dask  # noqa: PLC0415
