@@ -574,7 +574,6 @@ def metric_means(
         Missing label columns, or predictions that do not cover exactly the
         annotated items.
     """
-    dd = _dask()
     if isinstance(prior, str) and prior == "empirical":
         msg = (
             "metric_means cannot fit an empirical prior per partition; fit it once "
@@ -587,19 +586,12 @@ def metric_means(
     label_cols = [str(lab) for lab in counts.scale.labels]
     meta = pd.DataFrame({m: pd.Series(dtype=np.float64) for m in names})
     for model, pred in predictions.items():
-        pdf = dd.from_pandas(pred, npartitions=1) if isinstance(pred, pd.DataFrame) else pred
-        missing = [c for c in (item, *label_cols) if c not in pdf.columns]
-        if missing:
-            msg = (
-                f"Predictions of {model!r} have no column {examples(missing)}; give an {item!r} "
-                f"column and one column per label {examples(label_cols)}."
-            )
-            raise DataError(msg)
-        q = pdf[[item, *label_cols]].rename(columns={c: f"q{k}" for k, c in enumerate(label_cols)})
+        q = _prediction_frame(str(model), pred, 0, item, label_cols)
+        q = q.rename(columns={f"q0_{k}": f"q{k}" for k in range(K)})
         # a hash join on the item id: both sides are shuffled by item, never sorted
-        joined = counts.frame.merge(q, left_index=True, right_on=item, how="inner")
+        joined = counts.frame.merge(q, left_index=True, right_on="item", how="inner")
         scores = joined.map_partitions(_score_partition, K, names, prior, meta=meta)
-        lazy += [scores.sum(), scores.shape[0], pdf.shape[0]]
+        lazy += [scores.sum(), scores.shape[0], q.shape[0]]
     # one pass over the data for every model
     n_counts, *done = _compute(*lazy)
     rows = []
