@@ -188,7 +188,7 @@ class TestAgreement:
 
 
 class TestMetricMeans:
-    METRICS = ("manhattan", "js_divergence", "emd", "E[emd]", "E[kl_divergence]")
+    METRICS = ("manhattan", "js_divergence", "emd", "E[emd]", "E[kl_divergence]", "debiased[emd]")
 
     @staticmethod
     def _predictions(items: pd.Index, seed: int) -> pd.DataFrame:

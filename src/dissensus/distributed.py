@@ -515,26 +515,6 @@ def agreement(
 # --------------------------------------------------------------------------- metrics
 
 
-def _score_partition(
-    joined: pd.DataFrame, K: int, metrics: Sequence[str], prior: Any
-) -> pd.DataFrame:
-    """Per-item metric values of one partition of counts joined with predictions."""
-    X = joined[_count_columns(K)].to_numpy(dtype=np.int64)
-    q = joined[[f"q{k}" for k in range(K)]].to_numpy(dtype=np.float64)
-    met = [get_metric(m) for m in metrics]
-    out = {}
-    alpha = None
-    if any(m.needs_posterior for m in met):
-        from dissensus.posterior import dirichlet  # noqa: PLC0415
-
-        alpha = np.asarray(dirichlet(X, prior=prior), dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = X / X.sum(axis=1, keepdims=True)
-    for m in met:
-        out[m.name] = np.asarray(m.func(alpha if m.needs_posterior else p, q), dtype=np.float64)
-    return pd.DataFrame(out, index=joined.index)
-
-
 def metric_means(
     counts: DistributedCounts,
     predictions: Mapping[str, Any],
@@ -581,16 +561,12 @@ def metric_means(
         )
         raise ValueError(msg)
     names = [get_metric(m).name for m in metrics]
-    K = counts.K
     lazy: list[Any] = [counts.frame.shape[0]]
     label_cols = [str(lab) for lab in counts.scale.labels]
-    meta = pd.DataFrame({m: pd.Series(dtype=np.float64) for m in names})
+    score_cols = [f"s{i}_0" for i in range(len(names))]
     for model, pred in predictions.items():
         q = _prediction_frame(str(model), pred, 0, item, label_cols)
-        q = q.rename(columns={f"q0_{k}": f"q{k}" for k in range(K)})
-        # a hash join on the item id: both sides are shuffled by item, never sorted
-        joined = counts.frame.merge(q, left_index=True, right_on="item", how="inner")
-        scores = joined.map_partitions(_score_partition, K, names, prior, meta=meta)
+        scores = _scored(counts, q, [str(model)], names, prior)[score_cols]
         lazy += [scores.sum(), scores.shape[0], q.shape[0]]
     # one pass over the data for every model
     n_counts, *done = _compute(*lazy)
@@ -608,10 +584,10 @@ def metric_means(
             {
                 "model": str(model),
                 "metric": m,
-                "mean": float(sums[m]) / n_joined,
+                "mean": float(sums[c]) / n_joined,
                 "n_items": n_joined,
             }
-            for m in names
+            for m, c in zip(names, score_cols, strict=True)
         ]
     return pd.DataFrame(rows)
 
@@ -714,6 +690,26 @@ def _score_joined(
     return pd.DataFrame(out | scores, index=joined.index)
 
 
+def _scored(
+    counts: DistributedCounts, frames: Any, models: list[str], metrics: list[str], prior: Any
+) -> Any:
+    """Lazy per-item scores: counts joined to each model's predictions by item id, scored."""
+    K, J, M = counts.K, len(models), len(metrics)
+    joined = counts.frame.reset_index()
+    for q in frames if isinstance(frames, list) else [frames]:
+        # a hash join on the item id: both sides are shuffled by item, never sorted
+        joined = joined.merge(q, on="item", how="inner")
+    meta = pd.DataFrame(
+        {
+            "item": pd.Series(dtype=joined._meta["item"].dtype),
+            **{c: pd.Series(dtype=np.int64) for c in _count_columns(K)},
+            **{f"q{j}_{k}": pd.Series(dtype=np.float64) for j in range(J) for k in range(K)},
+            **{f"s{i}_{j}": pd.Series(dtype=np.float64) for j in range(J) for i in range(M)},
+        }
+    )
+    return joined.map_partitions(_score_joined, counts.scale, models, metrics, prior, meta=meta)
+
+
 def score_items(
     counts: DistributedCounts,
     predictions: Mapping[str, Any],
@@ -779,21 +775,12 @@ def score_items(
 
         # fitted once to every item, as in memory (per partition it would differ)
         prior = fit_dirichlet_prior(counts.collect().values).alpha0
-    joined = counts.frame.reset_index()
-    lazy: list[Any] = [counts.frame.shape[0]]
-    for j, (model, pred) in enumerate(predictions.items()):
-        q = _prediction_frame(str(model), pred, j, item, labels)
-        lazy.append(q.shape[0])
-        joined = joined.merge(q, on="item", how="inner")
-    meta = pd.DataFrame(
-        {
-            "item": pd.Series(dtype=joined._meta["item"].dtype),
-            **{c: pd.Series(dtype=np.int64) for c in _count_columns(K)},
-            **{f"q{j}_{k}": pd.Series(dtype=np.float64) for j in range(J) for k in range(K)},
-            **{f"s{i}_{j}": pd.Series(dtype=np.float64) for j in range(J) for i in range(M)},
-        }
-    )
-    scored = joined.map_partitions(_score_joined, counts.scale, models, names, prior, meta=meta)
+    frames = [
+        _prediction_frame(str(model), pred, j, item, labels)
+        for j, (model, pred) in enumerate(predictions.items())
+    ]
+    lazy: list[Any] = [counts.frame.shape[0], *(q.shape[0] for q in frames)]
+    scored = _scored(counts, frames, models, names, prior)
     # one pass over the data: the scores and the sizes checked below
     local, n_counts, *n_pred = _compute(scored, *lazy)
     local = local.sort_values("item", kind="stable").reset_index(drop=True)
