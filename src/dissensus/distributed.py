@@ -24,6 +24,15 @@ resample, and the intervals equal those of the in-memory coefficients with
 ``bootstrap="poisson"`` for the same seed, however the items are
 partitioned.
 
+Models are scored where the items live: each model's predictions are joined
+to the counts by item id (a Dask hash join) and every metric is computed
+per partition by the registry functions :func:`dissensus.evaluate` uses
+(:func:`score_items`, :func:`metric_means`). :func:`dissensus.evaluate`
+given a Dask DataFrame (or :class:`DistributedCounts`) collects those
+scores and builds the same :class:`~dissensus.Evaluation` as in memory; the
+agreement functions of :mod:`dissensus.agreement` given one call
+:func:`agreement`.
+
 Needs the ``distributed`` extra: ``pip install 'dissensus[distributed]'``.
 """
 
