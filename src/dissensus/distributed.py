@@ -769,6 +769,15 @@ def score_items(
     DataError
         Missing label columns, invalid probabilities (naming the item),
         repeated or missing items.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> long = pd.DataFrame({"item": [2, 2, 1, 1], "label": ["a", "b", "a", "a"]})
+    >>> pred = pd.DataFrame({"item": [1, 2], "a": [0.5, 0.5], "b": [0.5, 0.5]})
+    >>> got = score_items(label_counts(long), {"m": pred}, ["manhattan"])
+    >>> got.counts.items.tolist(), got.scores.tolist()
+    ([1, 2], [[[1.0, 0.0]]])
     """
     check_option("score_items", "how", how, ("exact", "inner"))
     names = [get_metric(m).name for m in metrics]
