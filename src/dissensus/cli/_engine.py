@@ -196,7 +196,8 @@ def with_engine(command: click.Command) -> click.Command:
             default="memory",
             show_default=True,
             help="Run in this process, or on a Dask cluster (Parquet/CSV, items partitioned; "
-            "intervals by the Poisson bootstrap).",
+            "agreement intervals by the Poisson bootstrap; evaluate collects the per-item "
+            "scores, then the same tables as in memory).",
         ),
         click.Option(
             ["--scheduler"],
