@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from dissensus import DataError, DegenerateAgreementWarning, LabelCounts, load_example
@@ -11,6 +12,7 @@ from dissensus.agreement import (
     fleiss_kappa,
     gwet_ac2,
     krippendorff_alpha,
+    label_patterns,
     majority_labels,
     report,
     share_unanimous,
@@ -115,7 +117,7 @@ class TestReport:
     def test_degenerate_group_noted_and_warned_once(self) -> None:
         lc = LabelCounts.from_array(
             [[2, 0], [3, 0], [1, 1], [0, 2]],
-            meta=__import__("pandas").DataFrame({"g": ["a", "a", "b", "b"]}),
+            meta=pd.DataFrame({"g": ["a", "a", "b", "b"]}),
         )
         with pytest.warns(DegenerateAgreementWarning, match="g=a"):
             t = report(lc, by="g")
@@ -148,3 +150,32 @@ class TestMajorityLabels:
         assert m["label"].iloc[1] is None
         assert np.isnan(m["share"].iloc[1])
         assert m["share"].iloc[2] == 1.0
+
+
+class TestLabelPatterns:
+    def test_flags_the_swapped_year(self) -> None:
+        lp = label_patterns(load_example("course_reviews"), by="year")
+        assert lp.key == "review"
+        assert lp.usual == ("POS", "NEG", "NEG", "POS")
+        assert lp.deviations["year"].unique().tolist() == ["2021-22"]
+        assert lp.deviations["review"].tolist() == ["R2", "R3", "R4"]
+        assert lp.labels.shape == (7, 4)
+        assert (lp.shares.to_numpy() > 0.5).all()
+
+    def test_no_deviation_when_groups_agree(self) -> None:
+        counts = LabelCounts.from_array(
+            [[3, 0], [0, 3], [2, 1], [1, 2]], meta=pd.DataFrame({"g": [1, 1, 2, 2]})
+        )
+        lp = label_patterns(counts, by="g")
+        # no item-level key column: items are matched by position within the group
+        assert lp.key == "position"
+        assert lp.labels.columns.tolist() == [1, 2]
+        assert lp.deviations.empty
+
+    def test_no_usual_pattern_without_a_repeat(self) -> None:
+        counts = LabelCounts.from_array(
+            [[3, 0], [0, 3], [0, 3], [3, 0]], meta=pd.DataFrame({"g": [1, 1, 2, 2]})
+        )
+        lp = label_patterns(counts, by="g")
+        # two groups, two different patterns: neither is "usual", nothing is flagged
+        assert lp.deviations.empty

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -33,7 +35,7 @@ from dissensus.agreement._multirater import (
 from dissensus.agreement._result import AgreementResult
 from dissensus.data import LabelCounts, Scale, as_label_counts
 
-__all__ = ["COLUMNS", "majority_labels", "report"]
+__all__ = ["COLUMNS", "LabelPatterns", "label_patterns", "majority_labels", "report"]
 
 #: Columns of :func:`report` (after the group column, when ``by`` is given).
 COLUMNS = (
@@ -309,3 +311,103 @@ def majority_labels(data: Any, *, columns: Sequence[str] | None = None) -> pd.Da
         keep = list(counts.meta.columns) if columns is None else list(columns)
         out = out.join(counts.meta[keep])
     return out
+
+
+@dataclass(frozen=True)
+class LabelPatterns:
+    """Majority labels of matching items across groups, and the groups that break the pattern.
+
+    Attributes
+    ----------
+    by : str
+        The group column (e.g. ``"year"``).
+    key : str
+        The item-level column that matches items across groups (e.g. ``"review"``),
+        or ``"position"`` (order within the group) when no column does.
+    labels : pandas.DataFrame
+        Majority label per group (rows, in order of appearance) and key (columns);
+        ``None`` for an item without annotations.
+    shares : pandas.DataFrame
+        The majority label's share of the item's annotations, same shape.
+    usual : tuple
+        The most frequent row of ``labels``: the groups' usual pattern.
+    deviations : pandas.DataFrame
+        One row per (group, key) whose majority label differs from ``usual``:
+        columns ``by``, ``key``, ``label``, ``usual_label``. Empty when every
+        group follows the pattern or no pattern occurs twice.
+    """
+
+    by: str
+    key: str
+    labels: pd.DataFrame
+    shares: pd.DataFrame
+    usual: tuple[Any, ...]
+    deviations: pd.DataFrame
+
+
+def label_patterns(annotations: Any, *, by: str) -> LabelPatterns:
+    """Compare each group's majority labels with the other groups' usual pattern.
+
+    Kappa-type coefficients are invariant to permuting the labels of an item: rows
+    attached to the wrong items (a swapped answer key, a shifted join) leave every
+    coefficient unchanged. When each group (e.g. a year) labels the same set of
+    items (e.g. reviews R1–R4), their majority labels should follow one pattern;
+    a group whose pattern differs is worth checking.
+
+    Items are matched across groups by the first item-level column (other than
+    ``by``) that takes the same sequence of values in every group and has as many
+    distinct values as the largest group; failing that, by position in the group.
+
+    Parameters
+    ----------
+    annotations : Annotations or LabelCounts
+        Annotations with an item-level column ``by``.
+    by : str
+        The group column.
+
+    Returns
+    -------
+    LabelPatterns
+
+    Examples
+    --------
+    >>> from dissensus import load_example
+    >>> lp = label_patterns(load_example("course_reviews"), by="year")
+    >>> lp.key, lp.usual
+    ('review', ('POS', 'NEG', 'NEG', 'POS'))
+    >>> lp.deviations[["year", "review", "label", "usual_label"]].to_numpy().tolist()
+    [['2021-22', 'R2', 'POS', 'NEG'], ['2021-22', 'R3', 'POS', 'NEG'], ['2021-22', 'R4', 'NEG', 'POS']]
+    """
+    counts = as_label_counts(annotations)
+    m = majority_labels(counts)
+    groups = counts.groups(by)
+    sizes = groups.value_counts()
+    meta = counts.meta if counts.meta is not None else pd.DataFrame(index=counts.items)
+    key = None
+    for col in meta.columns:
+        if col == by:
+            continue
+        per_group = meta.groupby(groups, sort=False)[col].agg(tuple)
+        if len(set(per_group)) == 1 and meta[col].nunique() == sizes.max():
+            key = str(col)
+            break
+    if key is None:
+        key = "position"
+        m[key] = groups.groupby(groups, sort=False).cumcount().to_numpy() + 1
+    m[by] = groups.to_numpy()
+    order = list(dict.fromkeys(groups))
+    labels = m.pivot(index=by, columns=key, values="label").loc[order]
+    shares = m.pivot(index=by, columns=key, values="share").loc[order]
+    rows = [tuple(r) for r in labels.itertuples(index=False)]
+    usual, freq = Counter(rows).most_common(1)[0]
+    dev: list[tuple[Any, Any, Any, Any]] = []
+    if freq > 1:
+        dev = [
+            (g, c, a, b)
+            for g, row in zip(order, rows, strict=True)
+            if row != usual
+            for c, a, b in zip(labels.columns, row, usual, strict=True)
+            if a != b
+        ]
+    deviations = pd.DataFrame(dev, columns=[by, key, "label", "usual_label"])
+    return LabelPatterns(by, key, labels, shares, usual, deviations)
