@@ -126,7 +126,7 @@ class TestAgreement:
         assert set(got) == set(want)
         for name, w in want.items():
             g = got[name]
-            assert g.value == pytest.approx(w.value, abs=1e-12, rel=1e-12), name
+            assert g.statistic == pytest.approx(w.statistic, abs=1e-12, rel=1e-12), name
             assert (g.n_items, g.n_items_excluded, g.n_annotations) == (
                 w.n_items,
                 w.n_items_excluded,
@@ -145,11 +145,15 @@ class TestAgreement:
     def test_poisson_intervals_identical_to_in_memory(
         self, counts: Any, in_memory: LabelCounts
     ) -> None:
-        opts = {"ci": 0.9, "n_boot": 300, "seed": SEED, "bootstrap": "poisson"}
+        opts = {"confidence_level": 0.9, "n_resamples": 300, "seed": SEED, "bootstrap": "poisson"}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             got = D.agreement(
-                counts, levels=("nominal", "ordinal"), ci=0.9, n_resamples=300, seed=SEED
+                counts,
+                levels=("nominal", "ordinal"),
+                confidence_level=0.9,
+                n_resamples=300,
+                seed=SEED,
             )
             want = {name: f(in_memory, **opts) for name, f in self.IN_MEMORY.items()}
             want["krippendorff_alpha"] = krippendorff_alpha(in_memory, **opts)
@@ -157,8 +161,10 @@ class TestAgreement:
                 in_memory, level="ordinal", **opts
             )
         for name, w in want.items():
-            assert w.ci is not None
-            assert got[name].ci == pytest.approx(w.ci, abs=1e-12), name
+            assert w.confidence_interval is not None
+            assert got[name].confidence_interval == pytest.approx(
+                w.confidence_interval, abs=1e-12
+            ), name
 
     def test_intervals_do_not_depend_on_partitioning(
         self, client: Any, long: pd.DataFrame, counts: Any
@@ -166,20 +172,22 @@ class TestAgreement:
         one = D.label_counts(long, scale=SCALE, npartitions=1)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            a = D.agreement(one, ["gwet_ac1"], ci=0.95, n_resamples=100, seed=3)
-            b = D.agreement(counts, ["gwet_ac1"], ci=0.95, n_resamples=100, seed=3)
-            c = D.agreement(counts, ["gwet_ac1"], ci=0.95, n_resamples=100, seed=4)
-        assert a["gwet_ac1"].ci == pytest.approx(b["gwet_ac1"].ci, abs=1e-12)
-        assert a["gwet_ac1"].ci != c["gwet_ac1"].ci
+            a = D.agreement(one, ["gwet_ac1"], confidence_level=0.95, n_resamples=100, seed=3)
+            b = D.agreement(counts, ["gwet_ac1"], confidence_level=0.95, n_resamples=100, seed=3)
+            c = D.agreement(counts, ["gwet_ac1"], confidence_level=0.95, n_resamples=100, seed=4)
+        assert a["gwet_ac1"].confidence_interval == pytest.approx(
+            b["gwet_ac1"].confidence_interval, abs=1e-12
+        )
+        assert a["gwet_ac1"].confidence_interval != c["gwet_ac1"].confidence_interval
 
     def test_more_partitions_than_items(self, client: Any) -> None:
         df = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3], "label": [1, 1, 1, 2, 2, 2]})
         c = D.label_counts(df, scale=[1, 2], npartitions=8)
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # no warning from empty partitions
-            got = D.agreement(c, ["fleiss_kappa"], ci=0.9, n_resamples=20, seed=0)
+            got = D.agreement(c, ["fleiss_kappa"], confidence_level=0.9, n_resamples=20, seed=0)
         want = fleiss_kappa(LabelCounts.from_array([[2, 0], [1, 1], [0, 2]], items=[1, 2, 3]))
-        assert got["fleiss_kappa"].value == pytest.approx(want.value, abs=1e-12)
+        assert got["fleiss_kappa"].statistic == pytest.approx(want.statistic, abs=1e-12)
         assert got["fleiss_kappa"].se == pytest.approx(want.se, rel=1e-12)
 
     def test_unknown_coefficient(self, counts: Any) -> None:
@@ -204,10 +212,10 @@ class TestMetricMeans:
         ev = evaluate(
             in_memory,
             {m: p.set_index("item") for m, p in preds.items()},
-            list(self.METRICS),
+            metrics=list(self.METRICS),
             prior="jeffreys",
         )
-        want = ev.summary(n_boot=2)
+        want = ev.summary(n_resamples=2)
         merged = want.merge(got, on=["model", "metric"], suffixes=("", "_dask"))
         assert len(merged) == 2 * len(self.METRICS)
         np.testing.assert_allclose(merged["mean_dask"], merged["mean"], rtol=1e-12, atol=1e-12)

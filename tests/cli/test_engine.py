@@ -69,7 +69,7 @@ class TestEngineOption:
         path, _ = data
         res = _run(
             str(path), "--engine", "dask", "--scheduler", address, "--item", "id", "--ci", "0.9",
-            "--n-boot", "50",
+            "--n-resamples", "50",
         )  # fmt: skip
         assert res.exit_code == 0, res.output
         assert "dask, Poisson bootstrap" in res.stdout

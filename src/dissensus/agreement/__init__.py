@@ -2,7 +2,7 @@
 
 Every coefficient returns an :class:`AgreementResult` (``float(result)`` is
 the value) with its parts, an analytic standard error where a standard one
-exists, and a seeded bootstrap interval over items with ``ci=0.95``.
+exists, and a seeded bootstrap interval over items with ``confidence_level=0.95``.
 
 Examples
 --------

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dissensus._deprecation import renamed_parameters
 from dissensus._exceptions import DegenerateAgreementWarning
 from dissensus._validation import SeedLike, check_option
 from dissensus.agreement._alpha import LEVELS, Level, alpha_statistic, krippendorff_alpha
@@ -91,11 +92,11 @@ def _rows(
         values: list[float] = []
         for name, fn, _ in coefs:
             r = fn(counts, **kw)
-            values.append(r.value)
+            values.append(r.statistic)
             rows.append(
                 {
                     "coefficient": name,
-                    "value": r.value,
+                    "value": r.statistic,
                     "se": r.se,
                     "ci_low": math.nan,
                     "ci_high": math.nan,
@@ -140,7 +141,7 @@ def _intervals(
     same patterns; drawing the weights once makes the intervals paired and
     costs one weight draw instead of one per coefficient. With an integer
     seed each interval equals the coefficient's own (``fleiss_kappa(...,
-    ci=..., seed=...)``), which draws the same weights.
+    confidence_level=..., seed=...)``), which draws the same weights.
     """
     with warnings.catch_warnings():
         # prepare_counts repeats the exclusion warning the coefficients gave
@@ -158,24 +159,25 @@ def _intervals(
         patt.astype(np.float64),
         mult,
         level=level,
-        n_boot=kw["n_boot"],
+        n_resamples=kw["n_resamples"],
         seed=kw["seed"],
         method=kw["ci_method"],
     )
-    by_name = {name: ci for (name, _, _), ci in zip(coefs, cis, strict=True)}
+    by_name = {name: iv for (name, _, _), iv in zip(coefs, cis, strict=True)}
     for row in rows:
-        ci = by_name.get(row["coefficient"])
-        if ci is not None:
-            row["ci_low"], row["ci_high"] = ci.low, ci.high
+        interval = by_name.get(row["coefficient"])
+        if interval is not None:
+            row["ci_low"], row["ci_high"] = interval.low, interval.high
 
 
+@renamed_parameters(n_boot="n_resamples", ci="confidence_level", data="annotations")
 def report(
-    data: Any,
+    annotations: Any,
     *,
     level: Level = "nominal",
     by: str | None = None,
-    ci: float | None = None,
-    n_boot: int = 1000,
+    confidence_level: float | None = None,
+    n_resamples: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
 ) -> pd.DataFrame:
@@ -183,7 +185,7 @@ def report(
 
     Parameters
     ----------
-    data : Annotations, LabelCounts or array_like of shape (N, K)
+    annotations : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; with ``by``, an item-level column to group on.
     level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
         Level of Krippendorff's alpha; for anything but nominal (or an
@@ -192,12 +194,12 @@ def report(
         Item-level column (``data.meta``) such as a year or a subset: one
         block of rows per group, then the rows over all items
         (group ``"all"``).
-    ci : float, optional
+    confidence_level : float, optional
         Coverage of bootstrap intervals over items (per group). One set of
         resamples per group serves every coefficient, so the intervals are
         paired; with an integer ``seed`` each equals the coefficient's own
-        interval (e.g. ``fleiss_kappa(data, ci=ci, seed=seed).ci``).
-    n_boot, seed, ci_method
+        interval (e.g. ``fleiss_kappa(annotations, confidence_level=0.95, seed=seed).confidence_interval``).
+    n_resamples, seed, ci_method
         Bootstrap options, as in :func:`fleiss_kappa`.
 
     Returns
@@ -233,21 +235,26 @@ def report(
      'brennan_prediger': 0.476}
     """
     check_option("report", "level", level, LEVELS)
-    ci_level = check_ci("report", ci, ci_method, n_boot)
-    counts = as_label_counts(data)
+    confidence_level = check_ci("report", confidence_level, ci_method, n_resamples)
+    counts = as_label_counts(annotations)
     coefs = _coefficients(level, counts.scale.ordered)
     # point estimates and analytic SEs per coefficient; intervals all at once
-    kw: dict[str, Any] = {"ci": None, "n_boot": n_boot, "seed": seed, "ci_method": ci_method}
+    kw: dict[str, Any] = {
+        "confidence_level": None,
+        "n_resamples": n_resamples,
+        "seed": seed,
+        "ci_method": ci_method,
+    }
     blocks: list[pd.DataFrame] = []
     notes: list[str] = []
     if by is not None:
         groups = counts.groups(by)
         codes, uniques = pd.factorize(groups, sort=True)
         for g, label in enumerate(uniques):
-            rows, n = _rows(counts.take(codes == g), coefs, kw, ci_level)
+            rows, n = _rows(counts.take(codes == g), coefs, kw, confidence_level)
             notes.extend(f"{by}={label}: {m}" for m in n)
             blocks.append(pd.DataFrame(rows).assign(**{by: label}))
-    rows, n = _rows(counts, coefs, kw, ci_level)
+    rows, n = _rows(counts, coefs, kw, confidence_level)
     notes.extend(n)
     overall = pd.DataFrame(rows)
     if by is not None:
@@ -263,12 +270,13 @@ def report(
     return out
 
 
-def majority_labels(data: Any, *, columns: Sequence[str] | None = None) -> pd.DataFrame:
+@renamed_parameters(data="annotations")
+def majority_labels(annotations: Any, *, columns: Sequence[str] | None = None) -> pd.DataFrame:
     """Each item's most frequent label and its share, with the item-level columns.
 
     Parameters
     ----------
-    data : Annotations, LabelCounts or array_like of shape (N, K)
+    annotations : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item.
     columns : sequence of str, optional
         Item-level (``meta``) columns to keep; default all.
@@ -290,7 +298,7 @@ def majority_labels(data: Any, *, columns: Sequence[str] | None = None) -> pd.Da
     2020-21   POS  NEG  NEG  POS
     2021-22   POS  POS  POS  NEG
     """
-    counts = as_label_counts(data)
+    counts = as_label_counts(annotations)
     X = counts.values  # noqa: PD011 -- LabelCounts, not pandas
     n = X.sum(axis=1)
     top = X.argmax(axis=1)

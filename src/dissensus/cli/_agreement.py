@@ -262,8 +262,21 @@ def _check_outputs(json_out: str | None, csv_out: str | None, inputs: list[str])
     is_flag=True,
     help="Print what each coefficient measures and when to prefer it, then exit.",
 )
-@click.option("--ci", type=float, default=None, help="Bootstrap interval coverage, e.g. 0.95.")
-@click.option("--n-boot", type=int, default=1000, show_default=True, help="Bootstrap resamples.")
+@click.option(
+    "--confidence-level",
+    "--ci",
+    type=float,
+    default=None,
+    help="Bootstrap interval coverage, e.g. 0.95 (--ci is the old name).",
+)
+@click.option(
+    "--n-resamples",
+    "--n-boot",
+    type=int,
+    default=1000,
+    show_default=True,
+    help="Bootstrap resamples.",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
 @click.option(
     "--json",
@@ -282,8 +295,8 @@ def agreement_command(
     level: str,
     by: str | None,
     explain: bool,
-    ci: float | None,
-    n_boot: int,
+    confidence_level: float | None,
+    n_resamples: int,
     seed: int,
     json_out: str | None,
     csv_out: str | None,
@@ -330,7 +343,14 @@ def agreement_command(
     check_level(level, [v.item() if hasattr(v, "item") else v for v in counts.scale.labels])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DissensusWarning)
-        table = report(counts, level=level, by=by, ci=ci, n_boot=n_boot, seed=seed)  # type: ignore[arg-type]
+        table = report(
+            counts,
+            level=level,  # type: ignore[arg-type]
+            by=by,
+            confidence_level=confidence_level,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
     for w in caught:
         if issubclass(w.category, DissensusWarning):
             click.echo(f"dissensus: warning: {' '.join(str(w.message).split())}", err=True)
