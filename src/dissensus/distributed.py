@@ -50,6 +50,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from dissensus._deprecation import renamed_parameters
 from dissensus._exceptions import DataDroppedWarning, DataError, DegenerateAgreementWarning
 from dissensus._validation import as_prob_matrix, check_option, check_probability_level, examples
 from dissensus.agreement import AgreementResult
@@ -153,8 +154,9 @@ class DistributedCounts:
         return LabelCounts.from_array(wide.to_numpy(), scale=self.scale, items=wide.index)
 
 
+@renamed_parameters(data="annotations")
 def label_counts(
-    data: Any,
+    annotations: Any,
     *,
     scale: Scale | Sequence[Any] | None = None,
     item: str = "item",
@@ -165,7 +167,7 @@ def label_counts(
 
     Parameters
     ----------
-    data : str, path-like, dask.dataframe.DataFrame or pandas.DataFrame
+    annotations : str, path-like, dask.dataframe.DataFrame or pandas.DataFrame
         Long annotations, one row per annotation: a Parquet file or
         directory of files (read with :func:`dask.dataframe.read_parquet`),
         a CSV/TSV file or glob (``*.csv``, read in blocks), or a data frame. An item's annotations may be spread over any
@@ -199,15 +201,15 @@ def label_counts(
     [[1, 1], [2, 1]]
     """
     dd = _dask()
-    if isinstance(data, pd.DataFrame):
-        ddf = dd.from_pandas(data, npartitions=npartitions or 1)
-    elif isinstance(data, dd.DataFrame):
-        ddf = data
-    elif str(data).lower().endswith((".csv", ".tsv")):
-        sep = "\t" if str(data).lower().endswith(".tsv") else ","
-        ddf = dd.read_csv(data, sep=sep, usecols=[item, label])
+    if isinstance(annotations, pd.DataFrame):
+        ddf = dd.from_pandas(annotations, npartitions=npartitions or 1)
+    elif isinstance(annotations, dd.DataFrame):
+        ddf = annotations
+    elif str(annotations).lower().endswith((".csv", ".tsv")):
+        sep = "\t" if str(annotations).lower().endswith(".tsv") else ","
+        ddf = dd.read_csv(annotations, sep=sep, usecols=[item, label])
     else:
-        ddf = dd.read_parquet(data, columns=[item, label])
+        ddf = dd.read_parquet(annotations, columns=[item, label])
     missing = [c for c in (item, label) if c not in ddf.columns]
     if missing:
         msg = (
@@ -375,16 +377,17 @@ def _interval(boot: FloatArray, level: float | None) -> ConfidenceInterval | Non
     if level is None:
         return None
     with np.errstate(invalid="ignore"):
-        lo, hi = percentile_interval(boot, level=level)
+        lo, hi = percentile_interval(boot, confidence_level=level)
     return ConfidenceInterval(float(lo), float(hi))
 
 
+@renamed_parameters(ci="confidence_level")
 def agreement(
     counts: DistributedCounts,
     coefficients: Sequence[str] = COEFFICIENTS,
     *,
     levels: Sequence[str] = ("nominal",),
-    ci: float | None = None,
+    confidence_level: float | None = None,
     n_resamples: int = 1000,
     seed: int = 0,
     se: bool = True,
@@ -402,7 +405,7 @@ def agreement(
         Levels of measurement of Krippendorff's alpha (any of nominal,
         ordinal, interval, ratio); one result each, from the same
         coincidence matrix.
-    ci : float, optional
+    confidence_level : float, optional
         Coverage of a Poisson-bootstrap percentile interval (e.g. 0.95).
     n_resamples : int, default 1000
         Bootstrap resamples.
@@ -417,7 +420,7 @@ def agreement(
     -------
     dict of str to AgreementResult
         Keyed like the in-memory results' ``name`` (``fleiss_kappa``,
-        ``krippendorff_alpha_ordinal``, ...). ``z``, ``p_value`` and
+        ``krippendorff_alpha_ordinal``, ...). ``z``, ``pvalue`` and
         Fleiss' ``se0`` are not computed (NaN / absent).
 
     Notes
@@ -446,7 +449,11 @@ def agreement(
         check_option("agreement", "coefficients", name, COEFFICIENTS)
     for lvl in levels:
         check_option("agreement", "levels", lvl, LEVELS)
-    level = None if ci is None else check_probability_level("agreement", "ci", ci)
+    level = (
+        None
+        if confidence_level is None
+        else check_probability_level("agreement", "confidence_level", confidence_level)
+    )
     B = 0 if level is None else int(n_resamples)
     if level is not None and B < 2:
         msg = f"The 'n_resamples' parameter of agreement must be at least 2. Got {n_resamples!r}."
@@ -466,7 +473,7 @@ def agreement(
         "n_items": N,
         "n_items_excluded": tot["n_excluded"],
         "n_annotations": tot["n_annotations"],
-        "ci_level": level,
+        "confidence_level": level,
     }
     out: dict[str, AgreementResult] = {}
     points: dict[str, tuple[float, float]] = {}
@@ -478,7 +485,9 @@ def agreement(
         for name in coefficients:
             if name == "observed_agreement":
                 ci_ = None if b_pa is None else _interval(b_pa, level)
-                out[name] = AgreementResult(name=name, value=float(pa), ci=ci_, **common)
+                out[name] = AgreementResult(
+                    name=name, statistic=float(pa), confidence_interval=ci_, **common
+                )
             elif name in _COUNT_COEFFICIENTS:
                 chance = _COUNT_COEFFICIENTS[name]
                 M = np.eye(K)
@@ -492,7 +501,11 @@ def agreement(
                 if math.isfinite(value) and N >= 2:
                     points[name] = (float(value), pe)
                 out[name] = AgreementResult(
-                    name=name, value=float(value), ci=ci_, parts=parts_, **common
+                    name=name,
+                    statistic=float(value),
+                    confidence_interval=ci_,
+                    parts=parts_,
+                    **common,
                 )
             else:
                 o = tot["o"].reshape(1, K, K)
@@ -504,7 +517,9 @@ def agreement(
                         boot = alpha_from_coincidences(tot["b_o"].reshape(B, K, K), lvl, v)
                         ci_ = _interval(boot, level)
                     key = name if lvl == "nominal" else f"{name}_{lvl}"
-                    out[key] = AgreementResult(name=key, value=value, ci=ci_, **common)
+                    out[key] = AgreementResult(
+                        name=key, statistic=value, confidence_interval=ci_, **common
+                    )
     if se and points:
         # second pass: Gwet's linearised standard error needs the shares of all items
         shares = tot["shares"] / N

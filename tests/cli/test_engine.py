@@ -69,7 +69,7 @@ class TestEngineOption:
         path, _ = data
         res = _run(
             str(path), "--engine", "dask", "--scheduler", address, "--item", "id", "--ci", "0.9",
-            "--n-boot", "50",
+            "--n-resamples", "50",
         )  # fmt: skip
         assert res.exit_code == 0, res.output
         assert "dask, Poisson bootstrap" in res.stdout
@@ -114,7 +114,7 @@ class TestEvaluateEngine:
         )  # fmt: skip
         assert res.exit_code == 0, res.output
         got = pd.DataFrame(json.loads(res.stdout)["summary"])
-        want = evaluate(ann, preds, ["manhattan", "E[emd]"]).summary(n_boot=50)
+        want = evaluate(ann, preds, metrics=["manhattan", "E[emd]"]).summary(n_resamples=50)
         cols = ["model", "metric", "mean", "ci_low", "ci_high", "best"]
         pd.testing.assert_frame_equal(got[cols], want[cols].astype({"model": str, "metric": str}))
         assert (tmp_path / "out" / "report.html").is_file()

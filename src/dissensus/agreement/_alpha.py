@@ -22,6 +22,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from dissensus._deprecation import renamed_parameters
 from dissensus._validation import SeedLike, check_option, examples, is_dask
 from dissensus.agreement._common import (
     BootStatistic,
@@ -307,13 +308,14 @@ def gwet_alpha_se(Xt: FloatArray, delta: FloatArray) -> float:
     return float(np.sqrt(((k_i - alpha_prime) ** 2).sum() / (N * (N - 1.0))))
 
 
+@renamed_parameters(n_boot="n_resamples", ci="confidence_level", data="annotations")
 def krippendorff_alpha(
-    data: Any,
+    annotations: Any,
     *,
     level: Level = "nominal",
     distance: Distance | None = None,
-    ci: float | None = None,
-    n_boot: int = 1000,
+    confidence_level: float | None = None,
+    n_resamples: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
     bootstrap: Resampling = "multinomial",
@@ -322,13 +324,13 @@ def krippendorff_alpha(
 
     Parameters
     ----------
-    data : Annotations, LabelCounts or array_like of shape (N, K)
+    annotations : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item (raters need not be identified; any number of
         ratings per item). Columns follow the scale's order. For an array the
         labels are ``0 .. K-1`` (their values for interval / ratio).
         A Dask DataFrame of long annotations (``item``, ``label``) or
         :class:`~dissensus.distributed.DistributedCounts` is computed on the
-        cluster from per-partition sums (``bootstrap="poisson"`` with ``ci``).
+        cluster from per-partition sums (``bootstrap="poisson"`` with ``confidence_level``).
     level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
         Level of measurement. Ordinal uses the scale's order and ranks by
         cumulative frequency; interval and ratio use the numeric labels.
@@ -341,9 +343,9 @@ def krippendorff_alpha(
         or object for text labels), and pair by pair if that does not give a
         (K, K) array. It must be 0 between a label and itself, symmetric and
         non-negative.
-    ci : float, optional
+    confidence_level : float, optional
         Coverage of a bootstrap interval over items (e.g. 0.95).
-    n_boot : int, default 1000
+    n_resamples : int, default 1000
         Resamples.
     seed : int, Generator or None, default 0
         Randomness of the bootstrap.
@@ -355,11 +357,11 @@ def krippendorff_alpha(
     Returns
     -------
     AgreementResult
-        ``value`` alpha; ``se`` Gwet's (2014) linearised standard error
+        ``statistic`` alpha; ``se`` Gwet's (2014) linearised standard error
         (:func:`gwet_alpha_se`, as irrCAC) at the nominal, interval and ratio
         levels and for a user distance; NaN at the ordinal level, whose
         distances depend on the data (Krippendorff recommends resampling:
-        ask for ``ci``); ``parts`` observed and expected disagreement.
+        ask for ``confidence_level``); ``parts`` observed and expected disagreement.
 
     Raises
     ------
@@ -422,14 +424,14 @@ def krippendorff_alpha(
             "Drop one of them."
         )
         raise ValueError(msg)
-    if is_dask(data):
+    if is_dask(annotations):
         return on_dask(
-            name, data, level=level, ci=ci, n_boot=n_boot, seed=seed, bootstrap=bootstrap,
+            name, annotations, level=level, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, bootstrap=bootstrap,
             distance=distance, ci_method=ci_method,
         )  # fmt: skip
-    lvl = check_ci(name, ci, ci_method, n_boot)
+    lvl = check_ci(name, confidence_level, ci_method, n_resamples)
     check_resampling(name, bootstrap, ci_method, seed)
-    inp = prepare_counts(data, name)
+    inp = prepare_counts(annotations, name)
     delta_user = None
     if distance is not None:
         level = "custom"  # type: ignore[assignment]  # internal level of a user distance
@@ -473,7 +475,9 @@ def krippendorff_alpha(
     if lvl is not None and bootstrap == "poisson":
         assert isinstance(seed, int)
         core = _make_core(level, v, delta_user)
-        interval = poisson_ci(core, inp, level=lvl, n_boot=n_boot, seed=seed, theta_hat=value)
+        interval = poisson_ci(
+            core, inp, level=lvl, n_resamples=n_resamples, seed=seed, theta_hat=value
+        )
     elif lvl is not None:
         rows, mult, _ = patterns(inp.X)
         interval = bootstrap_cis(
@@ -481,16 +485,16 @@ def krippendorff_alpha(
             rows.astype(np.float64),
             mult,
             level=lvl,
-            n_boot=n_boot,
+            n_resamples=n_resamples,
             seed=seed,
             method=ci_method,
         )[0]
     return AgreementResult(
         name=name if level == "nominal" else f"{name}_{level}",
-        value=value,
+        statistic=value,
         se=se,
-        ci=interval,
-        ci_level=lvl,
+        confidence_interval=interval,
+        confidence_level=lvl,
         n_items=inp.N,
         n_items_excluded=inp.n_excluded,
         n_annotations=inp.n_annotations,

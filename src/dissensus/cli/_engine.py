@@ -57,8 +57,8 @@ def _run_dask(
     *,
     file: str | None,
     level: str,
-    ci: float | None,
-    n_boot: int,
+    confidence_level: float | None,
+    n_resamples: int,
     seed: int,
     scheduler: str,
     workers: int,
@@ -80,7 +80,11 @@ def _run_dask(
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", DissensusWarning)
             res = distributed.agreement(
-                counts, levels=(level,), ci=ci, n_resamples=n_boot, seed=seed
+                counts,
+                levels=(level,),
+                confidence_level=confidence_level,
+                n_resamples=n_resamples,
+                seed=seed,
             )
     finally:
         client.close()
@@ -93,10 +97,14 @@ def _run_dask(
     table = pd.DataFrame(
         {
             "coefficient": [r.name for r in res.values()],
-            "value": [r.value for r in res.values()],
+            "value": [r.statistic for r in res.values()],
             "se": [r.se for r in res.values()],
-            "ci_low": [r.ci.low if r.ci else nan for r in res.values()],
-            "ci_high": [r.ci.high if r.ci else nan for r in res.values()],
+            "ci_low": [
+                r.confidence_interval.low if r.confidence_interval else nan for r in res.values()
+            ],
+            "ci_high": [
+                r.confidence_interval.high if r.confidence_interval else nan for r in res.values()
+            ],
             "n_items": [r.n_items for r in res.values()],
             "n_items_excluded": [r.n_items_excluded for r in res.values()],
             "n_annotations": [r.n_annotations for r in res.values()],

@@ -21,7 +21,7 @@ set of resampled items per resample, shared by all models and metrics
 (weights from :func:`dissensus.stats._bootstrap.iter_weight_blocks`, means by
 one matrix product per chunk), so differences between models, and between
 metrics, are resampled consistently. The resamples depend only on ``seed``,
-``N`` and ``n_boot``: the same inputs and seed give byte-identical tables.
+``N`` and ``n_resamples``: the same inputs and seed give byte-identical tables.
 
 The package is split by job: ``_engine`` aligns and scores (:func:`evaluate`),
 ``_tables`` holds the statistical tables of an :class:`Evaluation`, and

@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from dissensus._deprecation import keyword_only_options, renamed_parameters
 from dissensus._exceptions import DataDroppedWarning, DataError
 from dissensus._parallel import thread_limit
 from dissensus._validation import (
@@ -133,11 +134,13 @@ def _resolve_metrics(metrics: Sequence[str] | str | None, ordered: bool) -> list
 # --------------------------------------------------------------------------- evaluate
 
 
+@keyword_only_options(2)
+@renamed_parameters(data="annotations")
 def evaluate(
-    data: Annotations | LabelCounts,
+    annotations: Annotations | LabelCounts,
     predictions: Mapping[str, PredictionLike],
-    metrics: Sequence[str] | str | None = None,
     *,
+    metrics: Sequence[str] | str | None = None,
     prior: Any = "uniform",
     bins: BinsLike = "auto",
     seed: SeedLike = 0,
@@ -148,7 +151,7 @@ def evaluate(
 
     Parameters
     ----------
-    data : Annotations, LabelCounts, dask.dataframe.DataFrame or DistributedCounts
+    annotations : Annotations, LabelCounts, dask.dataframe.DataFrame or DistributedCounts
         The annotations (counts per item and label). A Dask DataFrame of
         long annotations (``item``, ``label``, optional ``annotator``
         columns; scale inferred) or :class:`dissensus.distributed.DistributedCounts`
@@ -164,7 +167,7 @@ def evaluate(
         Model name -> predicted distributions. A :class:`~dissensus.Predictions`
         or a DataFrame (wide: an ``item`` column, else the index, and one
         column per label) is aligned by item id and label; an (N, K) array
-        without ids must list the items in the order of ``data``.
+        without ids must list the items in the order of ``annotations``.
     metrics : sequence of str, optional
         Registered metric names; expected metrics are named ``E[emd]``,
         ``E[cross_entropy]``, ... Default: cross_entropy, kl_divergence,
@@ -238,7 +241,7 @@ def evaluate(
     >>> from dissensus import FewItemsWarning
     >>> with warnings.catch_warnings():  # 3 items: far too few for a trustworthy interval
     ...     warnings.simplefilter("ignore", FewItemsWarning)
-    ...     table = ev.summary(n_boot=200)
+    ...     table = ev.summary(n_resamples=200)
     >>> table[["model", "metric", "mean", "best"]]
       model         metric      mean   best
     0     A      manhattan  0.166667   True
@@ -258,18 +261,18 @@ def evaluate(
         msg = "`predictions` is empty; give at least one model."
         raise ValueError(msg)
     check_option("evaluate", "how", how, ("exact", "inner"))
-    if is_dask(data):
+    if is_dask(annotations):
         # Dask stays optional: the engine is imported only for a Dask collection
         from dissensus.evaluation._dask import evaluate_dask  # noqa: PLC0415
 
         return evaluate_dask(
-            data, predictions, _resolve_metrics, metrics=metrics, prior=prior, bins=bins,
+            annotations, predictions, _resolve_metrics, metrics=metrics, prior=prior, bins=bins,
             seed=seed, how=how,
         )  # fmt: skip
     n_annotators: int | None = None
-    if isinstance(data, Annotations) and data.has_annotators:
-        n_annotators = data.n_annotators
-    counts = as_label_counts(data, "data")
+    if isinstance(annotations, Annotations) and annotations.has_annotators:
+        n_annotators = annotations.n_annotators
+    counts = as_label_counts(annotations, "data")
     preds = {str(name): _as_predictions(str(name), p) for name, p in predictions.items()}
     counts, values = _align_all(counts, preds, how)
     met = _resolve_metrics(metrics, counts.scale.ordered)
