@@ -98,7 +98,7 @@ class TestKrippendorffAlphaOnSets:
         sets = SetAnnotations.from_frame(df)
         got = krippendorff_alpha(sets, distance=distance)  # type: ignore[arg-type]
         assert got.name == f"krippendorff_alpha_{distance}"
-        assert got.value == pytest.approx(nltk_alpha(df, distance), abs=1e-12)
+        assert got.statistic == pytest.approx(nltk_alpha(df, distance), abs=1e-12)
 
     @pytest.mark.parametrize("distance", ["masi", "jaccard"])
     def test_equals_nltk_with_items_of_one_annotation(self, distance: str) -> None:
@@ -107,7 +107,7 @@ class TestKrippendorffAlphaOnSets:
         assert (sets.annotations_per_item < 2).any()  # nltk and alpha skip those items
         with pytest.warns(DegenerateAgreementWarning, match=r"fewer than 2 ratings"):
             got = krippendorff_alpha(sets, distance=distance)  # type: ignore[arg-type]
-        assert got.value == pytest.approx(nltk_alpha(df, distance), abs=1e-12)
+        assert got.statistic == pytest.approx(nltk_alpha(df, distance), abs=1e-12)
 
     @pytest.mark.parametrize("distance", ["masi", "jaccard"])
     def test_empty_sets_with_nltk_extended_by_the_convention(self, distance: str) -> None:
@@ -127,7 +127,7 @@ class TestKrippendorffAlphaOnSets:
             distance=extended,
         )
         got = krippendorff_alpha(SetAnnotations.from_frame(df), distance=distance)  # type: ignore[arg-type]
-        assert got.value == pytest.approx(task.alpha(), abs=1e-12)
+        assert got.statistic == pytest.approx(task.alpha(), abs=1e-12)
 
     def test_hand_computed_example(self) -> None:
         # Values {x} x3, {x,y}, {y}, {z}; n.. = 6.
@@ -138,10 +138,12 @@ class TestKrippendorffAlphaOnSets:
         # Jaccard: d({x,y},{x}) = 1/2; D_o = 1/2, D_e = 2/3, alpha = 1/4
         sets = SetAnnotations.from_frame(hand_example())
         masi = krippendorff_alpha(sets, distance="masi")
-        assert masi.value == pytest.approx(float(Fraction(7, 32)), abs=1e-15)
+        assert masi.statistic == pytest.approx(float(Fraction(7, 32)), abs=1e-15)
         assert masi.parts["observed_disagreement"] == pytest.approx(5 / 9, abs=1e-15)
         assert masi.parts["expected_disagreement"] == pytest.approx(32 / 45, abs=1e-15)
-        assert krippendorff_alpha(sets, distance="jaccard").value == pytest.approx(0.25, abs=1e-15)
+        assert krippendorff_alpha(sets, distance="jaccard").statistic == pytest.approx(
+            0.25, abs=1e-15
+        )
         assert nltk_alpha(hand_example(), "masi") == pytest.approx(7 / 32, abs=1e-15)
 
     def test_singletons_reduce_to_nominal_alpha(self) -> None:
@@ -150,18 +152,18 @@ class TestKrippendorffAlphaOnSets:
         df["label"] = [s[:1] for s in df["label"]]
         sets = SetAnnotations.from_frame(df)
         single = df.assign(label=[s[0] for s in df["label"]])
-        nominal = krippendorff_alpha(Annotations.from_frame(single)).value
+        nominal = krippendorff_alpha(Annotations.from_frame(single)).statistic
         for distance in ("masi", "jaccard"):
-            got = krippendorff_alpha(sets, distance=distance).value  # type: ignore[arg-type]
+            got = krippendorff_alpha(sets, distance=distance).statistic  # type: ignore[arg-type]
             assert got == pytest.approx(nominal, abs=1e-12)
 
     def test_bootstrap_interval_is_seeded(self) -> None:
         sets = SetAnnotations.from_frame(random_sets(3, n_items=60, n_annotators=4, missing=0.0))
-        a = krippendorff_alpha(sets, distance="masi", ci=0.9, n_boot=200, seed=5)
-        b = krippendorff_alpha(sets, distance="masi", ci=0.9, n_boot=200, seed=5)
-        assert a.ci == b.ci
-        assert a.ci is not None
-        assert a.ci.low < a.value < a.ci.high
+        a = krippendorff_alpha(sets, distance="masi", confidence_level=0.9, n_resamples=200, seed=5)
+        b = krippendorff_alpha(sets, distance="masi", confidence_level=0.9, n_resamples=200, seed=5)
+        assert a.confidence_interval == b.confidence_interval
+        assert a.confidence_interval is not None
+        assert a.confidence_interval.low < a.statistic < a.confidence_interval.high
         assert np.isfinite(a.se)
 
     def test_exact_match_agreement_through_set_counts(self) -> None:
@@ -170,7 +172,7 @@ class TestKrippendorffAlphaOnSets:
         # sets, D_o = 4/6, D_e = (6^2 - (3^2 + 1 + 1 + 1)) / (6 * 5) = 24/30, alpha = 1/6
         counts = sets.set_counts()
         assert counts.K == 4
-        assert krippendorff_alpha(counts).value == pytest.approx(1 / 6, abs=1e-12)
+        assert krippendorff_alpha(counts).statistic == pytest.approx(1 / 6, abs=1e-12)
 
     def test_sets_need_a_set_distance(self) -> None:
         sets = SetAnnotations.from_frame(hand_example())
@@ -220,7 +222,7 @@ def _alpha(df: pd.DataFrame, distance: Any, scale: Any = None) -> float:
         warnings.simplefilter("ignore", DegenerateAgreementWarning)
         return krippendorff_alpha(
             SetAnnotations.from_frame(df, scale=scale), distance=distance
-        ).value
+        ).statistic
 
 
 class TestInvariants:

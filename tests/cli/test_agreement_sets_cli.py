@@ -38,7 +38,7 @@ def _expected(text: str, distance: str) -> float:
             "label": [r[2].split("|") for r in rows],
         }
     )
-    return krippendorff_alpha(SetAnnotations.from_frame(df), distance=distance).value  # type: ignore[arg-type]
+    return krippendorff_alpha(SetAnnotations.from_frame(df), distance=distance).statistic  # type: ignore[arg-type]
 
 
 class TestAgreementSets:

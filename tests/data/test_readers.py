@@ -890,7 +890,7 @@ class TestReadLewidiMultilabel:
             ],
             distance=masi_distance,
         )
-        got = krippendorff_alpha(sets, distance="masi").value
+        got = krippendorff_alpha(sets, distance="masi").statistic
         assert got == pytest.approx(task.alpha(), abs=1e-12)
 
 

@@ -22,7 +22,8 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from dissensus._validation import SeedLike, check_option, examples
+from dissensus._deprecation import renamed_parameters
+from dissensus._validation import SeedLike, check_option, examples, is_dask
 from dissensus.agreement._common import (
     BootStatistic,
     CiMethod,
@@ -32,6 +33,7 @@ from dissensus.agreement._common import (
     check_ci,
     check_resampling,
     degenerate,
+    on_dask,
     patterns,
     poisson_ci,
     prepare_counts,
@@ -336,13 +338,14 @@ def gwet_alpha_se(Xt: FloatArray, delta: FloatArray) -> float:
     return float(np.sqrt(((k_i - alpha_prime) ** 2).sum() / (N * (N - 1.0))))
 
 
+@renamed_parameters(n_boot="n_resamples", ci="confidence_level", data="annotations")
 def krippendorff_alpha(
-    data: Any,
+    annotations: Any,
     *,
     level: Level = "nominal",
     distance: Distance | None = None,
-    ci: float | None = None,
-    n_boot: int = 1000,
+    confidence_level: float | None = None,
+    n_resamples: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
     bootstrap: Resampling = "multinomial",
@@ -351,12 +354,15 @@ def krippendorff_alpha(
 
     Parameters
     ----------
-    data : Annotations, LabelCounts, SetAnnotations or array_like of shape (N, K)
+    annotations : Annotations, LabelCounts, SetAnnotations or array_like of shape (N, K)
         Label counts per item (raters need not be identified; any number of
         ratings per item). Columns follow the scale's order. For an array the
         labels are ``0 .. K-1`` (their values for interval / ratio).
         Set-valued annotations (:class:`~dissensus.SetAnnotations`) need a
         set distance, ``distance="masi"`` or ``"jaccard"``.
+        A Dask DataFrame of long annotations (``item``, ``label``) or
+        :class:`~dissensus.distributed.DistributedCounts` is computed on the
+        cluster from per-partition sums (``bootstrap="poisson"`` with ``confidence_level``).
     level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
         Level of measurement. Ordinal uses the scale's order and ranks by
         cumulative frequency; interval and ratio use the numeric labels.
@@ -373,9 +379,9 @@ def krippendorff_alpha(
         or object for text labels), and pair by pair if that does not give a
         (K, K) array. It must be 0 between a label and itself, symmetric and
         non-negative.
-    ci : float, optional
+    confidence_level : float, optional
         Coverage of a bootstrap interval over items (e.g. 0.95).
-    n_boot : int, default 1000
+    n_resamples : int, default 1000
         Resamples.
     seed : int, Generator or None, default 0
         Randomness of the bootstrap.
@@ -387,11 +393,11 @@ def krippendorff_alpha(
     Returns
     -------
     AgreementResult
-        ``value`` alpha; ``se`` Gwet's (2014) linearised standard error
+        ``statistic`` alpha; ``se`` Gwet's (2014) linearised standard error
         (:func:`gwet_alpha_se`, as irrCAC) at the nominal, interval and ratio
         levels and for a user distance; NaN at the ordinal level, whose
         distances depend on the data (Krippendorff recommends resampling:
-        ask for ``ci``); ``parts`` observed and expected disagreement.
+        ask for ``confidence_level``); ``parts`` observed and expected disagreement.
 
     Raises
     ------
@@ -474,18 +480,23 @@ def krippendorff_alpha(
     name = "krippendorff_alpha"
     check_option(name, "level", level, LEVELS)
     set_name = ""
-    if isinstance(data, SetAnnotations) or isinstance(distance, str):
+    if isinstance(annotations, SetAnnotations) or isinstance(distance, str):
         set_name = str(distance)
-        data, distance = set_alpha_input(data, distance)
+        annotations, distance = set_alpha_input(annotations, distance)
     if distance is not None and level != "nominal":
         msg = (
             f"{name} takes a level or a distance, not both; got level={level!r} and a distance. "
             "Drop one of them."
         )
         raise ValueError(msg)
-    lvl = check_ci(name, ci, ci_method, n_boot)
+    if is_dask(annotations):
+        return on_dask(
+            name, annotations, level=level, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, bootstrap=bootstrap,
+            distance=distance, ci_method=ci_method,
+        )  # fmt: skip
+    lvl = check_ci(name, confidence_level, ci_method, n_resamples)
     check_resampling(name, bootstrap, ci_method, seed)
-    inp = prepare_counts(data, name)
+    inp = prepare_counts(annotations, name)
     delta_user = None
     if distance is not None:
         level = "custom"  # type: ignore[assignment]  # internal level of a user distance
@@ -529,7 +540,9 @@ def krippendorff_alpha(
     if lvl is not None and bootstrap == "poisson":
         assert isinstance(seed, int)
         core = _make_core(level, v, delta_user)
-        interval = poisson_ci(core, inp, level=lvl, n_boot=n_boot, seed=seed, theta_hat=value)
+        interval = poisson_ci(
+            core, inp, level=lvl, n_resamples=n_resamples, seed=seed, theta_hat=value
+        )
     elif lvl is not None:
         rows, mult, _ = patterns(inp.X)
         interval = bootstrap_cis(
@@ -537,16 +550,16 @@ def krippendorff_alpha(
             rows.astype(np.float64),
             mult,
             level=lvl,
-            n_boot=n_boot,
+            n_resamples=n_resamples,
             seed=seed,
             method=ci_method,
         )[0]
     return AgreementResult(
         name=f"{name}_{set_name or level}" if set_name or level != "nominal" else name,
-        value=value,
+        statistic=value,
         se=se,
-        ci=interval,
-        ci_level=lvl,
+        confidence_interval=interval,
+        confidence_level=lvl,
         n_items=inp.N,
         n_items_excluded=inp.n_excluded,
         n_annotations=inp.n_annotations,

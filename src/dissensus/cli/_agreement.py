@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import textwrap
 import warnings
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,7 +12,7 @@ import click
 import pandas as pd
 
 from dissensus._exceptions import DataError, DissensusWarning
-from dissensus.agreement import majority_labels, report
+from dissensus.agreement import label_patterns, report
 from dissensus.cli._agreement_sets import (
     check_set_options,
     describe,
@@ -135,52 +134,30 @@ def format_agreement(table: pd.DataFrame, *, by: str | None = None) -> str:
 
 
 def format_majority(counts: LabelCounts, by: str) -> str | None:
-    """Majority label of each item, one row per group, with groups that break the pattern.
+    """:func:`~dissensus.agreement.label_patterns` as text: one row per group, odd groups flagged.
 
-    Kappa-type coefficients are unchanged when an item's labels are swapped,
-    so rows attached to the wrong items are invisible to them; the majority
-    labels side by side show it. ``None`` when groups are too large to show.
+    ``None`` when groups are too large to show.
     """
-    m = majority_labels(counts)
-    groups = counts.groups(by)
-    sizes = groups.value_counts()
-    if sizes.max() > _MAX_MAJORITY_ITEMS:
+    if counts.groups(by).value_counts().max() > _MAX_MAJORITY_ITEMS:
         return None
-    meta = counts.meta if counts.meta is not None else pd.DataFrame(index=counts.items)
-    key = None
-    for col in meta.columns:
-        if col == by:
-            continue
-        per_group = meta.groupby(groups, sort=False)[col].agg(tuple)
-        if len(set(per_group)) == 1 and meta[col].nunique() == sizes.max():
-            key = col
-            break
-    if key is None:
-        m["position"] = groups.groupby(groups, sort=False).cumcount().to_numpy() + 1
-        key = "position"
-    m[by] = groups.to_numpy()
-    m["cell"] = [
-        f"{lab} {share:.0%}" if lab is not None else "-"
-        for lab, share in zip(m["label"], m["share"], strict=True)
-    ]
-    order = list(dict.fromkeys(groups))
-    wide = m.pivot(index=by, columns=key, values="cell").loc[order]
-    labels = m.pivot(index=by, columns=key, values="label").loc[order]
+    lp = label_patterns(counts, by=by)
+    cells = lp.labels.copy().astype(object)
+    for col in cells.columns:
+        cells[col] = [
+            f"{lab} {share:.0%}" if lab is not None else "-"
+            for lab, share in zip(lp.labels[col], lp.shares[col], strict=True)
+        ]
     lines = ["  Majority label per item (its share of the ratings):", ""]
-    show = wide.reset_index()
+    show = cells.reset_index()
     show.columns = [str(c) for c in show.columns]
     lines += _table(show.fillna("-"), set(show.columns) - {by})
-    patterns = [tuple(row) for row in labels.itertuples(index=False)]
-    usual, freq = Counter(patterns).most_common(1)[0]
-    odd = [g for g, p in zip(order, patterns, strict=True) if p != usual]
-    if freq > 1 and odd:
+    if len(lp.deviations):
         lines.append("")
-        for g in odd:
-            row = labels.loc[g]
-            diff = [str(c) for c, a, b in zip(labels.columns, row, usual, strict=True) if a != b]
+        for g, rows in lp.deviations.groupby(by, sort=False):
+            diff = ", ".join(str(c) for c in rows[lp.key])
             text = (
                 f"! {by} {g}: the majority label differs from the other groups' usual pattern "
-                f"({' '.join(map(str, usual))}) on {', '.join(diff)}."
+                f"({' '.join(map(str, lp.usual))}) on {diff}."
             )
             lines += textwrap.wrap(text, 96, initial_indent="  ", subsequent_indent="    ")
         text = (
@@ -317,8 +294,21 @@ def _emit(
     is_flag=True,
     help="Print what each coefficient measures and when to prefer it, then exit.",
 )
-@click.option("--ci", type=float, default=None, help="Bootstrap interval coverage, e.g. 0.95.")
-@click.option("--n-boot", type=int, default=1000, show_default=True, help="Bootstrap resamples.")
+@click.option(
+    "--confidence-level",
+    "--ci",
+    type=float,
+    default=None,
+    help="Bootstrap interval coverage, e.g. 0.95 (--ci is the old name).",
+)
+@click.option(
+    "--n-resamples",
+    "--n-boot",
+    type=int,
+    default=1000,
+    show_default=True,
+    help="Bootstrap resamples.",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
 @click.option(
     "--json",
@@ -351,8 +341,8 @@ def agreement_command(
     level: str,
     by: str | None,
     explain: bool,
-    ci: float | None,
-    n_boot: int,
+    confidence_level: float | None,
+    n_resamples: int,
     seed: int,
     json_out: str | None,
     csv_out: str | None,
@@ -383,7 +373,9 @@ def agreement_command(
             msg = "--sets needs FILE."
             raise click.UsageError(msg)
         sets = load_set_annotations(file, label_sep=label_sep, **reader)
-        table, caught = set_agreement_table(sets, ci=ci, n_boot=n_boot, seed=seed)
+        table, caught = set_agreement_table(
+            sets, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed
+        )
         _emit(
             table, caught, describe(sets, file), json_out=json_out, csv_out=csv_out, inputs=inputs
         )
@@ -415,7 +407,14 @@ def agreement_command(
     check_level(level, [v.item() if hasattr(v, "item") else v for v in counts.scale.labels])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DissensusWarning)
-        table = report(counts, level=level, by=by, ci=ci, n_boot=n_boot, seed=seed)  # type: ignore[arg-type]
+        table = report(
+            counts,
+            level=level,  # type: ignore[arg-type]
+            by=by,
+            confidence_level=confidence_level,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
     n = counts.n
     header = (
         f"Agreement of {title}: {counts.N:,} items, {int(n.sum()):,} ratings "

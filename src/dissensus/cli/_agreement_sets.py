@@ -66,10 +66,14 @@ def load_set_annotations(path: str, *, label_sep: str | None, **options: Any) ->
 
 
 def _row(name: str, r: AgreementResult) -> dict[str, Any]:
-    low, high = (r.ci.low, r.ci.high) if r.ci is not None else (math.nan, math.nan)
+    low, high = (
+        (r.confidence_interval.low, r.confidence_interval.high)
+        if r.confidence_interval is not None
+        else (math.nan, math.nan)
+    )
     return {
         "coefficient": name,
-        "value": r.value,
+        "value": r.statistic,
         "se": r.se,
         "ci_low": low,
         "ci_high": high,
@@ -81,7 +85,7 @@ def _row(name: str, r: AgreementResult) -> dict[str, Any]:
 
 
 def set_agreement_table(
-    sets: SetAnnotations, *, ci: float | None, n_boot: int, seed: int
+    sets: SetAnnotations, *, confidence_level: float | None, n_resamples: int, seed: int
 ) -> tuple[pd.DataFrame, list[warnings.WarningMessage]]:
     """Alpha with MASI and Jaccard distances, then per-label nominal alpha; and the warnings.
 
@@ -92,10 +96,21 @@ def set_agreement_table(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DissensusWarning)
         for distance in ("masi", "jaccard"):
-            r = krippendorff_alpha(sets, distance=distance, ci=ci, n_boot=n_boot, seed=seed)
+            r = krippendorff_alpha(
+                sets,
+                distance=distance,
+                confidence_level=confidence_level,
+                n_resamples=n_resamples,
+                seed=seed,
+            )
             rows.append(_row(r.name, r))
         for label in sets.scale.labels:
-            r = krippendorff_alpha(sets.binary_counts(label), ci=ci, n_boot=n_boot, seed=seed)
+            r = krippendorff_alpha(
+                sets.binary_counts(label),
+                confidence_level=confidence_level,
+                n_resamples=n_resamples,
+                seed=seed,
+            )
             rows.append(_row(f"krippendorff_alpha[{label}]", r))
     return pd.DataFrame(rows), list(caught)
 
