@@ -30,10 +30,12 @@ from dissensus.data import (
     LabelCounts,
     Predictions,
     Scale,
+    SetAnnotations,
     load_example,
     read_annotations,
     read_convabuse,
     read_lewidi,
+    read_set_annotations,
 )
 from dissensus.data._predictions_io import read_predictions
 from dissensus.evaluation import Evaluation, evaluate
@@ -58,6 +60,7 @@ __all__ = [
     "Predictions",
     "PriorDominanceWarning",
     "Scale",
+    "SetAnnotations",
     "__version__",
     "agreement",
     "evaluate",
@@ -68,5 +71,6 @@ __all__ = [
     "read_convabuse",
     "read_lewidi",
     "read_predictions",
+    "read_set_annotations",
     "stats",
 ]

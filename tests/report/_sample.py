@@ -308,8 +308,10 @@ def evaluation_report_data(n_items: int = 150, seed: int = 3) -> ReportData:
     ev = evaluate(
         lc,
         {k: Predictions.from_array(v, items=items) for k, v in preds.items()},
-        metrics,
+        metrics=metrics,
         prior="uniform",  # the setting of the issue: the uniform prior outweighs the annotations
     )
-    data: ReportData = ev.report_data(title="Evaluation report", n_boot=200, agreement_ci=False)
+    data: ReportData = ev.report_data(
+        title="Evaluation report", n_resamples=200, agreement_ci=False
+    )
     return data

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from dissensus._deprecation import renamed_parameters
 from dissensus._exceptions import DataError
 from dissensus._validation import check_option, check_probability_level
 from dissensus.agreement._common import FloatArray, degenerate
@@ -65,18 +66,19 @@ def _ratings(data: Any, nan_policy: str) -> tuple[FloatArray, int]:
     return arr[complete], n_excluded
 
 
+@renamed_parameters(ci="confidence_level", ratings="annotations")
 def icc(
-    ratings: Any,
+    annotations: Any,
     *,
     kind: Kind | str = "A,1",
-    ci: float | None = 0.95,
+    confidence_level: float | None = 0.95,
     nan_policy: Literal["raise", "omit"] = "raise",
 ) -> AgreementResult:
     r"""Intraclass correlation of interval ratings, with its F-test and exact CI.
 
     Parameters
     ----------
-    ratings : array_like or DataFrame of shape (n targets, k raters), or Annotations
+    annotations : array_like or DataFrame of shape (n targets, k raters), or Annotations
         Numeric ratings; Annotations need a numeric scale and annotator ids.
     kind : {"1,1", "A,1", "C,1", "1,k", "A,k", "C,k"}, default "A,1"
         McGraw-Wong form: one-way random (``1``), two-way absolute agreement
@@ -84,7 +86,7 @@ def icc(
         mean of ``k`` ratings (``k``). Shrout-Fleiss names ``"ICC1"``,
         ``"ICC2"``, ``"ICC3"``, ``"ICC1k"``, ``"ICC2k"``, ``"ICC3k"`` are
         accepted too.
-    ci : float or None, default 0.95
+    confidence_level : float or None, default 0.95
         Coverage of the F-distribution confidence interval.
     nan_policy : {"raise", "omit"}, default "raise"
         Unbalanced data (missing ratings) is refused unless ``"omit"``
@@ -93,9 +95,9 @@ def icc(
     Returns
     -------
     AgreementResult
-        ``value`` the ICC, ``ci`` the exact interval, ``parts`` the mean
+        ``statistic`` the ICC, ``confidence_interval`` the exact interval, ``parts`` the mean
         squares and the F statistic with its degrees of freedom,
-        ``p_value`` of the F-test of ICC = 0.
+        ``pvalue`` of the F-test of ICC = 0.
 
     Raises
     ------
@@ -141,8 +143,12 @@ def icc(
     kind = _ALIASES.get(kind, kind)
     check_option("icc", "kind", kind, KINDS)
     check_option("icc", "nan_policy", nan_policy, ("raise", "omit"))
-    level = None if ci is None else check_probability_level("icc", "ci", ci)
-    x, n_excluded = _ratings(ratings, nan_policy)
+    level = (
+        None
+        if confidence_level is None
+        else check_probability_level("icc", "confidence_level", confidence_level)
+    )
+    x, n_excluded = _ratings(annotations, nan_policy)
     n, k = x.shape
     if n < 2 or k < 2:
         msg = f"icc needs at least 2 complete targets and 2 raters; got {n} × {k}."
@@ -176,7 +182,7 @@ def icc(
     if not math.isfinite(value):
         note = degenerate(f"icc({kind})", "the ratings have no variance")
         value = math.nan
-    p_value = float(special.fdtrc(df1, df2, F)) if math.isfinite(F) else math.nan
+    pvalue = float(special.fdtrc(df1, df2, F)) if math.isfinite(F) else math.nan
     interval = None
     if level is not None and not note:
         interval = _icc_ci(
@@ -184,9 +190,9 @@ def icc(
         )
     return AgreementResult(
         name=f"icc({kind})",
-        value=value,
-        ci=interval,
-        ci_level=level if interval is not None else None,
+        statistic=value,
+        confidence_interval=interval,
+        confidence_level=level if interval is not None else None,
         n_items=n,
         n_items_excluded=n_excluded,
         n_annotations=n * k,
@@ -199,7 +205,7 @@ def icc(
             "df1": df1,
             "df2": df2,
         },
-        p_value=p_value,
+        pvalue=pvalue,
         note=note,
     )
 
