@@ -113,7 +113,12 @@ def simulate_command(
     Prints the main table (share of model pairs ordered as the truth, per
     metric form and annotation-count bin) and the allocation curve.
     """
-    from dissensus.simulate import allocation_study, coverage, study  # noqa: PLC0415
+    from dissensus.simulate import (  # noqa: PLC0415
+        DEFAULT_CANDIDATES,
+        allocation_study,
+        coverage,
+        study,
+    )
     from dissensus.simulate._report import (  # noqa: PLC0415
         debiased_table,
         main_table,
@@ -129,7 +134,7 @@ def simulate_command(
         truths=_names(truths),
         metrics=_names(metrics),
         priors=prior_names,
-        **({"candidates": _names(candidates)} if candidates else {}),
+        candidates=_names(candidates) if candidates else DEFAULT_CANDIDATES,
         debiased=debiased,
         seed=seed,
     )

@@ -438,7 +438,8 @@ def _c_shrunk(
     pi: FloatArray, rng: np.random.Generator, n: IntArray, p: dict[str, Any]
 ) -> FloatArray:
     w = float(p.get("shrink", 0.3))
-    return (1.0 - w) * pi + w / pi.shape[1]
+    out: FloatArray = (1.0 - w) * pi + w / pi.shape[1]
+    return out
 
 
 def _c_marginal(
