@@ -1425,82 +1425,38 @@ def emd(
 # that costs nothing and keeps one message per option.
 
 
-def _unchecked_log(
-    func: str,
-    rows: Callable[..., FloatArray],
-    P: FloatArray,
-    Q: FloatArray,
-    *,
-    zero: str,
-    eps: float,
-    base: float | None,
-) -> FloatArray:
-    e = _clip_eps(func, zero, eps)
-    scale = _log_scale(func, base)
-    d = _chunked(lambda A, B: rows(A, B, e), P, Q)
-    if scale != 1.0:
-        d /= scale
-    return d
+def _log_entry(func: str, rows: Callable[..., FloatArray]) -> Callable[..., FloatArray]:
+    """The unchecked entry of a metric with logs of a probability (zero policy, log base)."""
+
+    def entry(
+        P: FloatArray,
+        Q: FloatArray,
+        /,
+        *,
+        zero: str = "inf",
+        eps: float = 1e-12,
+        base: float | None = None,
+    ) -> FloatArray:
+        e = _clip_eps(func, zero, eps)
+        scale = _log_scale(func, base)
+        d = _chunked(lambda A, B: rows(A, B, e), P, Q)
+        if scale != 1.0:
+            d /= scale
+        return d
+
+    entry.__name__ = entry.__qualname__ = f"_unchecked_{func}"
+    return entry
 
 
-def _unchecked_cross_entropy(
-    P: FloatArray,
-    Q: FloatArray,
-    /,
-    *,
-    zero: str = "inf",
-    eps: float = 1e-12,
-    base: float | None = None,
-) -> FloatArray:
-    return _unchecked_log(
-        "cross_entropy",
-        lambda A, B, e: _neg_rowsum(_xlogy(A, _clip(B, e))),
-        P,
-        Q,
-        zero=zero,
-        eps=eps,
-        base=base,
-    )
-
-
-def _unchecked_kl_divergence(
-    P: FloatArray,
-    Q: FloatArray,
-    /,
-    *,
-    zero: str = "inf",
-    eps: float = 1e-12,
-    base: float | None = None,
-) -> FloatArray:
-    return _unchecked_log(
-        "kl_divergence",
-        lambda A, B, e: _rowsum(_rel_entr(A, _clip(B, e))),
-        P,
-        Q,
-        zero=zero,
-        eps=eps,
-        base=base,
-    )
-
-
-def _unchecked_kl_divergence_reverse(
-    P: FloatArray,
-    Q: FloatArray,
-    /,
-    *,
-    zero: str = "inf",
-    eps: float = 1e-12,
-    base: float | None = None,
-) -> FloatArray:
-    return _unchecked_log(
-        "kl_divergence_reverse",
-        lambda A, B, e: _rowsum(_rel_entr(B, _clip(A, e))),
-        P,
-        Q,
-        zero=zero,
-        eps=eps,
-        base=base,
-    )
+_unchecked_cross_entropy = _log_entry(
+    "cross_entropy", lambda A, B, e: _neg_rowsum(_xlogy(A, _clip(B, e)))
+)
+_unchecked_kl_divergence = _log_entry(
+    "kl_divergence", lambda A, B, e: _rowsum(_rel_entr(A, _clip(B, e)))
+)
+_unchecked_kl_divergence_reverse = _log_entry(
+    "kl_divergence_reverse", lambda A, B, e: _rowsum(_rel_entr(B, _clip(A, e)))
+)
 
 
 def _unchecked_js_divergence(
@@ -1531,52 +1487,31 @@ def _unchecked_emd(P: FloatArray, Q: FloatArray, /, *, normalize: bool = True) -
     return d
 
 
-def _unchecked_manhattan(P: FloatArray, Q: FloatArray, /) -> FloatArray:
-    return _chunked(_k_manhattan, P, Q)
+def _rows_entry(
+    name: str, kernel: Callable[[FloatArray, FloatArray], FloatArray], *, root: bool = False
+) -> Callable[..., FloatArray]:
+    """The unchecked entry of a metric that is a row kernel (its square root with ``root``)."""
+
+    def entry(P: FloatArray, Q: FloatArray, /) -> FloatArray:
+        d = _chunked(kernel, P, Q)
+        return np.sqrt(d) if root else d
+
+    entry.__name__ = entry.__qualname__ = f"_unchecked_{name}"
+    return entry
 
 
-def _unchecked_squared_euclidean(P: FloatArray, Q: FloatArray, /) -> FloatArray:
-    return _chunked(_k_squared_euclidean, P, Q)
-
-
-def _unchecked_euclidean(P: FloatArray, Q: FloatArray, /) -> FloatArray:
-    return np.sqrt(_chunked(_k_squared_euclidean, P, Q))
-
-
-def _unchecked_chebyshev(P: FloatArray, Q: FloatArray, /) -> FloatArray:
-    return _chunked(_k_chebyshev, P, Q)
-
-
-def _unchecked_sorensen(P: FloatArray, Q: FloatArray, /) -> FloatArray:
-    return _chunked(_k_sorensen, P, Q)
-
-
-def _unchecked_squared_chi2(P: FloatArray, Q: FloatArray, /) -> FloatArray:
-    return _chunked(_k_squared_chi2, P, Q)
-
-
-def _unchecked_fidelity(P: FloatArray, Q: FloatArray, /) -> FloatArray:
-    return _chunked(_k_fidelity, P, Q)
-
-
-def _unchecked_clark(P: FloatArray, Q: FloatArray, /) -> FloatArray:
-    return np.sqrt(_chunked(_k_clark_squared, P, Q))
-
-
-def _unchecked_canberra(P: FloatArray, Q: FloatArray, /) -> FloatArray:
-    return _chunked(_k_canberra, P, Q)
-
-
-def _unchecked_cosine(P: FloatArray, Q: FloatArray, /) -> FloatArray:
-    return _chunked(_k_cosine, P, Q)
-
-
-def _unchecked_intersection(P: FloatArray, Q: FloatArray, /) -> FloatArray:
-    return _chunked(_k_intersection, P, Q)
-
-
-def _unchecked_hellinger(P: FloatArray, Q: FloatArray, /) -> FloatArray:
-    return _chunked(_k_hellinger, P, Q)
+_unchecked_manhattan = _rows_entry("manhattan", _k_manhattan)
+_unchecked_squared_euclidean = _rows_entry("squared_euclidean", _k_squared_euclidean)
+_unchecked_euclidean = _rows_entry("euclidean", _k_squared_euclidean, root=True)
+_unchecked_chebyshev = _rows_entry("chebyshev", _k_chebyshev)
+_unchecked_sorensen = _rows_entry("sorensen", _k_sorensen)
+_unchecked_squared_chi2 = _rows_entry("squared_chi2", _k_squared_chi2)
+_unchecked_fidelity = _rows_entry("fidelity", _k_fidelity)
+_unchecked_clark = _rows_entry("clark", _k_clark_squared, root=True)
+_unchecked_canberra = _rows_entry("canberra", _k_canberra)
+_unchecked_cosine = _rows_entry("cosine", _k_cosine)
+_unchecked_intersection = _rows_entry("intersection", _k_intersection)
+_unchecked_hellinger = _rows_entry("hellinger", _k_hellinger)
 
 
 #: The unchecked entry of each metric above, by registry name (see the comment at the section
