@@ -78,7 +78,7 @@ def plain_reading(
     )
     s = cells.pivot_table(
         index=["truth", "metric", "bin"], columns="estimator", values="se_pairs_correct"
-    )
+    ).reindex(index=p.index, columns=p.columns)  # all-NaN errors (2 replicates) drop rows
     if "empirical" in p.columns:
         counts = []
         for est in _expected_names(rk):
@@ -266,7 +266,9 @@ def debiased_reading(res: StudyResult) -> list[str]:
         ("p_best_correct", "se_best_correct", "P(pick the truly best model)"),
     ):
         p = cells.pivot_table(index=["truth", "metric", "bin"], columns="estimator", values=col)
-        s = cells.pivot_table(index=["truth", "metric", "bin"], columns="estimator", values=se_col)
+        s = cells.pivot_table(
+            index=["truth", "metric", "bin"], columns="estimator", values=se_col
+        ).reindex(index=p.index, columns=p.columns)
         d = p["debiased"] - p["empirical"]
         se = np.hypot(s["debiased"], s["empirical"])
         better = [f"{m} on {t} at {b}" for (t, m, b) in d.index[(d > 2 * se).to_numpy()]]
@@ -289,8 +291,22 @@ def debiased_reading(res: StudyResult) -> list[str]:
     return out
 
 
+def _lines_per_bin(
+    ax: Any, sub: pd.DataFrame, ests: list[str], bins: list[str], *, col: str, se_col: str
+) -> None:
+    """One line per estimator over the bins, with two-standard-error bars."""
+    from dissensus.report._plots import _style, _text  # noqa: PLC0415
+
+    x = np.arange(len(bins))
+    for i, est in enumerate(ests):
+        g = sub[sub["estimator"] == est].set_index("bin").reindex(bins)
+        ax.errorbar(
+            x, g[col], yerr=2 * g[se_col].fillna(0), label=_text(est), capsize=2, **_style(i)
+        )
+
+
 def _debiased_figure(res: StudyResult, truth: str) -> Figure:
-    from dissensus.report._plots import _GRID, _new_figure, _style, _text  # noqa: PLC0415
+    from dissensus.report._plots import _GRID, _new_figure, _text  # noqa: PLC0415
 
     rk = res.rankings[(res.rankings["truth"] == truth) & (res.rankings["bin"] != "all")]
     metrics = list(dict.fromkeys(rk["metric"]))
@@ -306,17 +322,7 @@ def _debiased_figure(res: StudyResult, truth: str) -> Figure:
     for r, (col, se_col, label) in enumerate(rows):
         for c, metric in enumerate(metrics):
             ax = axes[r, c]
-            sub = rk[rk["metric"] == metric]
-            for i, est in enumerate(ests):
-                g = sub[sub["estimator"] == est].set_index("bin").reindex(bins)
-                ax.errorbar(
-                    x,
-                    g[col],
-                    yerr=2 * g[se_col].fillna(0),
-                    label=_text(est),
-                    capsize=2,
-                    **_style(i),
-                )
+            _lines_per_bin(ax, rk[rk["metric"] == metric], ests, bins, col=col, se_col=se_col)
             if r == 0:
                 ax.set_title(_text(metric), loc="left")
             ax.set_xticks(x, bins, rotation=45)
@@ -332,7 +338,7 @@ def _debiased_figure(res: StudyResult, truth: str) -> Figure:
 
 
 def _decision_figure(res: StudyResult, truth: str) -> Figure:
-    from dissensus.report._plots import _GRID, _new_figure, _style, _text  # noqa: PLC0415
+    from dissensus.report._plots import _GRID, _new_figure, _text  # noqa: PLC0415
 
     rk = res.rankings[(res.rankings["truth"] == truth) & (res.rankings["bin"] != "all")]
     metrics = list(dict.fromkeys(rk["metric"]))
@@ -345,16 +351,7 @@ def _decision_figure(res: StudyResult, truth: str) -> Figure:
     x = np.arange(len(bins))
     for ax, metric in zip(axes, metrics, strict=False):
         sub = rk[rk["metric"] == metric]
-        for i, est in enumerate(ests):
-            r = sub[sub["estimator"] == est].set_index("bin").reindex(bins)
-            ax.errorbar(
-                x,
-                r["p_pairs_correct"],
-                yerr=2 * r["se_pairs_correct"].fillna(0),
-                label=_text(est),
-                capsize=2,
-                **_style(i),
-            )
+        _lines_per_bin(ax, sub, ests, bins, col="p_pairs_correct", se_col="se_pairs_correct")
         ax.set_title(_text(f"{metric}: pairs ordered as the truth"), loc="left")
         ax.set_xticks(x, bins)
         ax.set_ylim(-0.02, 1.02)
