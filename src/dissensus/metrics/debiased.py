@@ -418,11 +418,11 @@ def _jackknife_rows(
             with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
                 g = np.asarray(f(Pk, Q[rows], **options), dtype=np.float64)
                 g -= f0[rows]
-            c = ck[rows]
-            g *= c
-            s1[rows] += g
+            w = g * ck[rows]  # n_k (f_k - f0), then n_k (f_k - f0)^2
+            s1[rows] += w
             if s2 is not None:
-                s2[rows] += g * g / c
+                w *= g
+                s2[rows] += w
             continue
         keep = B[:, k].copy()
         B[:, k] = B1[:, k]
@@ -432,11 +432,11 @@ def _jackknife_rows(
             g = np.asarray(f(Pk, Q, **options), dtype=np.float64)
             g -= f0  # NaN (inf - inf) only where f0 is infinite: those items keep f0
         B[:, k] = keep
-        g *= ck
-        s1 += g
+        w = g * ck  # n_k (f_k - f0), then n_k (f_k - f0)^2; 0 where n_k = 0 (g finite there)
+        s1 += w
         if s2 is not None:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                s2 += np.where(hk, g * g / ck, 0.0)
+            w *= g
+            s2 += w
     with np.errstate(invalid="ignore"):
         # centred on f0: f0 - (n-1)/n * sum n_k (f_k - f0) = n f0 - (n-1) sum (n_k/n) f_k
         est = np.where(np.isfinite(f0) & many, f0 - (n - 1.0) / n * s1, f0)
