@@ -22,5 +22,14 @@ Examples
 from dissensus.aggregation._dawid_skene import DawidSkeneResult, dawid_skene
 from dissensus.aggregation._em import ConvergenceWarning
 from dissensus.aggregation._mace import MACEResult, mace
+from dissensus.aggregation._ordinal import OrdinalDawidSkeneResult, ordinal_dawid_skene
 
-__all__ = ["ConvergenceWarning", "DawidSkeneResult", "MACEResult", "dawid_skene", "mace"]
+__all__ = [
+    "ConvergenceWarning",
+    "DawidSkeneResult",
+    "MACEResult",
+    "OrdinalDawidSkeneResult",
+    "dawid_skene",
+    "mace",
+    "ordinal_dawid_skene",
+]
