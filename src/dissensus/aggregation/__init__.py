@@ -23,8 +23,10 @@ from dissensus.aggregation._dawid_skene import DawidSkeneResult, dawid_skene
 from dissensus.aggregation._em import ConvergenceWarning
 from dissensus.aggregation._mace import MACEResult, mace
 from dissensus.aggregation._ordinal import OrdinalDawidSkeneResult, ordinal_dawid_skene
+from dissensus.aggregation._soft_targets import TARGET_METHODS, soft_targets
 
 __all__ = [
+    "TARGET_METHODS",
     "ConvergenceWarning",
     "DawidSkeneResult",
     "MACEResult",
@@ -32,4 +34,5 @@ __all__ = [
     "dawid_skene",
     "mace",
     "ordinal_dawid_skene",
+    "soft_targets",
 ]
