@@ -71,6 +71,30 @@ def ratings(n: int, k: int = 6, seed: int = 1) -> np.ndarray:
     return x
 
 
+def icc_race(model: str, kind: str, n: int) -> None:
+    x = ratings(n)
+    ti, ri = np.nonzero(np.isfinite(x))
+    long = pd.DataFrame({"y": x[ti, ri], "t": ti, "r": ri, "g": 1})
+    formula = {"1,1": "y ~ 1", "C,1": "y ~ C(r)", "A,1": "y ~ 1"}[kind]
+    if kind == "A,1":  # crossed: one group, a variance component per factor
+        vc = {"t": "0 + C(t)", "r": "0 + C(r)"}
+        model_sm = smf.mixedlm(formula, long, groups="g", re_formula="0", vc_formula=vc)
+    else:
+        model_sm = smf.mixedlm(formula, long, groups="t")
+    t = race(
+        {
+            "dissensus": lambda: icc(x, kind=kind, method="reml", ci=None),
+            "statsmodels": lambda: model_sm.fit(reml=True),
+        },
+        repeat=3,
+    )
+    print(
+        f"\nICC {kind} REML ({model}), {n:,} targets x 6 raters, {len(long):,} ratings: "
+        f"dissensus {t['dissensus'] * 1e3:.1f} ms, statsmodels MixedLM "
+        f"{t['statsmodels'] * 1e3:.1f} ms ({t['statsmodels'] / t['dissensus']:.1f}x)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true")
@@ -97,33 +121,9 @@ def main() -> None:
     print(f"  Dawid-Skene: {t['crowd-kit DawidSkene'] / t['dissensus dawid_skene']:.1f}x faster")
     print(f"  MACE:        {t['crowd-kit MACE'] / t['dissensus mace']:.1f}x faster")
 
-    for model, kind, n in (("one-way", "1,1", 2_000), ("fixed raters", "C,1", 2_000),
-                           ("two-way random", "A,1", 150)):  # fmt: skip
-        n = n // 4 if args.quick else n
-        x = ratings(n)
-        ti, ri = np.nonzero(np.isfinite(x))
-        long = pd.DataFrame({"y": x[ti, ri], "t": ti, "r": ri, "g": 1})
-        if kind == "1,1":
-            sm = lambda: smf.mixedlm("y ~ 1", long, groups="t").fit(reml=True)  # noqa: E731
-        elif kind == "C,1":
-            sm = lambda: smf.mixedlm("y ~ C(r)", long, groups="t").fit(reml=True)  # noqa: E731
-        else:
-            vc = {"t": "0 + C(t)", "r": "0 + C(r)"}
-            sm = lambda: smf.mixedlm(  # noqa: E731
-                "y ~ 1", long, groups="g", re_formula="0", vc_formula=vc
-            ).fit(reml=True)
-        t = race(
-            {
-                "dissensus": lambda: icc(x, kind=kind, method="reml", ci=None),  # noqa: B023
-                "statsmodels": sm,
-            },
-            repeat=3,
-        )
-        print(
-            f"\nICC {kind} REML ({model}), {n:,} targets x 6 raters, {len(long):,} ratings: "
-            f"dissensus {t['dissensus'] * 1e3:.1f} ms, statsmodels MixedLM "
-            f"{t['statsmodels'] * 1e3:.1f} ms ({t['statsmodels'] / t['dissensus']:.1f}x)"
-        )
+    for model, kind, size in (("one-way", "1,1", 2_000), ("fixed raters", "C,1", 2_000),
+                              ("two-way random", "A,1", 150)):  # fmt: skip
+        icc_race(model, kind, size // 4 if args.quick else size)
     print(f"\nload average at end: {_load()}")
 
 
