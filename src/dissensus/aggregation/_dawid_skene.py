@@ -19,9 +19,8 @@ posterior :math:`T_{ic}` moves by ``tol`` or more in an iteration.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -32,12 +31,15 @@ from dissensus.aggregation._em import (
     EPS,
     ConvergenceWarning,
     Data,
+    EMRun,
     answer_sums,
     check_em_options,
     check_nonnegative,
     confusion_e_step,
     data_codes,
     initial_posteriors,
+    most_probable,
+    run_em,
     warn_not_converged,
 )
 from dissensus.data import Annotations, Scale
@@ -46,6 +48,7 @@ __all__ = ["ConvergenceWarning", "DawidSkeneResult", "dawid_skene"]
 
 FloatArray = npt.NDArray[np.float64]
 Init = Literal["majority", "random"]
+R = TypeVar("R", bound="DawidSkeneResult")
 
 
 @dataclass(frozen=True)
@@ -94,9 +97,7 @@ class DawidSkeneResult:
     @property
     def labels(self) -> pd.Series:
         """The most probable label of each item (the first on ties)."""
-        cols = np.asarray(self.posterior.columns, dtype=object)
-        best = cols[self.posterior.to_numpy().argmax(axis=1)]
-        return pd.Series(best, index=self.posterior.index, name="label")
+        return most_probable(self.posterior)
 
     def confusion_matrix(self, annotator: object) -> pd.DataFrame:
         """One annotator's confusion matrix: rows the true label, columns the answer."""
@@ -235,33 +236,36 @@ def dawid_skene(
     check_em_options(func, n_iter=n_iter, tol=tol, init=init)
     smoothing = check_nonnegative(func, "smoothing", smoothing)
     d = data_codes(func, annotations)
-    T = initial_posteriors(d, init, seed)
-    history: list[float] = []
-    converged = False
-    M = max(d.y.size, 1)
-    rho = conf = np.empty(0)
-    change = math.inf
-    for _ in range(int(n_iter)):
-        rho, conf = _m_step(T, d, smoothing)
-        T_new, loglik = confusion_e_step(rho, conf, d)
-        change = float(np.abs(T_new - T).max())
-        T = T_new
-        history.append(loglik / M)
-        if change < tol:
-            converged = True
-            break
-    if not converged:
-        warn_not_converged(func, n_iter, change, tol)
+    fitted: dict[str, FloatArray] = {}
+
+    def step(T: FloatArray) -> tuple[FloatArray, float]:
+        fitted["rho"], fitted["conf"] = _m_step(T, d, smoothing)
+        return confusion_e_step(fitted["rho"], fitted["conf"], d)
+
+    run = run_em(initial_posteriors(d, init, seed), step, n_iter=n_iter, tol=tol,
+                 n_annotations=d.y.size)  # fmt: skip
+    if not run.converged:
+        warn_not_converged(func, n_iter, run.change, tol)
+    return fitted_result(DawidSkeneResult, annotations, d, run, fitted=fitted, tol=tol)
+
+
+def fitted_result(
+    cls: type[R], annotations: Annotations, d: Data, run: EMRun, *,
+    fitted: dict[str, FloatArray], tol: float, **extra: object,
+) -> R:  # fmt: skip
+    """A Dawid–Skene-type result from an EM run and its last priors and confusion matrices."""
     labels = pd.Index(annotations.scale.labels, name="label")
-    return DawidSkeneResult(
-        posterior=pd.DataFrame(T, index=annotations.items, columns=labels),
+    rho = fitted["rho"]
+    return cls(
+        posterior=pd.DataFrame(run.T, index=annotations.items, columns=labels),
         priors=pd.Series(rho / rho.sum(), index=labels, name="prior"),
-        confusion=conf,
+        confusion=fitted["conf"],
         annotators=d.annotators,
         n_annotations=d.n_annotations,
         scale=annotations.scale,
-        log_likelihood=tuple(history),
-        n_iter=len(history),
-        converged=converged,
+        log_likelihood=run.history,
+        n_iter=len(run.history),
+        converged=run.converged,
         tol=float(tol),
+        **extra,
     )

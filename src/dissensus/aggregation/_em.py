@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +29,8 @@ __all__ = [
     "data_codes",
     "initial_posteriors",
     "log_normalize",
+    "most_probable",
+    "run_em",
     "warn_not_converged",
 ]
 
@@ -159,3 +162,42 @@ def warn_not_converged(func: str, n_iter: int, change: float, tol: float) -> Non
         ConvergenceWarning,
         stacklevel=3,
     )
+
+
+@dataclass(frozen=True)
+class EMRun:
+    """Where an EM run stopped: posteriors and the convergence record."""
+
+    T: FloatArray
+    history: tuple[float, ...]
+    change: float
+    converged: bool
+
+
+def run_em(
+    T: FloatArray,
+    step: Callable[[FloatArray], tuple[FloatArray, float]],
+    *,
+    n_iter: int,
+    tol: float,
+    n_annotations: int,
+) -> EMRun:
+    """Iterate ``T, loglik = step(T)`` (one M and one E step) until no ``T`` moves by ``tol``."""
+    history: list[float] = []
+    change = math.inf
+    M = max(n_annotations, 1)
+    for _ in range(int(n_iter)):
+        T_new, loglik = step(T)
+        change = float(np.abs(T_new - T).max())
+        T = T_new
+        history.append(loglik / M)
+        if change < tol:
+            break
+    return EMRun(T, tuple(history), change, change < tol)
+
+
+def most_probable(posterior: pd.DataFrame) -> pd.Series:
+    """The most probable label of each item (the first on ties)."""
+    cols = np.asarray(posterior.columns, dtype=object)
+    best = cols[posterior.to_numpy().argmax(axis=1)]
+    return pd.Series(best, index=posterior.index, name="label")

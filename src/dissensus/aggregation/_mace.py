@@ -39,6 +39,8 @@ from dissensus.aggregation._em import (
     check_nonnegative,
     data_codes,
     log_normalize,
+    most_probable,
+    run_em,
     warn_not_converged,
 )
 from dissensus.data import Annotations, Scale
@@ -102,9 +104,7 @@ class MACEResult:
     @property
     def labels(self) -> pd.Series:
         """The most probable label of each item (the first on ties)."""
-        cols = np.asarray(self.posterior.columns, dtype=object)
-        best = cols[self.posterior.to_numpy().argmax(axis=1)]
-        return pd.Series(best, index=self.posterior.index, name="label")
+        return most_probable(self.posterior)
 
     def reliability(self) -> pd.DataFrame:
         r"""One row per annotator: ``n_annotations``, ``competence`` and ``spam_label``.
@@ -191,21 +191,18 @@ def _fit(
 ) -> tuple[FloatArray, FloatArray, FloatArray, list[float], float]:
     """EM from one start: posteriors, competence, strategy, log-likelihoods, last change."""
     T, knew, spam, _ = _e_step(theta, xi, d)
-    history: list[float] = []
-    change = math.inf
-    M = max(d.y.size, 1)
-    for _ in range(n_iter):
-        theta, xi = _m_step(
-            knew, spam, d, method=method, smoothing=smoothing,
+    state = {"theta": theta, "xi": xi, "knew": knew, "spam": spam}
+
+    def step(T: FloatArray) -> tuple[FloatArray, float]:
+        state["theta"], state["xi"] = _m_step(
+            state["knew"], state["spam"], d, method=method, smoothing=smoothing,
             competence_prior=competence_prior, strategy_prior=strategy_prior,
         )  # fmt: skip
-        T_new, knew, spam, loglik = _e_step(theta, xi, d)
-        change = float(np.abs(T_new - T).max())
-        T = T_new
-        history.append(loglik / M)
-        if change < tol:
-            break
-    return T, theta, xi, history, change
+        T_new, state["knew"], state["spam"], loglik = _e_step(state["theta"], state["xi"], d)
+        return T_new, loglik
+
+    run = run_em(T, step, n_iter=n_iter, tol=tol, n_annotations=d.y.size)
+    return run.T, state["theta"], state["xi"], list(run.history), run.change
 
 
 def mace(

@@ -34,7 +34,7 @@ from scipy import special
 
 from dissensus._exceptions import DataError
 from dissensus._validation import SeedLike
-from dissensus.aggregation._dawid_skene import DawidSkeneResult, Init
+from dissensus.aggregation._dawid_skene import DawidSkeneResult, Init, fitted_result
 from dissensus.aggregation._em import (
     EPS,
     answer_sums,
@@ -42,6 +42,7 @@ from dissensus.aggregation._em import (
     confusion_e_step,
     data_codes,
     initial_posteriors,
+    run_em,
     warn_not_converged,
 )
 from dissensus.data import Annotations
@@ -288,39 +289,23 @@ def ordinal_dawid_skene(
             f"({annotations.scale!r}); use dawid_skene, or load the labels with ordered=True."
         )
         raise DataError(msg)
-    T = initial_posteriors(d, init, seed)
-    beta = np.zeros(d.R)
-    lam = np.ones(d.R)
-    history: list[float] = []
-    converged = False
-    M = max(d.y.size, 1)
-    rho = conf = np.empty(0)
-    change = math.inf
-    for _ in range(int(n_iter)):
-        rho = np.maximum(T.mean(axis=0), EPS)
-        beta, lam = _m_step_probit(answer_sums(T, d), beta, lam)
-        conf = _confusion(beta, lam, d.K)
-        T_new, loglik = confusion_e_step(rho, conf, d)
-        change = float(np.abs(T_new - T).max())
-        T = T_new
-        history.append(loglik / M)
-        if change < tol:
-            converged = True
-            break
-    if not converged:
-        warn_not_converged(func, n_iter, change, tol)
-    labels = pd.Index(annotations.scale.labels, name="label")
-    return OrdinalDawidSkeneResult(
-        posterior=pd.DataFrame(T, index=annotations.items, columns=labels),
-        priors=pd.Series(rho / rho.sum(), index=labels, name="prior"),
-        confusion=conf,
-        annotators=d.annotators,
-        n_annotations=d.n_annotations,
-        scale=annotations.scale,
-        log_likelihood=tuple(history),
-        n_iter=len(history),
-        converged=converged,
-        tol=float(tol),
+    fitted: dict[str, FloatArray] = {"beta": np.zeros(d.R), "lam": np.ones(d.R)}
+
+    def step(T: FloatArray) -> tuple[FloatArray, float]:
+        fitted["rho"] = np.maximum(T.mean(axis=0), EPS)
+        fitted["beta"], fitted["lam"] = _m_step_probit(
+            answer_sums(T, d), fitted["beta"], fitted["lam"]
+        )
+        fitted["conf"] = _confusion(fitted["beta"], fitted["lam"], d.K)
+        return confusion_e_step(fitted["rho"], fitted["conf"], d)
+
+    run = run_em(initial_posteriors(d, init, seed), step, n_iter=n_iter, tol=tol,
+                 n_annotations=d.y.size)  # fmt: skip
+    if not run.converged:
+        warn_not_converged(func, n_iter, run.change, tol)
+    beta, lam = fitted["beta"], fitted["lam"]
+    return fitted_result(
+        OrdinalDawidSkeneResult, annotations, d, run, fitted=fitted, tol=tol,
         bias=pd.Series(beta / lam, index=d.annotators, name="bias"),
         noise=pd.Series(1.0 / lam, index=d.annotators, name="noise"),
-    )
+    )  # fmt: skip
