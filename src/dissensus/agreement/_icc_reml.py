@@ -152,8 +152,9 @@ def _criterion(
         idle[:, kc:] = v[:, kc:] <= 0
     D = 1.0 + g_r[:, None] * d.n_i[None, :]  # (B, n)
     wD = w / D
-    Q = np.einsum("ij,bi,ik->bjk", d.P, wD, d.P)
-    Q2 = np.einsum("ij,bi,ik->bjk", d.P, wD / D, d.P)
+    PT = d.P.T[None, :, :]
+    Q = (PT * wD[:, None, :]) @ d.P  # P' diag(w / D) P per fit, through BLAS
+    Q2 = (PT * (wD / D)[:, None, :]) @ d.P
     Mat = d.gtg(v) - g_r[:, None, None] * Q  # the Schur complement before the rater scaling
     S = lam[:, :, None] * Mat * lam[:, None, :]
     diag = np.arange(m2)
@@ -314,14 +315,22 @@ def fit_components(
 
 
 def bootstrap_components(
-    d: Design, weights: FloatArray, start: FloatArray, *, reml: bool = True, chunk: int = 256
+    d: Design,
+    weights: FloatArray,
+    start: FloatArray,
+    *,
+    reml: bool = True,
+    chunk: int | None = None,
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Variance components of every resample (rows of ``weights``), refitted together.
 
     Each resample starts at the full-data ``start`` and takes up to 30
     projected Newton steps (to a relative gradient of 1e-8); chunks of
-    ``chunk`` resamples bound the memory.
+    ``chunk`` resamples (default: about 4 million residuals, at most 256)
+    bound the memory.
     """
+    if chunk is None:
+        chunk = int(min(256, max(1, 4_000_000 // max(d.y.size, 1))))
     out = []
     fixed = np.zeros(start.size, dtype=bool)
     for lo in range(0, weights.shape[0], chunk):
