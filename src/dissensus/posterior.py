@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
+from dissensus._deprecation import renamed_parameters
 from dissensus._dirichlet import others_sum
 from dissensus._exceptions import DataError, DissensusWarning
 from dissensus._validation import (
@@ -584,28 +585,30 @@ def soft_labels(
     return smooth
 
 
-def credible_interval(alpha: npt.ArrayLike, *, level: float = 0.95) -> CredibleInterval:
+@renamed_parameters(level="confidence_level")
+def credible_interval(alpha: npt.ArrayLike, *, confidence_level: float = 0.95) -> CredibleInterval:
     r"""Equal-tailed credible interval of each class probability.
 
     Parameters
     ----------
     alpha : array_like, shape (N, K)
         Posterior Dirichlet parameters (e.g. from :func:`dirichlet`).
-    level : float, default 0.95
-        Posterior probability inside each interval.
+    confidence_level : float, default 0.95
+        Posterior probability inside each interval (the glossary's one name for
+        an interval's coverage; ``level`` is its old name, deprecated).
 
     Returns
     -------
     CredibleInterval
         ``(low, high)``, each (N, K): the :math:`(1 \mp \text{level})/2`
-        quantiles of the Beta marginals.
+        quantiles of the Beta marginals (:math:`\text{level}` = ``confidence_level``).
 
     Raises
     ------
     DataError
         ``alpha`` not finite and positive.
     ValueError
-        ``level`` outside (0, 1).
+        ``confidence_level`` outside (0, 1).
 
     Notes
     -----
@@ -616,12 +619,12 @@ def credible_interval(alpha: npt.ArrayLike, *, level: float = 0.95) -> CredibleI
 
     Examples
     --------
-    >>> ci = credible_interval([[1.0, 1.0]], level=0.9)
-    >>> ci.low.tolist(), ci.high.tolist()
+    >>> interval = credible_interval([[1.0, 1.0]], confidence_level=0.9)
+    >>> interval.low.tolist(), interval.high.tolist()
     ([[0.05, 0.05]], [[0.95, 0.95]])
     """
     a = as_alpha_matrix(alpha, "alpha")
-    level = check_probability_level("credible_interval", "level", level)
+    level = check_probability_level("credible_interval", "confidence_level", confidence_level)
     b = others_sum(a)
     tail = (1.0 - level) / 2.0
     low = np.asarray(special.betaincinv(a, b, tail), dtype=np.float64)

@@ -43,9 +43,9 @@ class TestIccReml:
     @pytest.mark.parametrize("data", ["sf", "random"])
     def test_balanced_equals_closed_forms(self, kind: str, data: str) -> None:
         x = SF if data == "sf" else _table(0, 40, 5)
-        ref = icc(x, kind=kind, ci=None)
-        got = icc(x, kind=kind, method="reml", ci=None)
-        assert got.value == pytest.approx(ref.value, abs=1e-8)
+        ref = icc(x, kind=kind, confidence_level=None)
+        got = icc(x, kind=kind, method="reml", confidence_level=None)
+        assert got.statistic == pytest.approx(ref.statistic, abs=1e-8)
         assert got.n_annotations == x.size
 
     def test_one_way_ml_closed_form(self) -> None:
@@ -55,7 +55,7 @@ class TestIccReml:
         ms_r = k * x.mean(axis=1).var(ddof=1)
         ms_w = ((x - x.mean(axis=1, keepdims=True)) ** 2).sum() / (n * (k - 1))
         s_r = ((1 - 1 / n) * ms_r - ms_w) / k
-        r = icc(x, kind="1,1", method="ml", ci=None)
+        r = icc(x, kind="1,1", method="ml", confidence_level=None)
         assert r.parts["sigma2_residual"] == pytest.approx(ms_w, rel=1e-9)
         assert r.parts["sigma2_target"] == pytest.approx(s_r, rel=1e-9)
 
@@ -87,23 +87,25 @@ class TestIccReml:
 
     def test_missing_ratings_used_not_dropped(self) -> None:
         x = _table(3, 25, 4, missing=0.25)
-        r = icc(x, kind="A,1", method="reml", ci=None)
+        r = icc(x, kind="A,1", method="reml", confidence_level=None)
         assert r.n_annotations == int(np.isfinite(x).sum())
         assert r.n_items_excluded == 0
         assert r.parts["k_mean"] == pytest.approx(np.isfinite(x).sum() / 25)
-        omit = icc(x, kind="A,1", method="reml", ci=None, nan_policy="omit")
+        omit = icc(x, kind="A,1", method="reml", confidence_level=None, nan_policy="omit")
         complete = x[np.isfinite(x).all(axis=1)]
         assert omit.n_items == complete.shape[0]
-        assert omit.value == pytest.approx(icc(complete, kind="A,1", ci=None).value, abs=1e-8)
+        assert omit.statistic == pytest.approx(
+            icc(complete, kind="A,1", confidence_level=None).statistic, abs=1e-8
+        )
         with pytest.raises(DataError, match="method='reml'"):
             icc(x)
 
     def test_negative_closed_form_is_zero(self) -> None:
         x = np.array([[1.0, 3.0], [3.0, 1.0], [2.0, 2.5], [2.5, 2.0]])
-        assert icc(x, kind="1,1", ci=None).value < 0
-        r = icc(x, kind="1,1", method="reml", ci=None)
-        assert r.value == pytest.approx(0.0, abs=1e-8)
-        assert r.p_value == 1.0
+        assert icc(x, kind="1,1", confidence_level=None).statistic < 0
+        r = icc(x, kind="1,1", method="reml", confidence_level=None)
+        assert r.statistic == pytest.approx(0.0, abs=1e-8)
+        assert r.pvalue == 1.0
 
     def test_duplicate_rating_refused_by_item_and_rater(self) -> None:
         df = pd.DataFrame(
@@ -116,7 +118,7 @@ class TestIccReml:
         ann = Annotations.from_frame(df, duplicates="keep")
         for method in ("anova", "reml"):
             with pytest.raises(DataError, match=r"rater 'b' rated target 't2' 2 times"):
-                icc(ann, method=method, ci=None)  # type: ignore[arg-type]
+                icc(ann, method=method, confidence_level=None)  # type: ignore[arg-type]
 
     def test_annotations_with_missing(self) -> None:
         x = _table(4, 20, 3, missing=0.2)
@@ -125,9 +127,9 @@ class TestIccReml:
         ann = Annotations.from_frame(df)
         wide = np.full(x.shape, np.nan)
         wide[t, r] = np.round(x[t, r], 1)
-        a = icc(ann, kind="C,1", method="reml", ci=None)
-        b = icc(wide, kind="C,1", method="reml", ci=None)
-        assert a.value == pytest.approx(b.value, abs=1e-10)
+        a = icc(ann, kind="C,1", method="reml", confidence_level=None)
+        b = icc(wide, kind="C,1", method="reml", confidence_level=None)
+        assert a.statistic == pytest.approx(b.statistic, abs=1e-10)
 
     def test_bootstrap_refit_equals_a_fit_on_the_resample(self) -> None:
         # a resample with multiplicities w is the data with target i repeated w_i times
@@ -147,10 +149,10 @@ class TestIccReml:
         x = _table(6, 40, 4, missing=0.2)
         a = icc(x, kind="A,1", method="reml", n_resamples=200, seed=3)
         b = icc(x, kind="A,1", method="reml", n_resamples=200, seed=3)
-        assert a.ci == b.ci
-        assert a.ci is not None
-        assert a.ci.low < a.value < a.ci.high
-        assert 0 <= a.p_value < 1e-6
+        assert a.confidence_interval == b.confidence_interval
+        assert a.confidence_interval is not None
+        assert a.confidence_interval.low < a.statistic < a.confidence_interval.high
+        assert 0 <= a.pvalue < 1e-6
 
     def test_few_targets_warn(self) -> None:
         with pytest.warns(FewItemsWarning):

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
+from dissensus._deprecation import renamed_parameters
 from dissensus._exceptions import DataError
 from dissensus._validation import SeedLike, check_option, check_probability_level
 from dissensus.agreement._common import FloatArray, degenerate
@@ -100,11 +101,12 @@ def _ratings(data: Any, nan_policy: str) -> tuple[FloatArray, int]:
     return arr[complete], n_excluded
 
 
+@renamed_parameters(ci="confidence_level", ratings="annotations")
 def icc(
-    ratings: Any,
+    annotations: Any,
     *,
     kind: Kind | str = "A,1",
-    ci: float | None = 0.95,
+    confidence_level: float | None = 0.95,
     nan_policy: Literal["raise", "omit"] | None = None,
     method: Literal["anova", "reml", "ml"] = "anova",
     n_resamples: int = 1000,
@@ -114,7 +116,7 @@ def icc(
 
     Parameters
     ----------
-    ratings : array_like or DataFrame of shape (n targets, k raters), or Annotations
+    annotations : array_like or DataFrame of shape (n targets, k raters), or Annotations
         Numeric ratings; Annotations need a numeric scale and annotator ids.
     kind : {"1,1", "A,1", "C,1", "1,k", "A,k", "C,k"}, default "A,1"
         McGraw-Wong form: one-way random (``1``), two-way absolute agreement
@@ -122,7 +124,7 @@ def icc(
         mean of ``k`` ratings (``k``). Shrout-Fleiss names ``"ICC1"``,
         ``"ICC2"``, ``"ICC3"``, ``"ICC1k"``, ``"ICC2k"``, ``"ICC3k"`` are
         accepted too.
-    ci : float or None, default 0.95
+    confidence_level : float or None, default 0.95
         Coverage of the F-distribution confidence interval.
     nan_policy : {"raise", "omit"}, optional
         Missing ratings: refused (``"raise"``, the default of
@@ -145,9 +147,9 @@ def icc(
     Returns
     -------
     AgreementResult
-        ``value`` the ICC, ``ci`` the exact interval, ``parts`` the mean
+        ``statistic`` the ICC, ``confidence_interval`` the exact interval, ``parts`` the mean
         squares and the F statistic with its degrees of freedom,
-        ``p_value`` of the F-test of ICC = 0.
+        ``pvalue`` of the F-test of ICC = 0.
 
     Raises
     ------
@@ -191,7 +193,7 @@ def icc(
     is negative (:math:`MS_R < MS_E`) the REML value is 0, and where
     :math:`MS_C < MS_E` the rater variance is 0 and ``A`` differs from the
     closed form. The interval is the percentile bootstrap over targets
-    (``n_resamples``, ``seed``), each resample refitted; ``p_value`` is the
+    (``n_resamples``, ``seed``), each resample refitted; ``pvalue`` is the
     likelihood-ratio test of :math:`\sigma_r^2 = 0` against the
     :math:`\tfrac12\chi^2_0 + \tfrac12\chi^2_1` boundary mixture (Self and
     Liang 1987). A rater who rated a target twice is refused (pingouin
@@ -227,7 +229,7 @@ def icc(
     One rating missing: REML uses the other 23.
 
     >>> x[2][1] = float("nan")
-    >>> r = icc(x, kind="A,1", method="reml", ci=None)
+    >>> r = icc(x, kind="A,1", method="reml", confidence_level=None)
     >>> round(float(r), 3), r.n_annotations
     (0.278, 23)
     """
@@ -235,13 +237,17 @@ def icc(
     check_option("icc", "kind", kind, KINDS)
     check_option("icc", "nan_policy", nan_policy, ("raise", "omit", None))
     check_option("icc", "method", method, ("anova", "reml", "ml"))
-    level = None if ci is None else check_probability_level("icc", "ci", ci)
+    level = (
+        None
+        if confidence_level is None
+        else check_probability_level("icc", "confidence_level", confidence_level)
+    )
     if method != "anova":
         return _icc_mixed(
-            ratings, kind, method=method, level=level, nan_policy=nan_policy,
+            annotations, kind, method=method, level=level, nan_policy=nan_policy,
             n_resamples=n_resamples, seed=seed,
         )  # fmt: skip
-    x, n_excluded = _ratings(ratings, nan_policy or "raise")
+    x, n_excluded = _ratings(annotations, nan_policy or "raise")
     n, k = x.shape
     if n < 2 or k < 2:
         msg = f"icc needs at least 2 complete targets and 2 raters; got {n} × {k}."
@@ -275,7 +281,7 @@ def icc(
     if not math.isfinite(value):
         note = degenerate(f"icc({kind})", "the ratings have no variance")
         value = math.nan
-    p_value = float(special.fdtrc(df1, df2, F)) if math.isfinite(F) else math.nan
+    pvalue = float(special.fdtrc(df1, df2, F)) if math.isfinite(F) else math.nan
     interval = None
     if level is not None and not note:
         interval = _icc_ci(
@@ -283,9 +289,9 @@ def icc(
         )
     return AgreementResult(
         name=f"icc({kind})",
-        value=value,
-        ci=interval,
-        ci_level=level if interval is not None else None,
+        statistic=value,
+        confidence_interval=interval,
+        confidence_level=level if interval is not None else None,
         n_items=n,
         n_items_excluded=n_excluded,
         n_annotations=n * k,
@@ -298,7 +304,7 @@ def icc(
             "df1": df1,
             "df2": df2,
         },
-        p_value=p_value,
+        pvalue=pvalue,
         note=note,
     )
 
@@ -391,7 +397,7 @@ def _icc_mixed(
     )
     null = fit_components(design, reml=reml, fix_target_zero=True, start=comp.gamma)
     lrt = max(null.deviance - comp.deviance, 0.0)
-    p_value = 0.5 * float(stats.chi2.sf(lrt, 1)) if lrt > 0 else 1.0
+    pvalue = 0.5 * float(stats.chi2.sf(lrt, 1)) if lrt > 0 else 1.0
     interval = None
     if level is not None and not note:
         if int(n_resamples) < 2:
@@ -406,13 +412,13 @@ def _icc_mixed(
             error = error / kbar
         with np.errstate(invalid="ignore", divide="ignore"):
             boot = t / (t + error)
-        lo, hi = percentile_interval(boot, level=level)
+        lo, hi = percentile_interval(boot, confidence_level=level)
         interval = ConfidenceInterval(float(lo), float(hi))
     return AgreementResult(
         name=f"icc({kind})",
-        value=value,
-        ci=interval,
-        ci_level=level if interval is not None else None,
+        statistic=value,
+        confidence_interval=interval,
+        confidence_level=level if interval is not None else None,
         n_items=n,
         n_items_excluded=n_excluded,
         n_annotations=int(y.size),
@@ -424,6 +430,6 @@ def _icc_mixed(
             "deviance": comp.deviance,
             "lrt": lrt,
         },
-        p_value=p_value,
+        pvalue=pvalue,
         note=note,
     )
