@@ -269,9 +269,14 @@ def main() -> None:
 
     # Bootstrap CI of alpha: dissensus (1000 resamples, one multinomial draw) vs a loop
     # of krippendorff calls on resampled items (20 timed, extrapolated to 1000).
-    t_bn, bn = best_of(lambda: krippendorff_alpha(X, ci=0.95, n_boot=1000, seed=1), 2)
+    t_bn, bn = best_of(
+        lambda: krippendorff_alpha(X, confidence_level=0.95, n_resamples=1000, seed=1), 2
+    )
     t_bo, bo = best_of(
-        lambda: krippendorff_alpha(X, level="ordinal", ci=0.95, n_boot=1000, seed=1), 2
+        lambda: krippendorff_alpha(
+            X, level="ordinal", confidence_level=0.95, n_resamples=1000, seed=1
+        ),
+        2,
     )
     rng = np.random.default_rng(2)
 
@@ -288,22 +293,22 @@ def main() -> None:
         (
             "dissensus alpha nominal + 1000-resample CI",
             t_bn,
-            f"[{bn.ci.low:.4f}, {bn.ci.high:.4f}]",
+            f"[{bn.confidence_interval.low:.4f}, {bn.confidence_interval.high:.4f}]",
         ),
         (
             "dissensus alpha ordinal + 1000-resample CI",
             t_bo,
-            f"[{bo.ci.low:.4f}, {bo.ci.high:.4f}]",
+            f"[{bo.confidence_interval.low:.4f}, {bo.confidence_interval.high:.4f}]",
         ),
         ("krippendorff loop, 1000 resamples (20 timed x 50)", t_loop, "extrapolated"),
     ]
 
     # agreement.report with intervals draws the weights once for every coefficient;
     # before, each coefficient drew its own (same cost as calling them one by one).
-    t_rep, rep = best_of(lambda: report(X, ci=0.95, n_boot=1000, seed=1), 2)
+    t_rep, rep = best_of(lambda: report(X, confidence_level=0.95, n_resamples=1000, seed=1), 2)
     t_sep, _ = best_of(
         lambda: [
-            fn(X, ci=0.95, n_boot=1000, seed=1)
+            fn(X, confidence_level=0.95, n_resamples=1000, seed=1)
             for fn in (
                 percent_agreement,
                 fleiss_kappa,

@@ -29,10 +29,12 @@ from dissensus.data import (
     LabelCounts,
     Predictions,
     Scale,
+    SetAnnotations,
     load_example,
     read_annotations,
     read_convabuse,
     read_lewidi,
+    read_set_annotations,
 )
 from dissensus.data._predictions_io import read_predictions
 from dissensus.evaluation import Evaluation, evaluate
@@ -56,6 +58,7 @@ __all__ = [
     "OutputError",
     "Predictions",
     "Scale",
+    "SetAnnotations",
     "__version__",
     "agreement",
     "evaluate",
@@ -66,5 +69,6 @@ __all__ = [
     "read_convabuse",
     "read_lewidi",
     "read_predictions",
+    "read_set_annotations",
     "stats",
 ]

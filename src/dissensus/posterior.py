@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
+from dissensus._deprecation import renamed_parameters
 from dissensus._dirichlet import others_sum
 from dissensus._exceptions import DataError, DissensusWarning
 from dissensus._validation import (
@@ -55,10 +56,12 @@ __all__ = [
 
 FloatArray = npt.NDArray[np.float64]
 PriorLike = Literal["uniform", "jeffreys", "empirical"] | float | npt.ArrayLike
-SoftLabelMethod = Literal["empirical", "posterior_mean", "gaussian", "dawid_skene"]
+SoftLabelMethod = Literal[
+    "empirical", "posterior_mean", "gaussian", "dawid_skene", "ordinal_dawid_skene", "mace"
+]
 
 _NAMED_PRIORS = ("uniform", "jeffreys", "empirical")
-_METHODS = ("empirical", "posterior_mean", "gaussian", "dawid_skene")
+_METHODS = ("empirical", "posterior_mean", "gaussian", "dawid_skene", "ordinal_dawid_skene", "mace")
 #: Floor for fitted prior parameters of classes the data never (or hardly) use.
 _MIN_ALPHA = 1e-6
 #: The fixed point stops when no parameter moves by more than this, relatively.
@@ -479,15 +482,17 @@ def soft_labels(
         Label counts. A raw array's column order is taken as the class
         order (what ``method="gaussian"`` needs). Rows follow the items of
         the counts (of ``Annotations.counts()`` for Annotations).
-    method : {"empirical", "posterior_mean", "gaussian"}, default "empirical"
+    method : {"empirical", "posterior_mean", "gaussian", "dawid_skene", "ordinal_dawid_skene", \
+"mace"}, default "empirical"
         ``"empirical"``: the proportions ``n_k / n``. ``"posterior_mean"``:
         the Dirichlet posterior mean ``(prior_k + n_k) / (a0 + n)``.
         ``"gaussian"``: the empirical proportions smoothed over ordered
         classes with a Gaussian kernel (the targets of the seed paper's
-        Model B). ``"dawid_skene"``: each item's posterior over its true
-        label under the Dawid–Skene annotator model
-        (:func:`dissensus.aggregation.dawid_skene` with its defaults; needs
-        Annotations with annotator ids), so reliable annotators weigh more.
+        Model B). ``"dawid_skene"``, ``"ordinal_dawid_skene"``, ``"mace"``:
+        each item's posterior over its true label under that annotator
+        model (:func:`dissensus.aggregation.soft_targets`, each model with
+        its defaults; needs Annotations with annotator ids), so reliable
+        annotators weigh more.
     prior : see :func:`dirichlet`, default "uniform"
         Used by ``method="posterior_mean"`` only.
     sigma : float, default 0.5
@@ -534,17 +539,17 @@ def soft_labels(
     [[0.0003, 0.1192, 0.8805]]
     """
     check_option("soft_labels", "method", method, _METHODS)
-    if method == "dawid_skene":
+    if method in ("dawid_skene", "ordinal_dawid_skene", "mace"):
         if not isinstance(counts, Annotations) or not counts.has_annotators:
             msg = (
-                "soft_labels(method='dawid_skene') models each annotator, so it needs "
+                f"soft_labels(method={method!r}) models each annotator, so it needs "
                 "Annotations with annotator ids (label counts cannot tell annotators apart); "
                 "load them with annotator='<column>'."
             )
             raise DataError(msg)
-        from dissensus.aggregation import dawid_skene  # noqa: PLC0415 -- optional layer
+        from dissensus.aggregation import soft_targets  # noqa: PLC0415 -- optional layer
 
-        posterior: FloatArray = dawid_skene(counts).posterior.to_numpy()
+        posterior: FloatArray = soft_targets(counts, method).values
         return posterior
     n, items, ordered = _counts_and_order(counts)
     if method == "posterior_mean":
@@ -580,28 +585,30 @@ def soft_labels(
     return smooth
 
 
-def credible_interval(alpha: npt.ArrayLike, *, level: float = 0.95) -> CredibleInterval:
+@renamed_parameters(level="confidence_level")
+def credible_interval(alpha: npt.ArrayLike, *, confidence_level: float = 0.95) -> CredibleInterval:
     r"""Equal-tailed credible interval of each class probability.
 
     Parameters
     ----------
     alpha : array_like, shape (N, K)
         Posterior Dirichlet parameters (e.g. from :func:`dirichlet`).
-    level : float, default 0.95
-        Posterior probability inside each interval.
+    confidence_level : float, default 0.95
+        Posterior probability inside each interval (the glossary's one name for
+        an interval's coverage; ``level`` is its old name, deprecated).
 
     Returns
     -------
     CredibleInterval
         ``(low, high)``, each (N, K): the :math:`(1 \mp \text{level})/2`
-        quantiles of the Beta marginals.
+        quantiles of the Beta marginals (:math:`\text{level}` = ``confidence_level``).
 
     Raises
     ------
     DataError
         ``alpha`` not finite and positive.
     ValueError
-        ``level`` outside (0, 1).
+        ``confidence_level`` outside (0, 1).
 
     Notes
     -----
@@ -612,12 +619,12 @@ def credible_interval(alpha: npt.ArrayLike, *, level: float = 0.95) -> CredibleI
 
     Examples
     --------
-    >>> ci = credible_interval([[1.0, 1.0]], level=0.9)
-    >>> ci.low.tolist(), ci.high.tolist()
+    >>> interval = credible_interval([[1.0, 1.0]], confidence_level=0.9)
+    >>> interval.low.tolist(), interval.high.tolist()
     ([[0.05, 0.05]], [[0.95, 0.95]])
     """
     a = as_alpha_matrix(alpha, "alpha")
-    level = check_probability_level("credible_interval", "level", level)
+    level = check_probability_level("credible_interval", "confidence_level", confidence_level)
     b = others_sum(a)
     tail = (1.0 - level) / 2.0
     low = np.asarray(special.betaincinv(a, b, tail), dtype=np.float64)

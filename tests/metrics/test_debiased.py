@@ -320,7 +320,7 @@ class TestEvaluate:
         counts = LabelCounts.from_array(C, scale=Scale.ordinal([0, 1, 2]))
         preds = {"A": rng.dirichlet(np.ones(3), size=120), "B": np.full((120, 3), 1 / 3)}
         ev = evaluate(counts, preds, metrics=["emd", "debiased[emd]", "E[emd]"])
-        means = ev.summary(n_boot=50).set_index(["model", "metric"])["mean"]
+        means = ev.summary(n_resamples=50).set_index(["model", "metric"])["mean"]
         for model, q in preds.items():
             assert means[(model, "debiased[emd]")] == pytest.approx(
                 float(jackknife(C, q, metric="emd").mean())

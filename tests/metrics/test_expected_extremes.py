@@ -102,7 +102,7 @@ class TestEvaluateAtTheExtremes:
         with warnings.catch_warnings():
             warnings.simplefilter("error", RuntimeWarning)
             ev = evaluate(lc, preds, prior=prior)
-            summary = ev.summary(n_boot=50)
+            summary = ev.summary(n_resamples=50)
         expected_cols = summary[summary["metric"].str.startswith("E[")]
         assert np.isfinite(expected_cols["mean"].to_numpy(dtype=float)).all()
         assert ev.rankings()["rank"].notna().all()

@@ -7,6 +7,7 @@ import math
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,7 @@ class _Stages:
     help="Annotation-count bins: 'auto' or left edges such as 2,4,6,11.",
 )
 @click.option(
+    "--n-resamples",
     "--n-boot",
     default=1000,
     show_default=True,
@@ -126,11 +128,12 @@ def evaluate_command(
     metrics: str | None,
     prior: str,
     bins: str,
-    n_boot: int,
+    n_resamples: int,
     seed: int,
     out: Path,
     no_scores: bool,
     as_json: bool,
+    load: Callable[..., Any] | None = None,
     **reader: Any,
 ) -> None:
     """Compare models' predicted label distributions against ANNOTATIONS.
@@ -169,15 +172,18 @@ def evaluate_command(
             bins=bins,
             seed=seed,
             reader=reader,
+            load=load,
         )
-        written = ev.save(out, n_boot=n_boot, inputs=inputs, params=params, scores=not no_scores)
-        summary = ev.summary(ci=_CONFIDENCE_LEVEL, n_boot=n_boot)
+        written = ev.save(
+            out, n_resamples=n_resamples, inputs=inputs, params=params, scores=not no_scores
+        )
+        summary = ev.summary(confidence_level=_CONFIDENCE_LEVEL, n_resamples=n_resamples)
     # one line per distinct warning (the bootstrap repeats some per metric)
     echo_warnings({" ".join(str(w.message).split()): w for w in caught}.values())
     note = prior_note(ev)
     if as_json:
         record = summary_record(summary, ev, note=note, written=written)
-        record = {"annotations": str(annotations), "n_boot": n_boot, **record}
+        record = {"annotations": str(annotations), "n_resamples": n_resamples, **record}
         click.echo(json.dumps(record, indent=1, ensure_ascii=False, allow_nan=False))
         return
     click.echo(_format_summary(summary))
@@ -198,11 +204,13 @@ def _compute(
     bins: str,
     seed: int,
     reader: dict[str, Any],
+    load: Callable[..., Any] | None = None,
 ) -> Any:
+    """Read, then evaluate; ``load(path, **reader)`` reads the annotations (``--engine dask``)."""
     stage = _Stages(total=len(pred_paths) + 2)
     try:
         stage(f"reading {annotations}")
-        data = load_annotations(str(annotations), **reader)
+        data = (load or load_annotations)(str(annotations), **reader)
         predictions = {}
         for name, path in pred_paths.items():
             stage(f"reading predictions {name!r} from {path}")

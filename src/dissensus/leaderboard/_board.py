@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from dissensus._deprecation import keyword_only_options
 from dissensus.data import Annotations, LabelCounts
 from dissensus.evaluation import PredictionLike, evaluate
 from dissensus.metrics import get_metric
@@ -158,11 +159,12 @@ class Leaderboard:
         return render_html(self)
 
 
+@keyword_only_options(2)
 def leaderboard(
     gold: Annotations | LabelCounts,
     submissions: Mapping[str, PredictionLike],
-    metrics: Sequence[str] | None = None,
     *,
+    metrics: Sequence[str] | None = None,
     dataset: str = "dataset",
     prior: Any = "uniform",
     n_resamples: int = 1000,
@@ -206,14 +208,14 @@ def leaderboard(
     >>> counts = LabelCounts.from_array([[3, 1], [0, 2], [1, 1], [2, 0]])
     >>> subs = {"A": [[0.7, 0.3], [0.1, 0.9], [0.5, 0.5], [0.9, 0.1]],
     ...         "B": [[0.5, 0.5], [0.5, 0.5], [0.5, 0.5], [0.5, 0.5]]}
-    >>> lb = leaderboard(counts, subs, ["manhattan", "euclidean"], n_resamples=200)
+    >>> lb = leaderboard(counts, subs, metrics=["manhattan", "euclidean"], n_resamples=200)
     >>> lb.ranks()["manhattan"].to_dict()
     {'A': 1.0, 'B': 2.0}
     """
     import pandas as pd  # noqa: PLC0415
 
     names = list(metrics) if metrics is not None else list(DEFAULT_METRICS)
-    ev = evaluate(gold, submissions, names, prior=prior, seed=seed)
+    ev = evaluate(gold, submissions, metrics=names, prior=prior, seed=seed)
     teams, met = list(ev.models), list(ev.metrics)
     values = np.asarray(ev.values)
     with np.errstate(invalid="ignore", over="ignore"):

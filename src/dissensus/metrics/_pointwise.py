@@ -37,6 +37,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from dissensus._deprecation import renamed_parameters
 from dissensus._exceptions import DataError
 from dissensus._parallel import for_blocks, n_threads
 from dissensus._validation import PROB_ATOL, as_prob_matrix, check_option
@@ -1337,12 +1338,13 @@ def _k_emd(P: FloatArray, Q: FloatArray) -> FloatArray:
     return d
 
 
+@renamed_parameters(normalize="normalized_distance")
 def emd(
     p_true: npt.ArrayLike,
     q_pred: npt.ArrayLike,
     /,
     *,
-    normalize: bool = True,
+    normalized_distance: bool = True,
     normalize_rows: bool = False,
 ) -> FloatArray:
     r"""Earth mover's (1-Wasserstein) distance between ordered label distributions.
@@ -1355,21 +1357,22 @@ def emd(
         Target distributions, columns in label order.
     q_pred : array_like, shape (N, K) or (K,)
         Predicted distributions, columns in label order.
-    normalize : bool, default True
+    normalized_distance : bool, default True
         Ground distance :math:`|i - j| / (K - 1)` (the seed paper's; values
         in [0, 1], comparable across scales) when True; :math:`|i - j|` in
         class-index units (``scipy.stats.wasserstein_distance`` on
         ``range(K)``, ``ot.emd2`` with that cost, and the LeWiDi 2025
-        ``average_WS``) when False.
+        ``average_WS``) when False. (``normalize`` is its old name, deprecated:
+        the glossary keeps ``normalize`` for rescaling rows.)
     normalize_rows : bool, default False
-        Rescale rows that do not sum to 1 instead of raising. (Named
-        differently from the other metrics' ``normalize`` because here
-        ``normalize`` is the published option for the ground distance.)
+        Rescale rows that do not sum to 1 instead of raising (the other
+        metrics' ``normalize``; this one takes that name in 1.0, once the old
+        ``normalize`` has stopped meaning the ground distance).
 
     Returns
     -------
     ndarray of float64, shape (N,)
-        In [0, 1] with ``normalize=True``, in [0, K − 1] otherwise;
+        In [0, 1] with ``normalized_distance=True``, in [0, K − 1] otherwise;
         symmetric; lower is better.
 
     Raises
@@ -1384,7 +1387,7 @@ def emd(
 
     .. math:: \mathrm{EMD}(p, q) = \frac{1}{K - 1} \sum_{k=1}^{K-1} |P_k - Q_k|
 
-    (without the :math:`1/(K-1)` when ``normalize=False``). For K = 1 the
+    (without the :math:`1/(K-1)` when ``normalized_distance=False``). For K = 1 the
     distance is 0.
 
     References
@@ -1404,7 +1407,7 @@ def emd(
     >>> q = [[0, 0.2, 0.8, 0, 0], [0, 0.2, 0, 0, 0.8]]
     >>> emd(p, q)
     array([0.15, 0.45])
-    >>> emd(p, q, normalize=False)
+    >>> emd(p, q, normalized_distance=False)
     array([0.6, 1.8])
     """
     try:
@@ -1482,7 +1485,7 @@ def _unchecked_entropy(P: FloatArray, /, *, base: float | None = None) -> FloatA
 def _unchecked_emd(P: FloatArray, Q: FloatArray, /, *, normalize: bool = True) -> FloatArray:
     K = P.shape[1]
     d = _chunked(_k_emd, P, Q)
-    if normalize and K > 1:
+    if normalized_distance and K > 1:
         d /= K - 1
     return d
 
