@@ -1415,7 +1415,7 @@ def emd(
     except DataError as err:
         text = str(err).replace("`normalize=True`", "`normalize_rows=True`")
         raise DataError(text) from None
-    return _out(_unchecked_emd(P, Q, normalize=normalize), single)
+    return _out(_unchecked_emd(P, Q, normalized_distance=normalized_distance), single)
 
 
 # --------------------------------------------------------------------------- unchecked entries
@@ -1482,7 +1482,9 @@ def _unchecked_entropy(P: FloatArray, /, *, base: float | None = None) -> FloatA
     return h
 
 
-def _unchecked_emd(P: FloatArray, Q: FloatArray, /, *, normalize: bool = True) -> FloatArray:
+def _unchecked_emd(
+    P: FloatArray, Q: FloatArray, /, *, normalized_distance: bool = True
+) -> FloatArray:
     K = P.shape[1]
     d = _chunked(_k_emd, P, Q)
     if normalized_distance and K > 1:
