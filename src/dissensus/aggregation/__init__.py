@@ -23,7 +23,7 @@ from dissensus.aggregation._dawid_skene import DawidSkeneResult, dawid_skene
 from dissensus.aggregation._em import ConvergenceWarning
 from dissensus.aggregation._mace import MACEResult, mace
 from dissensus.aggregation._ordinal import OrdinalDawidSkeneResult, ordinal_dawid_skene
-from dissensus.aggregation._soft_targets import TARGET_METHODS, soft_targets
+from dissensus.aggregation._soft_targets import TARGET_METHODS, fit_annotator_model, soft_targets
 
 __all__ = [
     "TARGET_METHODS",
@@ -32,6 +32,7 @@ __all__ = [
     "MACEResult",
     "OrdinalDawidSkeneResult",
     "dawid_skene",
+    "fit_annotator_model",
     "mace",
     "ordinal_dawid_skene",
     "soft_targets",

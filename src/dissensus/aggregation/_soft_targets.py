@@ -8,12 +8,12 @@ import numpy as np
 
 from dissensus._exceptions import DataError
 from dissensus._validation import SeedLike, check_option, examples
-from dissensus.aggregation._dawid_skene import dawid_skene
-from dissensus.aggregation._mace import mace
+from dissensus.aggregation._dawid_skene import DawidSkeneResult, dawid_skene
+from dissensus.aggregation._mace import MACEResult, mace
 from dissensus.aggregation._ordinal import ordinal_dawid_skene
 from dissensus.data import Annotations, LabelCounts, Predictions
 
-__all__ = ["TARGET_METHODS", "soft_targets"]
+__all__ = ["TARGET_METHODS", "fit_annotator_model", "soft_targets"]
 
 TargetMethod = Literal["empirical", "dawid_skene", "ordinal_dawid_skene", "mace"]
 TARGET_METHODS: tuple[str, ...] = ("empirical", "dawid_skene", "ordinal_dawid_skene", "mace")
@@ -84,17 +84,32 @@ def soft_targets(
             )
             raise DataError(msg)
         return Predictions(counts.proportions(), counts.items, counts.scale)
+    fit = fit_annotator_model(annotations, method, seed=seed, func="soft_targets")
+    return Predictions(fit.posterior.to_numpy(), annotations.items, annotations.scale)
+
+
+def fit_annotator_model(
+    annotations: Annotations | LabelCounts,
+    method: str,
+    *,
+    seed: SeedLike = 0,
+    func: str = "fit_annotator_model",
+) -> DawidSkeneResult | MACEResult:
+    """The fitted annotator model behind :func:`soft_targets` (``posterior``, ``reliability()``).
+
+    ``method`` is one of ``"dawid_skene"``, ``"ordinal_dawid_skene"``, ``"mace"``,
+    each fitted with its defaults; Annotations with annotator ids are required.
+    """
+    check_option(func, "method", method, TARGET_METHODS[1:])
     if not isinstance(annotations, Annotations) or not annotations.has_annotators:
         msg = (
-            f"soft_targets(method={method!r}) models each annotator, so it needs Annotations with "
+            f"{func}(method={method!r}) models each annotator, so it needs Annotations with "
             "annotator ids (label counts cannot tell annotators apart); load them with "
             "annotator='<column>'."
         )
         raise DataError(msg)
     if method == "dawid_skene":
-        posterior = dawid_skene(annotations).posterior
-    elif method == "ordinal_dawid_skene":
-        posterior = ordinal_dawid_skene(annotations).posterior
-    else:
-        posterior = mace(annotations, seed=seed).posterior
-    return Predictions(posterior.to_numpy(), annotations.items, annotations.scale)
+        return dawid_skene(annotations)
+    if method == "ordinal_dawid_skene":
+        return ordinal_dawid_skene(annotations)
+    return mace(annotations, seed=seed)

@@ -577,6 +577,18 @@ def figures(data: ReportData) -> dict[str, Figure_]:
         ("summary", forest_figure(data)),
         ("by_bin", by_bin_figure(data)),
         ("agreement", metric_agreement_figure(data)),
+        (
+            "annotators",
+            None
+            if data.annotator_reliability is None
+            else annotator_reliability_figure(
+                data.annotator_reliability,
+                # chance accuracy; MACE's competence is P(not spamming), with no chance level
+                reference=None
+                if "competence" in data.annotator_reliability.columns
+                else 1.0 / len(data.dataset["labels"]),
+            ),
+        ),
     ):
         if fig is not None:
             out[key] = fig
