@@ -17,6 +17,7 @@ from statsmodels.stats.multitest import multipletests
 
 import dissensus.audit
 from dissensus import (
+    Annotations,
     DataDroppedWarning,
     DataError,
     DegenerateAgreementWarning,
@@ -27,6 +28,7 @@ from dissensus import (
     PriorDominanceWarning,
     Scale,
 )
+from dissensus.aggregation import soft_targets
 from dissensus.audit import PROPERTIES
 from dissensus.evaluation import (
     DEFAULT_METRICS,
@@ -993,3 +995,68 @@ class TestPriorDominance:
         lc = LabelCounts.from_array(rng.multinomial(2, [0.6, 0.2, 0.1, 0.05, 0.05], size=60))
         evaluate(lc, {"flat": np.full((60, 5), 0.2)}, metrics=["manhattan"], prior="uniform")
         assert not [w for w in recwarn if issubclass(w.category, PriorDominanceWarning)]
+
+
+class TestTargets:
+    @staticmethod
+    def _raters(n_items: int = 80, seed: int = 3):
+        # three careful annotators and one who answers at random: an annotator model
+        # should trust the careful ones
+        rng = np.random.default_rng(seed)
+        truth = rng.integers(0, 3, n_items)
+        rows = []
+        for i, t in enumerate(truth):
+            for a in range(4):
+                lab = t if (a < 3 and rng.random() < 0.9) else rng.integers(0, 3)
+                rows.append((f"i{i}", f"a{a}", int(lab)))
+        df = pd.DataFrame(rows, columns=["item", "annotator", "label"])
+        return Annotations.from_frame(df), truth
+
+    def test_dawid_skene_targets_score_the_pointwise_metrics(self):
+        ann, truth = self._raters()
+        onehot = np.eye(3)[truth]
+        preds = {"truth": onehot, "flat": np.full_like(onehot, 1 / 3)}
+        emp = evaluate(ann, preds, metrics=["manhattan", "E[manhattan]"])
+        ds = evaluate(ann, preds, metrics=["manhattan", "E[manhattan]"], targets="dawid_skene")
+        assert ds.targets == "dawid_skene"
+        assert emp.targets == "empirical"
+        t = soft_targets(ann, "dawid_skene").values
+        np.testing.assert_allclose(ds.values[0, 0], np.abs(t - onehot).sum(axis=1), atol=1e-12)
+        # the expected metric models the counts whatever the targets
+        np.testing.assert_array_equal(ds.values[1], emp.values[1])
+        # the denoised targets are closer to the truth than the raw shares
+        assert ds.values[0, 0].mean() < emp.values[0, 0].mean()
+        rel = ds.annotator_reliability
+        assert rel is not None
+        assert rel["accuracy"].idxmin() == "a3"
+        assert ds.dataset_info()["targets"] == "dawid_skene"
+
+    def test_user_targets_are_aligned_by_item(self):
+        ann, _truth = self._raters(n_items=40)
+        counts = ann.counts()
+        shares = counts.proportions()
+        rev = Predictions.from_array(shares[::-1], items=counts.items[::-1], scale=counts.scale)
+        preds = {"flat": np.full((counts.N, 3), 1 / 3)}
+        own = evaluate(ann, preds, metrics=["manhattan"], targets=rev)
+        emp = evaluate(ann, preds, metrics=["manhattan"])
+        np.testing.assert_allclose(own.values, emp.values, atol=1e-15)
+        short = Predictions.from_array(shares[1:], items=counts.items[1:], scale=counts.scale)
+        with pytest.raises(DataError, match="no row for 1 annotated items"):
+            evaluate(ann, preds, metrics=["manhattan"], targets=short)
+
+    def test_annotator_models_need_annotator_ids(self):
+        ann, _ = self._raters(n_items=40)
+        with pytest.raises(DataError, match="needs Annotations with annotator ids"):
+            evaluate(
+                ann.counts(), {"f": np.full((40, 3), 1 / 3)}, metrics=["manhattan"], targets="mace"
+            )
+        with pytest.raises(ValueError, match="'targets' parameter of evaluate"):
+            evaluate(ann, {"f": np.full((40, 3), 1 / 3)}, metrics=["manhattan"], targets="vote")
+
+    def test_report_shows_the_annotators(self):
+        ann, truth = self._raters(n_items=40)
+        ev = evaluate(ann, {"truth": np.eye(3)[truth]}, metrics=["manhattan"], targets="mace")
+        page = str(ev.to_html(n_resamples=20, agreement_ci=False, audit=False))
+        assert "Pointwise targets" in page
+        assert "MACE posterior" in page
+        assert 'id="fig-annotators' in page

@@ -188,6 +188,24 @@ class TestSoftLabels:
         # the unanimous item is surer than under the empirical shares
         assert out[1, 1] > soft_labels(ann)[1, 1] - 1e-12
 
+    @pytest.mark.parametrize("method", ["ordinal_dawid_skene", "mace"])
+    def test_other_annotator_models_equal_soft_targets(self, method):
+        from dissensus.aggregation import soft_targets  # noqa: PLC0415
+
+        df = pd.DataFrame(
+            {
+                "item": np.repeat(np.arange(8), 3),
+                "annotator": list("abc") * 8,
+                "label": [1, 1, 2, 2, 2, 3, 3, 3, 3, 1, 2, 1, 2, 2, 2, 3, 3, 2, 1, 1, 1, 2, 3, 3],
+            }
+        )
+        ann = Annotations.from_frame(df, scale=[1, 2, 3])
+        out = soft_labels(ann, method=method)
+        np.testing.assert_array_equal(out, soft_targets(ann, method).values)
+        np.testing.assert_allclose(out.sum(axis=1), 1.0)
+        with pytest.raises(DataError, match=rf"method='{method}'.*needs Annotations"):
+            soft_labels(ann.counts(), method=method)
+
     def test_dawid_skene_needs_annotator_ids(self):
         with pytest.raises(DataError, match=r"method='dawid_skene'.*needs Annotations"):
             soft_labels([[1, 2]], method="dawid_skene")

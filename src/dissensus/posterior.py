@@ -60,7 +60,9 @@ __all__ = [
 
 FloatArray = npt.NDArray[np.float64]
 PriorLike = Literal["uniform", "jeffreys", "empirical", "hierarchical"] | float | npt.ArrayLike
-SoftLabelMethod = Literal["empirical", "posterior_mean", "gaussian", "dawid_skene"]
+SoftLabelMethod = Literal[
+    "empirical", "posterior_mean", "gaussian", "dawid_skene", "ordinal_dawid_skene", "mace"
+]
 
 _NAMED_PRIORS = ("uniform", "jeffreys", "empirical", "hierarchical")
 #: The prior every public ``prior=`` default uses (``evaluate``, ``dirichlet``,
@@ -73,7 +75,7 @@ _NAMED_PRIORS = ("uniform", "jeffreys", "empirical", "hierarchical")
 #: the fitted priors ("empirical", "hierarchical"), which however fall to 0.599 on
 #: the flat family (Jeffreys 0.928) and make every posterior depend on all items.
 DEFAULT_PRIOR: str = "jeffreys"
-_METHODS = ("empirical", "posterior_mean", "gaussian", "dawid_skene")
+_METHODS = ("empirical", "posterior_mean", "gaussian", "dawid_skene", "ordinal_dawid_skene", "mace")
 #: Floor for fitted prior parameters of classes the data never (or hardly) use.
 _MIN_ALPHA = 1e-6
 #: The fixed point stops when no parameter moves by more than this, relatively.
@@ -865,15 +867,17 @@ def soft_labels(
         Label counts. A raw array's column order is taken as the class
         order (what ``method="gaussian"`` needs). Rows follow the items of
         the counts (of ``Annotations.counts()`` for Annotations).
-    method : {"empirical", "posterior_mean", "gaussian"}, default "empirical"
+    method : {"empirical", "posterior_mean", "gaussian", "dawid_skene", "ordinal_dawid_skene", \
+"mace"}, default "empirical"
         ``"empirical"``: the proportions ``n_k / n``. ``"posterior_mean"``:
         the Dirichlet posterior mean ``(prior_k + n_k) / (a0 + n)``.
         ``"gaussian"``: the empirical proportions smoothed over ordered
         classes with a Gaussian kernel (the targets of the seed paper's
-        Model B). ``"dawid_skene"``: each item's posterior over its true
-        label under the Dawid–Skene annotator model
-        (:func:`dissensus.aggregation.dawid_skene` with its defaults; needs
-        Annotations with annotator ids), so reliable annotators weigh more.
+        Model B). ``"dawid_skene"``, ``"ordinal_dawid_skene"``, ``"mace"``:
+        each item's posterior over its true label under that annotator
+        model (:func:`dissensus.aggregation.soft_targets`, each model with
+        its defaults; needs Annotations with annotator ids), so reliable
+        annotators weigh more.
     prior : see :func:`dirichlet`, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
         Used by ``method="posterior_mean"`` only.
     sigma : float, default 0.5
@@ -920,17 +924,17 @@ def soft_labels(
     [[0.0003, 0.1192, 0.8805]]
     """
     check_option("soft_labels", "method", method, _METHODS)
-    if method == "dawid_skene":
+    if method in ("dawid_skene", "ordinal_dawid_skene", "mace"):
         if not isinstance(counts, Annotations) or not counts.has_annotators:
             msg = (
-                "soft_labels(method='dawid_skene') models each annotator, so it needs "
+                f"soft_labels(method={method!r}) models each annotator, so it needs "
                 "Annotations with annotator ids (label counts cannot tell annotators apart); "
                 "load them with annotator='<column>'."
             )
             raise DataError(msg)
-        from dissensus.aggregation import dawid_skene  # noqa: PLC0415 -- optional layer
+        from dissensus.aggregation import soft_targets  # noqa: PLC0415 -- optional layer
 
-        posterior: FloatArray = dawid_skene(counts).posterior.to_numpy()
+        posterior: FloatArray = soft_targets(counts, method).values
         return posterior
     n, items, ordered = _counts_and_order(counts)
     if method == "posterior_mean":

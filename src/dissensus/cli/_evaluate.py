@@ -26,7 +26,7 @@ from dissensus.cli._reader_options import (
 )
 from dissensus.data._atomic import AtomicFileSet, locked_dir
 from dissensus.data._predictions_io import read_predictions
-from dissensus.evaluation import evaluate
+from dissensus.evaluation import TARGETS, evaluate
 
 __all__ = ["evaluate_command"]
 
@@ -101,6 +101,15 @@ class _Stages:
 )
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of every random step.")
 @click.option(
+    "--targets",
+    type=click.Choice(TARGETS),
+    default="empirical",
+    show_default=True,
+    help="What the pointwise metrics compare predictions with: each item's label shares, or "
+    "an annotator model's posterior (needs --annotator; the report shows each annotator's "
+    "reliability). Expected metrics always use the counts.",
+)
+@click.option(
     "--no-scores",
     is_flag=True,
     help="Do not write scores.parquet (one row per metric, model and item).",
@@ -130,6 +139,7 @@ def evaluate_command(
     bins: str,
     n_resamples: int,
     seed: int,
+    targets: str,
     out: Path,
     no_scores: bool,
     as_json: bool,
@@ -160,6 +170,7 @@ def evaluate_command(
             "pred_layout": pred_layout,
             "prior": prior,
             "bins": bins,
+            "targets": targets,
             "requested_metrics": metrics,
         }
         ev = _compute(
@@ -173,6 +184,7 @@ def evaluate_command(
             seed=seed,
             reader=reader,
             load=load,
+            targets=targets,
         )
         written = ev.save(
             out, n_resamples=n_resamples, inputs=inputs, params=params, scores=not no_scores
@@ -205,6 +217,7 @@ def _compute(
     seed: int,
     reader: dict[str, Any],
     load: Callable[..., Any] | None = None,
+    targets: str = "empirical",
 ) -> Any:
     """Read, then evaluate; ``load(path, **reader)`` reads the annotations (``--engine dask``)."""
     stage = _Stages(total=len(pred_paths) + 2)
@@ -232,6 +245,7 @@ def _compute(
             bins=bin_spec,
             seed=seed,
             how=reader["how"],
+            targets=targets,
         )
     finally:
         stage.close()

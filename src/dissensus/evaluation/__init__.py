@@ -28,13 +28,14 @@ The package is split by job: ``_engine`` aligns and scores (:func:`evaluate`),
 ``_output`` renders them (notebook, JSON, Markdown, HTML, files).
 """
 
-from dissensus.evaluation._engine import DEFAULT_METRICS, PredictionLike, evaluate
+from dissensus.evaluation._engine import DEFAULT_METRICS, TARGETS, PredictionLike, evaluate
 from dissensus.evaluation._output import REPORT_AUDIT_TRIALS, Evaluation
 from dissensus.stats._bins import annotation_bins
 
 __all__ = [
     "DEFAULT_METRICS",
     "REPORT_AUDIT_TRIALS",
+    "TARGETS",
     "Evaluation",
     "PredictionLike",
     "annotation_bins",

@@ -103,6 +103,43 @@ def _align_all(
     return sub_counts, values
 
 
+#: ``targets=`` of :func:`evaluate` by name (the methods of
+#: :func:`dissensus.aggregation.soft_targets`; aggregation is imported only when used).
+TARGETS: tuple[str, ...] = ("empirical", "dawid_skene", "ordinal_dawid_skene", "mace")
+
+
+def _pointwise_targets(
+    annotations: Any,
+    counts: LabelCounts,
+    targets: str | PredictionLike,
+    seed: SeedLike,
+    pointwise: list[str],
+) -> tuple[str, FloatArray | None, pd.DataFrame | None]:
+    """(name, (N, K) targets of the pointwise metrics in the counts' order, reliability table)."""
+    if isinstance(targets, str):
+        check_option("evaluate", "targets", targets, TARGETS)
+        if targets == "empirical":
+            return "empirical", counts.proportions() if pointwise else None, None
+        from dissensus.aggregation import fit_annotator_model  # noqa: PLC0415  (only this option)
+
+        fit = fit_annotator_model(annotations, targets, seed=seed, func="evaluate")
+        source = Predictions(fit.posterior.to_numpy(), annotations.items, annotations.scale)
+        name, reliability = targets, fit.reliability()
+    else:
+        source, name, reliability = _as_predictions("targets", targets), "user targets", None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataDroppedWarning)  # checked just below
+        aligned, sub = source.align(counts, how="inner", name="targets")
+    if sub.N != counts.N:
+        missing = counts.items[~counts.items.isin(sub.items)]
+        msg = (
+            f"`targets` has no row for {missing.size} annotated items ({examples(list(missing))})."
+        )
+        raise DataError(msg)
+    rows = (sub.items if aligned.items is None else aligned.items).get_indexer(counts.items)
+    return name, np.asarray(aligned.values[rows], dtype=np.float64), reliability  # noqa: PD011
+
+
 def _resolve_metrics(metrics: Sequence[str] | str | None, ordered: bool) -> list[Metric]:
     if metrics is None:
         base = [m for m in DEFAULT_METRICS if ordered or not get_metric(m).needs_order]
@@ -147,6 +184,7 @@ def evaluate(
     seed: SeedLike = 0,
     how: Literal["exact", "inner"] = "exact",
     n_jobs: int | None = None,
+    targets: str | PredictionLike = "empirical",
 ) -> Evaluation:
     r"""Score several models against annotated label distributions.
 
@@ -195,6 +233,17 @@ def evaluate(
         ``min(cores, 8)``. The (metric, model) jobs run one after the other
         and each uses these threads (never a pool inside a pool; see
         :mod:`dissensus._parallel`). Scores are bit-identical for every value.
+
+    targets : {"empirical", "dawid_skene", "ordinal_dawid_skene", "mace"}, Predictions or DataFrame, default "empirical"
+        What the pointwise metrics compare each prediction with.
+        ``"empirical"``: each item's label shares :math:`n_{ik} / n_i`. An
+        annotator model (:func:`dissensus.aggregation.fit_annotator_model`;
+        needs Annotations with annotator ids): its posterior over each item's
+        true label, so reliable annotators weigh more; the fitted model's
+        per-annotator reliability table goes into the report. Or your own soft
+        targets, aligned by item id and label like a model's predictions.
+        Expected (``E[...]``) and debiased metrics model the counts themselves
+        and ignore this option.
 
     Returns
     -------
@@ -264,6 +313,13 @@ def evaluate(
         raise ValueError(msg)
     check_option("evaluate", "how", how, ("exact", "inner"))
     if is_dask(annotations):
+        if not (isinstance(targets, str) and targets == "empirical"):
+            msg = (
+                "evaluate on Dask scores against the label shares only (targets='empirical'); "
+                "annotator models are fitted in memory: pass in-memory Annotations for "
+                f"targets={targets!r}."
+            )
+            raise ValueError(msg)
         # Dask stays optional: the engine is imported only for a Dask collection
         from dissensus.evaluation._dask import evaluate_dask  # noqa: PLC0415
 
@@ -291,7 +347,7 @@ def evaluate(
     bin_codes, bin_labels = annotation_bins(n, bins)
     t1 = time.perf_counter()
 
-    p = counts.proportions() if pointwise else None
+    target_name, p, reliability = _pointwise_targets(annotations, counts, targets, seed, pointwise)
     C = counts.values if any(m.needs_counts for m in met) else None  # noqa: PD011  (LabelCounts, not pandas)
     alpha: FloatArray | None = None
     if any(m.needs_posterior for m in met):
@@ -327,6 +383,8 @@ def evaluate(
         timings={"alignment": t1 - t0, "metrics": t2 - t1},
         predictions=np.stack(values),
         prior_value=prior,
+        targets=target_name,
+        annotator_reliability=reliability,
     )
 
 

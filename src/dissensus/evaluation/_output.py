@@ -104,7 +104,7 @@ class Evaluation(_Tables):
 
     # -- helpers -----------------------------------------------------------
     def dataset_info(self) -> dict[str, Any]:
-        """``n_items, n_annotators, n_annotations, labels, ordered, prior``."""
+        """``n_items, n_annotators, n_annotations, labels, ordered, prior, targets``."""
         scale = self.counts.scale
         return {
             "n_items": int(self.counts.N),
@@ -113,6 +113,7 @@ class Evaluation(_Tables):
             "labels": [_python(v) for v in scale.labels],
             "ordered": bool(scale.ordered),
             "prior": self.prior,
+            "targets": self.targets,
         }
 
     def metrics_info(self) -> pd.DataFrame:
@@ -266,6 +267,7 @@ class Evaluation(_Tables):
             prior_fit=fit,
             reversal_items=self.reversal_items(),
             metric_audit=self._report_audit() if audit else None,
+            annotator_reliability=self.annotator_reliability,
         )
 
     def _report_audit(self) -> pd.DataFrame | None:

@@ -72,9 +72,15 @@ class _Tables:
         timings: dict[str, float],
         predictions: FloatArray | None = None,
         prior_value: Any = None,
+        targets: str = "empirical",
+        annotator_reliability: pd.DataFrame | None = None,
     ) -> None:
         self.values = scores_array
         self.counts = counts
+        #: what the pointwise metrics were computed against (``targets=`` of evaluate)
+        self.targets = targets
+        #: per-annotator reliability of the annotator model behind ``targets`` (or None)
+        self.annotator_reliability = annotator_reliability
         self.models = models
         self._metrics = metrics
         self.metrics = [m.name for m in metrics]
