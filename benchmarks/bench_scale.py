@@ -190,7 +190,7 @@ def run_cluster(args: argparse.Namespace) -> None:
             print(f"  worker {w}: peak sampled RSS {mb:,.0f} MB")
         print(f"  items counted: {n_counted:,}")
         for name, r in res.items():
-            print(f"  {name}: {r.value:.6f} (se {r.se:.2e})")
+            print(f"  {name}: {r.statistic:.6f} (se {r.se:.2e})")
         print(means.pivot(index="metric", columns="model", values="mean").round(5).to_string())
         print(f"load average at end: {load()}")
     finally:

@@ -194,7 +194,7 @@ class Section:
             )
         if self.memory:
             row.peak_mb = peak_mb(fn)
-        value = out if not hasattr(out, "value") else out.value
+        value = out.statistic if hasattr(out, "statistic") else out
         if isinstance(value, dict):
             row.value = ", ".join(f"{k}={fmt_value(v)}" for k, v in value.items())
         else:
@@ -480,7 +480,7 @@ def section_evaluation(rep: Report, *, quick: bool, memory: bool) -> None:
     S.run(
         t,
         "dissensus evaluate().summary()",
-        lambda: evaluate(lc, preds, metrics, seed=0).summary(n_boot=B).shape[0],
+        lambda: evaluate(lc, preds, metrics, seed=0).summary(n_resamples=B).shape[0],
         n_items=n,
         repeat=1 if not quick else 2,
         note="includes computing the metrics",

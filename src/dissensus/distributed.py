@@ -24,6 +24,15 @@ resample, and the intervals equal those of the in-memory coefficients with
 ``bootstrap="poisson"`` for the same seed, however the items are
 partitioned.
 
+Models are scored where the items live: each model's predictions are joined
+to the counts by item id (a Dask hash join) and every metric is computed
+per partition by the registry functions :func:`dissensus.evaluate` uses
+(:func:`score_items`, :func:`metric_means`). :func:`dissensus.evaluate`
+given a Dask DataFrame (or :class:`DistributedCounts`) collects those
+scores and builds the same :class:`~dissensus.Evaluation` as in memory; the
+agreement functions of :mod:`dissensus.agreement` given one call
+:func:`agreement`.
+
 Needs the ``distributed`` extra: ``pip install 'dissensus[distributed]'``.
 """
 
@@ -41,8 +50,9 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from dissensus._exceptions import DataError, DegenerateAgreementWarning
-from dissensus._validation import check_option, check_probability_level, examples
+from dissensus._deprecation import renamed_parameters
+from dissensus._exceptions import DataDroppedWarning, DataError, DegenerateAgreementWarning
+from dissensus._validation import as_prob_matrix, check_option, check_probability_level, examples
 from dissensus.agreement import AgreementResult
 from dissensus.agreement._alpha import (
     LEVELS,
@@ -53,16 +63,19 @@ from dissensus.agreement._alpha import (
 )
 from dissensus.agreement._multirater import _chance, _items
 from dissensus.agreement._pairwise import MEASURES, PairwiseAgreement, tables_to_pairwise
-from dissensus.data import LabelCounts, Scale
+from dissensus.data import LabelCounts, Predictions, Scale
 from dissensus.metrics import get_metric
+from dissensus.posterior import DEFAULT_PRIOR
 from dissensus.stats import ConfidenceInterval, item_keys, percentile_interval, poisson_weights
 
 __all__ = [
     "DistributedCounts",
+    "ItemScores",
     "agreement",
     "label_counts",
     "metric_means",
     "pairwise",
+    "score_items",
     "stream_counts",
 ]
 
@@ -201,8 +214,9 @@ class DistributedCounts:
         return LabelCounts.from_array(wide.to_numpy(), scale=self.scale, items=wide.index)
 
 
+@renamed_parameters(data="annotations")
 def label_counts(
-    data: Any,
+    annotations: Any,
     *,
     scale: Scale | Sequence[Any] | None = None,
     item: str = "item",
@@ -214,7 +228,7 @@ def label_counts(
 
     Parameters
     ----------
-    data : str, path-like, dask.dataframe.DataFrame or pandas.DataFrame
+    annotations : str, path-like, dask.dataframe.DataFrame or pandas.DataFrame
         Long annotations, one row per annotation: a Parquet file or
         directory of files (read with :func:`dask.dataframe.read_parquet`),
         a CSV/TSV file or glob (``*.csv``, read in blocks), or a data frame. An item's annotations may be spread over any
@@ -254,7 +268,7 @@ def label_counts(
     """
     if shuffle is not None:
         check_option("label_counts", "shuffle", shuffle, ("p2p", "tasks", "disk"))
-    ddf = _read(data, [item, label], npartitions)
+    ddf = _read(annotations, [item, label], npartitions)
     sc = _scale_of(ddf, label, scale)
     item_dtype = ddf._meta[item].dtype
     encoded = ddf.map_partitions(
@@ -528,16 +542,17 @@ def _interval(boot: FloatArray, level: float | None) -> ConfidenceInterval | Non
     if level is None:
         return None
     with np.errstate(invalid="ignore"):
-        lo, hi = percentile_interval(boot, level=level)
+        lo, hi = percentile_interval(boot, confidence_level=level)
     return ConfidenceInterval(float(lo), float(hi))
 
 
+@renamed_parameters(ci="confidence_level")
 def agreement(
     counts: DistributedCounts,
     coefficients: Sequence[str] = COEFFICIENTS,
     *,
     levels: Sequence[str] = ("nominal",),
-    ci: float | None = None,
+    confidence_level: float | None = None,
     n_resamples: int = 1000,
     seed: int = 0,
     se: bool = True,
@@ -555,7 +570,7 @@ def agreement(
         Levels of measurement of Krippendorff's alpha (any of nominal,
         ordinal, interval, ratio); one result each, from the same
         coincidence matrix.
-    ci : float, optional
+    confidence_level : float, optional
         Coverage of a Poisson-bootstrap percentile interval (e.g. 0.95).
     n_resamples : int, default 1000
         Bootstrap resamples.
@@ -570,7 +585,7 @@ def agreement(
     -------
     dict of str to AgreementResult
         Keyed like the in-memory results' ``name`` (``fleiss_kappa``,
-        ``krippendorff_alpha_ordinal``, ...). ``z``, ``p_value`` and
+        ``krippendorff_alpha_ordinal``, ...). ``z``, ``pvalue`` and
         Fleiss' ``se0`` are not computed (NaN / absent).
 
     Notes
@@ -599,7 +614,11 @@ def agreement(
         check_option("agreement", "coefficients", name, COEFFICIENTS)
     for lvl in levels:
         check_option("agreement", "levels", lvl, LEVELS)
-    level = None if ci is None else check_probability_level("agreement", "ci", ci)
+    level = (
+        None
+        if confidence_level is None
+        else check_probability_level("agreement", "confidence_level", confidence_level)
+    )
     B = 0 if level is None else int(n_resamples)
     if level is not None and B < 2:
         msg = f"The 'n_resamples' parameter of agreement must be at least 2. Got {n_resamples!r}."
@@ -619,7 +638,7 @@ def agreement(
         "n_items": N,
         "n_items_excluded": tot["n_excluded"],
         "n_annotations": tot["n_annotations"],
-        "ci_level": level,
+        "confidence_level": level,
     }
     out: dict[str, AgreementResult] = {}
     points: dict[str, tuple[float, float]] = {}
@@ -631,7 +650,9 @@ def agreement(
         for name in coefficients:
             if name == "observed_agreement":
                 ci_ = None if b_pa is None else _interval(b_pa, level)
-                out[name] = AgreementResult(name=name, value=float(pa), ci=ci_, **common)
+                out[name] = AgreementResult(
+                    name=name, statistic=float(pa), confidence_interval=ci_, **common
+                )
             elif name in _COUNT_COEFFICIENTS:
                 chance = _COUNT_COEFFICIENTS[name]
                 M = np.eye(K)
@@ -645,7 +666,11 @@ def agreement(
                 if math.isfinite(value) and N >= 2:
                     points[name] = (float(value), pe)
                 out[name] = AgreementResult(
-                    name=name, value=float(value), ci=ci_, parts=parts_, **common
+                    name=name,
+                    statistic=float(value),
+                    confidence_interval=ci_,
+                    parts=parts_,
+                    **common,
                 )
             else:
                 o = tot["o"].reshape(1, K, K)
@@ -657,7 +682,9 @@ def agreement(
                         boot = alpha_from_coincidences(tot["b_o"].reshape(B, K, K), lvl, v)
                         ci_ = _interval(boot, level)
                     key = name if lvl == "nominal" else f"{name}_{lvl}"
-                    out[key] = AgreementResult(name=key, value=value, ci=ci_, **common)
+                    out[key] = AgreementResult(
+                        name=key, statistic=value, confidence_interval=ci_, **common
+                    )
     if se and points:
         # Gwet's linearised standard error, from the moments of the same single pass
         moments = _pooled_moments(tot["moments"])
@@ -705,7 +732,7 @@ def _pair_partition(
 
 
 def pairwise(
-    data: Any,
+    annotations: Any,
     measure: str = "cohen",
     *,
     scale: Scale | Sequence[Any] | None = None,
@@ -728,7 +755,7 @@ def pairwise(
 
     Parameters
     ----------
-    data : str, path-like, dask.dataframe.DataFrame or pandas.DataFrame
+    annotations : str, path-like, dask.dataframe.DataFrame or pandas.DataFrame
         Long annotations with item, annotator and label columns (see
         :func:`label_counts`).
     measure : {"cohen", "weighted_cohen", "alpha", "pearson"}, default "cohen"
@@ -762,7 +789,7 @@ def pairwise(
     >>> long = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3, 4, 4],
     ...                      "annotator": ["a", "b"] * 4,
     ...                      "label": [0, 0, 1, 1, 0, 1, 1, 1]})
-    >>> round(float(pairwise(long).value.loc["a", "b"]), 4)
+    >>> round(float(pairwise(long).statistic.loc["a", "b"]), 4)
     0.5
     """
     dask = _dask("dask")
@@ -771,7 +798,7 @@ def pairwise(
     if int(min_overlap) < 1:
         msg = f"The 'min_overlap' parameter of pairwise must be at least 1. Got {min_overlap!r}."
         raise ValueError(msg)
-    ddf = _read(data, [item, annotator, label], npartitions)
+    ddf = _read(annotations, [item, annotator, label], npartitions)
     sc = _scale_of(ddf, label, scale)
     raters = pd.Index(np.sort(ddf[annotator].dropna().unique().compute().to_numpy()))
     raters = raters.rename("annotator")
@@ -793,34 +820,12 @@ def pairwise(
 # --------------------------------------------------------------------------- metrics
 
 
-def _score_partition(
-    joined: pd.DataFrame, K: int, metrics: Sequence[str], prior: Any
-) -> pd.DataFrame:
-    """Per-item metric values of one partition of counts joined with predictions."""
-    X = joined[_count_columns(K)].to_numpy(dtype=np.int64)
-    q = joined[[f"q{k}" for k in range(K)]].to_numpy(dtype=np.float64)
-    met = [get_metric(m) for m in metrics]
-    out = {}
-    alpha = None
-    if any(m.needs_posterior for m in met):
-        from dissensus.posterior import dirichlet  # noqa: PLC0415
-
-        alpha = np.asarray(dirichlet(X, prior=prior), dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = X / X.sum(axis=1, keepdims=True)
-    for m in met:
-        out[m.name] = np.asarray(m.func(alpha if m.needs_posterior else p, q), dtype=np.float64)
-    frame = pd.DataFrame(out, index=joined.index)
-    frame.insert(0, _MODEL, joined[_MODEL].to_numpy(dtype=np.int64))
-    return frame
-
-
 def metric_means(
     counts: DistributedCounts,
     predictions: Mapping[str, Any],
     metrics: Sequence[str],
     *,
-    prior: Any = "uniform",
+    prior: Any = DEFAULT_PRIOR,
     item: str = "item",
 ) -> pd.DataFrame:
     r"""Per-model means of per-item metrics, computed where the items live.
@@ -836,9 +841,10 @@ def metric_means(
         annotated items.
     metrics : sequence of str
         Registered metric names, pointwise or expected (``"E[emd]"``).
-    prior : {"uniform", "jeffreys"}, float or array_like, default "uniform"
-        Dirichlet prior of the expected metrics (a fitted ``"empirical"``
-        prior needs the whole data: fit it first, pass the array).
+    prior : {"uniform", "jeffreys"}, float or array_like, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
+        Dirichlet prior of the expected metrics. A fitted prior
+        (``"empirical"``, ``"hierarchical"``) is fitted once to all the
+        counts, from their distinct count vectors and multiplicities.
     item : str, default "item"
         Item id column of the predictions.
 
@@ -854,53 +860,60 @@ def metric_means(
         Missing label columns, or predictions that do not cover exactly the
         annotated items.
     """
-    dd = _dask()
-    if isinstance(prior, str) and prior == "empirical":
-        msg = (
-            "metric_means cannot fit an empirical prior per partition; fit it once "
-            "(dissensus.posterior.fit_dirichlet_prior) and pass the array as prior=."
-        )
-        raise ValueError(msg)
+    if isinstance(prior, str) and prior in _FITTED_PRIORS:
+        prior = _fit_prior(counts, prior)
     names = [get_metric(m).name for m in metrics]
-    K = counts.K
+    lazy: list[Any] = [counts.frame.shape[0]]
     label_cols = [str(lab) for lab in counts.scale.labels]
-    meta = pd.DataFrame({m: pd.Series(dtype=np.float64) for m in names})
-    meta.insert(0, _MODEL, pd.Series(dtype=np.int64))
-    frames, n_pred = [], []
-    for j, (model, pred) in enumerate(predictions.items()):
-        pdf = dd.from_pandas(pred, npartitions=1) if isinstance(pred, pd.DataFrame) else pred
-        missing = [c for c in (item, *label_cols) if c not in pdf.columns]
-        if missing:
-            msg = (
-                f"Predictions of {model!r} have no column {examples(missing)}; give an {item!r} "
-                f"column and one column per label {examples(label_cols)}."
-            )
-            raise DataError(msg)
-        q = pdf[[item, *label_cols]].rename(columns={c: f"q{k}" for k, c in enumerate(label_cols)})
-        frames.append(q.assign(**{_MODEL: j}))
-        n_pred.append(pdf.shape[0])
-    # one hash join on the item id for every model: the counts are shuffled once
-    joined = counts.frame.merge(dd.concat(frames), left_index=True, right_on=item, how="inner")
-    scores = joined.map_partitions(_score_partition, K, names, prior, meta=meta)
-    by_model = scores.groupby(_MODEL)
-    n_counts, sums, n_joined, *n_pred_done = _compute(
-        counts.frame.shape[0], by_model[names].sum(), by_model.size(), *n_pred
-    )
+    score_cols = [f"s{i}_0" for i in range(len(names))]
+    for model, pred in predictions.items():
+        q = _prediction_frame(str(model), pred, 0, item, label_cols)
+        scores = _scored(counts, q, [str(model)], names, prior)[score_cols]
+        lazy += [scores.sum(), scores.shape[0], q.shape[0]]
+    # one pass over the data for every model
+    n_counts, *done = _compute(*lazy)
     rows = []
     for j, model in enumerate(predictions):
-        got = int(n_joined.get(j, 0))
-        if not got == n_pred_done[j] == n_counts:
+        sums, n_joined, n_pred = done[3 * j : 3 * j + 3]
+        if not n_joined == n_pred == n_counts:
             msg = (
-                f"Predictions of {model!r} cover {got} of the {n_counts} annotated items "
-                f"({n_pred_done[j]} prediction rows); every model must predict exactly the "
-                "annotated items once."
+                f"Predictions of {model!r} cover {n_joined} of the {n_counts} annotated items "
+                f"({n_pred} prediction rows); every model must predict exactly the annotated "
+                "items once."
             )
             raise DataError(msg)
         rows += [
-            {"model": str(model), "metric": m, "mean": float(sums.loc[j, m]) / got, "n_items": got}
-            for m in names
+            {
+                "model": str(model),
+                "metric": m,
+                "mean": float(sums[c]) / n_joined,
+                "n_items": n_joined,
+            }
+            for m, c in zip(names, score_cols, strict=True)
         ]
     return pd.DataFrame(rows)
+
+
+_FITTED_PRIORS = ("empirical", "hierarchical")
+
+
+def _fit_prior(counts: DistributedCounts, name: str) -> FloatArray:
+    """A prior fitted to all the counts, once, from their distinct count vectors.
+
+    The fit needs each distinct count vector and how often it occurs (few,
+    whatever the number of items): one group-by on the cluster. They are
+    expanded on the client (an (N, K) int64 array) and fitted as in memory,
+    so the prior is the one :func:`dissensus.evaluate` would fit.
+    """
+    from dissensus.posterior import fit_dirichlet_prior, fit_hierarchical_prior  # noqa: PLC0415
+
+    cols = _count_columns(counts.K)
+    (distinct,) = _compute(counts.frame.groupby(cols).size())
+    rows = np.array(distinct.index.tolist(), dtype=np.int64).reshape(-1, counts.K)
+    n = np.repeat(rows, distinct.to_numpy(dtype=np.int64), axis=0)
+    fit = fit_dirichlet_prior if name == "empirical" else fit_hierarchical_prior
+    alpha0: FloatArray = fit(n).alpha0
+    return alpha0
 
 
 def _compute(*args: Any) -> tuple[Any, ...]:
@@ -908,3 +921,233 @@ def _compute(*args: Any) -> tuple[Any, ...]:
     dask = _dask("dask")
 
     return tuple(dask.compute(*args))
+
+
+# --------------------------------------------------------------------------- per-item scores
+
+
+@dataclass(frozen=True)
+class ItemScores:
+    """Per-item scores computed on the cluster and collected: the input of an Evaluation.
+
+    Everything is in this process and sorted by item id; memory is about
+    ``N (M J + J K + K)`` numbers (:func:`score_items`).
+
+    Attributes
+    ----------
+    counts : LabelCounts
+        Counts of the scored items, sorted by item id.
+    scores : ndarray of float64, shape (M, J, N)
+        ``scores[m, j, i]``: metric ``m`` of model ``j`` on item ``i``.
+    predictions : ndarray of float64, shape (J, N, K)
+        The predictions, aligned to ``counts``.
+    """
+
+    counts: LabelCounts
+    scores: FloatArray
+    predictions: FloatArray
+
+
+def _prediction_frame(model: str, pred: Any, j: int, item: str, labels: list[str]) -> Any:
+    """Model ``j``'s wide predictions as a Dask frame: ``item, q{j}_0 … q{j}_{K-1}``."""
+    dd = _dask()
+    if isinstance(pred, Predictions):
+        if pred.items is None or pred.scale is None:
+            msg = (
+                f"Predictions of {model!r} have no item ids or labels; the Dask engine joins "
+                "predictions to the annotations by item id and label."
+            )
+            raise DataError(msg)
+        pred = pred.to_frame().rename_axis(index=item).reset_index()
+    if isinstance(pred, pd.DataFrame):
+        pdf = dd.from_pandas(pred, npartitions=max(1, len(pred) // 1_000_000))
+    elif isinstance(pred, dd.DataFrame):
+        pdf = pred
+    else:
+        msg = (
+            f"Predictions of {model!r} must be a pandas or Dask DataFrame on the Dask engine "
+            f"(an {item!r} column, one column per label); got {type(pred).__name__}."
+        )
+        raise TypeError(msg)
+    if item not in pdf.columns and pdf.index.name == item:
+        pdf = pdf.reset_index()
+    pdf = pdf.rename(columns={c: str(c) for c in pdf.columns})
+    missing = [c for c in (item, *labels) if c not in pdf.columns]
+    if missing:
+        msg = (
+            f"Predictions of {model!r} have no column {examples(missing)}; give an {item!r} "
+            f"column (or index) and one column per label {examples(labels)}."
+        )
+        raise DataError(msg)
+    names = {item: "item", **{c: f"q{j}_{k}" for k, c in enumerate(labels)}}
+    return pdf[[item, *labels]].rename(columns=names)
+
+
+def _score_joined(
+    joined: pd.DataFrame, scale: Scale, models: Sequence[str], metrics: Sequence[str], prior: Any
+) -> pd.DataFrame:
+    """Scores of every (metric, model) on the items of one partition, as evaluate() computes them."""
+    K = scale.K
+    labels = [str(lab) for lab in scale.labels]
+    items = pd.Index(joined["item"])
+    counts = LabelCounts.from_array(
+        joined[_count_columns(K)].to_numpy(dtype=np.int64), scale=scale, items=items
+    )
+    met = [get_metric(m) for m in metrics]
+    p = counts.proportions()
+    alpha = None
+    if any(m.needs_posterior for m in met):
+        from dissensus.posterior import dirichlet  # noqa: PLC0415
+
+        alpha = np.asarray(dirichlet(counts, prior=prior), dtype=np.float64)
+    out: dict[str, Any] = {c: joined[c].to_numpy() for c in ("item", *_count_columns(K))}
+    scores: dict[str, Any] = {}
+    for j, model in enumerate(models):
+        cols = [f"q{j}_{k}" for k in range(K)]
+        # the same checks as Predictions.from_array, naming the item of a bad row
+        name = f"predictions of {model!r} (rows of a Dask partition, columns {labels})"
+        q = as_prob_matrix(joined[cols].to_numpy(), name, items=items)
+        out.update({c: q[:, k] for k, c in enumerate(cols)})
+        for i, m in enumerate(met):
+            target = counts.values if m.needs_counts else alpha if m.needs_posterior else p  # noqa: PD011
+            scores[f"s{i}_{j}"] = np.asarray(m.func(target, q), dtype=np.float64)
+    return pd.DataFrame(out | scores, index=joined.index)
+
+
+def _scored(
+    counts: DistributedCounts, frames: Any, models: list[str], metrics: list[str], prior: Any
+) -> Any:
+    """Lazy per-item scores: counts joined to each model's predictions by item id, scored."""
+    K, J, M = counts.K, len(models), len(metrics)
+    joined = counts.frame.reset_index()
+    for q in frames if isinstance(frames, list) else [frames]:
+        # a hash join on the item id: both sides are shuffled by item, never sorted
+        joined = joined.merge(q, on="item", how="inner")
+    meta = pd.DataFrame(
+        {
+            "item": pd.Series(dtype=joined._meta["item"].dtype),
+            **{c: pd.Series(dtype=np.int64) for c in _count_columns(K)},
+            **{f"q{j}_{k}": pd.Series(dtype=np.float64) for j in range(J) for k in range(K)},
+            **{f"s{i}_{j}": pd.Series(dtype=np.float64) for j in range(J) for i in range(M)},
+        }
+    )
+    return joined.map_partitions(_score_joined, counts.scale, models, metrics, prior, meta=meta)
+
+
+def score_items(
+    counts: DistributedCounts,
+    predictions: Mapping[str, Any],
+    metrics: Sequence[str],
+    *,
+    prior: Any = DEFAULT_PRIOR,
+    item: str = "item",
+    how: str = "exact",
+) -> ItemScores:
+    r"""Score every model on every item where the items live, then collect the scores.
+
+    The predictions of each model are joined to the counts by item id (a
+    Dask hash join) and every (metric, model) is scored with
+    ``map_partitions`` by the registry functions that
+    :func:`dissensus.evaluate` uses, so each score is the in-memory one.
+    The scores, counts and predictions are then collected, sorted by item
+    id: :func:`dissensus.evaluate` builds its :class:`~dissensus.Evaluation`
+    from them (bootstrap, bins and rankings need every item's score).
+
+    Parameters
+    ----------
+    counts : DistributedCounts
+        From :func:`label_counts`.
+    predictions : mapping of str to DataFrame or Predictions
+        Model name -> wide predictions (pandas or Dask): an ``item`` column
+        (or index) and one column per label, named ``str(label)``; or a
+        :class:`~dissensus.Predictions` with item ids and labels.
+    metrics : sequence of str
+        Registered metric names.
+    prior : {"uniform", "jeffreys", "empirical"}, float or array_like, default "uniform"
+        Dirichlet prior of the expected metrics; ``"empirical"`` is fitted
+        once to all the counts (one more pass over the data).
+    item : str, default "item"
+        Item id column of the predictions.
+    how : {"exact", "inner"}, default "exact"
+        ``"exact"``: every model predicts exactly the annotated items, once
+        (else :class:`DataError`). ``"inner"``: keep the items every model
+        predicts, with a :class:`~dissensus.DataDroppedWarning`.
+
+    Returns
+    -------
+    ItemScores
+        In this process: ``N (M J + J K + K)`` numbers, 8 bytes each (10
+        million items, 10 metrics, 2 models, K = 5: about 2.8 GB).
+
+    Raises
+    ------
+    DataError
+        Missing label columns, invalid probabilities (naming the item),
+        repeated or missing items.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> long = pd.DataFrame({"item": [2, 2, 1, 1], "label": ["a", "b", "a", "a"]})
+    >>> pred = pd.DataFrame({"item": [1, 2], "a": [0.5, 0.5], "b": [0.5, 0.5]})
+    >>> got = score_items(label_counts(long), {"m": pred}, ["manhattan"])
+    >>> got.counts.items.tolist(), got.scores.tolist()
+    ([1, 2], [[[1.0, 0.0]]])
+    """
+    check_option("score_items", "how", how, ("exact", "inner"))
+    names = [get_metric(m).name for m in metrics]
+    models = [str(m) for m in predictions]
+    labels = [str(lab) for lab in counts.scale.labels]
+    K, M, J = counts.K, len(names), len(models)
+    if (
+        isinstance(prior, str)
+        and prior == "empirical"
+        and any(get_metric(m).needs_posterior for m in names)
+    ):
+        from dissensus.posterior import fit_dirichlet_prior  # noqa: PLC0415
+
+        # fitted once to every item, as in memory (per partition it would differ)
+        prior = fit_dirichlet_prior(counts.collect().values).alpha0
+    frames = [
+        _prediction_frame(str(model), pred, j, item, labels)
+        for j, (model, pred) in enumerate(predictions.items())
+    ]
+    lazy: list[Any] = [counts.frame.shape[0], *(q.shape[0] for q in frames)]
+    scored = _scored(counts, frames, models, names, prior)
+    # one pass over the data: the scores and the sizes checked below
+    local, n_counts, *n_pred = _compute(scored, *lazy)
+    local = local.sort_values("item", kind="stable").reset_index(drop=True)
+    dup = local["item"].duplicated()
+    if dup.any():
+        msg = (
+            f"{int(dup.sum())} items are predicted more than once by a model "
+            f"({examples(local['item'][dup].unique().tolist())}); give one row per item."
+        )
+        raise DataError(msg)
+    N = len(local)
+    short = {m: n for m, n in zip(models, n_pred, strict=True) if n != N}
+    if n_counts != N or short:
+        if how == "exact" or N == 0:
+            model = next(iter(short), models[0])
+            msg = (
+                f"The models predict {N} of the {n_counts} annotated items in common "
+                f"({model!r} has {dict(zip(models, n_pred, strict=True))[model]} rows); "
+                "every model must predict exactly the annotated items once (how='inner' "
+                "keeps the common items)."
+            )
+            raise DataError(msg)
+        if n_counts != N:
+            warnings.warn(
+                f"Kept the {N} items every model predicts; dropped {n_counts - N} annotated items.",
+                DataDroppedWarning,
+                stacklevel=2,
+            )
+    items = pd.Index(local["item"], name=None)
+    C = local[_count_columns(K)].to_numpy(dtype=np.int64)
+    S = local[[f"s{i}_{j}" for i in range(M) for j in range(J)]].to_numpy(dtype=np.float64)
+    Q = local[[f"q{j}_{k}" for j in range(J) for k in range(K)]].to_numpy(dtype=np.float64)
+    return ItemScores(
+        counts=LabelCounts.from_array(C, scale=counts.scale, items=items),
+        scores=np.ascontiguousarray(S.T.reshape(M, J, N)),
+        predictions=np.ascontiguousarray(Q.reshape(N, J, K).transpose(1, 0, 2)),
+    )

@@ -43,7 +43,7 @@ def _run(files: dict[str, Path], out: Path, *extra: str) -> int:
         [
             "evaluate", str(files["ann"]),
             "--pred", f"good={files['good']}", "--pred", f"bad={files['bad']}",
-            "--n-boot", "200", "--out", str(out), *extra,
+            "--n-resamples", "200", "--out", str(out), *extra,
         ]
     )  # fmt: skip
 
@@ -147,7 +147,7 @@ class TestJsonOutput:
         assert record["models"] == ["good", "bad"]
         assert record["metrics"] == ["emd", "E[emd]"]
         assert record["n_items"] == 60
-        assert record["n_boot"] == 200
+        assert record["n_resamples"] == 200
         assert record["confidence_level"] == 0.95
         # the printed numbers are those of summary.csv, the best flags too
         csv = pd.read_csv(out / "summary.csv")

@@ -24,6 +24,7 @@ import numpy.typing as npt
 import pandas as pd
 from scipy import sparse
 
+from dissensus._deprecation import deprecated_attribute
 from dissensus._exceptions import DegenerateAgreementWarning
 from dissensus._validation import check_option
 from dissensus.agreement._alpha import LEVELS, Level, _delta, _ordinal_delta, _values
@@ -44,7 +45,7 @@ class PairwiseAgreement:
 
     Attributes
     ----------
-    value : pandas.DataFrame
+    statistic : pandas.DataFrame
         Annotator × annotator coefficients (NaN where the pair shares fewer
         than ``min_overlap`` items or the coefficient is undefined).
     overlap : pandas.DataFrame
@@ -53,13 +54,16 @@ class PairwiseAgreement:
         The coefficient.
     """
 
-    value: pd.DataFrame
+    statistic: pd.DataFrame
     overlap: pd.DataFrame
     measure: str
 
+    # the documented name before the glossary (docs/glossary.md); removed in 1.0
+    value = deprecated_attribute("value", "statistic")
+
     def __repr__(self) -> str:
-        R = self.value.shape[0]
-        off = self.value.to_numpy()[~np.eye(R, dtype=bool)]
+        R = self.statistic.shape[0]
+        off = self.statistic.to_numpy()[~np.eye(R, dtype=bool)]
         finite = off[np.isfinite(off)]
         span = f"{finite.min():.3g}–{finite.max():.3g}" if finite.size else "none defined"
         return f"<PairwiseAgreement {self.measure}: {R} annotators, pairs {span}>"
@@ -203,7 +207,7 @@ def pairwise(
     Returns
     -------
     PairwiseAgreement
-        ``.value`` and ``.overlap`` DataFrames indexed by annotator.
+        ``.statistic`` and ``.overlap`` DataFrames indexed by annotator.
 
     Warns
     -----
@@ -214,7 +218,7 @@ def pairwise(
     Examples
     --------
     >>> R = [[0, 0, 1], [1, 1, 1], [0, 1, 0], [1, 1, 0]]
-    >>> pairwise(R).value.round(2)
+    >>> pairwise(R).statistic.round(2)
          0    1    2
     0  1.0  0.5  0.0
     1  0.5  1.0 -0.5
@@ -290,7 +294,7 @@ def _finish(
             stacklevel=3,
         )
     return PairwiseAgreement(
-        value=pd.DataFrame(values, index=names, columns=names.rename(None)),
+        statistic=pd.DataFrame(values, index=names, columns=names.rename(None)),
         overlap=pd.DataFrame(overlap.astype(np.int64), index=names, columns=names.rename(None)),
         measure=name,
     )

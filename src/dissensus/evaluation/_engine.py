@@ -1,0 +1,391 @@
+"""Scoring: align annotations and predictions, score every model under every metric once."""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from dissensus._deprecation import keyword_only_options, renamed_parameters
+from dissensus._exceptions import DataDroppedWarning, DataError
+from dissensus._parallel import thread_limit
+from dissensus._validation import (
+    SeedLike,
+    check_option,
+    examples,
+    is_dask,
+)
+from dissensus.data import Annotations, LabelCounts, Predictions
+from dissensus.data._counts import as_label_counts
+from dissensus.evaluation._output import Evaluation
+from dissensus.evaluation._tables import _prior_name
+from dissensus.metrics import Metric, get_metric
+from dissensus.posterior import DEFAULT_PRIOR
+from dissensus.stats._bins import BinsLike, annotation_bins
+
+__all__ = ["DEFAULT_METRICS", "PredictionLike", "evaluate"]
+
+FloatArray = npt.NDArray[np.float64]
+PredictionLike = Predictions | npt.ArrayLike | pd.DataFrame
+
+#: Pointwise metrics scored by default, each with its expected form (EMD only
+#: on ordered scales).
+DEFAULT_METRICS: tuple[str, ...] = (
+    "cross_entropy",
+    "kl_divergence",
+    "js_divergence",
+    "manhattan",
+    "emd",
+)
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def _as_predictions(name: str, pred: Any) -> Predictions:
+    if isinstance(pred, Predictions):
+        return pred
+    if isinstance(pred, pd.DataFrame):
+        item = "item" if "item" in pred.columns else None
+        return Predictions.from_frame(pred, item=item)
+    try:
+        arr = np.asarray(pred, dtype=np.float64)
+    except (TypeError, ValueError):
+        msg = (
+            f"Predictions of model {name!r} must be a Predictions, an (N, K) array or a "
+            f"DataFrame; got {type(pred).__name__}."
+        )
+        raise TypeError(msg) from None
+    try:
+        return Predictions.from_array(arr)
+    except DataError as exc:
+        msg = f"Model {name!r}: {exc}"
+        raise DataError(msg) from None
+
+
+def _align_all(
+    counts: LabelCounts, preds: Mapping[str, Predictions], how: Literal["exact", "inner"]
+) -> tuple[LabelCounts, list[FloatArray]]:
+    """Predictions of every model aligned to one set of items (the counts' order)."""
+    aligned = []
+    for name, pred in preds.items():
+        with warnings.catch_warnings():
+            # one warning for the whole evaluation below, not one per model
+            warnings.simplefilter("ignore")
+            aligned.append(pred.align(counts, how=how, name=name))
+    if how == "exact":
+        return counts, [p.values for p, _ in aligned]  # noqa: PD011  (Predictions, not pandas)
+    keep = np.ones(counts.N, dtype=bool)
+    for _, sub in aligned:
+        keep &= counts.items.isin(sub.items)
+    if not keep.any():
+        msg = "The models and the annotations have no item in common."
+        raise DataError(msg)
+    if not keep.all():
+        dropped = counts.items[~keep]
+        warnings.warn(
+            f"Kept the {int(keep.sum())} items every model predicts; dropped {dropped.size} "
+            f"annotated items ({examples(list(dropped))}).",
+            DataDroppedWarning,
+            stacklevel=3,
+        )
+    sub_counts = counts.take(np.flatnonzero(keep))
+    values = []
+    for pred, sub in aligned:
+        ids = sub.items if pred.items is None else pred.items  # align() puts both in one order
+        rows = ids.get_indexer(sub_counts.items)
+        values.append(pred.values[rows])  # noqa: PD011  (Predictions, not pandas)
+    return sub_counts, values
+
+
+#: ``targets=`` of :func:`evaluate` by name (the methods of
+#: :func:`dissensus.aggregation.soft_targets`; aggregation is imported only when used).
+TARGETS: tuple[str, ...] = ("empirical", "dawid_skene", "ordinal_dawid_skene", "mace")
+
+
+def _pointwise_targets(
+    annotations: Any,
+    counts: LabelCounts,
+    targets: str | PredictionLike,
+    seed: SeedLike,
+    pointwise: list[str],
+) -> tuple[str, FloatArray | None, pd.DataFrame | None]:
+    """(name, (N, K) targets of the pointwise metrics in the counts' order, reliability table)."""
+    if isinstance(targets, str):
+        check_option("evaluate", "targets", targets, TARGETS)
+        if targets == "empirical":
+            return "empirical", counts.proportions() if pointwise else None, None
+        from dissensus.aggregation import fit_annotator_model  # noqa: PLC0415  (only this option)
+
+        fit = fit_annotator_model(annotations, targets, seed=seed, func="evaluate")
+        source = Predictions(fit.posterior.to_numpy(), annotations.items, annotations.scale)
+        name, reliability = targets, fit.reliability()
+    else:
+        source, name, reliability = _as_predictions("targets", targets), "user targets", None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataDroppedWarning)  # checked just below
+        aligned, sub = source.align(counts, how="inner", name="targets")
+    if sub.N != counts.N:
+        missing = counts.items[~counts.items.isin(sub.items)]
+        msg = (
+            f"`targets` has no row for {missing.size} annotated items ({examples(list(missing))})."
+        )
+        raise DataError(msg)
+    rows = (sub.items if aligned.items is None else aligned.items).get_indexer(counts.items)
+    return name, np.asarray(aligned.values[rows], dtype=np.float64), reliability  # noqa: PD011
+
+
+def _resolve_metrics(metrics: Sequence[str] | str | None, ordered: bool) -> list[Metric]:
+    if metrics is None:
+        base = [m for m in DEFAULT_METRICS if ordered or not get_metric(m).needs_order]
+        names = base + [e for m in base if (e := get_metric(m).expected) is not None]
+    elif isinstance(metrics, str):
+        names = [metrics]
+    else:
+        names = list(metrics)
+    if not names:
+        msg = "The 'metrics' parameter of evaluate must name at least one metric."
+        raise ValueError(msg)
+    if len(set(names)) != len(names):
+        dup = [m for m in names if names.count(m) > 1]
+        msg = f"The 'metrics' parameter of evaluate repeats {examples(sorted(set(dup)))}."
+        raise ValueError(msg)
+    resolved = [get_metric(m) for m in names]
+    for met in resolved:
+        if met.unary:
+            msg = f"Metric {met.name!r} takes the target only and cannot score predictions."
+            raise ValueError(msg)
+        if met.needs_order and not ordered:
+            msg = (
+                f"Metric {met.name!r} needs ordered labels, but the scale is nominal; "
+                "load the data with ordered=True (or Scale.ordinal) or drop the metric."
+            )
+            raise ValueError(msg)
+    return resolved
+
+
+# --------------------------------------------------------------------------- evaluate
+
+
+@keyword_only_options(2)
+@renamed_parameters(data="annotations")
+def evaluate(
+    annotations: Annotations | LabelCounts,
+    predictions: Mapping[str, PredictionLike],
+    *,
+    metrics: Sequence[str] | str | None = None,
+    prior: Any = DEFAULT_PRIOR,
+    bins: BinsLike = "auto",
+    seed: SeedLike = 0,
+    how: Literal["exact", "inner"] = "exact",
+    n_jobs: int | None = None,
+    targets: str | PredictionLike = "empirical",
+) -> Evaluation:
+    r"""Score several models against annotated label distributions.
+
+    Parameters
+    ----------
+    annotations : Annotations, LabelCounts, dask.dataframe.DataFrame or DistributedCounts
+        The annotations (counts per item and label). A Dask DataFrame of
+        long annotations (``item``, ``label``, optional ``annotator``
+        columns; scale inferred) or :class:`dissensus.distributed.DistributedCounts`
+        (its scale) is scored on the cluster by
+        :func:`dissensus.distributed.score_items`; predictions are then
+        pandas or Dask DataFrames (an ``item`` column or index, one column
+        per label). The scores are collected (``N × M × J`` floats, plus the
+        counts and predictions: fine up to about 10 million items) and the
+        tables are those of the in-memory path, with the items sorted by id
+        (the in-memory path keeps their order of appearance; in the same
+        order, every table, interval included, is identical).
+    predictions : mapping of str to Predictions, array_like or DataFrame
+        Model name -> predicted distributions. A :class:`~dissensus.Predictions`
+        or a DataFrame (wide: an ``item`` column, else the index, and one
+        column per label) is aligned by item id and label; an (N, K) array
+        without ids must list the items in the order of ``annotations``.
+    metrics : sequence of str, optional
+        Registered metric names; expected metrics are named ``E[emd]``,
+        ``E[cross_entropy]``, ... Default: cross_entropy, kl_divergence,
+        js_divergence, manhattan, emd (ordered scales only), then the
+        expected form of each.
+    prior : {"jeffreys", "uniform", "empirical", "hierarchical"}, float or array_like, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
+        Dirichlet prior of the expected metrics (see
+        :func:`dissensus.posterior.dirichlet`). The default is Jeffreys (K/2
+        pseudo-counts), after the prior study in ``docs/priors.md``.
+    bins : "auto", sequence of int or None, default "auto"
+        Annotation-count bins of :meth:`Evaluation.by_bin` (see
+        :func:`annotation_bins`).
+    seed : int, Generator or None, default 0
+        Seed of every resampling (bootstrap intervals, permutation tests).
+        An int keeps results reproducible across calls.
+    how : {"exact", "inner"}, default "exact"
+        ``"exact"``: every model must predict exactly the annotated items
+        (else :class:`DataError`, listing the differences). ``"inner"``:
+        keep the items that every model predicts, with a
+        :class:`~dissensus.DataDroppedWarning`.
+    n_jobs : int or None, default None
+        Threads of each metric's blocked kernels. None: the
+        ``DISSENSUS_NUM_THREADS`` environment variable if set, else
+        ``min(cores, 8)``. The (metric, model) jobs run one after the other
+        and each uses these threads (never a pool inside a pool; see
+        :mod:`dissensus._parallel`). Scores are bit-identical for every value.
+
+    targets : {"empirical", "dawid_skene", "ordinal_dawid_skene", "mace"}, Predictions or DataFrame, default "empirical"
+        What the pointwise metrics compare each prediction with.
+        ``"empirical"``: each item's label shares :math:`n_{ik} / n_i`. An
+        annotator model (:func:`dissensus.aggregation.fit_annotator_model`;
+        needs Annotations with annotator ids): its posterior over each item's
+        true label, so reliable annotators weigh more; the fitted model's
+        per-annotator reliability table goes into the report. Or your own soft
+        targets, aligned by item id and label like a model's predictions.
+        Expected (``E[...]``) and debiased metrics model the counts themselves
+        and ignore this option.
+
+    Returns
+    -------
+    Evaluation
+
+    Raises
+    ------
+    DataError
+        Predictions that do not match the annotated items or labels; items
+        without annotations when an empirical (pointwise) metric is asked
+        for (their empirical distribution is undefined).
+    ValueError
+        Unknown, repeated or unsuitable metrics (EMD on a nominal scale).
+    TypeError
+        ``predictions`` not a mapping of model names.
+
+    Notes
+    -----
+    A pointwise metric of model :math:`j` on item :math:`i` is
+    :math:`f(p_i, q_{ij})` with :math:`p_i = n_{ik} / n_i`; an expected one is
+    :math:`E_{p \sim \mathrm{Dir}(\alpha_i)}[f(p, q_{ij})]` with
+    :math:`\alpha_i = \alpha^{(0)} + n_i`. A debiased one (``debiased[emd]``,
+    :mod:`dissensus.metrics.debiased`) estimates :math:`f(\pi_i, q_{ij})` for the
+    item's TRUE distribution from its counts (jackknife over annotations, or an
+    exact U-statistic): per-item values can be negative, and means and
+    bootstrap intervals use them unclipped (clipping would bring the bias
+    back); items with one annotation keep their empirical value, with a
+    warning. Natural logs throughout. Metric
+    values that are infinite (e.g. cross-entropy against a zero prediction
+    under ``zero="inf"``) are kept: the model's mean is then infinite and its
+    interval NaN, never silently dropped.
+
+    References
+    ----------
+    Magnani, A. (2025). Soft metrics for ordinal label uncertainty with
+    variable sample sizes (the seed paper).
+
+    Examples
+    --------
+    >>> from dissensus import LabelCounts
+    >>> counts = LabelCounts.from_array([[3, 1], [0, 2], [1, 1]], items=["a", "b", "c"])
+    >>> ev = evaluate(counts, {"A": [[0.7, 0.3], [0.2, 0.8], [0.5, 0.5]],
+    ...                        "B": [[0.5, 0.5], [0.5, 0.5], [0.5, 0.5]]},
+    ...               metrics=["manhattan", "js_divergence"])
+    >>> import warnings
+    >>> from dissensus import FewItemsWarning
+    >>> with warnings.catch_warnings():  # 3 items: far too few for a trustworthy interval
+    ...     warnings.simplefilter("ignore", FewItemsWarning)
+    ...     table = ev.summary(n_resamples=200)
+    >>> table[["model", "metric", "mean", "best"]]
+      model         metric      mean   best
+    0     A      manhattan  0.166667   True
+    1     B      manhattan  0.500000  False
+    2     A  js_divergence  0.025484   True
+    3     B  js_divergence  0.083195  False
+    """
+    t0 = time.perf_counter()
+    given: object = predictions  # checked at run time whatever the annotation says
+    if not isinstance(given, Mapping):
+        msg = (
+            "`predictions` must map model names to predictions, e.g. {'model_a': preds}; "
+            f"got {type(given).__name__}."
+        )
+        raise TypeError(msg)
+    if not predictions:
+        msg = "`predictions` is empty; give at least one model."
+        raise ValueError(msg)
+    check_option("evaluate", "how", how, ("exact", "inner"))
+    if is_dask(annotations):
+        if not (isinstance(targets, str) and targets == "empirical"):
+            msg = (
+                "evaluate on Dask scores against the label shares only (targets='empirical'); "
+                "annotator models are fitted in memory: pass in-memory Annotations for "
+                f"targets={targets!r}."
+            )
+            raise ValueError(msg)
+        # Dask stays optional: the engine is imported only for a Dask collection
+        from dissensus.evaluation._dask import evaluate_dask  # noqa: PLC0415
+
+        return evaluate_dask(
+            annotations, predictions, _resolve_metrics, metrics=metrics, prior=prior, bins=bins,
+            seed=seed, how=how,
+        )  # fmt: skip
+    n_annotators: int | None = None
+    if isinstance(annotations, Annotations) and annotations.has_annotators:
+        n_annotators = annotations.n_annotators
+    counts = as_label_counts(annotations, "data")
+    preds = {str(name): _as_predictions(str(name), p) for name, p in predictions.items()}
+    counts, values = _align_all(counts, preds, how)
+    met = _resolve_metrics(metrics, counts.scale.ordered)
+    n = counts.n
+    pointwise = [m.name for m in met if not m.needs_posterior]
+    if pointwise and (n == 0).any():
+        empty = counts.items[n == 0]
+        msg = (
+            f"{empty.size} items have no annotation ({examples(list(empty))}), so the empirical "
+            f"metrics {examples(pointwise)} are undefined for them; drop these items or use "
+            "expected metrics only (e.g. metrics=['E[emd]'])."
+        )
+        raise DataError(msg)
+    bin_codes, bin_labels = annotation_bins(n, bins)
+    t1 = time.perf_counter()
+
+    target_name, p, reliability = _pointwise_targets(annotations, counts, targets, seed, pointwise)
+    C = counts.values if any(m.needs_counts for m in met) else None  # noqa: PD011  (LabelCounts, not pandas)
+    alpha: FloatArray | None = None
+    if any(m.needs_posterior for m in met):
+        from dissensus.posterior import (  # noqa: PLC0415  (only expected metrics need it)
+            dirichlet,
+            prior_strength_check,
+        )
+
+        alpha = np.asarray(dirichlet(counts, prior=prior), dtype=np.float64)
+        # say so when the prior's pseudo-counts outweigh most items' annotations; the
+        # warning points at the user's call (through the two deprecation wrappers)
+        prior_strength_check(counts, prior, stacklevel=5)
+    S = np.empty((len(met), len(preds), counts.N))
+    # one level of threads: the metrics' own blocked kernels (balanced blocks, the same
+    # bytes for any count); the jobs run in turn, so pools never nest
+    with thread_limit(n_jobs, "evaluate"):
+        for i, m in enumerate(met):
+            for j, v in enumerate(values):
+                target = C if m.needs_counts else alpha if m.needs_posterior else p
+                S[i, j] = m.func(target, v)
+    S.flags.writeable = False
+    t2 = time.perf_counter()
+    return Evaluation(
+        scores_array=S,
+        counts=counts,
+        models=list(preds),
+        metrics=met,
+        bin_codes=bin_codes,
+        bin_labels=bin_labels,
+        prior=_prior_name(prior),
+        seed=seed,
+        n_annotators=n_annotators,
+        timings={"alignment": t1 - t0, "metrics": t2 - t1},
+        predictions=np.stack(values),
+        prior_value=prior,
+        targets=target_name,
+        annotator_reliability=reliability,
+    )
+
+
+# --------------------------------------------------------------------------- Evaluation

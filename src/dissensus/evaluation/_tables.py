@@ -1,0 +1,844 @@
+"""The statistical tables of an :class:`~dissensus.evaluation.Evaluation`.
+
+Summary, paired differences, bins, rankings, reversals, prior sensitivity and
+paired tests, all from the dense score array and one shared paired bootstrap.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from dissensus._deprecation import keyword_only_options, renamed_parameters
+from dissensus._validation import (
+    SeedLike,
+    check_option,
+    check_probability_level,
+    examples,
+)
+from dissensus.data import LabelCounts
+from dissensus.metrics import Metric
+from dissensus.report._data import REQUIRED_COLUMNS, FullFrame
+from dissensus.stats._bins import BinsLike, annotation_bins
+from dissensus.stats._bootstrap import percentile_interval, warn_few_items
+from dissensus.stats._paired import (
+    PairedTestResult,
+    _check_resamples,
+    adjust_pvalues,
+    bootstrap_test,
+    permutation_test,
+    resample_means,
+    wilcoxon_test,
+)
+from dissensus.stats._ranking import competition_ranks, order_reversals, rank_agreement
+
+FloatArray = npt.NDArray[np.float64]
+_TESTS = ("wilcoxon", "bootstrap", "permutation")
+
+
+def _prior_name(prior: Any) -> str:
+    if isinstance(prior, str):
+        return prior
+    arr = np.asarray(prior)
+    return f"symmetric {float(arr)}" if arr.ndim == 0 else "custom array"
+
+
+def _python(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+class _Tables:
+    """State of an evaluation and its tables; :class:`Evaluation` adds the output."""
+
+    def __init__(
+        self,
+        *,
+        scores_array: FloatArray,
+        counts: LabelCounts,
+        models: list[str],
+        metrics: list[Metric],
+        bin_codes: npt.NDArray[np.int64],
+        bin_labels: list[str],
+        prior: str,
+        seed: SeedLike,
+        n_annotators: int | None,
+        timings: dict[str, float],
+        predictions: FloatArray | None = None,
+        prior_value: Any = None,
+        targets: str = "empirical",
+        annotator_reliability: pd.DataFrame | None = None,
+    ) -> None:
+        self.values = scores_array
+        self.counts = counts
+        #: what the pointwise metrics were computed against (``targets=`` of evaluate)
+        self.targets = targets
+        #: per-annotator reliability of the annotator model behind ``targets`` (or None)
+        self.annotator_reliability = annotator_reliability
+        self.models = models
+        self._metrics = metrics
+        self.metrics = [m.name for m in metrics]
+        self._bin_codes = bin_codes
+        self.bins = bin_labels
+        self.prior = prior
+        self.seed = seed
+        self.n_annotators = n_annotators
+        self.timings = timings
+        self.n_annotations = counts.n
+        #: (J, N, K) predicted distributions, aligned to ``counts`` (None when not kept).
+        self.predictions = predictions
+        # the prior itself (not its display name) is needed to rescore under other priors
+        named = prior if prior in ("uniform", "jeffreys", "empirical") else None
+        self._prior_value: Any = named if prior_value is None else prior_value
+        self._prior_cache: dict[tuple[tuple[str, ...], float, int], pd.DataFrame] = {}
+        self._boot_cache: dict[int, FloatArray] = {}
+        self._scores: pd.DataFrame | None = None
+        self._agreement_cache: dict[tuple[float, int, bool], pd.DataFrame | None] = {}
+        with np.errstate(invalid="ignore", over="ignore"):
+            self._means = self.values.mean(axis=2)
+        self._lower = np.array([m.lower_is_better for m in metrics], dtype=bool)
+
+    def _metric_index(self, metric: str) -> int:
+        if metric not in self.metrics:
+            msg = (
+                f"Metric {metric!r} is not in this evaluation; it has {examples(self.metrics, 12)}."
+            )
+            raise ValueError(msg)
+        return self.metrics.index(metric)
+
+    def _model_index(self, model: str) -> int:
+        if model not in self.models:
+            msg = f"Model {model!r} is not in this evaluation; it has {examples(self.models, 12)}."
+            raise ValueError(msg)
+        return self.models.index(model)
+
+    def _boot(self, n_resamples: int) -> FloatArray:
+        """Resampled means, shape (B, M, J): the same items for every model and metric."""
+        n_resamples = int(n_resamples)
+        if n_resamples not in self._boot_cache:
+            if n_resamples < 2:
+                msg = (
+                    f"The 'n_resamples' parameter must be at least 2 (one resample gives an interval "
+                    f"of width zero). Got {n_resamples!r} instead."
+                )
+                raise ValueError(msg)
+            t = time.perf_counter()
+            M, J, N = self.values.shape
+            boot = resample_means(self.values.reshape(M * J, N), n_resamples, seed=self.seed)
+            self._boot_cache[n_resamples] = boot.reshape(n_resamples, M, J)
+            self.timings[f"bootstrap (n_resamples={n_resamples})"] = time.perf_counter() - t
+        return self._boot_cache[n_resamples]
+
+    def _interval(
+        self, boot: FloatArray, point: FloatArray, confidence_level: float
+    ) -> tuple[FloatArray, FloatArray]:
+        level = check_probability_level("Evaluation", "confidence_level", confidence_level)
+        warn_few_items(self.values.shape[2], what="evaluation's bootstrap interval", stacklevel=4)
+        with np.errstate(invalid="ignore"):  # inf - inf between infinite replicates
+            low, high = percentile_interval(boot, confidence_level=level)
+        bad = ~np.isfinite(point)
+        return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
+
+    def _oriented_means(self) -> FloatArray:
+        out: FloatArray = np.where(self._lower[:, None], self._means, -self._means)
+        return out
+
+    # -- tables ------------------------------------------------------------
+    @property
+    def scores(self) -> pd.DataFrame:
+        """Tidy per-item scores: ``item, model, metric, value, n_annotations, bin``.
+
+        One row per (metric, model, item), in that nesting order; ``model``,
+        ``metric``, ``item`` and ``bin`` are categorical. Built on first
+        access (it has ``M × J × N`` rows).
+        """
+        if self._scores is None:
+            M, J, N = self.values.shape
+            item_codes = np.tile(np.arange(N), M * J)
+            items = self.counts.items
+            item_col = (
+                pd.Categorical.from_codes(item_codes, categories=items)
+                if items.is_unique
+                else np.tile(np.asarray(items), M * J)
+            )
+            self._scores = pd.DataFrame(
+                {
+                    "item": item_col,
+                    "model": pd.Categorical.from_codes(
+                        np.tile(np.repeat(np.arange(J), N), M), categories=pd.Index(self.models)
+                    ),
+                    "metric": pd.Categorical.from_codes(
+                        np.repeat(np.arange(M), J * N), categories=pd.Index(self.metrics)
+                    ),
+                    "value": self.values.reshape(-1),
+                    "n_annotations": np.tile(self.n_annotations, M * J),
+                    "bin": pd.Categorical.from_codes(
+                        np.tile(self._bin_codes, M * J),
+                        categories=pd.Index(self.bins),
+                        ordered=True,
+                    ),
+                }
+            )
+        return self._scores
+
+    @keyword_only_options(0)
+    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
+    def summary(self, *, confidence_level: float = 0.95, n_resamples: int = 1000) -> pd.DataFrame:
+        r"""Mean score per model and metric with a paired bootstrap interval.
+
+        Parameters
+        ----------
+        confidence_level : float, default 0.95
+            Coverage of the percentile interval.
+        n_resamples : int, default 1000
+            Bootstrap resamples of the items (shared by all models and
+            metrics; cached per ``n_resamples``).
+
+        Returns
+        -------
+        DataFrame
+            ``model, metric, mean, se, ci_low, ci_high, n_items,
+            lower_is_better, best``; metrics in the given order, models in
+            the given order within each metric. ``se`` is the standard error
+            :math:`s / \sqrt{N}` (sample standard deviation, ``ddof=1``).
+            ``best`` marks the best mean under each metric (every tied model).
+            A non-finite mean has NaN ``se`` and interval.
+        """
+        boot = self._boot(n_resamples)
+        low, high = self._interval(boot, self._means, confidence_level)
+        M, J, N = self.values.shape
+        with np.errstate(invalid="ignore", over="ignore"):
+            se = (
+                self.values.std(axis=2, ddof=1) / math.sqrt(N) if N > 1 else np.full((M, J), np.nan)
+            )
+        se = np.where(np.isfinite(self._means), se, np.nan)
+        ranks, _ = competition_ranks(self._means, lower_is_better=self._lower)
+        return FullFrame(
+            {
+                "model": np.tile(self.models, M),
+                "metric": np.repeat(self.metrics, J),
+                "mean": self._means.ravel(),
+                "se": se.ravel(),
+                "ci_low": low.ravel(),
+                "ci_high": high.ravel(),
+                "n_items": np.full(M * J, N, dtype=np.int64),
+                "lower_is_better": np.repeat(self._lower, J),
+                "best": (ranks == 1.0).ravel(),
+            }
+        )
+
+    @keyword_only_options(0)
+    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
+    def differences(
+        self, *, confidence_level: float = 0.95, n_resamples: int = 1000
+    ) -> pd.DataFrame:
+        """Paired differences between every two models under every metric.
+
+        Returns
+        -------
+        DataFrame
+            ``metric, model_a, model_b, diff, ci_low, ci_high, better``: one
+            row per metric and unordered model pair (``model_a`` first in the
+            given order), ``diff = mean(model_a) - mean(model_b)``, its paired
+            bootstrap interval, and ``better``: the better model's name when
+            the interval excludes 0, ``"tie"`` when it covers 0, and missing
+            (None) when it is undefined (an infinite or NaN mean).
+        """
+        boot = self._boot(n_resamples)
+        J = len(self.models)
+        a, b = np.triu_indices(J, k=1)
+        with np.errstate(invalid="ignore"):
+            diff = self._means[:, a] - self._means[:, b]
+            low, high = self._interval(boot[:, :, a] - boot[:, :, b], diff, confidence_level)
+        a_better = np.where(self._lower[:, None], high < 0, low > 0)
+        b_better = np.where(self._lower[:, None], low > 0, high < 0)
+        names = np.asarray(self.models, dtype=object)
+        undefined = np.isnan(low) | np.isnan(high)
+        better = np.where(
+            a_better,
+            names[a][None, :],
+            np.where(
+                b_better,
+                names[b][None, :],
+                np.where(undefined, np.array(None, dtype=object), "tie"),
+            ),
+        )
+        P = a.size
+        return FullFrame(
+            {
+                "metric": np.repeat(self.metrics, P),
+                "model_a": np.tile(names[a], len(self.metrics)),
+                "model_b": np.tile(names[b], len(self.metrics)),
+                "diff": diff.ravel(),
+                "ci_low": low.ravel(),
+                "ci_high": high.ravel(),
+                "better": better.ravel().astype(object),
+            }
+        )
+
+    def by_bin(self, bins: BinsLike | Literal["default"] = "default") -> pd.DataFrame:
+        """Mean score per annotation-count bin, model and metric.
+
+        Parameters
+        ----------
+        bins : "default", "auto", sequence of int or None
+            ``"default"``: the bins chosen in :func:`evaluate`; otherwise as
+            in :func:`annotation_bins`.
+
+        Returns
+        -------
+        DataFrame
+            ``bin, model, metric, mean, n_items``; ``bin`` is an ordered
+            categorical; rows by bin, then metric, then model; empty bins
+            are left out.
+        """
+        if isinstance(bins, str) and bins == "default":
+            codes, labels = self._bin_codes, self.bins
+        else:
+            codes, labels = annotation_bins(self.n_annotations, bins)
+        M, J, N = self.values.shape
+        n_bins = len(labels)
+        size = np.bincount(codes, minlength=n_bins)
+        flat = self.values.reshape(M * J, N)
+        sums = np.stack([np.bincount(codes, weights=row, minlength=n_bins) for row in flat])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = (sums / size).reshape(M, J, n_bins).transpose(2, 0, 1)  # (bins, M, J)
+        present = np.flatnonzero(size > 0)
+        means = means[present]
+        nb = present.size
+        return FullFrame(
+            {
+                "bin": pd.Categorical.from_codes(
+                    np.repeat(present, M * J), categories=pd.Index(labels), ordered=True
+                ),
+                "model": np.tile(self.models, nb * M),
+                "metric": np.tile(np.repeat(self.metrics, J), nb),
+                "mean": means.ravel(),
+                "n_items": np.repeat(size[present], M * J).astype(np.int64),
+            }
+        )
+
+    def rankings(self) -> pd.DataFrame:
+        """Each model's rank under each metric.
+
+        Returns
+        -------
+        DataFrame
+            ``metric, model, mean, rank, tied``: rank 1 is best; tied models
+            share the smallest rank of their group (1, 2, 2, 4) and have
+            ``tied=True``. ``rank`` is a nullable integer, missing for a NaN
+            mean (an infinite mean ranks according to its sign).
+        """
+        ranks, tied = competition_ranks(self._means, lower_is_better=self._lower)
+        M, J = ranks.shape
+        return FullFrame(
+            {
+                "metric": np.repeat(self.metrics, J),
+                "model": np.tile(self.models, M),
+                "mean": self._means.ravel(),
+                "rank": pd.array(
+                    [None if np.isnan(r) else int(r) for r in ranks.ravel()], dtype="Int64"
+                ),
+                "tied": tied.ravel(),
+            }
+        )
+
+    @keyword_only_options(0)
+    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
+    def reversals(self, *, confidence_level: float = 0.95, n_resamples: int = 1000) -> pd.DataFrame:
+        """Every pair of metrics that orders a pair of models differently.
+
+        A reversal is strict: model ``a`` is strictly better than ``b`` under
+        one metric and strictly worse under the other (a tie is not a
+        reversal).
+
+        Returns
+        -------
+        DataFrame
+            ``metric_1, metric_2, model_a, model_b, better_1, better_2,
+            diff_1, ci_low_1, ci_high_1, significant_1, diff_2, ci_low_2,
+            ci_high_2, significant_2``: ``diff_k = mean(model_a) -
+            mean(model_b)`` under ``metric_k`` with its paired bootstrap
+            interval (the resamples of :meth:`summary`); ``significant_k``:
+            the interval excludes 0. Metric and model pairs follow the given
+            orders.
+        """
+        rev = order_reversals(self._means, lower_is_better=self._lower)
+        boot = self._boot(n_resamples)
+        cols: dict[str, list[Any]] = {k: [] for k in REQUIRED_COLUMNS["reversals"]}
+        oriented = self._oriented_means()
+        for m1, m2, a, b in rev.tolist():
+            cols["metric_1"].append(self.metrics[m1])
+            cols["metric_2"].append(self.metrics[m2])
+            cols["model_a"].append(self.models[a])
+            cols["model_b"].append(self.models[b])
+            for k, m in (("1", m1), ("2", m2)):
+                d = self._means[m, a] - self._means[m, b]
+                low, high = self._interval(
+                    boot[:, m, a] - boot[:, m, b], np.asarray(d), confidence_level
+                )
+                better = a if oriented[m, a] < oriented[m, b] else b
+                cols[f"better_{k}"].append(self.models[better])
+                cols[f"diff_{k}"].append(float(d))
+                cols[f"ci_low_{k}"].append(float(low))
+                cols[f"ci_high_{k}"].append(float(high))
+                cols[f"significant_{k}"].append(bool(low > 0 or high < 0))
+        out = pd.DataFrame(cols)
+        for k in ("significant_1", "significant_2"):
+            out[k] = out[k].astype(bool)
+        for k in ("diff_1", "ci_low_1", "ci_high_1", "diff_2", "ci_low_2", "ci_high_2"):
+            out[k] = out[k].astype(np.float64)
+        return FullFrame(out)
+
+    def metric_agreement(self) -> pd.DataFrame:
+        r"""How much each pair of metrics agrees on the ranking of the models.
+
+        Returns
+        -------
+        DataFrame
+            ``metric_1, metric_2, share_reranked, mean_abs_change,
+            sd_abs_change, kendall_tau`` per unordered pair of metrics (the
+            format of Table 2 of Rizzi et al. 2024): the share of models whose
+            rank differs, the mean and population sd of the absolute rank
+            change, and Kendall's :math:`\tau_b` between the rankings.
+        """
+        ranks, _ = competition_ranks(self._means, lower_is_better=self._lower)
+        rows = []
+        M = len(self.metrics)
+        for m1 in range(M):
+            for m2 in range(m1 + 1, M):
+                agr = rank_agreement(ranks[m1], ranks[m2])
+                rows.append((self.metrics[m1], self.metrics[m2], *agr))
+        columns = REQUIRED_COLUMNS["metric_agreement"]
+        # every column after the metric pair is a number
+        return FullFrame(
+            pd.DataFrame(rows, columns=list(columns)).astype(dict.fromkeys(columns[2:], np.float64))
+        )
+
+    # -- robustness to the prior and the items behind each reversal -------
+    def _priors(self, priors: Sequence[Any]) -> list[tuple[str, Any]]:
+        """(label, prior) pairs: the evaluation's own prior first, then the others once each."""
+        if self._prior_value is None:
+            msg = (
+                f"This Evaluation knows its prior only by name ({self.prior!r}); build it with "
+                "evaluate() to compare priors."
+            )
+            raise ValueError(msg)
+        out: list[tuple[str, Any]] = [(self.prior, self._prior_value)]
+        for prior in priors:
+            label = _prior_name(prior)
+            if label not in {name for name, _ in out}:
+                out.append((label, prior))
+        return out
+
+    def prior_fit(
+        self, priors: Sequence[Any] = ("uniform", "jeffreys", "empirical")
+    ) -> pd.DataFrame:
+        r"""How strongly each prior weighs against the annotations, and how well it fits them.
+
+        Parameters
+        ----------
+        priors : sequence, default ("uniform", "jeffreys", "empirical")
+            Priors to compare with the evaluation's own (which comes first).
+
+        Returns
+        -------
+        DataFrame
+            ``prior, strength, log_likelihood, share_items_weak, used``:
+            ``strength`` is the prior's total pseudo-count
+            :math:`s = \sum_k \alpha^{(0)}_k` (NaN for a per-item prior);
+            ``log_likelihood`` the Dirichlet-multinomial marginal likelihood
+            of the counts under it (:func:`dissensus.posterior.marginal_log_likelihood`,
+            natural log; the empirical-Bayes prior maximises it);
+            ``share_items_weak`` the share of items whose annotation count
+            :math:`n_i \le s`, where the prior weighs at least as much as the
+            annotations in the posterior; ``used`` marks the evaluation's prior.
+        """
+        from dissensus.posterior import (  # noqa: PLC0415  (only the robustness check needs it)
+            PriorFitWarning,
+            _prior_vector,
+            marginal_log_likelihood,
+        )
+
+        n = self.counts.values  # noqa: PD011  (LabelCounts, not pandas)
+        rows: list[tuple[str, float, float, float, bool]] = []
+        for label, prior in self._priors(priors):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", PriorFitWarning)
+                alpha0 = _prior_vector(prior, n, "Evaluation.prior_fit")
+            if alpha0.ndim == 1:
+                strength = float(alpha0.sum())
+                loglik = marginal_log_likelihood(n, prior=alpha0)
+                weak = float(np.mean(self.n_annotations <= strength))
+            else:
+                strength = loglik = weak = math.nan
+            shown = f"empirical (strength {strength:.3g})" if label == "empirical" else label
+            rows.append((shown, strength, loglik, weak, not rows))
+        return FullFrame(
+            rows, columns=["prior", "strength", "log_likelihood", "share_items_weak", "used"]
+        )
+
+    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
+    def prior_sensitivity(
+        self,
+        priors: Sequence[Any] = ("uniform", "jeffreys", "empirical"),
+        *,
+        confidence_level: float = 0.95,
+        n_resamples: int = 1000,
+    ) -> pd.DataFrame:
+        """The expected metrics' summary recomputed under other Dirichlet priors.
+
+        Each expected metric is rescored on the same predictions under every
+        prior (one vectorised call per prior, metric and model) and
+        summarised with the same paired bootstrap resamples as
+        :meth:`summary` (same ``seed``), so the priors are compared on equal
+        footing. Computed once per (priors, confidence_level, n_resamples).
+
+        Parameters
+        ----------
+        priors : sequence, default ("uniform", "jeffreys", "empirical")
+            Priors to compare with the evaluation's own (which comes first).
+        confidence_level : float, default 0.95
+        n_resamples : int, default 1000
+
+        Returns
+        -------
+        DataFrame
+            ``prior, metric, model, mean, ci_low, ci_high, rank, best,
+            significant``: ``rank`` 1 is best (ties share it); for the best
+            model ``significant`` says whether its lead over the runner-up
+            has an interval that excludes zero, for the others whether they
+            are significantly worse than the best. Empty when there is no
+            expected metric or the predictions were not kept.
+        """
+        columns = [
+            "prior",
+            "metric",
+            "model",
+            "mean",
+            "ci_low",
+            "ci_high",
+            "rank",
+            "best",
+            "significant",
+        ]
+        expected = [i for i, m in enumerate(self._metrics) if m.needs_posterior]
+        key = (tuple(_prior_name(p) for p in priors), float(confidence_level), int(n_resamples))
+        if key in self._prior_cache:
+            return self._prior_cache[key]
+        if not expected or self.predictions is None:
+            return pd.DataFrame(columns=columns)
+        from dissensus.posterior import PriorFitWarning, dirichlet  # noqa: PLC0415
+
+        pairs = self._priors(priors)
+        labels = self.prior_fit(priors)["prior"].tolist()
+        E, J, N = len(expected), len(self.models), self.counts.N
+        S = np.empty((len(pairs), E, J, N))
+        S[0] = self.values[expected]
+        for p, (_, prior) in enumerate(pairs[1:], start=1):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", PriorFitWarning)
+                alpha = np.asarray(dirichlet(self.counts, prior=prior), dtype=np.float64)
+            for e, m in enumerate(expected):
+                for j in range(J):
+                    S[p, e, j] = self._metrics[m].func(alpha, self.predictions[j])
+        P = len(pairs)
+        with np.errstate(invalid="ignore", over="ignore"):
+            means = S.mean(axis=3)  # (P, E, J)
+        boot = self._boot(n_resamples)[:, expected][:, None]  # the evaluation's prior: reuse
+        if P > 1:
+            extra = resample_means(S[1:].reshape(-1, N), int(n_resamples), seed=self.seed)
+            boot = np.concatenate([boot, extra.reshape(-1, P - 1, E, J)], axis=1)
+        lower = np.broadcast_to(self._lower[expected][None, :], (P, E)).reshape(-1)
+        ranks, _ = competition_ranks(means.reshape(P * E, J), lower_is_better=lower)
+        ranks = ranks.reshape(P, E, J)
+        oriented = np.where(lower.reshape(P, E)[..., None], means, -means)
+        order = np.argsort(np.where(np.isnan(oriented), np.inf, oriented), axis=2, kind="stable")
+        best = order[..., :1]  # (P, E, 1)
+        # each model against the best; the best against the runner-up
+        other = np.where(np.arange(J) == best, order[..., 1:2] if J > 1 else best, np.arange(J))
+        with np.errstate(invalid="ignore"):
+            d_boot = np.take_along_axis(boot, np.broadcast_to(other, boot.shape), axis=3) - (
+                np.take_along_axis(boot, np.broadcast_to(best, boot.shape), axis=3)
+            )
+            d = np.take_along_axis(means, other, axis=2) - np.take_along_axis(means, best, axis=2)
+        low_d, high_d = self._interval(d_boot, d, confidence_level)
+        significant = (J > 1) & ((low_d > 0) | (high_d < 0))
+        low, high = self._interval(boot, means, confidence_level)
+        out = FullFrame(
+            {
+                "prior": np.repeat(labels, E * J),
+                "metric": np.tile(np.repeat([self.metrics[m] for m in expected], J), P),
+                "model": np.tile(self.models, P * E),
+                "mean": means.ravel(),
+                "ci_low": low.ravel(),
+                "ci_high": high.ravel(),
+                "rank": ranks.ravel(),
+                "best": (ranks == 1.0).ravel(),
+                "significant": significant.ravel(),
+            }
+        )
+        self._prior_cache[key] = out
+        return out
+
+    def reversal_items(self, *, n_items: int = 4, max_reversals: int = 3) -> pd.DataFrame:
+        r"""The items behind the strongest reversals, with what each side sees there.
+
+        For a reversal of models ``a`` and ``b`` between metrics 1 and 2, an
+        item pushes the reversal when it favours the winner under metric 1
+        *and* the winner under metric 2. Its weight is
+        :math:`\min(z_{1i}, z_{2i})`, where :math:`z_{ki}` is the winner's
+        per-item advantage under metric ``k`` divided by the standard
+        deviation of that advantage over items (so metrics on different
+        scales are comparable). Reversals are taken one per pair of models
+        and pair of metric kinds, significant ones first.
+
+        Parameters
+        ----------
+        n_items : int, default 4
+            Items per reversal.
+        max_reversals : int, default 3
+            Reversals shown.
+
+        Returns
+        -------
+        DataFrame
+            Long format, one row per (reversal, item, series, label):
+            ``reversal, metric_1, metric_2, better_1, better_2, item,
+            n_annotations, weight, series, label, value``; ``series`` is
+            ``"observed"`` (the annotators' label shares), ``"posterior
+            mean"`` (under the evaluation's prior) or a model name (its
+            prediction). Empty without reversals or kept predictions.
+        """
+        columns = [
+            "reversal", "metric_1", "metric_2", "better_1", "better_2", "item",
+            "n_annotations", "weight", "series", "label", "value",
+        ]  # fmt: skip
+        rev = order_reversals(self._means, lower_is_better=self._lower)
+        if rev.size == 0 or self.predictions is None or self._prior_value is None:
+            return pd.DataFrame(columns=columns)
+        from dissensus.posterior import dirichlet  # noqa: PLC0415
+
+        kinds = np.array([m.kind for m in self._metrics])
+        rev = np.asarray(rev, dtype=np.int64).reshape(-1, 4)
+        oriented = np.where(self._lower[:, None, None], self.values, -self.values)
+        adv = oriented[rev[:, 0], rev[:, 3]] - oriented[rev[:, 0], rev[:, 2]]  # a's edge, metric 1
+        adv2 = oriented[rev[:, 1], rev[:, 3]] - oriented[rev[:, 1], rev[:, 2]]
+        with np.errstate(invalid="ignore", over="ignore"):
+            z1 = np.sign(np.nanmean(adv, axis=1))[:, None] * adv
+            z2 = np.sign(np.nanmean(adv2, axis=1))[:, None] * adv2
+            z1 = z1 / np.nanstd(z1, axis=1, keepdims=True)
+            z2 = z2 / np.nanstd(z2, axis=1, keepdims=True)
+            weight = np.nan_to_num(np.minimum(z1, z2), nan=-np.inf, posinf=np.inf)
+        strength = np.sort(weight, axis=1)[:, ::-1][:, :n_items].sum(axis=1)
+        mixed = kinds[rev[:, 0]] != kinds[rev[:, 1]]
+        ranking = np.lexsort((-np.nan_to_num(strength, neginf=-1e300), ~mixed))
+        chosen: list[int] = []
+        seen: set[tuple[int, int, str, str]] = set()
+        for r in ranking.tolist():
+            group = (int(rev[r, 2]), int(rev[r, 3]), str(kinds[rev[r, 0]]), str(kinds[rev[r, 1]]))
+            if group not in seen:
+                seen.add(group)
+                chosen.append(r)
+            if len(chosen) == max_reversals:
+                break
+        alpha = np.asarray(dirichlet(self.counts, prior=self._prior_value), dtype=np.float64)
+        posterior_mean = alpha / alpha.sum(axis=1, keepdims=True)
+        n = self.n_annotations
+        observed = self.counts.values / np.maximum(n, 1)[:, None]  # noqa: PD011
+        labels = [str(v) for v in self.counts.scale.labels]
+        K = len(labels)
+        frames = []
+        for r in chosen:
+            m1, m2, a, b = (int(v) for v in rev[r])
+            top = np.argsort(-weight[r], kind="stable")[:n_items]
+            top = top[np.isfinite(weight[r, top]) & (weight[r, top] > 0)]
+            if top.size == 0:
+                continue
+            sign1 = np.nanmean(adv[r]) > 0
+            sign2 = np.nanmean(adv2[r]) > 0
+            better_1 = self.models[a] if sign1 else self.models[b]
+            better_2 = self.models[a] if sign2 else self.models[b]
+            series = ["observed", "posterior mean", *self.models]
+            blocks = np.stack(
+                [
+                    observed[top],
+                    posterior_mean[top],
+                    *(self.predictions[j][top] for j in range(len(self.models))),
+                ]
+            )  # (series, items, K)
+            S_, T_ = len(series), top.size
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "reversal": f"{self.models[a]} vs {self.models[b]}: {self.metrics[m1]} vs {self.metrics[m2]}",
+                        "metric_1": self.metrics[m1],
+                        "metric_2": self.metrics[m2],
+                        "better_1": better_1,
+                        "better_2": better_2,
+                        "item": np.tile(
+                            np.repeat(np.asarray(self.counts.items[top], dtype=object), K), S_
+                        ),
+                        "n_annotations": np.tile(np.repeat(n[top], K), S_),
+                        "weight": np.tile(np.repeat(weight[r, top], K), S_),
+                        "series": np.repeat(series, T_ * K),
+                        "label": np.tile(labels, S_ * T_),
+                        "value": blocks.reshape(-1),
+                    }
+                )
+            )
+        if not frames:
+            return pd.DataFrame(columns=columns)
+        return pd.concat(frames, ignore_index=True)[columns]
+
+    # -- tests -------------------------------------------------------------
+    @renamed_parameters(ci="confidence_level")
+    def compare(
+        self,
+        a: str,
+        b: str,
+        metric: str,
+        *,
+        test: Literal["wilcoxon", "bootstrap", "permutation"] = "wilcoxon",
+        n_resamples: int = 9999,
+        confidence_level: float = 0.95,
+        seed: SeedLike | Literal["default"] = "default",
+    ) -> PairedTestResult:
+        """Paired test of model ``a`` against model ``b`` under one metric.
+
+        Parameters
+        ----------
+        a, b : str
+            Model names.
+        metric : str
+            Metric name.
+        test : {"wilcoxon", "bootstrap", "permutation"}, default "wilcoxon"
+            :func:`~dissensus.stats._paired.wilcoxon_test` (scipy's
+            signed-rank test), :func:`~dissensus.stats._paired.bootstrap_test`
+            or :func:`~dissensus.stats._paired.permutation_test`.
+        n_resamples : int, default 9999
+            Resamples of the bootstrap and permutation tests.
+        confidence_level : float, default 0.95
+            Coverage of the bootstrap interval.
+        seed : int, Generator or None, optional
+            Default: the evaluation's seed.
+
+        Returns
+        -------
+        PairedTestResult
+            ``statistic, pvalue, diff`` (mean of ``a - b``), ``confidence_level``.
+
+        Raises
+        ------
+        ValueError
+            Unknown model, metric or test; non-finite scores.
+        """
+        check_option("Evaluation.compare", "test", test, _TESTS)
+        m = self._metric_index(metric)
+        x = self.values[m, self._model_index(a)]
+        y = self.values[m, self._model_index(b)]
+        rng_seed = self.seed if isinstance(seed, str) and seed == "default" else seed
+        if test == "wilcoxon":
+            return wilcoxon_test(x, y)
+        if test == "bootstrap":
+            return bootstrap_test(
+                x, y, n_resamples=n_resamples, confidence_level=confidence_level, seed=rng_seed
+            )
+        return permutation_test(x, y, n_resamples=n_resamples, seed=rng_seed)
+
+    @renamed_parameters(alpha="significance")
+    def pairwise_tests(
+        self,
+        metric: str | None = None,
+        *,
+        test: Literal["wilcoxon", "bootstrap", "permutation"] = "wilcoxon",
+        correction: Literal["holm", "bonferroni"] | None = "holm",
+        significance: float = 0.05,
+        n_resamples: int = 9999,
+    ) -> pd.DataFrame:
+        """Paired tests between every two models, with a multiplicity correction.
+
+        Parameters
+        ----------
+        metric : str, optional
+            One metric; default all.
+        test : {"wilcoxon", "bootstrap", "permutation"}, default "wilcoxon"
+        correction : {"holm", "bonferroni"} or None, default "holm"
+            Applied within each metric: the family is the set of model pairs
+            compared under that metric.
+        significance : float, default 0.05
+            Family-wise error rate for ``reject`` (``alpha`` is its old name, deprecated).
+        n_resamples : int, default 9999
+
+        Returns
+        -------
+        DataFrame
+            ``metric, model_a, model_b, diff, statistic, p, p_adjusted,
+            reject``. Pairs with non-finite scores (e.g. an infinite cross
+            entropy) get NaN p-values and are not rejected.
+
+        Raises
+        ------
+        ValueError
+            Unknown metric, test or correction; ``n_resamples`` < 1 (as
+            :meth:`compare`).
+        """
+        check_option("Evaluation.pairwise_tests", "test", test, _TESTS)
+        check_option(
+            "Evaluation.pairwise_tests", "correction", correction, ("holm", "bonferroni", None)
+        )
+        if test != "wilcoxon":
+            _check_resamples("Evaluation.pairwise_tests", n_resamples)
+        metrics = self.metrics if metric is None else [self.metrics[self._metric_index(metric)]]
+        J = len(self.models)
+        rows = []
+        for met in metrics:
+            block: list[list[Any]] = []
+            for a in range(J):
+                for b in range(a + 1, J):
+                    m = self.metrics.index(met)
+                    with np.errstate(invalid="ignore"):
+                        finite = bool(np.isfinite(self.values[m, a] - self.values[m, b]).all())
+                        d = float(self._means[m, a] - self._means[m, b])
+                    if not finite:  # no test is defined; every other error propagates
+                        block.append([met, self.models[a], self.models[b], d, math.nan, math.nan])
+                        continue
+                    res = self.compare(
+                        self.models[a], self.models[b], met, test=test, n_resamples=n_resamples
+                    )
+                    block.append(
+                        [met, self.models[a], self.models[b], res.diff, res.statistic, res.pvalue]
+                    )
+            if block:
+                adjusted = adjust_pvalues([r[-1] for r in block], method=correction)
+                for r, p_adj in zip(block, adjusted, strict=True):
+                    rows.append([*r, float(p_adj), bool(p_adj <= significance)])
+        return pd.DataFrame(
+            rows,
+            columns=[
+                "metric",
+                "model_a",
+                "model_b",
+                "diff",
+                "statistic",
+                "p",
+                "p_adjusted",
+                "reject",
+            ],
+        ).astype(
+            {
+                "diff": np.float64,
+                "statistic": np.float64,
+                "p": np.float64,
+                "p_adjusted": np.float64,
+                "reject": bool,
+            }
+        )
+
+    # -- output ------------------------------------------------------------
