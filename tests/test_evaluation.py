@@ -39,6 +39,7 @@ from dissensus.evaluation import (
 )
 from dissensus.evaluation._output import _cached_audit
 from dissensus.metrics import get_metric
+from dissensus.metrics.debiased import inverse_variance_mean, jackknife_variance
 from dissensus.posterior import dirichlet, marginal_log_likelihood
 from dissensus.report import ReportData
 from dissensus.report._data import REQUIRED_COLUMNS, FullFrame
@@ -1060,3 +1061,26 @@ class TestTargets:
         assert "Pointwise targets" in page
         assert "MACE posterior" in page
         assert 'id="fig-annotators' in page
+
+
+class TestWeightedSummary:
+    def test_inverse_variance_means_of_debiased_metrics(self):
+        rng = np.random.default_rng(4)
+        C = rng.multinomial(rng.integers(2, 9), [0.5, 0.3, 0.2], size=50)
+        lc = LabelCounts.from_array(C)
+        preds = {"a": rng.dirichlet([2, 2, 2], size=50), "b": np.full((50, 3), 1 / 3)}
+        ev = evaluate(lc, preds, metrics=["manhattan", "debiased[manhattan]"], prior="uniform")
+        table = ev.weighted_summary()
+        assert table["metric"].unique().tolist() == ["debiased[manhattan]"]
+        v = (jackknife_variance(C, preds["a"], metric="manhattan")
+             + jackknife_variance(C, preds["b"], metric="manhattan")) / 2  # fmt: skip
+        want = inverse_variance_mean(ev.values[1, 0], v)
+        row = table.set_index("model").loc["a"]
+        assert row["weighted_mean"] == pytest.approx(want.statistic, rel=1e-12)
+        assert row["se"] == pytest.approx(want.standard_error, rel=1e-12)
+        assert row["mean"] == pytest.approx(ev.values[1, 0].mean(), rel=1e-12)
+
+    def test_no_debiased_metric_gives_an_empty_table(self):
+        lc = LabelCounts.from_array([[2, 1], [0, 3], [1, 1]] * 12)
+        ev = evaluate(lc, {"a": np.full((36, 2), 0.5)}, metrics=["manhattan"])
+        assert ev.weighted_summary().empty

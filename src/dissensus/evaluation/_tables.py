@@ -396,6 +396,58 @@ class _Tables:
             out[k] = out[k].astype(np.float64)
         return FullFrame(out)
 
+    def weighted_summary(self, *, floor: float | Literal["min", "median"] = "min") -> pd.DataFrame:
+        r"""Inverse-variance weighted means of the ``debiased[...]`` metrics: a DIFFERENT estimand.
+
+        For each debiased metric the item weights are :math:`w_i \propto 1 /
+        \max(\bar v_i, v_0)`, with :math:`\bar v_i` the mean over the models of
+        the item's jackknife variance
+        (:func:`dissensus.metrics.debiased.jackknife_variance`), so every model
+        is scored with the SAME weights; see
+        :func:`dissensus.metrics.debiased.inverse_variance_mean` for the floor
+        :math:`v_0` and the standard error. Items whose annotations disagree
+        little weigh more, so the weighted mean answers "which model is closer on
+        the items we can measure precisely", not the plain item average of
+        :meth:`summary`; report which one you use.
+
+        Returns
+        -------
+        DataFrame
+            ``model, metric, weighted_mean, se, mean, n_items, n_floored``
+            (``mean`` is the plain mean of :meth:`summary`, for comparison).
+            Empty when the evaluation has no debiased metric.
+
+        Raises
+        ------
+        ValueError
+            The evaluation kept no predictions (they are needed for the variances).
+        """
+        from dissensus.metrics.debiased import (  # noqa: PLC0415  (only this table needs them)
+            inverse_variance_mean,
+            jackknife_variance,
+        )
+
+        columns = ["model", "metric", "weighted_mean", "se", "mean", "n_items", "n_floored"]
+        debiased = [m for m in self._metrics if m.name.startswith("debiased[")]
+        if not debiased:
+            return FullFrame(pd.DataFrame(columns=columns))
+        if self.predictions is None:
+            msg = "weighted_summary needs the predictions; this evaluation did not keep them."
+            raise ValueError(msg)
+        C = self.counts.values  # noqa: PD011  (LabelCounts, not pandas)
+        rows = []
+        for met in debiased:
+            base = met.name[len("debiased[") : -1]
+            i = self.metrics.index(met.name)
+            v = np.mean([jackknife_variance(C, q, metric=base) for q in self.predictions], axis=0)
+            for j, model in enumerate(self.models):
+                wm = inverse_variance_mean(self.values[i, j], v, floor=floor)
+                rows.append(
+                    [model, met.name, wm.statistic, wm.standard_error,
+                     float(self._means[i, j]), int(self.counts.N), wm.n_floored]
+                )  # fmt: skip
+        return FullFrame(pd.DataFrame(rows, columns=columns))
+
     def metric_agreement(self) -> pd.DataFrame:
         r"""How much each pair of metrics agrees on the ranking of the models.
 
