@@ -29,7 +29,7 @@ def main() -> None:
     total_wall = total_cpu = 0.0
     for K in (2, 5):
         w0, c0 = time.perf_counter(), time.process_time()
-        result = audit(metrics, "all", K, n_trials, seed=0)
+        result = audit(metrics, properties="all", classes=K, n_trials=n_trials, seed=0)
         wall, cpu = time.perf_counter() - w0, time.process_time() - c0
         total_wall += wall
         total_cpu += cpu

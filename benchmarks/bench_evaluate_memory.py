@@ -77,7 +77,7 @@ def peak_rss_mb(src: Path, args: list[str]) -> tuple[float, float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--items", type=int, default=1_000_000)
-    parser.add_argument("--n-boot", type=int, default=200)
+    parser.add_argument("--n-resamples", type=int, default=200)
     parser.add_argument("--baseline", type=Path, default=None, help="Another src/ to compare.")
     parser.add_argument(
         "--metrics",
@@ -90,7 +90,7 @@ def main() -> None:
         d = Path(tmp)
         inputs = write_inputs(d, opts.items)
         common = [] if opts.metrics == "default" else ["--metrics", opts.metrics]
-        common += ["--n-boot", str(opts.n_boot)]
+        common += ["--n-resamples", str(opts.n_resamples)]
         variants = [("this tree", SRC, [])]
         variants.append(("this tree, --no-scores", SRC, ["--no-scores"]))
         if opts.baseline is not None:

@@ -123,7 +123,7 @@ def main() -> None:
     ap.add_argument("--models", type=int, default=4)
     args = ap.parse_args()
     n_items = args.items or (100_000 if args.quick else 1_000_000)
-    n_boot = args.boot or (200 if args.quick else 1000)
+    n_resamples = args.boot or (200 if args.quick else 1000)
     K = 5
 
     t = time.perf_counter()
@@ -132,32 +132,32 @@ def main() -> None:
     base_mb = peak_mb()
     print(
         f"dissensus evaluation benchmark: {n_items:,} items x {args.models} models x "
-        f"{len(METRICS)} metrics, K={K}, n_boot={n_boot}"
+        f"{len(METRICS)} metrics, K={K}, n_resamples={n_resamples}"
     )
     print(f"  (synthetic data: {t_data:.2f} s, peak RSS after data {base_mb:,.0f} MB)")
 
     stages: dict[str, float] = {}
     t0 = time.perf_counter()
-    ev = evaluate(lc, preds, METRICS, seed=0)
+    ev = evaluate(lc, preds, metrics=METRICS, seed=0)
     stages["alignment + validation"] = ev.timings["alignment"]
     stages["metrics"] = ev.timings["metrics"]
 
     t = time.perf_counter()
-    summary = ev.summary(n_boot=n_boot)
+    summary = ev.summary(n_resamples=n_resamples)
     stages["paired bootstrap + summary"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    ev.differences(n_boot=n_boot)
+    ev.differences(n_resamples=n_resamples)
     ev.by_bin()
     ev.rankings()
-    rev = ev.reversals(n_boot=n_boot)
+    rev = ev.reversals(n_resamples=n_resamples)
     ev.metric_agreement()
     stages["differences, bins, rankings, reversals"] = time.perf_counter() - t
 
     t = time.perf_counter()
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            html = ev.to_html(Path(tmp) / "report.html", n_boot=n_boot)
+            html = ev.to_html(Path(tmp) / "report.html", n_resamples=n_resamples)
             summary.to_csv(Path(tmp) / "summary.csv", index=False, float_format="%.10g")
         report_total = time.perf_counter() - t
         agreement = ev.timings.get("agreement (report)", 0.0)
@@ -165,7 +165,7 @@ def main() -> None:
         stages["report: tables + render_html + summary.csv"] = report_total - agreement
         report_note = f"{len(html) / 1024:,.0f} KiB of HTML"
         t = time.perf_counter()
-        ev.report_data(n_boot=n_boot, agreement_ci=False)
+        ev.report_data(n_resamples=n_resamples, agreement_ci=False)
         point_only = time.perf_counter() - t
     except ImportError as exc:  # the report extra is optional
         report_note = f"skipped ({exc})"
@@ -174,7 +174,7 @@ def main() -> None:
 
     t = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        paths = ev.save(tmp, n_boot=n_boot)
+        paths = ev.save(tmp, n_resamples=n_resamples)
         parquet_mb = paths["scores"].stat().st_size / 2**20
     t_save = time.perf_counter() - t
 

@@ -28,7 +28,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import ot
 from scipy.spatial.distance import jensenshannon
 from scipy.stats import entropy as scipy_entropy
 from scipy.stats import wasserstein_distance
@@ -55,6 +54,8 @@ def best_of(fn: Callable[[], Any], repeat: int = 3) -> tuple[float, float]:
 
 def emd2_loop(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     # What the LeWiDi 2025 scorer does per item.
+    import ot  # noqa: PLC0415 -- optional peer (POT)
+
     cost = np.abs(np.arange(K).reshape(-1, 1) - np.arange(K)).astype(np.float64)
     return np.array([ot.emd2(a, b, cost) for a, b in zip(p, q, strict=True)])
 

@@ -48,7 +48,7 @@ def naive_seconds_per_replicate(n_items: int, prior: str, reps: int = 2) -> floa
         counts = LabelCounts.from_array(rng.multinomial(n, pi), scale=range(5))
         counts = LabelCounts(counts.values, counts.items, counts.scale.with_order(True))
         preds = candidate_predictions(pi, CANDIDATES, n=n, seed=rng)
-        ev = evaluate(counts, preds, metrics, prior=prior)
+        ev = evaluate(counts, preds, metrics=metrics, prior=prior)
         # the ranking against the truth, as study does it
         for m in DEFAULT_STUDY_METRICS:
             _ = [ev.values[metrics.index(m)].mean(axis=1)]

@@ -16,9 +16,9 @@ from hypothesis import settings
 
 # CI runs the same examples every time (no flaky "new" counterexamples on a
 # busy machine) and never fails on timing; locally hypothesis explores.
-settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("confidence_level", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("dev", deadline=None)
-settings.load_profile("ci" if os.environ.get("CI") else "dev")
+settings.load_profile("confidence_level" if os.environ.get("CI") else "dev")
 
 _HERE = Path(__file__).resolve().parent
 #: ../shared beside the repository (CI has it; a user's checkout may not).

@@ -18,8 +18,10 @@ from dissensus.agreement import (
     gwet_ac1,
     krippendorff_alpha,
     observed_agreement,
+    pairwise,
 )
 from dissensus.data import Annotations, LabelCounts, Scale
+from dissensus.posterior import PriorFitWarning
 
 distributed = pytest.importorskip("dask.distributed")
 dd = pytest.importorskip("dask.dataframe")
@@ -101,6 +103,18 @@ class TestLabelCounts:
         with pytest.raises(DataError, match=r"item 1 with label 9"):
             D.label_counts(df, scale=[1, 2]).collect()
 
+    @pytest.mark.parametrize("method", ["tasks", "p2p"])
+    def test_shuffle_methods_give_the_same_counts(
+        self, client: Any, parquet_dir: Path, in_memory: LabelCounts, method: str
+    ) -> None:
+        got = D.label_counts(parquet_dir, scale=SCALE, npartitions=3, shuffle=method).collect()
+        order = np.argsort(in_memory.items.to_numpy())
+        np.testing.assert_array_equal(got.values, in_memory.values[order])
+
+    def test_unknown_shuffle_method(self) -> None:
+        with pytest.raises(ValueError, match="shuffle"):
+            D.label_counts(pd.DataFrame({"item": [1], "label": [1]}), shuffle="sort")
+
     def test_missing_column(self) -> None:
         df = pd.DataFrame({"id": [1], "label": [1]})
         with pytest.raises(DataError, match=r"no column 'item'"):
@@ -126,7 +140,7 @@ class TestAgreement:
         assert set(got) == set(want)
         for name, w in want.items():
             g = got[name]
-            assert g.value == pytest.approx(w.value, abs=1e-12, rel=1e-12), name
+            assert g.statistic == pytest.approx(w.statistic, abs=1e-12, rel=1e-12), name
             assert (g.n_items, g.n_items_excluded, g.n_annotations) == (
                 w.n_items,
                 w.n_items_excluded,
@@ -145,11 +159,15 @@ class TestAgreement:
     def test_poisson_intervals_identical_to_in_memory(
         self, counts: Any, in_memory: LabelCounts
     ) -> None:
-        opts = {"ci": 0.9, "n_boot": 300, "seed": SEED, "bootstrap": "poisson"}
+        opts = {"confidence_level": 0.9, "n_resamples": 300, "seed": SEED, "bootstrap": "poisson"}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             got = D.agreement(
-                counts, levels=("nominal", "ordinal"), ci=0.9, n_resamples=300, seed=SEED
+                counts,
+                levels=("nominal", "ordinal"),
+                confidence_level=0.9,
+                n_resamples=300,
+                seed=SEED,
             )
             want = {name: f(in_memory, **opts) for name, f in self.IN_MEMORY.items()}
             want["krippendorff_alpha"] = krippendorff_alpha(in_memory, **opts)
@@ -157,8 +175,10 @@ class TestAgreement:
                 in_memory, level="ordinal", **opts
             )
         for name, w in want.items():
-            assert w.ci is not None
-            assert got[name].ci == pytest.approx(w.ci, abs=1e-12), name
+            assert w.confidence_interval is not None
+            assert got[name].confidence_interval == pytest.approx(
+                w.confidence_interval, abs=1e-12
+            ), name
 
     def test_intervals_do_not_depend_on_partitioning(
         self, client: Any, long: pd.DataFrame, counts: Any
@@ -166,20 +186,22 @@ class TestAgreement:
         one = D.label_counts(long, scale=SCALE, npartitions=1)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            a = D.agreement(one, ["gwet_ac1"], ci=0.95, n_resamples=100, seed=3)
-            b = D.agreement(counts, ["gwet_ac1"], ci=0.95, n_resamples=100, seed=3)
-            c = D.agreement(counts, ["gwet_ac1"], ci=0.95, n_resamples=100, seed=4)
-        assert a["gwet_ac1"].ci == pytest.approx(b["gwet_ac1"].ci, abs=1e-12)
-        assert a["gwet_ac1"].ci != c["gwet_ac1"].ci
+            a = D.agreement(one, ["gwet_ac1"], confidence_level=0.95, n_resamples=100, seed=3)
+            b = D.agreement(counts, ["gwet_ac1"], confidence_level=0.95, n_resamples=100, seed=3)
+            c = D.agreement(counts, ["gwet_ac1"], confidence_level=0.95, n_resamples=100, seed=4)
+        assert a["gwet_ac1"].confidence_interval == pytest.approx(
+            b["gwet_ac1"].confidence_interval, abs=1e-12
+        )
+        assert a["gwet_ac1"].confidence_interval != c["gwet_ac1"].confidence_interval
 
     def test_more_partitions_than_items(self, client: Any) -> None:
         df = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3], "label": [1, 1, 1, 2, 2, 2]})
         c = D.label_counts(df, scale=[1, 2], npartitions=8)
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # no warning from empty partitions
-            got = D.agreement(c, ["fleiss_kappa"], ci=0.9, n_resamples=20, seed=0)
+            got = D.agreement(c, ["fleiss_kappa"], confidence_level=0.9, n_resamples=20, seed=0)
         want = fleiss_kappa(LabelCounts.from_array([[2, 0], [1, 1], [0, 2]], items=[1, 2, 3]))
-        assert got["fleiss_kappa"].value == pytest.approx(want.value, abs=1e-12)
+        assert got["fleiss_kappa"].statistic == pytest.approx(want.statistic, abs=1e-12)
         assert got["fleiss_kappa"].se == pytest.approx(want.se, rel=1e-12)
 
     def test_unknown_coefficient(self, counts: Any) -> None:
@@ -188,7 +210,7 @@ class TestAgreement:
 
 
 class TestMetricMeans:
-    METRICS = ("manhattan", "js_divergence", "emd", "E[emd]", "E[kl_divergence]")
+    METRICS = ("manhattan", "js_divergence", "emd", "E[emd]", "E[kl_divergence]", "debiased[emd]")
 
     @staticmethod
     def _predictions(items: pd.Index, seed: int) -> pd.DataFrame:
@@ -204,10 +226,10 @@ class TestMetricMeans:
         ev = evaluate(
             in_memory,
             {m: p.set_index("item") for m, p in preds.items()},
-            list(self.METRICS),
+            metrics=list(self.METRICS),
             prior="jeffreys",
         )
-        want = ev.summary(n_boot=2)
+        want = ev.summary(n_resamples=2)
         merged = want.merge(got, on=["model", "metric"], suffixes=("", "_dask"))
         assert len(merged) == 2 * len(self.METRICS)
         np.testing.assert_allclose(merged["mean_dask"], merged["mean"], rtol=1e-12, atol=1e-12)
@@ -218,9 +240,19 @@ class TestMetricMeans:
         with pytest.raises(DataError, match=r"cover \d+ of the \d+ annotated items"):
             D.metric_means(counts, {"A": pred}, ["manhattan"])
 
-    def test_empirical_prior_refused(self, counts: Any) -> None:
-        with pytest.raises(ValueError, match="empirical prior"):
-            D.metric_means(counts, {}, ["E[emd]"], prior="empirical")
+    @pytest.mark.parametrize("prior", ["empirical", "hierarchical"])
+    def test_fitted_prior_is_fitted_once_on_all_counts(
+        self, counts: Any, in_memory: LabelCounts, prior: str
+    ) -> None:
+        preds = {"A": self._predictions(in_memory.items, 1)}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PriorFitWarning)
+            got = D.metric_means(counts, preds, ["E[emd]"], prior=prior)
+            ev = evaluate(
+                in_memory, {"A": preds["A"].set_index("item")}, metrics=["E[emd]"], prior=prior
+            )
+        want = float(ev.values[0, 0].mean())
+        assert got["mean"].iloc[0] == pytest.approx(want, rel=1e-8)  # fit sums reordered
 
 
 class TestStreamCounts:
@@ -232,6 +264,21 @@ class TestStreamCounts:
         assert got.items.tolist() == in_memory.items[order].tolist()
         np.testing.assert_array_equal(got.values, in_memory.values[order])
         assert got.scale == SCALE
+
+    @pytest.mark.parametrize("cells", [10**9, 5 * 600, 5])
+    def test_dense_ids_switch_to_hashing_midway(
+        self, tmp_path: Path, long: pd.DataFrame, monkeypatch: pytest.MonkeyPatch, cells: int
+    ) -> None:
+        # item ids 3..1676 (and a negative one at the end): dense counts until an id
+        # does not fit in `cells`, then partial counts merged by hash, same result
+        df = pd.concat([long, pd.DataFrame({"item": [-5], "annotator": [0], "label": [2]})])
+        df[["item", "label"]].to_csv(tmp_path / "a.csv", index=False)
+        monkeypatch.setattr(D, "_DENSE_CELLS", cells)
+        got = D.stream_counts(tmp_path / "a.csv", scale=SCALE, batch_size=50)
+        want = Annotations.from_frame(df, scale=SCALE).counts()
+        order = np.argsort(want.items.to_numpy())
+        assert got.items.tolist() == want.items[order].tolist()
+        np.testing.assert_array_equal(got.values, want.values[order])
 
     def test_csv_with_string_ids(self, tmp_path: Path, long: pd.DataFrame) -> None:
         df = long.assign(item="doc-" + long["item"].astype(str))
@@ -245,3 +292,170 @@ class TestStreamCounts:
     def test_missing_column(self, parquet_dir: Path) -> None:
         with pytest.raises(DataError, match="no column 'rating'"):
             D.stream_counts(parquet_dir, scale=SCALE, label="rating")
+
+
+class TestPairwise:
+    @pytest.mark.parametrize(
+        ("measure", "options"),
+        [
+            ("cohen", {}),
+            ("weighted_cohen", {"weights": "linear"}),
+            ("alpha", {"level": "ordinal"}),
+            ("pearson", {}),
+        ],
+    )
+    def test_equal_to_in_memory_pairwise(
+        self, client: Any, parquet_dir: Path, long: pd.DataFrame, measure: str, options: dict
+    ) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # pairs with one shared category are NaN in both
+            want = pairwise(Annotations.from_frame(long, scale=SCALE), measure, **options)
+            got = D.pairwise(parquet_dir, measure, scale=SCALE, npartitions=4, **options)
+        order = sorted(want.statistic.index)
+        assert got.statistic.index.tolist() == order
+        w = want.statistic.loc[order, order].to_numpy()
+        np.testing.assert_allclose(got.statistic.to_numpy(), w, rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(
+            got.overlap.to_numpy(), want.overlap.loc[order, order].to_numpy()
+        )
+        assert got.measure == want.measure
+        # the data does put an item's annotations in several input files
+        assert got.overlap.to_numpy().trace() == len(long)
+
+    def test_partitioning_does_not_matter(self, client: Any, long: pd.DataFrame) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            one = D.pairwise(long, scale=SCALE, npartitions=1)
+            many = D.pairwise(dd.from_pandas(long, npartitions=5), scale=SCALE, npartitions=7)
+        np.testing.assert_array_equal(one.overlap.to_numpy(), many.overlap.to_numpy())
+        np.testing.assert_allclose(one.statistic.to_numpy(), many.statistic.to_numpy(), rtol=1e-12)
+
+    def test_repeated_annotator_is_an_error(self, client: Any) -> None:
+        df = pd.DataFrame({"item": [1, 1, 2], "annotator": ["a", "a", "b"], "label": [1, 2, 1]})
+        with pytest.raises(DataError, match=r"repeated \(item, annotator\) pairs, e.g. item 1"):
+            D.pairwise(df, scale=[1, 2])
+
+    def test_unknown_measure(self) -> None:
+        with pytest.raises(ValueError, match="measure"):
+            D.pairwise(pd.DataFrame({"item": [1]}), "kappa")
+
+
+class TestEvaluate:
+    METRICS = ("manhattan", "js_divergence", "emd", "E[emd]", "E[kl_divergence]", "debiased[emd]")
+
+    @staticmethod
+    def _predictions(items: pd.Index, seed: int) -> pd.DataFrame:
+        return TestMetricMeans._predictions(items, seed)
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def both(cls, client: Any, parquet_dir: Path, in_memory: LabelCounts) -> tuple[Any, Any]:
+        preds = {m: cls._predictions(in_memory.items, s) for m, s in (("A", 1), ("B", 2), ("C", 3))}
+        # the Dask path sorts the items by id: the in-memory one is given them in that order
+        ordered = in_memory.take(np.argsort(in_memory.items.to_numpy()))
+        opts: dict[str, Any] = {"prior": "jeffreys", "bins": [1, 3, 5], "seed": SEED}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = evaluate(ordered, {m: p.set_index("item") for m, p in preds.items()},
+                            metrics=list(cls.METRICS), **opts)  # fmt: skip
+            ddf = dd.read_parquet(parquet_dir)  # items split across files and partitions
+            dask_preds = {m: dd.from_pandas(p, npartitions=3) for m, p in preds.items()}
+            dcounts = D.label_counts(ddf, scale=SCALE, npartitions=4)
+            got = evaluate(dcounts, dask_preds, metrics=list(cls.METRICS), **opts)
+        return got, want
+
+    def test_same_scores_and_tables(self, both: tuple[Any, Any]) -> None:
+        got, want = both
+        assert got.counts.items.tolist() == want.counts.items.tolist()
+        np.testing.assert_array_equal(got.counts.values, want.counts.values)
+        np.testing.assert_array_equal(got.values, want.values)  # the same registry functions
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            # identical scores in the same item order: the same multinomial resamples, so
+            # byte-identical tables and intervals
+            for table in ("summary", "differences", "reversals"):
+                pd.testing.assert_frame_equal(
+                    getattr(got, table)(n_resamples=200), getattr(want, table)(n_resamples=200),
+                    check_exact=True,
+                )  # fmt: skip
+            for table in ("by_bin", "rankings", "metric_agreement", "reversal_items"):
+                pd.testing.assert_frame_equal(
+                    getattr(got, table)(), getattr(want, table)(), check_exact=True
+                )
+            pd.testing.assert_frame_equal(
+                got.prior_sensitivity(n_resamples=50), want.prior_sensitivity(n_resamples=50),
+                check_exact=True,
+            )  # fmt: skip
+        np.testing.assert_array_equal(got.predictions, want.predictions)
+
+    def test_dask_frame_of_long_annotations(self, client: Any, long: pd.DataFrame) -> None:
+        ddf = dd.from_pandas(long, npartitions=3)
+        ann = Annotations.from_frame(long)
+        counts = ann.counts()
+        pred = self._predictions(counts.items, 5)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = evaluate(ddf, {"A": pred}, metrics=["manhattan"])
+            want = evaluate(ann, {"A": pred.set_index("item")}, metrics=["manhattan"])
+        assert got.dataset_info() == want.dataset_info()
+        assert got.summary(n_resamples=2)["mean"].iloc[0] == pytest.approx(
+            want.summary(n_resamples=2)["mean"].iloc[0], rel=1e-12
+        )
+
+    def test_missing_items(self, counts: Any, in_memory: LabelCounts) -> None:
+        pred = self._predictions(in_memory.items, 1)
+        with pytest.raises(DataError, match=r"predict \d+ of the \d+ annotated items"):
+            evaluate(counts, {"A": pred.iloc[:-5]}, metrics=["manhattan"])
+        with pytest.warns(UserWarning, match="dropped 5 annotated items"):
+            ev = evaluate(counts, {"A": pred.iloc[:-5]}, metrics=["manhattan"], how="inner")
+        assert ev.counts.N == in_memory.N - 5
+
+    def test_bad_probabilities_name_the_item(self, counts: Any, in_memory: LabelCounts) -> None:
+        pred = self._predictions(in_memory.items, 1)
+        pred.iloc[0, 1] = -0.5
+        with pytest.raises(DataError, match=rf"\(item {pred.iloc[0, 0]}\) column 0 is -0.5"):
+            evaluate(counts, {"A": pred}, metrics=["manhattan"])
+
+    def test_empirical_prior_fitted_to_all_items(self, counts: Any, in_memory: LabelCounts) -> None:
+        pred = self._predictions(in_memory.items, 4)
+        ordered = in_memory.take(np.argsort(in_memory.items.to_numpy()))
+        got = evaluate(counts, {"A": pred}, metrics=["E[emd]"], prior="empirical")
+        want = evaluate(
+            ordered, {"A": pred.set_index("item")}, metrics=["E[emd]"], prior="empirical"
+        )
+        np.testing.assert_array_equal(got.values, want.values)
+        assert got.prior == want.prior == "empirical"
+
+
+class TestAgreementApiOnDask:
+    def test_functions_take_a_dask_frame(
+        self, client: Any, parquet_dir: Path, in_memory: LabelCounts
+    ) -> None:
+        ddf = dd.read_parquet(parquet_dir)[["item", "label"]]
+        opts: dict[str, Any] = {
+            "confidence_level": 0.9,
+            "n_resamples": 100,
+            "seed": SEED,
+            "bootstrap": "poisson",
+        }
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = krippendorff_alpha(ddf, level="ordinal", **opts)
+            want = krippendorff_alpha(in_memory, level="ordinal", **opts)
+            got_k = fleiss_kappa(ddf)
+            want_k = fleiss_kappa(in_memory)
+        assert got.statistic == pytest.approx(want.statistic, abs=1e-12)
+        assert got.confidence_interval == pytest.approx(want.confidence_interval, abs=1e-12)
+        assert got_k.statistic == pytest.approx(want_k.statistic, abs=1e-12)
+        assert got_k.se == pytest.approx(want_k.se, rel=1e-12)
+
+    def test_distributed_counts_and_refusals(self, counts: Any, in_memory: LabelCounts) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert float(observed_agreement(counts)) == pytest.approx(
+                float(observed_agreement(in_memory)), abs=1e-12
+            )
+            with pytest.raises(ValueError, match="bootstrap='poisson'"):
+                gwet_ac1(counts, confidence_level=0.95)
+            with pytest.raises(ValueError, match="does not take 'weights'"):
+                brennan_prediger(counts, weights="linear")

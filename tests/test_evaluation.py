@@ -17,6 +17,7 @@ from statsmodels.stats.multitest import multipletests
 
 import dissensus.audit
 from dissensus import (
+    Annotations,
     DataDroppedWarning,
     DataError,
     DegenerateAgreementWarning,
@@ -24,8 +25,10 @@ from dissensus import (
     LabelCounts,
     MissingExtraError,
     Predictions,
+    PriorDominanceWarning,
     Scale,
 )
+from dissensus.aggregation import soft_targets
 from dissensus.audit import PROPERTIES
 from dissensus.evaluation import (
     DEFAULT_METRICS,
@@ -36,6 +39,7 @@ from dissensus.evaluation import (
 )
 from dissensus.evaluation._output import _cached_audit
 from dissensus.metrics import get_metric
+from dissensus.metrics.debiased import inverse_variance_mean, jackknife_variance
 from dissensus.posterior import dirichlet, marginal_log_likelihood
 from dissensus.report import ReportData
 from dissensus.report._data import REQUIRED_COLUMNS, FullFrame
@@ -83,7 +87,8 @@ def _reversal_data(seed: int = 0):
 @pytest.fixture(scope="module")
 def reversal_eval() -> Evaluation:
     lc, preds = _reversal_data()
-    return evaluate(lc, preds, ["manhattan", "E[manhattan]"], seed=0)
+    # the reversal is constructed under the uniform prior
+    return evaluate(lc, preds, metrics=["manhattan", "E[manhattan]"], prior="uniform", seed=0)
 
 
 def _small(seed: int = 1, n_items: int = 60, K: int = 4, J: int = 3):
@@ -122,20 +127,20 @@ class TestEvaluate:
     def test_emd_on_nominal_refused(self):
         lc = LabelCounts.from_array([[2, 1]], scale=Scale.nominal(["a", "b"]))
         with pytest.raises(ValueError, match="'emd' needs ordered labels"):
-            evaluate(lc, {"m": [[0.5, 0.5]]}, ["emd"])
+            evaluate(lc, {"m": [[0.5, 0.5]]}, metrics=["emd"])
 
     def test_unknown_and_repeated_metrics(self):
         lc, preds = _small()
         with pytest.raises(ValueError, match="Unknown metric 'nope'"):
-            evaluate(lc, preds, ["nope"])
+            evaluate(lc, preds, metrics=["nope"])
         with pytest.raises(ValueError, match="repeats 'emd'"):
-            evaluate(lc, preds, ["emd", "emd"])
+            evaluate(lc, preds, metrics=["emd", "emd"])
         with pytest.raises(ValueError, match="target only"):
-            evaluate(lc, preds, ["entropy"])
+            evaluate(lc, preds, metrics=["entropy"])
 
     def test_scores_match_the_metric_functions(self):
         lc, preds = _small()
-        ev = evaluate(lc, preds, ["emd", "E[cross_entropy]"], prior="jeffreys")
+        ev = evaluate(lc, preds, metrics=["emd", "E[cross_entropy]"], prior="jeffreys")
         q = preds["m1"].values
         np.testing.assert_array_equal(ev.values[0, 1], get_metric("emd").func(lc.proportions(), q))
         alpha = dirichlet(lc, prior="jeffreys")
@@ -150,16 +155,16 @@ class TestEvaluate:
             name: Predictions.from_array(p.values[::-1], items=list(p.items[::-1]))
             for name, p in preds.items()
         }
-        a = evaluate(lc, preds, ["manhattan"])
-        b = evaluate(lc, shuffled, ["manhattan"])
+        a = evaluate(lc, preds, metrics=["manhattan"])
+        b = evaluate(lc, shuffled, metrics=["manhattan"])
         np.testing.assert_array_equal(a.values, b.values)
 
     def test_dataframe_and_array_predictions(self):
         lc, preds = _small(J=1)
         frame = preds["m0"].to_frame().reset_index(names="item")
         frame.columns = ["item", *[str(c) for c in lc.scale.labels]]
-        a = evaluate(lc, {"m": frame}, ["manhattan"])
-        b = evaluate(lc, {"m": preds["m0"].values}, ["manhattan"])
+        a = evaluate(lc, {"m": frame}, metrics=["manhattan"])
+        b = evaluate(lc, {"m": preds["m0"].values}, metrics=["manhattan"])
         np.testing.assert_allclose(a.values, b.values)
 
     def test_missing_items_are_an_error_not_a_join(self):
@@ -169,23 +174,23 @@ class TestEvaluate:
         with pytest.raises(
             DataError, match=r"`m1` and the annotations cover different items: 1 of 60"
         ):
-            evaluate(lc, preds, ["manhattan"])
+            evaluate(lc, preds, metrics=["manhattan"])
 
     def test_inner_keeps_common_items_with_a_warning(self):
         lc, preds = _small()
         cut = preds["m1"]
         preds["m1"] = Predictions.from_array(cut.values[2:], items=list(cut.items[2:]))
         with pytest.warns(DataDroppedWarning, match="dropped 2 annotated items"):
-            ev = evaluate(lc, preds, ["manhattan"], how="inner")
+            ev = evaluate(lc, preds, metrics=["manhattan"], how="inner")
         assert ev.counts.N == 58
         assert list(ev.counts.items[:2]) == ["it2", "it3"]
-        full = evaluate(lc, _small()[1], ["manhattan"])
+        full = evaluate(lc, _small()[1], metrics=["manhattan"])
         np.testing.assert_array_equal(ev.values, full.values[:, :, 2:])
 
     def test_wrong_label_count(self):
         lc, _ = _small()
         with pytest.raises(DataError, match="has 2 columns"):
-            evaluate(lc, {"m": np.full((60, 2), 0.5)}, ["manhattan"])
+            evaluate(lc, {"m": np.full((60, 2), 0.5)}, metrics=["manhattan"])
 
     def test_predictions_must_be_a_mapping(self):
         lc, preds = _small()
@@ -200,8 +205,8 @@ class TestEvaluate:
         )
         q = np.full((3, 2), 0.5)
         with pytest.raises(DataError, match=r"1 items have no annotation \('b'\).*'manhattan'"):
-            evaluate(lc, {"m": q}, ["manhattan", "E[manhattan]"])
-        ev = evaluate(lc, {"m": q}, ["E[manhattan]"])
+            evaluate(lc, {"m": q}, metrics=["manhattan", "E[manhattan]"])
+        ev = evaluate(lc, {"m": q}, metrics=["E[manhattan]"])
         assert np.isfinite(ev.values).all()
 
     @pytest.mark.filterwarnings("ignore::dissensus.FewItemsWarning")  # tiny on purpose
@@ -210,14 +215,14 @@ class TestEvaluate:
         ev = evaluate(
             lc,
             {"zero": [[1.0, 0.0], [0.5, 0.5]], "ok": [[0.6, 0.4], [0.2, 0.8]]},
-            ["cross_entropy"],
+            metrics=["cross_entropy"],
         )
-        s = ev.summary(n_boot=100)
+        s = ev.summary(n_resamples=100)
         assert s.loc[0, "mean"] == np.inf
         assert np.isnan(s.loc[0, ["se", "ci_low", "ci_high"]].astype(float)).all()
         assert s["best"].tolist() == [False, True]
         assert ev.rankings()["rank"].tolist() == [2, 1]
-        d = ev.differences(n_boot=100).iloc[0]
+        d = ev.differences(n_resamples=100).iloc[0]
         assert d["diff"] == np.inf
         assert d["better"] is None
 
@@ -265,8 +270,8 @@ class TestAnnotationBins:
 class TestSummary:
     def test_schema_and_order(self):
         lc, preds = _small()
-        ev = evaluate(lc, preds, ["manhattan", "E[emd]"])
-        s = ev.summary(n_boot=200)
+        ev = evaluate(lc, preds, metrics=["manhattan", "E[emd]"])
+        s = ev.summary(n_resamples=200)
         assert list(s.columns) == [
             "model", "metric", "mean", "se", "ci_low", "ci_high", "n_items", "lower_is_better", "best",
         ]  # fmt: skip
@@ -280,33 +285,33 @@ class TestSummary:
 
     def test_ties_all_marked_best(self):
         lc, preds = _small(J=1)
-        ev = evaluate(lc, {"a": preds["m0"], "b": preds["m0"]}, ["manhattan"])
-        assert ev.summary(n_boot=50)["best"].tolist() == [True, True]
+        ev = evaluate(lc, {"a": preds["m0"], "b": preds["m0"]}, metrics=["manhattan"])
+        assert ev.summary(n_resamples=50)["best"].tolist() == [True, True]
         r = ev.rankings()
         assert r["rank"].tolist() == [1, 1]
         assert r["tied"].tolist() == [True, True]
-        d = ev.differences(n_boot=50)
+        d = ev.differences(n_resamples=50)
         assert d["better"].tolist() == ["tie"]
 
     def test_same_seed_byte_identical_summary_csv(self, tmp_path):
         lc, preds = _small()
         paths = [
-            evaluate(lc, preds, ["manhattan", "E[emd]"], seed=5).save(tmp_path / d, n_boot=300)[
-                "summary"
-            ]
+            evaluate(lc, preds, metrics=["manhattan", "E[emd]"], seed=5).save(
+                tmp_path / d, n_resamples=300
+            )["summary"]
             for d in ("a", "b")
         ]
         assert paths[0].read_bytes() == paths[1].read_bytes()
-        other = evaluate(lc, preds, ["manhattan", "E[emd]"], seed=6).save(
-            tmp_path / "c", n_boot=300
+        other = evaluate(lc, preds, metrics=["manhattan", "E[emd]"], seed=6).save(
+            tmp_path / "c", n_resamples=300
         )
         assert other["summary"].read_bytes() != paths[0].read_bytes()
 
     def test_model_order_does_not_change_numbers(self):
         lc, preds = _small()
-        a = evaluate(lc, preds, ["manhattan", "js_divergence"]).summary(n_boot=300)
+        a = evaluate(lc, preds, metrics=["manhattan", "js_divergence"]).summary(n_resamples=300)
         rev = dict(reversed(list(preds.items())))
-        b = evaluate(lc, rev, ["manhattan", "js_divergence"]).summary(n_boot=300)
+        b = evaluate(lc, rev, metrics=["manhattan", "js_divergence"]).summary(n_resamples=300)
         key = ["metric", "model"]
         pd.testing.assert_frame_equal(
             a.sort_values(key).reset_index(drop=True), b.sort_values(key).reset_index(drop=True)
@@ -318,15 +323,15 @@ class TestSummary:
         lc, preds = _small(n_items=30)
         perm = np.asarray(perm)
         lc2 = LabelCounts.from_array(lc.values[perm], items=list(lc.items[perm]), scale=lc.scale)
-        a = evaluate(lc, preds, ["manhattan", "E[emd]"]).summary(n_boot=20)
-        b = evaluate(lc2, preds, ["manhattan", "E[emd]"]).summary(n_boot=20)
+        a = evaluate(lc, preds, metrics=["manhattan", "E[emd]"]).summary(n_resamples=20)
+        b = evaluate(lc2, preds, metrics=["manhattan", "E[emd]"]).summary(n_resamples=20)
         np.testing.assert_allclose(a["mean"], b["mean"], rtol=1e-12)
         np.testing.assert_allclose(a["se"], b["se"], rtol=1e-9)
 
     def test_bad_ci(self):
         lc, preds = _small()
-        with pytest.raises(ValueError, match="'ci' parameter"):
-            evaluate(lc, preds, ["manhattan"]).summary(ci=95)
+        with pytest.raises(ValueError, match="'confidence_level' parameter"):
+            evaluate(lc, preds, metrics=["manhattan"]).summary(confidence_level=95)
 
 
 class TestDifferences:
@@ -334,9 +339,9 @@ class TestDifferences:
         # shared item difficulty: the paired interval of the difference is much
         # narrower than the two marginal intervals suggest
         lc, preds = _small(n_items=200)
-        ev = evaluate(lc, preds, ["manhattan"])
-        s = ev.summary(n_boot=500)
-        d = ev.differences(n_boot=500)
+        ev = evaluate(lc, preds, metrics=["manhattan"])
+        s = ev.summary(n_resamples=500)
+        d = ev.differences(n_resamples=500)
         assert list(d.columns) == [
             "metric",
             "model_a",
@@ -369,24 +374,24 @@ class TestDifferences:
         rng = np.random.default_rng(4)
         q = rng.dirichlet(np.ones(4), size=200)
         shared = {"a": q, "b": 0.9 * q + 0.1 / 4}
-        ev = evaluate(lc, shared, ["manhattan"])
-        s = ev.summary(n_boot=500).set_index("model")
+        ev = evaluate(lc, shared, metrics=["manhattan"])
+        s = ev.summary(n_resamples=500).set_index("model")
         w_a, w_b = (s.loc[m, "ci_high"] - s.loc[m, "ci_low"] for m in ("a", "b"))
-        d = ev.differences(n_boot=500).iloc[0]
+        d = ev.differences(n_resamples=500).iloc[0]
         paired = d.ci_high - d.ci_low
         assert paired < 0.25 * np.hypot(w_a, w_b)
 
     def test_higher_is_better_direction(self):
         lc, preds = _reversal_data()
-        ev = evaluate(lc, preds, ["intersection"])
-        d = ev.differences(n_boot=200).set_index(["model_a", "model_b"])
+        ev = evaluate(lc, preds, metrics=["intersection"])
+        d = ev.differences(n_resamples=200).set_index(["model_a", "model_b"])
         assert d.loc[("sharp", "uniform"), "better"] == "sharp"
 
 
 class TestByBin:
     def test_equals_groupby_of_scores(self):
         lc, preds = _small()
-        ev = evaluate(lc, preds, ["manhattan", "E[emd]"])
+        ev = evaluate(lc, preds, metrics=["manhattan", "E[emd]"])
         bb = ev.by_bin()
         assert list(bb.columns) == ["bin", "model", "metric", "mean", "n_items"]
         assert bb["bin"].cat.ordered
@@ -401,7 +406,7 @@ class TestByBin:
 
     def test_other_bins_and_empty_bins_dropped(self):
         lc, preds = _small()
-        bb = evaluate(lc, preds, ["manhattan"]).by_bin([2, 5, 100])
+        bb = evaluate(lc, preds, metrics=["manhattan"]).by_bin([2, 5, 100])
         assert list(bb["bin"].cat.categories) == ["2–4", "5–99", "100+"]
         assert set(bb["bin"].astype(str)) == {"2–4", "5–99"}
 
@@ -416,7 +421,7 @@ class TestByBin:
 class TestScores:
     def test_tidy_columns(self):
         lc, preds = _small(n_items=10)
-        ev = evaluate(lc, preds, ["manhattan", "E[emd]"])
+        ev = evaluate(lc, preds, metrics=["manhattan", "E[emd]"])
         sc = ev.scores
         assert list(sc.columns) == ["item", "model", "metric", "value", "n_annotations", "bin"]
         assert len(sc) == 2 * 3 * 10
@@ -431,7 +436,7 @@ class TestScores:
 class TestRankings:
     def test_schema_and_values(self):
         lc, preds = _small()
-        ev = evaluate(lc, preds, ["manhattan", "cosine"])
+        ev = evaluate(lc, preds, metrics=["manhattan", "cosine"])
         r = ev.rankings()
         assert list(r.columns) == ["metric", "model", "mean", "rank", "tied"]
         cos = r[r.metric == "cosine"]
@@ -442,7 +447,7 @@ class TestRankings:
 
 class TestReversals:
     def test_finds_exactly_the_constructed_reversal(self, reversal_eval):
-        rev = reversal_eval.reversals(n_boot=1000)
+        rev = reversal_eval.reversals(n_resamples=1000)
         assert len(rev) == 1
         row = rev.iloc[0]
         assert (row.metric_1, row.metric_2) == ("manhattan", "E[manhattan]")
@@ -454,15 +459,15 @@ class TestReversals:
         assert row.ci_high_1 < 0 < row.ci_low_2
 
     def test_same_resamples_as_differences(self, reversal_eval):
-        rev = reversal_eval.reversals(n_boot=1000).iloc[0]
-        d = reversal_eval.differences(n_boot=1000).set_index(["metric", "model_a", "model_b"])
+        rev = reversal_eval.reversals(n_resamples=1000).iloc[0]
+        d = reversal_eval.differences(n_resamples=1000).set_index(["metric", "model_a", "model_b"])
         assert d.loc[("manhattan", "sharp", "smooth"), "ci_low"] == rev.ci_low_1
         assert d.loc[("E[manhattan]", "sharp", "smooth"), "ci_high"] == rev.ci_high_2
 
     def test_no_reversal_gives_empty_table_with_columns(self):
         lc, preds = _small()
-        ev = evaluate(lc, preds, ["manhattan", "euclidean"])
-        rev = ev.reversals(n_boot=50)
+        ev = evaluate(lc, preds, metrics=["manhattan", "euclidean"])
+        rev = ev.reversals(n_resamples=50)
         ranks = ev.rankings().pivot(index="model", columns="metric", values="rank")
         if (ranks["manhattan"] == ranks["euclidean"]).all():
             assert rev.empty
@@ -472,7 +477,7 @@ class TestReversals:
 class TestMetricAgreement:
     def test_table2_format_and_kendall_equals_scipy(self):
         lc, preds = _small(J=5)
-        ev = evaluate(lc, preds, ["manhattan", "E[emd]", "cross_entropy"])
+        ev = evaluate(lc, preds, metrics=["manhattan", "E[emd]", "cross_entropy"])
         ma = ev.metric_agreement()
         assert list(ma.columns) == [
             "metric_1", "metric_2", "share_reranked", "mean_abs_change", "sd_abs_change", "kendall_tau",
@@ -501,8 +506,8 @@ class TestTablesPrintWhole:
     @pytest.mark.parametrize("method", ["summary", "differences", "reversals", "metric_agreement"])
     def test_no_truncation(self, method):
         lc, preds = _small(J=8)
-        ev = evaluate(lc, preds, ["manhattan", "E[emd]", "cross_entropy", "E[manhattan]"])
-        kwargs = {} if method == "metric_agreement" else {"n_boot": 50}
+        ev = evaluate(lc, preds, metrics=["manhattan", "E[emd]", "cross_entropy", "E[manhattan]"])
+        kwargs = {} if method == "metric_agreement" else {"n_resamples": 50}
         table = getattr(ev, method)(**kwargs)
         assert isinstance(table, FullFrame)
         assert len(table) > 4  # longer than the display limit below
@@ -527,7 +532,7 @@ class TestCompare:
         boot = reversal_eval.compare(
             "sharp", "smooth", "manhattan", test="bootstrap", n_resamples=999
         )
-        assert boot.ci.high < 0
+        assert boot.confidence_interval.high < 0
         assert boot.pvalue < 0.01
         perm = reversal_eval.compare(
             "sharp", "uniform", "manhattan", test="permutation", n_resamples=999
@@ -580,7 +585,7 @@ class TestPairwiseTests:
                 "zero": [[1.0, 0.0], [0.5, 0.5], [0.5, 0.5]],
                 "ok": [[0.6, 0.4], [0.2, 0.8], [0.5, 0.5]],
             },
-            ["cross_entropy"],
+            metrics=["cross_entropy"],
         )
         pt = ev.pairwise_tests()
         assert np.isnan(pt.loc[0, "p"])
@@ -607,11 +612,11 @@ class TestOutputs:
     def test_tables_follow_the_report_schema(self, reversal_eval):
         # the report's schema is the one definition of these tables' columns
         tables = {
-            "summary": reversal_eval.summary(n_boot=50),
-            "differences": reversal_eval.differences(n_boot=50),
+            "summary": reversal_eval.summary(n_resamples=50),
+            "differences": reversal_eval.differences(n_resamples=50),
             "by_bin": reversal_eval.by_bin(),
             "rankings": reversal_eval.rankings(),
-            "reversals": reversal_eval.reversals(n_boot=50),
+            "reversals": reversal_eval.reversals(n_resamples=50),
             "metric_agreement": reversal_eval.metric_agreement(),
             "metrics_info": reversal_eval.metrics_info(),
         }
@@ -619,7 +624,7 @@ class TestOutputs:
             assert tuple(table.columns) == REQUIRED_COLUMNS[name], name
 
     def test_to_json(self, reversal_eval):
-        payload = json.loads(reversal_eval.to_json(n_boot=200))
+        payload = json.loads(reversal_eval.to_json(n_resamples=200))
         assert payload["dataset"]["n_items"] == 400
         assert payload["dataset"]["labels"] == [1, 2]
         assert payload["models"] == ["sharp", "smooth", "uniform"]
@@ -629,16 +634,16 @@ class TestOutputs:
     @pytest.mark.filterwarnings("ignore::dissensus.FewItemsWarning")  # tiny on purpose
     def test_json_infinity(self):
         lc = LabelCounts.from_array([[2, 1], [0, 3]], scale=Scale.ordinal([0, 1]))
-        ev = evaluate(lc, {"zero": [[1.0, 0.0], [0.5, 0.5]]}, ["cross_entropy"])
-        summary = json.loads(ev.to_json(n_boot=20))["summary"][0]
+        ev = evaluate(lc, {"zero": [[1.0, 0.0], [0.5, 0.5]]}, metrics=["cross_entropy"])
+        summary = json.loads(ev.to_json(n_resamples=20))["summary"][0]
         assert summary["mean"] == "inf"
         assert summary["ci_low"] is None
 
     @pytest.mark.filterwarnings("ignore::dissensus.FewItemsWarning")  # tiny on purpose
     def test_save_writes_the_files(self, tmp_path):
         lc, preds = _small(n_items=20)
-        ev = evaluate(lc, preds, ["manhattan"])
-        paths = ev.save(tmp_path, n_boot=50)
+        ev = evaluate(lc, preds, metrics=["manhattan"])
+        paths = ev.save(tmp_path, n_resamples=50)
         assert {"summary", "rankings", "scores"} <= set(paths)
         back = pd.read_parquet(paths["scores"])
         assert len(back) == 3 * 20
@@ -648,23 +653,23 @@ class TestOutputs:
         assert repr(reversal_eval).startswith("<Evaluation: 3 models × 2 metrics on 400 items")
 
     def test_report_data_and_markdown(self, reversal_eval):
-        data = reversal_eval.report_data(n_boot=200)
+        data = reversal_eval.report_data(n_resamples=200)
         assert isinstance(data, ReportData)
         assert data.agreement is not None
         assert {"coefficient", "value", "ci_low"} <= set(data.agreement.columns)
-        md = reversal_eval.to_markdown(n_boot=200)
+        md = reversal_eval.to_markdown(n_resamples=200)
         assert "E[manhattan]" in md
         assert "smooth" in md
 
     def test_agreement_without_intervals(self, reversal_eval):
-        data = reversal_eval.report_data(n_boot=100, agreement_ci=False)
+        data = reversal_eval.report_data(n_resamples=100, agreement_ci=False)
         assert data.agreement["ci_low"].isna().all()
         assert data.agreement["value"].notna().any()
 
     def test_to_html(self, tmp_path):
         lc, preds = _small(n_items=30)
-        ev = evaluate(lc, preds, ["manhattan", "E[emd]"])
-        html = ev.to_html(tmp_path / "r.html", n_boot=100)
+        ev = evaluate(lc, preds, metrics=["manhattan", "E[emd]"])
+        html = ev.to_html(tmp_path / "r.html", n_resamples=100)
         assert html.lstrip().lower().startswith("<!doctype html")
         assert (tmp_path / "r.html").read_text(encoding="utf-8") == html
 
@@ -681,32 +686,32 @@ class TestWithoutReportExtra:
 
     def test_save_refuses_before_writing(self, tmp_path, no_report_extra):
         lc, preds = _small(n_items=20)
-        ev = evaluate(lc, preds, ["manhattan"])
+        ev = evaluate(lc, preds, metrics=["manhattan"])
         out = tmp_path / "out"
         with pytest.raises(
             MissingExtraError, match=r"matplotlib and jinja2 .*pip install 'dissensus\[report\]'"
         ):
-            ev.save(out, n_boot=20)
+            ev.save(out, n_resamples=20)
         assert not out.exists()
 
     def test_to_html_refuses(self, tmp_path, no_report_extra):
         lc, preds = _small(n_items=20)
-        ev = evaluate(lc, preds, ["manhattan"])
+        ev = evaluate(lc, preds, metrics=["manhattan"])
         with pytest.raises(MissingExtraError, match=r"dissensus\[report\]"):
-            ev.to_html(tmp_path / "r.html", n_boot=20)
+            ev.to_html(tmp_path / "r.html", n_resamples=20)
         assert not (tmp_path / "r.html").exists()
 
     def test_one_missing_package_is_named(self, tmp_path, monkeypatch):
         monkeypatch.setitem(sys.modules, "jinja2", None)
-        ev = evaluate(*_small(n_items=20), ["manhattan"])
+        ev = evaluate(*_small(n_items=20), metrics=["manhattan"])
         with pytest.raises(
             MissingExtraError, match=r"needs jinja2 \(the 'report' extra\), which is"
         ):
-            ev.save(tmp_path, n_boot=20)
+            ev.save(tmp_path, n_resamples=20)
 
     def test_markdown_needs_no_extra(self, no_report_extra):
-        ev = evaluate(*_small(n_items=20), ["manhattan"])
-        assert "manhattan" in ev.to_markdown(n_boot=20)
+        ev = evaluate(*_small(n_items=20), metrics=["manhattan"])
+        assert "manhattan" in ev.to_markdown(n_resamples=20)
 
 
 @pytest.mark.filterwarnings("ignore::dissensus.FewItemsWarning")  # 20 items keep it fast
@@ -717,9 +722,9 @@ class TestAgreementTable:
             raise DataError("every item has one annotation")
 
         monkeypatch.setattr("dissensus.agreement.report", refuse)
-        ev = evaluate(*_small(n_items=20), ["manhattan"])
+        ev = evaluate(*_small(n_items=20), metrics=["manhattan"])
         with pytest.warns(DegenerateAgreementWarning, match="every item has one annotation"):
-            data = ev.report_data(n_boot=20)
+            data = ev.report_data(n_resamples=20)
         assert data.agreement is None
 
     def test_other_errors_propagate(self, monkeypatch):
@@ -727,9 +732,9 @@ class TestAgreementTable:
             raise ValueError("a bug")
 
         monkeypatch.setattr("dissensus.agreement.report", broken)
-        ev = evaluate(*_small(n_items=20), ["manhattan"])
+        ev = evaluate(*_small(n_items=20), metrics=["manhattan"])
         with pytest.raises(ValueError, match="a bug"):
-            ev.report_data(n_boot=20)
+            ev.report_data(n_resamples=20)
 
 
 # ----------------------------------------------------------------------------- robustness to the prior
@@ -751,7 +756,12 @@ def sparse_eval() -> Evaluation:
         "uniform": np.full((N, K), 1 / K),
         "noisy": 0.7 * obs + 0.3 * rng.dirichlet(np.ones(K), N),
     }
-    return evaluate(lc, preds, ["cross_entropy", "manhattan", "E[cross_entropy]", "E[manhattan]"])
+    return evaluate(
+        lc,
+        preds,
+        metrics=["cross_entropy", "manhattan", "E[cross_entropy]", "E[manhattan]"],
+        prior="uniform",  # the tests compare the uniform prior (own) with the others
+    )
 
 
 class TestPriorFit:
@@ -771,9 +781,9 @@ class TestPriorFit:
 
 class TestPriorSensitivity:
     def test_own_prior_matches_summary_and_others_match_a_fresh_evaluation(self, sparse_eval):
-        table = sparse_eval.prior_sensitivity(n_boot=100)
+        table = sparse_eval.prior_sensitivity(n_resamples=100)
         assert set(table["metric"]) == {"E[cross_entropy]", "E[manhattan]"}
-        summary = sparse_eval.summary(n_boot=100).set_index(["metric", "model"])
+        summary = sparse_eval.summary(n_resamples=100).set_index(["metric", "model"])
         own = table[table["prior"] == "uniform"].set_index(["metric", "model"])
         for key, row in own.iterrows():
             assert row["mean"] == summary.loc[key, "mean"]
@@ -782,10 +792,10 @@ class TestPriorSensitivity:
             evaluate(
                 sparse_eval.counts,
                 {m: sparse_eval.predictions[j] for j, m in enumerate(sparse_eval.models)},
-                ["E[cross_entropy]", "E[manhattan]"],
+                metrics=["E[cross_entropy]", "E[manhattan]"],
                 prior="jeffreys",
             )
-            .summary(n_boot=100)
+            .summary(n_resamples=100)
             .set_index(["metric", "model"])
         )
         jeffreys = table[table["prior"] == "jeffreys"].set_index(["metric", "model"])
@@ -794,13 +804,13 @@ class TestPriorSensitivity:
             assert row["ci_low"] == pytest.approx(fresh.loc[key, "ci_low"], rel=1e-12)
 
     def test_one_best_per_prior_and_metric(self, sparse_eval):
-        table = sparse_eval.prior_sensitivity(n_boot=100)
+        table = sparse_eval.prior_sensitivity(n_resamples=100)
         assert (table.groupby(["prior", "metric"])["best"].sum() == 1).all()
-        assert sparse_eval.prior_sensitivity(n_boot=100) is table  # computed once
+        assert sparse_eval.prior_sensitivity(n_resamples=100) is table  # computed once
 
     def test_significance_agrees_with_differences(self, sparse_eval):
-        table = sparse_eval.prior_sensitivity(n_boot=100)
-        diffs = sparse_eval.differences(n_boot=100).set_index("metric")
+        table = sparse_eval.prior_sensitivity(n_resamples=100)
+        diffs = sparse_eval.differences(n_resamples=100).set_index("metric")
         own = table[(table["prior"] == "uniform") & table["best"]].set_index("metric")
         for metric, row in own.iterrows():
             d = diffs.loc[metric]
@@ -836,27 +846,27 @@ class TestReversalItems:
 class TestFewResamplesAndItems:
     def test_one_resample_is_refused(self):
         lc, preds = _small(n_items=40)
-        ev = evaluate(lc, preds, ["manhattan"])
+        ev = evaluate(lc, preds, metrics=["manhattan"])
         with pytest.raises(ValueError, match="at least 2"):
-            ev.summary(n_boot=1)
+            ev.summary(n_resamples=1)
 
     def test_a_single_item_interval_warns(self):
         lc = LabelCounts.from_array([[2, 1]], scale=Scale.ordinal([0, 1]))
-        ev = evaluate(lc, {"m": [[0.6, 0.4]]}, ["manhattan"])
+        ev = evaluate(lc, {"m": [[0.6, 0.4]]}, metrics=["manhattan"])
         with pytest.warns(FewItemsWarning, match="only 1 item"):
-            s = ev.summary(n_boot=50)
+            s = ev.summary(n_resamples=50)
         assert s.loc[0, "ci_low"] == s.loc[0, "ci_high"]  # the zero width the warning is about
 
     def test_enough_items_do_not_warn(self):
         lc, preds = _small(n_items=40)
-        evaluate(lc, preds, ["manhattan"]).summary(n_boot=50)  # filterwarnings=error
+        evaluate(lc, preds, metrics=["manhattan"]).summary(n_resamples=50)  # filterwarnings=error
 
 
 class TestSaveScores:
     def test_row_groups_hold_the_tidy_scores(self, tmp_path):
         lc, preds = _small(n_items=40)
-        ev = evaluate(lc, preds, ["manhattan", "emd"])
-        paths = ev.save(tmp_path, n_boot=20)
+        ev = evaluate(lc, preds, metrics=["manhattan", "emd"])
+        paths = ev.save(tmp_path, n_resamples=20)
         back = pd.read_parquet(paths["scores"])
         pd.testing.assert_frame_equal(back.astype(object), ev.scores.astype(object))
         for col in ("item", "model", "metric", "bin"):
@@ -867,7 +877,9 @@ class TestSaveScores:
 
     def test_without_scores(self, tmp_path):
         lc, preds = _small(n_items=40)
-        paths = evaluate(lc, preds, ["manhattan"]).save(tmp_path, n_boot=20, scores=False)
+        paths = evaluate(lc, preds, metrics=["manhattan"]).save(
+            tmp_path, n_resamples=20, scores=False
+        )
         assert "scores" not in paths
         assert not (tmp_path / "scores.parquet").exists()
 
@@ -879,7 +891,7 @@ class TestMetricAudit:
     METRICS = ("manhattan", "kl_divergence", "E[manhattan]", "debiased[manhattan]")
 
     def test_statuses_for_the_evaluations_classes(self):
-        ev = evaluate(*_small(n_items=30, K=3), list(self.METRICS))
+        ev = evaluate(*_small(n_items=30, K=3), metrics=list(self.METRICS))
         table = ev.metric_audit()
         status = table.set_index(["metric", "property"])["status"]
         assert status["manhattan", "P3"] == "holds"
@@ -899,32 +911,32 @@ class TestMetricAudit:
         real = dissensus.audit.audit
         calls: list[tuple[object, int, int]] = []
 
-        def counting(metric, properties, classes, n_trials, *, seed):
+        def counting(metric, *, classes, n_trials, seed):
             calls.append((metric, classes, n_trials))
-            return real(metric, properties, classes, n_trials, seed=seed)
+            return real(metric, classes=classes, n_trials=n_trials, seed=seed)
 
         monkeypatch.setattr(dissensus.audit, "audit", counting)
         _cached_audit.cache_clear()
         try:
-            ev = evaluate(*_small(n_items=30, K=3), ["manhattan", "kl_divergence"])
-            first = ev.report_data(n_boot=20, agreement_ci=False, priors=())
+            ev = evaluate(*_small(n_items=30, K=3), metrics=["manhattan", "kl_divergence"])
+            first = ev.report_data(n_resamples=20, agreement_ci=False, priors=())
             assert sorted(c[0] for c in calls) == ["kl_divergence", "manhattan"]
             # a second report, and a report of another evaluation with the same K, reuse it
-            second = ev.report_data(n_boot=20, agreement_ci=False, priors=())
-            other = evaluate(*_small(seed=2, n_items=30, K=3), ["manhattan"])
-            other.to_markdown(n_boot=20, agreement_ci=False)
+            second = ev.report_data(n_resamples=20, agreement_ci=False, priors=())
+            other = evaluate(*_small(seed=2, n_items=30, K=3), metrics=["manhattan"])
+            other.to_markdown(n_resamples=20, agreement_ci=False)
             assert len(calls) == 2
             pd.testing.assert_frame_equal(first.metric_audit, second.metric_audit)
             # another K is another audit
-            evaluate(*_small(n_items=30, K=4), ["manhattan"]).metric_audit()
+            evaluate(*_small(n_items=30, K=4), metrics=["manhattan"]).metric_audit()
             assert calls[-1] == ("manhattan", 4, REPORT_AUDIT_TRIALS)
             assert len(calls) == 3
         finally:
             _cached_audit.cache_clear()  # no entries computed through the patched function
 
     def test_html_appendix_and_switch(self):
-        ev = evaluate(*_small(n_items=30, K=3), ["manhattan", "kl_divergence"])
-        html = ev.to_html(n_boot=20, agreement_ci=False)
+        ev = evaluate(*_small(n_items=30, K=3), metrics=["manhattan", "kl_divergence"])
+        html = ev.to_html(n_resamples=20, agreement_ci=False)
         appendix = html[html.index('<details id="audit-appendix">') :]
         appendix = appendix[: appendix.index("</details>")]
         assert "K = 3 classes" in appendix
@@ -938,13 +950,13 @@ class TestMetricAudit:
         assert cells[keys.index("P3")] == "✓"
         assert "P3 triangle inequality" in appendix
         assert 'id="audit-counterexamples-table"' in appendix
-        off = ev.to_html(n_boot=20, agreement_ci=False, audit=False)
+        off = ev.to_html(n_resamples=20, agreement_ci=False, audit=False)
         assert "audit-appendix" not in off
-        assert ev.report_data(n_boot=20, agreement_ci=False, audit=False).metric_audit is None
+        assert ev.report_data(n_resamples=20, agreement_ci=False, audit=False).metric_audit is None
 
     def test_markdown_section(self):
-        ev = evaluate(*_small(n_items=30, K=3), ["manhattan", "kl_divergence"])
-        md = ev.to_markdown(n_boot=20, agreement_ci=False)
+        ev = evaluate(*_small(n_items=30, K=3), metrics=["manhattan", "kl_divergence"])
+        md = ev.to_markdown(n_resamples=20, agreement_ci=False)
         section = md[md.index("## Appendix: properties of these metrics") :]
         assert "K = 3 classes" in section
         assert "`dissensus audit --classes 3`" in section
@@ -963,12 +975,12 @@ class TestMetricAudit:
         assert rows["kl_divergence"][p3] == "✗"
         assert "### Counterexamples" in section
         assert "| kl_divergence | P3 triangle inequality | p = [" in section
-        assert "## Appendix" not in ev.to_markdown(n_boot=20, agreement_ci=False, audit=False)
+        assert "## Appendix" not in ev.to_markdown(n_resamples=20, agreement_ci=False, audit=False)
 
     def test_only_debiased_metrics_no_appendix(self):
-        ev = evaluate(*_small(n_items=30, K=3), ["debiased[manhattan]"])
+        ev = evaluate(*_small(n_items=30, K=3), metrics=["debiased[manhattan]"])
         assert ev.metric_audit().empty
-        assert ev.report_data(n_boot=20, agreement_ci=False, priors=()).metric_audit is None
+        assert ev.report_data(n_resamples=20, agreement_ci=False, priors=()).metric_audit is None
 
 
 class TestMemoryLeanTablesAreTheSame:
@@ -1013,7 +1025,7 @@ class TestMemoryLeanTablesAreTheSame:
                 assert w == weight[r, items.index(item)]
 
     def test_prior_sensitivity_means_are_the_rescored_means(self, ev):
-        table = ev.prior_sensitivity(("uniform", "jeffreys"), n_boot=50)
+        table = ev.prior_sensitivity(("uniform", "jeffreys"), n_resamples=50)
         alpha = np.asarray(dirichlet(ev.counts, prior="jeffreys"), dtype=np.float64)
         for row in table[table["prior"].str.startswith("jeffreys")].itertuples():
             j = ev.models.index(row.model)
@@ -1023,3 +1035,107 @@ class TestMemoryLeanTablesAreTheSame:
         for row in own.itertuples():
             m, j = ev.metrics.index(row.metric), ev.models.index(row.model)
             assert row.mean == ev.values[m, j].mean()
+
+
+class TestPriorDominance:
+    def test_evaluate_warns_at_the_callers_line(self):
+        rng = np.random.default_rng(0)
+        lc = LabelCounts.from_array(rng.multinomial(2, [0.6, 0.2, 0.1, 0.05, 0.05], size=60))
+        preds = {"flat": np.full((60, 5), 0.2)}
+        with pytest.warns(PriorDominanceWarning, match="prior") as record:
+            evaluate(lc, preds, metrics=["E[manhattan]"], prior="uniform")
+        assert record[0].filename == __file__
+
+    def test_pointwise_metrics_do_not_check_the_prior(self, recwarn):
+        rng = np.random.default_rng(0)
+        lc = LabelCounts.from_array(rng.multinomial(2, [0.6, 0.2, 0.1, 0.05, 0.05], size=60))
+        evaluate(lc, {"flat": np.full((60, 5), 0.2)}, metrics=["manhattan"], prior="uniform")
+        assert not [w for w in recwarn if issubclass(w.category, PriorDominanceWarning)]
+
+
+class TestTargets:
+    @staticmethod
+    def _raters(n_items: int = 80, seed: int = 3):
+        # three careful annotators and one who answers at random: an annotator model
+        # should trust the careful ones
+        rng = np.random.default_rng(seed)
+        truth = rng.integers(0, 3, n_items)
+        rows = []
+        for i, t in enumerate(truth):
+            for a in range(4):
+                lab = t if (a < 3 and rng.random() < 0.9) else rng.integers(0, 3)
+                rows.append((f"i{i}", f"a{a}", int(lab)))
+        df = pd.DataFrame(rows, columns=["item", "annotator", "label"])
+        return Annotations.from_frame(df), truth
+
+    def test_dawid_skene_targets_score_the_pointwise_metrics(self):
+        ann, truth = self._raters()
+        onehot = np.eye(3)[truth]
+        preds = {"truth": onehot, "flat": np.full_like(onehot, 1 / 3)}
+        emp = evaluate(ann, preds, metrics=["manhattan", "E[manhattan]"])
+        ds = evaluate(ann, preds, metrics=["manhattan", "E[manhattan]"], targets="dawid_skene")
+        assert ds.targets == "dawid_skene"
+        assert emp.targets == "empirical"
+        t = soft_targets(ann, "dawid_skene").values
+        np.testing.assert_allclose(ds.values[0, 0], np.abs(t - onehot).sum(axis=1), atol=1e-12)
+        # the expected metric models the counts whatever the targets
+        np.testing.assert_array_equal(ds.values[1], emp.values[1])
+        # the denoised targets are closer to the truth than the raw shares
+        assert ds.values[0, 0].mean() < emp.values[0, 0].mean()
+        rel = ds.annotator_reliability
+        assert rel is not None
+        assert rel["accuracy"].idxmin() == "a3"
+        assert ds.dataset_info()["targets"] == "dawid_skene"
+
+    def test_user_targets_are_aligned_by_item(self):
+        ann, _truth = self._raters(n_items=40)
+        counts = ann.counts()
+        shares = counts.proportions()
+        rev = Predictions.from_array(shares[::-1], items=counts.items[::-1], scale=counts.scale)
+        preds = {"flat": np.full((counts.N, 3), 1 / 3)}
+        own = evaluate(ann, preds, metrics=["manhattan"], targets=rev)
+        emp = evaluate(ann, preds, metrics=["manhattan"])
+        np.testing.assert_allclose(own.values, emp.values, atol=1e-15)
+        short = Predictions.from_array(shares[1:], items=counts.items[1:], scale=counts.scale)
+        with pytest.raises(DataError, match="no row for 1 annotated items"):
+            evaluate(ann, preds, metrics=["manhattan"], targets=short)
+
+    def test_annotator_models_need_annotator_ids(self):
+        ann, _ = self._raters(n_items=40)
+        with pytest.raises(DataError, match="needs Annotations with annotator ids"):
+            evaluate(
+                ann.counts(), {"f": np.full((40, 3), 1 / 3)}, metrics=["manhattan"], targets="mace"
+            )
+        with pytest.raises(ValueError, match="'targets' parameter of evaluate"):
+            evaluate(ann, {"f": np.full((40, 3), 1 / 3)}, metrics=["manhattan"], targets="vote")
+
+    def test_report_shows_the_annotators(self):
+        ann, truth = self._raters(n_items=40)
+        ev = evaluate(ann, {"truth": np.eye(3)[truth]}, metrics=["manhattan"], targets="mace")
+        page = str(ev.to_html(n_resamples=20, agreement_ci=False, audit=False))
+        assert "Pointwise targets" in page
+        assert "MACE posterior" in page
+        assert 'id="fig-annotators' in page
+
+
+class TestWeightedSummary:
+    def test_inverse_variance_means_of_debiased_metrics(self):
+        rng = np.random.default_rng(4)
+        C = rng.multinomial(rng.integers(2, 9), [0.5, 0.3, 0.2], size=50)
+        lc = LabelCounts.from_array(C)
+        preds = {"a": rng.dirichlet([2, 2, 2], size=50), "b": np.full((50, 3), 1 / 3)}
+        ev = evaluate(lc, preds, metrics=["manhattan", "debiased[manhattan]"], prior="uniform")
+        table = ev.weighted_summary()
+        assert table["metric"].unique().tolist() == ["debiased[manhattan]"]
+        v = (jackknife_variance(C, preds["a"], metric="manhattan")
+             + jackknife_variance(C, preds["b"], metric="manhattan")) / 2  # fmt: skip
+        want = inverse_variance_mean(ev.values[1, 0], v)
+        row = table.set_index("model").loc["a"]
+        assert row["weighted_mean"] == pytest.approx(want.statistic, rel=1e-12)
+        assert row["se"] == pytest.approx(want.standard_error, rel=1e-12)
+        assert row["mean"] == pytest.approx(ev.values[1, 0].mean(), rel=1e-12)
+
+    def test_no_debiased_metric_gives_an_empty_table(self):
+        lc = LabelCounts.from_array([[2, 1], [0, 3], [1, 1]] * 12)
+        ev = evaluate(lc, {"a": np.full((36, 2), 0.5)}, metrics=["manhattan"])
+        assert ev.weighted_summary().empty

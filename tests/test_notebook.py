@@ -33,7 +33,7 @@ class TestEvaluationRepr:
 
     def test_summary_prints_whole(self):
         ev = _evaluation()
-        summary = ev.summary(n_boot=50)
+        summary = ev.summary(n_resamples=50)
         assert isinstance(summary, FullFrame)
         text = repr(summary)
         assert "..." not in text
@@ -52,7 +52,7 @@ class TestEvaluationRepr:
 
 class TestAgreementRepr:
     def test_repr_html(self):
-        result = fleiss_kappa(load_example("course_29"), ci=0.95, n_boot=100)
+        result = fleiss_kappa(load_example("course_29"), confidence_level=0.95, n_resamples=100)
         page = result._repr_html_()
         assert "<table>" in page
         assert "fleiss_kappa" in page

@@ -88,7 +88,7 @@ class TestNeverNested:
         # and every metric started its own pool of cpu_count threads inside
         monkeypatch.setattr(_parallel, "available_cores", lambda: 4)
         lc, preds = _large_case()
-        evaluate(lc, preds, ["manhattan", "E[emd]"])
+        evaluate(lc, preds, metrics=["manhattan", "E[emd]"])
         assert pools, "the blocked kernels should have used threads"
         nested = [name for name, _ in pools if name != threading.main_thread().name]
         assert nested == []
@@ -96,15 +96,15 @@ class TestNeverNested:
 
     def test_evaluate_n_jobs_and_environment_reach_every_metric(self, pools, monkeypatch):
         lc, preds = _large_case(n=30_000)
-        evaluate(lc, preds, ["manhattan", "E[emd]"], n_jobs=3)
+        evaluate(lc, preds, metrics=["manhattan", "E[emd]"], n_jobs=3)
         # a call with fewer runs of blocks than threads starts fewer
         assert max(n for _, n in pools) == 3
         pools.clear()
         monkeypatch.setenv(_parallel.NUM_THREADS_ENV, "2")
-        evaluate(lc, preds, ["js_divergence", "E[manhattan]"])
+        evaluate(lc, preds, metrics=["js_divergence", "E[manhattan]"])
         assert max(n for _, n in pools) == 2
         pools.clear()
-        evaluate(lc, preds, ["js_divergence", "E[manhattan]"], n_jobs=1)
+        evaluate(lc, preds, metrics=["js_divergence", "E[manhattan]"], n_jobs=1)
         assert pools == []
 
     def test_kernel_called_from_a_kernel_runs_inline(self, pools):
@@ -121,9 +121,11 @@ class TestSameBytes:
         # test_pointwise_any_thread_count)
         lc, preds = _large_case(n=12_000)
         metrics = ["js_divergence", "E[emd]", "E[js_divergence]"]
-        one = evaluate(lc, preds, metrics, n_jobs=1).values
+        one = evaluate(lc, preds, metrics=metrics, n_jobs=1).values
         for n in (2, 3):
-            np.testing.assert_array_equal(evaluate(lc, preds, metrics, n_jobs=n).values, one)
+            np.testing.assert_array_equal(
+                evaluate(lc, preds, metrics=metrics, n_jobs=n).values, one
+            )
 
     def test_pointwise_any_thread_count(self, monkeypatch):
         rng = np.random.default_rng(8)

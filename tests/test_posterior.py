@@ -36,12 +36,12 @@ def _polya_nll(log_alpha: np.ndarray, n: np.ndarray) -> float:
 class TestDirichlet:
     def test_uniform_and_jeffreys(self):
         n = np.array([[0, 2, 1], [5, 0, 0]])
-        np.testing.assert_array_equal(dirichlet(n), n + 1.0)
+        np.testing.assert_array_equal(dirichlet(n, prior="uniform"), n + 1.0)
         np.testing.assert_array_equal(dirichlet(n, prior="jeffreys"), n + 0.5)
 
     def test_seed_example_excellent(self):
         # seed 000, Sec. 3.2.2: two "excellent" ratings out of 2, K = 5, uniform prior
-        alpha = dirichlet([[0, 0, 0, 0, 2]])
+        alpha = dirichlet([[0, 0, 0, 0, 2]], prior="uniform")
         assert alpha[0, 4] / alpha.sum() == pytest.approx(3 / 7)
 
     def test_float_and_array_priors(self):
@@ -53,11 +53,11 @@ class TestDirichlet:
 
     def test_label_counts_and_annotations(self):
         lc = LabelCounts.from_array([[1, 2], [0, 0]], scale=Scale.ordinal(["lo", "hi"]))
-        np.testing.assert_array_equal(dirichlet(lc), [[2.0, 3.0], [1.0, 1.0]])
+        np.testing.assert_array_equal(dirichlet(lc, prior="uniform"), [[2.0, 3.0], [1.0, 1.0]])
         ann = Annotations.from_frame(
             pd.DataFrame({"item": ["a", "a", "b"], "annotator": [1, 2, 1], "label": [0, 1, 1]})
         )
-        np.testing.assert_array_equal(dirichlet(ann), [[2.0, 2.0], [1.0, 2.0]])
+        np.testing.assert_array_equal(dirichlet(ann, prior="uniform"), [[2.0, 2.0], [1.0, 2.0]])
 
     def test_empirical_uses_fit(self):
         n = np.array([[3, 0], [0, 3], [3, 0], [0, 3], [2, 1]])
@@ -84,9 +84,9 @@ class TestDirichlet:
     @given(count_matrices())
     @settings(max_examples=30, deadline=None)
     def test_posterior_positive_and_mean_between(self, n):
-        alpha = dirichlet(n)
+        alpha = dirichlet(n)  # the default prior, Jeffreys: half a pseudo-count per class
         assert np.all(alpha > 0)
-        np.testing.assert_allclose(alpha.sum(1), n.sum(1) + n.shape[1])
+        np.testing.assert_allclose(alpha.sum(1), n.sum(1) + 0.5 * n.shape[1])
 
 
 class TestFitDirichletPrior:
@@ -188,6 +188,24 @@ class TestSoftLabels:
         # the unanimous item is surer than under the empirical shares
         assert out[1, 1] > soft_labels(ann)[1, 1] - 1e-12
 
+    @pytest.mark.parametrize("method", ["ordinal_dawid_skene", "mace"])
+    def test_other_annotator_models_equal_soft_targets(self, method):
+        from dissensus.aggregation import soft_targets  # noqa: PLC0415
+
+        df = pd.DataFrame(
+            {
+                "item": np.repeat(np.arange(8), 3),
+                "annotator": list("abc") * 8,
+                "label": [1, 1, 2, 2, 2, 3, 3, 3, 3, 1, 2, 1, 2, 2, 2, 3, 3, 2, 1, 1, 1, 2, 3, 3],
+            }
+        )
+        ann = Annotations.from_frame(df, scale=[1, 2, 3])
+        out = soft_labels(ann, method=method)
+        np.testing.assert_array_equal(out, soft_targets(ann, method).values)
+        np.testing.assert_allclose(out.sum(axis=1), 1.0)
+        with pytest.raises(DataError, match=rf"method='{method}'.*needs Annotations"):
+            soft_labels(ann.counts(), method=method)
+
     def test_dawid_skene_needs_annotator_ids(self):
         with pytest.raises(DataError, match=r"method='dawid_skene'.*needs Annotations"):
             soft_labels([[1, 2]], method="dawid_skene")
@@ -245,36 +263,36 @@ class TestSoftLabels:
 class TestCredibleInterval:
     def test_matches_scipy_beta(self):
         alpha = np.array([[2.0, 3.0, 5.0], [0.5, 0.5, 100.0]])
-        ci = credible_interval(alpha, level=0.8)
-        assert isinstance(ci, CredibleInterval)
+        interval = credible_interval(alpha, confidence_level=0.8)
+        assert isinstance(interval, CredibleInterval)
         b = alpha.sum(1, keepdims=True) - alpha
-        np.testing.assert_allclose(ci.low, stats.beta.ppf(0.1, alpha, b), rtol=1e-10)
-        np.testing.assert_allclose(ci.high, stats.beta.ppf(0.9, alpha, b), rtol=1e-10)
+        np.testing.assert_allclose(interval.low, stats.beta.ppf(0.1, alpha, b), rtol=1e-10)
+        np.testing.assert_allclose(interval.high, stats.beta.ppf(0.9, alpha, b), rtol=1e-10)
 
     def test_uniform(self):
-        ci = credible_interval([[1.0, 1.0]], level=0.9)
-        np.testing.assert_allclose(ci.low, 0.05)
-        np.testing.assert_allclose(ci.high, 0.95)
+        interval = credible_interval([[1.0, 1.0]], confidence_level=0.9)
+        np.testing.assert_allclose(interval.low, 0.05)
+        np.testing.assert_allclose(interval.high, 0.95)
 
     def test_coverage_monte_carlo(self):
         rng = np.random.default_rng(11)
         alpha = np.array([[3.0, 1.0, 6.0]])
-        ci = credible_interval(alpha, level=0.9)
+        interval = credible_interval(alpha, confidence_level=0.9)
         draws = rng.dirichlet(alpha[0], size=200_000)
-        inside = ((draws >= ci.low) & (draws <= ci.high)).mean(0)
+        inside = ((draws >= interval.low) & (draws <= interval.high)).mean(0)
         np.testing.assert_allclose(inside, 0.9, atol=0.004)
 
     def test_huge_dominant_class(self):
         # a0 - alpha_k must not cancel: the small class is Beta(1e-3, 1e9) exactly
-        ci = credible_interval([[1e9, 1e-3]])
-        assert ci.high[0, 1] == pytest.approx(stats.beta.ppf(0.975, 1e-3, 1e9), rel=1e-8)
-        assert ci.low[0, 0] == pytest.approx(stats.beta.ppf(0.025, 1e9, 1e-3), rel=1e-12)
+        interval = credible_interval([[1e9, 1e-3]])
+        assert interval.high[0, 1] == pytest.approx(stats.beta.ppf(0.975, 1e-3, 1e9), rel=1e-8)
+        assert interval.low[0, 0] == pytest.approx(stats.beta.ppf(0.025, 1e9, 1e-3), rel=1e-12)
 
     def test_bad_inputs(self):
         with pytest.raises(DataError, match="finite and > 0"):
             credible_interval([[0.0, 1.0]])
         with pytest.raises(ValueError, match="level"):
-            credible_interval([[1.0, 1.0]], level=95)
+            credible_interval([[1.0, 1.0]], confidence_level=95)
 
 
 class TestMarginalLogLikelihood:

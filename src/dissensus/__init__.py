@@ -23,16 +23,19 @@ from dissensus._exceptions import (
     LabelSpellingWarning,
     MissingExtraError,
     OutputError,
+    PriorDominanceWarning,
 )
 from dissensus.data import (
     Annotations,
     LabelCounts,
     Predictions,
     Scale,
+    SetAnnotations,
     load_example,
     read_annotations,
     read_convabuse,
     read_lewidi,
+    read_set_annotations,
 )
 from dissensus.data._predictions_io import read_predictions
 from dissensus.evaluation import Evaluation, evaluate
@@ -55,7 +58,9 @@ __all__ = [
     "MissingExtraError",
     "OutputError",
     "Predictions",
+    "PriorDominanceWarning",
     "Scale",
+    "SetAnnotations",
     "__version__",
     "agreement",
     "evaluate",
@@ -66,5 +71,6 @@ __all__ = [
     "read_convabuse",
     "read_lewidi",
     "read_predictions",
+    "read_set_annotations",
     "stats",
 ]

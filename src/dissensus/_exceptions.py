@@ -17,6 +17,7 @@ __all__ = [
     "LabelSpellingWarning",
     "MissingExtraError",
     "OutputError",
+    "PriorDominanceWarning",
 ]
 
 
@@ -82,4 +83,16 @@ class LabelSpellingWarning(DissensusWarning):
 
     ``' pos'``, ``'pos '`` and ``'pos'`` are three categories unless the
     reader is asked to strip them (``strip_labels=True``).
+    """
+
+
+class PriorDominanceWarning(DissensusWarning):
+    """The Dirichlet prior weighs as much as the annotations on most items.
+
+    Expected metrics then reward predictions that lean towards the prior's
+    mean (flat ones under a uniform prior). Issued by
+    :func:`dissensus.posterior.prior_strength_check`; the message gives the
+    share of items concerned and what to do (a weaker prior such as
+    ``prior="jeffreys"`` or ``0.1``, a prior fitted to the data,
+    ``prior="hierarchical"``, or more annotations per item).
     """

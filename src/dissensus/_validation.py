@@ -29,6 +29,7 @@ __all__ = [
     "check_probability_level",
     "describe_row",
     "examples",
+    "is_dask",
     "require_extra",
 ]
 
@@ -253,3 +254,9 @@ def as_alpha_matrix(x: npt.ArrayLike, name: str = "alpha") -> npt.NDArray[np.flo
         "Dirichlet parameters must be finite and > 0 (add a prior, e.g. posterior.dirichlet(counts)).",
     )
     return arr
+
+
+def is_dask(data: object) -> bool:
+    """Whether ``data`` is a Dask collection or distributed counts, without importing Dask."""
+    module = type(data).__module__
+    return module.startswith("dask.") or module == "dissensus.distributed"

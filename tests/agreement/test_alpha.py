@@ -13,7 +13,7 @@ from hypothesis import assume, given, settings
 
 from dissensus import Annotations, DegenerateAgreementWarning, LabelCounts, Scale
 from dissensus.agreement import krippendorff_alpha
-from dissensus.agreement._alpha import _make_core
+from dissensus.agreement._alpha import _make_core, quadratic_forms
 from dissensus.agreement._common import patterns
 from tests.strategies import rater_matrices
 
@@ -34,7 +34,7 @@ class TestKrippendorffAlpha:
         X = X[X.sum(axis=1) >= 2]
         assume(len(X) > 0 and (X.sum(axis=0) > 0).sum() >= 2)
         lc = LabelCounts.from_array(X, scale=list(range(1, X.shape[1] + 1)))
-        got = krippendorff_alpha(lc, level=level).value
+        got = krippendorff_alpha(lc, level=level).statistic
         ref = krippendorff.alpha(
             reliability_data=vals,
             level_of_measurement=level,
@@ -46,8 +46,8 @@ class TestKrippendorffAlpha:
         # For an array the labels are 0..K-1: interval distance between columns 0 and 2 is 4.
         X = np.array([[1, 0, 1], [2, 0, 0], [0, 0, 2], [0, 2, 0]])
         lc = LabelCounts.from_array(X, scale=[0, 1, 2])
-        assert krippendorff_alpha(X, level="interval").value == pytest.approx(
-            krippendorff_alpha(lc, level="interval").value
+        assert krippendorff_alpha(X, level="interval").statistic == pytest.approx(
+            krippendorff_alpha(lc, level="interval").statistic
         )
 
     def test_ordinal_uses_scale_order_not_values(self) -> None:
@@ -58,7 +58,7 @@ class TestKrippendorffAlpha:
         b = krippendorff_alpha(
             LabelCounts.from_array(X, scale=Scale.ordinal([1, 10, 100])), level="ordinal"
         )
-        assert a.value == pytest.approx(b.value)
+        assert a.statistic == pytest.approx(b.statistic)
 
     def test_string_labels_refused_for_interval(self) -> None:
         lc = LabelCounts.from_array([[1, 1], [2, 0]], scale=["lo", "hi"])
@@ -72,7 +72,7 @@ class TestKrippendorffAlpha:
     def test_one_category_is_nan_with_reason(self) -> None:
         with pytest.warns(DegenerateAgreementWarning, match="expected disagreement is 0"):
             r = krippendorff_alpha([[3, 0], [2, 0]])
-        assert np.isnan(r.value)
+        assert np.isnan(r.statistic)
         assert "expected disagreement is 0" in r.note
 
     def test_single_rated_items_excluded_and_counted(self) -> None:
@@ -88,7 +88,7 @@ class TestKrippendorffAlpha:
             pytest.warns(DegenerateAgreementWarning, match="nothing is pairable"),
         ):
             r = krippendorff_alpha([[1, 0], [0, 1]])
-        assert np.isnan(r.value)
+        assert np.isnan(r.statistic)
 
     def test_from_annotations(self) -> None:
         df = {
@@ -101,7 +101,7 @@ class TestKrippendorffAlpha:
             reliability_data=[[1, 2, 3], [1, 3, 3], [np.nan, np.nan, 1]],
             level_of_measurement="interval",
         )
-        assert krippendorff_alpha(ann, level="interval").value == pytest.approx(ref, abs=1e-12)
+        assert krippendorff_alpha(ann, level="interval").statistic == pytest.approx(ref, abs=1e-12)
 
     def test_memory_two_raters_200_continuous_values(self) -> None:
         # The bound: 2 raters x 200 distinct interval values under 50 MB.
@@ -124,7 +124,7 @@ class TestKrippendorffAlpha:
         ref = krippendorff.alpha(
             reliability_data=np.vstack([a, b]), level_of_measurement="interval"
         )
-        assert r.value == pytest.approx(ref, abs=1e-9)
+        assert r.statistic == pytest.approx(ref, abs=1e-9)
 
     @pytest.mark.parametrize("level", LEVELS)
     def test_ci_brackets_estimate_and_is_seeded(self, level: str) -> None:
@@ -133,14 +133,16 @@ class TestKrippendorffAlpha:
         R = np.where(rng.random((200, 4)) < 0.8, truth[:, None], rng.integers(1, 5, (200, 4)))
         X = np.stack([(v == R).sum(axis=1) for v in range(1, 5)], axis=1)
         lc = LabelCounts.from_array(X, scale=[1, 2, 3, 4])
-        r1 = krippendorff_alpha(lc, level=level, ci=0.9, n_boot=300, seed=5)
-        r2 = krippendorff_alpha(lc, level=level, ci=0.9, n_boot=300, seed=5)
-        assert r1.ci == r2.ci
-        assert r1.ci is not None
-        assert r1.ci.low < r1.value < r1.ci.high
-        rb = krippendorff_alpha(lc, level=level, ci=0.9, n_boot=300, seed=5, ci_method="bca")
-        assert rb.ci is not None
-        assert rb.ci.low < rb.value < rb.ci.high
+        r1 = krippendorff_alpha(lc, level=level, confidence_level=0.9, n_resamples=300, seed=5)
+        r2 = krippendorff_alpha(lc, level=level, confidence_level=0.9, n_resamples=300, seed=5)
+        assert r1.confidence_interval == r2.confidence_interval
+        assert r1.confidence_interval is not None
+        assert r1.confidence_interval.low < r1.statistic < r1.confidence_interval.high
+        rb = krippendorff_alpha(
+            lc, level=level, confidence_level=0.9, n_resamples=300, seed=5, ci_method="bca"
+        )
+        assert rb.confidence_interval is not None
+        assert rb.confidence_interval.low < rb.statistic < rb.confidence_interval.high
 
     def test_bootstrap_matches_explicit_resampling(self) -> None:
         # One resample through the weights equals alpha of the resampled items.
@@ -157,7 +159,7 @@ class TestKrippendorffAlpha:
             got = core(rows.astype(float), w[None, :].astype(float))[0]
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DegenerateAgreementWarning)
-                ref = krippendorff_alpha(X[idx], level=level).value
+                ref = krippendorff_alpha(X[idx], level=level).statistic
             assert got == pytest.approx(ref, abs=1e-12)
 
     @pytest.mark.parametrize("level", ["nominal", "ordinal", "interval"])
@@ -211,19 +213,21 @@ class TestUserDistance:
             )  # fmt: skip
             ours = krippendorff_alpha(counts, distance=fn)
         if not np.isfinite(ref):
-            assert np.isnan(ours.value)
+            assert np.isnan(ours.statistic)
             return
         assert ours.name == "krippendorff_alpha_custom"
-        assert ours.value == pytest.approx(ref, abs=1e-10)
+        assert ours.statistic == pytest.approx(ref, abs=1e-10)
 
     def test_matrix_equals_callable_and_levels(self) -> None:
         X = [[2, 0, 1], [1, 2, 0], [0, 1, 2], [0, 0, 3], [3, 0, 0]]
         v = np.array([0.0, 1.0, 2.0])
         D = (v[:, None] - v[None, :]) ** 2
         by_matrix = krippendorff_alpha(X, distance=D)
-        assert by_matrix.value == pytest.approx(krippendorff_alpha(X, level="interval").value)
+        assert by_matrix.statistic == pytest.approx(
+            krippendorff_alpha(X, level="interval").statistic
+        )
         by_nominal = krippendorff_alpha(X, distance=1.0 - np.eye(3))
-        assert by_nominal.value == pytest.approx(krippendorff_alpha(X).value)
+        assert by_nominal.statistic == pytest.approx(krippendorff_alpha(X).statistic)
 
     def test_scalar_function_and_text_labels(self) -> None:
         # A distance written for two scalars (no broadcasting) on text labels.
@@ -237,18 +241,24 @@ class TestUserDistance:
         scale = Scale.ordinal(["low", "mid", "high"])
         X = LabelCounts.from_array([[2, 1, 0], [0, 2, 1], [1, 0, 2], [0, 0, 3]], scale=scale)
         D = np.array([[0, 1, 4], [1, 0, 1], [4, 1, 0]], dtype=float)
-        assert krippendorff_alpha(X, distance=dist).value == pytest.approx(
-            krippendorff_alpha(X, distance=D).value
+        assert krippendorff_alpha(X, distance=dist).statistic == pytest.approx(
+            krippendorff_alpha(X, distance=D).statistic
         )
 
     def test_bootstrap_equals_the_level_it_reproduces(self) -> None:
         X = np.random.default_rng(0).multinomial(4, [0.5, 0.3, 0.2], size=60)
-        squared = krippendorff_alpha(X, distance=lambda c, k: (c - k) ** 2, ci=0.9, n_boot=200)
-        interval = krippendorff_alpha(X, level="interval", ci=0.9, n_boot=200)
-        assert squared.ci is not None
-        assert interval.ci is not None
-        assert squared.ci.low == pytest.approx(interval.ci.low, abs=1e-12)
-        assert squared.ci.high == pytest.approx(interval.ci.high, abs=1e-12)
+        squared = krippendorff_alpha(
+            X, distance=lambda c, k: (c - k) ** 2, confidence_level=0.9, n_resamples=200
+        )
+        interval = krippendorff_alpha(X, level="interval", confidence_level=0.9, n_resamples=200)
+        assert squared.confidence_interval is not None
+        assert interval.confidence_interval is not None
+        assert squared.confidence_interval.low == pytest.approx(
+            interval.confidence_interval.low, abs=1e-12
+        )
+        assert squared.confidence_interval.high == pytest.approx(
+            interval.confidence_interval.high, abs=1e-12
+        )
 
     @pytest.mark.parametrize(
         ("distance", "message"),
@@ -289,7 +299,7 @@ class TestGwetStandardError:
             ref = CAC(pd.DataFrame(R), weights=1 - d / d.max(), categories=cats, digits=13)
             est = ref.krippendorff()["est"]
         ours = krippendorff_alpha(LabelCounts.from_wide(R, scale=Scale.ordinal(cats)), level=level)
-        assert ours.value == pytest.approx(est["coefficient_value"], abs=1e-11)
+        assert ours.statistic == pytest.approx(est["coefficient_value"], abs=1e-11)
         assert ours.se == pytest.approx(est["se"], abs=1e-11)
 
     def test_user_distance_has_an_se_and_ordinal_none(self) -> None:
@@ -297,3 +307,18 @@ class TestGwetStandardError:
         squared = krippendorff_alpha(X, distance=lambda c, k: (c - k) ** 2)
         assert squared.se == pytest.approx(krippendorff_alpha(X, level="interval").se)
         assert np.isnan(krippendorff_alpha(X, level="ordinal").se)
+
+
+class TestQuadraticForms:
+    @pytest.mark.parametrize(("K", "per_item"), [(5, 3), (40, 2), (300, 5), (300, 60)])
+    def test_sparse_and_dense_paths_agree(self, K: int, per_item: int) -> None:
+        rng = np.random.default_rng(K + per_item)
+        U = 200
+        Pt = np.zeros((K, U))
+        for _ in range(per_item):  # a few labels per item: sparse columns
+            np.add.at(Pt, (rng.integers(K, size=U), np.arange(U)), 1.0)
+        Pt[:, :3] = 0.0  # items without counts
+        M = rng.random((K, K))
+        M = M + M.T
+        dense = ((M @ Pt) * Pt).sum(axis=0)
+        np.testing.assert_allclose(quadratic_forms(Pt, M), dense, rtol=1e-13, atol=1e-10)

@@ -75,7 +75,7 @@ class TestBenchmarkAgreement:
         with pytest.raises(ValueError, match="needs a finite positive standard error"):
             benchmark_agreement(alpha)
         b = benchmark_agreement(alpha, se=0.05)  # e.g. a bootstrap standard error
-        assert b.value == alpha.value
+        assert b.statistic == alpha.statistic
         assert b.table["cumulative"].iloc[-1] == pytest.approx(1.0)
 
     def test_nan_value(self) -> None:

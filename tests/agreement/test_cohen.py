@@ -45,10 +45,10 @@ class TestCohenKappa:
             ref = cohen_kappa_score(a[both], b[both], labels=labels, weights=weights)
         if not np.isfinite(ref):
             with pytest.warns(DegenerateAgreementWarning):
-                assert np.isnan(cohen_kappa(a, b, weights=weights, labels=labels).value)
+                assert np.isnan(cohen_kappa(a, b, weights=weights, labels=labels).statistic)
             return
         r = cohen_kappa(a, b, weights=weights, labels=labels)
-        assert r.value == pytest.approx(ref, abs=1e-10)
+        assert r.statistic == pytest.approx(ref, abs=1e-10)
         assert r.n_items == both.sum()
         assert r.n_items_excluded == (~both).sum()
 
@@ -58,7 +58,7 @@ class TestCohenKappa:
         b = np.concatenate([np.repeat(np.arange(3), row) for row in T])
         r1 = cohen_kappa(a, b, weights="quadratic")
         r2 = cohen_kappa(table=T, weights="quadratic")
-        assert r1.value == pytest.approx(r2.value)
+        assert r1.statistic == pytest.approx(r2.statistic)
         assert r1.se == pytest.approx(r2.se)
 
     def test_none_and_nan_are_missing(self) -> None:
@@ -89,20 +89,24 @@ class TestCohenKappa:
     def test_single_category_is_nan(self) -> None:
         with pytest.warns(DegenerateAgreementWarning, match="chance agreement is 1"):
             r = cohen_kappa(["a", "a"], ["a", "a"])
-        assert np.isnan(r.value)
+        assert np.isnan(r.statistic)
 
     def test_se_against_simulation(self) -> None:
         # The large-sample SE matches the bootstrap spread on a big table.
         T = np.array(GWET_3X3) * 5
-        r = cohen_kappa(table=T, ci=0.6827, n_boot=2000, seed=2)
-        assert r.ci is not None
-        assert (r.ci.high - r.ci.low) / 2 == pytest.approx(r.se, rel=0.1)
+        r = cohen_kappa(table=T, confidence_level=0.6827, n_resamples=2000, seed=2)
+        assert r.confidence_interval is not None
+        assert (r.confidence_interval.high - r.confidence_interval.low) / 2 == pytest.approx(
+            r.se, rel=0.1
+        )
 
     def test_ci_methods(self) -> None:
         for method in ("percentile", "bca"):
-            r = cohen_kappa(table=GWET_3X3, ci=0.95, n_boot=400, ci_method=method)
-            assert r.ci is not None
-            assert r.ci.low < r.value < r.ci.high
+            r = cohen_kappa(
+                table=GWET_3X3, confidence_level=0.95, n_resamples=400, ci_method=method
+            )
+            assert r.confidence_interval is not None
+            assert r.confidence_interval.low < r.statistic < r.confidence_interval.high
 
 
 class TestScottPi:
@@ -114,14 +118,14 @@ class TestScottPi:
         np.add.at(T, (a, b), 1)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DegenerateAgreementWarning)
-            s = scott_pi(table=T).value
-            f = fleiss_kappa(contingency_to_counts(T)).value
+            s = scott_pi(table=T).statistic
+            f = fleiss_kappa(contingency_to_counts(T)).statistic
         assert s == pytest.approx(f, abs=1e-12, nan_ok=True)
 
     def test_ci(self) -> None:
-        r = scott_pi(table=GWET_3X3, ci=0.9, n_boot=300)
-        assert r.ci is not None
-        assert r.ci.low < r.value < r.ci.high
+        r = scott_pi(table=GWET_3X3, confidence_level=0.9, n_resamples=300)
+        assert r.confidence_interval is not None
+        assert r.confidence_interval.low < r.statistic < r.confidence_interval.high
 
 
 class TestContingencyToCounts:
@@ -143,7 +147,7 @@ class TestCongerKappa:
         ref = CAC(pd.DataFrame(R), categories=[1, 2, 3, 4]).conger()["est"]["coefficient_value"]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DegenerateAgreementWarning)
-            got = conger_kappa(R - 1.0).value
+            got = conger_kappa(R - 1.0).statistic
         assume(np.isfinite(ref) and np.isfinite(got))
         # irrCAC rounds to 5 decimals.
         assert got == pytest.approx(ref, abs=1e-5 + 1e-12)
@@ -153,8 +157,8 @@ class TestCongerKappa:
     def test_two_raters_is_cohen(self, vals: np.ndarray) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DegenerateAgreementWarning)
-            c = conger_kappa(vals.T - 1.0).value
-            k = cohen_kappa(vals[0] - 1, vals[1] - 1, labels=[0, 1, 2, 3]).value
+            c = conger_kappa(vals.T - 1.0).statistic
+            k = cohen_kappa(vals[0] - 1, vals[1] - 1, labels=[0, 1, 2, 3]).statistic
         assert c == pytest.approx(k, abs=1e-12, nan_ok=True)
 
     def test_from_annotations(self) -> None:
@@ -167,7 +171,7 @@ class TestCongerKappa:
         )
         ann = Annotations.from_frame(df)
         R = ann.rater_matrix()
-        assert conger_kappa(ann).value == pytest.approx(conger_kappa(R).value)
+        assert conger_kappa(ann).statistic == pytest.approx(conger_kappa(R).statistic)
 
     def test_counts_refused(self) -> None:
         with pytest.raises(TypeError, match="cannot tell apart"):
@@ -183,9 +187,9 @@ class TestCongerKappa:
         rng = np.random.default_rng(0)
         R = rng.integers(0, 3, size=(60, 4)).astype(float)
         R[:30, 1] = R[:30, 0]
-        r = conger_kappa(R, ci=0.9, n_boot=300)
-        assert r.ci is not None
-        assert r.ci.low < r.value < r.ci.high
+        r = conger_kappa(R, confidence_level=0.9, n_resamples=300)
+        assert r.confidence_interval is not None
+        assert r.confidence_interval.low < r.statistic < r.confidence_interval.high
 
 
 class TestLightKappa:
@@ -207,15 +211,15 @@ class TestLightKappa:
                 kappas.append(k)
         assume(kappas)
         R = R[:, np.isfinite(R).any(axis=0)]
-        assert light_kappa(R - 1.0).value == pytest.approx(np.mean(kappas), abs=1e-10)
+        assert light_kappa(R - 1.0).statistic == pytest.approx(np.mean(kappas), abs=1e-10)
 
     def test_ci(self) -> None:
         rng = np.random.default_rng(0)
         R = rng.integers(0, 3, size=(50, 3)).astype(float)
         R[:25, 1] = R[:25, 0]
-        r = light_kappa(R, ci=0.9, n_boot=200, ci_method="bca")
-        assert r.ci is not None
-        assert r.ci.low < r.value < r.ci.high
+        r = light_kappa(R, confidence_level=0.9, n_resamples=200, ci_method="bca")
+        assert r.confidence_interval is not None
+        assert r.confidence_interval.low < r.statistic < r.confidence_interval.high
 
     def test_single_rater_degenerate(self) -> None:
         with (
@@ -223,7 +227,7 @@ class TestLightKappa:
             pytest.warns(DegenerateAgreementWarning, match="fewer than two raters"),
         ):
             r = light_kappa([[0.0], [1.0]])
-        assert np.isnan(r.value)
+        assert np.isnan(r.statistic)
 
 
 class TestCohenNullTest:
@@ -238,7 +242,7 @@ class TestCohenNullTest:
         ref = np.sqrt((pe + pe**2 - (row * col * (row + col)).sum()) / (n * (1 - pe) ** 2))
         r = cohen_kappa(table=T)
         assert r.parts["se0"] == pytest.approx(ref)
-        assert r.z == pytest.approx(r.value / ref)
+        assert r.z == pytest.approx(r.statistic / ref)
 
     def test_z_is_standard_normal_under_independence(self) -> None:
         # Seeded simulation: independent raters, 300 tables of 200 items.

@@ -49,19 +49,21 @@ def test_bootstrap_ci_coverage(method: str) -> None:
     # covers the population value (from a very large sample) at about the nominal rate.
     rng = np.random.default_rng(20261125)
     big = _simulate(rng, 200_000, 4, 0.6)
-    truth_k = fleiss_kappa(big).value
-    truth_a = krippendorff_alpha(big).value
+    truth_k = fleiss_kappa(big).statistic
+    truth_a = krippendorff_alpha(big).statistic
     hits_k = hits_a = 0
     reps = 60
     for _ in range(reps):
         X = _simulate(rng, 80, 4, 0.6)
         seed = int(rng.integers(1 << 31))
-        rk = fleiss_kappa(X, ci=0.9, n_boot=400, seed=seed, ci_method=method)
-        ra = krippendorff_alpha(X, ci=0.9, n_boot=400, seed=seed, ci_method=method)
-        assert rk.ci is not None
-        assert ra.ci is not None
-        hits_k += rk.ci.low <= truth_k <= rk.ci.high
-        hits_a += ra.ci.low <= truth_a <= ra.ci.high
+        rk = fleiss_kappa(X, confidence_level=0.9, n_resamples=400, seed=seed, ci_method=method)
+        ra = krippendorff_alpha(
+            X, confidence_level=0.9, n_resamples=400, seed=seed, ci_method=method
+        )
+        assert rk.confidence_interval is not None
+        assert ra.confidence_interval is not None
+        hits_k += rk.confidence_interval.low <= truth_k <= rk.confidence_interval.high
+        hits_a += ra.confidence_interval.low <= truth_a <= ra.confidence_interval.high
     # Binomial(60, 0.9) lies in [47, 59] with probability > 0.99.
     assert 47 <= hits_k <= 60
     assert 47 <= hits_a <= 60
@@ -70,9 +72,9 @@ def test_bootstrap_ci_coverage(method: str) -> None:
 def test_ci_with_scale_values_interval() -> None:
     X = np.array([[2, 0, 0], [1, 1, 0], [0, 1, 1], [0, 0, 2], [1, 0, 1]] * 5)
     lc = LabelCounts.from_array(X, scale=Scale.ordinal([1, 2, 10]))
-    r = krippendorff_alpha(lc, level="interval", ci=0.9, n_boot=200)
-    assert r.ci is not None
-    assert r.ci.low <= r.value <= r.ci.high
+    r = krippendorff_alpha(lc, level="interval", confidence_level=0.9, n_resamples=200)
+    assert r.confidence_interval is not None
+    assert r.confidence_interval.low <= r.statistic <= r.confidence_interval.high
 
 
 class TestBootstrapCi:
@@ -82,20 +84,22 @@ class TestBootstrapCi:
         X = X[X.sum(axis=1) >= 2]
         rows, mult, _ = patterns(X)
         core = _core(np.eye(3), "fleiss")
-        theta = fleiss_kappa(X).value
+        theta = fleiss_kappa(X).statistic
         got = bootstrap_ci(
-            core, rows.astype(float), mult, level=0.9, n_boot=300, seed=3, method="bca",
+            core, rows.astype(float), mult, level=0.9, n_resamples=300, seed=3, method="bca",
             theta_hat=theta,
         )  # fmt: skip
         boot = core(rows.astype(float), pattern_bootstrap_weights(mult, 300, seed=3).astype(float))
-        jack = np.array([fleiss_kappa(np.delete(X, i, axis=0)).value for i in range(len(X))])
-        lo, hi = bca_interval(boot, theta, jack, level=0.9)
+        jack = np.array([fleiss_kappa(np.delete(X, i, axis=0)).statistic for i in range(len(X))])
+        lo, hi = bca_interval(boot, theta, jack, confidence_level=0.9)
         assert got.low == pytest.approx(float(lo))
         assert got.high == pytest.approx(float(hi))
 
     def test_chunking_does_not_change_interval(self, monkeypatch: pytest.MonkeyPatch) -> None:
         X = np.array([[2, 1, 0], [0, 3, 0], [1, 1, 1], [0, 0, 3], [3, 0, 0]] * 8)
-        ref = krippendorff_alpha(X, level="ordinal", ci=0.9, n_boot=100, seed=2)
+        ref = krippendorff_alpha(X, level="ordinal", confidence_level=0.9, n_resamples=100, seed=2)
         monkeypatch.setattr(common, "_CHUNK_FLOATS", 50)
-        small = krippendorff_alpha(X, level="ordinal", ci=0.9, n_boot=100, seed=2)
-        assert ref.ci == small.ci
+        small = krippendorff_alpha(
+            X, level="ordinal", confidence_level=0.9, n_resamples=100, seed=2
+        )
+        assert ref.confidence_interval == small.confidence_interval

@@ -45,38 +45,40 @@ class TestIcc:
         ("alias", "kind"), [("ICC1", "1,1"), ("ICC2k", "A,k"), ("ICC(3,1)", "C,1")]
     )
     def test_aliases(self, alias: str, kind: str) -> None:
-        assert icc(SF, kind=alias).value == icc(SF, kind=kind).value
+        assert icc(SF, kind=alias).statistic == icc(SF, kind=kind).statistic
 
     def test_one_way_f_equals_anova(self) -> None:
         r = icc(SF, kind="1,1")
         ref = stats.f_oneway(*SF)
         assert r.parts["F"] == pytest.approx(ref.statistic)
-        assert r.p_value == pytest.approx(ref.pvalue)
+        assert r.pvalue == pytest.approx(ref.pvalue)
 
     @pytest.mark.parametrize("kind", ["1,1", "A,1", "C,1", "1,k", "A,k", "C,k"])
     def test_ci_contains_estimate(self, kind: str) -> None:
-        r = icc(SF, kind=kind, ci=0.95)
-        assert r.ci is not None
-        assert r.ci.low < r.value < r.ci.high
+        r = icc(SF, kind=kind, confidence_level=0.95)
+        assert r.confidence_interval is not None
+        assert r.confidence_interval.low < r.statistic < r.confidence_interval.high
 
     @pytest.mark.parametrize("kind", ["1,1", "A,1", "C,1", "1,k", "A,k", "C,k"])
     def test_ci_equals_pingouin(self, kind: str, pingouin_sf: pd.DataFrame) -> None:
         # pingouin's intraclass_corr (McGraw & Wong's F intervals, as R's irr::icc) prints
         # its CI95 rounded to 2 decimals, hence abs=0.005; the ICC itself is not rounded
         ref = pingouin_sf.loc[f"ICC({kind})"]
-        r = icc(SF, kind=kind, ci=0.95)
-        assert r.value == pytest.approx(ref["ICC"], abs=1e-12)
-        assert r.ci is not None
-        assert [r.ci.low, r.ci.high] == pytest.approx(list(ref["CI95"]), abs=0.005 + 1e-12)
+        r = icc(SF, kind=kind, confidence_level=0.95)
+        assert r.statistic == pytest.approx(ref["ICC"], abs=1e-12)
+        assert r.confidence_interval is not None
+        assert [r.confidence_interval.low, r.confidence_interval.high] == pytest.approx(
+            list(ref["CI95"]), abs=0.005 + 1e-12
+        )
 
     def test_icc3_ci_published(self) -> None:
         # McGraw & Wong (1996) exact F interval for ICC(C,1) on Shrout-Fleiss data:
         # F = MS_R/MS_E = 11.03 with (5, 15) df.
-        r = icc(SF, kind="C,1", ci=0.95)
+        r = icc(SF, kind="C,1", confidence_level=0.95)
         F = r.parts["F"]
         lo = F / stats.f.ppf(0.975, 5, 15)
-        assert r.ci is not None
-        assert r.ci.low == pytest.approx((lo - 1) / (lo + 3))
+        assert r.confidence_interval is not None
+        assert r.confidence_interval.low == pytest.approx((lo - 1) / (lo + 3))
 
     def test_unbalanced_refused_with_advice(self) -> None:
         x = SF.copy()
@@ -93,8 +95,8 @@ class TestIcc:
             id_vars="item", var_name="annotator", value_name="label"
         )
         ann = Annotations.from_frame(long)
-        assert icc(df).value == pytest.approx(icc(SF).value)
-        assert icc(ann).value == pytest.approx(icc(SF).value)
+        assert icc(df).statistic == pytest.approx(icc(SF).statistic)
+        assert icc(ann).statistic == pytest.approx(icc(SF).statistic)
 
     def test_bad_kind(self) -> None:
         with pytest.raises(ValueError, match="'kind' parameter of icc"):
@@ -106,4 +108,6 @@ class TestIcc:
 
     def test_scale_invariance(self) -> None:
         for kind in ("1,1", "A,1", "C,k"):
-            assert icc(3 * SF + 7, kind=kind).value == pytest.approx(icc(SF, kind=kind).value)
+            assert icc(3 * SF + 7, kind=kind).statistic == pytest.approx(
+                icc(SF, kind=kind).statistic
+            )

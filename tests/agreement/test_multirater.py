@@ -52,10 +52,10 @@ class TestFleissKappa:
         with np.errstate(invalid="ignore", divide="ignore"):
             ref = sm_fleiss(X, method="fleiss")
         if np.isfinite(ref):
-            assert fleiss_kappa(X).value == pytest.approx(ref, abs=1e-10)
+            assert fleiss_kappa(X).statistic == pytest.approx(ref, abs=1e-10)
         else:
             with pytest.warns(DegenerateAgreementWarning):
-                assert np.isnan(fleiss_kappa(X).value)
+                assert np.isnan(fleiss_kappa(X).statistic)
 
     @settings(max_examples=25, deadline=None)
     @given(vals=rater_matrices(max_items=20, max_raters=6, max_k=4))
@@ -67,7 +67,7 @@ class TestFleissKappa:
         assume(len(X) >= 2 and (X.sum(axis=0) > 0).sum() >= 2)
         got = fleiss_kappa(X)
         ref = _irrcac(R, k).fleiss()["est"]  # type: ignore[attr-defined]
-        assert got.value == pytest.approx(ref["coefficient_value"], abs=1e-5 + 1e-12)
+        assert got.statistic == pytest.approx(ref["coefficient_value"], abs=1e-5 + 1e-12)
         assert got.se == pytest.approx(ref["se"], abs=1e-5 + 1e-12)
 
     def test_single_rated_items_excluded_with_warning(self) -> None:
@@ -88,14 +88,14 @@ class TestFleissKappa:
             pytest.warns(DegenerateAgreementWarning, match="no item has two or more ratings"),
         ):
             r = fleiss_kappa([[1, 0], [0, 1], [1, 0]])
-        assert np.isnan(r.value)
+        assert np.isnan(r.statistic)
         assert r.n_items == 0
         assert r.n_items_excluded == 3
 
     def test_z_test_two_sided(self) -> None:
         r = fleiss_kappa(load_example("course_29"))
-        assert r.z == pytest.approx(r.value / r.parts["se0"])
-        assert r.p_value == pytest.approx(2 * stats.norm.sf(abs(r.z)))
+        assert r.z == pytest.approx(r.statistic / r.parts["se0"])
+        assert r.pvalue == pytest.approx(2 * stats.norm.sf(abs(r.z)))
 
     def test_variable_raters_reduce_to_fixed(self) -> None:
         # With the same number of raters on every item, the variable-raters form (per-item
@@ -106,7 +106,7 @@ class TestFleissKappa:
         for table in (X, 2 * X):
             n = table.sum(axis=1)[0]
             r = fleiss_kappa(table)
-            assert r.value == pytest.approx(sm_fleiss(table, method="fleiss"), abs=1e-12)
+            assert r.statistic == pytest.approx(sm_fleiss(table, method="fleiss"), abs=1e-12)
             p_a = ((table * (table - 1)).sum(axis=1) / (n * (n - 1))).mean()
             assert r.parts["observed_agreement"] == pytest.approx(p_a, abs=1e-12)
         one, two = fleiss_kappa(X), fleiss_kappa(2 * X)
@@ -114,18 +114,20 @@ class TestFleissKappa:
         assert two.parts["observed_agreement"] > one.parts["observed_agreement"]
 
     def test_ci_and_float(self) -> None:
-        r = fleiss_kappa(load_example("course_29"), ci=0.95, n_boot=500, seed=1)
-        assert r.ci is not None
-        assert r.ci.low < float(r) < r.ci.high
+        r = fleiss_kappa(load_example("course_29"), confidence_level=0.95, n_resamples=500, seed=1)
+        assert r.confidence_interval is not None
+        assert r.confidence_interval.low < float(r) < r.confidence_interval.high
         assert "95% CI" in repr(r)
 
     def test_bad_ci_method(self) -> None:
         with pytest.raises(ValueError, match="'ci_method' parameter of fleiss_kappa"):
-            fleiss_kappa([[1, 1]], ci=0.9, ci_method="normal")  # type: ignore[arg-type]
+            fleiss_kappa([[1, 1]], confidence_level=0.9, ci_method="normal")  # type: ignore[arg-type]
 
     def test_bad_ci_level(self) -> None:
-        with pytest.raises(ValueError, match="'ci' parameter of fleiss_kappa must be in"):
-            fleiss_kappa([[1, 1]], ci=95)
+        with pytest.raises(
+            ValueError, match="'confidence_level' parameter of fleiss_kappa must be in"
+        ):
+            fleiss_kappa([[1, 1]], confidence_level=95)
 
     def test_dataframe_refused_with_advice(self) -> None:
         with pytest.raises(TypeError, match="say what it holds"):
@@ -133,7 +135,7 @@ class TestFleissKappa:
 
     def test_label_permutation_invariant(self) -> None:
         X = load_example("course_29").values
-        assert fleiss_kappa(X[:, ::-1]).value == pytest.approx(fleiss_kappa(X).value)
+        assert fleiss_kappa(X[:, ::-1]).statistic == pytest.approx(fleiss_kappa(X).statistic)
 
 
 class TestFleissCategoryKappa:
@@ -143,7 +145,7 @@ class TestFleissCategoryKappa:
         kj = fleiss_category_kappa(lc).to_numpy()
         p = lc.values.sum(axis=0) / lc.values.sum()
         pq = p * (1 - p)
-        assert (pq * kj).sum() / pq.sum() == pytest.approx(fleiss_kappa(lc).value)
+        assert (pq * kj).sum() / pq.sum() == pytest.approx(fleiss_kappa(lc).statistic)
 
     def test_indexed_by_label(self) -> None:
         s = fleiss_category_kappa(LabelCounts.from_array([[1, 1], [2, 0]], scale=["x", "y"]))
@@ -153,10 +155,10 @@ class TestFleissCategoryKappa:
 class TestObservedAgreement:
     def test_equals_fleiss_part_and_has_ci(self) -> None:
         lc = load_example("course_29")
-        r = observed_agreement(lc, ci=0.9, n_boot=300)
-        assert r.value == pytest.approx(fleiss_kappa(lc).parts["observed_agreement"])
-        assert r.ci is not None
-        assert r.ci.low < r.value < r.ci.high
+        r = observed_agreement(lc, confidence_level=0.9, n_resamples=300)
+        assert r.statistic == pytest.approx(fleiss_kappa(lc).parts["observed_agreement"])
+        assert r.confidence_interval is not None
+        assert r.confidence_interval.low < r.statistic < r.confidence_interval.high
 
     def test_seed_five_raters(self) -> None:
         # Seed 002: 5 raters split 3/2 -> 4 of 10 pairs agree.
@@ -167,16 +169,16 @@ class TestObservedAgreement:
             pytest.warns(DegenerateAgreementWarning, match="fewer than 2"),
             pytest.warns(DegenerateAgreementWarning, match="no item has two"),
         ):
-            assert np.isnan(observed_agreement([[1, 0]]).value)
+            assert np.isnan(observed_agreement([[1, 0]]).statistic)
 
 
 class TestChanceAgreement:
     def test_equals_fleiss_part_and_has_ci(self) -> None:
         lc = load_example("course_29")
-        r = chance_agreement(lc, ci=0.9, n_boot=300, ci_method="bca")
-        assert r.value == pytest.approx(fleiss_kappa(lc).parts["chance_agreement"])
-        assert r.ci is not None
-        assert r.ci.low < r.value < r.ci.high
+        r = chance_agreement(lc, confidence_level=0.9, n_resamples=300, ci_method="bca")
+        assert r.statistic == pytest.approx(fleiss_kappa(lc).parts["chance_agreement"])
+        assert r.confidence_interval is not None
+        assert r.confidence_interval.low < r.statistic < r.confidence_interval.high
 
     @pytest.mark.parametrize(
         ("shares", "expected"),
@@ -196,9 +198,9 @@ class TestShareUnanimous:
         assert r.name == "share_unanimous"
 
     def test_ci(self) -> None:
-        r = share_unanimous(load_example("course_29"), ci=0.9, n_boot=200)
-        assert r.ci is not None
-        assert r.ci.low <= r.value <= r.ci.high
+        r = share_unanimous(load_example("course_29"), confidence_level=0.9, n_resamples=200)
+        assert r.confidence_interval is not None
+        assert r.confidence_interval.low <= r.statistic <= r.confidence_interval.high
 
     def test_old_name_still_works_with_a_deprecation_warning(self) -> None:
         with pytest.warns(DeprecationWarning, match="now called share_unanimous"):
@@ -217,14 +219,14 @@ class TestGwetAc1:
         got = gwet_ac1(X)
         ref = _irrcac(R, k).gwet()["est"]  # type: ignore[attr-defined]
         assume(np.isfinite(ref["coefficient_value"]))
-        assert got.value == pytest.approx(ref["coefficient_value"], abs=1e-5 + 1e-12)
+        assert got.statistic == pytest.approx(ref["coefficient_value"], abs=1e-5 + 1e-12)
         assert got.se == pytest.approx(ref["se"], abs=1e-5 + 1e-12)
 
     def test_wald_test_two_sided(self) -> None:
         # Gwet 3x3 table: z = AC1 / se, two-sided p (irrCAC reports a one-sided value).
         r = gwet_ac1(table=[[13, 0, 0], [0, 20, 7], [0, 4, 56]])
-        assert r.z == pytest.approx(r.value / r.se)
-        assert r.p_value == pytest.approx(2 * stats.norm.sf(abs(r.z)))
+        assert r.z == pytest.approx(r.statistic / r.se)
+        assert r.pvalue == pytest.approx(2 * stats.norm.sf(abs(r.z)))
 
     def test_table_and_data_exclusive(self) -> None:
         with pytest.raises(TypeError, match="either `data` or `table=`"):
@@ -235,14 +237,14 @@ class TestGwetAc1:
     def test_high_agreement_paradox(self) -> None:
         # Skewed prevalence: kappa collapses, AC1 stays high (Gwet 2008's motivation).
         X = np.array([[2, 0]] * 95 + [[1, 1]] * 4 + [[0, 2]] * 1)
-        assert gwet_ac1(X).value > 0.9
-        assert fleiss_kappa(X).value < 0.4
+        assert gwet_ac1(X).statistic > 0.9
+        assert fleiss_kappa(X).statistic < 0.4
 
 
 class TestGwetAc2:
     def test_identity_weights_give_ac1(self) -> None:
         X = load_example("course_29")
-        assert gwet_ac2(X, weights=np.eye(5)).value == pytest.approx(gwet_ac1(X).value)
+        assert gwet_ac2(X, weights=np.eye(5)).statistic == pytest.approx(gwet_ac1(X).statistic)
 
     @settings(max_examples=15, deadline=None)
     @given(vals=rater_matrices(max_items=15, max_raters=4, max_k=4, missing=False))
@@ -252,7 +254,7 @@ class TestGwetAc2:
         X = np.stack([(v == R).sum(axis=1) for v in range(1, k + 1)], axis=1)
         ref = CAC(pd.DataFrame(R), categories=[1, 2, 3, 4], weights="quadratic").gwet()["est"]
         assume(np.isfinite(ref["coefficient_value"]))
-        assert gwet_ac2(X, weights="quadratic").value == pytest.approx(
+        assert gwet_ac2(X, weights="quadratic").statistic == pytest.approx(
             ref["coefficient_value"], abs=1e-5 + 1e-12
         )
 
@@ -275,7 +277,7 @@ class TestBrennanPrediger:
         X = np.stack([(v == R).sum(axis=1) for v in range(1, 5)], axis=1)
         ref = _irrcac(R, 4).bp()["est"]  # type: ignore[attr-defined]
         got = brennan_prediger(X)
-        assert got.value == pytest.approx(ref["coefficient_value"], abs=1e-5 + 1e-12)
+        assert got.statistic == pytest.approx(ref["coefficient_value"], abs=1e-5 + 1e-12)
         assert got.se == pytest.approx(ref["se"], abs=1e-5 + 1e-12)
 
 
@@ -298,13 +300,15 @@ class TestOneImplementation:
         core = count_core(weights, chance, K, "t")
         kw = {} if weights is None else {"weights": weights}
         got = core(rows.astype(float), mult[None, :].astype(float))[0]
-        assert got == pytest.approx(func(X, **kw).value, abs=1e-12)
+        assert got == pytest.approx(func(X, **kw).statistic, abs=1e-12)
 
     def test_parts_match_the_plain_statistics(self):
         X = load_example("course_29").values
         r = fleiss_kappa(X)
-        assert observed_agreement(X).value == r.parts["observed_agreement"]
-        assert chance_agreement(X).value == pytest.approx(r.parts["chance_agreement"], abs=1e-15)
+        assert observed_agreement(X).statistic == r.parts["observed_agreement"]
+        assert chance_agreement(X).statistic == pytest.approx(
+            r.parts["chance_agreement"], abs=1e-15
+        )
         rows, mult, _ = patterns(X)
         W = mult[None, :].astype(float)
         P = rows.astype(float)
@@ -320,16 +324,20 @@ class TestPoissonBootstrap:
     def test_interval_follows_items_not_rows(self) -> None:
         c = self._counts()
         perm = np.random.default_rng(0).permutation(c.N)
-        a = fleiss_kappa(c, ci=0.9, n_boot=200, seed=1, bootstrap="poisson")
-        b = fleiss_kappa(c.take(perm), ci=0.9, n_boot=200, seed=1, bootstrap="poisson")
-        assert a.value == pytest.approx(b.value, abs=1e-12)
-        assert a.ci == pytest.approx(b.ci, abs=1e-12)
-        assert a.ci.low < a.value < a.ci.high
+        a = fleiss_kappa(c, confidence_level=0.9, n_resamples=200, seed=1, bootstrap="poisson")
+        b = fleiss_kappa(
+            c.take(perm), confidence_level=0.9, n_resamples=200, seed=1, bootstrap="poisson"
+        )
+        assert a.statistic == pytest.approx(b.statistic, abs=1e-12)
+        assert a.confidence_interval == pytest.approx(b.confidence_interval, abs=1e-12)
+        assert a.confidence_interval.low < a.statistic < a.confidence_interval.high
 
     def test_close_to_the_multinomial_interval(self) -> None:
         c = self._counts()
-        p = gwet_ac1(c, ci=0.95, n_boot=1000, seed=1, bootstrap="poisson").ci
-        m = gwet_ac1(c, ci=0.95, n_boot=1000, seed=1).ci
+        p = gwet_ac1(
+            c, confidence_level=0.95, n_resamples=1000, seed=1, bootstrap="poisson"
+        ).confidence_interval
+        m = gwet_ac1(c, confidence_level=0.95, n_resamples=1000, seed=1).confidence_interval
         assert p is not None
         assert m is not None
         assert p.high - p.low == pytest.approx(m.high - m.low, rel=0.2)
@@ -337,8 +345,10 @@ class TestPoissonBootstrap:
     def test_bca_and_generator_seed_refused(self) -> None:
         c = self._counts()
         with pytest.raises(ValueError, match="percentile"):
-            fleiss_kappa(c, ci=0.9, ci_method="bca", bootstrap="poisson")
+            fleiss_kappa(c, confidence_level=0.9, ci_method="bca", bootstrap="poisson")
         with pytest.raises(TypeError, match="int seed"):
-            fleiss_kappa(c, ci=0.9, seed=np.random.default_rng(0), bootstrap="poisson")
+            fleiss_kappa(
+                c, confidence_level=0.9, seed=np.random.default_rng(0), bootstrap="poisson"
+            )
         with pytest.raises(ValueError, match="bootstrap"):
-            fleiss_kappa(c, ci=0.9, bootstrap="bayes")  # type: ignore[arg-type]
+            fleiss_kappa(c, confidence_level=0.9, bootstrap="bayes")  # type: ignore[arg-type]

@@ -34,7 +34,7 @@ class TestPairwise:
             both = np.isfinite(R[:, i]) & np.isfinite(R[:, j])
             assert pc.overlap.iloc[i, j] == both.sum()
             if both.sum() < 2:
-                assert np.isnan(pc.value.iloc[i, j])
+                assert np.isnan(pc.statistic.iloc[i, j])
                 continue
             with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("ignore")
@@ -42,14 +42,14 @@ class TestPairwise:
                 refw = cohen_kappa_score(
                     R[both, i], R[both, j], labels=list(range(K)), weights="linear"
                 )
-            np.testing.assert_allclose(pc.value.iloc[i, j], ref, atol=1e-10)
-            np.testing.assert_allclose(pw.value.iloc[i, j], refw, atol=1e-10)
+            np.testing.assert_allclose(pc.statistic.iloc[i, j], ref, atol=1e-10)
+            np.testing.assert_allclose(pw.statistic.iloc[i, j], refw, atol=1e-10)
             a, b = R[both, i], R[both, j]
             if np.unique(np.concatenate([a, b])).size > 1:
                 refa = krippendorff.alpha(
                     reliability_data=np.vstack([a, b]), level_of_measurement="interval"
                 )
-                np.testing.assert_allclose(pa.value.iloc[i, j], refa, atol=1e-10)
+                np.testing.assert_allclose(pa.statistic.iloc[i, j], refa, atol=1e-10)
 
     def test_symmetric_with_annotator_names(self) -> None:
         df = pd.DataFrame(
@@ -61,10 +61,10 @@ class TestPairwise:
         )
         with pytest.warns(DegenerateAgreementWarning, match="1 annotator pairs"):
             p = pairwise(Annotations.from_frame(df))  # ann & cy share one item, both "x"
-        assert np.isnan(p.value.loc["ann", "cy"])
-        assert list(p.value.index) == ["ann", "bob", "cy"]
+        assert np.isnan(p.statistic.loc["ann", "cy"])
+        assert list(p.statistic.index) == ["ann", "bob", "cy"]
         np.testing.assert_array_equal(p.overlap.to_numpy(), p.overlap.to_numpy().T)
-        v = p.value.to_numpy()
+        v = p.statistic.to_numpy()
         np.testing.assert_array_equal(np.isnan(v), np.isnan(v.T))
         np.testing.assert_allclose(v[np.isfinite(v)], v.T[np.isfinite(v.T)])
         assert p.overlap.loc["ann", "cy"] == 1
@@ -73,20 +73,20 @@ class TestPairwise:
     def test_min_overlap(self) -> None:
         R = np.array([[0, 0, np.nan], [1, 1, 1], [0, 1, 0], [1, 1, np.nan]])
         p = pairwise(R, min_overlap=3)
-        assert np.isnan(p.value.iloc[0, 2])
-        assert np.isfinite(p.value.iloc[0, 1])
+        assert np.isnan(p.statistic.iloc[0, 2])
+        assert np.isfinite(p.statistic.iloc[0, 1])
 
     def test_callable(self) -> None:
         R = np.array([[0, 0, 1], [1, 1, 1], [0, 1, 0], [1, 1, 0]], dtype=float)
         p = pairwise(R, lambda a, b: float((a == b).mean()))
-        assert p.value.iloc[0, 1] == pytest.approx(0.75)
+        assert p.statistic.iloc[0, 1] == pytest.approx(0.75)
         assert p.measure == "<lambda>"
 
     def test_degenerate_pair_warns(self) -> None:
         R = np.array([[0, 0], [0, 0], [0, 0]], dtype=float)
         with pytest.warns(DegenerateAgreementWarning, match="undefined coefficient"):
             p = pairwise(R)
-        assert np.isnan(p.value.iloc[0, 1])
+        assert np.isnan(p.statistic.iloc[0, 1])
 
     def test_bad_measure(self) -> None:
         with pytest.raises(ValueError, match="'measure' parameter of pairwise"):
@@ -111,15 +111,15 @@ class TestPairwisePearson:
         for i, j in itertools.combinations(["u", "v", "w"], 2):
             both = wide[[i, j]].dropna()
             ref = pearsonr(both[i], both[j]).statistic
-            assert p.value.loc[i, j] == pytest.approx(ref, abs=1e-12)
+            assert p.statistic.loc[i, j] == pytest.approx(ref, abs=1e-12)
 
     def test_string_labels_use_scale_positions(self) -> None:
         R = np.array([[0, 0], [1, 2], [2, 1], [2, 2]], dtype=float)
         p = pairwise(R, "pearson")
-        assert p.value.iloc[0, 1] == pytest.approx(np.corrcoef(R[:, 0], R[:, 1])[0, 1])
+        assert p.statistic.iloc[0, 1] == pytest.approx(np.corrcoef(R[:, 0], R[:, 1])[0, 1])
 
     def test_constant_rater_is_nan_with_warning(self) -> None:
         R = np.array([[0, 0], [0, 1], [0, 1]], dtype=float)
         with pytest.warns(DegenerateAgreementWarning):
             p = pairwise(R, "pearson")
-        assert np.isnan(p.value.iloc[0, 1])
+        assert np.isnan(p.statistic.iloc[0, 1])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from dissensus import DataError, DegenerateAgreementWarning, LabelCounts, load_example
@@ -11,6 +12,7 @@ from dissensus.agreement import (
     fleiss_kappa,
     gwet_ac2,
     krippendorff_alpha,
+    label_patterns,
     majority_labels,
     report,
     share_unanimous,
@@ -24,7 +26,7 @@ class TestReport:
         t = report(lc)
         assert list(t.columns) == list(COLUMNS)
         v = t.set_index("coefficient")["value"]
-        assert v["fleiss_kappa"] == pytest.approx(fleiss_kappa(lc).value)
+        assert v["fleiss_kappa"] == pytest.approx(fleiss_kappa(lc).statistic)
         assert v["observed_agreement"] == pytest.approx(0.5805, abs=1e-4)
         assert v["chance_agreement"] == pytest.approx(0.288, abs=5e-4)
         assert (t["n_items"] == 29).all()
@@ -37,8 +39,8 @@ class TestReport:
         kappa = t[t["coefficient"] == "fleiss_kappa"].set_index("year")["value"]
         for y in years:
             sub = lc.take((lc.groups("year") == y).to_numpy())
-            assert kappa[y] == pytest.approx(fleiss_kappa(sub).value)
-        assert kappa["all"] == pytest.approx(fleiss_kappa(lc).value)
+            assert kappa[y] == pytest.approx(fleiss_kappa(sub).statistic)
+        assert kappa["all"] == pytest.approx(fleiss_kappa(lc).statistic)
 
     def test_ordinal_adds_ac2_and_level(self) -> None:
         lc = load_example("course_29")
@@ -46,11 +48,11 @@ class TestReport:
         v = t.set_index("coefficient")["value"]
         assert "gwet_ac2_quadratic" in v.index
         assert v["krippendorff_alpha_ordinal"] == pytest.approx(
-            krippendorff_alpha(lc, level="ordinal").value
+            krippendorff_alpha(lc, level="ordinal").statistic
         )
 
     def test_ci_columns(self) -> None:
-        t = report(load_example("course_29"), ci=0.9, n_boot=200)
+        t = report(load_example("course_29"), confidence_level=0.9, n_resamples=200)
         k = t.set_index("coefficient").loc["fleiss_kappa"]
         assert k["ci_low"] < k["value"] < k["ci_high"]
 
@@ -59,23 +61,36 @@ class TestReport:
         # One weight draw serves every coefficient; with an integer seed it is
         # the draw each coefficient makes on its own.
         lc = load_example("course_reviews")
-        t = report(lc, level="ordinal", ci=0.9, n_boot=150, seed=4, ci_method=ci_method)
+        t = report(
+            lc, level="ordinal", confidence_level=0.9, n_resamples=150, seed=4, ci_method=ci_method
+        )
         t = t.set_index("coefficient")
         own = {
-            "fleiss_kappa": fleiss_kappa(lc, ci=0.9, n_boot=150, seed=4, ci_method=ci_method),
-            "krippendorff_alpha_ordinal": krippendorff_alpha(
-                lc, level="ordinal", ci=0.9, n_boot=150, seed=4, ci_method=ci_method
+            "fleiss_kappa": fleiss_kappa(
+                lc, confidence_level=0.9, n_resamples=150, seed=4, ci_method=ci_method
             ),
-            "gwet_ac2_quadratic": gwet_ac2(lc, ci=0.9, n_boot=150, seed=4, ci_method=ci_method),
-            "share_unanimous": share_unanimous(lc, ci=0.9, n_boot=150, seed=4, ci_method=ci_method),
+            "krippendorff_alpha_ordinal": krippendorff_alpha(
+                lc,
+                level="ordinal",
+                confidence_level=0.9,
+                n_resamples=150,
+                seed=4,
+                ci_method=ci_method,
+            ),
+            "gwet_ac2_quadratic": gwet_ac2(
+                lc, confidence_level=0.9, n_resamples=150, seed=4, ci_method=ci_method
+            ),
+            "share_unanimous": share_unanimous(
+                lc, confidence_level=0.9, n_resamples=150, seed=4, ci_method=ci_method
+            ),
             "brennan_prediger": brennan_prediger(
-                lc, ci=0.9, n_boot=150, seed=4, ci_method=ci_method
+                lc, confidence_level=0.9, n_resamples=150, seed=4, ci_method=ci_method
             ),
         }
         for name, r in own.items():
-            assert r.ci is not None
+            assert r.confidence_interval is not None
             got = (t.loc[name, "ci_low"], t.loc[name, "ci_high"])
-            np.testing.assert_allclose(got, tuple(r.ci), rtol=1e-12, err_msg=name)
+            np.testing.assert_allclose(got, tuple(r.confidence_interval), rtol=1e-12, err_msg=name)
         assert (
             t[["ci_low", "ci_high"]]
             .drop(["observed_agreement", "chance_agreement"])
@@ -89,33 +104,37 @@ class TestReport:
         # the weights a fresh generator gives to a single coefficient (drawing
         # per coefficient would give the later ones other resamples).
         lc = load_example("course_29")
-        t = report(lc, ci=0.9, n_boot=100, seed=np.random.default_rng(7)).set_index("coefficient")
+        t = report(
+            lc, confidence_level=0.9, n_resamples=100, seed=np.random.default_rng(7)
+        ).set_index("coefficient")
         for name, fn in (("fleiss_kappa", fleiss_kappa), ("brennan_prediger", brennan_prediger)):
-            r = fn(lc, ci=0.9, n_boot=100, seed=np.random.default_rng(7))
-            assert r.ci is not None
+            r = fn(lc, confidence_level=0.9, n_resamples=100, seed=np.random.default_rng(7))
+            assert r.confidence_interval is not None
             np.testing.assert_allclose(
-                (t.loc[name, "ci_low"], t.loc[name, "ci_high"]), tuple(r.ci), rtol=1e-12
+                (t.loc[name, "ci_low"], t.loc[name, "ci_high"]),
+                tuple(r.confidence_interval),
+                rtol=1e-12,
             )
 
     def test_intervals_per_group(self) -> None:
         lc = load_example("course_reviews")
-        t = report(lc, by="year", ci=0.9, n_boot=100, seed=2)
+        t = report(lc, by="year", confidence_level=0.9, n_resamples=100, seed=2)
         k = t[t["coefficient"] == "fleiss_kappa"].set_index("year")
         assert (k["ci_low"] < k["value"]).all()
         assert (k["value"] < k["ci_high"]).all()
         one = lc.take(np.asarray(lc.groups("year") == "2019-20"))
-        r = fleiss_kappa(one, ci=0.9, n_boot=100, seed=2)
-        assert r.ci is not None
-        assert k.loc["2019-20", "ci_low"] == pytest.approx(r.ci.low, rel=1e-12)
+        r = fleiss_kappa(one, confidence_level=0.9, n_resamples=100, seed=2)
+        assert r.confidence_interval is not None
+        assert k.loc["2019-20", "ci_low"] == pytest.approx(r.confidence_interval.low, rel=1e-12)
 
     def test_bad_ci_options(self) -> None:
-        with pytest.raises(ValueError, match="'n_boot' parameter of report"):
-            report(load_example("course_29"), ci=0.9, n_boot=1)
+        with pytest.raises(ValueError, match="'n_resamples' parameter of report"):
+            report(load_example("course_29"), confidence_level=0.9, n_resamples=1)
 
     def test_degenerate_group_noted_and_warned_once(self) -> None:
         lc = LabelCounts.from_array(
             [[2, 0], [3, 0], [1, 1], [0, 2]],
-            meta=__import__("pandas").DataFrame({"g": ["a", "a", "b", "b"]}),
+            meta=pd.DataFrame({"g": ["a", "a", "b", "b"]}),
         )
         with pytest.warns(DegenerateAgreementWarning, match="g=a"):
             t = report(lc, by="g")
@@ -148,3 +167,32 @@ class TestMajorityLabels:
         assert m["label"].iloc[1] is None
         assert np.isnan(m["share"].iloc[1])
         assert m["share"].iloc[2] == 1.0
+
+
+class TestLabelPatterns:
+    def test_flags_the_swapped_year(self) -> None:
+        lp = label_patterns(load_example("course_reviews"), by="year")
+        assert lp.key == "review"
+        assert lp.usual == ("POS", "NEG", "NEG", "POS")
+        assert lp.deviations["year"].unique().tolist() == ["2021-22"]
+        assert lp.deviations["review"].tolist() == ["R2", "R3", "R4"]
+        assert lp.labels.shape == (7, 4)
+        assert (lp.shares.to_numpy() > 0.5).all()
+
+    def test_no_deviation_when_groups_agree(self) -> None:
+        counts = LabelCounts.from_array(
+            [[3, 0], [0, 3], [2, 1], [1, 2]], meta=pd.DataFrame({"g": [1, 1, 2, 2]})
+        )
+        lp = label_patterns(counts, by="g")
+        # no item-level key column: items are matched by position within the group
+        assert lp.key == "position"
+        assert lp.labels.columns.tolist() == [1, 2]
+        assert lp.deviations.empty
+
+    def test_no_usual_pattern_without_a_repeat(self) -> None:
+        counts = LabelCounts.from_array(
+            [[3, 0], [0, 3], [0, 3], [3, 0]], meta=pd.DataFrame({"g": [1, 1, 2, 2]})
+        )
+        lp = label_patterns(counts, by="g")
+        # two groups, two different patterns: neither is "usual", nothing is flagged
+        assert lp.deviations.empty

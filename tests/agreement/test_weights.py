@@ -95,7 +95,7 @@ class TestWeightedAgainstIrrCAC:
         ref = _irr(R, categories, scheme).fleiss()["est"]
         ours = fleiss_kappa(_counts(R, categories), weights=scheme)  # type: ignore[arg-type]
         assert ours.name == "weighted_fleiss_kappa"
-        assert ours.value == pytest.approx(ref["coefficient_value"], abs=1e-11)
+        assert ours.statistic == pytest.approx(ref["coefficient_value"], abs=1e-11)
         assert ours.parts["observed_agreement"] == pytest.approx(ref["pa"], abs=1e-11)
         assert ours.parts["chance_agreement"] == pytest.approx(ref["pe"], abs=1e-11)
         assert ours.se == pytest.approx(ref["se"], abs=1e-11)
@@ -104,7 +104,7 @@ class TestWeightedAgainstIrrCAC:
         R = _ratings(2, categories)
         ref = _irr(R, categories, scheme).gwet()["est"]
         ours = gwet_ac2(_counts(R, categories), weights=scheme)  # type: ignore[arg-type]
-        assert ours.value == pytest.approx(ref["coefficient_value"], abs=1e-11)
+        assert ours.statistic == pytest.approx(ref["coefficient_value"], abs=1e-11)
         assert ours.parts["chance_agreement"] == pytest.approx(ref["pe"], abs=1e-11)
         assert ours.se == pytest.approx(ref["se"], abs=1e-11)
 
@@ -112,7 +112,7 @@ class TestWeightedAgainstIrrCAC:
         R = _ratings(3, categories)
         ref = _irr(R, categories, scheme).bp()["est"]
         ours = brennan_prediger(_counts(R, categories), weights=scheme)  # type: ignore[arg-type]
-        assert ours.value == pytest.approx(ref["coefficient_value"], abs=1e-11)
+        assert ours.statistic == pytest.approx(ref["coefficient_value"], abs=1e-11)
         assert ours.parts["chance_agreement"] == pytest.approx(ref["pe"], abs=1e-11)
         assert ours.se == pytest.approx(ref["se"], abs=1e-11)
 
@@ -123,7 +123,7 @@ class TestWeightedAgainstIrrCAC:
             warnings.simplefilter("ignore", DataDroppedWarning)
             ann = Annotations.from_wide(R, scale=Scale.ordinal(categories))
         ours = conger_kappa(ann, weights=scheme)  # type: ignore[arg-type]
-        assert ours.value == pytest.approx(ref["coefficient_value"], abs=1e-11)
+        assert ours.statistic == pytest.approx(ref["coefficient_value"], abs=1e-11)
         assert ours.parts["chance_agreement"] == pytest.approx(ref["pe"], abs=1e-11)
 
 
@@ -132,11 +132,11 @@ class TestWeightedFleiss:
         R = _ratings(5, [1, 2, 3])
         X = _counts(R, [1, 2, 3])
         plain, weighted = fleiss_kappa(X), fleiss_kappa(X, weights=np.eye(3))
-        assert weighted.value == pytest.approx(plain.value, abs=1e-14)
+        assert weighted.statistic == pytest.approx(plain.statistic, abs=1e-14)
         assert weighted.se == pytest.approx(plain.se, abs=1e-14)
         assert "se0" in plain.parts
         assert "se0" not in weighted.parts
-        assert weighted.z == pytest.approx(weighted.value / weighted.se)
+        assert weighted.z == pytest.approx(weighted.statistic / weighted.se)
 
     def test_quadratic_two_raters_is_weighted_scott_pi(self) -> None:
         # Fleiss' kappa for two raters is Scott's pi, weighted or not.
@@ -146,23 +146,25 @@ class TestWeightedFleiss:
         from dissensus.agreement import contingency_to_counts  # noqa: PLC0415
 
         ours = fleiss_kappa(contingency_to_counts(T), weights="quadratic")
-        assert ours.value == pytest.approx(scott_pi(table=T, weights="quadratic").value, abs=1e-14)
+        assert ours.statistic == pytest.approx(
+            scott_pi(table=T, weights="quadratic").statistic, abs=1e-14
+        )
 
     def test_bootstrap_interval_brackets_the_estimate(self) -> None:
         X = _counts(_ratings(6, [1, 2, 3, 4]), [1, 2, 3, 4])
-        r = fleiss_kappa(X, weights="linear", ci=0.9, n_boot=200, seed=3)
-        assert r.ci is not None
-        assert r.ci.low < r.value < r.ci.high
+        r = fleiss_kappa(X, weights="linear", confidence_level=0.9, n_resamples=200, seed=3)
+        assert r.confidence_interval is not None
+        assert r.confidence_interval.low < r.statistic < r.confidence_interval.high
 
 
 class TestWeightsUseLabelValues:
     def test_unequal_spacing_differs_from_positions(self) -> None:
         a = [1, 2, 7, 7, 2, 1]
         b = [1, 7, 7, 2, 2, 2]
-        on_values = cohen_kappa(a, b, weights="linear").value
+        on_values = cohen_kappa(a, b, weights="linear").statistic
         on_positions = cohen_kappa(
             np.searchsorted([1, 2, 7], a), np.searchsorted([1, 2, 7], b), weights="linear"
-        ).value
+        ).statistic
         assert on_values != pytest.approx(on_positions)
         # irrCAC (values) agrees with the values; its Cohen is conger for two raters
         ref = CAC(pd.DataFrame({"a": a, "b": b}), weights="linear", digits=13).conger()["est"]
@@ -210,5 +212,5 @@ class TestCongerStandardError:
             warnings.simplefilter("ignore", DataDroppedWarning)
             ann = Annotations.from_wide(R, scale=Scale.ordinal(cats))
         ours = conger_kappa(ann, weights=scheme)  # type: ignore[arg-type]
-        assert ours.value == pytest.approx(ref["coefficient_value"], abs=1e-11)
+        assert ours.statistic == pytest.approx(ref["coefficient_value"], abs=1e-11)
         assert ours.se == pytest.approx(ref["se"], abs=1e-11)

@@ -39,8 +39,8 @@ class TestAudit:
     @pytest.mark.parametrize("seed", range(20))
     def test_true_metrics_never_falsely_violated(self, seed: int) -> None:
         for K in (2, 3, 5):
-            l1 = audit("manhattan", _TRUE_L1, K, 1500, seed=seed)
-            emd = audit("emd", _TRUE_EMD, K, 1500, seed=seed)
+            l1 = audit("manhattan", properties=_TRUE_L1, classes=K, n_trials=1500, seed=seed)
+            emd = audit("emd", properties=_TRUE_EMD, classes=K, n_trials=1500, seed=seed)
             for res in (l1, emd):
                 bad = [r for r in res.rows if r.status == "violated"]
                 assert not bad, bad
@@ -48,32 +48,38 @@ class TestAudit:
     @pytest.mark.parametrize("seed", range(20))
     def test_known_violations_caught_every_seed(self, seed: int) -> None:
         for K in (2, 4):
-            res = audit({"KL": "kl_divergence", "CE": "cross_entropy"}, ["P3", "P5a"], K, 1500,
+            res = audit({"KL": "kl_divergence", "CE": "cross_entropy"}, properties=["P3", "P5a"], classes=K, n_trials=1500,
                         seed=seed)  # fmt: skip
             assert res.status("KL", "P3") == "violated"
             assert res.status("CE", "P5a") == "violated"
 
     def test_same_seed_same_bytes(self) -> None:
-        a = audit(["emd", "kl_divergence"], "all", 3, 800, seed=7).to_json()
-        b = audit(["emd", "kl_divergence"], "all", 3, 800, seed=7).to_json()
+        a = audit(
+            ["emd", "kl_divergence"], properties="all", classes=3, n_trials=800, seed=7
+        ).to_json()
+        b = audit(
+            ["emd", "kl_divergence"], properties="all", classes=3, n_trials=800, seed=7
+        ).to_json()
         assert a == b
 
     def test_callable_metric(self) -> None:
         def total_variation(p: np.ndarray, q: np.ndarray) -> np.ndarray:
             return 0.5 * np.abs(p - q).sum(axis=1)
 
-        res = audit(total_variation, ["P1", "P3", "P7"], 3, 1000)
+        res = audit(total_variation, properties=["P1", "P3", "P7"], classes=3, n_trials=1000)
         assert res.metrics == ["total_variation"]
         assert res.status("total_variation", "P3") == "holds"
         assert res.status("total_variation", "P7") == "violated"
 
     def test_similarity_audited_as_distance(self) -> None:
         # intersection = 1 - L1/2, so it has every property L1 has.
-        res = audit("intersection", ["P3", "P5", "P8"], 3, 1000)
+        res = audit("intersection", properties=["P3", "P5", "P8"], classes=3, n_trials=1000)
         assert all(r.status == "holds" for r in res.rows)
 
     def test_expected_metrics(self) -> None:
-        res = audit(["E[manhattan]", "E[squared_euclidean]"], "all", 3, 1500)
+        res = audit(
+            ["E[manhattan]", "E[squared_euclidean]"], properties="all", classes=3, n_trials=1500
+        )
         for key in ("P1", "P3", "P4", "P5", "P6"):
             assert res.status("E[manhattan]", key) == "not applicable"
         # Posterior variance: a perfect match costs more on an item with fewer annotations.
@@ -88,15 +94,22 @@ class TestAudit:
         assert margins["(i) M(p, p̄) < M(p, r) for r != p̄"] > 0
 
     def test_ordinal_not_applicable_for_two_classes(self) -> None:
-        assert audit("emd", ["ordinal"], 2, 100).status("emd", "ordinal") == "not applicable"
+        assert (
+            audit("emd", properties=["ordinal"], classes=2, n_trials=100).status("emd", "ordinal")
+            == "not applicable"
+        )
 
     def test_p6_order_reported(self) -> None:
-        res = audit(["manhattan", "js_distance"], ["P6"], 2, 2000)
+        res = audit(["manhattan", "js_distance"], properties=["P6"], classes=2, n_trials=2000)
         assert res.get("manhattan", "P6").note == "β̂ = 1"
         assert res.get("js_distance", "P6").note == "β̂ = 0.5"
 
     def test_counterexample_is_shrunk(self) -> None:
-        ce = audit("kl_divergence", ["P3"], 5, 3000).get("kl_divergence", "P3").counterexample
+        ce = (
+            audit("kl_divergence", properties=["P3"], classes=5, n_trials=3000)
+            .get("kl_divergence", "P3")
+            .counterexample
+        )
         assert ce is not None
         assert ce.margin > 0
         # Few non-zero entries and round numbers (multiples of 1/100 at worst).
@@ -108,7 +121,7 @@ class TestAudit:
         with pytest.raises(ValueError, match="classes"):
             audit("emd", classes=1)
         with pytest.raises(ValueError, match="Unknown properties"):
-            audit("emd", ["P9"])
+            audit("emd", properties=["P9"])
         with pytest.raises(ValueError, match="one argument"):
             audit("entropy")
         with pytest.raises(ValueError, match="Unknown metric"):
@@ -117,7 +130,9 @@ class TestAudit:
             audit(3)  # type: ignore[arg-type]
 
     def test_result_tables(self) -> None:
-        res = audit(["manhattan", "cross_entropy"], ["P1", "P2"], 2, 500)
+        res = audit(
+            ["manhattan", "cross_entropy"], properties=["P1", "P2"], classes=2, n_trials=500
+        )
         frame = res.to_frame()
         assert list(frame.columns) == ["metric", "property", "status", "n_applicable",
                                        "counterexample", "margin", "note"]  # fmt: skip
@@ -141,7 +156,7 @@ def table1() -> dict[str, object]:
 
 @pytest.fixture(scope="module")
 def binary() -> object:
-    return audit(_TABLE1_METRICS, "all", 2, 5000)
+    return audit(_TABLE1_METRICS, properties="all", classes=2, n_trials=5000)
 
 
 class TestSeed001:
@@ -207,7 +222,7 @@ class TestSeed001:
     def test_found_again_at_least_as_simple(
         self, metric: str, key: str, K: int, paper: dict[str, list[float]]
     ) -> None:
-        res = audit({metric: _TABLE1_METRICS[metric]}, [key], K, 3000)
+        res = audit({metric: _TABLE1_METRICS[metric]}, properties=[key], classes=K, n_trials=3000)
         ce = res.get(metric, key).counterexample
         assert ce is not None
         assert _nnz(ce.distributions) <= _nnz(paper)
@@ -260,7 +275,12 @@ class TestShrinkHelpers:
 
 class TestReprHtml:
     def test_matrix_cells_and_escaped_names(self) -> None:
-        res = audit({"<script>": "manhattan", "KL": "kl_divergence"}, ["P3", "P5a"], 2, 300)
+        res = audit(
+            {"<script>": "manhattan", "KL": "kl_divergence"},
+            properties=["P3", "P5a"],
+            classes=2,
+            n_trials=300,
+        )
         page = res._repr_html_()
         assert "<script>" not in page
         assert "<th>&lt;script&gt;</th>" in page

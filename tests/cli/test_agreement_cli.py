@@ -44,11 +44,13 @@ class TestAgreementCommand:
         assert code == 0
         rows = json.loads(out)
         kappa = next(r for r in rows if r["coefficient"] == "fleiss_kappa")
-        assert kappa["value"] == pytest.approx(fleiss_kappa(load_example("course_29")).value)
+        assert kappa["value"] == pytest.approx(fleiss_kappa(load_example("course_29")).statistic)
 
     def test_csv_file_and_ci(self, tmp_path: Path) -> None:
         out_path = tmp_path / "out.csv"
-        code, out, _ = _run("--ci", "0.9", "--n-boot", "200", "--csv", str(out_path))
+        code, out, _ = _run(
+            "--confidence-level", "0.9", "--n-resamples", "200", "--csv", str(out_path)
+        )
         assert code == 0
         df = pd.read_csv(out_path)
         k = df.set_index("coefficient").loc["fleiss_kappa"]

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from dissensus.agreement import fleiss_kappa, krippendorff_alpha
-from dissensus.cli import main
+from dissensus.cli import cli, main
 from dissensus.cli._agreement import agreement_command
 from dissensus.cli._engine import with_engine
 from dissensus.data import Annotations
@@ -69,7 +69,7 @@ class TestEngineOption:
         path, _ = data
         res = _run(
             str(path), "--engine", "dask", "--scheduler", address, "--item", "id", "--ci", "0.9",
-            "--n-boot", "50",
+            "--n-resamples", "50",
         )  # fmt: skip
         assert res.exit_code == 0, res.output
         assert "dask, Poisson bootstrap" in res.stdout
@@ -84,3 +84,40 @@ class TestEngineOption:
         res = _run()
         assert res.exit_code == 0
         assert "course_29" in res.stdout
+
+
+class TestEvaluateEngine:
+    def test_dask_summary_equals_in_memory(
+        self, address: str, data: tuple[Path, pd.DataFrame], tmp_path: Path
+    ) -> None:
+        from dissensus import evaluate  # noqa: PLC0415
+
+        path, df = data
+        # items in id order in memory: the order the Dask engine collects them in
+        ann = Annotations.from_frame(df.sort_values("id", kind="stable"), item="id", annotator=None)
+        counts = ann.counts()
+        args = []
+        preds = {}
+        for name, seed in (("A", 1), ("B", 2)):
+            q = np.random.default_rng(seed).dirichlet(np.ones(4), counts.N)
+            preds[name] = pd.DataFrame(q, columns=[1, 2, 3, 4], index=counts.items)
+            file = tmp_path / f"{name}.csv"
+            preds[name].rename_axis("item").reset_index().sample(frac=1.0, random_state=0).to_csv(
+                file, index=False
+            )
+            args += ["--pred", f"{name}={file}"]
+        res = CliRunner().invoke(
+            cli,
+            ["evaluate", str(path), "--engine", "dask", "--scheduler", address, "--item", "id",
+             *args, "--metrics", "manhattan,E[emd]", "--n-boot", "50", "--out",
+             str(tmp_path / "out"), "--json"],
+        )  # fmt: skip
+        assert res.exit_code == 0, res.output
+        got = pd.DataFrame(json.loads(res.stdout)["summary"])
+        want = evaluate(ann, preds, metrics=["manhattan", "E[emd]"]).summary(n_resamples=50)
+        cols = ["model", "metric", "mean", "ci_low", "ci_high", "best"]
+        pd.testing.assert_frame_equal(got[cols], want[cols].astype({"model": str, "metric": str}))
+        assert (tmp_path / "out" / "report.html").is_file()
+
+    def test_memory_engine_refuses_scheduler(self) -> None:
+        assert main(["evaluate", "x.csv", "--pred", "a=b.csv", "--out", "o", "--workers", "3"]) == 2

@@ -43,7 +43,7 @@ def _run(files: dict[str, Path], out: Path, *extra: str) -> int:
         [
             "evaluate", str(files["ann"]),
             "--pred", f"good={files['good']}", "--pred", f"bad={files['bad']}",
-            "--n-boot", "200", "--out", str(out), *extra,
+            "--n-resamples", "200", "--out", str(out), *extra,
         ]
     )  # fmt: skip
 
@@ -147,7 +147,7 @@ class TestJsonOutput:
         assert record["models"] == ["good", "bad"]
         assert record["metrics"] == ["emd", "E[emd]"]
         assert record["n_items"] == 60
-        assert record["n_boot"] == 200
+        assert record["n_resamples"] == 200
         assert record["confidence_level"] == 0.95
         # the printed numbers are those of summary.csv, the best flags too
         csv = pd.read_csv(out / "summary.csv")
@@ -183,3 +183,22 @@ class TestJsonOutput:
         bad = next(r for r in record["summary"] if r["model"] == "bad")
         assert bad["mean"] == "inf"
         assert record["best"]["cross_entropy"] == ["good"]
+
+
+class TestTargetsOption:
+    def test_annotator_model_targets_reach_the_report(self, files, tmp_path, capsys):
+        out = tmp_path / "out"
+        code = _run(files, out, "--targets", "ordinal_dawid_skene", "--metrics", "manhattan")
+        assert code == EXIT_OK, capsys.readouterr().err
+        page = (out / "report.html").read_text()
+        assert "Pointwise targets" in page
+        assert 'id="fig-annotators' in page
+        manifest = json.loads((out / "manifest.json").read_text())
+        assert manifest["params"]["targets"] == "ordinal_dawid_skene"
+        # the annotators are counted although the table was kept for the model
+        assert "<dt>Annotators</dt><dd>8</dd>" in page
+
+    def test_empirical_targets_are_the_default(self, files, tmp_path, capsys):
+        out = tmp_path / "out"
+        assert _run(files, out, "--metrics", "manhattan") == EXIT_OK
+        assert "Pointwise targets" not in (out / "report.html").read_text()

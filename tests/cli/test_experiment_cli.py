@@ -23,7 +23,7 @@ class TestExperimentCommand:
         code = main(
             [
                 "experiment", str(tiny_csv), "--text-column", "review", "--models", "A,C,marginal",
-                "--out", str(out), "--n-boot", "50", "--max-iter", "30",
+                "--out", str(out), "--n-resamples", "50", "--max-iter", "30",
             ]
         )  # fmt: skip
         printed = capsys.readouterr()

@@ -172,7 +172,7 @@ class TestAgreementOptions:
 class TestPriorNote:
     def test_evaluate_says_when_the_prior_outweighs_the_annotations(self, files, tmp_path, capsys):  # noqa: F811
         # 2–6 annotations per item on 5 labels: the uniform prior's 5 pseudo-counts outweigh most
-        assert _run(files, tmp_path / "o") == EXIT_OK
+        assert _run(files, tmp_path / "o", "--prior", "uniform") == EXIT_OK
         out = capsys.readouterr().out
         note = next(line for line in out.splitlines() if line.startswith("note: "))
         assert "the uniform prior adds 5 pseudo-counts per item" in note

@@ -47,7 +47,7 @@ def files(tmp_path: Path) -> dict[str, Path]:
 def _args(files: dict[str, Path], out: Path, *extra: str) -> list[str]:
     return [
         "evaluate", str(files["ann"]), "--pred", f"a={files['a']}", "--pred", f"b={files['b']}",
-        "--n-boot", "50", "--metrics", "emd,E[emd]", "--out", str(out), *extra,
+        "--n-resamples", "50", "--metrics", "emd,E[emd]", "--out", str(out), *extra,
     ]  # fmt: skip
 
 
@@ -91,9 +91,14 @@ class TestEvaluateOut:
         assert "another dissensus run is writing to" in capsys.readouterr().err
         assert list(out.iterdir()) == []
 
-    def test_n_boot_1_is_refused(self, files, tmp_path, capsys):
+    def test_one_resample_is_refused(self, files, tmp_path, capsys):
+        assert main(_args(files, tmp_path / "o", "--n-resamples", "1")) == EXIT_BAD_INPUT
+        assert "--n-resamples" in capsys.readouterr().err
+
+    def test_the_old_flag_name_still_works(self, files, tmp_path, capsys):
+        # --n-boot was the documented name before the glossary settled on n_resamples
         assert main(_args(files, tmp_path / "o", "--n-boot", "1")) == EXIT_BAD_INPUT
-        assert "--n-boot" in capsys.readouterr().err
+        assert "--n-resamples" in capsys.readouterr().err
 
     def test_a_rerun_replaces_the_set_and_the_manifest_ties_it(self, files, tmp_path, capsys):
         out = tmp_path / "out"
@@ -208,7 +213,7 @@ def test_few_items_warn_in_one_line(tmp_path, capsys):
         str(ann),
         "--pred",
         f"m={pred}",
-        "--n-boot",
+        "--n-resamples",
         "20",
         "--out",
         str(tmp_path / "o"),
@@ -269,7 +274,10 @@ def test_extreme_priors_give_a_full_report(files, tmp_path, capsys, prior):
     args = _args({**files, "a": tiny}, out, "--prior", prior)
     args[args.index("emd,E[emd]")] = "emd,E[emd],E[manhattan],E[js_divergence]"
     assert main(args) == EXIT_OK
-    assert capsys.readouterr().err == ""  # no raw numpy warnings
+    err = capsys.readouterr().err
+    # no raw numpy warnings; a prior of 1e20 pseudo-counts is rightly said to dominate
+    assert all(line.startswith("dissensus: warning: ") for line in err.splitlines()), err
+    assert ("weighs" in err) == (prior == "1e20")
     summary = pd.read_csv(out / "summary.csv")
     assert summary["mean"].notna().all()
     assert (out / "report.html").exists()

@@ -107,3 +107,45 @@ def test_allocate_needs_two_models(
     )
     assert code == EXIT_BAD_INPUT
     assert "two or more" in capsys.readouterr().err
+
+
+def test_simulate_debiased_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "sim"
+    args = [
+        "simulate",
+        "--replicates",
+        "2",
+        "--items",
+        "40",
+        "--truths",
+        "skewed",
+        "--metrics",
+        "emd",
+        "--priors",
+        "uniform",
+        "--candidates",
+        "noisy,shrunk,uniform",
+        "--debiased",
+        "--coverage-replicates",
+        "0",
+        "--allocation-replicates",
+        "0",
+        "--out",
+        str(out),
+    ]
+    assert main(args) == EXIT_OK
+    text = capsys.readouterr().out
+    assert "debiased: Kendall tau with the true ranking" in text
+    assert "tau debiased" in text
+    assert (out / "debiased.md").read_text(encoding="utf-8").startswith("| truth | metric")
+    scores = pd.read_csv(out / "scores.csv")
+    assert set(scores["model"]) == {"noisy", "shrunk", "uniform"}
+    assert "Debiased metrics" in (out / "report.html").read_text(encoding="utf-8")
+
+
+def test_simulate_unknown_candidate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        ["simulate", "--replicates", "2", "--candidates", "oracle,uniform", "--out", str(tmp_path)]
+    )
+    assert code == EXIT_BAD_INPUT
+    assert "oracle" in capsys.readouterr().err

@@ -9,9 +9,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from nltk.metrics.agreement import AnnotationTask
+from nltk.metrics.distance import masi_distance
 
-from dissensus import DataDroppedWarning, DataError, DissensusWarning, Scale
-from dissensus.data import CONVABUSE_SCALE, read_annotations, read_convabuse, read_lewidi
+from dissensus import DataDroppedWarning, DataError, DissensusWarning, Scale, SetAnnotations
+from dissensus.agreement import krippendorff_alpha
+from dissensus.data import (
+    CONVABUSE_SCALE,
+    read_annotations,
+    read_convabuse,
+    read_lewidi,
+    read_set_annotations,
+)
 from dissensus.metrics.lewidi import targets_2023
 from tests.conftest import shared_path
 
@@ -584,8 +593,8 @@ class TestReadLewidi:
         ):
             read_lewidi(_lewidi(tmp_path, data))
 
-    def test_nested_soft_label_is_not_compared(self, tmp_path):
-        # VariErrNLI stores per-label marginals, not a distribution
+    def test_nested_soft_label_makes_a_multilabel_file(self, tmp_path):
+        # VariErrNLI stores per-label marginals: the file is read as sets, and they are compared
         data = {
             "1": {
                 "annotators": "Ann1,Ann3",
@@ -598,8 +607,11 @@ class TestReadLewidi:
         }
         with warnings.catch_warnings():
             warnings.simplefilter("error", DissensusWarning)
-            ann = read_lewidi(_lewidi(tmp_path, data))
-        assert ann.scale == Scale.nominal(["contradiction", "entailment"])
+            sets = read_lewidi(_lewidi(tmp_path, data))
+        assert isinstance(sets, SetAnnotations)
+        assert sets.scale.labels == ("contradiction", "entailment", "neutral")
+        single = read_lewidi(_lewidi(tmp_path, data), multilabel=False)
+        assert single.scale == Scale.nominal(["contradiction", "entailment"])
 
     def test_stated_count_mismatch_reported(self, tmp_path):
         data = json.loads(json.dumps(LEWIDI_2023))
@@ -610,20 +622,26 @@ class TestReadLewidi:
         ):
             read_lewidi(_lewidi(tmp_path, data))
 
-    def test_multi_label_list(self, tmp_path):
+    def test_multi_label_list_refused_as_single_label(self, tmp_path):
         data = {"7": {"annotations": {"Ann1": ["entailment", "neutral"]}}}
         with pytest.raises(
             DataError,
-            match=r"lewidi\.json' record '7': multi-label annotation \['entailment', 'neutral'\]; multi-label items are not supported yet",
+            match=r"lewidi\.json' record '7': multi-label annotation \['entailment', 'neutral'\] in a file read as single-label; read it with read_lewidi\(path\)",
         ):
-            read_lewidi(_lewidi(tmp_path, data))
+            read_lewidi(_lewidi(tmp_path, data), multilabel=False)
+        assert isinstance(read_lewidi(_lewidi(tmp_path, data)), SetAnnotations)
 
-    def test_multi_label_comma_string(self, tmp_path):
+    def test_multi_label_comma_string_refused_as_single_label(self, tmp_path):
         data = {"7": {"annotations": {"Ann1": "entailment,neutral"}}}
         with pytest.raises(
-            DataError, match=r"record '7': multi-label annotation 'entailment,neutral'"
+            DataError, match=r"record '7': multi-label annotation 'entailment,neutral' in a file"
         ):
-            read_lewidi(_lewidi(tmp_path, data))
+            read_lewidi(_lewidi(tmp_path, data), multilabel=False)
+
+    def test_read_annotations_keeps_single_labels(self, tmp_path):
+        data = {"7": {"annotations": {"Ann1": "entailment,neutral"}}}
+        with pytest.raises(DataError, match=r"multilabel=True, which gives SetAnnotations"):
+            read_annotations(_lewidi(tmp_path, data))
 
     def test_annotator_count_mismatch(self, tmp_path):
         data = {"3": {"annotations": "1,0,1", "annotators": "Ann1,Ann2"}}
@@ -753,3 +771,162 @@ class TestReadLewidi:
         data = {"1": {"annotations": {"A": None}}}
         with pytest.raises(DataError, match=r"record '1': label None is not a number or a string"):
             read_lewidi(_lewidi(tmp_path, data))
+
+
+VARIERR = {
+    "49807": {
+        "context": "c",
+        "statement": "s",
+        "annotators": "Ann1,Ann2,Ann3,Ann4",
+        "number of annotators": 4,
+        "annotations": {
+            "Ann1": "entailment",
+            "Ann2": "entailment,neutral",
+            "Ann3": "neutral",
+            "Ann4": "neutral,entailment",
+        },
+        "soft_label": {
+            "contradiction": {"0": 1.0, "1": 0.0},
+            "entailment": {"0": 0.25, "1": 0.75},
+            "neutral": {"0": 0.25, "1": 0.75},
+        },
+        "split": "dev",
+    },
+    "50001": {
+        "annotators": "Ann1,Ann2,Ann3,Ann4",
+        "number of annotators": 4,
+        "annotations": {
+            "Ann1": "contradiction",
+            "Ann2": "contradiction",
+            "Ann3": "contradiction,neutral",
+            "Ann4": "neutral",
+        },
+        "soft_label": {
+            "contradiction": {"0": 0.25, "1": 0.75},
+            "entailment": {"0": 1.0, "1": 0.0},
+            "neutral": {"0": 0.5, "1": 0.5},
+        },
+        "split": "dev",
+    },
+}
+
+
+class TestReadLewidiMultilabel:
+    def test_varierrnli_records(self, tmp_path):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DissensusWarning)
+            sets = read_lewidi(_lewidi(tmp_path, VARIERR))
+        assert isinstance(sets, SetAnnotations)
+        # the order of the official files and scorer (soft_label keys): settled earlier
+        assert sets.scale.labels == ("contradiction", "entailment", "neutral")
+        assert sets.items.tolist() == ["49807", "50001"]
+        assert sets.annotators is not None
+        assert sets.annotators.tolist() == ["Ann1", "Ann2", "Ann3", "Ann4"]
+        assert sets.indicators.astype(int).tolist() == [
+            [0, 1, 0], [0, 1, 1], [0, 0, 1], [0, 1, 1],
+            [1, 0, 0], [1, 0, 0], [1, 0, 1], [0, 0, 1],
+        ]  # fmt: skip
+        # the gold soft labels of the file, rebuilt from the annotations
+        gold = [[[v["0"], v["1"]] for v in r["soft_label"].values()] for r in VARIERR.values()]
+        np.testing.assert_allclose(sets.binary_targets(), gold, atol=1e-15)
+        assert sets.meta is not None
+        assert sets.meta["split"].tolist() == ["dev", "dev"]
+
+    def test_universe_from_soft_label_keys_when_a_label_is_never_chosen(self, tmp_path):
+        data = {"1": dict(VARIERR["49807"])}  # nobody chose contradiction
+        sets = read_lewidi(_lewidi(tmp_path, data))
+        assert sets.scale.labels == ("contradiction", "entailment", "neutral")
+        assert sets.marginals().tolist() == [[0.0, 0.75, 0.75]]
+
+    def test_soft_label_disagreement_reported(self, tmp_path):
+        data = json.loads(json.dumps(VARIERR))
+        data["50001"]["soft_label"]["neutral"] = {"0": 0.75, "1": 0.25}
+        with pytest.warns(
+            DissensusWarning,
+            match=r"per-label soft_label disagrees with the annotations in 1 of 2 records \(largest difference 0\.25; records '50001'\)",
+        ):
+            read_lewidi(_lewidi(tmp_path, data))
+
+    def test_json_lists_empty_set_and_blank(self, tmp_path):
+        data = {
+            "1": {"annotations": {"A": ["x", "y"], "B": [], "C": ""}},
+            "2": {"annotations": {"A": "y", "B": ["x"]}},
+        }
+        with pytest.raises(DataError, match=r"1 records have some empty annotations"):
+            read_lewidi(_lewidi(tmp_path, data))
+        with pytest.warns(DataDroppedWarning, match=r"Skipped the empty annotations of 1 records"):
+            sets = read_lewidi(_lewidi(tmp_path, data), dropna=True)
+        assert sets.indicators.astype(int).tolist() == [[1, 1], [0, 0], [0, 1], [1, 0]]
+
+    def test_forced_multilabel_on_single_labels(self, tmp_path):
+        data = {"1": {"annotations": {"A": "1", "B": "0"}}, "2": {"annotations": {"A": "1"}}}
+        sets = read_lewidi(_lewidi(tmp_path, data), multilabel=True, scale=[0, 1])
+        assert sets.indicators.astype(int).tolist() == [[0, 1], [1, 0], [0, 1]]
+        assert read_lewidi(_lewidi(tmp_path, data)).counts().values.tolist() == [[1, 1], [0, 1]]
+
+    def test_unknown_label_named(self, tmp_path):
+        with pytest.raises(
+            DataError,
+            match=r"Set \['entailment', 'maybe'\] of item '7' by annotator 'A' in .*lewidi\.json at record '7' \(column 'label'\): 'maybe' is not in the label universe",
+        ):
+            read_lewidi(
+                _lewidi(tmp_path, {"7": {"annotations": {"A": "entailment,maybe"}}}),
+                scale=["contradiction", "entailment", "neutral"],
+            )
+
+    def test_repeated_label_and_stray_comma(self, tmp_path):
+        with pytest.raises(DataError, match=r"label 'neutral' appears twice in one set"):
+            read_lewidi(_lewidi(tmp_path, {"7": {"annotations": {"A": "neutral,neutral"}}}))
+        with pytest.raises(DataError, match=r"record '7': empty label in the set 'neutral,'"):
+            read_lewidi(_lewidi(tmp_path, {"7": {"annotations": {"A": "neutral,"}}}))
+
+    def test_alpha_on_the_file(self, tmp_path):
+        sets = read_lewidi(_lewidi(tmp_path, VARIERR))
+        task = AnnotationTask(
+            data=[
+                (a, i, frozenset(v.split(",")))
+                for i, r in VARIERR.items()
+                for a, v in r["annotations"].items()
+            ],
+            distance=masi_distance,
+        )
+        got = krippendorff_alpha(sets, distance="masi").statistic
+        assert got == pytest.approx(task.alpha(), abs=1e-12)
+
+
+class TestReadSetAnnotations:
+    def test_csv_with_label_separator(self, tmp_path):
+        path = _write(tmp_path, "s.csv", "item,annotator,label\n007,a,E|N\n7,a,N\n")
+        sets = read_set_annotations(path, label_sep="|")
+        assert sets.items.tolist() == ["007", "7"]  # ids read exactly
+        assert sets.indicators.astype(int).tolist() == [[1, 1], [0, 1]]
+
+    def test_jsonl_with_list_cells_and_empty_set(self, tmp_path):
+        lines = [
+            {"item": 1, "annotator": "a", "label": ["E", "N"]},
+            {"item": 1, "annotator": "b", "label": []},
+            {"item": 2, "annotator": "a", "label": ["C"]},
+        ]
+        path = _write(tmp_path, "s.jsonl", "\n".join(json.dumps(x) for x in lines) + "\n")
+        sets = read_set_annotations(path)
+        assert sets.indicators.astype(int).tolist() == [[0, 1, 1], [0, 0, 0], [1, 0, 0]]
+
+    def test_parquet_with_list_cells(self, tmp_path):
+        df = pd.DataFrame({"item": [1, 1], "annotator": ["a", "b"], "label": [["x", "y"], ["y"]]})
+        path = tmp_path / "s.parquet"
+        df.to_parquet(path)
+        assert read_set_annotations(path).marginals().tolist() == [[0.5, 1.0]]
+
+    def test_error_names_file_and_line(self, tmp_path):
+        path = _write(tmp_path, "s.csv", "item,annotator,label\n1,a,E|N\n1,b,E|E\n")
+        with pytest.raises(
+            DataError,
+            match=r"Set \['E', 'E'\] of item '?1'? by annotator 'b' in .*s\.csv at line 3 \(column 'label'\): label 'E' appears twice",
+        ):
+            read_set_annotations(path, label_sep="|")
+
+    def test_lewidi_and_refused_formats(self, tmp_path):
+        sets = read_set_annotations(_lewidi(tmp_path, VARIERR))
+        assert sets.scale.labels == ("contradiction", "entailment", "neutral")
+        with pytest.raises(ValueError, match=r"'format' parameter of read_set_annotations"):
+            read_set_annotations(_lewidi(tmp_path, VARIERR), "convabuse")  # type: ignore[arg-type]

@@ -67,7 +67,7 @@ class TestRunExperiment:
         assert ev.models == ["A", "E", "marginal", "A+shrink"]
         assert set(result.train_items).isdisjoint(result.test_items)
         assert list(ev.counts.items) == list(result.test_items)
-        s = ev.summary(n_boot=50).set_index(["metric", "model"])["mean"]
+        s = ev.summary(n_resamples=50).set_index(["metric", "model"])["mean"]
         assert s["emd", "A"] < s["emd", "marginal"]
         assert s["E[emd]", "E"] < s["E[emd]", "marginal"]
 
@@ -80,7 +80,7 @@ class TestRunExperiment:
         assert settings["featuriser"]["class"] == "TextFeatures"
         assert settings["models"]["E"]["params"]["max_iter"] == 50
         assert settings["split"]["n_test_items"] == len(result.test_items)
-        paths = result.save(tmp_path / "out", n_boot=50)
+        paths = result.save(tmp_path / "out", n_resamples=50)
         page = paths["report"].read_text()
         assert page.index('<section id="training">') < page.index("</main>")
         assert "ExpectedEMDRegression" in page

@@ -51,7 +51,7 @@ def _expected_row(frame: pd.DataFrame, dataset: str, a: str, b: str) -> pd.Serie
 @pytest.fixture(scope="module")
 def board() -> object:
     boards = [
-        leaderboard(*_task(sw), _METRICS, dataset=name, n_resamples=200)
+        leaderboard(*_task(sw), metrics=_METRICS, dataset=name, n_resamples=200)
         for name, sw in _SWAPS.items()
     ]
     return combine_leaderboards(boards)
@@ -106,8 +106,8 @@ class TestLeaderboard:
 
     def test_combine_refuses_mismatch(self) -> None:
         c, s = _task(set())
-        one = leaderboard(c, s, ["manhattan"], dataset="X", n_resamples=50)
-        two = leaderboard(c, s, ["euclidean"], dataset="Y", n_resamples=50)
+        one = leaderboard(c, s, metrics=["manhattan"], dataset="X", n_resamples=50)
+        two = leaderboard(c, s, metrics=["euclidean"], dataset="Y", n_resamples=50)
         with pytest.raises(ValueError, match="same metrics"):
             combine_leaderboards([one, two])
         with pytest.raises(ValueError, match="distinct"):
@@ -187,7 +187,7 @@ class TestReprHtml:
     def test_ranks_table_with_escaped_team_names(self) -> None:
         counts, subs = _task({0})
         subs["<script>"] = subs.pop("team9")
-        one = leaderboard(counts, subs, _METRICS, dataset="<b>A</b>", n_resamples=50)
+        one = leaderboard(counts, subs, metrics=_METRICS, dataset="<b>A</b>", n_resamples=50)
         page = one._repr_html_()
         assert "<script>" not in page
         assert "<b>A</b>" not in page

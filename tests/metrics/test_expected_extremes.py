@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -102,7 +103,7 @@ class TestEvaluateAtTheExtremes:
         with warnings.catch_warnings():
             warnings.simplefilter("error", RuntimeWarning)
             ev = evaluate(lc, preds, prior=prior)
-            summary = ev.summary(n_boot=50)
+            summary = ev.summary(n_resamples=50)
         expected_cols = summary[summary["metric"].str.startswith("E[")]
         assert np.isfinite(expected_cols["mean"].to_numpy(dtype=float)).all()
         assert ev.rankings()["rank"].notna().all()
@@ -135,8 +136,11 @@ def test_finite_wherever_defined(a, q):
         }
     for name, v in values.items():
         assert np.isfinite(v), (name, a, q, v)
-        # KL against a clipped (not renormalised) q may dip below 0 by rounding
-        assert v >= (-1e-12 if name == "kl_divergence" else 0.0), (name, a, q, v)
+        # KL against a clipped (not renormalised) q may dip below 0 by rounding; its
+        # digamma terms are of size log(a0) and cancel, so the rounding grows with it
+        # (hypothesis found -1.02e-12 at a0 = 9.4e299, where log(a0) = 690)
+        kl_tol = 1e-12 * max(1.0, math.log(float(alpha.sum())))
+        assert v >= (-kl_tol if name == "kl_divergence" else 0.0), (name, a, q, v)
     assert values["emd"] <= 1.0 + 1e-9
     assert values["manhattan"] <= 2.0 + 1e-9
     assert values["js_divergence"] <= LN2 + 1e-12

@@ -82,7 +82,7 @@ _METRIC_BY_CASE_NAME: dict[str, Any] = {
     "js_distance": js_distance,
     "manhattan": manhattan,
     "euclidean": euclidean,
-    "emd_normalized": lambda p, q: emd(p, q, normalize=True),
+    "emd_normalized": lambda p, q: emd(p, q, normalized_distance=True),
 }
 
 
@@ -260,7 +260,9 @@ class TestEmd:
         expected = np.array(
             [wasserstein_distance(support, support, a, b) for a, b in zip(p, q, strict=True)]
         )
-        np.testing.assert_allclose(emd(p, q, normalize=False), expected, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(
+            emd(p, q, normalized_distance=False), expected, rtol=0, atol=1e-12
+        )
         np.testing.assert_allclose(emd(p, q), expected / (k - 1), rtol=0, atol=1e-12)
 
     def test_equals_pot_emd2(self, pq: tuple[np.ndarray, np.ndarray]) -> None:
@@ -268,7 +270,9 @@ class TestEmd:
         k = p.shape[1]
         cost = np.abs(np.subtract.outer(np.arange(k), np.arange(k))).astype(np.float64)
         expected = np.array([ot.emd2(a, b, cost) for a, b in zip(p, q, strict=True)])
-        np.testing.assert_allclose(emd(p, q, normalize=False), expected, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(
+            emd(p, q, normalized_distance=False), expected, rtol=0, atol=1e-12
+        )
 
     def test_order_matters(self) -> None:
         # Same L1, different EMD: mass moved one step vs three steps (seed 000, example 2).

@@ -208,6 +208,52 @@ class TestRegisterMetric:
         assert "x" not in REGISTRY
 
 
+class TestKernel:
+    """``Metric.kernel``: the same formula as ``func`` without the input checks."""
+
+    @pytest.mark.parametrize("name", list_metrics(kind="pointwise", unary=None))
+    def test_every_builtin_pointwise_metric_has_a_kernel_equal_to_func(self, name: str) -> None:
+        m = REGISTRY[name]
+        assert m.kernel is not None
+        rng = np.random.default_rng(12)
+        for K in (2, 5, 11):
+            P = rng.dirichlet(np.full(K, 0.5), size=300)
+            P[:40, 0] = 0.0  # zeros in the target
+            P /= P.sum(axis=1, keepdims=True)
+            Q = rng.dirichlet(np.ones(K), size=300)
+            args = (P,) if m.unary else (P, Q)
+            # the public function validates and calls the kernel: the same bytes
+            np.testing.assert_array_equal(m.kernel(*args), m.func(*args))
+            if m.zero_policy:
+                np.testing.assert_array_equal(
+                    m.kernel(*args, zero="clip", eps=1e-9), m.func(*args, zero="clip", eps=1e-9)
+                )
+
+    def test_kernel_checks_scalar_options(self) -> None:
+        P = np.array([[0.5, 0.5]])
+        kernel = REGISTRY["kl_divergence"].kernel
+        assert kernel is not None
+        with pytest.raises(ValueError, match="'zero'"):
+            kernel(P, P, zero="drop")
+        with pytest.raises(ValueError, match="'base'"):
+            kernel(P, P, base=1.0)
+
+    def test_expected_and_debiased_metrics_have_none(self) -> None:
+        assert all(REGISTRY[n].kernel is None for n in list_metrics(kind="expected", unary=None))
+        assert all(REGISTRY[n].kernel is None for n in list_metrics(kind="debiased"))
+
+    @pytest.mark.usefixtures("clean_registry")
+    def test_register_with_kernel(self) -> None:
+        def tv(p: Any, q: Any, /) -> np.ndarray:
+            return 0.5 * np.abs(np.asarray(p) - np.asarray(q)).sum(axis=1)
+
+        m = register_metric("tv", tv, lower_is_better=True, kernel=tv)
+        assert m.kernel is tv
+        assert register_metric("tv2", tv, lower_is_better=True).kernel is None
+        with pytest.raises(TypeError, match="'kernel' parameter of register_metric"):
+            register_metric("tv3", tv, lower_is_better=True, kernel=3)  # type: ignore[arg-type]
+
+
 class TestExpectedForwarding:
     """Expected entries import dissensus.metrics.expected on the first call."""
 

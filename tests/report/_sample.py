@@ -306,7 +306,12 @@ def evaluation_report_data(n_items: int = 150, seed: int = 3) -> ReportData:
     metrics = ["cross_entropy", "kl_divergence", "manhattan"]
     metrics += [f"E[{m}]" for m in metrics]
     ev = evaluate(
-        lc, {k: Predictions.from_array(v, items=items) for k, v in preds.items()}, metrics
+        lc,
+        {k: Predictions.from_array(v, items=items) for k, v in preds.items()},
+        metrics=metrics,
+        prior="uniform",  # the setting of the issue: the uniform prior outweighs the annotations
     )
-    data: ReportData = ev.report_data(title="Evaluation report", n_boot=200, agreement_ci=False)
+    data: ReportData = ev.report_data(
+        title="Evaluation report", n_resamples=200, agreement_ci=False
+    )
     return data

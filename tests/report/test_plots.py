@@ -6,10 +6,17 @@ import re
 from dataclasses import replace
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from dissensus.report._data import example_report_data
-from dissensus.report._plots import annotations_histogram, by_bin_figure, figures, forest_figure
+from dissensus.report._plots import (
+    annotations_histogram,
+    annotator_reliability_figure,
+    by_bin_figure,
+    figures,
+    forest_figure,
+)
 from tests.report._sample import sample_report_data
 
 
@@ -86,3 +93,42 @@ class TestEdgeCases:
             replace(data, summary=data.summary[keep_summary], by_bin=data.by_bin[keep_bins])
         )
         assert set(figs) == {"annotations", "summary", "by_bin"}
+
+
+class TestAnnotatorReliabilityFigure:
+    def _table(self, n):
+        rng = np.random.default_rng(0)
+        return pd.DataFrame(
+            {"n_annotations": rng.integers(1, 50, n), "competence": rng.random(n)},
+            index=pd.Index([f"ann<{i}>" for i in range(n)], name="annotator"),
+        )
+
+    def test_sorted_and_named(self):
+        table = self._table(5)
+        fig = annotator_reliability_figure(table, reference=0.5)
+        assert fig is not None
+        best = table["competence"].idxmax()
+        worst = table["competence"].idxmin()
+        assert f"({best})" in fig.alt.split("from")[1].split("to")[0]
+        assert fig.alt.endswith(f"({worst}).")
+        assert "5 annotators" in fig.caption
+        assert fig.svg.startswith("<svg")
+        assert annotator_reliability_figure(table, reference=0.5).svg == fig.svg  # deterministic
+
+    def test_column_choice(self):
+        table = self._table(4).rename(columns={"competence": "accuracy"})
+        table["mean_recall"] = 0.5
+        assert "accuracy" in annotator_reliability_figure(table).caption
+        assert "mean recall" in annotator_reliability_figure(table, column="mean_recall").caption
+        with pytest.raises(ValueError, match="no column 'bias'"):
+            annotator_reliability_figure(table, column="bias")
+        with pytest.raises(ValueError, match="none of the columns"):
+            annotator_reliability_figure(table[["n_annotations"]])
+
+    def test_many_annotators_plot_ranks(self):
+        fig = annotator_reliability_figure(self._table(300))
+        assert fig is not None
+        assert "300 annotators" in fig.caption
+
+    def test_empty(self):
+        assert annotator_reliability_figure(self._table(0)) is None

@@ -71,7 +71,7 @@ class TestBootstrapWeights:
         assert abs(w.var() - (1 - 1 / 20)) < 0.05
 
     def test_bad_sizes(self) -> None:
-        with pytest.raises(ValueError, match="'n_boot' parameter"):
+        with pytest.raises(ValueError, match="'n_resamples' parameter"):
             bootstrap_weights(5, 0)
         with pytest.raises(ValueError, match="'n' parameter"):
             bootstrap_weights(0, 5)
@@ -124,21 +124,21 @@ class TestPercentileInterval:
     def test_matches_numpy_quantile(self) -> None:
         rng = np.random.default_rng(0)
         boot = rng.normal(size=(999, 3, 2))
-        lo, hi = percentile_interval(boot, level=0.9)
+        lo, hi = percentile_interval(boot, confidence_level=0.9)
         np.testing.assert_allclose(lo, np.quantile(boot, 0.05, axis=0))
         np.testing.assert_allclose(hi, np.quantile(boot, 0.95, axis=0))
 
     def test_nan_aware(self) -> None:
         boot = np.array([[1.0, np.nan], [2.0, np.nan], [np.nan, np.nan], [3.0, np.nan]])
-        lo, hi = percentile_interval(boot, level=0.5)
+        lo, hi = percentile_interval(boot, confidence_level=0.5)
         np.testing.assert_allclose(lo[0], np.nanquantile(boot[:, 0], 0.25))
         np.testing.assert_allclose(hi[0], np.nanquantile(boot[:, 0], 0.75))
         assert np.isnan(lo[1])
         assert np.isnan(hi[1])
 
     def test_bad_level(self) -> None:
-        with pytest.raises(ValueError, match="'level' parameter of percentile_interval"):
-            percentile_interval(np.zeros(5), level=95)
+        with pytest.raises(ValueError, match="'confidence_level' parameter of percentile_interval"):
+            percentile_interval(np.zeros(5), confidence_level=95)
 
 
 class TestBcaInterval:
@@ -154,7 +154,7 @@ class TestBcaInterval:
         a = (dev**3).sum() / (6 * ((dev**2).sum()) ** 1.5)
         z = stats.norm.ppf([0.05, 0.95])
         q = stats.norm.cdf(z0 + (z0 + z) / (1 - a * (z0 + z)))
-        lo, hi = bca_interval(boot, theta, jack, level=0.9)
+        lo, hi = bca_interval(boot, theta, jack, confidence_level=0.9)
         np.testing.assert_allclose([lo, hi], np.quantile(boot, q), rtol=1e-12)
 
     def test_matches_scipy_bootstrap_bca(self) -> None:
@@ -162,13 +162,18 @@ class TestBcaInterval:
         # so the two agree within Monte Carlo error (the same replicates: the test above).
         rng = np.random.default_rng(4)
         x = rng.exponential(size=40)
-        n_boot = 4000
-        w = bootstrap_weights(40, n_boot, seed=7)
+        n_resamples = 4000
+        w = bootstrap_weights(40, n_resamples, seed=7)
         boot = w @ x / 40
         jack = (x.sum() - x) / 39
-        lo, hi = bca_interval(boot, x.mean(), jack, level=0.9)
+        lo, hi = bca_interval(boot, x.mean(), jack, confidence_level=0.9)
         ref = stats.bootstrap(
-            (x,), np.mean, method="BCa", confidence_level=0.9, n_resamples=n_boot, random_state=7
+            (x,),
+            np.mean,
+            method="BCa",
+            confidence_level=0.9,
+            n_resamples=n_resamples,
+            random_state=7,
         ).confidence_interval
         # Different resamples: agreement within Monte Carlo error only.
         assert abs(float(lo) - ref.low) < 0.03
@@ -190,8 +195,8 @@ class TestBcaInterval:
         # z0 = 0 and a = 0 reduce BCa to the percentile interval.
         boot = np.array([-2.0, -1.0, 1.0, 2.0])
         jack = np.array([-1.0, 1.0])
-        lo, hi = bca_interval(boot, 0.0, jack, level=0.5)
-        plo, phi = percentile_interval(boot, level=0.5)
+        lo, hi = bca_interval(boot, 0.0, jack, confidence_level=0.5)
+        plo, phi = percentile_interval(boot, confidence_level=0.5)
         assert float(lo) == pytest.approx(float(plo))
         assert float(hi) == pytest.approx(float(phi))
 
@@ -202,9 +207,9 @@ class TestBcaInterval:
 
 
 def test_confidence_interval_is_named_pair() -> None:
-    ci = ConfidenceInterval(0.1, 0.4)
-    assert ci.low == 0.1
-    assert tuple(ci) == (0.1, 0.4)
+    interval = ConfidenceInterval(0.1, 0.4)
+    assert interval.low == 0.1
+    assert tuple(interval) == (0.1, 0.4)
 
 
 class TestPoissonWeights:

@@ -149,12 +149,12 @@ class TestWilcoxonTest:
         assert (got.statistic, got.pvalue) == (exp.statistic, exp.pvalue)
         assert got.test == "wilcoxon"
         assert got.n == 2000
-        assert np.isnan(got.ci.low)
+        assert np.isnan(got.confidence_interval.low)
 
     def test_all_zero_differences(self):
         res = wilcoxon_test([1.0, 2.0], [1.0, 2.0])
         assert res.pvalue == 1.0
-        assert float(res) == res.value == 1.0
+        assert float(res) == res.pvalue == 1.0
 
     def test_nonfinite_refused(self):
         with pytest.raises(ValueError, match="position 1 is inf"):
@@ -232,14 +232,14 @@ class TestBootstrapTest:
         x = rng.normal(size=200)
         y = x - 0.3 + rng.normal(scale=0.5, size=200)
         res = bootstrap_test(x, y, n_resamples=2000, seed=0)
-        assert res.ci.low > 0
+        assert res.confidence_interval.low > 0
         assert res.pvalue < 0.05
         assert res.diff == pytest.approx(np.mean(x - y))
 
     def test_null_difference_not_significant(self):
         x = np.random.default_rng(7).normal(size=100)
         res = bootstrap_test(x, x[::-1].copy(), n_resamples=2000, seed=0)
-        assert res.ci.low < 0 < res.ci.high
+        assert res.confidence_interval.low < 0 < res.confidence_interval.high
         assert res.pvalue > 0.05
 
     def test_coverage_of_paired_bootstrap(self):
@@ -259,7 +259,7 @@ class TestBootstrapTest:
 
     def test_bad_level(self):
         with pytest.raises(ValueError, match="level"):
-            bootstrap_test([1.0, 2.0], [0.0, 1.0], level=1.5)
+            bootstrap_test([1.0, 2.0], [0.0, 1.0], confidence_level=1.5)
 
 
 class TestAdjustPvalues:

@@ -27,7 +27,7 @@ def _exact_representations(S: np.ndarray) -> np.ndarray:
 class TestBae:
     def test_representations_with_the_true_similarity_score_one(self, pool) -> None:
         ann = pool[0]
-        S = consistency_matrix(ann).value.to_numpy()
+        S = consistency_matrix(ann).statistic.to_numpy()
         r = bae(_exact_representations(S), ann)
         assert r.statistic == pytest.approx(1.0, abs=1e-9)
         assert r.disparity == pytest.approx(0.0, abs=1e-6)
@@ -88,7 +88,7 @@ class TestMdsEmbedding:
 class TestReprHtml:
     def test_one_row_with_statistic_and_escaped_names(self, pool) -> None:
         ann = pool[0]
-        S = consistency_matrix(ann).value.to_numpy()
+        S = consistency_matrix(ann).statistic.to_numpy()
         r = bae(_exact_representations(S), ann)
         first = r.similarity_true.index[0]
         page = replace(

@@ -35,7 +35,7 @@ def pool() -> tuple[Annotations, pd.DataFrame, np.ndarray]:
 class TestConsistencyMatrix:
     def test_shows_the_cliques(self, pool) -> None:
         ann, _, _ = pool
-        M = consistency_matrix(ann).value
+        M = consistency_matrix(ann).statistic
         for i, j in itertools.combinations(range(6), 2):
             kappa = M.loc[f"a{i}", f"a{j}"]
             if i % 2 == j % 2:
@@ -49,7 +49,7 @@ class TestConsistencyMatrix:
         M = consistency_matrix(ann, measure="alpha", level="ordinal", min_overlap=5)
         P = pairwise(ann, "alpha", level="ordinal", min_overlap=5)
         off = ~np.eye(6, dtype=bool)
-        np.testing.assert_allclose(M.value.to_numpy()[off], P.value.to_numpy()[off])
+        np.testing.assert_allclose(M.statistic.to_numpy()[off], P.statistic.to_numpy()[off])
         pd.testing.assert_frame_equal(M.overlap, P.overlap)
 
     def test_nan_below_min_overlap(self) -> None:
@@ -60,7 +60,7 @@ class TestConsistencyMatrix:
                 "label": [0, 1, 1, 1, 0],
             }
         )
-        M = consistency_matrix(Annotations.from_frame(df), min_overlap=2).value
+        M = consistency_matrix(Annotations.from_frame(df), min_overlap=2).statistic
         assert np.isnan(M.loc["a", "c"])
         assert M.loc["c", "c"] == 1.0
 
@@ -91,8 +91,12 @@ class TestDic:
         ann, df, z = pool
         pred = one_clique_model(df, z)
         r = dic(ann, pred, confidence_level=None)
-        M = pairwise(ann).value.to_numpy()
-        Mp = pairwise(Annotations.from_frame(pred)).value.loc[r.true.index, r.true.index].to_numpy()
+        M = pairwise(ann).statistic.to_numpy()
+        Mp = (
+            pairwise(Annotations.from_frame(pred))
+            .statistic.loc[r.true.index, r.true.index]
+            .to_numpy()
+        )
         iu = np.triu_indices(6, 1)
         expected = np.linalg.norm(M[iu] - Mp[iu]) / np.linalg.norm(M[iu])
         assert r.statistic == pytest.approx(expected, rel=1e-12)
@@ -153,7 +157,7 @@ class TestDic:
                         t_ann, p.drop(columns="rep"), min_overlap=1, confidence_level=None
                     ).statistic
                 )
-        lo, hi = percentile_interval(np.array(boot), level=0.95)
+        lo, hi = percentile_interval(np.array(boot), confidence_level=0.95)
         assert r.confidence_interval.low == pytest.approx(float(lo), rel=1e-9)
         assert r.confidence_interval.high == pytest.approx(float(hi), rel=1e-9)
 
@@ -326,7 +330,7 @@ class TestReprHtml:
         assert "<td>&lt;script&gt;m&lt;/script&gt;</td>" in page
         assert "&#x27;&lt;script&gt;&#x27;" in page  # the annotator, quoted as in errors
         assert f"<td>{r.statistic:.4f}</td>" in page
-        ci = r.confidence_interval
-        assert ci is not None
-        assert f"<td>[{ci.low:.4f}, {ci.high:.4f}]</td>" in page
+        interval = r.confidence_interval
+        assert interval is not None
+        assert f"<td>[{interval.low:.4f}, {interval.high:.4f}]</td>" in page
         assert f"<td>{r.n_pairs:,}" in page

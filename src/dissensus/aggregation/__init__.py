@@ -1,9 +1,12 @@
 """Annotator-aware aggregation: latent-class models of who labels how well.
 
-Dawid–Skene fits one confusion matrix per annotator by EM and returns, for
-every item, a posterior distribution over its true label: soft labels that
-weigh reliable annotators more (``posterior.soft_labels(ann,
-method="dawid_skene")``), and a reliability table per annotator.
+Dawid–Skene fits one confusion matrix per annotator by EM; its ordinal
+variant two numbers per annotator (a bias and a noise scale on the ordered
+scale); MACE a competence (probability of not spamming) and a spamming
+distribution. Each returns, for every item, a posterior distribution over its
+true label: soft labels that weigh reliable annotators more
+(:func:`soft_targets`, ``posterior.soft_labels(ann, method=...)``), and a
+reliability table per annotator.
 
 Examples
 --------
@@ -16,6 +19,21 @@ Examples
 ['x', 'y']
 """
 
-from dissensus.aggregation._dawid_skene import ConvergenceWarning, DawidSkeneResult, dawid_skene
+from dissensus.aggregation._dawid_skene import DawidSkeneResult, dawid_skene
+from dissensus.aggregation._em import ConvergenceWarning
+from dissensus.aggregation._mace import MACEResult, mace
+from dissensus.aggregation._ordinal import OrdinalDawidSkeneResult, ordinal_dawid_skene
+from dissensus.aggregation._soft_targets import TARGET_METHODS, fit_annotator_model, soft_targets
 
-__all__ = ["ConvergenceWarning", "DawidSkeneResult", "dawid_skene"]
+__all__ = [
+    "TARGET_METHODS",
+    "ConvergenceWarning",
+    "DawidSkeneResult",
+    "MACEResult",
+    "OrdinalDawidSkeneResult",
+    "dawid_skene",
+    "fit_annotator_model",
+    "mace",
+    "ordinal_dawid_skene",
+    "soft_targets",
+]

@@ -19,31 +19,36 @@ posterior :math:`T_{ic}` moves by ``tol`` or more in an iteration.
 
 from __future__ import annotations
 
-import math
-import warnings
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from scipy import special
 
-from dissensus._exceptions import DataError, DissensusWarning
-from dissensus._validation import SeedLike, as_generator, check_option
+from dissensus._validation import SeedLike
+from dissensus.aggregation._em import (
+    EPS,
+    ConvergenceWarning,
+    Data,
+    EMRun,
+    answer_sums,
+    check_em_options,
+    check_nonnegative,
+    confusion_e_step,
+    data_codes,
+    initial_posteriors,
+    most_probable,
+    run_em,
+    warn_not_converged,
+)
 from dissensus.data import Annotations, Scale
 
 __all__ = ["ConvergenceWarning", "DawidSkeneResult", "dawid_skene"]
 
 FloatArray = npt.NDArray[np.float64]
 Init = Literal["majority", "random"]
-
-#: Floor of the probabilities whose logs are taken (as crowd-kit's ``_EPS``).
-_EPS = 1e-10
-
-
-class ConvergenceWarning(DissensusWarning):
-    """An iterative fit stopped at its iteration limit before converging."""
+R = TypeVar("R", bound="DawidSkeneResult")
 
 
 @dataclass(frozen=True)
@@ -92,9 +97,7 @@ class DawidSkeneResult:
     @property
     def labels(self) -> pd.Series:
         """The most probable label of each item (the first on ties)."""
-        cols = np.asarray(self.posterior.columns, dtype=object)
-        best = cols[self.posterior.to_numpy().argmax(axis=1)]
-        return pd.Series(best, index=self.posterior.index, name="label")
+        return most_probable(self.posterior)
 
     def confusion_matrix(self, annotator: object) -> pd.DataFrame:
         """One annotator's confusion matrix: rows the true label, columns the answer."""
@@ -141,41 +144,13 @@ class DawidSkeneResult:
         )
 
 
-def _m_step(
-    T: FloatArray,
-    i: npt.NDArray[np.int64],
-    ay: npt.NDArray[np.int64],
-    R: int,
-    smoothing: float,
-) -> tuple[FloatArray, FloatArray]:
+def _m_step(T: FloatArray, d: Data, smoothing: float) -> tuple[FloatArray, FloatArray]:
     """Priors (K,) and confusion (R, K true, K answer) from the posteriors ``T``."""
-    K = T.shape[1]
-    rho = np.maximum(T.mean(axis=0), _EPS)
-    # column c: sum of T[i, c] over the annotations with (annotator, answer) = (a, y)
-    sums = np.stack([np.bincount(ay, weights=T[i, c], minlength=R * K) for c in range(K)], axis=1)
-    conf = sums.reshape(R, K, K).transpose(0, 2, 1) + smoothing  # (a, c, y)
-    np.maximum(conf, _EPS, out=conf)
+    rho = np.maximum(T.mean(axis=0), EPS)
+    conf = answer_sums(T, d) + smoothing  # (a, c, y)
+    np.maximum(conf, EPS, out=conf)
     conf /= conf.sum(axis=2, keepdims=True)
-    return rho, np.ascontiguousarray(conf)
-
-
-def _e_step(
-    rho: FloatArray,
-    conf: FloatArray,
-    *,
-    i: npt.NDArray[np.int64],
-    a: npt.NDArray[np.int64],
-    y: npt.NDArray[np.int64],
-    N: int,
-) -> tuple[FloatArray, float]:
-    """Posteriors (N, K) and the log-likelihood (total) under ``rho`` and ``conf``."""
-    K = rho.size
-    log_c = np.log(conf)[a, :, y]  # (M, K): log P(answer y | true c) of each annotation
-    L = np.log(rho)[None, :] + np.stack(
-        [np.bincount(i, weights=log_c[:, c], minlength=N) for c in range(K)], axis=1
-    )
-    logz = special.logsumexp(L, axis=1)
-    return np.exp(L - logz[:, None]), float(logz.sum())
+    return rho, conf
 
 
 def dawid_skene(
@@ -258,70 +233,39 @@ def dawid_skene(
     (['x', 'y', 'x', 'y'], True)
     """
     func = "dawid_skene"
-    check_option(func, "init", init, ("majority", "random"))
-    if int(n_iter) < 1:
-        msg = f"The 'n_iter' parameter of {func} must be at least 1. Got {n_iter!r} instead."
-        raise ValueError(msg)
-    if not (math.isfinite(tol) and tol >= 0):
-        msg = f"The 'tol' parameter of {func} must be a finite number >= 0. Got {tol!r} instead."
-        raise ValueError(msg)
-    if not (math.isfinite(smoothing) and smoothing >= 0):
-        msg = (
-            f"The 'smoothing' parameter of {func} must be a finite number >= 0. "
-            f"Got {smoothing!r} instead."
-        )
-        raise ValueError(msg)
-    given: object = annotations  # users pass other things despite the annotation
-    if not isinstance(given, Annotations):
-        msg = f"{func} expects Annotations with annotator ids; got {type(given).__name__}."
-        raise TypeError(msg)
-    if annotations.annotator_codes is None or annotations.annotators is None:
-        msg = (
-            f"{func} models each annotator, so it needs annotator ids; load the annotations "
-            "with annotator='<column>'."
-        )
-        raise DataError(msg)
-    i = annotations.item_codes
-    a = annotations.annotator_codes
-    y = annotations.label_codes
-    N, R, K = annotations.n_items, len(annotations.annotators), annotations.scale.K
-    ay = a * K + y
-    if init == "majority":
-        X = np.stack([np.bincount(i, weights=(y == c), minlength=N) for c in range(K)], axis=1)
-        T = X / X.sum(axis=1, keepdims=True)
-    else:
-        T = as_generator(seed).dirichlet(np.ones(K), size=N)
-    history: list[float] = []
-    converged = False
-    M = max(y.size, 1)
-    rho = conf = np.empty(0)
-    change = math.inf
-    for _ in range(int(n_iter)):
-        rho, conf = _m_step(T, i, ay, R, smoothing)
-        T_new, loglik = _e_step(rho, conf, i=i, a=a, y=y, N=N)
-        change = float(np.abs(T_new - T).max())
-        T = T_new
-        history.append(loglik / M)
-        if change < tol:
-            converged = True
-            break
-    if not converged:
-        warnings.warn(
-            f"{func} stopped after {n_iter} iterations without converging (the posteriors "
-            f"still moved by {change:.3g} > tol={tol:g}); raise n_iter.",
-            ConvergenceWarning,
-            stacklevel=2,
-        )
+    check_em_options(func, n_iter=n_iter, tol=tol, init=init)
+    smoothing = check_nonnegative(func, "smoothing", smoothing)
+    d = data_codes(func, annotations)
+    fitted: dict[str, FloatArray] = {}
+
+    def step(T: FloatArray) -> tuple[FloatArray, float]:
+        fitted["rho"], fitted["conf"] = _m_step(T, d, smoothing)
+        return confusion_e_step(fitted["rho"], fitted["conf"], d)
+
+    run = run_em(initial_posteriors(d, init, seed), step, n_iter=n_iter, tol=tol,
+                 n_annotations=d.y.size)  # fmt: skip
+    if not run.converged:
+        warn_not_converged(func, n_iter, run.change, tol)
+    return fitted_result(DawidSkeneResult, annotations, d, run, fitted=fitted, tol=tol)
+
+
+def fitted_result(
+    cls: type[R], annotations: Annotations, d: Data, run: EMRun, *,
+    fitted: dict[str, FloatArray], tol: float, **extra: object,
+) -> R:  # fmt: skip
+    """A Dawid–Skene-type result from an EM run and its last priors and confusion matrices."""
     labels = pd.Index(annotations.scale.labels, name="label")
-    return DawidSkeneResult(
-        posterior=pd.DataFrame(T, index=annotations.items, columns=labels),
+    rho = fitted["rho"]
+    return cls(
+        posterior=pd.DataFrame(run.T, index=annotations.items, columns=labels),
         priors=pd.Series(rho / rho.sum(), index=labels, name="prior"),
-        confusion=conf,
-        annotators=annotations.annotators,
-        n_annotations=np.bincount(a, minlength=R).astype(np.int64),
+        confusion=fitted["conf"],
+        annotators=d.annotators,
+        n_annotations=d.n_annotations,
         scale=annotations.scale,
-        log_likelihood=tuple(history),
-        n_iter=len(history),
-        converged=converged,
+        log_likelihood=run.history,
+        n_iter=len(run.history),
+        converged=run.converged,
         tol=float(tol),
+        **extra,
     )

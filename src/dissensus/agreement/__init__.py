@@ -2,7 +2,7 @@
 
 Every coefficient returns an :class:`AgreementResult` (``float(result)`` is
 the value) with its parts, an analytic standard error where a standard one
-exists, and a seeded bootstrap interval over items with ``ci=0.95``.
+exists, and a seeded bootstrap interval over items with ``confidence_level=0.95``.
 
 Examples
 --------
@@ -60,13 +60,14 @@ from dissensus.agreement._multirater import (
     share_unanimous,
 )
 from dissensus.agreement._pairwise import PairwiseAgreement, pairwise
-from dissensus.agreement._report import majority_labels, report
+from dissensus.agreement._report import LabelPatterns, label_patterns, majority_labels, report
 from dissensus.agreement._result import AgreementResult
 
 __all__ = [
     "BENCHMARK_SCALES",
     "AgreementResult",
     "BenchmarkResult",
+    "LabelPatterns",
     "PairwiseAgreement",
     "agreement_weights",
     "benchmark_agreement",
@@ -82,6 +83,7 @@ __all__ = [
     "icc",
     "interpret_agreement",
     "krippendorff_alpha",
+    "label_patterns",
     "light_kappa",
     "majority_labels",
     "observed_agreement",

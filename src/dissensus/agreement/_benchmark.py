@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from dissensus._deprecation import deprecated_attribute
 from dissensus._validation import check_option, check_probability_level
 from dissensus.agreement._result import AgreementResult
 
@@ -115,7 +116,7 @@ class BenchmarkResult:
         One row per interval, highest first: ``low``, ``high``, ``label``,
         ``probability`` (that the true coefficient is in it) and
         ``cumulative``.
-    value, se : float
+    statistic, se : float
         The coefficient and its standard error.
     scale : str
         The benchmark scale.
@@ -125,10 +126,13 @@ class BenchmarkResult:
 
     label: str
     table: pd.DataFrame
-    value: float
+    statistic: float
     se: float
     scale: str
     threshold: float
+
+    # a documented name before the glossary (docs/glossary.md); removed in 1.0
+    value = deprecated_attribute("value", "statistic")
 
     def __str__(self) -> str:
         return self.label
@@ -230,7 +234,7 @@ def benchmark_agreement(
     return BenchmarkResult(
         label=bands[pick][2],
         table=table,
-        value=value,
+        statistic=value,
         se=s,
         scale=scale,
         threshold=threshold,

@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from dissensus._deprecation import renamed_parameters
 from dissensus._exceptions import DataError, DegenerateAgreementWarning
 from dissensus._validation import SeedLike, examples
 from dissensus.agreement._common import (
@@ -144,7 +145,7 @@ def _table_ci(
     value: float,
     *,
     level: float,
-    n_boot: int,
+    n_resamples: int,
     seed: SeedLike,
     method: str,
     stat: str,
@@ -170,13 +171,14 @@ def _table_ci(
         P,
         flat[cells],
         level=level,
-        n_boot=n_boot,
+        n_resamples=n_resamples,
         seed=seed,
         method=method,
         theta_hat=value,
     )
 
 
+@renamed_parameters(n_boot="n_resamples", ci="confidence_level")
 def cohen_kappa(
     a: Sequence[Any] | npt.ArrayLike | None = None,
     b: Sequence[Any] | npt.ArrayLike | None = None,
@@ -184,8 +186,8 @@ def cohen_kappa(
     table: npt.ArrayLike | None = None,
     weights: Weights = None,
     labels: Sequence[Any] | Scale | None = None,
-    ci: float | None = None,
-    n_boot: int = 1000,
+    confidence_level: float | None = None,
+    n_resamples: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
 ) -> AgreementResult:
@@ -208,16 +210,16 @@ def cohen_kappa(
     labels : sequence or Scale, optional
         The categories and their order. Default: the sorted union of the
         labels seen (numbers numerically, strings alphabetically).
-    ci, n_boot, seed, ci_method
+    confidence_level, n_resamples, seed, ci_method
         Bootstrap interval over items, as in :func:`fleiss_kappa`.
 
     Returns
     -------
     AgreementResult
-        ``value`` kappa, ``se`` the large-sample standard error of Fleiss,
+        ``statistic`` kappa, ``se`` the large-sample standard error of Fleiss,
         Cohen and Everitt (1969), ``parts`` observed and chance agreement and
         ``se0``, the standard error under independence; ``z = kappa / se0``
-        and its two-sided ``p_value`` test the null of chance agreement.
+        and its two-sided ``pvalue`` test the null of chance agreement.
 
     Notes
     -----
@@ -243,7 +245,7 @@ def cohen_kappa(
     (0.5, 4, 1)
     """
     name = "cohen_kappa" if weights is None else "weighted_cohen_kappa"
-    level = check_ci(name, ci, ci_method, n_boot)
+    level = check_ci(name, confidence_level, ci_method, n_resamples)
     T, scale, n_excluded = _table_input(name, a, b, table, labels)
     M = weight_matrix(weights, scale, name)
     n = int(T.sum())
@@ -262,20 +264,27 @@ def cohen_kappa(
     interval = None
     if level is not None:
         interval = _table_ci(
-            T, M, value, level=level, n_boot=n_boot, seed=seed, method=ci_method, stat="cohen"
+            T,
+            M,
+            value,
+            level=level,
+            n_resamples=n_resamples,
+            seed=seed,
+            method=ci_method,
+            stat="cohen",
         )
     return AgreementResult(
         name=name,
-        value=value,
+        statistic=value,
         se=se,
-        ci=interval,
-        ci_level=level,
+        confidence_interval=interval,
+        confidence_level=level,
         n_items=n,
         n_items_excluded=n_excluded,
         n_annotations=2 * n,
         parts={"observed_agreement": pa, "chance_agreement": pe, "se0": se0},
         z=z,
-        p_value=two_sided_p(z),
+        pvalue=two_sided_p(z),
         note=note,
     )
 
@@ -287,8 +296,8 @@ def scott_pi(
     table: npt.ArrayLike | None = None,
     weights: Weights = None,
     labels: Sequence[Any] | Scale | None = None,
-    ci: float | None = None,
-    n_boot: int = 1000,
+    confidence_level: float | None = None,
+    n_resamples: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
 ) -> AgreementResult:
@@ -296,7 +305,7 @@ def scott_pi(
 
     Parameters
     ----------
-    a, b, table, weights, labels, ci, n_boot, seed, ci_method
+    a, b, table, weights, labels, confidence_level, n_resamples, seed, ci_method
         As in :func:`cohen_kappa`.
 
     Returns
@@ -322,7 +331,7 @@ def scott_pi(
     0.7962397
     """
     name = "scott_pi"
-    level = check_ci(name, ci, ci_method, n_boot)
+    level = check_ci(name, confidence_level, ci_method, n_resamples)
     T, scale, n_excluded = _table_input(name, a, b, table, labels)
     M = weight_matrix(weights, scale, name)
     n = T.sum()
@@ -346,14 +355,21 @@ def scott_pi(
     interval = None
     if level is not None:
         interval = _table_ci(
-            T, M, value, level=level, n_boot=n_boot, seed=seed, method=ci_method, stat="scott"
+            T,
+            M,
+            value,
+            level=level,
+            n_resamples=n_resamples,
+            seed=seed,
+            method=ci_method,
+            stat="scott",
         )
     return AgreementResult(
         name=name,
-        value=value,
+        statistic=value,
         se=se,
-        ci=interval,
-        ci_level=level,
+        confidence_interval=interval,
+        confidence_level=level,
         n_items=int(n),
         n_items_excluded=n_excluded,
         n_annotations=2 * int(n),
@@ -445,12 +461,13 @@ def _rater_patterns(R: FloatArray, K: int) -> tuple[FloatArray, IntArray]:
     return onehot.reshape(len(rows), -1), mult
 
 
+@renamed_parameters(n_boot="n_resamples", ci="confidence_level", ratings="annotations")
 def conger_kappa(
-    ratings: Any,
+    annotations: Any,
     *,
     weights: Weights = None,
-    ci: float | None = None,
-    n_boot: int = 1000,
+    confidence_level: float | None = None,
+    n_resamples: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
 ) -> AgreementResult:
@@ -458,14 +475,14 @@ def conger_kappa(
 
     Parameters
     ----------
-    ratings : Annotations or array_like of shape (N items, R raters)
+    annotations : Annotations or array_like of shape (N items, R raters)
         Annotations with annotator ids, or label codes ``0 .. K-1`` with
         NaN where a rater did not rate an item.
     weights : None, str or array_like of shape (K, K)
         Agreement weights: a named scheme of :func:`agreement_weights` (over
         the label values of the scale; codes ``0 .. K-1`` for an array) or
         a matrix.
-    ci, n_boot, seed, ci_method
+    confidence_level, n_resamples, seed, ci_method
         Bootstrap interval over items, as in :func:`fleiss_kappa`.
 
     Returns
@@ -499,8 +516,8 @@ def conger_kappa(
     0.3846
     """
     name = "conger_kappa"
-    level = check_ci(name, ci, ci_method, n_boot)
-    R, scale, n_excluded, _ = _prepare_raters(ratings, name)
+    level = check_ci(name, confidence_level, ci_method, n_resamples)
+    R, scale, n_excluded, _ = _prepare_raters(annotations, name)
     K = scale.K
     M = weight_matrix(weights, scale, name)
     n_raters = R.shape[1]
@@ -530,17 +547,17 @@ def conger_kappa(
             rows,
             mult,
             level=level,
-            n_boot=n_boot,
+            n_resamples=n_resamples,
             seed=seed,
             method=ci_method,
             theta_hat=value,
         )
     return AgreementResult(
         name=name,
-        value=value,
+        statistic=value,
         se=se,
-        ci=interval,
-        ci_level=level,
+        confidence_interval=interval,
+        confidence_level=level,
         n_items=N,
         n_items_excluded=n_excluded,
         n_annotations=int(np.isfinite(R).sum()),
@@ -571,12 +588,13 @@ def _light_core(M: FloatArray, n_raters: int, K: int) -> Any:
     return core
 
 
+@renamed_parameters(n_boot="n_resamples", ci="confidence_level", ratings="annotations")
 def light_kappa(
-    ratings: Any,
+    annotations: Any,
     *,
     weights: Weights = None,
-    ci: float | None = None,
-    n_boot: int = 1000,
+    confidence_level: float | None = None,
+    n_resamples: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
 ) -> AgreementResult:
@@ -584,11 +602,11 @@ def light_kappa(
 
     Parameters
     ----------
-    ratings : Annotations or array_like of shape (N items, R raters)
+    annotations : Annotations or array_like of shape (N items, R raters)
         As in :func:`conger_kappa`.
     weights : None, str or array_like of shape (K, K)
         Agreement weights of each pairwise kappa, as in :func:`conger_kappa`.
-    ci, n_boot, seed, ci_method
+    confidence_level, n_resamples, seed, ci_method
         Bootstrap interval over items, as in :func:`fleiss_kappa`.
 
     Returns
@@ -616,8 +634,8 @@ def light_kappa(
     0.4
     """
     name = "light_kappa"
-    level = check_ci(name, ci, ci_method, n_boot)
-    R, scale, n_excluded, _ = _prepare_raters(ratings, name)
+    level = check_ci(name, confidence_level, ci_method, n_resamples)
+    R, scale, n_excluded, _ = _prepare_raters(annotations, name)
     K = scale.K
     M = weight_matrix(weights, scale, name)
     n_raters = R.shape[1]
@@ -643,7 +661,7 @@ def light_kappa(
             rows,
             mult,
             level=level,
-            n_boot=n_boot,
+            n_resamples=n_resamples,
             seed=seed,
             method=ci_method,
             theta_hat=value,
@@ -651,9 +669,9 @@ def light_kappa(
         )
     return AgreementResult(
         name=name,
-        value=value,
-        ci=interval,
-        ci_level=level,
+        statistic=value,
+        confidence_interval=interval,
+        confidence_level=level,
         n_items=R.shape[0],
         n_items_excluded=n_excluded,
         n_annotations=int(np.isfinite(R).sum()),

@@ -31,6 +31,7 @@ from dissensus._validation import (
     check_probability_level,
     examples,
 )
+from dissensus.agreement._result import AgreementResult
 from dissensus.data import Annotations, LabelCounts, Scale, as_label_counts
 from dissensus.stats._bootstrap import (
     ConfidenceInterval,
@@ -306,15 +307,17 @@ def patterns(X: IntArray) -> tuple[IntArray, IntArray, IntArray]:
     return rows.astype(np.int64), mult.astype(np.int64), inverse.reshape(-1).astype(np.int64)
 
 
-def check_ci(func: str, ci: float | None, ci_method: str, n_boot: int) -> float | None:
+def check_ci(
+    func: str, confidence_level: float | None, ci_method: str, n_resamples: int
+) -> float | None:
     """Validate the interval options shared by every coefficient."""
     check_option(func, "ci_method", ci_method, ("percentile", "bca"))
-    if ci is None:
+    if confidence_level is None:
         return None
-    if int(n_boot) < 2:
-        msg = f"The 'n_boot' parameter of {func} must be at least 2. Got {n_boot!r} instead."
+    if int(n_resamples) < 2:
+        msg = f"The 'n_resamples' parameter of {func} must be at least 2. Got {n_resamples!r} instead."
         raise ValueError(msg)
-    return check_probability_level(func, "ci", ci)
+    return check_probability_level(func, "confidence_level", confidence_level)
 
 
 def _chunks(n_rows: int, per_row: int) -> Iterable[slice]:
@@ -363,7 +366,7 @@ def bootstrap_cis(
     mult: IntArray,
     *,
     level: float,
-    n_boot: int,
+    n_resamples: int,
     seed: SeedLike,
     method: str,
 ) -> list[ConfidenceInterval]:
@@ -388,7 +391,7 @@ def bootstrap_cis(
     step = max(1, _CHUNK_FLOATS // max(*widths, 1))
     reps: list[list[FloatArray]] = [[] for _ in todo]
     with np.errstate(invalid="ignore", divide="ignore"):
-        for W in iter_pattern_weights(mult, n_boot, seed=seed, chunk=step):
+        for W in iter_pattern_weights(mult, n_resamples, seed=seed, chunk=step):
             Wf = W.astype(np.float64)
             for j, i in enumerate(todo):
                 reps[j].append(stats[i].core(rows, Wf))
@@ -396,7 +399,7 @@ def bootstrap_cis(
         boot = np.concatenate(reps[j])
         st = stats[i]
         if method == "percentile":
-            lo, hi = percentile_interval(boot, level=level)
+            lo, hi = percentile_interval(boot, confidence_level=level)
         else:
             # Leaving out one item of pattern u: weights mult - e_u, applied
             # implicitly (O(U) per left-out pattern, not O(U^2)).
@@ -407,7 +410,7 @@ def bootstrap_cis(
                 with np.errstate(invalid="ignore", divide="ignore"):
                     jack_u[s] = st.core(rows, cast("FloatArray", _LeaveOneOut(base, s)))
             jack = np.repeat(jack_u, mult)
-            lo, hi = bca_interval(boot, st.theta_hat, jack, level=level)
+            lo, hi = bca_interval(boot, st.theta_hat, jack, confidence_level=level)
         out[i] = ConfidenceInterval(float(lo), float(hi))
     return out
 
@@ -418,7 +421,7 @@ def bootstrap_ci(
     mult: IntArray,
     *,
     level: float,
-    n_boot: int,
+    n_resamples: int,
     seed: SeedLike,
     method: str,
     theta_hat: float,
@@ -431,9 +434,9 @@ def bootstrap_ci(
     :func:`dissensus.agreement.report` with an integer seed).
     """
     stat = BootStatistic(core, theta_hat, per_row)
-    return bootstrap_cis([stat], rows, mult, level=level, n_boot=n_boot, seed=seed, method=method)[
-        0
-    ]
+    return bootstrap_cis(
+        [stat], rows, mult, level=level, n_resamples=n_resamples, seed=seed, method=method
+    )[0]
 
 
 def check_resampling(func: str, bootstrap: str, ci_method: str, seed: SeedLike) -> None:
@@ -448,7 +451,7 @@ def check_resampling(func: str, bootstrap: str, ci_method: str, seed: SeedLike) 
 
 
 def poisson_ci(
-    core: Core, inp: CountInput, *, level: float, n_boot: int, seed: int, theta_hat: float
+    core: Core, inp: CountInput, *, level: float, n_resamples: int, seed: int, theta_hat: float
 ) -> ConfidenceInterval:
     """Percentile interval of ``core`` under the Poisson bootstrap keyed by item id.
 
@@ -464,10 +467,10 @@ def poisson_ci(
     step = max(1, _CHUNK_FLOATS // (2 * X.size + inp.N))
     reps = []
     with np.errstate(invalid="ignore", divide="ignore"):
-        for start in range(0, n_boot, step):
-            W = poisson_weights(keys, min(step, n_boot - start), seed=seed, start=start)
+        for start in range(0, n_resamples, step):
+            W = poisson_weights(keys, min(step, n_resamples - start), seed=seed, start=start)
             reps.append(core(X, W))
-    lo, hi = percentile_interval(np.concatenate(reps), level=level)
+    lo, hi = percentile_interval(np.concatenate(reps), confidence_level=level)
     return ConfidenceInterval(float(lo), float(hi))
 
 
@@ -571,3 +574,61 @@ def contingency_to_counts(table: npt.ArrayLike, *, scale: Any = None) -> LabelCo
     cells = (eye[:, None, :] + eye[None, :, :]).reshape(K * K, K)
     values = np.repeat(cells, T.reshape(-1).astype(np.int64), axis=0)
     return LabelCounts.from_array(values, scale=scale if scale is not None else sc)
+
+
+#: The module that computes agreement on Dask collections. Loaded by name, as a
+#: plugin, only when a Dask collection is passed: it sits in a higher layer
+#: (it reuses this package's formulas) and Dask is optional.
+_DASK_ENGINE = "dissensus.distributed"
+
+
+def on_dask(
+    name: str,
+    data: Any,
+    *,
+    level: str = "nominal",
+    confidence_level: float | None,
+    n_resamples: int,
+    seed: SeedLike,
+    bootstrap: str,
+    **fixed: Any,
+) -> AgreementResult:
+    """``name`` of a Dask DataFrame of long annotations or of distributed counts.
+
+    Computed from per-partition sums by :func:`dissensus.distributed.agreement`;
+    the interval is the Poisson bootstrap, so ``bootstrap="poisson"`` is
+    required with ``confidence_level`` (the same call in memory then gives the same
+    interval). ``fixed`` holds the options the Dask engine does not offer;
+    each must keep its default (None, or "percentile" for ``ci_method``).
+    """
+    import importlib  # noqa: PLC0415
+
+    given = [k for k, v in fixed.items() if v is not None and v != "percentile"]
+    if given:
+        msg = (
+            f"{name} on a Dask collection does not take {examples(given)}; compute the counts "
+            "in memory (dissensus.distributed.label_counts(...).collect()) to use them."
+        )
+        raise ValueError(msg)
+    if confidence_level is not None and bootstrap != "poisson":
+        msg = (
+            f"{name} on a Dask collection resamples with the Poisson bootstrap; pass "
+            "bootstrap='poisson' (the in-memory call with the same arguments gives the same "
+            "interval)."
+        )
+        raise ValueError(msg)
+    if confidence_level is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        msg = f"{name}: bootstrap='poisson' needs an int seed (its weights are keyed by it)."
+        raise ValueError(msg)
+    engine: Any = importlib.import_module(_DASK_ENGINE)
+    counts = data if isinstance(data, engine.DistributedCounts) else engine.label_counts(data)
+    res = engine.agreement(
+        counts,
+        [name],
+        levels=(level,),
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        seed=seed if isinstance(seed, int) else 0,  # unused without confidence_level
+    )
+    result: AgreementResult = next(iter(res.values()))
+    return result

@@ -15,14 +15,26 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from scipy import special
+from scipy import special, stats
 
+from dissensus._deprecation import renamed_parameters
 from dissensus._exceptions import DataError
-from dissensus._validation import check_option, check_probability_level
+from dissensus._validation import SeedLike, check_option, check_probability_level
 from dissensus.agreement._common import FloatArray, degenerate
+from dissensus.agreement._icc_reml import (
+    Components,
+    Design,
+    bootstrap_components,
+    fit_components,
+)
 from dissensus.agreement._result import AgreementResult
 from dissensus.data import Annotations
-from dissensus.stats._bootstrap import ConfidenceInterval
+from dissensus.stats._bootstrap import (
+    ConfidenceInterval,
+    bootstrap_weights,
+    percentile_interval,
+    warn_few_items,
+)
 
 __all__ = ["icc"]
 
@@ -35,11 +47,33 @@ _ALIASES = {
 }  # fmt: skip
 
 
+def _refuse_duplicates(data: Annotations) -> None:
+    """A rater who rated a target twice is refused by name (pingouin averages silently)."""
+    acodes, annotators = data._require_annotators("icc")
+    cell = data.item_codes * len(annotators) + acodes
+    uniq, first, counts = np.unique(cell, return_index=True, return_counts=True)
+    if uniq.size == cell.size:
+        return
+    where = np.flatnonzero(counts > 1)
+    row = int(first[where[0]])
+    item = data.items[int(data.item_codes[row])]
+    rater = annotators[int(acodes[row])]
+    msg = (
+        f"icc needs at most one rating per (target, rater); rater {rater!r} rated target "
+        f"{item!r} {int(counts[where[0]])} times ({where.size} such pairs in all). An ICC model "
+        "has no place for a repeated rating, and averaging them (as pingouin does silently) "
+        "changes the coefficient; keep one (load with duplicates='first' or 'last') or make "
+        "the repeat its own rater."
+    )
+    raise DataError(msg)
+
+
 def _ratings(data: Any, nan_policy: str) -> tuple[FloatArray, int]:
     if isinstance(data, Annotations):
         if not data.scale.is_numeric:
             msg = f"icc needs numeric ratings; the scale is {data.scale!r}."
             raise DataError(msg)
+        _refuse_duplicates(data)
         codes = data.rater_matrix()
         values = data.scale.values  # noqa: PD011 -- Scale.values is an ndarray
         ok = np.isfinite(codes)
@@ -51,6 +85,8 @@ def _ratings(data: Any, nan_policy: str) -> tuple[FloatArray, int]:
     if arr.ndim != 2:
         msg = f"`ratings` must be a 2-D (n targets, k raters) array; got shape {arr.shape}."
         raise DataError(msg)
+    if nan_policy == "keep":
+        return arr, 0
     complete = np.isfinite(arr).all(axis=1)
     n_excluded = int((~complete).sum())
     if n_excluded and nan_policy == "raise":
@@ -58,25 +94,29 @@ def _ratings(data: Any, nan_policy: str) -> tuple[FloatArray, int]:
         msg = (
             f"icc needs every target rated by every rater (balanced data); {n_excluded} of "
             f"{arr.shape[0]} targets have missing ratings (rows {rows[:5].tolist()}). Pass "
-            "nan_policy='omit' to drop those targets, or use krippendorff_alpha(level="
-            "'interval'), which handles missing ratings."
+            "method='reml' to fit the model to every rating (or nan_policy='omit' to drop those "
+            "targets)."
         )
         raise DataError(msg)
     return arr[complete], n_excluded
 
 
+@renamed_parameters(ci="confidence_level", ratings="annotations")
 def icc(
-    ratings: Any,
+    annotations: Any,
     *,
     kind: Kind | str = "A,1",
-    ci: float | None = 0.95,
-    nan_policy: Literal["raise", "omit"] = "raise",
+    confidence_level: float | None = 0.95,
+    nan_policy: Literal["raise", "omit"] | None = None,
+    method: Literal["anova", "reml", "ml"] = "anova",
+    n_resamples: int = 1000,
+    seed: SeedLike = 0,
 ) -> AgreementResult:
     r"""Intraclass correlation of interval ratings, with its F-test and exact CI.
 
     Parameters
     ----------
-    ratings : array_like or DataFrame of shape (n targets, k raters), or Annotations
+    annotations : array_like or DataFrame of shape (n targets, k raters), or Annotations
         Numeric ratings; Annotations need a numeric scale and annotator ids.
     kind : {"1,1", "A,1", "C,1", "1,k", "A,k", "C,k"}, default "A,1"
         McGraw-Wong form: one-way random (``1``), two-way absolute agreement
@@ -84,18 +124,32 @@ def icc(
         mean of ``k`` ratings (``k``). Shrout-Fleiss names ``"ICC1"``,
         ``"ICC2"``, ``"ICC3"``, ``"ICC1k"``, ``"ICC2k"``, ``"ICC3k"`` are
         accepted too.
-    ci : float or None, default 0.95
+    confidence_level : float or None, default 0.95
         Coverage of the F-distribution confidence interval.
-    nan_policy : {"raise", "omit"}, default "raise"
-        Unbalanced data (missing ratings) is refused unless ``"omit"``
-        drops the incomplete targets (counted in ``n_items_excluded``).
+    nan_policy : {"raise", "omit"}, optional
+        Missing ratings: refused (``"raise"``, the default of
+        ``method="anova"``) or their targets dropped (``"omit"``, counted in
+        ``n_items_excluded``). With ``method="reml"`` or ``"ml"`` the default
+        fits the model to every rating there is.
+    method : {"anova", "reml", "ml"}, default "anova"
+        ``"anova"``: the closed forms from the mean squares of a complete
+        table, with the F-test and McGraw–Wong's exact intervals.
+        ``"reml"`` / ``"ml"``: variance components of the mixed model by
+        restricted / full maximum likelihood, for missing ratings and
+        unbalanced designs (see Notes); equal to the closed forms on a
+        complete table whenever those components are positive.
+    n_resamples : int, default 1000
+        Bootstrap resamples of the targets for the interval of
+        ``method="reml"`` / ``"ml"``.
+    seed : int, Generator or None, default 0
+        Randomness of that bootstrap.
 
     Returns
     -------
     AgreementResult
-        ``value`` the ICC, ``ci`` the exact interval, ``parts`` the mean
+        ``statistic`` the ICC, ``confidence_interval`` the exact interval, ``parts`` the mean
         squares and the F statistic with its degrees of freedom,
-        ``p_value`` of the F-test of ICC = 0.
+        ``pvalue`` of the F-test of ICC = 0.
 
     Raises
     ------
@@ -119,6 +173,32 @@ def icc(
     :math:`MS_R / MS_E` otherwise; the intervals are those of McGraw and
     Wong (1996, Table 7), with Satterthwaite degrees of freedom for ``A``.
 
+    With ``method="reml"`` or ``"ml"`` the ratings :math:`y_{ij}` follow
+    :math:`y_{ij} = \mu + r_i + e_{ij}` (``1``),
+    :math:`\mu + r_i + c_j + e_{ij}` with random raters :math:`c_j`
+    (``A``), or :math:`\mu_j + r_i + e_{ij}` with fixed rater means
+    (``C``), and
+
+    .. math::
+
+        ICC(1,1) = ICC(C,1) = \frac{\sigma_r^2}{\sigma_r^2 + \sigma_e^2}, \quad
+        ICC(A,1) = \frac{\sigma_r^2}{\sigma_r^2 + \sigma_c^2 + \sigma_e^2},
+
+    and the ``k`` forms divide the error variances by :math:`\bar k`, the
+    mean number of ratings per target (``k`` on a complete table). The
+    components are fitted directly (profiled deviance over the variance
+    ratios, analytic gradient, L-BFGS-B then Newton steps; see
+    :mod:`dissensus.agreement._icc_reml`); they equal statsmodels'
+    ``MixedLM`` to its tolerance. They are kept >= 0, so where a closed form
+    is negative (:math:`MS_R < MS_E`) the REML value is 0, and where
+    :math:`MS_C < MS_E` the rater variance is 0 and ``A`` differs from the
+    closed form. The interval is the percentile bootstrap over targets
+    (``n_resamples``, ``seed``), each resample refitted; ``pvalue`` is the
+    likelihood-ratio test of :math:`\sigma_r^2 = 0` against the
+    :math:`\tfrac12\chi^2_0 + \tfrac12\chi^2_1` boundary mixture (Self and
+    Liang 1987). A rater who rated a target twice is refused (pingouin
+    averages the two silently, which can move ICC(A,1) from 0.90 to −0.25).
+
     References
     ----------
     Shrout, P. E. and Fleiss, J. L. (1979). Intraclass correlations: uses in
@@ -129,6 +209,14 @@ def icc(
     intraclass correlation coefficients. *Psychological Methods* 1(1), 30–46.
     https://doi.org/10.1037/1082-989X.1.1.30
 
+    Bates, D., Mächler, M., Bolker, B. and Walker, S. (2015). Fitting linear
+    mixed-effects models using lme4. *Journal of Statistical Software*
+    67(1). https://doi.org/10.18637/jss.v067.i01
+
+    Self, S. G. and Liang, K.-Y. (1987). Asymptotic properties of maximum
+    likelihood estimators and likelihood ratio tests under nonstandard
+    conditions. *JASA* 82(398), 605–610. https://doi.org/10.1080/01621459.1987.10478472
+
     Examples
     --------
     Shrout and Fleiss' (1979) six targets rated by four judges:
@@ -137,12 +225,29 @@ def icc(
     ...      [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]]
     >>> round(float(icc(x, kind="1,1")), 3), round(float(icc(x, kind="C,k")), 3)
     (0.166, 0.909)
+
+    One rating missing: REML uses the other 23.
+
+    >>> x[2][1] = float("nan")
+    >>> r = icc(x, kind="A,1", method="reml", confidence_level=None)
+    >>> round(float(r), 3), r.n_annotations
+    (0.278, 23)
     """
     kind = _ALIASES.get(kind, kind)
     check_option("icc", "kind", kind, KINDS)
-    check_option("icc", "nan_policy", nan_policy, ("raise", "omit"))
-    level = None if ci is None else check_probability_level("icc", "ci", ci)
-    x, n_excluded = _ratings(ratings, nan_policy)
+    check_option("icc", "nan_policy", nan_policy, ("raise", "omit", None))
+    check_option("icc", "method", method, ("anova", "reml", "ml"))
+    level = (
+        None
+        if confidence_level is None
+        else check_probability_level("icc", "confidence_level", confidence_level)
+    )
+    if method != "anova":
+        return _icc_mixed(
+            annotations, kind, method=method, level=level, nan_policy=nan_policy,
+            n_resamples=n_resamples, seed=seed,
+        )  # fmt: skip
+    x, n_excluded = _ratings(annotations, nan_policy or "raise")
     n, k = x.shape
     if n < 2 or k < 2:
         msg = f"icc needs at least 2 complete targets and 2 raters; got {n} × {k}."
@@ -176,7 +281,7 @@ def icc(
     if not math.isfinite(value):
         note = degenerate(f"icc({kind})", "the ratings have no variance")
         value = math.nan
-    p_value = float(special.fdtrc(df1, df2, F)) if math.isfinite(F) else math.nan
+    pvalue = float(special.fdtrc(df1, df2, F)) if math.isfinite(F) else math.nan
     interval = None
     if level is not None and not note:
         interval = _icc_ci(
@@ -184,9 +289,9 @@ def icc(
         )
     return AgreementResult(
         name=f"icc({kind})",
-        value=value,
-        ci=interval,
-        ci_level=level if interval is not None else None,
+        statistic=value,
+        confidence_interval=interval,
+        confidence_level=level if interval is not None else None,
         n_items=n,
         n_items_excluded=n_excluded,
         n_annotations=n * k,
@@ -199,7 +304,7 @@ def icc(
             "df1": df1,
             "df2": df2,
         },
-        p_value=p_value,
+        pvalue=pvalue,
         note=note,
     )
 
@@ -241,3 +346,90 @@ def _icc_ci(
         if unit == "k":
             lo, hi = lo * k / (1 + lo * (k - 1)), hi * k / (1 + hi * (k - 1))
     return ConfidenceInterval(float(lo), float(hi))
+
+
+def _icc_from(c: Components, form: str, unit: str, kbar: float) -> float:
+    """The ICC of ``kind = form,unit`` from fitted components."""
+    error = c.residual + (c.rater if form == "A" else 0.0)
+    if unit == "k":
+        error /= kbar
+    total = c.target + error
+    return c.target / total if total > 0 else math.nan
+
+
+def _icc_mixed(
+    ratings: Any,
+    kind: str,
+    *,
+    method: str,
+    level: float | None,
+    nan_policy: str | None,
+    n_resamples: int,
+    seed: SeedLike,
+) -> AgreementResult:
+    """ICC from REML / ML variance components (missing ratings allowed)."""
+    form, unit = kind.split(",")
+    x, n_excluded = _ratings(ratings, nan_policy or "keep")
+    if x.shape[0] == 0 or x.ndim != 2:
+        msg = "icc needs at least 2 targets and 2 raters; got none."
+        raise DataError(msg)
+    rated = np.isfinite(x)
+    empty_targets = ~rated.any(axis=1)
+    n_excluded += int(empty_targets.sum())
+    x, rated = x[~empty_targets], rated[~empty_targets]
+    x, rated = x[:, rated.any(axis=0)], rated[:, rated.any(axis=0)]
+    n, k = x.shape
+    if n < 2 or k < 2:
+        msg = f"icc needs at least 2 rated targets and 2 raters; got {n} × {k}."
+        raise DataError(msg)
+    target, rater = np.nonzero(rated)
+    y = x[target, rater]
+    design = Design.build(y, target.astype(np.int64), rater.astype(np.int64), n=n, k=k, model=form)
+    if y.size <= design.p + 1:
+        msg = f"icc({kind}, method={method!r}) needs more ratings than parameters; got {y.size}."
+        raise DataError(msg)
+    reml = method == "reml"
+    comp = fit_components(design, reml=reml)
+    kbar = y.size / n
+    value = _icc_from(comp, form, unit, kbar)
+    note = (
+        "" if math.isfinite(value) else degenerate(f"icc({kind})", "the ratings have no variance")
+    )
+    null = fit_components(design, reml=reml, fix_target_zero=True, start=comp.gamma)
+    lrt = max(null.deviance - comp.deviance, 0.0)
+    pvalue = 0.5 * float(stats.chi2.sf(lrt, 1)) if lrt > 0 else 1.0
+    interval = None
+    if level is not None and not note:
+        if int(n_resamples) < 2:
+            msg = f"The 'n_resamples' parameter of icc must be at least 2. Got {n_resamples!r}."
+            raise ValueError(msg)
+        warn_few_items(n)
+        W = bootstrap_weights(n, int(n_resamples), seed=seed).astype(np.float64)
+        # every resample is a weighted refit, all refitted together from the full-data optimum
+        t, c, e = bootstrap_components(design, W, comp.gamma, reml=reml)
+        error = e + (c if form == "A" else 0.0)
+        if unit == "k":
+            error = error / kbar
+        with np.errstate(invalid="ignore", divide="ignore"):
+            boot = t / (t + error)
+        lo, hi = percentile_interval(boot, confidence_level=level)
+        interval = ConfidenceInterval(float(lo), float(hi))
+    return AgreementResult(
+        name=f"icc({kind})",
+        statistic=value,
+        confidence_interval=interval,
+        confidence_level=level if interval is not None else None,
+        n_items=n,
+        n_items_excluded=n_excluded,
+        n_annotations=int(y.size),
+        parts={
+            "sigma2_target": comp.target,
+            "sigma2_rater": comp.rater,
+            "sigma2_residual": comp.residual,
+            "k_mean": kbar,
+            "deviance": comp.deviance,
+            "lrt": lrt,
+        },
+        pvalue=pvalue,
+        note=note,
+    )

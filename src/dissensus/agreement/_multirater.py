@@ -26,7 +26,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from dissensus._validation import SeedLike
+from dissensus._deprecation import renamed_parameters
+from dissensus._validation import SeedLike, is_dask
 from dissensus.agreement._common import (
     CiMethod,
     CountInput,
@@ -38,6 +39,7 @@ from dissensus.agreement._common import (
     check_resampling,
     contingency_to_counts,
     degenerate,
+    on_dask,
     patterns,
     poisson_ci,
     prepare_counts,
@@ -180,15 +182,15 @@ def _count_coefficient(
     *,
     M_spec: Weights,
     chance: Chance,
-    ci: float | None,
-    n_boot: int,
+    confidence_level: float | None,
+    n_resamples: int,
     seed: SeedLike,
     ci_method: CiMethod,
     table: npt.ArrayLike | None = None,
     bootstrap: Resampling = "multinomial",
     population_size: float | None = None,
 ) -> tuple[AgreementResult, CountInput, _Items | None]:
-    level = check_ci(name, ci, ci_method, n_boot)
+    level = check_ci(name, confidence_level, ci_method, n_resamples)
     check_resampling(name, bootstrap, ci_method, seed)
     if table is not None:
         if data is not None:
@@ -229,7 +231,7 @@ def _count_coefficient(
     if level is not None and bootstrap == "poisson":
         assert isinstance(seed, int)
         interval = poisson_ci(
-            _core(M, chance), inp, level=level, n_boot=n_boot, seed=seed, theta_hat=value
+            _core(M, chance), inp, level=level, n_resamples=n_resamples, seed=seed, theta_hat=value
         )
     elif level is not None:
         rows, mult, _ = patterns(inp.X)
@@ -238,7 +240,7 @@ def _count_coefficient(
             rows.astype(np.float64),
             mult,
             level=level,
-            n_boot=n_boot,
+            n_resamples=n_resamples,
             seed=seed,
             method=ci_method,
             theta_hat=value,
@@ -247,16 +249,16 @@ def _count_coefficient(
     z = value / se if se > 0 else math.nan
     result = AgreementResult(
         name=name,
-        value=value,
+        statistic=value,
         se=se,
-        ci=interval,
-        ci_level=level,
+        confidence_interval=interval,
+        confidence_level=level,
         n_items=inp.N,
         n_items_excluded=inp.n_excluded,
         n_annotations=inp.n_annotations,
         parts={"observed_agreement": pa, "chance_agreement": pe},
         z=z,
-        p_value=two_sided_p(z),
+        pvalue=two_sided_p(z),
         note=note,
     )
     return result, inp, it
@@ -280,12 +282,13 @@ def finite_population_factor(func: str, n: int, population_size: float | None) -
     return math.sqrt(1.0 - n / size) if math.isfinite(size) else 1.0
 
 
+@renamed_parameters(n_boot="n_resamples", ci="confidence_level", data="annotations")
 def fleiss_kappa(
-    data: Any,
+    annotations: Any,
     *,
     weights: Weights = None,
-    ci: float | None = None,
-    n_boot: int = 1000,
+    confidence_level: float | None = None,
+    n_resamples: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
     bootstrap: Resampling = "multinomial",
@@ -295,17 +298,20 @@ def fleiss_kappa(
 
     Parameters
     ----------
-    data : Annotations, LabelCounts or array_like of shape (N, K)
+    annotations : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; an array's columns are the categories.
+        A Dask DataFrame of long annotations (``item``, ``label``) or
+        :class:`~dissensus.distributed.DistributedCounts` is computed on the
+        cluster from per-partition sums (``bootstrap="poisson"`` with ``confidence_level``).
     weights : None, str or array_like of shape (K, K)
         Agreement weights for ordered categories: one of Gwet's named schemes
         ``"identity"``, ``"linear"``, ``"quadratic"``, ``"ordinal"``,
         ``"radical"``, ``"ratio"``, ``"circular"``, ``"bipolar"`` (see
         :func:`agreement_weights`; over the label values of a numeric scale),
         or a matrix with 1 on the diagonal. Default: unweighted.
-    ci : float, optional
+    confidence_level : float, optional
         Coverage of a bootstrap interval over items (e.g. 0.95); none by default.
-    n_boot : int, default 1000
+    n_resamples : int, default 1000
         Bootstrap resamples.
     seed : int, Generator or None, default 0
         Randomness of the bootstrap.
@@ -327,10 +333,10 @@ def fleiss_kappa(
     Returns
     -------
     AgreementResult
-        ``value`` kappa; ``se`` Gwet's linearised standard error; ``parts``
+        ``statistic`` kappa; ``se`` Gwet's linearised standard error; ``parts``
         observed and chance agreement, the Fleiss-Nee-Landis standard error
         under the null ``se0`` and per-category kappas ``kappa[<label>]``;
-        ``z = kappa / se0`` and its two-sided ``p_value``. Weighted
+        ``z = kappa / se0`` and its two-sided ``pvalue``. Weighted
         (``name`` ``"weighted_fleiss_kappa"``): no ``se0`` nor per-category
         kappas, and ``z = kappa / se`` (Wald, as Gwet reports).
 
@@ -389,13 +395,18 @@ def fleiss_kappa(
     >>> round(float(r), 2)
     0.41
     """
+    if is_dask(annotations):
+        return on_dask(
+            "fleiss_kappa", annotations, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, bootstrap=bootstrap,
+            weights=weights, ci_method=ci_method, population_size=population_size,
+        )  # fmt: skip
     result, inp, it = _count_coefficient(
         "fleiss_kappa" if weights is None else "weighted_fleiss_kappa",
-        data,
+        annotations,
         M_spec=weights,
         chance="fleiss",
-        ci=ci,
-        n_boot=n_boot,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
         seed=seed,
         ci_method=ci_method,
         bootstrap=bootstrap,
@@ -409,23 +420,23 @@ def fleiss_kappa(
     spq = pq.sum()
     pairs = (it.n * (it.n - 1.0)).sum()
     se0 = math.sqrt(2.0) / (spq * math.sqrt(pairs)) * math.sqrt(spq**2 - (pq * (q - pi)).sum())
-    z = result.value / se0
+    z = result.statistic / se0
     parts = dict(result.parts)
     parts["se0"] = se0
     cat = _category_kappa(it.Xt, it)
     parts.update({f"kappa[{lab}]": float(v) for lab, v in zip(inp.scale.labels, cat, strict=True)})
     return AgreementResult(
         name=result.name,
-        value=result.value,
+        statistic=result.statistic,
         se=result.se,
-        ci=result.ci,
-        ci_level=result.ci_level,
+        confidence_interval=result.confidence_interval,
+        confidence_level=result.confidence_level,
         n_items=result.n_items,
         n_items_excluded=result.n_items_excluded,
         n_annotations=result.n_annotations,
         parts=parts,
         z=float(z),
-        p_value=two_sided_p(float(z)),
+        pvalue=two_sided_p(float(z)),
     )
 
 
@@ -442,12 +453,13 @@ def _category_kappa(Xt: FloatArray, it: _Items | None = None) -> FloatArray:
         return np.asarray(1.0 - dis / (it.pi * (1.0 - it.pi)), dtype=np.float64)
 
 
-def fleiss_category_kappa(data: Any) -> pd.Series:
+@renamed_parameters(data="annotations")
+def fleiss_category_kappa(annotations: Any) -> pd.Series:
     r"""Fleiss' kappa of each category against all others.
 
     Parameters
     ----------
-    data : Annotations, LabelCounts or array_like of shape (N, K)
+    annotations : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item.
 
     Returns
@@ -473,7 +485,7 @@ def fleiss_category_kappa(data: Any) -> pd.Series:
     >>> fleiss_category_kappa([[2, 0], [0, 2], [1, 1]]).round(3).tolist()
     [0.333, 0.333]
     """
-    inp = prepare_counts(data, "fleiss_category_kappa")
+    inp = prepare_counts(annotations, "fleiss_category_kappa")
     values = _category_kappa(inp.Xt) if inp.N else np.full(inp.scale.K, np.nan)
     return pd.Series(values, index=pd.Index(inp.scale.labels, name="label"), name="kappa")
 
@@ -484,15 +496,15 @@ def _plain_statistic(
     point: Any,
     core: Any,
     *,
-    ci: float | None,
-    n_boot: int,
+    confidence_level: float | None,
+    n_resamples: int,
     seed: SeedLike,
     ci_method: CiMethod,
     binomial_se: bool = False,
     bootstrap: Resampling = "multinomial",
 ) -> AgreementResult:
     """A share-type statistic (no chance correction) with its bootstrap interval."""
-    level = check_ci(name, ci, ci_method, n_boot)
+    level = check_ci(name, confidence_level, ci_method, n_resamples)
     check_resampling(name, bootstrap, ci_method, seed)
     inp = prepare_counts(data, name)
     note = ""
@@ -506,7 +518,9 @@ def _plain_statistic(
     interval = None
     if level is not None and bootstrap == "poisson":
         assert isinstance(seed, int)
-        interval = poisson_ci(core, inp, level=level, n_boot=n_boot, seed=seed, theta_hat=value)
+        interval = poisson_ci(
+            core, inp, level=level, n_resamples=n_resamples, seed=seed, theta_hat=value
+        )
     elif level is not None:
         rows, mult, _ = patterns(inp.X)
         interval = bootstrap_ci(
@@ -514,17 +528,17 @@ def _plain_statistic(
             rows.astype(np.float64),
             mult,
             level=level,
-            n_boot=n_boot,
+            n_resamples=n_resamples,
             seed=seed,
             method=ci_method,
             theta_hat=value,
         )
     return AgreementResult(
         name=name,
-        value=value,
+        statistic=value,
         se=se,
-        ci=interval,
-        ci_level=level,
+        confidence_interval=interval,
+        confidence_level=level,
         n_items=inp.N,
         n_items_excluded=inp.n_excluded,
         n_annotations=inp.n_annotations,
@@ -560,11 +574,12 @@ def unanimous_core(P: FloatArray, W: FloatArray) -> FloatArray:
     return np.asarray((W @ unanimous) / W.sum(axis=1), dtype=np.float64)
 
 
+@renamed_parameters(n_boot="n_resamples", ci="confidence_level", data="annotations")
 def observed_agreement(
-    data: Any,
+    annotations: Any,
     *,
-    ci: float | None = None,
-    n_boot: int = 1000,
+    confidence_level: float | None = None,
+    n_resamples: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
     bootstrap: Resampling = "multinomial",
@@ -573,10 +588,13 @@ def observed_agreement(
 
     Parameters
     ----------
-    data : Annotations, LabelCounts or array_like of shape (N, K)
+    annotations : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; items with fewer than two ratings are excluded
         (with a :class:`DegenerateAgreementWarning`).
-    ci, n_boot, seed, ci_method, bootstrap
+        A Dask DataFrame of long annotations (``item``, ``label``) or
+        :class:`~dissensus.distributed.DistributedCounts` is computed on the
+        cluster from per-partition sums (``bootstrap="poisson"`` with ``confidence_level``).
+    confidence_level, n_resamples, seed, ci_method, bootstrap
         Bootstrap interval options, as in :func:`fleiss_kappa`.
 
     Returns
@@ -591,24 +609,30 @@ def observed_agreement(
     >>> float(observed_agreement([[3, 2]]))  # 4 agreeing pairs out of 10
     0.4
     """
+    if is_dask(annotations):
+        return on_dask(
+            "observed_agreement", annotations, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, bootstrap=bootstrap,
+            ci_method=ci_method,
+        )  # fmt: skip
     return _plain_statistic(
         "observed_agreement",
-        data,
+        annotations,
         _pa_point,
         _pa_core,
-        ci=ci,
-        n_boot=n_boot,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
         seed=seed,
         ci_method=ci_method,
         bootstrap=bootstrap,
     )
 
 
+@renamed_parameters(n_boot="n_resamples", ci="confidence_level", data="annotations")
 def chance_agreement(
-    data: Any,
+    annotations: Any,
     *,
-    ci: float | None = None,
-    n_boot: int = 1000,
+    confidence_level: float | None = None,
+    n_resamples: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
     bootstrap: Resampling = "multinomial",
@@ -617,9 +641,9 @@ def chance_agreement(
 
     Parameters
     ----------
-    data : Annotations, LabelCounts or array_like of shape (N, K)
+    annotations : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; items with fewer than two ratings are excluded.
-    ci, n_boot, seed, ci_method, bootstrap
+    confidence_level, n_resamples, seed, ci_method, bootstrap
         Bootstrap interval options, as in :func:`fleiss_kappa`.
 
     Returns
@@ -635,22 +659,23 @@ def chance_agreement(
     """
     return _plain_statistic(
         "chance_agreement",
-        data,
+        annotations,
         _pe_point,
         _pe_core,
-        ci=ci,
-        n_boot=n_boot,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
         seed=seed,
         ci_method=ci_method,
         bootstrap=bootstrap,
     )
 
 
+@renamed_parameters(n_boot="n_resamples", ci="confidence_level", data="annotations")
 def percent_agreement(
-    data: Any,
+    annotations: Any,
     *,
-    ci: float | None = None,
-    n_boot: int = 1000,
+    confidence_level: float | None = None,
+    n_resamples: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
     bootstrap: Resampling = "multinomial",
@@ -667,15 +692,21 @@ def percent_agreement(
         stacklevel=2,
     )
     return share_unanimous(
-        data, ci=ci, n_boot=n_boot, seed=seed, ci_method=ci_method, bootstrap=bootstrap
+        annotations,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        seed=seed,
+        ci_method=ci_method,
+        bootstrap=bootstrap,
     )
 
 
+@renamed_parameters(n_boot="n_resamples", ci="confidence_level", data="annotations")
 def share_unanimous(
-    data: Any,
+    annotations: Any,
     *,
-    ci: float | None = None,
-    n_boot: int = 1000,
+    confidence_level: float | None = None,
+    n_resamples: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
     bootstrap: Resampling = "multinomial",
@@ -684,15 +715,15 @@ def share_unanimous(
 
     Parameters
     ----------
-    data : Annotations, LabelCounts or array_like of shape (N, K)
+    annotations : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; items with fewer than two ratings are excluded.
-    ci, n_boot, seed, ci_method, bootstrap
+    confidence_level, n_resamples, seed, ci_method, bootstrap
         Bootstrap interval options, as in :func:`fleiss_kappa`.
 
     Returns
     -------
     AgreementResult
-        ``value`` the share of unanimous items (for two raters this is the
+        ``statistic`` the share of unanimous items (for two raters this is the
         plain percent agreement and equals :func:`observed_agreement`); ``se``
         the binomial standard error.
 
@@ -703,11 +734,11 @@ def share_unanimous(
     """
     return _plain_statistic(
         "share_unanimous",
-        data,
+        annotations,
         _unanimous_point,
         unanimous_core,
-        ci=ci,
-        n_boot=n_boot,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
         seed=seed,
         ci_method=ci_method,
         bootstrap=bootstrap,
@@ -715,12 +746,13 @@ def share_unanimous(
     )
 
 
+@renamed_parameters(n_boot="n_resamples", ci="confidence_level", data="annotations")
 def gwet_ac1(
-    data: Any = None,
+    annotations: Any = None,
     *,
     table: npt.ArrayLike | None = None,
-    ci: float | None = None,
-    n_boot: int = 1000,
+    confidence_level: float | None = None,
+    n_resamples: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
     bootstrap: Resampling = "multinomial",
@@ -730,14 +762,17 @@ def gwet_ac1(
 
     Parameters
     ----------
-    data : Annotations, LabelCounts or array_like of shape (N, K)
+    annotations : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item. ``K`` is the number of categories on the
         scale, used or not.
+        A Dask DataFrame of long annotations (``item``, ``label``) or
+        :class:`~dissensus.distributed.DistributedCounts` is computed on the
+        cluster from per-partition sums (``bootstrap="poisson"`` with ``confidence_level``).
     table : array_like of shape (K, K), optional
-        Instead of ``data``: a two-rater contingency table. The standard
+        Instead of ``annotations``: a two-rater contingency table. The standard
         error then follows Gwet's two-rater formula (divisor ``n`` instead of
         ``n - 1``).
-    ci, n_boot, seed, ci_method, bootstrap
+    confidence_level, n_resamples, seed, ci_method, bootstrap
         Bootstrap interval options, as in :func:`fleiss_kappa`.
     population_size : float, optional
         Number of items in the population the rated items were sampled
@@ -747,9 +782,9 @@ def gwet_ac1(
     Returns
     -------
     AgreementResult
-        ``value`` AC1, ``se`` Gwet's linearised standard error, ``parts``
+        ``statistic`` AC1, ``se`` Gwet's linearised standard error, ``parts``
         observed and chance agreement; ``z = value / se`` and its two-sided
-        ``p_value`` (Wald test, as Gwet reports; AC2 and Brennan-Prediger
+        ``pvalue`` (Wald test, as Gwet reports; AC2 and Brennan-Prediger
         likewise).
 
     Notes
@@ -768,14 +803,19 @@ def gwet_ac1(
     >>> round(float(gwet_ac1([[2, 0], [1, 1], [0, 2], [2, 0]])), 4)
     0.5
     """
+    if is_dask(annotations):
+        return on_dask(
+            "gwet_ac1", annotations, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, bootstrap=bootstrap,
+            table=table, ci_method=ci_method, population_size=population_size,
+        )  # fmt: skip
     return _count_coefficient(
         "gwet_ac1",
-        data,
+        annotations,
         table=table,
         M_spec=None,
         chance="gwet",
-        ci=ci,
-        n_boot=n_boot,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
         seed=seed,
         ci_method=ci_method,
         bootstrap=bootstrap,
@@ -783,13 +823,14 @@ def gwet_ac1(
     )[0]
 
 
+@renamed_parameters(n_boot="n_resamples", ci="confidence_level", data="annotations")
 def gwet_ac2(
-    data: Any = None,
+    annotations: Any = None,
     *,
     table: npt.ArrayLike | None = None,
     weights: Weights = "quadratic",
-    ci: float | None = None,
-    n_boot: int = 1000,
+    confidence_level: float | None = None,
+    n_resamples: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
     bootstrap: Resampling = "multinomial",
@@ -799,17 +840,17 @@ def gwet_ac2(
 
     Parameters
     ----------
-    data : Annotations, LabelCounts or array_like of shape (N, K)
+    annotations : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item, columns in the order of the categories.
     table : array_like of shape (K, K), optional
-        Instead of ``data``: a two-rater contingency table.
+        Instead of ``annotations``: a two-rater contingency table.
     weights : str or array_like of shape (K, K), default "quadratic"
         Agreement weights: a named scheme of :func:`agreement_weights`
         (``"quadratic"``, ``"linear"``, ``"ordinal"``, ``"radical"``,
         ``"ratio"``, ``"circular"``, ``"bipolar"``, ``"identity"``; over the
         label values of a numeric scale, codes ``0 .. K-1`` for an array),
         or a matrix with 1 on the diagonal.
-    ci, n_boot, seed, ci_method, bootstrap
+    confidence_level, n_resamples, seed, ci_method, bootstrap
         Bootstrap interval options, as in :func:`fleiss_kappa`.
     population_size : float, optional
         Number of items in the population the rated items were sampled
@@ -839,12 +880,12 @@ def gwet_ac2(
     """
     return _count_coefficient(
         "gwet_ac2",
-        data,
+        annotations,
         table=table,
         M_spec=weights,
         chance="gwet",
-        ci=ci,
-        n_boot=n_boot,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
         seed=seed,
         ci_method=ci_method,
         bootstrap=bootstrap,
@@ -852,13 +893,14 @@ def gwet_ac2(
     )[0]
 
 
+@renamed_parameters(n_boot="n_resamples", ci="confidence_level", data="annotations")
 def brennan_prediger(
-    data: Any = None,
+    annotations: Any = None,
     *,
     table: npt.ArrayLike | None = None,
     weights: Weights = None,
-    ci: float | None = None,
-    n_boot: int = 1000,
+    confidence_level: float | None = None,
+    n_resamples: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
     bootstrap: Resampling = "multinomial",
@@ -868,13 +910,16 @@ def brennan_prediger(
 
     Parameters
     ----------
-    data : Annotations, LabelCounts or array_like of shape (N, K)
+    annotations : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; ``K`` counts every category on the scale.
+        A Dask DataFrame of long annotations (``item``, ``label``) or
+        :class:`~dissensus.distributed.DistributedCounts` is computed on the
+        cluster from per-partition sums (``bootstrap="poisson"`` with ``confidence_level``).
     table : array_like of shape (K, K), optional
-        Instead of ``data``: a two-rater contingency table.
+        Instead of ``annotations``: a two-rater contingency table.
     weights : None, str or array_like of shape (K, K)
         Agreement weights, as in :func:`gwet_ac2` (default: none).
-    ci, n_boot, seed, ci_method, bootstrap
+    confidence_level, n_resamples, seed, ci_method, bootstrap
         Bootstrap interval options, as in :func:`fleiss_kappa`.
     population_size : float, optional
         Number of items in the population the rated items were sampled
@@ -902,14 +947,19 @@ def brennan_prediger(
     >>> float(brennan_prediger([[2, 0], [1, 1], [0, 2], [2, 0]]))
     0.5
     """
+    if is_dask(annotations):
+        return on_dask(
+            "brennan_prediger", annotations, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, bootstrap=bootstrap,
+            table=table, weights=weights, ci_method=ci_method, population_size=population_size,
+        )  # fmt: skip
     return _count_coefficient(
         "brennan_prediger",
-        data,
+        annotations,
         table=table,
         M_spec=weights,
         chance="uniform",
-        ci=ci,
-        n_boot=n_boot,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
         seed=seed,
         ci_method=ci_method,
         bootstrap=bootstrap,

@@ -24,6 +24,7 @@ import numpy.typing as npt
 import pandas as pd
 from scipy import sparse
 
+from dissensus._deprecation import deprecated_attribute
 from dissensus._exceptions import DegenerateAgreementWarning
 from dissensus._validation import check_option
 from dissensus.agreement._alpha import LEVELS, Level, _delta, _ordinal_delta, _values
@@ -31,7 +32,7 @@ from dissensus.agreement._cohen import table_kappa
 from dissensus.agreement._common import FloatArray, Weights, annotations_rater_matrix, weight_matrix
 from dissensus.data import Annotations, Scale
 
-__all__ = ["MEASURES", "PairwiseAgreement", "pairwise", "table_values"]
+__all__ = ["MEASURES", "PairwiseAgreement", "pairwise", "table_values", "tables_to_pairwise"]
 
 Measure = Literal["cohen", "weighted_cohen", "alpha", "pearson"]
 #: The built-in pair coefficients, all functions of the pair's K × K table.
@@ -44,7 +45,7 @@ class PairwiseAgreement:
 
     Attributes
     ----------
-    value : pandas.DataFrame
+    statistic : pandas.DataFrame
         Annotator × annotator coefficients (NaN where the pair shares fewer
         than ``min_overlap`` items or the coefficient is undefined).
     overlap : pandas.DataFrame
@@ -53,13 +54,16 @@ class PairwiseAgreement:
         The coefficient.
     """
 
-    value: pd.DataFrame
+    statistic: pd.DataFrame
     overlap: pd.DataFrame
     measure: str
 
+    # the documented name before the glossary (docs/glossary.md); removed in 1.0
+    value = deprecated_attribute("value", "statistic")
+
     def __repr__(self) -> str:
-        R = self.value.shape[0]
-        off = self.value.to_numpy()[~np.eye(R, dtype=bool)]
+        R = self.statistic.shape[0]
+        off = self.statistic.to_numpy()[~np.eye(R, dtype=bool)]
         finite = off[np.isfinite(off)]
         span = f"{finite.min():.3g}–{finite.max():.3g}" if finite.size else "none defined"
         return f"<PairwiseAgreement {self.measure}: {R} annotators, pairs {span}>"
@@ -203,7 +207,7 @@ def pairwise(
     Returns
     -------
     PairwiseAgreement
-        ``.value`` and ``.overlap`` DataFrames indexed by annotator.
+        ``.statistic`` and ``.overlap`` DataFrames indexed by annotator.
 
     Warns
     -----
@@ -214,7 +218,7 @@ def pairwise(
     Examples
     --------
     >>> R = [[0, 0, 1], [1, 1, 1], [0, 1, 0], [1, 1, 0]]
-    >>> pairwise(R).value.round(2)
+    >>> pairwise(R).statistic.round(2)
          0    1    2
     0  1.0  0.5  0.0
     1  0.5  1.0 -0.5
@@ -236,20 +240,47 @@ def pairwise(
         names = pd.RangeIndex(R.shape[1])
     K = scale.K
     T = _pair_tables(R, K)
-    overlap = T.sum(axis=(2, 3))
-    name = measure if isinstance(measure, str) else getattr(measure, "__name__", "custom")
     if isinstance(measure, str):
-        values = table_values(T, measure, scale, weights=weights, level=level, func=func)
-    else:
-        values = np.full(overlap.shape, np.nan)
-        rated = np.isfinite(R)
-        for i in range(R.shape[1]):
-            for j in range(R.shape[1]):
-                both = rated[:, i] & rated[:, j]
-                if both.sum() >= min_overlap:
-                    a = R[both, i].astype(np.int64)
-                    b = R[both, j].astype(np.int64)
-                    values[i, j] = float(measure(a, b))
+        return tables_to_pairwise(
+            T, names, scale, measure, min_overlap=min_overlap, weights=weights, level=level
+        )
+    overlap = T.sum(axis=(2, 3))
+    name = getattr(measure, "__name__", "custom")
+    values = np.full(overlap.shape, np.nan)
+    rated = np.isfinite(R)
+    for i in range(R.shape[1]):
+        for j in range(R.shape[1]):
+            both = rated[:, i] & rated[:, j]
+            if both.sum() >= min_overlap:
+                a = R[both, i].astype(np.int64)
+                b = R[both, j].astype(np.int64)
+                values[i, j] = float(measure(a, b))
+    return _finish(values, overlap, names, str(name), min_overlap)
+
+
+def tables_to_pairwise(
+    T: FloatArray,
+    names: pd.Index,
+    scale: Scale,
+    measure: str,
+    *,
+    min_overlap: int = 1,
+    weights: Weights = "quadratic",
+    level: Level = "nominal",
+) -> PairwiseAgreement:
+    """:class:`PairwiseAgreement` of the (R, R, K, K) pair tables ``T`` (built-in measures).
+
+    The tables may come from anywhere (e.g. summed over the partitions of
+    :mod:`dissensus.distributed`); ``names`` labels the R annotators.
+    """
+    func = "pairwise"
+    values = table_values(T, measure, scale, weights=weights, level=level, func=func)
+    return _finish(values, T.sum(axis=(2, 3)), names, measure, min_overlap)
+
+
+def _finish(
+    values: FloatArray, overlap: FloatArray, names: pd.Index, name: str, min_overlap: int
+) -> PairwiseAgreement:
     enough = overlap >= min_overlap
     values = np.where(enough, values, np.nan)
     off = ~np.eye(len(names), dtype=bool) & enough
@@ -260,10 +291,10 @@ def pairwise(
             f"at least {min_overlap} items but have an undefined coefficient (e.g. both used a "
             "single category); they are NaN.",
             DegenerateAgreementWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
     return PairwiseAgreement(
-        value=pd.DataFrame(values, index=names, columns=names.rename(None)),
+        statistic=pd.DataFrame(values, index=names, columns=names.rename(None)),
         overlap=pd.DataFrame(overlap.astype(np.int64), index=names, columns=names.rename(None)),
-        measure=str(name),
+        measure=name,
     )

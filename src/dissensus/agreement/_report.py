@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from dissensus._deprecation import renamed_parameters
 from dissensus._exceptions import DegenerateAgreementWarning
 from dissensus._validation import SeedLike, check_option
 from dissensus.agreement._alpha import LEVELS, Level, alpha_statistic, krippendorff_alpha
@@ -33,7 +36,7 @@ from dissensus.agreement._multirater import (
 from dissensus.agreement._result import AgreementResult
 from dissensus.data import LabelCounts, Scale, as_label_counts
 
-__all__ = ["COLUMNS", "majority_labels", "report"]
+__all__ = ["COLUMNS", "LabelPatterns", "label_patterns", "majority_labels", "report"]
 
 #: Columns of :func:`report` (after the group column, when ``by`` is given).
 COLUMNS = (
@@ -89,11 +92,11 @@ def _rows(
         values: list[float] = []
         for name, fn, _ in coefs:
             r = fn(counts, **kw)
-            values.append(r.value)
+            values.append(r.statistic)
             rows.append(
                 {
                     "coefficient": name,
-                    "value": r.value,
+                    "value": r.statistic,
                     "se": r.se,
                     "ci_low": math.nan,
                     "ci_high": math.nan,
@@ -138,7 +141,7 @@ def _intervals(
     same patterns; drawing the weights once makes the intervals paired and
     costs one weight draw instead of one per coefficient. With an integer
     seed each interval equals the coefficient's own (``fleiss_kappa(...,
-    ci=..., seed=...)``), which draws the same weights.
+    confidence_level=..., seed=...)``), which draws the same weights.
     """
     with warnings.catch_warnings():
         # prepare_counts repeats the exclusion warning the coefficients gave
@@ -156,24 +159,25 @@ def _intervals(
         patt.astype(np.float64),
         mult,
         level=level,
-        n_boot=kw["n_boot"],
+        n_resamples=kw["n_resamples"],
         seed=kw["seed"],
         method=kw["ci_method"],
     )
-    by_name = {name: ci for (name, _, _), ci in zip(coefs, cis, strict=True)}
+    by_name = {name: iv for (name, _, _), iv in zip(coefs, cis, strict=True)}
     for row in rows:
-        ci = by_name.get(row["coefficient"])
-        if ci is not None:
-            row["ci_low"], row["ci_high"] = ci.low, ci.high
+        interval = by_name.get(row["coefficient"])
+        if interval is not None:
+            row["ci_low"], row["ci_high"] = interval.low, interval.high
 
 
+@renamed_parameters(n_boot="n_resamples", ci="confidence_level", data="annotations")
 def report(
-    data: Any,
+    annotations: Any,
     *,
     level: Level = "nominal",
     by: str | None = None,
-    ci: float | None = None,
-    n_boot: int = 1000,
+    confidence_level: float | None = None,
+    n_resamples: int = 1000,
     seed: SeedLike = 0,
     ci_method: CiMethod = "percentile",
 ) -> pd.DataFrame:
@@ -181,7 +185,7 @@ def report(
 
     Parameters
     ----------
-    data : Annotations, LabelCounts or array_like of shape (N, K)
+    annotations : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; with ``by``, an item-level column to group on.
     level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
         Level of Krippendorff's alpha; for anything but nominal (or an
@@ -190,12 +194,12 @@ def report(
         Item-level column (``data.meta``) such as a year or a subset: one
         block of rows per group, then the rows over all items
         (group ``"all"``).
-    ci : float, optional
+    confidence_level : float, optional
         Coverage of bootstrap intervals over items (per group). One set of
         resamples per group serves every coefficient, so the intervals are
         paired; with an integer ``seed`` each equals the coefficient's own
-        interval (e.g. ``fleiss_kappa(data, ci=ci, seed=seed).ci``).
-    n_boot, seed, ci_method
+        interval (e.g. ``fleiss_kappa(annotations, confidence_level=0.95, seed=seed).confidence_interval``).
+    n_resamples, seed, ci_method
         Bootstrap options, as in :func:`fleiss_kappa`.
 
     Returns
@@ -231,21 +235,26 @@ def report(
      'brennan_prediger': 0.476}
     """
     check_option("report", "level", level, LEVELS)
-    ci_level = check_ci("report", ci, ci_method, n_boot)
-    counts = as_label_counts(data)
+    confidence_level = check_ci("report", confidence_level, ci_method, n_resamples)
+    counts = as_label_counts(annotations)
     coefs = _coefficients(level, counts.scale.ordered)
     # point estimates and analytic SEs per coefficient; intervals all at once
-    kw: dict[str, Any] = {"ci": None, "n_boot": n_boot, "seed": seed, "ci_method": ci_method}
+    kw: dict[str, Any] = {
+        "confidence_level": None,
+        "n_resamples": n_resamples,
+        "seed": seed,
+        "ci_method": ci_method,
+    }
     blocks: list[pd.DataFrame] = []
     notes: list[str] = []
     if by is not None:
         groups = counts.groups(by)
         codes, uniques = pd.factorize(groups, sort=True)
         for g, label in enumerate(uniques):
-            rows, n = _rows(counts.take(codes == g), coefs, kw, ci_level)
+            rows, n = _rows(counts.take(codes == g), coefs, kw, confidence_level)
             notes.extend(f"{by}={label}: {m}" for m in n)
             blocks.append(pd.DataFrame(rows).assign(**{by: label}))
-    rows, n = _rows(counts, coefs, kw, ci_level)
+    rows, n = _rows(counts, coefs, kw, confidence_level)
     notes.extend(n)
     overall = pd.DataFrame(rows)
     if by is not None:
@@ -261,12 +270,13 @@ def report(
     return out
 
 
-def majority_labels(data: Any, *, columns: Sequence[str] | None = None) -> pd.DataFrame:
+@renamed_parameters(data="annotations")
+def majority_labels(annotations: Any, *, columns: Sequence[str] | None = None) -> pd.DataFrame:
     """Each item's most frequent label and its share, with the item-level columns.
 
     Parameters
     ----------
-    data : Annotations, LabelCounts or array_like of shape (N, K)
+    annotations : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item.
     columns : sequence of str, optional
         Item-level (``meta``) columns to keep; default all.
@@ -288,7 +298,7 @@ def majority_labels(data: Any, *, columns: Sequence[str] | None = None) -> pd.Da
     2020-21   POS  NEG  NEG  POS
     2021-22   POS  POS  POS  NEG
     """
-    counts = as_label_counts(data)
+    counts = as_label_counts(annotations)
     X = counts.values  # noqa: PD011 -- LabelCounts, not pandas
     n = X.sum(axis=1)
     top = X.argmax(axis=1)
@@ -309,3 +319,103 @@ def majority_labels(data: Any, *, columns: Sequence[str] | None = None) -> pd.Da
         keep = list(counts.meta.columns) if columns is None else list(columns)
         out = out.join(counts.meta[keep])
     return out
+
+
+@dataclass(frozen=True)
+class LabelPatterns:
+    """Majority labels of matching items across groups, and the groups that break the pattern.
+
+    Attributes
+    ----------
+    by : str
+        The group column (e.g. ``"year"``).
+    key : str
+        The item-level column that matches items across groups (e.g. ``"review"``),
+        or ``"position"`` (order within the group) when no column does.
+    labels : pandas.DataFrame
+        Majority label per group (rows, in order of appearance) and key (columns);
+        ``None`` for an item without annotations.
+    shares : pandas.DataFrame
+        The majority label's share of the item's annotations, same shape.
+    usual : tuple
+        The most frequent row of ``labels``: the groups' usual pattern.
+    deviations : pandas.DataFrame
+        One row per (group, key) whose majority label differs from ``usual``:
+        columns ``by``, ``key``, ``label``, ``usual_label``. Empty when every
+        group follows the pattern or no pattern occurs twice.
+    """
+
+    by: str
+    key: str
+    labels: pd.DataFrame
+    shares: pd.DataFrame
+    usual: tuple[Any, ...]
+    deviations: pd.DataFrame
+
+
+def label_patterns(annotations: Any, *, by: str) -> LabelPatterns:
+    """Compare each group's majority labels with the other groups' usual pattern.
+
+    Kappa-type coefficients are invariant to permuting the labels of an item: rows
+    attached to the wrong items (a swapped answer key, a shifted join) leave every
+    coefficient unchanged. When each group (e.g. a year) labels the same set of
+    items (e.g. reviews R1–R4), their majority labels should follow one pattern;
+    a group whose pattern differs is worth checking.
+
+    Items are matched across groups by the first item-level column (other than
+    ``by``) that takes the same sequence of values in every group and has as many
+    distinct values as the largest group; failing that, by position in the group.
+
+    Parameters
+    ----------
+    annotations : Annotations or LabelCounts
+        Annotations with an item-level column ``by``.
+    by : str
+        The group column.
+
+    Returns
+    -------
+    LabelPatterns
+
+    Examples
+    --------
+    >>> from dissensus import load_example
+    >>> lp = label_patterns(load_example("course_reviews"), by="year")
+    >>> lp.key, lp.usual
+    ('review', ('POS', 'NEG', 'NEG', 'POS'))
+    >>> lp.deviations[["year", "review", "label", "usual_label"]].to_numpy().tolist()
+    [['2021-22', 'R2', 'POS', 'NEG'], ['2021-22', 'R3', 'POS', 'NEG'], ['2021-22', 'R4', 'NEG', 'POS']]
+    """
+    counts = as_label_counts(annotations)
+    m = majority_labels(counts)
+    groups = counts.groups(by)
+    sizes = groups.value_counts()
+    meta = counts.meta if counts.meta is not None else pd.DataFrame(index=counts.items)
+    key = None
+    for col in meta.columns:
+        if col == by:
+            continue
+        per_group = meta.groupby(groups, sort=False)[col].agg(tuple)
+        if len(set(per_group)) == 1 and meta[col].nunique() == sizes.max():
+            key = str(col)
+            break
+    if key is None:
+        key = "position"
+        m[key] = groups.groupby(groups, sort=False).cumcount().to_numpy() + 1
+    m[by] = groups.to_numpy()
+    order = list(dict.fromkeys(groups))
+    labels = m.pivot(index=by, columns=key, values="label").loc[order]
+    shares = m.pivot(index=by, columns=key, values="share").loc[order]
+    rows = [tuple(r) for r in labels.itertuples(index=False)]
+    usual, freq = Counter(rows).most_common(1)[0]
+    dev: list[tuple[Any, Any, Any, Any]] = []
+    if freq > 1:
+        dev = [
+            (g, c, a, b)
+            for g, row in zip(order, rows, strict=True)
+            if row != usual
+            for c, a, b in zip(labels.columns, row, usual, strict=True)
+            if a != b
+        ]
+    deviations = pd.DataFrame(dev, columns=[by, key, "label", "usual_label"])
+    return LabelPatterns(by, key, labels, shares, usual, deviations)

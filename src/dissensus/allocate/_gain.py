@@ -59,7 +59,7 @@ from dissensus._validation import SeedLike, as_generator, examples
 from dissensus.data import Annotations, LabelCounts, Predictions, as_label_counts
 from dissensus.metrics import Metric, get_metric
 from dissensus.metrics.expected import monte_carlo
-from dissensus.posterior import dirichlet
+from dissensus.posterior import DEFAULT_PRIOR, dirichlet
 
 __all__ = ["expected_gain", "next_items"]
 
@@ -180,7 +180,7 @@ def next_items(
     *,
     metric: str = "E[emd]",
     budget: int = 100,
-    prior: Any = "uniform",
+    prior: Any = DEFAULT_PRIOR,
     n_samples: int = 2000,
     seed: SeedLike = 0,
 ) -> pd.DataFrame:
@@ -200,7 +200,7 @@ def next_items(
         none).
     budget : int, default 100
         How many items to return (one annotation each).
-    prior : see :func:`dissensus.posterior.dirichlet`, default "uniform"
+    prior : see :func:`dissensus.posterior.dirichlet`, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
     n_samples, seed
         Monte Carlo draws and seed, only for metrics without an expected
         form.

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from dissensus._deprecation import keyword_only_options
 from dissensus.audit._properties import PROPERTIES, Clause, Property
 from dissensus.audit._result import AuditResult, Counterexample, PropertyResult
 from dissensus.audit._subject import MetricLike, Subject, as_subject
@@ -370,12 +371,13 @@ def _subjects(
     return [as_subject(metric, options=options)]
 
 
+@keyword_only_options(1)
 def audit(
     metric: MetricLike | Sequence[MetricLike] | Mapping[str, MetricLike],
+    *,
     properties: str | Sequence[str] = "all",
     classes: int = 2,
     n_trials: int = 100_000,
-    *,
     seed: int = 0,
     options: Mapping[str, Any] | None = None,
 ) -> AuditResult:
@@ -431,7 +433,7 @@ def audit(
 
     Examples
     --------
-    >>> table = audit(["manhattan", "kl_divergence"], ["P1", "P3"], n_trials=2000)
+    >>> table = audit(["manhattan", "kl_divergence"], properties=["P1", "P3"], n_trials=2000)
     >>> table.status("kl_divergence", "P3")
     'violated'
     >>> table.status("manhattan", "P3")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import textwrap
 import warnings
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,7 +12,13 @@ import click
 import pandas as pd
 
 from dissensus._exceptions import DataError, DissensusWarning
-from dissensus.agreement import majority_labels, report
+from dissensus.agreement import label_patterns, report
+from dissensus.cli._agreement_sets import (
+    check_set_options,
+    describe,
+    load_set_annotations,
+    set_agreement_table,
+)
 from dissensus.cli._reader_options import load_annotations, reader_options
 from dissensus.data import LabelCounts, as_label_counts, load_example
 from dissensus.data._atomic import check_not_inputs, check_output_file, write_file_atomically
@@ -129,52 +134,30 @@ def format_agreement(table: pd.DataFrame, *, by: str | None = None) -> str:
 
 
 def format_majority(counts: LabelCounts, by: str) -> str | None:
-    """Majority label of each item, one row per group, with groups that break the pattern.
+    """:func:`~dissensus.agreement.label_patterns` as text: one row per group, odd groups flagged.
 
-    Kappa-type coefficients are unchanged when an item's labels are swapped,
-    so rows attached to the wrong items are invisible to them; the majority
-    labels side by side show it. ``None`` when groups are too large to show.
+    ``None`` when groups are too large to show.
     """
-    m = majority_labels(counts)
-    groups = counts.groups(by)
-    sizes = groups.value_counts()
-    if sizes.max() > _MAX_MAJORITY_ITEMS:
+    if counts.groups(by).value_counts().max() > _MAX_MAJORITY_ITEMS:
         return None
-    meta = counts.meta if counts.meta is not None else pd.DataFrame(index=counts.items)
-    key = None
-    for col in meta.columns:
-        if col == by:
-            continue
-        per_group = meta.groupby(groups, sort=False)[col].agg(tuple)
-        if len(set(per_group)) == 1 and meta[col].nunique() == sizes.max():
-            key = col
-            break
-    if key is None:
-        m["position"] = groups.groupby(groups, sort=False).cumcount().to_numpy() + 1
-        key = "position"
-    m[by] = groups.to_numpy()
-    m["cell"] = [
-        f"{lab} {share:.0%}" if lab is not None else "-"
-        for lab, share in zip(m["label"], m["share"], strict=True)
-    ]
-    order = list(dict.fromkeys(groups))
-    wide = m.pivot(index=by, columns=key, values="cell").loc[order]
-    labels = m.pivot(index=by, columns=key, values="label").loc[order]
+    lp = label_patterns(counts, by=by)
+    cells = lp.labels.copy().astype(object)
+    for col in cells.columns:
+        cells[col] = [
+            f"{lab} {share:.0%}" if lab is not None else "-"
+            for lab, share in zip(lp.labels[col], lp.shares[col], strict=True)
+        ]
     lines = ["  Majority label per item (its share of the ratings):", ""]
-    show = wide.reset_index()
+    show = cells.reset_index()
     show.columns = [str(c) for c in show.columns]
     lines += _table(show.fillna("-"), set(show.columns) - {by})
-    patterns = [tuple(row) for row in labels.itertuples(index=False)]
-    usual, freq = Counter(patterns).most_common(1)[0]
-    odd = [g for g, p in zip(order, patterns, strict=True) if p != usual]
-    if freq > 1 and odd:
+    if len(lp.deviations):
         lines.append("")
-        for g in odd:
-            row = labels.loc[g]
-            diff = [str(c) for c, a, b in zip(labels.columns, row, usual, strict=True) if a != b]
+        for g, rows in lp.deviations.groupby(by, sort=False):
+            diff = ", ".join(str(c) for c in rows[lp.key])
             text = (
                 f"! {by} {g}: the majority label differs from the other groups' usual pattern "
-                f"({' '.join(map(str, usual))}) on {', '.join(diff)}."
+                f"({' '.join(map(str, lp.usual))}) on {diff}."
             )
             lines += textwrap.wrap(text, 96, initial_indent="  ", subsequent_indent="    ")
         text = (
@@ -263,6 +246,32 @@ def _check_outputs(json_out: str | None, csv_out: str | None, inputs: list[str])
     check_not_inputs(targets, inputs)
 
 
+def _emit(
+    table: pd.DataFrame,
+    caught: Sequence[warnings.WarningMessage],
+    header: str,
+    *,
+    json_out: str | None,
+    csv_out: str | None,
+    inputs: list[str],
+    by: str | None = None,
+) -> bool:
+    """Print the warnings, write the outputs and the human table; False when stdout took a format."""
+    for w in caught:
+        if issubclass(w.category, DissensusWarning):
+            click.echo(f"dissensus: warning: {' '.join(str(w.message).split())}", err=True)
+    if json_out is not None:
+        _write(table.to_json(orient="records", indent=1) + "\n", json_out, inputs)
+    if csv_out is not None:
+        _write(table.to_csv(index=False), csv_out, inputs)
+    if "-" in (json_out, csv_out):
+        return False
+    click.echo(header)
+    click.echo("")
+    click.echo(format_agreement(table, by=by))
+    return True
+
+
 @click.command("agreement")
 @click.argument("file", required=False, type=click.Path(dir_okay=False))
 @reader_options
@@ -285,8 +294,21 @@ def _check_outputs(json_out: str | None, csv_out: str | None, inputs: list[str])
     is_flag=True,
     help="Print what each coefficient measures and when to prefer it, then exit.",
 )
-@click.option("--ci", type=float, default=None, help="Bootstrap interval coverage, e.g. 0.95.")
-@click.option("--n-boot", type=int, default=1000, show_default=True, help="Bootstrap resamples.")
+@click.option(
+    "--confidence-level",
+    "--ci",
+    type=float,
+    default=None,
+    help="Bootstrap interval coverage, e.g. 0.95 (--ci is the old name).",
+)
+@click.option(
+    "--n-resamples",
+    "--n-boot",
+    type=int,
+    default=1000,
+    show_default=True,
+    help="Bootstrap resamples.",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
 @click.option(
     "--json",
@@ -298,6 +320,20 @@ def _check_outputs(json_out: str | None, csv_out: str | None, inputs: list[str])
 @click.option(
     "--csv", "csv_out", default=None, metavar="OUT", help="Write the table as CSV ('-' = stdout)."
 )
+@click.option(
+    "--sets",
+    "set_valued",
+    is_flag=True,
+    help='The label column holds SETS of labels (JSON lists such as ["a", "b"], or text '
+    "split by --label-sep; LeWiDi VariErrNLI files): alpha with MASI and Jaccard distances, "
+    "and per label.",
+)
+@click.option(
+    "--label-sep",
+    default=None,
+    metavar="SEP",
+    help="With --sets: the separator of labels within a cell, e.g. '|' for a|b.",
+)
 def agreement_command(
     *,
     file: str | None,
@@ -305,18 +341,20 @@ def agreement_command(
     level: str,
     by: str | None,
     explain: bool,
-    ci: float | None,
-    n_boot: int,
+    confidence_level: float | None,
+    n_resamples: int,
     seed: int,
     json_out: str | None,
     csv_out: str | None,
+    set_valued: bool,
+    label_sep: str | None,
     **reader: Any,
 ) -> None:
     """Agreement coefficients of FILE (or a shipped example), overall and per group.
 
     Without FILE it runs on the worked example of the MLRD lecture notes
     (29 items, 4 raters); `--example course_reviews --by year` shows the
-    class judgements per year.
+    class judgements per year. With --sets, FILE holds sets of labels.
     """
     if explain:
         click.echo(format_glossary())
@@ -326,6 +364,22 @@ def agreement_command(
         raise click.UsageError(msg)
     inputs = [file] if file is not None else []
     _check_outputs(json_out, csv_out, inputs)
+    if label_sep is not None and not set_valued:
+        msg = "--label-sep splits sets of labels; add --sets."
+        raise click.UsageError(msg)
+    if set_valued:
+        check_set_options(by=by, level=level, example=example)
+        if file is None:
+            msg = "--sets needs FILE."
+            raise click.UsageError(msg)
+        sets = load_set_annotations(file, label_sep=label_sep, **reader)
+        table, caught = set_agreement_table(
+            sets, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed
+        )
+        _emit(
+            table, caught, describe(sets, file), json_out=json_out, csv_out=csv_out, inputs=inputs
+        )
+        return
     if file is None:
         name = example or "course_29"
         counts = load_example(name)  # type: ignore[arg-type]
@@ -353,23 +407,21 @@ def agreement_command(
     check_level(level, [v.item() if hasattr(v, "item") else v for v in counts.scale.labels])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DissensusWarning)
-        table = report(counts, level=level, by=by, ci=ci, n_boot=n_boot, seed=seed)  # type: ignore[arg-type]
-    for w in caught:
-        if issubclass(w.category, DissensusWarning):
-            click.echo(f"dissensus: warning: {' '.join(str(w.message).split())}", err=True)
-    if json_out is not None:
-        _write(table.to_json(orient="records", indent=1) + "\n", json_out, inputs)
-    if csv_out is not None:
-        _write(table.to_csv(index=False), csv_out, inputs)
-    if "-" in (json_out, csv_out):
-        return
+        table = report(
+            counts,
+            level=level,  # type: ignore[arg-type]
+            by=by,
+            confidence_level=confidence_level,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
     n = counts.n
-    click.echo(
+    header = (
         f"Agreement of {title}: {counts.N:,} items, {int(n.sum()):,} ratings "
         f"({int(n.min())}–{int(n.max())} per item), labels {list(counts.scale.labels)}"
     )
-    click.echo("")
-    click.echo(format_agreement(table, by=by))
+    if not _emit(table, caught, header, json_out=json_out, csv_out=csv_out, inputs=inputs, by=by):
+        return
     if by is not None:
         text = format_majority(counts, by)
         if text:

@@ -63,7 +63,9 @@ def audit_command(
     simplest counterexample of every violation.
     """
     names = list(metrics) or auditable_metrics()
-    result = audit(names, list(properties) or "all", classes, n_trials, seed=seed)
+    result = audit(
+        names, properties=list(properties) or "all", classes=classes, n_trials=n_trials, seed=seed
+    )
     if fmt == "json":
         click.echo(result.to_json())
         return

@@ -23,7 +23,7 @@ COMMANDS: list[click.Command] = [
     demo_command,
     info_command,
     with_engine(agreement_command),
-    evaluate_command,
+    with_engine(evaluate_command),
     metrics_command,
     example_command,
     experiment_command,

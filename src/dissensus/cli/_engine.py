@@ -1,4 +1,4 @@
-"""``--engine dask``: run ``dissensus agreement`` on a Dask cluster.
+"""``--engine dask``: run ``dissensus agreement`` and ``dissensus evaluate`` on a Dask cluster.
 
 The options are added to an existing command by :func:`with_engine`, so the
 command's own module stays as it is; with ``--engine memory`` (the default)
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import logging
 import math
 import warnings
 from typing import Any
@@ -33,6 +34,8 @@ _UNSUPPORTED = {
     "meta": None,
     "dropna": False,
     "duplicates": None,
+    "na_values": None,
+    "strip_labels": False,
 }
 
 
@@ -43,6 +46,8 @@ def _client(scheduler: str, workers: int) -> tuple[Any, Any]:
         msg = f"--engine dask needs Dask: pip install 'dissensus[distributed]' ({err})."
         raise click.UsageError(msg) from err
     if scheduler == "local":
+        # the scheduler logs every shuffle at WARNING: noise in a command's stderr
+        logging.getLogger("distributed.shuffle").setLevel(logging.ERROR)
         cluster = dist.LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None)
         return dist.Client(cluster), cluster
     return dist.Client(scheduler), None
@@ -52,8 +57,8 @@ def _run_dask(
     *,
     file: str | None,
     level: str,
-    ci: float | None,
-    n_boot: int,
+    confidence_level: float | None,
+    n_resamples: int,
     seed: int,
     scheduler: str,
     workers: int,
@@ -66,32 +71,20 @@ def _run_dask(
     if file is None:
         msg = "--engine dask needs a PATH (a Parquet file or directory, or a CSV file)."
         raise click.UsageError(msg)
-    given = [k for k, default in _UNSUPPORTED.items() if options.get(k, default) != default]
-    if given:
-        names = ", ".join("--" + k.replace("_", "-") for k in given)
-        msg = f"{names} not supported with --engine dask (long item/label tables only)."
-        raise click.UsageError(msg)
-    ordered = options.get("ordered")
-    scale: Scale | None = None
-    if options.get("labels"):
-        parsed = parse_labels(options["labels"])
-        scale = Scale(tuple(parsed), ordered=True if ordered is None else ordered)
+    _check_supported(options)
     client, cluster = _client(scheduler, workers)
     try:
-        counts = distributed.label_counts(
-            file,
-            scale=scale,
-            item=options.get("item") or "item",
-            label=options.get("label") or "label",
-        )
-        if scale is None and ordered is not None:
-            counts = distributed.DistributedCounts(counts.frame, counts.scale.with_order(ordered))
+        counts = _dask_counts(file, **options)
         if level == "auto":
             level = "ordinal" if counts.scale.ordered else "nominal"
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", DissensusWarning)
             res = distributed.agreement(
-                counts, levels=(level,), ci=ci, n_resamples=n_boot, seed=seed
+                counts,
+                levels=(level,),
+                confidence_level=confidence_level,
+                n_resamples=n_resamples,
+                seed=seed,
             )
     finally:
         client.close()
@@ -104,10 +97,14 @@ def _run_dask(
     table = pd.DataFrame(
         {
             "coefficient": [r.name for r in res.values()],
-            "value": [r.value for r in res.values()],
+            "value": [r.statistic for r in res.values()],
             "se": [r.se for r in res.values()],
-            "ci_low": [r.ci.low if r.ci else nan for r in res.values()],
-            "ci_high": [r.ci.high if r.ci else nan for r in res.values()],
+            "ci_low": [
+                r.confidence_interval.low if r.confidence_interval else nan for r in res.values()
+            ],
+            "ci_high": [
+                r.confidence_interval.high if r.confidence_interval else nan for r in res.values()
+            ],
             "n_items": [r.n_items for r in res.values()],
             "n_items_excluded": [r.n_items_excluded for r in res.values()],
             "n_annotations": [r.n_annotations for r in res.values()],
@@ -138,6 +135,54 @@ def _run_dask(
     click.echo(format_agreement(table))
 
 
+def _check_supported(options: dict[str, Any]) -> None:
+    given = [k for k, default in _UNSUPPORTED.items() if options.get(k, default) != default]
+    if given:
+        names = ", ".join("--" + k.replace("_", "-") for k in given)
+        msg = f"{names} not supported with --engine dask (long item/label tables only)."
+        raise click.UsageError(msg)
+
+
+def _dask_counts(path: str, **options: Any) -> Any:
+    """Lazy :class:`~dissensus.distributed.DistributedCounts` of a file or Parquet directory."""
+    from dissensus import distributed  # noqa: PLC0415  (imports Dask)
+
+    ordered = options.get("ordered")
+    scale: Scale | None = None
+    if options.get("labels"):
+        parsed = parse_labels(options["labels"])
+        scale = Scale(tuple(parsed), ordered=True if ordered is None else ordered)
+    counts = distributed.label_counts(
+        path,
+        scale=scale,
+        item=options.get("item") or "item",
+        label=options.get("label") or "label",
+    )
+    if scale is None and ordered is not None:
+        counts = distributed.DistributedCounts(counts.frame, counts.scale.with_order(ordered))
+    return counts
+
+
+def _run_dask_evaluate(original: Any, *, scheduler: str, workers: int, **options: Any) -> None:
+    """``dissensus evaluate`` with the annotations counted and the models scored on Dask.
+
+    The scores are then collected and the rest of the command (tables,
+    report, ``--out``, ``--json``) runs as in memory.
+    """
+    _check_supported(options)
+    client, cluster = _client(scheduler, workers)
+    try:
+        original(load=_dask_counts, **options)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+#: What ``--engine dask`` runs, per command (default: agreement's runner).
+_DASK_RUNNERS = {"evaluate": _run_dask_evaluate}
+
+
 def with_engine(command: click.Command) -> click.Command:
     """A copy of ``command`` with ``--engine``, ``--scheduler`` and ``--workers``.
 
@@ -145,10 +190,10 @@ def with_engine(command: click.Command) -> click.Command:
     """
     params = []
     for param in command.params:
-        if param.name == "file":
+        if param.name in ("file", "annotations"):
             # a partitioned Parquet dataset is a directory
             path = copy.copy(param)
-            path.type = click.Path()
+            path.type = click.Path(path_type=getattr(param.type, "path_type", None))
             params.append(path)
         else:
             params.append(param)
@@ -159,7 +204,8 @@ def with_engine(command: click.Command) -> click.Command:
             default="memory",
             show_default=True,
             help="Run in this process, or on a Dask cluster (Parquet/CSV, items partitioned; "
-            "intervals by the Poisson bootstrap).",
+            "agreement intervals by the Poisson bootstrap; evaluate collects the per-item "
+            "scores, then the same tables as in memory).",
         ),
         click.Option(
             ["--scheduler"],
@@ -185,6 +231,10 @@ def with_engine(command: click.Command) -> click.Command:
                 msg = "--scheduler and --workers need --engine dask."
                 raise click.UsageError(msg)
             return original(**kwargs)
+        if command.name in _DASK_RUNNERS:
+            return _DASK_RUNNERS[command.name](
+                original, scheduler=scheduler, workers=workers, **kwargs
+            )
         return _run_dask(scheduler=scheduler, workers=workers, **kwargs)
 
     return click.Command(

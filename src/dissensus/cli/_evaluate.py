@@ -7,6 +7,7 @@ import math
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +25,9 @@ from dissensus.cli._reader_options import (
     prior_option,
     reader_options,
 )
+from dissensus.data import Annotations
 from dissensus.data._atomic import AtomicFileSet, locked_dir
-from dissensus.evaluation import evaluate
+from dissensus.evaluation import TARGETS, evaluate
 
 __all__ = ["evaluate_command"]
 
@@ -91,6 +93,7 @@ class _Stages:
     help="Annotation-count bins: 'auto' or left edges such as 2,4,6,11.",
 )
 @click.option(
+    "--n-resamples",
     "--n-boot",
     default=1000,
     show_default=True,
@@ -98,6 +101,15 @@ class _Stages:
     help="Bootstrap resamples (at least 2).",
 )
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of every random step.")
+@click.option(
+    "--targets",
+    type=click.Choice(TARGETS),
+    default="empirical",
+    show_default=True,
+    help="What the pointwise metrics compare predictions with: each item's label shares, or "
+    "an annotator model's posterior (needs --annotator; the report shows each annotator's "
+    "reliability). Expected metrics always use the counts.",
+)
 @click.option(
     "--no-scores",
     is_flag=True,
@@ -126,11 +138,13 @@ def evaluate_command(
     metrics: str | None,
     prior: str,
     bins: str,
-    n_boot: int,
+    n_resamples: int,
     seed: int,
+    targets: str,
     out: Path,
     no_scores: bool,
     as_json: bool,
+    load: Callable[..., Any] | None = None,
     **reader: Any,
 ) -> None:
     """Compare models' predicted label distributions against ANNOTATIONS.
@@ -157,6 +171,7 @@ def evaluate_command(
             "pred_layout": pred_layout,
             "prior": prior,
             "bins": bins,
+            "targets": targets,
             "requested_metrics": metrics,
         }
         ev = _compute(
@@ -169,15 +184,19 @@ def evaluate_command(
             bins=bins,
             seed=seed,
             reader=reader,
+            load=load,
+            targets=targets,
         )
-        written = ev.save(out, n_boot=n_boot, inputs=inputs, params=params, scores=not no_scores)
-        summary = ev.summary(ci=_CONFIDENCE_LEVEL, n_boot=n_boot)
+        written = ev.save(
+            out, n_resamples=n_resamples, inputs=inputs, params=params, scores=not no_scores
+        )
+        summary = ev.summary(confidence_level=_CONFIDENCE_LEVEL, n_resamples=n_resamples)
     # one line per distinct warning (the bootstrap repeats some per metric)
     echo_warnings({" ".join(str(w.message).split()): w for w in caught}.values())
     note = prior_note(ev)
     if as_json:
         record = summary_record(summary, ev, note=note, written=written)
-        record = {"annotations": str(annotations), "n_boot": n_boot, **record}
+        record = {"annotations": str(annotations), "n_resamples": n_resamples, **record}
         click.echo(json.dumps(record, indent=1, ensure_ascii=False, allow_nan=False))
         return
     click.echo(_format_summary(summary))
@@ -198,17 +217,25 @@ def _compute(
     bins: str,
     seed: int,
     reader: dict[str, Any],
+    load: Callable[..., Any] | None = None,
+    targets: str = "empirical",
 ) -> Any:
+    """Read, then evaluate; ``load(path, **reader)`` reads the annotations (``--engine dask``)."""
     stage = _Stages(total=len(pred_paths) + 2)
     try:
         stage(f"reading {annotations}")
-        ann = load_annotations(str(annotations), **reader)
-        # Only the counts are scored: the annotation table (three codes per
-        # annotation, 130 MB at 5.5M annotations) is dropped before the
-        # predictions are read, so it is not held through the scoring.
-        n_annotators = ann.n_annotators if ann.has_annotators else None
-        data = ann.counts()
-        del ann
+        loaded = (load or load_annotations)(str(annotations), **reader)
+        n_annotators = None
+        if isinstance(loaded, Annotations) and targets == "empirical":
+            # Only the counts are scored: the annotation table (three codes per
+            # annotation, 130 MB at 5.5M annotations) is dropped before the
+            # predictions are read, so it is not held through the scoring.
+            n_annotators = loaded.n_annotators if loaded.has_annotators else None
+            data: Any = loaded.counts()
+            del loaded
+        else:
+            # an annotator model needs the table; Dask counts stay on the cluster
+            data = loaded
         predictions = {}
         for name, path in pred_paths.items():
             stage(f"reading predictions {name!r} from {path}")
@@ -232,8 +259,10 @@ def _compute(
             bins=bin_spec,
             seed=seed,
             how=reader["how"],
+            targets=targets,
         )
-        ev.n_annotators = n_annotators
+        if n_annotators is not None:
+            ev.n_annotators = n_annotators
     finally:
         stage.close()
     return ev

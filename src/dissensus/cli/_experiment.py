@@ -113,6 +113,7 @@ _MODELS_HELP = (
     help="Share of items (per annotation-count bin) held out for testing.",
 )
 @click.option(
+    "--n-resamples",
     "--n-boot",
     default=1000,
     show_default=True,
@@ -136,7 +137,7 @@ def experiment_command(
     seed: int,
     models: str | None,
     test_size: float,
-    n_boot: int,
+    n_resamples: int,
     max_iter: int,
     **reader: Any,
 ) -> None:
@@ -170,8 +171,8 @@ def experiment_command(
             progress=stage,
         )
         target = out if out is not None else Path(f"dissensus-{_slug(dataset.name)}")
-        stage(f"report ({n_boot} bootstrap resamples) -> {target}")
-        written = result.save(target, n_boot=n_boot)
+        stage(f"report ({n_resamples} bootstrap resamples) -> {target}")
+        written = result.save(target, n_resamples=n_resamples)
     finally:
         stage.close()
     ev = result.evaluation
@@ -179,14 +180,14 @@ def experiment_command(
         f"{dataset.name}: {len(result.train_items):,} training items, "
         f"{len(result.test_items):,} test items (seed {seed})"
     )
-    click.echo(_format_summary(ev.summary(n_boot=n_boot)))
+    click.echo(_format_summary(ev.summary(n_resamples=n_resamples)))
     bins = result.test_items_by_bin()
     cells = [f"{r.bin}: {r.n_items}" for r in bins.itertuples()]
     click.echo("test items per bin: " + ", ".join(cells))
     if name == "convabuse":
         seed_cells = ", ".join(f"{b}: {n}" for b, n in SEED_CONVABUSE_TEST_BINS.items())
         click.echo(f"  (seed paper's ConvAbuse test split: {seed_cells})")
-    for r in result.verdicts(n_boot=n_boot).to_dict(orient="records"):
+    for r in result.verdicts(n_resamples=n_resamples).to_dict(orient="records"):
         if r["best"] == r["best_expected"]:
             tail = "same model"
         elif r["reversal"]:

@@ -97,7 +97,7 @@ def leaderboard_command(
             leaderboard(
                 gold,
                 submissions,
-                metrics,
+                metrics=metrics,
                 dataset=name,
                 prior=prior_value,
                 n_resamples=n_resamples,

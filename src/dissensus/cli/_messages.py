@@ -37,6 +37,11 @@ FLAG_HINTS: tuple[tuple[str, Replacement], ...] = (
     (r"\bordered=True\b", "--ordinal"),
     (r"\bmetrics=\[((?:'[^']*'(?:,\s*)?)+)\]", lambda m: "--metrics " + re.sub(r"['\s]", "", m[1])),
     (r"\bprior=(['\"]?)(\w+)\1", r"--prior \2"),
+    (r"\blabel_sep=(['\"])([^'\"]*)\1", r"--label-sep '\2'"),
+    (
+        r"read it with read_lewidi\(path\) or multilabel=True, which gives SetAnnotations",
+        "add --sets to read its sets of labels",
+    ),
 )
 _COMPILED = tuple((re.compile(p), r) for p, r in FLAG_HINTS)
 

@@ -24,6 +24,7 @@ from dissensus._exceptions import DataError, DissensusWarning
 from dissensus.cli._messages import echo_warnings, format_hint
 from dissensus.data import Annotations, Label, Predictions, Scale, read_annotations
 from dissensus.data._predictions_io import read_predictions
+from dissensus.posterior import DEFAULT_PRIOR
 
 __all__ = [
     "READER_OPTION_NAMES",
@@ -192,9 +193,10 @@ def prior_option(func: F) -> F:
     """Add ``--prior`` (the Dirichlet prior of the expected metrics); read it with :func:`parse_prior`."""
     return click.option(
         "--prior",
-        default="uniform",
+        default=DEFAULT_PRIOR,
         show_default=True,
-        help="Dirichlet prior of the expected metrics: uniform, jeffreys, empirical or a number.",
+        help="Dirichlet prior of the expected metrics: uniform, jeffreys, empirical, "
+        "hierarchical or a number.",
     )(func)
 
 

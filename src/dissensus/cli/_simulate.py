@@ -58,6 +58,20 @@ def _names(text: str) -> list[str]:
     help="Priors of the expected metrics.",
 )
 @click.option(
+    "--candidates",
+    default=None,
+    metavar="NAME,NAME",
+    help="Candidate models (default: the study's set); any of truth, noisy, tempered, "
+    "sharpened, smoothed, overfit, shrunk, marginal, uniform.",
+)
+@click.option(
+    "--debiased",
+    is_flag=True,
+    default=False,
+    help="Also score each metric's debiased form (debiased[<metric>]) and add its table "
+    "(Kendall tau, P(best) per bin) and figure to the report.",
+)
+@click.option(
     "--coverage-replicates",
     default=40,
     show_default=True,
@@ -87,6 +101,8 @@ def simulate_command(
     truths: str,
     metrics: str,
     priors: str,
+    candidates: str | None,
+    debiased: bool,
     coverage_replicates: int,
     allocation_replicates: int,
     seed: int,
@@ -97,8 +113,17 @@ def simulate_command(
     Prints the main table (share of model pairs ordered as the truth, per
     metric form and annotation-count bin) and the allocation curve.
     """
-    from dissensus.simulate import allocation_study, coverage, study  # noqa: PLC0415
-    from dissensus.simulate._report import main_table, write_simulation_report  # noqa: PLC0415
+    from dissensus.simulate import (  # noqa: PLC0415
+        DEFAULT_CANDIDATES,
+        allocation_study,
+        coverage,
+        study,
+    )
+    from dissensus.simulate._report import (  # noqa: PLC0415
+        debiased_table,
+        main_table,
+        write_simulation_report,
+    )
 
     t0 = time.perf_counter()
     prior_names = _names(priors)
@@ -109,6 +134,8 @@ def simulate_command(
         truths=_names(truths),
         metrics=_names(metrics),
         priors=prior_names,
+        candidates=_names(candidates) if candidates else DEFAULT_CANDIDATES,
+        debiased=debiased,
         seed=seed,
     )
     cov = (
@@ -134,6 +161,9 @@ def simulate_command(
     paths = write_simulation_report(res, out, cov, alloc)
     table = main_table(res)
     click.echo(table.to_string(index=False))
+    if debiased:
+        click.echo("\ndebiased: Kendall tau with the true ranking, P(pick the truly best)")
+        click.echo(debiased_table(res).round(3).to_string(index=False))
     if alloc is not None:
         a = alloc[alloc["estimator"] == "expected"].pivot_table(
             index="spent", columns="strategy", values="p_same_ranking", sort=False

@@ -1,11 +1,18 @@
-"""Data model and readers: Scale, Annotations, LabelCounts, Predictions, read_*."""
+"""Data model and readers: Scale, Annotations, SetAnnotations, LabelCounts, Predictions, read_*."""
 
 from dissensus.data._annotations import Annotations
 from dissensus.data._counts import LabelCounts, as_label_counts
 from dissensus.data._datasets import load_example
 from dissensus.data._predictions import Predictions
-from dissensus.data._readers import CONVABUSE_SCALE, read_annotations, read_convabuse, read_lewidi
+from dissensus.data._readers import (
+    CONVABUSE_SCALE,
+    read_annotations,
+    read_convabuse,
+    read_lewidi,
+    read_set_annotations,
+)
 from dissensus.data._scale import Label, Scale
+from dissensus.data._sets import SetAnnotations
 
 __all__ = [
     "CONVABUSE_SCALE",
@@ -14,9 +21,11 @@ __all__ = [
     "LabelCounts",
     "Predictions",
     "Scale",
+    "SetAnnotations",
     "as_label_counts",
     "load_example",
     "read_annotations",
     "read_convabuse",
     "read_lewidi",
+    "read_set_annotations",
 ]

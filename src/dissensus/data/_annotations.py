@@ -25,7 +25,7 @@ from dissensus.data._wide import (
     off_scale_message,
 )
 
-__all__ = ["Annotations", "Duplicates"]
+__all__ = ["Annotations", "Duplicates", "ItemAnnotatorCodes"]
 
 Duplicates = Literal["error", "first", "last", "keep"]
 
@@ -200,8 +200,69 @@ def _check_labels(labels: pd.Series, index: pd.Index, source: str | None, column
         )
 
 
+class ItemAnnotatorCodes:
+    """Item and annotator bookkeeping shared by :class:`Annotations` and ``SetAnnotations``.
+
+    Both hold one row per annotation with ``item_codes`` into ``items`` and
+    ``annotator_codes`` into ``annotators``; only what an annotation is (a
+    label code, a set of labels) differs.
+    """
+
+    item_codes: npt.NDArray[np.int64]
+    annotator_codes: npt.NDArray[np.int64] | None
+    items: pd.Index
+    annotators: pd.Index | None
+
+    @property
+    def n_annotations(self) -> int:  # pragma: no cover - every subclass defines it
+        """Number of annotations."""
+        raise NotImplementedError
+
+    @property
+    def n_items(self) -> int:
+        """Number of distinct items."""
+        return len(self.items)
+
+    @property
+    def has_annotators(self) -> bool:
+        """Whether annotator ids are known."""
+        return self.annotators is not None
+
+    def _require_annotators(self, what: str) -> tuple[npt.NDArray[np.int64], pd.Index]:
+        if self.annotator_codes is None or self.annotators is None:
+            msg = (
+                f"{what} needs annotator ids, but these annotations have none; load them with "
+                "annotator='<column>'."
+            )
+            raise DataError(msg)
+        return self.annotator_codes, self.annotators
+
+    @property
+    def n_annotators(self) -> int:
+        """Number of distinct annotators (raises when annotator ids are absent)."""
+        return len(self._require_annotators("n_annotators")[1])
+
+    @property
+    def annotations_per_item(self) -> pd.Series:
+        """Number of annotations of each item, indexed by item."""
+        return pd.Series(
+            np.bincount(self.item_codes, minlength=self.n_items), index=self.items, name="n"
+        )
+
+    def __len__(self) -> int:
+        return self.n_annotations
+
+    def _who(self) -> str:
+        """``"3 annotators"`` or ``"no annotator ids"``, for a repr."""
+        return (
+            f"{len(self.annotators)} annotators"
+            if self.annotators is not None
+            else "no annotator ids"
+        )
+
+
 @dataclass(frozen=True, eq=False)
-class Annotations:
+class Annotations(ItemAnnotatorCodes):
     """Who gave which label to which item: one row per annotation.
 
     Stored as integer codes (``item_codes``, ``annotator_codes``,
@@ -608,51 +669,12 @@ class Annotations:
 
     # -- shape ------------------------------------------------------------
     @property
-    def n_items(self) -> int:
-        """Number of distinct items."""
-        return len(self.items)
-
-    @property
     def n_annotations(self) -> int:
         """Number of annotations (rows)."""
         return int(self.label_codes.shape[0])
 
-    @property
-    def has_annotators(self) -> bool:
-        """Whether annotator ids are known."""
-        return self.annotators is not None
-
-    def _require_annotators(self, what: str) -> tuple[npt.NDArray[np.int64], pd.Index]:
-        if self.annotator_codes is None or self.annotators is None:
-            msg = (
-                f"{what} needs annotator ids, but these annotations have none; load them with "
-                "annotator='<column>'."
-            )
-            raise DataError(msg)
-        return self.annotator_codes, self.annotators
-
-    @property
-    def n_annotators(self) -> int:
-        """Number of distinct annotators (raises when annotator ids are absent)."""
-        return len(self._require_annotators("n_annotators")[1])
-
-    @property
-    def annotations_per_item(self) -> pd.Series:
-        """Number of annotations of each item, indexed by item."""
-        return pd.Series(
-            np.bincount(self.item_codes, minlength=self.n_items), index=self.items, name="n"
-        )
-
-    def __len__(self) -> int:
-        return self.n_annotations
-
     def __repr__(self) -> str:
-        who = (
-            f"{len(self.annotators)} annotators"
-            if self.annotators is not None
-            else "no annotator ids"
-        )
-        return f"<Annotations: {self.n_annotations} annotations of {self.n_items} items, {who}, {self.scale!r}>"
+        return f"<Annotations: {self.n_annotations} annotations of {self.n_items} items, {self._who()}, {self.scale!r}>"
 
     # -- conversions ------------------------------------------------------
     def counts(self) -> LabelCounts:

@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from dissensus._deprecation import renamed_parameters
 from dissensus._exceptions import DataDroppedWarning, DataError
 from dissensus._validation import as_count_matrix, examples
 from dissensus.data._scale import Scale
@@ -280,20 +281,21 @@ class LabelCounts:
         return self.meta[by]
 
 
-def as_label_counts(data: Any, name: str = "data") -> LabelCounts:
+@renamed_parameters(data="annotations")
+def as_label_counts(annotations: Any, name: str = "data") -> LabelCounts:
     """Accept LabelCounts, Annotations (anything with ``.counts()``) or an (N, K) array."""
-    if isinstance(data, LabelCounts):
-        return data
-    counts = getattr(data, "counts", None)
+    if isinstance(annotations, LabelCounts):
+        return annotations
+    counts = getattr(annotations, "counts", None)
     if callable(counts):
         out = counts()
         if isinstance(out, LabelCounts):
             return out
-    if isinstance(data, pd.DataFrame):
+    if isinstance(annotations, pd.DataFrame):
         msg = (
             f"`{name}` is a DataFrame; say what it holds: Annotations.from_frame(df, ...) "
             "for a long table, or LabelCounts.from_array(df.to_numpy(), scale=list(df.columns)) "
             "for a count table."
         )
         raise TypeError(msg)
-    return LabelCounts.from_array(data)
+    return LabelCounts.from_array(annotations)

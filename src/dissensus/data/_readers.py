@@ -1,7 +1,9 @@
 """Readers: annotation files (CSV, TSV, Parquet, JSONL, LeWiDi JSON, ConvAbuse CSV).
 
-Every reader returns :class:`~dissensus.data.Annotations` and names the file
-and the line (or record) in its errors. Frames read from a file carry the
+Every reader returns :class:`~dissensus.data.Annotations` (set-valued labels:
+:class:`~dissensus.data.SetAnnotations`, from :func:`read_set_annotations` or a
+multi-label LeWiDi file) and names the file and the line (or record) in its
+errors. Frames read from a file carry the
 file position in their index (``"line"``: physical line, header = line 1;
 ``"row"``: 1-based Parquet row; ``"record"``: the item id of a JSON record),
 so :meth:`Annotations.from_frame` can point at the offending input.
@@ -19,7 +21,7 @@ import re
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -29,7 +31,8 @@ from dissensus._exceptions import DataDroppedWarning, DataError, DissensusWarnin
 from dissensus._validation import check_option, examples
 from dissensus.data._annotations import Annotations, Duplicates
 from dissensus.data._lewidi import targets_2023
-from dissensus.data._scale import Label, Scale
+from dissensus.data._scale import Label, Scale, text_label
+from dissensus.data._sets import SetAnnotations
 from dissensus.data._wide import first_repeat
 
 __all__ = [
@@ -39,6 +42,7 @@ __all__ = [
     "read_annotations",
     "read_convabuse",
     "read_lewidi",
+    "read_set_annotations",
 ]
 
 Format = Literal["csv", "tsv", "parquet", "jsonl", "lewidi", "convabuse"]
@@ -406,6 +410,91 @@ def _read_table(
     return df
 
 
+def read_set_annotations(
+    path: PathLike,
+    format: Format | None = None,
+    *,
+    item: str = "item",
+    annotator: str | None = "annotator",
+    label: str = "label",
+    label_sep: str | None = None,
+    scale: Scale | Sequence[Any] | None = None,
+    meta: Sequence[str] = (),
+    dropna: bool = False,
+    duplicates: Duplicates = "error",
+    sep: str | None = None,
+    na_values: Sequence[str] = (),
+) -> SetAnnotations:
+    r"""Read set-valued annotations (several labels per annotation) from a long file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    format : {"csv", "tsv", "parquet", "jsonl", "lewidi"}, optional
+        Default: from the extension, as :func:`read_annotations`. A LeWiDi
+        file goes to :func:`read_lewidi` with ``multilabel=True``.
+    item, annotator, label : str
+        Columns; ``annotator=None`` when there are no annotator ids.
+    label_sep : str, optional
+        Separator of the labels within a cell, e.g. ``"|"`` for
+        ``entailment|neutral``. Default: cells are JSON lists
+        (``["entailment", "neutral"]``, ``[]`` for the empty set; in a CSV
+        the cell is quoted and its quotes doubled), or real lists in JSONL
+        and Parquet. An empty cell is a missing annotation, so with
+        ``label_sep`` the empty set cannot be written: use JSON lists.
+    scale, meta, dropna, duplicates
+        As in :meth:`SetAnnotations.from_frame`.
+    sep, na_values
+        As in :func:`read_annotations` (``sep`` separates columns, not labels).
+
+    Returns
+    -------
+    SetAnnotations
+
+    Raises
+    ------
+    DataError
+        As :meth:`SetAnnotations.from_frame`, naming the file and line.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "sets.csv"
+    >>> _ = f.write_text("item,annotator,label\n1,a,E|N\n1,b,N\n")
+    >>> read_set_annotations(f, label_sep="|").marginals()
+    array([[0.5, 1. ]])
+    """
+    p = _existing_file(path)
+    fmt = _infer_format(p) if format is None else format
+    check_option(
+        "read_set_annotations", "format", fmt, ("csv", "tsv", "parquet", "jsonl", "lewidi")
+    )
+    if fmt == "lewidi":
+        return read_lewidi(
+            p,
+            scale=scale,
+            meta=tuple(meta) if meta else None,
+            dropna=dropna,
+            duplicates=duplicates,
+            multilabel=True,
+        )
+    ids = [c for c in (item, annotator) if c is not None]
+    df = _read_table(p, fmt, sep, ids=ids, na_values=na_values)
+    return SetAnnotations.from_frame(
+        df,
+        item=item,
+        annotator=annotator,
+        label=label,
+        scale=scale,
+        label_sep=label_sep,
+        meta=meta,
+        dropna=dropna,
+        duplicates=duplicates,
+        source=str(path),
+    )
+
+
 # -- generic tables -----------------------------------------------------------
 def read_annotations(
     path: PathLike,
@@ -537,6 +626,7 @@ def read_annotations(
             return read_convabuse(
                 p, duplicates=duplicates or "first", meta=tuple(meta) or ("conv_id", "bot")
             )
+        # single labels only: a multi-label file gives SetAnnotations, from read_lewidi
         return read_lewidi(
             p,
             scale=scale,
@@ -544,6 +634,7 @@ def read_annotations(
             dropna=dropna,
             duplicates=duplicates or "error",
             meta=tuple(meta) if meta else None,
+            multilabel=False,
         )
     if layout == "wide":
         ids: list[str] = [item]
@@ -830,8 +921,8 @@ def _lewidi_label(value: Any, where: str) -> Label:
     """One LeWiDi label: ``"0.0"``, ``"0"``, ``0`` and ``0.0`` are the same label."""
     if isinstance(value, list | dict):
         msg = (
-            f"{where}: multi-label annotation {value!r}; multi-label items are not supported yet "
-            "(give one label per annotation)."
+            f"{where}: multi-label annotation {value!r} in a file read as single-label; read it "
+            "with read_lewidi(path) or multilabel=True, which gives SetAnnotations."
         )
         raise DataError(msg)
     if isinstance(value, bool):
@@ -841,14 +932,7 @@ def _lewidi_label(value: Any, where: str) -> Label:
         )
         raise DataError(msg)
     if isinstance(value, str):
-        text = value.strip()
-        try:
-            number = float(text)
-        except ValueError:
-            return text
-        if not math.isfinite(number):
-            return text
-        return int(number) if number.is_integer() else number
+        return text_label(value)
     if isinstance(value, int):
         return value
     if isinstance(value, float) and math.isfinite(value):
@@ -875,11 +959,13 @@ def _blank(value: Any) -> bool:
 
 def _lewidi_record(
     item_id: str, record: Any, where: str
-) -> tuple[list[Label], list[Any] | None, int | None, int]:
-    """Labels, annotators (or None), the stated count and the number of blank annotations.
+) -> tuple[list[Any], list[Any] | None, int | None, int]:
+    """Raw annotations, annotators (or None), the stated count and the number of blank ones.
 
     Blank annotations (``""``, as in the unlabelled ``*_test_clear.json``
-    files) are not labels: they are left out here and counted.
+    files) are not labels: they are left out here and counted. The values
+    are returned as written; :func:`_lewidi_label` or :func:`_lewidi_set`
+    reads them.
     """
     if not isinstance(record, dict):
         msg = f"{where}: expected a JSON object, got {type(record).__name__}."
@@ -887,35 +973,113 @@ def _lewidi_record(
     raw = record.get("annotations")
     annotators: list[Any] | None
     if isinstance(raw, dict):  # LeWiDi 2025: {annotator: label}
-        for value in raw.values():
-            if isinstance(value, str) and "," in value:
-                msg = (
-                    f"{where}: multi-label annotation {value!r}; multi-label items are not "
-                    "supported yet (give one label per annotation)."
-                )
-                raise DataError(msg)
         blank = sum(map(_blank, raw.values()))
-        labels = [_lewidi_label(v, where) for v in raw.values() if not _blank(v)]
+        values = [v for v in raw.values() if not _blank(v)]
         annotators = [str(a) for a, v in raw.items() if not _blank(v)]
     else:  # LeWiDi 2023: "1,0,0,1" with "Ann1,Ann2,Ann3,Ann4"
-        values = _split_field(raw)
-        blank = sum(map(_blank, values))
+        listed_values = _split_field(raw)
+        blank = sum(map(_blank, listed_values))
         listed = _split_field(record.get("annotators"))
         annotators = [str(a) for a in listed] if "annotators" in record else None
-        if annotators is not None and len(values) > blank and len(annotators) != len(values):
+        if (
+            annotators is not None
+            and len(listed_values) > blank
+            and len(annotators) != len(listed_values)
+        ):
             msg = (
-                f"{where}: {len(values)} annotations but {len(annotators)} annotators; the two "
-                "lists must pair up one to one."
+                f"{where}: {len(listed_values)} annotations but {len(annotators)} annotators; the "
+                "two lists must pair up one to one."
             )
             raise DataError(msg)
         if annotators is not None and blank:
-            annotators = [a for a, v in zip(annotators, values, strict=False) if not _blank(v)]
-        labels = [_lewidi_label(v, where) for v in values if not _blank(v)]
+            annotators = [
+                a for a, v in zip(annotators, listed_values, strict=False) if not _blank(v)
+            ]
+        values = [v for v in listed_values if not _blank(v)]
     stated = record.get("number of annotations", record.get("number of annotators"))
     count = stated if isinstance(stated, int) and not isinstance(stated, bool) else None
-    return labels, annotators, count, blank
+    return values, annotators, count, blank
 
 
+def _is_multilabel(record: Any) -> bool:
+    """Whether a record holds set-valued annotations or VariErrNLI's per-label soft label.
+
+    A 2025 record's annotation with a comma (``"entailment,neutral"``), a
+    JSON list as an annotation, or a ``soft_label`` of per-label ``{"0": …,
+    "1": …}`` marginals. (A 2023 record's commas separate annotators.)
+    """
+    if not isinstance(record, dict):
+        return False
+    raw = record.get("annotations")
+    values = list(raw.values()) if isinstance(raw, dict) else _split_field(raw)
+    if any(isinstance(v, list) for v in values):
+        return True
+    if isinstance(raw, dict) and any(isinstance(v, str) and "," in v for v in values):
+        return True
+    soft = record.get("soft_label")
+    return isinstance(soft, dict) and any(isinstance(v, dict) for v in soft.values())
+
+
+def _lewidi_set(value: Any, where: str) -> tuple[Label, ...]:
+    """One set-valued LeWiDi annotation: ``"entailment,neutral"``, a JSON list, or one label."""
+    if isinstance(value, list):
+        parts: list[Any] = value
+    elif isinstance(value, str):
+        parts = value.split(",")
+    else:
+        parts = [value]
+    out = []
+    for v in parts:
+        if isinstance(v, str) and not v.strip():
+            msg = f"{where}: empty label in the set {value!r} (a stray comma?)."
+            raise DataError(msg)
+        out.append(_lewidi_label(v, where))
+    return tuple(out)
+
+
+def _single_label(value: Any, where: str) -> Label:
+    if isinstance(value, str) and "," in value:
+        msg = (
+            f"{where}: multi-label annotation {value!r} in a file read as single-label; read it "
+            "with read_lewidi(path) or multilabel=True, which gives SetAnnotations."
+        )
+        raise DataError(msg)
+    return _lewidi_label(value, where)
+
+
+@overload
+def read_lewidi(
+    path: PathLike,
+    *,
+    scale: Scale | Sequence[Any] | None = ...,
+    ordered: bool | None = ...,
+    meta: Sequence[str] | None = ...,
+    dropna: bool = ...,
+    duplicates: Duplicates = ...,
+    multilabel: Literal[False],
+) -> Annotations: ...
+@overload
+def read_lewidi(
+    path: PathLike,
+    *,
+    scale: Scale | Sequence[Any] | None = ...,
+    ordered: bool | None = ...,
+    meta: Sequence[str] | None = ...,
+    dropna: bool = ...,
+    duplicates: Duplicates = ...,
+    multilabel: Literal[True],
+) -> SetAnnotations: ...
+@overload
+def read_lewidi(
+    path: PathLike,
+    *,
+    scale: Scale | Sequence[Any] | None = ...,
+    ordered: bool | None = ...,
+    meta: Sequence[str] | None = ...,
+    dropna: bool = ...,
+    duplicates: Duplicates = ...,
+    multilabel: bool | None = ...,
+) -> Annotations | SetAnnotations: ...
 def read_lewidi(
     path: PathLike,
     *,
@@ -924,7 +1088,8 @@ def read_lewidi(
     meta: Sequence[str] | None = None,
     dropna: bool = False,
     duplicates: Duplicates = "error",
-) -> Annotations:
+    multilabel: bool | None = None,
+) -> Annotations | SetAnnotations:
     """Read a LeWiDi shared-task JSON file (2023 or 2025 editions).
 
     The file maps item ids to records. Two record shapes are understood:
@@ -934,6 +1099,9 @@ def read_lewidi(
       separated strings, paired by position; JSON lists work too).
     - 2025 (perspectivist: CSC, MP, Paraphrase, VariErrNLI):
       ``"annotations": {"Ann1": "3", "Ann2": "4"}`` (annotator → label).
+      VariErrNLI annotators may choose several labels:
+      ``{"Ann1": "entailment,neutral", "Ann2": "neutral"}``; such files
+      are read as :class:`~dissensus.SetAnnotations` (see ``multilabel``).
 
     Labels that read as numbers become numbers, so ``"0.0"``, ``"0"``,
     ``0`` and ``0.0`` are one label; other labels stay strings.
@@ -943,8 +1111,10 @@ def read_lewidi(
     compared with the recomputed one, and a disagreement larger than its
     printed precision (half a unit in the last decimal printed, at least
     1e-6: the 2025 files print 1/3 as 0.33) is reported with a
-    :class:`DissensusWarning` as a data-quality signal. Nested soft labels
-    (VariErrNLI's per-label marginals) are not compared. The 2023 ConvAbuse
+    :class:`DissensusWarning` as a data-quality signal. For a multi-label
+    file the nested soft label (VariErrNLI: for each label, the shares
+    ``"0"`` / ``"1"`` of annotators who left it out / chose it) is compared
+    with :meth:`SetAnnotations.binary_targets`. The 2023 ConvAbuse
     file annotates severities -3..1 but prints the binary abusive/not
     distribution (severity < 0) as its soft label: that is compared with
     the binarised annotations, and
@@ -975,18 +1145,29 @@ def read_lewidi(
         which records) instead of raising.
     duplicates : {"error", "first", "last", "keep"}
         An annotator listed twice on one record.
+    multilabel : bool, optional
+        Read every annotation as a set of labels (comma separated, or a
+        JSON list; one label is a set of one). Default: when some record
+        is multi-label (an annotation with a comma or a JSON list, or a
+        VariErrNLI-style per-label ``soft_label``). The label universe is
+        then ``scale`` if given, else the labels present together with the
+        ``soft_label`` keys, sorted: for VariErrNLI contradiction,
+        entailment, neutral, the order of the official files and scorer.
+        ``[]`` is the empty set; ``""`` is a blank annotation as above.
 
     Returns
     -------
-    Annotations
-        Item ids are the file's keys (strings).
+    Annotations or SetAnnotations
+        Item ids are the file's keys (strings). :class:`SetAnnotations`
+        for a multi-label file.
 
     Raises
     ------
     DataError
         Invalid JSON (with its line), a record that is not an object,
         annotation and annotator lists of different lengths, multi-label
-        annotations (not supported yet), records without annotations or with
+        annotations with ``multilabel=False``, labels repeated within a set,
+        records without annotations or with
         empty ones (unless ``dropna``), a file with no annotation at all (an
         unlabelled test file); messages name the file and the record.
 
@@ -1053,17 +1234,21 @@ def read_lewidi(
     rec_ids: list[str] = []
     item_col: list[str] = []
     annotator_col: list[Any] = []
-    label_col: list[Label] = []
+    multi = any(map(_is_multilabel, data.values())) if multilabel is None else multilabel
+    label_col: list[Any] = []
     meta_cols: dict[str, list[Any]] = {m: [] for m in keep}
     no_annotators: list[str] = []
     empty: list[str] = []
     miscounted: list[str] = []
     partly_blank: list[str] = []
     soft: dict[str, tuple[dict[Label, float], float]] = {}
+    set_soft: dict[str, tuple[dict[Label, tuple[float, float]], float]] = {}
     for key, record in data.items():
         item_id = str(key)
         where = f"'{path}' record {item_id!r}"
-        labels, annotators, stated, blank = _lewidi_record(item_id, record, where)
+        values, annotators, stated, blank = _lewidi_record(item_id, record, where)
+        read_one = _lewidi_set if multi else _single_label
+        labels = [read_one(v, where) for v in values]
         if not labels:
             empty.append(item_id)
             continue
@@ -1083,9 +1268,13 @@ def read_lewidi(
         for m in keep:
             meta_cols[m].extend([record.get(m)] * n)
         file_soft = record.get("soft_label")
-        # Only a flat distribution is comparable; VariErrNLI's nested per-label
-        # marginals ({"entailment": {"0": .5, "1": .5}, ...}) are not.
-        if isinstance(file_soft, dict) and file_soft and all(map(_is_number, file_soft.values())):
+        if multi:
+            nested = _nested_soft_label(file_soft, where)
+            if nested is not None:
+                set_soft[item_id] = nested
+        # Only a flat distribution is comparable with single labels; VariErrNLI's
+        # nested per-label marginals ({"entailment": {"0": .5, "1": .5}, ...}) are not.
+        elif isinstance(file_soft, dict) and file_soft and all(map(_is_number, file_soft.values())):
             soft[item_id] = (
                 {_lewidi_label(k, where): float(v) for k, v in file_soft.items()},
                 _printed_precision(file_soft.values()),
@@ -1144,6 +1333,25 @@ def read_lewidi(
     )
     for m in keep:
         long[m] = meta_cols[m]
+    if multi:
+        if scale is None:
+            named = [k for dist, _ in set_soft.values() for k in dist]
+            present = [v for cell in label_col for v in cell] + named
+            scale = Scale.infer(present, ordered=bool(ordered)) if present else None
+        elif not isinstance(scale, Scale):
+            scale = Scale(tuple(scale), ordered=bool(ordered))
+        sets = SetAnnotations.from_frame(
+            long,
+            annotator="annotator" if has_annotators else None,
+            scale=scale,
+            meta=keep,
+            dropna=False,
+            duplicates=duplicates,
+            source=str(path),
+        )
+        _warn_miscounted(miscounted, path)
+        _check_set_soft_labels(sets, set_soft, path)
+        return sets
     ann = Annotations.from_frame(
         long,
         annotator="annotator" if has_annotators else None,
@@ -1154,15 +1362,38 @@ def read_lewidi(
         duplicates=duplicates,
         source=str(path),
     )
+    _warn_miscounted(miscounted, path)
+    _check_soft_labels(ann, soft, path)
+    return ann
+
+
+def _warn_miscounted(miscounted: list[str], path: PathLike) -> None:
     if miscounted:
         warnings.warn(
             f"'{path}': the stated number of annotations differs from the annotations listed in "
             f"{len(miscounted)} records (e.g. {examples(miscounted)}); the listed ones are used.",
             DissensusWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
-    _check_soft_labels(ann, soft, path)
-    return ann
+
+
+def _nested_soft_label(
+    file_soft: Any, where: str
+) -> tuple[dict[Label, tuple[float, float]], float] | None:
+    """VariErrNLI's soft label ``{label: {"0": q, "1": p}}`` as ``{label: (q, p)}`` and its precision."""
+    if not isinstance(file_soft, dict) or not file_soft:
+        return None
+    out: dict[Label, tuple[float, float]] = {}
+    printed: list[float] = []
+    for key, dist in file_soft.items():
+        if not isinstance(dist, dict) or not all(map(_is_number, dist.values())):
+            return None
+        shares = {_lewidi_label(k, where): float(v) for k, v in dist.items()}
+        if not set(shares) <= {0, 1}:
+            return None
+        out[_lewidi_label(key, where)] = (shares.get(0, 0.0), shares.get(1, 0.0))
+        printed.extend(dist.values())
+    return out, _printed_precision(printed)
 
 
 def _is_number(value: Any) -> bool:
@@ -1229,8 +1460,47 @@ def _check_soft_labels(
         )
 
 
+def _check_set_soft_labels(
+    sets: SetAnnotations,
+    soft: dict[str, tuple[dict[Label, tuple[float, float]], float]],
+    path: PathLike,
+) -> None:
+    """Warn when a multi-label file's per-label soft labels disagree with the annotations."""
+    if not soft:
+        return
+    recomputed = sets.binary_targets()  # (N, L, 2)
+    rows = sets.items.get_indexer(pd.Index(list(soft), dtype=object))
+    given = np.zeros_like(recomputed)
+    stated = np.zeros(recomputed.shape[:2], dtype=bool)
+    extra = np.zeros(len(recomputed))
+    atol = np.full(len(recomputed), _SOFT_LABEL_ATOL)
+    for row, (dist, tol) in zip(rows, soft.values(), strict=True):  # records, one by one
+        if row < 0:
+            continue
+        atol[row] = tol
+        for label, (q, p) in dist.items():
+            if label in sets.scale:
+                col = sets.scale.index(label)
+                given[row, col] = (q, p)
+                stated[row, col] = True
+            else:
+                extra[row] += abs(p)
+    checked = np.zeros(len(recomputed), dtype=bool)
+    checked[rows[rows >= 0]] = True
+    # labels a record's soft label leaves out are not compared
+    diff = np.where(stated[..., None], np.abs(given - recomputed), 0.0).max(axis=(1, 2)) + extra
+    bad = np.flatnonzero(checked & (diff > atol))
+    if bad.size:
+        warnings.warn(
+            f"'{path}': the file's per-label soft_label disagrees with the annotations in "
+            f"{bad.size} of {int(checked.sum())} records (largest difference {diff[bad].max():.3g}; "
+            f"records {examples(sets.items[bad].tolist())}); dissensus uses the shares "
+            "recomputed from the annotations.",
+            DissensusWarning,
+            stacklevel=3,
+        )
+
+
 def _object_array(values: list[Any]) -> npt.NDArray[np.object_]:
-    """Keep labels as they are (no int/float/str coercion by NumPy)."""
-    out = np.empty(len(values), dtype=object)
-    out[:] = values
-    return out
+    """Keep labels as they are (no int/float/str coercion by NumPy; tuples stay whole)."""
+    return np.fromiter(values, dtype=object, count=len(values))

@@ -14,7 +14,7 @@ import pandas as pd
 from dissensus._exceptions import DataError
 from dissensus._validation import examples
 
-__all__ = ["Label", "Scale"]
+__all__ = ["Label", "Scale", "text_label"]
 
 #: Integers up to 2**53 are exact in float64 (the numeric scale's values).
 _EXACT_INT = 2**53
@@ -31,6 +31,28 @@ def _as_number(value: Any) -> float:
     if isinstance(value, int | float | np.number | np.bool_):
         return float(value)
     return float("nan")
+
+
+def text_label(text: str) -> Label:
+    """A label written as text: stripped, and a number when it reads as a finite one.
+
+    ``"0.0"``, ``"0"`` and ``" 0 "`` are the label 0; ``"1.5"`` is 1.5;
+    ``"inf"`` and ``"pos"`` stay text. For formats that write every label
+    as text (LeWiDi JSON, set cells split by a separator).
+
+    Examples
+    --------
+    >>> text_label(" 2.0 "), text_label("1.5"), text_label("inf"), text_label("pos")
+    (2, 1.5, 'inf', 'pos')
+    """
+    stripped = text.strip()
+    try:
+        number = float(stripped)
+    except ValueError:
+        return stripped
+    if not math.isfinite(number):
+        return stripped
+    return int(number) if number.is_integer() else number
 
 
 def _normalise_label(value: Any) -> Label:

@@ -21,20 +21,21 @@ set of resampled items per resample, shared by all models and metrics
 (weights from :func:`dissensus.stats._bootstrap.iter_weight_blocks`, means by
 one matrix product per chunk), so differences between models, and between
 metrics, are resampled consistently. The resamples depend only on ``seed``,
-``N`` and ``n_boot``: the same inputs and seed give byte-identical tables.
+``N`` and ``n_resamples``: the same inputs and seed give byte-identical tables.
 
 The package is split by job: ``_engine`` aligns and scores (:func:`evaluate`),
 ``_tables`` holds the statistical tables of an :class:`Evaluation`, and
 ``_output`` renders them (notebook, JSON, Markdown, HTML, files).
 """
 
-from dissensus.evaluation._engine import DEFAULT_METRICS, PredictionLike, evaluate
+from dissensus.evaluation._engine import DEFAULT_METRICS, TARGETS, PredictionLike, evaluate
 from dissensus.evaluation._output import REPORT_AUDIT_TRIALS, Evaluation
 from dissensus.stats._bins import annotation_bins
 
 __all__ = [
     "DEFAULT_METRICS",
     "REPORT_AUDIT_TRIALS",
+    "TARGETS",
     "Evaluation",
     "PredictionLike",
     "annotation_bins",

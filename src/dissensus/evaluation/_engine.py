@@ -11,18 +11,21 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from dissensus._deprecation import keyword_only_options, renamed_parameters
 from dissensus._exceptions import DataDroppedWarning, DataError
 from dissensus._parallel import thread_limit
 from dissensus._validation import (
     SeedLike,
     check_option,
     examples,
+    is_dask,
 )
 from dissensus.data import Annotations, LabelCounts, Predictions
 from dissensus.data._counts import as_label_counts
 from dissensus.evaluation._output import Evaluation
 from dissensus.evaluation._tables import _prior_name
 from dissensus.metrics import Metric, get_metric
+from dissensus.posterior import DEFAULT_PRIOR
 from dissensus.stats._bins import BinsLike, annotation_bins
 
 __all__ = ["DEFAULT_METRICS", "PredictionLike", "evaluate"]
@@ -108,6 +111,43 @@ def _align_all(
     return sub_counts, out
 
 
+#: ``targets=`` of :func:`evaluate` by name (the methods of
+#: :func:`dissensus.aggregation.soft_targets`; aggregation is imported only when used).
+TARGETS: tuple[str, ...] = ("empirical", "dawid_skene", "ordinal_dawid_skene", "mace")
+
+
+def _pointwise_targets(
+    annotations: Any,
+    counts: LabelCounts,
+    targets: str | PredictionLike,
+    seed: SeedLike,
+    pointwise: list[str],
+) -> tuple[str, FloatArray | None, pd.DataFrame | None]:
+    """(name, (N, K) targets of the pointwise metrics in the counts' order, reliability table)."""
+    if isinstance(targets, str):
+        check_option("evaluate", "targets", targets, TARGETS)
+        if targets == "empirical":
+            return "empirical", counts.proportions() if pointwise else None, None
+        from dissensus.aggregation import fit_annotator_model  # noqa: PLC0415  (only this option)
+
+        fit = fit_annotator_model(annotations, targets, seed=seed, func="evaluate")
+        source = Predictions(fit.posterior.to_numpy(), annotations.items, annotations.scale)
+        name, reliability = targets, fit.reliability()
+    else:
+        source, name, reliability = _as_predictions("targets", targets), "user targets", None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataDroppedWarning)  # checked just below
+        aligned, sub = source.align(counts, how="inner", name="targets")
+    if sub.N != counts.N:
+        missing = counts.items[~counts.items.isin(sub.items)]
+        msg = (
+            f"`targets` has no row for {missing.size} annotated items ({examples(list(missing))})."
+        )
+        raise DataError(msg)
+    rows = (sub.items if aligned.items is None else aligned.items).get_indexer(counts.items)
+    return name, np.asarray(aligned.values[rows], dtype=np.float64), reliability  # noqa: PD011
+
+
 def _resolve_metrics(metrics: Sequence[str] | str | None, ordered: bool) -> list[Metric]:
     if metrics is None:
         base = [m for m in DEFAULT_METRICS if ordered or not get_metric(m).needs_order]
@@ -140,36 +180,50 @@ def _resolve_metrics(metrics: Sequence[str] | str | None, ordered: bool) -> list
 # --------------------------------------------------------------------------- evaluate
 
 
+@keyword_only_options(2)
+@renamed_parameters(data="annotations")
 def evaluate(
-    data: Annotations | LabelCounts,
+    annotations: Annotations | LabelCounts,
     predictions: Mapping[str, PredictionLike],
-    metrics: Sequence[str] | str | None = None,
     *,
-    prior: Any = "uniform",
+    metrics: Sequence[str] | str | None = None,
+    prior: Any = DEFAULT_PRIOR,
     bins: BinsLike = "auto",
     seed: SeedLike = 0,
     how: Literal["exact", "inner"] = "exact",
     n_jobs: int | None = None,
+    targets: str | PredictionLike = "empirical",
 ) -> Evaluation:
     r"""Score several models against annotated label distributions.
 
     Parameters
     ----------
-    data : Annotations or LabelCounts
-        The annotations (counts per item and label).
+    annotations : Annotations, LabelCounts, dask.dataframe.DataFrame or DistributedCounts
+        The annotations (counts per item and label). A Dask DataFrame of
+        long annotations (``item``, ``label``, optional ``annotator``
+        columns; scale inferred) or :class:`dissensus.distributed.DistributedCounts`
+        (its scale) is scored on the cluster by
+        :func:`dissensus.distributed.score_items`; predictions are then
+        pandas or Dask DataFrames (an ``item`` column or index, one column
+        per label). The scores are collected (``N × M × J`` floats, plus the
+        counts and predictions: fine up to about 10 million items) and the
+        tables are those of the in-memory path, with the items sorted by id
+        (the in-memory path keeps their order of appearance; in the same
+        order, every table, interval included, is identical).
     predictions : mapping of str to Predictions, array_like or DataFrame
         Model name -> predicted distributions. A :class:`~dissensus.Predictions`
         or a DataFrame (wide: an ``item`` column, else the index, and one
         column per label) is aligned by item id and label; an (N, K) array
-        without ids must list the items in the order of ``data``.
+        without ids must list the items in the order of ``annotations``.
     metrics : sequence of str, optional
         Registered metric names; expected metrics are named ``E[emd]``,
         ``E[cross_entropy]``, ... Default: cross_entropy, kl_divergence,
         js_divergence, manhattan, emd (ordered scales only), then the
         expected form of each.
-    prior : {"uniform", "jeffreys", "empirical"}, float or array_like, default "uniform"
+    prior : {"jeffreys", "uniform", "empirical", "hierarchical"}, float or array_like, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
         Dirichlet prior of the expected metrics (see
-        :func:`dissensus.posterior.dirichlet`).
+        :func:`dissensus.posterior.dirichlet`). The default is Jeffreys (K/2
+        pseudo-counts), after the prior study in ``docs/priors.md``.
     bins : "auto", sequence of int or None, default "auto"
         Annotation-count bins of :meth:`Evaluation.by_bin` (see
         :func:`annotation_bins`).
@@ -187,6 +241,17 @@ def evaluate(
         ``min(cores, 8)``. The (metric, model) jobs run one after the other
         and each uses these threads (never a pool inside a pool; see
         :mod:`dissensus._parallel`). Scores are bit-identical for every value.
+
+    targets : {"empirical", "dawid_skene", "ordinal_dawid_skene", "mace"}, Predictions or DataFrame, default "empirical"
+        What the pointwise metrics compare each prediction with.
+        ``"empirical"``: each item's label shares :math:`n_{ik} / n_i`. An
+        annotator model (:func:`dissensus.aggregation.fit_annotator_model`;
+        needs Annotations with annotator ids): its posterior over each item's
+        true label, so reliable annotators weigh more; the fitted model's
+        per-annotator reliability table goes into the report. Or your own soft
+        targets, aligned by item id and label like a model's predictions.
+        Expected (``E[...]``) and debiased metrics model the counts themselves
+        and ignore this option.
 
     Returns
     -------
@@ -235,7 +300,7 @@ def evaluate(
     >>> from dissensus import FewItemsWarning
     >>> with warnings.catch_warnings():  # 3 items: far too few for a trustworthy interval
     ...     warnings.simplefilter("ignore", FewItemsWarning)
-    ...     table = ev.summary(n_boot=200)
+    ...     table = ev.summary(n_resamples=200)
     >>> table[["model", "metric", "mean", "best"]]
       model         metric      mean   best
     0     A      manhattan  0.166667   True
@@ -255,10 +320,25 @@ def evaluate(
         msg = "`predictions` is empty; give at least one model."
         raise ValueError(msg)
     check_option("evaluate", "how", how, ("exact", "inner"))
+    if is_dask(annotations):
+        if not (isinstance(targets, str) and targets == "empirical"):
+            msg = (
+                "evaluate on Dask scores against the label shares only (targets='empirical'); "
+                "annotator models are fitted in memory: pass in-memory Annotations for "
+                f"targets={targets!r}."
+            )
+            raise ValueError(msg)
+        # Dask stays optional: the engine is imported only for a Dask collection
+        from dissensus.evaluation._dask import evaluate_dask  # noqa: PLC0415
+
+        return evaluate_dask(
+            annotations, predictions, _resolve_metrics, metrics=metrics, prior=prior, bins=bins,
+            seed=seed, how=how,
+        )  # fmt: skip
     n_annotators: int | None = None
-    if isinstance(data, Annotations) and data.has_annotators:
-        n_annotators = data.n_annotators
-    counts = as_label_counts(data, "data")
+    if isinstance(annotations, Annotations) and annotations.has_annotators:
+        n_annotators = annotations.n_annotators
+    counts = as_label_counts(annotations, "data")
     preds = {str(name): _as_predictions(str(name), p) for name, p in predictions.items()}
     counts, values = _align_all(counts, preds, how)
     met = _resolve_metrics(metrics, counts.scale.ordered)
@@ -275,13 +355,19 @@ def evaluate(
     bin_codes, bin_labels = annotation_bins(n, bins)
     t1 = time.perf_counter()
 
-    p = counts.proportions() if pointwise else None
+    target_name, p, reliability = _pointwise_targets(annotations, counts, targets, seed, pointwise)
     C = counts.values if any(m.needs_counts for m in met) else None  # noqa: PD011  (LabelCounts, not pandas)
     alpha: FloatArray | None = None
     if any(m.needs_posterior for m in met):
-        from dissensus.posterior import dirichlet  # noqa: PLC0415  (only expected metrics need it)
+        from dissensus.posterior import (  # noqa: PLC0415  (only expected metrics need it)
+            dirichlet,
+            prior_strength_check,
+        )
 
         alpha = np.asarray(dirichlet(counts, prior=prior), dtype=np.float64)
+        # say so when the prior's pseudo-counts outweigh most items' annotations; the
+        # warning points at the user's call (through the two deprecation wrappers)
+        prior_strength_check(counts, prior, stacklevel=5)
     S = np.empty((len(met), len(preds), counts.N))
     # one level of threads: the metrics' own blocked kernels (balanced blocks, the same
     # bytes for any count); the jobs run in turn, so pools never nest
@@ -305,6 +391,8 @@ def evaluate(
         timings={"alignment": t1 - t0, "metrics": t2 - t1},
         predictions=values,
         prior_value=prior,
+        targets=target_name,
+        annotator_reliability=reliability,
     )
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from dissensus._deprecation import renamed_parameters
 from dissensus._exceptions import DataError, DegenerateAgreementWarning
 from dissensus._validation import (
     examples,
@@ -42,7 +43,7 @@ def _cached_audit(metric: str, classes: int, n_trials: int, seed: int) -> Any:
     """
     from dissensus import audit as audit_module  # noqa: PLC0415  (only the report needs it)
 
-    return audit_module.audit(metric, "all", classes, n_trials, seed=seed)
+    return audit_module.audit(metric, classes=classes, n_trials=n_trials, seed=seed)
 
 
 class Evaluation(_Tables):
@@ -50,7 +51,7 @@ class Evaluation(_Tables):
 
     Build it with :func:`evaluate`. The scores are computed once; the tables
     below are computed on demand (the bootstrap resamples once per
-    ``n_boot`` and shared by :meth:`summary`, :meth:`differences` and
+    ``n_resamples`` and shared by :meth:`summary`, :meth:`differences` and
     :meth:`reversals`).
 
     Attributes
@@ -103,7 +104,7 @@ class Evaluation(_Tables):
 
     # -- helpers -----------------------------------------------------------
     def dataset_info(self) -> dict[str, Any]:
-        """``n_items, n_annotators, n_annotations, labels, ordered, prior``."""
+        """``n_items, n_annotators, n_annotations, labels, ordered, prior, targets``."""
         scale = self.counts.scale
         return {
             "n_items": int(self.counts.N),
@@ -112,6 +113,7 @@ class Evaluation(_Tables):
             "labels": [_python(v) for v in scale.labels],
             "ordered": bool(scale.ordered),
             "prior": self.prior,
+            "targets": self.targets,
         }
 
     def metrics_info(self) -> pd.DataFrame:
@@ -125,7 +127,9 @@ class Evaluation(_Tables):
             }
         )
 
-    def _agreement(self, ci: float, n_boot: int, with_ci: bool) -> pd.DataFrame | None:
+    def _agreement(
+        self, confidence_level: float, n_resamples: int, with_ci: bool
+    ) -> pd.DataFrame | None:
         """The agreement table of the report, or None when it cannot be computed.
 
         Items with fewer than two annotations are left out by the coefficients
@@ -136,7 +140,7 @@ class Evaluation(_Tables):
         """
         from dissensus.agreement import report  # noqa: PLC0415  (only the report needs it)
 
-        key = (float(ci), int(n_boot), bool(with_ci))
+        key = (float(confidence_level), int(n_resamples), bool(with_ci))
         if key in self._agreement_cache:
             return self._agreement_cache[key]
         level: Literal["ordinal", "nominal"] = "ordinal" if self.counts.scale.ordered else "nominal"
@@ -147,8 +151,8 @@ class Evaluation(_Tables):
                 table = report(
                     self.counts,
                     level=level,
-                    ci=ci if with_ci else None,
-                    n_boot=n_boot,
+                    confidence_level=confidence_level if with_ci else None,
+                    n_resamples=n_resamples,
                     seed=self.seed,
                 )
         except DataError as exc:
@@ -203,12 +207,13 @@ class Evaluation(_Tables):
             table["title"] = table["property"].map(titles)
         return table[columns].assign(classes=K, n_trials=int(n_trials), seed=int(seed))
 
+    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
     def report_data(
         self,
         *,
         title: str = "Model evaluation",
-        ci: float = 0.95,
-        n_boot: int = 1000,
+        confidence_level: float = 0.95,
+        n_resamples: int = 1000,
         agreement_ci: bool = True,
         priors: Sequence[Any] = ("uniform", "jeffreys", "empirical"),
         audit: bool = True,
@@ -218,9 +223,9 @@ class Evaluation(_Tables):
         Parameters
         ----------
         title : str
-        ci : float, default 0.95
+        confidence_level : float, default 0.95
             Coverage of every interval.
-        n_boot : int, default 1000
+        n_resamples : int, default 1000
             Bootstrap resamples (the same resamples as :meth:`summary`).
         agreement_ci : bool, default True
             Bootstrap intervals for the agreement coefficients of the dataset
@@ -240,36 +245,42 @@ class Evaluation(_Tables):
 
         sensitivity = fit = None
         if self.predictions is not None and self._prior_value is not None:
-            sensitivity = self.prior_sensitivity(priors, ci=ci, n_boot=n_boot)
+            sensitivity = self.prior_sensitivity(
+                priors, confidence_level=confidence_level, n_resamples=n_resamples
+            )
             fit = self.prior_fit(priors)
         return ReportData(
             title=title,
             dataset=self.dataset_info(),
             annotations_per_item=np.asarray(self.n_annotations, dtype=np.int64),
-            agreement=self._agreement(ci, n_boot, agreement_ci),
-            summary=self.summary(ci=ci, n_boot=n_boot),
-            differences=self.differences(ci=ci, n_boot=n_boot),
+            agreement=self._agreement(confidence_level, n_resamples, agreement_ci),
+            summary=self.summary(confidence_level=confidence_level, n_resamples=n_resamples),
+            differences=self.differences(
+                confidence_level=confidence_level, n_resamples=n_resamples
+            ),
             by_bin=self.by_bin(),
             rankings=self.rankings(),
-            reversals=self.reversals(ci=ci, n_boot=n_boot),
+            reversals=self.reversals(confidence_level=confidence_level, n_resamples=n_resamples),
             metric_agreement=self.metric_agreement(),
             metrics_info=self.metrics_info(),
             prior_sensitivity=sensitivity,
             prior_fit=fit,
             reversal_items=self.reversal_items(),
             metric_audit=self._report_audit() if audit else None,
+            annotator_reliability=self.annotator_reliability,
         )
 
     def _report_audit(self) -> pd.DataFrame | None:
         table = self.metric_audit()
         return None if table.empty else table
 
+    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
     def to_markdown(
         self,
         *,
         title: str = "Model evaluation",
-        ci: float = 0.95,
-        n_boot: int = 1000,
+        confidence_level: float = 0.95,
+        n_resamples: int = 1000,
         agreement_ci: bool = True,
         audit: bool = True,
     ) -> str:
@@ -280,17 +291,22 @@ class Evaluation(_Tables):
         from dissensus.report import render_markdown  # noqa: PLC0415
 
         data = self.report_data(
-            title=title, ci=ci, n_boot=n_boot, agreement_ci=agreement_ci, audit=audit
+            title=title,
+            confidence_level=confidence_level,
+            n_resamples=n_resamples,
+            agreement_ci=agreement_ci,
+            audit=audit,
         )
         return str(render_markdown(data))
 
+    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
     def to_html(
         self,
         path: str | Path | None = None,
         *,
         title: str = "Model evaluation",
-        ci: float = 0.95,
-        n_boot: int = 1000,
+        confidence_level: float = 0.95,
+        n_resamples: int = 1000,
         agreement_ci: bool = True,
         audit: bool = True,
     ) -> str:
@@ -305,7 +321,11 @@ class Evaluation(_Tables):
         require_extra("report", _REPORT_MODULES, "Evaluation.to_html")
 
         data = self.report_data(
-            title=title, ci=ci, n_boot=n_boot, agreement_ci=agreement_ci, audit=audit
+            title=title,
+            confidence_level=confidence_level,
+            n_resamples=n_resamples,
+            agreement_ci=agreement_ci,
+            audit=audit,
         )
         html: object = render_html(data)
         if not isinstance(html, str):
@@ -317,26 +337,31 @@ class Evaluation(_Tables):
             write_file_atomically(path, html)
         return html
 
-    def to_json(self, *, ci: float = 0.95, n_boot: int = 1000, indent: int | None = 2) -> str:
+    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
+    def to_json(
+        self, *, confidence_level: float = 0.95, n_resamples: int = 1000, indent: int | None = 2
+    ) -> str:
         """Dataset info, summary, differences, by-bin means, rankings, reversals, metric agreement.
 
         NaN becomes ``null`` and ±inf the strings ``"inf"`` / ``"-inf"`` (JSON
         has neither).
         """
         tables = {
-            "summary": self.summary(ci=ci, n_boot=n_boot),
-            "differences": self.differences(ci=ci, n_boot=n_boot),
+            "summary": self.summary(confidence_level=confidence_level, n_resamples=n_resamples),
+            "differences": self.differences(
+                confidence_level=confidence_level, n_resamples=n_resamples
+            ),
             "by_bin": self.by_bin(),
             "rankings": self.rankings(),
-            "reversals": self.reversals(ci=ci, n_boot=n_boot),
+            "reversals": self.reversals(confidence_level=confidence_level, n_resamples=n_resamples),
             "metric_agreement": self.metric_agreement(),
         }
         payload: dict[str, Any] = {
             "dataset": self.dataset_info(),
             "models": self.models,
             "metrics": self.metrics,
-            "ci": ci,
-            "n_boot": n_boot,
+            "confidence_level": confidence_level,
+            "n_resamples": n_resamples,
             "seed": self.seed if isinstance(self.seed, int) else None,
         }
         for name, table in tables.items():
@@ -346,12 +371,13 @@ class Evaluation(_Tables):
             ]
         return json.dumps(payload, indent=indent, allow_nan=False, ensure_ascii=False)
 
+    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
     def save(
         self,
         out_dir: str | Path,
         *,
-        ci: float = 0.95,
-        n_boot: int = 1000,
+        confidence_level: float = 0.95,
+        n_resamples: int = 1000,
         agreement_ci: bool = True,
         inputs: Sequence[str | Path] = (),
         params: Mapping[str, Any] | None = None,
@@ -409,8 +435,8 @@ class Evaluation(_Tables):
             "dissensus": _version(),
             "models": self.models,
             "metrics": self.metrics,
-            "ci": ci,
-            "n_boot": n_boot,
+            "confidence_level": confidence_level,
+            "n_resamples": n_resamples,
             "seed": self.seed if isinstance(self.seed, int) else None,
             **(params or {}),
         }
@@ -419,7 +445,7 @@ class Evaluation(_Tables):
                 files.temporary(name)  # refuses an input before any work
             files.discard()
             paths: dict[str, Path] = {}
-            summary = self.summary(ci=ci, n_boot=n_boot)
+            summary = self.summary(confidence_level=confidence_level, n_resamples=n_resamples)
             paths["summary"] = files.write(
                 names["summary"], summary.to_csv(index=False, float_format="%.10g")
             )
@@ -428,7 +454,11 @@ class Evaluation(_Tables):
             )
             if scores:
                 paths["scores"] = files.written(names["scores"], self._write_scores)
-            html = self.to_html(ci=ci, n_boot=n_boot, agreement_ci=agreement_ci)
+            html = self.to_html(
+                confidence_level=confidence_level,
+                n_resamples=n_resamples,
+                agreement_ci=agreement_ci,
+            )
             paths["report"] = files.write(names["report"], html)
         paths["manifest"] = files.final_path("manifest.json")
         return paths

@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from dissensus._deprecation import keyword_only_options, renamed_parameters
 from dissensus._validation import (
     SeedLike,
     check_option,
@@ -71,9 +72,15 @@ class _Tables:
         timings: dict[str, float],
         predictions: FloatArray | None = None,
         prior_value: Any = None,
+        targets: str = "empirical",
+        annotator_reliability: pd.DataFrame | None = None,
     ) -> None:
         self.values = scores_array
         self.counts = counts
+        #: what the pointwise metrics were computed against (``targets=`` of evaluate)
+        self.targets = targets
+        #: per-annotator reliability of the annotator model behind ``targets`` (or None)
+        self.annotator_reliability = annotator_reliability
         self.models = models
         self._metrics = metrics
         self.metrics = [m.name for m in metrics]
@@ -111,30 +118,30 @@ class _Tables:
             raise ValueError(msg)
         return self.models.index(model)
 
-    def _boot(self, n_boot: int) -> FloatArray:
+    def _boot(self, n_resamples: int) -> FloatArray:
         """Resampled means, shape (B, M, J): the same items for every model and metric."""
-        n_boot = int(n_boot)
-        if n_boot not in self._boot_cache:
-            if n_boot < 2:
+        n_resamples = int(n_resamples)
+        if n_resamples not in self._boot_cache:
+            if n_resamples < 2:
                 msg = (
-                    f"The 'n_boot' parameter must be at least 2 (one resample gives an interval "
-                    f"of width zero). Got {n_boot!r} instead."
+                    f"The 'n_resamples' parameter must be at least 2 (one resample gives an interval "
+                    f"of width zero). Got {n_resamples!r} instead."
                 )
                 raise ValueError(msg)
             t = time.perf_counter()
             M, J, N = self.values.shape
-            boot = resample_means(self.values.reshape(M * J, N), n_boot, seed=self.seed)
-            self._boot_cache[n_boot] = boot.reshape(n_boot, M, J)
-            self.timings[f"bootstrap (n_boot={n_boot})"] = time.perf_counter() - t
-        return self._boot_cache[n_boot]
+            boot = resample_means(self.values.reshape(M * J, N), n_resamples, seed=self.seed)
+            self._boot_cache[n_resamples] = boot.reshape(n_resamples, M, J)
+            self.timings[f"bootstrap (n_resamples={n_resamples})"] = time.perf_counter() - t
+        return self._boot_cache[n_resamples]
 
     def _interval(
-        self, boot: FloatArray, point: FloatArray, ci: float
+        self, boot: FloatArray, point: FloatArray, confidence_level: float
     ) -> tuple[FloatArray, FloatArray]:
-        level = check_probability_level("Evaluation", "ci", ci)
+        level = check_probability_level("Evaluation", "confidence_level", confidence_level)
         warn_few_items(self.values.shape[2], what="evaluation's bootstrap interval", stacklevel=4)
         with np.errstate(invalid="ignore"):  # inf - inf between infinite replicates
-            low, high = percentile_interval(boot, level=level)
+            low, high = percentile_interval(boot, confidence_level=level)
         bad = ~np.isfinite(point)
         return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
 
@@ -180,16 +187,18 @@ class _Tables:
             )
         return self._scores
 
-    def summary(self, ci: float = 0.95, n_boot: int = 1000) -> pd.DataFrame:
+    @keyword_only_options(0)
+    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
+    def summary(self, *, confidence_level: float = 0.95, n_resamples: int = 1000) -> pd.DataFrame:
         r"""Mean score per model and metric with a paired bootstrap interval.
 
         Parameters
         ----------
-        ci : float, default 0.95
+        confidence_level : float, default 0.95
             Coverage of the percentile interval.
-        n_boot : int, default 1000
+        n_resamples : int, default 1000
             Bootstrap resamples of the items (shared by all models and
-            metrics; cached per ``n_boot``).
+            metrics; cached per ``n_resamples``).
 
         Returns
         -------
@@ -201,8 +210,8 @@ class _Tables:
             ``best`` marks the best mean under each metric (every tied model).
             A non-finite mean has NaN ``se`` and interval.
         """
-        boot = self._boot(n_boot)
-        low, high = self._interval(boot, self._means, ci)
+        boot = self._boot(n_resamples)
+        low, high = self._interval(boot, self._means, confidence_level)
         M, J, N = self.values.shape
         with np.errstate(invalid="ignore", over="ignore"):
             se = (
@@ -224,7 +233,11 @@ class _Tables:
             }
         )
 
-    def differences(self, ci: float = 0.95, n_boot: int = 1000) -> pd.DataFrame:
+    @keyword_only_options(0)
+    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
+    def differences(
+        self, *, confidence_level: float = 0.95, n_resamples: int = 1000
+    ) -> pd.DataFrame:
         """Paired differences between every two models under every metric.
 
         Returns
@@ -237,12 +250,12 @@ class _Tables:
             the interval excludes 0, ``"tie"`` when it covers 0, and missing
             (None) when it is undefined (an infinite or NaN mean).
         """
-        boot = self._boot(n_boot)
+        boot = self._boot(n_resamples)
         J = len(self.models)
         a, b = np.triu_indices(J, k=1)
         with np.errstate(invalid="ignore"):
             diff = self._means[:, a] - self._means[:, b]
-            low, high = self._interval(boot[:, :, a] - boot[:, :, b], diff, ci)
+            low, high = self._interval(boot[:, :, a] - boot[:, :, b], diff, confidence_level)
         a_better = np.where(self._lower[:, None], high < 0, low > 0)
         b_better = np.where(self._lower[:, None], low > 0, high < 0)
         names = np.asarray(self.models, dtype=object)
@@ -336,7 +349,9 @@ class _Tables:
             }
         )
 
-    def reversals(self, ci: float = 0.95, n_boot: int = 1000) -> pd.DataFrame:
+    @keyword_only_options(0)
+    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
+    def reversals(self, *, confidence_level: float = 0.95, n_resamples: int = 1000) -> pd.DataFrame:
         """Every pair of metrics that orders a pair of models differently.
 
         A reversal is strict: model ``a`` is strictly better than ``b`` under
@@ -355,7 +370,7 @@ class _Tables:
             orders.
         """
         rev = order_reversals(self._means, lower_is_better=self._lower)
-        boot = self._boot(n_boot)
+        boot = self._boot(n_resamples)
         cols: dict[str, list[Any]] = {k: [] for k in REQUIRED_COLUMNS["reversals"]}
         oriented = self._oriented_means()
         for m1, m2, a, b in rev.tolist():
@@ -365,7 +380,9 @@ class _Tables:
             cols["model_b"].append(self.models[b])
             for k, m in (("1", m1), ("2", m2)):
                 d = self._means[m, a] - self._means[m, b]
-                low, high = self._interval(boot[:, m, a] - boot[:, m, b], np.asarray(d), ci)
+                low, high = self._interval(
+                    boot[:, m, a] - boot[:, m, b], np.asarray(d), confidence_level
+                )
                 better = a if oriented[m, a] < oriented[m, b] else b
                 cols[f"better_{k}"].append(self.models[better])
                 cols[f"diff_{k}"].append(float(d))
@@ -378,6 +395,58 @@ class _Tables:
         for k in ("diff_1", "ci_low_1", "ci_high_1", "diff_2", "ci_low_2", "ci_high_2"):
             out[k] = out[k].astype(np.float64)
         return FullFrame(out)
+
+    def weighted_summary(self, *, floor: float | Literal["min", "median"] = "min") -> pd.DataFrame:
+        r"""Inverse-variance weighted means of the ``debiased[...]`` metrics: a DIFFERENT estimand.
+
+        For each debiased metric the item weights are :math:`w_i \propto 1 /
+        \max(\bar v_i, v_0)`, with :math:`\bar v_i` the mean over the models of
+        the item's jackknife variance
+        (:func:`dissensus.metrics.debiased.jackknife_variance`), so every model
+        is scored with the SAME weights; see
+        :func:`dissensus.metrics.debiased.inverse_variance_mean` for the floor
+        :math:`v_0` and the standard error. Items whose annotations disagree
+        little weigh more, so the weighted mean answers "which model is closer on
+        the items we can measure precisely", not the plain item average of
+        :meth:`summary`; report which one you use.
+
+        Returns
+        -------
+        DataFrame
+            ``model, metric, weighted_mean, se, mean, n_items, n_floored``
+            (``mean`` is the plain mean of :meth:`summary`, for comparison).
+            Empty when the evaluation has no debiased metric.
+
+        Raises
+        ------
+        ValueError
+            The evaluation kept no predictions (they are needed for the variances).
+        """
+        from dissensus.metrics.debiased import (  # noqa: PLC0415  (only this table needs them)
+            inverse_variance_mean,
+            jackknife_variance,
+        )
+
+        columns = ["model", "metric", "weighted_mean", "se", "mean", "n_items", "n_floored"]
+        debiased = [m for m in self._metrics if m.name.startswith("debiased[")]
+        if not debiased:
+            return FullFrame(pd.DataFrame(columns=columns))
+        if self.predictions is None:
+            msg = "weighted_summary needs the predictions; this evaluation did not keep them."
+            raise ValueError(msg)
+        C = self.counts.values  # noqa: PD011  (LabelCounts, not pandas)
+        rows = []
+        for met in debiased:
+            base = met.name[len("debiased[") : -1]
+            i = self.metrics.index(met.name)
+            v = np.mean([jackknife_variance(C, q, metric=base) for q in self.predictions], axis=0)
+            for j, model in enumerate(self.models):
+                wm = inverse_variance_mean(self.values[i, j], v, floor=floor)
+                rows.append(
+                    [model, met.name, wm.statistic, wm.standard_error,
+                     float(self._means[i, j]), int(self.counts.N), wm.n_floored]
+                )  # fmt: skip
+        return FullFrame(pd.DataFrame(rows, columns=columns))
 
     def metric_agreement(self) -> pd.DataFrame:
         r"""How much each pair of metrics agrees on the ranking of the models.
@@ -467,12 +536,13 @@ class _Tables:
             rows, columns=["prior", "strength", "log_likelihood", "share_items_weak", "used"]
         )
 
+    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
     def prior_sensitivity(
         self,
         priors: Sequence[Any] = ("uniform", "jeffreys", "empirical"),
         *,
-        ci: float = 0.95,
-        n_boot: int = 1000,
+        confidence_level: float = 0.95,
+        n_resamples: int = 1000,
     ) -> pd.DataFrame:
         """The expected metrics' summary recomputed under other Dirichlet priors.
 
@@ -480,14 +550,14 @@ class _Tables:
         prior (one vectorised call per prior, metric and model) and
         summarised with the same paired bootstrap resamples as
         :meth:`summary` (same ``seed``), so the priors are compared on equal
-        footing. Computed once per (priors, ci, n_boot).
+        footing. Computed once per (priors, confidence_level, n_resamples).
 
         Parameters
         ----------
         priors : sequence, default ("uniform", "jeffreys", "empirical")
             Priors to compare with the evaluation's own (which comes first).
-        ci : float, default 0.95
-        n_boot : int, default 1000
+        confidence_level : float, default 0.95
+        n_resamples : int, default 1000
 
         Returns
         -------
@@ -511,7 +581,7 @@ class _Tables:
             "significant",
         ]
         expected = [i for i, m in enumerate(self._metrics) if m.needs_posterior]
-        key = (tuple(_prior_name(p) for p in priors), float(ci), int(n_boot))
+        key = (tuple(_prior_name(p) for p in priors), float(confidence_level), int(n_resamples))
         if key in self._prior_cache:
             return self._prior_cache[key]
         if not expected or self.predictions is None:
@@ -537,9 +607,9 @@ class _Tables:
             means = np.concatenate(
                 [self.values[expected].mean(axis=2)[None], S.mean(axis=3)]
             )  # (P, E, J)
-        boot = self._boot(n_boot)[:, expected][:, None]  # the evaluation's prior: reuse
+        boot = self._boot(n_resamples)[:, expected][:, None]  # the evaluation's prior: reuse
         if P > 1:
-            extra = resample_means(S.reshape(-1, N), int(n_boot), seed=self.seed)
+            extra = resample_means(S.reshape(-1, N), int(n_resamples), seed=self.seed)
             boot = np.concatenate([boot, extra.reshape(-1, P - 1, E, J)], axis=1)
         del S
         lower = np.broadcast_to(self._lower[expected][None, :], (P, E)).reshape(-1)
@@ -555,9 +625,9 @@ class _Tables:
                 np.take_along_axis(boot, np.broadcast_to(best, boot.shape), axis=3)
             )
             d = np.take_along_axis(means, other, axis=2) - np.take_along_axis(means, best, axis=2)
-        low_d, high_d = self._interval(d_boot, d, ci)
+        low_d, high_d = self._interval(d_boot, d, confidence_level)
         significant = (J > 1) & ((low_d > 0) | (high_d < 0))
-        low, high = self._interval(boot, means, ci)
+        low, high = self._interval(boot, means, confidence_level)
         out = FullFrame(
             {
                 "prior": np.repeat(labels, E * J),
@@ -699,6 +769,7 @@ class _Tables:
         return pd.concat(frames, ignore_index=True)[columns]
 
     # -- tests -------------------------------------------------------------
+    @renamed_parameters(ci="confidence_level")
     def compare(
         self,
         a: str,
@@ -707,7 +778,7 @@ class _Tables:
         *,
         test: Literal["wilcoxon", "bootstrap", "permutation"] = "wilcoxon",
         n_resamples: int = 9999,
-        ci: float = 0.95,
+        confidence_level: float = 0.95,
         seed: SeedLike | Literal["default"] = "default",
     ) -> PairedTestResult:
         """Paired test of model ``a`` against model ``b`` under one metric.
@@ -724,7 +795,7 @@ class _Tables:
             or :func:`~dissensus.stats._paired.permutation_test`.
         n_resamples : int, default 9999
             Resamples of the bootstrap and permutation tests.
-        ci : float, default 0.95
+        confidence_level : float, default 0.95
             Coverage of the bootstrap interval.
         seed : int, Generator or None, optional
             Default: the evaluation's seed.
@@ -732,7 +803,7 @@ class _Tables:
         Returns
         -------
         PairedTestResult
-            ``statistic, pvalue, diff`` (mean of ``a - b``), ``ci``.
+            ``statistic, pvalue, diff`` (mean of ``a - b``), ``confidence_level``.
 
         Raises
         ------
@@ -747,16 +818,19 @@ class _Tables:
         if test == "wilcoxon":
             return wilcoxon_test(x, y)
         if test == "bootstrap":
-            return bootstrap_test(x, y, n_resamples=n_resamples, level=ci, seed=rng_seed)
+            return bootstrap_test(
+                x, y, n_resamples=n_resamples, confidence_level=confidence_level, seed=rng_seed
+            )
         return permutation_test(x, y, n_resamples=n_resamples, seed=rng_seed)
 
+    @renamed_parameters(alpha="significance")
     def pairwise_tests(
         self,
         metric: str | None = None,
         *,
         test: Literal["wilcoxon", "bootstrap", "permutation"] = "wilcoxon",
         correction: Literal["holm", "bonferroni"] | None = "holm",
-        alpha: float = 0.05,
+        significance: float = 0.05,
         n_resamples: int = 9999,
     ) -> pd.DataFrame:
         """Paired tests between every two models, with a multiplicity correction.
@@ -769,8 +843,8 @@ class _Tables:
         correction : {"holm", "bonferroni"} or None, default "holm"
             Applied within each metric: the family is the set of model pairs
             compared under that metric.
-        alpha : float, default 0.05
-            Family-wise error rate for ``reject``.
+        significance : float, default 0.05
+            Family-wise error rate for ``reject`` (``alpha`` is its old name, deprecated).
         n_resamples : int, default 9999
 
         Returns
@@ -815,7 +889,7 @@ class _Tables:
             if block:
                 adjusted = adjust_pvalues([r[-1] for r in block], method=correction)
                 for r, p_adj in zip(block, adjusted, strict=True):
-                    rows.append([*r, float(p_adj), bool(p_adj <= alpha)])
+                    rows.append([*r, float(p_adj), bool(p_adj <= significance)])
         return pd.DataFrame(
             rows,
             columns=[

@@ -166,7 +166,7 @@ class ExperimentResult:
         size = np.bincount(codes, minlength=len(labels))
         return pd.DataFrame({"bin": labels, "n_items": size.astype(np.int64)})
 
-    def verdicts(self, *, n_boot: int = 1000) -> pd.DataFrame:
+    def verdicts(self, *, n_resamples: int = 1000) -> pd.DataFrame:
         """Best model under each pointwise metric and under its expected form.
 
         Returns
@@ -180,8 +180,8 @@ class ExperimentResult:
             difference exclude zero under both metrics.
         """
         ev = self.evaluation
-        summary = ev.summary(n_boot=n_boot)
-        rev = ev.reversals(n_boot=n_boot)
+        summary = ev.summary(n_resamples=n_resamples)
+        rev = ev.reversals(n_resamples=n_resamples)
         rows = []
         for m in ev.metrics:
             em = f"E[{m}]"
@@ -223,20 +223,20 @@ class ExperimentResult:
         }
         return json.dumps(payload, indent=indent, default=_json_default, ensure_ascii=False)
 
-    def save(self, out_dir: str | Path, *, n_boot: int = 1000) -> dict[str, Path]:
+    def save(self, out_dir: str | Path, *, n_resamples: int = 1000) -> dict[str, Path]:
         """Write the evaluation's files (:meth:`Evaluation.save`) and ``experiment.json``.
 
         The HTML report gets a "Training" section with the settings and
         timings. Returns file role -> path.
         """
         t = time.perf_counter()
-        paths = self.evaluation.save(out_dir, n_boot=n_boot)
+        paths = self.evaluation.save(out_dir, n_resamples=n_resamples)
         self.timings["evaluation report"] = time.perf_counter() - t
         out = Path(out_dir)
         if "report" in paths:
             report = paths["report"]
             page = report.read_text(encoding="utf-8")
-            section = _training_section(self, self.verdicts(n_boot=n_boot))
+            section = _training_section(self, self.verdicts(n_resamples=n_resamples))
             report.write_text(_insert_section(page, section), encoding="utf-8")
         paths["experiment"] = out / "experiment.json"
         paths["experiment"].write_text(self.to_json() + "\n", encoding="utf-8")

@@ -10,9 +10,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from dissensus._deprecation import keyword_only_options
 from dissensus.data import Annotations, LabelCounts
 from dissensus.evaluation import PredictionLike, evaluate
 from dissensus.metrics import get_metric
+from dissensus.posterior import DEFAULT_PRIOR
 from dissensus.stats import bootstrap_test, competition_ranks, wilcoxon_test
 
 if TYPE_CHECKING:
@@ -158,13 +160,14 @@ class Leaderboard:
         return render_html(self)
 
 
+@keyword_only_options(2)
 def leaderboard(
     gold: Annotations | LabelCounts,
     submissions: Mapping[str, PredictionLike],
-    metrics: Sequence[str] | None = None,
     *,
+    metrics: Sequence[str] | None = None,
     dataset: str = "dataset",
-    prior: Any = "uniform",
+    prior: Any = DEFAULT_PRIOR,
     n_resamples: int = 1000,
     seed: int = 0,
 ) -> Leaderboard:
@@ -183,7 +186,7 @@ def leaderboard(
         metrics and their expected forms).
     dataset : str, default "dataset"
         Name of the dataset in the tables.
-    prior : str, float or array_like, default "uniform"
+    prior : str, float or array_like, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
         Dirichlet prior of the expected metrics.
     n_resamples : int, default 1000
         Resamples of the paired bootstrap between adjacent teams.
@@ -206,14 +209,14 @@ def leaderboard(
     >>> counts = LabelCounts.from_array([[3, 1], [0, 2], [1, 1], [2, 0]])
     >>> subs = {"A": [[0.7, 0.3], [0.1, 0.9], [0.5, 0.5], [0.9, 0.1]],
     ...         "B": [[0.5, 0.5], [0.5, 0.5], [0.5, 0.5], [0.5, 0.5]]}
-    >>> lb = leaderboard(counts, subs, ["manhattan", "euclidean"], n_resamples=200)
+    >>> lb = leaderboard(counts, subs, metrics=["manhattan", "euclidean"], n_resamples=200)
     >>> lb.ranks()["manhattan"].to_dict()
     {'A': 1.0, 'B': 2.0}
     """
     import pandas as pd  # noqa: PLC0415
 
     names = list(metrics) if metrics is not None else list(DEFAULT_METRICS)
-    ev = evaluate(gold, submissions, names, prior=prior, seed=seed)
+    ev = evaluate(gold, submissions, metrics=names, prior=prior, seed=seed)
     teams, met = list(ev.models), list(ev.metrics)
     values = np.asarray(ev.values)
     with np.errstate(invalid="ignore", over="ignore"):

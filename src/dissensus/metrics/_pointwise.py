@@ -37,6 +37,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from dissensus._deprecation import renamed_parameters
 from dissensus._exceptions import DataError
 from dissensus._parallel import for_blocks, n_threads
 from dissensus._validation import PROB_ATOL, as_prob_matrix, check_option
@@ -335,12 +336,7 @@ def cross_entropy(
     array([0.693147, 0.325083])
     """
     P, Q, single = _pair(p_true, q_pred, normalize=normalize)
-    e = _clip_eps("cross_entropy", zero, eps)
-    scale = _log_scale("cross_entropy", base)
-    h = _chunked(lambda A, B: _neg_rowsum(_xlogy(A, _clip(B, e))), P, Q)
-    if scale != 1.0:
-        h /= scale
-    return _out(h, single)
+    return _out(_unchecked_cross_entropy(P, Q, zero=zero, eps=eps, base=base), single)
 
 
 def kl_divergence(
@@ -411,12 +407,7 @@ def kl_divergence(
     np.float64(inf)
     """
     P, Q, single = _pair(p_true, q_pred, normalize=normalize)
-    e = _clip_eps("kl_divergence", zero, eps)
-    scale = _log_scale("kl_divergence", base)
-    d = _chunked(lambda A, B: _rowsum(_rel_entr(A, _clip(B, e))), P, Q)
-    if scale != 1.0:
-        d /= scale
-    return _out(d, single)
+    return _out(_unchecked_kl_divergence(P, Q, zero=zero, eps=eps, base=base), single)
 
 
 def kl_divergence_reverse(
@@ -476,12 +467,7 @@ def kl_divergence_reverse(
     np.float64(inf)
     """
     P, Q, single = _pair(p_true, q_pred, normalize=normalize)
-    e = _clip_eps("kl_divergence_reverse", zero, eps)
-    scale = _log_scale("kl_divergence_reverse", base)
-    d = _chunked(lambda A, B: _rowsum(_rel_entr(B, _clip(A, e))), P, Q)
-    if scale != 1.0:
-        d /= scale
-    return _out(d, single)
+    return _out(_unchecked_kl_divergence_reverse(P, Q, zero=zero, eps=eps, base=base), single)
 
 
 def js_divergence(
@@ -543,8 +529,7 @@ def js_divergence(
     np.float64(1.0)
     """
     P, Q, single = _pair(p_true, q_pred, normalize=normalize)
-    scale = _log_scale("js_divergence", base)
-    return _out(_jsd(P, Q, scale), single)
+    return _out(_unchecked_js_divergence(P, Q, base=base), single)
 
 
 def _jsd(P: FloatArray, Q: FloatArray, scale: float) -> FloatArray:
@@ -618,8 +603,7 @@ def js_distance(
     array([0.1801, 0.1897, 0.3425])
     """
     P, Q, single = _pair(p_true, q_pred, normalize=normalize)
-    scale = _log_scale("js_distance", base)
-    return _out(np.sqrt(_jsd(P, Q, scale)), single)
+    return _out(_unchecked_js_distance(P, Q, base=base), single)
 
 
 def entropy(
@@ -667,11 +651,7 @@ def entropy(
     np.float64(2.0)
     """
     P, single = _as_rows(p, "p", normalize=normalize)
-    scale = _log_scale("entropy", base)
-    h = _chunked(lambda A: _neg_rowsum(_xlogy(A, A)), P)
-    if scale != 1.0:
-        h /= scale
-    return _out(h, single)
+    return _out(_unchecked_entropy(P, base=base), single)
 
 
 # --------------------------------------------------------------------------- geometric
@@ -722,7 +702,7 @@ def manhattan(
     array([0.8, 0.8])
     """
     P, Q, single = _pair(p_true, q_pred, normalize=normalize)
-    return _out(_chunked(_k_manhattan, P, Q), single)
+    return _out(_unchecked_manhattan(P, Q), single)
 
 
 def squared_euclidean(
@@ -768,7 +748,7 @@ def squared_euclidean(
     np.float64(0.5)
     """
     P, Q, single = _pair(p_true, q_pred, normalize=normalize)
-    return _out(_chunked(_k_squared_euclidean, P, Q), single)
+    return _out(_unchecked_squared_euclidean(P, Q), single)
 
 
 def euclidean(
@@ -812,7 +792,7 @@ def euclidean(
     array([0.2     , 0.141421])
     """
     P, Q, single = _pair(p_true, q_pred, normalize=normalize)
-    return _out(np.sqrt(_chunked(_k_squared_euclidean, P, Q)), single)
+    return _out(_unchecked_euclidean(P, Q), single)
 
 
 def chebyshev(
@@ -854,7 +834,7 @@ def chebyshev(
     np.float64(0.2)
     """
     P, Q, single = _pair(p_true, q_pred, normalize=normalize)
-    return _out(_chunked(_k_chebyshev, P, Q), single)
+    return _out(_unchecked_chebyshev(P, Q), single)
 
 
 def _ratio_terms(P: FloatArray, Q: FloatArray) -> FloatArray:
@@ -998,7 +978,7 @@ def sorensen(
     np.float64(0.2)
     """
     P, Q, single = _pair(p_true, q_pred, normalize=normalize)
-    return _out(_chunked(_k_sorensen, P, Q), single)
+    return _out(_unchecked_sorensen(P, Q), single)
 
 
 def squared_chi2(
@@ -1048,7 +1028,7 @@ def squared_chi2(
     np.float64(0.666667)
     """
     P, Q, single = _pair(p_true, q_pred, normalize=normalize)
-    return _out(_chunked(_k_squared_chi2, P, Q), single)
+    return _out(_unchecked_squared_chi2(P, Q), single)
 
 
 def fidelity(
@@ -1097,7 +1077,7 @@ def fidelity(
     (np.float64(1.0), np.float64(0.866025))
     """
     P, Q, single = _pair(p_true, q_pred, normalize=normalize)
-    return _out(_chunked(_k_fidelity, P, Q), single)
+    return _out(_unchecked_fidelity(P, Q), single)
 
 
 def clark(
@@ -1145,7 +1125,7 @@ def clark(
     np.float64(1.414214)
     """
     P, Q, single = _pair(p_true, q_pred, normalize=normalize)
-    return _out(np.sqrt(_chunked(_k_clark_squared, P, Q)), single)
+    return _out(_unchecked_clark(P, Q), single)
 
 
 def canberra(
@@ -1192,7 +1172,7 @@ def canberra(
     np.float64(1.666667)
     """
     P, Q, single = _pair(p_true, q_pred, normalize=normalize)
-    return _out(_chunked(_k_canberra, P, Q), single)
+    return _out(_unchecked_canberra(P, Q), single)
 
 
 def cosine(
@@ -1242,7 +1222,7 @@ def cosine(
     np.float64(0.707107)
     """
     P, Q, single = _pair(p_true, q_pred, normalize=normalize)
-    return _out(_chunked(_k_cosine, P, Q), single)
+    return _out(_unchecked_cosine(P, Q), single)
 
 
 def intersection(
@@ -1284,7 +1264,7 @@ def intersection(
     np.float64(0.8)
     """
     P, Q, single = _pair(p_true, q_pred, normalize=normalize)
-    return _out(_chunked(_k_intersection, P, Q), single)
+    return _out(_unchecked_intersection(P, Q), single)
 
 
 def hellinger(
@@ -1332,7 +1312,7 @@ def hellinger(
     np.float64(1.0)
     """
     P, Q, single = _pair(p_true, q_pred, normalize=normalize)
-    return _out(_chunked(_k_hellinger, P, Q), single)
+    return _out(_unchecked_hellinger(P, Q), single)
 
 
 # --------------------------------------------------------------------------- ordinal
@@ -1358,12 +1338,13 @@ def _k_emd(P: FloatArray, Q: FloatArray) -> FloatArray:
     return d
 
 
+@renamed_parameters(normalize="normalized_distance")
 def emd(
     p_true: npt.ArrayLike,
     q_pred: npt.ArrayLike,
     /,
     *,
-    normalize: bool = True,
+    normalized_distance: bool = True,
     normalize_rows: bool = False,
 ) -> FloatArray:
     r"""Earth mover's (1-Wasserstein) distance between ordered label distributions.
@@ -1376,21 +1357,22 @@ def emd(
         Target distributions, columns in label order.
     q_pred : array_like, shape (N, K) or (K,)
         Predicted distributions, columns in label order.
-    normalize : bool, default True
+    normalized_distance : bool, default True
         Ground distance :math:`|i - j| / (K - 1)` (the seed paper's; values
         in [0, 1], comparable across scales) when True; :math:`|i - j|` in
         class-index units (``scipy.stats.wasserstein_distance`` on
         ``range(K)``, ``ot.emd2`` with that cost, and the LeWiDi 2025
-        ``average_WS``) when False.
+        ``average_WS``) when False. (``normalize`` is its old name, deprecated:
+        the glossary keeps ``normalize`` for rescaling rows.)
     normalize_rows : bool, default False
-        Rescale rows that do not sum to 1 instead of raising. (Named
-        differently from the other metrics' ``normalize`` because here
-        ``normalize`` is the published option for the ground distance.)
+        Rescale rows that do not sum to 1 instead of raising (the other
+        metrics' ``normalize``; this one takes that name in 1.0, once the old
+        ``normalize`` has stopped meaning the ground distance).
 
     Returns
     -------
     ndarray of float64, shape (N,)
-        In [0, 1] with ``normalize=True``, in [0, K − 1] otherwise;
+        In [0, 1] with ``normalized_distance=True``, in [0, K − 1] otherwise;
         symmetric; lower is better.
 
     Raises
@@ -1405,7 +1387,7 @@ def emd(
 
     .. math:: \mathrm{EMD}(p, q) = \frac{1}{K - 1} \sum_{k=1}^{K-1} |P_k - Q_k|
 
-    (without the :math:`1/(K-1)` when ``normalize=False``). For K = 1 the
+    (without the :math:`1/(K-1)` when ``normalized_distance=False``). For K = 1 the
     distance is 0.
 
     References
@@ -1425,7 +1407,7 @@ def emd(
     >>> q = [[0, 0.2, 0.8, 0, 0], [0, 0.2, 0, 0, 0.8]]
     >>> emd(p, q)
     array([0.15, 0.45])
-    >>> emd(p, q, normalize=False)
+    >>> emd(p, q, normalized_distance=False)
     array([0.6, 1.8])
     """
     try:
@@ -1433,8 +1415,130 @@ def emd(
     except DataError as err:
         text = str(err).replace("`normalize=True`", "`normalize_rows=True`")
         raise DataError(text) from None
+    return _out(_unchecked_emd(P, Q, normalized_distance=normalized_distance), single)
+
+
+# --------------------------------------------------------------------------- unchecked entries
+
+# Each formula once, on arrays already checked: float64 (N, K) rows on the simplex, P and Q of
+# the same shape (a broadcast view is fine), no 1-D input, no `normalize` of the rows. The
+# public functions above validate and call these; the registry exposes them as
+# `Metric.kernel` for callers that evaluate a metric many times on inputs they checked once
+# (the jackknife of `debiased.py` makes K + 1 calls). Scalar options are still checked here:
+# that costs nothing and keeps one message per option.
+
+
+def _log_entry(func: str, rows: Callable[..., FloatArray]) -> Callable[..., FloatArray]:
+    """The unchecked entry of a metric with logs of a probability (zero policy, log base)."""
+
+    def entry(
+        P: FloatArray,
+        Q: FloatArray,
+        /,
+        *,
+        zero: str = "inf",
+        eps: float = 1e-12,
+        base: float | None = None,
+    ) -> FloatArray:
+        e = _clip_eps(func, zero, eps)
+        scale = _log_scale(func, base)
+        d = _chunked(lambda A, B: rows(A, B, e), P, Q)
+        if scale != 1.0:
+            d /= scale
+        return d
+
+    entry.__name__ = entry.__qualname__ = f"_unchecked_{func}"
+    return entry
+
+
+_unchecked_cross_entropy = _log_entry(
+    "cross_entropy", lambda A, B, e: _neg_rowsum(_xlogy(A, _clip(B, e)))
+)
+_unchecked_kl_divergence = _log_entry(
+    "kl_divergence", lambda A, B, e: _rowsum(_rel_entr(A, _clip(B, e)))
+)
+_unchecked_kl_divergence_reverse = _log_entry(
+    "kl_divergence_reverse", lambda A, B, e: _rowsum(_rel_entr(B, _clip(A, e)))
+)
+
+
+def _unchecked_js_divergence(
+    P: FloatArray, Q: FloatArray, /, *, base: float | None = None
+) -> FloatArray:
+    return _jsd(P, Q, _log_scale("js_divergence", base))
+
+
+def _unchecked_js_distance(
+    P: FloatArray, Q: FloatArray, /, *, base: float | None = None
+) -> FloatArray:
+    return np.sqrt(_jsd(P, Q, _log_scale("js_distance", base)))
+
+
+def _unchecked_entropy(P: FloatArray, /, *, base: float | None = None) -> FloatArray:
+    scale = _log_scale("entropy", base)
+    h = _chunked(lambda A: _neg_rowsum(_xlogy(A, A)), P)
+    if scale != 1.0:
+        h /= scale
+    return h
+
+
+def _unchecked_emd(
+    P: FloatArray, Q: FloatArray, /, *, normalized_distance: bool = True
+) -> FloatArray:
     K = P.shape[1]
     d = _chunked(_k_emd, P, Q)
-    if normalize and K > 1:
+    if normalized_distance and K > 1:
         d /= K - 1
-    return _out(d, single)
+    return d
+
+
+def _rows_entry(
+    name: str, kernel: Callable[[FloatArray, FloatArray], FloatArray], *, root: bool = False
+) -> Callable[..., FloatArray]:
+    """The unchecked entry of a metric that is a row kernel (its square root with ``root``)."""
+
+    def entry(P: FloatArray, Q: FloatArray, /) -> FloatArray:
+        d = _chunked(kernel, P, Q)
+        return np.sqrt(d) if root else d
+
+    entry.__name__ = entry.__qualname__ = f"_unchecked_{name}"
+    return entry
+
+
+_unchecked_manhattan = _rows_entry("manhattan", _k_manhattan)
+_unchecked_squared_euclidean = _rows_entry("squared_euclidean", _k_squared_euclidean)
+_unchecked_euclidean = _rows_entry("euclidean", _k_squared_euclidean, root=True)
+_unchecked_chebyshev = _rows_entry("chebyshev", _k_chebyshev)
+_unchecked_sorensen = _rows_entry("sorensen", _k_sorensen)
+_unchecked_squared_chi2 = _rows_entry("squared_chi2", _k_squared_chi2)
+_unchecked_fidelity = _rows_entry("fidelity", _k_fidelity)
+_unchecked_clark = _rows_entry("clark", _k_clark_squared, root=True)
+_unchecked_canberra = _rows_entry("canberra", _k_canberra)
+_unchecked_cosine = _rows_entry("cosine", _k_cosine)
+_unchecked_intersection = _rows_entry("intersection", _k_intersection)
+_unchecked_hellinger = _rows_entry("hellinger", _k_hellinger)
+
+
+#: The unchecked entry of each metric above, by registry name (see the comment at the section
+#: start); ``dissensus.metrics`` registers them as ``Metric.kernel``.
+UNCHECKED: dict[str, Callable[..., FloatArray]] = {
+    "cross_entropy": _unchecked_cross_entropy,
+    "kl_divergence": _unchecked_kl_divergence,
+    "kl_divergence_reverse": _unchecked_kl_divergence_reverse,
+    "js_divergence": _unchecked_js_divergence,
+    "js_distance": _unchecked_js_distance,
+    "entropy": _unchecked_entropy,
+    "emd": _unchecked_emd,
+    "manhattan": _unchecked_manhattan,
+    "squared_euclidean": _unchecked_squared_euclidean,
+    "euclidean": _unchecked_euclidean,
+    "chebyshev": _unchecked_chebyshev,
+    "sorensen": _unchecked_sorensen,
+    "squared_chi2": _unchecked_squared_chi2,
+    "fidelity": _unchecked_fidelity,
+    "clark": _unchecked_clark,
+    "canberra": _unchecked_canberra,
+    "cosine": _unchecked_cosine,
+    "intersection": _unchecked_intersection,
+    "hellinger": _unchecked_hellinger,
+}

@@ -61,6 +61,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
+from dissensus._deprecation import deprecated_attribute, renamed_parameters
 from dissensus._dirichlet import others_sum
 from dissensus._exceptions import DataError
 from dissensus._validation import (
@@ -592,12 +593,13 @@ def _cumulative(
     return A, B, C
 
 
+@renamed_parameters(normalize="normalized_distance")
 def emd(
     alpha: npt.ArrayLike,
     q_pred: npt.ArrayLike,
     /,
     *,
-    normalize: bool = True,
+    normalized_distance: bool = True,
     n_jobs: int | None = None,
 ) -> FloatArray:
     r"""Expected earth mover's distance on ordered classes, exact.
@@ -608,7 +610,7 @@ def emd(
         Posterior Dirichlet parameters, all > 0, columns in class order.
     q_pred : array_like, shape (N, K) or (K,)
         Predicted distributions, columns in class order.
-    normalize : bool, default True
+    normalized_distance : bool, default True
         Ground distance :math:`|i - j| / (K - 1)` (the seed paper's; values in
         [0, 1]) when True, :math:`|i - j|` in class steps when False; as
         the pointwise ``emd``.
@@ -645,7 +647,7 @@ def emd(
     exactly (see :func:`manhattan` for :math:`\mathbb{E}|X - c|` and how
     it is computed), with no Monte Carlo error. The seed paper estimates it by Monte Carlo, and its
     code leaves the EMD unnormalised although the paper divides by
-    :math:`K - 1`; ``normalize=True`` follows the paper.
+    :math:`K - 1`; ``normalized_distance=True`` follows the paper.
 
     Examples
     --------
@@ -661,7 +663,7 @@ def emd(
     n_threads = _beta.workers(n_jobs, "emd")
     A, B, C = _cumulative(a, Q, n_threads)
     out = _abs_dev_sum(A, B, C, _beta.half_grid(a, check=False), n_threads)
-    if normalize:
+    if normalized_distance:
         out /= K - 1
     return out
 
@@ -844,10 +846,8 @@ class MonteCarloResult:
     std: FloatArray
     n_samples: int
 
-    @property
-    def value(self) -> FloatArray:
-        """The estimate."""
-        return self.estimate
+    # a documented name before the glossary (docs/glossary.md); removed in 1.0
+    value = deprecated_attribute("value", "estimate")
 
     def __repr__(self) -> str:
         n = self.estimate.shape[0]
@@ -987,12 +987,13 @@ def _l1_rows(P: FloatArray, Q: FloatArray) -> FloatArray:
     return out
 
 
+@renamed_parameters(normalize="normalized_distance")
 def emd_std(
     alpha: npt.ArrayLike,
     q_pred: npt.ArrayLike,
     /,
     *,
-    normalize: bool = True,
+    normalized_distance: bool = True,
     n_samples: int = 4000,
     seed: SeedLike = 0,
 ) -> FloatArray:
@@ -1004,7 +1005,7 @@ def emd_std(
 
     Parameters
     ----------
-    alpha, q_pred, normalize
+    alpha, q_pred, normalized_distance
         As for :func:`emd`.
     n_samples : int, default 4000
         Posterior draws per item.
@@ -1040,7 +1041,7 @@ def emd_std(
     if K == 1:
         return np.zeros(a.shape[0])
     res = monte_carlo(_emd_rows, a, Q, n_samples=n_samples, seed=seed)
-    return res.std / (K - 1) if normalize else res.std
+    return res.std / (K - 1) if normalized_distance else res.std
 
 
 def manhattan_std(

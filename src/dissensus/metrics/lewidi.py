@@ -445,7 +445,7 @@ def average_ws(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     The official code solves a transport problem per item with ``ot.emd2``
     and the cost :math:`|h - k|` in scale steps (not normalised by K − 1).
     In one dimension its optimum is the L1 distance between the cumulative
-    distributions (:func:`dissensus.metrics.emd` with ``normalize=False``):
+    distributions (:func:`dissensus.metrics.emd` with ``normalized_distance=False``):
 
     .. math:: \mathrm{AWD} = \mathrm{round}\Bigl(\frac1N \sum_{i=1}^N
               \sum_{k=1}^{K-1} |P_{ik} - T_{ik}|, 5\Bigr)
@@ -462,7 +462,7 @@ def average_ws(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     t = as_prob_matrix(_float_matrix(targets, "targets", "average_ws", 2), "targets")
     p = as_prob_matrix(_float_matrix(predictions, "predictions", "average_ws", 2), "predictions")
     _same_shape(t, p, "average_ws")
-    d = emd(t, p, normalize=False)
+    d = emd(t, p, normalized_distance=False)
     total: float = round(_sequential_total(d) / d.shape[0], 5)
     return total
 

@@ -22,7 +22,7 @@ from dissensus.models._base import (
     softmax,
     softmax_backward,
 )
-from dissensus.posterior import dirichlet
+from dissensus.posterior import DEFAULT_PRIOR, dirichlet
 
 __all__ = ["CumulativeLink", "EMDRegression", "ExpectedEMDRegression", "SoftmaxRegression"]
 
@@ -238,7 +238,7 @@ class ExpectedEMDRegression(SoftmaxRegression):
 
     Parameters
     ----------
-    prior : see :func:`dissensus.posterior.dirichlet`, default "uniform"
+    prior : see :func:`dissensus.posterior.dirichlet`, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
         Dirichlet prior of the posteriors.
     C, max_iter, tol, n_classes, n_jobs
         As in :class:`SoftmaxRegression`.
@@ -262,7 +262,7 @@ class ExpectedEMDRegression(SoftmaxRegression):
     def __init__(
         self,
         *,
-        prior: Any = "uniform",
+        prior: Any = DEFAULT_PRIOR,
         C: float = 1.0,
         max_iter: int = 200,
         tol: float = 1e-5,

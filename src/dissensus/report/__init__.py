@@ -10,12 +10,14 @@ network fetches). Figures need the ``report`` extra (matplotlib, jinja2).
 from dissensus.report._data import DATASET_KEYS, REQUIRED_COLUMNS, ReportData
 from dissensus.report._html import render_html, write_html
 from dissensus.report._markdown import render_markdown
+from dissensus.report._plots import annotator_reliability_figure
 from dissensus.report._reading import plain_reading
 
 __all__ = [
     "DATASET_KEYS",
     "REQUIRED_COLUMNS",
     "ReportData",
+    "annotator_reliability_figure",
     "plain_reading",
     "render_html",
     "render_markdown",

@@ -234,6 +234,7 @@ class ReportData:
     prior_fit: pd.DataFrame | None = field(default=None, repr=False)
     reversal_items: pd.DataFrame | None = field(default=None, repr=False)
     metric_audit: pd.DataFrame | None = field(default=None, repr=False)
+    annotator_reliability: pd.DataFrame | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         title: object = self.title
@@ -673,6 +674,14 @@ def agreement_table(data: ReportData) -> Table:
     return Table(["Coefficient", "Value", "Interval", "SE", "Items", "Annotations"], rows)
 
 
+_TARGET_WORDS = {
+    "dawid_skene": "Dawid–Skene posterior (annotators weighted by their fitted confusion)",
+    "ordinal_dawid_skene": "ordinal Dawid–Skene posterior (annotator bias and noise)",
+    "mace": "MACE posterior (annotators weighted by their competence)",
+    "user targets": "the targets given to evaluate",
+}
+
+
 def dataset_facts(data: ReportData) -> list[tuple[str, str]]:
     """The dataset at a glance, as (label, value) pairs."""
     ds = data.dataset
@@ -689,6 +698,10 @@ def dataset_facts(data: ReportData) -> list[tuple[str, str]]:
         ("Labels", f"{labels} ({scale})"),
         ("Prior", str(ds["prior"])),
     ]
+    if str(ds.get("targets", "empirical")) != "empirical":
+        facts.append(
+            ("Pointwise targets", _TARGET_WORDS.get(str(ds["targets"]), str(ds["targets"])))
+        )
     if counts.size:
         facts.append(
             (

@@ -145,7 +145,14 @@ def render_html(data: ReportData) -> str:
     figs = figures(data)
     item_figs = reversal_item_figures(data)
     # figures are numbered in page order
-    page_order = ["annotations", "summary", "by_bin", *(f.id for f in item_figs), "agreement"]
+    page_order = [
+        "annotations",
+        "annotators",
+        "summary",
+        "by_bin",
+        *(f.id for f in item_figs),
+        "agreement",
+    ]
     present = [key for key in page_order if key in figs or key.startswith("fig-items-")]
     numbers = {key: i for i, key in enumerate(present, start=1)}
     prior_notes, prior_warning = prior_sentences(data)

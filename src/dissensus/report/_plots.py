@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Figure_",
     "annotations_histogram",
+    "annotator_reliability_figure",
     "by_bin_figure",
     "figures",
     "forest_figure",
@@ -200,6 +201,95 @@ def annotations_histogram(counts: np.ndarray, *, fig_id: str = "fig-annotations"
         alt=alt,
         svg=_render(_draw_histogram, counts, fig_id=fig_id, alt=alt),
     )
+
+
+#: Columns of an aggregation reliability table that measure how reliable an annotator is.
+RELIABILITY_COLUMNS = ("competence", "accuracy", "mean_recall")
+
+#: Past this many annotators the figure drops their names and plots ranks.
+_NAMED_ANNOTATORS = 40
+
+
+def _draw_reliability(
+    names: list[str], values: np.ndarray, column: str, reference: float | None
+) -> Figure:
+    n = values.size
+    named = n <= _NAMED_ANNOTATORS
+    fig = _new_figure(4.2, 0.17 * n + 0.8 if named else 2.6)
+    ax = fig.subplots()
+    y = np.arange(n)[::-1]  # the best annotator on top
+    if named:
+        ax.hlines(y, 0.0, values, color=_GRID, linewidth=1.0)
+        ax.plot(values, y, "o", color=_COLOURS[0], markersize=4.0)
+        ax.set_yticks(y, [_text(v) for v in names])
+        ax.tick_params(axis="y", length=0)
+        ax.set_ylim(-0.7, n - 0.3)
+    else:
+        ax.plot(values, np.arange(1, n + 1), "o", color=_COLOURS[0], markersize=2.0)
+        ax.invert_yaxis()
+        ax.set_ylabel("Annotator rank")
+    if reference is not None:
+        ax.axvline(reference, color=_COLOURS[1], linestyle="--", linewidth=1.0, label="reference")
+        ax.legend(loc="lower right")
+    ax.set_xlim(0.0, 1.0 if values.max(initial=0.0) <= 1.0 else None)
+    ax.set_xlabel(_text(column.replace("_", " ")))
+    ax.grid(axis="x", color=_GRID, linewidth=0.6)
+    return fig
+
+
+def annotator_reliability_figure(
+    table: pd.DataFrame,
+    *,
+    column: str | None = None,
+    reference: float | None = None,
+    fig_id: str = "fig-annotators",
+) -> Figure_ | None:
+    """One point per annotator with its reliability, sorted (None for an empty table).
+
+    Parameters
+    ----------
+    table : DataFrame
+        A reliability table of :mod:`dissensus.aggregation` (``reliability()``
+        of a fitted model): one row per annotator, indexed by annotator.
+    column : str, optional
+        The column to plot. Default: the first of ``competence``, ``accuracy``,
+        ``mean_recall`` present.
+    reference : float, optional
+        A vertical reference line (e.g. chance accuracy ``1 / K``), drawn as
+        given.
+    fig_id : str, default "fig-annotators"
+        Prefix of the SVG's ids.
+    """
+    if column is None:
+        present = [c for c in RELIABILITY_COLUMNS if c in table.columns]
+        if not present:
+            msg = (
+                f"The reliability table has none of the columns {list(RELIABILITY_COLUMNS)}; "
+                f"it has {list(table.columns)}. Pass column=."
+            )
+            raise ValueError(msg)
+        column = present[0]
+    elif column not in table.columns:
+        msg = f"The reliability table has no column {column!r}; it has {list(table.columns)}."
+        raise ValueError(msg)
+    values = table[column].to_numpy(dtype=np.float64)
+    keep = np.isfinite(values)
+    if not keep.any():
+        return None
+    order = np.argsort(-values[keep], kind="stable")
+    values = values[keep][order]
+    names = [str(v) for v in np.asarray(table.index, dtype=object)[keep][order]]
+    label = column.replace("_", " ")
+    alt = (
+        f"Dot plot of the {label} of {values.size:,} annotators, sorted: from "
+        f"{values[0]:.2f} ({names[0]}) to {values[-1]:.2f} ({names[-1]})."
+    )
+    caption = (
+        f"Annotator {label}, sorted, one point per annotator ({values.size:,} annotators; "
+        f"median {np.median(values):.2f})."
+    )
+    svg = _render(_draw_reliability, names, values, column, reference, fig_id=fig_id, alt=alt)
+    return Figure_(id=fig_id, caption=caption, alt=alt, svg=svg)
 
 
 def _style(i: int) -> dict[str, Any]:
@@ -487,6 +577,18 @@ def figures(data: ReportData) -> dict[str, Figure_]:
         ("summary", forest_figure(data)),
         ("by_bin", by_bin_figure(data)),
         ("agreement", metric_agreement_figure(data)),
+        (
+            "annotators",
+            None
+            if data.annotator_reliability is None
+            else annotator_reliability_figure(
+                data.annotator_reliability,
+                # chance accuracy; MACE's competence is P(not spamming), with no chance level
+                reference=None
+                if "competence" in data.annotator_reliability.columns
+                else 1.0 / len(data.dataset["labels"]),
+            ),
+        ),
     ):
         if fig is not None:
             out[key] = fig

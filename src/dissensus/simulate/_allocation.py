@@ -34,7 +34,7 @@ import pandas as pd
 from dissensus._validation import check_option
 from dissensus.allocate import expected_gain
 from dissensus.metrics import get_metric
-from dissensus.posterior import dirichlet
+from dissensus.posterior import DEFAULT_PRIOR, dirichlet
 from dissensus.simulate._synthetic import (
     TruthLike,
     _sample_labels,
@@ -69,7 +69,7 @@ def allocation_study(
     truth: TruthLike = "mixture",
     candidates: Sequence[str] = ("truth", "noisy", "tempered", "smoothed"),
     metric: str = "E[emd]",
-    prior: Any = "uniform",
+    prior: Any = DEFAULT_PRIOR,
     initial: int = 2,
     budget: int | None = None,
     rounds: int = 10,
@@ -90,7 +90,7 @@ def allocation_study(
     metric : str, default "E[emd]"
         Expected metric the models are ranked by (and its pointwise form
         for the empirical ranking and the truth).
-    prior : default "uniform"
+    prior : default :data:`~dissensus.posterior.DEFAULT_PRIOR`
         Prior of the posterior (:func:`dissensus.posterior.dirichlet`);
         ``"empirical"`` is fitted once to the stacked replicates after each
         batch (they are independent draws of the same law, so this is the

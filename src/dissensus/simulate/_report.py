@@ -19,7 +19,14 @@ from dissensus.simulate._study import StudyResult
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["plain_reading", "render_simulation_html", "write_simulation_report"]
+__all__ = [
+    "debiased_markdown",
+    "debiased_reading",
+    "debiased_table",
+    "plain_reading",
+    "render_simulation_html",
+    "write_simulation_report",
+]
 
 
 def _fmt(p: float, se: float | None = None) -> str:
@@ -29,7 +36,7 @@ def _fmt(p: float, se: float | None = None) -> str:
 
 
 def _expected_names(rk: pd.DataFrame) -> list[str]:
-    return [e for e in dict.fromkeys(rk["estimator"]) if e != "empirical"]
+    return [e for e in dict.fromkeys(rk["estimator"]) if e not in {"empirical", "debiased"}]
 
 
 def best_prior(res: StudyResult) -> tuple[str, pd.Series]:
@@ -41,7 +48,7 @@ def best_prior(res: StudyResult) -> tuple[str, pd.Series]:
     """
     rk = res.rankings[res.rankings["bin"] != "all"]
     score = rk.groupby("estimator", sort=False)["p_pairs_correct"].mean()
-    exp = score.drop("empirical", errors="ignore")
+    exp = score.drop(["empirical", "debiased"], errors="ignore")
     return str(exp.idxmax()), score
 
 
@@ -71,7 +78,7 @@ def plain_reading(
     )
     s = cells.pivot_table(
         index=["truth", "metric", "bin"], columns="estimator", values="se_pairs_correct"
-    )
+    ).reindex(index=p.index, columns=p.columns)  # all-NaN errors (2 replicates) drop rows
     if "empirical" in p.columns:
         counts = []
         for est in _expected_names(rk):
@@ -84,16 +91,21 @@ def plain_reading(
             f"Against the empirical form, over {len(p)} (truth, metric, bin) cells (a difference "
             f"counts when it exceeds two Monte Carlo standard errors): {'; '.join(counts)}."
         )
-        per_truth = p.drop(columns="empirical").groupby(level="truth", sort=False).mean()
+        per_truth = (
+            p.drop(columns=["empirical", "debiased"], errors="ignore")
+            .groupby(level="truth", sort=False)
+            .mean()
+        )
         if len(per_truth) > 1:
             out.append(
                 "The best prior depends on the data: "
                 + ", ".join(
                     f"{t}: {row.idxmax()} ({row.max():.2f})" for t, row in per_truth.iterrows()
                 )
-                + ". The fitted prior fails where items barely differ from each other (its "
-                "strength then grows without bound and every posterior collapses to the "
-                "dataset's average)."
+                + ". The fitted priors fail where items barely differ from each other: their "
+                "strength is then large (rightly: the items are alike), every posterior is pulled "
+                "towards the dataset's average, and score differences lean towards the models "
+                "that predict that average; a weak prior such as Jeffreys ranks better there."
             )
     bins = [b for b in dict.fromkeys(rk["bin"]) if b != "all"]
     first = bins[0] if bins else "all"
@@ -195,11 +207,139 @@ def plain_reading(
     return out
 
 
+# --------------------------------------------------------------------------- debiased family
+
+
+def debiased_table(res: StudyResult) -> pd.DataFrame:
+    """Kendall tau with the true ranking and P(pick the truly best), per truth, metric and bin.
+
+    One row per (truth, metric, bin); for each estimator (empirical, each
+    expected prior, debiased) the columns ``tau <estimator>`` and
+    ``best <estimator>`` (means over replicates), and ``se tau`` /
+    ``se best``: the largest Monte Carlo standard error in the row. Empty
+    when the study was run without ``debiased=True``.
+    """
+    rk = res.rankings
+    if "debiased" not in set(rk["estimator"]):
+        return pd.DataFrame()
+    est = list(dict.fromkeys(rk["estimator"]))
+    tau, tau_se = res.table("kendall_tau"), res.table("se_kendall_tau")
+    best, best_se = res.table("p_best_correct"), res.table("se_best_correct")
+    out = tau[["truth", "metric", "bin"]].copy()
+    for e in est:
+        out[f"tau {e}"] = tau[e].to_numpy(dtype=np.float64)
+    for e in est:
+        out[f"best {e}"] = best[e].to_numpy(dtype=np.float64)
+    out["se tau"] = tau_se[est].max(axis=1).to_numpy(dtype=np.float64)
+    out["se best"] = best_se[est].max(axis=1).to_numpy(dtype=np.float64)
+    return out
+
+
+def debiased_markdown(res: StudyResult) -> str:
+    """:func:`debiased_table` as a Markdown table (two decimals; the docs page quotes it)."""
+    df = debiased_table(res)
+    if df.empty:
+        return ""
+    head = "| " + " | ".join(df.columns) + " |"
+    rule = "|" + "|".join("---" if i < 3 else "---:" for i in range(len(df.columns))) + "|"
+    rows = [
+        "| "
+        + " | ".join(f"{v:.2f}" if isinstance(v, float | np.floating) else str(v) for v in rec)
+        + " |"
+        for rec in df.itertuples(index=False)
+    ]
+    return "\n".join([head, rule, *rows]) + "\n"
+
+
+def debiased_reading(res: StudyResult) -> list[str]:
+    """Where the debiased form ranks closer to the truth than the empirical one, and where not.
+
+    A difference counts when it exceeds two Monte Carlo standard errors
+    (of the difference, taken as the two standard errors combined).
+    """
+    rk = res.rankings
+    if "debiased" not in set(rk["estimator"]):
+        return []
+    cells = rk[rk["bin"] != "all"]
+    out: list[str] = []
+    for col, se_col, what in (
+        ("kendall_tau", "se_kendall_tau", "Kendall tau with the true ranking"),
+        ("p_best_correct", "se_best_correct", "P(pick the truly best model)"),
+    ):
+        p = cells.pivot_table(index=["truth", "metric", "bin"], columns="estimator", values=col)
+        s = cells.pivot_table(
+            index=["truth", "metric", "bin"], columns="estimator", values=se_col
+        ).reindex(index=p.index, columns=p.columns)
+        d = p["debiased"] - p["empirical"]
+        se = np.hypot(s["debiased"], s["empirical"])
+        better = [f"{m} on {t} at {b}" for (t, m, b) in d.index[(d > 2 * se).to_numpy()]]
+        worse = [
+            f"{m} on {t} at {b} ({p['empirical'][(t, m, b)]:.2f} → {p['debiased'][(t, m, b)]:.2f})"
+            for (t, m, b) in d.index[(d < -2 * se).to_numpy()]
+        ]
+        out.append(
+            f"{what}, debiased against empirical over {len(d)} (truth, metric, bin) cells: "
+            f"better in {len(better)}, worse in {len(worse)}."
+            + (f" Worse: {'; '.join(worse)}." if worse else "")
+        )
+    out.append(
+        "Why: cross-entropy is linear in the target, so its debiased form IS the empirical one. "
+        "The jackknife removes the 1/n bias term of smooth metrics (JS divergence, the Brier "
+        "score exactly); L1 and EMD have kinks where a (cumulative) share equals the "
+        "prediction's, their bias is of order n^(-1/2) and depends on where the 1/n lattice "
+        "falls, so near-uniform truths with near-uniform candidates get erratic corrections."
+    )
+    return out
+
+
+def _lines_per_bin(
+    ax: Any, sub: pd.DataFrame, ests: list[str], bins: list[str], *, col: str, se_col: str
+) -> None:
+    """One line per estimator over the bins, with two-standard-error bars."""
+    from dissensus.report._plots import _style, _text  # noqa: PLC0415
+
+    x = np.arange(len(bins))
+    for i, est in enumerate(ests):
+        g = sub[sub["estimator"] == est].set_index("bin").reindex(bins)
+        ax.errorbar(
+            x, g[col], yerr=2 * g[se_col].fillna(0), label=_text(est), capsize=2, **_style(i)
+        )
+
+
+def _debiased_figure(res: StudyResult, truth: str) -> Figure:
+    from dissensus.report._plots import _GRID, _new_figure, _text  # noqa: PLC0415
+
+    rk = res.rankings[(res.rankings["truth"] == truth) & (res.rankings["bin"] != "all")]
+    metrics = list(dict.fromkeys(rk["metric"]))
+    ests = list(dict.fromkeys(rk["estimator"]))
+    bins = list(dict.fromkeys(rk["bin"]))
+    fig = _new_figure(2.6 * len(metrics), 4.8)
+    axes = fig.subplots(2, len(metrics), squeeze=False)
+    x = np.arange(len(bins))
+    rows = (
+        ("kendall_tau", "se_kendall_tau", "Kendall tau"),
+        ("p_best_correct", "se_best_correct", "P(best right)"),
+    )
+    for r, (col, se_col, label) in enumerate(rows):
+        for c, metric in enumerate(metrics):
+            ax = axes[r, c]
+            _lines_per_bin(ax, rk[rk["metric"] == metric], ests, bins, col=col, se_col=se_col)
+            if r == 0:
+                ax.set_title(_text(metric), loc="left")
+            ax.set_xticks(x, bins, rotation=45)
+            ax.set_ylim(-1.02 if col == "kendall_tau" else -0.02, 1.02)
+            ax.grid(axis="y", color=_GRID, linewidth=0.6)
+        axes[r, 0].set_ylabel(label)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncols=len(ests))
+    return fig
+
+
 # --------------------------------------------------------------------------- figures
 
 
 def _decision_figure(res: StudyResult, truth: str) -> Figure:
-    from dissensus.report._plots import _GRID, _new_figure, _style, _text  # noqa: PLC0415
+    from dissensus.report._plots import _GRID, _new_figure, _text  # noqa: PLC0415
 
     rk = res.rankings[(res.rankings["truth"] == truth) & (res.rankings["bin"] != "all")]
     metrics = list(dict.fromkeys(rk["metric"]))
@@ -212,16 +352,7 @@ def _decision_figure(res: StudyResult, truth: str) -> Figure:
     x = np.arange(len(bins))
     for ax, metric in zip(axes, metrics, strict=False):
         sub = rk[rk["metric"] == metric]
-        for i, est in enumerate(ests):
-            r = sub[sub["estimator"] == est].set_index("bin").reindex(bins)
-            ax.errorbar(
-                x,
-                r["p_pairs_correct"],
-                yerr=2 * r["se_pairs_correct"].fillna(0),
-                label=_text(est),
-                capsize=2,
-                **_style(i),
-            )
+        _lines_per_bin(ax, sub, ests, bins, col="p_pairs_correct", se_col="se_pairs_correct")
         ax.set_title(_text(f"{metric}: pairs ordered as the truth"), loc="left")
         ax.set_xticks(x, bins)
         ax.set_ylim(-0.02, 1.02)
@@ -328,6 +459,23 @@ def render_simulation_html(
         parts.append(
             _svg(_decision_figure, res, t, fig_id=f"fig-dec-{t}", alt=f"pairs right per bin, {t}")
         )
+    deb = debiased_table(res)
+    if not deb.empty:
+        parts.append("<h2>Debiased metrics: ranking against the truth</h2>")
+        parts.append(
+            "<p>Per truth family, metric and annotation-count bin: Kendall's tau between each "
+            "form's ranking of the models and the true ranking ('tau'), and the probability "
+            "that the form's best model is the truly best one ('best'), for the empirical, "
+            "expected (each prior) and debiased forms (dissensus.metrics.debiased). 'se' is "
+            "the largest Monte Carlo standard error in the row.</p>"
+        )
+        parts += [f"<p>{html.escape(p)}</p>" for p in debiased_reading(res)]
+        parts.append(_table_html(deb))
+        for t in dict.fromkeys(res.rankings["truth"]):
+            parts.append(f"<h3>Debiased, truth family: {html.escape(str(t))}</h3>")
+            parts.append(
+                _svg(_debiased_figure, res, t, fig_id=f"fig-deb-{t}", alt=f"tau and best, {t}")
+            )
     parts.append("<h2>Mean scores (all items)</h2>")
     sc = res.scores[res.scores["bin"] == "all"]
     wide = sc.pivot_table(
@@ -378,6 +526,12 @@ def write_simulation_report(
     res.pairs.to_csv(paths["pairs"], index=False, float_format="%.10g")
     res.scores.to_csv(paths["scores"], index=False, float_format="%.10g")
     main_table(res).to_csv(paths["main_table"], index=False)
+    deb = debiased_table(res)
+    if not deb.empty:
+        paths["debiased"] = out / "debiased.csv"
+        deb.to_csv(paths["debiased"], index=False, float_format="%.10g")
+        paths["debiased_markdown"] = out / "debiased.md"
+        paths["debiased_markdown"].write_text(debiased_markdown(res), encoding="utf-8")
     if cov is not None:
         paths["coverage"] = out / "coverage.csv"
         cov.to_csv(paths["coverage"], index=False, float_format="%.10g")

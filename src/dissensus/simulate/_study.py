@@ -48,7 +48,12 @@ from scipy import sparse, special
 
 from dissensus._validation import check_option, examples
 from dissensus.metrics import get_metric
-from dissensus.posterior import PriorFitWarning, dirichlet, fit_dirichlet_prior
+from dissensus.posterior import (
+    PriorFitWarning,
+    dirichlet,
+    fit_dirichlet_prior,
+    fit_hierarchical_prior,
+)
 from dissensus.simulate._synthetic import (
     DEFAULT_CANDIDATES,
     TruthLike,
@@ -73,7 +78,10 @@ DEFAULT_STUDY_METRICS: tuple[str, ...] = (
     "emd",
 )
 #: Priors of the expected forms.
-DEFAULT_PRIORS: tuple[str, ...] = ("uniform", "jeffreys", "empirical")
+DEFAULT_PRIORS: tuple[str, ...] = ("uniform", "jeffreys", "empirical", "hierarchical")
+#: Priors fitted to each replicate's counts.
+_FITTED = {"empirical": fit_dirichlet_prior, "hierarchical": fit_hierarchical_prior}
+_PRIOR_NAMES = ("uniform", "jeffreys", "empirical", "hierarchical")
 #: Item rows per block of replicates (memory: a few (rows, K) arrays per candidate).
 _BLOCK_ROWS = 1 << 17
 
@@ -98,21 +106,24 @@ def _bin_codes(n: IntArray, n_range: tuple[int, int], bins: BinsLike) -> tuple[I
 
 
 def _fit_priors(
-    counts: IntArray, reps: int, N: int, priors: Sequence[str]
-) -> tuple[list[FloatArray], list[float]]:
-    """Posterior alpha (rows, K) for each prior; empirical Bayes fitted per replicate."""
+    counts: IntArray, reps: int, N: int, priors: Sequence[Any]
+) -> tuple[list[FloatArray], dict[str, list[float]]]:
+    """Posterior alpha (rows, K) for each prior; fitted priors fitted per replicate.
+
+    Returns the alphas and, per fitted prior, its strength in each replicate.
+    """
     alphas = []
-    strengths: list[float] = []
+    strengths: dict[str, list[float]] = {}
     for prior in priors:
-        if prior != "empirical":
+        if not (isinstance(prior, str) and prior in _FITTED):
             alphas.append(dirichlet(counts, prior=prior))
             continue
         blocks = counts.reshape(reps, N, -1)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PriorFitWarning)
-            fits = [fit_dirichlet_prior(b) for b in blocks]
+            fits = [_FITTED[prior](b) for b in blocks]
         a0 = np.repeat(np.stack([f.alpha0 for f in fits]), N, axis=0)
-        strengths.extend(f.strength for f in fits)
+        strengths[prior] = [f.strength for f in fits]
         alphas.append(dirichlet(counts, prior=a0))
     return alphas, strengths
 
@@ -184,8 +195,11 @@ class StudyResult:
         Mean over replicates of each model's mean score: ``truth, metric,
         estimator, bin, model, estimate, true_score, n_replicates``.
     prior_strength : DataFrame
-        The empirical-Bayes prior's strength per truth family
-        (mean and range over replicates), when it was fitted.
+        The strength of each fitted prior (``"empirical"``,
+        ``"hierarchical"``) per truth family: ``truth, prior,
+        strength_mean, strength_median, strength_min, strength_max`` over
+        replicates (an empirical strength of 1e8 or more means the fit ran
+        to infinity).
     config : dict
         The arguments.
     timings : dict of str to float
@@ -268,9 +282,11 @@ def study(
         Pointwise metric names of the registry; each must have an expected
         form (``E[name]``), which is scored too. ``emd`` assumes the classes'
         order.
-    priors : sequence of {"uniform", "jeffreys", "empirical"} or float
-        Priors of the expected forms; ``"empirical"`` is refitted to each
-        replicate's counts (:func:`~dissensus.posterior.fit_dirichlet_prior`).
+    priors : sequence of {"uniform", "jeffreys", "empirical", "hierarchical"} or float
+        Priors of the expected forms; ``"empirical"`` and ``"hierarchical"``
+        are refitted to each replicate's counts
+        (:func:`~dissensus.posterior.fit_dirichlet_prior`,
+        :func:`~dissensus.posterior.fit_hierarchical_prior`).
     bins : "auto", sequence of int or None, default "auto"
         Annotation-count bins (:func:`dissensus.stats.annotation_bins`);
         ``"auto"`` cuts ``n_range`` with the ladder 2, 4, 6, 11, 21, 51, …
@@ -320,7 +336,7 @@ def study(
     prior_names = [str(p) for p in priors]
     for p in priors:
         if isinstance(p, str):
-            check_option("study", "priors", p, ("uniform", "jeffreys", "empirical"))
+            check_option("study", "priors", p, _PRIOR_NAMES)
     cands = list(candidates)
     if len(cands) < 2:
         msg = f"The 'candidates' parameter of study needs at least two models. Got {cands!r}."
@@ -352,7 +368,7 @@ def study(
         block_seeds = truth_seeds[t_index].spawn(len(starts))
         est_blocks: list[FloatArray] = []
         true_blocks: list[FloatArray] = []
-        strengths: list[float] = []
+        strengths: dict[str, list[float]] = {}
         labels: list[str] = []
         for start, ss in zip(starts, block_seeds, strict=True):
             reps = min(per_block, R - start)
@@ -373,16 +389,17 @@ def study(
             )
             est_blocks.append(est)
             true_blocks.append(tru)
-            strengths.extend(st)
+            for key, vals in st.items():
+                strengths.setdefault(key, []).extend(vals)
         est_all = np.concatenate(est_blocks, axis=3)  # (F, M, J, R, B)
         true_all = np.concatenate(true_blocks, axis=2)  # (M, J, R, B)
         rk, pr, sc = _summarise(est_all, true_all, tname, mets, estimators, cands, labels)
         rank_rows.append(rk)
         pair_rows.append(pr)
         score_rows.append(sc)
-        if strengths:
-            s = np.asarray(strengths)
-            strength_rows.append((tname, float(s.mean()), float(s.min()), float(s.max())))
+        for key, vals in strengths.items():
+            s = np.asarray(vals)
+            strength_rows.append((tname, key, s.mean(), np.median(s), s.min(), s.max()))
         timings[tname] = time.perf_counter() - t0
     config = {
         "n_items": N,
@@ -402,7 +419,15 @@ def study(
         pairs=pd.concat(pair_rows, ignore_index=True),
         scores=pd.concat(score_rows, ignore_index=True),
         prior_strength=pd.DataFrame(
-            strength_rows, columns=["truth", "strength_mean", "strength_min", "strength_max"]
+            strength_rows,
+            columns=[
+                "truth",
+                "prior",
+                "strength_mean",
+                "strength_median",
+                "strength_min",
+                "strength_max",
+            ],
         ),
         config=config,
         timings=timings,
@@ -456,7 +481,7 @@ def _block(  # noqa: PLR0917  (private; one call site)
     opts: dict[str, Any],
     *,
     debiased: bool = False,
-) -> tuple[FloatArray, FloatArray, list[str], list[float]]:
+) -> tuple[FloatArray, FloatArray, list[str], dict[str, list[float]]]:
     """Scores of one block of replicates: estimates (F, M, J, reps, B), truth (M, J, reps, B)."""
     rows = reps * N
     pi = draw_truth(rows, K, truth=truth, seed=rng)
@@ -467,9 +492,7 @@ def _block(  # noqa: PLR0917  (private; one call site)
     codes, labels = _bin_codes(n, (lo, hi), bins)
     B = len(labels) + 1  # + "all"
     G, sizes = _groups(codes, reps, N, B)
-    alphas, strengths = _fit_priors(
-        counts, reps, N, [str(p) if isinstance(p, str) else p for p in priors]
-    )
+    alphas, strengths = _fit_priors(counts, reps, N, priors)
     phat = counts / n[:, None].astype(np.float64)
     J, M, F = len(cands), len(mets), 1 + len(alphas) + int(debiased)
     S = np.empty((F, M, J, rows))
@@ -625,7 +648,7 @@ def coverage(
         Truth families: ``"uniform"`` and ``"jeffreys"`` are drawn FROM the
         uniform and Jeffreys priors' family (there the matching prior should
         cover at the nominal rate); the others are not.
-    priors : sequence of str, default ("uniform", "jeffreys", "empirical")
+    priors : sequence of str, default ("uniform", "jeffreys", "empirical", "hierarchical")
     levels : sequence of float, default (0.5, 0.9, 0.95)
     bins, n_range, zipf_exponent, seed
         As in :func:`study`.
@@ -660,7 +683,7 @@ def coverage(
         msg = f"The 'levels' parameter of coverage must hold numbers in (0, 1). Got {levels!r}."
         raise ValueError(msg)
     for p in priors:
-        check_option("coverage", "priors", p, ("uniform", "jeffreys", "empirical"))
+        check_option("coverage", "priors", p, _PRIOR_NAMES)
     lo, hi = (int(v) for v in n_range)
     per_block = max(1, _BLOCK_ROWS // N)
     root = np.random.SeedSequence(seed)

@@ -434,6 +434,14 @@ def _c_overfit(
     return train / size[:, None].astype(np.float64)
 
 
+def _c_shrunk(
+    pi: FloatArray, rng: np.random.Generator, n: IntArray, p: dict[str, Any]
+) -> FloatArray:
+    w = float(p.get("shrink", 0.3))
+    out: FloatArray = (1.0 - w) * pi + w / pi.shape[1]
+    return out
+
+
 def _c_marginal(
     pi: FloatArray, rng: np.random.Generator, n: IntArray, p: dict[str, Any]
 ) -> FloatArray:
@@ -456,6 +464,7 @@ CANDIDATES: dict[str, Candidate] = {
     "sharpened": _c_sharpened,
     "smoothed": _c_smoothed,
     "overfit": _c_overfit,
+    "shrunk": _c_shrunk,
     "marginal": _c_marginal,
     "uniform": _c_uniform,
 }
@@ -483,6 +492,7 @@ def candidate_predictions(
     sigma: float = 1.0,
     train_size: int | None = None,
     groups: int = 1,
+    shrink: float = 0.3,
     seed: SeedLike = 0,
 ) -> dict[str, FloatArray]:
     r"""Predictions of candidate models at controlled distances from the truth.
@@ -504,7 +514,8 @@ def candidate_predictions(
         ``"overfit"``: the empirical distribution of an independent training
         sample of ``train_size`` labels per item (default: as many as the
         item's evaluation annotations ``n``), a model that memorised its
-        training labels. ``"marginal"``: the average truth over the items
+        training labels. ``"shrunk"``: :math:`(1 - w)\,\pi + w / K`
+        with ``w = shrink``, the truth pulled towards uniform. ``"marginal"``: the average truth over the items
         (per group of ``N / groups`` consecutive items), the same for every
         item. ``"uniform"``: :math:`1/K`.
     n : array_like of int, shape (N,), optional
@@ -512,7 +523,7 @@ def candidate_predictions(
         ``train_size``).
     floor : float, default 1e-3
         Every prediction is :math:`(1 - \text{floor})\,q + \text{floor}/K`.
-    noise_strength, temperature, sharpen, sigma, train_size
+    noise_strength, temperature, sharpen, sigma, train_size, shrink
         See above.
     groups : int, default 1
         Number of independent datasets stacked in ``truth`` (for
@@ -552,6 +563,7 @@ def candidate_predictions(
         "sigma": sigma,
         "train_size": train_size,
         "groups": groups,
+        "shrink": shrink,
     }
     base = int(as_generator(seed).integers(2**63))
     K = pi.shape[1]

@@ -30,7 +30,7 @@ an exact two-level multinomial, much faster than ``Generator.multinomial``
    resamples.
 
 Every block has its own child generator whose accepted indices are consumed
-strictly in order, so the weights depend only on ``(multiplicity, n_boot,
+strictly in order, so the weights depend only on ``(multiplicity, n_resamples,
 seed)``, never on the chunk size.
 """
 
@@ -45,6 +45,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
+from dissensus._deprecation import renamed_parameters
 from dissensus._exceptions import FewItemsWarning
 from dissensus._validation import SeedLike, as_generator, check_probability_level
 
@@ -92,12 +93,12 @@ class ConfidenceInterval(NamedTuple):
     high: float
 
 
-def _check_sizes(func: str, n: int, n_boot: int) -> None:
+def _check_sizes(func: str, n: int, n_resamples: int) -> None:
     if int(n) < 1:
         msg = f"The 'n' parameter of {func} must be at least 1. Got {n!r} instead."
         raise ValueError(msg)
-    if int(n_boot) < 1:
-        msg = f"The 'n_boot' parameter of {func} must be at least 1. Got {n_boot!r} instead."
+    if int(n_resamples) < 1:
+        msg = f"The 'n_resamples' parameter of {func} must be at least 1. Got {n_resamples!r} instead."
         raise ValueError(msg)
 
 
@@ -201,15 +202,15 @@ def _as_multiplicity(func: str, multiplicity: npt.ArrayLike) -> IntArray:
     return m.astype(np.int64, copy=False)
 
 
-def _chunk_size(n_boot: int, chunk: int | None, width: int) -> int:
+def _chunk_size(n_resamples: int, chunk: int | None, width: int) -> int:
     if chunk is not None:
         return max(1, int(chunk))
-    return max(1, min(int(n_boot), _CHUNK_CELLS // max(width, 1)))
+    return max(1, min(int(n_resamples), _CHUNK_CELLS // max(width, 1)))
 
 
 def iter_weight_blocks(
     multiplicity: npt.ArrayLike,
-    n_boot: int,
+    n_resamples: int,
     *,
     seed: SeedLike = 0,
     chunk: int | None = None,
@@ -225,7 +226,7 @@ def iter_weight_blocks(
     ----------
     multiplicity : array_like of int, shape (U,)
         Items per pattern (all >= 1); ``np.ones(n)`` for the item bootstrap.
-    n_boot : int
+    n_resamples : int
         Number of resamples ``B``.
     seed : int, Generator or None, default 0
         Randomness, turned into a Generator once.
@@ -251,12 +252,12 @@ def iter_weight_blocks(
     >>> sum(int(W.sum()) for _, _, W in iter_weight_blocks([3, 1, 20], 2, seed=0))
     48
     """
-    yield from weight_blocks(multiplicity, n_boot, seed=seed, chunk=chunk, dtype=np.int64)
+    yield from weight_blocks(multiplicity, n_resamples, seed=seed, chunk=chunk, dtype=np.int64)
 
 
 def weight_blocks(
     multiplicity: npt.ArrayLike,
-    n_boot: int,
+    n_resamples: int,
     *,
     seed: SeedLike,
     chunk: int | None,
@@ -268,20 +269,20 @@ def weight_blocks(
     counts are still in cache, instead of in a second pass over the block).
     """
     m = _as_multiplicity("iter_weight_blocks", multiplicity)
-    _check_sizes("iter_weight_blocks", int(m.sum()), n_boot)
-    n_boot = int(n_boot)
+    _check_sizes("iter_weight_blocks", int(m.sum()), n_resamples)
+    n_resamples = int(n_resamples)
     rng = as_generator(seed)
     plan = _plan(m)
     light = sum(b.size for b in plan.blocks)
-    step = _chunk_size(n_boot, chunk, max(plan.heavy.size, min(light, _BLOCK)))
+    step = _chunk_size(n_resamples, chunk, max(plan.heavy.size, min(light, _BLOCK)))
     streams = [
         _IndexStream(child, b.size)
         for child, b in zip(rng.spawn(len(plan.blocks)), plan.blocks, strict=True)
     ]
     H = plan.heavy.size
     row = 0
-    while row < n_boot:
-        c = min(step, n_boot - row)
+    while row < n_resamples:
+        c = min(step, n_resamples - row)
         first: IntArray = (
             np.full((c, 1), plan.total, dtype=np.int64)
             if plan.share.size == 1
@@ -309,7 +310,7 @@ def weight_blocks(
 
 def iter_pattern_weights(
     multiplicity: npt.ArrayLike,
-    n_boot: int,
+    n_resamples: int,
     *,
     seed: SeedLike = 0,
     chunk: int | None = None,
@@ -322,7 +323,7 @@ def iter_pattern_weights(
     ----------
     multiplicity : array_like of int, shape (U,)
         Items per pattern (all >= 1).
-    n_boot : int
+    n_resamples : int
         Number of resamples ``B``.
     seed : int, Generator or None, default 0
     chunk : int, optional
@@ -334,10 +335,10 @@ def iter_pattern_weights(
         Every row sums to ``multiplicity.sum()``.
     """
     m = _as_multiplicity("iter_pattern_weights", multiplicity)
-    step = _chunk_size(int(n_boot), chunk, m.size)
+    step = _chunk_size(int(n_resamples), chunk, m.size)
     rows = np.zeros((0, m.size), dtype=np.int64)
     current = -1
-    for row, cols, W in iter_weight_blocks(m, n_boot, seed=seed, chunk=step):
+    for row, cols, W in iter_weight_blocks(m, n_resamples, seed=seed, chunk=step):
         if row != current:
             if current >= 0:
                 yield rows
@@ -348,12 +349,13 @@ def iter_pattern_weights(
         yield rows
 
 
+@renamed_parameters(n_boot="n_resamples")
 def iter_bootstrap_weights(
-    n: int, n_boot: int, *, seed: SeedLike = 0, chunk: int | None = None
+    n: int, n_resamples: int, *, seed: SeedLike = 0, chunk: int | None = None
 ) -> Iterator[IntArray]:
     """Yield the rows of :func:`bootstrap_weights` in chunks of ``chunk`` resamples.
 
-    The concatenation of the chunks equals ``bootstrap_weights(n, n_boot,
+    The concatenation of the chunks equals ``bootstrap_weights(n, n_resamples,
     seed=seed)`` for every ``chunk``, so callers can bound memory without
     changing results.
 
@@ -361,7 +363,7 @@ def iter_bootstrap_weights(
     ----------
     n : int
         Number of items.
-    n_boot : int
+    n_resamples : int
         Number of resamples ``B``.
     seed : int, Generator or None, default 0
         Randomness, turned into a Generator once.
@@ -378,12 +380,15 @@ def iter_bootstrap_weights(
     >>> [w.shape for w in iter_bootstrap_weights(4, 5, seed=0, chunk=2)]
     [(2, 4), (2, 4), (1, 4)]
     """
-    _check_sizes("iter_bootstrap_weights", n, n_boot)
-    return iter_pattern_weights(np.ones(int(n), dtype=np.int64), n_boot, seed=seed, chunk=chunk)
+    _check_sizes("iter_bootstrap_weights", n, n_resamples)
+    return iter_pattern_weights(
+        np.ones(int(n), dtype=np.int64), n_resamples, seed=seed, chunk=chunk
+    )
 
 
+@renamed_parameters(n_boot="n_resamples")
 def bootstrap_weights(
-    n: int, n_boot: int, *, seed: SeedLike = 0, chunk: int | None = None
+    n: int, n_resamples: int, *, seed: SeedLike = 0, chunk: int | None = None
 ) -> IntArray:
     r"""Multinomial resample counts of the nonparametric bootstrap.
 
@@ -396,7 +401,7 @@ def bootstrap_weights(
     ----------
     n : int
         Number of observations.
-    n_boot : int
+    n_resamples : int
         Number of resamples ``B``.
     seed : int, Generator or None, default 0
         Randomness, turned into a Generator once.
@@ -407,7 +412,7 @@ def bootstrap_weights(
 
     Returns
     -------
-    ndarray of int64, shape (n_boot, n)
+    ndarray of int64, shape (n_resamples, n)
         Each row sums to ``n``.
 
     Notes
@@ -422,11 +427,11 @@ def bootstrap_weights(
     >>> w.shape, w.sum(axis=1).tolist()
     ((3, 5), [5, 5, 5])
     """
-    return np.concatenate(list(iter_bootstrap_weights(n, n_boot, seed=seed, chunk=chunk)))
+    return np.concatenate(list(iter_bootstrap_weights(n, n_resamples, seed=seed, chunk=chunk)))
 
 
 def pattern_bootstrap_weights(
-    multiplicity: npt.ArrayLike, n_boot: int, *, seed: SeedLike = 0
+    multiplicity: npt.ArrayLike, n_resamples: int, *, seed: SeedLike = 0
 ) -> IntArray:
     """Bootstrap weights over distinct patterns with given multiplicities.
 
@@ -441,14 +446,14 @@ def pattern_bootstrap_weights(
     ----------
     multiplicity : array_like of int, shape (U,)
         How many items share each pattern (all > 0).
-    n_boot : int
+    n_resamples : int
         Number of resamples.
     seed : int, Generator or None, default 0
         Randomness.
 
     Returns
     -------
-    ndarray of int64, shape (n_boot, U)
+    ndarray of int64, shape (n_resamples, U)
         Each row sums to ``multiplicity.sum()``.
 
     Examples
@@ -457,7 +462,7 @@ def pattern_bootstrap_weights(
     >>> w.sum(axis=1).tolist()
     [4, 4, 4, 4]
     """
-    return np.concatenate(list(iter_pattern_weights(multiplicity, n_boot, seed=seed)))
+    return np.concatenate(list(iter_pattern_weights(multiplicity, n_resamples, seed=seed)))
 
 
 def _sorted_quantile(
@@ -489,7 +494,7 @@ def _as_boot(boot: npt.ArrayLike) -> FloatArray:
         # looks like certainty.
         msg = (
             f"A bootstrap interval needs at least 2 resamples; got {arr.shape[0]}. "
-            "Use n_boot of 1000 or more."
+            "Use n_resamples of 1000 or more."
         )
         raise ValueError(msg)
     return arr
@@ -516,8 +521,9 @@ def warn_few_items(n_items: int, *, what: str = "bootstrap interval", stacklevel
         warnings.warn(msg, FewItemsWarning, stacklevel=stacklevel)
 
 
+@renamed_parameters(level="confidence_level")
 def percentile_interval(
-    boot: npt.ArrayLike, *, level: float = 0.95
+    boot: npt.ArrayLike, *, confidence_level: float = 0.95
 ) -> tuple[FloatArray, FloatArray]:
     """Percentile bootstrap interval along axis 0, ignoring NaN resamples.
 
@@ -525,7 +531,7 @@ def percentile_interval(
     ----------
     boot : array_like, shape (B, ...)
         Bootstrap replicates of the statistic.
-    level : float, default 0.95
+    confidence_level : float, default 0.95
         Two-sided coverage.
 
     Returns
@@ -536,11 +542,11 @@ def percentile_interval(
 
     Examples
     --------
-    >>> lo, hi = percentile_interval(np.arange(101.0), level=0.9)
+    >>> lo, hi = percentile_interval(np.arange(101.0), confidence_level=0.9)
     >>> float(lo), float(hi)
     (5.0, 95.0)
     """
-    level = check_probability_level("percentile_interval", "level", level)
+    level = check_probability_level("percentile_interval", "confidence_level", confidence_level)
     arr = _as_boot(boot)
     tail = (1.0 - level) / 2.0
     sorted_boot = np.sort(arr, axis=0)  # NaN sort last
@@ -550,12 +556,13 @@ def percentile_interval(
     return _sorted_quantile(sorted_boot, count, q_lo), _sorted_quantile(sorted_boot, count, q_hi)
 
 
+@renamed_parameters(level="confidence_level")
 def bca_interval(
     boot: npt.ArrayLike,
     theta_hat: npt.ArrayLike,
     jackknife: npt.ArrayLike,
     *,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
 ) -> tuple[FloatArray, FloatArray]:
     r"""Bias-corrected and accelerated (BCa) bootstrap interval along axis 0.
 
@@ -567,7 +574,7 @@ def bca_interval(
         The estimate on the full data.
     jackknife : array_like, shape (n, ...)
         Leave-one-out estimates (one per observation; NaN ignored).
-    level : float, default 0.95
+    confidence_level : float, default 0.95
         Two-sided coverage.
 
     Returns
@@ -613,7 +620,7 @@ def bca_interval(
     >>> bool(lo < x.mean() < hi)
     True
     """
-    level = check_probability_level("bca_interval", "level", level)
+    level = check_probability_level("bca_interval", "confidence_level", confidence_level)
     arr = _as_boot(boot)
     theta = np.broadcast_to(np.asarray(theta_hat, dtype=np.float64), arr.shape[1:])
     jack = np.asarray(jackknife, dtype=np.float64)

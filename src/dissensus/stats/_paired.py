@@ -27,6 +27,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from dissensus._deprecation import deprecated_attribute, renamed_parameters
 from dissensus._validation import (
     SeedLike,
     as_generator,
@@ -67,7 +68,7 @@ class PairedTestResult:
         Two-sided p-value.
     diff : float
         Mean paired difference :math:`\bar d = \overline{x - y}`.
-    ci : ConfidenceInterval
+    confidence_interval : ConfidenceInterval
         Percentile bootstrap interval of ``diff`` (bootstrap test); NaN ends
         for the other tests.
     test : str
@@ -79,23 +80,25 @@ class PairedTestResult:
     statistic: float
     pvalue: float
     diff: float
-    ci: ConfidenceInterval
+    confidence_interval: ConfidenceInterval
     test: str
     n: int
 
-    @property
-    def value(self) -> float:
-        """The p-value (the number a paired test is asked for)."""
-        return self.pvalue
+    # documented names before the glossary (docs/glossary.md); removed in 1.0. ``.value``
+    # was the p-value here but the estimate elsewhere: use .pvalue or .statistic.
+    value = deprecated_attribute("value", "pvalue")
+    ci = deprecated_attribute("ci", "confidence_interval")
 
     def __float__(self) -> float:
+        """The p-value: the number a paired test is asked for."""
         return self.pvalue
 
     def __repr__(self) -> str:
-        ci = f", ci=({self.ci.low:.4g}, {self.ci.high:.4g})" if np.isfinite(self.ci.low) else ""
+        low, high = self.confidence_interval
+        interval = f", confidence_interval=({low:.4g}, {high:.4g})" if np.isfinite(low) else ""
         return (
             f"PairedTestResult(test={self.test!r}, statistic={self.statistic:.6g}, "
-            f"pvalue={self.pvalue:.4g}, diff={self.diff:.6g}{ci}, n={self.n})"
+            f"pvalue={self.pvalue:.4g}, diff={self.diff:.6g}{interval}, n={self.n})"
         )
 
 
@@ -130,9 +133,10 @@ def _check_resamples(func: str, n_resamples: int) -> int:
 # -- resampling ----------------------------------------------------------------------
 
 
+@renamed_parameters(n_boot="n_resamples")
 def resample_means(
     scores: npt.ArrayLike,
-    n_boot: int,
+    n_resamples: int,
     *,
     seed: SeedLike = 0,
     chunk: int | None = None,
@@ -145,7 +149,7 @@ def resample_means(
         ``P`` per-item score series on the same ``N`` items (e.g. every
         model × metric). Non-finite values propagate: a series with an inf
         has inf or NaN resampled means.
-    n_boot : int
+    n_resamples : int
         Number of resamples ``B``.
     seed : int, Generator or None, default 0
     chunk : int, optional
@@ -156,7 +160,7 @@ def resample_means(
     -------
     ndarray of float64, shape (B, P)
         Row ``b`` holds the means of all series under resample ``b`` of
-        ``bootstrap_weights(N, n_boot, seed=seed)``; any linear contrast of the series (a difference of two models) is
+        ``bootstrap_weights(N, n_resamples, seed=seed)``; any linear contrast of the series (a difference of two models) is
         therefore resampled with the same items.
 
     Notes
@@ -178,14 +182,14 @@ def resample_means(
     if S.ndim != 2 or S.shape[1] < 1:
         msg = f"`scores` must be a (P, N) array with N >= 1; got shape {S.shape}."
         raise ValueError(msg)
-    n_boot = _check_resamples("resample_means", n_boot)
+    n_resamples = _check_resamples("resample_means", n_resamples)
     N = S.shape[1]
     with np.errstate(invalid="ignore", over="ignore"):
         center = S.mean(axis=1)
         finite = np.isfinite(center)
-        out = np.zeros((n_boot, S.shape[0]))
+        out = np.zeros((n_resamples, S.shape[0]))
         blocks = weight_blocks(
-            np.ones(N, dtype=np.int64), n_boot, seed=seed, chunk=chunk, dtype=np.float64
+            np.ones(N, dtype=np.int64), n_resamples, seed=seed, chunk=chunk, dtype=np.float64
         )
         for row, cols, W in blocks:
             # centred one block of columns at a time: a centred copy of all of
@@ -329,12 +333,13 @@ def permutation_test(
     )
 
 
+@renamed_parameters(level="confidence_level")
 def bootstrap_test(
     x: npt.ArrayLike,
     y: npt.ArrayLike,
     *,
     n_resamples: int = 9999,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     seed: SeedLike = 0,
 ) -> PairedTestResult:
     r"""Paired bootstrap of the mean difference, with interval and p-value.
@@ -345,14 +350,14 @@ def bootstrap_test(
         Per-item scores of two models on the same items.
     n_resamples : int, default 9999
         Bootstrap resamples of the items.
-    level : float, default 0.95
+    confidence_level : float, default 0.95
         Coverage of the percentile interval.
     seed : int, Generator or None, default 0
 
     Returns
     -------
     PairedTestResult
-        ``statistic`` and ``diff`` are :math:`\bar d`; ``ci`` the percentile
+        ``statistic`` and ``diff`` are :math:`\bar d`; ``confidence_interval`` the percentile
         interval of the resampled :math:`\bar d^*`.
 
     Notes
@@ -373,14 +378,14 @@ def bootstrap_test(
     Examples
     --------
     >>> res = bootstrap_test([0.2, 0.4, 0.5, 0.9, 0.3], [0.1, 0.1, 0.3, 0.2, 0.35], seed=0)
-    >>> round(res.diff, 3), bool(res.ci.low > 0)
+    >>> round(res.diff, 3), bool(res.confidence_interval.low > 0)
     (0.25, True)
     """
     d = _paired(x, y)
     n_resamples = _check_resamples("bootstrap_test", n_resamples)
-    level = check_probability_level("bootstrap_test", "level", level)
+    level = check_probability_level("bootstrap_test", "confidence_level", confidence_level)
     boot = resample_means(d, n_resamples, seed=seed)[:, 0]
-    low, high = percentile_interval(boot, level=level)
+    low, high = percentile_interval(boot, confidence_level=level)
     B = boot.size
     below = (1 + np.count_nonzero(boot <= 0)) / (B + 1)
     above = (1 + np.count_nonzero(boot >= 0)) / (B + 1)

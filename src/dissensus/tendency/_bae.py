@@ -250,7 +250,7 @@ def bae(
     >>> df = pd.DataFrame({"item": np.repeat(np.arange(4), 3), "annotator": list("abc") * 4,
     ...                    "label": list("xxy" "yyx" "xxx" "yyy")})
     >>> true = Annotations.from_frame(df)
-    >>> S = consistency_matrix(true, min_overlap=4).value.to_numpy()
+    >>> S = consistency_matrix(true, min_overlap=4).statistic.to_numpy()
     >>> w, V = np.linalg.eigh(S)
     >>> reps = V * np.sqrt(np.clip(w, 0, None))  # rows whose cosines are S
     >>> round(float(bae(reps, true, min_overlap=4, embed=False)), 6)
@@ -259,11 +259,11 @@ def bae(
     cm = consistency_matrix(
         true, measure=measure, min_overlap=min_overlap, weights=weights, level=level
     )
-    names = cm.value.index
+    names = cm.statistic.index
     X = _representations(representations, pd.Index(names))
     S_model = np.clip(X @ X.T, -1.0, 1.0)
     np.fill_diagonal(S_model, 1.0)
-    S_true = cm.value.to_numpy()
+    S_true = cm.statistic.to_numpy()
     R = len(names)
     iu, ju = np.triu_indices(R, 1)
     st, sm = S_true[iu, ju], S_model[iu, ju]
@@ -272,15 +272,15 @@ def bae(
     stat = 1.0 - float(np.sqrt(((st[ok] - sm[ok]) ** 2).sum())) / den if den > 0 else float("nan")
     emb_t = emb_m = None
     disparity = float("nan")
-    S_model_df = pd.DataFrame(S_model, index=names, columns=cm.value.columns)
+    S_model_df = pd.DataFrame(S_model, index=names, columns=cm.statistic.columns)
     if embed:
-        aligned = aligned_embeddings(cm.value, S_model_df, seed=seed)
+        aligned = aligned_embeddings(cm.statistic, S_model_df, seed=seed)
         if aligned is not None:
             emb_t, emb_m, disparity = aligned
     return BAEResult(
         statistic=stat,
         n_pairs=int(ok.sum()),
-        similarity_true=cm.value,
+        similarity_true=cm.statistic,
         similarity_model=S_model_df,
         embedding_true=emb_t,
         embedding_model=emb_m,

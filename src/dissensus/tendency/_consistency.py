@@ -105,14 +105,14 @@ def consistency_matrix(
     Returns
     -------
     PairwiseAgreement
-        ``.value`` (annotator × annotator, diagonal 1, NaN below
+        ``.statistic`` (annotator × annotator, diagonal 1, NaN below
         ``min_overlap``) and ``.overlap`` (shared items).
 
     Examples
     --------
     >>> df = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3], "annotator": list("ababab"),
     ...                    "label": ["x", "x", "y", "y", "x", "y"]})
-    >>> consistency_matrix(Annotations.from_frame(df), min_overlap=3).value.round(2)
+    >>> consistency_matrix(Annotations.from_frame(df), min_overlap=3).statistic.round(2)
                   a    b
     annotator
     a          1.00  0.40
@@ -127,7 +127,7 @@ def consistency_matrix(
             annotations,
             measure,  # type: ignore[arg-type]  # checked above min_overlap=int(min_overlap), weights=weights, level=level
         )
-    values = pw.value.to_numpy(copy=True)
+    values = pw.statistic.to_numpy(copy=True)
     np.fill_diagonal(values, 1.0)
     undefined = int((~np.isfinite(values) & (pw.overlap.to_numpy() >= min_overlap)).sum()) // 2
     if undefined:
@@ -139,7 +139,7 @@ def consistency_matrix(
             stacklevel=2,
         )
     return PairwiseAgreement(
-        value=pd.DataFrame(values, index=pw.value.index, columns=pw.value.columns),
+        statistic=pd.DataFrame(values, index=pw.statistic.index, columns=pw.statistic.columns),
         overlap=pw.overlap,
         measure=pw.measure,
     )
@@ -295,8 +295,8 @@ class DICResult:
         return self.statistic
 
     def __repr__(self) -> str:
-        ci = self.confidence_interval
-        span = f", CI [{ci.low:.3f}, {ci.high:.3f}]" if ci is not None else ""
+        interval = self.confidence_interval
+        span = f", CI [{interval.low:.3f}, {interval.high:.3f}]" if interval is not None else ""
         return (
             f"<DICResult {self.measure}, tau={self.min_overlap}: {self.statistic:.4f}{span} "
             f"over {self.n_pairs} pairs>"
@@ -304,12 +304,12 @@ class DICResult:
 
     def _repr_html_(self) -> str:
         """Compact notebook view: one row with DIC, its interval, the pairs and annotators."""
-        ci = self.confidence_interval
+        interval = self.confidence_interval
         cells = [
             self.measure,
             str(self.min_overlap),
             f"{self.statistic:.4f}",
-            "" if ci is None else f"[{ci.low:.4f}, {ci.high:.4f}]",
+            "" if interval is None else f"[{interval.low:.4f}, {interval.high:.4f}]",
             f"{self.n_pairs:,}"
             + (f" ({self.n_pairs_undefined:,} undefined)" if self.n_pairs_undefined else ""),
             examples(self.true.index),
@@ -384,8 +384,8 @@ def _callable_values(
     iu, ju = np.triu_indices(len(prep.names), 1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateAgreementWarning)
-        vt = pairwise(true, measure, min_overlap=tau).value.to_numpy()[iu, ju]
-        vp = pairwise(pred, measure, min_overlap=tau).value.to_numpy()[iu, ju]
+        vt = pairwise(true, measure, min_overlap=tau).statistic.to_numpy()[iu, ju]
+        vp = pairwise(pred, measure, min_overlap=tau).statistic.to_numpy()[iu, ju]
     return vt, vp
 
 
@@ -514,7 +514,7 @@ def dic(
     used = enough & np.isfinite(vt) & np.isfinite(vp)
     n_diag = R / 2.0 if diagonal else 0.0  # upper pairs count once, so the diagonal counts half
     stat = float(_dic_of(vt[used], vp[used], n_diag))
-    ci = None
+    interval = None
     bias = float("nan")
     B = int(n_resamples)
     if confidence_level is not None and used.any() and not callable(measure):
@@ -538,10 +538,10 @@ def dic(
                 n_diag,
             )
             row += W.shape[0]
-        lo, hi = percentile_interval(boot, level=level_)
+        lo, hi = percentile_interval(boot, confidence_level=level_)
         if ci_method == "basic":
             lo, hi = 2.0 * stat - hi, 2.0 * stat - lo
-        ci = ConfidenceInterval(float(lo), float(hi))
+        interval = ConfidenceInterval(float(lo), float(hi))
         bias = float(np.nanmean(boot)) - stat
     ov = _square(prep.overlap.astype(np.float64), R, prep.names, np.nan)
     counts = np.bincount(prep.aligned.true.annotator_codes, minlength=R)  # type: ignore[arg-type]
@@ -549,7 +549,7 @@ def dic(
     np.fill_diagonal(ov_values, counts)
     return DICResult(
         statistic=stat,
-        confidence_interval=ci,
+        confidence_interval=interval,
         n_pairs=int(used.sum()),
         n_pairs_undefined=int((enough & ~used).sum()),
         true=_square(vt, R, prep.names, 1.0),
@@ -558,7 +558,7 @@ def dic(
         measure=str(name),
         min_overlap=tau,
         diagonal=diagonal,
-        n_resamples=B if ci is not None else 0,
+        n_resamples=B if interval is not None else 0,
         n_unused_predictions=prep.aligned.n_unused,
         bootstrap_bias=bias,
     )

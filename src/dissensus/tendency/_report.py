@@ -65,13 +65,13 @@ def dic_table(results: Mapping[str, DICResult]) -> pd.DataFrame:
     """One row per prediction set: DIC, its interval, pairs used and left out."""
     rows = []
     for name, r in results.items():
-        ci = r.confidence_interval
+        interval = r.confidence_interval
         rows.append(
             {
                 "predictions": name,
                 "dic": r.statistic,
-                "ci_low": ci.low if ci is not None else math.nan,
-                "ci_high": ci.high if ci is not None else math.nan,
+                "ci_low": interval.low if interval is not None else math.nan,
+                "ci_high": interval.high if interval is not None else math.nan,
                 "bootstrap_bias": r.bootstrap_bias,
                 "n_pairs": r.n_pairs,
                 "n_pairs_undefined": r.n_pairs_undefined,

@@ -1,0 +1,203 @@
+"""What the EM aggregators share: option checks, the codes of the data, starts, steps.
+
+Notation as in :mod:`dissensus.aggregation._dawid_skene`: ``i``, ``a``, ``y``
+the item, annotator and answer codes of each of the ``M`` annotations; ``N``
+items, ``R`` annotators, ``K`` labels; ``T`` the (N, K) item posteriors.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from dissensus._exceptions import DataError, DissensusWarning
+from dissensus._validation import SeedLike, as_generator, check_option
+from dissensus.data import Annotations
+
+__all__ = [
+    "ConvergenceWarning",
+    "Data",
+    "answer_sums",
+    "check_em_options",
+    "confusion_e_step",
+    "data_codes",
+    "initial_posteriors",
+    "log_normalize",
+    "most_probable",
+    "run_em",
+    "warn_not_converged",
+]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+#: Floor of the probabilities whose logs are taken (as crowd-kit's ``_EPS``).
+EPS = 1e-10
+
+
+class ConvergenceWarning(DissensusWarning):
+    """An iterative fit stopped at its iteration limit before converging."""
+
+
+@dataclass(frozen=True)
+class Data:
+    """The long codes of annotations with annotator ids, and their sizes."""
+
+    i: IntArray
+    a: IntArray
+    y: IntArray
+    N: int
+    R: int
+    K: int
+    annotators: pd.Index
+
+    @property
+    def ay(self) -> IntArray:
+        """``a * K + y``: the (annotator, answer) cell of each annotation."""
+        return self.a * self.K + self.y
+
+    @property
+    def n_annotations(self) -> IntArray:
+        """Annotations per annotator, shape (R,)."""
+        return np.bincount(self.a, minlength=self.R).astype(np.int64)
+
+
+def check_em_options(func: str, *, n_iter: int, tol: float, init: str | None = None) -> None:
+    """Raise ValueError for a bad iteration limit, tolerance or start."""
+    if init is not None:
+        check_option(func, "init", init, ("majority", "random"))
+    if int(n_iter) < 1:
+        msg = f"The 'n_iter' parameter of {func} must be at least 1. Got {n_iter!r} instead."
+        raise ValueError(msg)
+    if not (math.isfinite(tol) and tol >= 0):
+        msg = f"The 'tol' parameter of {func} must be a finite number >= 0. Got {tol!r} instead."
+        raise ValueError(msg)
+
+
+def check_nonnegative(func: str, name: str, value: float) -> float:
+    """A finite number >= 0, or ValueError naming the parameter."""
+    if not (math.isfinite(value) and value >= 0):
+        msg = (
+            f"The {name!r} parameter of {func} must be a finite number >= 0. Got {value!r} instead."
+        )
+        raise ValueError(msg)
+    return float(value)
+
+
+def data_codes(func: str, annotations: Annotations) -> Data:
+    """Codes of Annotations with annotator ids (TypeError / DataError otherwise)."""
+    given: object = annotations  # users pass other things despite the annotation
+    if not isinstance(given, Annotations):
+        msg = f"{func} expects Annotations with annotator ids; got {type(given).__name__}."
+        raise TypeError(msg)
+    if annotations.annotator_codes is None or annotations.annotators is None:
+        msg = (
+            f"{func} models each annotator, so it needs annotator ids; load the annotations "
+            "with annotator='<column>'."
+        )
+        raise DataError(msg)
+    return Data(
+        i=annotations.item_codes,
+        a=annotations.annotator_codes,
+        y=annotations.label_codes,
+        N=annotations.n_items,
+        R=len(annotations.annotators),
+        K=annotations.scale.K,
+        annotators=annotations.annotators,
+    )
+
+
+def initial_posteriors(d: Data, init: str, seed: SeedLike) -> FloatArray:
+    """Majority-vote shares of each item, or a seeded Dirichlet(1) draw per item."""
+    if init == "majority":
+        X = np.bincount(d.i * d.K + d.y, minlength=d.N * d.K).reshape(d.N, d.K)
+        out: FloatArray = X / X.sum(axis=1, keepdims=True)
+        return out
+    draw: FloatArray = as_generator(seed).dirichlet(np.ones(d.K), size=d.N)
+    return draw
+
+
+def answer_sums(T: FloatArray, d: Data) -> FloatArray:
+    """``W[a, c, y]``: the sum of ``T[i, c]`` over annotator ``a``'s answers ``y``."""
+    K = d.K
+    i, ay = d.i, d.ay
+    # column c: sum of T[i, c] over the annotations with (annotator, answer) = (a, y)
+    sums = np.stack([np.bincount(ay, weights=T[i, c], minlength=d.R * K) for c in range(K)], axis=1)
+    out: FloatArray = np.ascontiguousarray(sums.reshape(d.R, K, K).transpose(0, 2, 1))
+    return out
+
+
+def confusion_e_step(rho: FloatArray, conf: FloatArray, d: Data) -> tuple[FloatArray, float]:
+    """Posteriors (N, K) and the total log-likelihood under priors and confusion matrices."""
+    log_c = np.log(conf)[d.a, :, d.y]  # (M, K): log P(answer y | true c) of each annotation
+    L = np.log(rho)[None, :] + np.stack(
+        [np.bincount(d.i, weights=log_c[:, c], minlength=d.N) for c in range(d.K)], axis=1
+    )
+    return log_normalize(L)
+
+
+def log_normalize(L: FloatArray) -> tuple[FloatArray, float]:
+    """Rows of ``exp(L)`` normalised, and the sum of the rows' log normalisers.
+
+    scipy's logsumexp costs more than the rest of an EM step on small data.
+    """
+    top = L.max(axis=1, keepdims=True)
+    E = np.exp(L - top)
+    total = E.sum(axis=1, keepdims=True)
+    E /= total
+    return E, float((np.log(total) + top).sum())
+
+
+def warn_not_converged(func: str, n_iter: int, change: float, tol: float) -> None:
+    """The one ConvergenceWarning text of the aggregators."""
+    warnings.warn(
+        f"{func} stopped after {n_iter} iterations without converging (the posteriors "
+        f"still moved by {change:.3g} > tol={tol:g}); raise n_iter.",
+        ConvergenceWarning,
+        stacklevel=3,
+    )
+
+
+@dataclass(frozen=True)
+class EMRun:
+    """Where an EM run stopped: posteriors and the convergence record."""
+
+    T: FloatArray
+    history: tuple[float, ...]
+    change: float
+    converged: bool
+
+
+def run_em(
+    T: FloatArray,
+    step: Callable[[FloatArray], tuple[FloatArray, float]],
+    *,
+    n_iter: int,
+    tol: float,
+    n_annotations: int,
+) -> EMRun:
+    """Iterate ``T, loglik = step(T)`` (one M and one E step) until no ``T`` moves by ``tol``."""
+    history: list[float] = []
+    change = math.inf
+    M = max(n_annotations, 1)
+    for _ in range(int(n_iter)):
+        T_new, loglik = step(T)
+        change = float(np.abs(T_new - T).max())
+        T = T_new
+        history.append(loglik / M)
+        if change < tol:
+            break
+    return EMRun(T, tuple(history), change, change < tol)
+
+
+def most_probable(posterior: pd.DataFrame) -> pd.Series:
+    """The most probable label of each item (the first on ties)."""
+    cols = np.asarray(posterior.columns, dtype=object)
+    best = cols[posterior.to_numpy().argmax(axis=1)]
+    return pd.Series(best, index=posterior.index, name="label")

@@ -1,0 +1,139 @@
+"""``dissensus agreement --sets``: agreement on set-valued labels (several labels per annotation).
+
+The label column holds sets: JSON lists (``["entailment", "neutral"]``,
+``[]`` the empty set), real lists in JSONL / Parquet, or text split by
+``--label-sep`` (``entailment|neutral``); a LeWiDi multi-label file
+(VariErrNLI) is read with :func:`dissensus.read_lewidi`. The table has
+Krippendorff's alpha with the MASI and Jaccard set distances, then nominal
+alpha per label (chosen or not), in the columns of
+:func:`dissensus.agreement.report`.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import click
+import pandas as pd
+
+from dissensus._exceptions import DataError, DissensusWarning
+from dissensus.agreement import AgreementResult, krippendorff_alpha
+from dissensus.cli._messages import echo_warnings
+from dissensus.cli._reader_options import parse_labels
+from dissensus.data import Scale, SetAnnotations, read_set_annotations
+
+__all__ = ["load_set_annotations", "set_agreement_table"]
+
+#: Reader options that have no meaning for set-valued labels, with what they would need.
+_NOT_FOR_SETS = {
+    "layout": ("long", "--layout wide"),
+    "annotators": (None, "--annotators (wide layout)"),
+    "ordered": (None, "--ordinal/--nominal (set distances ignore order)"),
+    "strip_labels": (False, "--strip-labels"),
+}
+
+
+def load_set_annotations(path: str, *, label_sep: str | None, **options: Any) -> SetAnnotations:
+    """Read ``path`` as set-valued annotations with the shared reader options."""
+    given = [text for key, (default, text) in _NOT_FOR_SETS.items() if options.get(key) != default]
+    if given:
+        msg = f"{', '.join(given)} does not apply to set-valued labels (--sets); drop it."
+        raise click.UsageError(msg)
+    labels = options.get("labels")
+    na_values = [c.strip() for c in (options.get("na_values") or "").split(",") if c.strip()]
+    meta = [c.strip() for c in (options.get("meta") or "").split(",") if c.strip()]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DissensusWarning)
+        sets = read_set_annotations(
+            path,
+            options.get("format"),
+            item=options.get("item") or "item",
+            annotator=None
+            if options.get("no_annotator")
+            else (options.get("annotator") or "annotator"),
+            label=options.get("label") or "label",
+            label_sep=label_sep,
+            scale=Scale.nominal(parse_labels(labels)) if labels else None,
+            meta=meta,
+            dropna=bool(options.get("dropna", False)),
+            duplicates=options.get("duplicates") or "error",
+            na_values=na_values,
+        )
+    echo_warnings(caught)
+    return sets
+
+
+def _row(name: str, r: AgreementResult) -> dict[str, Any]:
+    low, high = (
+        (r.confidence_interval.low, r.confidence_interval.high)
+        if r.confidence_interval is not None
+        else (math.nan, math.nan)
+    )
+    return {
+        "coefficient": name,
+        "value": r.statistic,
+        "se": r.se,
+        "ci_low": low,
+        "ci_high": high,
+        "n_items": r.n_items,
+        "n_items_excluded": r.n_items_excluded,
+        "n_annotations": r.n_annotations,
+        "note": r.note,
+    }
+
+
+def set_agreement_table(
+    sets: SetAnnotations, *, confidence_level: float | None, n_resamples: int, seed: int
+) -> tuple[pd.DataFrame, list[warnings.WarningMessage]]:
+    """Alpha with MASI and Jaccard distances, then per-label nominal alpha; and the warnings.
+
+    Per-label alpha treats each label as a yes/no question (did the
+    annotator include it?), on :meth:`SetAnnotations.binary_counts`.
+    """
+    rows = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DissensusWarning)
+        for distance in ("masi", "jaccard"):
+            r = krippendorff_alpha(
+                sets,
+                distance=distance,
+                confidence_level=confidence_level,
+                n_resamples=n_resamples,
+                seed=seed,
+            )
+            rows.append(_row(r.name, r))
+        for label in sets.scale.labels:
+            r = krippendorff_alpha(
+                sets.binary_counts(label),
+                confidence_level=confidence_level,
+                n_resamples=n_resamples,
+                seed=seed,
+            )
+            rows.append(_row(f"krippendorff_alpha[{label}]", r))
+    return pd.DataFrame(rows), list(caught)
+
+
+def check_set_options(*, by: str | None, level: str, example: str | None) -> None:
+    """Refuse the options of the single-label report that sets do not support."""
+    if example is not None:
+        msg = "--sets reads FILE; the shipped examples hold single labels."
+        raise click.UsageError(msg)
+    if by is not None:
+        msg = "--by is not available with --sets yet; split the file per group."
+        raise click.UsageError(msg)
+    if level != "auto":
+        msg = "--level does not apply to --sets: set-valued labels use the MASI and Jaccard distances."
+        raise click.UsageError(msg)
+
+
+def describe(sets: SetAnnotations, title: str) -> str:
+    """The first line of the human output."""
+    n = sets.annotations_per_item
+    if not len(n):  # pragma: no cover - a reader never returns no annotations
+        raise DataError(f"{title} has no annotations.")
+    return (
+        f"Agreement of {title}: {sets.n_items:,} items, {sets.n_annotations:,} sets of labels "
+        f"({int(n.min())}–{int(n.max())} per item), labels {list(sets.scale.labels)}"
+    )

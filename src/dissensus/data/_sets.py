@@ -1,0 +1,688 @@
+r"""Set-valued annotations: each annotator picks a *set* of labels per item.
+
+Multi-label tasks (LeWiDi 2025 VariErrNLI, where an annotator may accept
+both "entailment" and "neutral"; multi-label emotion data) give one set of
+labels per (item, annotator). The sets are stored as an ``(M, L)`` boolean
+indicator matrix over the label universe (a :class:`Scale` of L labels, in
+the order given), next to the same item / annotator codes as
+:class:`Annotations`.
+
+Notation: ``M`` annotations, ``N`` items, ``L`` labels in the universe,
+``S`` distinct sets observed; ``z_{mℓ} = 1`` when annotation ``m`` includes
+label ``ℓ``.
+
+Conventions, decided once here:
+
+- The empty set is an annotation ("none of the labels applies", as in
+  multi-label emotion data with no emotion), distinct from a missing one.
+- A label outside the universe is refused, naming the item, annotator and
+  row; so is a label repeated within one set (a set has no repeats; a
+  repeat is usually a broken export).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from dissensus._exceptions import DataError
+from dissensus._validation import check_option, examples
+from dissensus.data._annotations import (
+    Annotations,
+    Duplicates,
+    ItemAnnotatorCodes,
+    _locations,
+    _py,
+    _require_columns,
+)
+from dissensus.data._counts import LabelCounts
+from dissensus.data._scale import Label, Scale, _normalise_label, text_label
+
+__all__ = ["SetAnnotations", "format_set"]
+
+#: Cell types read as a set of labels.
+_COLLECTIONS = (list, tuple, set, frozenset, np.ndarray)
+
+
+def format_set(labels: Sequence[Label]) -> str:
+    """The name of a set: its labels as a JSON list, e.g. ``'["entailment", "neutral"]'``.
+
+    JSON lists name sets one to one (no separator can clash with a label),
+    and they are what a long file's label column holds (see
+    :meth:`SetAnnotations.from_frame`).
+
+    Examples
+    --------
+    >>> format_set(("entailment", "neutral")), format_set(())
+    ('["entailment", "neutral"]', '[]')
+    """
+    return json.dumps([_py(v) for v in labels], ensure_ascii=False)
+
+
+#: The key of a cell that nests a collection (refused).
+_NESTED = object()
+
+
+def _hashable(value: Any) -> Any:
+    """A cell as a hashable key: collections as tuples."""
+    if not isinstance(value, _COLLECTIONS):
+        return value
+    key = tuple(value)
+    try:
+        hash(key)
+    except TypeError:
+        return _NESTED
+    return key
+
+
+def _element(value: Any) -> Label:
+    """One label of a set; text that reads as a finite number is that number ("1" is 1)."""
+    return text_label(value) if isinstance(value, str) else _normalise_label(value)
+
+
+def _parse_text(text: str, label_sep: str | None) -> list[Any]:
+    """A text cell: labels separated by ``label_sep``, or a JSON / Python list literal."""
+    if label_sep is not None:
+        stripped = text.strip()
+        return [] if not stripped else [v.strip() for v in stripped.split(label_sep)]
+    stripped = text.strip()
+    if stripped.startswith("["):
+        try:
+            parsed = json.loads(stripped)
+        except ValueError:
+            try:
+                parsed = ast.literal_eval(stripped)
+            except (ValueError, SyntaxError):
+                parsed = None
+        if isinstance(parsed, list | tuple):
+            return list(parsed)
+    msg = (
+        f"cannot read {text!r} as a set of labels; write sets as JSON lists "
+        '(["a", "b"], [] for the empty set) or pass label_sep="|" (or the separator used)'
+    )
+    raise ValueError(msg)
+
+
+def _parse_cell(value: Any, label_sep: str | None) -> tuple[Label, ...]:
+    """The labels of one cell, in the order written (repeats kept for the caller to refuse)."""
+    if isinstance(value, str):
+        raw = _parse_text(value, label_sep)
+    elif isinstance(value, _COLLECTIONS):
+        raw = list(value)
+    else:
+        msg = (
+            f"{value!r} ({type(value).__name__}) is not a set of labels; give a list, tuple or "
+            "set per annotation, or text with label_sep="
+        )
+        raise ValueError(msg)
+    out = []
+    for v in raw:
+        if isinstance(v, (*_COLLECTIONS, dict)):
+            msg = f"{value!r} nests a collection; a set holds labels (numbers or strings)"
+            raise ValueError(msg)
+        out.append(_element(v))
+    return tuple(out)
+
+
+def _universe(cells: list[tuple[Label, ...]], scale: Scale | Sequence[Any] | None) -> Scale:
+    """The label universe: the given one, or the distinct labels present (sorted, nominal)."""
+    if isinstance(scale, Scale):
+        return scale
+    if scale is not None:
+        return Scale.nominal(scale)
+    present = [v for cell in cells for v in cell]
+    if not present:
+        msg = "Cannot infer the label universe: every set is empty; give it with scale=[...]."
+        raise DataError(msg)
+    return Scale.infer(present, ordered=False)
+
+
+@dataclass(frozen=True, eq=False)
+class SetAnnotations(ItemAnnotatorCodes):
+    r"""Set-valued annotations: one set of labels per (item, annotator).
+
+    Build them with :meth:`from_frame` (a column of sets), :meth:`from_indicators`
+    (one 0/1 column per label, e.g. GoEmotions) or
+    :func:`~dissensus.read_lewidi` (VariErrNLI).
+
+    Attributes
+    ----------
+    item_codes : ndarray of int64, shape (M,)
+        Row of ``items`` for each annotation.
+    indicators : ndarray of bool, shape (M, L)
+        ``indicators[m, l]``: annotation ``m`` includes ``scale.labels[l]``.
+        A row of zeros is the empty set.
+    annotator_codes : ndarray of int64, shape (M,), or None
+        Row of ``annotators`` for each annotation; None without annotator ids.
+    items : pandas.Index
+        Item ids, in order of first appearance.
+    annotators : pandas.Index or None
+        Annotator ids, in order of first appearance.
+    scale : Scale
+        The label universe, in the order given (the column order of
+        ``indicators`` and of every per-label output). Its ``ordered`` flag
+        plays no part in set distances.
+    meta : pandas.DataFrame or None
+        Item-level columns, indexed like ``items``.
+
+    Notes
+    -----
+    A :class:`LabelCounts` matrix needs one label per annotation, so
+    :meth:`counts` refuses and says which of the two readings to take:
+    :meth:`set_counts` (each distinct set is a category) or the per-label
+    views :meth:`label_counts`, :meth:`marginals`, :meth:`binary_targets`,
+    :meth:`binary_counts`.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"item": [1, 1, 2, 2], "annotator": ["a", "b", "a", "b"],
+    ...                    "label": [["E", "N"], ["N"], ["C"], []]})
+    >>> sets = SetAnnotations.from_frame(df, scale=["C", "E", "N"])
+    >>> sets.indicators.astype(int).tolist()
+    [[0, 1, 1], [0, 0, 1], [1, 0, 0], [0, 0, 0]]
+    >>> sets.marginals().tolist()  # share of each item's annotators who included C, E, N
+    [[0.0, 0.5, 1.0], [0.5, 0.0, 0.0]]
+    """
+
+    item_codes: npt.NDArray[np.int64]
+    indicators: npt.NDArray[np.bool_]
+    annotator_codes: npt.NDArray[np.int64] | None
+    items: pd.Index
+    annotators: pd.Index | None
+    scale: Scale
+    meta: pd.DataFrame | None = None
+
+    # -- constructors -----------------------------------------------------
+    @classmethod
+    def from_frame(
+        cls,
+        df: pd.DataFrame,
+        *,
+        item: str = "item",
+        annotator: str | None = "annotator",
+        label: str = "label",
+        scale: Scale | Sequence[Any] | None = None,
+        label_sep: str | None = None,
+        meta: Sequence[str] = (),
+        dropna: bool = False,
+        duplicates: Duplicates = "error",
+        source: str | None = None,
+    ) -> SetAnnotations:
+        """Read a long table whose ``label`` column holds one set of labels per row.
+
+        Parameters
+        ----------
+        df : DataFrame
+            One row per (item, annotator, set of labels).
+        item, annotator, label : str
+            Column names; ``annotator=None`` when there are no annotator ids.
+        scale : Scale or sequence of labels, optional
+            The label universe, in order (a sequence makes a nominal scale).
+            Default: the distinct labels present, sorted; give it when a
+            label might be chosen by nobody, or when the order matters (the
+            LeWiDi 2025 VariErrNLI order is contradiction, entailment,
+            neutral, which sorting also gives).
+        label_sep : str, optional
+            Separator of sets written as text, e.g. ``"|"`` for
+            ``"entailment|neutral"`` (``""`` is then the empty set). Without
+            it, text cells must be JSON or Python list literals
+            (``'["entailment", "neutral"]'``, ``'[]'``). Lists, tuples,
+            sets and arrays are read as they are. Text that reads as a
+            number is that number (``"1"`` is the label 1).
+        meta, dropna, duplicates, source
+            As in :meth:`Annotations.from_frame`. A missing cell (NaN/None)
+            is a missing annotation, not the empty set.
+
+        Raises
+        ------
+        DataError
+            Missing columns or values (without ``dropna``), cells that are
+            not sets, labels outside ``scale`` or repeated within a set
+            (naming the item, annotator and row), repeated (item, annotator)
+            pairs (with ``duplicates="error"``).
+        """
+        check_option(
+            "SetAnnotations.from_frame",
+            "duplicates",
+            duplicates,
+            ("error", "first", "last", "keep"),
+        )
+        given: object = df
+        if not isinstance(given, pd.DataFrame):
+            msg = (
+                f"SetAnnotations.from_frame expects a pandas DataFrame; got {type(given).__name__}."
+            )
+            raise TypeError(msg)
+        _require_columns(df, {"item": item, "annotator": annotator, "label": label}, source)
+        where = f" in {source}" if source else ""
+        column = df[label]
+        missing = column.isna().to_numpy(dtype=bool)  # elementwise on objects: a list is not NA
+        # Parse each distinct cell once: lists are not hashable, their tuples are.
+        keys = column.map(_hashable)
+        nested = keys.map(lambda k: k is _NESTED).to_numpy(dtype=bool)
+        if nested.any():
+            rows = np.flatnonzero(nested)
+            msg = (
+                f"Label column {label!r}{where} at {_locations(df.index, rows, source)}: "
+                f"{_py(column.iloc[int(rows[0])])!r} nests a collection; a set holds labels "
+                "(numbers or strings)."
+            )
+            raise DataError(msg)
+        codes, uniq = pd.factorize(keys.where(~missing, None), use_na_sentinel=True)
+        cells: list[tuple[Label, ...]] = []
+        for k, value in enumerate(uniq):
+            try:
+                cells.append(_parse_cell(value, label_sep))
+            except (ValueError, DataError) as exc:
+                at = _locations(df.index, np.flatnonzero(codes == k), source)
+                msg = f"Label column {label!r}{where} at {at}: {exc}."
+                raise DataError(msg) from None
+        universe = _universe(cells, scale)
+        Z = _indicators(
+            cells,
+            universe,
+            df,
+            codes=codes,
+            item=item,
+            annotator=annotator,
+            label=label,
+            where=where,
+            source=source,
+        )
+        return cls._build(
+            df,
+            Z,
+            codes,
+            universe,
+            item=item,
+            annotator=annotator,
+            label=label,
+            meta=meta,
+            dropna=dropna,
+            duplicates=duplicates,
+            source=source,
+        )
+
+    @classmethod
+    def from_indicators(
+        cls,
+        df: pd.DataFrame,
+        *,
+        labels: Sequence[str],
+        item: str = "item",
+        annotator: str | None = "annotator",
+        meta: Sequence[str] = (),
+        dropna: bool = False,
+        duplicates: Duplicates = "error",
+        source: str | None = None,
+    ) -> SetAnnotations:
+        """Read a long table with one 0/1 column per label (GoEmotions style).
+
+        Parameters
+        ----------
+        df : DataFrame
+            One row per (item, annotator); column ``labels[l]`` is 1 (or
+            True) when the annotator chose that label.
+        labels : sequence of str
+            The indicator columns, in the order of the universe; the column
+            names become the labels.
+        item, annotator, meta, dropna, duplicates, source
+            As in :meth:`from_frame`. A row whose indicators are all missing
+            is a missing annotation; a row with some missing is refused.
+
+        Raises
+        ------
+        DataError
+            Indicator values other than 0/1, rows partly missing, and the
+            problems of :meth:`from_frame`.
+
+        Examples
+        --------
+        >>> df = pd.DataFrame({"item": ["t1", "t1"], "annotator": ["a", "b"],
+        ...                    "joy": [1, 1], "anger": [0, 1]})
+        >>> SetAnnotations.from_indicators(df, labels=["joy", "anger"]).marginals().tolist()
+        [[1.0, 0.5]]
+        """
+        labels = list(labels)
+        _require_columns(df, {f"label {c!r}": c for c in labels}, source)
+        if not labels:
+            msg = "SetAnnotations.from_indicators needs at least one label column (labels=[...])."
+            raise DataError(msg)
+        where = f" in {source}" if source else ""
+        block = df[labels].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
+        raw_missing = df[labels].isna().to_numpy()
+        bad = ~raw_missing & ~np.isin(block, (0.0, 1.0))
+        if bad.any():
+            r, c = np.argwhere(bad)[0]
+            rows = np.flatnonzero(bad.any(axis=1))
+            msg = (
+                f"Indicator column {labels[c]!r}{where} holds {_py(df[labels[c]].iloc[r])!r} at "
+                f"{_locations(df.index, rows, source)}; indicator columns hold 0 or 1 "
+                "(or True/False)."
+            )
+            raise DataError(msg)
+        partly = raw_missing.any(axis=1) & ~raw_missing.all(axis=1)
+        if partly.any():
+            msg = (
+                f"Some label columns are missing and others not{where} at "
+                f"{_locations(df.index, np.flatnonzero(partly), source)}; an annotation is a "
+                "whole set: fill the gaps with 0, or leave every label column empty for a "
+                "missing annotation."
+            )
+            raise DataError(msg)
+        first, codes = _unique_rows(np.nan_to_num(block) == 1.0)
+        Z = np.nan_to_num(block[first]) == 1.0
+        codes[raw_missing.all(axis=1)] = -1
+        return cls._build(
+            df,
+            Z,
+            codes,
+            Scale.nominal(labels),
+            item=item,
+            annotator=annotator,
+            label=None,
+            meta=meta,
+            dropna=dropna,
+            duplicates=duplicates,
+            source=source,
+        )
+
+    @classmethod
+    def _build(
+        cls,
+        df: pd.DataFrame,
+        Z: npt.NDArray[np.bool_],
+        codes: npt.NDArray[np.intp],
+        universe: Scale,
+        *,
+        item: str,
+        annotator: str | None,
+        label: str | None,
+        meta: Sequence[str],
+        dropna: bool,
+        duplicates: Duplicates,
+        source: str | None,
+    ) -> SetAnnotations:
+        """Items, annotators, duplicates, missing values and meta, as :class:`Annotations` does.
+
+        ``Z`` holds the U distinct sets, ``codes`` the row of ``Z`` of each
+        row of ``df`` (-1: missing). The rows are handed to
+        :meth:`Annotations.from_frame` with their code as the label, so every
+        rule about items, annotators, missing values, repeated pairs and meta
+        columns is the same as for single-label data; the kept rows' codes
+        select their sets.
+        """
+        name = label if label is not None else "labels"
+        cols = list(dict.fromkeys([item, *([annotator] if annotator else []), *meta]))
+        frame = df[cols].copy()
+        frame[name] = np.where(codes < 0, np.nan, codes.astype(np.float64))
+        ann = Annotations.from_frame(
+            frame,
+            item=item,
+            annotator=annotator,
+            label=name,
+            scale=Scale.nominal(range(max(Z.shape[0], 1))),
+            meta=meta,
+            dropna=dropna,
+            duplicates=duplicates,
+            source=source,
+        )
+        return cls(
+            item_codes=ann.item_codes,
+            indicators=np.ascontiguousarray(Z[ann.label_codes], dtype=bool),
+            annotator_codes=ann.annotator_codes,
+            items=ann.items,
+            annotators=ann.annotators,
+            scale=universe,
+            meta=ann.meta,
+        )
+
+    # -- shape (items and annotators: ItemAnnotatorCodes) ------------------
+    @property
+    def n_annotations(self) -> int:
+        """Number of annotations (sets)."""
+        return int(self.indicators.shape[0])
+
+    @property
+    def L(self) -> int:
+        """Number of labels in the universe."""
+        return self.scale.K
+
+    def __repr__(self) -> str:
+        return (
+            f"<SetAnnotations: {self.n_annotations} sets of {self.n_items} items, {self._who()}, "
+            f"labels {list(self.scale.labels)!r}>"
+        )
+
+    # -- distinct sets ------------------------------------------------------
+    def distinct_sets(self) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
+        """The S distinct sets observed and the set of each annotation.
+
+        Returns
+        -------
+        sets : ndarray of bool, shape (S, L)
+            Each distinct set once, in order of first appearance.
+        codes : ndarray of int64, shape (M,)
+            Row of ``sets`` of each annotation.
+        """
+        first, codes = _unique_rows(self.indicators)
+        return self.indicators[first], codes.astype(np.int64)
+
+    def set_counts(self) -> LabelCounts:
+        """How many annotators chose each distinct set: an (N, S) :class:`LabelCounts`.
+
+        Each distinct set observed is one category (its label is
+        :func:`format_set` of it, e.g. ``'["entailment", "neutral"]'``), in
+        order of first appearance: the distribution over distinct sets, and
+        the input of nominal agreement that counts only identical sets as
+        agreeing.
+
+        Examples
+        --------
+        >>> df = pd.DataFrame({"item": [1, 1, 1], "annotator": ["a", "b", "c"],
+        ...                    "label": [["x", "y"], ["x"], ["y", "x"]]})
+        >>> c = SetAnnotations.from_frame(df).set_counts()
+        >>> c.scale.labels, c.values.tolist()
+        (('["x", "y"]', '["x"]'), [[2, 1]])
+        """
+        sets, codes = self.distinct_sets()
+        S = sets.shape[0]
+        flat = np.bincount(self.item_codes * S + codes, minlength=self.n_items * S)
+        names = [format_set(self._labels_of(row)) for row in sets]
+        return LabelCounts(
+            flat.reshape(self.n_items, S).astype(np.int64),
+            self.items,
+            Scale.nominal(names),
+            self.meta,
+        )
+
+    def _labels_of(self, row: npt.NDArray[np.bool_]) -> tuple[Label, ...]:
+        return tuple(v for v, z in zip(self.scale.labels, row, strict=True) if z)
+
+    # -- per-label views ------------------------------------------------------
+    def label_counts(self) -> npt.NDArray[np.int64]:
+        """(N, L) how many of each item's annotators included each label.
+
+        Rows do not sum to the number of annotations (a set may hold several
+        labels or none).
+        """
+        out = np.zeros((self.n_items, self.L), dtype=np.int64)
+        np.add.at(out, self.item_codes, self.indicators.astype(np.int64))
+        return out
+
+    def marginals(self) -> npt.NDArray[np.float64]:
+        r"""Per-label soft targets: the share of each item's annotators who included each label.
+
+        .. math:: \hat p_{i\ell} = \frac{1}{n_i} \sum_{m:\, \mathrm{item}(m) = i} z_{m\ell},
+
+        an (N, L) matrix of marginal probabilities (rows need not sum to 1).
+        This is the ``"1"`` entry of each label in the LeWiDi 2025
+        VariErrNLI ``soft_label``; :meth:`binary_targets` gives both entries.
+
+        Returns
+        -------
+        ndarray of float64, shape (N, L)
+        """
+        n = np.bincount(self.item_codes, minlength=self.n_items).astype(np.float64)
+        return np.asarray(self.label_counts() / n[:, None], dtype=np.float64)
+
+    def binary_targets(self) -> npt.NDArray[np.float64]:
+        r"""Per-label binary soft labels: (N, L, 2) with ``[:, l] = [1 - p, p]``.
+
+        ``p`` is :meth:`marginals`. This is the layout of the LeWiDi 2025
+        VariErrNLI gold ``soft_label`` (for each label, the shares of
+        ``"0"`` and ``"1"``) and the ``targets`` of
+        :func:`dissensus.metrics.lewidi.multilabel_average_md`, with the
+        labels in the order of :attr:`scale` (VariErrNLI: contradiction,
+        entailment, neutral). ``binary_targets()[:, l]`` is an (N, 2)
+        distribution that any registry metric scores against a binary
+        prediction for label ``l``.
+        """
+        p = self.marginals()
+        return np.stack([1.0 - p, p], axis=-1)
+
+    def binary_counts(self, label: Any) -> LabelCounts:
+        """Per-item counts of annotators who left out / included ``label``: (N, 2) counts.
+
+        A :class:`LabelCounts` on the nominal scale ``[0, 1]`` (1 = included),
+        so per-label agreement (e.g. :func:`~dissensus.agreement.fleiss_kappa`)
+        and Beta posteriors (:mod:`dissensus.posterior`) work as for any
+        binary task.
+        """
+        col = self.scale.index(label)
+        included = self.label_counts()[:, col]
+        n = np.bincount(self.item_codes, minlength=self.n_items).astype(np.int64)
+        return LabelCounts(
+            np.column_stack([n - included, included]), self.items, Scale.nominal([0, 1]), self.meta
+        )
+
+    def rater_array(self) -> npt.NDArray[np.float64]:
+        """(N, L, R) 0/1 array: annotator ``r`` included label ``l`` on item ``i``; NaN if unrated.
+
+        Annotators follow :attr:`annotators`. With NaN padding this is the
+        ``targets`` layout of
+        :func:`dissensus.metrics.lewidi.multilabel_error_rate`
+        (predictions must use the same annotator axis).
+
+        Raises
+        ------
+        DataError
+            Without annotator ids, or when an annotator labelled an item twice.
+        """
+        acodes, annotators = self._require_annotators("rater_array")
+        R = len(annotators)
+        cell = self.item_codes * R + acodes
+        if np.unique(cell).size != cell.size:
+            msg = (
+                "Some annotator labelled an item more than once; a rater array needs one set per "
+                "(item, annotator). Load with duplicates='first' or 'last'."
+            )
+            raise DataError(msg)
+        out = np.full((self.n_items * R, self.L), np.nan)
+        out[cell] = self.indicators
+        return np.ascontiguousarray(out.reshape(self.n_items, R, self.L).transpose(0, 2, 1))
+
+    def counts(self) -> LabelCounts:
+        """Refused: set-valued annotations have no single label per annotation.
+
+        Raises
+        ------
+        TypeError
+            Always, naming the two readings to choose from.
+        """
+        msg = (
+            "Set-valued annotations have no one-label-per-annotation count matrix. Choose: "
+            "set_counts() (each distinct set is a category), binary_counts(label) (one label, "
+            "included or not), marginals() (per-label shares); for agreement with partial "
+            "credit use krippendorff_alpha(sets, distance='masi' or 'jaccard')."
+        )
+        raise TypeError(msg)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Long DataFrame: item, annotator (when known), label (a tuple in universe order)."""
+        data: dict[str, Any] = {"item": self.items[self.item_codes]}
+        if self.annotators is not None and self.annotator_codes is not None:
+            data["annotator"] = self.annotators[self.annotator_codes]
+        sets, codes = self.distinct_sets()
+        named = np.empty(sets.shape[0], dtype=object)
+        named[:] = [self._labels_of(row) for row in sets]
+        data["label"] = named[codes]
+        return pd.DataFrame(data)
+
+
+def _unique_rows(Z: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """First row of each distinct row of ``Z`` (in order of appearance) and each row's rank."""
+    if Z.shape[0] == 0:
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    packed = np.packbits(Z, axis=1)  # (M, ceil(L/8)) bytes: cheap rows to compare
+    width = max(packed.shape[1], 1)
+    if packed.shape[1] == 0:
+        packed = np.zeros((Z.shape[0], 1), dtype=np.uint8)
+    key = np.ascontiguousarray(packed).view(np.dtype((np.void, width))).ravel()
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")  # first appearance, not byte order
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return first[order].astype(np.intp), rank[inverse.ravel()].astype(np.intp)
+
+
+def _indicators(
+    cells: list[tuple[Label, ...]],
+    universe: Scale,
+    df: pd.DataFrame,
+    *,
+    codes: npt.NDArray[np.intp],
+    item: str,
+    annotator: str | None,
+    label: str,
+    where: str,
+    source: str | None,
+) -> npt.NDArray[np.bool_]:
+    """The (U, L) indicators of the distinct cells; unknown and repeated labels refused.
+
+    Every label of every distinct cell is encoded in one call; the messages
+    are built for the first offending cell only.
+    """
+    sizes = np.fromiter(map(len, cells), dtype=np.intp, count=len(cells))
+    owner = np.repeat(np.arange(len(cells), dtype=np.intp), sizes)
+    flat = np.fromiter((v for cell in cells for v in cell), dtype=object, count=int(sizes.sum()))
+    cols = universe.encode(pd.Series(flat, dtype=object)) if flat.size else np.zeros(0, np.int64)
+    unknown = cols < 0
+    pair = owner.astype(np.int64) * universe.K + cols
+    repeated = ~unknown & pd.Series(pair).duplicated().to_numpy()
+    bad = unknown | repeated
+    if bad.any():
+        k = int(owner[np.flatnonzero(bad)[0]])
+        cell = cells[k]
+        mine = owner == k
+        if unknown[mine].any():
+            odd = [_py(v) for v in flat[mine & unknown]]
+            problem = (
+                f"{examples(odd)} {'is' if len(odd) == 1 else 'are'} not in the label "
+                f"universe {examples(list(universe.labels), 10)}. Fix the labels or pass a scale "
+                "that includes them"
+            )
+        else:
+            twice = _py(flat[np.flatnonzero(mine & repeated)[0]])
+            problem = (
+                f"label {twice!r} appears twice in one set; a set lists each label once (fix "
+                "the export)"
+            )
+        rows = np.flatnonzero(codes == k)
+        first = int(rows[0])
+        who = f" by annotator {_py(df[annotator].iloc[first])!r}" if annotator else ""
+        msg = (
+            f"Set {list(cell)!r} of item {_py(df[item].iloc[first])!r}{who}{where} at "
+            f"{_locations(df.index, rows, source)} (column {label!r}): {problem}."
+        )
+        raise DataError(msg)
+    Z = np.zeros((len(cells), universe.K), dtype=bool)
+    Z[owner, cols] = True
+    return Z

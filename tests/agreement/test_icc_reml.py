@@ -1,0 +1,165 @@
+"""Tests of icc(method='reml' | 'ml'): closed forms, statsmodels MixedLM, duplicates, bootstrap."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dissensus import Annotations, DataError, FewItemsWarning
+from dissensus.agreement import icc
+from dissensus.agreement._icc_reml import Design, bootstrap_components, fit_components
+
+KINDS = ["1,1", "A,1", "C,1", "1,k", "A,k", "C,k"]
+# Shrout & Fleiss (1979), Table 2: 6 targets x 4 judges.
+SF = np.array(
+    [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]],
+    dtype=float,
+)
+
+
+def _table(seed: int, n: int, k: int, missing: float = 0.0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    x = 1.5 * rng.normal(size=(n, 1)) + rng.normal(size=(1, k)) + rng.normal(size=(n, k))
+    x[rng.random((n, k)) < missing] = np.nan
+    return x
+
+
+def _design(x: np.ndarray, model: str) -> Design:
+    t, r = np.nonzero(np.isfinite(x))
+    return Design.build(x[t, r], t.astype(np.int64), r.astype(np.int64),
+                        n=x.shape[0], k=x.shape[1], model=model)  # fmt: skip
+
+
+def _long(x: np.ndarray) -> pd.DataFrame:
+    t, r = np.nonzero(np.isfinite(x))
+    return pd.DataFrame({"y": x[t, r], "t": t, "r": r, "g": 1})
+
+
+class TestIccReml:
+    @pytest.mark.parametrize("kind", KINDS)
+    @pytest.mark.parametrize("data", ["sf", "random"])
+    def test_balanced_equals_closed_forms(self, kind: str, data: str) -> None:
+        x = SF if data == "sf" else _table(0, 40, 5)
+        ref = icc(x, kind=kind, confidence_level=None)
+        got = icc(x, kind=kind, method="reml", confidence_level=None)
+        assert got.statistic == pytest.approx(ref.statistic, abs=1e-8)
+        assert got.n_annotations == x.size
+
+    def test_one_way_ml_closed_form(self) -> None:
+        # balanced one-way ML: sigma_e^2 = MS_W, sigma_r^2 = ((1 - 1/n) MS_R - MS_W) / k
+        x = _table(1, 30, 4)
+        n, k = x.shape
+        ms_r = k * x.mean(axis=1).var(ddof=1)
+        ms_w = ((x - x.mean(axis=1, keepdims=True)) ** 2).sum() / (n * (k - 1))
+        s_r = ((1 - 1 / n) * ms_r - ms_w) / k
+        r = icc(x, kind="1,1", method="ml", confidence_level=None)
+        assert r.parts["sigma2_residual"] == pytest.approx(ms_w, rel=1e-9)
+        assert r.parts["sigma2_target"] == pytest.approx(s_r, rel=1e-9)
+
+    @pytest.mark.parametrize("reml", [True, False])
+    @pytest.mark.parametrize("model", ["1", "C", "A"])
+    def test_unbalanced_equals_statsmodels(self, model: str, reml: bool) -> None:
+        import statsmodels.formula.api as smf  # noqa: PLC0415 -- test-only dependency
+
+        x = _table(2, 30, 4, missing=0.3)
+        df = _long(x)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # statsmodels' convergence chatter
+            if model == "1":
+                m = smf.mixedlm("y ~ 1", df, groups="t").fit(reml=reml)
+                ref = {"target": float(m.cov_re.iloc[0, 0])}
+            elif model == "C":
+                m = smf.mixedlm("y ~ C(r)", df, groups="t").fit(reml=reml)
+                ref = {"target": float(m.cov_re.iloc[0, 0])}
+            else:  # crossed random effects: one group, a variance component per factor
+                vc = {"t": "0 + C(t)", "r": "0 + C(r)"}
+                m = smf.mixedlm("y ~ 1", df, groups="g", re_formula="0", vc_formula=vc)
+                m = m.fit(reml=reml)
+                ref = {"rater": float(m.vcomp[0]), "target": float(m.vcomp[1])}
+        c = fit_components(_design(x, model), reml=reml)
+        assert c.residual == pytest.approx(m.scale, rel=1e-4)
+        for name, value in ref.items():
+            assert getattr(c, name) == pytest.approx(value, rel=1e-4)
+        assert c.gradient < 1e-8
+
+    def test_missing_ratings_used_not_dropped(self) -> None:
+        x = _table(3, 25, 4, missing=0.25)
+        r = icc(x, kind="A,1", method="reml", confidence_level=None)
+        assert r.n_annotations == int(np.isfinite(x).sum())
+        assert r.n_items_excluded == 0
+        assert r.parts["k_mean"] == pytest.approx(np.isfinite(x).sum() / 25)
+        omit = icc(x, kind="A,1", method="reml", confidence_level=None, nan_policy="omit")
+        complete = x[np.isfinite(x).all(axis=1)]
+        assert omit.n_items == complete.shape[0]
+        assert omit.statistic == pytest.approx(
+            icc(complete, kind="A,1", confidence_level=None).statistic, abs=1e-8
+        )
+        with pytest.raises(DataError, match="method='reml'"):
+            icc(x)
+
+    def test_negative_closed_form_is_zero(self) -> None:
+        x = np.array([[1.0, 3.0], [3.0, 1.0], [2.0, 2.5], [2.5, 2.0]])
+        assert icc(x, kind="1,1", confidence_level=None).statistic < 0
+        r = icc(x, kind="1,1", method="reml", confidence_level=None)
+        assert r.statistic == pytest.approx(0.0, abs=1e-8)
+        assert r.pvalue == 1.0
+
+    def test_duplicate_rating_refused_by_item_and_rater(self) -> None:
+        df = pd.DataFrame(
+            {
+                "item": ["t1", "t1", "t2", "t2", "t2", "t3", "t3"],
+                "annotator": ["a", "b", "a", "b", "b", "a", "b"],
+                "label": [1, 2, 3, 3, 5, 4, 4],
+            }
+        )
+        ann = Annotations.from_frame(df, duplicates="keep")
+        for method in ("anova", "reml"):
+            with pytest.raises(DataError, match=r"rater 'b' rated target 't2' 2 times"):
+                icc(ann, method=method, confidence_level=None)  # type: ignore[arg-type]
+
+    def test_annotations_with_missing(self) -> None:
+        x = _table(4, 20, 3, missing=0.2)
+        t, r = np.nonzero(np.isfinite(x))
+        df = pd.DataFrame({"item": t, "annotator": r, "label": np.round(x[t, r], 1)})
+        ann = Annotations.from_frame(df)
+        wide = np.full(x.shape, np.nan)
+        wide[t, r] = np.round(x[t, r], 1)
+        a = icc(ann, kind="C,1", method="reml", confidence_level=None)
+        b = icc(wide, kind="C,1", method="reml", confidence_level=None)
+        assert a.statistic == pytest.approx(b.statistic, abs=1e-10)
+
+    def test_bootstrap_refit_equals_a_fit_on_the_resample(self) -> None:
+        # a resample with multiplicities w is the data with target i repeated w_i times
+        x = _table(5, 15, 4, missing=0.2)
+        w = np.random.default_rng(0).multinomial(15, np.full(15, 1 / 15), size=3).astype(float)
+        for model in ("1", "A", "C"):
+            d = _design(x, model)
+            full = fit_components(d)
+            t, c, e = bootstrap_components(d, w, full.gamma)
+            for b in range(3):
+                rep = x[np.repeat(np.arange(15), w[b].astype(int))]
+                ref = fit_components(_design(rep, model))
+                np.testing.assert_allclose([t[b], c[b], e[b]],
+                                           [ref.target, ref.rater, ref.residual], rtol=1e-5, atol=1e-8)  # fmt: skip
+
+    def test_interval_seeded_and_covers(self) -> None:
+        x = _table(6, 40, 4, missing=0.2)
+        a = icc(x, kind="A,1", method="reml", n_resamples=200, seed=3)
+        b = icc(x, kind="A,1", method="reml", n_resamples=200, seed=3)
+        assert a.confidence_interval == b.confidence_interval
+        assert a.confidence_interval is not None
+        assert a.confidence_interval.low < a.statistic < a.confidence_interval.high
+        assert 0 <= a.pvalue < 1e-6
+
+    def test_few_targets_warn(self) -> None:
+        with pytest.warns(FewItemsWarning):
+            icc(SF, kind="C,1", method="reml", n_resamples=50)
+
+    def test_bad_options(self) -> None:
+        with pytest.raises(ValueError, match="'method' parameter of icc"):
+            icc(SF, method="bayes")  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="'n_resamples' parameter of icc"):
+            icc(_table(7, 40, 3), method="reml", n_resamples=1)

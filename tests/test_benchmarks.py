@@ -1,0 +1,113 @@
+"""``python -m benchmarks --quick``: the suite's code paths on small data."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from benchmarks import suite
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _check_dissensus_rows(payload: dict, sections: list[str]) -> None:
+    rows = payload["rows"]
+    for section in (s for s in sections if s != "scaling"):  # scaling has its own table
+        ours = [r for r in rows if r["section"] == section and r["tool"].startswith("dissensus")]
+        assert ours, f"no dissensus row in {section}"
+        for r in ours:
+            assert r["seconds"] is not None, r
+            assert r["seconds"] > 0, r
+    for r in rows:
+        # a peer either ran (seconds, ratio against our row) or says why not
+        if r["seconds"] is None:
+            assert r["note"].startswith(("not installed", "failed")), r
+
+
+class TestQuickSuite:
+    @pytest.mark.slow
+    def test_every_section_runs_and_writes_json_and_markdown(self, tmp_path):
+        sections = ["agreement", "metrics", "expected", "evaluation", "scaling"]
+        rep = suite.run(
+            ["--quick", "--out", str(tmp_path), "--sections", ",".join(sections), "--no-memory"]
+        )
+        payload = json.loads((tmp_path / "bench.json").read_text())
+        _check_dissensus_rows(payload, sections)
+        md = (tmp_path / "bench.md").read_text()
+        assert "load average" in md
+        assert "| fleiss_kappa | dissensus |" in md
+        assert payload["meta"]["versions"]["numpy"]
+        assert len(payload["meta"]["load_start"]) == 3
+        # extrapolated rows say so
+        extra = [r for r in payload["rows"] if "extrapolated" in r["note"]]
+        assert extra
+        assert all(r["seconds"] is not None for r in extra)
+        # the scaling curve: every stage at 10^3 and 10^4 items, a slope each
+        stages = {s["stage"] for s in rep.scaling}
+        assert {s["n_items"] for s in rep.scaling} == {1_000, 10_000}
+        assert set(rep.slopes) == stages
+        # peers that ran agree with dissensus where they compute the same number
+        by = {(r["task"], r["tool"]): r for r in payload["rows"]}
+        ours = by[("krippendorff_alpha ordinal", "dissensus")]
+        theirs = by.get(("krippendorff_alpha ordinal", "krippendorff (value_counts)"))
+        if theirs is not None and theirs["seconds"] is not None:
+            assert theirs["value"] == ours["value"]
+            assert theirs["ratio"] == pytest.approx(theirs["seconds"] / ours["seconds"])
+
+    def test_a_missing_peer_is_reported_not_installed(self, tmp_path, monkeypatch):
+        real = suite.peer
+        monkeypatch.setattr(suite, "peer", lambda name: None if name == "ot" else real(name))
+        suite.run(["--quick", "--out", str(tmp_path), "--sections", "metrics"])
+        payload = json.loads((tmp_path / "bench.json").read_text())
+        _check_dissensus_rows(payload, ["metrics"])
+        ot_rows = [r for r in payload["rows"] if r["tool"].startswith("ot.emd2")]
+        assert ot_rows
+        assert ot_rows[0]["note"] == "not installed"
+        assert ot_rows[0]["seconds"] is None
+        mem = [r["peak_mb"] for r in payload["rows"] if r["seconds"] is not None]
+        assert all(m is not None and m >= 0 for m in mem)
+
+    def test_default_output_is_a_temporary_directory(self, tmp_path, monkeypatch):
+        monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+        suite.run(["--quick", "--sections", "scaling", "--max-items", "1000"])
+        made = list(tmp_path.glob("dissensus-bench-*/bench.json"))
+        assert len(made) == 1
+
+    def test_unknown_section_is_refused(self, capsys):
+        with pytest.raises(SystemExit):
+            suite.run(["--quick", "--sections", "agreemnt"])
+        assert "unknown section" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_module_entry_point_with_dask_section(tmp_path):
+    pytest.importorskip("dask.distributed")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks",
+            "--quick",
+            "--no-memory",
+            "--out",
+            str(tmp_path),
+            "--sections",
+            "distributed",
+        ],
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    payload = json.loads((tmp_path / "bench.json").read_text())
+    _check_dissensus_rows(payload, ["distributed"])
+    dask_row = next(r for r in payload["rows"] if "dask" in r["tool"])
+    assert dask_row["ratio"] is not None
+    assert "fleiss_kappa=" in dask_row["value"]
