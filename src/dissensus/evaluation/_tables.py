@@ -592,26 +592,28 @@ class _Tables:
         labels = self.prior_fit(priors)["prior"].tolist()
         E, J, N = len(expected), len(self.models), self.counts.N
         P = len(pairs)
-        # the evaluation's own prior is read from self.values, not copied:
-        # only the other priors' scores are held, (P - 1, E, J, N)
-        S = np.empty((P - 1, E, J, N))
-        for p, (_, prior) in enumerate(pairs[1:]):
+        # the evaluation's own prior is read from self.values, not copied; the other
+        # priors are scored one at a time, (E, J, N) each, and reduced to their means
+        # and resampled means before the next (the same resamples: one seed, one N)
+        with np.errstate(invalid="ignore", over="ignore"):
+            means_list = [self.values[expected].mean(axis=2)]
+        boots = [self._boot(n_resamples)[:, expected]]  # the evaluation's prior: reuse
+        for _, prior in pairs[1:]:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", PriorFitWarning)
                 alpha = np.asarray(dirichlet(self.counts, prior=prior), dtype=np.float64)
+            S = np.empty((E, J, N))
             for e, m in enumerate(expected):
                 for j in range(J):
-                    S[p, e, j] = self._metrics[m].func(alpha, self.predictions[j])
+                    S[e, j] = self._metrics[m].func(alpha, self.predictions[j])
             del alpha
-        with np.errstate(invalid="ignore", over="ignore"):
-            means = np.concatenate(
-                [self.values[expected].mean(axis=2)[None], S.mean(axis=3)]
-            )  # (P, E, J)
-        boot = self._boot(n_resamples)[:, expected][:, None]  # the evaluation's prior: reuse
-        if P > 1:
+            with np.errstate(invalid="ignore", over="ignore"):
+                means_list.append(S.mean(axis=2))
             extra = resample_means(S.reshape(-1, N), int(n_resamples), seed=self.seed)
-            boot = np.concatenate([boot, extra.reshape(-1, P - 1, E, J)], axis=1)
-        del S
+            boots.append(extra.reshape(-1, E, J))
+            del S, extra
+        means = np.stack(means_list)  # (P, E, J)
+        boot = np.stack(boots, axis=1)  # (B, P, E, J)
         lower = np.broadcast_to(self._lower[expected][None, :], (P, E)).reshape(-1)
         ranks, _ = competition_ranks(means.reshape(P * E, J), lower_is_better=lower)
         ranks = ranks.reshape(P, E, J)
