@@ -25,7 +25,7 @@ from dissensus.cli._reader_options import (
     prior_option,
     reader_options,
 )
-from dissensus.data import Annotations
+from dissensus.data import Annotations, LabelCounts, Predictions
 from dissensus.data._atomic import AtomicFileSet, locked_dir
 from dissensus.evaluation import TARGETS, evaluate
 
@@ -239,9 +239,12 @@ def _compute(
         predictions = {}
         for name, path in pred_paths.items():
             stage(f"reading predictions {name!r} from {path}")
-            predictions[name] = load_predictions(
-                path, pred_layout=pred_layout, pred_item=pred_item, **reader
-            )
+            pred = load_predictions(path, pred_layout=pred_layout, pred_item=pred_item, **reader)
+            if isinstance(data, LabelCounts) and reader["how"] == "exact":
+                # lined up with the counts now, so its id index (a string per item,
+                # ~60 MB at 1M items) is not held through the scoring
+                pred = Predictions(pred.align(data, name=name)[0].values, data.items, data.scale)
+            predictions[name] = pred
         bin_spec: Any = bins
         if bins != "auto":
             try:
