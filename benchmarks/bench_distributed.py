@@ -64,6 +64,17 @@ def on_dask(path: Path, shuffle: str | None = None) -> dict[str, float]:
     return {k: float(v) for k, v in res.items()}
 
 
+def two_workers(*, processes: bool = False, memory_limit: str = "4GB") -> LocalCluster:
+    """The benchmarks' cluster: 2 workers of 1 thread, no dashboard (one per core here)."""
+    return LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=processes,
+        dashboard_address=None,
+        memory_limit=memory_limit,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="200,000 annotations")
@@ -81,13 +92,7 @@ def main() -> None:
         want = in_memory(path)
         t_mem = time.perf_counter() - t0
         with (
-            LocalCluster(
-                n_workers=2,
-                threads_per_worker=1,
-                processes=args.processes,
-                dashboard_address=None,
-                memory_limit="4GB",
-            ) as cluster,
+            two_workers(processes=args.processes) as cluster,
             Client(cluster),
             warnings.catch_warnings(),
         ):

@@ -24,8 +24,8 @@ from pathlib import Path
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
-from bench_distributed import PER_ITEM, SCALE, write_data
-from dask.distributed import Client, LocalCluster
+from bench_distributed import PER_ITEM, SCALE, two_workers, write_data
+from dask.distributed import Client
 
 from dissensus import distributed as D
 from dissensus import evaluate
@@ -65,13 +65,7 @@ def main() -> None:
         want = evaluate(counts, mem)
         t_mem = time.perf_counter() - t0
         with (
-            LocalCluster(
-                n_workers=2,
-                threads_per_worker=1,
-                processes=args.processes,
-                dashboard_address=None,
-                memory_limit="4GB",
-            ) as cluster,
+            two_workers(processes=args.processes) as cluster,
             Client(cluster),
         ):
             t0 = time.perf_counter()

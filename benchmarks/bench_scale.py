@@ -125,7 +125,8 @@ class WorkerMemory:
 
 
 def run_cluster(args: argparse.Namespace) -> None:
-    from dask.distributed import Client, LocalCluster  # noqa: PLC0415
+    from bench_distributed import two_workers  # noqa: PLC0415
+    from dask.distributed import Client  # noqa: PLC0415
 
     from dissensus import distributed as D  # noqa: PLC0415
     from dissensus.data import Scale  # noqa: PLC0415
@@ -145,13 +146,7 @@ def run_cluster(args: argparse.Namespace) -> None:
         scale = Scale.ordinal(list(range(1, K + 1)))
         stages: dict[str, float] = {}
         with (
-            LocalCluster(
-                n_workers=2,
-                threads_per_worker=1,
-                processes=True,
-                memory_limit=args.memory_limit,
-                dashboard_address=None,
-            ) as cluster,
+            two_workers(processes=True, memory_limit=args.memory_limit) as cluster,
             Client(cluster) as client,
             warnings.catch_warnings(),
             WorkerMemory(client) as mem,

@@ -537,13 +537,7 @@ def section_distributed(rep: Report, *, quick: bool, memory: bool) -> None:
         )
         S.base[t] = rep.rows[-1].seconds or math.nan
         with (
-            dist.LocalCluster(
-                n_workers=2,
-                threads_per_worker=1,
-                processes=False,
-                dashboard_address=None,
-                memory_limit="4GB",
-            ) as cluster,
+            BD.two_workers() as cluster,
             dist.Client(cluster),
             warnings.catch_warnings(),
             _quiet_dask(),
