@@ -233,3 +233,15 @@ class TestAlign:
         p, _ = shuffled.align(counts)
         np.testing.assert_allclose(p.values, q)
         assert list(p.items) == list(counts.items)
+
+
+def test_align_to_the_same_item_index_keeps_the_rows():
+    counts = LabelCounts.from_array([[1, 2], [3, 0], [0, 2]], items=["x", "y", "z"])
+    values = np.array([[0.2, 0.8], [0.9, 0.1], [0.5, 0.5]])
+    pred = Predictions(values, counts.items, counts.scale)
+    got, same = pred.align(counts)
+    assert same is counts
+    np.testing.assert_array_equal(got.values, values)
+    # an equal index that is another object goes through the general path, same result
+    other = Predictions(values, pd.Index(["x", "y", "z"]), counts.scale)
+    np.testing.assert_array_equal(other.align(counts)[0].values, values)

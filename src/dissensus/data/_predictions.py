@@ -227,6 +227,8 @@ class Predictions:
                 )
                 raise DataError(msg)
             return Predictions(values, counts.items, counts.scale), counts
+        if self.items is counts.items:  # already lined up (e.g. by the evaluate CLI as it reads)
+            return Predictions(values, counts.items, counts.scale), counts
         pos = self.items.get_indexer(counts.items)
         extra = self.items.difference(counts.items)
         lacking = np.flatnonzero(pos < 0)
