@@ -229,9 +229,9 @@ class TestGwetAc1:
         assert r.pvalue == pytest.approx(2 * stats.norm.sf(abs(r.z)))
 
     def test_table_and_data_exclusive(self) -> None:
-        with pytest.raises(TypeError, match="either `data` or `table=`"):
+        with pytest.raises(TypeError, match="either `annotations` or `table=`"):
             gwet_ac1([[1, 1]], table=[[1, 0], [0, 1]])
-        with pytest.raises(TypeError, match="needs `data`"):
+        with pytest.raises(TypeError, match="needs `annotations`"):
             gwet_ac1()
 
     def test_high_agreement_paradox(self) -> None:

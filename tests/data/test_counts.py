@@ -140,5 +140,5 @@ class TestAsLabelCounts:
         assert as_label_counts(np.array([[1, 2]])).values.tolist() == [[1, 2]]
 
     def test_dataframe_refused(self):
-        with pytest.raises(TypeError, match=r"`data` is a DataFrame; say what it holds"):
+        with pytest.raises(TypeError, match=r"`annotations` is a DataFrame; say what it holds"):
             as_label_counts(pd.DataFrame({"a": [1]}))

@@ -194,11 +194,11 @@ def _count_coefficient(
     check_resampling(name, bootstrap, ci_method, seed)
     if table is not None:
         if data is not None:
-            msg = f"{name} takes either `data` or `table=`, not both."
+            msg = f"{name} takes either `annotations` or `table=`, not both."
             raise TypeError(msg)
         data = contingency_to_counts(table)
     elif data is None:
-        msg = f"{name} needs `data` (label counts) or a two-rater contingency `table=`."
+        msg = f"{name} needs `annotations` (label counts) or a two-rater contingency `table=`."
         raise TypeError(msg)
     inp = prepare_counts(data, name)
     K = inp.scale.K

@@ -282,7 +282,7 @@ class LabelCounts:
 
 
 @renamed_parameters(data="annotations")
-def as_label_counts(annotations: Any, name: str = "data") -> LabelCounts:
+def as_label_counts(annotations: Any, name: str = "annotations") -> LabelCounts:
     """Accept LabelCounts, Annotations (anything with ``.counts()``) or an (N, K) array."""
     if isinstance(annotations, LabelCounts):
         return annotations

@@ -338,7 +338,7 @@ def evaluate(
     n_annotators: int | None = None
     if isinstance(annotations, Annotations) and annotations.has_annotators:
         n_annotators = annotations.n_annotators
-    counts = as_label_counts(annotations, "data")
+    counts = as_label_counts(annotations)
     preds = {str(name): _as_predictions(str(name), p) for name, p in predictions.items()}
     counts, values = _align_all(counts, preds, how)
     met = _resolve_metrics(metrics, counts.scale.ordered)
