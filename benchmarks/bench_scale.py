@@ -1,6 +1,6 @@
 """The scale goals of issue 16: a 2-worker LocalCluster run, and streaming counts from a big CSV.
 
-    python benchmarks/bench_scale.py cluster [--annotations 100000000] [--keep DIR]
+    python benchmarks/bench_scale.py cluster [--annotations 100000000] [--subset 10000000]
     python benchmarks/bench_scale.py stream [--gb 10] [--items 2000000]
 
 ``cluster``: N annotations (default 100 million) of N/10 items, K = 5, 20
@@ -124,11 +124,85 @@ class WorkerMemory:
         self._thread.join()
 
 
+def on_cluster(source: Path, scale, preds: dict[str, Path], args, filters=None) -> dict:
+    """The Dask pipeline: counts, agreement, metric means. Seconds per stage and the results."""
+    import dask.dataframe as dd  # noqa: PLC0415
+
+    from dissensus import distributed as D  # noqa: PLC0415
+
+    stages: dict[str, float] = {}
+    t_all = t = time.perf_counter()
+    ann = dd.read_parquet(source, filters=filters)
+    counts = D.label_counts(
+        ann, scale=scale, npartitions=args.partitions, shuffle=args.shuffle
+    ).persist()
+    n_counted = int(counts.frame.shape[0].compute())
+    stages["label counts (read, shuffle by item, count; persisted)"] = time.perf_counter() - t
+    t = time.perf_counter()
+    res = D.agreement(counts, ["fleiss_kappa", "krippendorff_alpha"], levels=("nominal", "ordinal"))
+    stages["fleiss + alpha nominal + ordinal (+ SE)"] = time.perf_counter() - t
+    t = time.perf_counter()
+    frames = {m: dd.read_parquet(p, filters=filters) for m, p in preds.items()}
+    means = D.metric_means(counts, frames, METRICS)
+    stages[f"{len(METRICS)} metric columns x {len(preds)} models (join + map_partitions)"] = (
+        time.perf_counter() - t
+    )
+    return {
+        "stages": stages,
+        "wall": time.perf_counter() - t_all,
+        "n_items": n_counted,
+        "agreement": {k: v.statistic for k, v in res.items()},
+        "se": {k: v.se for k, v in res.items()},
+        "means": means.set_index(["model", "metric"])["mean"],
+    }
+
+
+def in_memory(source: Path, scale, preds: dict[str, Path], filters=None) -> dict:
+    """The same pipeline in this process: pandas, Annotations, the agreement functions, evaluate."""
+    from dissensus import evaluate  # noqa: PLC0415
+    from dissensus.agreement import fleiss_kappa, krippendorff_alpha  # noqa: PLC0415
+    from dissensus.data import Annotations  # noqa: PLC0415
+
+    t = time.perf_counter()
+    counts = Annotations.from_frame(pd.read_parquet(source, filters=filters), scale=scale).counts()
+    res = {
+        "fleiss_kappa": fleiss_kappa(counts),
+        "krippendorff_alpha": krippendorff_alpha(counts),
+        "krippendorff_alpha_ordinal": krippendorff_alpha(counts, level="ordinal"),
+    }
+    frames = {m: pd.read_parquet(p, filters=filters).set_index("item") for m, p in preds.items()}
+    ev = evaluate(counts, frames, metrics=METRICS)
+    means = pd.Series(
+        ev.values.mean(axis=-1).T.reshape(-1),  # noqa: PD011  (an ndarray)
+        index=pd.MultiIndex.from_product([ev.models, ev.metrics], names=["model", "metric"]),
+    )
+    return {
+        "wall": time.perf_counter() - t,
+        "agreement": {k: v.statistic for k, v in res.items()},
+        "se": {k: v.se for k, v in res.items()},
+        "means": means,
+    }
+
+
+def same(a: dict, b: dict) -> float:
+    """Largest relative difference of the agreement values, their SEs and the metric means."""
+    worst = 0.0
+    for key in ("agreement", "se"):
+        for name, x in a[key].items():
+            y = b[key][name]
+            if np.isnan(x) or np.isnan(y):
+                worst = worst if np.isnan(x) and np.isnan(y) else np.inf
+                continue
+            worst = max(worst, abs(x - y) / max(abs(y), 1e-300))
+    m = a["means"].sort_index()
+    n = b["means"].reindex(m.index)
+    return max(worst, float((abs(m - n) / abs(n)).max()))
+
+
 def run_cluster(args: argparse.Namespace) -> None:
     from bench_distributed import two_workers  # noqa: PLC0415
     from dask.distributed import Client  # noqa: PLC0415
 
-    from dissensus import distributed as D  # noqa: PLC0415
     from dissensus.data import Scale  # noqa: PLC0415
 
     tmp = Path(tempfile.mkdtemp(prefix="dissensus-scale-", dir=args.tmp))
@@ -144,49 +218,56 @@ def run_cluster(args: argparse.Namespace) -> None:
             flush=True,
         )
         scale = Scale.ordinal(list(range(1, K + 1)))
-        stages: dict[str, float] = {}
+        source = tmp / "annotations"
+        preds = {m: tmp / f"pred-{m}" for m in ("a", "b")}
+        # the subset: the items of the first ~args.subset annotations (ids are 0 .. n_items - 1)
+        sub_items = max(1, round(n_items * min(1.0, args.subset / n_ann)))
+        sub = [("item", "<", sub_items)]
         with (
             two_workers(processes=True, memory_limit=args.memory_limit) as cluster,
             Client(cluster) as client,
             warnings.catch_warnings(),
-            WorkerMemory(client) as mem,
         ):
             warnings.simplefilter("ignore")
-            t_all = time.perf_counter()
-            t = time.perf_counter()
-            counts = D.label_counts(
-                tmp / "annotations", scale=scale, npartitions=args.partitions, shuffle=args.shuffle
-            ).persist()
-            n_counted = int(counts.frame.shape[0].compute())
-            stages["label counts (read, shuffle by item, count; persisted)"] = (
-                time.perf_counter() - t
+            with WorkerMemory(client) as mem:
+                full = on_cluster(source, scale, preds, args)
+            print(
+                f"\nLocalCluster: 2 worker processes x 1 thread, memory_limit {args.memory_limit} each"
             )
-            t = time.perf_counter()
-            res = D.agreement(
-                counts, ["fleiss_kappa", "krippendorff_alpha"], levels=("nominal", "ordinal")
-            )
-            stages["fleiss + alpha nominal + ordinal (+ SE)"] = time.perf_counter() - t
-            t = time.perf_counter()
-            import dask.dataframe as dd  # noqa: PLC0415
-
-            preds = {m: dd.read_parquet(tmp / f"pred-{m}") for m in ("a", "b")}
-            means = D.metric_means(counts, preds, METRICS)
-            stages[f"{len(METRICS)} metric columns x 2 models (join + map_partitions)"] = (
-                time.perf_counter() - t
-            )
-            wall = time.perf_counter() - t_all
+            print(f"{n_ann:,} annotations, {full['n_items']:,} items:")
+            for name, sec in full["stages"].items():
+                print(f"  {name:<62} {sec:8.1f} s")
+            rate = n_ann / full["wall"]
+            print(f"  {'total wall time':<62} {full['wall']:8.1f} s  ({rate:,.0f} annotations/s)")
+            for w, mb in sorted(mem.peak.items()):
+                ok = "OK" if mb < 4000 else "MISSED"
+                print(f"  worker {w}: peak sampled RSS {mb:,.0f} MB (goal < 4 GB: {ok})")
+            for name, v in full["agreement"].items():
+                print(f"  {name}: {v:.6f} (se {full['se'][name]:.2e})")
+            print(full["means"].unstack("model").round(5).to_string())
+            print(f"load average: {load()}", flush=True)
+            if not args.subset:
+                return
+            small = on_cluster(source, scale, preds, args, filters=sub)
+        n_sub = int(pd.read_parquet(source, columns=["item"], filters=sub).shape[0])
+        mem_run = in_memory(source, scale, preds, filters=sub)
+        print(f"\nsubset: {n_sub:,} annotations of {sub_items:,} items")
+        rate_mem = n_sub / mem_run["wall"]
         print(
-            f"\nLocalCluster: 2 worker processes x 1 thread, memory_limit {args.memory_limit} each"
+            f"  in memory (pandas, one process): {mem_run['wall']:8.1f} s ({rate_mem:,.0f} annotations/s)"
         )
-        for name, sec in stages.items():
-            print(f"  {name:<62} {sec:8.1f} s")
-        print(f"  {'total wall time':<62} {wall:8.1f} s  ({n_ann / wall:,.0f} annotations/s)")
-        for w, mb in sorted(mem.peak.items()):
-            print(f"  worker {w}: peak sampled RSS {mb:,.0f} MB")
-        print(f"  items counted: {n_counted:,}")
-        for name, r in res.items():
-            print(f"  {name}: {r.statistic:.6f} (se {r.se:.2e})")
-        print(means.pivot(index="metric", columns="model", values="mean").round(5).to_string())
+        print(
+            f"  Dask on the subset:              {small['wall']:8.1f} s ({n_sub / small['wall']:,.0f} annotations/s)"
+        )
+        print(
+            f"  largest relative difference Dask vs in memory: {same(small, mem_run):.1e} (goal <= 1e-12)"
+        )
+        ratio = rate_mem / rate
+        print(
+            f"  per-annotation time, Dask on all {n_ann:,} / in memory on the subset: {ratio:.2f}x "
+            f"(goal <= 3x: {'OK' if ratio <= 3 else 'MISSED'}); on the subset alone "
+            f"{small['wall'] / mem_run['wall']:.2f}x"
+        )
         print(f"load average at end: {load()}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -269,6 +350,12 @@ def main() -> None:
     c.add_argument("--partitions", type=int, default=None, help="after the shuffle")
     c.add_argument("--shuffle", default="p2p", choices=["p2p", "tasks"])
     c.add_argument("--memory-limit", default="4GB")
+    c.add_argument(
+        "--subset",
+        type=int,
+        default=10_000_000,
+        help="annotations of the in-memory comparison (0: none)",
+    )
     c.add_argument("--tmp", default="/tmp")
     s = sub.add_parser("stream")
     s.add_argument("--gb", type=float, default=10.0)

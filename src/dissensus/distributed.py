@@ -88,8 +88,6 @@ _COUNT_COEFFICIENTS = {
     "brennan_prediger": "uniform",
 }
 COEFFICIENTS = (*_COUNT_COEFFICIENTS, "observed_agreement", "krippendorff_alpha")
-#: Column of the model's position in the joined predictions of :func:`metric_means`.
-_MODEL = "__dissensus_model__"
 #: float64 intermediates per chunk of bootstrap weights inside a partition.
 _CHUNK_FLOATS = 4_000_000
 
@@ -863,34 +861,39 @@ def metric_means(
     if isinstance(prior, str) and prior in _FITTED_PRIORS:
         prior = _fit_prior(counts, prior)
     names = [get_metric(m).name for m in metrics]
-    lazy: list[Any] = [counts.frame.shape[0]]
+    models = [str(m) for m in predictions]
     label_cols = [str(lab) for lab in counts.scale.labels]
-    score_cols = [f"s{i}_0" for i in range(len(names))]
-    for model, pred in predictions.items():
-        q = _prediction_frame(str(model), pred, 0, item, label_cols)
-        scores = _scored(counts, q, [str(model)], names, prior)[score_cols]
-        lazy += [scores.sum(), scores.shape[0], q.shape[0]]
-    # one pass over the data for every model
-    n_counts, *done = _compute(*lazy)
-    rows = []
-    for j, model in enumerate(predictions):
-        sums, n_joined, n_pred = done[3 * j : 3 * j + 3]
-        if not n_joined == n_pred == n_counts:
-            msg = (
-                f"Predictions of {model!r} cover {n_joined} of the {n_counts} annotated items "
-                f"({n_pred} prediction rows); every model must predict exactly the annotated "
-                "items once."
-            )
-            raise DataError(msg)
-        rows += [
-            {
-                "model": str(model),
-                "metric": m,
-                "mean": float(sums[c]) / n_joined,
-                "n_items": n_joined,
-            }
-            for m, c in zip(names, score_cols, strict=True)
-        ]
+    frames = [
+        _prediction_frame(model, pred, j, item, label_cols)
+        for j, (model, pred) in enumerate(zip(models, predictions.values(), strict=True))
+    ]
+    score_cols = [f"s{i}_{j}" for j in range(len(models)) for i in range(len(names))]
+    # one join of the counts with every model: the posterior is computed once per item
+    scored = _scored(counts, frames, models, names, prior)
+    # one pass over the data: the sums and the sizes checked below (repeats fail in _score_joined)
+    sums, n_joined, n_counts, *n_pred = _compute(
+        scored[score_cols].sum(),
+        scored.shape[0],
+        counts.frame.shape[0],
+        *(q.shape[0] for q in frames),
+    )
+    if n_joined != n_counts or any(n != n_counts for n in n_pred):
+        msg = (
+            f"The predictions cover {n_joined} of the {n_counts} annotated items in common "
+            f"(prediction rows: {', '.join(f'{m!r} {n}' for m, n in zip(models, n_pred, strict=True))}); "
+            "every model must predict exactly the annotated items once."
+        )
+        raise DataError(msg)
+    rows = [
+        {
+            "model": model,
+            "metric": m,
+            "mean": float(sums[f"s{i}_{j}"]) / n_joined,
+            "n_items": n_joined,
+        }
+        for j, model in enumerate(models)
+        for i, m in enumerate(names)
+    ]
     return pd.DataFrame(rows)
 
 
@@ -990,6 +993,14 @@ def _score_joined(
     K = scale.K
     labels = [str(lab) for lab in scale.labels]
     items = pd.Index(joined["item"])
+    repeated = items[items.duplicated()].unique()
+    if repeated.size:
+        # every row of an item joins the one counts row of that item: a repeat is a prediction's
+        msg = (
+            f"Items {examples(repeated.tolist())} are predicted more than once by "
+            f"{examples(list(models))}; give one prediction row per item."
+        )
+        raise DataError(msg)
     counts = LabelCounts.from_array(
         joined[_count_columns(K)].to_numpy(dtype=np.int64), scale=scale, items=items
     )
@@ -1063,9 +1074,10 @@ def score_items(
         :class:`~dissensus.Predictions` with item ids and labels.
     metrics : sequence of str
         Registered metric names.
-    prior : {"uniform", "jeffreys", "empirical"}, float or array_like, default "uniform"
-        Dirichlet prior of the expected metrics; ``"empirical"`` is fitted
-        once to all the counts (one more pass over the data).
+    prior : {"uniform", "jeffreys", "empirical", "hierarchical"}, float or array_like, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
+        Dirichlet prior of the expected metrics; a fitted prior is fitted
+        once to all the counts, from their distinct count vectors (one more
+        pass over the data).
     item : str, default "item"
         Item id column of the predictions.
     how : {"exact", "inner"}, default "exact"
@@ -1101,13 +1113,11 @@ def score_items(
     K, M, J = counts.K, len(names), len(models)
     if (
         isinstance(prior, str)
-        and prior == "empirical"
+        and prior in _FITTED_PRIORS
         and any(get_metric(m).needs_posterior for m in names)
     ):
-        from dissensus.posterior import fit_dirichlet_prior  # noqa: PLC0415
-
         # fitted once to every item, as in memory (per partition it would differ)
-        prior = fit_dirichlet_prior(counts.collect().values).alpha0
+        prior = _fit_prior(counts, prior)
     frames = [
         _prediction_frame(str(model), pred, j, item, labels)
         for j, (model, pred) in enumerate(predictions.items())
@@ -1116,14 +1126,8 @@ def score_items(
     scored = _scored(counts, frames, models, names, prior)
     # one pass over the data: the scores and the sizes checked below
     local, n_counts, *n_pred = _compute(scored, *lazy)
+    # a repeated item fails where it is scored (_score_joined)
     local = local.sort_values("item", kind="stable").reset_index(drop=True)
-    dup = local["item"].duplicated()
-    if dup.any():
-        msg = (
-            f"{int(dup.sum())} items are predicted more than once by a model "
-            f"({examples(local['item'][dup].unique().tolist())}); give one row per item."
-        )
-        raise DataError(msg)
     N = len(local)
     short = {m: n for m, n in zip(models, n_pred, strict=True) if n != N}
     if n_counts != N or short:
