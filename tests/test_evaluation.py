@@ -649,6 +649,25 @@ class TestOutputs:
         assert len(back) == 3 * 20
         assert pd.read_csv(paths["rankings"])["rank"].tolist() == ev.rankings()["rank"].tolist()
 
+    @pytest.mark.filterwarnings("ignore::dissensus.FewItemsWarning")  # tiny on purpose
+    def test_save_adds_sections_and_files_to_the_set(self, tmp_path):
+        lc, preds = _small(n_items=20)
+        ev = evaluate(lc, preds, metrics=["manhattan"])
+        paths = ev.save(
+            tmp_path,
+            n_resamples=20,
+            scores=False,
+            report_sections=['<section id="extra">more</section>'],
+            extra_files={"notes.txt": "written with the others\n"},
+        )
+        page = paths["report"].read_text(encoding="utf-8")
+        assert page.index('<section id="extra">more</section>') < page.rindex("</main>")
+        assert paths["notes"].read_text(encoding="utf-8") == "written with the others\n"
+        assert "notes.txt" in json.loads(paths["manifest"].read_text())["files"]
+        with pytest.raises(ValueError, match=r"may not replace \['summary.csv'\]"):
+            ev.save(tmp_path / "again", n_resamples=20, extra_files={"summary.csv": ""})
+        assert not (tmp_path / "again").exists()
+
     def test_repr(self, reversal_eval):
         assert repr(reversal_eval).startswith("<Evaluation: 3 models × 2 metrics on 400 items")
 

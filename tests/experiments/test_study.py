@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import warnings
 
@@ -87,6 +88,12 @@ class TestRunExperiment:
         payload = json.loads(paths["experiment"].read_text())
         assert payload["timings_seconds"]["fit E"] >= 0
         assert sum(b["n_items"] for b in payload["test_items_by_bin"]) == len(result.test_items)
+        # one set: the manifest holds every file as it is on disk, the edited report included
+        files = json.loads(paths["manifest"].read_text())["files"]
+        assert {"report.html", "experiment.json"} <= set(files)
+        for name, entry in files.items():
+            digest = hashlib.sha256((tmp_path / "out" / name).read_bytes()).hexdigest()
+            assert entry["sha256"] == digest, name
 
     def test_same_seed_same_bytes(self, result):
         ds = Dataset.from_frame(tiny_frame(), name="tiny")

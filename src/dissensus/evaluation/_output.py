@@ -382,6 +382,8 @@ class Evaluation(_Tables):
         inputs: Sequence[str | Path] = (),
         params: Mapping[str, Any] | None = None,
         scores: bool = True,
+        report_sections: Sequence[str] = (),
+        extra_files: Mapping[str, str] | None = None,
     ) -> dict[str, Path]:
         """Write ``summary.csv``, ``rankings.csv``, ``scores.parquet``, ``report.html``, ``manifest.json``.
 
@@ -409,6 +411,14 @@ class Evaluation(_Tables):
             model and item). They are written one (metric, model) row group
             at a time from the dense score array, so memory stays at one
             group of N rows.
+        report_sections : sequence of str, optional
+            HTML fragments (trusted markup, e.g. a study's "Training" section)
+            added at the end of the report's main part.
+        extra_files : mapping of str to str, optional
+            More text files written in the same set, file name -> content
+            (e.g. a study's ``experiment.json``): in the manifest, and moved
+            into place with the others. The role of each in the returned
+            mapping is its name without the extension.
 
         Returns
         -------
@@ -440,8 +450,13 @@ class Evaluation(_Tables):
             "seed": self.seed if isinstance(self.seed, int) else None,
             **(params or {}),
         }
+        extra = dict(extra_files or {})
+        clash = sorted(set(extra) & {*names.values(), "manifest.json"})
+        if clash:
+            msg = f"Evaluation.save: extra_files may not replace {clash}; give other names."
+            raise ValueError(msg)
         with AtomicFileSet(out_dir, inputs=inputs, params=run) as files:
-            for name in names.values():
+            for name in (*names.values(), *extra):
                 files.temporary(name)  # refuses an input before any work
             files.discard()
             paths: dict[str, Path] = {}
@@ -459,7 +474,11 @@ class Evaluation(_Tables):
                 n_resamples=n_resamples,
                 agreement_ci=agreement_ci,
             )
+            if report_sections:
+                html = _insert_section(html, "".join(report_sections))
             paths["report"] = files.write(names["report"], html)
+            for name, text in extra.items():
+                paths[Path(name).stem] = files.write(name, text)
         paths["manifest"] = files.final_path("manifest.json")
         return paths
 
@@ -500,6 +519,13 @@ class Evaluation(_Tables):
         finally:
             if writer is not None:
                 writer.close()
+
+
+def _insert_section(page: str, section: str) -> str:
+    """``section`` inserted before the page's ``</main>`` (else ``</body>``, else at the end)."""
+    anchor = "</main>" if "</main>" in page else "</body>"
+    head, sep, tail = page.rpartition(anchor)
+    return head + section + sep + tail if sep else page + section
 
 
 def _version() -> str:

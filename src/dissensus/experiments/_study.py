@@ -227,20 +227,16 @@ class ExperimentResult:
         """Write the evaluation's files (:meth:`Evaluation.save`) and ``experiment.json``.
 
         The HTML report gets a "Training" section with the settings and
-        timings. Returns file role -> path.
+        timings. All the files are one set: written together, each in the
+        manifest. Returns file role -> path.
         """
-        t = time.perf_counter()
-        paths = self.evaluation.save(out_dir, n_resamples=n_resamples)
-        self.timings["evaluation report"] = time.perf_counter() - t
-        out = Path(out_dir)
-        if "report" in paths:
-            report = paths["report"]
-            page = report.read_text(encoding="utf-8")
-            section = _training_section(self, self.verdicts(n_resamples=n_resamples))
-            report.write_text(_insert_section(page, section), encoding="utf-8")
-        paths["experiment"] = out / "experiment.json"
-        paths["experiment"].write_text(self.to_json() + "\n", encoding="utf-8")
-        return paths
+        section = _training_section(self, self.verdicts(n_resamples=n_resamples))
+        return self.evaluation.save(
+            out_dir,
+            n_resamples=n_resamples,
+            report_sections=[section],
+            extra_files={"experiment.json": self.to_json() + "\n"},
+        )
 
 
 def _json_default(value: Any) -> Any:
@@ -285,13 +281,6 @@ def _verdict_items(verdicts: pd.DataFrame, models: Sequence[str]) -> str:
             "predictions (compare the marginal and A+shrink with A).</li>"
         )
     return "\n".join(items)
-
-
-def _insert_section(page: str, section: str) -> str:
-    """``section`` inserted before the page's ``</main>`` (else ``</body>``, else at the end)."""
-    anchor = "</main>" if "</main>" in page else "</body>"
-    head, sep, tail = page.rpartition(anchor)
-    return head + section + sep + tail if sep else page + section
 
 
 def _training_section(result: ExperimentResult, verdicts: pd.DataFrame) -> str:
