@@ -148,9 +148,37 @@ class TestAgreement:
             )
         for name in ("fleiss_kappa", "gwet_ac1", "brennan_prediger"):
             assert got[name].se == pytest.approx(want[name].se, rel=1e-12), name
+        for name in ("krippendorff_alpha", "krippendorff_alpha_interval"):
+            assert got[name].se == pytest.approx(want[name].se, rel=1e-12), name
+        assert got["krippendorff_alpha_ratio"].se == pytest.approx(
+            want["krippendorff_alpha_ratio"].se, rel=1e-12
+        )
+        assert np.isnan(got["krippendorff_alpha_ordinal"].se)
+        assert np.isnan(want["krippendorff_alpha_ordinal"].se)
         assert got["fleiss_kappa"].parts["chance_agreement"] == pytest.approx(
             want["fleiss_kappa"].parts["chance_agreement"], abs=1e-12
         )
+
+    @pytest.mark.parametrize("npartitions", [1, 7])
+    def test_alpha_se_does_not_depend_on_partitioning(
+        self, client: Any, long: pd.DataFrame, in_memory: LabelCounts, npartitions: int
+    ) -> None:
+        # items with 1 to 6 ratings (the single ones excluded), rows of an item in any
+        # input partition: the pooled moments give the in-memory SE
+        ddf = dd.from_pandas(long, npartitions=5)
+        c = D.label_counts(ddf, scale=SCALE, npartitions=npartitions)
+        levels = ("ratio", "nominal", "interval")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = D.agreement(c, ["krippendorff_alpha"], levels=levels)
+            for lvl in levels:
+                want = krippendorff_alpha(in_memory, level=lvl)
+                g = got[want.name]
+                assert np.isfinite(want.se)
+                assert g.se == pytest.approx(want.se, rel=1e-12), lvl
+            assert np.isnan(
+                D.agreement(c, ["krippendorff_alpha"], se=False)["krippendorff_alpha"].se
+            )
 
     def test_excluded_items_warn(self, counts: Any) -> None:
         with pytest.warns(UserWarning, match="fewer than 2 ratings"):
@@ -448,6 +476,12 @@ class TestAgreementApiOnDask:
         assert got.confidence_interval == pytest.approx(want.confidence_interval, abs=1e-12)
         assert got_k.statistic == pytest.approx(want_k.statistic, abs=1e-12)
         assert got_k.se == pytest.approx(want_k.se, rel=1e-12)
+        assert got.se != got.se  # ordinal: no linearised SE, in memory either
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got_i = krippendorff_alpha(ddf, level="interval")
+            want_i = krippendorff_alpha(in_memory, level="interval")
+        assert got_i.se == pytest.approx(want_i.se, rel=1e-12)
 
     def test_distributed_counts_and_refusals(self, counts: Any, in_memory: LabelCounts) -> None:
         with warnings.catch_warnings():

@@ -14,7 +14,9 @@ and only those sums (a few numbers per partition) reach the client:
   :math:`\sum_i x_{ik}/n_i`, computed per partition by the same functions
   as :mod:`dissensus.agreement`;
 - Krippendorff's alpha at every level needs only the coincidence matrix
-  :math:`o_{ck}`, a sum over items.
+  :math:`o_{ck}`, a sum over items; Gwet's linearised standard errors need
+  the means and centred cross-products of a few per-item terms, merged
+  across partitions.
 
 The point estimates equal the in-memory ones up to the order of floating
 point sums (1e-12). Intervals use the Poisson bootstrap of
@@ -58,8 +60,12 @@ from dissensus.agreement._alpha import (
     LEVELS,
     Level,
     _level_values,
+    _metric,
     _row_stats,
     alpha_from_coincidences,
+    alpha_item_terms,
+    alpha_linear_terms,
+    alpha_weights,
 )
 from dissensus.agreement._multirater import _chance, _items
 from dissensus.agreement._pairwise import MEASURES, PairwiseAgreement, tables_to_pairwise
@@ -438,10 +444,18 @@ def stream_counts(
 # --------------------------------------------------------------------------- agreement
 
 
-def _partition_stats(wide: pd.DataFrame, K: int, n_resamples: int, seed: int) -> dict[str, Any]:
+def _partition_stats(
+    wide: pd.DataFrame,
+    K: int,
+    n_resamples: int,
+    seed: int,
+    alpha_w: Sequence[FloatArray] = (),
+) -> dict[str, Any]:
     """Mergeable sums of one partition: item counts, agreement sums, coincidences.
 
     With ``n_resamples``, the same sums under each resample's Poisson weights.
+    ``alpha_w`` are the agreement weights of the alpha levels whose standard
+    error is asked for: the moments of :math:`(u_i, r_i, x_i)` of each.
     """
     X = wide.to_numpy(dtype=np.float64)
     n = X.sum(axis=1)
@@ -463,6 +477,12 @@ def _partition_stats(wide: pd.DataFrame, K: int, n_resamples: int, seed: int) ->
         "o": coinc.sum(axis=0),
         "moments": _moments(np.column_stack([it.pa_i, shares])),
     }
+    if alpha_w:
+        # (u_i of each level, r_i, x_i1 .. x_iK): r_i and x_i are shared by the levels
+        terms = [alpha_item_terms(Xt, W) for W in alpha_w]
+        out["alpha_moments"] = _moments(
+            np.column_stack([t[:, 0] for t in terms] + [terms[0][:, 1:]])
+        )
     if n_resamples:
         keys = item_keys(wide.index[keep])
         step = max(1, _CHUNK_FLOATS // max(X.shape[0], 1))
@@ -512,7 +532,6 @@ def _linearised_sum_squares(
     :math:`N (a_0 + a^\top \bar y)^2 + a^\top C a` with :math:`C` the centred
     cross-products: one pass over the data.
     """
-    N, mean, C = moments
     K = pi.size
     if chance == "fleiss":
         c = pi
@@ -526,8 +545,32 @@ def _linearised_sum_squares(
         - value
         + (2.0 * (1.0 - value) * pe / (1.0 - pe) if chance != "uniform" else 0.0)
     )
+    return _linear_sum_squares(moments, a0, a)
+
+
+def _linear_sum_squares(
+    moments: tuple[int, FloatArray, FloatArray], a0: float, a: FloatArray
+) -> float:
+    r""":math:`\sum_i (a_0 + a^\top y_i)^2 = N (a_0 + a^\top \bar y)^2 + a^\top C a`."""
+    N, mean, C = moments
     centre = a0 + float(a @ mean)
     return float(N * centre**2 + a @ C @ a)
+
+
+def _alpha_se(
+    moments: tuple[int, FloatArray, FloatArray], j: int, n_levels: int, W: FloatArray
+) -> float:
+    """Gwet's linearised SE of alpha with weights ``W`` (level ``j``) from pooled moments."""
+    N, mean, C = moments
+    if N < 2:
+        return math.nan
+    cols = np.r_[j, n_levels : mean.size]  # u_i of level j, r_i, x_i
+    terms = alpha_linear_terms(N, mean[j], mean[n_levels], mean[n_levels + 1 :], W)
+    if terms is None:
+        return math.nan
+    a0, a = terms
+    ss = _linear_sum_squares((N, mean[cols], C[np.ix_(cols, cols)]), a0, a)
+    return math.sqrt(ss / (N * (N - 1.0)))
 
 
 def _merge(stats: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -577,9 +620,11 @@ def agreement(
     seed : int, default 0
         Seed of the Poisson bootstrap weights.
     se : bool, default True
-        Gwet's linearised standard error of Fleiss' kappa, AC1 and
-        Brennan-Prediger (equal to the in-memory ``se``), from centred
-        moments summed in the same single pass over the data.
+        Gwet's linearised standard error of Fleiss' kappa, AC1,
+        Brennan-Prediger and of Krippendorff's alpha at the nominal,
+        interval and ratio levels (equal to the in-memory ``se``; NaN at the
+        ordinal level, as in memory), from centred moments summed in the
+        same single pass over the data.
 
     Returns
     -------
@@ -598,6 +643,15 @@ def agreement(
     :func:`dissensus.agreement.krippendorff_alpha`). Under resample
     :math:`b` the same sums carry the weights :math:`w_{bi}` and :math:`N`
     becomes :math:`\sum_i w_{bi}`.
+
+    The standard errors are Gwet's (2014) linearised ones: each per-item
+    term is :math:`a_0 + a^\top y_i` with coefficients that depend on the
+    pooled means only (:math:`y_i = (p_{a,i}, x_{i\cdot}/n_i)` for the
+    kappas, :math:`(u_i, r_i, x_{i\cdot})` for alpha, see
+    :func:`dissensus.agreement._alpha.alpha_linear_terms`), so
+    :math:`\sum_i (a_0 + a^\top y_i)^2 = N (a_0 + a^\top \bar y)^2 + a^\top C a`
+    from the per-partition means and centred cross-products :math:`C`,
+    merged as Chan, Golub and LeVeque (1983) do.
 
     Examples
     --------
@@ -624,7 +678,21 @@ def agreement(
         msg = f"The 'n_resamples' parameter of agreement must be at least 2. Got {n_resamples!r}."
         raise ValueError(msg)
     K = counts.K
-    parts = [dask.delayed(_partition_stats)(p, K, B, seed) for p in counts.frame.to_delayed()]
+    # alpha's SE levels (ordinal distances depend on the data: no linearised SE, as in memory)
+    se_levels: dict[str, FloatArray] = {}
+    if se and "krippendorff_alpha" in coefficients:
+        for lvl in dict.fromkeys(levels):
+            if lvl == "ordinal":
+                continue
+            v = _level_values(counts.scale, lvl)
+            delta = 1.0 - np.eye(K) if lvl == "nominal" else _metric(lvl, v, None)
+            W = alpha_weights(delta)
+            if W is not None:
+                se_levels[lvl] = W
+    alpha_w = list(se_levels.values())
+    parts = [
+        dask.delayed(_partition_stats)(p, K, B, seed, alpha_w) for p in counts.frame.to_delayed()
+    ]
     tot = _merge(dask.compute(*parts))
     N = tot["n_items"]
     if tot["n_excluded"]:
@@ -674,6 +742,8 @@ def agreement(
                 )
             else:
                 o = tot["o"].reshape(1, K, K)
+                if se_levels and N:
+                    alpha_moments = _pooled_moments(tot["alpha_moments"])
                 for lvl in levels:
                     v = _level_values(counts.scale, lvl)
                     value = float(alpha_from_coincidences(o, lvl, v)[0]) if N else math.nan
@@ -682,8 +752,12 @@ def agreement(
                         boot = alpha_from_coincidences(tot["b_o"].reshape(B, K, K), lvl, v)
                         ci_ = _interval(boot, level)
                     key = name if lvl == "nominal" else f"{name}_{lvl}"
+                    se_ = math.nan
+                    if lvl in se_levels and math.isfinite(value):
+                        j = list(se_levels).index(lvl)
+                        se_ = _alpha_se(alpha_moments, j, len(se_levels), se_levels[lvl])
                     out[key] = AgreementResult(
-                        name=key, statistic=value, confidence_interval=ci_, **common
+                        name=key, statistic=value, se=se_, confidence_interval=ci_, **common
                     )
     if se and points:
         # Gwet's linearised standard error, from the moments of the same single pass
