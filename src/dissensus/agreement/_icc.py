@@ -253,9 +253,44 @@ def icc(
         msg = f"icc needs at least 2 complete targets and 2 raters; got {n} × {k}."
         raise DataError(msg)
     grand = x.mean()
-    ss_r = k * ((x.mean(axis=1) - grand) ** 2).sum()
-    ss_c = n * ((x.mean(axis=0) - grand) ** 2).sum()
-    ss_t = ((x - grand) ** 2).sum()
+    return anova_icc(
+        kind,
+        n=n,
+        k=k,
+        ss_r=float(k * ((x.mean(axis=1) - grand) ** 2).sum()),
+        ss_c=float(n * ((x.mean(axis=0) - grand) ** 2).sum()),
+        ss_t=float(((x - grand) ** 2).sum()),
+        level=level,
+        n_excluded=n_excluded,
+    )
+
+
+def anova_icc(
+    kind: str,
+    *,
+    n: int,
+    k: int,
+    ss_r: float,
+    ss_c: float,
+    ss_t: float,
+    level: float | None,
+    n_excluded: int = 0,
+) -> AgreementResult:
+    r"""The ICC ``kind`` of a complete n × k table from its sums of squares.
+
+    The one implementation of the closed forms, the F-test and McGraw and
+    Wong's (1996) exact intervals, shared by :func:`icc` and the Dask engine
+    (:func:`dissensus.distributed.icc`, which sums the squares per
+    partition). With :math:`SS_R = k \sum_i (\bar y_{i\cdot} - \bar y)^2`,
+    :math:`SS_C = n \sum_j (\bar y_{\cdot j} - \bar y)^2` and
+    :math:`SS_T = \sum_{ij} (y_{ij} - \bar y)^2`:
+    :math:`MS_R = SS_R / (n - 1)`, :math:`MS_C = SS_C / (k - 1)`,
+    :math:`MS_E = (SS_T - SS_R - SS_C) / ((n - 1)(k - 1))`,
+    :math:`MS_W = (SS_T - SS_R) / (n (k - 1))`; the coefficients are those
+    of :func:`icc`'s Notes.
+    """
+    # NumPy scalars: a zero mean square gives NaN/inf under errstate, not ZeroDivisionError
+    ss_r, ss_c, ss_t = np.float64(ss_r), np.float64(ss_c), np.float64(ss_t)
     ss_e = ss_t - ss_r - ss_c
     ms_r = ss_r / (n - 1)
     ms_c = ss_c / (k - 1)
