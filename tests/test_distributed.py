@@ -16,6 +16,7 @@ from dissensus.agreement import (
     brennan_prediger,
     fleiss_kappa,
     gwet_ac1,
+    icc,
     krippendorff_alpha,
     observed_agreement,
     pairwise,
@@ -493,3 +494,110 @@ class TestAgreementApiOnDask:
                 gwet_ac1(counts, confidence_level=0.95)
             with pytest.raises(ValueError, match="does not take 'weights'"):
                 brennan_prediger(counts, weights="linear")
+
+
+def _ratings(n_items: int = 90, seed: int = 2) -> pd.DataFrame:
+    """Long complete ratings: every item rated once by each of 5 annotators, rows shuffled."""
+    rng = np.random.default_rng(seed)
+    raters = np.array(["ann", "bob", "cy", "dee", "eve"])
+    target = rng.normal(3.0, 1.0, n_items)
+    bias = rng.normal(0.0, 0.4, raters.size)
+    y = target[:, None] + bias[None, :] + rng.normal(0.0, 0.7, (n_items, raters.size))
+    df = pd.DataFrame(
+        {
+            "item": np.repeat(np.arange(n_items) * 3 + 100, raters.size),
+            "annotator": np.tile(raters, n_items),
+            "label": np.round(y.ravel(), 1),
+        }
+    )
+    return df.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+
+
+class TestIcc:
+    KINDS = ("1,1", "A,1", "C,1", "1,k", "A,k", "C,k")
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def ratings(cls) -> pd.DataFrame:
+        return _ratings()
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def ddf(cls, ratings: pd.DataFrame) -> Any:
+        ddf = dd.from_pandas(ratings, npartitions=3)
+        first, second = (set(p.compute()["item"]) for p in ddf.to_delayed()[:2])
+        assert len(first & second) > 20  # an item's rows are in several partitions
+        return ddf
+
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_equal_to_in_memory(
+        self, client: Any, ratings: pd.DataFrame, ddf: Any, kind: str
+    ) -> None:
+        wide = ratings.pivot(index="item", columns="annotator", values="label")
+        want = icc(wide, kind=kind, confidence_level=0.9)
+        got = D.icc(ddf, kind=kind, confidence_level=0.9, npartitions=4)
+        assert got.name == want.name
+        assert got.statistic == pytest.approx(want.statistic, rel=1e-12, abs=1e-12)
+        assert got.pvalue == pytest.approx(want.pvalue, rel=1e-12, abs=1e-300)
+        assert got.confidence_interval is not None
+        assert want.confidence_interval is not None
+        assert got.confidence_interval == pytest.approx(
+            want.confidence_interval, rel=1e-12, abs=1e-12
+        )
+        for name, w in want.parts.items():
+            assert got.parts[name] == pytest.approx(w, rel=1e-12), name
+        assert (got.n_items, got.n_annotations) == (90, 450)
+
+    def test_agreement_icc_takes_a_dask_frame(
+        self, client: Any, ratings: pd.DataFrame, ddf: Any
+    ) -> None:
+        ann = Annotations.from_frame(ratings)
+        want = icc(ann, kind="ICC2k", confidence_level=None)
+        got = icc(ddf, kind="ICC2k", confidence_level=None)
+        assert got.statistic == pytest.approx(want.statistic, rel=1e-12)
+        assert got.confidence_interval is None
+        with pytest.raises(ValueError, match="method='reml'"):
+            icc(ddf, method="reml")
+        with pytest.raises(ValueError, match="nan_policy='omit'"):
+            icc(ddf, nan_policy="omit")
+
+    def test_parquet_path(self, client: Any, ratings: pd.DataFrame, tmp_path: Path) -> None:
+        for j, chunk in enumerate(np.array_split(np.arange(len(ratings)), 3)):
+            ratings.iloc[chunk].to_parquet(tmp_path / f"part-{j}.parquet", index=False)
+        wide = ratings.pivot(index="item", columns="annotator", values="label")
+        got = D.icc(tmp_path, kind="C,1")
+        assert got.statistic == pytest.approx(icc(wide, kind="C,1").statistic, rel=1e-12)
+
+    def test_incomplete_design_names_item_and_rater(
+        self, client: Any, ratings: pd.DataFrame
+    ) -> None:
+        row = ratings.iloc[7]
+        short = ratings.drop(index=7)
+        with pytest.raises(
+            DataError,
+            match=rf"1 of the 90 items are not, e.g. item {row['item']} has 4 of the 5 "
+            rf"ratings \(no rating by '{row['annotator']}'\).*method='reml'",
+        ):
+            D.icc(dd.from_pandas(short, npartitions=3))
+
+    def test_repeated_rating_names_item_and_rater(self, client: Any, ratings: pd.DataFrame) -> None:
+        dup = ratings.copy()
+        item = dup.loc[0, "item"]
+        others = dup.index[(dup["item"] == item) & (dup["annotator"] != dup.loc[0, "annotator"])]
+        dup.loc[others[0], "annotator"] = dup.loc[0, "annotator"]
+        with pytest.raises(
+            DataError, match=rf"annotator '{dup.loc[0, 'annotator']}' rated item {item} 2 times"
+        ):
+            D.icc(dd.from_pandas(dup, npartitions=3))
+
+    def test_missing_rating_and_bad_input(self, client: Any, ratings: pd.DataFrame) -> None:
+        gap = ratings.astype({"label": float})
+        gap.loc[3, "label"] = np.nan
+        with pytest.raises(DataError, match=rf"item {gap.loc[3, 'item']}.*method='reml'"):
+            D.icc(gap)
+        with pytest.raises(DataError, match="numeric ratings"):
+            D.icc(ratings.assign(label="x"))
+        with pytest.raises(TypeError, match="long ratings"):
+            D.icc(D.label_counts(ratings.assign(label=1)))
+        with pytest.raises(ValueError, match="kind"):
+            D.icc(ratings, kind="2,1")

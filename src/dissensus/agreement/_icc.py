@@ -19,8 +19,8 @@ from scipy import special, stats
 
 from dissensus._deprecation import renamed_parameters
 from dissensus._exceptions import DataError
-from dissensus._validation import SeedLike, check_option, check_probability_level
-from dissensus.agreement._common import FloatArray, degenerate
+from dissensus._validation import SeedLike, check_option, check_probability_level, is_dask
+from dissensus.agreement._common import FloatArray, dask_engine, degenerate
 from dissensus.agreement._icc_reml import (
     Components,
     Design,
@@ -45,6 +45,13 @@ _ALIASES = {
     "ICC(1,1)": "1,1", "ICC(2,1)": "A,1", "ICC(3,1)": "C,1",
     "ICC(1,k)": "1,k", "ICC(2,k)": "A,k", "ICC(3,k)": "C,k",
 }  # fmt: skip
+
+
+def check_kind(kind: str) -> str:
+    """The McGraw-Wong name of ``kind`` (Shrout-Fleiss aliases accepted), or a ValueError."""
+    kind = _ALIASES.get(kind, kind)
+    check_option("icc", "kind", kind, KINDS)
+    return kind
 
 
 def _refuse_duplicates(data: Annotations) -> None:
@@ -118,6 +125,10 @@ def icc(
     ----------
     annotations : array_like or DataFrame of shape (n targets, k raters), or Annotations
         Numeric ratings; Annotations need a numeric scale and annotator ids.
+        A Dask DataFrame of long ratings (``item``, ``annotator``,
+        ``label`` columns) is computed on the cluster by
+        :func:`dissensus.distributed.icc` (``method="anova"``, complete
+        designs only).
     kind : {"1,1", "A,1", "C,1", "1,k", "A,k", "C,k"}, default "A,1"
         McGraw-Wong form: one-way random (``1``), two-way absolute agreement
         (``A``) or consistency (``C``), of a single rating (``1``) or of the
@@ -233,8 +244,7 @@ def icc(
     >>> round(float(r), 3), r.n_annotations
     (0.278, 23)
     """
-    kind = _ALIASES.get(kind, kind)
-    check_option("icc", "kind", kind, KINDS)
+    kind = check_kind(kind)
     check_option("icc", "nan_policy", nan_policy, ("raise", "omit", None))
     check_option("icc", "method", method, ("anova", "reml", "ml"))
     level = (
@@ -242,6 +252,17 @@ def icc(
         if confidence_level is None
         else check_probability_level("icc", "confidence_level", confidence_level)
     )
+    if is_dask(annotations):
+        if method != "anova" or nan_policy == "omit":
+            msg = (
+                "icc on a Dask collection computes the ANOVA ICC of a complete design "
+                f"(method='anova', missing ratings refused); got method={method!r}, "
+                f"nan_policy={nan_policy!r}. For missing ratings collect the data "
+                "(Annotations.from_frame(ddf.compute())) and call icc(..., method='reml')."
+            )
+            raise ValueError(msg)
+        result: AgreementResult = dask_engine().icc(annotations, kind=kind, confidence_level=level)
+        return result
     if method != "anova":
         return _icc_mixed(
             annotations, kind, method=method, level=level, nan_policy=nan_policy,
@@ -312,10 +333,10 @@ def anova_icc(
                 else (ms_r - ms_e) / (ms_r + (ms_c - ms_e) / n)
             )
             F, df1, df2 = ms_r / ms_e, n - 1.0, (n - 1.0) * (k - 1.0)
-    value = float(value)
-    if not math.isfinite(value):
+    statistic = float(value)
+    if not math.isfinite(statistic):
         note = degenerate(f"icc({kind})", "the ratings have no variance")
-        value = math.nan
+        statistic = math.nan
     pvalue = float(special.fdtrc(df1, df2, F)) if math.isfinite(F) else math.nan
     interval = None
     if level is not None and not note:
@@ -324,7 +345,7 @@ def anova_icc(
         )
     return AgreementResult(
         name=f"icc({kind})",
-        statistic=value,
+        statistic=statistic,
         confidence_interval=interval,
         confidence_level=level if interval is not None else None,
         n_items=n,
