@@ -18,6 +18,10 @@ and only those sums (a few numbers per partition) reach the client:
   the means and centred cross-products of a few per-item terms, merged
   across partitions.
 
+The intraclass correlations of a complete design (:func:`icc`) need the
+count, mean and centred sum of squares of the ratings and of the item means
+and the per-annotator sums, from ratings shuffled by item.
+
 The point estimates equal the in-memory ones up to the order of floating
 point sums (1e-12). Intervals use the Poisson bootstrap of
 :func:`dissensus.stats.poisson_weights`, whose weights depend on (seed, item
