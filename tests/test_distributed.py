@@ -16,6 +16,7 @@ from dissensus.agreement import (
     brennan_prediger,
     fleiss_kappa,
     gwet_ac1,
+    icc,
     krippendorff_alpha,
     observed_agreement,
     pairwise,
@@ -148,9 +149,37 @@ class TestAgreement:
             )
         for name in ("fleiss_kappa", "gwet_ac1", "brennan_prediger"):
             assert got[name].se == pytest.approx(want[name].se, rel=1e-12), name
+        for name in ("krippendorff_alpha", "krippendorff_alpha_interval"):
+            assert got[name].se == pytest.approx(want[name].se, rel=1e-12), name
+        assert got["krippendorff_alpha_ratio"].se == pytest.approx(
+            want["krippendorff_alpha_ratio"].se, rel=1e-12
+        )
+        assert np.isnan(got["krippendorff_alpha_ordinal"].se)
+        assert np.isnan(want["krippendorff_alpha_ordinal"].se)
         assert got["fleiss_kappa"].parts["chance_agreement"] == pytest.approx(
             want["fleiss_kappa"].parts["chance_agreement"], abs=1e-12
         )
+
+    @pytest.mark.parametrize("npartitions", [1, 7])
+    def test_alpha_se_does_not_depend_on_partitioning(
+        self, client: Any, long: pd.DataFrame, in_memory: LabelCounts, npartitions: int
+    ) -> None:
+        # items with 1 to 6 ratings (the single ones excluded), rows of an item in any
+        # input partition: the pooled moments give the in-memory SE
+        ddf = dd.from_pandas(long, npartitions=5)
+        c = D.label_counts(ddf, scale=SCALE, npartitions=npartitions)
+        levels = ("ratio", "nominal", "interval")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = D.agreement(c, ["krippendorff_alpha"], levels=levels)
+            for lvl in levels:
+                want = krippendorff_alpha(in_memory, level=lvl)
+                g = got[want.name]
+                assert np.isfinite(want.se)
+                assert g.se == pytest.approx(want.se, rel=1e-12), lvl
+            assert np.isnan(
+                D.agreement(c, ["krippendorff_alpha"], se=False)["krippendorff_alpha"].se
+            )
 
     def test_excluded_items_warn(self, counts: Any) -> None:
         with pytest.warns(UserWarning, match="fewer than 2 ratings"):
@@ -462,6 +491,12 @@ class TestAgreementApiOnDask:
         assert got.confidence_interval == pytest.approx(want.confidence_interval, abs=1e-12)
         assert got_k.statistic == pytest.approx(want_k.statistic, abs=1e-12)
         assert got_k.se == pytest.approx(want_k.se, rel=1e-12)
+        assert got.se != got.se  # ordinal: no linearised SE, in memory either
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got_i = krippendorff_alpha(ddf, level="interval")
+            want_i = krippendorff_alpha(in_memory, level="interval")
+        assert got_i.se == pytest.approx(want_i.se, rel=1e-12)
 
     def test_distributed_counts_and_refusals(self, counts: Any, in_memory: LabelCounts) -> None:
         with warnings.catch_warnings():
@@ -473,3 +508,110 @@ class TestAgreementApiOnDask:
                 gwet_ac1(counts, confidence_level=0.95)
             with pytest.raises(ValueError, match="does not take 'weights'"):
                 brennan_prediger(counts, weights="linear")
+
+
+def _ratings(n_items: int = 90, seed: int = 2) -> pd.DataFrame:
+    """Long complete ratings: every item rated once by each of 5 annotators, rows shuffled."""
+    rng = np.random.default_rng(seed)
+    raters = np.array(["ann", "bob", "cy", "dee", "eve"])
+    target = rng.normal(3.0, 1.0, n_items)
+    bias = rng.normal(0.0, 0.4, raters.size)
+    y = target[:, None] + bias[None, :] + rng.normal(0.0, 0.7, (n_items, raters.size))
+    df = pd.DataFrame(
+        {
+            "item": np.repeat(np.arange(n_items) * 3 + 100, raters.size),
+            "annotator": np.tile(raters, n_items),
+            "label": np.round(y.ravel(), 1),
+        }
+    )
+    return df.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+
+
+class TestIcc:
+    KINDS = ("1,1", "A,1", "C,1", "1,k", "A,k", "C,k")
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def ratings(cls) -> pd.DataFrame:
+        return _ratings()
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def ddf(cls, ratings: pd.DataFrame) -> Any:
+        ddf = dd.from_pandas(ratings, npartitions=3)
+        first, second = (set(p.compute()["item"]) for p in ddf.to_delayed()[:2])
+        assert len(first & second) > 20  # an item's rows are in several partitions
+        return ddf
+
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_equal_to_in_memory(
+        self, client: Any, ratings: pd.DataFrame, ddf: Any, kind: str
+    ) -> None:
+        wide = ratings.pivot(index="item", columns="annotator", values="label")
+        want = icc(wide, kind=kind, confidence_level=0.9)
+        got = D.icc(ddf, kind=kind, confidence_level=0.9, npartitions=4)
+        assert got.name == want.name
+        assert got.statistic == pytest.approx(want.statistic, rel=1e-12, abs=1e-12)
+        assert got.pvalue == pytest.approx(want.pvalue, rel=1e-12, abs=1e-300)
+        assert got.confidence_interval is not None
+        assert want.confidence_interval is not None
+        assert got.confidence_interval == pytest.approx(
+            want.confidence_interval, rel=1e-12, abs=1e-12
+        )
+        for name, w in want.parts.items():
+            assert got.parts[name] == pytest.approx(w, rel=1e-12), name
+        assert (got.n_items, got.n_annotations) == (90, 450)
+
+    def test_agreement_icc_takes_a_dask_frame(
+        self, client: Any, ratings: pd.DataFrame, ddf: Any
+    ) -> None:
+        ann = Annotations.from_frame(ratings)
+        want = icc(ann, kind="ICC2k", confidence_level=None)
+        got = icc(ddf, kind="ICC2k", confidence_level=None)
+        assert got.statistic == pytest.approx(want.statistic, rel=1e-12)
+        assert got.confidence_interval is None
+        with pytest.raises(ValueError, match="method='reml'"):
+            icc(ddf, method="reml")
+        with pytest.raises(ValueError, match="nan_policy='omit'"):
+            icc(ddf, nan_policy="omit")
+
+    def test_parquet_path(self, client: Any, ratings: pd.DataFrame, tmp_path: Path) -> None:
+        for j, chunk in enumerate(np.array_split(np.arange(len(ratings)), 3)):
+            ratings.iloc[chunk].to_parquet(tmp_path / f"part-{j}.parquet", index=False)
+        wide = ratings.pivot(index="item", columns="annotator", values="label")
+        got = D.icc(tmp_path, kind="C,1")
+        assert got.statistic == pytest.approx(icc(wide, kind="C,1").statistic, rel=1e-12)
+
+    def test_incomplete_design_names_item_and_rater(
+        self, client: Any, ratings: pd.DataFrame
+    ) -> None:
+        row = ratings.iloc[7]
+        short = ratings.drop(index=7)
+        with pytest.raises(
+            DataError,
+            match=rf"1 of the 90 items are not, e.g. item {row['item']} has 4 of the 5 "
+            rf"ratings \(no rating by '{row['annotator']}'\).*method='reml'",
+        ):
+            D.icc(dd.from_pandas(short, npartitions=3))
+
+    def test_repeated_rating_names_item_and_rater(self, client: Any, ratings: pd.DataFrame) -> None:
+        dup = ratings.copy()
+        item = dup.loc[0, "item"]
+        others = dup.index[(dup["item"] == item) & (dup["annotator"] != dup.loc[0, "annotator"])]
+        dup.loc[others[0], "annotator"] = dup.loc[0, "annotator"]
+        with pytest.raises(
+            DataError, match=rf"annotator '{dup.loc[0, 'annotator']}' rated item {item} 2 times"
+        ):
+            D.icc(dd.from_pandas(dup, npartitions=3))
+
+    def test_missing_rating_and_bad_input(self, client: Any, ratings: pd.DataFrame) -> None:
+        gap = ratings.astype({"label": float})
+        gap.loc[3, "label"] = np.nan
+        with pytest.raises(DataError, match=rf"item {gap.loc[3, 'item']}.*method='reml'"):
+            D.icc(gap)
+        with pytest.raises(DataError, match="numeric ratings"):
+            D.icc(ratings.assign(label="x"))
+        with pytest.raises(TypeError, match="long ratings"):
+            D.icc(D.label_counts(ratings.assign(label=1)))
+        with pytest.raises(ValueError, match="kind"):
+            D.icc(ratings, kind="2,1")

@@ -14,7 +14,13 @@ and only those sums (a few numbers per partition) reach the client:
   :math:`\sum_i x_{ik}/n_i`, computed per partition by the same functions
   as :mod:`dissensus.agreement`;
 - Krippendorff's alpha at every level needs only the coincidence matrix
-  :math:`o_{ck}`, a sum over items.
+  :math:`o_{ck}`, a sum over items; Gwet's linearised standard errors need
+  the means and centred cross-products of a few per-item terms, merged
+  across partitions.
+
+The intraclass correlations of a complete design (:func:`icc`) need the
+count, mean and centred sum of squares of the ratings and of the item means
+and the per-annotator sums, from ratings shuffled by item.
 
 The point estimates equal the in-memory ones up to the order of floating
 point sums (1e-12). Intervals use the Poisson bootstrap of
@@ -58,9 +64,14 @@ from dissensus.agreement._alpha import (
     LEVELS,
     Level,
     _level_values,
+    _metric,
     _row_stats,
     alpha_from_coincidences,
+    alpha_item_terms,
+    alpha_linear_terms,
+    alpha_weights,
 )
+from dissensus.agreement._icc import anova_icc, check_kind
 from dissensus.agreement._multirater import _chance, _items
 from dissensus.agreement._pairwise import MEASURES, PairwiseAgreement, tables_to_pairwise
 from dissensus.data import LabelCounts, Predictions, Scale
@@ -72,6 +83,7 @@ __all__ = [
     "DistributedCounts",
     "ItemScores",
     "agreement",
+    "icc",
     "label_counts",
     "metric_means",
     "pairwise",
@@ -436,10 +448,18 @@ def stream_counts(
 # --------------------------------------------------------------------------- agreement
 
 
-def _partition_stats(wide: pd.DataFrame, K: int, n_resamples: int, seed: int) -> dict[str, Any]:
+def _partition_stats(
+    wide: pd.DataFrame,
+    K: int,
+    n_resamples: int,
+    seed: int,
+    alpha_w: Sequence[FloatArray] = (),
+) -> dict[str, Any]:
     """Mergeable sums of one partition: item counts, agreement sums, coincidences.
 
     With ``n_resamples``, the same sums under each resample's Poisson weights.
+    ``alpha_w`` are the agreement weights of the alpha levels whose standard
+    error is asked for: the moments of :math:`(u_i, r_i, x_i)` of each.
     """
     X = wide.to_numpy(dtype=np.float64)
     n = X.sum(axis=1)
@@ -461,6 +481,12 @@ def _partition_stats(wide: pd.DataFrame, K: int, n_resamples: int, seed: int) ->
         "o": coinc.sum(axis=0),
         "moments": _moments(np.column_stack([it.pa_i, shares])),
     }
+    if alpha_w:
+        # (u_i of each level, r_i, x_i1 .. x_iK): r_i and x_i are shared by the levels
+        terms = [alpha_item_terms(Xt, W) for W in alpha_w]
+        out["alpha_moments"] = _moments(
+            np.column_stack([t[:, 0] for t in terms] + [terms[0][:, 1:]])
+        )
     if n_resamples:
         keys = item_keys(wide.index[keep])
         step = max(1, _CHUNK_FLOATS // max(X.shape[0], 1))
@@ -510,7 +536,6 @@ def _linearised_sum_squares(
     :math:`N (a_0 + a^\top \bar y)^2 + a^\top C a` with :math:`C` the centred
     cross-products: one pass over the data.
     """
-    N, mean, C = moments
     K = pi.size
     if chance == "fleiss":
         c = pi
@@ -524,8 +549,32 @@ def _linearised_sum_squares(
         - value
         + (2.0 * (1.0 - value) * pe / (1.0 - pe) if chance != "uniform" else 0.0)
     )
+    return _linear_sum_squares(moments, a0, a)
+
+
+def _linear_sum_squares(
+    moments: tuple[int, FloatArray, FloatArray], a0: float, a: FloatArray
+) -> float:
+    r""":math:`\sum_i (a_0 + a^\top y_i)^2 = N (a_0 + a^\top \bar y)^2 + a^\top C a`."""
+    N, mean, C = moments
     centre = a0 + float(a @ mean)
     return float(N * centre**2 + a @ C @ a)
+
+
+def _alpha_se(
+    moments: tuple[int, FloatArray, FloatArray], j: int, n_levels: int, W: FloatArray
+) -> float:
+    """Gwet's linearised SE of alpha with weights ``W`` (level ``j``) from pooled moments."""
+    N, mean, C = moments
+    if N < 2:
+        return math.nan
+    cols = np.r_[j, n_levels : mean.size]  # u_i of level j, r_i, x_i
+    terms = alpha_linear_terms(N, mean[j], mean[n_levels], mean[n_levels + 1 :], W)
+    if terms is None:
+        return math.nan
+    a0, a = terms
+    ss = _linear_sum_squares((N, mean[cols], C[np.ix_(cols, cols)]), a0, a)
+    return math.sqrt(ss / (N * (N - 1.0)))
 
 
 def _merge(stats: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -575,9 +624,11 @@ def agreement(
     seed : int, default 0
         Seed of the Poisson bootstrap weights.
     se : bool, default True
-        Gwet's linearised standard error of Fleiss' kappa, AC1 and
-        Brennan-Prediger (equal to the in-memory ``se``), from centred
-        moments summed in the same single pass over the data.
+        Gwet's linearised standard error of Fleiss' kappa, AC1,
+        Brennan-Prediger and of Krippendorff's alpha at the nominal,
+        interval and ratio levels (equal to the in-memory ``se``; NaN at the
+        ordinal level, as in memory), from centred moments summed in the
+        same single pass over the data.
 
     Returns
     -------
@@ -596,6 +647,15 @@ def agreement(
     :func:`dissensus.agreement.krippendorff_alpha`). Under resample
     :math:`b` the same sums carry the weights :math:`w_{bi}` and :math:`N`
     becomes :math:`\sum_i w_{bi}`.
+
+    The standard errors are Gwet's (2014) linearised ones: each per-item
+    term is :math:`a_0 + a^\top y_i` with coefficients that depend on the
+    pooled means only (:math:`y_i = (p_{a,i}, x_{i\cdot}/n_i)` for the
+    kappas, :math:`(u_i, r_i, x_{i\cdot})` for alpha, see
+    :func:`dissensus.agreement._alpha.alpha_linear_terms`), so
+    :math:`\sum_i (a_0 + a^\top y_i)^2 = N (a_0 + a^\top \bar y)^2 + a^\top C a`
+    from the per-partition means and centred cross-products :math:`C`,
+    merged as Chan, Golub and LeVeque (1983) do.
 
     Examples
     --------
@@ -622,7 +682,21 @@ def agreement(
         msg = f"The 'n_resamples' parameter of agreement must be at least 2. Got {n_resamples!r}."
         raise ValueError(msg)
     K = counts.K
-    parts = [dask.delayed(_partition_stats)(p, K, B, seed) for p in counts.frame.to_delayed()]
+    # alpha's SE levels (ordinal distances depend on the data: no linearised SE, as in memory)
+    se_levels: dict[str, FloatArray] = {}
+    if se and "krippendorff_alpha" in coefficients:
+        for lvl in dict.fromkeys(levels):
+            if lvl == "ordinal":
+                continue
+            v = _level_values(counts.scale, lvl)
+            delta = 1.0 - np.eye(K) if lvl == "nominal" else _metric(lvl, v, None)
+            W = alpha_weights(delta)
+            if W is not None:
+                se_levels[lvl] = W
+    alpha_w = list(se_levels.values())
+    parts = [
+        dask.delayed(_partition_stats)(p, K, B, seed, alpha_w) for p in counts.frame.to_delayed()
+    ]
     tot = _merge(dask.compute(*parts))
     N = tot["n_items"]
     if tot["n_excluded"]:
@@ -672,6 +746,8 @@ def agreement(
                 )
             else:
                 o = tot["o"].reshape(1, K, K)
+                if se_levels and N:
+                    alpha_moments = _pooled_moments(tot["alpha_moments"])
                 for lvl in levels:
                     v = _level_values(counts.scale, lvl)
                     value = float(alpha_from_coincidences(o, lvl, v)[0]) if N else math.nan
@@ -680,8 +756,12 @@ def agreement(
                         boot = alpha_from_coincidences(tot["b_o"].reshape(B, K, K), lvl, v)
                         ci_ = _interval(boot, level)
                     key = name if lvl == "nominal" else f"{name}_{lvl}"
+                    se_ = math.nan
+                    if lvl in se_levels and math.isfinite(value):
+                        j = list(se_levels).index(lvl)
+                        se_ = _alpha_se(alpha_moments, j, len(se_levels), se_levels[lvl])
                     out[key] = AgreementResult(
-                        name=key, statistic=value, confidence_interval=ci_, **common
+                        name=key, statistic=value, se=se_, confidence_interval=ci_, **common
                     )
     if se and points:
         # Gwet's linearised standard error, from the moments of the same single pass
@@ -812,6 +892,216 @@ def pairwise(
     T = total.reshape(R, K, R, K).transpose(0, 2, 1, 3)
     return tables_to_pairwise(
         T, raters, sc, measure, min_overlap=int(min_overlap), weights=weights, level=level
+    )
+
+
+# --------------------------------------------------------------------------- icc
+
+
+def _icc_partition(df: pd.DataFrame, item: str, annotator: str, label: str) -> dict[str, Any]:
+    """Mergeable sums of one partition for the ICC (every rating of its items is here).
+
+    The moments of the ratings and of the item means, the per-rater sums, and
+    the item with the fewest ratings (with its raters) for the completeness
+    check; a repeated (item, rater) pair or a missing id or rating is a
+    DataError naming the item.
+    """
+    y = df[label].to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = df[item].isna().to_numpy() | df[annotator].isna().to_numpy() | ~np.isfinite(y)
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        row = {c: _py(df[c].iloc[first]) for c in (item, annotator, label)}
+        msg = (
+            f"icc: {int(bad.sum())} rows have a missing item id, annotator id or rating, e.g. "
+            f"item {row[item]!r}, annotator {row[annotator]!r}, rating {row[label]!r}. The "
+            "Dask engine computes the ANOVA ICC of a complete design; drop these rows, or "
+            "collect the data and fit icc(..., method='reml') in memory."
+        )
+        raise DataError(msg)
+    icode, items = pd.factorize(df[item])
+    rcode, raters = pd.factorize(df[annotator])
+    pair = pd.Series(icode.astype(np.int64) * max(raters.size, 1) + rcode)
+    dup = pair.duplicated(keep=False).to_numpy()
+    if dup.any():
+        first = int(np.flatnonzero(dup)[0])
+        times = int((pair == pair.iloc[first]).sum())
+        msg = (
+            f"icc needs at most one rating per (item, annotator); annotator "
+            f"{_py(df[annotator].iloc[first])!r} rated item {_py(df[item].iloc[first])!r} "
+            f"{times} times ({int(pair.duplicated().sum())} repeated rows in this partition). "
+            "Keep one rating per pair (e.g. drop_duplicates([item, annotator])) or make the "
+            "repeat its own annotator."
+        )
+        raise DataError(msg)
+    n_i = np.bincount(icode, minlength=items.size)
+    means = np.bincount(icode, weights=y, minlength=items.size) / np.maximum(n_i, 1)
+    out: dict[str, Any] = {
+        "n_items": int(items.size),
+        "y": _moments(y[:, None]),
+        "means": _moments(means[:, None]),
+        # a list, so that merging partitions concatenates (DataFrame + aligns, with NaN)
+        "raters": [
+            pd.Series(np.bincount(rcode, weights=y, minlength=raters.size), index=pd.Index(raters))
+        ],
+        "fewest": [],
+        "sizes": [pd.Series(n_i).value_counts()],  # items by number of ratings
+    }
+    if items.size:
+        j = int(np.argmin(n_i))
+        who = df[annotator].to_numpy()[icode == j]
+        out["fewest"] = [(int(n_i[j]), _py(items[j]), [_py(w) for w in who])]
+    return out
+
+
+def icc(
+    annotations: Any,
+    *,
+    kind: str = "A,1",
+    confidence_level: float | None = 0.95,
+    item: str = "item",
+    annotator: str = "annotator",
+    label: str = "label",
+    npartitions: int | None = None,
+) -> AgreementResult:
+    r"""Intraclass correlation of a complete design from sums computed per partition.
+
+    The ratings are shuffled by item (as :func:`label_counts` does), so every
+    rating of an item meets in one partition, which checks that no annotator
+    rated it twice and sums what the two-way ANOVA needs: the count, mean
+    and centred sum of squares of the ratings and of the item means, and
+    the per-annotator sums (a few numbers per annotator). Only these reach
+    the client, where the mean squares are formed and passed to the same
+    closed forms as :func:`dissensus.agreement.icc` (``method="anova"``),
+    so the statistic, F-test and interval equal the in-memory ones (1e-12).
+
+    Parameters
+    ----------
+    annotations : str, path-like, dask.dataframe.DataFrame or pandas.DataFrame
+        Long ratings, one row per (item, annotator, numeric rating): a
+        Parquet file or directory, a CSV/TSV file or glob, or a data frame.
+        An item's ratings may be spread over any files and partitions.
+    kind : {"1,1", "A,1", "C,1", "1,k", "A,k", "C,k"}, default "A,1"
+        McGraw-Wong form (Shrout-Fleiss names ``"ICC1"`` … ``"ICC3k"``
+        accepted), as in :func:`dissensus.agreement.icc`.
+    confidence_level : float or None, default 0.95
+        Coverage of McGraw and Wong's exact F-distribution interval.
+    item, annotator, label : str, default "item", "annotator", "label"
+        Column names (``label`` holds the numeric rating).
+    npartitions : int, optional
+        Partitions after the shuffle by item (default: as many as the input).
+
+    Returns
+    -------
+    AgreementResult
+        As :func:`dissensus.agreement.icc`: ``statistic`` the ICC,
+        ``confidence_interval``, ``pvalue`` of the F-test of ICC = 0, and
+        ``parts`` the mean squares, F and its degrees of freedom.
+
+    Raises
+    ------
+    DataError
+        Missing columns, non-numeric ratings, a missing id or rating, an
+        annotator rating an item twice, or an incomplete design (an item
+        not rated by every annotator), naming an offending item; for
+        missing ratings fit ``icc(..., method="reml")`` in memory.
+    TypeError
+        For :class:`DistributedCounts`, which have no annotator ids.
+
+    Notes
+    -----
+    With :math:`n` items each rated once by the same :math:`k` annotators,
+    :math:`\bar y` the grand mean, :math:`\bar y_{i\cdot}` the item means and
+    :math:`\bar y_{\cdot j} = S_j / n` the annotator means,
+
+    .. math::
+
+        SS_T = \sum_{ij} (y_{ij} - \bar y)^2, \quad
+        SS_R = k \sum_i (\bar y_{i\cdot} - \bar y)^2, \quad
+        SS_C = n \sum_j (\bar y_{\cdot j} - \bar y)^2,
+
+    where :math:`SS_T` and :math:`SS_R` are pooled from per-partition
+    counts, means and centred sums of squares (Chan, Golub and LeVeque
+    1983), never from raw sums of squares, whose difference cancels. The
+    mean squares and the six coefficients are those of
+    :func:`dissensus.agreement.icc` (McGraw and Wong 1996, Tables 4 and 7;
+    Gwet 2014, ch. 8).
+
+    References
+    ----------
+    McGraw, K. O. and Wong, S. P. (1996). Forming inferences about some
+    intraclass correlation coefficients. *Psychological Methods* 1(1), 30–46.
+    https://doi.org/10.1037/1082-989X.1.1.30
+
+    Gwet, K. L. (2014). *Handbook of Inter-Rater Reliability*, 4th ed.
+    Advanced Analytics, Gaithersburg, MD.
+
+    Chan, T. F., Golub, G. H. and LeVeque, R. J. (1983). Algorithms for
+    computing the sample variance: analysis and recommendations. *The
+    American Statistician* 37(3), 242–247. https://doi.org/10.1080/00031305.1983.10483115
+
+    Examples
+    --------
+    Shrout and Fleiss' (1979) six targets rated by four judges, in long form:
+
+    >>> import pandas as pd
+    >>> x = [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8],
+    ...      [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]]
+    >>> long = pd.DataFrame([(i, j, v) for i, row in enumerate(x) for j, v in enumerate(row)],
+    ...                     columns=["item", "annotator", "label"])
+    >>> round(float(icc(long, kind="C,k")), 3)
+    0.909
+    """
+    dask = _dask("dask")
+    kind = check_kind(kind)
+    level = (
+        None
+        if confidence_level is None
+        else check_probability_level("icc", "confidence_level", confidence_level)
+    )
+    if isinstance(annotations, DistributedCounts):
+        msg = (
+            "icc needs each rating with its annotator; DistributedCounts have label counts "
+            "only. Pass the long ratings (item, annotator, label) instead."
+        )
+        raise TypeError(msg)
+    ddf = _read(annotations, [item, annotator, label], npartitions)
+    dtype = ddf._meta[label].dtype
+    if not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
+        msg = f"icc needs numeric ratings; column {label!r} has dtype {dtype}."
+        raise DataError(msg)
+    shuffled = ddf.shuffle(on=item, npartitions=npartitions or ddf.npartitions)
+    parts = [dask.delayed(_icc_partition)(p, item, annotator, label) for p in shuffled.to_delayed()]
+    tot = _merge(dask.compute(*parts))
+    raters = pd.concat(tot["raters"]).groupby(level=0).sum()
+    n, k = int(tot["n_items"]), len(raters)
+    if n < 2 or k < 2:
+        msg = f"icc needs at least 2 items and 2 annotators; got {n} × {k}."
+        raise DataError(msg)
+    fewest, example, who = min(tot["fewest"], key=lambda f: f[0])
+    if fewest < k:
+        missing = raters.index.difference(pd.Index(who)).tolist()
+        sizes = pd.concat(tot["sizes"]).groupby(level=0).sum()
+        n_short = int(sizes[sizes.index < k].sum())
+        msg = (
+            f"icc needs every item rated once by every annotator (a complete design); "
+            f"{n_short} of the {n} items are not, e.g. item {example!r} has {fewest} of the "
+            f"{k} ratings (no rating by {examples(missing)}). "
+            "Drop the incomplete items, or collect the data and fit "
+            "dissensus.agreement.icc(Annotations.from_frame(df), method='reml'), which uses "
+            "every rating."
+        )
+        raise DataError(msg)
+    _, grand, ss_t = _pooled_moments(tot["y"])
+    _, _, ss_means = _pooled_moments(tot["means"])
+    col_means = raters.to_numpy(dtype=np.float64) / n
+    return anova_icc(
+        kind,
+        n=n,
+        k=k,
+        ss_r=float(k * ss_means[0, 0]),
+        ss_c=float(n * ((col_means - grand[0]) ** 2).sum()),
+        ss_t=float(ss_t[0, 0]),
+        level=level,
     )
 
 

@@ -301,6 +301,62 @@ def distance_matrix(distance: Distance, scale: Scale) -> FloatArray:
     return np.asarray(out, dtype=np.float64)
 
 
+def alpha_weights(delta: FloatArray) -> FloatArray | None:
+    r"""Gwet's agreement weights :math:`w = 1 - \delta^2 / \max \delta^2` (None if all 0)."""
+    top = float(delta.max()) if delta.size else 0.0
+    if top <= 0:
+        return None
+    return np.asarray(1.0 - delta / top, dtype=np.float64)
+
+
+def alpha_linear_terms(
+    N: int, u_mean: float, r_mean: float, x_mean: FloatArray, W: FloatArray
+) -> tuple[float, FloatArray] | None:
+    r"""Coefficients of Gwet's linearised alpha terms in :math:`y_i = (u_i, r_i, x_{i1..iK})`.
+
+    With :math:`u_i = (x_i^\top w x_i - r_i) / (r_i - 1)` every per-item term
+    of :func:`gwet_alpha_se` is linear in :math:`y_i`, with coefficients
+    that depend on means only: :math:`\kappa_i - \alpha' = a_0 + a^\top y_i`,
+
+    .. math::
+
+        a_u = \frac{1}{\bar r (1 - p_e)}, \quad
+        a_r = \frac{2 (1 - \alpha') p_e - p_a}{\bar r (1 - p_e)}, \quad
+        a_x = -\frac{2 (1 - \alpha')}{\bar r (1 - p_e)} \frac{(w + w^\top) \pi}{2}, \quad
+        a_0 = \frac{p_a - p_e}{1 - p_e} - \alpha',
+
+    with :math:`\bar r`, :math:`p'_a = \bar u / \bar r`,
+    :math:`p_a = (1 - \epsilon) p'_a + \epsilon`, :math:`\epsilon = 1 / (N \bar r)`,
+    :math:`\pi = \bar x / \bar r`, :math:`p_e = \pi^\top w \pi` and
+    :math:`\alpha' = (p'_a - p_e) / (1 - p_e)`. So
+    :math:`\sum_i (\kappa_i - \alpha')^2` follows from the means and centred
+    cross-products of :math:`y_i` (one pass, mergeable across partitions).
+    None when :math:`p_e = 1` (no variance to agree on).
+    """
+    rbar = float(r_mean)
+    eps = 1.0 / (N * rbar)
+    pa_prime = float(u_mean) / rbar
+    pa = (1.0 - eps) * pa_prime + eps
+    pi = x_mean / rbar
+    pe = float(pi @ W @ pi)
+    if pe >= 1.0 - 1e-12:
+        return None
+    alpha_prime = (pa_prime - pe) / (1.0 - pe)
+    scale = 1.0 / (rbar * (1.0 - pe))
+    a_x = -2.0 * (1.0 - alpha_prime) * scale * (W @ pi + W.T @ pi) / 2.0
+    a = np.concatenate([[scale, (2.0 * (1.0 - alpha_prime) * pe - pa) * scale], a_x])
+    a0 = (pa - pe) / (1.0 - pe) - alpha_prime
+    return a0, np.asarray(a, dtype=np.float64)
+
+
+def alpha_item_terms(Xt: FloatArray, W: FloatArray) -> FloatArray:
+    r"""The (N, K + 2) rows :math:`y_i = (u_i, r_i, x_{i1}, \dots, x_{iK})` of the counts ``Xt``."""
+    r = Xt.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):  # only items with r_i >= 2 are given
+        u = (quadratic_forms(Xt, W) - r) / (r - 1.0)
+    return np.column_stack([u, r, Xt.T])
+
+
 def gwet_alpha_se(Xt: FloatArray, delta: FloatArray) -> float:
     r"""Gwet's (2014) linearised standard error of alpha with fixed distances ``delta``.
 
@@ -314,28 +370,23 @@ def gwet_alpha_se(Xt: FloatArray, delta: FloatArray) -> float:
     :math:`p_e = \pi^\top w \pi`; the variance is that of the per-item
     terms :math:`\kappa_i - 2 (1 - \alpha')(p_{e|i} - p_e) / (1 - p_e)`
     around :math:`\alpha' = (p'_a - p_e) / (1 - p_e)` (Gwet 2014, ch. 5;
-    as irrCAC).
+    as irrCAC), with :math:`p_{a|i} = \frac{\sum_k x_{ik}(x^w_{ik} - 1)}{\bar r (r_i - 1)}
+    - p_a (r_i - \bar r) / \bar r`,
+    :math:`p_{e|i} = \pi^\top w x_i / \bar r - p_e (r_i - \bar r) / \bar r`.
+    The terms are linear in per-item sums (:func:`alpha_linear_terms`), which
+    the Dask engine sums per partition.
     """
     N = Xt.shape[1]
-    top = float(delta.max()) if delta.size else 0.0
-    if N < 2 or top <= 0:
+    W = alpha_weights(delta)
+    if N < 2 or W is None:
         return math.nan
-    W = 1.0 - delta / top
-    r = Xt.sum(axis=0)
-    rbar = float(r.mean())
-    eps = 1.0 / float(r.sum())
-    agree = quadratic_forms(Xt, W) - r
-    pa_prime = float((agree / (rbar * (r - 1.0))).mean())
-    pa = (1.0 - eps) * pa_prime + eps
-    pi = Xt.mean(axis=1) / rbar
-    pe = float(pi @ W @ pi)
-    if pe >= 1.0 - 1e-12:
+    Y = alpha_item_terms(Xt, W)
+    terms = alpha_linear_terms(N, float(Y[:, 0].mean()), float(Y[:, 1].mean()), Xt.mean(axis=1), W)
+    if terms is None:
         return math.nan
-    alpha_prime = (pa_prime - pe) / (1.0 - pe)
-    pa_i = agree / (rbar * (r - 1.0)) - pa * (r - rbar) / rbar
-    pe_i = (((W @ pi + W.T @ pi) / 2.0) @ Xt) / rbar - pe * (r - rbar) / rbar
-    k_i = (pa_i - pe) / (1.0 - pe) - 2.0 * (1.0 - alpha_prime) * (pe_i - pe) / (1.0 - pe)
-    return float(np.sqrt(((k_i - alpha_prime) ** 2).sum() / (N * (N - 1.0))))
+    a0, a = terms
+    k_i = a0 + Y @ a  # kappa_i - alpha'
+    return float(np.sqrt((k_i**2).sum() / (N * (N - 1.0))))
 
 
 @renamed_parameters(n_boot="n_resamples", ci="confidence_level", data="annotations")

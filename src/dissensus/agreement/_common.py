@@ -582,6 +582,13 @@ def contingency_to_counts(table: npt.ArrayLike, *, scale: Any = None) -> LabelCo
 _DASK_ENGINE = "dissensus.distributed"
 
 
+def dask_engine() -> Any:
+    """The Dask engine module, imported on first use (Dask is an optional extra)."""
+    import importlib  # noqa: PLC0415
+
+    return importlib.import_module(_DASK_ENGINE)
+
+
 def on_dask(
     name: str,
     data: Any,
@@ -601,8 +608,6 @@ def on_dask(
     interval). ``fixed`` holds the options the Dask engine does not offer;
     each must keep its default (None, or "percentile" for ``ci_method``).
     """
-    import importlib  # noqa: PLC0415
-
     given = [k for k, v in fixed.items() if v is not None and v != "percentile"]
     if given:
         msg = (
@@ -620,7 +625,7 @@ def on_dask(
     if confidence_level is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         msg = f"{name}: bootstrap='poisson' needs an int seed (its weights are keyed by it)."
         raise ValueError(msg)
-    engine: Any = importlib.import_module(_DASK_ENGINE)
+    engine = dask_engine()
     counts = data if isinstance(data, engine.DistributedCounts) else engine.label_counts(data)
     res = engine.agreement(
         counts,

@@ -19,8 +19,8 @@ from scipy import special, stats
 
 from dissensus._deprecation import renamed_parameters
 from dissensus._exceptions import DataError
-from dissensus._validation import SeedLike, check_option, check_probability_level
-from dissensus.agreement._common import FloatArray, degenerate
+from dissensus._validation import SeedLike, check_option, check_probability_level, is_dask
+from dissensus.agreement._common import FloatArray, dask_engine, degenerate
 from dissensus.agreement._icc_reml import (
     Components,
     Design,
@@ -45,6 +45,13 @@ _ALIASES = {
     "ICC(1,1)": "1,1", "ICC(2,1)": "A,1", "ICC(3,1)": "C,1",
     "ICC(1,k)": "1,k", "ICC(2,k)": "A,k", "ICC(3,k)": "C,k",
 }  # fmt: skip
+
+
+def check_kind(kind: str) -> str:
+    """The McGraw-Wong name of ``kind`` (Shrout-Fleiss aliases accepted), or a ValueError."""
+    kind = _ALIASES.get(kind, kind)
+    check_option("icc", "kind", kind, KINDS)
+    return kind
 
 
 def _refuse_duplicates(data: Annotations) -> None:
@@ -118,6 +125,10 @@ def icc(
     ----------
     annotations : array_like or DataFrame of shape (n targets, k raters), or Annotations
         Numeric ratings; Annotations need a numeric scale and annotator ids.
+        A Dask DataFrame of long ratings (``item``, ``annotator``,
+        ``label`` columns) is computed on the cluster by
+        :func:`dissensus.distributed.icc` (``method="anova"``, complete
+        designs only).
     kind : {"1,1", "A,1", "C,1", "1,k", "A,k", "C,k"}, default "A,1"
         McGraw-Wong form: one-way random (``1``), two-way absolute agreement
         (``A``) or consistency (``C``), of a single rating (``1``) or of the
@@ -233,8 +244,7 @@ def icc(
     >>> round(float(r), 3), r.n_annotations
     (0.278, 23)
     """
-    kind = _ALIASES.get(kind, kind)
-    check_option("icc", "kind", kind, KINDS)
+    kind = check_kind(kind)
     check_option("icc", "nan_policy", nan_policy, ("raise", "omit", None))
     check_option("icc", "method", method, ("anova", "reml", "ml"))
     level = (
@@ -242,6 +252,17 @@ def icc(
         if confidence_level is None
         else check_probability_level("icc", "confidence_level", confidence_level)
     )
+    if is_dask(annotations):
+        if method != "anova" or nan_policy == "omit":
+            msg = (
+                "icc on a Dask collection computes the ANOVA ICC of a complete design "
+                f"(method='anova', missing ratings refused); got method={method!r}, "
+                f"nan_policy={nan_policy!r}. For missing ratings collect the data "
+                "(Annotations.from_frame(ddf.compute())) and call icc(..., method='reml')."
+            )
+            raise ValueError(msg)
+        result: AgreementResult = dask_engine().icc(annotations, kind=kind, confidence_level=level)
+        return result
     if method != "anova":
         return _icc_mixed(
             annotations, kind, method=method, level=level, nan_policy=nan_policy,
@@ -253,9 +274,44 @@ def icc(
         msg = f"icc needs at least 2 complete targets and 2 raters; got {n} × {k}."
         raise DataError(msg)
     grand = x.mean()
-    ss_r = k * ((x.mean(axis=1) - grand) ** 2).sum()
-    ss_c = n * ((x.mean(axis=0) - grand) ** 2).sum()
-    ss_t = ((x - grand) ** 2).sum()
+    return anova_icc(
+        kind,
+        n=n,
+        k=k,
+        ss_r=float(k * ((x.mean(axis=1) - grand) ** 2).sum()),
+        ss_c=float(n * ((x.mean(axis=0) - grand) ** 2).sum()),
+        ss_t=float(((x - grand) ** 2).sum()),
+        level=level,
+        n_excluded=n_excluded,
+    )
+
+
+def anova_icc(
+    kind: str,
+    *,
+    n: int,
+    k: int,
+    ss_r: float,
+    ss_c: float,
+    ss_t: float,
+    level: float | None,
+    n_excluded: int = 0,
+) -> AgreementResult:
+    r"""The ICC ``kind`` of a complete n × k table from its sums of squares.
+
+    The one implementation of the closed forms, the F-test and McGraw and
+    Wong's (1996) exact intervals, shared by :func:`icc` and the Dask engine
+    (:func:`dissensus.distributed.icc`, which sums the squares per
+    partition). With :math:`SS_R = k \sum_i (\bar y_{i\cdot} - \bar y)^2`,
+    :math:`SS_C = n \sum_j (\bar y_{\cdot j} - \bar y)^2` and
+    :math:`SS_T = \sum_{ij} (y_{ij} - \bar y)^2`:
+    :math:`MS_R = SS_R / (n - 1)`, :math:`MS_C = SS_C / (k - 1)`,
+    :math:`MS_E = (SS_T - SS_R - SS_C) / ((n - 1)(k - 1))`,
+    :math:`MS_W = (SS_T - SS_R) / (n (k - 1))`; the coefficients are those
+    of :func:`icc`'s Notes.
+    """
+    # NumPy scalars: a zero mean square gives NaN/inf under errstate, not ZeroDivisionError
+    ss_r, ss_c, ss_t = np.float64(ss_r), np.float64(ss_c), np.float64(ss_t)
     ss_e = ss_t - ss_r - ss_c
     ms_r = ss_r / (n - 1)
     ms_c = ss_c / (k - 1)
@@ -277,10 +333,10 @@ def icc(
                 else (ms_r - ms_e) / (ms_r + (ms_c - ms_e) / n)
             )
             F, df1, df2 = ms_r / ms_e, n - 1.0, (n - 1.0) * (k - 1.0)
-    value = float(value)
-    if not math.isfinite(value):
+    statistic = float(value)
+    if not math.isfinite(statistic):
         note = degenerate(f"icc({kind})", "the ratings have no variance")
-        value = math.nan
+        statistic = math.nan
     pvalue = float(special.fdtrc(df1, df2, F)) if math.isfinite(F) else math.nan
     interval = None
     if level is not None and not note:
@@ -289,7 +345,7 @@ def icc(
         )
     return AgreementResult(
         name=f"icc({kind})",
-        statistic=value,
+        statistic=statistic,
         confidence_interval=interval,
         confidence_level=level if interval is not None else None,
         n_items=n,
