@@ -236,7 +236,9 @@ def _moment_strength(n: npt.NDArray[np.int64]) -> float:
     r"""Strength by moment matching, from items with two or more annotations.
 
     :math:`\operatorname{Var}(n_{ik} / n_i) = m_k (1 - m_k) (n_i + s) / (n_i (1 + s))`,
-    solved for ``s`` (clipped to [0.1, 1e4]).
+    solved for ``s`` (clipped to [0.1, 1e4]). The sums over items add sorted
+    terms, so the start, and the fit, do not depend on the order of the items
+    (:mod:`dissensus.distributed` fits the same prior to them in another order).
     """
     nf = n.astype(np.float64)
     ni = nf.sum(axis=1)
@@ -244,9 +246,10 @@ def _moment_strength(n: npt.NDArray[np.int64]) -> float:
     prop = nf[multi] / ni[multi, None]
     total = nf.sum(axis=0)
     m = total / total.sum()
-    v = ((prop - m) ** 2).mean(axis=0).sum()
-    binom = (m * (1 - m)).sum() * np.mean(1.0 / ni[multi])
+    n_multi = prop.shape[0]
+    v = np.sort(((prop - m) ** 2).sum(axis=1)).sum() / n_multi
     mv = (m * (1 - m)).sum()
+    binom = mv * np.sort(1.0 / ni[multi]).sum() / n_multi
     # v = mv/(1+s) + binom*s/(1+s)  =>  s = (mv - v) / (v - binom)
     s = (mv - v) / (v - binom) if v > binom else np.inf
     return float(np.clip(s, 0.1, 1e4)) if np.isfinite(s) and s > 0 else 1e4

@@ -29,6 +29,7 @@ from dissensus._validation import (
     as_count_matrix,
     check_option,
     check_probability_level,
+    dask_engine,
     examples,
 )
 from dissensus.agreement._result import AgreementResult
@@ -576,12 +577,6 @@ def contingency_to_counts(table: npt.ArrayLike, *, scale: Any = None) -> LabelCo
     return LabelCounts.from_array(values, scale=scale if scale is not None else sc)
 
 
-#: The module that computes agreement on Dask collections. Loaded by name, as a
-#: plugin, only when a Dask collection is passed: it sits in a higher layer
-#: (it reuses this package's formulas) and Dask is optional.
-_DASK_ENGINE = "dissensus.distributed"
-
-
 def on_dask(
     name: str,
     data: Any,
@@ -601,8 +596,6 @@ def on_dask(
     interval). ``fixed`` holds the options the Dask engine does not offer;
     each must keep its default (None, or "percentile" for ``ci_method``).
     """
-    import importlib  # noqa: PLC0415
-
     given = [k for k, v in fixed.items() if v is not None and v != "percentile"]
     if given:
         msg = (
@@ -620,7 +613,7 @@ def on_dask(
     if confidence_level is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         msg = f"{name}: bootstrap='poisson' needs an int seed (its weights are keyed by it)."
         raise ValueError(msg)
-    engine: Any = importlib.import_module(_DASK_ENGINE)
+    engine = dask_engine()
     counts = data if isinstance(data, engine.DistributedCounts) else engine.label_counts(data)
     res = engine.agreement(
         counts,
