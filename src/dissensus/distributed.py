@@ -31,7 +31,10 @@ per partition by the registry functions :func:`dissensus.evaluate` uses
 given a Dask DataFrame (or :class:`DistributedCounts`) collects those
 scores and builds the same :class:`~dissensus.Evaluation` as in memory; the
 agreement functions of :mod:`dissensus.agreement` given one call
-:func:`agreement`.
+:func:`agreement`. Posterior parameters and soft labels (:func:`dirichlet`,
+:func:`soft_labels`, which :mod:`dissensus.posterior` calls for a Dask
+collection) are computed per partition by the in-memory functions and stay a
+lazy Dask frame indexed by item.
 
 Needs the ``distributed`` extra: ``pip install 'dissensus[distributed]'``.
 """

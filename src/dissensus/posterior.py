@@ -39,7 +39,9 @@ from dissensus._validation import (
     as_count_matrix,
     check_option,
     check_probability_level,
+    dask_engine,
     examples,
+    is_dask,
 )
 from dissensus.data import Annotations, LabelCounts, as_label_counts
 
@@ -639,13 +641,16 @@ def dirichlet(
     counts: LabelCounts | Annotations | npt.ArrayLike,
     *,
     prior: PriorLike = DEFAULT_PRIOR,
-) -> FloatArray:
+) -> FloatArray | Any:
     r"""Posterior Dirichlet parameters of each item's label distribution.
 
     Parameters
     ----------
-    counts : LabelCounts, Annotations or array_like of int, shape (N, K)
-        Label counts per item.
+    counts : LabelCounts, Annotations, array_like of int of shape (N, K), or Dask
+        Label counts per item. A :class:`dask.dataframe.DataFrame` of long
+        annotations (``item``, ``label`` columns) or a
+        :class:`~dissensus.distributed.DistributedCounts` is computed on the
+        cluster by :func:`dissensus.distributed.dirichlet` (see Returns).
     prior : {"uniform", "jeffreys", "empirical", "hierarchical"}, float or array_like, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
         ``"uniform"``: all prior parameters 1 (the seed paper's choice);
         ``"jeffreys"``: all 0.5; ``"empirical"``: a prior fitted to the whole
@@ -659,8 +664,11 @@ def dirichlet(
 
     Returns
     -------
-    ndarray of float64, shape (N, K)
-        ``alpha = prior + n``, every entry > 0.
+    ndarray of float64, shape (N, K), or dask.dataframe.DataFrame
+        ``alpha = prior + n``, every entry > 0. For a Dask input, a lazy Dask
+        DataFrame indexed by item id, one column per label, nothing
+        collected (a fitted prior is fitted once to all the items; a
+        per-item (N, K) prior is refused).
 
     Raises
     ------
@@ -693,6 +701,8 @@ def dirichlet(
     >>> dirichlet([[0, 0, 2]]).tolist()  # DEFAULT_PRIOR, Jeffreys
     [[0.5, 0.5, 2.5]]
     """
+    if is_dask(counts):
+        return dask_engine().dirichlet(counts, prior=prior)
     n, _, _ = _counts_and_order(counts)
     alpha0 = _prior_vector(prior, n, "dirichlet")
     out: FloatArray = n.astype(np.float64) + alpha0
@@ -861,15 +871,18 @@ def soft_labels(
     method: SoftLabelMethod = "empirical",
     prior: PriorLike = DEFAULT_PRIOR,
     sigma: float = 0.5,
-) -> FloatArray:
+) -> FloatArray | Any:
     r"""Soft labels: one label distribution per item, rows on the simplex.
 
     Parameters
     ----------
-    counts : LabelCounts, Annotations or array_like of int, shape (N, K)
+    counts : LabelCounts, Annotations, array_like of int of shape (N, K), or Dask
         Label counts. A raw array's column order is taken as the class
         order (what ``method="gaussian"`` needs). Rows follow the items of
-        the counts (of ``Annotations.counts()`` for Annotations).
+        the counts (of ``Annotations.counts()`` for Annotations). A
+        :class:`dask.dataframe.DataFrame` of long annotations or a
+        :class:`~dissensus.distributed.DistributedCounts` is computed on the
+        cluster by :func:`dissensus.distributed.soft_labels` (see Returns).
     method : {"empirical", "posterior_mean", "gaussian", "dawid_skene", "ordinal_dawid_skene", \
 "mace"}, default "empirical"
         ``"empirical"``: the proportions ``n_k / n``. ``"posterior_mean"``:
@@ -888,8 +901,11 @@ def soft_labels(
 
     Returns
     -------
-    ndarray of float64, shape (N, K)
-        Rows summing to 1.
+    ndarray of float64, shape (N, K), or dask.dataframe.DataFrame
+        Rows summing to 1. For a Dask input, a lazy Dask DataFrame indexed
+        by item id, one column per label; the annotator models
+        (``"dawid_skene"``, ``"ordinal_dawid_skene"``, ``"mace"``) fit all
+        the items at once and are refused there (run them in memory).
 
     Raises
     ------
@@ -927,6 +943,8 @@ def soft_labels(
     [[0.0003, 0.1192, 0.8805]]
     """
     check_option("soft_labels", "method", method, _METHODS)
+    if is_dask(counts):
+        return dask_engine().soft_labels(counts, method=method, prior=prior, sigma=sigma)
     if method in ("dawid_skene", "ordinal_dawid_skene", "mace"):
         if not isinstance(counts, Annotations) or not counts.has_annotators:
             msg = (
