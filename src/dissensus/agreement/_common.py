@@ -31,6 +31,7 @@ from dissensus._validation import (
     check_probability_level,
     dask_engine,
     examples,
+    is_dask,
 )
 from dissensus.agreement._result import AgreementResult
 from dissensus.data import Annotations, LabelCounts, Scale, as_label_counts
@@ -501,6 +502,15 @@ def annotations_rater_matrix(data: Any, func: str) -> tuple[FloatArray, Scale]:
             )
             raise DataError(msg)
         return data.rater_matrix(), data.scale
+    if is_dask(data):
+        # np.asarray would collect a long table and read its columns as raters
+        msg = (
+            f"{func} compares raters in memory and does not take a Dask collection; build "
+            "Annotations with Annotations.from_frame(ddf, ...), which computes it into this "
+            "process (pairwise agreement of long annotations also runs on the cluster: "
+            "dissensus.distributed.pairwise(ddf, ...))."
+        )
+        raise TypeError(msg)
     if isinstance(data, LabelCounts):
         msg = (
             f"{func} compares individual raters, which label counts cannot tell apart; "
