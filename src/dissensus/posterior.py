@@ -154,19 +154,20 @@ class CredibleInterval(NamedTuple):
 # --------------------------------------------------------------------------- input
 
 
-def _counts_and_order(counts: Any) -> tuple[npt.NDArray[np.int64], list[Any] | None, bool]:
-    """(n, item ids or None, ordered) from LabelCounts | Annotations | array.
+def _counts_and_order(counts: Any) -> tuple[npt.NDArray[np.int64], Any, bool]:
+    """(n, item ids (a pandas Index) or None, ordered) from LabelCounts | Annotations | array.
 
     A raw array carries no scale: its column order is taken as the class
-    order (``ordered=True``); the item ids are its row numbers.
+    order (``ordered=True``); the item ids are its row numbers. The ids stay
+    an Index (a list of a million ids cost more than the posterior itself).
     """
     if isinstance(counts, LabelCounts | Annotations) or callable(getattr(counts, "counts", None)):
         lc = as_label_counts(counts, "counts")
-        return lc.values, list(lc.items), lc.scale.ordered
+        return lc.values, lc.items, lc.scale.ordered
     if isinstance(counts, np.ndarray | list | tuple):
         return as_count_matrix(counts, "counts"), None, True
     lc = as_label_counts(counts, "counts")  # raises the helpful TypeError for DataFrames
-    return lc.values, list(lc.items), True
+    return lc.values, lc.items, True
 
 
 def _prior_vector(prior: Any, n: npt.NDArray[np.int64], func: str) -> FloatArray:
