@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from dissensus import DataError, evaluate
+from dissensus import posterior as P
 from dissensus.agreement import (
     brennan_prediger,
     fleiss_kappa,
@@ -120,6 +121,109 @@ class TestLabelCounts:
         df = pd.DataFrame({"id": [1], "label": [1]})
         with pytest.raises(DataError, match=r"no column 'item'"):
             D.label_counts(df)
+
+
+#: Priors of the posterior tests: named, fitted, symmetric and per-label.
+PRIORS: list[Any] = ["uniform", "jeffreys", "empirical", "hierarchical", 0.3, [0.2, 1, 2, 1, 0.5]]
+
+
+def _local(lazy: Any, items: pd.Index) -> pd.DataFrame:
+    """A lazy result computed, checked to be partitioned, in the order of ``items``."""
+    assert isinstance(lazy, dd.DataFrame)
+    assert lazy.npartitions == 4
+    got = lazy.compute()
+    assert not got.index.has_duplicates
+    assert list(got.columns) == list(SCALE.labels)
+    return got.loc[items]
+
+
+def _same(got: pd.DataFrame, want: Any) -> None:
+    np.testing.assert_allclose(got.to_numpy(), np.asarray(want), rtol=0, atol=1e-12)
+
+
+class TestPosteriorDirichlet:
+    def test_items_split_across_partitions(self, counts: Any, in_memory: LabelCounts) -> None:
+        sizes = counts.frame.map_partitions(len).compute().tolist()
+        assert len(sizes) == 4
+        assert sum(s > 0 for s in sizes) > 1
+        assert sum(sizes) == in_memory.N
+
+    @pytest.mark.parametrize("prior", PRIORS, ids=str)
+    def test_equals_in_memory(self, counts: Any, in_memory: LabelCounts, prior: Any) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PriorFitWarning)
+            lazy = D.dirichlet(counts, prior=prior)
+            want = P.dirichlet(in_memory, prior=prior)
+        _same(_local(lazy, in_memory.items), want)
+
+    def test_fitted_prior_is_fitted_to_all_items(self, counts: Any, in_memory: LabelCounts) -> None:
+        # per partition the fit would differ: the prior rows are the same everywhere
+        alpha = D.dirichlet(counts, prior="hierarchical").compute()
+        prior = alpha.to_numpy() - counts.frame.compute().loc[alpha.index].to_numpy()
+        want = P.fit_hierarchical_prior(in_memory).alpha0
+        np.testing.assert_allclose(prior, np.broadcast_to(want, prior.shape), atol=1e-12)
+
+    def test_posterior_api_takes_dask(
+        self, client: Any, parquet_dir: Path, in_memory: LabelCounts
+    ) -> None:
+        ddf = dd.read_parquet(parquet_dir)[["item", "label"]]
+        lazy = P.dirichlet(ddf, prior="empirical")
+        assert lazy.npartitions == 3  # label_counts' default: as many as the input
+        got = lazy.compute().loc[in_memory.items]
+        want = P.dirichlet(in_memory, prior="empirical")
+        # the scale is inferred from the labels present: the same five
+        np.testing.assert_allclose(got.to_numpy(), want, rtol=0, atol=1e-12)
+
+    def test_refuses_bad_priors_before_computing(self, counts: Any) -> None:
+        with pytest.raises(ValueError, match=r"per-item \(N, K\) prior"):
+            D.dirichlet(counts, prior=np.ones((3, 5)))
+        with pytest.raises(ValueError, match="'prior' parameter of dirichlet must be one of"):
+            D.dirichlet(counts, prior="flat")
+        with pytest.raises(ValueError, match="must be finite and > 0"):
+            D.dirichlet(counts, prior=-1.0)
+
+
+class TestPosteriorSoftLabels:
+    @pytest.mark.parametrize("prior", PRIORS, ids=str)
+    def test_posterior_mean(self, counts: Any, in_memory: LabelCounts, prior: Any) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PriorFitWarning)
+            lazy = D.soft_labels(counts, method="posterior_mean", prior=prior)
+            want = P.soft_labels(in_memory, method="posterior_mean", prior=prior)
+        _same(_local(lazy, in_memory.items), want)
+
+    @pytest.mark.parametrize("method", ["empirical", "gaussian"])
+    def test_per_item_methods(self, counts: Any, in_memory: LabelCounts, method: str) -> None:
+        lazy = P.soft_labels(counts, method=method, sigma=0.7)  # the public dispatch
+        want = P.soft_labels(in_memory, method=method, sigma=0.7)
+        _same(_local(lazy, in_memory.items), want)
+
+    @pytest.mark.parametrize("method", ["dawid_skene", "ordinal_dawid_skene", "mace"])
+    def test_annotator_models_are_refused(self, counts: Any, method: str) -> None:
+        with pytest.raises(ValueError, match="fits an annotator model to all the items at once"):
+            P.soft_labels(counts, method=method)
+
+    def test_option_errors_are_raised_at_once(
+        self, client: Any, counts: Any, long: pd.DataFrame
+    ) -> None:
+        nominal = D.label_counts(long, scale=Scale.nominal([1, 2, 3, 4, 5]), npartitions=2)
+        with pytest.raises(DataError, match="Gaussian smoothing needs ordered classes"):
+            D.soft_labels(nominal, method="gaussian")
+        with pytest.raises(ValueError, match="'sigma' parameter of soft_labels"):
+            D.soft_labels(counts, method="gaussian", sigma=0.0)
+        with pytest.raises(ValueError, match="'method' parameter of soft_labels"):
+            D.soft_labels(counts, method="mode")
+
+    def test_empty_items_named_when_computed(self, client: Any) -> None:
+        wide = pd.DataFrame(
+            {"c0": [1, 0, 2], "c1": [1, 0, 0]}, index=pd.Index([10, 11, 12], name="item")
+        )
+        counts = D.DistributedCounts(dd.from_pandas(wide, npartitions=2), Scale.nominal("ab"))
+        lazy = D.soft_labels(counts)
+        with pytest.raises(DataError, match=r"1 items have no annotations.*11"):
+            lazy.compute()
+        got = D.soft_labels(counts, method="posterior_mean", prior="uniform").compute()
+        np.testing.assert_allclose(got.loc[11].to_numpy(), [0.5, 0.5], atol=1e-15)
 
 
 class TestAgreement:

@@ -27,6 +27,8 @@ __all__ = [
     "as_prob_matrix",
     "check_option",
     "check_probability_level",
+    "computed",
+    "dask_engine",
     "describe_row",
     "examples",
     "is_dask",
@@ -260,3 +262,31 @@ def is_dask(data: object) -> bool:
     """Whether ``data`` is a Dask collection or distributed counts, without importing Dask."""
     module = type(data).__module__
     return module.startswith("dask.") or module == "dissensus.distributed"
+
+
+#: The module that runs the analyses on Dask collections. Loaded by name, as a
+#: plugin, only when a Dask collection is passed: it sits in a higher layer than
+#: the functions that hand it their input (it reuses their formulas), and Dask
+#: is optional.
+DASK_ENGINE = "dissensus.distributed"
+
+
+def dask_engine() -> Any:
+    """The Dask engine module (:mod:`dissensus.distributed`), imported on first use.
+
+    For the public functions of the lower layers (agreement, posterior) that
+    accept a Dask collection (:func:`is_dask`) and hand it on.
+    """
+    return importlib.import_module(DASK_ENGINE)
+
+
+def computed(df: Any) -> Any:
+    """A Dask collection computed into this process (one ``.compute()``); anything else as is.
+
+    For the in-memory constructors given a Dask DataFrame: building an
+    in-memory object is the explicit ask to collect the data. The computed
+    frame keeps the Dask frame's index, so error messages name its rows.
+    """
+    if is_dask(df) and callable(getattr(df, "compute", None)):
+        return df.compute()
+    return df

@@ -37,7 +37,10 @@ per partition by the registry functions :func:`dissensus.evaluate` uses
 given a Dask DataFrame (or :class:`DistributedCounts`) collects those
 scores and builds the same :class:`~dissensus.Evaluation` as in memory; the
 agreement functions of :mod:`dissensus.agreement` given one call
-:func:`agreement`.
+:func:`agreement`. Posterior parameters and soft labels (:func:`dirichlet`,
+:func:`soft_labels`, which :mod:`dissensus.posterior` calls for a Dask
+collection) are computed per partition by the in-memory functions and stay a
+lazy Dask frame indexed by item.
 
 Needs the ``distributed`` extra: ``pip install 'dissensus[distributed]'``.
 """
@@ -56,6 +59,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from dissensus import posterior as _posterior
 from dissensus._deprecation import renamed_parameters
 from dissensus._exceptions import DataDroppedWarning, DataError, DegenerateAgreementWarning
 from dissensus._validation import as_prob_matrix, check_option, check_probability_level, examples
@@ -83,11 +87,13 @@ __all__ = [
     "DistributedCounts",
     "ItemScores",
     "agreement",
+    "dirichlet",
     "icc",
     "label_counts",
     "metric_means",
     "pairwise",
     "score_items",
+    "soft_labels",
     "stream_counts",
 ]
 
@@ -1214,6 +1220,164 @@ def _compute(*args: Any) -> tuple[Any, ...]:
     dask = _dask("dask")
 
     return tuple(dask.compute(*args))
+
+
+# --------------------------------------------------------------------------- posterior
+
+#: soft_labels methods that fit an annotator model to all the items at once (EM).
+_ANNOTATOR_METHODS = ("dawid_skene", "ordinal_dawid_skene", "mace")
+
+
+def _as_counts(data: Any) -> DistributedCounts:
+    """``data`` as distributed counts: kept if it is, else :func:`label_counts` of it."""
+    return data if isinstance(data, DistributedCounts) else label_counts(data)
+
+
+def _item_prior(counts: DistributedCounts, prior: Any, func: str) -> Any:
+    """The prior every partition uses: a fitted one fitted once here, on all the items.
+
+    A name the in-memory functions resolve per item (``"uniform"``,
+    ``"jeffreys"``) or a (K,) vector is passed on as it is; a fitted name
+    becomes its (K,) parameters (per partition the fit would differ).
+    """
+    if isinstance(prior, str):
+        check_option(func, "prior", prior, ("uniform", "jeffreys", *_FITTED_PRIORS))
+        return _fit_prior(counts, prior) if prior in _FITTED_PRIORS else prior
+    if np.ndim(prior) > 1:
+        msg = (
+            f"The 'prior' parameter of {func} on the Dask engine must be a name, a number or "
+            f"a ({counts.K},) array; a per-item (N, K) prior cannot follow the items into "
+            f"their partitions. Got shape {np.shape(prior)}."
+        )
+        raise ValueError(msg)
+    return prior
+
+
+def _posterior_partition(
+    wide: pd.DataFrame, scale: Scale, func: str, options: dict[str, Any]
+) -> pd.DataFrame:
+    """The in-memory ``dissensus.posterior.<func>`` of one partition's items."""
+    counts = LabelCounts.from_array(wide.to_numpy(dtype=np.int64), scale=scale, items=wide.index)
+    out = np.asarray(getattr(_posterior, func)(counts, **options), dtype=np.float64)
+    return pd.DataFrame(out, index=wide.index, columns=list(scale.labels))
+
+
+def _per_partition(counts: DistributedCounts, func: str, options: dict[str, Any]) -> Any:
+    """Lazy ``func`` of every partition; the options are checked here on zero items."""
+    empty = counts.frame._meta
+    # the in-memory function on no items: its option errors, raised now, and the meta
+    meta = _posterior_partition(empty, counts.scale, func, options)
+    return counts.frame.map_partitions(_posterior_partition, counts.scale, func, options, meta=meta)
+
+
+def dirichlet(counts: Any, *, prior: Any = DEFAULT_PRIOR) -> Any:
+    r"""Posterior Dirichlet parameters of every item, computed where the items live.
+
+    Each partition's items get :func:`dissensus.posterior.dirichlet` (the
+    same formula, :math:`\alpha_i = \alpha^{(0)} + n_i`); nothing is
+    collected.
+
+    Parameters
+    ----------
+    counts : DistributedCounts, dask.dataframe.DataFrame, pandas.DataFrame or path
+        Counts from :func:`label_counts`, or long annotations (a Dask or
+        pandas DataFrame, a Parquet/CSV path) turned into them by
+        :func:`label_counts` with its defaults.
+    prior : {"uniform", "jeffreys", "empirical", "hierarchical"}, float or array_like of shape (K,), default :data:`~dissensus.posterior.DEFAULT_PRIOR`
+        As in :func:`dissensus.posterior.dirichlet`. A fitted prior
+        (``"empirical"``, ``"hierarchical"``) is fitted once to all the
+        items, from their distinct count vectors (one group-by on the
+        cluster), as in memory. A per-item (N, K) prior is refused.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        Lazy, float64, indexed by item id (in the partitions of the counts,
+        not sorted), one column per label of ``counts.scale``. ``.compute()``
+        equals the in-memory result (to the order of floating-point sums of
+        a fitted prior, 1e-12).
+
+    Raises
+    ------
+    ValueError
+        Unknown prior name, a non-positive or wrongly shaped prior.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> long = pd.DataFrame({"item": [1, 1, 2], "label": ["a", "b", "b"]})
+    >>> dirichlet(long, prior="uniform").compute().sort_index()
+         a    b
+    item
+    1     2.0  2.0
+    2     1.0  2.0
+    """
+    dc = _as_counts(counts)
+    return _per_partition(dc, "dirichlet", {"prior": _item_prior(dc, prior, "dirichlet")})
+
+
+def soft_labels(
+    counts: Any,
+    *,
+    method: str = "empirical",
+    prior: Any = DEFAULT_PRIOR,
+    sigma: float = 0.5,
+) -> Any:
+    """Soft labels of every item, computed where the items live.
+
+    Each partition's items get :func:`dissensus.posterior.soft_labels`; the
+    methods are per-item formulas, so partitioning does not change them.
+
+    Parameters
+    ----------
+    counts : DistributedCounts, dask.dataframe.DataFrame, pandas.DataFrame or path
+        As in :func:`dirichlet`.
+    method : {"empirical", "posterior_mean", "gaussian"}, default "empirical"
+        As in :func:`dissensus.posterior.soft_labels`. The annotator models
+        (``"dawid_skene"``, ``"ordinal_dawid_skene"``, ``"mace"``) fit every
+        annotator's reliability to all the items at once and need annotator
+        ids, which counts do not keep: they are refused (run them in memory).
+    prior : see :func:`dirichlet`, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
+        For ``method="posterior_mean"``; a fitted prior is fitted once to
+        all the items.
+    sigma : float, default 0.5
+        Kernel width of ``method="gaussian"``.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        Lazy, float64, indexed by item id, one column per label; rows sum
+        to 1.
+
+    Raises
+    ------
+    ValueError
+        Unknown or annotator-model method, bad ``sigma`` or prior.
+    DataError
+        ``"gaussian"`` on a nominal scale (here); items without annotations
+        with ``"empirical"`` or ``"gaussian"`` (when computed, naming them).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> long = pd.DataFrame({"item": [1, 1, 1, 1], "label": [0, 1, 1, 1]})
+    >>> soft_labels(long).compute().to_numpy().tolist()
+    [[0.25, 0.75]]
+    """
+    if method in _ANNOTATOR_METHODS:
+        msg = (
+            f"soft_labels(method={method!r}) fits an annotator model to all the items at once "
+            "and needs annotator ids, which distributed counts do not keep; build in-memory "
+            "Annotations (Annotations.from_frame(ddf, ...) computes the frame) and call "
+            "dissensus.posterior.soft_labels."
+        )
+        raise ValueError(msg)
+    check_option("soft_labels", "method", method, ("empirical", "posterior_mean", "gaussian"))
+    dc = _as_counts(counts)
+    options: dict[str, Any] = {"method": method, "sigma": sigma}
+    if method == "posterior_mean":
+        options["prior"] = _item_prior(dc, prior, "soft_labels")
+    return _per_partition(dc, "soft_labels", options)
 
 
 # --------------------------------------------------------------------------- per-item scores

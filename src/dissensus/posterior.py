@@ -39,7 +39,9 @@ from dissensus._validation import (
     as_count_matrix,
     check_option,
     check_probability_level,
+    dask_engine,
     examples,
+    is_dask,
 )
 from dissensus.data import Annotations, LabelCounts, as_label_counts
 
@@ -152,19 +154,20 @@ class CredibleInterval(NamedTuple):
 # --------------------------------------------------------------------------- input
 
 
-def _counts_and_order(counts: Any) -> tuple[npt.NDArray[np.int64], list[Any] | None, bool]:
-    """(n, item ids or None, ordered) from LabelCounts | Annotations | array.
+def _counts_and_order(counts: Any) -> tuple[npt.NDArray[np.int64], Any, bool]:
+    """(n, item ids (a pandas Index) or None, ordered) from LabelCounts | Annotations | array.
 
     A raw array carries no scale: its column order is taken as the class
-    order (``ordered=True``); the item ids are its row numbers.
+    order (``ordered=True``); the item ids are its row numbers. The ids stay
+    an Index (a list of a million ids cost more than the posterior itself).
     """
     if isinstance(counts, LabelCounts | Annotations) or callable(getattr(counts, "counts", None)):
         lc = as_label_counts(counts, "counts")
-        return lc.values, list(lc.items), lc.scale.ordered
+        return lc.values, lc.items, lc.scale.ordered
     if isinstance(counts, np.ndarray | list | tuple):
         return as_count_matrix(counts, "counts"), None, True
     lc = as_label_counts(counts, "counts")  # raises the helpful TypeError for DataFrames
-    return lc.values, list(lc.items), True
+    return lc.values, lc.items, True
 
 
 def _prior_vector(prior: Any, n: npt.NDArray[np.int64], func: str) -> FloatArray:
@@ -236,7 +239,9 @@ def _moment_strength(n: npt.NDArray[np.int64]) -> float:
     r"""Strength by moment matching, from items with two or more annotations.
 
     :math:`\operatorname{Var}(n_{ik} / n_i) = m_k (1 - m_k) (n_i + s) / (n_i (1 + s))`,
-    solved for ``s`` (clipped to [0.1, 1e4]).
+    solved for ``s`` (clipped to [0.1, 1e4]). The sums over items add sorted
+    terms, so the start, and the fit, do not depend on the order of the items
+    (:mod:`dissensus.distributed` fits the same prior to them in another order).
     """
     nf = n.astype(np.float64)
     ni = nf.sum(axis=1)
@@ -244,9 +249,10 @@ def _moment_strength(n: npt.NDArray[np.int64]) -> float:
     prop = nf[multi] / ni[multi, None]
     total = nf.sum(axis=0)
     m = total / total.sum()
-    v = ((prop - m) ** 2).mean(axis=0).sum()
-    binom = (m * (1 - m)).sum() * np.mean(1.0 / ni[multi])
+    n_multi = prop.shape[0]
+    v = np.sort(((prop - m) ** 2).sum(axis=1)).sum() / n_multi
     mv = (m * (1 - m)).sum()
+    binom = mv * np.sort(1.0 / ni[multi]).sum() / n_multi
     # v = mv/(1+s) + binom*s/(1+s)  =>  s = (mv - v) / (v - binom)
     s = (mv - v) / (v - binom) if v > binom else np.inf
     return float(np.clip(s, 0.1, 1e4)) if np.isfinite(s) and s > 0 else 1e4
@@ -636,13 +642,16 @@ def dirichlet(
     counts: LabelCounts | Annotations | npt.ArrayLike,
     *,
     prior: PriorLike = DEFAULT_PRIOR,
-) -> FloatArray:
+) -> FloatArray | Any:
     r"""Posterior Dirichlet parameters of each item's label distribution.
 
     Parameters
     ----------
-    counts : LabelCounts, Annotations or array_like of int, shape (N, K)
-        Label counts per item.
+    counts : LabelCounts, Annotations, array_like of int of shape (N, K), or Dask
+        Label counts per item. A :class:`dask.dataframe.DataFrame` of long
+        annotations (``item``, ``label`` columns) or a
+        :class:`~dissensus.distributed.DistributedCounts` is computed on the
+        cluster by :func:`dissensus.distributed.dirichlet` (see Returns).
     prior : {"uniform", "jeffreys", "empirical", "hierarchical"}, float or array_like, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
         ``"uniform"``: all prior parameters 1 (the seed paper's choice);
         ``"jeffreys"``: all 0.5; ``"empirical"``: a prior fitted to the whole
@@ -656,8 +665,11 @@ def dirichlet(
 
     Returns
     -------
-    ndarray of float64, shape (N, K)
-        ``alpha = prior + n``, every entry > 0.
+    ndarray of float64, shape (N, K), or dask.dataframe.DataFrame
+        ``alpha = prior + n``, every entry > 0. For a Dask input, a lazy Dask
+        DataFrame indexed by item id, one column per label, nothing
+        collected (a fitted prior is fitted once to all the items; a
+        per-item (N, K) prior is refused).
 
     Raises
     ------
@@ -690,6 +702,8 @@ def dirichlet(
     >>> dirichlet([[0, 0, 2]]).tolist()  # DEFAULT_PRIOR, Jeffreys
     [[0.5, 0.5, 2.5]]
     """
+    if is_dask(counts):
+        return dask_engine().dirichlet(counts, prior=prior)
     n, _, _ = _counts_and_order(counts)
     alpha0 = _prior_vector(prior, n, "dirichlet")
     out: FloatArray = n.astype(np.float64) + alpha0
@@ -858,15 +872,18 @@ def soft_labels(
     method: SoftLabelMethod = "empirical",
     prior: PriorLike = DEFAULT_PRIOR,
     sigma: float = 0.5,
-) -> FloatArray:
+) -> FloatArray | Any:
     r"""Soft labels: one label distribution per item, rows on the simplex.
 
     Parameters
     ----------
-    counts : LabelCounts, Annotations or array_like of int, shape (N, K)
+    counts : LabelCounts, Annotations, array_like of int of shape (N, K), or Dask
         Label counts. A raw array's column order is taken as the class
         order (what ``method="gaussian"`` needs). Rows follow the items of
-        the counts (of ``Annotations.counts()`` for Annotations).
+        the counts (of ``Annotations.counts()`` for Annotations). A
+        :class:`dask.dataframe.DataFrame` of long annotations or a
+        :class:`~dissensus.distributed.DistributedCounts` is computed on the
+        cluster by :func:`dissensus.distributed.soft_labels` (see Returns).
     method : {"empirical", "posterior_mean", "gaussian", "dawid_skene", "ordinal_dawid_skene", \
 "mace"}, default "empirical"
         ``"empirical"``: the proportions ``n_k / n``. ``"posterior_mean"``:
@@ -885,8 +902,11 @@ def soft_labels(
 
     Returns
     -------
-    ndarray of float64, shape (N, K)
-        Rows summing to 1.
+    ndarray of float64, shape (N, K), or dask.dataframe.DataFrame
+        Rows summing to 1. For a Dask input, a lazy Dask DataFrame indexed
+        by item id, one column per label; the annotator models
+        (``"dawid_skene"``, ``"ordinal_dawid_skene"``, ``"mace"``) fit all
+        the items at once and are refused there (run them in memory).
 
     Raises
     ------
@@ -924,6 +944,8 @@ def soft_labels(
     [[0.0003, 0.1192, 0.8805]]
     """
     check_option("soft_labels", "method", method, _METHODS)
+    if is_dask(counts):
+        return dask_engine().soft_labels(counts, method=method, prior=prior, sigma=sigma)
     if method in ("dawid_skene", "ordinal_dawid_skene", "mace"):
         if not isinstance(counts, Annotations) or not counts.has_annotators:
             msg = (

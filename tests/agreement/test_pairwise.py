@@ -123,3 +123,13 @@ class TestPairwisePearson:
         with pytest.warns(DegenerateAgreementWarning):
             p = pairwise(R, "pearson")
         assert np.isnan(p.statistic.iloc[0, 1])
+
+
+class TestDaskRefused:
+    def test_long_dask_frame_is_not_read_as_a_rater_matrix(self) -> None:
+        dd = pytest.importorskip("dask.dataframe")
+        long = pd.DataFrame(
+            {"item": [1, 1, 2, 2], "annotator": ["a", "b"] * 2, "label": [0, 0, 1, 0]}
+        )
+        with pytest.raises(TypeError, match=r"distributed\.pairwise\(ddf"):
+            pairwise(dd.from_pandas(long, npartitions=2))

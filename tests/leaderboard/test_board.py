@@ -202,3 +202,37 @@ class TestReprHtml:
         page = board._repr_html_()  # type: ignore[attr-defined]
         assert "mean rank over 3 datasets" in page
         assert page.count("</td></tr>") == 10  # one row per team
+
+
+class TestDaskInput:
+    """The gold and the submissions may be Dask frames (scored by evaluate)."""
+
+    def test_same_board(self) -> None:
+        dask = pytest.importorskip("dask")
+        dd = pytest.importorskip("dask.dataframe")
+        gold, subs = _task({0, 1})
+        items = [f"t{i:02d}" for i in range(gold.N)]
+        labels = [str(lab) for lab in gold.scale.labels]
+        frames = {
+            team: pd.DataFrame(q, columns=labels).assign(item=items) for team, q in subs.items()
+        }
+        long = pd.DataFrame(
+            {
+                "item": np.repeat(items, gold.n),
+                "label": np.concatenate([np.repeat(gold.scale.labels, row) for row in gold.values]),
+            }
+        )
+        gold_ids = LabelCounts.from_array(gold.values, scale=gold.scale, items=items)
+        want = leaderboard(gold_ids, frames, metrics=_METRICS, n_resamples=100)
+        dask_subs = {t: dd.from_pandas(f, npartitions=2) for t, f in frames.items()}
+        with dask.config.set(scheduler="synchronous"):
+            in_memory_gold = leaderboard(gold_ids, dask_subs, metrics=_METRICS, n_resamples=100)
+            dask_gold = leaderboard(
+                dd.from_pandas(long, npartitions=3), frames, metrics=_METRICS, n_resamples=100
+            )
+        for got in (in_memory_gold, dask_gold):
+            pd.testing.assert_frame_equal(got.ranks(), want.ranks())
+            pd.testing.assert_frame_equal(got.rerank, want.rerank)
+            np.testing.assert_allclose(got.scores["mean"], want.scores["mean"], rtol=1e-12)
+            # the items in the same (sorted) order: the same paired bootstrap between teams
+            pd.testing.assert_frame_equal(got.adjacent, want.adjacent, rtol=1e-12)

@@ -80,3 +80,34 @@ class TestAlignPredictions:
         )
         with pytest.raises(DataError, match="needs annotator ids"):
             align_predictions(ann, ann)
+
+
+class TestDaskInput:
+    """Annotator-level measures run in memory: a Dask frame is computed first."""
+
+    def test_dask_predictions_are_computed(self, true: Annotations) -> None:
+        dd = pytest.importorskip("dask.dataframe")
+        dask = pytest.importorskip("dask")
+        q = np.array([[0.8, 0.1, 0.1], [0, 1, 0], [0, 0, 1], [0.2, 0.3, 0.5], [0, 1, 0]])
+        df = pd.DataFrame(q, columns=["-1", "0", "1"]).assign(
+            item=[1, 1, 2, 2, 3], annotator=["a", "b", "a", "b", "a"]
+        )
+        with dask.config.set(scheduler="synchronous"):
+            got = align_predictions(true, dd.from_pandas(df, npartitions=2))
+            want = align_predictions(true, df)
+            np.testing.assert_array_equal(got.q, want.q)
+            assert got.hard == want.hard
+            # the true annotations from a Dask frame: Annotations.from_frame computes it
+            long = true.to_frame()
+            true_dask = Annotations.from_frame(dd.from_pandas(long, npartitions=2))
+            res = dic(true_dask, dd.from_pandas(df, npartitions=3), min_overlap=1,
+                      confidence_level=None)  # fmt: skip
+        assert res.statistic == dic(true, df, min_overlap=1, confidence_level=None).statistic
+
+    def test_dask_true_annotations_refused_with_the_way_forward(self, true: Annotations) -> None:
+        dd = pytest.importorskip("dask.dataframe")
+        ddf = dd.from_pandas(true.to_frame(), npartitions=2)
+        with pytest.raises(
+            TypeError, match=r"Annotations\.from_frame\(ddf, \.\.\.\), which computes"
+        ):
+            dic(ddf, ddf)

@@ -29,7 +29,9 @@ from dissensus._validation import (
     as_count_matrix,
     check_option,
     check_probability_level,
+    dask_engine,
     examples,
+    is_dask,
 )
 from dissensus.agreement._result import AgreementResult
 from dissensus.data import Annotations, LabelCounts, Scale, as_label_counts
@@ -500,6 +502,15 @@ def annotations_rater_matrix(data: Any, func: str) -> tuple[FloatArray, Scale]:
             )
             raise DataError(msg)
         return data.rater_matrix(), data.scale
+    if is_dask(data):
+        # np.asarray would collect a long table and read its columns as raters
+        msg = (
+            f"{func} compares raters in memory and does not take a Dask collection; build "
+            "Annotations with Annotations.from_frame(ddf, ...), which computes it into this "
+            "process (pairwise agreement of long annotations also runs on the cluster: "
+            "dissensus.distributed.pairwise(ddf, ...))."
+        )
+        raise TypeError(msg)
     if isinstance(data, LabelCounts):
         msg = (
             f"{func} compares individual raters, which label counts cannot tell apart; "
@@ -574,19 +585,6 @@ def contingency_to_counts(table: npt.ArrayLike, *, scale: Any = None) -> LabelCo
     cells = (eye[:, None, :] + eye[None, :, :]).reshape(K * K, K)
     values = np.repeat(cells, T.reshape(-1).astype(np.int64), axis=0)
     return LabelCounts.from_array(values, scale=scale if scale is not None else sc)
-
-
-#: The module that computes agreement on Dask collections. Loaded by name, as a
-#: plugin, only when a Dask collection is passed: it sits in a higher layer
-#: (it reuses this package's formulas) and Dask is optional.
-_DASK_ENGINE = "dissensus.distributed"
-
-
-def dask_engine() -> Any:
-    """The Dask engine module, imported on first use (Dask is an optional extra)."""
-    import importlib  # noqa: PLC0415
-
-    return importlib.import_module(_DASK_ENGINE)
 
 
 def on_dask(

@@ -19,8 +19,14 @@ from scipy import special, stats
 
 from dissensus._deprecation import renamed_parameters
 from dissensus._exceptions import DataError
-from dissensus._validation import SeedLike, check_option, check_probability_level, is_dask
-from dissensus.agreement._common import FloatArray, dask_engine, degenerate
+from dissensus._validation import (
+    SeedLike,
+    check_option,
+    check_probability_level,
+    dask_engine,
+    is_dask,
+)
+from dissensus.agreement._common import FloatArray, degenerate
 from dissensus.agreement._icc_reml import (
     Components,
     Design,

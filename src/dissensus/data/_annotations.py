@@ -14,7 +14,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from dissensus._exceptions import DataDroppedWarning, DataError, LabelSpellingWarning
-from dissensus._validation import check_option, examples
+from dissensus._validation import check_option, computed, examples
 from dissensus.data._counts import LabelCounts
 from dissensus.data._scale import Scale
 from dissensus.data._wide import (
@@ -324,8 +324,11 @@ class Annotations(ItemAnnotatorCodes):
 
         Parameters
         ----------
-        df : DataFrame
-            One row per (item, annotator, label).
+        df : DataFrame or dask.dataframe.DataFrame
+            One row per (item, annotator, label). A Dask DataFrame is computed
+            into this process (one ``.compute()``, keeping its index, which
+            error messages name); for data that do not fit, use
+            :mod:`dissensus.distributed`.
         item, annotator, label : str
             Column names. ``annotator=None`` when there are no annotator ids.
         scale : Scale or sequence of labels, optional
@@ -360,6 +363,7 @@ class Annotations(ItemAnnotatorCodes):
         check_option(
             "Annotations.from_frame", "duplicates", duplicates, ("error", "first", "last", "keep")
         )
+        df = computed(df)
         given: object = df  # users pass other things despite the annotation
         if not isinstance(given, pd.DataFrame):
             msg = f"Annotations.from_frame expects a pandas DataFrame; got {type(given).__name__}."
@@ -508,9 +512,12 @@ class Annotations(ItemAnnotatorCodes):
 
         Parameters
         ----------
-        df : DataFrame or array_like of shape (N, M)
+        df : DataFrame, dask.dataframe.DataFrame or array_like of shape (N, M)
             One row per item. An array's items are its row numbers and its
             annotators its column numbers (``item`` and ``meta`` do not apply).
+            A Dask DataFrame is computed into this process (one
+            ``.compute()``, keeping its index, which error messages name); for
+            data that do not fit, use :mod:`dissensus.distributed`.
         item : str or None
             Item id column; ``None`` uses the index.
         annotators : sequence of str, optional
@@ -535,6 +542,7 @@ class Annotations(ItemAnnotatorCodes):
         ([[1, 1], [1, 2]], Scale.ordinal([1, 2]))
         """
         meta = list(meta)
+        df = computed(df)
         if not isinstance(df, pd.DataFrame):
             df = _wide_array_frame(df, item=item, meta=meta)
             item = None

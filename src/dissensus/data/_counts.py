@@ -13,7 +13,7 @@ import pandas as pd
 
 from dissensus._deprecation import renamed_parameters
 from dissensus._exceptions import DataDroppedWarning, DataError
-from dissensus._validation import as_count_matrix, examples
+from dissensus._validation import as_count_matrix, computed, examples, is_dask
 from dissensus.data._scale import Scale
 from dissensus.data._wide import (
     check_columns,
@@ -146,10 +146,13 @@ class LabelCounts:
 
         Parameters
         ----------
-        wide : DataFrame or array_like of shape (N, M)
+        wide : DataFrame, dask.dataframe.DataFrame or array_like of shape (N, M)
             Every column is an annotator; a DataFrame's index holds the item
             ids (``df.set_index("item")`` first if they are a column), an
-            array's items are ``0 … N-1``.
+            array's items are ``0 … N-1``. A Dask DataFrame is computed into
+            this process (one ``.compute()``, keeping its index, which error
+            messages name); for data that do not fit, use
+            :mod:`dissensus.distributed`.
         scale : Scale or sequence of labels, optional
             The label set; a plain sequence is taken in the order given
             (ordinal unless ``ordered=False``). Default: the labels present
@@ -178,6 +181,7 @@ class LabelCounts:
         ([[2, 1], [0, 2], [1, 0]], Scale.ordinal([1, 2]))
         """
         block: pd.DataFrame | npt.NDArray[Any]
+        wide = computed(wide)
         if isinstance(wide, pd.DataFrame):
             block = wide
             # the checks of Annotations.from_wide, before the numeric/general split
@@ -291,6 +295,13 @@ def as_label_counts(annotations: Any, name: str = "annotations") -> LabelCounts:
         out = counts()
         if isinstance(out, LabelCounts):
             return out
+    if is_dask(annotations):
+        msg = (
+            f"`{name}` is a Dask collection, which this function does not take; count it on "
+            "the cluster with dissensus.distributed.label_counts(...), or compute it into "
+            "memory with Annotations.from_frame(ddf, ...)."
+        )
+        raise TypeError(msg)
     if isinstance(annotations, pd.DataFrame):
         msg = (
             f"`{name}` is a DataFrame; say what it holds: Annotations.from_frame(df, ...) "

@@ -12,7 +12,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from dissensus._exceptions import DataDroppedWarning, DataError
-from dissensus._validation import as_prob_matrix, check_option, examples
+from dissensus._validation import as_prob_matrix, check_option, computed, examples
 from dissensus.data._counts import LabelCounts, _as_items
 from dissensus.data._scale import Scale
 
@@ -78,10 +78,13 @@ class Predictions:
 
         Parameters
         ----------
-        df : DataFrame
+        df : DataFrame or dask.dataframe.DataFrame
             ``layout="wide"``: one row per item, one column per label.
             ``layout="long"``: one row per (item, label) with a probability
             column; absent (item, label) pairs are an error, not a zero.
+            A Dask DataFrame is computed into this process (one
+            ``.compute()``, keeping its index, which error messages name); for
+            data that do not fit, use :mod:`dissensus.distributed`.
         item : str or None
             Item id column (``None``: the index, wide layout only).
         labels : sequence, optional
@@ -95,6 +98,7 @@ class Predictions:
             Rescale rows that do not sum to 1.
         """
         check_option("Predictions.from_frame", "layout", layout, ("wide", "long"))
+        df = computed(df)
         if layout == "long":
             if item is None:
                 msg = "Long predictions need an item column (one row per item and label); pass item='<column>'."

@@ -33,7 +33,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from dissensus._exceptions import DataError
-from dissensus._validation import check_option, examples
+from dissensus._validation import check_option, computed, examples
 from dissensus.data._annotations import (
     Annotations,
     Duplicates,
@@ -219,8 +219,11 @@ class SetAnnotations(ItemAnnotatorCodes):
 
         Parameters
         ----------
-        df : DataFrame
-            One row per (item, annotator, set of labels).
+        df : DataFrame or dask.dataframe.DataFrame
+            One row per (item, annotator, set of labels). A Dask DataFrame is
+            computed into this process (one ``.compute()``, keeping its index,
+            which error messages name); for data that do not fit, use
+            :mod:`dissensus.distributed`.
         item, annotator, label : str
             Column names; ``annotator=None`` when there are no annotator ids.
         scale : Scale or sequence of labels, optional
@@ -254,6 +257,7 @@ class SetAnnotations(ItemAnnotatorCodes):
             duplicates,
             ("error", "first", "last", "keep"),
         )
+        df = computed(df)
         given: object = df
         if not isinstance(given, pd.DataFrame):
             msg = (
@@ -327,9 +331,12 @@ class SetAnnotations(ItemAnnotatorCodes):
 
         Parameters
         ----------
-        df : DataFrame
+        df : DataFrame or dask.dataframe.DataFrame
             One row per (item, annotator); column ``labels[l]`` is 1 (or
-            True) when the annotator chose that label.
+            True) when the annotator chose that label. A Dask DataFrame is
+            computed into this process (one ``.compute()``, keeping its index,
+            which error messages name); for data that do not fit, use
+            :mod:`dissensus.distributed`.
         labels : sequence of str
             The indicator columns, in the order of the universe; the column
             names become the labels.
@@ -351,6 +358,7 @@ class SetAnnotations(ItemAnnotatorCodes):
         [[1.0, 0.5]]
         """
         labels = list(labels)
+        df = computed(df)
         _require_columns(df, {f"label {c!r}": c for c in labels}, source)
         if not labels:
             msg = "SetAnnotations.from_indicators needs at least one label column (labels=[...])."

@@ -50,7 +50,8 @@ DEFAULT_METRICS: tuple[str, ...] = (
 def _as_predictions(name: str, pred: Any) -> Predictions:
     if isinstance(pred, Predictions):
         return pred
-    if isinstance(pred, pd.DataFrame):
+    if isinstance(pred, pd.DataFrame) or (is_dask(pred) and hasattr(pred, "columns")):
+        # a Dask frame beside in-memory annotations is computed by from_frame
         item = "item" if "item" in pred.columns else None
         return Predictions.from_frame(pred, item=item)
     try:
@@ -214,7 +215,9 @@ def evaluate(
         Model name -> predicted distributions. A :class:`~dissensus.Predictions`
         or a DataFrame (wide: an ``item`` column, else the index, and one
         column per label) is aligned by item id and label; an (N, K) array
-        without ids must list the items in the order of ``annotations``.
+        without ids must list the items in the order of ``annotations``. A
+        Dask DataFrame beside in-memory annotations is computed into this
+        process by :meth:`~dissensus.Predictions.from_frame`.
     metrics : sequence of str, optional
         Registered metric names; expected metrics are named ``E[emd]``,
         ``E[cross_entropy]``, ... Default: cross_entropy, kl_divergence,

@@ -175,12 +175,17 @@ def leaderboard(
 
     Parameters
     ----------
-    gold : Annotations or LabelCounts
-        The gold annotations of one dataset.
+    gold : Annotations, LabelCounts, dask.dataframe.DataFrame or DistributedCounts
+        The gold annotations of one dataset. A Dask DataFrame of long
+        annotations (or :class:`~dissensus.distributed.DistributedCounts`) is
+        scored on the cluster by :func:`dissensus.evaluate`, which collects
+        the per-item scores; the ranks and the bootstrap between teams run in
+        memory on them.
     submissions : mapping of str to predictions
         Team name -> predicted distributions (anything
         :func:`dissensus.evaluate` takes: Predictions, DataFrame, (N, K) array
-        in the order of ``gold``).
+        in the order of ``gold``; a Dask DataFrame beside in-memory gold is
+        computed into this process).
     metrics : sequence of str, optional
         Registry names; default :data:`DEFAULT_METRICS` (seed 001's four
         metrics and their expected forms).

@@ -20,7 +20,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from dissensus._exceptions import DataError
-from dissensus._validation import PROB_ATOL, examples
+from dissensus._validation import PROB_ATOL, computed, examples, is_dask
 from dissensus.data import Annotations, Scale
 from dissensus.data._readers import _existing_file, _infer_format, _read_table
 
@@ -65,6 +65,12 @@ def check_annotations(value: object, name: str, func: str) -> None:
             f"`{name}` of {func} must be Annotations with annotator ids (e.g. from "
             f"read_annotations or Annotations.from_frame); got {type(value).__name__}."
         )
+        if is_dask(value):
+            # annotator models compare every annotator over all items: they run in memory
+            msg += (
+                " A Dask DataFrame of long annotations becomes Annotations with "
+                "Annotations.from_frame(ddf, ...), which computes it into this process."
+            )
         raise TypeError(msg)
 
 
@@ -111,11 +117,13 @@ def align_predictions(
     ----------
     true : Annotations
         With annotator ids and one label per (item, annotator).
-    predicted : Annotations or DataFrame
+    predicted : Annotations, DataFrame or dask.dataframe.DataFrame
         Annotations of predicted labels, or a long DataFrame with ``item``
         and ``annotator`` columns and either a ``label`` column (predicted
         labels) or one column per label of ``true.scale`` (named by the label
-        or its string, e.g. ``"-3"``) holding a predicted distribution.
+        or its string, e.g. ``"-3"``) holding a predicted distribution. A
+        Dask DataFrame is computed into this process (one ``.compute()``):
+        the annotator-level measures run in memory.
     func : str
         Caller's name for messages.
     item, annotator, label : str
@@ -137,7 +145,7 @@ def align_predictions(
     true.rater_matrix()  # refuses repeated (item, annotator) cells with the fix
     scale = true.scale
     K = scale.K
-    given: object = predicted  # users pass other things despite the annotation
+    given: object = computed(predicted)  # users pass other things despite the annotation
     if isinstance(given, Annotations):
         pa, pnames = given._require_annotators(func)
         pitems = given.items[given.item_codes]

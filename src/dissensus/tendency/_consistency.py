@@ -418,12 +418,14 @@ def dic(
     ----------
     true : Annotations
         True annotations with annotator ids.
-    predicted : Annotations or DataFrame
+    predicted : Annotations, DataFrame or dask.dataframe.DataFrame
         Per-annotator predictions in the same long shape: labels, or one
         probability column per label (see :func:`align_predictions
         <dissensus.tendency.align_predictions>`). Every true (item,
         annotator) cell needs one; ``M'`` is computed on the same shared
-        items as ``M``.
+        items as ``M``. A Dask DataFrame is computed into this process:
+        the annotator-level measures run in memory (so does ``true``; build
+        it from a Dask frame with ``Annotations.from_frame(ddf)``).
     measure : {"cohen", "weighted_cohen", "alpha", "pearson"} or callable, default "cohen"
         Pair agreement (see :func:`consistency_matrix`); the seed uses Cohen's kappa.
     min_overlap : int, default 20
