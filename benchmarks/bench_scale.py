@@ -1,6 +1,6 @@
 """The scale goals of issue 16: a 2-worker LocalCluster run, and streaming counts from a big CSV.
 
-    python benchmarks/bench_scale.py cluster [--annotations 100000000] [--subset 10000000]
+    python benchmarks/bench_scale.py cluster [--annotations 100000000] [--subset 10000000] [--check 1000000]
     python benchmarks/bench_scale.py stream [--gb 10] [--items 2000000]
 
 ``cluster``: N annotations (default 100 million) of N/10 items, K = 5, 20
@@ -13,6 +13,13 @@ per-model means of 5 metrics and their expected forms (10 columns, a Dask
 join of predictions and counts). Wall time per stage; worker memory is the
 largest resident set size sampled every 0.5 s on each worker (``psutil``
 through ``Client.run``), so short spikes between samples can be missed.
+Then the same pipeline on the items of the first ``--subset`` annotations,
+in memory (pandas, ``Annotations``, the agreement functions, ``evaluate``)
+and on the cluster: values compared, and the per-annotation time of the
+full cluster run divided by that of the in-memory run (goal <= 3x). Last,
+on ``--check`` annotations: counts compared exactly, and six coefficients
+with their standard errors and Poisson-bootstrap intervals compared with
+the in-memory ``bootstrap="poisson"`` ones.
 
 ``stream``: writes a CSV of about ``--gb`` GB (``item,label`` rows) and runs
 :func:`dissensus.distributed.stream_counts` on it in a child process, whose
@@ -199,6 +206,59 @@ def same(a: dict, b: dict) -> float:
     return max(worst, float((abs(m - n) / abs(n)).max()))
 
 
+def check_equal(source: Path, scale, filters, n_resamples: int = 200) -> None:
+    """Dask vs in memory on a subset: counts exactly, statistics, SEs and Poisson intervals."""
+    import dask.dataframe as dd  # noqa: PLC0415
+
+    from dissensus import distributed as D  # noqa: PLC0415
+    from dissensus.agreement import (  # noqa: PLC0415
+        brennan_prediger,
+        fleiss_kappa,
+        gwet_ac1,
+        krippendorff_alpha,
+    )
+    from dissensus.data import Annotations  # noqa: PLC0415
+
+    t = time.perf_counter()
+    mem = Annotations.from_frame(pd.read_parquet(source, filters=filters), scale=scale).counts()
+    dist = D.label_counts(dd.read_parquet(source, filters=filters), scale=scale)
+    got = dist.collect()
+    order = np.argsort(mem.items.to_numpy(), kind="stable")
+    exact = bool(
+        got.items.equals(mem.items[order]) and np.array_equal(got.values, mem.values[order])  # noqa: PD011
+    )
+    opts = {"confidence_level": 0.95, "n_resamples": n_resamples, "seed": 0}
+    res = D.agreement(dist, levels=("nominal", "ordinal", "interval"), **opts)
+    want = {
+        "fleiss_kappa": fleiss_kappa(mem, bootstrap="poisson", **opts),
+        "gwet_ac1": gwet_ac1(mem, bootstrap="poisson", **opts),
+        "brennan_prediger": brennan_prediger(mem, bootstrap="poisson", **opts),
+    }
+    for lvl in ("nominal", "ordinal", "interval"):
+        key = "krippendorff_alpha" + ("" if lvl == "nominal" else f"_{lvl}")
+        want[key] = krippendorff_alpha(mem, level=lvl, bootstrap="poisson", **opts)
+    worst = {"statistic": 0.0, "se": 0.0, "interval": 0.0}
+    for name, w in want.items():
+        g = res[name]
+        worst["statistic"] = max(worst["statistic"], abs(g.statistic - w.statistic))
+        if not (np.isnan(g.se) and np.isnan(w.se)):
+            worst["se"] = max(worst["se"], abs(g.se - w.se) / w.se)
+        lo, hi = g.confidence_interval
+        wlo, whi = w.confidence_interval
+        worst["interval"] = max(worst["interval"], abs(lo - wlo), abs(hi - whi))
+    n = int(mem.values.sum())  # noqa: PD011
+    print(
+        f"\nequality check on {n:,} annotations ({mem.N:,} items), {time.perf_counter() - t:.0f} s:"
+    )
+    print(f"  counts (item ids and every count) identical: {exact}")
+    print(
+        f"  {len(want)} coefficients ({', '.join(want)}), {n_resamples} Poisson resamples: largest "
+        f"|difference| of statistic {worst['statistic']:.1e}, relative of se {worst['se']:.1e}, "
+        f"of the 95% interval bounds {worst['interval']:.1e} (goal <= 1e-12: "
+        f"{'OK' if exact and max(worst.values()) <= 1e-12 else 'MISSED'})"
+    )
+
+
 def run_cluster(args: argparse.Namespace) -> None:
     from bench_distributed import two_workers  # noqa: PLC0415
     from dask.distributed import Client  # noqa: PLC0415
@@ -249,25 +309,32 @@ def run_cluster(args: argparse.Namespace) -> None:
             if not args.subset:
                 return
             small = on_cluster(source, scale, preds, args, filters=sub)
-        n_sub = int(pd.read_parquet(source, columns=["item"], filters=sub).shape[0])
-        mem_run = in_memory(source, scale, preds, filters=sub)
-        print(f"\nsubset: {n_sub:,} annotations of {sub_items:,} items")
-        rate_mem = n_sub / mem_run["wall"]
-        print(
-            f"  in memory (pandas, one process): {mem_run['wall']:8.1f} s ({rate_mem:,.0f} annotations/s)"
-        )
-        print(
-            f"  Dask on the subset:              {small['wall']:8.1f} s ({n_sub / small['wall']:,.0f} annotations/s)"
-        )
-        print(
-            f"  largest relative difference Dask vs in memory: {same(small, mem_run):.1e} (goal <= 1e-12)"
-        )
-        ratio = rate_mem / rate
-        print(
-            f"  per-annotation time, Dask on all {n_ann:,} / in memory on the subset: {ratio:.2f}x "
-            f"(goal <= 3x: {'OK' if ratio <= 3 else 'MISSED'}); on the subset alone "
-            f"{small['wall'] / mem_run['wall']:.2f}x"
-        )
+            n_sub = int(pd.read_parquet(source, columns=["item"], filters=sub).shape[0])
+            mem_run = in_memory(source, scale, preds, filters=sub)
+            print(f"\nsubset: {n_sub:,} annotations of {sub_items:,} items")
+            rate_mem = n_sub / mem_run["wall"]
+            print(
+                f"  in memory (pandas, one process): {mem_run['wall']:8.1f} s "
+                f"({rate_mem:,.0f} annotations/s)"
+            )
+            print(
+                f"  Dask on the subset:              {small['wall']:8.1f} s "
+                f"({n_sub / small['wall']:,.0f} annotations/s)"
+            )
+            print(
+                "  largest relative difference Dask vs in memory: "
+                f"{same(small, mem_run):.1e} (goal <= 1e-12)"
+            )
+            ratio = rate_mem / rate
+            print(
+                f"  per-annotation time, Dask on all {n_ann:,} / in memory on the subset: "
+                f"{ratio:.2f}x (goal <= 3x: {'OK' if ratio <= 3 else 'MISSED'}); on the subset "
+                f"alone {small['wall'] / mem_run['wall']:.2f}x",
+                flush=True,
+            )
+            if args.check:
+                check_items = max(1, round(n_items * min(1.0, args.check / n_ann)))
+                check_equal(source, scale, [("item", "<", check_items)])
         print(f"load average at end: {load()}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -355,6 +422,12 @@ def main() -> None:
         type=int,
         default=10_000_000,
         help="annotations of the in-memory comparison (0: none)",
+    )
+    c.add_argument(
+        "--check",
+        type=int,
+        default=1_000_000,
+        help="annotations of the exact-equality check with Poisson intervals (0: none)",
     )
     c.add_argument("--tmp", default="/tmp")
     s = sub.add_parser("stream")
