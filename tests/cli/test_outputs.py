@@ -115,7 +115,16 @@ def _slow_run_script(files: dict[str, Path], out: Path, started: Path) -> str:
     # temporary: stopping the run there is the worst moment for the old set.
     return textwrap.dedent(
         f"""
-        import pathlib, sys, time
+        import pathlib, signal, sys, time
+
+        # Ctrl-C as from an interactive shell: SIGINT unblocked, Python's handler. A
+        # test worker can hand its child a blocked or ignored SIGINT (seen twice in
+        # CI: the sleep below then ran to its end); the inherited state goes to stderr.
+        held = {{signal.SIGINT, signal.SIGTERM}}
+        inherited = signal.pthread_sigmask(signal.SIG_UNBLOCK, held) & held
+        print(f"inherited: blocked {{sorted(inherited)}}, SIGINT {{signal.getsignal(signal.SIGINT)}}",
+              file=sys.stderr)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         import dissensus.evaluation as ev
 
         def slow(self, *args, **kwargs):
