@@ -19,6 +19,7 @@ from dissensus import OutputError
 from dissensus.data._atomic import (
     MANIFEST,
     AtomicFileSet,
+    _signals_held,
     check_not_inputs,
     check_output_dir,
     locked_dir,
@@ -125,6 +126,32 @@ class TestAtomicFileSet:
             pass
         assert sorted(p.name for p in out.iterdir()) == [MANIFEST, "summary.csv"]
         assert (out / "summary.csv").read_text() == "new\n"
+
+
+class TestSignalsHeld:
+    def test_a_signal_raised_as_the_mask_changes_leaves_the_mask_as_it_was(self, monkeypatch):
+        # pthread_sigmask runs the handlers of signals that arrived before it returns:
+        # a KeyboardInterrupt then comes out of the call that blocked SIGINT.
+        real = signal.pthread_sigmask
+        before = real(signal.SIG_BLOCK, ())
+
+        def interrupted(how: int, mask: object) -> set[signal.Signals]:
+            old = real(how, mask)
+            if how == signal.SIG_BLOCK and mask:
+                raise KeyboardInterrupt
+            return old
+
+        monkeypatch.setattr(signal, "pthread_sigmask", interrupted)
+        with pytest.raises(KeyboardInterrupt), _signals_held():
+            pytest.fail("the block was entered")
+        assert real(signal.SIG_BLOCK, ()) == before
+
+    def test_signals_are_held_inside_and_restored_after(self):
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, ())
+        with _signals_held():
+            inside = signal.pthread_sigmask(signal.SIG_BLOCK, ())
+        assert {signal.SIGINT, signal.SIGTERM} <= inside
+        assert signal.pthread_sigmask(signal.SIG_BLOCK, ()) == before
 
 
 class TestCheckOutputDir:

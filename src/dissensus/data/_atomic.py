@@ -226,9 +226,12 @@ def _signals_held() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    held = {signal.SIGINT, signal.SIGTERM}
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, ())  # the current mask, unchanged
     try:
+        # Inside the try: a signal that arrived just before is raised by this call
+        # after the mask changed, and the finally must still restore it (else a
+        # notebook's kernel would ignore Ctrl-C from then on).
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
