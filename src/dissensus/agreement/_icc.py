@@ -264,7 +264,7 @@ def icc(
                 "icc on a Dask collection computes the ANOVA ICC of a complete design "
                 f"(method='anova', missing ratings refused); got method={method!r}, "
                 f"nan_policy={nan_policy!r}. For missing ratings collect the data "
-                "(Annotations.from_frame(ddf.compute())) and call icc(..., method='reml')."
+                "(Annotations.from_frame(ddf), which computes it) and call icc(..., method='reml')."
             )
             raise ValueError(msg)
         result: AgreementResult = dask_engine().icc(annotations, kind=kind, confidence_level=level)
