@@ -1154,9 +1154,8 @@ def metric_means(
         Missing label columns, or predictions that do not cover exactly the
         annotated items.
     """
-    if isinstance(prior, str) and prior in _FITTED_PRIORS:
-        prior = _fit_prior(counts, prior)
     names = [get_metric(m).name for m in metrics]
+    prior = _prior_for(counts, prior, names)
     models = [str(m) for m in predictions]
     label_cols = [str(lab) for lab in counts.scale.labels]
     frames = [
@@ -1194,6 +1193,20 @@ def metric_means(
 
 
 _FITTED_PRIORS = ("empirical", "hierarchical")
+
+
+def _prior_for(counts: DistributedCounts, prior: Any, metrics: Sequence[str]) -> Any:
+    """The prior the partitions score ``metrics`` with: a fitted one fitted once, on all items.
+
+    Fitted per partition it would differ; no fit when no metric needs the posterior.
+    """
+    if (
+        isinstance(prior, str)
+        and prior in _FITTED_PRIORS
+        and any(get_metric(m).needs_posterior for m in metrics)
+    ):
+        return _fit_prior(counts, prior)
+    return prior
 
 
 def _fit_prior(counts: DistributedCounts, name: str) -> FloatArray:
@@ -1565,13 +1578,7 @@ def score_items(
     models = [str(m) for m in predictions]
     labels = [str(lab) for lab in counts.scale.labels]
     K, M, J = counts.K, len(names), len(models)
-    if (
-        isinstance(prior, str)
-        and prior in _FITTED_PRIORS
-        and any(get_metric(m).needs_posterior for m in names)
-    ):
-        # fitted once to every item, as in memory (per partition it would differ)
-        prior = _fit_prior(counts, prior)
+    prior = _prior_for(counts, prior, names)
     frames = [
         _prediction_frame(str(model), pred, j, item, labels)
         for j, (model, pred) in enumerate(predictions.items())

@@ -947,16 +947,11 @@ def soft_labels(
     if is_dask(counts):
         return dask_engine().soft_labels(counts, method=method, prior=prior, sigma=sigma)
     if method in ("dawid_skene", "ordinal_dawid_skene", "mace"):
-        if not isinstance(counts, Annotations) or not counts.has_annotators:
-            msg = (
-                f"soft_labels(method={method!r}) models each annotator, so it needs "
-                "Annotations with annotator ids (label counts cannot tell annotators apart); "
-                "load them with annotator='<column>'."
-            )
-            raise DataError(msg)
-        from dissensus.aggregation import soft_targets  # noqa: PLC0415 -- optional layer
+        # the annotator-id check and the fit live in one place, beside the models
+        from dissensus.aggregation import fit_annotator_model  # noqa: PLC0415 -- optional layer
 
-        posterior: FloatArray = soft_targets(counts, method).values
+        fit = fit_annotator_model(counts, method, func="soft_labels")  # type: ignore[arg-type]
+        posterior: FloatArray = fit.posterior.to_numpy(dtype=np.float64)
         return posterior
     n, items, ordered = _counts_and_order(counts)
     if method == "posterior_mean":
