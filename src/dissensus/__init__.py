@@ -35,9 +35,9 @@ from dissensus.data import (
     read_annotations,
     read_convabuse,
     read_lewidi,
+    read_predictions,
     read_set_annotations,
 )
-from dissensus.data._predictions_io import read_predictions
 from dissensus.evaluation import Evaluation, evaluate
 
 try:

@@ -76,6 +76,15 @@ def check_probability_level(func: str, name: str, level: float) -> float:
     return level
 
 
+def check_resamples(func: str, n_resamples: int) -> int:
+    """Check a number of resamples (bootstrap, permutation): a whole number of at least 1."""
+    n = int(n_resamples)
+    if n < 1:
+        msg = f"The 'n_resamples' parameter of {func} must be at least 1. Got {n_resamples!r} instead."
+        raise ValueError(msg)
+    return n
+
+
 def require_extra(extra: str, modules: Sequence[str], feature: str) -> None:
     """Raise :class:`~dissensus._exceptions.MissingExtraError` unless ``modules`` import.
 

@@ -35,7 +35,7 @@ from dissensus._validation import (
 )
 from dissensus.agreement._result import AgreementResult
 from dissensus.data import Annotations, LabelCounts, Scale, as_label_counts
-from dissensus.stats._bootstrap import (
+from dissensus.stats import (
     ConfidenceInterval,
     bca_interval,
     item_keys,

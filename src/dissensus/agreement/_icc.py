@@ -35,7 +35,7 @@ from dissensus.agreement._icc_reml import (
 )
 from dissensus.agreement._result import AgreementResult
 from dissensus.data import Annotations
-from dissensus.stats._bootstrap import (
+from dissensus.stats import (
     ConfidenceInterval,
     bootstrap_weights,
     percentile_interval,

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from dissensus._deprecation import deprecated_attribute
-from dissensus.stats._bootstrap import ConfidenceInterval
+from dissensus.stats import ConfidenceInterval
 
 __all__ = ["AgreementResult"]
 

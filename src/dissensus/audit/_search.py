@@ -195,7 +195,11 @@ def _simplest(
     # The first violations are enough to find the simplest (trials are in random order).
     bad = np.flatnonzero(margin >= 0)[:_KEY_POOL]
     key = _complexity(checker.prop, checker.subject, [x[bad] for x in slots])
-    finite = np.where(np.isfinite(margin[bad]), margin[bad], 1e300)
+    # Margins that differ only by rounding (mirror-image trials) tie, so the trial order,
+    # not the last bits of a platform's SIMD log or exp, picks among them.
+    with np.errstate(over="ignore", invalid="ignore"):
+        rounded = np.round(margin[bad], 10)
+    finite = np.where(np.isfinite(rounded), rounded, 1e300)
     out: npt.NDArray[np.intp] = bad[np.lexsort((-finite, key))][:_SHRINK_POOL]
     return out
 

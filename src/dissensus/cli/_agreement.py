@@ -11,6 +11,7 @@ from typing import Any
 import click
 import pandas as pd
 
+from dissensus._atomic import check_not_inputs, check_output_file, write_file_atomically
 from dissensus._exceptions import DataError, DissensusWarning
 from dissensus.agreement import label_patterns, report
 from dissensus.cli._agreement_sets import (
@@ -21,7 +22,6 @@ from dissensus.cli._agreement_sets import (
 )
 from dissensus.cli._reader_options import load_annotations, reader_options
 from dissensus.data import LabelCounts, as_label_counts, load_example
-from dissensus.data._atomic import check_not_inputs, check_output_file, write_file_atomically
 
 __all__ = [
     "GLOSSARY",

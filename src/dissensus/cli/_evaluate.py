@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from dissensus._atomic import AtomicFileSet, locked_dir
 from dissensus._exceptions import DataError, DissensusWarning
 from dissensus._validation import require_extra
 from dissensus.cli._messages import echo_warnings, prior_note
@@ -26,7 +27,6 @@ from dissensus.cli._reader_options import (
     reader_options,
 )
 from dissensus.data import Annotations, LabelCounts, Predictions
-from dissensus.data._atomic import AtomicFileSet, locked_dir
 from dissensus.evaluation import TARGETS, evaluate
 
 __all__ = ["evaluate_command"]

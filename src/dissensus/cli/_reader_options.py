@@ -22,8 +22,14 @@ import click
 
 from dissensus._exceptions import DataError, DissensusWarning
 from dissensus.cli._messages import echo_warnings, format_hint
-from dissensus.data import Annotations, Label, Predictions, Scale, read_annotations
-from dissensus.data._predictions_io import read_predictions
+from dissensus.data import (
+    Annotations,
+    Label,
+    Predictions,
+    Scale,
+    read_annotations,
+    read_predictions,
+)
 from dissensus.posterior import DEFAULT_PRIOR
 
 __all__ = [

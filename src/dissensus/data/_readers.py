@@ -380,6 +380,28 @@ def _read_jsonl(path: Path) -> pd.DataFrame:
     return pd.DataFrame.from_records(records, index=pd.Index(lines, name="line"))
 
 
+def read_table(path: PathLike, *, format: str | None = None) -> pd.DataFrame:
+    """A table file (CSV, TSV, Parquet or JSONL) as a DataFrame indexed by file line.
+
+    The reader behind :func:`read_annotations`, for tables that are not
+    annotations (e.g. a model's predicted labels): ids and labels are read as
+    text, nothing is dropped, and errors name the file and line.
+
+    Parameters
+    ----------
+    path : str or Path
+    format : {"csv", "tsv", "parquet", "jsonl"}, optional
+        Default: from the extension.
+
+    Raises
+    ------
+    FileNotFoundError, IsADirectoryError, DataError
+        A missing file, a directory, an unknown extension or a malformed row.
+    """
+    p = _existing_file(path)
+    return _read_table(p, format or _infer_format(p), None)
+
+
 def _read_table(
     path: Path,
     fmt: str,

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from dissensus.data import Annotations, read_convabuse
-from dissensus.data._annotations import Duplicates
+from dissensus.data import Annotations, Duplicates, read_convabuse
 from dissensus.datasets._dataset import Dataset
 
 __all__ = ["load_convabuse"]

@@ -30,7 +30,7 @@ The package is split by job: ``_engine`` aligns and scores (:func:`evaluate`),
 
 from dissensus.evaluation._engine import DEFAULT_METRICS, TARGETS, PredictionLike, evaluate
 from dissensus.evaluation._output import REPORT_AUDIT_TRIALS, Evaluation
-from dissensus.stats._bins import annotation_bins
+from dissensus.stats import annotation_bins
 
 __all__ = [
     "DEFAULT_METRICS",

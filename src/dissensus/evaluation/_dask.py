@@ -15,7 +15,7 @@ from dissensus._validation import SeedLike
 from dissensus.evaluation._output import Evaluation
 from dissensus.evaluation._tables import _prior_name
 from dissensus.metrics import Metric
-from dissensus.stats._bins import BinsLike, annotation_bins
+from dissensus.stats import BinsLike, annotation_bins
 
 __all__ = ["evaluate_dask"]
 

@@ -20,13 +20,12 @@ from dissensus._validation import (
     examples,
     is_dask,
 )
-from dissensus.data import Annotations, LabelCounts, Predictions
-from dissensus.data._counts import as_label_counts
+from dissensus.data import Annotations, LabelCounts, Predictions, as_label_counts
 from dissensus.evaluation._output import Evaluation
 from dissensus.evaluation._tables import _prior_name
 from dissensus.metrics import Metric, get_metric
 from dissensus.posterior import DEFAULT_PRIOR
-from dissensus.stats._bins import BinsLike, annotation_bins
+from dissensus.stats import BinsLike, annotation_bins
 
 __all__ = ["DEFAULT_METRICS", "PredictionLike", "evaluate"]
 

@@ -23,7 +23,7 @@ from dissensus._validation import (
 )
 from dissensus.evaluation._tables import _python, _Tables
 from dissensus.report._data import format_number
-from dissensus.stats._ranking import competition_ranks
+from dissensus.stats import competition_ranks
 
 FloatArray = npt.NDArray[np.float64]
 #: What the HTML report needs (the ``report`` extra).
@@ -332,7 +332,7 @@ class Evaluation(_Tables):
             msg = f"dissensus.report.render_html returned {type(html).__name__}, not HTML text."
             raise TypeError(msg)
         if path is not None:
-            from dissensus.data._atomic import write_file_atomically  # noqa: PLC0415
+            from dissensus._atomic import write_file_atomically  # noqa: PLC0415
 
             write_file_atomically(path, html)
         return html
@@ -393,7 +393,7 @@ class Evaluation(_Tables):
         without it :class:`~dissensus.MissingExtraError` is raised before
         any file is written.
 
-        The files are written as one set (:class:`dissensus.data._atomic.AtomicFileSet`):
+        The files are written as one set (:class:`dissensus._atomic.AtomicFileSet`):
         each goes to a temporary name and all are moved into place together,
         with a ``manifest.json`` holding the parameters and the SHA-256 of each
         file, so an interrupted or failed save leaves the earlier set intact.
@@ -433,7 +433,7 @@ class Evaluation(_Tables):
             an input, or a write failed (the message names the path).
         """
         require_extra("report", _REPORT_MODULES, "Evaluation.save (report.html)")
-        from dissensus.data._atomic import AtomicFileSet  # noqa: PLC0415
+        from dissensus._atomic import AtomicFileSet  # noqa: PLC0415
 
         names = {
             "summary": "summary.csv",

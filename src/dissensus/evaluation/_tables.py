@@ -21,23 +21,27 @@ from dissensus._validation import (
     SeedLike,
     check_option,
     check_probability_level,
+    check_resamples,
     examples,
 )
 from dissensus.data import LabelCounts
 from dissensus.metrics import Metric
 from dissensus.report._data import REQUIRED_COLUMNS, FullFrame
-from dissensus.stats._bins import BinsLike, annotation_bins
-from dissensus.stats._bootstrap import percentile_interval, warn_few_items
-from dissensus.stats._paired import (
+from dissensus.stats import (
+    BinsLike,
     PairedTestResult,
-    _check_resamples,
     adjust_pvalues,
+    annotation_bins,
     bootstrap_test,
+    competition_ranks,
+    order_reversals,
+    percentile_interval,
     permutation_test,
+    rank_agreement,
     resample_means,
+    warn_few_items,
     wilcoxon_test,
 )
-from dissensus.stats._ranking import competition_ranks, order_reversals, rank_agreement
 
 FloatArray = npt.NDArray[np.float64]
 _TESTS = ("wilcoxon", "bootstrap", "permutation")
@@ -867,7 +871,7 @@ class _Tables:
             "Evaluation.pairwise_tests", "correction", correction, ("holm", "bonferroni", None)
         )
         if test != "wilcoxon":
-            _check_resamples("Evaluation.pairwise_tests", n_resamples)
+            check_resamples("Evaluation.pairwise_tests", n_resamples)
         metrics = self.metrics if metric is None else [self.metrics[self._metric_index(metric)]]
         J = len(self.models)
         rows = []

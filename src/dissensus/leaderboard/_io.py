@@ -8,8 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from dissensus._exceptions import DataError
-from dissensus.data import Predictions
-from dissensus.data._predictions_io import read_predictions
+from dissensus.data import Predictions, read_predictions
 from dissensus.evaluation import PredictionLike
 from dissensus.metrics.lewidi import read_lewidi_predictions
 

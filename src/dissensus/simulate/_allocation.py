@@ -41,7 +41,7 @@ from dissensus.simulate._synthetic import (
     candidate_predictions,
     draw_truth,
 )
-from dissensus.stats._ranking import competition_ranks
+from dissensus.stats import competition_ranks
 
 __all__ = ["STRATEGIES", "allocation_study"]
 

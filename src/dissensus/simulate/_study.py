@@ -61,8 +61,7 @@ from dissensus.simulate._synthetic import (
     candidate_predictions,
     draw_truth,
 )
-from dissensus.stats._bins import BinsLike, annotation_bins
-from dissensus.stats._ranking import competition_ranks, kendall_tau_b_rows
+from dissensus.stats import BinsLike, annotation_bins, competition_ranks, kendall_tau_b_rows
 
 __all__ = ["DEFAULT_PRIORS", "DEFAULT_STUDY_METRICS", "StudyResult", "coverage", "study"]
 

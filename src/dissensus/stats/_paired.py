@@ -33,6 +33,7 @@ from dissensus._validation import (
     as_generator,
     check_option,
     check_probability_level,
+    check_resamples,
 )
 from dissensus.stats._bootstrap import (
     ConfidenceInterval,
@@ -122,14 +123,6 @@ def _paired(x: npt.ArrayLike, y: npt.ArrayLike) -> FloatArray:
     return d
 
 
-def _check_resamples(func: str, n_resamples: int) -> int:
-    n = int(n_resamples)
-    if n < 1:
-        msg = f"The 'n_resamples' parameter of {func} must be at least 1. Got {n_resamples!r} instead."
-        raise ValueError(msg)
-    return n
-
-
 # -- resampling ----------------------------------------------------------------------
 
 
@@ -182,7 +175,7 @@ def resample_means(
     if S.ndim != 2 or S.shape[1] < 1:
         msg = f"`scores` must be a (P, N) array with N >= 1; got shape {S.shape}."
         raise ValueError(msg)
-    n_resamples = _check_resamples("resample_means", n_resamples)
+    n_resamples = check_resamples("resample_means", n_resamples)
     N = S.shape[1]
     with np.errstate(invalid="ignore", over="ignore"):
         center = S.mean(axis=1)
@@ -309,7 +302,7 @@ def permutation_test(
     0.125
     """
     d = _paired(x, y)
-    n_resamples = _check_resamples("permutation_test", n_resamples)
+    n_resamples = check_resamples("permutation_test", n_resamples)
     N = d.size
     observed = float(d.mean())
     if N < 63 and n_resamples >= 2**N:
@@ -382,7 +375,7 @@ def bootstrap_test(
     (0.25, True)
     """
     d = _paired(x, y)
-    n_resamples = _check_resamples("bootstrap_test", n_resamples)
+    n_resamples = check_resamples("bootstrap_test", n_resamples)
     level = check_probability_level("bootstrap_test", "confidence_level", confidence_level)
     boot = resample_means(d, n_resamples, seed=seed)[:, 0]
     low, high = percentile_interval(boot, confidence_level=level)

@@ -21,8 +21,7 @@ import pandas as pd
 
 from dissensus._exceptions import DataError
 from dissensus._validation import PROB_ATOL, computed, examples, is_dask
-from dissensus.data import Annotations, Scale
-from dissensus.data._readers import _existing_file, _infer_format, _read_table
+from dissensus.data import Annotations, Scale, read_table
 
 __all__ = [
     "AlignedPredictions",
@@ -258,9 +257,7 @@ def read_annotator_predictions(
     FileNotFoundError, DataError
         A missing file or column, or labels off the scale (with the line).
     """
-    p = _existing_file(path)
-    fmt = format or _infer_format(p)
-    df = _read_table(p, fmt, None)
+    df = read_table(path, format=format)
     for col in (item, annotator):
         if col not in df.columns:
             msg = (

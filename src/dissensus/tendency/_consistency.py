@@ -41,8 +41,7 @@ from dissensus.agreement._alpha import LEVELS, Level
 from dissensus.agreement._common import Weights
 from dissensus.agreement._pairwise import MEASURES, table_values
 from dissensus.data import Annotations, Scale
-from dissensus.stats import ConfidenceInterval, percentile_interval
-from dissensus.stats._bootstrap import iter_bootstrap_weights
+from dissensus.stats import ConfidenceInterval, iter_bootstrap_weights, percentile_interval
 from dissensus.tendency._align import AlignedPredictions, align_predictions, check_annotations
 
 __all__ = [

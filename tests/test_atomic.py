@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from dissensus import OutputError
-from dissensus.data._atomic import (
+from dissensus._atomic import (
     MANIFEST,
     AtomicFileSet,
     _signals_held,
@@ -26,7 +26,7 @@ from dissensus.data._atomic import (
     write_file_atomically,
 )
 
-SRC = Path(__file__).resolve().parents[2] / "src"
+SRC = Path(__file__).resolve().parents[1] / "src"
 
 
 def _snapshot(directory: Path) -> dict[str, bytes]:
@@ -221,7 +221,7 @@ class TestFaults:
         script = textwrap.dedent(
             f"""
             import pathlib, time
-            from dissensus.data._atomic import AtomicFileSet
+            from dissensus._atomic import AtomicFileSet
 
             def slow(fh):
                 fh.write(b"partial")
