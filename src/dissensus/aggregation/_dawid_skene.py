@@ -19,8 +19,9 @@ posterior :math:`T_{ic}` moves by ``tol`` or more in an iteration.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -29,22 +30,18 @@ import pandas as pd
 from dissensus._validation import SeedLike
 from dissensus.aggregation._em import (
     EPS,
-    ConvergenceWarning,
+    AnnotatorModel,
     Data,
-    EMRun,
     answer_sums,
-    check_em_options,
     check_nonnegative,
     confusion_e_step,
     data_codes,
     initial_posteriors,
-    most_probable,
     run_em,
-    warn_not_converged,
 )
-from dissensus.data import Annotations, Scale
+from dissensus.data import Annotations
 
-__all__ = ["ConvergenceWarning", "DawidSkeneResult", "dawid_skene"]
+__all__ = ["DawidSkeneResult", "dawid_skene"]
 
 FloatArray = npt.NDArray[np.float64]
 Init = Literal["majority", "random"]
@@ -52,52 +49,24 @@ R = TypeVar("R", bound="DawidSkeneResult")
 
 
 @dataclass(frozen=True)
-class DawidSkeneResult:
+class DawidSkeneResult(AnnotatorModel):
     r"""A fitted Dawid–Skene model: item posteriors and annotator confusion matrices.
+
+    Everything of :class:`~dissensus.aggregation._em.AnnotatorModel`
+    (``posterior``, ``annotators``, ``n_annotations``, ``scale``,
+    ``log_likelihood``, ``n_iter``, ``converged``, ``tol``, ``labels``), and:
 
     Attributes
     ----------
-    posterior : pandas.DataFrame
-        ``T[i, c]``, the posterior probability that item ``i``'s true label is
-        ``c``; rows are items (in the order of the annotations), columns the
-        labels of the scale. Rows sum to 1.
     priors : pandas.Series
         Class prior :math:`\rho_c`, indexed by label.
     confusion : ndarray of float64, shape (R, K, K)
         ``confusion[a, c, y]`` = P(annotator ``a`` answers ``y`` | true ``c``);
         each ``confusion[a, c]`` sums to 1.
-    annotators : pandas.Index
-        Annotator ids, in the order of ``confusion``.
-    n_annotations : ndarray of int64, shape (R,)
-        Annotations per annotator.
-    scale : Scale
-        The labels.
-    log_likelihood : tuple of float
-        Observed-data log-likelihood per annotation after each iteration
-        (non-decreasing).
-    n_iter : int
-        EM iterations run.
-    converged : bool
-        Whether the last iteration moved every posterior by less than ``tol``.
-    tol : float
-        The stopping tolerance.
     """
 
-    posterior: pd.DataFrame
     priors: pd.Series
     confusion: FloatArray = field(repr=False)
-    annotators: pd.Index
-    n_annotations: npt.NDArray[np.int64] = field(repr=False)
-    scale: Scale
-    log_likelihood: tuple[float, ...] = field(repr=False)
-    n_iter: int
-    converged: bool
-    tol: float
-
-    @property
-    def labels(self) -> pd.Series:
-        """The most probable label of each item (the first on ties)."""
-        return most_probable(self.posterior)
 
     def confusion_matrix(self, annotator: object) -> pd.DataFrame:
         """One annotator's confusion matrix: rows the true label, columns the answer."""
@@ -106,11 +75,7 @@ class DawidSkeneResult:
             msg = f"No annotator {annotator!r} in this model."
             raise KeyError(msg)
         labels = pd.Index(self.scale.labels)
-        return pd.DataFrame(
-            self.confusion[pos],
-            index=labels.rename("true"),
-            columns=labels.rename("answer"),
-        )
+        return pd.DataFrame(self.confusion[pos], labels.rename("true"), labels.rename("answer"))
 
     def reliability(self) -> pd.DataFrame:
         r"""One row per annotator: how reliable the model finds them.
@@ -144,13 +109,38 @@ class DawidSkeneResult:
         )
 
 
-def _m_step(T: FloatArray, d: Data, smoothing: float) -> tuple[FloatArray, FloatArray]:
-    """Priors (K,) and confusion (R, K true, K answer) from the posteriors ``T``."""
-    rho = np.maximum(T.mean(axis=0), EPS)
-    conf = answer_sums(T, d) + smoothing  # (a, c, y)
-    np.maximum(conf, EPS, out=conf)
-    conf /= conf.sum(axis=2, keepdims=True)
-    return rho, conf
+def fit_confusions(
+    cls: type[R],
+    annotations: Annotations,
+    d: Data,
+    *,
+    func: str,
+    confusion: Callable[[FloatArray], FloatArray],
+    extra: Callable[[], dict[str, Any]] = dict,
+    init: str,
+    n_iter: int,
+    tol: float,
+    seed: SeedLike,
+) -> R:
+    """Fit a confusion-matrix model by EM; ``cls`` built from its last priors and matrices.
+
+    ``confusion(T)`` is the model's M step for the (R, K true, K answer)
+    matrices; the priors' M step and the E step are Dawid and Skene's.
+    ``extra()`` gives the model's own fields once the fit is done.
+    """
+    last: dict[str, FloatArray] = {}
+
+    def step(T: FloatArray) -> tuple[FloatArray, float]:
+        last["rho"] = np.maximum(T.mean(axis=0), EPS)
+        last["conf"] = confusion(T)
+        return confusion_e_step(last["rho"], last["conf"], d)
+
+    run = run_em(initial_posteriors(d, init, seed), step, d, n_iter=n_iter, tol=tol)
+    run.warn_unless_converged(func, stacklevel=4)
+    labels = pd.Index(annotations.scale.labels, name="label")
+    priors = pd.Series(last["rho"] / last["rho"].sum(), index=labels, name="prior")
+    return cls(**AnnotatorModel.core(annotations, d, run), priors=priors, confusion=last["conf"],
+               **extra())  # fmt: skip
 
 
 def dawid_skene(
@@ -233,39 +223,14 @@ def dawid_skene(
     (['x', 'y', 'x', 'y'], True)
     """
     func = "dawid_skene"
-    check_em_options(func, n_iter=n_iter, tol=tol, init=init)
     smoothing = check_nonnegative(func, "smoothing", smoothing)
-    d = data_codes(func, annotations)
-    fitted: dict[str, FloatArray] = {}
+    d = data_codes(func, annotations, n_iter=n_iter, tol=tol, init=init)
 
-    def step(T: FloatArray) -> tuple[FloatArray, float]:
-        fitted["rho"], fitted["conf"] = _m_step(T, d, smoothing)
-        return confusion_e_step(fitted["rho"], fitted["conf"], d)
+    def confusion(T: FloatArray) -> FloatArray:
+        conf = answer_sums(T, d) + smoothing  # (a, c, y)
+        np.maximum(conf, EPS, out=conf)
+        conf /= conf.sum(axis=2, keepdims=True)
+        return conf
 
-    run = run_em(initial_posteriors(d, init, seed), step, n_iter=n_iter, tol=tol,
-                 n_annotations=d.y.size)  # fmt: skip
-    if not run.converged:
-        warn_not_converged(func, n_iter, run.change, tol)
-    return fitted_result(DawidSkeneResult, annotations, d, run, fitted=fitted, tol=tol)
-
-
-def fitted_result(
-    cls: type[R], annotations: Annotations, d: Data, run: EMRun, *,
-    fitted: dict[str, FloatArray], tol: float, **extra: object,
-) -> R:  # fmt: skip
-    """A Dawid–Skene-type result from an EM run and its last priors and confusion matrices."""
-    labels = pd.Index(annotations.scale.labels, name="label")
-    rho = fitted["rho"]
-    return cls(
-        posterior=pd.DataFrame(run.T, index=annotations.items, columns=labels),
-        priors=pd.Series(rho / rho.sum(), index=labels, name="prior"),
-        confusion=fitted["conf"],
-        annotators=d.annotators,
-        n_annotations=d.n_annotations,
-        scale=annotations.scale,
-        log_likelihood=run.history,
-        n_iter=len(run.history),
-        converged=run.converged,
-        tol=float(tol),
-        **extra,
-    )
+    return fit_confusions(DawidSkeneResult, annotations, d, func=func, confusion=confusion,
+                          init=init, n_iter=n_iter, tol=tol, seed=seed)  # fmt: skip

@@ -25,7 +25,7 @@ once.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -34,17 +34,8 @@ from scipy import special
 
 from dissensus._exceptions import DataError
 from dissensus._validation import SeedLike
-from dissensus.aggregation._dawid_skene import DawidSkeneResult, Init, fitted_result
-from dissensus.aggregation._em import (
-    EPS,
-    answer_sums,
-    check_em_options,
-    confusion_e_step,
-    data_codes,
-    initial_posteriors,
-    run_em,
-    warn_not_converged,
-)
+from dissensus.aggregation._dawid_skene import DawidSkeneResult, Init, fit_confusions
+from dissensus.aggregation._em import EPS, answer_sums, data_codes
 from dissensus.data import Annotations
 
 __all__ = ["OrdinalDawidSkeneResult", "ordinal_dawid_skene"]
@@ -71,8 +62,8 @@ class OrdinalDawidSkeneResult(DawidSkeneResult):
         :math:`\sigma_a` in label steps (small: consistent).
     """
 
-    bias: pd.Series = field(default_factory=pd.Series)
-    noise: pd.Series = field(default_factory=pd.Series)
+    bias: pd.Series
+    noise: pd.Series
 
     def reliability(self) -> pd.DataFrame:
         """Dawid–Skene's reliability table plus each annotator's ``bias`` and ``noise``."""
@@ -197,16 +188,8 @@ def ordinal_dawid_skene(
     ----------
     annotations : Annotations
         On an ordered scale, with annotator ids.
-    init : {"majority", "random"}, default "majority"
-        Starting posteriors: each item's label shares, or a seeded
-        Dirichlet(1) draw per item.
-    n_iter : int, default 1000
-        Maximum EM iterations.
-    tol : float, default 1e-6
-        Stop when no posterior probability moved by more than this in an
-        iteration.
-    seed : int, Generator or None, default 0
-        Randomness of ``init="random"``.
+    init, n_iter, tol, seed
+        As in :func:`dawid_skene`.
 
     Returns
     -------
@@ -281,31 +264,23 @@ def ordinal_dawid_skene(
     {'a': -0.1, 'b': 0.4, 'c': 0.9}
     """
     func = "ordinal_dawid_skene"
-    check_em_options(func, n_iter=n_iter, tol=tol, init=init)
-    d = data_codes(func, annotations)
+    d = data_codes(func, annotations, n_iter=n_iter, tol=tol, init=init)
     if not annotations.scale.ordered:
         msg = (
             f"{func} models each annotator's bias on an ordered scale, but the scale is nominal "
             f"({annotations.scale!r}); use dawid_skene, or load the labels with ordered=True."
         )
         raise DataError(msg)
-    fitted: dict[str, FloatArray] = {"beta": np.zeros(d.R), "lam": np.ones(d.R)}
+    beta, lam = np.zeros(d.R), np.ones(d.R)
 
-    def step(T: FloatArray) -> tuple[FloatArray, float]:
-        fitted["rho"] = np.maximum(T.mean(axis=0), EPS)
-        fitted["beta"], fitted["lam"] = _m_step_probit(
-            answer_sums(T, d), fitted["beta"], fitted["lam"]
-        )
-        fitted["conf"] = _confusion(fitted["beta"], fitted["lam"], d.K)
-        return confusion_e_step(fitted["rho"], fitted["conf"], d)
+    def confusion(T: FloatArray) -> FloatArray:
+        nonlocal beta, lam
+        beta, lam = _m_step_probit(answer_sums(T, d), beta, lam)
+        return _confusion(beta, lam, d.K)
 
-    run = run_em(initial_posteriors(d, init, seed), step, n_iter=n_iter, tol=tol,
-                 n_annotations=d.y.size)  # fmt: skip
-    if not run.converged:
-        warn_not_converged(func, n_iter, run.change, tol)
-    beta, lam = fitted["beta"], fitted["lam"]
-    return fitted_result(
-        OrdinalDawidSkeneResult, annotations, d, run, fitted=fitted, tol=tol,
-        bias=pd.Series(beta / lam, index=d.annotators, name="bias"),
-        noise=pd.Series(1.0 / lam, index=d.annotators, name="noise"),
-    )  # fmt: skip
+    def extra() -> dict[str, pd.Series]:
+        return {"bias": pd.Series(beta / lam, index=d.annotators, name="bias"),
+                "noise": pd.Series(1.0 / lam, index=d.annotators, name="noise")}  # fmt: skip
+
+    return fit_confusions(OrdinalDawidSkeneResult, annotations, d, func=func, confusion=confusion,
+                          extra=extra, init=init, n_iter=n_iter, tol=tol, seed=seed)  # fmt: skip

@@ -3,7 +3,8 @@
 Every model has ``fit(X, Y)`` with ``Y`` an (N, K) matrix of target
 distributions or a :class:`~dissensus.LabelCounts`, and
 ``predict_proba(X) -> (N, K)``; fits are deterministic. The models of the
-seed paper's study (Magnani 2025), as linear models over text features:
+study of Magnani (2025), *Soft metrics for ordinal label uncertainty with
+variable sample sizes* (ASSE 2025, ACM), as linear models over text features:
 
 - A :class:`SoftCrossEntropy`: soft cross-entropy to the empirical distributions;
 - B :class:`SmoothedKL`: KL to Gaussian-smoothed targets;

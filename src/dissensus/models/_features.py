@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Self
 
 import numpy as np
 import pandas as pd
@@ -18,6 +19,7 @@ from dissensus._validation import examples
 __all__ = ["TextFeatures"]
 
 
+@dataclass(eq=False, repr=False, kw_only=True)
 class TextFeatures(BaseEstimator):  # type: ignore[misc]
     """TF-IDF features of a text column, with optional one-hot categorical columns.
 
@@ -48,22 +50,13 @@ class TextFeatures(BaseEstimator):  # type: ignore[misc]
     (3, 7)
     """
 
-    def __init__(
-        self,
-        *,
-        text: str = "text",
-        categorical: Sequence[str] = (),
-        max_features: int = 20000,
-        ngram_range: tuple[int, int] = (1, 2),
-        min_df: int = 2,
-    ) -> None:
-        self.text = text
-        self.categorical = categorical
-        self.max_features = max_features
-        self.ngram_range = ngram_range
-        self.min_df = min_df
+    text: str = "text"
+    categorical: Sequence[str] = ()
+    max_features: int = 20000
+    ngram_range: tuple[int, int] = (1, 2)
+    min_df: int = 2
 
-    def _check(self, items: Any) -> pd.DataFrame:
+    def _check(self, items: object) -> pd.DataFrame:
         if not isinstance(items, pd.DataFrame):
             msg = f"TextFeatures expects the item table as a DataFrame; got {type(items).__name__}."
             raise TypeError(msg)
@@ -81,7 +74,7 @@ class TextFeatures(BaseEstimator):  # type: ignore[misc]
             raise DataError(msg)
         return items
 
-    def fit(self, items: pd.DataFrame, y: Any = None) -> TextFeatures:
+    def fit(self, items: pd.DataFrame, y: object = None) -> Self:
         """Learn the vocabulary, IDF weights and categories from the training items."""
         items = self._check(items)
         self.vectorizer_ = TfidfVectorizer(
@@ -121,6 +114,6 @@ class TextFeatures(BaseEstimator):  # type: ignore[misc]
         )
         return out
 
-    def fit_transform(self, items: pd.DataFrame, y: Any = None) -> sparse.csr_matrix:
+    def fit_transform(self, items: pd.DataFrame, y: object = None) -> sparse.csr_matrix:
         """:meth:`fit`, then :meth:`transform` of the same items."""
         return self.fit(items).transform(items)

@@ -5,7 +5,7 @@ See :mod:`dissensus.models._base` for the notation and the objective.
 
 from __future__ import annotations
 
-import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -14,15 +14,8 @@ from scipy import special
 
 from dissensus._exceptions import DataError
 from dissensus.metrics import expected
-from dissensus.models._base import (
-    LinearParams,
-    Targets,
-    as_features,
-    minimize_lbfgs,
-    softmax,
-    softmax_backward,
-)
-from dissensus.posterior import DEFAULT_PRIOR, dirichlet
+from dissensus.models._base import Features, LinearModel, Targets, softmax
+from dissensus.posterior import DEFAULT_PRIOR, PriorLike, dirichlet
 
 __all__ = ["CumulativeLink", "EMDRegression", "ExpectedEMDRegression", "SoftmaxRegression"]
 
@@ -32,18 +25,9 @@ FloatArray = npt.NDArray[np.float64]
 _TINY = 1e-300
 
 
-def _check_predict(est: Any, X: Any) -> Any:
-    if not hasattr(est, "n_features_in_"):
-        msg = f"This {type(est).__name__} is not fitted yet; call fit(X, Y) first."
-        raise ValueError(msg)
-    Xc = as_features(X)
-    if Xc.shape[1] != est.n_features_in_:
-        msg = (
-            f"`X` has {Xc.shape[1]} features but {type(est).__name__} was fitted with "
-            f"{est.n_features_in_}; transform it with the featuriser fitted on the training items."
-        )
-        raise DataError(msg)
-    return Xc
+def _transposed(X: Features) -> Features:
+    """``X.T`` as CSR for a sparse ``X`` (fast products with the gradient)."""
+    return X.T.tocsr() if hasattr(X, "tocsr") else X.T
 
 
 def _cumulative_backward(g: FloatArray) -> FloatArray:
@@ -54,7 +38,8 @@ def _cumulative_backward(g: FloatArray) -> FloatArray:
     return G
 
 
-class SoftmaxRegression(LinearParams):
+@dataclass(eq=False, repr=False, kw_only=True)
+class SoftmaxRegression(LinearModel):
     r"""Multinomial linear model ``q = softmax(X W + b)`` fitted to soft targets by L-BFGS.
 
     The loss is the soft cross-entropy :math:`-\sum_k y_k \ln q_k` (natural
@@ -95,7 +80,6 @@ class SoftmaxRegression(LinearParams):
            [0.2, 0.8]])
     """
 
-    # -- hooks ---------------------------------------------------------------
     def _prepare(self, T: Targets) -> Any:
         """Whatever the loss needs beyond the targets (computed once per fit)."""
         return T.proportions
@@ -107,52 +91,32 @@ class SoftmaxRegression(LinearParams):
         return float(-(P * logq).sum()), -P / np.maximum(Q, _TINY)
 
     def _objective(
-        self, theta: FloatArray, X: Any, *, XT: Any, state: Any, C: float, K: int
+        self, theta: FloatArray, X: Features, XT: Features, state: Any, K: int
     ) -> tuple[float, FloatArray]:
-        """The objective over ``theta = (W.ravel(), b)`` and its analytic gradient."""
-        N, d = X.shape
-        W = theta[: d * K].reshape(d, K)
-        Q = softmax(np.asarray(X @ W) + theta[d * K :])
-        loss, G = self._loss(Q, state)
-        Gz = softmax_backward(Q, G)
-        gW = np.asarray(XT @ Gz) + W / C
-        value = loss + float((W * W).sum()) / (2.0 * C)
-        grad = np.concatenate([gW.ravel(), Gz.sum(axis=0)])
-        return value / N, grad / N
+        r"""Summed loss over ``theta = (W.ravel(), b)`` and its gradient.
 
-    # -- estimator API -----------------------------------------------------
-    def fit(self, X: Any, Y: Any, *, n: npt.ArrayLike | None = None) -> SoftmaxRegression:
-        """Fit to targets ``Y``: an (N, K) matrix of distributions or a LabelCounts.
-
-        ``n`` (annotations per item) is needed only by models that use counts
-        (:class:`ExpectedEMDRegression`) when ``Y`` is a matrix.
+        Through the softmax: :math:`dL/dz_j = q_j (g_j - \sum_k q_k g_k)` with
+        ``g = dL/dQ``.
         """
-        t0 = time.perf_counter()
-        C, Xc, T = self._fit_inputs(X, Y, n)
-        state = self._prepare(T)
-        d = Xc.shape[1]
-        K = T.K
-        XT = Xc.T.tocsr() if hasattr(Xc, "tocsr") else Xc.T
+        d = X.shape[1]
+        Q = softmax(np.asarray(X @ theta[: d * K].reshape(d, K)) + theta[d * K :])
+        loss, G = self._loss(Q, state)
+        Gz = Q * (G - (Q * G).sum(axis=1, keepdims=True))
+        return loss, np.concatenate([np.asarray(XT @ Gz).ravel(), Gz.sum(axis=0)])
 
-        def fun(theta: FloatArray) -> tuple[float, FloatArray]:
-            return self._objective(theta, Xc, XT=XT, state=state, C=C, K=K)
-
-        theta, self.n_iter_, self.converged_ = minimize_lbfgs(
-            fun, np.zeros(d * K + K), max_iter=self.max_iter, tol=self.tol, n_jobs=self.n_jobs
-        )
+    def _fit(self, X: Features, T: Targets) -> None:
+        state, XT = self._prepare(T), _transposed(X)
+        d, K = X.shape[1], T.K
+        theta = self._minimize(lambda th: self._objective(th, X, XT, state, K),
+                               np.zeros(d * K + K), n_weights=d * K, N=X.shape[0])  # fmt: skip
         self.coef_ = theta[: d * K].reshape(d, K)
         self.intercept_ = theta[d * K :]
-        self.n_features_in_ = d
-        self.n_classes_ = K
-        self.fit_time_ = time.perf_counter() - t0
-        return self
 
-    def predict_proba(self, X: Any) -> FloatArray:
-        """Predicted distributions, shape (N, K), rows summing to 1."""
-        Xc = _check_predict(self, X)
-        return softmax(np.asarray(Xc @ self.coef_) + self.intercept_)
+    def _predict(self, X: Features) -> FloatArray:
+        return softmax(np.asarray(X @ self.coef_) + self.intercept_)
 
 
+@dataclass(eq=False, repr=False, kw_only=True)
 class EMDRegression(SoftmaxRegression):
     r"""Model D: softmax regression trained with the earth mover's distance to the targets.
 
@@ -186,23 +150,15 @@ class EMDRegression(SoftmaxRegression):
     True
     """
 
-    def __init__(
-        self,
-        *,
-        power: int = 2,
-        C: float = 1.0,
-        max_iter: int = 200,
-        tol: float = 1e-5,
-        n_classes: int | None = None,
-        n_jobs: int | None = 1,
-    ) -> None:
-        super().__init__(C=C, max_iter=max_iter, tol=tol, n_classes=n_classes, n_jobs=n_jobs)
-        self.power = power
+    power: int = 2
 
-    def _prepare(self, T: Targets) -> Any:
+    def _check_params(self) -> None:
+        super()._check_params()
         if self.power not in (1, 2):
             msg = f"The 'power' parameter of EMDRegression must be 1 or 2. Got {self.power!r} instead."
             raise ValueError(msg)
+
+    def _prepare(self, T: Targets) -> Any:
         return np.cumsum(T.proportions, axis=1)[:, :-1]
 
     def _loss(self, Q: FloatArray, state: Any) -> tuple[float, FloatArray]:
@@ -218,6 +174,7 @@ class EMDRegression(SoftmaxRegression):
         return value / (K - 1), _cumulative_backward(g / (K - 1))
 
 
+@dataclass(eq=False, repr=False, kw_only=True)
 class ExpectedEMDRegression(SoftmaxRegression):
     r"""Model E: softmax regression trained with the exact expected EMD under each item's posterior.
 
@@ -259,18 +216,7 @@ class ExpectedEMDRegression(SoftmaxRegression):
     True
     """
 
-    def __init__(
-        self,
-        *,
-        prior: Any = DEFAULT_PRIOR,
-        C: float = 1.0,
-        max_iter: int = 200,
-        tol: float = 1e-5,
-        n_classes: int | None = None,
-        n_jobs: int | None = 1,
-    ) -> None:
-        super().__init__(C=C, max_iter=max_iter, tol=tol, n_classes=n_classes, n_jobs=n_jobs)
-        self.prior = prior
+    prior: PriorLike = DEFAULT_PRIOR
 
     def _prepare(self, T: Targets) -> Any:
         counts = T.counts
@@ -292,9 +238,8 @@ class ExpectedEMDRegression(SoftmaxRegression):
                 raise DataError(msg)
             counts = whole
         K = counts.shape[1]
-        alpha = dirichlet(
-            np.asarray(counts, dtype=np.int64), prior=self.prior
-        )  # an int array: columns in class order
+        # an int array: columns in class order
+        alpha = dirichlet(np.asarray(counts, dtype=np.int64), prior=self.prior)
         A = np.cumsum(alpha, axis=1)[:, :-1]
         B = np.cumsum(alpha[:, ::-1], axis=1)[:, ::-1][:, 1:]  # a0 - A_k, summed from the tail
         return alpha, A, B, K
@@ -307,7 +252,8 @@ class ExpectedEMDRegression(SoftmaxRegression):
         return value, _cumulative_backward(g)
 
 
-class CumulativeLink(LinearParams):
+@dataclass(eq=False, repr=False, kw_only=True)
+class CumulativeLink(LinearModel):
     r"""Model C: proportional-odds (cumulative logit) model fitted to soft targets.
 
     One linear score :math:`s = x^\top w` and ordered thresholds
@@ -326,11 +272,7 @@ class CumulativeLink(LinearParams):
 
     Parameters
     ----------
-    C : float, default 1.0
-    max_iter : int, default 200
-    tol : float, default 1e-5
-    n_classes : int, optional
-    n_jobs : int or None, default 1
+    C, max_iter, tol, n_classes, n_jobs
         As in :class:`SoftmaxRegression`.
 
     References
@@ -360,63 +302,37 @@ class CumulativeLink(LinearParams):
         return np.diff(Fpad, axis=1), F
 
     def _objective(
-        self, params: FloatArray, X: Any, XT: Any, P: FloatArray, C: float
+        self, params: FloatArray, X: Features, XT: Features, P: FloatArray
     ) -> tuple[float, FloatArray]:
-        """The objective over ``params = (w, t)`` and its analytic gradient."""
-        N, d = X.shape
-        w = params[:d]
-        t = params[d:]
-        theta = self._thresholds(t)
-        s = np.asarray(X @ w).ravel()
-        q, F = self._proba(s, theta)
+        """Summed loss over ``params = (w, t)`` and its analytic gradient."""
+        d = X.shape[1]
+        w, t = params[:d], params[d:]
+        q, F = self._proba(np.asarray(X @ w).ravel(), self._thresholds(t))
         qs = np.maximum(q, _TINY)
-        value = float(-(P * np.log(qs)).sum()) + float(w @ w) / (2.0 * C)
         gq = -P / qs  # dL/dq_k
         gF = gq[:, :-1] - gq[:, 1:]  # q_k = F_k - F_{k-1}: dL/dF_k = g_k - g_{k+1}
         dF = gF * F * (1.0 - F)
         g_theta = dF.sum(axis=0)  # dL/dtheta_k
-        g_s = -dF.sum(axis=1)
-        g_w = np.asarray(XT @ g_s).ravel() + w / C
         # theta_1 = t_0; theta_k = t_0 + sum_{j<=k} exp(t_j)
         tail = np.cumsum(g_theta[::-1])[::-1]
         g_t = np.concatenate([[g_theta.sum()], np.exp(t[1:]) * tail[1:]])
-        return value / N, np.concatenate([g_w, g_t]) / N
+        g_w = np.asarray(XT @ -dF.sum(axis=1)).ravel()
+        return float(-(P * np.log(qs)).sum()), np.concatenate([g_w, g_t])
 
-    def fit(self, X: Any, Y: Any, *, n: npt.ArrayLike | None = None) -> CumulativeLink:
-        """Fit to targets ``Y`` (an (N, K) matrix of distributions or a LabelCounts)."""
-        t0 = time.perf_counter()
-        C, Xc, T = self._fit_inputs(X, Y, n)
-        P = T.proportions
-        d = Xc.shape[1]
-        K = T.K
-        XT = Xc.T.tocsr() if hasattr(Xc, "tocsr") else Xc.T
+    def _fit(self, X: Features, T: Targets) -> None:
+        P, d = T.proportions, X.shape[1]
         # start at the thresholds of the training marginal (w = 0)
         cum = np.clip(np.cumsum(P.mean(axis=0))[:-1], 1e-4, 1 - 1e-4)
         theta0 = special.logit(np.maximum.accumulate(cum))
-        steps = np.maximum(np.diff(theta0), 1e-3)
-        t_init = np.concatenate([[theta0[0]], np.log(steps)])
-
-        def fun(params: FloatArray) -> tuple[float, FloatArray]:
-            return self._objective(params, Xc, XT, P, C)
-
-        params, self.n_iter_, self.converged_ = minimize_lbfgs(
-            fun,
-            np.concatenate([np.zeros(d), t_init]),
-            max_iter=self.max_iter,
-            tol=self.tol,
-            n_jobs=self.n_jobs,
-        )
+        t_init = np.concatenate([[theta0[0]], np.log(np.maximum(np.diff(theta0), 1e-3))])
+        XT = _transposed(X)
+        params = self._minimize(lambda x: self._objective(x, X, XT, P),
+                                np.concatenate([np.zeros(d), t_init]), n_weights=d, N=X.shape[0])  # fmt: skip
         self.coef_ = params[:d]
         self.thresholds_ = self._thresholds(params[d:])
-        self.n_features_in_ = d
-        self.n_classes_ = K
-        self.fit_time_ = time.perf_counter() - t0
-        return self
 
-    def predict_proba(self, X: Any) -> FloatArray:
-        """Predicted distributions, shape (N, K)."""
-        Xc = _check_predict(self, X)
-        q, _ = self._proba(np.asarray(Xc @ self.coef_).ravel(), self.thresholds_)
+    def _predict(self, X: Features) -> FloatArray:
+        q, _ = self._proba(np.asarray(X @ self.coef_).ravel(), self.thresholds_)
         q = np.maximum(q, 0.0)
         out: FloatArray = q / q.sum(axis=1, keepdims=True)
         return out

@@ -3,21 +3,32 @@ r"""Reference predictors: the global label marginal, and shrinkage towards it by
 from __future__ import annotations
 
 import time
-from typing import Any
+from dataclasses import KW_ONLY, dataclass
+from typing import Self
 
 import numpy as np
 import numpy.typing as npt
 from sklearn.base import BaseEstimator, clone
 
 from dissensus._exceptions import DataError
-from dissensus.models._base import as_features, as_targets, check_positive
+from dissensus.models._base import (
+    Features,
+    FeaturesLike,
+    SoftLabelModel,
+    Targets,
+    TargetsLike,
+    as_features,
+    as_targets,
+    check_positive,
+)
 
 __all__ = ["Marginal", "Shrinkage"]
 
 FloatArray = npt.NDArray[np.float64]
 
 
-class Marginal(BaseEstimator):  # type: ignore[misc]
+@dataclass(eq=False, repr=False, kw_only=True)
+class Marginal(SoftLabelModel):
     r"""Predict the training items' mean target distribution for every item.
 
     :math:`\bar y = \frac{1}{N}\sum_i y_i`; ignores the features. The floor
@@ -33,31 +44,15 @@ class Marginal(BaseEstimator):  # type: ignore[misc]
     array([[0.75, 0.25]])
     """
 
-    def __init__(self, *, n_classes: int | None = None) -> None:
-        self.n_classes = n_classes
+    def _fit(self, X: Features, T: Targets) -> None:
+        self.marginal_ = T.proportions.mean(axis=0)
 
-    def fit(self, X: Any, Y: Any, *, n: npt.ArrayLike | None = None) -> Marginal:
-        """Fit to targets ``Y`` (an (N, K) matrix of distributions or a LabelCounts)."""
-        t0 = time.perf_counter()
-        Xc = as_features(X)
-        P = as_targets(
-            Y, Xc.shape[0], n=n, n_classes=self.n_classes, estimator="Marginal.fit"
-        ).proportions
-        self.marginal_ = P.mean(axis=0)
-        self.n_features_in_ = Xc.shape[1]
-        self.n_classes_ = P.shape[1]
-        self.fit_time_ = time.perf_counter() - t0
-        return self
-
-    def predict_proba(self, X: Any) -> FloatArray:
-        """The marginal, once per row of ``X``, shape (N, K)."""
-        if not hasattr(self, "marginal_"):
-            msg = "This Marginal is not fitted yet; call fit(X, Y) first."
-            raise ValueError(msg)
-        N = as_features(X).shape[0]
-        return np.tile(self.marginal_, (N, 1))
+    def _predict(self, X: Features) -> FloatArray:
+        """The marginal, once per row of ``X``."""
+        return np.tile(self.marginal_, (X.shape[0], 1))
 
 
+@dataclass(eq=False, repr=False)
 class Shrinkage(BaseEstimator):  # type: ignore[misc]
     r"""Blend a model's prediction with the label marginal, by each item's annotation count.
 
@@ -90,41 +85,37 @@ class Shrinkage(BaseEstimator):  # type: ignore[misc]
     [[0.75, 0.25]]
     """
 
-    def __init__(
-        self, estimator: Any, *, strength: float | None = None, refit: bool = True
-    ) -> None:
-        self.estimator = estimator
-        self.strength = strength
-        self.refit = refit
+    estimator: SoftLabelModel
+    _: KW_ONLY
+    strength: float | None = None
+    refit: bool = True
 
-    def fit(self, X: Any, Y: Any, *, n: npt.ArrayLike | None = None) -> Shrinkage:
+    def fit(self, X: FeaturesLike, Y: TargetsLike, *, n: npt.ArrayLike | None = None) -> Self:
         """Fit the model and the marginal on the same targets."""
         t0 = time.perf_counter()
         Xc = as_features(X)
         P = as_targets(Y, Xc.shape[0], n=n, estimator="Shrinkage.fit").proportions
         if self.refit:
             self.estimator_ = clone(self.estimator).fit(Xc, Y, n=n)
+        elif getattr(self.estimator, "n_features_in_", None) != Xc.shape[1]:
+            msg = (
+                "Shrinkage(refit=False) needs an estimator already fitted on these training "
+                f"items ({Xc.shape[1]} features); fit it first or use refit=True."
+            )
+            raise ValueError(msg)
         else:
-            if getattr(self.estimator, "n_features_in_", None) != Xc.shape[1]:
-                msg = (
-                    "Shrinkage(refit=False) needs an estimator already fitted on these training "
-                    f"items ({Xc.shape[1]} features); fit it first or use refit=True."
-                )
-                raise ValueError(msg)
             self.estimator_ = self.estimator
         self.marginal_ = P.mean(axis=0)
         K = P.shape[1]
-        self.strength_ = (
-            float(K)
-            if self.strength is None
-            else check_positive("Shrinkage", "strength", self.strength)
-        )
+        self.strength_ = float(K)
+        if self.strength is not None:
+            self.strength_ = check_positive("Shrinkage", "strength", self.strength)
         self.n_features_in_ = Xc.shape[1]
         self.n_classes_ = K
         self.fit_time_ = time.perf_counter() - t0
         return self
 
-    def predict_proba(self, X: Any, *, n: npt.ArrayLike | None = None) -> FloatArray:
+    def predict_proba(self, X: FeaturesLike, *, n: npt.ArrayLike | None = None) -> FloatArray:
         """Blended distributions; ``n`` (annotations per item, shape (N,)) is required."""
         if not hasattr(self, "estimator_"):
             msg = "This Shrinkage is not fitted yet; call fit(X, Y) first."
