@@ -34,31 +34,22 @@ import pandas as pd
 from dissensus._validation import check_option
 from dissensus.allocate import expected_gain
 from dissensus.metrics import get_metric
-from dissensus.posterior import DEFAULT_PRIOR, dirichlet
+from dissensus.posterior import DEFAULT_PRIOR, PriorLike, dirichlet
+from dissensus.simulate._study import ranking_hits
 from dissensus.simulate._synthetic import (
     TruthLike,
     _sample_labels,
     candidate_predictions,
+    check_integer,
     draw_truth,
 )
-from dissensus.stats import competition_ranks
 
 __all__ = ["STRATEGIES", "allocation_study"]
 
 FloatArray = npt.NDArray[np.float64]
 STRATEGIES: tuple[str, ...] = ("expected_gain", "uniform", "random")
-
-
-def _ranking_hits(est: FloatArray, tru: FloatArray, lower: bool) -> tuple[FloatArray, FloatArray]:
-    """Per replicate: same full ranking (R,), share of pairs ordered right (R,)."""
-    re, _ = competition_ranks(est, lower_is_better=lower)
-    rt, _ = competition_ranks(tru, lower_is_better=lower)
-    same = np.all(re == rt, axis=1).astype(np.float64)
-    i, k = np.triu_indices(est.shape[1], k=1)
-    se = np.sign(est[:, i] - est[:, k])
-    st = np.sign(tru[:, i] - tru[:, k])
-    pairs = np.where(se == 0, 0.5, (se == st).astype(np.float64)).mean(axis=1)
-    return same, pairs
+_COLUMNS = ["strategy", "round", "spent", "annotations_per_item", "estimator", "p_same_ranking",
+            "se_same_ranking", "p_pairs_correct", "se_pairs_correct"]  # fmt: skip
 
 
 def allocation_study(
@@ -69,7 +60,7 @@ def allocation_study(
     truth: TruthLike = "mixture",
     candidates: Sequence[str] = ("truth", "noisy", "tempered", "smoothed"),
     metric: str = "E[emd]",
-    prior: Any = DEFAULT_PRIOR,
+    prior: PriorLike = DEFAULT_PRIOR,
     initial: int = 2,
     budget: int | None = None,
     rounds: int = 10,
@@ -122,12 +113,14 @@ def allocation_study(
     >>> sorted(set(curve["strategy"]))
     ['expected_gain', 'random', 'uniform']
     """
-    N, K, R = int(n_items), int(n_classes), int(replicates)
+    func = "allocation_study"
+    N, K = check_integer(func, "n_items", n_items), check_integer(func, "n_classes", n_classes, 2)
+    R = check_integer(func, "replicates", replicates)
     for s in strategies:
-        check_option("allocation_study", "strategies", s, STRATEGIES)
+        check_option(func, "strategies", s, STRATEGIES)
     met = get_metric(metric)
     if met.kind != "expected" or met.pointwise is None:
-        msg = f"The 'metric' parameter of allocation_study must be an expected metric such as 'E[emd]'. Got {metric!r}."
+        msg = f"The 'metric' parameter of {func} must be an expected metric such as 'E[emd]'. Got {metric!r}."
         raise ValueError(msg)
     point = get_metric(met.pointwise)
     total = 2 * N if budget is None else int(budget)
@@ -136,73 +129,46 @@ def allocation_study(
         msg = f"budget / rounds must be between 1 and n_items ({N}); got {total} / {rounds}."
         raise ValueError(msg)
     rng = np.random.default_rng(seed)
-    rows = R * N
-    pi = draw_truth(rows, K, truth=truth, seed=rng)
+    pi = draw_truth(R * N, K, truth=truth, seed=rng)
     pin = pi / pi.sum(axis=1, keepdims=True)
-    n0 = np.full(rows, int(initial), dtype=np.int64)
+    n0 = np.full(R * N, int(initial), dtype=np.int64)
     start = rng.multinomial(n0, pin)
     q = candidate_predictions(
         pi, list(candidates), n=n0, groups=R, seed=rng, **(candidate_options or {})
     )
     Q = [q[c] for c in candidates]
     # pre-drawn extra labels: stream[i, t] is item i's t-th extra label, for every strategy
-    stream = _sample_labels(rng, np.repeat(pin, rounds, axis=0)).reshape(rows, rounds)
-    tru = np.stack([point.func(pi, qq).reshape(R, N).mean(axis=1) for qq in Q], axis=1)
-    lower = bool(met.lower_is_better)
-    choice_rng = {s: np.random.default_rng([seed, i]) for i, s in enumerate(strategies)}
+    stream = _sample_labels(rng, np.repeat(pin, rounds, axis=0)).reshape(R * N, rounds)
+
+    def means(f: Any, target: FloatArray) -> FloatArray:  # (R, J): each model's mean per replicate
+        return np.stack([f(target, qq).reshape(R, N).mean(axis=1) for qq in Q], axis=1)
+
+    tru = means(point.func, pi)
     out = []
-
-    def record(strategy: str, r: int, counts: npt.NDArray[np.int64]) -> None:
-        alpha = dirichlet(counts, prior=prior)
-        n = counts.sum(axis=1)
-        phat = counts / n[:, None]
-        e_exp = np.stack([met.func(alpha, qq).reshape(R, N).mean(axis=1) for qq in Q], axis=1)
-        e_emp = np.stack([point.func(phat, qq).reshape(R, N).mean(axis=1) for qq in Q], axis=1)
-        for name, est in (("expected", e_exp), ("empirical", e_emp)):
-            same, pairs = _ranking_hits(est, tru, lower)
-            out.append(
-                (
-                    strategy,
-                    r,
-                    r * batch,
-                    float(n.mean()),
-                    name,
-                    float(same.mean()),
-                    float(same.std(ddof=1) / np.sqrt(R)) if R > 1 else np.nan,
-                    float(pairs.mean()),
-                    float(pairs.std(ddof=1) / np.sqrt(R)) if R > 1 else np.nan,
-                )
-            )
-
-    for strategy in strategies:
+    for i, strategy in enumerate(strategies):
+        choice = np.random.default_rng([seed, i])
         counts = start.copy()
-        used = np.zeros(rows, dtype=np.int64)
-        record(strategy, 0, counts)
-        for r in range(1, int(rounds) + 1):
-            if strategy == "expected_gain":
-                score = expected_gain(dirichlet(counts, prior=prior), Q, metric=metric)
-            elif strategy == "uniform":
-                # fewest annotations first; a fixed random tie-break per item
-                score = -(counts.sum(axis=1) + 0.5 * choice_rng[strategy].random(rows))
-            else:
-                score = choice_rng[strategy].random(rows)
-            top = np.argsort(-score.reshape(R, N), axis=1, kind="stable")[:, :batch]
-            idx = (top + (np.arange(R) * N)[:, None]).ravel()
-            labels = stream[idx, used[idx]]
-            np.add.at(counts, (idx, labels), 1)
-            used[idx] += 1
-            record(strategy, r, counts)
-    return pd.DataFrame(
-        out,
-        columns=[
-            "strategy",
-            "round",
-            "spent",
-            "annotations_per_item",
-            "estimator",
-            "p_same_ranking",
-            "se_same_ranking",
-            "p_pairs_correct",
-            "se_pairs_correct",
-        ],
-    )
+        used = np.zeros(R * N, dtype=np.int64)
+        for r in range(int(rounds) + 1):
+            if r:  # spend one batch
+                if strategy == "expected_gain":
+                    score = expected_gain(dirichlet(counts, prior=prior), Q, metric=metric)
+                elif strategy == "uniform":
+                    # fewest annotations first; a fixed random tie-break per item
+                    score = -(counts.sum(axis=1) + 0.5 * choice.random(R * N))
+                else:
+                    score = choice.random(R * N)
+                top = np.argsort(-score.reshape(R, N), axis=1, kind="stable")[:, :batch]
+                idx = (top + (np.arange(R) * N)[:, None]).ravel()
+                np.add.at(counts, (idx, stream[idx, used[idx]]), 1)
+                used[idx] += 1
+            n = counts.sum(axis=1)
+            expected = means(met.func, dirichlet(counts, prior=prior))
+            empirical = means(point.func, counts / n[:, None])
+            for name, est in (("expected", expected), ("empirical", empirical)):
+                _, _, same, pairs = ranking_hits(est, tru, bool(met.lower_is_better))
+                row = [strategy, r, r * batch, float(n.mean()), name]
+                for x in (same.astype(np.float64), pairs.mean(axis=1)):
+                    row += [float(x.mean()), float(x.std(ddof=1) / np.sqrt(R)) if R > 1 else np.nan]
+                out.append(row)
+    return pd.DataFrame(out, columns=_COLUMNS)

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +59,7 @@ from dissensus.simulate._synthetic import (
     TruthLike,
     annotation_counts,
     candidate_predictions,
+    check_integer,
     draw_truth,
 )
 from dissensus.stats import BinsLike, annotation_bins, competition_ranks, kendall_tau_b_rows
@@ -80,7 +81,6 @@ DEFAULT_STUDY_METRICS: tuple[str, ...] = (
 DEFAULT_PRIORS: tuple[str, ...] = ("uniform", "jeffreys", "empirical", "hierarchical")
 #: Priors fitted to each replicate's counts.
 _FITTED = {"empirical": fit_dirichlet_prior, "hierarchical": fit_hierarchical_prior}
-_PRIOR_NAMES = ("uniform", "jeffreys", "empirical", "hierarchical")
 #: Item rows per block of replicates (memory: a few (rows, K) arrays per candidate).
 _BLOCK_ROWS = 1 << 17
 
@@ -88,11 +88,9 @@ _BLOCK_ROWS = 1 << 17
 # --------------------------------------------------------------------------- helpers
 
 
-def _check_positive_int(name: str, value: Any, low: int = 1) -> int:
-    if isinstance(value, bool) or int(value) != value or int(value) < low:
-        msg = f"The {name!r} parameter must be an integer >= {low}. Got {value!r}."
-        raise ValueError(msg)
-    return int(value)
+def _check_sizes(func: str, n_items: int, n_classes: int, replicates: int) -> tuple[int, int, int]:
+    return (check_integer(func, "n_items", n_items), check_integer(func, "n_classes", n_classes, 2),
+            check_integer(func, "replicates", replicates))  # fmt: skip
 
 
 def _bin_codes(n: IntArray, n_range: tuple[int, int], bins: BinsLike) -> tuple[IntArray, list[str]]:
@@ -102,6 +100,30 @@ def _bin_codes(n: IntArray, n_range: tuple[int, int], bins: BinsLike) -> tuple[I
         codes, labels = annotation_bins(np.r_[lo, hi, n], bins)
         return codes[2:], labels
     return annotation_bins(n, bins)
+
+
+def _replicate_blocks(
+    truth: TruthLike,
+    seeds: np.random.SeedSequence,
+    *,
+    size: tuple[int, int, int],
+    law: tuple[tuple[int, int], float],
+) -> Iterator[tuple[np.random.Generator, int, FloatArray, IntArray, IntArray]]:
+    """Blocks of about :data:`_BLOCK_ROWS` item rows: ``(rng, reps, pi, n, counts)``.
+
+    Each block draws its replicates' truths, annotation counts (``law`` =
+    ``(n_range, zipf_exponent)``) and counts from its own stream spawned from
+    ``seeds``; ``rng`` continues that stream. ``size`` is ``(R, N, K)``.
+    """
+    R, N, K = size
+    per_block = max(1, _BLOCK_ROWS // N)
+    starts = range(0, R, per_block)
+    for start, ss in zip(starts, seeds.spawn(len(starts)), strict=True):
+        rng = np.random.default_rng(ss)
+        reps = min(per_block, R - start)
+        pi = draw_truth(reps * N, K, truth=truth, seed=rng)
+        n = annotation_counts(reps * N, n_range=law[0], zipf_exponent=law[1], seed=rng)
+        yield rng, reps, pi, n, rng.multinomial(n, pi / pi.sum(axis=1, keepdims=True))
 
 
 def _fit_priors(
@@ -231,16 +253,9 @@ class StudyResult:
             Keep one bin (e.g. ``"all"``).
         """
         df = self.rankings if bin is None else self.rankings[self.rankings["bin"] == bin]
-        order = list(dict.fromkeys(df["estimator"]))
-        wide = df.pivot(index=["truth", "metric", "bin"], columns="estimator", values=column)
-        wide = wide.reindex(columns=order)
-        bins = list(dict.fromkeys(self.rankings["bin"]))
-        keys = wide.index.to_frame(index=False)
-        keys["_b"] = keys["bin"].map({b: i for i, b in enumerate(bins)})
-        keys["_t"] = keys["truth"].map({t: i for i, t in enumerate(dict.fromkeys(df["truth"]))})
-        keys["_m"] = keys["metric"].map({m: i for i, m in enumerate(dict.fromkeys(df["metric"]))})
-        pos = keys.sort_values(["_t", "_m", "_b"], kind="stable").index.to_numpy()
-        return wide.iloc[pos].reset_index()
+        rows = pd.MultiIndex.from_frame(df[["truth", "metric", "bin"]].drop_duplicates())
+        wide = df.pivot(index=list(rows.names), columns="estimator", values=column)
+        return wide.reindex(index=rows, columns=list(dict.fromkeys(df["estimator"]))).reset_index()
 
 
 # --------------------------------------------------------------------------- study
@@ -327,15 +342,13 @@ def study(
     >>> res.table(bin="all")[["truth", "metric", "empirical", "E[uniform]"]].shape
     (1, 4)
     """
-    N = _check_positive_int("n_items", n_items)
-    K = _check_positive_int("n_classes", n_classes, 2)
-    R = _check_positive_int("replicates", replicates)
+    N, K, R = _check_sizes("study", n_items, n_classes, replicates)
     truth_list = _truth_list(truths)
     mets = _resolve(metrics, debiased=debiased)
     prior_names = [str(p) for p in priors]
     for p in priors:
         if isinstance(p, str):
-            check_option("study", "priors", p, _PRIOR_NAMES)
+            check_option("study", "priors", p, DEFAULT_PRIORS)
     cands = list(candidates)
     if len(cands) < 2:
         msg = f"The 'candidates' parameter of study needs at least two models. Got {cands!r}."
@@ -343,62 +356,39 @@ def study(
     opts = dict(candidate_options or {})
     lo, hi = (int(v) for v in n_range)
     if n_annotations is not None:
-        lo = hi = _check_positive_int("n_annotations", n_annotations)
+        lo = hi = check_integer("study", "n_annotations", n_annotations)
     estimators = ["empirical", *(f"E[{p}]" for p in prior_names)]
     if debiased:
         estimators.append("debiased")
-
-    per_block = max(1, _BLOCK_ROWS // N)
-    starts = list(range(0, R, per_block))
-    rank_rows: list[pd.DataFrame] = []
-    pair_rows: list[pd.DataFrame] = []
-    score_rows: list[pd.DataFrame] = []
+    tables: list[tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]] = []
     strength_rows = []
     timings = {}
-    root = np.random.SeedSequence(seed)
-    truth_seeds = root.spawn(len(truth_list))
-    for t_index, truth in enumerate(truth_list):
+    truth_seeds = np.random.SeedSequence(seed).spawn(len(truth_list))
+    for truth, seeds in zip(truth_list, truth_seeds, strict=True):
         t0 = time.perf_counter()
-        tname = (
-            truth
-            if isinstance(truth, str)
-            else "dirichlet" + str(np.round(np.asarray(truth, dtype=np.float64), 3).tolist())
-        )
-        block_seeds = truth_seeds[t_index].spawn(len(starts))
-        est_blocks: list[FloatArray] = []
-        true_blocks: list[FloatArray] = []
+        tname = truth
+        if not isinstance(truth, str):
+            tname = f"dirichlet{np.round(np.asarray(truth, dtype=np.float64), 3).tolist()}"
+        est_blocks, true_blocks = [], []
         strengths: dict[str, list[float]] = {}
         labels: list[str] = []
-        for start, ss in zip(starts, block_seeds, strict=True):
-            reps = min(per_block, R - start)
-            est, tru, labels, st = _block(
-                np.random.default_rng(ss),
-                reps,
-                N,
-                K,
-                truth,
-                cands,
-                mets,
-                priors,
-                bins,
-                (lo, hi),
-                zipf_exponent,
-                opts,
-                debiased=debiased,
-            )
+        blocks = _replicate_blocks(truth, seeds, size=(R, N, K), law=((lo, hi), zipf_exponent))
+        for rng, reps, pi, n, counts in blocks:
+            q = candidate_predictions(pi, cands, n=n, groups=reps, seed=rng, **opts)
+            codes, labels = _bin_codes(n, (lo, hi), bins)
+            est, tru, st = _block(pi, n, counts, q, codes, len(labels) + 1, cands, mets, priors,
+                                  reps=reps, debiased=debiased)  # fmt: skip
             est_blocks.append(est)
             true_blocks.append(tru)
             for key, vals in st.items():
                 strengths.setdefault(key, []).extend(vals)
         est_all = np.concatenate(est_blocks, axis=3)  # (F, M, J, R, B)
         true_all = np.concatenate(true_blocks, axis=2)  # (M, J, R, B)
-        rk, pr, sc = _summarise(est_all, true_all, tname, mets, estimators, cands, labels)
-        rank_rows.append(rk)
-        pair_rows.append(pr)
-        score_rows.append(sc)
+        tables.append(_summarise(est_all, true_all, tname, mets, estimators, cands,
+                                 [*labels, "all"]))  # fmt: skip
         for key, vals in strengths.items():
-            s = np.asarray(vals)
-            strength_rows.append((tname, key, s.mean(), np.median(s), s.min(), s.max()))
+            v = np.asarray(vals)
+            strength_rows.append((tname, key, v.mean(), np.median(v), v.min(), v.max()))
         timings[tname] = time.perf_counter() - t0
     config = {
         "n_items": N,
@@ -413,24 +403,10 @@ def study(
         "seed": seed,
         "candidate_options": opts,
     }
-    return StudyResult(
-        rankings=pd.concat(rank_rows, ignore_index=True),
-        pairs=pd.concat(pair_rows, ignore_index=True),
-        scores=pd.concat(score_rows, ignore_index=True),
-        prior_strength=pd.DataFrame(
-            strength_rows,
-            columns=[
-                "truth",
-                "prior",
-                "strength_mean",
-                "strength_median",
-                "strength_min",
-                "strength_max",
-            ],
-        ),
-        config=config,
-        timings=timings,
-    )
+    rankings, pairs, scores = (pd.concat(t, ignore_index=True) for t in zip(*tables, strict=True))
+    columns = ["truth", "prior", "strength_mean", "strength_median", "strength_min", "strength_max"]
+    strength = pd.DataFrame(strength_rows, columns=columns)
+    return StudyResult(rankings, pairs, scores, strength, config=config, timings=timings)
 
 
 def _truth_list(truths: Any) -> list[Any]:
@@ -466,30 +442,26 @@ def _resolve(metrics: Sequence[str], *, debiased: bool = False) -> list[str]:
 
 
 def _block(  # noqa: PLR0917  (private; one call site)
-    rng: np.random.Generator,
-    reps: int,
-    N: int,
-    K: int,
-    truth: TruthLike,
+    pi: FloatArray,
+    n: IntArray,
+    counts: IntArray,
+    q: dict[str, FloatArray],
+    codes: IntArray,
+    B: int,
     cands: list[str],
     mets: list[str],
-    priors: Sequence[Any],
-    bins: BinsLike,
-    n_range: tuple[int, int],
-    zipf_exponent: float,
-    opts: dict[str, Any],
+    priors: Sequence[str | float],
     *,
-    debiased: bool = False,
-) -> tuple[FloatArray, FloatArray, list[str], dict[str, list[float]]]:
-    """Scores of one block of replicates: estimates (F, M, J, reps, B), truth (M, J, reps, B)."""
-    rows = reps * N
-    pi = draw_truth(rows, K, truth=truth, seed=rng)
-    lo, hi = n_range
-    n = annotation_counts(rows, n_range=(lo, hi), zipf_exponent=zipf_exponent, seed=rng)
-    counts = rng.multinomial(n, pi / pi.sum(axis=1, keepdims=True))
-    q = candidate_predictions(pi, cands, n=n, groups=reps, seed=rng, **opts)
-    codes, labels = _bin_codes(n, (lo, hi), bins)
-    B = len(labels) + 1  # + "all"
+    reps: int,
+    debiased: bool,
+) -> tuple[FloatArray, FloatArray, dict[str, list[float]]]:
+    """Scores of one block of replicates: estimates (F, M, J, reps, B), truth (M, J, reps, B).
+
+    ``B`` counts the bins of ``codes`` plus ``"all"``; also returns the
+    fitted priors' strengths.
+    """
+    rows = pi.shape[0]
+    N = rows // reps
     G, sizes = _groups(codes, reps, N, B)
     alphas, strengths = _fit_priors(counts, reps, N, priors)
     phat = counts / n[:, None].astype(np.float64)
@@ -512,7 +484,35 @@ def _block(  # noqa: PLR0917  (private; one call site)
                     S[F - 1, m, j] = df(counts, q[c])
     est = _group_means(S, G, sizes).reshape(F, M, J, reps, B)
     tru = _group_means(T, G, sizes).reshape(M, J, reps, B)
-    return est, tru, [*labels, "all"], strengths
+    return est, tru, strengths
+
+
+def _keys(truth: str, **levels: Sequence[Any]) -> pd.DataFrame:
+    """The product of ``levels`` as columns (in order), after a constant ``truth`` column."""
+    out = pd.MultiIndex.from_product(list(levels.values()), names=list(levels))
+    frame = out.to_frame(index=False)
+    frame.insert(0, "truth", truth)
+    return frame
+
+
+def ranking_hits(
+    e: FloatArray, t: FloatArray, lower: bool | npt.NDArray[np.bool_]
+) -> tuple[FloatArray, FloatArray, npt.NDArray[np.bool_], FloatArray]:
+    """Estimated and true scores of ``J`` models (last axis) compared: ranks and hits.
+
+    Returns the competition ranks of ``e`` and ``t``, whether the two rankings
+    are the same, and for each pair of models (``np.triu_indices(J, 1)``)
+    1 if ``e`` orders it as ``t`` does, 0 if not, 0.5 if ``e`` ties it.
+    ``lower`` (broadcast to the leading axes) is each row's direction.
+    """
+    J = e.shape[-1]
+    lib = np.broadcast_to(lower, e.shape[:-1]).ravel()
+    re = competition_ranks(e.reshape(-1, J), lower_is_better=lib)[0].reshape(e.shape)
+    rt = competition_ranks(t.reshape(-1, J), lower_is_better=lib)[0].reshape(e.shape)
+    i, k = np.triu_indices(J, k=1)
+    se_, st_ = np.sign(e[..., i] - e[..., k]), np.sign(t[..., i] - t[..., k])
+    pair_ok: FloatArray = np.where(se_ == 0, 0.5, (se_ == st_).astype(np.float64))
+    return re, rt, np.all(re == rt, axis=-1), pair_ok
 
 
 def _summarise(  # noqa: PLR0917  (private; one call site)
@@ -530,27 +530,17 @@ def _summarise(  # noqa: PLR0917  (private; one call site)
     t = np.broadcast_to(np.moveaxis(tru, 1, -1), e.shape)  # (F, M, R, B, J)
     empty: npt.NDArray[np.bool_] = np.asarray(np.isnan(e).any(axis=-1) | np.isnan(t).any(axis=-1))
     lower = np.array([get_metric(m).lower_is_better for m in mets], dtype=bool)
-    lib = np.broadcast_to(lower[None, :, None, None], e.shape[:-1]).ravel()
-    re, _ = competition_ranks(e.reshape(-1, J), lower_is_better=lib)
-    rt, _ = competition_ranks(t.reshape(-1, J), lower_is_better=lib)
-    re = re.reshape(e.shape)
-    rt = rt.reshape(e.shape)
-    same = np.where(empty, np.nan, np.all(re == rt, axis=-1))
+    re, rt, same_, pair_ok = ranking_hits(e, t, lower[None, :, None, None])
+    same = np.where(empty, np.nan, same_)
     best = np.where(
         empty, np.nan, np.take_along_axis(re, np.argmin(rt, axis=-1)[..., None], -1)[..., 0] == 1
     )
     tau = kendall_tau_b_rows(e, t)
     i, k = np.triu_indices(J, k=1)
-    se_ = np.sign(e[..., i] - e[..., k])
-    st_ = np.sign(t[..., i] - t[..., k])
-    pair_ok: FloatArray = np.where(se_ == 0, 0.5, (se_ == st_).astype(np.float64))
     pair_ok[empty] = np.nan
     pairs_mean = pair_ok.mean(axis=-1)
 
-    est_names = np.array(estimators)
-    index = pd.MultiIndex.from_product(
-        [mets, list(est_names), labels], names=["metric", "estimator", "bin"]
-    ).to_frame(index=False)
+    index = _keys(tname, metric=mets, estimator=estimators, bin=labels)
     # (F, M, R, B) -> stats over R -> (F, M, B) -> rows ordered (M, F, B)
     cols: dict[str, Any] = {}
     for key, arr in (
@@ -565,15 +555,9 @@ def _summarise(  # noqa: PLR0917  (private; one call site)
         cols["se_" + key] = np.swapaxes(se, 0, 1).ravel()
         cols["n_replicates"] = np.swapaxes(cnt, 0, 1).ravel()
     rk = pd.concat([index, pd.DataFrame(cols)], axis=1)
-    rk.insert(0, "truth", tname)
-    rk.insert(
-        2,
-        "form",
-        np.where(rk["estimator"].isin(["empirical", "debiased"]), rk["estimator"], "expected"),
-    )
-    rk.insert(3, "prior", rk["estimator"].str.slice(2, -1).where(rk["form"] == "expected", "-"))
-    order = ["truth", "metric", "form", "prior", "estimator", "bin"]
-    rk = rk[order + [c for c in rk.columns if c not in order]]
+    plain = rk["estimator"].isin(["empirical", "debiased"])
+    rk.insert(2, "form", np.where(plain, rk["estimator"], "expected"))
+    rk.insert(3, "prior", rk["estimator"].str.slice(2, -1).where(~plain, "-"))
 
     # pairs: (F, M, R, B, P)
     pm, pse, pcnt = _se(pair_ok, axis=2)  # (F, M, B, P)
@@ -585,9 +569,7 @@ def _summarise(  # noqa: PLR0917  (private; one call site)
             np.where(np.isnan(dt[0]), np.nan, (dt[0] < 0) == lower[:, None, None, None]), axis=1
         )
     P = i.size
-    pidx = pd.MultiIndex.from_product(
-        [mets, list(est_names), labels, range(P)], names=["metric", "estimator", "bin", "pair"]
-    ).to_frame(index=False)
+    pidx = _keys(tname, metric=mets, estimator=estimators, bin=labels, pair=range(P))
     pr = pidx.assign(
         model_a=np.array(cands)[i][pidx["pair"]],
         model_b=np.array(cands)[k][pidx["pair"]],
@@ -597,7 +579,6 @@ def _summarise(  # noqa: PLR0917  (private; one call site)
         p_a_truly_better=np.broadcast_to(a_better[:, None], (M, F, B, P)).ravel(),
         n_replicates=np.swapaxes(pcnt, 0, 1).ravel(),
     ).drop(columns="pair")
-    pr.insert(0, "truth", tname)
 
     # scores: (F, M, J, R, B) -> mean over R
     with warnings.catch_warnings():
@@ -605,15 +586,11 @@ def _summarise(  # noqa: PLR0917  (private; one call site)
         em = np.nanmean(est, axis=3)  # (F, M, J, B)
         tm = np.nanmean(tru, axis=2)  # (M, J, B)
         cnt = (~np.isnan(est)).sum(axis=3)
-    sidx = pd.MultiIndex.from_product(
-        [mets, list(est_names), cands, labels], names=["metric", "estimator", "model", "bin"]
-    ).to_frame(index=False)
-    sc = sidx.assign(
+    sc = _keys(tname, metric=mets, estimator=estimators, model=cands, bin=labels).assign(
         estimate=np.moveaxis(em, 0, 1).ravel(),
         true_score=np.broadcast_to(tm[:, None], (M, F, J, B)).ravel(),
         n_replicates=np.moveaxis(cnt, 0, 1).ravel(),
     )
-    sc.insert(0, "truth", tname)
     return rk, pr, sc
 
 
@@ -674,54 +651,36 @@ def coverage(
     >>> sorted(cov.columns)
     ['bin', 'coverage', 'level', 'n_replicates', 'prior', 'se', 'truth']
     """
-    N = _check_positive_int("n_items", n_items)
-    K = _check_positive_int("n_classes", n_classes, 2)
-    R = _check_positive_int("replicates", replicates)
+    N, K, R = _check_sizes("coverage", n_items, n_classes, replicates)
     lv = np.asarray([float(v) for v in levels])
     if lv.size == 0 or np.any((lv <= 0) | (lv >= 1)):
         msg = f"The 'levels' parameter of coverage must hold numbers in (0, 1). Got {levels!r}."
         raise ValueError(msg)
     for p in priors:
-        check_option("coverage", "priors", p, _PRIOR_NAMES)
+        check_option("coverage", "priors", p, DEFAULT_PRIORS)
     lo, hi = (int(v) for v in n_range)
-    per_block = max(1, _BLOCK_ROWS // N)
-    root = np.random.SeedSequence(seed)
+    law = ((lo, hi), zipf_exponent)
+    tail = (1.0 - lv)[:, None, None] / 2.0
     frames = []
-    for truth, tss in zip(truths, root.spawn(len(truths)), strict=True):
-        tname = truth if isinstance(truth, str) else "dirichlet"
-        starts = list(range(0, R, per_block))
+    for truth, seeds in zip(truths, np.random.SeedSequence(seed).spawn(len(truths)), strict=True):
         hits = []
         labels: list[str] = []
-        for start, ss in zip(starts, tss.spawn(len(starts)), strict=True):
-            rng = np.random.default_rng(ss)
-            reps = min(per_block, R - start)
-            rows = reps * N
-            pi = draw_truth(rows, K, truth=truth, seed=rng)
-            n = annotation_counts(rows, n_range=(lo, hi), zipf_exponent=zipf_exponent, seed=rng)
-            counts = rng.multinomial(n, pi / pi.sum(axis=1, keepdims=True))
+        for _, reps, pi, n, counts in _replicate_blocks(truth, seeds, size=(R, N, K), law=law):
             codes, labels = _bin_codes(n, (lo, hi), bins)
-            B = len(labels) + 1
             alphas, _ = _fit_priors(counts, reps, N, list(priors))
-            G, sizes = _groups(codes, reps, N, B)
-            sizes *= K
-            block = np.empty((len(alphas), lv.size, reps * B))
+            G, sizes = _groups(codes, reps, N, len(labels) + 1)
+            block = np.empty((len(alphas), lv.size, reps * (len(labels) + 1)))
             for a, alpha in enumerate(alphas):
-                b = alpha.sum(axis=1, keepdims=True) - alpha
-                u = special.betainc(alpha, b, pi)
-                tail = (1.0 - lv) / 2.0
-                inside = (u[None] >= tail[:, None, None]) & (u[None] <= 1.0 - tail[:, None, None])
-                per_item = inside.sum(axis=2).astype(np.float64)  # (L, rows)
-                block[a] = _group_means(per_item, G, sizes)
-            hits.append(block.reshape(len(alphas), lv.size, reps, B))
-        allh = np.concatenate(hits, axis=2)  # (P, L, R, B)
-        mean, se, cnt = _se(allh, axis=2)  # (P, L, B)
+                u = special.betainc(alpha, alpha.sum(axis=1, keepdims=True) - alpha, pi)[None]
+                per_item = ((u >= tail) & (u <= 1.0 - tail)).sum(axis=2).astype(np.float64)
+                block[a] = _group_means(per_item, G, sizes * K)  # (L, reps B)
+            hits.append(block.reshape(len(alphas), lv.size, reps, -1))
+        mean, se, cnt = _se(np.concatenate(hits, axis=2), axis=2)  # (P, L, B)
         idx = pd.MultiIndex.from_product(
             [list(priors), list(lv), [*labels, "all"]], names=["prior", "level", "bin"]
         ).to_frame(index=False)
-        frames.append(
-            idx.assign(coverage=mean.ravel(), se=se.ravel(), n_replicates=cnt.ravel()).assign(
-                truth=tname
-            )
-        )
+        tname = truth if isinstance(truth, str) else "dirichlet"
+        frames.append(idx.assign(coverage=mean.ravel(), se=se.ravel(), n_replicates=cnt.ravel(),
+                                 truth=tname))  # fmt: skip
     out = pd.concat(frames, ignore_index=True)
     return out[["truth", "prior", "level", "bin", "coverage", "se", "n_replicates"]]

@@ -38,7 +38,7 @@ the defaults 39% of items have 2 annotations, about 85% have at most 10,
 1.5% more than 100 (a seed-paper-like spread: many items with a handful of
 ratings, a long tail of popular ones).
 
-Candidate models (:func:`candidate_predictions`) are functions of the truth
+Candidate models (:data:`CANDIDATES`, :func:`candidate_predictions`) are functions of the truth
 and a seed, at controlled distances from it. Every candidate is mixed with
 the uniform distribution at weight ``floor`` (default 1e-3) so that no
 prediction is exactly 0 and log-based metrics stay finite (a trained model
@@ -59,6 +59,7 @@ import pandas as pd
 
 from dissensus._validation import SeedLike, as_generator, check_option, examples
 from dissensus.data import Annotations, LabelCounts, Scale
+from dissensus.posterior import soft_labels
 
 __all__ = [
     "CANDIDATES",
@@ -76,12 +77,18 @@ IntArray = npt.NDArray[np.int64]
 TruthLike = Literal["mixture", "ordinal", "skewed", "flat", "uniform", "jeffreys"] | npt.ArrayLike
 
 TRUTH_FAMILIES: tuple[str, ...] = ("mixture", "ordinal", "skewed", "flat", "uniform", "jeffreys")
-#: The ConvAbuse label marginal (issue 11), ordered from most to least abusive.
+#: The ConvAbuse label marginal (Cercas Curry, Abercrombie and Rieser, EMNLP 2021),
+#: ordered from most to least abusive.
 _CONVABUSE_MARGINAL = (0.022, 0.072, 0.063, 0.052, 0.789)
 _SKEW_STRENGTH = 1.5
 
 
-# --------------------------------------------------------------------------- truth
+def check_integer(func: str, name: str, value: Any, low: int = 1) -> int:
+    """A whole number >= ``low`` (sizes, replicates), or ValueError naming the parameter."""
+    if isinstance(value, bool) or int(value) != value or int(value) < low:
+        msg = f"The {name!r} parameter of {func} must be an integer >= {low}. Got {value!r}."
+        raise ValueError(msg)
+    return int(value)
 
 
 def _dirichlet_rows(rng: np.random.Generator, a: FloatArray) -> FloatArray:
@@ -94,6 +101,14 @@ def _dirichlet_rows(rng: np.random.Generator, a: FloatArray) -> FloatArray:
         g[empty, np.argmax(a[empty], axis=1)] = 1.0
         s = g.sum(axis=1, keepdims=True)
     out: FloatArray = g / s
+    return out
+
+
+def _sample_labels(rng: np.random.Generator, probs: FloatArray) -> IntArray:
+    """One categorical draw per row of ``probs`` (inverse CDF)."""
+    cdf = np.cumsum(probs, axis=1)
+    u = rng.random(probs.shape[0]) * cdf[:, -1]
+    out: IntArray = np.minimum((cdf < u[:, None]).sum(axis=1), probs.shape[1] - 1).astype(np.int64)
     return out
 
 
@@ -131,7 +146,8 @@ def draw_truth(
     >>> pi.shape, bool(abs(pi.sum(axis=1) - 1).max() < 1e-12)
     ((3, 4), True)
     """
-    N, K = _check_sizes(n_items, n_classes)
+    N = check_integer("draw_truth", "n_items", n_items)
+    K = check_integer("draw_truth", "n_classes", n_classes, 2)
     rng = as_generator(seed)
     if isinstance(truth, str):
         check_option("draw_truth", "truth", truth, TRUTH_FAMILIES)
@@ -162,17 +178,6 @@ def draw_truth(
         )
         raise ValueError(msg)
     return _dirichlet_rows(rng, np.broadcast_to(a, (N, K)).copy())
-
-
-def _check_sizes(n_items: int, n_classes: int) -> tuple[int, int]:
-    N, K = int(n_items), int(n_classes)
-    if N < 1 or n_items != N:
-        msg = f"The 'n_items' parameter must be a positive integer. Got {n_items!r}."
-        raise ValueError(msg)
-    if K < 2 or n_classes != K:
-        msg = f"The 'n_classes' parameter must be an integer >= 2. Got {n_classes!r}."
-        raise ValueError(msg)
-    return N, K
 
 
 # --------------------------------------------------------------------------- n per item
@@ -257,14 +262,6 @@ class SyntheticData:
         return self.counts.n
 
 
-def _sample_labels(rng: np.random.Generator, probs: FloatArray) -> IntArray:
-    """One categorical draw per row of ``probs`` (inverse CDF)."""
-    cdf = np.cumsum(probs, axis=1)
-    u = rng.random(probs.shape[0]) * cdf[:, -1]
-    out: IntArray = np.minimum((cdf < u[:, None]).sum(axis=1), probs.shape[1] - 1).astype(np.int64)
-    return out
-
-
 def make_synthetic(
     n_items: int,
     n_classes: int = 5,
@@ -324,7 +321,8 @@ def make_synthetic(
     >>> withids.annotations.n_annotations, withids.counts.n.tolist()[:3]
     (200, [4, 4, 4])
     """
-    N, K = _check_sizes(n_items, n_classes)
+    N = check_integer("make_synthetic", "n_items", n_items)
+    K = check_integer("make_synthetic", "n_classes", n_classes, 2)
     rng = as_generator(seed)
     pi = draw_truth(N, K, truth=truth, seed=rng)
     if isinstance(n_annotations, str):
@@ -377,7 +375,11 @@ def make_synthetic(
 # --------------------------------------------------------------------------- candidates
 
 
-Candidate = Callable[[FloatArray, np.random.Generator, IntArray, dict[str, Any]], FloatArray]
+Rng = np.random.Generator
+Options = dict[str, Any]
+#: ``(truth, rng, n, options) -> predictions``; ``options`` are the keyword
+#: options of :func:`candidate_predictions`.
+Candidate = Callable[[FloatArray, Rng, IntArray, Options], FloatArray]
 
 
 def _normalise(x: FloatArray) -> FloatArray:
@@ -392,81 +394,35 @@ def _temper(pi: FloatArray, t: float) -> FloatArray:
     return _normalise(np.exp(logp))
 
 
-def _c_truth(
-    pi: FloatArray, rng: np.random.Generator, n: IntArray, p: dict[str, Any]
-) -> FloatArray:
-    return pi
+def _smoothed(pi: FloatArray, rng: Rng, n: IntArray, p: Options) -> FloatArray:
+    # soft_labels is linear in the proportions: the one-hot rows of an identity give its kernel
+    eye = np.eye(pi.shape[1], dtype=np.int64)
+    return _normalise(pi @ soft_labels(eye, method="gaussian", sigma=float(p["sigma"])))
 
 
-def _c_noisy(
-    pi: FloatArray, rng: np.random.Generator, n: IntArray, p: dict[str, Any]
-) -> FloatArray:
-    s = float(p.get("noise_strength", 20.0))
-    return _dirichlet_rows(rng, s * pi + 1e-3)
-
-
-def _c_tempered(
-    pi: FloatArray, rng: np.random.Generator, n: IntArray, p: dict[str, Any]
-) -> FloatArray:
-    return _temper(pi, float(p.get("temperature", 2.0)))
-
-
-def _c_sharpened(
-    pi: FloatArray, rng: np.random.Generator, n: IntArray, p: dict[str, Any]
-) -> FloatArray:
-    return _temper(pi, float(p.get("sharpen", 0.5)))
-
-
-def _c_smoothed(
-    pi: FloatArray, rng: np.random.Generator, n: IntArray, p: dict[str, Any]
-) -> FloatArray:
-    from dissensus.posterior import _gaussian_kernel  # noqa: PLC0415  (the one kernel)
-
-    return _normalise(pi @ _gaussian_kernel(pi.shape[1], float(p.get("sigma", 1.0))))
-
-
-def _c_overfit(
-    pi: FloatArray, rng: np.random.Generator, n: IntArray, p: dict[str, Any]
-) -> FloatArray:
-    m = p.get("train_size")
+def _overfit(pi: FloatArray, rng: Rng, n: IntArray, p: Options) -> FloatArray:
+    m = p["train_size"]
     size = np.maximum(n if m is None else np.full(pi.shape[0], int(m)), 1)
-    train = rng.multinomial(size, _normalise(pi))
-    return train / size[:, None].astype(np.float64)
+    return rng.multinomial(size, _normalise(pi)) / size[:, None].astype(np.float64)
 
 
-def _c_shrunk(
-    pi: FloatArray, rng: np.random.Generator, n: IntArray, p: dict[str, Any]
-) -> FloatArray:
-    w = float(p.get("shrink", 0.3))
-    out: FloatArray = (1.0 - w) * pi + w / pi.shape[1]
-    return out
-
-
-def _c_marginal(
-    pi: FloatArray, rng: np.random.Generator, n: IntArray, p: dict[str, Any]
-) -> FloatArray:
-    groups = int(p.get("groups", 1))
+def _marginal(pi: FloatArray, rng: Rng, n: IntArray, p: Options) -> FloatArray:
+    groups = int(p["groups"])
     m = pi.reshape(groups, -1, pi.shape[1]).mean(axis=1, keepdims=True)
     return np.broadcast_to(m, (groups, pi.shape[0] // groups, pi.shape[1])).reshape(pi.shape)
 
 
-def _c_uniform(
-    pi: FloatArray, rng: np.random.Generator, n: IntArray, p: dict[str, Any]
-) -> FloatArray:
-    return np.full(pi.shape, 1.0 / pi.shape[1])
-
-
-#: Candidate models: name -> (truth, rng, n, params) -> predictions (N, K).
+#: Candidate models: name -> :data:`Candidate`.
 CANDIDATES: dict[str, Candidate] = {
-    "truth": _c_truth,
-    "noisy": _c_noisy,
-    "tempered": _c_tempered,
-    "sharpened": _c_sharpened,
-    "smoothed": _c_smoothed,
-    "overfit": _c_overfit,
-    "shrunk": _c_shrunk,
-    "marginal": _c_marginal,
-    "uniform": _c_uniform,
+    "truth": lambda pi, rng, n, p: pi,
+    "noisy": lambda pi, rng, n, p: _dirichlet_rows(rng, float(p["noise_strength"]) * pi + 1e-3),
+    "tempered": lambda pi, rng, n, p: _temper(pi, float(p["temperature"])),
+    "sharpened": lambda pi, rng, n, p: _temper(pi, float(p["sharpen"])),
+    "smoothed": _smoothed,
+    "overfit": _overfit,
+    "shrunk": lambda pi, rng, n, p: (1.0 - p["shrink"]) * pi + p["shrink"] / pi.shape[1],
+    "marginal": _marginal,
+    "uniform": lambda pi, rng, n, p: np.full(pi.shape, 1.0 / pi.shape[1]),
 }
 #: The default candidate set of :func:`study` (``"sharpened"`` is left out).
 DEFAULT_CANDIDATES: tuple[str, ...] = (
