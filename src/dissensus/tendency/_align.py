@@ -95,6 +95,30 @@ def _encode(scale: Scale, labels: pd.Series, *, where: str) -> IntArray:
     return codes
 
 
+def _columns(
+    frame: pd.DataFrame, scale: Scale, where: str, *, item: str, annotator: str, label: str
+) -> list[Any] | None:
+    """Check the id columns; None for a label column, else the probability columns."""
+    missing = [c for c in (item, annotator) if c not in frame.columns]
+    if missing:
+        msg = (
+            f"{where} has no {missing[0]!r} column (columns: {examples(list(frame.columns), 12)}); "
+            f"name it with {missing[0]}=... ."
+        )
+        raise DataError(msg)
+    if label in frame.columns:
+        return None
+    cols = _label_columns(frame, scale)
+    if cols is None:
+        msg = (
+            f"{where} needs a {label!r} column (predicted labels) or one probability column per "
+            f"label {examples([str(v) for v in scale.labels], 10)}; columns: "
+            f"{examples(list(frame.columns), 12)}."
+        )
+        raise DataError(msg)
+    return cols
+
+
 def _keys(items: Any, annotators: Any) -> pd.MultiIndex:
     return pd.MultiIndex.from_arrays(
         [np.asarray(items, dtype=object), np.asarray(annotators, dtype=object)]
@@ -159,29 +183,14 @@ def align_predictions(
             f"label or one probability column per label); got {type(predicted).__name__}."
         )
         raise TypeError(msg)
-    missing_cols = [c for c in (item, annotator) if c not in frame.columns]
-    if missing_cols:
-        msg = (
-            f"`predicted` of {func} has no {missing_cols[0]!r} column (columns: "
-            f"{examples(list(frame.columns), 12)}); name it with {missing_cols[0]}=... ."
-        )
-        raise DataError(msg)
-    prob_cols = None if label in frame.columns else _label_columns(frame, scale)
-    if label not in frame.columns and prob_cols is None:
-        msg = (
-            f"`predicted` of {func} needs a {label!r} column (predicted labels) or one "
-            f"probability column per label {examples(list(scale.labels), 10)}; columns: "
-            f"{examples(list(frame.columns), 12)}."
-        )
-        raise DataError(msg)
+    where = f"`predicted` of {func}"
+    prob_cols = _columns(frame, scale, where, item=item, annotator=annotator, label=label)
     if frame[[item, annotator]].isna().to_numpy().any():
         row = frame.index[np.flatnonzero(frame[[item, annotator]].isna().to_numpy().any(axis=1))[0]]
         msg = f"`predicted` of {func} has a missing item or annotator id at row {row!r}."
         raise DataError(msg)
     if prob_cols is None:
-        codes = _encode(scale, frame[label], where=f"`predicted` of {func}")
-        q_all = np.zeros((len(frame), K))
-        q_all[np.arange(len(frame)), codes] = 1.0
+        q_all = np.eye(K)[_encode(scale, frame[label], where=where)]
         hard = True
     else:
         q_all = frame[prob_cols].to_numpy(dtype=np.float64)
@@ -258,24 +267,11 @@ def read_annotator_predictions(
         A missing file or column, or labels off the scale (with the line).
     """
     df = read_table(path, format=format)
-    for col in (item, annotator):
-        if col not in df.columns:
-            msg = (
-                f"No {col!r} column in '{path}' (columns: {examples(list(df.columns), 12)}); "
-                "name it with item=... / annotator=... ."
-            )
-            raise DataError(msg)
-    if label in df.columns:
+    cols = _columns(df, scale, f"'{path}'", item=item, annotator=annotator, label=label)
+    if cols is None:
         codes = _encode(scale, df[label], where=f"'{path}'")
         out = df[[item, annotator]].copy()
         out[label] = np.asarray(scale.labels, dtype=object)[codes]
         return out
-    cols = _label_columns(df, scale)
-    if cols is None:
-        msg = (
-            f"'{path}' needs a {label!r} column or one probability column per label "
-            f"{examples([str(v) for v in scale.labels], 10)}; columns: {examples(list(df.columns), 12)}."
-        )
-        raise DataError(msg)
     out = df[[item, annotator, *cols]].copy()
     return out.rename(columns=dict(zip(cols, scale.labels, strict=True)))
