@@ -11,21 +11,33 @@ for a pointwise metric :math:`\bar p = p`. Properties that feed a
 prediction back in as a target (P1, P3, P4, P5, P6) are not applicable to
 expected metrics, whose two arguments are of different kinds.
 
-The definitions follow seed 001 (Properties 1–8) and seed 000 (the ordinal
-example); where the paper's wording does not say what to do with
-distributions, each definition below states the reading taken and why.
+The definitions follow Properties 1–8 of Rizzi et al. (2024) and the
+ordinal example of Magnani (2025); where a paper's wording does not say
+what to do with distributions, each definition below states the reading
+taken and why.
 Strict inequalities are checked with premises that are not degenerate (the
 two predictions differ by at least ``1e-3`` in L1), so that a floating-point
 tie is never read as a violation; every comparison allows a tolerance of
 ``1e-6 × (scale + |a| + |b|)``, ``scale`` the median value of the metric on
 random pairs (loose enough for the rounding of square roots, as in the
 Jensen-Shannon distance, never to count as a violation).
+
+References
+----------
+Rizzi, G., Leonardelli, E., Poesio, M., Uma, A., Pavlovic, M., Paun, S.,
+Rosso, P. and Fersini, E. (2024). Soft metrics for evaluation with
+disagreements: an assessment. *Proc. 3rd Workshop on Perspectivist
+Approaches to NLP (NLPerspectives)* at LREC-COLING 2024.
+
+Magnani, A. (2025). Soft metrics for ordinal label uncertainty with
+variable sample sizes. *ASSE 2025* (6th Asia Service Sciences and Software
+Engineering Conference), ACM.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -51,18 +63,20 @@ _ON_SIMPLEX = 1e-12
 class Clause:
     """One inequality checked on a batch of trials: ``lhs <= rhs`` (``lhs < rhs`` if strict).
 
-    ``shown`` names the slots a counterexample of this clause displays and
-    ``values`` the metric values printed with it.
+    It applies to the trials where ``applicable``; ``values`` are the metric
+    values a counterexample prints, ``shown`` the slots it displays, ``ref``
+    the scale of the tolerance (default ``|lhs| + |rhs|``).
     """
 
     name: str
     applicable: BoolArray
     lhs: FloatArray
     rhs: FloatArray
+    _: KW_ONLY
     strict: bool
-    ref: FloatArray
-    shown: tuple[int, ...]
     values: dict[str, FloatArray]
+    shown: tuple[int, ...] = (0, 1, 2)
+    ref: FloatArray | None = None
 
 
 @dataclass(frozen=True)
@@ -102,22 +116,6 @@ class Property:
 # --------------------------------------------------------------------------- helpers
 
 
-def _clause(
-    name: str,
-    ok: BoolArray,
-    lhs: FloatArray,
-    rhs: FloatArray,
-    *,
-    strict: bool,
-    values: dict[str, FloatArray],
-    shown: tuple[int, ...] = (0, 1, 2),
-    ref: FloatArray | None = None,
-) -> Clause:
-    """``lhs <= rhs`` (``<`` if strict) on the trials where ``ok``; tolerance scaled by ``ref``."""
-    scale = np.abs(lhs) + np.abs(rhs) if ref is None else ref
-    return Clause(name, ok, lhs, rhs, strict, scale, shown, values)
-
-
 def _l1(a: FloatArray, b: FloatArray) -> FloatArray:
     out: FloatArray = np.abs(a - b).sum(axis=1)
     return out
@@ -129,8 +127,8 @@ def _equal(name: str, a: FloatArray, b: FloatArray, labels: tuple[str, str]) -> 
         lhs = np.abs(a - b)
     lhs = np.where(np.isinf(a) & np.isinf(b), 0.0, lhs)
     ok = np.ones(len(a), bool)
-    return [_clause(name, ok, lhs, np.zeros(len(a)), strict=False, shown=(0, 1),
-                    ref=np.abs(a) + np.abs(b), values={labels[0]: a, labels[1]: b})]  # fmt: skip
+    return [Clause(name, ok, lhs, np.zeros(len(a)), strict=False, shown=(0, 1),
+                   ref=np.abs(a) + np.abs(b), values={labels[0]: a, labels[1]: b})]  # fmt: skip
 
 
 def _versus(
@@ -139,7 +137,7 @@ def _versus(
     """The clause ``M(p, q) < M(p, r)`` (``<=`` unless strict) on trials ``(p, q, r)``."""
     p, q, r = x
     a, b = s.loss(p, q), s.loss(p, r)
-    return [_clause(name, ok, a, b, strict=strict, values={"M(p, q)": a, "M(p, r)": b})]
+    return [Clause(name, ok, a, b, strict=strict, values={"M(p, q)": a, "M(p, r)": b})]
 
 
 def _onto_simplex(x: FloatArray) -> tuple[FloatArray, BoolArray]:
@@ -162,7 +160,7 @@ def _indep(n_slots: int, targets: tuple[int, ...] = (0,)) -> Generate:
     return gen
 
 
-# --------------------------------------------------------------------------- P1 symmetry
+# --------------------------------------------------------------------------- checks
 
 
 def _check_p1(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
@@ -170,47 +168,18 @@ def _check_p1(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[
     return _equal("M(p, q) = M(q, p)", s.loss(p, q), s.loss(q, p), ("M(p, q)", "M(q, p)"))
 
 
-# --------------------------------------------------------------------------- P2 boundedness
-
-
 def _check_p2(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
-    p, q = x
-    v = s.loss(p, q)
-    lhs = (~np.isfinite(v)).astype(np.float64)
-    return [
-        _clause(
-            "M(p, q) finite",
-            np.ones(len(p), bool),
-            lhs,
-            np.zeros(len(p)),
-            strict=False,
-            shown=(0, 1),
-            ref=np.zeros(len(p)),
-            values={"M(p, q)": v},
-        )
-    ]
-
-
-# --------------------------------------------------------------------------- P3 triangle
+    v, zero = s.loss(*x), np.zeros(len(x[0]))
+    return [Clause("M(p, q) finite", zero == 0, (~np.isfinite(v)).astype(np.float64), zero,
+                   strict=False, shown=(0, 1), ref=zero, values={"M(p, q)": v})]  # fmt: skip
 
 
 def _check_p3(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
     p, q, r = x
     pq, qr, pr = s.loss(p, q), s.loss(q, r), s.loss(p, r)
-    rhs = pq + qr
-    return [
-        _clause(
-            "M(p, r) <= M(p, q) + M(q, r)",
-            np.ones(len(p), bool),
-            pr,
-            rhs,
-            strict=False,
-            values={"M(p, q)": pq, "M(q, r)": qr, "M(p, q) + M(q, r)": rhs, "M(p, r)": pr},
-        )
-    ]
-
-
-# --------------------------------------------------------------------------- P4 transitivity
+    values = {"M(p, q)": pq, "M(q, r)": qr, "M(p, q) + M(q, r)": pq + qr, "M(p, r)": pr}
+    return [Clause("M(p, r) <= M(p, q) + M(q, r)", np.ones(len(p), bool), pr, pq + qr,
+                   strict=False, values=values)]  # fmt: skip
 
 
 def _check_p4(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
@@ -218,19 +187,8 @@ def _check_p4(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[
     pq, pr, qr = s.loss(p, q), s.loss(p, r), s.loss(q, r)
     with np.errstate(invalid="ignore"):
         premise = (pq < pr - tol(pq, pr)) & (_l1(p, q) >= _GAP) & (_l1(q, r) >= _GAP)
-    return [
-        _clause(
-            "M(p, q) < M(p, r) => M(q, r) < M(p, r)",
-            premise,
-            qr,
-            pr,
-            strict=True,
-            values={"M(p, q)": pq, "M(p, r)": pr, "M(q, r)": qr},
-        )
-    ]
-
-
-# --------------------------------------------------------------------------- P5 sum invariance
+    return [Clause("M(p, q) < M(p, r) => M(q, r) < M(p, r)", premise, qr, pr, strict=True,
+                   values={"M(p, q)": pq, "M(p, r)": pr, "M(q, r)": qr})]  # fmt: skip
 
 
 def _gen_p5(rng: np.random.Generator, n: int, K: int, tgt: Points, pts: Points) -> Trials:
@@ -245,39 +203,23 @@ def _gen_p5(rng: np.random.Generator, n: int, K: int, tgt: Points, pts: Points) 
 
 def _check_p5(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
     p, q, p2 = x
-    shift = p2 - p
-    q2, ok = _onto_simplex(q + shift)
-    ok &= _l1(p2, p) >= _GAP
+    q2, ok = _onto_simplex(q + (p2 - p))
     before, after = s.loss(p, q), s.loss(p2, q2)
-    return [
-        _clause(
-            "M(p + c, q + c) <= M(p, q)",
-            ok,
-            after,
-            before,
-            strict=False,
-            values={"M(p, q)": before, "M(p + c, q + c)": after},
-        )
-    ]
-
-
-# --------------------------------------------------------------------------- P5a minimum at a perfect match
+    return [Clause("M(p + c, q + c) <= M(p, q)", ok & (_l1(p2, p) >= _GAP), after, before,
+                   strict=False, values={"M(p, q)": before, "M(p + c, q + c)": after})]  # fmt: skip
 
 
 def _check_p5a(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
     p, p2, r = x
-    m1, m2 = s.perfect(p), s.perfect(p2)
-    perfect1, perfect2, imperfect = s.loss(p, m1), s.loss(p2, m2), s.loss(p2, r)
-    ok = _l1(r, m2) >= 10 * _GAP
+    perfect1, perfect2 = s.loss(p, s.perfect(p)), s.loss(p2, s.perfect(p2))
+    imperfect = s.loss(p2, r)
+    ok = _l1(r, s.perfect(p2)) >= 10 * _GAP
     return [
-        _clause("(i) M(p, p̄) < M(p, r) for r != p̄", ok, perfect2, imperfect, strict=True,
-                shown=(1, 2), values={"M(p, p̄)": perfect2, "M(p, r)": imperfect}),
-        _clause("(ii) M(p', p̄') <= M(p, r) for r != p̄", ok, perfect1, imperfect, strict=False,
-                values={"M(p', p̄')": perfect1, "M(p, r)": imperfect}),
+        Clause("(i) M(p, p̄) < M(p, r) for r != p̄", ok, perfect2, imperfect, strict=True,
+               shown=(1, 2), values={"M(p, p̄)": perfect2, "M(p, r)": imperfect}),
+        Clause("(ii) M(p', p̄') <= M(p, r) for r != p̄", ok, perfect1, imperfect, strict=False,
+               values={"M(p', p̄')": perfect1, "M(p, r)": imperfect}),
     ]  # fmt: skip
-
-
-# --------------------------------------------------------------------------- P5b fair penalisation
 
 
 def _gen_p5b(rng: np.random.Generator, n: int, K: int, tgt: Points, pts: Points) -> Trials:
@@ -297,8 +239,7 @@ def _complete_p5b(s: Subject, x: list[FloatArray], c: FloatArray) -> list[FloatA
     # Shorten the step where it would leave the simplex.
     with np.errstate(divide="ignore", invalid="ignore"):
         room = np.where(d < 0, t / -d, np.inf).min(axis=1)
-    step = np.minimum(np.abs(c), room)
-    between, _ = _onto_simplex(t + step[:, None] * d)
+    between, _ = _onto_simplex(t + np.minimum(np.abs(c), room)[:, None] * d)
     return [p, np.where(np.isnan(q), between, q), r]
 
 
@@ -310,33 +251,21 @@ def _check_p5b(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list
     return _versus(s, "|p̄ - q| <= |p̄ - r| per class => M(p, q) < M(p, r)", ok, x, strict=True)
 
 
-# --------------------------------------------------------------------------- P5c equal at every perfect match
-
-
 def _check_p5c(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
     p, p2 = x
     a, b = s.loss(p, s.perfect(p)), s.loss(p2, s.perfect(p2))
     return _equal("M(p, p̄) = M(p', p̄')", a, b, ("M(p, p̄)", "M(p', p̄')"))
 
 
-# --------------------------------------------------------------------------- P6 scale sensitivity
-
-_SCALES = (0.5, 0.25, 0.1, 0.9)
-
-
 def _gen_p6(rng: np.random.Generator, n: int, K: int, tgt: Points, pts: Points) -> Trials:
-    return [tgt(n), pts(n), pts(n)], rng.choice(np.array(_SCALES), size=n)
-
-
-def _contract(s: FloatArray, x: FloatArray, c: FloatArray) -> FloatArray:
-    out: FloatArray = s + c[:, None] * (x - s)
-    return out
+    return [tgt(n), pts(n), pts(n)], rng.choice(np.array([0.5, 0.25, 0.1, 0.9]), size=n)
 
 
 def _check_p6(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
     p, q, centre = x
-    p2, ok1 = _onto_simplex(_contract(centre, p, c))
-    q2, ok2 = _onto_simplex(_contract(centre, q, c))
+    # x' = s + c (x - s): both contracted towards the centre
+    p2, ok1 = _onto_simplex(centre + c[:, None] * (p - centre))
+    q2, ok2 = _onto_simplex(centre + c[:, None] * (q - centre))
     before, after = s.loss(p, q), s.loss(p2, q2)
     ok = ok1 & ok2 & (c < 1)
     # With M(p, q) > 0, c^β M(p, q) < M(p, q) for every β > 0: the contraction must lower
@@ -344,45 +273,27 @@ def _check_p6(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[
     positive = before > tol(before, before)
     values = {"c": c, "M(p, q)": before, "M(p', q')": after}
     return [
-        _clause("M(p', q') < M(p, q) for x' = s + c(x - s), c < 1", ok & positive, after,
-                before, strict=True, values=values),
-        _clause("M(p', q') = 0 when M(p, q) = 0", ok & ~positive, after, before, strict=False,
-                values=values),
+        Clause("M(p', q') < M(p, q) for x' = s + c(x - s), c < 1", ok & positive, after,
+               before, strict=True, values=values),
+        Clause("M(p', q') = 0 when M(p, q) = 0", ok & ~positive, after, before, strict=False,
+               values=values),
     ]  # fmt: skip
-
-
-# --------------------------------------------------------------------------- P7 most probable label
 
 
 def _check_p7(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
     p, q, r = x
-    t = s.perfect(p)
-    (kt, ut), (kq, uq), (kr, ur) = _unique_argmax(t), _unique_argmax(q), _unique_argmax(r)
+    (kt, ut), (kq, uq), (kr, ur) = (_unique_argmax(y) for y in (s.perfect(p), q, r))
     ok = ut & uq & ur & (kq == kt) & (kr != kt)
     return _versus(s, "argmax q = argmax p̄ != argmax r => M(p, q) < M(p, r)", ok, x, strict=True)
-
-
-# --------------------------------------------------------------------------- P8 positional error
 
 
 def _check_p8(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
     p, q, r = x
     t = s.perfect(p)
-    ok = _l1(t, q) <= _l1(t, r) + _ON_SIMPLEX
-    a, b = s.loss(p, q), s.loss(p, r)
-    return [
-        _clause(
-            "Σ|p̄ - q| <= Σ|p̄ - r| => M(p, q) <= M(p, r)",
-            ok,
-            a,
-            b,
-            strict=False,
-            values={"L1(p̄, q)": _l1(t, q), "L1(p̄, r)": _l1(t, r), "M(p, q)": a, "M(p, r)": b},
-        )
-    ]
-
-
-# --------------------------------------------------------------------------- ordinal
+    a, b, lq, lr = s.loss(p, q), s.loss(p, r), _l1(t, q), _l1(t, r)
+    values = {"L1(p̄, q)": lq, "L1(p̄, r)": lr, "M(p, q)": a, "M(p, r)": b}
+    return [Clause("Σ|p̄ - q| <= Σ|p̄ - r| => M(p, q) <= M(p, r)", lq <= lr + _ON_SIMPLEX, a, b,
+                   strict=False, values=values)]  # fmt: skip
 
 
 def _gen_ordinal(rng: np.random.Generator, n: int, K: int, tgt: Points, pts: Points) -> Trials:
@@ -401,13 +312,12 @@ def _complete_ordinal(s: Subject, x: list[FloatArray], u: FloatArray) -> list[Fl
     delta = t[rows, i] * np.array([1.0, 0.5, 0.25, 0.1])[np.minimum((u[:, 1] * 4).astype(int), 3)]
     j1 = (i + 1 + (u[:, 2] * (K - 1)).astype(int)) % K
     j2 = (i + 1 + (u[:, 3] * (K - 1)).astype(int)) % K
-    near = np.where(np.abs(j1 - i) <= np.abs(j2 - i), j1, j2)
-    far = np.where(np.abs(j1 - i) <= np.abs(j2 - i), j2, j1)
+    nearer = np.abs(j1 - i) <= np.abs(j2 - i)
     q, r = t.copy(), t.copy()
     q[rows, i] -= delta
     r[rows, i] -= delta
-    q[rows, near] += delta
-    r[rows, far] += delta
+    q[rows, np.where(nearer, j1, j2)] += delta
+    r[rows, np.where(nearer, j2, j1)] += delta
     return [p, q, r]
 
 
@@ -416,8 +326,7 @@ def _check_ordinal(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> 
     t = s.perfect(p)
     dq, dr = q - t, r - t
     eps = 1e-9
-    negq, posq = dq < -eps, dq > eps
-    negr, posr = dr < -eps, dr > eps
+    negq, posq, negr, posr = dq < -eps, dq > eps, dr < -eps, dr > eps
     ok = (negq.sum(1) == 1) & (posq.sum(1) == 1) & (negr.sum(1) == 1) & (posr.sum(1) == 1)
     i, j, i2, j2 = negq.argmax(1), posq.argmax(1), negr.argmax(1), posr.argmax(1)
     rows = np.arange(len(p))
@@ -454,8 +363,8 @@ PROPERTIES: tuple[Property, ...] = (
     ),
     Property(
         "P4", "transitivity",
-        r"$M(p, q) < M(p, r) \Rightarrow M(q, r) < M(p, r)$ for all $p, q, r$ (seed 001 "
-        "Property 4 as written). No non-trivial distance has it: with $q$ and $r$ on "
+        r"$M(p, q) < M(p, r) \Rightarrow M(q, r) < M(p, r)$ for all $p, q, r$ (Rizzi et "
+        "al. 2024, Property 4, as written). No non-trivial distance has it: with $q$ and $r$ on "
         r"opposite sides of $p$, $M(q, r)$ is the longest side.",
         _PQR, (0,), _indep(3), _check_p4, same_kind=True,
     ),
@@ -471,8 +380,8 @@ PROPERTIES: tuple[Property, ...] = (
     ),
     Property(
         "P5a", "minimum penalty at a perfect match",
-        r"(i) $M(p, \bar p) < M(p, r)$ for every $r \ne \bar p$ (seed 001 Property 5.a as "
-        r"written), and (ii) $M(p', \bar p') \le M(p, r)$ for all targets $p, p'$ and every "
+        r"(i) $M(p, \bar p) < M(p, r)$ for every $r \ne \bar p$ (Rizzi et al. 2024, "
+        r"Property 5.a, as written), and (ii) $M(p', \bar p') \le M(p, r)$ for all targets $p, p'$ and every "
         r"$r \ne \bar p$: the perfect match gets the minimum penalty the metric gives, on any "
         "item. Clause (ii) is our reading of 'minimum penalisation': a perfect prediction on "
         "one item must not score worse than an imperfect one on another, or a ranking "
@@ -515,7 +424,7 @@ PROPERTIES: tuple[Property, ...] = (
     Property(
         "P8", "positional error sensitivity",
         r"If $\sum_k |\bar p_k - q_k| \le \sum_k |\bar p_k - r_k|$ then $M(p, q) \le M(p, r)$ "
-        "(seed 001 Property 8 as written: no metric may prefer a prediction with a larger L1 "
+        "(Rizzi et al. 2024, Property 8, as written: no metric may prefer a prediction with a larger L1 "
         "error).",
         _PQR, (0,), _indep(3), _check_p8,
     ),
@@ -523,9 +432,9 @@ PROPERTIES: tuple[Property, ...] = (
         "ordinal", "ordinal: more distant moves cost more",
         r"Moving mass $\delta \ge 10^{-3}$ of $\bar p$ from class $i$ to class $j'$ costs "
         r"strictly more than moving it to class $j$ when $|j' - i| > |j - i|$: "
-        r"$M(p, \bar p + \delta(e_j - e_i)) < M(p, \bar p + \delta(e_{j'} - e_i))$ (seed 000 "
-        "Example 2). Strict because 'never less' is met by every metric blind to the order "
-        "(L1 charges $2\\delta$ for every move); seed 000's complaint is that KL charges both "
+        r"$M(p, \bar p + \delta(e_j - e_i)) < M(p, \bar p + \delta(e_{j'} - e_i))$ (Magnani "
+        "2025, Example 2). Strict because 'never less' is met by every metric blind to the order "
+        "(L1 charges $2\\delta$ for every move); Magnani's complaint is that KL charges both "
         "moves the same.",
         _PQR, (0,), _gen_ordinal, _check_ordinal, min_classes=3, independent=False,
         complete=_complete_ordinal,

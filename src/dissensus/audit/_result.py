@@ -5,10 +5,9 @@ from __future__ import annotations
 import html
 import json
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    import pandas as pd
+import pandas as pd
 
 __all__ = ["AuditResult", "Counterexample", "PropertyResult"]
 
@@ -99,8 +98,6 @@ class AuditResult:
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy table: metric, property, status, n_applicable, counterexample, margin, note."""
-        import pandas as pd  # noqa: PLC0415  (pandas only at the edge, on demand)
-
         return pd.DataFrame(
             [
                 {

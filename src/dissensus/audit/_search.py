@@ -10,10 +10,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from dissensus._deprecation import keyword_only_options
 from dissensus.audit._properties import PROPERTIES, Clause, Property
 from dissensus.audit._result import AuditResult, Counterexample, PropertyResult
-from dissensus.audit._subject import MetricLike, Subject, as_subject
+from dissensus.audit._subject import MetricLike, Subject, as_subject, points
 
 __all__ = ["audit", "check_case", "property_keys"]
 
@@ -21,8 +20,6 @@ FloatArray = npt.NDArray[np.float64]
 
 #: Relative tolerance of every comparison (times the metric's scale plus the two values).
 RTOL = 1e-6
-#: Grid resolutions: a random grid point has entries that are multiples of 1/m.
-_GRIDS = np.array([1, 2, 4, 5, 10, 20])
 #: Denominators tried when shrinking a counterexample, simplest first.
 _DENOMINATORS = (1, 2, 4, 5, 10, 20, 25, 50, 100)
 #: Violating trials kept for shrinking.
@@ -33,37 +30,13 @@ _KEY_POOL = 4096
 _BINARY_GRID = np.linspace(0.0, 1.0, 11)
 
 
+#: The properties by key, in table order.
+_BY_KEY = {p.key: p for p in PROPERTIES}
+
+
 def property_keys() -> list[str]:
     """Keys of the audited properties, in table order (``"P1"`` ... ``"ordinal"``)."""
-    return [p.key for p in PROPERTIES]
-
-
-# --------------------------------------------------------------------------- sampling
-
-
-def _points(rng: np.random.Generator, n: int, K: int) -> FloatArray:
-    """Seeded points of the simplex: interior, faces (zeros), corners and round grid points."""
-    kind = rng.choice(4, size=n, p=[0.35, 0.2, 0.05, 0.4])
-    g = rng.standard_exponential((n, K))
-    # Faces: keep a random non-empty subset of the classes.
-    keep = rng.random((n, K)) < rng.random((n, 1))
-    keep[np.arange(n), rng.integers(0, K, n)] = True
-    face = np.where(kind[:, None] == 1, g * keep, g)
-    x = face / face.sum(axis=1, keepdims=True)
-    corners = np.eye(K)[rng.integers(0, K, n)]
-    x = np.where(kind[:, None] == 2, corners, x)
-    m = rng.choice(_GRIDS, size=n)
-    grid = _compositions(rng, m, K) / m[:, None]
-    out: FloatArray = np.where(kind[:, None] == 3, grid, x)
-    return out
-
-
-def _compositions(rng: np.random.Generator, total: npt.NDArray[np.int64], K: int) -> FloatArray:
-    """Random non-negative integer rows of K entries summing to ``total`` (sorted cut points)."""
-    cuts = np.sort(np.floor(rng.random((len(total), K - 1)) * (total[:, None] + 1)), axis=1)
-    edges = np.column_stack([np.zeros(len(total)), cuts, total.astype(np.float64)])
-    out: FloatArray = np.diff(edges, axis=1)
-    return out
+    return list(_BY_KEY)
 
 
 def _binary_grid(n_slots: int) -> list[FloatArray]:
@@ -145,7 +118,8 @@ class _Checker:
         applies = np.zeros(len(slots[0]), bool)
         for cl in clauses:
             with np.errstate(invalid="ignore"):
-                t = RTOL * (self.scale + np.nan_to_num(cl.ref, posinf=0.0))
+                ref = np.abs(cl.lhs) + np.abs(cl.rhs) if cl.ref is None else cl.ref
+                t = RTOL * (self.scale + np.nan_to_num(ref, posinf=0.0))
                 margin = cl.lhs - cl.rhs + (t if cl.strict else -t)
                 both_inf = np.isinf(cl.lhs) & np.isinf(cl.rhs)
             ok = cl.applicable & ~both_inf & ~np.isnan(margin)
@@ -155,18 +129,12 @@ class _Checker:
 
 
 def _scale(subject: Subject, rng: np.random.Generator, K: int) -> float:
+    """The median value of the metric on random (target, prediction) pairs (1 if 0 or none)."""
     n = 512
-    tgt = subject.sample_targets(rng, n, K) if subject.expected else _points(rng, n, K)
-    v = np.abs(subject.loss(tgt, rng.dirichlet(np.ones(K), size=n)))
+    v = np.abs(subject.loss(subject.targets(rng, n, K), rng.dirichlet(np.ones(K), size=n)))
     v = v[np.isfinite(v)]
     med = float(np.median(v)) if v.size else 1.0
     return med if med > 0 else 1.0
-
-
-def _take(
-    slots: list[FloatArray], c: FloatArray, idx: npt.NDArray[np.intp]
-) -> tuple[list[FloatArray], FloatArray]:
-    return [x[idx] for x in slots], c[idx]
 
 
 def _shrink(
@@ -210,7 +178,7 @@ def _best(checker: _Checker, slots: list[FloatArray], c: FloatArray) -> Countere
     if pool.size == 0:
         return None
     for size in (64, 16):
-        slots, c = _shrink(checker, *_take(slots, c, pool[:size]))
+        slots, c = _shrink(checker, [x[pool[:size]] for x in slots], c[pool[:size]])
         clauses, margins, _ = checker(slots, c)
         pool = _simplest(checker, slots, margins)
     i = int(pool[0])
@@ -264,16 +232,12 @@ class _TrialCache:
         if hit is not None:
             return hit
         K, n = self.K, self.n
-        keys = [p.key for p in PROPERTIES]
-        rng = np.random.default_rng([self.seed, K, keys.index(prop.key), int(subject.expected)])
+        index = list(_BY_KEY).index(prop.key)
+        rng = np.random.default_rng([self.seed, K, index, int(subject.expected)])
 
-        def pts(m: int) -> FloatArray:
-            return _points(rng, m, K)
-
-        def tgt(m: int) -> FloatArray:
-            return subject.sample_targets(rng, m, K) if subject.expected else _points(rng, m, K)
-
-        slots, c = prop.generate(rng, n, K, tgt, pts)
+        slots, c = prop.generate(
+            rng, n, K, lambda m: subject.targets(rng, m, K), lambda m: points(rng, m, K)
+        )
         if prop.complete is not None:
             slots = prop.complete(subject, slots, c)
         if K == 2 and prop.independent and not subject.expected:
@@ -287,20 +251,18 @@ class _TrialCache:
 def _audit_one(
     subject: Subject, prop: Property, K: int, trials: _TrialCache, scale: float
 ) -> PropertyResult:
-    if prop.min_classes > K:
-        return PropertyResult(subject.name, prop.key, "not applicable", 0, None,
-                              f"needs K >= {prop.min_classes}")  # fmt: skip
-    if prop.same_kind and subject.expected:
-        return PropertyResult(subject.name, prop.key, "not applicable", 0, None,
-                              "uses a prediction as a target (expected metric)")  # fmt: skip
+    def not_applicable(why: str) -> PropertyResult:
+        return PropertyResult(subject.name, prop.key, "not applicable", 0, None, why)
 
+    if prop.min_classes > K:
+        return not_applicable(f"needs K >= {prop.min_classes}")
+    if prop.same_kind and subject.expected:
+        return not_applicable("uses a prediction as a target (expected metric)")
     slots, c = trials(prop, subject)
     checker = _Checker(prop, subject, scale)
-    _, _margins, applies = checker(slots, c)
-    n_applicable = int(applies.sum())
+    n_applicable = int(checker(slots, c)[2].sum())
     if n_applicable == 0:
-        return PropertyResult(subject.name, prop.key, "not applicable", 0, None,
-                              "no trial met the premise")  # fmt: skip
+        return not_applicable("no trial met the premise")
     example = _best(checker, slots, c)
     note = ""
     if prop.key == "P6" and example is None:
@@ -337,7 +299,7 @@ def check_case(
 
     Examples
     --------
-    Seed 001, Example 2 (clipped cross-entropy breaks the triangle inequality):
+    Example 2 of Rizzi et al. (2024): clipped cross-entropy breaks the triangle inequality.
 
     >>> from functools import partial
     >>> from dissensus.metrics import cross_entropy
@@ -346,11 +308,10 @@ def check_case(
     >>> round(m["M(p, r) <= M(p, q) + M(q, r)"], 4)
     5.9731
     """
-    by_key = {p.key: p for p in PROPERTIES}
-    if prop not in by_key:
-        msg = f"Unknown property {prop!r}; choose from {list(by_key)}."
+    if prop not in _BY_KEY:
+        msg = f"Unknown property {prop!r}; choose from {list(_BY_KEY)}."
         raise ValueError(msg)
-    p = by_key[prop]
+    p = _BY_KEY[prop]
     if len(distributions) != len(p.slots):
         msg = f"Property {prop} takes {len(p.slots)} distributions {p.slots}; got {len(distributions)}."
         raise ValueError(msg)
@@ -375,7 +336,6 @@ def _subjects(
     return [as_subject(metric, options=options)]
 
 
-@keyword_only_options(1)
 def audit(
     metric: MetricLike | Sequence[MetricLike] | Mapping[str, MetricLike],
     *,
@@ -433,7 +393,10 @@ def audit(
     .. [1] Rizzi, G., Leonardelli, E., Poesio, M., Uma, A., Pavlovic, M., Paun, S.,
        Rosso, P. and Fersini, E. (2024). Soft metrics for evaluation with
        disagreements: an assessment. Proc. 3rd Workshop on Perspectivist
-       Approaches to NLP (NLPerspectives) at LREC-COLING 2024, 84–94 (seed 001).
+       Approaches to NLP (NLPerspectives) at LREC-COLING 2024, 84–94.
+    .. [2] Magnani, A. (2025). Soft metrics for ordinal label uncertainty with
+       variable sample sizes. ASSE 2025 (6th Asia Service Sciences and Software
+       Engineering Conference), ACM (the ordinal property).
 
     Examples
     --------
@@ -451,12 +414,11 @@ def audit(
     if n < 1:
         msg = f"The 'n_trials' parameter of audit must be a positive integer. Got {n_trials!r}."
         raise ValueError(msg)
-    by_key = {p.key: p for p in PROPERTIES}
     if isinstance(properties, str):
-        properties = list(by_key) if properties == "all" else [properties]
-    unknown = [k for k in properties if k not in by_key]
+        properties = list(_BY_KEY) if properties == "all" else [properties]
+    unknown = [k for k in properties if k not in _BY_KEY]
     if unknown:
-        msg = f"Unknown properties {unknown}; choose from {list(by_key)} or 'all'."
+        msg = f"Unknown properties {unknown}; choose from {list(_BY_KEY)} or 'all'."
         raise ValueError(msg)
     subjects = _subjects(metric, options)
     rows = []
@@ -466,6 +428,6 @@ def audit(
     for subject in subjects:
         scale = _scale(subject, np.random.default_rng([seed, K]), K)
         for key in properties:
-            rows.append(_audit_one(subject, by_key[key], K, trials, scale))
+            rows.append(_audit_one(subject, _BY_KEY[key], K, trials, scale))
     return AuditResult(rows=tuple(rows), classes=K, n_trials=n, seed=seed,
                        properties=tuple(properties))  # fmt: skip

@@ -3,7 +3,7 @@
 A :class:`Subject` wraps a registry metric, an expected metric or any
 callable ``f(p, q) -> (N,)`` behind one interface the property checks use:
 ``loss(target, q)``, ``perfect(target)`` (the prediction that matches the
-target exactly) and ``sample_targets``.
+target exactly) and ``targets`` (seeded targets to try).
 """
 
 from __future__ import annotations
@@ -17,13 +17,38 @@ import numpy.typing as npt
 
 from dissensus.metrics import Metric, get_metric, list_metrics
 
-__all__ = ["MetricLike", "Subject", "as_subject", "auditable_metrics"]
+__all__ = ["MetricLike", "Subject", "as_subject", "auditable_metrics", "points"]
 
 FloatArray = npt.NDArray[np.float64]
 MetricLike = str | Metric | Callable[..., Any]
 
 #: Annotation counts drawn for the targets of expected metrics (their sum is the item's n).
 _EXPECTED_N = np.array([0, 1, 2, 3, 4, 5, 10, 20])
+#: Grid resolutions: a random grid point has entries that are multiples of 1/m.
+_GRIDS = np.array([1, 2, 4, 5, 10, 20])
+
+
+def _compositions(rng: np.random.Generator, total: npt.NDArray[Any], K: int) -> FloatArray:
+    """Random non-negative integer rows of K entries summing to ``total`` (sorted cut points)."""
+    cuts = np.sort(np.floor(rng.random((len(total), K - 1)) * (total[:, None] + 1)), axis=1)
+    edges = np.column_stack([np.zeros(len(total)), cuts, total.astype(np.float64)])
+    out: FloatArray = np.diff(edges, axis=1)
+    return out
+
+
+def points(rng: np.random.Generator, n: int, K: int) -> FloatArray:
+    """Seeded points of the simplex: interior, faces (zeros), corners and round grid points."""
+    kind = rng.choice(4, size=n, p=[0.35, 0.2, 0.05, 0.4])
+    g = rng.standard_exponential((n, K))
+    # Faces: keep a random non-empty subset of the classes.
+    keep = rng.random((n, K)) < rng.random((n, 1))
+    keep[np.arange(n), rng.integers(0, K, n)] = True
+    face = np.where(kind[:, None] == 1, g * keep, g)
+    x = face / face.sum(axis=1, keepdims=True)
+    x = np.where(kind[:, None] == 2, np.eye(K)[rng.integers(0, K, n)], x)
+    m = rng.choice(_GRIDS, size=n)
+    out: FloatArray = np.where(kind[:, None] == 3, _compositions(rng, m, K) / m[:, None], x)
+    return out
 
 
 @dataclass(frozen=True)
@@ -70,16 +95,14 @@ class Subject:
         out: FloatArray = target / target.sum(axis=1, keepdims=True)
         return out
 
-    def sample_targets(self, rng: np.random.Generator, n: int, K: int) -> FloatArray:
-        """Dirichlet ``alpha = 1 + counts``, counts of ``n`` annotations over ``K`` classes.
+    def targets(self, rng: np.random.Generator, n: int, K: int) -> FloatArray:
+        """Seeded targets: :func:`points`, or for an expected metric Dirichlet ``alpha``.
 
-        Only for expected metrics (pointwise targets are sampled like predictions).
+        ``alpha = 1 + counts``, counts of 0 to 20 annotations over ``K`` classes.
         """
-        totals = rng.choice(_EXPECTED_N, size=n).astype(np.float64)
-        cuts = np.sort(np.floor(rng.random((n, K - 1)) * (totals[:, None] + 1)), axis=1)
-        counts = np.diff(np.column_stack([np.zeros(n), cuts, totals]), axis=1)
-        out: FloatArray = 1.0 + counts
-        return out
+        if not self.expected:
+            return points(rng, n, K)
+        return 1.0 + _compositions(rng, rng.choice(_EXPECTED_N, size=n).astype(np.float64), K)
 
 
 def auditable_metrics() -> list[str]:
