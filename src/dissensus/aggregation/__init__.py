@@ -19,10 +19,14 @@ Examples
 ['x', 'y']
 """
 
-from dissensus.aggregation._dawid_skene import DawidSkeneResult, dawid_skene
+from dissensus.aggregation._dawid_skene import (
+    DawidSkeneResult,
+    OrdinalDawidSkeneResult,
+    dawid_skene,
+    ordinal_dawid_skene,
+)
 from dissensus.aggregation._em import ConvergenceWarning
 from dissensus.aggregation._mace import MACEResult, mace
-from dissensus.aggregation._ordinal import OrdinalDawidSkeneResult, ordinal_dawid_skene
 from dissensus.aggregation._soft_targets import TARGET_METHODS, fit_annotator_model, soft_targets
 
 __all__ = [

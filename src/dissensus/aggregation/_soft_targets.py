@@ -8,9 +8,8 @@ import numpy as np
 
 from dissensus._exceptions import DataError
 from dissensus._validation import SeedLike, check_option, examples
-from dissensus.aggregation._dawid_skene import DawidSkeneResult, dawid_skene
+from dissensus.aggregation._dawid_skene import DawidSkeneResult, dawid_skene, ordinal_dawid_skene
 from dissensus.aggregation._mace import MACEResult, mace
-from dissensus.aggregation._ordinal import ordinal_dawid_skene
 from dissensus.data import Annotations, LabelCounts, Predictions
 
 __all__ = ["TARGET_METHODS", "fit_annotator_model", "soft_targets"]
