@@ -351,9 +351,8 @@ PROPERTIES: tuple[Property, ...] = (
     Property(
         "P2", "boundedness",
         r"There are finite $a \le b$ with $a \le M(p, q) \le b$ for all $p, q \in \Delta_K$, "
-        "faces and corners included (zero entries are where logs blow up). Checked as: every "
-        "value is finite; a metric that is finite everywhere on the compact simplex and "
-        "continuous is bounded.",
+        "faces and corners included; checked as: every value is finite (a continuous metric "
+        "finite on the compact simplex is bounded).",
         ("p", "q"), (0,), _indep(2), _check_p2,
     ),
     Property(
@@ -364,38 +363,29 @@ PROPERTIES: tuple[Property, ...] = (
     Property(
         "P4", "transitivity",
         r"$M(p, q) < M(p, r) \Rightarrow M(q, r) < M(p, r)$ for all $p, q, r$ (Rizzi et "
-        "al. 2024, Property 4, as written). No non-trivial distance has it: with $q$ and $r$ on "
-        r"opposite sides of $p$, $M(q, r)$ is the longest side.",
+        "al. 2024, Property 4, as written).",
         _PQR, (0,), _indep(3), _check_p4, same_kind=True,
     ),
     Property(
         "P5", "sum invariance",
         r"$M(p + c, q + c) \le M(p, q)$ for every $c \in \mathbb{R}^K$ with $\sum_k c_k = 0$ "
-        r"and $p + c, q + c \in \Delta_K$. Reading: the paper adds a constant to both "
-        "distributions; a shift that keeps both on the simplex must sum to zero (adding the "
-        r"same number to every entry leaves the simplex), and the paper's own gloss ($\delta_0$ "
-        r"vs $\delta_1$ shifted to $\delta_c$ vs $\delta_{1+c}$) is such a translation. Since "
-        "$-c$ shifts back, the property amounts to translation invariance.",
+        r"and $p + c, q + c \in \Delta_K$ (the paper's constant shift, read as a translation "
+        "that keeps both on the simplex).",
         ("p", "q", "p + c"), (0, 2), _gen_p5, _check_p5, same_kind=True, independent=False,
     ),
     Property(
         "P5a", "minimum penalty at a perfect match",
         r"(i) $M(p, \bar p) < M(p, r)$ for every $r \ne \bar p$ (Rizzi et al. 2024, "
-        r"Property 5.a, as written), and (ii) $M(p', \bar p') \le M(p, r)$ for all targets $p, p'$ and every "
-        r"$r \ne \bar p$: the perfect match gets the minimum penalty the metric gives, on any "
-        "item. Clause (ii) is our reading of 'minimum penalisation': a perfect prediction on "
-        "one item must not score worse than an imperfect one on another, or a ranking "
-        "rewards easy (low-entropy) items instead of correct predictions; the paper's "
-        "discussion of CE's penalty on high-entropy targets (under P5.b) is this complaint. "
-        r"Here $r \ne \bar p$ means $\|r - \bar p\|_1 \ge 0.01$.",
+        r"Property 5.a, as written), and (ii) $M(p', \bar p') \le M(p, r)$ for all targets "
+        r"$p, p'$ and every $r \ne \bar p$: the perfect match gets the minimum penalty the "
+        r"metric gives, on any item. Here $r \ne \bar p$ means $\|r - \bar p\|_1 \ge 0.01$.",
         ("p'", "p", "r"), (0, 1), _indep(3, (0, 1)), _check_p5a,
     ),
     Property(
         "P5b", "fair penalisation",
         r"If $|\bar p_k - q_k| \le |\bar p_k - r_k|$ for every class $k$, with "
-        r"$\sum_k (|\bar p_k - r_k| - |\bar p_k - q_k|) \ge 10^{-3}$, then $M(p, q) < M(p, r)$. "
-        r"Reading: in the binary case $|p - q| < |p - r|$ of the paper is this; for K classes "
-        "we ask that q's error be no larger on any class (the L1 version is P8).",
+        r"$\sum_k (|\bar p_k - r_k| - |\bar p_k - q_k|) \ge 10^{-3}$, then $M(p, q) < M(p, r)$ "
+        r"(the paper's binary $|p - q| < |p - r|$, class by class; the L1 version is P8).",
         _PQR, (0,), _gen_p5b, _check_p5b, independent=False, complete=_complete_p5b,
     ),
     Property(
@@ -407,12 +397,8 @@ PROPERTIES: tuple[Property, ...] = (
         "P6", "scale sensitivity",
         r"There is $\beta > 0$ such that $M(p', q') \le c^\beta M(p, q)$ for all $p, q, s \in "
         r"\Delta_K$ and $c \in (0, 1)$, where $x' = s + c (x - s)$ contracts both towards a "
-        "common centre s. Reading: the paper multiplies both distributions by c, which leaves "
-        "the simplex unless it is about a point of it; its gloss (the divergence of "
-        r"$\delta$ to $\delta_{1/2}$ is at most half that of $\delta_0$ to $\delta_1$) is a "
-        "contraction towards a corner. Only $c < 1$ keeps every contraction on the simplex. "
-        "A trial where the contraction does not lower the value rules out every $\\beta > 0$; "
-        r"otherwise the table reports $\hat\beta$, the largest order consistent with all trials.",
+        r"common centre s (the paper's scaling by c, on the simplex); where it holds the "
+        r"table reports $\hat\beta$, the largest order consistent with all trials.",
         ("p", "q", "s"), (0,), _gen_p6, _check_p6, same_kind=True, independent=False,
     ),
     Property(
@@ -424,8 +410,7 @@ PROPERTIES: tuple[Property, ...] = (
     Property(
         "P8", "positional error sensitivity",
         r"If $\sum_k |\bar p_k - q_k| \le \sum_k |\bar p_k - r_k|$ then $M(p, q) \le M(p, r)$ "
-        "(Rizzi et al. 2024, Property 8, as written: no metric may prefer a prediction with a larger L1 "
-        "error).",
+        "(Rizzi et al. 2024, Property 8, as written).",
         _PQR, (0,), _indep(3), _check_p8,
     ),
     Property(
@@ -433,9 +418,7 @@ PROPERTIES: tuple[Property, ...] = (
         r"Moving mass $\delta \ge 10^{-3}$ of $\bar p$ from class $i$ to class $j'$ costs "
         r"strictly more than moving it to class $j$ when $|j' - i| > |j - i|$: "
         r"$M(p, \bar p + \delta(e_j - e_i)) < M(p, \bar p + \delta(e_{j'} - e_i))$ (Magnani "
-        "2025, Example 2). Strict because 'never less' is met by every metric blind to the order "
-        "(L1 charges $2\\delta$ for every move); Magnani's complaint is that KL charges both "
-        "moves the same.",
+        "2025, Example 2).",
         _PQR, (0,), _gen_ordinal, _check_ordinal, min_classes=3, independent=False,
         complete=_complete_ordinal,
     ),
