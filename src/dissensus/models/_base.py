@@ -11,13 +11,11 @@ distributions. Every linear model minimises
     \frac{1}{N}\Big(\sum_i \ell(y_i, q_i) + \frac{1}{2C}\lVert W\rVert_2^2\Big),
 
 the objective of :class:`sklearn.linear_model.LogisticRegression` divided by
-``C N`` (the same minimiser; the division only keeps L-BFGS's numbers of
-order one), biases unpenalised: :meth:`LinearModel._fit` adds the penalty
-and the scaling to each model's summed loss :math:`\sum_i \ell`.
-
-The estimators are dataclasses: their fields are scikit-learn's
-``get_params()``, all keyword-only; ``fit`` sets ``n_features_in_``,
-``n_classes_`` and ``fit_time_`` (seconds).
+``C N`` (the same minimiser, with L-BFGS's numbers of order one), biases
+unpenalised; :meth:`LinearModel._minimize` adds the penalty and the scaling
+to each model's summed loss. The estimators are dataclasses whose fields,
+all keyword-only, are scikit-learn's ``get_params()``; ``fit`` sets
+``n_features_in_``, ``n_classes_`` and ``fit_time_`` (seconds).
 """
 
 from __future__ import annotations
@@ -37,40 +35,20 @@ from dissensus._exceptions import DataError
 from dissensus._validation import as_prob_matrix
 from dissensus.data import LabelCounts
 
-__all__ = [
-    "FeaturesLike",
-    "LinearModel",
-    "SoftLabelModel",
-    "Targets",
-    "TargetsLike",
-    "as_features",
-    "as_targets",
-    "softmax",
-]
+__all__ = ["FeaturesLike", "LinearModel", "SoftLabelModel", "Targets", "TargetsLike", "as_targets"]
 
 FloatArray = npt.NDArray[np.float64]
 #: Features given to ``fit`` and ``predict_proba``: an (N, d) array or a scipy.sparse matrix.
 FeaturesLike: TypeAlias = npt.ArrayLike | sparse.spmatrix | sparse.sparray
 #: Training targets: label counts, or an (N, K) matrix of distributions.
 TargetsLike: TypeAlias = LabelCounts | npt.ArrayLike
-#: Checked features: a float64 CSR matrix or a 2-D float64 array (scipy-stubs type the
-#: products of a CSR matrix loosely, hence Any).
+#: Checked features: a float64 CSR matrix or 2-D array (scipy-stubs type CSR products loosely).
 Features: TypeAlias = Any
 
 
 @dataclass(frozen=True)
 class Targets:
-    """Checked training targets.
-
-    Attributes
-    ----------
-    proportions : ndarray, shape (N, K)
-        Target distributions, rows on the simplex.
-    n : ndarray or None, shape (N,)
-        Annotations per item when known (a LabelCounts, or ``n=`` given).
-    counts : ndarray or None, shape (N, K)
-        Label counts when given as LabelCounts (whole numbers).
-    """
+    """Checked targets: distributions (N, K), and annotation counts (N,) and (N, K) if known."""
 
     proportions: FloatArray
     n: FloatArray | None
@@ -109,12 +87,9 @@ def as_targets(
 ) -> Targets:
     """Check training targets: a LabelCounts or an (N, K) matrix of distributions.
 
-    Raises
-    ------
-    DataError
-        Rows that do not sum to 1, NaN or negative entries, a number of rows
-        other than ``X``'s, fewer than two classes, ``K`` other than
-        ``n_classes``, or items without annotations.
+    DataError for rows that do not sum to 1, NaN or negative entries, a number
+    of rows other than ``X``'s, fewer than two classes, ``K`` other than
+    ``n_classes``, or items without annotations.
     """
     counts: FloatArray | None = None
     n_given: FloatArray | None = None
@@ -182,12 +157,7 @@ def check_positive(estimator: str, name: str, value: float) -> float:
 
 @dataclass(eq=False, repr=False, kw_only=True)
 class SoftLabelModel(BaseEstimator):  # type: ignore[misc]
-    """``fit(X, Y)`` and ``predict_proba(X)`` with every input check, around a model's hooks.
-
-    A model implements :meth:`_fit` (on checked features and targets) and
-    :meth:`_predict`; ``n_classes`` is the number of classes the targets
-    must have (None: from ``Y``).
-    """
+    """``fit`` and ``predict_proba`` with every input check, around ``_fit`` and ``_predict``."""
 
     n_classes: int | None = None
 
@@ -235,15 +205,7 @@ class SoftLabelModel(BaseEstimator):  # type: ignore[misc]
 
 @dataclass(eq=False, repr=False, kw_only=True)
 class LinearModel(SoftLabelModel):
-    """A model with L2-penalised weights, fitted by L-BFGS with an analytic gradient.
-
-    ``C`` inverse L2 strength (as scikit-learn's ``LogisticRegression``),
-    ``max_iter`` and ``tol`` of L-BFGS, ``n_jobs`` the BLAS / OpenMP threads
-    during the fit (None: their default, every core). One by default: at
-    this size the threads' synchronisation costs more than it saves, and on a
-    busy machine far more (MovieLens demo, 2 cores at load 10: 0.8 s with
-    one thread, 9.5 s with two). Sets ``n_iter_`` and ``converged_``.
-    """
+    """L2-penalised weights (``C``) fitted by L-BFGS on ``n_jobs`` BLAS / OpenMP threads."""
 
     C: float = 1.0
     max_iter: int = 200

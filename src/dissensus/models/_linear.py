@@ -1,6 +1,6 @@
-r"""Linear soft-label models trained by L-BFGS with analytic gradients (C, D, E).
+"""Linear soft-label models trained by L-BFGS with analytic gradients (C, D, E).
 
-See :mod:`dissensus.models._base` for the notation and the objective.
+Notation and objective: :mod:`dissensus.models._base`.
 """
 
 from __future__ import annotations
@@ -64,12 +64,9 @@ class SoftmaxRegression(LinearModel):
 
     Attributes
     ----------
-    coef_ : ndarray, shape (d, K)
-    intercept_ : ndarray, shape (K,)
-    n_iter_ : int
-    converged_ : bool
-    fit_time_ : float
-        Seconds spent in :meth:`fit`.
+    coef_, intercept_ : ndarray, shape (d, K) and (K,)
+    n_iter_, converged_, fit_time_ : int, bool, float
+        L-BFGS iterations, whether it converged, seconds spent in :meth:`fit`.
 
     Examples
     --------
