@@ -1,10 +1,10 @@
 """Reference points for DIC: random, consensus and a per-annotator-bias ITL model.
 
-A DIC value means little alone; seed 003 quotes a random baseline
-(0.86–0.93) and a consensus baseline (0.51–0.61) next to its models
-(0.23–0.54). Every baseline here returns per-annotator predictions for the
-true (item, annotator) cells of the evaluation annotations, in the long
-shape :func:`dic` takes.
+A DIC value means little alone; the tendency paper (arXiv:2508.10393)
+quotes a random baseline (0.86–0.93) and a consensus baseline (0.51–0.61)
+next to its models (0.23–0.54). Every baseline returns per-annotator
+predictions for the true (item, annotator) cells of the evaluation
+annotations, in the long shape :func:`dic` takes.
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+from scipy import sparse
 
 from dissensus._exceptions import DataError
-from dissensus._validation import SeedLike, as_generator, examples
+from dissensus._validation import SeedLike, as_generator, examples, require_extra
 from dissensus.data import Annotations
 from dissensus.tendency._align import check_annotations
 
@@ -97,22 +98,31 @@ def split_items(
     return subset_items(annotations, ~test), subset_items(annotations, test)
 
 
-def _cells(true: Annotations, func: str) -> tuple[pd.Index, pd.Index, IntArray]:
-    check_annotations(true, "true", func)
+def _frame(
+    true: Annotations, func: str, q: FloatArray | None = None, **columns: Any
+) -> pd.DataFrame:
+    """The long (item, annotator, ...) predictions of ``true``'s cells; ``q`` as one column per label."""
     acodes, names = true._require_annotators(func)
-    return true.items[true.item_codes], names[acodes], acodes
-
-
-def _frame(true: Annotations, func: str, **columns: Any) -> pd.DataFrame:
-    items, annotators, _ = _cells(true, func)
-    return pd.DataFrame({"item": items, "annotator": annotators, **columns})
-
-
-def _prob_frame(true: Annotations, q: FloatArray, func: str) -> pd.DataFrame:
-    out = _frame(true, func)
-    for k, lab in enumerate(true.scale.labels):
-        out[lab] = q[:, k]
+    out = pd.DataFrame({"item": true.items[true.item_codes], "annotator": names[acodes], **columns})
+    for k, lab in enumerate(true.scale.labels if q is not None else ()):
+        out[lab] = q[:, k]  # type: ignore[index]  # q is not None here
     return out
+
+
+def _annotator_positions(
+    source: Annotations, target: Annotations, func: str, name: str
+) -> IntArray:
+    """Each annotator of ``target`` in ``source``'s annotator index (-1 if absent), by id.
+
+    ``source`` and ``target`` must share one scale.
+    """
+    if list(source.scale.labels) != list(target.scale.labels):
+        msg = (
+            f"`{name}` of {func} has the scale {examples(list(source.scale.labels), 10)}, "
+            f"the evaluation annotations {examples(list(target.scale.labels), 10)}; use one scale."
+        )
+        raise DataError(msg)
+    return source._require_annotators(func)[1].get_indexer(target._require_annotators(func)[1])
 
 
 def random_baseline(
@@ -122,7 +132,7 @@ def random_baseline(
 
     It keeps every annotator's label frequencies and nothing of who agrees
     with whom on which item, so its predicted pairs agree only by chance:
-    ``M'`` is near 0 off the diagonal and DIC near 1 (seed 003: 0.86–0.93).
+    ``M'`` is near 0 off the diagonal and DIC near 1 (the paper: 0.86–0.93).
 
     Parameters
     ----------
@@ -147,26 +157,20 @@ def random_baseline(
     (4, 3)
     """
     func = "random_baseline"
-    acodes = _cells(true, func)[2]
-    K = true.scale.K
+    check_annotations(true, "true", func)
     source = true if train is None else train
     check_annotations(source, "train", func)
+    K = true.scale.K
+    pos = _annotator_positions(
+        source, true, func, "train"
+    )  # a training set may order them otherwise
     s_codes, s_names = source._require_annotators(func)
-    if list(source.scale.labels) != list(true.scale.labels):
-        msg = (
-            f"`train` of {func} has the scale {examples(list(source.scale.labels), 10)}, "
-            f"the evaluation annotations {examples(list(true.scale.labels), 10)}; use one scale."
-        )
-        raise DataError(msg)
-    # annotators matched by id: a training set may list them in another order
-    pos = s_names.get_indexer(true._require_annotators(func)[1])
     counts = np.bincount(s_codes * K + source.label_codes, minlength=len(s_names) * K)
     counts = counts.reshape(-1, K).astype(np.float64)
-    pooled = counts.sum(axis=0)
     own = np.where(pos[:, None] >= 0, counts[np.maximum(pos, 0)], 0.0)
-    empty = own.sum(axis=1) == 0
-    own[empty] = pooled
+    own[own.sum(axis=1) == 0] = counts.sum(axis=0)  # the pooled marginal
     cdf = np.cumsum(own / own.sum(axis=1, keepdims=True), axis=1)
+    acodes = true._require_annotators(func)[0]
     u = as_generator(seed).random(acodes.size)
     codes = np.minimum((u[:, None] >= cdf[acodes]).sum(axis=1), K - 1)
     return _frame(true, func, label=np.asarray(true.scale.labels, dtype=object)[codes])
@@ -177,7 +181,7 @@ def consensus_baseline(true: Annotations, *, soft: bool = False) -> pd.DataFrame
 
     The consensus is taken from ``true`` itself (all of the item's labels):
     the best any model of the consensus alone can do, so the DIC it leaves
-    is what ignoring individual tendencies costs (seed 003: 0.51–0.61).
+    is what ignoring individual tendencies costs (the paper: 0.51–0.61).
 
     Parameters
     ----------
@@ -207,7 +211,7 @@ def consensus_baseline(true: Annotations, *, soft: bool = False) -> pd.DataFrame
     counts = true.counts().values.astype(np.float64)  # noqa: PD011 - LabelCounts, not pandas
     q = counts / counts.sum(axis=1, keepdims=True)
     if soft:
-        return _prob_frame(true, q[true.item_codes], func)
+        return _frame(true, func, q[true.item_codes])
     majority = q.argmax(axis=1)
     labels = np.asarray(true.scale.labels, dtype=object)[majority[true.item_codes]]
     return _frame(true, func, label=labels)
@@ -242,17 +246,6 @@ def _texts(annotations: Annotations, text: pd.Series | str | Sequence[str], func
     for part in parts[1:]:
         joined = joined + " " + part
     return joined.tolist()
-
-
-def _sklearn() -> Any:
-    try:
-        import sklearn  # noqa: PLC0415 - optional extra, loaded only here
-    except ImportError:  # pragma: no cover - exercised only without the extra
-        msg = (
-            "itl_bias_baseline needs scikit-learn; install it with pip install 'dissensus[models]'."
-        )
-        raise ImportError(msg) from None
-    return sklearn
 
 
 def itl_bias_baseline(
@@ -306,15 +299,15 @@ def itl_bias_baseline(
 
     Raises
     ------
-    ImportError
+    MissingExtraError
         Without scikit-learn (``pip install 'dissensus[models]'``).
     DataError
         Missing texts, different scales, annotators of ``test`` never seen in
         ``train``.
     """
     func = "itl_bias_baseline"
-    _sklearn()
-    from scipy import sparse  # noqa: PLC0415
+    require_extra("models", ["sklearn"], func)
+    # optional extra (scikit-learn): imported where it is needed
     from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: PLC0415
     from sklearn.linear_model import LogisticRegression  # noqa: PLC0415
     from sklearn.multiclass import OneVsRestClassifier  # noqa: PLC0415
@@ -323,15 +316,9 @@ def itl_bias_baseline(
     check_annotations(test, "test", func)
     tr_codes, tr_names = train._require_annotators(func)
     te_codes, te_names = test._require_annotators(func)
-    if list(train.scale.labels) != list(test.scale.labels):
-        msg = f"`train` and `test` of {func} must share one scale."
-        raise DataError(msg)
-    # one annotator index for both sets, by id
-    names = pd.Index(tr_names)
-    te_pos = names.get_indexer(te_names)
-    tr_has = np.bincount(tr_codes, minlength=len(names)) > 0
-    used = np.unique(te_codes)  # annotators with test cells
-    bad = [te_names[c] for c in used if te_pos[c] < 0 or not tr_has[te_pos[c]]]
+    te_pos = _annotator_positions(train, test, func, "train")  # one annotator index, by id
+    tr_has = np.bincount(tr_codes, minlength=len(tr_names)) > 0
+    bad = [te_names[c] for c in np.unique(te_codes) if te_pos[c] < 0 or not tr_has[te_pos[c]]]
     if bad:
         msg = (
             f"{len(bad)} annotators of `test` have no training labels ({examples(bad)}); a "
@@ -339,15 +326,11 @@ def itl_bias_baseline(
             "keeps training labels, or drop them."
         )
         raise DataError(msg)
-    K = train.scale.K
-    R = len(names)
-    texts_tr = _texts(train, text, func)
-    texts_te = _texts(test, text, func)
-    vec = TfidfVectorizer(
-        ngram_range=(1, 2), min_df=2, max_features=int(max_features), sublinear_tf=True
-    )
-    X_tr_items = vec.fit_transform(texts_tr)
-    X_te_items = vec.transform(texts_te)
+    K, R = train.scale.K, len(tr_names)
+    vec = TfidfVectorizer(ngram_range=(1, 2), min_df=2, max_features=int(max_features),
+                          sublinear_tf=True)  # fmt: skip
+    X_tr_items = vec.fit_transform(_texts(train, text, func))
+    X_te_items = vec.transform(_texts(test, text, func))
     y = train.label_codes
 
     def shared_logp(fit_items: IntArray, X_pred: Any) -> FloatArray:
@@ -381,4 +364,4 @@ def itl_bias_baseline(
     q = np.zeros((test.n_annotations, K))
     q[:, calib.classes_] = calib.predict_proba(design(z_te_items[test.item_codes], te_a))
     q /= q.sum(axis=1, keepdims=True)
-    return _prob_frame(test, q, func)
+    return _frame(test, func, q)
