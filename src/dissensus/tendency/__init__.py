@@ -1,4 +1,4 @@
-r"""Annotator tendencies: does a model reproduce who agrees with whom?
+r"""Annotator tendencies: whether a model reproduces who agrees with whom.
 
 Individual tendency learning (ITL) models predict each annotator's own
 label. Two measures of "A Unified Evaluation Framework for Multi-Annotator
