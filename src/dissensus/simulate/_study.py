@@ -25,12 +25,11 @@ tables report the mean over replicates and its Monte Carlo standard error
 :math:`\mathrm{sd} / \sqrt{R}` (replicates where the bin is empty are left
 out and counted in ``n_replicates``).
 
-Everything is vectorised over items and replicates: replicates are drawn in
-blocks of about :data:`_BLOCK_ROWS` item rows, every metric is one call on a
-block, and the per-(replicate, bin) means are one sparse matrix product.
-Each block has its own random stream spawned from ``seed``
-(:class:`numpy.random.SeedSequence`), and the block size depends on ``N``
-only, so the same arguments give the same bytes.
+Replicates are drawn in blocks of about :data:`_BLOCK_ROWS` item rows,
+every metric is one call on a block and the per-(replicate, bin) means are
+one sparse product. Each block has its own stream spawned from ``seed``
+(:class:`numpy.random.SeedSequence`) and its size depends on ``N`` only, so
+the same arguments give the same bytes.
 """
 
 from __future__ import annotations
@@ -102,18 +101,36 @@ def _bin_codes(n: IntArray, n_range: tuple[int, int], bins: BinsLike) -> tuple[I
     return annotation_bins(n, bins)
 
 
-def _replicate_blocks(
+@dataclass(frozen=True)
+class _Block:
+    """Replicates drawn together: truth, counts, (replicate, bin) groups, posteriors per prior."""
+
+    rng: np.random.Generator
+    reps: int
+    pi: FloatArray
+    n: IntArray
+    counts: IntArray
+    labels: list[str]
+    G: sparse.csr_matrix
+    sizes: FloatArray
+    alphas: list[FloatArray]
+    strengths: dict[str, list[float]]
+
+
+def _blocks(
     truth: TruthLike,
     seeds: np.random.SeedSequence,
     *,
     size: tuple[int, int, int],
     law: tuple[tuple[int, int], float],
-) -> Iterator[tuple[np.random.Generator, int, FloatArray, IntArray, IntArray]]:
-    """Blocks of about :data:`_BLOCK_ROWS` item rows: ``(rng, reps, pi, n, counts)``.
+    bins: BinsLike,
+    priors: Sequence[str | float],
+) -> Iterator[_Block]:
+    """The blocks of ``R`` replicates of ``N`` items and ``K`` classes (``size``).
 
-    Each block draws its replicates' truths, annotation counts (``law`` =
-    ``(n_range, zipf_exponent)``) and counts from its own stream spawned from
-    ``seeds``; ``rng`` continues that stream. ``size`` is ``(R, N, K)``.
+    Each draws its truths, annotation counts (``law`` = ``(n_range,
+    zipf_exponent)``) and counts from its own stream spawned from ``seeds``
+    (``rng`` continues it); fitted priors are fitted per replicate.
     """
     R, N, K = size
     per_block = max(1, _BLOCK_ROWS // N)
@@ -123,37 +140,33 @@ def _replicate_blocks(
         reps = min(per_block, R - start)
         pi = draw_truth(reps * N, K, truth=truth, seed=rng)
         n = annotation_counts(reps * N, n_range=law[0], zipf_exponent=law[1], seed=rng)
-        yield rng, reps, pi, n, rng.multinomial(n, pi / pi.sum(axis=1, keepdims=True))
+        counts = rng.multinomial(n, pi / pi.sum(axis=1, keepdims=True))
+        codes, labels = _bin_codes(n, law[0], bins)
+        G, sizes = _groups(codes, reps, N, len(labels) + 1)
+        alphas, strengths = _fit_priors(counts, reps, N, priors)
+        yield _Block(rng, reps, pi, n, counts, [*labels, "all"], G, sizes, alphas, strengths)
 
 
 def _fit_priors(
     counts: IntArray, reps: int, N: int, priors: Sequence[Any]
 ) -> tuple[list[FloatArray], dict[str, list[float]]]:
-    """Posterior alpha (rows, K) for each prior; fitted priors fitted per replicate.
-
-    Returns the alphas and, per fitted prior, its strength in each replicate.
-    """
+    """Posterior alpha (rows, K) for each prior, and each fitted prior's strength per replicate."""
     alphas = []
     strengths: dict[str, list[float]] = {}
     for prior in priors:
         if not (isinstance(prior, str) and prior in _FITTED):
             alphas.append(dirichlet(counts, prior=prior))
             continue
-        blocks = counts.reshape(reps, N, -1)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PriorFitWarning)
-            fits = [_FITTED[prior](b) for b in blocks]
-        a0 = np.repeat(np.stack([f.alpha0 for f in fits]), N, axis=0)
+            fits = [_FITTED[prior](b) for b in counts.reshape(reps, N, -1)]
         strengths[prior] = [f.strength for f in fits]
-        alphas.append(dirichlet(counts, prior=a0))
+        alphas.append(dirichlet(counts, prior=np.repeat(np.stack([f.alpha0 for f in fits]), N, 0)))
     return alphas, strengths
 
 
 def _groups(codes: IntArray, reps: int, N: int, B: int) -> tuple[sparse.csr_matrix, FloatArray]:
-    """Item -> (replicate, bin) membership, each item also in its replicate's "all" group.
-
-    Returns the (reps N, reps B) 0/1 matrix and the size of each group.
-    """
+    """Item -> (replicate, bin) 0/1 matrix (also each replicate's "all"), and group sizes."""
     rows = reps * N
     rep = np.repeat(np.arange(reps), N)
     cols = np.r_[rep * B + codes, rep * B + B - 1]
@@ -371,21 +384,18 @@ def study(
             tname = f"dirichlet{np.round(np.asarray(truth, dtype=np.float64), 3).tolist()}"
         est_blocks, true_blocks = [], []
         strengths: dict[str, list[float]] = {}
-        labels: list[str] = []
-        blocks = _replicate_blocks(truth, seeds, size=(R, N, K), law=((lo, hi), zipf_exponent))
-        for rng, reps, pi, n, counts in blocks:
-            q = candidate_predictions(pi, cands, n=n, groups=reps, seed=rng, **opts)
-            codes, labels = _bin_codes(n, (lo, hi), bins)
-            est, tru, st = _block(pi, n, counts, q, codes, len(labels) + 1, cands, mets, priors,
-                                  reps=reps, debiased=debiased)  # fmt: skip
+        blocks = _blocks(truth, seeds, size=(R, N, K), law=((lo, hi), zipf_exponent), bins=bins,
+                         priors=priors)  # fmt: skip
+        for b in blocks:
+            q = candidate_predictions(b.pi, cands, n=b.n, groups=b.reps, seed=b.rng, **opts)
+            est, tru = _scores(b, q, cands, mets, debiased=debiased)
             est_blocks.append(est)
             true_blocks.append(tru)
-            for key, vals in st.items():
+            for key, vals in b.strengths.items():
                 strengths.setdefault(key, []).extend(vals)
         est_all = np.concatenate(est_blocks, axis=3)  # (F, M, J, R, B)
         true_all = np.concatenate(true_blocks, axis=2)  # (M, J, R, B)
-        tables.append(_summarise(est_all, true_all, tname, mets, estimators, cands,
-                                 [*labels, "all"]))  # fmt: skip
+        tables.append(_summarise(est_all, true_all, tname, mets, estimators, cands, b.labels))
         for key, vals in strengths.items():
             v = np.asarray(vals)
             strength_rows.append((tname, key, v.mean(), np.median(v), v.min(), v.max()))
@@ -441,30 +451,12 @@ def _resolve(metrics: Sequence[str], *, debiased: bool = False) -> list[str]:
     return names
 
 
-def _block(  # noqa: PLR0917  (private; one call site)
-    pi: FloatArray,
-    n: IntArray,
-    counts: IntArray,
-    q: dict[str, FloatArray],
-    codes: IntArray,
-    B: int,
-    cands: list[str],
-    mets: list[str],
-    priors: Sequence[str | float],
-    *,
-    reps: int,
-    debiased: bool,
-) -> tuple[FloatArray, FloatArray, dict[str, list[float]]]:
-    """Scores of one block of replicates: estimates (F, M, J, reps, B), truth (M, J, reps, B).
-
-    ``B`` counts the bins of ``codes`` plus ``"all"``; also returns the
-    fitted priors' strengths.
-    """
-    rows = pi.shape[0]
-    N = rows // reps
-    G, sizes = _groups(codes, reps, N, B)
-    alphas, strengths = _fit_priors(counts, reps, N, priors)
-    phat = counts / n[:, None].astype(np.float64)
+def _scores(
+    b: _Block, q: dict[str, FloatArray], cands: list[str], mets: list[str], *, debiased: bool
+) -> tuple[FloatArray, FloatArray]:
+    """Group means of one block: estimates (F, M, J, reps, B) and truth (M, J, reps, B)."""
+    pi, counts, alphas, rows, B = b.pi, b.counts, b.alphas, b.pi.shape[0], len(b.labels)
+    phat = counts / b.n[:, None].astype(np.float64)
     J, M, F = len(cands), len(mets), 1 + len(alphas) + int(debiased)
     S = np.empty((F, M, J, rows))
     T = np.empty((M, J, rows))
@@ -482,9 +474,8 @@ def _block(  # noqa: PLR0917  (private; one call site)
                 warnings.simplefilter("ignore", RuntimeWarning)
                 for j, c in enumerate(cands):
                     S[F - 1, m, j] = df(counts, q[c])
-    est = _group_means(S, G, sizes).reshape(F, M, J, reps, B)
-    tru = _group_means(T, G, sizes).reshape(M, J, reps, B)
-    return est, tru, strengths
+    est = _group_means(S, b.G, b.sizes).reshape(F, M, J, b.reps, B)
+    return est, _group_means(T, b.G, b.sizes).reshape(M, J, b.reps, B)
 
 
 def _keys(truth: str, **levels: Sequence[Any]) -> pd.DataFrame:
@@ -664,20 +655,16 @@ def coverage(
     frames = []
     for truth, seeds in zip(truths, np.random.SeedSequence(seed).spawn(len(truths)), strict=True):
         hits = []
-        labels: list[str] = []
-        for _, reps, pi, n, counts in _replicate_blocks(truth, seeds, size=(R, N, K), law=law):
-            codes, labels = _bin_codes(n, (lo, hi), bins)
-            alphas, _ = _fit_priors(counts, reps, N, list(priors))
-            G, sizes = _groups(codes, reps, N, len(labels) + 1)
-            block = np.empty((len(alphas), lv.size, reps * (len(labels) + 1)))
-            for a, alpha in enumerate(alphas):
-                u = special.betainc(alpha, alpha.sum(axis=1, keepdims=True) - alpha, pi)[None]
+        for b in _blocks(truth, seeds, size=(R, N, K), law=law, bins=bins, priors=list(priors)):
+            block = np.empty((len(b.alphas), lv.size, b.reps * len(b.labels)))
+            for a, alpha in enumerate(b.alphas):
+                u = special.betainc(alpha, alpha.sum(axis=1, keepdims=True) - alpha, b.pi)[None]
                 per_item = ((u >= tail) & (u <= 1.0 - tail)).sum(axis=2).astype(np.float64)
-                block[a] = _group_means(per_item, G, sizes * K)  # (L, reps B)
-            hits.append(block.reshape(len(alphas), lv.size, reps, -1))
+                block[a] = _group_means(per_item, b.G, b.sizes * K)  # (L, reps B)
+            hits.append(block.reshape(len(b.alphas), lv.size, b.reps, -1))
         mean, se, cnt = _se(np.concatenate(hits, axis=2), axis=2)  # (P, L, B)
         idx = pd.MultiIndex.from_product(
-            [list(priors), list(lv), [*labels, "all"]], names=["prior", "level", "bin"]
+            [list(priors), list(lv), b.labels], names=["prior", "level", "bin"]
         ).to_frame(index=False)
         tname = truth if isinstance(truth, str) else "dirichlet"
         frames.append(idx.assign(coverage=mean.ravel(), se=se.ravel(), n_replicates=cnt.ravel(),
