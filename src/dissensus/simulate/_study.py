@@ -295,20 +295,16 @@ def study(
 
     Parameters
     ----------
-    n_items : int, default 1000
-        Items per replicate dataset.
-    n_classes : int, default 5
-    replicates : int, default 200
-        ``R``, independent datasets per truth family.
+    n_items, n_classes, replicates : int, default 1000, 5, 200
+        ``N`` items per replicate dataset, ``K``, and ``R`` datasets per truth family.
     truths : sequence of truth families, default ("mixture",)
         Families of :func:`~dissensus.simulate.draw_truth` (names or
-        Dirichlet parameter vectors); each is studied separately.
+        Dirichlet parameter vectors), each studied separately.
     candidates : sequence of str, default :data:`DEFAULT_CANDIDATES`
         Candidate models (:func:`~dissensus.simulate.candidate_predictions`).
     metrics : sequence of str, default :data:`DEFAULT_STUDY_METRICS`
-        Pointwise metric names of the registry; each must have an expected
-        form (``E[name]``), which is scored too. ``emd`` assumes the classes'
-        order.
+        Pointwise registry metrics with an expected form ``E[name]``, scored
+        too (``emd`` assumes the classes' order).
     priors : sequence of {"uniform", "jeffreys", "empirical", "hierarchical"} or float
         Priors of the expected forms; ``"empirical"`` and ``"hierarchical"``
         are refitted to each replicate's counts
@@ -322,13 +318,11 @@ def study(
     n_annotations : int, optional
         Give every item exactly this many annotations instead.
     candidate_options : dict, optional
-        Keyword arguments of :func:`~dissensus.simulate.candidate_predictions`
-        (``noise_strength``, ``temperature``, ``sigma``, ``train_size``, …).
+        Keyword arguments of :func:`~dissensus.simulate.candidate_predictions`.
     debiased : bool, default False
         Also score each metric's debiased form (``debiased[name]``,
-        :mod:`dissensus.metrics.debiased`) from the counts, as the estimator
-        ``"debiased"`` (form ``"debiased"``). Items with one annotation get
-        their empirical value.
+        :mod:`dissensus.metrics.debiased`) as the estimator and form
+        ``"debiased"``; items with one annotation get their empirical value.
     seed : int, default 0
 
     Returns
@@ -338,15 +332,14 @@ def study(
     Raises
     ------
     ValueError
-        Unknown metric, a metric without an expected form, a bad prior or
-        size.
+        Unknown metric, a metric without an expected form, a bad prior or size.
 
     Notes
     -----
-    The "truth" each estimator is judged against is the ranking by the
-    true mean score on the replicate's own items (finite-sample truth): the
-    question a user asks of one test set. KL and CE differ by the entropy
-    of the target, the same for every model, so they rank alike.
+    Each estimator is judged against the ranking by the true mean score on
+    the replicate's own items (finite-sample truth): the question a user
+    asks of one test set. KL and CE differ by the entropy of the target, the
+    same for every model, so they rank alike.
 
     Examples
     --------
