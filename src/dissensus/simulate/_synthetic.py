@@ -35,15 +35,13 @@ Annotation counts (``n_annotations="zipf"``): a discrete power law on
 ``n_range = (lo, hi)`` (default 2 to 1,000),
 :math:`P(n) \propto n^{-s}` with ``s = zipf_exponent`` (default 2). With
 the defaults 39% of items have 2 annotations, about 85% have at most 10,
-1.5% more than 100 (a seed-paper-like spread: many items with a handful of
-ratings, a long tail of popular ones).
+1.5% more than 100 (like the ratings studied by Magnani 2025: many items
+with a handful of ratings, a long tail of popular ones).
 
-Candidate models (:data:`CANDIDATES`, :func:`candidate_predictions`) are functions of the truth
-and a seed, at controlled distances from it. Every candidate is mixed with
-the uniform distribution at weight ``floor`` (default 1e-3) so that no
-prediction is exactly 0 and log-based metrics stay finite (a trained model
-never outputs an exact 0 either); the ``"truth"`` candidate is therefore the
-truth up to that mixing.
+Candidate models (:data:`CANDIDATES`) are functions of the truth and a
+seed, at controlled distances from it, each mixed with the uniform
+distribution at weight ``floor`` (default 1e-3) so that no prediction is 0
+and log-based metrics stay finite (no trained model outputs an exact 0).
 """
 
 from __future__ import annotations
@@ -61,16 +59,8 @@ from dissensus._validation import SeedLike, as_generator, check_option, examples
 from dissensus.data import Annotations, LabelCounts, Scale
 from dissensus.posterior import soft_labels
 
-__all__ = [
-    "CANDIDATES",
-    "DEFAULT_CANDIDATES",
-    "TRUTH_FAMILIES",
-    "SyntheticData",
-    "annotation_counts",
-    "candidate_predictions",
-    "draw_truth",
-    "make_synthetic",
-]
+__all__ = ["CANDIDATES", "DEFAULT_CANDIDATES", "TRUTH_FAMILIES", "SyntheticData", "annotation_counts",
+           "candidate_predictions", "draw_truth", "make_synthetic"]  # fmt: skip
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -279,10 +269,8 @@ def make_synthetic(
 
     Parameters
     ----------
-    n_items : int
-        ``N``.
-    n_classes : int, default 5
-        ``K``.
+    n_items, n_classes : int
+        ``N`` and ``K`` (default 5).
     ordered : bool, default True
         Whether the scale's classes are ordered (labels ``0 … K-1``).
     truth : str or array_like of shape (K,), default "mixture"
@@ -292,8 +280,8 @@ def make_synthetic(
         ``"zipf"``: the power law of :func:`annotation_counts` on
         ``n_range`` with ``zipf_exponent``; an int: every item that many;
         an array: one count per item.
-    n_range : (int, int), default (2, 1000)
-    zipf_exponent : float, default 2.0
+    n_range, zipf_exponent
+        As in :func:`annotation_counts`.
     n_annotators : int, optional
         Give annotator ids: each item is labelled by ``n_i`` distinct
         annotators out of a pool of this size (which must be at least the
@@ -309,8 +297,6 @@ def make_synthetic(
     Returns
     -------
     SyntheticData
-        ``counts`` (LabelCounts), ``truth`` (N, K), and ``annotations``
-        when annotator ids were asked for.
 
     Examples
     --------
@@ -460,30 +446,25 @@ def candidate_predictions(
     names : sequence of str, default :data:`DEFAULT_CANDIDATES`
         Any of :data:`CANDIDATES`:
 
-        ``"truth"``: :math:`\pi` itself. ``"noisy"``:
-        :math:`\mathrm{Dir}(s\,\pi + 10^{-3})` with ``s = noise_strength``
-        (larger is closer). ``"tempered"``: :math:`\pi^{1/T}` renormalised,
-        ``T = temperature`` (> 1 flattens). ``"sharpened"``: the same with
-        ``T = sharpen`` (< 1). ``"smoothed"``: :math:`\pi` smoothed over
-        ordered classes with the Gaussian kernel of
-        :func:`dissensus.posterior.soft_labels` (width ``sigma``).
-        ``"overfit"``: the empirical distribution of an independent training
-        sample of ``train_size`` labels per item (default: as many as the
-        item's evaluation annotations ``n``), a model that memorised its
-        training labels. ``"shrunk"``: :math:`(1 - w)\,\pi + w / K`
-        with ``w = shrink``, the truth pulled towards uniform. ``"marginal"``: the average truth over the items
-        (per group of ``N / groups`` consecutive items), the same for every
-        item. ``"uniform"``: :math:`1/K`.
+        ``"truth"``: :math:`\pi`. ``"noisy"``: :math:`\mathrm{Dir}(s\,\pi + 10^{-3})`,
+        ``s = noise_strength`` (larger is closer). ``"tempered"``: :math:`\pi^{1/T}`
+        renormalised, ``T = temperature`` (> 1 flattens); ``"sharpened"``: the
+        same with ``T = sharpen`` (< 1). ``"smoothed"``: :math:`\pi` smoothed over
+        ordered classes by the Gaussian kernel of
+        :func:`dissensus.posterior.soft_labels` (width ``sigma``). ``"overfit"``:
+        the shares of an independent training sample of ``train_size`` labels
+        per item (default ``n``), a model that memorised its training labels.
+        ``"shrunk"``: :math:`(1 - w)\,\pi + w / K`, ``w = shrink``. ``"marginal"``:
+        the mean truth over each group of ``N / groups`` consecutive items.
+        ``"uniform"``: :math:`1/K`.
     n : array_like of int, shape (N,), optional
-        Annotations per item (needed by ``"overfit"`` without
-        ``train_size``).
+        Annotations per item (``"overfit"`` without ``train_size``).
     floor : float, default 1e-3
         Every prediction is :math:`(1 - \text{floor})\,q + \text{floor}/K`.
     noise_strength, temperature, sharpen, sigma, train_size, shrink
         See above.
     groups : int, default 1
-        Number of independent datasets stacked in ``truth`` (for
-        ``"marginal"``).
+        Independent datasets stacked in ``truth`` (for ``"marginal"``).
     seed : int, Generator or None, default 0
 
     Returns
