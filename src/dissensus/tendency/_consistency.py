@@ -45,13 +45,7 @@ from dissensus.data import Annotations, Scale
 from dissensus.stats import ConfidenceInterval, iter_bootstrap_weights, percentile_interval
 from dissensus.tendency._align import AlignedPredictions, align_predictions, check_annotations
 
-__all__ = [
-    "DICResult",
-    "consistency_matrix",
-    "dic",
-    "perturbation_curve",
-    "tau_curve",
-]
+__all__ = ["DICResult", "consistency_matrix", "dic", "perturbation_curve", "tau_curve"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -105,8 +99,7 @@ def consistency_matrix(
     Returns
     -------
     PairwiseAgreement
-        ``.statistic`` (annotator × annotator, diagonal 1, NaN below
-        ``min_overlap``) and ``.overlap`` (shared items).
+        ``.statistic`` (diagonal 1, NaN below ``min_overlap``) and ``.overlap``.
 
     Examples
     --------
@@ -257,29 +250,21 @@ class DICResult:
     statistic : float
         :math:`\lVert M - M' \rVert_F / \lVert M \rVert_F` over the pairs used.
     confidence_interval : ConfidenceInterval or None
-        Percentile bootstrap interval over items (``None`` without one).
-    n_pairs : int
-        Annotator pairs used: overlap at least ``min_overlap`` and the
-        coefficient defined in both matrices.
-    n_pairs_undefined : int
-        Pairs with enough overlap left out because a coefficient is undefined
-        (e.g. a predicted annotator using one label on the shared items).
-    true, predicted : DataFrame
-        :math:`M` and :math:`M'` (annotator × annotator, diagonal 1).
-    overlap : DataFrame
-        Items shared by each pair.
-    measure : str
-    min_overlap : int
-    diagonal : bool
-        Whether the diagonal's ones entered :math:`\lVert M \rVert_F`.
-    n_resamples : int
+        Bootstrap interval over items (``None`` without one).
+    n_pairs, n_pairs_undefined : int
+        Pairs used (overlap at least ``min_overlap``, coefficient defined in
+        both matrices), and pairs with enough overlap but an undefined
+        coefficient (e.g. a predicted annotator using one label).
+    true, predicted, overlap : DataFrame
+        :math:`M` and :math:`M'` (diagonal 1), and the items each pair shares.
+    measure, min_overlap, diagonal, n_resamples
+        The settings.
     n_unused_predictions : int
         Predictions for cells without a true label (not used).
     bootstrap_bias : float
         Mean of the bootstrap replicates minus ``statistic`` (NaN without an
-        interval). DIC is a norm of noisy differences, so with few items per
-        pair it is biased upwards; a large value says so (``ci_method="basic"``
-        corrects the interval for it).
+        interval): DIC, a norm of noisy differences, is biased upwards with
+        few items per pair (``ci_method="basic"`` corrects the interval).
     """
 
     statistic: float
@@ -420,13 +405,11 @@ def dic(
     true : Annotations
         True annotations with annotator ids.
     predicted : Annotations, DataFrame or dask.dataframe.DataFrame
-        Per-annotator predictions in the same long shape: labels, or one
-        probability column per label (see :func:`align_predictions
-        <dissensus.tendency.align_predictions>`). Every true (item,
-        annotator) cell needs one; ``M'`` is computed on the same shared
-        items as ``M``. A Dask DataFrame is computed into this process:
-        the annotator-level measures run in memory (so does ``true``; build
-        it from a Dask frame with ``Annotations.from_frame(ddf)``).
+        Per-annotator predictions: labels, or one probability column per
+        label (:func:`align_predictions <dissensus.tendency.align_predictions>`),
+        one per true (item, annotator) cell, so that ``M'`` uses the items of
+        ``M``. A Dask DataFrame is computed into this process (build ``true``
+        from one with ``Annotations.from_frame(ddf)``).
     measure : {"cohen", "weighted_cohen", "alpha", "pearson"} or callable, default "cohen"
         Pair agreement (see :func:`consistency_matrix`); the paper uses Cohen's kappa.
     min_overlap : int, default 20
@@ -434,27 +417,20 @@ def dic(
     weights, level
         Options of ``"weighted_cohen"`` and ``"alpha"``.
     soft : bool, default False
-        How a predicted distribution enters. ``False``: reduced to a label by
-        argmax, ties to the lowest label index. ``True``: the pair table of
-        two predicted annotators is the sum over shared items of the outer
-        product of their distributions (the expected table when each
-        predicted annotator draws a label from their distribution,
-        independently given the item); every built-in measure is a function
-        of the table, a callable is not.
+        ``False``: a predicted distribution is reduced to its argmax label
+        (ties to the lowest index). ``True``: the pair table of two predicted
+        annotators sums the outer products of their distributions over the
+        shared items (the expected table when each draws a label
+        independently); built-in measures only.
     diagonal : bool, default False
-        Whether the diagonal ones count in :math:`\lVert M \rVert_F`. They
-        are 1 on both sides by definition, so including them adds ``M``
-        (the number of annotators) to the denominator and nothing to the
-        numerator: DIC would shrink with the pool size for the same
-        structure. Excluded by default; ``True`` gives the paper's formula
-        taken literally over full matrices. Symmetric entries are counted
-        once (the ratio is the same counted twice).
+        Count the diagonal ones in :math:`\lVert M \rVert_F` (the paper's
+        formula over full matrices). They add the number of annotators to the
+        denominator and nothing to the numerator, so DIC would shrink with
+        the pool size; excluded by default. Symmetric entries count once.
     confidence_level : float or None, default 0.95
-        Percentile bootstrap interval over items (those labelled by at
-        least two annotators), resampling true and predicted labels of an
-        item together. The pairs are the point estimate's; a pair whose
-        coefficient is undefined in a resample is left out of that
-        resample. ``None``: no interval.
+        Bootstrap interval over items labelled by at least two annotators
+        (true and predicted labels resampled together; the point estimate's
+        pairs, each left out of a resample where undefined). ``None``: none.
     ci_method : {"percentile", "basic"}, default "percentile"
         ``"percentile"``: quantiles of the replicates. ``"basic"``: the
         reverse percentile interval :math:`[2\hat\theta - q_{hi}, 2\hat\theta -
@@ -554,12 +530,6 @@ def dic(
     )
 
 
-def _default_taus(overlap: IntArray) -> IntArray:
-    top = max(int(overlap.max(initial=1)), 1)
-    grid = np.unique(np.round(np.geomspace(1, top, 25)).astype(np.int64))
-    return grid
-
-
 def tau_curve(
     true: Annotations,
     predicted: Annotations | pd.DataFrame,
@@ -589,9 +559,8 @@ def tau_curve(
     Returns
     -------
     DataFrame
-        Columns ``min_overlap``, ``dic``, ``n_pairs`` (pairs used),
-        ``n_pairs_enough`` (pairs with that overlap), one row per
-        :math:`\tau`.
+        One row per :math:`\tau`: ``min_overlap``, ``dic``, ``n_pairs`` (used),
+        ``n_pairs_enough`` (with that overlap).
 
     Examples
     --------
@@ -607,7 +576,11 @@ def tau_curve(
     _check_common(func, measure, level, 1)
     prep = _prepare(true, predicted, soft, func)
     vt, vp = prep.values(measure, weights=weights, level=level, func=func)
-    grid = _default_taus(prep.overlap) if taus is None else np.asarray(list(taus), dtype=np.int64)
+    if taus is None:
+        top = max(int(prep.overlap.max(initial=1)), 1)
+        grid = np.unique(np.round(np.geomspace(1, top, 25)).astype(np.int64))
+    else:
+        grid = np.asarray(list(taus), dtype=np.int64)
     if grid.size == 0 or (grid < 1).any():
         msg = f"The 'taus' parameter of {func} must hold integers >= 1. Got {list(grid)!r}."
         raise ValueError(msg)
