@@ -162,18 +162,10 @@ class OrdinalDawidSkeneResult(DawidSkeneResult):
 
 
 def fit_confusions(
-    cls: type[R],
-    annotations: Annotations,
-    d: Data,
-    *,
-    func: str,
-    confusion: Callable[[FloatArray], FloatArray],
-    extra: Callable[[], dict[str, Any]] = dict,
-    init: str,
-    n_iter: int,
-    tol: float,
-    seed: SeedLike,
-) -> R:
+    cls: type[R], annotations: Annotations, d: Data, *, func: str,
+    confusion: Callable[[FloatArray], FloatArray], extra: Callable[[], dict[str, Any]] = dict,
+    init: str, n_iter: int, tol: float, seed: SeedLike,
+) -> R:  # fmt: skip
     """Fit a confusion-matrix model by EM; ``cls`` built from its last priors and matrices.
 
     ``confusion(T)`` is the model's M step for the (R, K true, K answer)
@@ -229,9 +221,6 @@ def dawid_skene(
     Returns
     -------
     DawidSkeneResult
-        Posteriors, priors, confusion matrices, :meth:`~DawidSkeneResult.reliability`
-        and the convergence record (``n_iter``, ``converged``,
-        ``log_likelihood``).
 
     Raises
     ------
@@ -247,11 +236,11 @@ def dawid_skene(
 
     Notes
     -----
-    See the module notation. EM finds a local maximum of the likelihood; the
-    majority-vote start is the usual one. The labels are exchangeable in the
-    model, so a start with most annotators wrong can converge to permuted
-    classes; ``init="random"`` with several seeds shows how stable the fit is.
-    Equal (to the convergence tolerance) to ``crowdkit.aggregation.DawidSkene``.
+    See the module notation. EM finds a local maximum of the likelihood. The
+    labels are exchangeable in the model, so a start with most annotators
+    wrong can converge to permuted classes; ``init="random"`` with several
+    seeds shows how stable the fit is. Equal (to the convergence tolerance)
+    to ``crowdkit.aggregation.DawidSkene``.
 
     References
     ----------
@@ -408,9 +397,6 @@ def ordinal_dawid_skene(
     Returns
     -------
     OrdinalDawidSkeneResult
-        Posteriors, class priors, ``bias`` and ``noise`` per annotator, the
-        confusion matrices they imply, :meth:`~OrdinalDawidSkeneResult.reliability`
-        and the convergence record.
 
     Raises
     ------
@@ -427,15 +413,14 @@ def ordinal_dawid_skene(
 
     Notes
     -----
-    See the module notation (ordinal variant). The labels are taken as equally spaced steps
-    (their numeric values, if any, are not used). With :math:`2` parameters
-    per annotator the model needs far fewer items than Dawid–Skene's
-    :math:`K(K-1)`, and it cannot express confusions that skip the order
-    (an annotator who swaps the two ends); use :func:`dawid_skene` for those.
-    A bias shared by every annotator is confounded with the items' classes;
-    the majority-vote start attributes it to the items. The noise scale is
-    kept between 1e-3 and 1e3 label steps (a perfectly consistent annotator
-    has no finite maximum-likelihood scale).
+    See the module notation (ordinal variant). The labels are equally spaced
+    steps (their numeric values are not used). With 2 parameters per
+    annotator the model needs far fewer items than Dawid–Skene's, and it
+    cannot express confusions that skip the order (swapping the two ends:
+    use :func:`dawid_skene`). A bias shared by every annotator is confounded
+    with the items' classes; the majority-vote start gives it to the items.
+    The noise scale stays between 1e-3 and 1e3 label steps (a perfectly
+    consistent annotator has no finite maximum-likelihood scale).
 
     This is the located latent class model of Uebersax and Grove (1990)
     with classes at the label positions and each rater's thresholds the

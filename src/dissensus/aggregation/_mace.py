@@ -118,15 +118,9 @@ def _e_step(
 
 
 def _m_step(
-    knew: FloatArray,
-    spam: FloatArray,
-    d: Data,
-    *,
-    method: str,
-    smoothing: float,
-    competence_prior: tuple[float, float],
-    strategy_prior: float,
-) -> tuple[FloatArray, FloatArray]:
+    knew: FloatArray, spam: FloatArray, d: Data, *, method: str, smoothing: float,
+    competence_prior: tuple[float, float], strategy_prior: float,
+) -> tuple[FloatArray, FloatArray]:  # fmt: skip
     """Knowing/spamming weights (R, 2) and spamming distributions (R, K) from the counts."""
     n_know = np.bincount(d.a, weights=knew, minlength=d.R)
     n_spam = np.bincount(d.a, weights=spam, minlength=d.R)
@@ -150,13 +144,7 @@ def _m_step(
 
 
 def _fit(
-    d: Data,
-    theta: FloatArray,
-    xi: FloatArray,
-    *,
-    n_iter: int,
-    tol: float,
-    **m_options: Any,
+    d: Data, theta: FloatArray, xi: FloatArray, *, n_iter: int, tol: float, **m_options: Any
 ) -> tuple[EMRun, FloatArray, FloatArray]:
     """EM from one start: the run, competence weights (R, 2) and strategies (R, K)."""
     T, knew, spam, _ = _e_step(theta, xi, d)
@@ -215,8 +203,6 @@ def mace(
     Returns
     -------
     MACEResult
-        Posteriors, competence, spamming distributions,
-        :meth:`~MACEResult.reliability` and the convergence record.
 
     Raises
     ------
@@ -233,12 +219,11 @@ def mace(
     Notes
     -----
     See the module notation. MACE's own code runs a fixed 50 iterations per
-    restart; here each start runs until ``tol``. Its prior over true labels
-    is uniform (unlike Dawid–Skene's fitted class prior). Equal (to the
-    convergence tolerance) to ``crowdkit.aggregation.MACE`` from the same
-    start, but crowd-kit draws every restart from the same seed (its
-    restarts are identical) and its starts from :math:`U(1, 2.5)`, while
-    MACE and this function use :math:`U(1, 1.5)`.
+    restart; here each start runs until ``tol``. The prior over true labels
+    is uniform (Dawid–Skene fits one). Equal (to the tolerance) to
+    ``crowdkit.aggregation.MACE`` from the same start; crowd-kit draws every
+    restart from the same seed and its starts from :math:`U(1, 2.5)`, MACE
+    and this function from :math:`U(1, 1.5)`.
 
     References
     ----------
