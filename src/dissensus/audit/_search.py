@@ -281,17 +281,16 @@ def check_case(
     """Check one property on one given case: ``{clause: margin}``, NaN where it does not apply.
 
     A clause is violated when its margin ``lhs - rhs`` is > 0 (>= 0 for a
-    strict inequality). Useful to confirm a published counterexample.
+    strict inequality): a published counterexample can be confirmed so.
 
     Parameters
     ----------
     metric : str, Metric or callable
-        The metric.
     prop : str
         Property key, e.g. ``"P3"``.
     *distributions : array_like
-        One (K,) row per slot of the property, in the order of
-        ``Property.slots`` (``alpha`` for an expected metric's targets).
+        One (K,) row per slot of ``Property.slots`` (``alpha`` for an
+        expected metric's targets).
     scalar : float, default 0.0
         The contraction factor ``c`` of P6.
     options : mapping, optional
@@ -347,14 +346,12 @@ def audit(
 ) -> AuditResult:
     r"""Check which properties of a good soft metric a metric has, by counterexample search.
 
-    For each property (:data:`dissensus.audit.PROPERTIES`; definitions in
-    :mod:`dissensus.audit._properties` and ``docs/audit.md``) the audit draws
-    ``n_trials`` seeded trials on the simplex over ``classes`` classes
-    (interior points, faces with zeros, corners, and round grid points; for
-    K = 2 also every tuple of the 0.1 grid), checks the property on all of
-    them at once, and shrinks a violation to the simplest one it can find
-    (fewest non-zero entries, then the roundest numbers: multiples of 1/2,
-    1/4, 1/5, 1/10, ...).
+    For each property (:data:`dissensus.audit.PROPERTIES`, ``docs/audit.md``)
+    the audit draws ``n_trials`` seeded trials on the simplex over ``classes``
+    classes (interior points, faces with zeros, corners, round grid points;
+    for K = 2 also every tuple of the 0.1 grid), checks them all at once,
+    and shrinks a violation to the simplest one it finds (fewest non-zero
+    entries, then the roundest numbers: multiples of 1/2, 1/4, 1/5, ...).
 
     Parameters
     ----------
@@ -364,22 +361,18 @@ def audit(
         names (``{"CE (clipped)": partial(cross_entropy, zero="clip")}``).
     properties : "all" or sequence of str, default "all"
         Property keys, e.g. ``["P1", "P3"]``.
-    classes : int, default 2
-        K.
-    n_trials : int, default 100_000
-        Trials per property and metric.
-    seed : int, default 0
-        Seed of the trials; the same seed gives the same table.
+    classes, n_trials, seed : int, default 2, 100_000, 0
+        K, trials per property and metric, and their seed (the same seed
+        gives the same table).
     options : mapping, optional
         Keyword options passed to every metric (e.g. ``{"zero": "clip"}``).
 
     Returns
     -------
     AuditResult
-        One row per (metric, property): ``"holds"`` (no counterexample in the
-        trials), ``"violated"`` (with the simplest counterexample, its metric
-        values and the margin ``lhs - rhs`` of the inequality it breaks) or
-        ``"not applicable"``.
+        One row per (metric, property): ``"holds"``, ``"violated"`` (with the
+        simplest counterexample, its values and the margin ``lhs - rhs`` of the
+        inequality it breaks) or ``"not applicable"``.
 
     Notes
     -----
@@ -390,13 +383,10 @@ def audit(
 
     References
     ----------
-    .. [1] Rizzi, G., Leonardelli, E., Poesio, M., Uma, A., Pavlovic, M., Paun, S.,
-       Rosso, P. and Fersini, E. (2024). Soft metrics for evaluation with
-       disagreements: an assessment. Proc. 3rd Workshop on Perspectivist
-       Approaches to NLP (NLPerspectives) at LREC-COLING 2024, 84–94.
-    .. [2] Magnani, A. (2025). Soft metrics for ordinal label uncertainty with
-       variable sample sizes. ASSE 2025 (6th Asia Service Sciences and Software
-       Engineering Conference), ACM (the ordinal property).
+    Rizzi et al. (2024), *Soft metrics for evaluation with disagreements: an
+    assessment* (NLPerspectives at LREC-COLING 2024), and Magnani (2025), *Soft
+    metrics for ordinal label uncertainty with variable sample sizes* (ASSE
+    2025): in full in :mod:`dissensus.audit._properties`.
 
     Examples
     --------
