@@ -27,11 +27,13 @@ __all__ = [
     "AlignedPredictions",
     "align_predictions",
     "check_annotations",
+    "long_frame",
     "read_annotator_predictions",
 ]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+_COLUMNS = ("item", "annotator", "label")
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,19 @@ def check_annotations(value: object, name: str, func: str) -> None:
                 "Annotations.from_frame(ddf, ...), which computes it into this process."
             )
         raise TypeError(msg)
+
+
+def long_frame(
+    annotations: Annotations, func: str, q: FloatArray | None = None, **columns: Any
+) -> pd.DataFrame:
+    """The long (item, annotator, ...) frame of the annotations' cells; ``q`` one column per label."""
+    acodes, names = annotations._require_annotators(func)
+    items = annotations.items[annotations.item_codes]
+    out = pd.DataFrame({"item": items, "annotator": names[acodes], **columns})
+    if q is not None:
+        for k, lab in enumerate(annotations.scale.labels):
+            out[lab] = q[:, k]
+    return out
 
 
 def _label_columns(df: pd.DataFrame, scale: Scale) -> list[Any] | None:
@@ -170,11 +185,8 @@ def align_predictions(
     K = scale.K
     given: object = computed(predicted)  # users pass other things despite the annotation
     if isinstance(given, Annotations):
-        pa, pnames = given._require_annotators(func)
-        pitems = given.items[given.item_codes]
-        pann = pnames[pa]
         labels = np.asarray(given.scale.labels, dtype=object)[given.label_codes]
-        frame = pd.DataFrame({item: pitems, annotator: pann, label: labels})
+        frame, item, annotator, label = long_frame(given, func, label=labels), *_COLUMNS
     elif isinstance(given, pd.DataFrame):
         frame = given
     else:

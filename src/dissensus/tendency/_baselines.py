@@ -20,7 +20,7 @@ from scipy import sparse
 from dissensus._exceptions import DataError
 from dissensus._validation import SeedLike, as_generator, examples, require_extra
 from dissensus.data import Annotations
-from dissensus.tendency._align import check_annotations
+from dissensus.tendency._align import check_annotations, long_frame
 
 __all__ = [
     "consensus_baseline",
@@ -98,17 +98,6 @@ def split_items(
     return subset_items(annotations, ~test), subset_items(annotations, test)
 
 
-def _frame(
-    true: Annotations, func: str, q: FloatArray | None = None, **columns: Any
-) -> pd.DataFrame:
-    """The long (item, annotator, ...) predictions of ``true``'s cells; ``q`` as one column per label."""
-    acodes, names = true._require_annotators(func)
-    out = pd.DataFrame({"item": true.items[true.item_codes], "annotator": names[acodes], **columns})
-    for k, lab in enumerate(true.scale.labels if q is not None else ()):
-        out[lab] = q[:, k]  # type: ignore[index]  # q is not None here
-    return out
-
-
 def _annotator_positions(
     source: Annotations, target: Annotations, func: str, name: str
 ) -> IntArray:
@@ -173,7 +162,7 @@ def random_baseline(
     acodes = true._require_annotators(func)[0]
     u = as_generator(seed).random(acodes.size)
     codes = np.minimum((u[:, None] >= cdf[acodes]).sum(axis=1), K - 1)
-    return _frame(true, func, label=np.asarray(true.scale.labels, dtype=object)[codes])
+    return long_frame(true, func, label=np.asarray(true.scale.labels, dtype=object)[codes])
 
 
 def consensus_baseline(true: Annotations, *, soft: bool = False) -> pd.DataFrame:
@@ -211,10 +200,10 @@ def consensus_baseline(true: Annotations, *, soft: bool = False) -> pd.DataFrame
     counts = true.counts().values.astype(np.float64)  # noqa: PD011 - LabelCounts, not pandas
     q = counts / counts.sum(axis=1, keepdims=True)
     if soft:
-        return _frame(true, func, q[true.item_codes])
+        return long_frame(true, func, q[true.item_codes])
     majority = q.argmax(axis=1)
     labels = np.asarray(true.scale.labels, dtype=object)[majority[true.item_codes]]
-    return _frame(true, func, label=labels)
+    return long_frame(true, func, label=labels)
 
 
 def _texts(annotations: Annotations, text: pd.Series | str | Sequence[str], func: str) -> list[str]:
@@ -364,4 +353,4 @@ def itl_bias_baseline(
     q = np.zeros((test.n_annotations, K))
     q[:, calib.classes_] = calib.predict_proba(design(z_te_items[test.item_codes], te_a))
     q /= q.sum(axis=1, keepdims=True)
-    return _frame(test, func, q)
+    return long_frame(test, func, q)
