@@ -12,8 +12,13 @@ whether :func:`dissensus.allocate.next_items` spends an annotation budget
 better than uniform or random allocation.
 """
 
-from dissensus.simulate._allocation import allocation_study
-from dissensus.simulate._study import DEFAULT_STUDY_METRICS, StudyResult, coverage, study
+from dissensus.simulate._study import (
+    DEFAULT_STUDY_METRICS,
+    StudyResult,
+    allocation_study,
+    coverage,
+    study,
+)
 from dissensus.simulate._synthetic import (
     CANDIDATES,
     DEFAULT_CANDIDATES,
