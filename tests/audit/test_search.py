@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dissensus.audit import PROPERTIES, audit, check_case, property_keys
+from dissensus.audit._properties import points
 from dissensus.audit._search import _round_rows
-from dissensus.audit._subject import points
 from dissensus.metrics import cross_entropy, get_metric
 from tests.conftest import SHARED, shared_path
 

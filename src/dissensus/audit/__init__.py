@@ -10,10 +10,15 @@ violation. Definitions and references: :mod:`dissensus.audit._properties`
 and ``docs/audit.md``.
 """
 
-from dissensus.audit._properties import PROPERTIES, Property
-from dissensus.audit._result import AuditResult, Counterexample, PropertyResult
-from dissensus.audit._search import audit, check_case, property_keys
-from dissensus.audit._subject import auditable_metrics
+from dissensus.audit._properties import PROPERTIES, Property, auditable_metrics
+from dissensus.audit._search import (
+    AuditResult,
+    Counterexample,
+    PropertyResult,
+    audit,
+    check_case,
+    property_keys,
+)
 
 __all__ = [
     "PROPERTIES",
