@@ -19,16 +19,14 @@ and the featuriser :class:`TextFeatures`. Needs scikit-learn
 (``pip install 'dissensus[models]'``); no PyTorch.
 """
 
-from dissensus.models._base import Targets, as_targets
-from dissensus.models._features import TextFeatures
+from dissensus.models._base import Marginal, Shrinkage, Targets, as_targets
 from dissensus.models._linear import (
     CumulativeLink,
     EMDRegression,
     ExpectedEMDRegression,
     SoftmaxRegression,
 )
-from dissensus.models._simple import Marginal, Shrinkage
-from dissensus.models._sklearn import SmoothedKL, SoftCrossEntropy, SoftNaiveBayes
+from dissensus.models._sklearn import SmoothedKL, SoftCrossEntropy, SoftNaiveBayes, TextFeatures
 
 __all__ = [
     "CumulativeLink",
