@@ -222,18 +222,6 @@ def dawid_skene(
     -------
     DawidSkeneResult
 
-    Raises
-    ------
-    DataError
-        Without annotator ids.
-    ValueError
-        For bad options.
-
-    Warns
-    -----
-    ConvergenceWarning
-        When ``n_iter`` iterations did not reach ``tol``.
-
     Notes
     -----
     See the module notation. EM finds a local maximum of the likelihood. The
@@ -401,15 +389,7 @@ def ordinal_dawid_skene(
     Raises
     ------
     DataError
-        Without annotator ids, or on a nominal scale (use
-        :func:`dawid_skene`).
-    ValueError
-        For bad options.
-
-    Warns
-    -----
-    ConvergenceWarning
-        When ``n_iter`` iterations did not reach ``tol``.
+        On a nominal scale (use :func:`dawid_skene`); see the package conventions.
 
     Notes
     -----

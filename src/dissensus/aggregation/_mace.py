@@ -204,18 +204,6 @@ def mace(
     -------
     MACEResult
 
-    Raises
-    ------
-    DataError
-        Without annotator ids.
-    ValueError
-        For bad options.
-
-    Warns
-    -----
-    ConvergenceWarning
-        When the best start did not reach ``tol`` in ``n_iter`` iterations.
-
     Notes
     -----
     See the module notation. MACE's own code runs a fixed 50 iterations per

@@ -543,9 +543,6 @@ def tau_curve(
 ) -> pd.DataFrame:
     r"""DIC as a function of the minimum overlap :math:`\tau` (the paper's first proposed check).
 
-    The tables are built once; each :math:`\tau` only changes which pairs
-    count.
-
     Parameters
     ----------
     true, predicted
@@ -609,19 +606,13 @@ def perturbation_curve(
     """DIC when a growing share of one annotator's predictions is corrupted (the paper's second).
 
     For each share ``s``, ``round(s · n_a)`` of annotator ``a``'s predicted
-    labels (chosen uniformly without replacement) are replaced by a label
-    drawn uniformly from the *other* ``K − 1`` labels; ``n_repeats``
-    corruptions per share. Predicted distributions are first reduced to
-    labels (argmax, ties to the lowest index). Starting from predictions
-    that reproduce the truth, DIC rises with ``s`` in expectation. Starting
-    from a model whose predicted annotators agree *more* than the real ones
-    (e.g. noiseless predictions), a little corruption first brings the
-    pair agreements down towards the truth and DIC dips before it rises;
-    the curve shows which case a model is in.
-
-    All ``len(shares) · n_repeats`` corrupted versions are scored at once:
-    only the ``M − 1`` pairs of annotator ``a`` change, and their tables are
-    counted for every version with one ``bincount``.
+    labels (argmax of a distribution; chosen without replacement) become a
+    label drawn uniformly from the *other* ``K − 1``, ``n_repeats`` times.
+    From predictions that reproduce the truth DIC rises with ``s``; from a
+    model whose predicted annotators agree *more* than the real ones, a
+    little corruption first brings them towards the truth and DIC dips
+    before it rises. Only the ``M − 1`` pairs of ``a`` change: every
+    version's tables are counted with one ``bincount``.
 
     Parameters
     ----------
@@ -629,8 +620,7 @@ def perturbation_curve(
         As in :func:`dic`.
     annotator : annotator id
         The annotator whose predictions are corrupted.
-    shares : sequence of float in [0, 1]
-    n_repeats : int, default 20
+    shares, n_repeats : sequence of float in [0, 1], int
     measure, min_overlap, weights, level, diagonal
         As in :func:`dic` (built-in measures only).
     seed : int, Generator or None, default 0
@@ -638,8 +628,7 @@ def perturbation_curve(
     Returns
     -------
     DataFrame
-        Columns ``share``, ``dic_mean``, ``dic_std`` (over repeats),
-        ``n_pairs`` (pairs used in the uncorrupted run).
+        ``share``, ``dic_mean``, ``dic_std`` (over repeats), ``n_pairs`` (uncorrupted).
 
     Examples
     --------
