@@ -35,15 +35,6 @@ from dissensus.aggregation._em import ConvergenceWarning
 from dissensus.aggregation._mace import MACEResult, mace
 from dissensus.aggregation._soft_targets import TARGET_METHODS, fit_annotator_model, soft_targets
 
-__all__ = [
-    "TARGET_METHODS",
-    "ConvergenceWarning",
-    "DawidSkeneResult",
-    "MACEResult",
-    "OrdinalDawidSkeneResult",
-    "dawid_skene",
-    "fit_annotator_model",
-    "mace",
-    "ordinal_dawid_skene",
-    "soft_targets",
-]
+__all__ = ["TARGET_METHODS", "ConvergenceWarning", "DawidSkeneResult", "MACEResult",
+           "OrdinalDawidSkeneResult", "dawid_skene", "fit_annotator_model", "mace",
+           "ordinal_dawid_skene", "soft_targets"]  # fmt: skip

@@ -20,14 +20,5 @@ from dissensus.audit._search import (
     property_keys,
 )
 
-__all__ = [
-    "PROPERTIES",
-    "AuditResult",
-    "Counterexample",
-    "Property",
-    "PropertyResult",
-    "audit",
-    "auditable_metrics",
-    "check_case",
-    "property_keys",
-]
+__all__ = ["PROPERTIES", "AuditResult", "Counterexample", "Property", "PropertyResult", "audit",
+           "auditable_metrics", "check_case", "property_keys"]  # fmt: skip

@@ -24,14 +24,8 @@ from dissensus.audit._properties import (
     points,
 )
 
-__all__ = [
-    "AuditResult",
-    "Counterexample",
-    "PropertyResult",
-    "audit",
-    "check_case",
-    "property_keys",
-]
+__all__ = ["AuditResult", "Counterexample", "PropertyResult", "audit", "check_case",
+           "property_keys"]  # fmt: skip
 
 FloatArray = npt.NDArray[np.float64]
 

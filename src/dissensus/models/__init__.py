@@ -28,17 +28,6 @@ from dissensus.models._linear import (
 )
 from dissensus.models._sklearn import SmoothedKL, SoftCrossEntropy, SoftNaiveBayes, TextFeatures
 
-__all__ = [
-    "CumulativeLink",
-    "EMDRegression",
-    "ExpectedEMDRegression",
-    "Marginal",
-    "Shrinkage",
-    "SmoothedKL",
-    "SoftCrossEntropy",
-    "SoftNaiveBayes",
-    "SoftmaxRegression",
-    "Targets",
-    "TextFeatures",
-    "as_targets",
-]
+__all__ = ["CumulativeLink", "EMDRegression", "ExpectedEMDRegression", "Marginal", "Shrinkage",
+           "SmoothedKL", "SoftCrossEntropy", "SoftNaiveBayes", "SoftmaxRegression", "Targets",
+           "TextFeatures", "as_targets"]  # fmt: skip

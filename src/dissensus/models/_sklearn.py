@@ -35,13 +35,8 @@ from dissensus.models._base import (
 )
 from dissensus.posterior import soft_labels
 
-__all__ = [
-    "SmoothedKL",
-    "SoftCrossEntropy",
-    "SoftNaiveBayes",
-    "TextFeatures",
-    "expand_soft_targets",
-]
+__all__ = ["SmoothedKL", "SoftCrossEntropy", "SoftNaiveBayes", "TextFeatures",
+           "expand_soft_targets"]  # fmt: skip
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -30,18 +30,6 @@ from dissensus.simulate._synthetic import (
     make_synthetic,
 )
 
-__all__ = [
-    "CANDIDATES",
-    "DEFAULT_CANDIDATES",
-    "DEFAULT_STUDY_METRICS",
-    "TRUTH_FAMILIES",
-    "StudyResult",
-    "SyntheticData",
-    "allocation_study",
-    "annotation_counts",
-    "candidate_predictions",
-    "coverage",
-    "draw_truth",
-    "make_synthetic",
-    "study",
-]
+__all__ = ["CANDIDATES", "DEFAULT_CANDIDATES", "DEFAULT_STUDY_METRICS", "TRUTH_FAMILIES",
+           "StudyResult", "SyntheticData", "allocation_study", "annotation_counts",
+           "candidate_predictions", "coverage", "draw_truth", "make_synthetic", "study"]  # fmt: skip

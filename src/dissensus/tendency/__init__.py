@@ -41,22 +41,7 @@ from dissensus.tendency._consistency import (
     tau_curve,
 )
 
-__all__ = [
-    "AlignedPredictions",
-    "BAEResult",
-    "DICResult",
-    "align_predictions",
-    "aligned_embeddings",
-    "bae",
-    "consensus_baseline",
-    "consistency_matrix",
-    "dic",
-    "itl_bias_baseline",
-    "mds_embedding",
-    "perturbation_curve",
-    "random_baseline",
-    "read_annotator_predictions",
-    "split_items",
-    "subset_items",
-    "tau_curve",
-]
+__all__ = ["AlignedPredictions", "BAEResult", "DICResult", "align_predictions",
+           "aligned_embeddings", "bae", "consensus_baseline", "consistency_matrix", "dic",
+           "itl_bias_baseline", "mds_embedding", "perturbation_curve", "random_baseline",
+           "read_annotator_predictions", "split_items", "subset_items", "tau_curve"]  # fmt: skip
