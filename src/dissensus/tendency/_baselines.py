@@ -115,17 +115,16 @@ def random_baseline(
     """Each annotator's labels drawn at random from that annotator's own marginal.
 
     It keeps every annotator's label frequencies and nothing of who agrees
-    with whom on which item, so its predicted pairs agree only by chance:
-    ``M'`` is near 0 off the diagonal and DIC near 1 (the paper: 0.86–0.93).
+    with whom, so ``M'`` is near 0 off the diagonal and DIC near 1 (the
+    paper: 0.86–0.93).
 
     Parameters
     ----------
     true : Annotations
         The evaluation annotations; one prediction per (item, annotator) cell.
     train : Annotations, optional
-        Where the marginals are counted (default: ``true`` itself). An
-        annotator with no label there gets the pooled marginal of all
-        annotators.
+        Where the marginals are counted (default ``true``); an annotator
+        absent there gets the pooled marginal.
     seed : int, Generator or None, default 0
 
     Returns
@@ -163,25 +162,21 @@ def random_baseline(
 def consensus_baseline(true: Annotations, *, soft: bool = False) -> pd.DataFrame:
     """Every annotator predicted as the item's consensus (an oracle consensus model).
 
-    The consensus is taken from ``true`` itself (all of the item's labels):
-    the best any model of the consensus alone can do, so the DIC it leaves
-    is what ignoring individual tendencies costs (the paper: 0.51–0.61).
+    The consensus of ``true`` itself: the best a consensus model can do, so
+    the DIC it leaves is what ignoring individual tendencies costs (the
+    paper: 0.51–0.61).
 
     Parameters
     ----------
     true : Annotations
     soft : bool, default False
-        ``False``: the majority label (ties to the lowest label index), the
-        same for every annotator, so predicted pairs agree perfectly
-        wherever the majority varies over their shared items. ``True``: the
-        item's label distribution (pass ``soft=True`` to :func:`dic` too, to
-        compare the expected tables).
+        ``False``: the majority label (ties to the lowest index) for every
+        annotator. ``True``: the item's label distribution, one probability
+        column per label (pass ``soft=True`` to :func:`dic` too).
 
     Returns
     -------
     DataFrame
-        Columns ``item``, ``annotator`` and ``label`` (majority) or one
-        probability column per label (soft).
 
     Examples
     --------
@@ -244,35 +239,28 @@ def itl_bias_baseline(
 ) -> pd.DataFrame:
     r"""A simple real ITL model: a shared text classifier plus per-annotator calibration.
 
-    1. *Shared*: TF-IDF (word uni- and bigrams) of each item's text and one
-       one-vs-rest logistic regression (liblinear) on every training annotation
-       :math:`(x_i, y_{ia})`, giving log-probabilities :math:`z_i` (K).
-    2. *Per annotator*: a multinomial logistic regression of the
-       annotator's label on :math:`z_i`, with a weight matrix and bias per
-       annotator, :math:`p(y_{ia} = k) \propto \exp(b_{ak} + \sum_j
-       W_{akj} z_{ij})`: it learns who is stricter, who uses which labels,
-       how much each follows the shared signal. All annotators are fitted in
-       one regression on annotator-interaction features. The calibration
-       layer sees out-of-fold shared log-probabilities (``n_folds`` folds of
-       training items), as at test time.
+    1. *Shared*: TF-IDF (word uni- and bigrams) of each item's text and a
+       one-vs-rest logistic regression (liblinear) on every training
+       annotation :math:`(x_i, y_{ia})`: log-probabilities :math:`z_i` (K).
+    2. *Per annotator*: :math:`p(y_{ia} = k) \propto \exp(b_{ak} + \sum_j
+       W_{akj} z_{ij})`, a multinomial logistic regression on :math:`z_i`
+       with a weight matrix and bias per annotator (who is stricter, who
+       uses which labels, who follows the shared signal), all annotators in
+       one regression on interaction features, fitted on out-of-fold
+       :math:`z_i` (``n_folds`` folds of training items) as at test time.
 
-    Trained on ``train`` only; predicts every (item, annotator) cell of
-    ``test``.
+    Trained on ``train`` only; predicts every (item, annotator) cell of ``test``.
 
     Parameters
     ----------
     train, test : Annotations
         With annotator ids and the same scale (e.g. from :func:`split_items`).
     text : Series, str or sequence of str
-        Item texts: a Series indexed by item id, or the ``meta`` column(s) of
-        the annotations to join (e.g. ``["prev_agent", "prev_user", "agent",
-        "user"]`` for ConvAbuse read with ``meta=``). A missing text counts as
-        empty; an item absent from the Series is an error.
-    n_folds : int, default 5
-    C : float, default 1.0
-        Inverse regularisation strength of both regressions.
-    max_features : int, default 20000
-        TF-IDF vocabulary size.
+        Item texts: a Series indexed by item id, or the ``meta`` column(s) to
+        join (e.g. ``["prev_agent", "prev_user", "agent", "user"]`` for
+        ConvAbuse read with ``meta=``); a missing text is empty.
+    n_folds, C, max_features : int, float, int, default 5, 1.0, 20000
+        Folds, inverse regularisation of both regressions, TF-IDF vocabulary.
     seed : int, Generator or None, default 0
         Fold assignment of the training items.
 
