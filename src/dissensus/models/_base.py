@@ -285,11 +285,10 @@ class Shrinkage(BaseEstimator):  # type: ignore[misc]
 
         q_i = w_i\, \hat q_i + (1 - w_i)\, \bar y, \qquad w_i = \frac{n_i}{n_i + \lambda},
 
-    the posterior-mean weight of a Dirichlet prior of total strength
-    :math:`\lambda` centred on the marginal :math:`\bar y`: an item with
-    few annotations gets a prediction close to the marginal. ``n_i`` is the
-    number of annotations the evaluated item has (known when the item is
-    annotated, whatever its labels), passed to :meth:`predict_proba`.
+    the posterior-mean weight of a Dirichlet prior of strength :math:`\lambda`
+    centred on the marginal :math:`\bar y`: an item with few annotations
+    gets a prediction close to the marginal. ``n_i``, the evaluated item's
+    annotation count, is passed to :meth:`predict_proba`.
 
     Parameters
     ----------
@@ -298,8 +297,7 @@ class Shrinkage(BaseEstimator):  # type: ignore[misc]
     strength : float, optional
         :math:`\lambda`; default ``K`` (the uniform Dirichlet prior's total).
     refit : bool, default True
-        ``False``: ``estimator`` is already fitted on the same training
-        items and is used as is (no second fit).
+        ``False``: use ``estimator`` as fitted on the same training items.
 
     Examples
     --------

@@ -122,10 +122,9 @@ class EMDRegression(SoftmaxRegression):
         \ell(y, q) = \frac{1}{K - 1}\sum_{k=1}^{K-1} |Y_k - Q_k|^r
 
     with cumulative sums :math:`Y_k, Q_k` (ordered classes, ground distance
-    :math:`|i - j| / (K - 1)`). ``power=1`` is the EMD itself (not
-    differentiable where :math:`Y_k = Q_k`; L-BFGS then takes a
-    subgradient); ``power=2`` (default) is the squared-EMD loss of Hou,
-    Yu & Samaras (2016), smooth, which L-BFGS minimises reliably.
+    :math:`|i - j| / (K - 1)`). ``power=1`` is the EMD (a subgradient where
+    :math:`Y_k = Q_k`); ``power=2`` is the smooth squared-EMD loss of Hou, Yu
+    and Samaras (2016), which L-BFGS minimises reliably.
 
     Parameters
     ----------
@@ -135,8 +134,8 @@ class EMDRegression(SoftmaxRegression):
 
     References
     ----------
-    L. Hou, C.-P. Yu, D. Samaras. "Squared Earth Mover's Distance-based Loss
-    for Training Deep Neural Networks". arXiv:1611.05916 (2016).
+    Hou, L., Yu, C.-P. and Samaras, D. (2016). Squared Earth Mover's
+    Distance-based loss for training deep neural networks. arXiv:1611.05916.
 
     Examples
     --------
@@ -182,13 +181,12 @@ class ExpectedEMDRegression(SoftmaxRegression):
         \qquad P_k \sim \mathrm{Beta}(A_k, a_0 - A_k),
 
     with :math:`\alpha_i` = prior + counts and :math:`A_k = \alpha_1 + \dots +
-    \alpha_k`: the value is :func:`dissensus.metrics.expected.emd`. Its
-    gradient is closed form: for :math:`X \sim \mathrm{Beta}(a, b)`,
-    :math:`\frac{d}{dc}\mathbb{E}|X - c| = P(X < c) - P(X > c) = 2 I_c(a, b) - 1`,
-    chained through the cumulative sum and the softmax. An item with few
-    annotations has a wide posterior, so :math:`2 I_c - 1` changes slowly
-    in :math:`c` and the item pulls less: the weighting by annotation count
-    comes from the loss itself.
+    \alpha_k` (:func:`dissensus.metrics.expected.emd`). Its gradient is
+    closed form, :math:`\frac{d}{dc}\mathbb{E}|X - c| = 2 I_c(a, b) - 1` for
+    :math:`X \sim \mathrm{Beta}(a, b)`, chained through the cumulative sum and
+    the softmax. A wide posterior (few annotations) makes it change slowly
+    in :math:`c`, so the item pulls less: the loss itself weighs items by
+    annotation count.
 
     Parameters
     ----------
@@ -199,9 +197,7 @@ class ExpectedEMDRegression(SoftmaxRegression):
 
     Notes
     -----
-    Needs counts: ``fit(X, counts)`` with a LabelCounts, or ``fit(X, P, n=n)``
-    with distributions ``P`` and annotations per item ``n`` (``n P`` must be
-    whole numbers).
+    Needs counts: ``fit(X, counts)``, or ``fit(X, P, n=n)`` with ``n P`` whole.
 
     Examples
     --------
@@ -253,19 +249,16 @@ class ExpectedEMDRegression(SoftmaxRegression):
 class CumulativeLink(LinearModel):
     r"""Model C: proportional-odds (cumulative logit) model fitted to soft targets.
 
-    One linear score :math:`s = x^\top w` and ordered thresholds
-    :math:`\theta_1 < \dots < \theta_{K-1}`:
+    A linear score :math:`s = x^\top w` and ordered thresholds :math:`\theta_k`:
 
     .. math::
 
         P(y \le k \mid x) = \sigma(\theta_k - s), \qquad
         q_k = \sigma(\theta_k - s) - \sigma(\theta_{k-1} - s),
 
-    (:math:`\theta_0 = -\infty`, :math:`\theta_K = +\infty`), fitted by
-    minimising the soft cross-entropy :math:`-\sum_k y_k \ln q_k` plus
-    :math:`\lVert w\rVert^2 / (2C)` with L-BFGS. The thresholds are
-    :math:`\theta_1` and :math:`\theta_k = \theta_{k-1} + e^{\delta_k}`, so
-    they stay ordered without constraints.
+    (:math:`\theta_0 = -\infty`, :math:`\theta_K = +\infty`), fitted to the
+    soft cross-entropy :math:`-\sum_k y_k \ln q_k` (see the objective);
+    :math:`\theta_k = \theta_{k-1} + e^{\delta_k}` keeps them ordered.
 
     Parameters
     ----------
@@ -274,8 +267,8 @@ class CumulativeLink(LinearModel):
 
     References
     ----------
-    P. McCullagh. "Regression Models for Ordinal Data". J. R. Stat. Soc. B
-    42(2), 109–142 (1980). :doi:`10.1111/j.2517-6161.1980.tb01109.x`
+    McCullagh, P. (1980). Regression models for ordinal data. *J. R. Stat. Soc. B*
+    42(2), 109–142. https://doi.org/10.1111/j.2517-6161.1980.tb01109.x
 
     Examples
     --------

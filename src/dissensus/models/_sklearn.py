@@ -83,10 +83,8 @@ class SoftCrossEntropy(LinearModel, _OnWeightedRows):
     C, max_iter, tol, n_classes
         As in :class:`~dissensus.models.SoftmaxRegression`.
     n_jobs : int or None, default 1
-        Threads of scikit-learn's OpenMP and BLAS loops during the fit
-        (None: their default, every core). One by default: at this size the
-        threads' synchronisation costs more than it saves, and on a busy
-        machine far more (MovieLens demo, 2 cores at load 10: 0.9 s with
+        Threads of scikit-learn's OpenMP and BLAS loops during the fit (as
+        for SoftmaxRegression; MovieLens demo, 2 cores at load 10: 0.9 s with
         one thread, 31 s with two).
 
     Examples
@@ -197,12 +195,11 @@ class SoftNaiveBayes(_OnWeightedRows):
 class TextFeatures(BaseEstimator):  # type: ignore[misc]
     """TF-IDF features of a text column, with optional one-hot categorical columns.
 
-    A scikit-learn transformer over an item table (a DataFrame): the text is
-    vectorised by ``TfidfVectorizer`` (L2-normalised rows, sublinear term
-    frequency), each categorical column (e.g. a release decade) becomes
-    one-hot columns (a missing value is a category of its own; a category
-    unseen in training gives zeros). Every feature is non-negative, so Naive
-    Bayes can use them. Fit on training items only.
+    A scikit-learn transformer over an item table (a DataFrame): the text by
+    ``TfidfVectorizer`` (L2-normalised rows, sublinear term frequency), each
+    categorical column (e.g. a decade) one-hot (missing is a category; a
+    category unseen in training gives zeros). All non-negative (Naive Bayes
+    can use them). Fit on training items only.
 
     Parameters
     ----------
