@@ -601,18 +601,19 @@ def coverage(
 ) -> pd.DataFrame:
     r"""Coverage of the true class probabilities by the posterior credible intervals.
 
-    For every item ``i`` and class ``k``, whether :math:`\pi_{ik}` lies in the
-    equal-tailed credible interval of :func:`dissensus.posterior.credible_interval`
-    at each level, under each prior, per annotation-count bin.
+    Whether each :math:`\pi_{ik}` lies in the equal-tailed credible interval
+    of :func:`dissensus.posterior.credible_interval` at each level, under
+    each prior, per annotation-count bin: exactly when its posterior CDF
+    value :math:`u = I_{\pi_{ik}}(\alpha_k, a_0 - \alpha_k)` is in
+    :math:`[(1 - L)/2, (1 + L)/2]`, one regularised incomplete beta per entry
+    for every level.
 
     Parameters
     ----------
-    n_items, n_classes : int
-    replicates : int, default 50
+    n_items, n_classes, replicates : int, default 2000, 5, 50
     truths : sequence, default ("uniform", "jeffreys", "mixture", "ordinal", "skewed")
-        Truth families: ``"uniform"`` and ``"jeffreys"`` are drawn FROM the
-        uniform and Jeffreys priors' family (there the matching prior should
-        cover at the nominal rate); the others are not.
+        ``"uniform"`` and ``"jeffreys"`` are the priors' own families (there
+        the matching prior should cover at the nominal rate).
     priors : sequence of str, default ("uniform", "jeffreys", "empirical", "hierarchical")
     levels : sequence of float, default (0.5, 0.9, 0.95)
     bins, n_range, zipf_exponent, seed
@@ -621,18 +622,9 @@ def coverage(
     Returns
     -------
     DataFrame
-        ``truth, prior, level, bin, coverage, se, n_replicates``: the share
-        of (item, class) pairs covered, averaged over replicates, and its
-        Monte Carlo standard error across replicates.
-
-    Notes
-    -----
-    :math:`\pi_{ik}` lies in the equal-tailed interval at level :math:`L`
-    exactly when its posterior CDF value
-    :math:`u = I_{\pi_{ik}}(\alpha_k, a_0 - \alpha_k)` is in
-    :math:`[(1 - L)/2, (1 + L)/2]`; one regularised incomplete beta per
-    entry answers every level at once (tests check it against
-    :func:`~dissensus.posterior.credible_interval`).
+        ``truth, prior, level, bin, coverage, se, n_replicates``: the share of
+        (item, class) pairs covered, its mean over replicates and Monte Carlo
+        standard error.
 
     Examples
     --------
@@ -709,27 +701,19 @@ def allocation_study(
 
     Parameters
     ----------
-    n_items, n_classes : int, default 500, 5
-    replicates : int, default 50
+    n_items, n_classes, replicates : int, default 500, 5, 50
     truth : truth family, default "mixture"
     candidates : sequence of str, default ("truth", "noisy", "tempered", "smoothed")
-        Models to rank (:func:`~dissensus.simulate.candidate_predictions`;
-        ``"overfit"`` uses ``initial`` training labels per item).
+        Models to rank (``"overfit"`` uses ``initial`` training labels per item).
     metric : str, default "E[emd]"
-        Expected metric the models are ranked by (and its pointwise form
-        for the empirical ranking and the truth).
+        Expected metric the models are ranked by (its pointwise form for the
+        empirical ranking and the truth).
     prior : default :data:`~dissensus.posterior.DEFAULT_PRIOR`
-        Prior of the posterior (:func:`dissensus.posterior.dirichlet`);
-        ``"empirical"`` is fitted once to the stacked replicates after each
-        batch (they are independent draws of the same law, so this is the
-        pooled fit).
-    initial : int, default 2
-        Annotations per item before any allocation.
-    budget : int, optional
-        Extra annotations in total; default ``2 N``.
-    rounds : int, default 10
-        Batches; each spends ``budget / rounds`` annotations on distinct
-        items, so ``budget / rounds <= N``.
+        ``"empirical"`` is fitted to the stacked replicates after each batch
+        (independent draws of one law: the pooled fit).
+    initial, budget, rounds : int, default 2, ``2 N``, 10
+        Annotations per item before allocation, extra annotations in total,
+        and batches (each on ``budget / rounds <= N`` distinct items).
     strategies : sequence of str, default ("expected_gain", "uniform", "random")
     candidate_options : dict, optional
         Passed to :func:`~dissensus.simulate.candidate_predictions`.
@@ -738,11 +722,10 @@ def allocation_study(
     Returns
     -------
     DataFrame
-        ``strategy, round, spent`` (extra annotations so far),
-        ``annotations_per_item`` (mean), ``estimator`` (``"expected"`` or
-        ``"empirical"``), ``p_same_ranking, se_same_ranking,
-        p_pairs_correct, se_pairs_correct``. Round 0 (nothing spent) is
-        the same for every strategy.
+        ``strategy, round, spent``, ``annotations_per_item`` (mean),
+        ``estimator`` (``"expected"`` or ``"empirical"``), ``p_same_ranking,
+        se_same_ranking, p_pairs_correct, se_pairs_correct``; round 0 is the
+        same for every strategy.
 
     Examples
     --------
