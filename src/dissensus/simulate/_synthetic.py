@@ -227,17 +227,13 @@ class SyntheticData:
     Attributes
     ----------
     counts : LabelCounts
-        Observed counts, ``counts.values[i] ~ Multinomial(n_i, truth[i])``
-        (without annotator biases).
+        Observed counts, ``Multinomial(n_i, truth[i])`` without annotator biases.
     truth : ndarray of float64, shape (N, K)
-        The true label distribution of each item.
     annotations : Annotations or None
-        One row per annotation with annotator ids, when ``n_annotators`` was
-        given.
+        With annotator ids, when ``n_annotators`` was given.
     annotator_bias : ndarray of float64, shape (A, K), or None
-        The log-odds tilt of each annotator (see :func:`make_synthetic`).
+        Each annotator's log-odds tilt (see :func:`make_synthetic`).
     family : str
-        The truth family.
     """
 
     counts: LabelCounts
@@ -274,24 +270,20 @@ def make_synthetic(
     ordered : bool, default True
         Whether the scale's classes are ordered (labels ``0 … K-1``).
     truth : str or array_like of shape (K,), default "mixture"
-        Family of the true distributions (module docstring), or Dirichlet
-        parameters.
+        A family of the module docstring, or Dirichlet parameters.
     n_annotations : "zipf", int or array_like of int, default "zipf"
-        ``"zipf"``: the power law of :func:`annotation_counts` on
-        ``n_range`` with ``zipf_exponent``; an int: every item that many;
-        an array: one count per item.
+        The power law of :func:`annotation_counts`, the same count for every
+        item, or one count per item.
     n_range, zipf_exponent
         As in :func:`annotation_counts`.
     n_annotators : int, optional
-        Give annotator ids: each item is labelled by ``n_i`` distinct
-        annotators out of a pool of this size (which must be at least the
-        largest ``n_i``), and :attr:`SyntheticData.annotations` is filled.
+        Annotator ids: each item is labelled by ``n_i`` distinct annotators
+        of a pool of this size (at least the largest ``n_i``).
     bias_sd : float, default 0.0
-        Annotator biases (needs ``n_annotators``): annotator ``a`` labels
-        item ``i`` from :math:`\pi_{ik} e^{b_{ak}}` renormalised. On an
-        ordered scale :math:`b_{ak} = \beta_a (k - (K-1)/2) / (K-1)` with
-        :math:`\beta_a \sim N(0, \text{bias\_sd}^2)` (a lenient or severe
-        rater); on a nominal one :math:`b_{ak} \sim N(0, \text{bias\_sd}^2)`.
+        Annotator ``a`` labels item ``i`` from :math:`\pi_{ik} e^{b_{ak}}`
+        renormalised: on an ordered scale :math:`b_{ak} = \beta_a (k - (K-1)/2)
+        / (K-1)`, :math:`\beta_a \sim N(0, \text{bias\_sd}^2)` (a lenient or
+        severe rater); on a nominal one :math:`b_{ak} \sim N(0, \text{bias\_sd}^2)`.
     seed : int, Generator or None, default 0
 
     Returns
