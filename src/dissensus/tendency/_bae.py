@@ -20,8 +20,8 @@ import numpy.typing as npt
 import pandas as pd
 from scipy.spatial import procrustes
 
-from dissensus._exceptions import DataError
-from dissensus._validation import SeedLike, as_generator, examples, require_extra
+from dissensus._exceptions import DataError, MissingExtraError
+from dissensus._validation import SeedLike, as_generator, examples
 from dissensus.agreement._alpha import Level
 from dissensus.agreement._common import Weights
 from dissensus.data import Annotations
@@ -145,8 +145,11 @@ def mds_embedding(
     MissingExtraError
         Without scikit-learn (``pip install 'dissensus[models]'``).
     """
-    require_extra("models", ["sklearn"], "MDS embeddings")
-    from sklearn.manifold import MDS  # noqa: PLC0415 - optional extra (scikit-learn)
+    try:
+        from sklearn.manifold import MDS  # noqa: PLC0415 - optional extra (scikit-learn)
+    except ImportError:  # pragma: no cover - exercised only without the extra
+        msg = "MDS embeddings need scikit-learn; install it with pip install 'dissensus[models]'."
+        raise MissingExtraError(msg) from None
 
     S = np.asarray(similarity, dtype=np.float64)
     D = np.clip(1.0 - (S + S.T) / 2.0, 0.0, None)
