@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -760,7 +760,7 @@ def allocation_study(
     # pre-drawn extra labels: stream[i, t] is item i's t-th extra label, for every strategy
     stream = _sample_labels(rng, np.repeat(pin, rounds, axis=0)).reshape(R * N, rounds)
 
-    def means(f: Any, target: FloatArray) -> FloatArray:  # (R, J): each model's mean per replicate
+    def means(f: Callable[..., FloatArray], target: FloatArray) -> FloatArray:  # (R, J) means
         return np.stack([f(target, qq).reshape(R, N).mean(axis=1) for qq in Q], axis=1)
 
     tru = means(point.func, pi)

@@ -279,10 +279,9 @@ def itl_bias_baseline(
     """
     func = "itl_bias_baseline"
     require_extra("models", ["sklearn"], func)
-    # optional extra (scikit-learn): imported where it is needed
-    from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: PLC0415
-    from sklearn.linear_model import LogisticRegression  # noqa: PLC0415
-    from sklearn.multiclass import OneVsRestClassifier  # noqa: PLC0415
+    from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: PLC0415 - optional extra
+    from sklearn.linear_model import LogisticRegression  # noqa: PLC0415 - optional extra
+    from sklearn.multiclass import OneVsRestClassifier  # noqa: PLC0415 - optional extra
 
     check_annotations(train, "train", func)
     check_annotations(test, "test", func)
