@@ -151,12 +151,10 @@ def align_predictions(
     true : Annotations
         With annotator ids and one label per (item, annotator).
     predicted : Annotations, DataFrame or dask.dataframe.DataFrame
-        Annotations of predicted labels, or a long DataFrame with ``item``
-        and ``annotator`` columns and either a ``label`` column (predicted
-        labels) or one column per label of ``true.scale`` (named by the label
-        or its string, e.g. ``"-3"``) holding a predicted distribution. A
-        Dask DataFrame is computed into this process (one ``.compute()``):
-        the annotator-level measures run in memory.
+        Predicted labels as Annotations, or a long frame with ``item``,
+        ``annotator`` and either ``label`` or one column per label of
+        ``true.scale`` (named by the label or its string, e.g. ``"-3"``)
+        holding a distribution. A Dask frame is computed into this process.
     func : str
         Caller's name for messages.
     item, annotator, label : str
@@ -169,9 +167,8 @@ def align_predictions(
     Raises
     ------
     DataError
-        Without annotator ids, with repeated cells, with a true cell that has
-        no prediction, with labels off the scale, or with distributions that
-        are negative or do not sum to 1.
+        Without annotator ids, repeated cells, a true cell without a
+        prediction, labels off the scale, or rows that are not distributions.
     """
     check_annotations(true, "true", func)
     acodes, annotators = true._require_annotators(func)
@@ -246,16 +243,15 @@ def read_annotator_predictions(
 ) -> pd.DataFrame:
     """Read per-annotator predictions from a long CSV, TSV, Parquet or JSONL file.
 
-    One row per (item, annotator): a ``label`` column with the predicted
-    label, or one column per label of ``scale`` (named like ``"-3"``) with
-    the predicted distribution.
+    One row per (item, annotator): a ``label`` column, or one column per label
+    of ``scale`` (named like ``"-3"``) with the predicted distribution.
 
     Parameters
     ----------
     path : str or Path
     scale : Scale
-        The true annotations' scale; predicted labels are read on it (a CSV
-        label ``"1"`` is the number 1 on a numeric scale).
+        The true annotations' scale, on which labels are read (a CSV label
+        ``"1"`` is the number 1 on a numeric scale).
     format : {"csv", "tsv", "parquet", "jsonl"}, optional
         Default: from the extension.
     item, annotator, label : str
@@ -264,9 +260,8 @@ def read_annotator_predictions(
     Returns
     -------
     DataFrame
-        Columns ``item``, ``annotator`` and ``label`` (labels of ``scale``)
-        or the probability columns, indexed by file line (row for Parquet),
-        ready for :func:`dic`.
+        ``item``, ``annotator`` and ``label`` (on ``scale``) or the probability
+        columns, indexed by file line (row for Parquet), ready for :func:`dic`.
 
     Raises
     ------
