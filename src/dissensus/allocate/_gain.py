@@ -180,9 +180,8 @@ def next_items(
     counts : LabelCounts, Annotations or array_like of int, shape (N, K)
         Current annotations.
     predictions : mapping of str to Predictions, DataFrame or array_like
-        Two or more models' predicted distributions (aligned by item id
-        like :func:`dissensus.evaluation.evaluate`; an array lists the
-        items in the order of ``counts``).
+        Two or more models' predictions, aligned by item id as in
+        :func:`dissensus.evaluation.evaluate` (an array: in the order of ``counts``).
     metric : str, default "E[emd]"
         The metric the models are compared by (see :func:`expected_gain`).
     budget : int, default 100
@@ -194,15 +193,13 @@ def next_items(
     Returns
     -------
     DataFrame
-        ``budget`` rows, best first: ``item``, ``expected_gain`` (module
-        docstring of :mod:`dissensus.allocate._gain`), ``n_annotations``
-        (current) and ``rank`` (1 = annotate first). Ties keep the items' order.
+        ``budget`` rows, best first (ties in item order): ``item``,
+        ``expected_gain``, ``n_annotations`` (current), ``rank``.
 
     Raises
     ------
     ValueError
-        Fewer than two models, ``budget`` not in ``1 … N``, an unknown or
-        unary metric.
+        Fewer than two models, ``budget`` not in ``1 … N``, an unknown or unary metric.
     DataError
         Predictions that do not match the items or labels.
 

@@ -216,15 +216,13 @@ class StudyResult:
     Attributes
     ----------
     rankings : DataFrame
-        One row per (truth, metric, estimator, bin): ``truth, metric,
-        form`` (``"empirical"`` or ``"expected"``), ``prior`` (``"-"`` for
-        empirical), ``estimator`` (``"empirical"`` or ``"E[uniform]"`` …),
-        ``bin``, ``p_same_ranking`` and ``se_same_ranking`` (the
-        probability that the estimator's ranking of all models equals the
-        true one), ``kendall_tau`` and ``se_kendall_tau``,
-        ``p_best_correct`` and ``se_best_correct`` (it picks the truly best
-        model), ``p_pairs_correct`` and ``se_pairs_correct`` (share of model
-        pairs ordered as the truth does), ``n_replicates``.
+        One row per (truth, metric, estimator, bin): ``truth, metric, form``
+        (``"empirical"``, ``"expected"``, ``"debiased"``), ``prior`` (``"-"``
+        unless expected), ``estimator`` (``"empirical"``, ``"E[uniform]"`` …),
+        ``bin``, then with its ``se_`` each: ``p_same_ranking`` (the whole
+        ranking is the true one), ``kendall_tau``, ``p_best_correct`` (the truly
+        best model first), ``p_pairs_correct`` (share of pairs ordered right);
+        ``n_replicates``.
     pairs : DataFrame
         One row per (truth, metric, estimator, bin, model pair):
         ``model_a, model_b, p_correct, se``, ``true_diff`` (mean over
@@ -234,15 +232,11 @@ class StudyResult:
         Mean over replicates of each model's mean score: ``truth, metric,
         estimator, bin, model, estimate, true_score, n_replicates``.
     prior_strength : DataFrame
-        The strength of each fitted prior (``"empirical"``,
-        ``"hierarchical"``) per truth family: ``truth, prior,
+        Each fitted prior's strength per truth family: ``truth, prior,
         strength_mean, strength_median, strength_min, strength_max`` over
-        replicates (an empirical strength of 1e8 or more means the fit ran
-        to infinity).
-    config : dict
-        The arguments.
-    timings : dict of str to float
-        Seconds per truth family.
+        replicates (1e8 or more: the empirical fit ran to infinity).
+    config, timings : dict
+        The arguments, and seconds per truth family.
     """
 
     rankings: pd.DataFrame
