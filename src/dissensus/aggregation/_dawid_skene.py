@@ -204,13 +204,9 @@ def dawid_skene(
         With annotator ids (each annotator gets a confusion matrix).
     init : {"majority", "random"}, default "majority"
         Starting posteriors: each item's label shares (majority vote, as
-        crowd-kit and Dawid and Skene), or a seeded Dirichlet(1) draw per
-        item (to probe other local optima).
-    n_iter : int, default 1000
-        Maximum EM iterations.
-    tol : float, default 1e-6
-        Stop when no posterior probability moved by more than this in an
-        iteration.
+        Dawid and Skene and crowd-kit), or a seeded Dirichlet(1) draw per item.
+    n_iter, tol : int, float, default 1000, 1e-6
+        Stop after ``n_iter`` EM iterations or when no posterior moved by ``tol``.
     smoothing : float, default 0.0
         Pseudo-count added to every confusion-matrix cell in the M-step (a
         symmetric Dirichlet prior; 0 is maximum likelihood, as in the paper

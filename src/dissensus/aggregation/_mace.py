@@ -182,21 +182,19 @@ def mace(
         M-step: smoothed maximum likelihood, or variational Bayes with the
         priors below (MACE's ``-em`` and ``-vb``).
     n_restarts : int, default 10
-        Random starts; the one with the highest final log-likelihood is kept.
+        Random starts; the one of highest final log-likelihood is kept.
     n_iter, tol : int, float, default 1000, 1e-6
         Iteration limit and tolerance of each start, as in :func:`dawid_skene`.
     smoothing : float, optional
         EM pseudo-count added to every expected count. Default ``0.01 / K``
         (MACE's default).
-    competence_prior : (float, float), default (0.5, 0.5)
-        ``(a, b)`` of the Beta prior on competence (``a`` pseudo-counts of
-        knowing, ``b`` of spamming), for ``method="vb"``.
-    strategy_prior : float, default 10.0
-        Symmetric Dirichlet prior on each spamming distribution, for
-        ``method="vb"``.
+    competence_prior, strategy_prior : (float, float), float, default (0.5, 0.5), 10.0
+        For ``method="vb"``: ``(a, b)`` of the Beta prior on competence
+        (pseudo-counts of knowing and spamming), and the symmetric Dirichlet
+        prior on each spamming distribution.
     init_noise : float, default 0.5
-        Starting competence and spamming distributions are normalised
-        draws of :math:`U(1, 1 + \text{init\_noise})` per entry (MACE's start).
+        Starts are normalised draws of :math:`U(1, 1 + \text{init\_noise})`
+        per entry (MACE's start).
     seed : int, Generator or None, default 0
         Randomness of the starts.
 
