@@ -2,24 +2,18 @@ r"""One threading policy for the whole package.
 
 NumPy and ``scipy.special`` release the GIL in their loops, so the heavy
 kernels (the blocked pointwise metrics, the expected metrics' Beta
-expectations) run fixed-size blocks of rows on a thread pool. The policy:
+expectations) run fixed-size blocks of rows on a thread pool:
 
-- **How many threads.** One resolution, :func:`n_threads`: an explicit
-  ``n_jobs`` argument; else the ``n_jobs`` of an enclosing call that set
-  one (:func:`thread_limit`, used by :func:`dissensus.evaluate`); else the
-  ``DISSENSUS_NUM_THREADS`` environment variable; else
-  ``min(available cores, 8)`` (:data:`MAX_DEFAULT_THREADS`): the kernels are
-  memory-bound and stop scaling before that, and a 64-core node shared with
-  joblib or Dask workers should not get 64 threads per metric call.
-- **Never nested.** Only the innermost level parallelises: the metric
-  kernels. :func:`dissensus.evaluate` runs its (metric, model) jobs one after
-  the other and lets each metric use the threads, so every block of work
-  is balanced and the thread count never multiplies. Inside a worker thread
-  of this module every resolution gives 1 and :func:`for_blocks` runs
-  inline, so a kernel called from another kernel cannot start a second pool.
+- **How many threads** (:func:`n_threads`): an explicit ``n_jobs``; else
+  the ``n_jobs`` of an enclosing :func:`thread_limit` (as set by
+  :func:`dissensus.evaluate`); else ``DISSENSUS_NUM_THREADS``; else
+  ``min(available cores, 8)``: the kernels are memory-bound and stop scaling
+  before that, and a node shared with joblib or Dask workers should not get
+  one thread per core for every metric call.
+- **Never nested.** Only the metric kernels parallelise; inside a worker
+  thread every resolution gives 1 and :func:`for_blocks` runs inline.
 - **Same bytes for any thread count.** Block boundaries depend on the data
-  size only, never on the number of threads, and each block writes its own
-  slice: results are bit-identical for every ``n_jobs``.
+  size only and each block writes its own slice.
 
 BLAS threads (OpenBLAS, MKL) are not managed here: no hot path of
 dissensus calls BLAS on large matrices.
@@ -37,7 +31,6 @@ from typing import SupportsIndex
 
 #: Environment variable read when no ``n_jobs`` is given: the default number of threads.
 NUM_THREADS_ENV = "DISSENSUS_NUM_THREADS"
-
 #: The default is ``min(available cores, MAX_DEFAULT_THREADS)``.
 MAX_DEFAULT_THREADS = 8
 
@@ -48,14 +41,7 @@ _worker = threading.local()
 def available_cores() -> int:
     """Cores this process may run on (its CPU affinity where the OS reports it)."""
     affinity = getattr(os, "sched_getaffinity", None)
-    if affinity is not None:
-        return max(1, len(affinity(0)))
-    return os.cpu_count() or 1
-
-
-def in_worker() -> bool:
-    """Whether the calling thread is one of this module's pool threads."""
-    return bool(getattr(_worker, "active", False))
+    return max(1, len(affinity(0))) if affinity is not None else os.cpu_count() or 1
 
 
 def _check(value: object, source: str, func: str) -> int:
@@ -75,24 +61,11 @@ def _check(value: object, source: str, func: str) -> int:
 
 
 def n_threads(n_jobs: int | None, func: str) -> int:
-    """The number of threads a call may use (see the module docstring for the order).
+    """The number of threads a call may use (the order is in the module docstring).
 
-    Parameters
-    ----------
-    n_jobs : int or None
-        The caller's ``n_jobs`` argument; None for the default.
-    func : str
-        The public function's name, for the error message.
-
-    Returns
-    -------
-    int
-        At least 1; exactly 1 inside a worker thread (never nested).
-
-    Raises
-    ------
-    ValueError
-        ``n_jobs`` or ``DISSENSUS_NUM_THREADS`` is not a positive integer.
+    ``func`` names the public function in the error message. At least 1;
+    exactly 1 inside a worker thread. Raises ValueError when ``n_jobs`` or
+    ``DISSENSUS_NUM_THREADS`` is not a positive integer.
 
     Examples
     --------
@@ -109,52 +82,47 @@ def n_threads(n_jobs: int | None, func: str) -> int:
         n = _check(env, NUM_THREADS_ENV, func)
     else:
         n = min(available_cores(), MAX_DEFAULT_THREADS)
-    return 1 if in_worker() else n
+    return 1 if getattr(_worker, "active", False) else n
 
 
 @contextlib.contextmanager
 def thread_limit(n_jobs: int | None, func: str) -> Iterator[int]:
     """Make ``n_jobs`` the default of every call in the block (no-op for None).
 
-    Yields the resolved number of threads. Used by a function that takes
-    ``n_jobs`` and calls kernels that take it too (or resolve it themselves).
+    Yields the resolved number of threads.
     """
     n = n_threads(n_jobs, func)
-    if n_jobs is None:
-        yield n
-        return
-    token = _limit.set(n)
+    token = None if n_jobs is None else _limit.set(n)
     try:
         yield n
     finally:
-        _limit.reset(token)
+        if token is not None:
+            _limit.reset(token)
 
 
 def for_blocks(n: int, size: int, fn: Callable[[int, int], None], n_threads: int) -> None:
     """Call ``fn(lo, hi)`` on the fixed blocks ``[lo, hi)`` of ``range(n)``, on threads.
 
-    The blocks are the same whatever ``n_threads`` (so are the results);
-    threads take runs of consecutive blocks, about eight runs per thread so
-    that a thread slowed by other load does not hold up the rest. ``fn`` must
-    write only its own block. Called from a worker thread, it runs inline.
+    ``fn`` must write only its own block. Threads take runs of consecutive
+    blocks, about eight runs per thread, so that a thread slowed by other
+    load does not hold up the rest. Called from a worker thread, it runs
+    inline.
     """
 
-    def run(start: int, stop: int) -> None:
-        for lo in range(start, stop, size):
-            fn(lo, min(lo + size, stop))
+    def run(bounds: tuple[int, int]) -> None:
+        for lo in range(bounds[0], bounds[1], size):
+            fn(lo, min(lo + size, bounds[1]))
 
     def run_in_worker(bounds: tuple[int, int]) -> None:
         _worker.active = True
-        run(*bounds)
+        run(bounds)
 
     n_blocks = -(-n // size)
-    if n_threads <= 1 or n_blocks <= 1 or in_worker():
-        run(0, n)
+    if n_threads <= 1 or n_blocks <= 1 or getattr(_worker, "active", False):
+        run((0, n))
         return
     per_run = -(-n_blocks // (8 * n_threads)) * size
     runs = [(lo, min(lo + per_run, n)) for lo in range(0, n, per_run)]
-    with ThreadPoolExecutor(
-        max_workers=min(n_threads, len(runs)), thread_name_prefix="dissensus"
-    ) as pool:
+    with ThreadPoolExecutor(min(n_threads, len(runs)), thread_name_prefix="dissensus") as pool:
         for _ in pool.map(run_in_worker, runs):
             pass

@@ -57,13 +57,14 @@ class TestMace:
         df, _, _ = _spam_crowd(0, n_items=150, competence=[0.9, 0.7, 0.5, 0.2], per_item=3, K=3)
         ref = MACE(n_restarts=1, n_iter=n_iter, method=method).fit(df)
         ann = _ann(df)
-        d = data_codes("mace", ann)
+        d = data_codes("mace", ann, n_iter=n_iter, tol=0.0)
         spam0, xi0 = _crowdkit_start(d.R, d.K)
-        T, theta, _, history, _ = _fit(
+        run, theta, _ = _fit(
             d, spam0[:, ::-1].copy(), xi0, method=method, n_iter=n_iter, tol=0.0,
             smoothing=0.01 / d.K, competence_prior=(0.5, 0.5), strategy_prior=10.0,
         )  # fmt: skip
-        assert len(history) == n_iter
+        T = run.T
+        assert len(run.history) == n_iter
         assert ref.probas_ is not None
         P = ref.probas_.loc[ann.items, list(ann.scale.labels)].to_numpy()
         np.testing.assert_allclose(T, P, atol=1e-10)

@@ -11,7 +11,7 @@ from scipy import optimize
 
 from dissensus import Annotations, DataError
 from dissensus.aggregation import ConvergenceWarning, dawid_skene, ordinal_dawid_skene
-from dissensus.aggregation._ordinal import _m_step_probit, _offsets, _probit_parts
+from dissensus.aggregation._dawid_skene import _m_step_probit, _offsets, _probit_parts
 
 PRIOR = [0.15, 0.25, 0.25, 0.2, 0.15]
 

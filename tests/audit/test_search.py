@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dissensus.audit import PROPERTIES, audit, check_case, property_keys
-from dissensus.audit._search import _points, _round_rows
+from dissensus.audit._properties import points
+from dissensus.audit._search import _round_rows
 from dissensus.metrics import cross_entropy, get_metric
 from tests.conftest import SHARED, shared_path
 
@@ -265,7 +266,7 @@ class TestShrinkHelpers:
 
     @pytest.mark.parametrize("K", [2, 3, 7])
     def test_points_on_the_simplex(self, K: int) -> None:
-        x = _points(np.random.default_rng(0), 5000, K)
+        x = points(np.random.default_rng(0), 5000, K)
         assert x.min() >= 0.0
         assert np.allclose(x.sum(axis=1), 1.0)
         # faces, corners and grid points are all drawn

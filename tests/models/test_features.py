@@ -1,4 +1,4 @@
-"""Tests of dissensus.models._features.TextFeatures."""
+"""Tests of dissensus.models._sklearn.TextFeatures."""
 
 from __future__ import annotations
 

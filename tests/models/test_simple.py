@@ -1,4 +1,4 @@
-"""Tests of dissensus.models._simple: the marginal and shrinkage by annotation count."""
+"""Tests of dissensus.models._base: the marginal and shrinkage by annotation count."""
 
 from __future__ import annotations
 

@@ -64,6 +64,26 @@ class TestConsistencyMatrix:
         assert np.isnan(M.loc["a", "c"])
         assert M.loc["c", "c"] == 1.0
 
+    def test_options_reach_pairwise(self) -> None:
+        # regression: min_overlap, weights and level were dropped on the way to pairwise
+        df = pd.DataFrame(
+            {
+                "item": [1, 1, 2, 2, 3, 3, 4, 4],
+                "annotator": ["a", "b"] * 4,
+                "label": [0, 1, 1, 2, 2, 2, 0, 0],
+            }
+        )
+        ann = Annotations.from_frame(df, scale=[0, 1, 2])
+        assert np.isnan(consistency_matrix(ann, min_overlap=5).statistic.loc["a", "b"])
+        for kw in ({"measure": "weighted_cohen", "weights": "linear"},
+                   {"measure": "alpha", "level": "interval"}):  # fmt: skip
+            got = consistency_matrix(ann, min_overlap=1, **kw).statistic.loc["a", "b"]
+            measure = kw.pop("measure")
+            assert got == pairwise(ann, measure, **kw).statistic.loc["a", "b"]
+        linear = consistency_matrix(ann, measure="weighted_cohen", weights="linear", min_overlap=1)
+        quadratic = consistency_matrix(ann, measure="weighted_cohen", min_overlap=1)
+        assert linear.statistic.loc["a", "b"] != quadratic.statistic.loc["a", "b"]
+
     def test_bad_min_overlap(self, pool) -> None:
         with pytest.raises(ValueError, match="'min_overlap' parameter of consistency_matrix"):
             consistency_matrix(pool[0], min_overlap=0)

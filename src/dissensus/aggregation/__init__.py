@@ -8,6 +8,12 @@ true label: soft labels that weigh reliable annotators more
 (:func:`soft_targets`, ``posterior.soft_labels(ann, method=...)``), and a
 reliability table per annotator.
 
+Every fit takes :class:`~dissensus.Annotations` with annotator ids (a
+:class:`~dissensus.DataError` without them, a ValueError for bad options),
+runs EM until no posterior moves by ``tol`` (a :class:`ConvergenceWarning`
+when ``n_iter`` iterations are not enough) and is deterministic given
+``seed``.
+
 Examples
 --------
 >>> import pandas as pd
@@ -19,21 +25,16 @@ Examples
 ['x', 'y']
 """
 
-from dissensus.aggregation._dawid_skene import DawidSkeneResult, dawid_skene
+from dissensus.aggregation._dawid_skene import (
+    DawidSkeneResult,
+    OrdinalDawidSkeneResult,
+    dawid_skene,
+    ordinal_dawid_skene,
+)
 from dissensus.aggregation._em import ConvergenceWarning
 from dissensus.aggregation._mace import MACEResult, mace
-from dissensus.aggregation._ordinal import OrdinalDawidSkeneResult, ordinal_dawid_skene
 from dissensus.aggregation._soft_targets import TARGET_METHODS, fit_annotator_model, soft_targets
 
-__all__ = [
-    "TARGET_METHODS",
-    "ConvergenceWarning",
-    "DawidSkeneResult",
-    "MACEResult",
-    "OrdinalDawidSkeneResult",
-    "dawid_skene",
-    "fit_annotator_model",
-    "mace",
-    "ordinal_dawid_skene",
-    "soft_targets",
-]
+__all__ = ["TARGET_METHODS", "ConvergenceWarning", "DawidSkeneResult", "MACEResult",
+           "OrdinalDawidSkeneResult", "dawid_skene", "fit_annotator_model", "mace",
+           "ordinal_dawid_skene", "soft_targets"]  # fmt: skip

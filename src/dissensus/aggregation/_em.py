@@ -1,4 +1,4 @@
-"""What the EM aggregators share: option checks, the codes of the data, starts, steps.
+"""What the EM aggregators share: option checks, data codes, the EM loop, the result's core.
 
 Notation as in :mod:`dissensus.aggregation._dawid_skene`: ``i``, ``a``, ``y``
 the item, annotator and answer codes of each of the ``M`` annotations; ``N``
@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -18,24 +19,14 @@ import pandas as pd
 
 from dissensus._exceptions import DataError, DissensusWarning
 from dissensus._validation import SeedLike, as_generator, check_option
-from dissensus.data import Annotations
+from dissensus.data import Annotations, Scale
 
-__all__ = [
-    "ConvergenceWarning",
-    "Data",
-    "answer_sums",
-    "check_em_options",
-    "confusion_e_step",
-    "data_codes",
-    "initial_posteriors",
-    "log_normalize",
-    "most_probable",
-    "run_em",
-    "warn_not_converged",
-]
+__all__ = ["AnnotatorModel", "ConvergenceWarning", "Data", "data_codes", "run_em"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+#: One EM iteration: an M step then an E step, ``T -> (T_new, log-likelihood)``.
+Step = Callable[[FloatArray], tuple[FloatArray, float]]
 
 #: Floor of the probabilities whose logs are taken (as crowd-kit's ``_EPS``).
 EPS = 1e-10
@@ -68,18 +59,6 @@ class Data:
         return np.bincount(self.a, minlength=self.R).astype(np.int64)
 
 
-def check_em_options(func: str, *, n_iter: int, tol: float, init: str | None = None) -> None:
-    """Raise ValueError for a bad iteration limit, tolerance or start."""
-    if init is not None:
-        check_option(func, "init", init, ("majority", "random"))
-    if int(n_iter) < 1:
-        msg = f"The 'n_iter' parameter of {func} must be at least 1. Got {n_iter!r} instead."
-        raise ValueError(msg)
-    if not (math.isfinite(tol) and tol >= 0):
-        msg = f"The 'tol' parameter of {func} must be a finite number >= 0. Got {tol!r} instead."
-        raise ValueError(msg)
-
-
 def check_nonnegative(func: str, name: str, value: float) -> float:
     """A finite number >= 0, or ValueError naming the parameter."""
     if not (math.isfinite(value) and value >= 0):
@@ -90,8 +69,26 @@ def check_nonnegative(func: str, name: str, value: float) -> float:
     return float(value)
 
 
-def data_codes(func: str, annotations: Annotations) -> Data:
-    """Codes of Annotations with annotator ids (TypeError / DataError otherwise)."""
+def check_count(func: str, name: str, value: int) -> int:
+    """A whole number >= 1 (iterations, restarts), or ValueError naming the parameter."""
+    if int(value) < 1:
+        msg = f"The {name!r} parameter of {func} must be at least 1. Got {value!r} instead."
+        raise ValueError(msg)
+    return int(value)
+
+
+def data_codes(
+    func: str, annotations: Annotations, *, n_iter: int, tol: float, init: str | None = None
+) -> Data:
+    """Check the EM options, then the codes of Annotations with annotator ids.
+
+    Raises ValueError for a bad ``init``, ``n_iter`` or ``tol``, TypeError for
+    anything but Annotations, DataError without annotator ids.
+    """
+    if init is not None:
+        check_option(func, "init", init, ("majority", "random"))
+    check_count(func, "n_iter", n_iter)
+    check_nonnegative(func, "tol", tol)
     given: object = annotations  # users pass other things despite the annotation
     if not isinstance(given, Annotations):
         msg = f"{func} expects Annotations with annotator ids; got {type(given).__name__}."
@@ -154,16 +151,6 @@ def log_normalize(L: FloatArray) -> tuple[FloatArray, float]:
     return E, float((np.log(total) + top).sum())
 
 
-def warn_not_converged(func: str, n_iter: int, change: float, tol: float) -> None:
-    """The one ConvergenceWarning text of the aggregators."""
-    warnings.warn(
-        f"{func} stopped after {n_iter} iterations without converging (the posteriors "
-        f"still moved by {change:.3g} > tol={tol:g}); raise n_iter.",
-        ConvergenceWarning,
-        stacklevel=3,
-    )
-
-
 @dataclass(frozen=True)
 class EMRun:
     """Where an EM run stopped: posteriors and the convergence record."""
@@ -171,21 +158,32 @@ class EMRun:
     T: FloatArray
     history: tuple[float, ...]
     change: float
-    converged: bool
+    tol: float
+
+    @property
+    def converged(self) -> bool:
+        """Whether the last iteration moved every posterior by less than ``tol``."""
+        return self.change < self.tol
+
+    def warn_unless_converged(self, func: str, *, stacklevel: int = 3) -> None:
+        """The one ConvergenceWarning text of the aggregators (``stacklevel``: the user's call)."""
+        if not self.converged:
+            warnings.warn(
+                f"{func} stopped after {len(self.history)} iterations without converging (the "
+                f"posteriors still moved by {self.change:.3g} > tol={self.tol:g}); raise n_iter.",
+                ConvergenceWarning,
+                stacklevel=stacklevel,
+            )
 
 
-def run_em(
-    T: FloatArray,
-    step: Callable[[FloatArray], tuple[FloatArray, float]],
-    *,
-    n_iter: int,
-    tol: float,
-    n_annotations: int,
-) -> EMRun:
-    """Iterate ``T, loglik = step(T)`` (one M and one E step) until no ``T`` moves by ``tol``."""
+def run_em(T: FloatArray, step: Step, d: Data, *, n_iter: int, tol: float) -> EMRun:
+    """Iterate ``T, loglik = step(T)`` until no ``T`` moves by ``tol`` (or ``n_iter`` times).
+
+    The history holds the log-likelihood per annotation after each iteration.
+    """
     history: list[float] = []
     change = math.inf
-    M = max(n_annotations, 1)
+    M = max(d.y.size, 1)
     for _ in range(int(n_iter)):
         T_new, loglik = step(T)
         change = float(np.abs(T_new - T).max())
@@ -193,11 +191,63 @@ def run_em(
         history.append(loglik / M)
         if change < tol:
             break
-    return EMRun(T, tuple(history), change, change < tol)
+    return EMRun(T, tuple(history), change, float(tol))
 
 
-def most_probable(posterior: pd.DataFrame) -> pd.Series:
-    """The most probable label of each item (the first on ties)."""
-    cols = np.asarray(posterior.columns, dtype=object)
-    best = cols[posterior.to_numpy().argmax(axis=1)]
-    return pd.Series(best, index=posterior.index, name="label")
+@dataclass(frozen=True)
+class AnnotatorModel:
+    """What every fitted annotator model holds: item posteriors and the convergence record.
+
+    Attributes
+    ----------
+    posterior : pandas.DataFrame
+        ``T[i, c]``, the posterior probability that item ``i``'s true label is
+        ``c``; rows are items (in the order of the annotations), columns the
+        labels of the scale. Rows sum to 1.
+    annotators : pandas.Index
+        Annotator ids, in the order of the per-annotator arrays.
+    n_annotations : ndarray of int64, shape (R,)
+        Annotations per annotator.
+    scale : Scale
+        The labels.
+    log_likelihood : tuple of float
+        Observed-data log-likelihood per annotation after each iteration
+        (of the best restart, for MACE).
+    n_iter : int
+        EM iterations run.
+    converged : bool
+        Whether the last iteration moved every posterior by less than ``tol``.
+    tol : float
+        The stopping tolerance.
+    """
+
+    posterior: pd.DataFrame
+    annotators: pd.Index
+    n_annotations: IntArray = field(repr=False)
+    scale: Scale
+    log_likelihood: tuple[float, ...] = field(repr=False)
+    n_iter: int
+    converged: bool
+    tol: float
+
+    @property
+    def labels(self) -> pd.Series:
+        """The most probable label of each item (the first on ties)."""
+        cols = np.asarray(self.posterior.columns, dtype=object)
+        best = cols[self.posterior.to_numpy().argmax(axis=1)]
+        return pd.Series(best, index=self.posterior.index, name="label")
+
+    @staticmethod
+    def core(annotations: Annotations, d: Data, run: EMRun) -> dict[str, Any]:
+        """The shared fields of a result, from the annotations and the EM run."""
+        labels = pd.Index(annotations.scale.labels, name="label")
+        return {
+            "posterior": pd.DataFrame(run.T, index=annotations.items, columns=labels),
+            "annotators": d.annotators,
+            "n_annotations": d.n_annotations,
+            "scale": annotations.scale,
+            "log_likelihood": run.history,
+            "n_iter": len(run.history),
+            "converged": run.converged,
+            "tol": run.tol,
+        }

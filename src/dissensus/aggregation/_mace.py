@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -34,16 +34,16 @@ from scipy import special
 
 from dissensus._validation import SeedLike, as_generator, check_option
 from dissensus.aggregation._em import (
+    AnnotatorModel,
     Data,
-    check_em_options,
+    EMRun,
+    check_count,
     check_nonnegative,
     data_codes,
     log_normalize,
-    most_probable,
     run_em,
-    warn_not_converged,
 )
-from dissensus.data import Annotations, Scale
+from dissensus.data import Annotations
 
 __all__ = ["MACEResult", "mace"]
 
@@ -52,14 +52,15 @@ Method = Literal["em", "vb"]
 
 
 @dataclass(frozen=True)
-class MACEResult:
+class MACEResult(AnnotatorModel):
     r"""A fitted MACE model: item posteriors, annotator competence and spamming habits.
+
+    Everything of :class:`~dissensus.aggregation._em.AnnotatorModel`
+    (``log_likelihood``, ``n_iter`` and ``converged`` of the best restart),
+    and:
 
     Attributes
     ----------
-    posterior : pandas.DataFrame
-        ``T[i, c]``, rows the items (in the order of the annotations), columns
-        the labels; rows sum to 1.
     competence : pandas.Series
         :math:`\theta_a`, the probability that annotator ``a`` does not spam,
         indexed by annotator (with ``method="vb"`` the variational weight
@@ -67,44 +68,16 @@ class MACEResult:
     strategy : pandas.DataFrame
         :math:`\xi_a`, the answer distribution of annotator ``a`` when it
         spams; rows annotators, columns labels.
-    annotators : pandas.Index
-        Annotator ids.
-    n_annotations : ndarray of int64, shape (R,)
-        Annotations per annotator.
-    scale : Scale
-        The labels.
-    log_likelihood : tuple of float
-        Observed-data log-likelihood per annotation after each iteration of
-        the best restart.
     restart_log_likelihoods : tuple of float
         Final log-likelihood per annotation of every restart (the best is kept).
-    n_iter : int
-        EM iterations of the best restart.
-    converged : bool
-        Whether the best restart stopped by ``tol``.
-    tol : float
-        The stopping tolerance.
     method : {"em", "vb"}
         The M-step used.
     """
 
-    posterior: pd.DataFrame
     competence: pd.Series
     strategy: pd.DataFrame
-    annotators: pd.Index
-    n_annotations: npt.NDArray[np.int64] = field(repr=False)
-    scale: Scale
-    log_likelihood: tuple[float, ...] = field(repr=False)
     restart_log_likelihoods: tuple[float, ...] = field(repr=False)
-    n_iter: int
-    converged: bool
-    tol: float
     method: str
-
-    @property
-    def labels(self) -> pd.Series:
-        """The most probable label of each item (the first on ties)."""
-        return most_probable(self.posterior)
 
     def reliability(self) -> pd.DataFrame:
         r"""One row per annotator: ``n_annotations``, ``competence`` and ``spam_label``.
@@ -113,13 +86,12 @@ class MACEResult:
         spams (the mode of :math:`\xi_a`): a spammer who always answers
         the same shows it here.
         """
-        xi = self.strategy.to_numpy()
         cols = np.asarray(self.strategy.columns, dtype=object)
         return pd.DataFrame(
             {
                 "n_annotations": self.n_annotations,
                 "competence": self.competence.to_numpy(),
-                "spam_label": cols[xi.argmax(axis=1)],
+                "spam_label": cols[self.strategy.to_numpy().argmax(axis=1)],
             },
             index=self.annotators,
         )
@@ -146,15 +118,9 @@ def _e_step(
 
 
 def _m_step(
-    knew: FloatArray,
-    spam: FloatArray,
-    d: Data,
-    *,
-    method: str,
-    smoothing: float,
-    competence_prior: tuple[float, float],
-    strategy_prior: float,
-) -> tuple[FloatArray, FloatArray]:
+    knew: FloatArray, spam: FloatArray, d: Data, *, method: str, smoothing: float,
+    competence_prior: tuple[float, float], strategy_prior: float,
+) -> tuple[FloatArray, FloatArray]:  # fmt: skip
     """Knowing/spamming weights (R, 2) and spamming distributions (R, K) from the counts."""
     n_know = np.bincount(d.a, weights=knew, minlength=d.R)
     n_spam = np.bincount(d.a, weights=spam, minlength=d.R)
@@ -178,31 +144,19 @@ def _m_step(
 
 
 def _fit(
-    d: Data,
-    theta: FloatArray,
-    xi: FloatArray,
-    *,
-    method: str,
-    n_iter: int,
-    tol: float,
-    smoothing: float,
-    competence_prior: tuple[float, float],
-    strategy_prior: float,
-) -> tuple[FloatArray, FloatArray, FloatArray, list[float], float]:
-    """EM from one start: posteriors, competence, strategy, log-likelihoods, last change."""
+    d: Data, theta: FloatArray, xi: FloatArray, *, n_iter: int, tol: float, **m_options: Any
+) -> tuple[EMRun, FloatArray, FloatArray]:
+    """EM from one start: the run, competence weights (R, 2) and strategies (R, K)."""
     T, knew, spam, _ = _e_step(theta, xi, d)
-    state = {"theta": theta, "xi": xi, "knew": knew, "spam": spam}
 
     def step(T: FloatArray) -> tuple[FloatArray, float]:
-        state["theta"], state["xi"] = _m_step(
-            state["knew"], state["spam"], d, method=method, smoothing=smoothing,
-            competence_prior=competence_prior, strategy_prior=strategy_prior,
-        )  # fmt: skip
-        T_new, state["knew"], state["spam"], loglik = _e_step(state["theta"], state["xi"], d)
+        nonlocal theta, xi, knew, spam
+        theta, xi = _m_step(knew, spam, d, **m_options)
+        T_new, knew, spam, loglik = _e_step(theta, xi, d)
         return T_new, loglik
 
-    run = run_em(T, step, n_iter=n_iter, tol=tol, n_annotations=d.y.size)
-    return run.T, state["theta"], state["xi"], list(run.history), run.change
+    run = run_em(T, step, d, n_iter=n_iter, tol=tol)
+    return run, theta, xi
 
 
 def mace(
@@ -228,53 +182,34 @@ def mace(
         M-step: smoothed maximum likelihood, or variational Bayes with the
         priors below (MACE's ``-em`` and ``-vb``).
     n_restarts : int, default 10
-        Random starts; the one with the highest final log-likelihood is kept.
-    n_iter : int, default 1000
-        Maximum EM iterations per start.
-    tol : float, default 1e-6
-        Stop a start when no posterior probability moved by more than this.
+        Random starts; the one of highest final log-likelihood is kept.
+    n_iter, tol : int, float, default 1000, 1e-6
+        Iteration limit and tolerance of each start, as in :func:`dawid_skene`.
     smoothing : float, optional
         EM pseudo-count added to every expected count. Default ``0.01 / K``
         (MACE's default).
-    competence_prior : (float, float), default (0.5, 0.5)
-        ``(a, b)`` of the Beta prior on competence (``a`` pseudo-counts of
-        knowing, ``b`` of spamming), for ``method="vb"``.
-    strategy_prior : float, default 10.0
-        Symmetric Dirichlet prior on each spamming distribution, for
-        ``method="vb"``.
+    competence_prior, strategy_prior : (float, float), float, default (0.5, 0.5), 10.0
+        For ``method="vb"``: ``(a, b)`` of the Beta prior on competence
+        (pseudo-counts of knowing and spamming), and the symmetric Dirichlet
+        prior on each spamming distribution.
     init_noise : float, default 0.5
-        Starting competence and spamming distributions are normalised
-        draws of :math:`U(1, 1 + \text{init\_noise})` per entry (MACE's start).
+        Starts are normalised draws of :math:`U(1, 1 + \text{init\_noise})`
+        per entry (MACE's start).
     seed : int, Generator or None, default 0
         Randomness of the starts.
 
     Returns
     -------
     MACEResult
-        Posteriors, competence, spamming distributions,
-        :meth:`~MACEResult.reliability` and the convergence record.
-
-    Raises
-    ------
-    DataError
-        Without annotator ids.
-    ValueError
-        For bad options.
-
-    Warns
-    -----
-    ConvergenceWarning
-        When the best start did not reach ``tol`` in ``n_iter`` iterations.
 
     Notes
     -----
     See the module notation. MACE's own code runs a fixed 50 iterations per
-    restart; here each start runs until ``tol``. Its prior over true labels
-    is uniform (unlike Dawid–Skene's fitted class prior). Equal (to the
-    convergence tolerance) to ``crowdkit.aggregation.MACE`` from the same
-    start, but crowd-kit draws every restart from the same seed (its
-    restarts are identical) and its starts from :math:`U(1, 2.5)`, while
-    MACE and this function use :math:`U(1, 1.5)`.
+    restart; here each start runs until ``tol``. The prior over true labels
+    is uniform (Dawid–Skene fits one). Equal (to the tolerance) to
+    ``crowdkit.aggregation.MACE`` from the same start; crowd-kit draws every
+    restart from the same seed and its starts from :math:`U(1, 2.5)`, MACE
+    and this function from :math:`U(1, 1.5)`.
 
     References
     ----------
@@ -297,11 +232,8 @@ def mace(
     """
     func = "mace"
     check_option(func, "method", method, ("em", "vb"))
-    check_em_options(func, n_iter=n_iter, tol=tol)
-    if int(n_restarts) < 1:
-        msg = f"The 'n_restarts' parameter of {func} must be at least 1. Got {n_restarts!r}."
-        raise ValueError(msg)
-    d = data_codes(func, annotations)
+    check_count(func, "n_restarts", n_restarts)
+    d = data_codes(func, annotations, n_iter=n_iter, tol=tol)
     eps = 0.01 / d.K if smoothing is None else check_nonnegative(func, "smoothing", smoothing)
     a, b = (check_nonnegative(func, "competence_prior", float(v)) for v in competence_prior)
     if method == "vb" and min(a, b, strategy_prior) <= 0:
@@ -312,37 +244,25 @@ def mace(
         raise ValueError(msg)
     noise = check_nonnegative(func, "init_noise", init_noise)
     rng = as_generator(seed)
-    best: tuple[FloatArray, FloatArray, FloatArray, list[float], float] | None = None
     finals: list[float] = []
+    best: tuple[EMRun, FloatArray, FloatArray] | None = None
     for _ in range(int(n_restarts)):
         start = 1.0 + noise * rng.random((d.R, 2 + d.K))
         theta0 = start[:, :2] / start[:, :2].sum(axis=1, keepdims=True)
         xi0 = start[:, 2:] / start[:, 2:].sum(axis=1, keepdims=True)
-        fit = _fit(
-            d, theta0, xi0, method=method, n_iter=int(n_iter), tol=tol, smoothing=eps,
-            competence_prior=(a, b), strategy_prior=float(strategy_prior),
-        )  # fmt: skip
-        finals.append(fit[3][-1])
-        if best is None or fit[3][-1] > best[3][-1]:
+        fit = _fit(d, theta0, xi0, n_iter=int(n_iter), tol=tol, method=method, smoothing=eps,
+                   competence_prior=(a, b), strategy_prior=float(strategy_prior))  # fmt: skip
+        finals.append(fit[0].history[-1])
+        if best is None or finals[-1] > best[0].history[-1]:  # the first of equal restarts
             best = fit
     assert best is not None  # n_restarts >= 1
-    T, theta, xi, history, change = best
-    converged = change < tol
-    if not converged:
-        warn_not_converged(func, int(n_iter), change, tol)
+    run, theta, xi = best
+    run.warn_unless_converged(func)
     labels = pd.Index(annotations.scale.labels, name="label")
-    annotators = d.annotators
     return MACEResult(
-        posterior=pd.DataFrame(T, index=annotations.items, columns=labels),
-        competence=pd.Series(theta[:, 0], index=annotators, name="competence"),
-        strategy=pd.DataFrame(xi, index=annotators, columns=labels),
-        annotators=annotators,
-        n_annotations=d.n_annotations,
-        scale=annotations.scale,
-        log_likelihood=tuple(history),
+        **AnnotatorModel.core(annotations, d, run),
+        competence=pd.Series(theta[:, 0], index=d.annotators, name="competence"),
+        strategy=pd.DataFrame(xi, index=d.annotators, columns=labels),
         restart_log_likelihoods=tuple(finals),
-        n_iter=len(history),
-        converged=converged,
-        tol=float(tol),
         method=method,
     )

@@ -8,9 +8,8 @@ import numpy as np
 
 from dissensus._exceptions import DataError
 from dissensus._validation import SeedLike, check_option, examples
-from dissensus.aggregation._dawid_skene import DawidSkeneResult, dawid_skene
+from dissensus.aggregation._dawid_skene import DawidSkeneResult, dawid_skene, ordinal_dawid_skene
 from dissensus.aggregation._mace import MACEResult, mace
-from dissensus.aggregation._ordinal import ordinal_dawid_skene
 from dissensus.data import Annotations, LabelCounts, Predictions
 
 __all__ = ["TARGET_METHODS", "fit_annotator_model", "soft_targets"]
@@ -30,24 +29,21 @@ def soft_targets(
     Parameters
     ----------
     annotations : Annotations or LabelCounts
-        Annotator ids are needed for every method but ``"empirical"``
-        (which also takes LabelCounts).
+        With annotator ids for every method but ``"empirical"`` (which also
+        takes LabelCounts).
     method : {"empirical", "dawid_skene", "ordinal_dawid_skene", "mace"}, default "dawid_skene"
-        ``"empirical"``: the label shares :math:`n_{ik} / n_i`. The others:
-        the posterior over each item's true label under
-        :func:`dawid_skene`, :func:`ordinal_dawid_skene` (ordered scales) or
-        :func:`mace`, each with its defaults.
+        The label shares :math:`n_{ik} / n_i`, or the posterior over each
+        item's true label under :func:`dawid_skene`, :func:`ordinal_dawid_skene`
+        (ordered scales) or :func:`mace`, with their defaults.
     seed : int, Generator or None, default 0
-        Randomness of MACE's restarts (the Dawid–Skene fits start from the
-        majority vote and use no randomness).
+        Randomness of MACE's restarts.
 
     Returns
     -------
     Predictions
-        ``values`` (N, K) rows on the simplex, in the item order of
-        ``annotations.counts()``, with ``items`` and ``scale`` attached, so
-        that ``targets.align(counts)`` lines them up with any LabelCounts of
-        the same items (as :func:`dissensus.evaluate` aligns predictions).
+        Rows on the simplex in the item order of ``annotations.counts()``,
+        with ``items`` and ``scale``: ``targets.align(counts)`` lines them up
+        with any LabelCounts of the same items.
 
     Raises
     ------

@@ -1,6 +1,6 @@
 r"""Expected value of one more annotation for comparing models (preposterior analysis).
 
-Notation (the seed paper's). Item ``i`` has posterior
+Notation (Magnani 2025). Item ``i`` has posterior
 :math:`p_i \sim \mathrm{Dir}(\alpha_i)`, :math:`a_{0i} = \sum_k \alpha_{ik}`;
 models ``a`` and ``b`` predict :math:`q_{ai}, q_{bi}`; ``f`` is a pointwise
 metric and :math:`\Delta_{abi}(p) = f(p, q_{ai}) - f(p, q_{bi})` the
@@ -25,31 +25,33 @@ with :math:`\bar\mu_{abi} = \sum_j (\alpha_{ij}/a_{0i}) \mu_{abij}` (which
 equals :math:`\mathbb{E}_{\mathrm{Dir}(\alpha_i)} \Delta_{abi}`, the
 posterior mean being a martingale). So the gain needs only the expected
 metric under ``K`` updated posteriors: exact for every metric with a
-registered expected form (``E[cross_entropy]``, ``E[emd]``, …); for a
-pointwise metric without one, :math:`\mu` is estimated by seeded Monte
-Carlo (:func:`dissensus.metrics.expected.monte_carlo`) with common random
-numbers across models. With more than two models the gain is summed over
-all pairs. For ``E[cross_entropy]``, linear in ``p``, it reduces to the
-closed form :math:`\operatorname{Var}_{j}(d_j) / (a_0 + 1)^2` with
+registered expected form (``E[cross_entropy]``, ``E[emd]``, …); otherwise
+:math:`\mu` is estimated by seeded Monte Carlo
+(:func:`dissensus.metrics.expected.monte_carlo`) with common random numbers
+across models. With more than two models the gain is summed over all
+pairs. For ``E[cross_entropy]``, linear in ``p``, it reduces to
+:math:`\operatorname{Var}_{j}(d_j) / (a_0 + 1)^2` with
 :math:`d = \ln q_b - \ln q_a` (a test checks it).
 
 Items are independent, so the variance of the difference of the models'
-mean scores falls by :math:`G_i / N^2` when item ``i`` gets its next
-label: ranking items by :math:`G_i` is the greedy (one-step) optimal
-allocation. It favours items with few annotations (the gain falls like
+mean scores falls by :math:`G_i / N^2` when item ``i`` gets its next label:
+ranking items by :math:`G_i` is the greedy (one-step) optimal allocation.
+It favours items with few annotations (the gain falls like
 :math:`1 / a_0^2`) on which the models disagree.
 
 References
 ----------
-H. Raiffa and R. Schlaifer (1961). *Applied Statistical Decision Theory*
-(preposterior analysis). A. Magnani (2025), the seed paper, for the
-expected metrics.
+Raiffa, H. and Schlaifer, R. (1961). *Applied Statistical Decision Theory*.
+Harvard University Press (preposterior analysis).
+
+Magnani, A. (2025). Soft metrics for ordinal label uncertainty with variable
+sample sizes. *ASSE 2025* (6th Asia Service Sciences and Software
+Engineering Conference), ACM (the expected metrics).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -57,31 +59,20 @@ import pandas as pd
 
 from dissensus._validation import SeedLike, as_generator, examples
 from dissensus.data import Annotations, LabelCounts, Predictions, as_label_counts
-from dissensus.metrics import Metric, get_metric
+from dissensus.metrics import get_metric
 from dissensus.metrics.expected import monte_carlo
-from dissensus.posterior import DEFAULT_PRIOR, dirichlet
+from dissensus.posterior import DEFAULT_PRIOR, PriorLike, dirichlet
 
 __all__ = ["expected_gain", "next_items"]
 
 FloatArray = npt.NDArray[np.float64]
-
-
-def _resolve_metric(metric: str) -> tuple[Metric, bool]:
-    """The metric to score with and whether it is an exact expected form."""
-    met = get_metric(metric)
-    if met.unary:
-        msg = f"Metric {metric!r} takes the target only and cannot compare models."
-        raise ValueError(msg)
-    if met.kind == "expected":
-        return met, True
-    if met.expected is not None:
-        return get_metric(met.expected), True
-    return met, False
+#: One model's predictions: Predictions, a frame with an ``item`` column, or an (N, K) array.
+PredictionLike = Predictions | pd.DataFrame | npt.ArrayLike
 
 
 def expected_gain(
     alpha: npt.ArrayLike,
-    predictions: list[FloatArray] | FloatArray,
+    predictions: npt.ArrayLike,
     *,
     metric: str = "E[emd]",
     n_samples: int = 2000,
@@ -93,15 +84,13 @@ def expected_gain(
     ----------
     alpha : array_like, shape (N, K)
         Posterior Dirichlet parameters of each item.
-    predictions : list of arrays of shape (N, K), or array (J, N, K)
-        Two or more models' predictions, aligned with ``alpha``.
+    predictions : array_like, shape (J, N, K)
+        Two or more models' predictions (a list of (N, K) arrays), aligned with ``alpha``.
     metric : str, default "E[emd]"
-        An expected metric, or a pointwise metric (its expected form is
-        used when registered, else seeded Monte Carlo).
+        An expected metric, or a pointwise metric (its expected form when
+        registered, else seeded Monte Carlo with ``n_samples`` draws and ``seed``).
     n_samples : int, default 2000
-        Monte Carlo draws, only for metrics without an expected form.
     seed : int, Generator or None, default 0
-        Only used by the Monte Carlo path.
 
     Returns
     -------
@@ -124,7 +113,12 @@ def expected_gain(
             f"got shape {Q.shape}."
         )
         raise ValueError(msg)
-    met, exact = _resolve_metric(metric)
+    met = get_metric(metric)
+    if met.unary:
+        msg = f"Metric {metric!r} takes the target only and cannot compare models."
+        raise ValueError(msg)
+    if met.kind != "expected" and met.expected is not None:
+        met = get_metric(met.expected)
     N, K = a.shape
     J = Q.shape[0]
     mu = np.empty((K, J, N))
@@ -133,54 +127,49 @@ def expected_gain(
         upd = a.copy()
         upd[:, j] += 1.0
         for m in range(J):
-            if exact:
+            if met.kind == "expected":
                 mu[j, m] = met.func(upd, Q[m])
-            else:
-                # the same draws for every model (common random numbers) and label
+            else:  # the same draws for every model (common random numbers) and label
                 mu[j, m] = monte_carlo(met.func, upd, Q[m], n_samples=n_samples, seed=base).estimate
     w = a / a.sum(axis=1, keepdims=True)  # (N, K) predictive probabilities
     ia, ib = np.triu_indices(J, k=1)
     d = mu[:, ia] - mu[:, ib]  # (K, P, N)
     dbar = np.einsum("nk,kpn->pn", w, d)
-    gain = np.einsum("nk,kpn->n", w, (d - dbar[None]) ** 2)
-    out: FloatArray = np.maximum(gain, 0.0)
+    out: FloatArray = np.maximum(np.einsum("nk,kpn->n", w, (d - dbar[None]) ** 2), 0.0)
     return out
 
 
-def _aligned(
-    counts: LabelCounts, predictions: Mapping[str, Any]
-) -> tuple[list[str], list[FloatArray]]:
-    given: object = predictions
-    if not isinstance(given, Mapping):
+def _aligned(counts: LabelCounts, predictions: Mapping[str, PredictionLike]) -> list[FloatArray]:
+    """Each model's predictions as an array in the item order of ``counts``."""
+    mapping: object = predictions
+    if not isinstance(mapping, Mapping):
         msg = (
             "`predictions` must map model names to predictions, e.g. {'a': preds_a, 'b': preds_b}; "
-            f"got {type(given).__name__}."
+            f"got {type(mapping).__name__}."
         )
         raise TypeError(msg)
     if len(predictions) < 2:
         msg = f"next_items compares models: give two or more predictions; got {examples(list(predictions))}."
         raise ValueError(msg)
-    names, values = [], []
-    for name, pred in predictions.items():
-        if isinstance(pred, Predictions):
-            p = pred
-        elif isinstance(pred, pd.DataFrame):
-            p = Predictions.from_frame(pred, item="item" if "item" in pred.columns else None)
-        else:
-            p = Predictions.from_array(np.asarray(pred, dtype=np.float64))
-        aligned, _ = p.align(counts, how="exact", name=str(name))
-        names.append(str(name))
+    values = []
+    for name, given in predictions.items():
+        pred = given
+        if isinstance(pred, pd.DataFrame):
+            pred = Predictions.from_frame(pred, item="item" if "item" in pred.columns else None)
+        elif not isinstance(pred, Predictions):
+            pred = Predictions.from_array(np.asarray(pred, dtype=np.float64))
+        aligned, _ = pred.align(counts, how="exact", name=str(name))
         values.append(np.asarray(aligned.values, dtype=np.float64))
-    return names, values
+    return values
 
 
 def next_items(
     counts: LabelCounts | Annotations | npt.ArrayLike,
-    predictions: Mapping[str, Any],
+    predictions: Mapping[str, PredictionLike],
     *,
     metric: str = "E[emd]",
     budget: int = 100,
-    prior: Any = DEFAULT_PRIOR,
+    prior: PriorLike = DEFAULT_PRIOR,
     n_samples: int = 2000,
     seed: SeedLike = 0,
 ) -> pd.DataFrame:
@@ -191,34 +180,26 @@ def next_items(
     counts : LabelCounts, Annotations or array_like of int, shape (N, K)
         Current annotations.
     predictions : mapping of str to Predictions, DataFrame or array_like
-        Two or more models' predicted distributions (aligned by item id
-        like :func:`dissensus.evaluation.evaluate`; an array lists the
-        items in the order of ``counts``).
+        Two or more models' predictions, aligned by item id as in
+        :func:`dissensus.evaluation.evaluate` (an array: in the order of ``counts``).
     metric : str, default "E[emd]"
-        The metric the models are compared by (an expected metric; a
-        pointwise name means its expected form, or Monte Carlo when it has
-        none).
+        The metric the models are compared by (see :func:`expected_gain`).
     budget : int, default 100
         How many items to return (one annotation each).
     prior : see :func:`dissensus.posterior.dirichlet`, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
     n_samples, seed
-        Monte Carlo draws and seed, only for metrics without an expected
-        form.
+        Monte Carlo draws and seed, for metrics without an expected form.
 
     Returns
     -------
     DataFrame
-        ``budget`` rows, best first: ``item``, ``expected_gain`` (the
-        expected reduction in the posterior variance of the summed
-        pairwise score differences, module docstring of
-        :mod:`dissensus.allocate._gain`), ``n_annotations`` (current) and
-        ``rank`` (1 = annotate first). Ties keep the items' order.
+        ``budget`` rows, best first (ties in item order): ``item``,
+        ``expected_gain``, ``n_annotations`` (current), ``rank``.
 
     Raises
     ------
     ValueError
-        Fewer than two models, ``budget`` not in ``1 … N``, an unknown or
-        unary metric.
+        Fewer than two models, ``budget`` not in ``1 … N``, an unknown or unary metric.
     DataError
         Predictions that do not match the items or labels.
 
@@ -229,12 +210,11 @@ def next_items(
     >>> next_items(counts, preds, metric="E[cross_entropy]", budget=2)["item"].tolist()
     [0, 2]
     """
-    lc = (
-        as_label_counts(counts, "counts")
-        if not isinstance(counts, np.ndarray | list | tuple)
-        else LabelCounts.from_array(counts)
-    )
-    _names, values = _aligned(lc, predictions)
+    if isinstance(counts, np.ndarray | list | tuple):
+        lc = LabelCounts.from_array(counts)
+    else:
+        lc = as_label_counts(counts, "counts")
+    values = _aligned(lc, predictions)
     b = int(budget)
     if isinstance(budget, bool) or b != budget or not 1 <= b <= lc.N:
         msg = (
@@ -242,14 +222,8 @@ def next_items(
             f"per item per round; call again once the labels are in). Got {budget!r}."
         )
         raise ValueError(msg)
-    alpha = dirichlet(lc, prior=prior)
-    gain = expected_gain(alpha, values, metric=metric, n_samples=n_samples, seed=seed)
+    gain = expected_gain(dirichlet(lc, prior=prior), values, metric=metric, n_samples=n_samples,
+                         seed=seed)  # fmt: skip
     order = np.argsort(-gain, kind="stable")[:b]
-    return pd.DataFrame(
-        {
-            "item": lc.items[order],
-            "expected_gain": gain[order],
-            "n_annotations": lc.n[order],
-            "rank": np.arange(1, b + 1),
-        }
-    )
+    return pd.DataFrame({"item": lc.items[order], "expected_gain": gain[order],
+                         "n_annotations": lc.n[order], "rank": np.arange(1, b + 1)})  # fmt: skip

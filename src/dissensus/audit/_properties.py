@@ -1,5 +1,10 @@
 r"""The properties a soft evaluation metric should have, as machine-checkable definitions.
 
+What is audited is a :class:`Subject`: a registry metric, an expected metric
+or any callable ``f(p, q) -> (N,)`` seen as a loss on (target, prediction)
+rows, with ``loss(target, q)``, ``perfect(target)`` (the prediction that
+matches the target) and ``targets`` (seeded targets to try).
+
 Notation. :math:`\Delta_K` is the probability simplex over K classes, ``M``
 the metric under audit seen as a loss (a similarity ``s`` with upper bound
 ``b`` is audited as ``b - s``), ``p`` the target, ``q`` and ``r`` two
@@ -11,28 +16,42 @@ for a pointwise metric :math:`\bar p = p`. Properties that feed a
 prediction back in as a target (P1, P3, P4, P5, P6) are not applicable to
 expected metrics, whose two arguments are of different kinds.
 
-The definitions follow seed 001 (Properties 1–8) and seed 000 (the ordinal
-example); where the paper's wording does not say what to do with
-distributions, each definition below states the reading taken and why.
+The definitions follow Properties 1–8 of Rizzi et al. (2024) and the
+ordinal example of Magnani (2025); where a paper's wording does not say
+what to do with distributions, each definition below states the reading
+taken and why.
 Strict inequalities are checked with premises that are not degenerate (the
 two predictions differ by at least ``1e-3`` in L1), so that a floating-point
 tie is never read as a violation; every comparison allows a tolerance of
 ``1e-6 × (scale + |a| + |b|)``, ``scale`` the median value of the metric on
 random pairs (loose enough for the rounding of square roots, as in the
 Jensen-Shannon distance, never to count as a violation).
+
+References
+----------
+Rizzi, G., Leonardelli, E., Poesio, M., Uma, A., Pavlovic, M., Paun, S.,
+Rosso, P. and Fersini, E. (2024). Soft metrics for evaluation with
+disagreements: an assessment. *Proc. 3rd Workshop on Perspectivist
+Approaches to NLP (NLPerspectives)* at LREC-COLING 2024.
+
+Magnani, A. (2025). Soft metrics for ordinal label uncertainty with
+variable sample sizes. *ASSE 2025* (6th Asia Service Sciences and Software
+Engineering Conference), ACM.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import KW_ONLY, dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from dissensus.audit._subject import Subject
+from dissensus.metrics import Metric, get_metric, list_metrics
 
-__all__ = ["PROPERTIES", "Clause", "Property", "Tol"]
+__all__ = ["PROPERTIES", "Clause", "MetricLike", "Property", "Subject", "Tol", "as_subject",
+           "auditable_metrics", "points"]  # fmt: skip
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -47,22 +66,167 @@ _GAP = 1e-3
 _ON_SIMPLEX = 1e-12
 
 
+MetricLike = str | Metric | Callable[..., Any]
+
+#: Annotation counts drawn for the targets of expected metrics (their sum is the item's n).
+_EXPECTED_N = np.array([0, 1, 2, 3, 4, 5, 10, 20])
+#: Grid resolutions: a random grid point has entries that are multiples of 1/m.
+_GRIDS = np.array([1, 2, 4, 5, 10, 20])
+
+
+def _compositions(rng: np.random.Generator, total: npt.NDArray[Any], K: int) -> FloatArray:
+    """Random non-negative integer rows of K entries summing to ``total`` (sorted cut points)."""
+    cuts = np.sort(np.floor(rng.random((len(total), K - 1)) * (total[:, None] + 1)), axis=1)
+    edges = np.column_stack([np.zeros(len(total)), cuts, total.astype(np.float64)])
+    out: FloatArray = np.diff(edges, axis=1)
+    return out
+
+
+def points(rng: np.random.Generator, n: int, K: int) -> FloatArray:
+    """Seeded points of the simplex: interior, faces (zeros), corners and round grid points."""
+    kind = rng.choice(4, size=n, p=[0.35, 0.2, 0.05, 0.4])
+    g = rng.standard_exponential((n, K))
+    # Faces: keep a random non-empty subset of the classes.
+    keep = rng.random((n, K)) < rng.random((n, 1))
+    keep[np.arange(n), rng.integers(0, K, n)] = True
+    face = np.where(kind[:, None] == 1, g * keep, g)
+    x = face / face.sum(axis=1, keepdims=True)
+    x = np.where(kind[:, None] == 2, np.eye(K)[rng.integers(0, K, n)], x)
+    m = rng.choice(_GRIDS, size=n)
+    out: FloatArray = np.where(kind[:, None] == 3, _compositions(rng, m, K) / m[:, None], x)
+    return out
+
+
+@dataclass(frozen=True)
+class Subject:
+    """A metric under audit.
+
+    Attributes
+    ----------
+    name : str
+        Row label in the audit table.
+    func : callable
+        ``func(target, q) -> (N,)``, the metric as given.
+    lower_is_better : bool
+        Direction. A similarity ``s`` with upper bound ``b`` is audited as the
+        loss ``b - s`` (so that ``cosine`` is audited as the cosine distance).
+    upper : float
+        The bound ``b`` used for similarities.
+    expected : bool
+        The target is Dirichlet ``alpha`` (counts plus a uniform prior of 1),
+        not a distribution; the perfect match is the posterior mean.
+    options : mapping
+        Keyword options passed to ``func`` (e.g. ``zero="clip"``).
+    """
+
+    name: str
+    func: Callable[..., Any]
+    lower_is_better: bool = True
+    upper: float = 0.0
+    expected: bool = False
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def loss(self, target: FloatArray, q: FloatArray) -> FloatArray:
+        """The metric as a loss, one value per row."""
+        with np.errstate(all="ignore"):
+            v = np.asarray(self.func(target, q, **self.options), dtype=np.float64).reshape(-1)
+            if not self.lower_is_better:
+                v = self.upper - v
+        return v
+
+    def perfect(self, target: FloatArray) -> FloatArray:
+        """The perfect prediction for each target: itself, or the posterior mean."""
+        if not self.expected:
+            return target
+        out: FloatArray = target / target.sum(axis=1, keepdims=True)
+        return out
+
+    def targets(self, rng: np.random.Generator, n: int, K: int) -> FloatArray:
+        """Seeded targets: :func:`points`, or for an expected metric Dirichlet ``alpha``.
+
+        ``alpha = 1 + counts``, counts of 0 to 20 annotations over ``K`` classes.
+        """
+        if not self.expected:
+            return points(rng, n, K)
+        return 1.0 + _compositions(rng, rng.choice(_EXPECTED_N, size=n).astype(np.float64), K)
+
+
+def auditable_metrics() -> list[str]:
+    """Registry metrics the audit takes: pointwise and expected, in registration order.
+
+    ``debiased[...]`` estimators take annotation counts, not two
+    distributions; their properties are those of the metric they estimate.
+    One-argument metrics (entropy) are left out too.
+
+    Examples
+    --------
+    >>> names = auditable_metrics()
+    >>> "manhattan" in names and "E[emd]" in names and "debiased[emd]" not in names
+    True
+    """
+    return [n for n in list_metrics() if not get_metric(n).needs_counts]
+
+
+def as_subject(
+    metric: MetricLike, *, name: str | None = None, options: Mapping[str, Any] | None = None
+) -> Subject:
+    """Turn a registry name, a :class:`~dissensus.metrics.Metric` or a callable into a Subject.
+
+    A plain callable is taken as a loss (lower is better) on two distributions.
+    """
+    opts = dict(options or {})
+    given: object = metric  # checked at run time whatever the annotation says
+    if isinstance(given, str | Metric):
+        m = get_metric(given)
+        if m.unary:
+            msg = (
+                f"Metric {m.name!r} takes one argument (the target only); the audit needs a "
+                "metric f(target, prediction). Pick one of dissensus.metrics.list_metrics()."
+            )
+            raise ValueError(msg)
+        if m.needs_counts:
+            msg = (
+                f"Metric {m.name!r} is an estimator from annotation counts, not a function of two "
+                "distributions; its properties are those of the metric it estimates: audit "
+                f"{m.name.removeprefix('debiased[').removesuffix(']')!r} instead."
+            )
+            raise ValueError(msg)
+        return Subject(
+            name=name or m.name,
+            func=m.func,
+            lower_is_better=m.lower_is_better,
+            upper=m.bounds[1],
+            expected=m.needs_posterior,
+            options=opts,
+        )
+    if callable(given):
+        label = name or getattr(given, "__name__", None) or repr(given)
+        return Subject(name=str(label), func=given, options=opts)
+    msg = (
+        "The 'metric' parameter of audit must be a registry name (e.g. 'manhattan'), a "
+        f"dissensus.metrics.Metric or a callable f(p, q) -> (N,). Got {metric!r}."
+    )
+    raise TypeError(msg)
+
+
 @dataclass(frozen=True)
 class Clause:
     """One inequality checked on a batch of trials: ``lhs <= rhs`` (``lhs < rhs`` if strict).
 
-    ``shown`` names the slots a counterexample of this clause displays and
-    ``values`` the metric values printed with it.
+    It applies to the trials where ``applicable``; ``values`` are the metric
+    values a counterexample prints, ``shown`` the slots it displays, ``ref``
+    the scale of the tolerance (default ``|lhs| + |rhs|``).
     """
 
     name: str
     applicable: BoolArray
     lhs: FloatArray
     rhs: FloatArray
+    _: KW_ONLY
     strict: bool
-    ref: FloatArray
-    shown: tuple[int, ...]
     values: dict[str, FloatArray]
+    shown: tuple[int, ...] = (0, 1, 2)
+    ref: FloatArray | None = None
 
 
 @dataclass(frozen=True)
@@ -102,22 +266,6 @@ class Property:
 # --------------------------------------------------------------------------- helpers
 
 
-def _clause(
-    name: str,
-    ok: BoolArray,
-    lhs: FloatArray,
-    rhs: FloatArray,
-    *,
-    strict: bool,
-    values: dict[str, FloatArray],
-    shown: tuple[int, ...] = (0, 1, 2),
-    ref: FloatArray | None = None,
-) -> Clause:
-    """``lhs <= rhs`` (``<`` if strict) on the trials where ``ok``; tolerance scaled by ``ref``."""
-    scale = np.abs(lhs) + np.abs(rhs) if ref is None else ref
-    return Clause(name, ok, lhs, rhs, strict, scale, shown, values)
-
-
 def _l1(a: FloatArray, b: FloatArray) -> FloatArray:
     out: FloatArray = np.abs(a - b).sum(axis=1)
     return out
@@ -129,8 +277,8 @@ def _equal(name: str, a: FloatArray, b: FloatArray, labels: tuple[str, str]) -> 
         lhs = np.abs(a - b)
     lhs = np.where(np.isinf(a) & np.isinf(b), 0.0, lhs)
     ok = np.ones(len(a), bool)
-    return [_clause(name, ok, lhs, np.zeros(len(a)), strict=False, shown=(0, 1),
-                    ref=np.abs(a) + np.abs(b), values={labels[0]: a, labels[1]: b})]  # fmt: skip
+    return [Clause(name, ok, lhs, np.zeros(len(a)), strict=False, shown=(0, 1),
+                   ref=np.abs(a) + np.abs(b), values={labels[0]: a, labels[1]: b})]  # fmt: skip
 
 
 def _versus(
@@ -139,7 +287,7 @@ def _versus(
     """The clause ``M(p, q) < M(p, r)`` (``<=`` unless strict) on trials ``(p, q, r)``."""
     p, q, r = x
     a, b = s.loss(p, q), s.loss(p, r)
-    return [_clause(name, ok, a, b, strict=strict, values={"M(p, q)": a, "M(p, r)": b})]
+    return [Clause(name, ok, a, b, strict=strict, values={"M(p, q)": a, "M(p, r)": b})]
 
 
 def _onto_simplex(x: FloatArray) -> tuple[FloatArray, BoolArray]:
@@ -162,7 +310,7 @@ def _indep(n_slots: int, targets: tuple[int, ...] = (0,)) -> Generate:
     return gen
 
 
-# --------------------------------------------------------------------------- P1 symmetry
+# --------------------------------------------------------------------------- checks
 
 
 def _check_p1(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
@@ -170,47 +318,18 @@ def _check_p1(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[
     return _equal("M(p, q) = M(q, p)", s.loss(p, q), s.loss(q, p), ("M(p, q)", "M(q, p)"))
 
 
-# --------------------------------------------------------------------------- P2 boundedness
-
-
 def _check_p2(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
-    p, q = x
-    v = s.loss(p, q)
-    lhs = (~np.isfinite(v)).astype(np.float64)
-    return [
-        _clause(
-            "M(p, q) finite",
-            np.ones(len(p), bool),
-            lhs,
-            np.zeros(len(p)),
-            strict=False,
-            shown=(0, 1),
-            ref=np.zeros(len(p)),
-            values={"M(p, q)": v},
-        )
-    ]
-
-
-# --------------------------------------------------------------------------- P3 triangle
+    v, zero = s.loss(*x), np.zeros(len(x[0]))
+    return [Clause("M(p, q) finite", zero == 0, (~np.isfinite(v)).astype(np.float64), zero,
+                   strict=False, shown=(0, 1), ref=zero, values={"M(p, q)": v})]  # fmt: skip
 
 
 def _check_p3(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
     p, q, r = x
     pq, qr, pr = s.loss(p, q), s.loss(q, r), s.loss(p, r)
-    rhs = pq + qr
-    return [
-        _clause(
-            "M(p, r) <= M(p, q) + M(q, r)",
-            np.ones(len(p), bool),
-            pr,
-            rhs,
-            strict=False,
-            values={"M(p, q)": pq, "M(q, r)": qr, "M(p, q) + M(q, r)": rhs, "M(p, r)": pr},
-        )
-    ]
-
-
-# --------------------------------------------------------------------------- P4 transitivity
+    values = {"M(p, q)": pq, "M(q, r)": qr, "M(p, q) + M(q, r)": pq + qr, "M(p, r)": pr}
+    return [Clause("M(p, r) <= M(p, q) + M(q, r)", np.ones(len(p), bool), pr, pq + qr,
+                   strict=False, values=values)]  # fmt: skip
 
 
 def _check_p4(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
@@ -218,19 +337,8 @@ def _check_p4(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[
     pq, pr, qr = s.loss(p, q), s.loss(p, r), s.loss(q, r)
     with np.errstate(invalid="ignore"):
         premise = (pq < pr - tol(pq, pr)) & (_l1(p, q) >= _GAP) & (_l1(q, r) >= _GAP)
-    return [
-        _clause(
-            "M(p, q) < M(p, r) => M(q, r) < M(p, r)",
-            premise,
-            qr,
-            pr,
-            strict=True,
-            values={"M(p, q)": pq, "M(p, r)": pr, "M(q, r)": qr},
-        )
-    ]
-
-
-# --------------------------------------------------------------------------- P5 sum invariance
+    return [Clause("M(p, q) < M(p, r) => M(q, r) < M(p, r)", premise, qr, pr, strict=True,
+                   values={"M(p, q)": pq, "M(p, r)": pr, "M(q, r)": qr})]  # fmt: skip
 
 
 def _gen_p5(rng: np.random.Generator, n: int, K: int, tgt: Points, pts: Points) -> Trials:
@@ -245,39 +353,23 @@ def _gen_p5(rng: np.random.Generator, n: int, K: int, tgt: Points, pts: Points) 
 
 def _check_p5(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
     p, q, p2 = x
-    shift = p2 - p
-    q2, ok = _onto_simplex(q + shift)
-    ok &= _l1(p2, p) >= _GAP
+    q2, ok = _onto_simplex(q + (p2 - p))
     before, after = s.loss(p, q), s.loss(p2, q2)
-    return [
-        _clause(
-            "M(p + c, q + c) <= M(p, q)",
-            ok,
-            after,
-            before,
-            strict=False,
-            values={"M(p, q)": before, "M(p + c, q + c)": after},
-        )
-    ]
-
-
-# --------------------------------------------------------------------------- P5a minimum at a perfect match
+    return [Clause("M(p + c, q + c) <= M(p, q)", ok & (_l1(p2, p) >= _GAP), after, before,
+                   strict=False, values={"M(p, q)": before, "M(p + c, q + c)": after})]  # fmt: skip
 
 
 def _check_p5a(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
     p, p2, r = x
-    m1, m2 = s.perfect(p), s.perfect(p2)
-    perfect1, perfect2, imperfect = s.loss(p, m1), s.loss(p2, m2), s.loss(p2, r)
-    ok = _l1(r, m2) >= 10 * _GAP
+    perfect1, perfect2 = s.loss(p, s.perfect(p)), s.loss(p2, s.perfect(p2))
+    imperfect = s.loss(p2, r)
+    ok = _l1(r, s.perfect(p2)) >= 10 * _GAP
     return [
-        _clause("(i) M(p, p̄) < M(p, r) for r != p̄", ok, perfect2, imperfect, strict=True,
-                shown=(1, 2), values={"M(p, p̄)": perfect2, "M(p, r)": imperfect}),
-        _clause("(ii) M(p', p̄') <= M(p, r) for r != p̄", ok, perfect1, imperfect, strict=False,
-                values={"M(p', p̄')": perfect1, "M(p, r)": imperfect}),
+        Clause("(i) M(p, p̄) < M(p, r) for r != p̄", ok, perfect2, imperfect, strict=True,
+               shown=(1, 2), values={"M(p, p̄)": perfect2, "M(p, r)": imperfect}),
+        Clause("(ii) M(p', p̄') <= M(p, r) for r != p̄", ok, perfect1, imperfect, strict=False,
+               values={"M(p', p̄')": perfect1, "M(p, r)": imperfect}),
     ]  # fmt: skip
-
-
-# --------------------------------------------------------------------------- P5b fair penalisation
 
 
 def _gen_p5b(rng: np.random.Generator, n: int, K: int, tgt: Points, pts: Points) -> Trials:
@@ -297,8 +389,7 @@ def _complete_p5b(s: Subject, x: list[FloatArray], c: FloatArray) -> list[FloatA
     # Shorten the step where it would leave the simplex.
     with np.errstate(divide="ignore", invalid="ignore"):
         room = np.where(d < 0, t / -d, np.inf).min(axis=1)
-    step = np.minimum(np.abs(c), room)
-    between, _ = _onto_simplex(t + step[:, None] * d)
+    between, _ = _onto_simplex(t + np.minimum(np.abs(c), room)[:, None] * d)
     return [p, np.where(np.isnan(q), between, q), r]
 
 
@@ -310,33 +401,21 @@ def _check_p5b(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list
     return _versus(s, "|p̄ - q| <= |p̄ - r| per class => M(p, q) < M(p, r)", ok, x, strict=True)
 
 
-# --------------------------------------------------------------------------- P5c equal at every perfect match
-
-
 def _check_p5c(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
     p, p2 = x
     a, b = s.loss(p, s.perfect(p)), s.loss(p2, s.perfect(p2))
     return _equal("M(p, p̄) = M(p', p̄')", a, b, ("M(p, p̄)", "M(p', p̄')"))
 
 
-# --------------------------------------------------------------------------- P6 scale sensitivity
-
-_SCALES = (0.5, 0.25, 0.1, 0.9)
-
-
 def _gen_p6(rng: np.random.Generator, n: int, K: int, tgt: Points, pts: Points) -> Trials:
-    return [tgt(n), pts(n), pts(n)], rng.choice(np.array(_SCALES), size=n)
-
-
-def _contract(s: FloatArray, x: FloatArray, c: FloatArray) -> FloatArray:
-    out: FloatArray = s + c[:, None] * (x - s)
-    return out
+    return [tgt(n), pts(n), pts(n)], rng.choice(np.array([0.5, 0.25, 0.1, 0.9]), size=n)
 
 
 def _check_p6(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
     p, q, centre = x
-    p2, ok1 = _onto_simplex(_contract(centre, p, c))
-    q2, ok2 = _onto_simplex(_contract(centre, q, c))
+    # x' = s + c (x - s): both contracted towards the centre
+    p2, ok1 = _onto_simplex(centre + c[:, None] * (p - centre))
+    q2, ok2 = _onto_simplex(centre + c[:, None] * (q - centre))
     before, after = s.loss(p, q), s.loss(p2, q2)
     ok = ok1 & ok2 & (c < 1)
     # With M(p, q) > 0, c^β M(p, q) < M(p, q) for every β > 0: the contraction must lower
@@ -344,45 +423,27 @@ def _check_p6(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[
     positive = before > tol(before, before)
     values = {"c": c, "M(p, q)": before, "M(p', q')": after}
     return [
-        _clause("M(p', q') < M(p, q) for x' = s + c(x - s), c < 1", ok & positive, after,
-                before, strict=True, values=values),
-        _clause("M(p', q') = 0 when M(p, q) = 0", ok & ~positive, after, before, strict=False,
-                values=values),
+        Clause("M(p', q') < M(p, q) for x' = s + c(x - s), c < 1", ok & positive, after,
+               before, strict=True, values=values),
+        Clause("M(p', q') = 0 when M(p, q) = 0", ok & ~positive, after, before, strict=False,
+               values=values),
     ]  # fmt: skip
-
-
-# --------------------------------------------------------------------------- P7 most probable label
 
 
 def _check_p7(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
     p, q, r = x
-    t = s.perfect(p)
-    (kt, ut), (kq, uq), (kr, ur) = _unique_argmax(t), _unique_argmax(q), _unique_argmax(r)
+    (kt, ut), (kq, uq), (kr, ur) = (_unique_argmax(y) for y in (s.perfect(p), q, r))
     ok = ut & uq & ur & (kq == kt) & (kr != kt)
     return _versus(s, "argmax q = argmax p̄ != argmax r => M(p, q) < M(p, r)", ok, x, strict=True)
-
-
-# --------------------------------------------------------------------------- P8 positional error
 
 
 def _check_p8(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
     p, q, r = x
     t = s.perfect(p)
-    ok = _l1(t, q) <= _l1(t, r) + _ON_SIMPLEX
-    a, b = s.loss(p, q), s.loss(p, r)
-    return [
-        _clause(
-            "Σ|p̄ - q| <= Σ|p̄ - r| => M(p, q) <= M(p, r)",
-            ok,
-            a,
-            b,
-            strict=False,
-            values={"L1(p̄, q)": _l1(t, q), "L1(p̄, r)": _l1(t, r), "M(p, q)": a, "M(p, r)": b},
-        )
-    ]
-
-
-# --------------------------------------------------------------------------- ordinal
+    a, b, lq, lr = s.loss(p, q), s.loss(p, r), _l1(t, q), _l1(t, r)
+    values = {"L1(p̄, q)": lq, "L1(p̄, r)": lr, "M(p, q)": a, "M(p, r)": b}
+    return [Clause("Σ|p̄ - q| <= Σ|p̄ - r| => M(p, q) <= M(p, r)", lq <= lr + _ON_SIMPLEX, a, b,
+                   strict=False, values=values)]  # fmt: skip
 
 
 def _gen_ordinal(rng: np.random.Generator, n: int, K: int, tgt: Points, pts: Points) -> Trials:
@@ -401,13 +462,12 @@ def _complete_ordinal(s: Subject, x: list[FloatArray], u: FloatArray) -> list[Fl
     delta = t[rows, i] * np.array([1.0, 0.5, 0.25, 0.1])[np.minimum((u[:, 1] * 4).astype(int), 3)]
     j1 = (i + 1 + (u[:, 2] * (K - 1)).astype(int)) % K
     j2 = (i + 1 + (u[:, 3] * (K - 1)).astype(int)) % K
-    near = np.where(np.abs(j1 - i) <= np.abs(j2 - i), j1, j2)
-    far = np.where(np.abs(j1 - i) <= np.abs(j2 - i), j2, j1)
+    nearer = np.abs(j1 - i) <= np.abs(j2 - i)
     q, r = t.copy(), t.copy()
     q[rows, i] -= delta
     r[rows, i] -= delta
-    q[rows, near] += delta
-    r[rows, far] += delta
+    q[rows, np.where(nearer, j1, j2)] += delta
+    r[rows, np.where(nearer, j2, j1)] += delta
     return [p, q, r]
 
 
@@ -416,8 +476,7 @@ def _check_ordinal(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> 
     t = s.perfect(p)
     dq, dr = q - t, r - t
     eps = 1e-9
-    negq, posq = dq < -eps, dq > eps
-    negr, posr = dr < -eps, dr > eps
+    negq, posq, negr, posr = dq < -eps, dq > eps, dr < -eps, dr > eps
     ok = (negq.sum(1) == 1) & (posq.sum(1) == 1) & (negr.sum(1) == 1) & (posr.sum(1) == 1)
     i, j, i2, j2 = negq.argmax(1), posq.argmax(1), negr.argmax(1), posr.argmax(1)
     rows = np.arange(len(p))
@@ -442,9 +501,8 @@ PROPERTIES: tuple[Property, ...] = (
     Property(
         "P2", "boundedness",
         r"There are finite $a \le b$ with $a \le M(p, q) \le b$ for all $p, q \in \Delta_K$, "
-        "faces and corners included (zero entries are where logs blow up). Checked as: every "
-        "value is finite; a metric that is finite everywhere on the compact simplex and "
-        "continuous is bounded.",
+        "faces and corners included; checked as: every value is finite (a continuous metric "
+        "finite on the compact simplex is bounded).",
         ("p", "q"), (0,), _indep(2), _check_p2,
     ),
     Property(
@@ -454,39 +512,30 @@ PROPERTIES: tuple[Property, ...] = (
     ),
     Property(
         "P4", "transitivity",
-        r"$M(p, q) < M(p, r) \Rightarrow M(q, r) < M(p, r)$ for all $p, q, r$ (seed 001 "
-        "Property 4 as written). No non-trivial distance has it: with $q$ and $r$ on "
-        r"opposite sides of $p$, $M(q, r)$ is the longest side.",
+        r"$M(p, q) < M(p, r) \Rightarrow M(q, r) < M(p, r)$ for all $p, q, r$ (Rizzi et "
+        "al. 2024, Property 4, as written).",
         _PQR, (0,), _indep(3), _check_p4, same_kind=True,
     ),
     Property(
         "P5", "sum invariance",
         r"$M(p + c, q + c) \le M(p, q)$ for every $c \in \mathbb{R}^K$ with $\sum_k c_k = 0$ "
-        r"and $p + c, q + c \in \Delta_K$. Reading: the paper adds a constant to both "
-        "distributions; a shift that keeps both on the simplex must sum to zero (adding the "
-        r"same number to every entry leaves the simplex), and the paper's own gloss ($\delta_0$ "
-        r"vs $\delta_1$ shifted to $\delta_c$ vs $\delta_{1+c}$) is such a translation. Since "
-        "$-c$ shifts back, the property amounts to translation invariance.",
+        r"and $p + c, q + c \in \Delta_K$ (the paper's constant shift, read as a translation "
+        "that keeps both on the simplex).",
         ("p", "q", "p + c"), (0, 2), _gen_p5, _check_p5, same_kind=True, independent=False,
     ),
     Property(
         "P5a", "minimum penalty at a perfect match",
-        r"(i) $M(p, \bar p) < M(p, r)$ for every $r \ne \bar p$ (seed 001 Property 5.a as "
-        r"written), and (ii) $M(p', \bar p') \le M(p, r)$ for all targets $p, p'$ and every "
-        r"$r \ne \bar p$: the perfect match gets the minimum penalty the metric gives, on any "
-        "item. Clause (ii) is our reading of 'minimum penalisation': a perfect prediction on "
-        "one item must not score worse than an imperfect one on another, or a ranking "
-        "rewards easy (low-entropy) items instead of correct predictions; the paper's "
-        "discussion of CE's penalty on high-entropy targets (under P5.b) is this complaint. "
-        r"Here $r \ne \bar p$ means $\|r - \bar p\|_1 \ge 0.01$.",
+        r"(i) $M(p, \bar p) < M(p, r)$ for every $r \ne \bar p$ (Rizzi et al. 2024, "
+        r"Property 5.a, as written), and (ii) $M(p', \bar p') \le M(p, r)$ for all targets "
+        r"$p, p'$ and every $r \ne \bar p$: the perfect match gets the minimum penalty the "
+        r"metric gives, on any item. Here $r \ne \bar p$ means $\|r - \bar p\|_1 \ge 0.01$.",
         ("p'", "p", "r"), (0, 1), _indep(3, (0, 1)), _check_p5a,
     ),
     Property(
         "P5b", "fair penalisation",
         r"If $|\bar p_k - q_k| \le |\bar p_k - r_k|$ for every class $k$, with "
-        r"$\sum_k (|\bar p_k - r_k| - |\bar p_k - q_k|) \ge 10^{-3}$, then $M(p, q) < M(p, r)$. "
-        r"Reading: in the binary case $|p - q| < |p - r|$ of the paper is this; for K classes "
-        "we ask that q's error be no larger on any class (the L1 version is P8).",
+        r"$\sum_k (|\bar p_k - r_k| - |\bar p_k - q_k|) \ge 10^{-3}$, then $M(p, q) < M(p, r)$ "
+        r"(the paper's binary $|p - q| < |p - r|$, class by class; the L1 version is P8).",
         _PQR, (0,), _gen_p5b, _check_p5b, independent=False, complete=_complete_p5b,
     ),
     Property(
@@ -498,12 +547,8 @@ PROPERTIES: tuple[Property, ...] = (
         "P6", "scale sensitivity",
         r"There is $\beta > 0$ such that $M(p', q') \le c^\beta M(p, q)$ for all $p, q, s \in "
         r"\Delta_K$ and $c \in (0, 1)$, where $x' = s + c (x - s)$ contracts both towards a "
-        "common centre s. Reading: the paper multiplies both distributions by c, which leaves "
-        "the simplex unless it is about a point of it; its gloss (the divergence of "
-        r"$\delta$ to $\delta_{1/2}$ is at most half that of $\delta_0$ to $\delta_1$) is a "
-        "contraction towards a corner. Only $c < 1$ keeps every contraction on the simplex. "
-        "A trial where the contraction does not lower the value rules out every $\\beta > 0$; "
-        r"otherwise the table reports $\hat\beta$, the largest order consistent with all trials.",
+        r"common centre s (the paper's scaling by c, on the simplex); where it holds the "
+        r"table reports $\hat\beta$, the largest order consistent with all trials.",
         ("p", "q", "s"), (0,), _gen_p6, _check_p6, same_kind=True, independent=False,
     ),
     Property(
@@ -515,18 +560,15 @@ PROPERTIES: tuple[Property, ...] = (
     Property(
         "P8", "positional error sensitivity",
         r"If $\sum_k |\bar p_k - q_k| \le \sum_k |\bar p_k - r_k|$ then $M(p, q) \le M(p, r)$ "
-        "(seed 001 Property 8 as written: no metric may prefer a prediction with a larger L1 "
-        "error).",
+        "(Rizzi et al. 2024, Property 8, as written).",
         _PQR, (0,), _indep(3), _check_p8,
     ),
     Property(
         "ordinal", "ordinal: more distant moves cost more",
         r"Moving mass $\delta \ge 10^{-3}$ of $\bar p$ from class $i$ to class $j'$ costs "
         r"strictly more than moving it to class $j$ when $|j' - i| > |j - i|$: "
-        r"$M(p, \bar p + \delta(e_j - e_i)) < M(p, \bar p + \delta(e_{j'} - e_i))$ (seed 000 "
-        "Example 2). Strict because 'never less' is met by every metric blind to the order "
-        "(L1 charges $2\\delta$ for every move); seed 000's complaint is that KL charges both "
-        "moves the same.",
+        r"$M(p, \bar p + \delta(e_j - e_i)) < M(p, \bar p + \delta(e_{j'} - e_i))$ (Magnani "
+        "2025, Example 2).",
         _PQR, (0,), _gen_ordinal, _check_ordinal, min_classes=3, independent=False,
         complete=_complete_ordinal,
     ),

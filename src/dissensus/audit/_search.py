@@ -1,28 +1,36 @@
-"""Counterexample search: seeded trials on the simplex, then shrinking to the simplest one."""
+"""Counterexample search (seeded trials on the simplex, shrunk to the simplest) and its table."""
 
 from __future__ import annotations
 
+import html
 import itertools
+import json
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 
-from dissensus._deprecation import keyword_only_options
-from dissensus.audit._properties import PROPERTIES, Clause, Property
-from dissensus.audit._result import AuditResult, Counterexample, PropertyResult
-from dissensus.audit._subject import MetricLike, Subject, as_subject
+from dissensus.audit._properties import (
+    PROPERTIES,
+    Clause,
+    MetricLike,
+    Property,
+    Subject,
+    as_subject,
+    points,
+)
 
-__all__ = ["audit", "check_case", "property_keys"]
+__all__ = ["AuditResult", "Counterexample", "PropertyResult", "audit", "check_case",
+           "property_keys"]  # fmt: skip
 
 FloatArray = npt.NDArray[np.float64]
 
 #: Relative tolerance of every comparison (times the metric's scale plus the two values).
 RTOL = 1e-6
-#: Grid resolutions: a random grid point has entries that are multiples of 1/m.
-_GRIDS = np.array([1, 2, 4, 5, 10, 20])
 #: Denominators tried when shrinking a counterexample, simplest first.
 _DENOMINATORS = (1, 2, 4, 5, 10, 20, 25, 50, 100)
 #: Violating trials kept for shrinking.
@@ -33,37 +41,13 @@ _KEY_POOL = 4096
 _BINARY_GRID = np.linspace(0.0, 1.0, 11)
 
 
+#: The properties by key, in table order.
+_BY_KEY = {p.key: p for p in PROPERTIES}
+
+
 def property_keys() -> list[str]:
     """Keys of the audited properties, in table order (``"P1"`` ... ``"ordinal"``)."""
-    return [p.key for p in PROPERTIES]
-
-
-# --------------------------------------------------------------------------- sampling
-
-
-def _points(rng: np.random.Generator, n: int, K: int) -> FloatArray:
-    """Seeded points of the simplex: interior, faces (zeros), corners and round grid points."""
-    kind = rng.choice(4, size=n, p=[0.35, 0.2, 0.05, 0.4])
-    g = rng.standard_exponential((n, K))
-    # Faces: keep a random non-empty subset of the classes.
-    keep = rng.random((n, K)) < rng.random((n, 1))
-    keep[np.arange(n), rng.integers(0, K, n)] = True
-    face = np.where(kind[:, None] == 1, g * keep, g)
-    x = face / face.sum(axis=1, keepdims=True)
-    corners = np.eye(K)[rng.integers(0, K, n)]
-    x = np.where(kind[:, None] == 2, corners, x)
-    m = rng.choice(_GRIDS, size=n)
-    grid = _compositions(rng, m, K) / m[:, None]
-    out: FloatArray = np.where(kind[:, None] == 3, grid, x)
-    return out
-
-
-def _compositions(rng: np.random.Generator, total: npt.NDArray[np.int64], K: int) -> FloatArray:
-    """Random non-negative integer rows of K entries summing to ``total`` (sorted cut points)."""
-    cuts = np.sort(np.floor(rng.random((len(total), K - 1)) * (total[:, None] + 1)), axis=1)
-    edges = np.column_stack([np.zeros(len(total)), cuts, total.astype(np.float64)])
-    out: FloatArray = np.diff(edges, axis=1)
-    return out
+    return list(_BY_KEY)
 
 
 def _binary_grid(n_slots: int) -> list[FloatArray]:
@@ -145,7 +129,8 @@ class _Checker:
         applies = np.zeros(len(slots[0]), bool)
         for cl in clauses:
             with np.errstate(invalid="ignore"):
-                t = RTOL * (self.scale + np.nan_to_num(cl.ref, posinf=0.0))
+                ref = np.abs(cl.lhs) + np.abs(cl.rhs) if cl.ref is None else cl.ref
+                t = RTOL * (self.scale + np.nan_to_num(ref, posinf=0.0))
                 margin = cl.lhs - cl.rhs + (t if cl.strict else -t)
                 both_inf = np.isinf(cl.lhs) & np.isinf(cl.rhs)
             ok = cl.applicable & ~both_inf & ~np.isnan(margin)
@@ -155,18 +140,12 @@ class _Checker:
 
 
 def _scale(subject: Subject, rng: np.random.Generator, K: int) -> float:
+    """The median value of the metric on random (target, prediction) pairs (1 if 0 or none)."""
     n = 512
-    tgt = subject.sample_targets(rng, n, K) if subject.expected else _points(rng, n, K)
-    v = np.abs(subject.loss(tgt, rng.dirichlet(np.ones(K), size=n)))
+    v = np.abs(subject.loss(subject.targets(rng, n, K), rng.dirichlet(np.ones(K), size=n)))
     v = v[np.isfinite(v)]
     med = float(np.median(v)) if v.size else 1.0
     return med if med > 0 else 1.0
-
-
-def _take(
-    slots: list[FloatArray], c: FloatArray, idx: npt.NDArray[np.intp]
-) -> tuple[list[FloatArray], FloatArray]:
-    return [x[idx] for x in slots], c[idx]
 
 
 def _shrink(
@@ -210,7 +189,7 @@ def _best(checker: _Checker, slots: list[FloatArray], c: FloatArray) -> Countere
     if pool.size == 0:
         return None
     for size in (64, 16):
-        slots, c = _shrink(checker, *_take(slots, c, pool[:size]))
+        slots, c = _shrink(checker, [x[pool[:size]] for x in slots], c[pool[:size]])
         clauses, margins, _ = checker(slots, c)
         pool = _simplest(checker, slots, margins)
     i = int(pool[0])
@@ -223,7 +202,7 @@ def _best(checker: _Checker, slots: list[FloatArray], c: FloatArray) -> Countere
         if checker.subject.expected and k in checker.prop.target_slots:
             label = f"alpha[{label}]"
         shown[label] = [float(v) for v in slots[k][i]]
-    values = {name: float(v[i]) for name, v in cl.values.items()}
+    values = {name: float(v[i]) for name, v in cl.values.items()}  # noqa: PD011 - a dict
     return Counterexample(
         clause=cl.name,
         distributions=shown,
@@ -264,16 +243,12 @@ class _TrialCache:
         if hit is not None:
             return hit
         K, n = self.K, self.n
-        keys = [p.key for p in PROPERTIES]
-        rng = np.random.default_rng([self.seed, K, keys.index(prop.key), int(subject.expected)])
+        index = list(_BY_KEY).index(prop.key)
+        rng = np.random.default_rng([self.seed, K, index, int(subject.expected)])
 
-        def pts(m: int) -> FloatArray:
-            return _points(rng, m, K)
-
-        def tgt(m: int) -> FloatArray:
-            return subject.sample_targets(rng, m, K) if subject.expected else _points(rng, m, K)
-
-        slots, c = prop.generate(rng, n, K, tgt, pts)
+        slots, c = prop.generate(
+            rng, n, K, lambda m: subject.targets(rng, m, K), lambda m: points(rng, m, K)
+        )
         if prop.complete is not None:
             slots = prop.complete(subject, slots, c)
         if K == 2 and prop.independent and not subject.expected:
@@ -287,20 +262,18 @@ class _TrialCache:
 def _audit_one(
     subject: Subject, prop: Property, K: int, trials: _TrialCache, scale: float
 ) -> PropertyResult:
-    if prop.min_classes > K:
-        return PropertyResult(subject.name, prop.key, "not applicable", 0, None,
-                              f"needs K >= {prop.min_classes}")  # fmt: skip
-    if prop.same_kind and subject.expected:
-        return PropertyResult(subject.name, prop.key, "not applicable", 0, None,
-                              "uses a prediction as a target (expected metric)")  # fmt: skip
+    def not_applicable(why: str) -> PropertyResult:
+        return PropertyResult(subject.name, prop.key, "not applicable", 0, None, why)
 
+    if prop.min_classes > K:
+        return not_applicable(f"needs K >= {prop.min_classes}")
+    if prop.same_kind and subject.expected:
+        return not_applicable("uses a prediction as a target (expected metric)")
     slots, c = trials(prop, subject)
     checker = _Checker(prop, subject, scale)
-    _, _margins, applies = checker(slots, c)
-    n_applicable = int(applies.sum())
+    n_applicable = int(checker(slots, c)[2].sum())
     if n_applicable == 0:
-        return PropertyResult(subject.name, prop.key, "not applicable", 0, None,
-                              "no trial met the premise")  # fmt: skip
+        return not_applicable("no trial met the premise")
     example = _best(checker, slots, c)
     note = ""
     if prop.key == "P6" and example is None:
@@ -319,17 +292,16 @@ def check_case(
     """Check one property on one given case: ``{clause: margin}``, NaN where it does not apply.
 
     A clause is violated when its margin ``lhs - rhs`` is > 0 (>= 0 for a
-    strict inequality). Useful to confirm a published counterexample.
+    strict inequality): a published counterexample can be confirmed so.
 
     Parameters
     ----------
     metric : str, Metric or callable
-        The metric.
     prop : str
         Property key, e.g. ``"P3"``.
     *distributions : array_like
-        One (K,) row per slot of the property, in the order of
-        ``Property.slots`` (``alpha`` for an expected metric's targets).
+        One (K,) row per slot of ``Property.slots`` (``alpha`` for an
+        expected metric's targets).
     scalar : float, default 0.0
         The contraction factor ``c`` of P6.
     options : mapping, optional
@@ -337,7 +309,7 @@ def check_case(
 
     Examples
     --------
-    Seed 001, Example 2 (clipped cross-entropy breaks the triangle inequality):
+    Example 2 of Rizzi et al. (2024): clipped cross-entropy breaks the triangle inequality.
 
     >>> from functools import partial
     >>> from dissensus.metrics import cross_entropy
@@ -346,11 +318,10 @@ def check_case(
     >>> round(m["M(p, r) <= M(p, q) + M(q, r)"], 4)
     5.9731
     """
-    by_key = {p.key: p for p in PROPERTIES}
-    if prop not in by_key:
-        msg = f"Unknown property {prop!r}; choose from {list(by_key)}."
+    if prop not in _BY_KEY:
+        msg = f"Unknown property {prop!r}; choose from {list(_BY_KEY)}."
         raise ValueError(msg)
-    p = by_key[prop]
+    p = _BY_KEY[prop]
     if len(distributions) != len(p.slots):
         msg = f"Property {prop} takes {len(p.slots)} distributions {p.slots}; got {len(distributions)}."
         raise ValueError(msg)
@@ -375,7 +346,6 @@ def _subjects(
     return [as_subject(metric, options=options)]
 
 
-@keyword_only_options(1)
 def audit(
     metric: MetricLike | Sequence[MetricLike] | Mapping[str, MetricLike],
     *,
@@ -387,14 +357,12 @@ def audit(
 ) -> AuditResult:
     r"""Check which properties of a good soft metric a metric has, by counterexample search.
 
-    For each property (:data:`dissensus.audit.PROPERTIES`; definitions in
-    :mod:`dissensus.audit._properties` and ``docs/audit.md``) the audit draws
-    ``n_trials`` seeded trials on the simplex over ``classes`` classes
-    (interior points, faces with zeros, corners, and round grid points; for
-    K = 2 also every tuple of the 0.1 grid), checks the property on all of
-    them at once, and shrinks a violation to the simplest one it can find
-    (fewest non-zero entries, then the roundest numbers: multiples of 1/2,
-    1/4, 1/5, 1/10, ...).
+    For each property (:data:`dissensus.audit.PROPERTIES`, ``docs/audit.md``)
+    the audit draws ``n_trials`` seeded trials on the simplex over ``classes``
+    classes (interior points, faces with zeros, corners, round grid points;
+    for K = 2 also every tuple of the 0.1 grid), checks them all at once,
+    and shrinks a violation to the simplest one it finds (fewest non-zero
+    entries, then the roundest numbers: multiples of 1/2, 1/4, 1/5, ...).
 
     Parameters
     ----------
@@ -404,22 +372,18 @@ def audit(
         names (``{"CE (clipped)": partial(cross_entropy, zero="clip")}``).
     properties : "all" or sequence of str, default "all"
         Property keys, e.g. ``["P1", "P3"]``.
-    classes : int, default 2
-        K.
-    n_trials : int, default 100_000
-        Trials per property and metric.
-    seed : int, default 0
-        Seed of the trials; the same seed gives the same table.
+    classes, n_trials, seed : int, default 2, 100_000, 0
+        K, trials per property and metric, and their seed (the same seed
+        gives the same table).
     options : mapping, optional
         Keyword options passed to every metric (e.g. ``{"zero": "clip"}``).
 
     Returns
     -------
     AuditResult
-        One row per (metric, property): ``"holds"`` (no counterexample in the
-        trials), ``"violated"`` (with the simplest counterexample, its metric
-        values and the margin ``lhs - rhs`` of the inequality it breaks) or
-        ``"not applicable"``.
+        One row per (metric, property): ``"holds"``, ``"violated"`` (with the
+        simplest counterexample, its values and the margin ``lhs - rhs`` of the
+        inequality it breaks) or ``"not applicable"``.
 
     Notes
     -----
@@ -430,10 +394,10 @@ def audit(
 
     References
     ----------
-    .. [1] Rizzi, G., Leonardelli, E., Poesio, M., Uma, A., Pavlovic, M., Paun, S.,
-       Rosso, P. and Fersini, E. (2024). Soft metrics for evaluation with
-       disagreements: an assessment. Proc. 3rd Workshop on Perspectivist
-       Approaches to NLP (NLPerspectives) at LREC-COLING 2024, 84–94 (seed 001).
+    Rizzi et al. (2024), *Soft metrics for evaluation with disagreements: an
+    assessment* (NLPerspectives at LREC-COLING 2024), and Magnani (2025), *Soft
+    metrics for ordinal label uncertainty with variable sample sizes* (ASSE
+    2025): in full in :mod:`dissensus.audit._properties`.
 
     Examples
     --------
@@ -451,12 +415,11 @@ def audit(
     if n < 1:
         msg = f"The 'n_trials' parameter of audit must be a positive integer. Got {n_trials!r}."
         raise ValueError(msg)
-    by_key = {p.key: p for p in PROPERTIES}
     if isinstance(properties, str):
-        properties = list(by_key) if properties == "all" else [properties]
-    unknown = [k for k in properties if k not in by_key]
+        properties = list(_BY_KEY) if properties == "all" else [properties]
+    unknown = [k for k in properties if k not in _BY_KEY]
     if unknown:
-        msg = f"Unknown properties {unknown}; choose from {list(by_key)} or 'all'."
+        msg = f"Unknown properties {unknown}; choose from {list(_BY_KEY)} or 'all'."
         raise ValueError(msg)
     subjects = _subjects(metric, options)
     rows = []
@@ -466,6 +429,170 @@ def audit(
     for subject in subjects:
         scale = _scale(subject, np.random.default_rng([seed, K]), K)
         for key in properties:
-            rows.append(_audit_one(subject, by_key[key], K, trials, scale))
+            rows.append(_audit_one(subject, _BY_KEY[key], K, trials, scale))
     return AuditResult(rows=tuple(rows), classes=K, n_trials=n, seed=seed,
                        properties=tuple(properties))  # fmt: skip
+
+
+_SYMBOL = {"holds": "✓", "violated": "✗", "not applicable": "–"}
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.4g}"
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """The simplest violation found.
+
+    Attributes
+    ----------
+    clause : str
+        The inequality that fails.
+    distributions : dict of str to list of float
+        The distributions (``alpha[...]`` for an expected metric's target).
+    values : dict of str to float
+        The metric values involved.
+    margin : float
+        ``lhs - rhs`` of the inequality (> 0, or >= 0 for a strict one, is a violation).
+    """
+
+    clause: str
+    distributions: dict[str, list[float]]
+    values: dict[str, float]
+    margin: float
+
+    def describe(self) -> str:
+        """One line: the distributions and the values."""
+        dists = ", ".join(
+            f"{k} = [{', '.join(_fmt(v) for v in x)}]" for k, x in self.distributions.items()
+        )
+        vals = ", ".join(f"{k} = {_fmt(v)}" for k, v in self.values.items())
+        return f"{dists}; {vals}"
+
+
+@dataclass(frozen=True)
+class PropertyResult:
+    """One cell of the audit: a metric and a property."""
+
+    metric: str
+    property: str
+    status: str
+    n_applicable: int
+    counterexample: Counterexample | None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """The result of :func:`dissensus.audit.audit`.
+
+    Attributes
+    ----------
+    rows : tuple of PropertyResult
+    classes, n_trials, seed : int
+        The settings of the run.
+    properties : tuple of str
+        The property keys, in column order.
+    """
+
+    rows: tuple[PropertyResult, ...]
+    classes: int
+    n_trials: int
+    seed: int
+    properties: tuple[str, ...]
+
+    @property
+    def metrics(self) -> list[str]:
+        """Audited metric names, in row order."""
+        return list(dict.fromkeys(r.metric for r in self.rows))
+
+    def get(self, metric: str, prop: str) -> PropertyResult:
+        """The row of one metric and property."""
+        for r in self.rows:
+            if r.metric == metric and r.property == prop:
+                return r
+        msg = f"No audit row for metric {metric!r} and property {prop!r}; metrics: {self.metrics}."
+        raise KeyError(msg)
+
+    def status(self, metric: str, prop: str) -> str:
+        """``"holds"``, ``"violated"`` or ``"not applicable"``."""
+        return self.get(metric, prop).status
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy table: metric, property, status, n_applicable, counterexample, margin, note."""
+        return pd.DataFrame(
+            [
+                {
+                    "metric": r.metric,
+                    "property": r.property,
+                    "status": r.status,
+                    "n_applicable": r.n_applicable,
+                    "counterexample": r.counterexample.describe() if r.counterexample else "",
+                    "margin": r.counterexample.margin if r.counterexample else float("nan"),
+                    "note": r.note,
+                }
+                for r in self.rows
+            ]
+        )
+
+    def matrix(self) -> dict[str, dict[str, str]]:
+        """``{metric: {property: "✓" | "✗" | "–"}}``."""
+        out: dict[str, dict[str, str]] = {m: {} for m in self.metrics}
+        for r in self.rows:
+            out[r.metric][r.property] = _SYMBOL[r.status]
+        return out
+
+    def _repr_html_(self) -> str:
+        """Compact notebook view: the ✓/✗ matrix (counterexamples: :meth:`to_markdown`)."""
+        head = "".join(f"<th>{html.escape(p)}</th>" for p in self.properties)
+        rows = []
+        for m, cells in self.matrix().items():
+            tds = "".join(f"<td>{cells.get(p, '')}</td>" for p in self.properties)
+            rows.append(f"<tr><th>{html.escape(m)}</th>{tds}</tr>")
+        caption = (
+            f"Audit: {len(self.metrics)} metrics × {len(self.properties)} properties "
+            f"({self.classes} classes, {self.n_trials:,} trials, seed {self.seed}); "
+            "✓ holds (no counterexample found), ✗ violated, – not applicable. "
+            "Counterexamples: <code>.to_markdown()</code>."
+        )
+        return (
+            f'<table class="dissensus-audit"><caption>{caption}</caption>'
+            f"<thead><tr><th>metric</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (JSON-ready)."""
+        return {
+            "classes": self.classes,
+            "n_trials": self.n_trials,
+            "seed": self.seed,
+            "properties": list(self.properties),
+            "rows": [asdict(r) for r in self.rows],
+        }
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as indented JSON."""
+        return json.dumps(self.to_dict(), indent=1, ensure_ascii=False)
+
+    def to_markdown(self) -> str:
+        """The ✓/✗ matrix, then every counterexample."""
+        head = "| metric | " + " | ".join(self.properties) + " |"
+        lines = [head, "|" + "---|" * (len(self.properties) + 1)]
+        for m, cells in self.matrix().items():
+            lines.append(f"| {m} | " + " | ".join(cells[p] for p in self.properties) + " |")
+        lines += ["", "✓ holds (no counterexample found), ✗ violated, – not applicable.", ""]
+        lines.append("### Counterexamples")
+        lines.append("")
+        for r in self.rows:
+            if r.counterexample is not None:
+                ce = r.counterexample
+                lines.append(
+                    f"- **{r.metric}, {r.property}** ({ce.clause}): {ce.describe()}; "
+                    f"margin {_fmt(ce.margin)}."
+                )
+        notes = [r for r in self.rows if r.note and r.status != "violated"]
+        if notes:
+            lines += ["", "### Notes", ""]
+            lines += [f"- {r.metric}, {r.property}: {r.note}." for r in notes]
+        return "\n".join(lines) + "\n"

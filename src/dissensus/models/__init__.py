@@ -3,7 +3,8 @@
 Every model has ``fit(X, Y)`` with ``Y`` an (N, K) matrix of target
 distributions or a :class:`~dissensus.LabelCounts`, and
 ``predict_proba(X) -> (N, K)``; fits are deterministic. The models of the
-seed paper's study (Magnani 2025), as linear models over text features:
+study of Magnani (2025), *Soft metrics for ordinal label uncertainty with
+variable sample sizes* (ASSE 2025, ACM), as linear models over text features:
 
 - A :class:`SoftCrossEntropy`: soft cross-entropy to the empirical distributions;
 - B :class:`SmoothedKL`: KL to Gaussian-smoothed targets;
@@ -18,28 +19,15 @@ and the featuriser :class:`TextFeatures`. Needs scikit-learn
 (``pip install 'dissensus[models]'``); no PyTorch.
 """
 
-from dissensus.models._base import Targets, as_targets
-from dissensus.models._features import TextFeatures
+from dissensus.models._base import Marginal, Shrinkage, Targets, as_targets
 from dissensus.models._linear import (
     CumulativeLink,
     EMDRegression,
     ExpectedEMDRegression,
     SoftmaxRegression,
 )
-from dissensus.models._simple import Marginal, Shrinkage
-from dissensus.models._sklearn import SmoothedKL, SoftCrossEntropy, SoftNaiveBayes
+from dissensus.models._sklearn import SmoothedKL, SoftCrossEntropy, SoftNaiveBayes, TextFeatures
 
-__all__ = [
-    "CumulativeLink",
-    "EMDRegression",
-    "ExpectedEMDRegression",
-    "Marginal",
-    "Shrinkage",
-    "SmoothedKL",
-    "SoftCrossEntropy",
-    "SoftNaiveBayes",
-    "SoftmaxRegression",
-    "Targets",
-    "TextFeatures",
-    "as_targets",
-]
+__all__ = ["CumulativeLink", "EMDRegression", "ExpectedEMDRegression", "Marginal", "Shrinkage",
+           "SmoothedKL", "SoftCrossEntropy", "SoftNaiveBayes", "SoftmaxRegression", "Targets",
+           "TextFeatures", "as_targets"]  # fmt: skip

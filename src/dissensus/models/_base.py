@@ -1,55 +1,57 @@
-r"""What every soft-label baseline shares: target checks, softmax, the L-BFGS linear model.
+r"""What every soft-label baseline shares, and the reference predictors built on it.
 
-Notation. ``N`` items, ``d`` features, ``K`` ordered classes. ``X`` (N, d)
+The shared parts are the input checks, the fit template and the linear
+objective; the reference predictors the label marginal and shrinkage
+towards it by annotation count. Notation. ``N`` items, ``d`` features, ``K`` ordered classes. ``X`` (N, d)
 features (dense or scipy.sparse), ``Y`` (N, K) target distributions,
 ``n`` (N,) annotations per item, ``W`` (d, K) weights, ``b`` (K,) biases,
 ``Z = X W + b`` the scores and ``Q = softmax(Z)`` the predicted
-distributions. Every model minimises
+distributions. Every linear model minimises
 
 .. math::
 
     \frac{1}{N}\Big(\sum_i \ell(y_i, q_i) + \frac{1}{2C}\lVert W\rVert_2^2\Big),
 
 the objective of :class:`sklearn.linear_model.LogisticRegression` divided by
-``C N`` (the same minimiser; the division only keeps L-BFGS's numbers of
-order one), biases unpenalised.
+``C N`` (the same minimiser, with L-BFGS's numbers of order one), biases
+unpenalised; :meth:`LinearModel._minimize` adds the penalty and the scaling
+to each model's summed loss. The estimators are dataclasses whose fields,
+all keyword-only, are scikit-learn's ``get_params()``; ``fit`` sets
+``n_features_in_``, ``n_classes_`` and ``fit_time_`` (seconds).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+import time
+from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass
+from typing import Any, Self, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 from scipy import optimize, sparse
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 from threadpoolctl import threadpool_limits
 
 from dissensus._exceptions import DataError
 from dissensus._validation import as_prob_matrix
 from dissensus.data import LabelCounts
 
-__all__ = ["LinearParams", "Targets", "as_features", "as_targets", "softmax", "softmax_backward"]
+__all__ = ["FeaturesLike", "LinearModel", "Marginal", "Shrinkage", "SoftLabelModel", "Targets",
+           "TargetsLike", "as_targets"]  # fmt: skip
 
 FloatArray = npt.NDArray[np.float64]
-#: A dense (N, d) float64 array or a scipy.sparse CSR matrix.
-Features = Any
+#: Features given to ``fit`` and ``predict_proba``: an (N, d) array or a scipy.sparse matrix.
+FeaturesLike: TypeAlias = npt.ArrayLike | sparse.spmatrix | sparse.sparray
+#: Training targets: label counts, or an (N, K) matrix of distributions.
+TargetsLike: TypeAlias = LabelCounts | npt.ArrayLike
+#: Checked features: a float64 CSR matrix or 2-D array (scipy-stubs type CSR products loosely).
+Features: TypeAlias = Any
 
 
 @dataclass(frozen=True)
 class Targets:
-    """Checked training targets.
-
-    Attributes
-    ----------
-    proportions : ndarray, shape (N, K)
-        Target distributions, rows on the simplex.
-    n : ndarray or None, shape (N,)
-        Annotations per item when known (a LabelCounts, or ``n=`` given).
-    counts : ndarray or None, shape (N, K)
-        Label counts when given as LabelCounts (whole numbers).
-    """
+    """Checked targets: distributions (N, K), and annotation counts (N,) and (N, K) if known."""
 
     proportions: FloatArray
     n: FloatArray | None
@@ -61,20 +63,17 @@ class Targets:
         return int(self.proportions.shape[1])
 
 
-def as_features(X: Any, name: str = "X") -> Features:
+def as_features(X: FeaturesLike, name: str = "X") -> Features:
     """``X`` as a float64 CSR matrix (sparse input) or a 2-D float64 array, all finite."""
-    out: Any
-    if sparse.issparse(X):
-        given: Any = X  # scipy-stubs type issparse's argument as its abstract base
+    if isinstance(X, sparse.spmatrix | sparse.sparray):
+        given: Any = X  # scipy-stubs do not give every sparse class .tocsr()
         out = given.tocsr().astype(np.float64)
         data = out.data
     else:
-        arr = np.asarray(X, dtype=np.float64)
-        if arr.ndim != 2:
-            msg = f"`{name}` must be a 2-D (N items, d features) matrix; got shape {arr.shape}."
+        out = data = np.asarray(X, dtype=np.float64)
+        if out.ndim != 2:
+            msg = f"`{name}` must be a 2-D (N items, d features) matrix; got shape {out.shape}."
             raise DataError(msg)
-        out = arr
-        data = arr
     if not np.all(np.isfinite(data)):
         msg = f"`{name}` holds NaN or infinite features; impute or drop them before fitting."
         raise DataError(msg)
@@ -82,7 +81,7 @@ def as_features(X: Any, name: str = "X") -> Features:
 
 
 def as_targets(
-    Y: Any,
+    Y: TargetsLike,
     n_rows: int,
     *,
     n: npt.ArrayLike | None = None,
@@ -91,17 +90,15 @@ def as_targets(
 ) -> Targets:
     """Check training targets: a LabelCounts or an (N, K) matrix of distributions.
 
-    Raises
-    ------
-    DataError
-        Rows that do not sum to 1, NaN or negative entries, a number of rows
-        other than ``X``'s, fewer than two classes, ``K`` other than
-        ``n_classes``, or items without annotations.
+    DataError for rows that do not sum to 1, NaN or negative entries, a number
+    of rows other than ``X``'s, fewer than two classes, ``K`` other than
+    ``n_classes``, or items without annotations.
     """
     counts: FloatArray | None = None
+    n_given: FloatArray | None = None
     if isinstance(Y, LabelCounts):
-        n_arr = Y.n.astype(np.float64)
-        empty = np.flatnonzero(n_arr == 0)
+        n_given = Y.n.astype(np.float64)
+        empty = np.flatnonzero(n_given == 0)
         if empty.size:
             msg = (
                 f"{estimator}: {empty.size} training items have no annotations (e.g. item "
@@ -109,27 +106,24 @@ def as_targets(
             )
             raise DataError(msg)
         counts = Y.values.astype(np.float64)
-        P = counts / n_arr[:, None]
-        n_given: FloatArray | None = n_arr
+        P = counts / n_given[:, None]
     else:
-        arr = np.asarray(Y)
-        if arr.ndim == 1:
+        if np.ndim(Y) == 1:
             msg = (
                 f"{estimator}: `Y` is 1-D (hard labels?); give an (N, K) matrix of target "
                 "distributions (one-hot rows for hard labels) or a LabelCounts."
             )
             raise DataError(msg)
-        P = as_prob_matrix(arr, "Y")
-        n_given = None
+        P = as_prob_matrix(np.asarray(Y), "Y")
     if n is not None:
-        n_arr = np.asarray(n, dtype=np.float64).ravel()
-        if n_arr.shape[0] != P.shape[0] or not np.all(np.isfinite(n_arr) & (n_arr > 0)):
+        n_given = np.asarray(n, dtype=np.float64).ravel()
+        if n_given.shape[0] != P.shape[0] or not np.all(np.isfinite(n_given) & (n_given > 0)):
+            least = np.nanmin(n_given) if n_given.size else "none"
             msg = (
                 f"{estimator}: `n` must hold one positive number of annotations per row of `Y` "
-                f"({P.shape[0]}); got {n_arr.shape[0]} values, min {np.nanmin(n_arr) if n_arr.size else 'none'}."
+                f"({P.shape[0]}); got {n_given.shape[0]} values, min {least}."
             )
             raise DataError(msg)
-        n_given = n_arr
     if P.shape[0] != n_rows:
         msg = f"{estimator}: `Y` has {P.shape[0]} rows but `X` has {n_rows}; give one target row per item."
         raise DataError(msg)
@@ -153,32 +147,6 @@ def softmax(Z: FloatArray) -> FloatArray:
     return out
 
 
-def softmax_backward(Q: FloatArray, G: FloatArray) -> FloatArray:
-    r"""Chain ``G = dL/dQ`` through the softmax: :math:`dL/dz_j = q_j (g_j - \sum_k q_k g_k)`."""
-    out: FloatArray = Q * (G - (Q * G).sum(axis=1, keepdims=True))
-    return out
-
-
-def minimize_lbfgs(
-    fun: Any, x0: FloatArray, *, max_iter: int, tol: float, n_jobs: int | None = 1
-) -> tuple[FloatArray, int, bool]:
-    """L-BFGS-B with an analytic gradient (``fun`` returns ``(value, grad)``).
-
-    ``n_jobs`` limits the BLAS / OpenMP threads during the fit (see
-    :class:`~dissensus.models.SoftmaxRegression`). Returns the solution, the
-    number of iterations and whether it converged.
-    """
-    with threadpool_limits(limits=n_jobs):
-        res = optimize.minimize(
-            fun,
-            x0,
-            jac=True,
-            method="L-BFGS-B",
-            options={"maxiter": int(max_iter), "gtol": float(tol), "ftol": float(tol) * 1e-3},
-        )
-    return np.asarray(res.x, dtype=np.float64), int(res.nit), bool(res.success)
-
-
 def check_positive(estimator: str, name: str, value: float) -> float:
     """The standard parameter error for a number that must be finite and > 0."""
     v = float(value)
@@ -190,34 +158,205 @@ def check_positive(estimator: str, name: str, value: float) -> float:
     return v
 
 
-class LinearParams(BaseEstimator):  # type: ignore[misc]
-    """The parameters every linear soft-label model shares, and its input checks.
+@dataclass(eq=False, repr=False, kw_only=True)
+class SoftLabelModel(BaseEstimator):  # type: ignore[misc]
+    """``fit`` and ``predict_proba`` with every input check, around ``_fit`` and ``_predict``."""
 
-    ``C`` inverse L2 strength (as scikit-learn's ``LogisticRegression``),
-    ``max_iter`` and ``tol`` of L-BFGS, ``n_classes`` the number of classes
-    the targets must have (None: from ``Y``), ``n_jobs`` the BLAS / OpenMP
-    threads during the fit.
+    n_classes: int | None = None
+
+    def _check_params(self) -> None:
+        """Refuse bad constructor parameters (called first by :meth:`fit`)."""
+
+    def _fit(self, X: Features, T: Targets) -> None:
+        raise NotImplementedError
+
+    def _predict(self, X: Features) -> FloatArray:
+        raise NotImplementedError
+
+    def fit(self, X: FeaturesLike, Y: TargetsLike, *, n: npt.ArrayLike | None = None) -> Self:
+        """Fit to targets ``Y``: an (N, K) matrix of distributions or a LabelCounts.
+
+        ``n`` (annotations per item) is needed only by models that use counts
+        (:class:`~dissensus.models.ExpectedEMDRegression`) when ``Y`` is a matrix.
+        """
+        t0 = time.perf_counter()
+        self._check_params()
+        Xc = as_features(X)
+        name = f"{type(self).__name__}.fit"
+        T = as_targets(Y, Xc.shape[0], n=n, n_classes=self.n_classes, estimator=name)
+        self._fit(Xc, T)
+        self.n_features_in_ = Xc.shape[1]
+        self.n_classes_ = T.K
+        self.fit_time_ = time.perf_counter() - t0
+        return self
+
+    def predict_proba(self, X: FeaturesLike) -> FloatArray:
+        """Predicted distributions, shape (N, K), rows summing to 1."""
+        name = type(self).__name__
+        if not hasattr(self, "n_features_in_"):
+            msg = f"This {name} is not fitted yet; call fit(X, Y) first."
+            raise ValueError(msg)
+        Xc = as_features(X)
+        if Xc.shape[1] != self.n_features_in_:
+            msg = (
+                f"`X` has {Xc.shape[1]} features but {name} was fitted with "
+                f"{self.n_features_in_}; transform it with the featuriser fitted on the training items."
+            )
+            raise DataError(msg)
+        return self._predict(Xc)
+
+
+@dataclass(eq=False, repr=False, kw_only=True)
+class LinearModel(SoftLabelModel):
+    """L2-penalised weights (``C``) fitted by L-BFGS on ``n_jobs`` BLAS / OpenMP threads."""
+
+    C: float = 1.0
+    max_iter: int = 200
+    tol: float = 1e-5
+    n_jobs: int | None = 1
+
+    def _check_params(self) -> None:
+        check_positive(type(self).__name__, "C", self.C)
+
+    def _minimize(
+        self,
+        loss: Callable[[FloatArray], tuple[float, FloatArray]],
+        x0: FloatArray,
+        *,
+        n_weights: int,
+        N: int,
+    ) -> FloatArray:
+        """Minimise ``(loss(x) + |x[:n_weights]|² / 2C) / N`` from ``x0``; sets ``n_iter_``.
+
+        ``loss`` returns a summed loss and its gradient; the first
+        ``n_weights`` parameters are the penalised weights.
+        """
+        C = float(self.C)
+
+        def fun(x: FloatArray) -> tuple[float, FloatArray]:
+            value, grad = loss(x)
+            w = x[:n_weights]
+            grad[:n_weights] += w / C
+            return (value + float((w * w).sum()) / (2.0 * C)) / N, grad / N
+
+        with threadpool_limits(limits=self.n_jobs):
+            res = optimize.minimize(
+                fun,
+                x0,
+                jac=True,
+                method="L-BFGS-B",
+                options={"maxiter": int(self.max_iter), "gtol": float(self.tol),
+                         "ftol": float(self.tol) * 1e-3},
+            )  # fmt: skip
+        self.n_iter_, self.converged_ = int(res.nit), bool(res.success)
+        return np.asarray(res.x, dtype=np.float64)
+
+
+@dataclass(eq=False, repr=False, kw_only=True)
+class Marginal(SoftLabelModel):
+    r"""Predict the training items' mean target distribution for every item.
+
+    :math:`\bar y = \frac{1}{N}\sum_i y_i`; ignores the features. The floor
+    every model must beat.
+
+    Parameters
+    ----------
+    n_classes : int, optional
+
+    Examples
+    --------
+    >>> Marginal().fit(np.zeros((2, 1)), [[1.0, 0.0], [0.5, 0.5]]).predict_proba(np.zeros((1, 1)))
+    array([[0.75, 0.25]])
     """
 
-    def __init__(
-        self,
-        *,
-        C: float = 1.0,
-        max_iter: int = 200,
-        tol: float = 1e-5,
-        n_classes: int | None = None,
-        n_jobs: int | None = 1,
-    ) -> None:
-        self.C = C
-        self.max_iter = max_iter
-        self.tol = tol
-        self.n_classes = n_classes
-        self.n_jobs = n_jobs
+    def _fit(self, X: Features, T: Targets) -> None:
+        self.marginal_ = T.proportions.mean(axis=0)
 
-    def _fit_inputs(self, X: Any, Y: Any, n: npt.ArrayLike | None) -> tuple[float, Any, Targets]:
-        """``(C, X, targets)`` checked, as every ``fit`` starts."""
-        name = type(self).__name__
-        C = check_positive(name, "C", self.C)
+    def _predict(self, X: Features) -> FloatArray:
+        """The marginal, once per row of ``X``."""
+        return np.tile(self.marginal_, (X.shape[0], 1))
+
+
+@dataclass(eq=False, repr=False)
+class Shrinkage(BaseEstimator):  # type: ignore[misc]
+    r"""Blend a model's prediction with the label marginal, by each item's annotation count.
+
+    .. math::
+
+        q_i = w_i\, \hat q_i + (1 - w_i)\, \bar y, \qquad w_i = \frac{n_i}{n_i + \lambda},
+
+    the posterior-mean weight of a Dirichlet prior of strength :math:`\lambda`
+    centred on the marginal :math:`\bar y`: an item with few annotations
+    gets a prediction close to the marginal. ``n_i``, the evaluated item's
+    annotation count, is passed to :meth:`predict_proba`.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A soft-label model (cloned and fitted by :meth:`fit`).
+    strength : float, optional
+        :math:`\lambda`; default ``K`` (the uniform Dirichlet prior's total).
+    refit : bool, default True
+        ``False``: use ``estimator`` as fitted on the same training items.
+
+    Examples
+    --------
+    >>> from dissensus.models import Marginal
+    >>> X, Y = np.zeros((2, 1)), [[1.0, 0.0], [0.5, 0.5]]
+    >>> s = Shrinkage(Marginal(), strength=2.0).fit(X, Y)
+    >>> s.predict_proba(np.zeros((1, 1)), n=[2]).tolist()
+    [[0.75, 0.25]]
+    """
+
+    estimator: SoftLabelModel
+    _: KW_ONLY
+    strength: float | None = None
+    refit: bool = True
+
+    def fit(self, X: FeaturesLike, Y: TargetsLike, *, n: npt.ArrayLike | None = None) -> Self:
+        """Fit the model and the marginal on the same targets."""
+        t0 = time.perf_counter()
         Xc = as_features(X)
-        T = as_targets(Y, Xc.shape[0], n=n, n_classes=self.n_classes, estimator=f"{name}.fit")
-        return C, Xc, T
+        P = as_targets(Y, Xc.shape[0], n=n, estimator="Shrinkage.fit").proportions
+        if self.refit:
+            self.estimator_ = clone(self.estimator).fit(Xc, Y, n=n)
+        elif getattr(self.estimator, "n_features_in_", None) != Xc.shape[1]:
+            msg = (
+                "Shrinkage(refit=False) needs an estimator already fitted on these training "
+                f"items ({Xc.shape[1]} features); fit it first or use refit=True."
+            )
+            raise ValueError(msg)
+        else:
+            self.estimator_ = self.estimator
+        self.marginal_ = P.mean(axis=0)
+        K = P.shape[1]
+        self.strength_ = float(K)
+        if self.strength is not None:
+            self.strength_ = check_positive("Shrinkage", "strength", self.strength)
+        self.n_features_in_ = Xc.shape[1]
+        self.n_classes_ = K
+        self.fit_time_ = time.perf_counter() - t0
+        return self
+
+    def predict_proba(self, X: FeaturesLike, *, n: npt.ArrayLike | None = None) -> FloatArray:
+        """Blended distributions; ``n`` (annotations per item, shape (N,)) is required."""
+        if not hasattr(self, "estimator_"):
+            msg = "This Shrinkage is not fitted yet; call fit(X, Y) first."
+            raise ValueError(msg)
+        q = np.asarray(self.estimator_.predict_proba(X), dtype=np.float64)
+        if n is None:
+            msg = (
+                "Shrinkage.predict_proba needs `n`, the number of annotations of each item, "
+                "to weigh the model against the marginal."
+            )
+            raise DataError(msg)
+        n_arr = np.asarray(n, dtype=np.float64).ravel()
+        if n_arr.shape[0] != q.shape[0] or not np.all(np.isfinite(n_arr) & (n_arr >= 0)):
+            msg = (
+                f"Shrinkage.predict_proba: `n` must hold {q.shape[0]} non-negative counts (one per "
+                f"row of X); got {n_arr.shape[0]} values."
+            )
+            raise DataError(msg)
+        w = (n_arr / (n_arr + self.strength_))[:, None]
+        out: FloatArray = w * q + (1.0 - w) * self.marginal_
+        return out

@@ -1,11 +1,11 @@
-r"""Linear soft-label models trained by L-BFGS with analytic gradients (C, D, E).
+"""Linear soft-label models trained by L-BFGS with analytic gradients (C, D, E).
 
-See :mod:`dissensus.models._base` for the notation and the objective.
+Notation and objective: :mod:`dissensus.models._base`.
 """
 
 from __future__ import annotations
 
-import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -14,15 +14,8 @@ from scipy import special
 
 from dissensus._exceptions import DataError
 from dissensus.metrics import expected
-from dissensus.models._base import (
-    LinearParams,
-    Targets,
-    as_features,
-    minimize_lbfgs,
-    softmax,
-    softmax_backward,
-)
-from dissensus.posterior import DEFAULT_PRIOR, dirichlet
+from dissensus.models._base import Features, LinearModel, Targets, softmax
+from dissensus.posterior import DEFAULT_PRIOR, PriorLike, dirichlet
 
 __all__ = ["CumulativeLink", "EMDRegression", "ExpectedEMDRegression", "SoftmaxRegression"]
 
@@ -32,18 +25,9 @@ FloatArray = npt.NDArray[np.float64]
 _TINY = 1e-300
 
 
-def _check_predict(est: Any, X: Any) -> Any:
-    if not hasattr(est, "n_features_in_"):
-        msg = f"This {type(est).__name__} is not fitted yet; call fit(X, Y) first."
-        raise ValueError(msg)
-    Xc = as_features(X)
-    if Xc.shape[1] != est.n_features_in_:
-        msg = (
-            f"`X` has {Xc.shape[1]} features but {type(est).__name__} was fitted with "
-            f"{est.n_features_in_}; transform it with the featuriser fitted on the training items."
-        )
-        raise DataError(msg)
-    return Xc
+def _transposed(X: Features) -> Features:
+    """``X.T`` as CSR for a sparse ``X`` (fast products with the gradient)."""
+    return X.T.tocsr() if hasattr(X, "tocsr") else X.T
 
 
 def _cumulative_backward(g: FloatArray) -> FloatArray:
@@ -54,7 +38,8 @@ def _cumulative_backward(g: FloatArray) -> FloatArray:
     return G
 
 
-class SoftmaxRegression(LinearParams):
+@dataclass(eq=False, repr=False, kw_only=True)
+class SoftmaxRegression(LinearModel):
     r"""Multinomial linear model ``q = softmax(X W + b)`` fitted to soft targets by L-BFGS.
 
     The loss is the soft cross-entropy :math:`-\sum_k y_k \ln q_k` (natural
@@ -79,12 +64,9 @@ class SoftmaxRegression(LinearParams):
 
     Attributes
     ----------
-    coef_ : ndarray, shape (d, K)
-    intercept_ : ndarray, shape (K,)
-    n_iter_ : int
-    converged_ : bool
-    fit_time_ : float
-        Seconds spent in :meth:`fit`.
+    coef_, intercept_ : ndarray, shape (d, K) and (K,)
+    n_iter_, converged_, fit_time_ : int, bool, float
+        L-BFGS iterations, whether it converged, seconds spent in :meth:`fit`.
 
     Examples
     --------
@@ -95,7 +77,6 @@ class SoftmaxRegression(LinearParams):
            [0.2, 0.8]])
     """
 
-    # -- hooks ---------------------------------------------------------------
     def _prepare(self, T: Targets) -> Any:
         """Whatever the loss needs beyond the targets (computed once per fit)."""
         return T.proportions
@@ -107,52 +88,32 @@ class SoftmaxRegression(LinearParams):
         return float(-(P * logq).sum()), -P / np.maximum(Q, _TINY)
 
     def _objective(
-        self, theta: FloatArray, X: Any, *, XT: Any, state: Any, C: float, K: int
+        self, theta: FloatArray, X: Features, XT: Features, state: Any, K: int
     ) -> tuple[float, FloatArray]:
-        """The objective over ``theta = (W.ravel(), b)`` and its analytic gradient."""
-        N, d = X.shape
-        W = theta[: d * K].reshape(d, K)
-        Q = softmax(np.asarray(X @ W) + theta[d * K :])
-        loss, G = self._loss(Q, state)
-        Gz = softmax_backward(Q, G)
-        gW = np.asarray(XT @ Gz) + W / C
-        value = loss + float((W * W).sum()) / (2.0 * C)
-        grad = np.concatenate([gW.ravel(), Gz.sum(axis=0)])
-        return value / N, grad / N
+        r"""Summed loss over ``theta = (W.ravel(), b)`` and its gradient.
 
-    # -- estimator API -----------------------------------------------------
-    def fit(self, X: Any, Y: Any, *, n: npt.ArrayLike | None = None) -> SoftmaxRegression:
-        """Fit to targets ``Y``: an (N, K) matrix of distributions or a LabelCounts.
-
-        ``n`` (annotations per item) is needed only by models that use counts
-        (:class:`ExpectedEMDRegression`) when ``Y`` is a matrix.
+        Through the softmax: :math:`dL/dz_j = q_j (g_j - \sum_k q_k g_k)` with
+        ``g = dL/dQ``.
         """
-        t0 = time.perf_counter()
-        C, Xc, T = self._fit_inputs(X, Y, n)
-        state = self._prepare(T)
-        d = Xc.shape[1]
-        K = T.K
-        XT = Xc.T.tocsr() if hasattr(Xc, "tocsr") else Xc.T
+        d = X.shape[1]
+        Q = softmax(np.asarray(X @ theta[: d * K].reshape(d, K)) + theta[d * K :])
+        loss, G = self._loss(Q, state)
+        Gz = Q * (G - (Q * G).sum(axis=1, keepdims=True))
+        return loss, np.concatenate([np.asarray(XT @ Gz).ravel(), Gz.sum(axis=0)])
 
-        def fun(theta: FloatArray) -> tuple[float, FloatArray]:
-            return self._objective(theta, Xc, XT=XT, state=state, C=C, K=K)
-
-        theta, self.n_iter_, self.converged_ = minimize_lbfgs(
-            fun, np.zeros(d * K + K), max_iter=self.max_iter, tol=self.tol, n_jobs=self.n_jobs
-        )
+    def _fit(self, X: Features, T: Targets) -> None:
+        state, XT = self._prepare(T), _transposed(X)
+        d, K = X.shape[1], T.K
+        theta = self._minimize(lambda th: self._objective(th, X, XT, state, K),
+                               np.zeros(d * K + K), n_weights=d * K, N=X.shape[0])  # fmt: skip
         self.coef_ = theta[: d * K].reshape(d, K)
         self.intercept_ = theta[d * K :]
-        self.n_features_in_ = d
-        self.n_classes_ = K
-        self.fit_time_ = time.perf_counter() - t0
-        return self
 
-    def predict_proba(self, X: Any) -> FloatArray:
-        """Predicted distributions, shape (N, K), rows summing to 1."""
-        Xc = _check_predict(self, X)
-        return softmax(np.asarray(Xc @ self.coef_) + self.intercept_)
+    def _predict(self, X: Features) -> FloatArray:
+        return softmax(np.asarray(X @ self.coef_) + self.intercept_)
 
 
+@dataclass(eq=False, repr=False, kw_only=True)
 class EMDRegression(SoftmaxRegression):
     r"""Model D: softmax regression trained with the earth mover's distance to the targets.
 
@@ -161,10 +122,9 @@ class EMDRegression(SoftmaxRegression):
         \ell(y, q) = \frac{1}{K - 1}\sum_{k=1}^{K-1} |Y_k - Q_k|^r
 
     with cumulative sums :math:`Y_k, Q_k` (ordered classes, ground distance
-    :math:`|i - j| / (K - 1)`). ``power=1`` is the EMD itself (not
-    differentiable where :math:`Y_k = Q_k`; L-BFGS then takes a
-    subgradient); ``power=2`` (default) is the squared-EMD loss of Hou,
-    Yu & Samaras (2016), smooth, which L-BFGS minimises reliably.
+    :math:`|i - j| / (K - 1)`). ``power=1`` is the EMD (a subgradient where
+    :math:`Y_k = Q_k`); ``power=2`` is the smooth squared-EMD loss of Hou, Yu
+    and Samaras (2016), which L-BFGS minimises reliably.
 
     Parameters
     ----------
@@ -174,8 +134,8 @@ class EMDRegression(SoftmaxRegression):
 
     References
     ----------
-    L. Hou, C.-P. Yu, D. Samaras. "Squared Earth Mover's Distance-based Loss
-    for Training Deep Neural Networks". arXiv:1611.05916 (2016).
+    Hou, L., Yu, C.-P. and Samaras, D. (2016). Squared Earth Mover's
+    Distance-based loss for training deep neural networks. arXiv:1611.05916.
 
     Examples
     --------
@@ -186,23 +146,15 @@ class EMDRegression(SoftmaxRegression):
     True
     """
 
-    def __init__(
-        self,
-        *,
-        power: int = 2,
-        C: float = 1.0,
-        max_iter: int = 200,
-        tol: float = 1e-5,
-        n_classes: int | None = None,
-        n_jobs: int | None = 1,
-    ) -> None:
-        super().__init__(C=C, max_iter=max_iter, tol=tol, n_classes=n_classes, n_jobs=n_jobs)
-        self.power = power
+    power: int = 2
 
-    def _prepare(self, T: Targets) -> Any:
+    def _check_params(self) -> None:
+        super()._check_params()
         if self.power not in (1, 2):
             msg = f"The 'power' parameter of EMDRegression must be 1 or 2. Got {self.power!r} instead."
             raise ValueError(msg)
+
+    def _prepare(self, T: Targets) -> Any:
         return np.cumsum(T.proportions, axis=1)[:, :-1]
 
     def _loss(self, Q: FloatArray, state: Any) -> tuple[float, FloatArray]:
@@ -218,6 +170,7 @@ class EMDRegression(SoftmaxRegression):
         return value / (K - 1), _cumulative_backward(g / (K - 1))
 
 
+@dataclass(eq=False, repr=False, kw_only=True)
 class ExpectedEMDRegression(SoftmaxRegression):
     r"""Model E: softmax regression trained with the exact expected EMD under each item's posterior.
 
@@ -228,13 +181,12 @@ class ExpectedEMDRegression(SoftmaxRegression):
         \qquad P_k \sim \mathrm{Beta}(A_k, a_0 - A_k),
 
     with :math:`\alpha_i` = prior + counts and :math:`A_k = \alpha_1 + \dots +
-    \alpha_k`: the value is :func:`dissensus.metrics.expected.emd`. Its
-    gradient is closed form: for :math:`X \sim \mathrm{Beta}(a, b)`,
-    :math:`\frac{d}{dc}\mathbb{E}|X - c| = P(X < c) - P(X > c) = 2 I_c(a, b) - 1`,
-    chained through the cumulative sum and the softmax. An item with few
-    annotations has a wide posterior, so :math:`2 I_c - 1` changes slowly
-    in :math:`c` and the item pulls less: the weighting by annotation count
-    comes from the loss itself.
+    \alpha_k` (:func:`dissensus.metrics.expected.emd`). Its gradient is
+    closed form, :math:`\frac{d}{dc}\mathbb{E}|X - c| = 2 I_c(a, b) - 1` for
+    :math:`X \sim \mathrm{Beta}(a, b)`, chained through the cumulative sum and
+    the softmax. A wide posterior (few annotations) makes it change slowly
+    in :math:`c`, so the item pulls less: the loss itself weighs items by
+    annotation count.
 
     Parameters
     ----------
@@ -245,9 +197,7 @@ class ExpectedEMDRegression(SoftmaxRegression):
 
     Notes
     -----
-    Needs counts: ``fit(X, counts)`` with a LabelCounts, or ``fit(X, P, n=n)``
-    with distributions ``P`` and annotations per item ``n`` (``n P`` must be
-    whole numbers).
+    Needs counts: ``fit(X, counts)``, or ``fit(X, P, n=n)`` with ``n P`` whole.
 
     Examples
     --------
@@ -259,18 +209,7 @@ class ExpectedEMDRegression(SoftmaxRegression):
     True
     """
 
-    def __init__(
-        self,
-        *,
-        prior: Any = DEFAULT_PRIOR,
-        C: float = 1.0,
-        max_iter: int = 200,
-        tol: float = 1e-5,
-        n_classes: int | None = None,
-        n_jobs: int | None = 1,
-    ) -> None:
-        super().__init__(C=C, max_iter=max_iter, tol=tol, n_classes=n_classes, n_jobs=n_jobs)
-        self.prior = prior
+    prior: PriorLike = DEFAULT_PRIOR
 
     def _prepare(self, T: Targets) -> Any:
         counts = T.counts
@@ -292,9 +231,8 @@ class ExpectedEMDRegression(SoftmaxRegression):
                 raise DataError(msg)
             counts = whole
         K = counts.shape[1]
-        alpha = dirichlet(
-            np.asarray(counts, dtype=np.int64), prior=self.prior
-        )  # an int array: columns in class order
+        # an int array: columns in class order
+        alpha = dirichlet(np.asarray(counts, dtype=np.int64), prior=self.prior)
         A = np.cumsum(alpha, axis=1)[:, :-1]
         B = np.cumsum(alpha[:, ::-1], axis=1)[:, ::-1][:, 1:]  # a0 - A_k, summed from the tail
         return alpha, A, B, K
@@ -307,36 +245,30 @@ class ExpectedEMDRegression(SoftmaxRegression):
         return value, _cumulative_backward(g)
 
 
-class CumulativeLink(LinearParams):
+@dataclass(eq=False, repr=False, kw_only=True)
+class CumulativeLink(LinearModel):
     r"""Model C: proportional-odds (cumulative logit) model fitted to soft targets.
 
-    One linear score :math:`s = x^\top w` and ordered thresholds
-    :math:`\theta_1 < \dots < \theta_{K-1}`:
+    A linear score :math:`s = x^\top w` and ordered thresholds :math:`\theta_k`:
 
     .. math::
 
         P(y \le k \mid x) = \sigma(\theta_k - s), \qquad
         q_k = \sigma(\theta_k - s) - \sigma(\theta_{k-1} - s),
 
-    (:math:`\theta_0 = -\infty`, :math:`\theta_K = +\infty`), fitted by
-    minimising the soft cross-entropy :math:`-\sum_k y_k \ln q_k` plus
-    :math:`\lVert w\rVert^2 / (2C)` with L-BFGS. The thresholds are
-    :math:`\theta_1` and :math:`\theta_k = \theta_{k-1} + e^{\delta_k}`, so
-    they stay ordered without constraints.
+    (:math:`\theta_0 = -\infty`, :math:`\theta_K = +\infty`), fitted to the
+    soft cross-entropy :math:`-\sum_k y_k \ln q_k` (see the objective);
+    :math:`\theta_k = \theta_{k-1} + e^{\delta_k}` keeps them ordered.
 
     Parameters
     ----------
-    C : float, default 1.0
-    max_iter : int, default 200
-    tol : float, default 1e-5
-    n_classes : int, optional
-    n_jobs : int or None, default 1
+    C, max_iter, tol, n_classes, n_jobs
         As in :class:`SoftmaxRegression`.
 
     References
     ----------
-    P. McCullagh. "Regression Models for Ordinal Data". J. R. Stat. Soc. B
-    42(2), 109–142 (1980). :doi:`10.1111/j.2517-6161.1980.tb01109.x`
+    McCullagh, P. (1980). Regression models for ordinal data. *J. R. Stat. Soc. B*
+    42(2), 109–142. https://doi.org/10.1111/j.2517-6161.1980.tb01109.x
 
     Examples
     --------
@@ -360,63 +292,37 @@ class CumulativeLink(LinearParams):
         return np.diff(Fpad, axis=1), F
 
     def _objective(
-        self, params: FloatArray, X: Any, XT: Any, P: FloatArray, C: float
+        self, params: FloatArray, X: Features, XT: Features, P: FloatArray
     ) -> tuple[float, FloatArray]:
-        """The objective over ``params = (w, t)`` and its analytic gradient."""
-        N, d = X.shape
-        w = params[:d]
-        t = params[d:]
-        theta = self._thresholds(t)
-        s = np.asarray(X @ w).ravel()
-        q, F = self._proba(s, theta)
+        """Summed loss over ``params = (w, t)`` and its analytic gradient."""
+        d = X.shape[1]
+        w, t = params[:d], params[d:]
+        q, F = self._proba(np.asarray(X @ w).ravel(), self._thresholds(t))
         qs = np.maximum(q, _TINY)
-        value = float(-(P * np.log(qs)).sum()) + float(w @ w) / (2.0 * C)
         gq = -P / qs  # dL/dq_k
         gF = gq[:, :-1] - gq[:, 1:]  # q_k = F_k - F_{k-1}: dL/dF_k = g_k - g_{k+1}
         dF = gF * F * (1.0 - F)
         g_theta = dF.sum(axis=0)  # dL/dtheta_k
-        g_s = -dF.sum(axis=1)
-        g_w = np.asarray(XT @ g_s).ravel() + w / C
         # theta_1 = t_0; theta_k = t_0 + sum_{j<=k} exp(t_j)
         tail = np.cumsum(g_theta[::-1])[::-1]
         g_t = np.concatenate([[g_theta.sum()], np.exp(t[1:]) * tail[1:]])
-        return value / N, np.concatenate([g_w, g_t]) / N
+        g_w = np.asarray(XT @ -dF.sum(axis=1)).ravel()
+        return float(-(P * np.log(qs)).sum()), np.concatenate([g_w, g_t])
 
-    def fit(self, X: Any, Y: Any, *, n: npt.ArrayLike | None = None) -> CumulativeLink:
-        """Fit to targets ``Y`` (an (N, K) matrix of distributions or a LabelCounts)."""
-        t0 = time.perf_counter()
-        C, Xc, T = self._fit_inputs(X, Y, n)
-        P = T.proportions
-        d = Xc.shape[1]
-        K = T.K
-        XT = Xc.T.tocsr() if hasattr(Xc, "tocsr") else Xc.T
+    def _fit(self, X: Features, T: Targets) -> None:
+        P, d = T.proportions, X.shape[1]
         # start at the thresholds of the training marginal (w = 0)
         cum = np.clip(np.cumsum(P.mean(axis=0))[:-1], 1e-4, 1 - 1e-4)
         theta0 = special.logit(np.maximum.accumulate(cum))
-        steps = np.maximum(np.diff(theta0), 1e-3)
-        t_init = np.concatenate([[theta0[0]], np.log(steps)])
-
-        def fun(params: FloatArray) -> tuple[float, FloatArray]:
-            return self._objective(params, Xc, XT, P, C)
-
-        params, self.n_iter_, self.converged_ = minimize_lbfgs(
-            fun,
-            np.concatenate([np.zeros(d), t_init]),
-            max_iter=self.max_iter,
-            tol=self.tol,
-            n_jobs=self.n_jobs,
-        )
+        t_init = np.concatenate([[theta0[0]], np.log(np.maximum(np.diff(theta0), 1e-3))])
+        XT = _transposed(X)
+        params = self._minimize(lambda x: self._objective(x, X, XT, P),
+                                np.concatenate([np.zeros(d), t_init]), n_weights=d, N=X.shape[0])  # fmt: skip
         self.coef_ = params[:d]
         self.thresholds_ = self._thresholds(params[d:])
-        self.n_features_in_ = d
-        self.n_classes_ = K
-        self.fit_time_ = time.perf_counter() - t0
-        return self
 
-    def predict_proba(self, X: Any) -> FloatArray:
-        """Predicted distributions, shape (N, K)."""
-        Xc = _check_predict(self, X)
-        q, _ = self._proba(np.asarray(Xc @ self.coef_).ravel(), self.thresholds_)
+    def _predict(self, X: Features) -> FloatArray:
+        q, _ = self._proba(np.asarray(X @ self.coef_).ravel(), self.thresholds_)
         q = np.maximum(q, 0.0)
         out: FloatArray = q / q.sum(axis=1, keepdims=True)
         return out

@@ -1,35 +1,49 @@
-r"""Soft-label baselines on scikit-learn estimators: a soft target is a set of weighted hard rows.
+r"""Soft-label baselines on scikit-learn estimators, and the study's featuriser.
 
-Item :math:`i` with target distribution :math:`y_i` becomes one row per class
-:math:`k` with :math:`y_{ik} > 0`, label :math:`k` and sample weight
-:math:`y_{ik}`. For a multinomial loss this is exact:
+A soft target is a set of weighted hard rows: item :math:`i` with target
+distribution :math:`y_i` becomes one row per class :math:`k` with
+:math:`y_{ik} > 0`, label :math:`k` and sample weight :math:`y_{ik}`. For a multinomial loss this is exact:
 :math:`\sum_k y_{ik}\,(-\ln q_{ik})` is the weighted sum of the hard losses,
 and for Naive Bayes the weighted counts are the fractional counts.
 """
 
 from __future__ import annotations
 
-import time
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Self
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
+from scipy import sparse
 from sklearn.base import BaseEstimator
+from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import MultinomialNB
+from sklearn.preprocessing import OneHotEncoder
 from threadpoolctl import threadpool_limits
 
 from dissensus._exceptions import DataError
-from dissensus.models._base import LinearParams, as_features, as_targets, check_positive
-from dissensus.models._linear import _check_predict
+from dissensus._validation import examples
+from dissensus.models._base import (
+    Features,
+    LinearModel,
+    SoftLabelModel,
+    Targets,
+    check_positive,
+)
 from dissensus.posterior import soft_labels
 
-__all__ = ["SmoothedKL", "SoftCrossEntropy", "SoftNaiveBayes", "expand_soft_targets"]
+__all__ = ["SmoothedKL", "SoftCrossEntropy", "SoftNaiveBayes", "TextFeatures",
+           "expand_soft_targets"]  # fmt: skip
 
 FloatArray = npt.NDArray[np.float64]
 
 
-def expand_soft_targets(X: Any, P: FloatArray) -> tuple[Any, npt.NDArray[np.int64], FloatArray]:
+def expand_soft_targets(
+    X: Features, P: FloatArray
+) -> tuple[Features, npt.NDArray[np.int64], FloatArray]:
     """Rows of ``X`` repeated once per class with positive target mass: (X_rows, labels, weights).
 
     Examples
@@ -39,37 +53,38 @@ def expand_soft_targets(X: Any, P: FloatArray) -> tuple[Any, npt.NDArray[np.int6
     ([0, 1, 0], [0.25, 0.75, 1.0])
     """
     rows, labels = np.nonzero(P > 0)
-    Xe = X[rows]
-    return Xe, labels.astype(np.int64), P[rows, labels]
+    return X[rows], labels.astype(np.int64), P[rows, labels]
 
 
-def _full_proba(proba: FloatArray, classes: npt.NDArray[Any], K: int) -> FloatArray:
-    """Columns for every class 0..K-1 (a class no training item had gets probability 0)."""
-    out = np.zeros((proba.shape[0], K))
-    out[:, np.asarray(classes, dtype=np.int64)] = proba
-    return out
+class _OnWeightedRows(SoftLabelModel):
+    """A scikit-learn classifier ``model_`` fitted on weighted hard rows."""
+
+    model_: Any
+
+    def _predict(self, X: Features) -> FloatArray:
+        """Columns for every class 0..K-1 (a class no training item had gets probability 0)."""
+        out = np.zeros((X.shape[0], self.n_classes_))
+        out[:, np.asarray(self.model_.classes_, dtype=np.int64)] = self.model_.predict_proba(X)
+        return out
 
 
-class SoftCrossEntropy(LinearParams):
+@dataclass(eq=False, repr=False, kw_only=True)
+class SoftCrossEntropy(LinearModel, _OnWeightedRows):
     r"""Model A: multinomial logistic regression on soft targets (soft cross-entropy).
 
     Minimises :math:`\sum_i \sum_k y_{ik}(-\ln q_{ik}) + \lVert W\rVert^2/(2C)`
     with scikit-learn's ``LogisticRegression`` (L-BFGS) on weighted hard
-    rows (see the module notes). Deterministic.
+    rows (see the module notes): the objective of
+    :class:`~dissensus.models.SoftmaxRegression`, solved by scikit-learn.
+    Deterministic.
 
     Parameters
     ----------
-    C : float, default 1.0
-        Inverse L2 strength.
-    max_iter : int, default 200
-    tol : float, default 1e-5
-    n_classes : int, optional
-        Number of classes the targets must have (default: from ``Y``).
+    C, max_iter, tol, n_classes
+        As in :class:`~dissensus.models.SoftmaxRegression`.
     n_jobs : int or None, default 1
-        Threads of scikit-learn's OpenMP and BLAS loops during the fit
-        (None: their default, every core). One by default: at this size the
-        threads' synchronisation costs more than it saves, and on a busy
-        machine far more (MovieLens demo, 2 cores at load 10: 0.9 s with
+        Threads of scikit-learn's OpenMP and BLAS loops during the fit (as
+        for SoftmaxRegression; MovieLens demo, 2 cores at load 10: 0.9 s with
         one thread, 31 s with two).
 
     Examples
@@ -85,28 +100,16 @@ class SoftCrossEntropy(LinearParams):
         """The soft targets the model is fitted to (here the given distributions)."""
         return P
 
-    def fit(self, X: Any, Y: Any, *, n: npt.ArrayLike | None = None) -> SoftCrossEntropy:
-        """Fit to targets ``Y``: an (N, K) matrix of distributions or a LabelCounts."""
-        t0 = time.perf_counter()
-        C, Xc, T = self._fit_inputs(X, Y, n)
-        P = self._targets(T.proportions)
-        Xe, y, w = expand_soft_targets(Xc, P)
-        self.model_ = LogisticRegression(C=C, max_iter=self.max_iter, tol=self.tol)
+    def _fit(self, X: Features, T: Targets) -> None:
+        Xe, y, w = expand_soft_targets(X, self._targets(T.proportions))
+        self.model_ = LogisticRegression(C=float(self.C), max_iter=self.max_iter, tol=self.tol)
         with threadpool_limits(limits=self.n_jobs):
             self.model_.fit(Xe, y, sample_weight=w)
-        self.n_features_in_ = Xc.shape[1]
-        self.n_classes_ = P.shape[1]
         self.n_iter_ = int(np.max(self.model_.n_iter_))
         self.converged_ = self.n_iter_ < self.max_iter
-        self.fit_time_ = time.perf_counter() - t0
-        return self
-
-    def predict_proba(self, X: Any) -> FloatArray:
-        """Predicted distributions, shape (N, K)."""
-        Xc = _check_predict(self, X)
-        return _full_proba(self.model_.predict_proba(Xc), self.model_.classes_, self.n_classes_)
 
 
+@dataclass(eq=False, repr=False, kw_only=True)
 class SmoothedKL(SoftCrossEntropy):
     r"""Model B: multinomial logistic regression with KL to Gaussian-smoothed targets.
 
@@ -132,18 +135,7 @@ class SmoothedKL(SoftCrossEntropy):
     array([[0.88, 0.12, 0.  ]])
     """
 
-    def __init__(
-        self,
-        *,
-        sigma: float = 0.5,
-        C: float = 1.0,
-        max_iter: int = 200,
-        tol: float = 1e-5,
-        n_classes: int | None = None,
-        n_jobs: int | None = 1,
-    ) -> None:
-        super().__init__(C=C, max_iter=max_iter, tol=tol, n_classes=n_classes, n_jobs=n_jobs)
-        self.sigma = sigma
+    sigma: float = 0.5
 
     def _targets(self, P: FloatArray) -> FloatArray:
         K = P.shape[1]
@@ -155,15 +147,17 @@ class SmoothedKL(SoftCrossEntropy):
         return smooth
 
 
-class SoftNaiveBayes(BaseEstimator):  # type: ignore[misc]
+@dataclass(eq=False, repr=False, kw_only=True)
+class SoftNaiveBayes(_OnWeightedRows):
     r"""Multinomial Naive Bayes trained on soft labels (fractional counts).
 
     Class :math:`k` collects the feature counts of every item weighted by
     :math:`y_{ik}`; its prior is :math:`\sum_i y_{ik} / N`; features are
-    smoothed with ``smoothing`` (Laplace for 1), as in the MLRD lecture
-    notes' Naive Bayes classifier, here with soft instead of hard labels.
-    scikit-learn's ``MultinomialNB`` with sample weights on weighted hard
-    rows. Features must be non-negative (counts, TF-IDF).
+    smoothed with ``smoothing`` (Laplace for 1), as in the Naive Bayes
+    classifier of Teufel's MLRD lecture notes (University of Cambridge),
+    here with soft instead of hard labels: scikit-learn's ``MultinomialNB``
+    with sample weights on weighted hard rows. Features must be
+    non-negative (counts, TF-IDF).
 
     Parameters
     ----------
@@ -180,34 +174,117 @@ class SoftNaiveBayes(BaseEstimator):  # type: ignore[misc]
     True
     """
 
-    def __init__(self, *, smoothing: float = 1.0, n_classes: int | None = None) -> None:
-        self.smoothing = smoothing
-        self.n_classes = n_classes
+    smoothing: float = 1.0
 
-    def fit(self, X: Any, Y: Any, *, n: npt.ArrayLike | None = None) -> SoftNaiveBayes:
-        """Fit to targets ``Y`` (an (N, K) matrix of distributions or a LabelCounts)."""
-        t0 = time.perf_counter()
-        smoothing = check_positive("SoftNaiveBayes", "smoothing", self.smoothing)
-        Xc: Any = as_features(X)
-        data = np.asarray(Xc.data if hasattr(Xc, "tocsr") else Xc)  # sparse: the stored values
+    def _check_params(self) -> None:
+        check_positive("SoftNaiveBayes", "smoothing", self.smoothing)
+
+    def _fit(self, X: Features, T: Targets) -> None:
+        data = np.asarray(X.data if hasattr(X, "tocsr") else X)  # sparse: the stored values
         if data.size and float(data.min()) < 0:
             msg = (
                 "SoftNaiveBayes needs non-negative features (counts or TF-IDF); `X` has negative "
                 "values. Use a non-negative featuriser (e.g. one-hot instead of standardised columns)."
             )
             raise DataError(msg)
-        P = as_targets(
-            Y, Xc.shape[0], n=n, n_classes=self.n_classes, estimator="SoftNaiveBayes.fit"
-        ).proportions
-        Xe, y, w = expand_soft_targets(Xc, P)
-        self.model_ = MultinomialNB(alpha=smoothing)
-        self.model_.fit(Xe, y, sample_weight=w)
-        self.n_features_in_ = Xc.shape[1]
-        self.n_classes_ = P.shape[1]
-        self.fit_time_ = time.perf_counter() - t0
+        Xe, y, w = expand_soft_targets(X, T.proportions)
+        self.model_ = MultinomialNB(alpha=float(self.smoothing)).fit(Xe, y, sample_weight=w)
+
+
+@dataclass(eq=False, repr=False, kw_only=True)
+class TextFeatures(BaseEstimator):  # type: ignore[misc]
+    """TF-IDF features of a text column, with optional one-hot categorical columns.
+
+    A scikit-learn transformer over an item table (a DataFrame): the text by
+    ``TfidfVectorizer`` (L2-normalised rows, sublinear term frequency), each
+    categorical column (e.g. a decade) one-hot (missing is a category; a
+    category unseen in training gives zeros). All non-negative (Naive Bayes
+    can use them). Fit on training items only.
+
+    Parameters
+    ----------
+    text : str, default "text"
+        Text column.
+    categorical : sequence of str, default ()
+        Categorical columns.
+    max_features : int, default 20000
+        Vocabulary size (most frequent terms).
+    ngram_range : tuple of int, default (1, 2)
+    min_df : int, default 2
+        Minimum number of training items a term must appear in.
+
+    Examples
+    --------
+    >>> items = pd.DataFrame({"text": ["a red car", "a blue car", "red wine"], "decade": ["1990s", "2000s", None]})
+    >>> f = TextFeatures(categorical=["decade"], min_df=1, ngram_range=(1, 1))
+    >>> f.fit_transform(items).shape  # red, car, blue, wine ("a" is too short) + 3 decades
+    (3, 7)
+    """
+
+    text: str = "text"
+    categorical: Sequence[str] = ()
+    max_features: int = 20000
+    ngram_range: tuple[int, int] = (1, 2)
+    min_df: int = 2
+
+    def _check(self, items: object) -> pd.DataFrame:
+        if not isinstance(items, pd.DataFrame):
+            msg = f"TextFeatures expects the item table as a DataFrame; got {type(items).__name__}."
+            raise TypeError(msg)
+        need = [self.text, *self.categorical]
+        missing = [c for c in need if c not in items.columns]
+        if missing:
+            msg = (
+                f"The item table has no column {examples(missing)} (columns: "
+                f"{examples(list(items.columns), 10)}); name the text column with text=..."
+            )
+            raise DataError(msg)
+        if items[self.text].isna().any():
+            first = items.index[items[self.text].isna().to_numpy()][0]
+            msg = f"Item {first!r} has no text in column {self.text!r}; fill it (e.g. with '')."
+            raise DataError(msg)
+        return items
+
+    def fit(self, items: pd.DataFrame, y: object = None) -> Self:
+        """Learn the vocabulary, IDF weights and categories from the training items."""
+        items = self._check(items)
+        self.vectorizer_ = TfidfVectorizer(
+            max_features=self.max_features,
+            ngram_range=tuple(self.ngram_range),
+            min_df=self.min_df,
+            sublinear_tf=True,
+            dtype=np.float64,
+        )
+        self.vectorizer_.fit(items[self.text].astype(str))
+        self.encoder_: OneHotEncoder | None = None
+        if self.categorical:
+            self.encoder_ = OneHotEncoder(handle_unknown="ignore", dtype=np.float64)
+            self.encoder_.fit(self._categories(items))
+        self.n_features_out_ = int(self.transform(items.iloc[:1]).shape[1])
         return self
 
-    def predict_proba(self, X: Any) -> FloatArray:
-        """Predicted distributions, shape (N, K)."""
-        Xc = _check_predict(self, X)
-        return _full_proba(self.model_.predict_proba(Xc), self.model_.classes_, self.n_classes_)
+    def _categories(self, items: pd.DataFrame) -> pd.DataFrame:
+        return (
+            items[list(self.categorical)]
+            .astype(object)
+            .where(items[list(self.categorical)].notna(), "missing")
+            .astype(str)
+        )
+
+    def transform(self, items: pd.DataFrame) -> sparse.csr_matrix:
+        """Features of ``items``, a sparse (N, d) matrix."""
+        if not hasattr(self, "vectorizer_"):
+            msg = "This TextFeatures is not fitted yet; call fit(items) first."
+            raise ValueError(msg)
+        items = self._check(items)
+        blocks = [self.vectorizer_.transform(items[self.text].astype(str))]
+        if self.encoder_ is not None:
+            blocks.append(self.encoder_.transform(self._categories(items)))
+        out: sparse.csr_matrix = sparse.csr_matrix(
+            sparse.hstack(blocks, format="csr", dtype=np.float64)
+        )
+        return out
+
+    def fit_transform(self, items: pd.DataFrame, y: object = None) -> sparse.csr_matrix:
+        """:meth:`fit`, then :meth:`transform` of the same items."""
+        return self.fit(items).transform(items)

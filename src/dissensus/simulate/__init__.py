@@ -12,8 +12,13 @@ whether :func:`dissensus.allocate.next_items` spends an annotation budget
 better than uniform or random allocation.
 """
 
-from dissensus.simulate._allocation import allocation_study
-from dissensus.simulate._study import DEFAULT_STUDY_METRICS, StudyResult, coverage, study
+from dissensus.simulate._study import (
+    DEFAULT_STUDY_METRICS,
+    StudyResult,
+    allocation_study,
+    coverage,
+    study,
+)
 from dissensus.simulate._synthetic import (
     CANDIDATES,
     DEFAULT_CANDIDATES,
@@ -25,18 +30,6 @@ from dissensus.simulate._synthetic import (
     make_synthetic,
 )
 
-__all__ = [
-    "CANDIDATES",
-    "DEFAULT_CANDIDATES",
-    "DEFAULT_STUDY_METRICS",
-    "TRUTH_FAMILIES",
-    "StudyResult",
-    "SyntheticData",
-    "allocation_study",
-    "annotation_counts",
-    "candidate_predictions",
-    "coverage",
-    "draw_truth",
-    "make_synthetic",
-    "study",
-]
+__all__ = ["CANDIDATES", "DEFAULT_CANDIDATES", "DEFAULT_STUDY_METRICS", "TRUTH_FAMILIES",
+           "StudyResult", "SyntheticData", "allocation_study", "annotation_counts",
+           "candidate_predictions", "coverage", "draw_truth", "make_synthetic", "study"]  # fmt: skip

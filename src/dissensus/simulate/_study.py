@@ -25,19 +25,18 @@ tables report the mean over replicates and its Monte Carlo standard error
 :math:`\mathrm{sd} / \sqrt{R}` (replicates where the bin is empty are left
 out and counted in ``n_replicates``).
 
-Everything is vectorised over items and replicates: replicates are drawn in
-blocks of about :data:`_BLOCK_ROWS` item rows, every metric is one call on a
-block, and the per-(replicate, bin) means are one sparse matrix product.
-Each block has its own random stream spawned from ``seed``
-(:class:`numpy.random.SeedSequence`), and the block size depends on ``N``
-only, so the same arguments give the same bytes.
+Replicates are drawn in blocks of about :data:`_BLOCK_ROWS` item rows,
+every metric is one call on a block and the per-(replicate, bin) means are
+one sparse product. Each block has its own stream spawned from ``seed``
+(:class:`numpy.random.SeedSequence`) and its size depends on ``N`` only, so
+the same arguments give the same bytes.
 """
 
 from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,9 +46,12 @@ import pandas as pd
 from scipy import sparse, special
 
 from dissensus._validation import check_option, examples
+from dissensus.allocate import expected_gain
 from dissensus.metrics import get_metric
 from dissensus.posterior import (
+    DEFAULT_PRIOR,
     PriorFitWarning,
+    PriorLike,
     dirichlet,
     fit_dirichlet_prior,
     fit_hierarchical_prior,
@@ -57,13 +59,16 @@ from dissensus.posterior import (
 from dissensus.simulate._synthetic import (
     DEFAULT_CANDIDATES,
     TruthLike,
+    _sample_labels,
     annotation_counts,
     candidate_predictions,
+    check_integer,
     draw_truth,
 )
 from dissensus.stats import BinsLike, annotation_bins, competition_ranks, kendall_tau_b_rows
 
-__all__ = ["DEFAULT_PRIORS", "DEFAULT_STUDY_METRICS", "StudyResult", "coverage", "study"]
+__all__ = ["DEFAULT_PRIORS", "DEFAULT_STUDY_METRICS", "STRATEGIES", "StudyResult",
+           "allocation_study", "coverage", "study"]  # fmt: skip
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -80,7 +85,6 @@ DEFAULT_STUDY_METRICS: tuple[str, ...] = (
 DEFAULT_PRIORS: tuple[str, ...] = ("uniform", "jeffreys", "empirical", "hierarchical")
 #: Priors fitted to each replicate's counts.
 _FITTED = {"empirical": fit_dirichlet_prior, "hierarchical": fit_hierarchical_prior}
-_PRIOR_NAMES = ("uniform", "jeffreys", "empirical", "hierarchical")
 #: Item rows per block of replicates (memory: a few (rows, K) arrays per candidate).
 _BLOCK_ROWS = 1 << 17
 
@@ -88,11 +92,9 @@ _BLOCK_ROWS = 1 << 17
 # --------------------------------------------------------------------------- helpers
 
 
-def _check_positive_int(name: str, value: Any, low: int = 1) -> int:
-    if isinstance(value, bool) or int(value) != value or int(value) < low:
-        msg = f"The {name!r} parameter must be an integer >= {low}. Got {value!r}."
-        raise ValueError(msg)
-    return int(value)
+def _check_sizes(func: str, n_items: int, n_classes: int, replicates: int) -> tuple[int, int, int]:
+    return (check_integer(func, "n_items", n_items), check_integer(func, "n_classes", n_classes, 2),
+            check_integer(func, "replicates", replicates))  # fmt: skip
 
 
 def _bin_codes(n: IntArray, n_range: tuple[int, int], bins: BinsLike) -> tuple[IntArray, list[str]]:
@@ -104,34 +106,72 @@ def _bin_codes(n: IntArray, n_range: tuple[int, int], bins: BinsLike) -> tuple[I
     return annotation_bins(n, bins)
 
 
+@dataclass(frozen=True)
+class _Block:
+    """Replicates drawn together: truth, counts, (replicate, bin) groups, posteriors per prior."""
+
+    rng: np.random.Generator
+    reps: int
+    pi: FloatArray
+    n: IntArray
+    counts: IntArray
+    labels: list[str]
+    G: sparse.csr_matrix
+    sizes: FloatArray
+    alphas: list[FloatArray]
+    strengths: dict[str, list[float]]
+
+
+def _blocks(
+    truth: TruthLike,
+    seeds: np.random.SeedSequence,
+    *,
+    size: tuple[int, int, int],
+    law: tuple[tuple[int, int], float],
+    bins: BinsLike,
+    priors: Sequence[str | float],
+) -> Iterator[_Block]:
+    """The blocks of ``R`` replicates of ``N`` items and ``K`` classes (``size``).
+
+    Each draws its truths, annotation counts (``law`` = ``(n_range,
+    zipf_exponent)``) and counts from its own stream spawned from ``seeds``
+    (``rng`` continues it); fitted priors are fitted per replicate.
+    """
+    R, N, K = size
+    per_block = max(1, _BLOCK_ROWS // N)
+    starts = range(0, R, per_block)
+    for start, ss in zip(starts, seeds.spawn(len(starts)), strict=True):
+        rng = np.random.default_rng(ss)
+        reps = min(per_block, R - start)
+        pi = draw_truth(reps * N, K, truth=truth, seed=rng)
+        n = annotation_counts(reps * N, n_range=law[0], zipf_exponent=law[1], seed=rng)
+        counts = rng.multinomial(n, pi / pi.sum(axis=1, keepdims=True))
+        codes, labels = _bin_codes(n, law[0], bins)
+        G, sizes = _groups(codes, reps, N, len(labels) + 1)
+        alphas, strengths = _fit_priors(counts, reps, N, priors)
+        yield _Block(rng, reps, pi, n, counts, [*labels, "all"], G, sizes, alphas, strengths)
+
+
 def _fit_priors(
     counts: IntArray, reps: int, N: int, priors: Sequence[Any]
 ) -> tuple[list[FloatArray], dict[str, list[float]]]:
-    """Posterior alpha (rows, K) for each prior; fitted priors fitted per replicate.
-
-    Returns the alphas and, per fitted prior, its strength in each replicate.
-    """
+    """Posterior alpha (rows, K) for each prior, and each fitted prior's strength per replicate."""
     alphas = []
     strengths: dict[str, list[float]] = {}
     for prior in priors:
         if not (isinstance(prior, str) and prior in _FITTED):
             alphas.append(dirichlet(counts, prior=prior))
             continue
-        blocks = counts.reshape(reps, N, -1)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PriorFitWarning)
-            fits = [_FITTED[prior](b) for b in blocks]
-        a0 = np.repeat(np.stack([f.alpha0 for f in fits]), N, axis=0)
+            fits = [_FITTED[prior](b) for b in counts.reshape(reps, N, -1)]
         strengths[prior] = [f.strength for f in fits]
-        alphas.append(dirichlet(counts, prior=a0))
+        alphas.append(dirichlet(counts, prior=np.repeat(np.stack([f.alpha0 for f in fits]), N, 0)))
     return alphas, strengths
 
 
 def _groups(codes: IntArray, reps: int, N: int, B: int) -> tuple[sparse.csr_matrix, FloatArray]:
-    """Item -> (replicate, bin) membership, each item also in its replicate's "all" group.
-
-    Returns the (reps N, reps B) 0/1 matrix and the size of each group.
-    """
+    """Item -> (replicate, bin) 0/1 matrix (also each replicate's "all"), and group sizes."""
     rows = reps * N
     rep = np.repeat(np.arange(reps), N)
     cols = np.r_[rep * B + codes, rep * B + B - 1]
@@ -176,15 +216,13 @@ class StudyResult:
     Attributes
     ----------
     rankings : DataFrame
-        One row per (truth, metric, estimator, bin): ``truth, metric,
-        form`` (``"empirical"`` or ``"expected"``), ``prior`` (``"-"`` for
-        empirical), ``estimator`` (``"empirical"`` or ``"E[uniform]"`` …),
-        ``bin``, ``p_same_ranking`` and ``se_same_ranking`` (the
-        probability that the estimator's ranking of all models equals the
-        true one), ``kendall_tau`` and ``se_kendall_tau``,
-        ``p_best_correct`` and ``se_best_correct`` (it picks the truly best
-        model), ``p_pairs_correct`` and ``se_pairs_correct`` (share of model
-        pairs ordered as the truth does), ``n_replicates``.
+        One row per (truth, metric, estimator, bin): ``truth, metric, form``
+        (``"empirical"``, ``"expected"``, ``"debiased"``), ``prior`` (``"-"``
+        unless expected), ``estimator`` (``"empirical"``, ``"E[uniform]"`` …),
+        ``bin``, then with its ``se_`` each: ``p_same_ranking`` (the whole
+        ranking is the true one), ``kendall_tau``, ``p_best_correct`` (the truly
+        best model first), ``p_pairs_correct`` (share of pairs ordered right);
+        ``n_replicates``.
     pairs : DataFrame
         One row per (truth, metric, estimator, bin, model pair):
         ``model_a, model_b, p_correct, se``, ``true_diff`` (mean over
@@ -194,15 +232,11 @@ class StudyResult:
         Mean over replicates of each model's mean score: ``truth, metric,
         estimator, bin, model, estimate, true_score, n_replicates``.
     prior_strength : DataFrame
-        The strength of each fitted prior (``"empirical"``,
-        ``"hierarchical"``) per truth family: ``truth, prior,
+        Each fitted prior's strength per truth family: ``truth, prior,
         strength_mean, strength_median, strength_min, strength_max`` over
-        replicates (an empirical strength of 1e8 or more means the fit ran
-        to infinity).
-    config : dict
-        The arguments.
-    timings : dict of str to float
-        Seconds per truth family.
+        replicates (1e8 or more: the empirical fit ran to infinity).
+    config, timings : dict
+        The arguments, and seconds per truth family.
     """
 
     rankings: pd.DataFrame
@@ -231,16 +265,9 @@ class StudyResult:
             Keep one bin (e.g. ``"all"``).
         """
         df = self.rankings if bin is None else self.rankings[self.rankings["bin"] == bin]
-        order = list(dict.fromkeys(df["estimator"]))
-        wide = df.pivot(index=["truth", "metric", "bin"], columns="estimator", values=column)
-        wide = wide.reindex(columns=order)
-        bins = list(dict.fromkeys(self.rankings["bin"]))
-        keys = wide.index.to_frame(index=False)
-        keys["_b"] = keys["bin"].map({b: i for i, b in enumerate(bins)})
-        keys["_t"] = keys["truth"].map({t: i for i, t in enumerate(dict.fromkeys(df["truth"]))})
-        keys["_m"] = keys["metric"].map({m: i for i, m in enumerate(dict.fromkeys(df["metric"]))})
-        pos = keys.sort_values(["_t", "_m", "_b"], kind="stable").index.to_numpy()
-        return wide.iloc[pos].reset_index()
+        rows = pd.MultiIndex.from_frame(df[["truth", "metric", "bin"]].drop_duplicates())
+        wide = df.pivot(index=list(rows.names), columns="estimator", values=column)
+        return wide.reindex(index=rows, columns=list(dict.fromkeys(df["estimator"]))).reset_index()
 
 
 # --------------------------------------------------------------------------- study
@@ -267,20 +294,16 @@ def study(
 
     Parameters
     ----------
-    n_items : int, default 1000
-        Items per replicate dataset.
-    n_classes : int, default 5
-    replicates : int, default 200
-        ``R``, independent datasets per truth family.
+    n_items, n_classes, replicates : int, default 1000, 5, 200
+        ``N`` items per replicate dataset, ``K``, and ``R`` datasets per truth family.
     truths : sequence of truth families, default ("mixture",)
         Families of :func:`~dissensus.simulate.draw_truth` (names or
-        Dirichlet parameter vectors); each is studied separately.
+        Dirichlet parameter vectors), each studied separately.
     candidates : sequence of str, default :data:`DEFAULT_CANDIDATES`
         Candidate models (:func:`~dissensus.simulate.candidate_predictions`).
     metrics : sequence of str, default :data:`DEFAULT_STUDY_METRICS`
-        Pointwise metric names of the registry; each must have an expected
-        form (``E[name]``), which is scored too. ``emd`` assumes the classes'
-        order.
+        Pointwise registry metrics with an expected form ``E[name]``, scored
+        too (``emd`` assumes the classes' order).
     priors : sequence of {"uniform", "jeffreys", "empirical", "hierarchical"} or float
         Priors of the expected forms; ``"empirical"`` and ``"hierarchical"``
         are refitted to each replicate's counts
@@ -294,13 +317,11 @@ def study(
     n_annotations : int, optional
         Give every item exactly this many annotations instead.
     candidate_options : dict, optional
-        Keyword arguments of :func:`~dissensus.simulate.candidate_predictions`
-        (``noise_strength``, ``temperature``, ``sigma``, ``train_size``, …).
+        Keyword arguments of :func:`~dissensus.simulate.candidate_predictions`.
     debiased : bool, default False
         Also score each metric's debiased form (``debiased[name]``,
-        :mod:`dissensus.metrics.debiased`) from the counts, as the estimator
-        ``"debiased"`` (form ``"debiased"``). Items with one annotation get
-        their empirical value.
+        :mod:`dissensus.metrics.debiased`) as the estimator and form
+        ``"debiased"``; items with one annotation get their empirical value.
     seed : int, default 0
 
     Returns
@@ -310,15 +331,14 @@ def study(
     Raises
     ------
     ValueError
-        Unknown metric, a metric without an expected form, a bad prior or
-        size.
+        Unknown metric, a metric without an expected form, a bad prior or size.
 
     Notes
     -----
-    The "truth" each estimator is judged against is the ranking by the
-    true mean score on the replicate's own items (finite-sample truth): the
-    question a user asks of one test set. KL and CE differ by the entropy
-    of the target, the same for every model, so they rank alike.
+    Each estimator is judged against the ranking by the true mean score on
+    the replicate's own items (finite-sample truth): the question a user
+    asks of one test set. KL and CE differ by the entropy of the target, the
+    same for every model, so they rank alike.
 
     Examples
     --------
@@ -327,15 +347,13 @@ def study(
     >>> res.table(bin="all")[["truth", "metric", "empirical", "E[uniform]"]].shape
     (1, 4)
     """
-    N = _check_positive_int("n_items", n_items)
-    K = _check_positive_int("n_classes", n_classes, 2)
-    R = _check_positive_int("replicates", replicates)
+    N, K, R = _check_sizes("study", n_items, n_classes, replicates)
     truth_list = _truth_list(truths)
     mets = _resolve(metrics, debiased=debiased)
     prior_names = [str(p) for p in priors]
     for p in priors:
         if isinstance(p, str):
-            check_option("study", "priors", p, _PRIOR_NAMES)
+            check_option("study", "priors", p, DEFAULT_PRIORS)
     cands = list(candidates)
     if len(cands) < 2:
         msg = f"The 'candidates' parameter of study needs at least two models. Got {cands!r}."
@@ -343,62 +361,36 @@ def study(
     opts = dict(candidate_options or {})
     lo, hi = (int(v) for v in n_range)
     if n_annotations is not None:
-        lo = hi = _check_positive_int("n_annotations", n_annotations)
+        lo = hi = check_integer("study", "n_annotations", n_annotations)
     estimators = ["empirical", *(f"E[{p}]" for p in prior_names)]
     if debiased:
         estimators.append("debiased")
-
-    per_block = max(1, _BLOCK_ROWS // N)
-    starts = list(range(0, R, per_block))
-    rank_rows: list[pd.DataFrame] = []
-    pair_rows: list[pd.DataFrame] = []
-    score_rows: list[pd.DataFrame] = []
+    tables: list[tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]] = []
     strength_rows = []
     timings = {}
-    root = np.random.SeedSequence(seed)
-    truth_seeds = root.spawn(len(truth_list))
-    for t_index, truth in enumerate(truth_list):
+    truth_seeds = np.random.SeedSequence(seed).spawn(len(truth_list))
+    for truth, seeds in zip(truth_list, truth_seeds, strict=True):
         t0 = time.perf_counter()
-        tname = (
-            truth
-            if isinstance(truth, str)
-            else "dirichlet" + str(np.round(np.asarray(truth, dtype=np.float64), 3).tolist())
-        )
-        block_seeds = truth_seeds[t_index].spawn(len(starts))
-        est_blocks: list[FloatArray] = []
-        true_blocks: list[FloatArray] = []
+        tname = truth
+        if not isinstance(truth, str):
+            tname = f"dirichlet{np.round(np.asarray(truth, dtype=np.float64), 3).tolist()}"
+        est_blocks, true_blocks = [], []
         strengths: dict[str, list[float]] = {}
-        labels: list[str] = []
-        for start, ss in zip(starts, block_seeds, strict=True):
-            reps = min(per_block, R - start)
-            est, tru, labels, st = _block(
-                np.random.default_rng(ss),
-                reps,
-                N,
-                K,
-                truth,
-                cands,
-                mets,
-                priors,
-                bins,
-                (lo, hi),
-                zipf_exponent,
-                opts,
-                debiased=debiased,
-            )
+        blocks = _blocks(truth, seeds, size=(R, N, K), law=((lo, hi), zipf_exponent), bins=bins,
+                         priors=priors)  # fmt: skip
+        for b in blocks:
+            q = candidate_predictions(b.pi, cands, n=b.n, groups=b.reps, seed=b.rng, **opts)
+            est, tru = _scores(b, q, cands, mets, debiased=debiased)
             est_blocks.append(est)
             true_blocks.append(tru)
-            for key, vals in st.items():
+            for key, vals in b.strengths.items():
                 strengths.setdefault(key, []).extend(vals)
         est_all = np.concatenate(est_blocks, axis=3)  # (F, M, J, R, B)
         true_all = np.concatenate(true_blocks, axis=2)  # (M, J, R, B)
-        rk, pr, sc = _summarise(est_all, true_all, tname, mets, estimators, cands, labels)
-        rank_rows.append(rk)
-        pair_rows.append(pr)
-        score_rows.append(sc)
+        tables.append(_summarise(est_all, true_all, tname, mets, estimators, cands, b.labels))
         for key, vals in strengths.items():
-            s = np.asarray(vals)
-            strength_rows.append((tname, key, s.mean(), np.median(s), s.min(), s.max()))
+            v = np.asarray(vals)
+            strength_rows.append((tname, key, v.mean(), np.median(v), v.min(), v.max()))
         timings[tname] = time.perf_counter() - t0
     config = {
         "n_items": N,
@@ -413,24 +405,10 @@ def study(
         "seed": seed,
         "candidate_options": opts,
     }
-    return StudyResult(
-        rankings=pd.concat(rank_rows, ignore_index=True),
-        pairs=pd.concat(pair_rows, ignore_index=True),
-        scores=pd.concat(score_rows, ignore_index=True),
-        prior_strength=pd.DataFrame(
-            strength_rows,
-            columns=[
-                "truth",
-                "prior",
-                "strength_mean",
-                "strength_median",
-                "strength_min",
-                "strength_max",
-            ],
-        ),
-        config=config,
-        timings=timings,
-    )
+    rankings, pairs, scores = (pd.concat(t, ignore_index=True) for t in zip(*tables, strict=True))
+    columns = ["truth", "prior", "strength_mean", "strength_median", "strength_min", "strength_max"]
+    strength = pd.DataFrame(strength_rows, columns=columns)
+    return StudyResult(rankings, pairs, scores, strength, config=config, timings=timings)
 
 
 def _truth_list(truths: Any) -> list[Any]:
@@ -465,34 +443,12 @@ def _resolve(metrics: Sequence[str], *, debiased: bool = False) -> list[str]:
     return names
 
 
-def _block(  # noqa: PLR0917  (private; one call site)
-    rng: np.random.Generator,
-    reps: int,
-    N: int,
-    K: int,
-    truth: TruthLike,
-    cands: list[str],
-    mets: list[str],
-    priors: Sequence[Any],
-    bins: BinsLike,
-    n_range: tuple[int, int],
-    zipf_exponent: float,
-    opts: dict[str, Any],
-    *,
-    debiased: bool = False,
-) -> tuple[FloatArray, FloatArray, list[str], dict[str, list[float]]]:
-    """Scores of one block of replicates: estimates (F, M, J, reps, B), truth (M, J, reps, B)."""
-    rows = reps * N
-    pi = draw_truth(rows, K, truth=truth, seed=rng)
-    lo, hi = n_range
-    n = annotation_counts(rows, n_range=(lo, hi), zipf_exponent=zipf_exponent, seed=rng)
-    counts = rng.multinomial(n, pi / pi.sum(axis=1, keepdims=True))
-    q = candidate_predictions(pi, cands, n=n, groups=reps, seed=rng, **opts)
-    codes, labels = _bin_codes(n, (lo, hi), bins)
-    B = len(labels) + 1  # + "all"
-    G, sizes = _groups(codes, reps, N, B)
-    alphas, strengths = _fit_priors(counts, reps, N, priors)
-    phat = counts / n[:, None].astype(np.float64)
+def _scores(
+    b: _Block, q: dict[str, FloatArray], cands: list[str], mets: list[str], *, debiased: bool
+) -> tuple[FloatArray, FloatArray]:
+    """Group means of one block: estimates (F, M, J, reps, B) and truth (M, J, reps, B)."""
+    pi, counts, alphas, rows, B = b.pi, b.counts, b.alphas, b.pi.shape[0], len(b.labels)
+    phat = counts / b.n[:, None].astype(np.float64)
     J, M, F = len(cands), len(mets), 1 + len(alphas) + int(debiased)
     S = np.empty((F, M, J, rows))
     T = np.empty((M, J, rows))
@@ -510,9 +466,36 @@ def _block(  # noqa: PLR0917  (private; one call site)
                 warnings.simplefilter("ignore", RuntimeWarning)
                 for j, c in enumerate(cands):
                     S[F - 1, m, j] = df(counts, q[c])
-    est = _group_means(S, G, sizes).reshape(F, M, J, reps, B)
-    tru = _group_means(T, G, sizes).reshape(M, J, reps, B)
-    return est, tru, [*labels, "all"], strengths
+    est = _group_means(S, b.G, b.sizes).reshape(F, M, J, b.reps, B)
+    return est, _group_means(T, b.G, b.sizes).reshape(M, J, b.reps, B)
+
+
+def _keys(truth: str, **levels: Sequence[Any]) -> pd.DataFrame:
+    """The product of ``levels`` as columns (in order), after a constant ``truth`` column."""
+    out = pd.MultiIndex.from_product(list(levels.values()), names=list(levels))
+    frame = out.to_frame(index=False)
+    frame.insert(0, "truth", truth)
+    return frame
+
+
+def ranking_hits(
+    e: FloatArray, t: FloatArray, lower: bool | npt.NDArray[np.bool_]
+) -> tuple[FloatArray, FloatArray, npt.NDArray[np.bool_], FloatArray]:
+    """Estimated and true scores of ``J`` models (last axis) compared: ranks and hits.
+
+    Returns the competition ranks of ``e`` and ``t``, whether the two rankings
+    are the same, and for each pair of models (``np.triu_indices(J, 1)``)
+    1 if ``e`` orders it as ``t`` does, 0 if not, 0.5 if ``e`` ties it.
+    ``lower`` (broadcast to the leading axes) is each row's direction.
+    """
+    J = e.shape[-1]
+    lib = np.broadcast_to(lower, e.shape[:-1]).ravel()
+    re = competition_ranks(e.reshape(-1, J), lower_is_better=lib)[0].reshape(e.shape)
+    rt = competition_ranks(t.reshape(-1, J), lower_is_better=lib)[0].reshape(e.shape)
+    i, k = np.triu_indices(J, k=1)
+    se_, st_ = np.sign(e[..., i] - e[..., k]), np.sign(t[..., i] - t[..., k])
+    pair_ok: FloatArray = np.where(se_ == 0, 0.5, (se_ == st_).astype(np.float64))
+    return re, rt, np.all(re == rt, axis=-1), pair_ok
 
 
 def _summarise(  # noqa: PLR0917  (private; one call site)
@@ -530,27 +513,17 @@ def _summarise(  # noqa: PLR0917  (private; one call site)
     t = np.broadcast_to(np.moveaxis(tru, 1, -1), e.shape)  # (F, M, R, B, J)
     empty: npt.NDArray[np.bool_] = np.asarray(np.isnan(e).any(axis=-1) | np.isnan(t).any(axis=-1))
     lower = np.array([get_metric(m).lower_is_better for m in mets], dtype=bool)
-    lib = np.broadcast_to(lower[None, :, None, None], e.shape[:-1]).ravel()
-    re, _ = competition_ranks(e.reshape(-1, J), lower_is_better=lib)
-    rt, _ = competition_ranks(t.reshape(-1, J), lower_is_better=lib)
-    re = re.reshape(e.shape)
-    rt = rt.reshape(e.shape)
-    same = np.where(empty, np.nan, np.all(re == rt, axis=-1))
+    re, rt, same_, pair_ok = ranking_hits(e, t, lower[None, :, None, None])
+    same = np.where(empty, np.nan, same_)
     best = np.where(
         empty, np.nan, np.take_along_axis(re, np.argmin(rt, axis=-1)[..., None], -1)[..., 0] == 1
     )
     tau = kendall_tau_b_rows(e, t)
     i, k = np.triu_indices(J, k=1)
-    se_ = np.sign(e[..., i] - e[..., k])
-    st_ = np.sign(t[..., i] - t[..., k])
-    pair_ok: FloatArray = np.where(se_ == 0, 0.5, (se_ == st_).astype(np.float64))
     pair_ok[empty] = np.nan
     pairs_mean = pair_ok.mean(axis=-1)
 
-    est_names = np.array(estimators)
-    index = pd.MultiIndex.from_product(
-        [mets, list(est_names), labels], names=["metric", "estimator", "bin"]
-    ).to_frame(index=False)
+    index = _keys(tname, metric=mets, estimator=estimators, bin=labels)
     # (F, M, R, B) -> stats over R -> (F, M, B) -> rows ordered (M, F, B)
     cols: dict[str, Any] = {}
     for key, arr in (
@@ -565,15 +538,9 @@ def _summarise(  # noqa: PLR0917  (private; one call site)
         cols["se_" + key] = np.swapaxes(se, 0, 1).ravel()
         cols["n_replicates"] = np.swapaxes(cnt, 0, 1).ravel()
     rk = pd.concat([index, pd.DataFrame(cols)], axis=1)
-    rk.insert(0, "truth", tname)
-    rk.insert(
-        2,
-        "form",
-        np.where(rk["estimator"].isin(["empirical", "debiased"]), rk["estimator"], "expected"),
-    )
-    rk.insert(3, "prior", rk["estimator"].str.slice(2, -1).where(rk["form"] == "expected", "-"))
-    order = ["truth", "metric", "form", "prior", "estimator", "bin"]
-    rk = rk[order + [c for c in rk.columns if c not in order]]
+    plain = rk["estimator"].isin(["empirical", "debiased"])
+    rk.insert(2, "form", np.where(plain, rk["estimator"], "expected"))
+    rk.insert(3, "prior", rk["estimator"].str.slice(2, -1).where(~plain, "-"))
 
     # pairs: (F, M, R, B, P)
     pm, pse, pcnt = _se(pair_ok, axis=2)  # (F, M, B, P)
@@ -585,9 +552,7 @@ def _summarise(  # noqa: PLR0917  (private; one call site)
             np.where(np.isnan(dt[0]), np.nan, (dt[0] < 0) == lower[:, None, None, None]), axis=1
         )
     P = i.size
-    pidx = pd.MultiIndex.from_product(
-        [mets, list(est_names), labels, range(P)], names=["metric", "estimator", "bin", "pair"]
-    ).to_frame(index=False)
+    pidx = _keys(tname, metric=mets, estimator=estimators, bin=labels, pair=range(P))
     pr = pidx.assign(
         model_a=np.array(cands)[i][pidx["pair"]],
         model_b=np.array(cands)[k][pidx["pair"]],
@@ -597,7 +562,6 @@ def _summarise(  # noqa: PLR0917  (private; one call site)
         p_a_truly_better=np.broadcast_to(a_better[:, None], (M, F, B, P)).ravel(),
         n_replicates=np.swapaxes(pcnt, 0, 1).ravel(),
     ).drop(columns="pair")
-    pr.insert(0, "truth", tname)
 
     # scores: (F, M, J, R, B) -> mean over R
     with warnings.catch_warnings():
@@ -605,15 +569,11 @@ def _summarise(  # noqa: PLR0917  (private; one call site)
         em = np.nanmean(est, axis=3)  # (F, M, J, B)
         tm = np.nanmean(tru, axis=2)  # (M, J, B)
         cnt = (~np.isnan(est)).sum(axis=3)
-    sidx = pd.MultiIndex.from_product(
-        [mets, list(est_names), cands, labels], names=["metric", "estimator", "model", "bin"]
-    ).to_frame(index=False)
-    sc = sidx.assign(
+    sc = _keys(tname, metric=mets, estimator=estimators, model=cands, bin=labels).assign(
         estimate=np.moveaxis(em, 0, 1).ravel(),
         true_score=np.broadcast_to(tm[:, None], (M, F, J, B)).ravel(),
         n_replicates=np.moveaxis(cnt, 0, 1).ravel(),
     )
-    sc.insert(0, "truth", tname)
     return rk, pr, sc
 
 
@@ -635,18 +595,19 @@ def coverage(
 ) -> pd.DataFrame:
     r"""Coverage of the true class probabilities by the posterior credible intervals.
 
-    For every item ``i`` and class ``k``, whether :math:`\pi_{ik}` lies in the
-    equal-tailed credible interval of :func:`dissensus.posterior.credible_interval`
-    at each level, under each prior, per annotation-count bin.
+    Whether each :math:`\pi_{ik}` lies in the equal-tailed credible interval
+    of :func:`dissensus.posterior.credible_interval` at each level, under
+    each prior, per annotation-count bin: exactly when its posterior CDF
+    value :math:`u = I_{\pi_{ik}}(\alpha_k, a_0 - \alpha_k)` is in
+    :math:`[(1 - L)/2, (1 + L)/2]`, one regularised incomplete beta per entry
+    for every level.
 
     Parameters
     ----------
-    n_items, n_classes : int
-    replicates : int, default 50
+    n_items, n_classes, replicates : int, default 2000, 5, 50
     truths : sequence, default ("uniform", "jeffreys", "mixture", "ordinal", "skewed")
-        Truth families: ``"uniform"`` and ``"jeffreys"`` are drawn FROM the
-        uniform and Jeffreys priors' family (there the matching prior should
-        cover at the nominal rate); the others are not.
+        ``"uniform"`` and ``"jeffreys"`` are the priors' own families (there
+        the matching prior should cover at the nominal rate).
     priors : sequence of str, default ("uniform", "jeffreys", "empirical", "hierarchical")
     levels : sequence of float, default (0.5, 0.9, 0.95)
     bins, n_range, zipf_exponent, seed
@@ -655,18 +616,9 @@ def coverage(
     Returns
     -------
     DataFrame
-        ``truth, prior, level, bin, coverage, se, n_replicates``: the share
-        of (item, class) pairs covered, averaged over replicates, and its
-        Monte Carlo standard error across replicates.
-
-    Notes
-    -----
-    :math:`\pi_{ik}` lies in the equal-tailed interval at level :math:`L`
-    exactly when its posterior CDF value
-    :math:`u = I_{\pi_{ik}}(\alpha_k, a_0 - \alpha_k)` is in
-    :math:`[(1 - L)/2, (1 + L)/2]`; one regularised incomplete beta per
-    entry answers every level at once (tests check it against
-    :func:`~dissensus.posterior.credible_interval`).
+        ``truth, prior, level, bin, coverage, se, n_replicates``: the share of
+        (item, class) pairs covered, its mean over replicates and Monte Carlo
+        standard error.
 
     Examples
     --------
@@ -674,54 +626,163 @@ def coverage(
     >>> sorted(cov.columns)
     ['bin', 'coverage', 'level', 'n_replicates', 'prior', 'se', 'truth']
     """
-    N = _check_positive_int("n_items", n_items)
-    K = _check_positive_int("n_classes", n_classes, 2)
-    R = _check_positive_int("replicates", replicates)
+    N, K, R = _check_sizes("coverage", n_items, n_classes, replicates)
     lv = np.asarray([float(v) for v in levels])
     if lv.size == 0 or np.any((lv <= 0) | (lv >= 1)):
         msg = f"The 'levels' parameter of coverage must hold numbers in (0, 1). Got {levels!r}."
         raise ValueError(msg)
     for p in priors:
-        check_option("coverage", "priors", p, _PRIOR_NAMES)
+        check_option("coverage", "priors", p, DEFAULT_PRIORS)
     lo, hi = (int(v) for v in n_range)
-    per_block = max(1, _BLOCK_ROWS // N)
-    root = np.random.SeedSequence(seed)
+    law = ((lo, hi), zipf_exponent)
+    tail = (1.0 - lv)[:, None, None] / 2.0
     frames = []
-    for truth, tss in zip(truths, root.spawn(len(truths)), strict=True):
-        tname = truth if isinstance(truth, str) else "dirichlet"
-        starts = list(range(0, R, per_block))
+    for truth, seeds in zip(truths, np.random.SeedSequence(seed).spawn(len(truths)), strict=True):
         hits = []
-        labels: list[str] = []
-        for start, ss in zip(starts, tss.spawn(len(starts)), strict=True):
-            rng = np.random.default_rng(ss)
-            reps = min(per_block, R - start)
-            rows = reps * N
-            pi = draw_truth(rows, K, truth=truth, seed=rng)
-            n = annotation_counts(rows, n_range=(lo, hi), zipf_exponent=zipf_exponent, seed=rng)
-            counts = rng.multinomial(n, pi / pi.sum(axis=1, keepdims=True))
-            codes, labels = _bin_codes(n, (lo, hi), bins)
-            B = len(labels) + 1
-            alphas, _ = _fit_priors(counts, reps, N, list(priors))
-            G, sizes = _groups(codes, reps, N, B)
-            sizes *= K
-            block = np.empty((len(alphas), lv.size, reps * B))
-            for a, alpha in enumerate(alphas):
-                b = alpha.sum(axis=1, keepdims=True) - alpha
-                u = special.betainc(alpha, b, pi)
-                tail = (1.0 - lv) / 2.0
-                inside = (u[None] >= tail[:, None, None]) & (u[None] <= 1.0 - tail[:, None, None])
-                per_item = inside.sum(axis=2).astype(np.float64)  # (L, rows)
-                block[a] = _group_means(per_item, G, sizes)
-            hits.append(block.reshape(len(alphas), lv.size, reps, B))
-        allh = np.concatenate(hits, axis=2)  # (P, L, R, B)
-        mean, se, cnt = _se(allh, axis=2)  # (P, L, B)
+        for b in _blocks(truth, seeds, size=(R, N, K), law=law, bins=bins, priors=list(priors)):
+            block = np.empty((len(b.alphas), lv.size, b.reps * len(b.labels)))
+            for a, alpha in enumerate(b.alphas):
+                u = special.betainc(alpha, alpha.sum(axis=1, keepdims=True) - alpha, b.pi)[None]
+                per_item = ((u >= tail) & (u <= 1.0 - tail)).sum(axis=2).astype(np.float64)
+                block[a] = _group_means(per_item, b.G, b.sizes * K)  # (L, reps B)
+            hits.append(block.reshape(len(b.alphas), lv.size, b.reps, -1))
+        mean, se, cnt = _se(np.concatenate(hits, axis=2), axis=2)  # (P, L, B)
         idx = pd.MultiIndex.from_product(
-            [list(priors), list(lv), [*labels, "all"]], names=["prior", "level", "bin"]
+            [list(priors), list(lv), b.labels], names=["prior", "level", "bin"]
         ).to_frame(index=False)
-        frames.append(
-            idx.assign(coverage=mean.ravel(), se=se.ravel(), n_replicates=cnt.ravel()).assign(
-                truth=tname
-            )
-        )
+        tname = truth if isinstance(truth, str) else "dirichlet"
+        frames.append(idx.assign(coverage=mean.ravel(), se=se.ravel(), n_replicates=cnt.ravel(),
+                                 truth=tname))  # fmt: skip
     out = pd.concat(frames, ignore_index=True)
     return out[["truth", "prior", "level", "bin", "coverage", "se", "n_replicates"]]
+
+
+STRATEGIES: tuple[str, ...] = ("expected_gain", "uniform", "random")
+_COLUMNS = ["strategy", "round", "spent", "annotations_per_item", "estimator", "p_same_ranking",
+            "se_same_ranking", "p_pairs_correct", "se_pairs_correct"]  # fmt: skip
+
+
+def allocation_study(
+    n_items: int = 500,
+    n_classes: int = 5,
+    *,
+    replicates: int = 50,
+    truth: TruthLike = "mixture",
+    candidates: Sequence[str] = ("truth", "noisy", "tempered", "smoothed"),
+    metric: str = "E[emd]",
+    prior: PriorLike = DEFAULT_PRIOR,
+    initial: int = 2,
+    budget: int | None = None,
+    rounds: int = 10,
+    strategies: Sequence[str] = STRATEGIES,
+    candidate_options: dict[str, Any] | None = None,
+    seed: int = 0,
+) -> pd.DataFrame:
+    r"""Accuracy of the model ranking against the annotation budget, per strategy.
+
+    Each replicate draws ``N`` items with known truth and ``initial``
+    annotations each, then spends ``budget`` more in ``rounds`` equal batches
+    under each strategy from the same start: ``"expected_gain"`` gives each
+    batch to the items of largest :func:`dissensus.allocate.expected_gain`
+    (recomputed after each batch), ``"uniform"`` to the items with the
+    fewest annotations so far (round-robin), ``"random"`` to a uniformly
+    random set. Each item's ``t``-th extra label is pre-drawn, the same under
+    every strategy (common random numbers), so the strategies differ only in
+    where they spend. After every batch the models are ranked by the mean
+    expected and empirical metric and compared with the true ranking (mean
+    pointwise metric against the truth). Replicates are stacked into one
+    array of ``R N`` items; each replicate's batch is its top items.
+
+    Parameters
+    ----------
+    n_items, n_classes, replicates : int, default 500, 5, 50
+    truth : truth family, default "mixture"
+    candidates : sequence of str, default ("truth", "noisy", "tempered", "smoothed")
+        Models to rank (``"overfit"`` uses ``initial`` training labels per item).
+    metric : str, default "E[emd]"
+        Expected metric the models are ranked by (its pointwise form for the
+        empirical ranking and the truth).
+    prior : default :data:`~dissensus.posterior.DEFAULT_PRIOR`
+        ``"empirical"`` is fitted to the stacked replicates after each batch
+        (independent draws of one law: the pooled fit).
+    initial, budget, rounds : int, default 2, ``2 N``, 10
+        Annotations per item before allocation, extra annotations in total,
+        and batches (each on ``budget / rounds <= N`` distinct items).
+    strategies : sequence of str, default ("expected_gain", "uniform", "random")
+    candidate_options : dict, optional
+        Passed to :func:`~dissensus.simulate.candidate_predictions`.
+    seed : int, default 0
+
+    Returns
+    -------
+    DataFrame
+        ``strategy, round, spent``, ``annotations_per_item`` (mean),
+        ``estimator`` (``"expected"`` or ``"empirical"``), ``p_same_ranking,
+        se_same_ranking, p_pairs_correct, se_pairs_correct``; round 0 is the
+        same for every strategy.
+
+    Examples
+    --------
+    >>> curve = allocation_study(60, 3, replicates=2, rounds=2, metric="E[manhattan]", seed=0)
+    >>> sorted(set(curve["strategy"]))
+    ['expected_gain', 'random', 'uniform']
+    """
+    func = "allocation_study"
+    N, K = check_integer(func, "n_items", n_items), check_integer(func, "n_classes", n_classes, 2)
+    R = check_integer(func, "replicates", replicates)
+    for s in strategies:
+        check_option(func, "strategies", s, STRATEGIES)
+    met = get_metric(metric)
+    if met.kind != "expected" or met.pointwise is None:
+        msg = f"The 'metric' parameter of {func} must be an expected metric such as 'E[emd]'. Got {metric!r}."
+        raise ValueError(msg)
+    point = get_metric(met.pointwise)
+    total = 2 * N if budget is None else int(budget)
+    batch = total // int(rounds)
+    if not 1 <= batch <= N:
+        msg = f"budget / rounds must be between 1 and n_items ({N}); got {total} / {rounds}."
+        raise ValueError(msg)
+    rng = np.random.default_rng(seed)
+    pi = draw_truth(R * N, K, truth=truth, seed=rng)
+    pin = pi / pi.sum(axis=1, keepdims=True)
+    n0 = np.full(R * N, int(initial), dtype=np.int64)
+    start = rng.multinomial(n0, pin)
+    q = candidate_predictions(
+        pi, list(candidates), n=n0, groups=R, seed=rng, **(candidate_options or {})
+    )
+    Q = [q[c] for c in candidates]
+    # pre-drawn extra labels: stream[i, t] is item i's t-th extra label, for every strategy
+    stream = _sample_labels(rng, np.repeat(pin, rounds, axis=0)).reshape(R * N, rounds)
+
+    def means(f: Callable[..., FloatArray], target: FloatArray) -> FloatArray:  # (R, J) means
+        return np.stack([f(target, qq).reshape(R, N).mean(axis=1) for qq in Q], axis=1)
+
+    tru = means(point.func, pi)
+    out = []
+    for i, strategy in enumerate(strategies):
+        choice = np.random.default_rng([seed, i])
+        counts = start.copy()
+        used = np.zeros(R * N, dtype=np.int64)
+        for r in range(int(rounds) + 1):
+            if r:  # spend one batch
+                if strategy == "expected_gain":
+                    score = expected_gain(dirichlet(counts, prior=prior), Q, metric=metric)
+                elif strategy == "uniform":
+                    # fewest annotations first; a fixed random tie-break per item
+                    score = -(counts.sum(axis=1) + 0.5 * choice.random(R * N))
+                else:
+                    score = choice.random(R * N)
+                top = np.argsort(-score.reshape(R, N), axis=1, kind="stable")[:, :batch]
+                idx = (top + (np.arange(R) * N)[:, None]).ravel()
+                np.add.at(counts, (idx, stream[idx, used[idx]]), 1)
+                used[idx] += 1
+            n = counts.sum(axis=1)
+            expected = means(met.func, dirichlet(counts, prior=prior))
+            empirical = means(point.func, counts / n[:, None])
+            for name, est in (("expected", expected), ("empirical", empirical)):
+                _, _, same, pairs = ranking_hits(est, tru, bool(met.lower_is_better))
+                row = [strategy, r, r * batch, float(n.mean()), name]
+                for x in (same.astype(np.float64), pairs.mean(axis=1)):
+                    row += [float(x.mean()), float(x.std(ddof=1) / np.sqrt(R)) if R > 1 else np.nan]
+                out.append(row)
+    return pd.DataFrame(out, columns=_COLUMNS)

@@ -35,15 +35,13 @@ Annotation counts (``n_annotations="zipf"``): a discrete power law on
 ``n_range = (lo, hi)`` (default 2 to 1,000),
 :math:`P(n) \propto n^{-s}` with ``s = zipf_exponent`` (default 2). With
 the defaults 39% of items have 2 annotations, about 85% have at most 10,
-1.5% more than 100 (a seed-paper-like spread: many items with a handful of
-ratings, a long tail of popular ones).
+1.5% more than 100 (like the ratings studied by Magnani 2025: many items
+with a handful of ratings, a long tail of popular ones).
 
-Candidate models (:func:`candidate_predictions`) are functions of the truth
-and a seed, at controlled distances from it. Every candidate is mixed with
-the uniform distribution at weight ``floor`` (default 1e-3) so that no
-prediction is exactly 0 and log-based metrics stay finite (a trained model
-never outputs an exact 0 either); the ``"truth"`` candidate is therefore the
-truth up to that mixing.
+Candidate models (:data:`CANDIDATES`) are functions of the truth and a
+seed, at controlled distances from it, each mixed with the uniform
+distribution at weight ``floor`` (default 1e-3) so that no prediction is 0
+and log-based metrics stay finite (no trained model outputs an exact 0).
 """
 
 from __future__ import annotations
@@ -59,29 +57,28 @@ import pandas as pd
 
 from dissensus._validation import SeedLike, as_generator, check_option, examples
 from dissensus.data import Annotations, LabelCounts, Scale
+from dissensus.posterior import soft_labels
 
-__all__ = [
-    "CANDIDATES",
-    "DEFAULT_CANDIDATES",
-    "TRUTH_FAMILIES",
-    "SyntheticData",
-    "annotation_counts",
-    "candidate_predictions",
-    "draw_truth",
-    "make_synthetic",
-]
+__all__ = ["CANDIDATES", "DEFAULT_CANDIDATES", "TRUTH_FAMILIES", "SyntheticData", "annotation_counts",
+           "candidate_predictions", "draw_truth", "make_synthetic"]  # fmt: skip
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 TruthLike = Literal["mixture", "ordinal", "skewed", "flat", "uniform", "jeffreys"] | npt.ArrayLike
 
 TRUTH_FAMILIES: tuple[str, ...] = ("mixture", "ordinal", "skewed", "flat", "uniform", "jeffreys")
-#: The ConvAbuse label marginal (issue 11), ordered from most to least abusive.
+#: The ConvAbuse label marginal (Cercas Curry, Abercrombie and Rieser, EMNLP 2021),
+#: ordered from most to least abusive.
 _CONVABUSE_MARGINAL = (0.022, 0.072, 0.063, 0.052, 0.789)
 _SKEW_STRENGTH = 1.5
 
 
-# --------------------------------------------------------------------------- truth
+def check_integer(func: str, name: str, value: Any, low: int = 1) -> int:
+    """A whole number >= ``low`` (sizes, replicates), or ValueError naming the parameter."""
+    if isinstance(value, bool) or int(value) != value or int(value) < low:
+        msg = f"The {name!r} parameter of {func} must be an integer >= {low}. Got {value!r}."
+        raise ValueError(msg)
+    return int(value)
 
 
 def _dirichlet_rows(rng: np.random.Generator, a: FloatArray) -> FloatArray:
@@ -94,6 +91,14 @@ def _dirichlet_rows(rng: np.random.Generator, a: FloatArray) -> FloatArray:
         g[empty, np.argmax(a[empty], axis=1)] = 1.0
         s = g.sum(axis=1, keepdims=True)
     out: FloatArray = g / s
+    return out
+
+
+def _sample_labels(rng: np.random.Generator, probs: FloatArray) -> IntArray:
+    """One categorical draw per row of ``probs`` (inverse CDF)."""
+    cdf = np.cumsum(probs, axis=1)
+    u = rng.random(probs.shape[0]) * cdf[:, -1]
+    out: IntArray = np.minimum((cdf < u[:, None]).sum(axis=1), probs.shape[1] - 1).astype(np.int64)
     return out
 
 
@@ -131,7 +136,8 @@ def draw_truth(
     >>> pi.shape, bool(abs(pi.sum(axis=1) - 1).max() < 1e-12)
     ((3, 4), True)
     """
-    N, K = _check_sizes(n_items, n_classes)
+    N = check_integer("draw_truth", "n_items", n_items)
+    K = check_integer("draw_truth", "n_classes", n_classes, 2)
     rng = as_generator(seed)
     if isinstance(truth, str):
         check_option("draw_truth", "truth", truth, TRUTH_FAMILIES)
@@ -162,17 +168,6 @@ def draw_truth(
         )
         raise ValueError(msg)
     return _dirichlet_rows(rng, np.broadcast_to(a, (N, K)).copy())
-
-
-def _check_sizes(n_items: int, n_classes: int) -> tuple[int, int]:
-    N, K = int(n_items), int(n_classes)
-    if N < 1 or n_items != N:
-        msg = f"The 'n_items' parameter must be a positive integer. Got {n_items!r}."
-        raise ValueError(msg)
-    if K < 2 or n_classes != K:
-        msg = f"The 'n_classes' parameter must be an integer >= 2. Got {n_classes!r}."
-        raise ValueError(msg)
-    return N, K
 
 
 # --------------------------------------------------------------------------- n per item
@@ -232,17 +227,13 @@ class SyntheticData:
     Attributes
     ----------
     counts : LabelCounts
-        Observed counts, ``counts.values[i] ~ Multinomial(n_i, truth[i])``
-        (without annotator biases).
+        Observed counts, ``Multinomial(n_i, truth[i])`` without annotator biases.
     truth : ndarray of float64, shape (N, K)
-        The true label distribution of each item.
     annotations : Annotations or None
-        One row per annotation with annotator ids, when ``n_annotators`` was
-        given.
+        With annotator ids, when ``n_annotators`` was given.
     annotator_bias : ndarray of float64, shape (A, K), or None
-        The log-odds tilt of each annotator (see :func:`make_synthetic`).
+        Each annotator's log-odds tilt (see :func:`make_synthetic`).
     family : str
-        The truth family.
     """
 
     counts: LabelCounts
@@ -255,14 +246,6 @@ class SyntheticData:
     def n(self) -> IntArray:
         """Annotations per item, shape (N,)."""
         return self.counts.n
-
-
-def _sample_labels(rng: np.random.Generator, probs: FloatArray) -> IntArray:
-    """One categorical draw per row of ``probs`` (inverse CDF)."""
-    cdf = np.cumsum(probs, axis=1)
-    u = rng.random(probs.shape[0]) * cdf[:, -1]
-    out: IntArray = np.minimum((cdf < u[:, None]).sum(axis=1), probs.shape[1] - 1).astype(np.int64)
-    return out
 
 
 def make_synthetic(
@@ -282,38 +265,30 @@ def make_synthetic(
 
     Parameters
     ----------
-    n_items : int
-        ``N``.
-    n_classes : int, default 5
-        ``K``.
+    n_items, n_classes : int
+        ``N`` and ``K`` (default 5).
     ordered : bool, default True
         Whether the scale's classes are ordered (labels ``0 … K-1``).
     truth : str or array_like of shape (K,), default "mixture"
-        Family of the true distributions (module docstring), or Dirichlet
-        parameters.
+        A family of the module docstring, or Dirichlet parameters.
     n_annotations : "zipf", int or array_like of int, default "zipf"
-        ``"zipf"``: the power law of :func:`annotation_counts` on
-        ``n_range`` with ``zipf_exponent``; an int: every item that many;
-        an array: one count per item.
-    n_range : (int, int), default (2, 1000)
-    zipf_exponent : float, default 2.0
+        The power law of :func:`annotation_counts`, the same count for every
+        item, or one count per item.
+    n_range, zipf_exponent
+        As in :func:`annotation_counts`.
     n_annotators : int, optional
-        Give annotator ids: each item is labelled by ``n_i`` distinct
-        annotators out of a pool of this size (which must be at least the
-        largest ``n_i``), and :attr:`SyntheticData.annotations` is filled.
+        Annotator ids: each item is labelled by ``n_i`` distinct annotators
+        of a pool of this size (at least the largest ``n_i``).
     bias_sd : float, default 0.0
-        Annotator biases (needs ``n_annotators``): annotator ``a`` labels
-        item ``i`` from :math:`\pi_{ik} e^{b_{ak}}` renormalised. On an
-        ordered scale :math:`b_{ak} = \beta_a (k - (K-1)/2) / (K-1)` with
-        :math:`\beta_a \sim N(0, \text{bias\_sd}^2)` (a lenient or severe
-        rater); on a nominal one :math:`b_{ak} \sim N(0, \text{bias\_sd}^2)`.
+        Annotator ``a`` labels item ``i`` from :math:`\pi_{ik} e^{b_{ak}}`
+        renormalised: on an ordered scale :math:`b_{ak} = \beta_a (k - (K-1)/2)
+        / (K-1)`, :math:`\beta_a \sim N(0, \text{bias\_sd}^2)` (a lenient or
+        severe rater); on a nominal one :math:`b_{ak} \sim N(0, \text{bias\_sd}^2)`.
     seed : int, Generator or None, default 0
 
     Returns
     -------
     SyntheticData
-        ``counts`` (LabelCounts), ``truth`` (N, K), and ``annotations``
-        when annotator ids were asked for.
 
     Examples
     --------
@@ -324,7 +299,8 @@ def make_synthetic(
     >>> withids.annotations.n_annotations, withids.counts.n.tolist()[:3]
     (200, [4, 4, 4])
     """
-    N, K = _check_sizes(n_items, n_classes)
+    N = check_integer("make_synthetic", "n_items", n_items)
+    K = check_integer("make_synthetic", "n_classes", n_classes, 2)
     rng = as_generator(seed)
     pi = draw_truth(N, K, truth=truth, seed=rng)
     if isinstance(n_annotations, str):
@@ -377,7 +353,11 @@ def make_synthetic(
 # --------------------------------------------------------------------------- candidates
 
 
-Candidate = Callable[[FloatArray, np.random.Generator, IntArray, dict[str, Any]], FloatArray]
+Rng = np.random.Generator
+Options = dict[str, Any]
+#: ``(truth, rng, n, options) -> predictions``; ``options`` are the keyword
+#: options of :func:`candidate_predictions`.
+Candidate = Callable[[FloatArray, Rng, IntArray, Options], FloatArray]
 
 
 def _normalise(x: FloatArray) -> FloatArray:
@@ -392,81 +372,35 @@ def _temper(pi: FloatArray, t: float) -> FloatArray:
     return _normalise(np.exp(logp))
 
 
-def _c_truth(
-    pi: FloatArray, rng: np.random.Generator, n: IntArray, p: dict[str, Any]
-) -> FloatArray:
-    return pi
+def _smoothed(pi: FloatArray, rng: Rng, n: IntArray, p: Options) -> FloatArray:
+    # soft_labels is linear in the proportions: the one-hot rows of an identity give its kernel
+    eye = np.eye(pi.shape[1], dtype=np.int64)
+    return _normalise(pi @ soft_labels(eye, method="gaussian", sigma=float(p["sigma"])))
 
 
-def _c_noisy(
-    pi: FloatArray, rng: np.random.Generator, n: IntArray, p: dict[str, Any]
-) -> FloatArray:
-    s = float(p.get("noise_strength", 20.0))
-    return _dirichlet_rows(rng, s * pi + 1e-3)
-
-
-def _c_tempered(
-    pi: FloatArray, rng: np.random.Generator, n: IntArray, p: dict[str, Any]
-) -> FloatArray:
-    return _temper(pi, float(p.get("temperature", 2.0)))
-
-
-def _c_sharpened(
-    pi: FloatArray, rng: np.random.Generator, n: IntArray, p: dict[str, Any]
-) -> FloatArray:
-    return _temper(pi, float(p.get("sharpen", 0.5)))
-
-
-def _c_smoothed(
-    pi: FloatArray, rng: np.random.Generator, n: IntArray, p: dict[str, Any]
-) -> FloatArray:
-    from dissensus.posterior import _gaussian_kernel  # noqa: PLC0415  (the one kernel)
-
-    return _normalise(pi @ _gaussian_kernel(pi.shape[1], float(p.get("sigma", 1.0))))
-
-
-def _c_overfit(
-    pi: FloatArray, rng: np.random.Generator, n: IntArray, p: dict[str, Any]
-) -> FloatArray:
-    m = p.get("train_size")
+def _overfit(pi: FloatArray, rng: Rng, n: IntArray, p: Options) -> FloatArray:
+    m = p["train_size"]
     size = np.maximum(n if m is None else np.full(pi.shape[0], int(m)), 1)
-    train = rng.multinomial(size, _normalise(pi))
-    return train / size[:, None].astype(np.float64)
+    return rng.multinomial(size, _normalise(pi)) / size[:, None].astype(np.float64)
 
 
-def _c_shrunk(
-    pi: FloatArray, rng: np.random.Generator, n: IntArray, p: dict[str, Any]
-) -> FloatArray:
-    w = float(p.get("shrink", 0.3))
-    out: FloatArray = (1.0 - w) * pi + w / pi.shape[1]
-    return out
-
-
-def _c_marginal(
-    pi: FloatArray, rng: np.random.Generator, n: IntArray, p: dict[str, Any]
-) -> FloatArray:
-    groups = int(p.get("groups", 1))
+def _marginal(pi: FloatArray, rng: Rng, n: IntArray, p: Options) -> FloatArray:
+    groups = int(p["groups"])
     m = pi.reshape(groups, -1, pi.shape[1]).mean(axis=1, keepdims=True)
     return np.broadcast_to(m, (groups, pi.shape[0] // groups, pi.shape[1])).reshape(pi.shape)
 
 
-def _c_uniform(
-    pi: FloatArray, rng: np.random.Generator, n: IntArray, p: dict[str, Any]
-) -> FloatArray:
-    return np.full(pi.shape, 1.0 / pi.shape[1])
-
-
-#: Candidate models: name -> (truth, rng, n, params) -> predictions (N, K).
+#: Candidate models: name -> :data:`Candidate`.
 CANDIDATES: dict[str, Candidate] = {
-    "truth": _c_truth,
-    "noisy": _c_noisy,
-    "tempered": _c_tempered,
-    "sharpened": _c_sharpened,
-    "smoothed": _c_smoothed,
-    "overfit": _c_overfit,
-    "shrunk": _c_shrunk,
-    "marginal": _c_marginal,
-    "uniform": _c_uniform,
+    "truth": lambda pi, rng, n, p: pi,
+    "noisy": lambda pi, rng, n, p: _dirichlet_rows(rng, float(p["noise_strength"]) * pi + 1e-3),
+    "tempered": lambda pi, rng, n, p: _temper(pi, float(p["temperature"])),
+    "sharpened": lambda pi, rng, n, p: _temper(pi, float(p["sharpen"])),
+    "smoothed": _smoothed,
+    "overfit": _overfit,
+    "shrunk": lambda pi, rng, n, p: (1.0 - p["shrink"]) * pi + p["shrink"] / pi.shape[1],
+    "marginal": _marginal,
+    "uniform": lambda pi, rng, n, p: np.full(pi.shape, 1.0 / pi.shape[1]),
 }
 #: The default candidate set of :func:`study` (``"sharpened"`` is left out).
 DEFAULT_CANDIDATES: tuple[str, ...] = (
@@ -504,30 +438,25 @@ def candidate_predictions(
     names : sequence of str, default :data:`DEFAULT_CANDIDATES`
         Any of :data:`CANDIDATES`:
 
-        ``"truth"``: :math:`\pi` itself. ``"noisy"``:
-        :math:`\mathrm{Dir}(s\,\pi + 10^{-3})` with ``s = noise_strength``
-        (larger is closer). ``"tempered"``: :math:`\pi^{1/T}` renormalised,
-        ``T = temperature`` (> 1 flattens). ``"sharpened"``: the same with
-        ``T = sharpen`` (< 1). ``"smoothed"``: :math:`\pi` smoothed over
-        ordered classes with the Gaussian kernel of
-        :func:`dissensus.posterior.soft_labels` (width ``sigma``).
-        ``"overfit"``: the empirical distribution of an independent training
-        sample of ``train_size`` labels per item (default: as many as the
-        item's evaluation annotations ``n``), a model that memorised its
-        training labels. ``"shrunk"``: :math:`(1 - w)\,\pi + w / K`
-        with ``w = shrink``, the truth pulled towards uniform. ``"marginal"``: the average truth over the items
-        (per group of ``N / groups`` consecutive items), the same for every
-        item. ``"uniform"``: :math:`1/K`.
+        ``"truth"``: :math:`\pi`. ``"noisy"``: :math:`\mathrm{Dir}(s\,\pi + 10^{-3})`,
+        ``s = noise_strength`` (larger is closer). ``"tempered"``: :math:`\pi^{1/T}`
+        renormalised, ``T = temperature`` (> 1 flattens); ``"sharpened"``: the
+        same with ``T = sharpen`` (< 1). ``"smoothed"``: :math:`\pi` smoothed over
+        ordered classes by the Gaussian kernel of
+        :func:`dissensus.posterior.soft_labels` (width ``sigma``). ``"overfit"``:
+        the shares of an independent training sample of ``train_size`` labels
+        per item (default ``n``), a model that memorised its training labels.
+        ``"shrunk"``: :math:`(1 - w)\,\pi + w / K`, ``w = shrink``. ``"marginal"``:
+        the mean truth over each group of ``N / groups`` consecutive items.
+        ``"uniform"``: :math:`1/K`.
     n : array_like of int, shape (N,), optional
-        Annotations per item (needed by ``"overfit"`` without
-        ``train_size``).
+        Annotations per item (``"overfit"`` without ``train_size``).
     floor : float, default 1e-3
         Every prediction is :math:`(1 - \text{floor})\,q + \text{floor}/K`.
     noise_strength, temperature, sharpen, sigma, train_size, shrink
         See above.
     groups : int, default 1
-        Number of independent datasets stacked in ``truth`` (for
-        ``"marginal"``).
+        Independent datasets stacked in ``truth`` (for ``"marginal"``).
     seed : int, Generator or None, default 0
 
     Returns

@@ -1,22 +1,23 @@
-r"""Annotator tendencies: does a model reproduce who agrees with whom? (seed 003).
+r"""Annotator tendencies: whether a model reproduces who agrees with whom.
 
 Individual tendency learning (ITL) models predict each annotator's own
-label. Two measures of seed 003 judge them beyond per-annotator accuracy:
+label. Two measures of "A Unified Evaluation Framework for Multi-Annotator
+Tendency Learning" (arXiv:2508.10393, 2025) judge them beyond
+per-annotator accuracy:
 
 - :func:`dic`, the difference of inter-annotator consistency
   :math:`\lVert M - M' \rVert_F / \lVert M \rVert_F` between the true and
   the predicted pairwise agreement matrices (lower is better), with a
   bootstrap interval, the number of pairs used, :func:`tau_curve` and
-  :func:`perturbation_curve` (the seed's next checks);
+  :func:`perturbation_curve` (the checks the paper proposes next);
 - :func:`bae`, behaviour alignment of a model's per-annotator
   representations with the annotators' agreement (higher is better).
 
 Reference points come from :func:`random_baseline`,
 :func:`consensus_baseline` and :func:`itl_bias_baseline` (a shared TF-IDF
 text classifier with a per-annotator calibration layer; needs
-``pip install 'dissensus[models]'``).
-
-This subpackage is not imported by ``import dissensus``.
+``pip install 'dissensus[models]'``). This subpackage is not imported by
+``import dissensus``.
 """
 
 from dissensus.tendency._align import (
@@ -40,22 +41,7 @@ from dissensus.tendency._consistency import (
     tau_curve,
 )
 
-__all__ = [
-    "AlignedPredictions",
-    "BAEResult",
-    "DICResult",
-    "align_predictions",
-    "aligned_embeddings",
-    "bae",
-    "consensus_baseline",
-    "consistency_matrix",
-    "dic",
-    "itl_bias_baseline",
-    "mds_embedding",
-    "perturbation_curve",
-    "random_baseline",
-    "read_annotator_predictions",
-    "split_items",
-    "subset_items",
-    "tau_curve",
-]
+__all__ = ["AlignedPredictions", "BAEResult", "DICResult", "align_predictions",
+           "aligned_embeddings", "bae", "consensus_baseline", "consistency_matrix", "dic",
+           "itl_bias_baseline", "mds_embedding", "perturbation_curve", "random_baseline",
+           "read_annotator_predictions", "split_items", "subset_items", "tau_curve"]  # fmt: skip

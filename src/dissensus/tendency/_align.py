@@ -23,15 +23,12 @@ from dissensus._exceptions import DataError
 from dissensus._validation import PROB_ATOL, computed, examples, is_dask
 from dissensus.data import Annotations, Scale, read_table
 
-__all__ = [
-    "AlignedPredictions",
-    "align_predictions",
-    "check_annotations",
-    "read_annotator_predictions",
-]
+__all__ = ["AlignedPredictions", "align_predictions", "check_annotations", "long_frame",
+           "read_annotator_predictions"]  # fmt: skip
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+_COLUMNS = ("item", "annotator", "label")
 
 
 @dataclass(frozen=True)
@@ -73,6 +70,19 @@ def check_annotations(value: object, name: str, func: str) -> None:
         raise TypeError(msg)
 
 
+def long_frame(
+    annotations: Annotations, func: str, q: FloatArray | None = None, **columns: Any
+) -> pd.DataFrame:
+    """The long (item, annotator, ...) frame of the annotations' cells; ``q`` one column per label."""
+    acodes, names = annotations._require_annotators(func)
+    items = annotations.items[annotations.item_codes]
+    out = pd.DataFrame({"item": items, "annotator": names[acodes], **columns})
+    if q is not None:
+        for k, lab in enumerate(annotations.scale.labels):
+            out[lab] = q[:, k]
+    return out
+
+
 def _label_columns(df: pd.DataFrame, scale: Scale) -> list[Any] | None:
     """The columns holding one probability per label (named ``label`` or ``str(label)``)."""
     names = {str(c): c for c in df.columns}
@@ -93,6 +103,30 @@ def _encode(scale: Scale, labels: pd.Series, *, where: str) -> IntArray:
         )
         raise DataError(msg)
     return codes
+
+
+def _columns(
+    frame: pd.DataFrame, scale: Scale, where: str, *, item: str, annotator: str, label: str
+) -> list[Any] | None:
+    """Check the id columns; None for a label column, else the probability columns."""
+    missing = [c for c in (item, annotator) if c not in frame.columns]
+    if missing:
+        msg = (
+            f"{where} has no {missing[0]!r} column (columns: {examples(list(frame.columns), 12)}); "
+            f"name it with {missing[0]}=... ."
+        )
+        raise DataError(msg)
+    if label in frame.columns:
+        return None
+    cols = _label_columns(frame, scale)
+    if cols is None:
+        msg = (
+            f"{where} needs a {label!r} column (predicted labels) or one probability column per "
+            f"label {examples([str(v) for v in scale.labels], 10)}; columns: "
+            f"{examples(list(frame.columns), 12)}."
+        )
+        raise DataError(msg)
+    return cols
 
 
 def _keys(items: Any, annotators: Any) -> pd.MultiIndex:
@@ -117,12 +151,10 @@ def align_predictions(
     true : Annotations
         With annotator ids and one label per (item, annotator).
     predicted : Annotations, DataFrame or dask.dataframe.DataFrame
-        Annotations of predicted labels, or a long DataFrame with ``item``
-        and ``annotator`` columns and either a ``label`` column (predicted
-        labels) or one column per label of ``true.scale`` (named by the label
-        or its string, e.g. ``"-3"``) holding a predicted distribution. A
-        Dask DataFrame is computed into this process (one ``.compute()``):
-        the annotator-level measures run in memory.
+        Predicted labels as Annotations, or a long frame with ``item``,
+        ``annotator`` and either ``label`` or one column per label of
+        ``true.scale`` (named by the label or its string, e.g. ``"-3"``)
+        holding a distribution. A Dask frame is computed into this process.
     func : str
         Caller's name for messages.
     item, annotator, label : str
@@ -135,9 +167,8 @@ def align_predictions(
     Raises
     ------
     DataError
-        Without annotator ids, with repeated cells, with a true cell that has
-        no prediction, with labels off the scale, or with distributions that
-        are negative or do not sum to 1.
+        Without annotator ids, repeated cells, a true cell without a
+        prediction, labels off the scale, or rows that are not distributions.
     """
     check_annotations(true, "true", func)
     acodes, annotators = true._require_annotators(func)
@@ -146,11 +177,8 @@ def align_predictions(
     K = scale.K
     given: object = computed(predicted)  # users pass other things despite the annotation
     if isinstance(given, Annotations):
-        pa, pnames = given._require_annotators(func)
-        pitems = given.items[given.item_codes]
-        pann = pnames[pa]
         labels = np.asarray(given.scale.labels, dtype=object)[given.label_codes]
-        frame = pd.DataFrame({item: pitems, annotator: pann, label: labels})
+        frame, item, annotator, label = long_frame(given, func, label=labels), *_COLUMNS
     elif isinstance(given, pd.DataFrame):
         frame = given
     else:
@@ -159,29 +187,14 @@ def align_predictions(
             f"label or one probability column per label); got {type(predicted).__name__}."
         )
         raise TypeError(msg)
-    missing_cols = [c for c in (item, annotator) if c not in frame.columns]
-    if missing_cols:
-        msg = (
-            f"`predicted` of {func} has no {missing_cols[0]!r} column (columns: "
-            f"{examples(list(frame.columns), 12)}); name it with {missing_cols[0]}=... ."
-        )
-        raise DataError(msg)
-    prob_cols = None if label in frame.columns else _label_columns(frame, scale)
-    if label not in frame.columns and prob_cols is None:
-        msg = (
-            f"`predicted` of {func} needs a {label!r} column (predicted labels) or one "
-            f"probability column per label {examples(list(scale.labels), 10)}; columns: "
-            f"{examples(list(frame.columns), 12)}."
-        )
-        raise DataError(msg)
+    where = f"`predicted` of {func}"
+    prob_cols = _columns(frame, scale, where, item=item, annotator=annotator, label=label)
     if frame[[item, annotator]].isna().to_numpy().any():
         row = frame.index[np.flatnonzero(frame[[item, annotator]].isna().to_numpy().any(axis=1))[0]]
         msg = f"`predicted` of {func} has a missing item or annotator id at row {row!r}."
         raise DataError(msg)
     if prob_cols is None:
-        codes = _encode(scale, frame[label], where=f"`predicted` of {func}")
-        q_all = np.zeros((len(frame), K))
-        q_all[np.arange(len(frame)), codes] = 1.0
+        q_all = np.eye(K)[_encode(scale, frame[label], where=where)]
         hard = True
     else:
         q_all = frame[prob_cols].to_numpy(dtype=np.float64)
@@ -230,16 +243,15 @@ def read_annotator_predictions(
 ) -> pd.DataFrame:
     """Read per-annotator predictions from a long CSV, TSV, Parquet or JSONL file.
 
-    One row per (item, annotator): a ``label`` column with the predicted
-    label, or one column per label of ``scale`` (named like ``"-3"``) with
-    the predicted distribution.
+    One row per (item, annotator): a ``label`` column, or one column per label
+    of ``scale`` (named like ``"-3"``) with the predicted distribution.
 
     Parameters
     ----------
     path : str or Path
     scale : Scale
-        The true annotations' scale; predicted labels are read on it (a CSV
-        label ``"1"`` is the number 1 on a numeric scale).
+        The true annotations' scale, on which labels are read (a CSV label
+        ``"1"`` is the number 1 on a numeric scale).
     format : {"csv", "tsv", "parquet", "jsonl"}, optional
         Default: from the extension.
     item, annotator, label : str
@@ -248,9 +260,8 @@ def read_annotator_predictions(
     Returns
     -------
     DataFrame
-        Columns ``item``, ``annotator`` and ``label`` (labels of ``scale``)
-        or the probability columns, indexed by file line (row for Parquet),
-        ready for :func:`dic`.
+        ``item``, ``annotator`` and ``label`` (on ``scale``) or the probability
+        columns, indexed by file line (row for Parquet), ready for :func:`dic`.
 
     Raises
     ------
@@ -258,24 +269,11 @@ def read_annotator_predictions(
         A missing file or column, or labels off the scale (with the line).
     """
     df = read_table(path, format=format)
-    for col in (item, annotator):
-        if col not in df.columns:
-            msg = (
-                f"No {col!r} column in '{path}' (columns: {examples(list(df.columns), 12)}); "
-                "name it with item=... / annotator=... ."
-            )
-            raise DataError(msg)
-    if label in df.columns:
+    cols = _columns(df, scale, f"'{path}'", item=item, annotator=annotator, label=label)
+    if cols is None:
         codes = _encode(scale, df[label], where=f"'{path}'")
         out = df[[item, annotator]].copy()
         out[label] = np.asarray(scale.labels, dtype=object)[codes]
         return out
-    cols = _label_columns(df, scale)
-    if cols is None:
-        msg = (
-            f"'{path}' needs a {label!r} column or one probability column per label "
-            f"{examples([str(v) for v in scale.labels], 10)}; columns: {examples(list(df.columns), 12)}."
-        )
-        raise DataError(msg)
     out = df[[item, annotator, *cols]].copy()
     return out.rename(columns=dict(zip(cols, scale.labels, strict=True)))

@@ -1,6 +1,7 @@
-r"""Behaviour alignment explainability (BAE, seed 003 Section 3.2).
+r"""Behaviour alignment explainability (BAE): Section 3.2 of the tendency paper.
 
-Notation (the seed's): :math:`S_{true}` the annotators' behavioural
+"A Unified Evaluation Framework for Multi-Annotator Tendency Learning",
+arXiv:2508.10393 (2025). Notation (the paper's): :math:`S_{true}` the annotators' behavioural
 similarity (their agreement on shared items), :math:`S_{model}` the cosine
 similarity of the model's per-annotator representations (e.g. averaged
 penultimate-layer features :math:`F_{avg}` or attention maps
@@ -17,8 +18,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+from scipy.spatial import procrustes
 
-from dissensus._exceptions import DataError
+from dissensus._exceptions import DataError, MissingExtraError
 from dissensus._validation import SeedLike, as_generator, examples
 from dissensus.agreement._alpha import Level
 from dissensus.agreement._common import Weights
@@ -89,7 +91,11 @@ class BAEResult:
         )
 
 
-def _representations(representations: Any, names: pd.Index) -> FloatArray:
+def _representations(representations: object, names: pd.Index) -> FloatArray:
+    """Unit rows, one per annotator of ``names`` (looked up by id in a mapping or frame)."""
+    if isinstance(representations, pd.DataFrame):
+        rows = representations.to_numpy(dtype=np.float64)
+        representations = dict(zip(representations.index, rows, strict=True))
     if isinstance(representations, Mapping):
         missing = [a for a in names if a not in representations]
         if missing:
@@ -99,12 +105,6 @@ def _representations(representations: Any, names: pd.Index) -> FloatArray:
             )
             raise DataError(msg)
         X = np.asarray([np.asarray(representations[a], dtype=np.float64).ravel() for a in names])
-    elif isinstance(representations, pd.DataFrame):
-        missing = [a for a in names if a not in representations.index]
-        if missing:
-            msg = f"`representations` of bae has no row for annotators {examples(missing)}."
-            raise DataError(msg)
-        X = representations.loc[list(names)].to_numpy(dtype=np.float64)
     else:
         X = np.asarray(representations, dtype=np.float64)
         if X.ndim != 2 or X.shape[0] != len(names):
@@ -142,14 +142,15 @@ def mds_embedding(
 
     Raises
     ------
-    ImportError
+    MissingExtraError
         Without scikit-learn (``pip install 'dissensus[models]'``).
     """
     try:
-        from sklearn.manifold import MDS  # noqa: PLC0415 - optional extra
+        from sklearn.manifold import MDS  # noqa: PLC0415 - optional extra (scikit-learn)
     except ImportError:  # pragma: no cover - exercised only without the extra
         msg = "MDS embeddings need scikit-learn; install it with pip install 'dissensus[models]'."
-        raise ImportError(msg) from None
+        raise MissingExtraError(msg) from None
+
     S = np.asarray(similarity, dtype=np.float64)
     D = np.clip(1.0 - (S + S.T) / 2.0, 0.0, None)
     np.fill_diagonal(D, 0.0)
@@ -183,8 +184,6 @@ def aligned_embeddings(
     S1, S2 = reference.to_numpy(), other.to_numpy()
     if S1.shape[0] < 3 or not (np.isfinite(S1).all() and np.isfinite(S2).all()):
         return None
-    from scipy.spatial import procrustes  # noqa: PLC0415 - scipy.spatial loads slowly
-
     m1, m2, disparity = procrustes(mds_embedding(S1, seed=seed), mds_embedding(S2, seed=seed))
     cols = [f"dim{j + 1}" for j in range(m1.shape[1])]
     return (
@@ -217,14 +216,14 @@ def bae(
     items, NaN below ``min_overlap``), over the off-diagonal pairs defined
     in :math:`S_{true}` (the diagonal is 1 on both sides; see :func:`dic`).
 
-    What the seed defines and what is ours: the seed defines BAE as above
+    What the paper defines and what is ours: the paper defines BAE as above
     (with representations or attention maps, cosine similarity, and MDS as
     the projection it visualises). Ours: the behavioural similarity is made
     concrete as the same pair agreement as DIC (any of its measures, with
     :math:`\tau`); the diagonal is excluded; the MDS (scikit-learn, metric,
     seeded) is of dissimilarities :math:`1 - S`; and the Procrustes
     disparity of the two embeddings (:func:`scipy.spatial.procrustes`) is an
-    added number for the alignment the seed shows as pictures.
+    added number for the alignment the paper shows as pictures.
 
     Parameters
     ----------

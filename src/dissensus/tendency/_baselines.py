@@ -1,10 +1,10 @@
 """Reference points for DIC: random, consensus and a per-annotator-bias ITL model.
 
-A DIC value means little alone; seed 003 quotes a random baseline
-(0.86–0.93) and a consensus baseline (0.51–0.61) next to its models
-(0.23–0.54). Every baseline here returns per-annotator predictions for the
-true (item, annotator) cells of the evaluation annotations, in the long
-shape :func:`dic` takes.
+A DIC value means little alone; the tendency paper (arXiv:2508.10393)
+quotes a random baseline (0.86–0.93) and a consensus baseline (0.51–0.61)
+next to its models (0.23–0.54). Every baseline returns per-annotator
+predictions for the true (item, annotator) cells of the evaluation
+annotations, in the long shape :func:`dic` takes.
 """
 
 from __future__ import annotations
@@ -15,19 +15,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+from scipy import sparse
 
 from dissensus._exceptions import DataError
-from dissensus._validation import SeedLike, as_generator, examples
+from dissensus._validation import SeedLike, as_generator, examples, require_extra
 from dissensus.data import Annotations
-from dissensus.tendency._align import check_annotations
+from dissensus.tendency._align import check_annotations, long_frame
 
-__all__ = [
-    "consensus_baseline",
-    "itl_bias_baseline",
-    "random_baseline",
-    "split_items",
-    "subset_items",
-]
+__all__ = ["consensus_baseline", "itl_bias_baseline", "random_baseline", "split_items",
+           "subset_items"]  # fmt: skip
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -97,22 +93,20 @@ def split_items(
     return subset_items(annotations, ~test), subset_items(annotations, test)
 
 
-def _cells(true: Annotations, func: str) -> tuple[pd.Index, pd.Index, IntArray]:
-    check_annotations(true, "true", func)
-    acodes, names = true._require_annotators(func)
-    return true.items[true.item_codes], names[acodes], acodes
+def _annotator_positions(
+    source: Annotations, target: Annotations, func: str, name: str
+) -> IntArray:
+    """Each annotator of ``target`` in ``source``'s annotator index (-1 if absent), by id.
 
-
-def _frame(true: Annotations, func: str, **columns: Any) -> pd.DataFrame:
-    items, annotators, _ = _cells(true, func)
-    return pd.DataFrame({"item": items, "annotator": annotators, **columns})
-
-
-def _prob_frame(true: Annotations, q: FloatArray, func: str) -> pd.DataFrame:
-    out = _frame(true, func)
-    for k, lab in enumerate(true.scale.labels):
-        out[lab] = q[:, k]
-    return out
+    ``source`` and ``target`` must share one scale.
+    """
+    if list(source.scale.labels) != list(target.scale.labels):
+        msg = (
+            f"`{name}` of {func} has the scale {examples(list(source.scale.labels), 10)}, "
+            f"the evaluation annotations {examples(list(target.scale.labels), 10)}; use one scale."
+        )
+        raise DataError(msg)
+    return source._require_annotators(func)[1].get_indexer(target._require_annotators(func)[1])
 
 
 def random_baseline(
@@ -121,17 +115,16 @@ def random_baseline(
     """Each annotator's labels drawn at random from that annotator's own marginal.
 
     It keeps every annotator's label frequencies and nothing of who agrees
-    with whom on which item, so its predicted pairs agree only by chance:
-    ``M'`` is near 0 off the diagonal and DIC near 1 (seed 003: 0.86–0.93).
+    with whom, so ``M'`` is near 0 off the diagonal and DIC near 1 (the
+    paper: 0.86–0.93).
 
     Parameters
     ----------
     true : Annotations
         The evaluation annotations; one prediction per (item, annotator) cell.
     train : Annotations, optional
-        Where the marginals are counted (default: ``true`` itself). An
-        annotator with no label there gets the pooled marginal of all
-        annotators.
+        Where the marginals are counted (default ``true``); an annotator
+        absent there gets the pooled marginal.
     seed : int, Generator or None, default 0
 
     Returns
@@ -147,53 +140,43 @@ def random_baseline(
     (4, 3)
     """
     func = "random_baseline"
-    acodes = _cells(true, func)[2]
-    K = true.scale.K
+    check_annotations(true, "true", func)
     source = true if train is None else train
     check_annotations(source, "train", func)
+    K = true.scale.K
+    pos = _annotator_positions(
+        source, true, func, "train"
+    )  # a training set may order them otherwise
     s_codes, s_names = source._require_annotators(func)
-    if list(source.scale.labels) != list(true.scale.labels):
-        msg = (
-            f"`train` of {func} has the scale {examples(list(source.scale.labels), 10)}, "
-            f"the evaluation annotations {examples(list(true.scale.labels), 10)}; use one scale."
-        )
-        raise DataError(msg)
-    # annotators matched by id: a training set may list them in another order
-    pos = s_names.get_indexer(true._require_annotators(func)[1])
     counts = np.bincount(s_codes * K + source.label_codes, minlength=len(s_names) * K)
     counts = counts.reshape(-1, K).astype(np.float64)
-    pooled = counts.sum(axis=0)
     own = np.where(pos[:, None] >= 0, counts[np.maximum(pos, 0)], 0.0)
-    empty = own.sum(axis=1) == 0
-    own[empty] = pooled
+    own[own.sum(axis=1) == 0] = counts.sum(axis=0)  # the pooled marginal
     cdf = np.cumsum(own / own.sum(axis=1, keepdims=True), axis=1)
+    acodes = true._require_annotators(func)[0]
     u = as_generator(seed).random(acodes.size)
     codes = np.minimum((u[:, None] >= cdf[acodes]).sum(axis=1), K - 1)
-    return _frame(true, func, label=np.asarray(true.scale.labels, dtype=object)[codes])
+    return long_frame(true, func, label=np.asarray(true.scale.labels, dtype=object)[codes])
 
 
 def consensus_baseline(true: Annotations, *, soft: bool = False) -> pd.DataFrame:
     """Every annotator predicted as the item's consensus (an oracle consensus model).
 
-    The consensus is taken from ``true`` itself (all of the item's labels):
-    the best any model of the consensus alone can do, so the DIC it leaves
-    is what ignoring individual tendencies costs (seed 003: 0.51–0.61).
+    The consensus of ``true`` itself: the best a consensus model can do, so
+    the DIC it leaves is what ignoring individual tendencies costs (the
+    paper: 0.51–0.61).
 
     Parameters
     ----------
     true : Annotations
     soft : bool, default False
-        ``False``: the majority label (ties to the lowest label index), the
-        same for every annotator, so predicted pairs agree perfectly
-        wherever the majority varies over their shared items. ``True``: the
-        item's label distribution (pass ``soft=True`` to :func:`dic` too, to
-        compare the expected tables).
+        ``False``: the majority label (ties to the lowest index) for every
+        annotator. ``True``: the item's label distribution, one probability
+        column per label (pass ``soft=True`` to :func:`dic` too).
 
     Returns
     -------
     DataFrame
-        Columns ``item``, ``annotator`` and ``label`` (majority) or one
-        probability column per label (soft).
 
     Examples
     --------
@@ -207,10 +190,10 @@ def consensus_baseline(true: Annotations, *, soft: bool = False) -> pd.DataFrame
     counts = true.counts().values.astype(np.float64)  # noqa: PD011 - LabelCounts, not pandas
     q = counts / counts.sum(axis=1, keepdims=True)
     if soft:
-        return _prob_frame(true, q[true.item_codes], func)
+        return long_frame(true, func, q[true.item_codes])
     majority = q.argmax(axis=1)
     labels = np.asarray(true.scale.labels, dtype=object)[majority[true.item_codes]]
-    return _frame(true, func, label=labels)
+    return long_frame(true, func, label=labels)
 
 
 def _texts(annotations: Annotations, text: pd.Series | str | Sequence[str], func: str) -> list[str]:
@@ -244,17 +227,6 @@ def _texts(annotations: Annotations, text: pd.Series | str | Sequence[str], func
     return joined.tolist()
 
 
-def _sklearn() -> Any:
-    try:
-        import sklearn  # noqa: PLC0415 - optional extra, loaded only here
-    except ImportError:  # pragma: no cover - exercised only without the extra
-        msg = (
-            "itl_bias_baseline needs scikit-learn; install it with pip install 'dissensus[models]'."
-        )
-        raise ImportError(msg) from None
-    return sklearn
-
-
 def itl_bias_baseline(
     train: Annotations,
     test: Annotations,
@@ -267,35 +239,28 @@ def itl_bias_baseline(
 ) -> pd.DataFrame:
     r"""A simple real ITL model: a shared text classifier plus per-annotator calibration.
 
-    1. *Shared*: TF-IDF (word uni- and bigrams) of each item's text and one
-       one-vs-rest logistic regression (liblinear) on every training annotation
-       :math:`(x_i, y_{ia})`, giving log-probabilities :math:`z_i` (K).
-    2. *Per annotator*: a multinomial logistic regression of the
-       annotator's label on :math:`z_i`, with a weight matrix and bias per
-       annotator, :math:`p(y_{ia} = k) \propto \exp(b_{ak} + \sum_j
-       W_{akj} z_{ij})`: it learns who is stricter, who uses which labels,
-       how much each follows the shared signal. All annotators are fitted in
-       one regression on annotator-interaction features. The calibration
-       layer sees out-of-fold shared log-probabilities (``n_folds`` folds of
-       training items), as at test time.
+    1. *Shared*: TF-IDF (word uni- and bigrams) of each item's text and a
+       one-vs-rest logistic regression (liblinear) on every training
+       annotation :math:`(x_i, y_{ia})`: log-probabilities :math:`z_i` (K).
+    2. *Per annotator*: :math:`p(y_{ia} = k) \propto \exp(b_{ak} + \sum_j
+       W_{akj} z_{ij})`, a multinomial logistic regression on :math:`z_i`
+       with a weight matrix and bias per annotator (who is stricter, who
+       uses which labels, who follows the shared signal), all annotators in
+       one regression on interaction features, fitted on out-of-fold
+       :math:`z_i` (``n_folds`` folds of training items) as at test time.
 
-    Trained on ``train`` only; predicts every (item, annotator) cell of
-    ``test``.
+    Trained on ``train`` only; predicts every (item, annotator) cell of ``test``.
 
     Parameters
     ----------
     train, test : Annotations
         With annotator ids and the same scale (e.g. from :func:`split_items`).
     text : Series, str or sequence of str
-        Item texts: a Series indexed by item id, or the ``meta`` column(s) of
-        the annotations to join (e.g. ``["prev_agent", "prev_user", "agent",
-        "user"]`` for ConvAbuse read with ``meta=``). A missing text counts as
-        empty; an item absent from the Series is an error.
-    n_folds : int, default 5
-    C : float, default 1.0
-        Inverse regularisation strength of both regressions.
-    max_features : int, default 20000
-        TF-IDF vocabulary size.
+        Item texts: a Series indexed by item id, or the ``meta`` column(s) to
+        join (e.g. ``["prev_agent", "prev_user", "agent", "user"]`` for
+        ConvAbuse read with ``meta=``); a missing text is empty.
+    n_folds, C, max_features : int, float, int, default 5, 1.0, 20000
+        Folds, inverse regularisation of both regressions, TF-IDF vocabulary.
     seed : int, Generator or None, default 0
         Fold assignment of the training items.
 
@@ -306,32 +271,25 @@ def itl_bias_baseline(
 
     Raises
     ------
-    ImportError
+    MissingExtraError
         Without scikit-learn (``pip install 'dissensus[models]'``).
     DataError
         Missing texts, different scales, annotators of ``test`` never seen in
         ``train``.
     """
     func = "itl_bias_baseline"
-    _sklearn()
-    from scipy import sparse  # noqa: PLC0415
-    from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: PLC0415
-    from sklearn.linear_model import LogisticRegression  # noqa: PLC0415
-    from sklearn.multiclass import OneVsRestClassifier  # noqa: PLC0415
+    require_extra("models", ["sklearn"], func)
+    from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: PLC0415 - optional extra
+    from sklearn.linear_model import LogisticRegression  # noqa: PLC0415 - optional extra
+    from sklearn.multiclass import OneVsRestClassifier  # noqa: PLC0415 - optional extra
 
     check_annotations(train, "train", func)
     check_annotations(test, "test", func)
     tr_codes, tr_names = train._require_annotators(func)
     te_codes, te_names = test._require_annotators(func)
-    if list(train.scale.labels) != list(test.scale.labels):
-        msg = f"`train` and `test` of {func} must share one scale."
-        raise DataError(msg)
-    # one annotator index for both sets, by id
-    names = pd.Index(tr_names)
-    te_pos = names.get_indexer(te_names)
-    tr_has = np.bincount(tr_codes, minlength=len(names)) > 0
-    used = np.unique(te_codes)  # annotators with test cells
-    bad = [te_names[c] for c in used if te_pos[c] < 0 or not tr_has[te_pos[c]]]
+    te_pos = _annotator_positions(train, test, func, "train")  # one annotator index, by id
+    tr_has = np.bincount(tr_codes, minlength=len(tr_names)) > 0
+    bad = [te_names[c] for c in np.unique(te_codes) if te_pos[c] < 0 or not tr_has[te_pos[c]]]
     if bad:
         msg = (
             f"{len(bad)} annotators of `test` have no training labels ({examples(bad)}); a "
@@ -339,15 +297,11 @@ def itl_bias_baseline(
             "keeps training labels, or drop them."
         )
         raise DataError(msg)
-    K = train.scale.K
-    R = len(names)
-    texts_tr = _texts(train, text, func)
-    texts_te = _texts(test, text, func)
-    vec = TfidfVectorizer(
-        ngram_range=(1, 2), min_df=2, max_features=int(max_features), sublinear_tf=True
-    )
-    X_tr_items = vec.fit_transform(texts_tr)
-    X_te_items = vec.transform(texts_te)
+    K, R = train.scale.K, len(tr_names)
+    vec = TfidfVectorizer(ngram_range=(1, 2), min_df=2, max_features=int(max_features),
+                          sublinear_tf=True)  # fmt: skip
+    X_tr_items = vec.fit_transform(_texts(train, text, func))
+    X_te_items = vec.transform(_texts(test, text, func))
     y = train.label_codes
 
     def shared_logp(fit_items: IntArray, X_pred: Any) -> FloatArray:
@@ -381,4 +335,4 @@ def itl_bias_baseline(
     q = np.zeros((test.n_annotations, K))
     q[:, calib.classes_] = calib.predict_proba(design(z_te_items[test.item_codes], te_a))
     q /= q.sum(axis=1, keepdims=True)
-    return _prob_frame(test, q, func)
+    return long_frame(test, func, q)

@@ -1,9 +1,10 @@
-r"""Inter-annotator consistency structure and DIC (seed 003, Section 3.1).
+r"""Inter-annotator consistency structure and DIC.
 
-Notation (the seed's): ``M`` the true consistency matrix, ``M'`` the
-predicted one, entry :math:`(k, l)` the agreement of annotators ``k`` and
-``l`` on the items both labelled (:math:`S_{kl}`), :math:`\tau` the minimum
-overlap ``min_overlap``.
+Section 3.1 of "A Unified Evaluation Framework for Multi-Annotator Tendency
+Learning", arXiv:2508.10393 (2025), the tendency paper. Notation (the
+paper's): ``M`` the true consistency matrix, ``M'`` the predicted one, entry
+:math:`(k, l)` the agreement of annotators ``k`` and ``l`` on the items both
+labelled (:math:`S_{kl}`), :math:`\tau` the minimum overlap ``min_overlap``.
 
 Every pair's agreement is a function of its ``K × K`` table, and all tables
 come from one sparse incidence matrix ``P`` (items × pairs·K·K): row ``i``
@@ -11,8 +12,8 @@ holds the outer products of the labels (or predicted distributions) of the
 annotator pairs that both labelled item ``i``. With ``w`` the item weights,
 the tables are ``w @ P``: ``w = 1`` for the point estimate, ``W @ P`` with the
 bootstrap weights of :mod:`dissensus.stats` for every resample at once. The
-coefficients themselves are :func:`dissensus.agreement.pairwise`'s
-(:func:`dissensus.agreement._pairwise.table_values`), one implementation.
+coefficients of the tables are :func:`dissensus.agreement.pairwise`'s, one
+implementation.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 import html
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -44,13 +45,7 @@ from dissensus.data import Annotations, Scale
 from dissensus.stats import ConfidenceInterval, iter_bootstrap_weights, percentile_interval
 from dissensus.tendency._align import AlignedPredictions, align_predictions, check_annotations
 
-__all__ = [
-    "DICResult",
-    "consistency_matrix",
-    "dic",
-    "perturbation_curve",
-    "tau_curve",
-]
+__all__ = ["DICResult", "consistency_matrix", "dic", "perturbation_curve", "tau_curve"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -79,7 +74,7 @@ def consistency_matrix(
 ) -> PairwiseAgreement:
     r"""Inter-annotator consistency matrix: agreement of every annotator pair.
 
-    The seed's :math:`M_{kl}` is Cohen's kappa of annotators ``k`` and ``l``
+    The paper's :math:`M_{kl}` is Cohen's kappa of annotators ``k`` and ``l``
     on the items both labelled, when they share at least :math:`\tau` items.
     This is :func:`dissensus.agreement.pairwise` with the diagonal set to 1
     (an annotator is consistent with themself).
@@ -89,11 +84,11 @@ def consistency_matrix(
     annotations : Annotations
         With annotator ids, one label per (item, annotator).
     measure : {"cohen", "weighted_cohen", "alpha", "pearson"} or callable, default "cohen"
-        The pair agreement. For ordinal or interval scales (the seed's open
+        The pair agreement. For ordinal or interval scales (the paper's open
         question 2): ``"weighted_cohen"`` (``weights``), ``"alpha"`` with
         ``level="ordinal"`` or ``"interval"``, or ``"pearson"`` (label values).
     min_overlap : int, default 20
-        :math:`\tau`: pairs sharing fewer items are NaN. The seed leaves it
+        :math:`\tau`: pairs sharing fewer items are NaN. The paper leaves it
         open; 20 keeps the standard error of a kappa near 0.2 or below
         (:func:`tau_curve` shows what the choice does).
     weights : {"quadratic", "linear"} or array_like, default "quadratic"
@@ -104,8 +99,7 @@ def consistency_matrix(
     Returns
     -------
     PairwiseAgreement
-        ``.statistic`` (annotator × annotator, diagonal 1, NaN below
-        ``min_overlap``) and ``.overlap`` (shared items).
+        ``.statistic`` (diagonal 1, NaN below ``min_overlap``) and ``.overlap``.
 
     Examples
     --------
@@ -124,7 +118,10 @@ def consistency_matrix(
         warnings.simplefilter("ignore", DegenerateAgreementWarning)
         pw = pairwise(
             annotations,
-            measure,  # type: ignore[arg-type]  # checked above min_overlap=int(min_overlap), weights=weights, level=level
+            measure,  # type: ignore[arg-type]  # a name checked by _check_common
+            min_overlap=int(min_overlap),
+            weights=weights,
+            level=level,
         )
     values = pw.statistic.to_numpy(copy=True)
     np.fill_diagonal(values, 1.0)
@@ -213,7 +210,9 @@ def _values(
         return table_values(T, measure, scale, weights=weights, level=level, func=func)
 
 
-def _square(upper: FloatArray, R: int, names: pd.Index, diagonal: float) -> pd.DataFrame:
+def _square(upper: FloatArray, names: pd.Index, diagonal: float | IntArray) -> pd.DataFrame:
+    """The symmetric matrix of the upper-triangle pair values, ``diagonal`` on its diagonal."""
+    R = len(names)
     full = np.full((R, R), np.nan)
     iu, ju = np.triu_indices(R, 1)
     full[iu, ju] = upper
@@ -251,29 +250,21 @@ class DICResult:
     statistic : float
         :math:`\lVert M - M' \rVert_F / \lVert M \rVert_F` over the pairs used.
     confidence_interval : ConfidenceInterval or None
-        Percentile bootstrap interval over items (``None`` without one).
-    n_pairs : int
-        Annotator pairs used: overlap at least ``min_overlap`` and the
-        coefficient defined in both matrices.
-    n_pairs_undefined : int
-        Pairs with enough overlap left out because a coefficient is undefined
-        (e.g. a predicted annotator using one label on the shared items).
-    true, predicted : DataFrame
-        :math:`M` and :math:`M'` (annotator × annotator, diagonal 1).
-    overlap : DataFrame
-        Items shared by each pair.
-    measure : str
-    min_overlap : int
-    diagonal : bool
-        Whether the diagonal's ones entered :math:`\lVert M \rVert_F`.
-    n_resamples : int
+        Bootstrap interval over items (``None`` without one).
+    n_pairs, n_pairs_undefined : int
+        Pairs used (overlap at least ``min_overlap``, coefficient defined in
+        both matrices), and pairs with enough overlap but an undefined
+        coefficient (e.g. a predicted annotator using one label).
+    true, predicted, overlap : DataFrame
+        :math:`M` and :math:`M'` (diagonal 1), and the items each pair shares.
+    measure, min_overlap, diagonal, n_resamples
+        The settings.
     n_unused_predictions : int
         Predictions for cells without a true label (not used).
     bootstrap_bias : float
         Mean of the bootstrap replicates minus ``statistic`` (NaN without an
-        interval). DIC is a norm of noisy differences, so with few items per
-        pair it is biased upwards; a large value says so (``ci_method="basic"``
-        corrects the interval for it).
+        interval): DIC, a norm of noisy differences, is biased upwards with
+        few items per pair (``ci_method="basic"`` corrects the interval).
     """
 
     statistic: float
@@ -323,6 +314,8 @@ class DICResult:
 
 @dataclass(frozen=True)
 class _Prepared:
+    """True and predicted cells of one comparison, with every annotator pair's items."""
+
     aligned: AlignedPredictions
     pairs: _Pairs
     q_true: FloatArray
@@ -330,6 +323,28 @@ class _Prepared:
     scale: Scale
     names: pd.Index
     overlap: IntArray
+    acodes: IntArray
+
+    def tables(self) -> tuple[FloatArray, FloatArray]:
+        """Every pair's true and predicted table on all shared items, (pairs, K, K) each."""
+        K = self.scale.K
+        every = np.arange(self.pairs.n_pairs)
+        ones = np.ones(self.pairs.n_items)
+        Tt = (ones @ _incidence(self.pairs, self.q_true, every)).reshape(-1, K, K)
+        Tp = (ones @ _incidence(self.pairs, self.q_pred, every)).reshape(-1, K, K)
+        return Tt, Tp
+
+    def values(self, measure: str, *, weights: Weights, level: Level, func: str) -> tuple[
+        FloatArray, FloatArray
+    ]:  # fmt: skip
+        """Every pair's true and predicted coefficient (NaN where undefined)."""
+        Tt, Tp = self.tables()
+        return tuple(_values(T, measure, self.scale, weights=weights, level=level, func=func)
+                     for T in (Tt, Tp))  # type: ignore[return-value]  # fmt: skip
+
+    def diagonal_terms(self, diagonal: bool) -> float:
+        """The diagonal's share of ``|M|²``: upper pairs count once, so each 1 counts half."""
+        return len(self.names) / 2.0 if diagonal else 0.0
 
 
 def _prepare(
@@ -337,49 +352,21 @@ def _prepare(
 ) -> _Prepared:
     aligned = align_predictions(true, predicted, func=func)
     acodes, names = true._require_annotators(func)
-    K = true.scale.K
-    q_true = np.zeros((true.n_annotations, K))
-    q_true[np.arange(true.n_annotations), true.label_codes] = 1.0
+    q_true = np.eye(true.scale.K)[true.label_codes]
     q_pred = aligned.q
     if not soft and not aligned.hard:
         # argmax, ties to the lowest label index (numpy's argmax)
-        codes = q_pred.argmax(axis=1)
-        q_pred = np.zeros_like(q_pred)
-        q_pred[np.arange(codes.size), codes] = 1.0
+        q_pred = np.eye(true.scale.K)[q_pred.argmax(axis=1)]
     pairs = _cell_pairs(true.item_codes, acodes, len(names))
-    return _Prepared(
-        aligned,
-        pairs,
-        q_true,
-        q_pred,
-        true.scale,
-        pd.Index(names, name="annotator"),
-        pairs.overlap(),
-    )
-
-
-def _tables(prep: _Prepared) -> tuple[FloatArray, FloatArray]:
-    """Every pair's true and predicted table on all shared items, (pairs, K, K) each."""
-    K = prep.scale.K
-    every = np.arange(prep.pairs.n_pairs)
-    ones = np.ones(prep.pairs.n_items)
-    Tt = (ones @ _incidence(prep.pairs, prep.q_true, every)).reshape(-1, K, K)
-    Tp = (ones @ _incidence(prep.pairs, prep.q_pred, every)).reshape(-1, K, K)
-    return Tt, Tp
+    names = pd.Index(names, name="annotator")
+    return _Prepared(aligned, pairs, q_true, q_pred, true.scale, names, pairs.overlap(), acodes)
 
 
 def _callable_values(
     prep: _Prepared, measure: Callable[[IntArray, IntArray], float], tau: int
 ) -> tuple[FloatArray, FloatArray]:
     true = prep.aligned.true
-    pred = Annotations(
-        item_codes=true.item_codes,
-        label_codes=prep.q_pred.argmax(axis=1).astype(np.int64),
-        annotator_codes=true.annotator_codes,
-        items=true.items,
-        annotators=true.annotators,
-        scale=true.scale,
-    )
+    pred = replace(true, label_codes=prep.q_pred.argmax(axis=1).astype(np.int64))
     iu, ju = np.triu_indices(len(prep.names), 1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateAgreementWarning)
@@ -411,48 +398,39 @@ def dic(
 
     over the annotator pairs :math:`k < l` that share at least
     :math:`\tau` items and whose coefficient is defined in both matrices
-    (seed 003, Eq. for DIC; lower is better, 0 for a perfect copy).
+    (the paper's DIC; lower is better, 0 for a perfect copy).
 
     Parameters
     ----------
     true : Annotations
         True annotations with annotator ids.
     predicted : Annotations, DataFrame or dask.dataframe.DataFrame
-        Per-annotator predictions in the same long shape: labels, or one
-        probability column per label (see :func:`align_predictions
-        <dissensus.tendency.align_predictions>`). Every true (item,
-        annotator) cell needs one; ``M'`` is computed on the same shared
-        items as ``M``. A Dask DataFrame is computed into this process:
-        the annotator-level measures run in memory (so does ``true``; build
-        it from a Dask frame with ``Annotations.from_frame(ddf)``).
+        Per-annotator predictions: labels, or one probability column per
+        label (:func:`align_predictions <dissensus.tendency.align_predictions>`),
+        one per true (item, annotator) cell, so that ``M'`` uses the items of
+        ``M``. A Dask DataFrame is computed into this process (build ``true``
+        from one with ``Annotations.from_frame(ddf)``).
     measure : {"cohen", "weighted_cohen", "alpha", "pearson"} or callable, default "cohen"
-        Pair agreement (see :func:`consistency_matrix`); the seed uses Cohen's kappa.
+        Pair agreement (see :func:`consistency_matrix`); the paper uses Cohen's kappa.
     min_overlap : int, default 20
         :math:`\tau`.
     weights, level
         Options of ``"weighted_cohen"`` and ``"alpha"``.
     soft : bool, default False
-        How a predicted distribution enters. ``False``: reduced to a label by
-        argmax, ties to the lowest label index. ``True``: the pair table of
-        two predicted annotators is the sum over shared items of the outer
-        product of their distributions (the expected table when each
-        predicted annotator draws a label from their distribution,
-        independently given the item); every built-in measure is a function
-        of the table, a callable is not.
+        ``False``: a predicted distribution is reduced to its argmax label
+        (ties to the lowest index). ``True``: the pair table of two predicted
+        annotators sums the outer products of their distributions over the
+        shared items (the expected table when each draws a label
+        independently); built-in measures only.
     diagonal : bool, default False
-        Whether the diagonal ones count in :math:`\lVert M \rVert_F`. They
-        are 1 on both sides by definition, so including them adds ``M``
-        (the number of annotators) to the denominator and nothing to the
-        numerator: DIC would shrink with the pool size for the same
-        structure. Excluded by default; ``True`` gives the seed's formula
-        taken literally over full matrices. Symmetric entries are counted
-        once (the ratio is the same counted twice).
+        Count the diagonal ones in :math:`\lVert M \rVert_F` (the paper's
+        formula over full matrices). They add the number of annotators to the
+        denominator and nothing to the numerator, so DIC would shrink with
+        the pool size; excluded by default. Symmetric entries count once.
     confidence_level : float or None, default 0.95
-        Percentile bootstrap interval over items (those labelled by at
-        least two annotators), resampling true and predicted labels of an
-        item together. The pairs are the point estimate's; a pair whose
-        coefficient is undefined in a resample is left out of that
-        resample. ``None``: no interval.
+        Bootstrap interval over items labelled by at least two annotators
+        (true and predicted labels resampled together; the point estimate's
+        pairs, each left out of a resample where undefined). ``None``: none.
     ci_method : {"percentile", "basic"}, default "percentile"
         ``"percentile"``: quantiles of the replicates. ``"basic"``: the
         reverse percentile interval :math:`[2\hat\theta - q_{hi}, 2\hat\theta -
@@ -475,8 +453,8 @@ def dic(
 
     References
     ----------
-    Seed 003: "A Unified Evaluation Framework for Multi-Annotator Tendency
-    Learning", arXiv:2508.10393, Section 3.1.
+    "A Unified Evaluation Framework for Multi-Annotator Tendency Learning",
+    arXiv:2508.10393 (2025), Section 3.1.
 
     Examples
     --------
@@ -501,74 +479,55 @@ def dic(
         raise ValueError(msg)
     prep = _prepare(true, predicted, soft, func)
     R = len(prep.names)
-    enough = prep.overlap >= tau
+    options: dict[str, Any] = {"weights": weights, "level": level, "func": func}
     if callable(measure):
         vt, vp = _callable_values(prep, measure, tau)
-        name = getattr(measure, "__name__", "custom")
     else:
-        name = measure
-        Tt, Tp = _tables(prep)
-        vt = _values(Tt, measure, prep.scale, weights=weights, level=level, func=func)
-        vp = _values(Tp, measure, prep.scale, weights=weights, level=level, func=func)
-    vt = np.where(enough, vt, np.nan)
-    vp = np.where(enough, vp, np.nan)
+        vt, vp = prep.values(measure, **options)
+    enough = prep.overlap >= tau
+    vt, vp = np.where(enough, vt, np.nan), np.where(enough, vp, np.nan)
     used = enough & np.isfinite(vt) & np.isfinite(vp)
-    n_diag = R / 2.0 if diagonal else 0.0  # upper pairs count once, so the diagonal counts half
+    n_diag = prep.diagonal_terms(diagonal)
     stat = float(_dic_of(vt[used], vp[used], n_diag))
-    interval = None
-    bias = float("nan")
-    B = int(n_resamples)
+    interval, bias, B = None, float("nan"), int(n_resamples)
     if confidence_level is not None and used.any() and not callable(measure):
         level_ = check_probability_level(func, "confidence_level", confidence_level)
         keep = np.flatnonzero(used)
-        Pt = _incidence(prep.pairs, prep.q_true, keep)
-        Pp = _incidence(prep.pairs, prep.q_pred, keep)
         K = prep.scale.K
+        P = [_incidence(prep.pairs, q, keep).T for q in (prep.q_true, prep.q_pred)]
         chunk = max(1, _CHUNK_CELLS // max(1, 2 * keep.size * K * K))
-        boot = np.empty(B)
-        row = 0
+        parts = []
         for W in iter_bootstrap_weights(
             prep.pairs.n_items, B, seed=as_generator(seed), chunk=chunk
         ):
-            Wf = W.astype(np.float64)
-            bt = np.asarray((Pt.T @ Wf.T).T).reshape(W.shape[0], keep.size, K, K)
-            bp = np.asarray((Pp.T @ Wf.T).T).reshape(W.shape[0], keep.size, K, K)
-            boot[row : row + W.shape[0]] = _dic_of(
-                _values(bt, str(measure), prep.scale, weights=weights, level=level, func=func),
-                _values(bp, str(measure), prep.scale, weights=weights, level=level, func=func),
-                n_diag,
-            )
-            row += W.shape[0]
+            Wt = W.astype(np.float64).T
+            bt, bp = (np.asarray((Pq @ Wt).T).reshape(W.shape[0], keep.size, K, K) for Pq in P)
+            vt_b = _values(bt, measure, prep.scale, **options)
+            parts.append(_dic_of(vt_b, _values(bp, measure, prep.scale, **options), n_diag))
+        boot = np.concatenate(parts)
         lo, hi = percentile_interval(boot, confidence_level=level_)
         if ci_method == "basic":
             lo, hi = 2.0 * stat - hi, 2.0 * stat - lo
         interval = ConfidenceInterval(float(lo), float(hi))
         bias = float(np.nanmean(boot)) - stat
-    ov = _square(prep.overlap.astype(np.float64), R, prep.names, np.nan)
-    counts = np.bincount(prep.aligned.true.annotator_codes, minlength=R)  # type: ignore[arg-type]
-    ov_values = ov.to_numpy(copy=True)
-    np.fill_diagonal(ov_values, counts)
+    overlap = _square(
+        prep.overlap.astype(np.float64), prep.names, np.bincount(prep.acodes, minlength=R)
+    )
     return DICResult(
         statistic=stat,
         confidence_interval=interval,
         n_pairs=int(used.sum()),
         n_pairs_undefined=int((enough & ~used).sum()),
-        true=_square(vt, R, prep.names, 1.0),
-        predicted=_square(vp, R, prep.names, 1.0),
-        overlap=pd.DataFrame(ov_values.astype(np.int64), index=ov.index, columns=ov.columns),
-        measure=str(name),
+        true=_square(vt, prep.names, 1.0),
+        predicted=_square(vp, prep.names, 1.0),
+        overlap=overlap.astype(np.int64),
+        measure=measure if isinstance(measure, str) else getattr(measure, "__name__", "custom"),
         min_overlap=tau,
         diagonal=diagonal,
         n_resamples=B if interval is not None else 0,
         n_unused_predictions=prep.aligned.n_unused,
         bootstrap_bias=bias,
     )
-
-
-def _default_taus(overlap: IntArray) -> IntArray:
-    top = max(int(overlap.max(initial=1)), 1)
-    grid = np.unique(np.round(np.geomspace(1, top, 25)).astype(np.int64))
-    return grid
 
 
 def tau_curve(
@@ -582,10 +541,7 @@ def tau_curve(
     soft: bool = False,
     diagonal: bool = False,
 ) -> pd.DataFrame:
-    r"""DIC as a function of the minimum overlap :math:`\tau` (the seed's first next check).
-
-    The tables are built once; each :math:`\tau` only changes which pairs
-    count.
+    r"""DIC as a function of the minimum overlap :math:`\tau` (the paper's first proposed check).
 
     Parameters
     ----------
@@ -600,9 +556,8 @@ def tau_curve(
     Returns
     -------
     DataFrame
-        Columns ``min_overlap``, ``dic``, ``n_pairs`` (pairs used),
-        ``n_pairs_enough`` (pairs with that overlap), one row per
-        :math:`\tau`.
+        One row per :math:`\tau`: ``min_overlap``, ``dic``, ``n_pairs`` (used),
+        ``n_pairs_enough`` (with that overlap).
 
     Examples
     --------
@@ -617,26 +572,21 @@ def tau_curve(
     func = "tau_curve"
     _check_common(func, measure, level, 1)
     prep = _prepare(true, predicted, soft, func)
-    Tt, Tp = _tables(prep)
-    vt = _values(Tt, measure, prep.scale, weights=weights, level=level, func=func)
-    vp = _values(Tp, measure, prep.scale, weights=weights, level=level, func=func)
-    grid = _default_taus(prep.overlap) if taus is None else np.asarray(list(taus), dtype=np.int64)
+    vt, vp = prep.values(measure, weights=weights, level=level, func=func)
+    if taus is None:
+        top = max(int(prep.overlap.max(initial=1)), 1)
+        grid = np.unique(np.round(np.geomspace(1, top, 25)).astype(np.int64))
+    else:
+        grid = np.asarray(list(taus), dtype=np.int64)
     if grid.size == 0 or (grid < 1).any():
         msg = f"The 'taus' parameter of {func} must hold integers >= 1. Got {list(grid)!r}."
         raise ValueError(msg)
     enough = prep.overlap[None, :] >= grid[:, None]  # (T, pairs)
     used = enough & np.isfinite(vt) & np.isfinite(vp)
-    vt_b = np.where(used, vt, np.nan)
-    vp_b = np.where(used, vp, np.nan)
-    values = _dic_of(vt_b, vp_b, len(prep.names) / 2.0 if diagonal else 0.0)
-    return pd.DataFrame(
-        {
-            "min_overlap": grid,
-            "dic": values,
-            "n_pairs": used.sum(axis=1),
-            "n_pairs_enough": enough.sum(axis=1),
-        }
-    )
+    values = _dic_of(np.where(used, vt, np.nan), np.where(used, vp, np.nan),
+                     prep.diagonal_terms(diagonal))  # fmt: skip
+    return pd.DataFrame({"min_overlap": grid, "dic": values, "n_pairs": used.sum(axis=1),
+                         "n_pairs_enough": enough.sum(axis=1)})  # fmt: skip
 
 
 def perturbation_curve(
@@ -653,22 +603,16 @@ def perturbation_curve(
     diagonal: bool = False,
     seed: SeedLike = 0,
 ) -> pd.DataFrame:
-    """DIC when a growing share of one annotator's predictions is corrupted (the seed's second check).
+    """DIC when a growing share of one annotator's predictions is corrupted (the paper's second).
 
     For each share ``s``, ``round(s · n_a)`` of annotator ``a``'s predicted
-    labels (chosen uniformly without replacement) are replaced by a label
-    drawn uniformly from the *other* ``K − 1`` labels; ``n_repeats``
-    corruptions per share. Predicted distributions are first reduced to
-    labels (argmax, ties to the lowest index). Starting from predictions
-    that reproduce the truth, DIC rises with ``s`` in expectation. Starting
-    from a model whose predicted annotators agree *more* than the real ones
-    (e.g. noiseless predictions), a little corruption first brings the
-    pair agreements down towards the truth and DIC dips before it rises;
-    the curve shows which case a model is in.
-
-    All ``len(shares) · n_repeats`` corrupted versions are scored at once:
-    only the ``M − 1`` pairs of annotator ``a`` change, and their tables are
-    counted for every version with one ``bincount``.
+    labels (argmax of a distribution; chosen without replacement) become a
+    label drawn uniformly from the *other* ``K − 1``, ``n_repeats`` times.
+    From predictions that reproduce the truth DIC rises with ``s``; from a
+    model whose predicted annotators agree *more* than the real ones, a
+    little corruption first brings them towards the truth and DIC dips
+    before it rises. Only the ``M − 1`` pairs of ``a`` change: every
+    version's tables are counted with one ``bincount``.
 
     Parameters
     ----------
@@ -676,8 +620,7 @@ def perturbation_curve(
         As in :func:`dic`.
     annotator : annotator id
         The annotator whose predictions are corrupted.
-    shares : sequence of float in [0, 1]
-    n_repeats : int, default 20
+    shares, n_repeats : sequence of float in [0, 1], int
     measure, min_overlap, weights, level, diagonal
         As in :func:`dic` (built-in measures only).
     seed : int, Generator or None, default 0
@@ -685,8 +628,7 @@ def perturbation_curve(
     Returns
     -------
     DataFrame
-        Columns ``share``, ``dic_mean``, ``dic_std`` (over repeats),
-        ``n_pairs`` (pairs used in the uncorrupted run).
+        ``share``, ``dic_mean``, ``dic_std`` (over repeats), ``n_pairs`` (uncorrupted).
 
     Examples
     --------
@@ -714,20 +656,14 @@ def perturbation_curve(
     if where[0] < 0:
         msg = f"Annotator {annotator!r} is not in the annotations ({len(names)} annotators, e.g. {list(names[:5])!r})."
         raise ValueError(msg)
-    a = int(where[0])
-    K = prep.scale.K
-    R = len(names)
+    a, K, V = int(where[0]), prep.scale.K, share.size * int(n_repeats)
     rng = as_generator(seed)
-    tau = int(min_overlap)
-    Tt, Tp = _tables(prep)
-    vt = _values(Tt, measure, prep.scale, weights=weights, level=level, func=func)
-    vt = np.where(prep.overlap >= tau, vt, np.nan)
+    enough = prep.overlap >= int(min_overlap)
+    vt, vp_base = prep.values(measure, weights=weights, level=level, func=func)
+    vt = np.where(enough, vt, np.nan)
     codes = prep.q_pred.argmax(axis=1)
-    acodes = prep.aligned.true.annotator_codes
-    assert acodes is not None  # checked by _prepare
-    cells_a = np.flatnonzero(acodes == a)
+    cells_a = np.flatnonzero(prep.acodes == a)
     n_a = cells_a.size
-    V = share.size * int(n_repeats)
     n_bad = np.repeat(np.round(share * n_a).astype(np.int64), int(n_repeats))
     # a uniformly random subset of size n_bad[v]: the cells whose random key ranks below it
     rank = np.argsort(np.argsort(rng.random((V, n_a)), axis=1), axis=1)
@@ -737,40 +673,29 @@ def perturbation_curve(
     pos_a = np.full(codes.size, -1, dtype=np.int64)
     pos_a[cells_a] = np.arange(n_a)
     pairs = prep.pairs
-    on_u = acodes[pairs.u] == a
-    on_v = acodes[pairs.v] == a
-    inc = np.flatnonzero(on_u | on_v)
-    a_cell = np.where(on_u[inc], pairs.u[inc], pairs.v[inc])
-    other = np.where(on_u[inc], pairs.v[inc], pairs.u[inc])
-    la = new[:, pos_a[a_cell]]  # (V, n_inc)
-    lo = codes[other][None, :]
-    cell = np.where(on_u[inc][None, :], la * K + lo, lo * K + la)
+    on_u = prep.acodes[pairs.u] == a
+    inc = np.flatnonzero(on_u | (prep.acodes[pairs.v] == a))
+    on_u = on_u[inc]
+    la = new[:, pos_a[np.where(on_u, pairs.u[inc], pairs.v[inc])]]  # (V, n_inc)
+    lo = codes[np.where(on_u, pairs.v[inc], pairs.u[inc])][None, :]
+    cell = np.where(on_u[None, :], la * K + lo, lo * K + la)
     a_pairs = np.unique(pairs.pair[inc])
     local = np.searchsorted(a_pairs, pairs.pair[inc])
     flat = (np.arange(V)[:, None] * a_pairs.size + local[None, :]) * K * K + cell
-    Ta = np.bincount(flat.ravel(), minlength=V * a_pairs.size * K * K).reshape(
-        V, a_pairs.size, K, K
-    )
-    Tv = np.broadcast_to(Tp, (V, *Tp.shape)).copy()
-    Tv[:, a_pairs] = Ta
+    Ta = np.bincount(flat.ravel(), minlength=V * a_pairs.size * K * K)
+    Tv = np.broadcast_to(prep.tables()[1], (V, pairs.n_pairs, K, K)).copy()
+    Tv[:, a_pairs] = Ta.reshape(V, a_pairs.size, K, K)
     vp = _values(
         Tv.astype(np.float64), measure, prep.scale, weights=weights, level=level, func=func
     )
-    vp = np.where(prep.overlap >= tau, vp, np.nan)
-    vt_b = np.where(np.isfinite(vt), vt, np.nan)
-    values = _dic_of(np.broadcast_to(vt_b, vp.shape), vp, R / 2.0 if diagonal else 0.0).reshape(
-        share.size, int(n_repeats)
-    )
-    base_used = (
-        (prep.overlap >= tau)
-        & np.isfinite(vt)
-        & np.isfinite(_values(Tp, measure, prep.scale, weights=weights, level=level, func=func))
-    )
+    vp = np.where(enough, vp, np.nan)
+    values = _dic_of(np.broadcast_to(vt, vp.shape), vp, prep.diagonal_terms(diagonal))
+    values = values.reshape(share.size, int(n_repeats))
     return pd.DataFrame(
         {
             "share": share,
             "dic_mean": values.mean(axis=1),
             "dic_std": values.std(axis=1, ddof=1) if int(n_repeats) > 1 else np.nan,
-            "n_pairs": int(base_used.sum()),
+            "n_pairs": int((enough & np.isfinite(vt) & np.isfinite(vp_base)).sum()),
         }
     )
