@@ -1,20 +1,20 @@
-"""Data model and readers: Scale, Annotations, SetAnnotations, LabelCounts, Predictions, read_*."""
+"""Data model and readers: Scale, Annotations, SetAnnotations, LabelCounts, Predictions, read_*.
 
-from dissensus.data._annotations import Annotations, Duplicates
-from dissensus.data._counts import LabelCounts, as_label_counts
-from dissensus.data._datasets import load_example
+Every constructor that takes a DataFrame also takes a Dask DataFrame, which it
+computes into this process (one ``.compute()``, keeping its index, which error
+messages name); for data that do not fit, use :mod:`dissensus.distributed`.
+"""
+
+from dissensus.data._annotations import Annotations, Duplicates, as_label_counts
+from dissensus.data._counts import LabelCounts
 from dissensus.data._predictions import Predictions
-from dissensus.data._predictions_io import read_predictions
-from dissensus.data._readers import (
-    CONVABUSE_SCALE,
-    read_annotations,
-    read_convabuse,
-    read_lewidi,
-    read_set_annotations,
-    read_table,
-)
+from dissensus.data._read_annotations import read_annotations, read_set_annotations
+from dissensus.data._read_convabuse import CONVABUSE_SCALE, read_convabuse
+from dissensus.data._read_lewidi import read_lewidi
+from dissensus.data._read_predictions import read_predictions
 from dissensus.data._scale import Label, Scale
 from dissensus.data._sets import SetAnnotations
+from dissensus.data._tables import read_table
 
 __all__ = [
     "CONVABUSE_SCALE",
@@ -26,7 +26,6 @@ __all__ = [
     "Scale",
     "SetAnnotations",
     "as_label_counts",
-    "load_example",
     "read_annotations",
     "read_convabuse",
     "read_lewidi",

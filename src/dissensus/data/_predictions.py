@@ -13,14 +13,15 @@ import pandas as pd
 
 from dissensus._exceptions import DataDroppedWarning, DataError
 from dissensus._validation import as_prob_matrix, check_option, computed, examples
-from dissensus.data._counts import LabelCounts, _as_items
+from dissensus.data._counts import LabelCounts, Matrix, as_items
 from dissensus.data._scale import Scale
+from dissensus.data._tables import py
 
 __all__ = ["Predictions"]
 
 
 @dataclass(frozen=True, eq=False)
-class Predictions:
+class Predictions(Matrix):
     """Predicted label distributions: rows on the simplex, with item ids and a scale.
 
     ``items`` or ``scale`` may be None (an array given without them): then
@@ -53,7 +54,7 @@ class Predictions:
         Rows must be finite, non-negative and sum to 1 within 1e-6; with
         ``normalize=True`` they are rescaled instead.
         """
-        index = None if items is None else _as_items(items, np.shape(values)[0], "`values`")
+        index = None if items is None else as_items(items, np.shape(values)[0], "`values`")
         arr = as_prob_matrix(values, "predictions", normalize=normalize, items=index)
         sc = scale if isinstance(scale, Scale) or scale is None else Scale(tuple(scale))
         if sc is not None and arr.shape[1] != sc.K:
@@ -82,9 +83,7 @@ class Predictions:
             ``layout="wide"``: one row per item, one column per label.
             ``layout="long"``: one row per (item, label) with a probability
             column; absent (item, label) pairs are an error, not a zero.
-            A Dask DataFrame is computed into this process (one
-            ``.compute()``, keeping its index, which error messages name); for
-            data that do not fit, use :mod:`dissensus.distributed`.
+            A Dask DataFrame is computed into this process first.
         item : str or None
             Item id column (``None``: the index, wide layout only).
         labels : sequence, optional
@@ -112,14 +111,14 @@ class Predictions:
                 first = df[dup].iloc[0]
                 msg = (
                     f"{int(dup.sum())} predictions repeat an (item, label) pair, e.g. item "
-                    f"{_py(first[item])!r} label {_py(first[label])!r}."
+                    f"{py(first[item])!r} label {py(first[label])!r}."
                 )
                 raise DataError(msg)
             wide = df.pivot(index=item, columns=label, values=prob)
             if wide.isna().to_numpy().any():
                 r, c = np.argwhere(wide.isna().to_numpy())[0]
                 msg = (
-                    f"The long predictions lack item {_py(wide.index[r])!r} label {_py(wide.columns[c])!r}; "
+                    f"The long predictions lack item {py(wide.index[r])!r} label {py(wide.columns[c])!r}; "
                     "give every (item, label) pair, with 0 where the probability is 0."
                 )
                 raise DataError(msg)
@@ -152,17 +151,6 @@ class Predictions:
             raise DataError(msg)
         sc = scale or Scale(tuple(_label_from_column(c) for c in cols))
         return cls.from_array(df[cols].to_numpy(), items=ids, scale=sc, normalize=normalize)
-
-    # -- shape ------------------------------------------------------------
-    @property
-    def N(self) -> int:
-        """Number of items."""
-        return int(self.values.shape[0])
-
-    @property
-    def K(self) -> int:
-        """Number of labels."""
-        return int(self.values.shape[1])
 
     def __repr__(self) -> str:
         return f"<Predictions: {self.N} items × {self.K} labels, scale {self.scale!r}>"
@@ -260,11 +248,6 @@ class Predictions:
         keep = pos >= 0
         sub = counts.take(keep)
         return Predictions(values[pos[keep]], sub.items, counts.scale), sub
-
-
-def _py(value: Any) -> Any:
-    """Plain Python value for a message (``1``, not ``np.int64(1)``)."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def _label_from_column(col: Any) -> Any:

@@ -33,17 +33,17 @@ import numpy.typing as npt
 import pandas as pd
 
 from dissensus._exceptions import DataError
-from dissensus._validation import check_option, computed, examples
+from dissensus._validation import check_option, examples
 from dissensus.data._annotations import (
+    DUPLICATES,
     Annotations,
     Duplicates,
     ItemAnnotatorCodes,
-    _locations,
-    _py,
-    _require_columns,
+    checked_frame,
 )
 from dissensus.data._counts import LabelCounts
 from dissensus.data._scale import Label, Scale, _normalise_label, text_label
+from dissensus.data._tables import in_source, locations, py
 
 __all__ = ["SetAnnotations", "format_set"]
 
@@ -63,7 +63,7 @@ def format_set(labels: Sequence[Label]) -> str:
     >>> format_set(("entailment", "neutral")), format_set(())
     ('["entailment", "neutral"]', '[]')
     """
-    return json.dumps([_py(v) for v in labels], ensure_ascii=False)
+    return json.dumps([py(v) for v in labels], ensure_ascii=False)
 
 
 #: The key of a cell that nests a collection (refused).
@@ -144,7 +144,7 @@ def _universe(cells: list[tuple[Label, ...]], scale: Scale | Sequence[Any] | Non
     return Scale.infer(present, ordered=False)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class SetAnnotations(ItemAnnotatorCodes):
     r"""Set-valued annotations: one set of labels per (item, annotator).
 
@@ -191,13 +191,7 @@ class SetAnnotations(ItemAnnotatorCodes):
     [[0.0, 0.5, 1.0], [0.5, 0.0, 0.0]]
     """
 
-    item_codes: npt.NDArray[np.int64]
     indicators: npt.NDArray[np.bool_]
-    annotator_codes: npt.NDArray[np.int64] | None
-    items: pd.Index
-    annotators: pd.Index | None
-    scale: Scale
-    meta: pd.DataFrame | None = None
 
     # -- constructors -----------------------------------------------------
     @classmethod
@@ -220,10 +214,7 @@ class SetAnnotations(ItemAnnotatorCodes):
         Parameters
         ----------
         df : DataFrame or dask.dataframe.DataFrame
-            One row per (item, annotator, set of labels). A Dask DataFrame is
-            computed into this process (one ``.compute()``, keeping its index,
-            which error messages name); for data that do not fit, use
-            :mod:`dissensus.distributed`.
+            One row per (item, annotator, set of labels).
         item, annotator, label : str
             Column names; ``annotator=None`` when there are no annotator ids.
         scale : Scale or sequence of labels, optional
@@ -251,21 +242,10 @@ class SetAnnotations(ItemAnnotatorCodes):
             (naming the item, annotator and row), repeated (item, annotator)
             pairs (with ``duplicates="error"``).
         """
-        check_option(
-            "SetAnnotations.from_frame",
-            "duplicates",
-            duplicates,
-            ("error", "first", "last", "keep"),
-        )
-        df = computed(df)
-        given: object = df
-        if not isinstance(given, pd.DataFrame):
-            msg = (
-                f"SetAnnotations.from_frame expects a pandas DataFrame; got {type(given).__name__}."
-            )
-            raise TypeError(msg)
-        _require_columns(df, {"item": item, "annotator": annotator, "label": label}, source)
-        where = f" in {source}" if source else ""
+        check_option("SetAnnotations.from_frame", "duplicates", duplicates, DUPLICATES)
+        roles = {"item": item, "annotator": annotator, "label": label}
+        df = checked_frame(df, "SetAnnotations.from_frame", roles, source)
+        where = in_source(source)
         column = df[label]
         missing = column.isna().to_numpy(dtype=bool)  # elementwise on objects: a list is not NA
         # Parse each distinct cell once: lists are not hashable, their tuples are.
@@ -274,8 +254,8 @@ class SetAnnotations(ItemAnnotatorCodes):
         if nested.any():
             rows = np.flatnonzero(nested)
             msg = (
-                f"Label column {label!r}{where} at {_locations(df.index, rows, source)}: "
-                f"{_py(column.iloc[int(rows[0])])!r} nests a collection; a set holds labels "
+                f"Label column {label!r}{where} at {locations(df.index, rows, source)}: "
+                f"{py(column.iloc[int(rows[0])])!r} nests a collection; a set holds labels "
                 "(numbers or strings)."
             )
             raise DataError(msg)
@@ -285,7 +265,7 @@ class SetAnnotations(ItemAnnotatorCodes):
             try:
                 cells.append(_parse_cell(value, label_sep))
             except (ValueError, DataError) as exc:
-                at = _locations(df.index, np.flatnonzero(codes == k), source)
+                at = locations(df.index, np.flatnonzero(codes == k), source)
                 msg = f"Label column {label!r}{where} at {at}: {exc}."
                 raise DataError(msg) from None
         universe = _universe(cells, scale)
@@ -333,10 +313,7 @@ class SetAnnotations(ItemAnnotatorCodes):
         ----------
         df : DataFrame or dask.dataframe.DataFrame
             One row per (item, annotator); column ``labels[l]`` is 1 (or
-            True) when the annotator chose that label. A Dask DataFrame is
-            computed into this process (one ``.compute()``, keeping its index,
-            which error messages name); for data that do not fit, use
-            :mod:`dissensus.distributed`.
+            True) when the annotator chose that label.
         labels : sequence of str
             The indicator columns, in the order of the universe; the column
             names become the labels.
@@ -358,12 +335,12 @@ class SetAnnotations(ItemAnnotatorCodes):
         [[1.0, 0.5]]
         """
         labels = list(labels)
-        df = computed(df)
-        _require_columns(df, {f"label {c!r}": c for c in labels}, source)
+        roles: dict[str, str | None] = {f"label {c!r}": c for c in labels}
+        df = checked_frame(df, "SetAnnotations.from_indicators", roles, source)
         if not labels:
             msg = "SetAnnotations.from_indicators needs at least one label column (labels=[...])."
             raise DataError(msg)
-        where = f" in {source}" if source else ""
+        where = in_source(source)
         block = df[labels].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
         raw_missing = df[labels].isna().to_numpy()
         bad = ~raw_missing & ~np.isin(block, (0.0, 1.0))
@@ -371,8 +348,8 @@ class SetAnnotations(ItemAnnotatorCodes):
             r, c = np.argwhere(bad)[0]
             rows = np.flatnonzero(bad.any(axis=1))
             msg = (
-                f"Indicator column {labels[c]!r}{where} holds {_py(df[labels[c]].iloc[r])!r} at "
-                f"{_locations(df.index, rows, source)}; indicator columns hold 0 or 1 "
+                f"Indicator column {labels[c]!r}{where} holds {py(df[labels[c]].iloc[r])!r} at "
+                f"{locations(df.index, rows, source)}; indicator columns hold 0 or 1 "
                 "(or True/False)."
             )
             raise DataError(msg)
@@ -380,7 +357,7 @@ class SetAnnotations(ItemAnnotatorCodes):
         if partly.any():
             msg = (
                 f"Some label columns are missing and others not{where} at "
-                f"{_locations(df.index, np.flatnonzero(partly), source)}; an annotation is a "
+                f"{locations(df.index, np.flatnonzero(partly), source)}; an annotation is a "
                 "whole set: fill the gaps with 0, or leave every label column empty for a "
                 "missing annotation."
             )
@@ -453,11 +430,6 @@ class SetAnnotations(ItemAnnotatorCodes):
         )
 
     # -- shape (items and annotators: ItemAnnotatorCodes) ------------------
-    @property
-    def n_annotations(self) -> int:
-        """Number of annotations (sets)."""
-        return int(self.indicators.shape[0])
-
     @property
     def L(self) -> int:
         """Number of labels in the universe."""
@@ -584,15 +556,7 @@ class SetAnnotations(ItemAnnotatorCodes):
         DataError
             Without annotator ids, or when an annotator labelled an item twice.
         """
-        acodes, annotators = self._require_annotators("rater_array")
-        R = len(annotators)
-        cell = self.item_codes * R + acodes
-        if np.unique(cell).size != cell.size:
-            msg = (
-                "Some annotator labelled an item more than once; a rater array needs one set per "
-                "(item, annotator). Load with duplicates='first' or 'last'."
-            )
-            raise DataError(msg)
+        cell, R = self._cells("rater_array", "set")
         out = np.full((self.n_items * R, self.L), np.nan)
         out[cell] = self.indicators
         return np.ascontiguousarray(out.reshape(self.n_items, R, self.L).transpose(0, 2, 1))
@@ -615,14 +579,10 @@ class SetAnnotations(ItemAnnotatorCodes):
 
     def to_frame(self) -> pd.DataFrame:
         """Long DataFrame: item, annotator (when known), label (a tuple in universe order)."""
-        data: dict[str, Any] = {"item": self.items[self.item_codes]}
-        if self.annotators is not None and self.annotator_codes is not None:
-            data["annotator"] = self.annotators[self.annotator_codes]
         sets, codes = self.distinct_sets()
         named = np.empty(sets.shape[0], dtype=object)
         named[:] = [self._labels_of(row) for row in sets]
-        data["label"] = named[codes]
-        return pd.DataFrame(data)
+        return pd.DataFrame({**self._id_columns(), "label": named[codes]})
 
 
 def _unique_rows(Z: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
@@ -671,24 +631,24 @@ def _indicators(
         cell = cells[k]
         mine = owner == k
         if unknown[mine].any():
-            odd = [_py(v) for v in flat[mine & unknown]]
+            odd = [py(v) for v in flat[mine & unknown]]
             problem = (
                 f"{examples(odd)} {'is' if len(odd) == 1 else 'are'} not in the label "
                 f"universe {examples(list(universe.labels), 10)}. Fix the labels or pass a scale "
                 "that includes them"
             )
         else:
-            twice = _py(flat[np.flatnonzero(mine & repeated)[0]])
+            twice = py(flat[np.flatnonzero(mine & repeated)[0]])
             problem = (
                 f"label {twice!r} appears twice in one set; a set lists each label once (fix "
                 "the export)"
             )
         rows = np.flatnonzero(codes == k)
         first = int(rows[0])
-        who = f" by annotator {_py(df[annotator].iloc[first])!r}" if annotator else ""
+        who = f" by annotator {py(df[annotator].iloc[first])!r}" if annotator else ""
         msg = (
-            f"Set {list(cell)!r} of item {_py(df[item].iloc[first])!r}{who}{where} at "
-            f"{_locations(df.index, rows, source)} (column {label!r}): {problem}."
+            f"Set {list(cell)!r} of item {py(df[item].iloc[first])!r}{who}{where} at "
+            f"{locations(df.index, rows, source)} (column {label!r}): {problem}."
         )
         raise DataError(msg)
     Z = np.zeros((len(cells), universe.K), dtype=bool)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 
@@ -24,8 +26,8 @@ def load_movielens(min_ratings: int = 5, levels: int = 10) -> Dataset:
     Parameters
     ----------
     min_ratings : int, default 5
-        Keep the movies with at least this many ratings (the seed paper's
-        study keeps products with at least 5 reviews).
+        Keep the movies with at least this many ratings (the study of
+        Magnani, 2025, keeps products with at least 5 reviews).
     levels : {10, 5}, default 10
         ``10``: the ten half-star ratings 0.5, 1, ..., 5 as an ordinal scale.
         ``5``: whole stars 1..5, half stars rounded up (0.5 -> 1, 3.5 -> 4),
@@ -58,6 +60,10 @@ def load_movielens(min_ratings: int = 5, levels: int = 10) -> Dataset:
     ----------
     F. M. Harper, J. A. Konstan. "The MovieLens Datasets: History and
     Context". ACM TiiS 5(4), 19 (2015). :doi:`10.1145/2827872`
+
+    A. Magnani. "Soft metrics for ordinal label uncertainty with variable
+    sample sizes". ASSE 2025 (6th Asia Service Sciences and Software
+    Engineering Conference), ACM.
 
     Examples
     --------
@@ -125,16 +131,9 @@ def load_movielens(min_ratings: int = 5, levels: int = 10) -> Dataset:
         scale=scale,
         meta=["title", "genres", "year", "decade", "text"],
     )
-    items = ann.meta
-    if items is None:  # pragma: no cover - meta was asked for
-        msg = "internal: the item table was not kept"
-        raise RuntimeError(msg)
-    ann_plain = Annotations(
-        ann.item_codes, ann.label_codes, ann.annotator_codes, ann.items, ann.annotators, ann.scale
-    )
     return Dataset(
-        ann_plain,
-        items.copy(),
+        dataclasses.replace(ann, meta=None),
+        pd.DataFrame(ann.meta).copy(),  # the meta columns asked for
         name=f"MovieLens (>= {min_ratings} ratings, {levels} levels)",
         categorical=("decade",),
         description=_DESCRIPTION,

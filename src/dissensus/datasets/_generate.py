@@ -1,6 +1,6 @@
 """Regenerate the shipped example files (synthetic; run from the repository root).
 
-    python -m dissensus.examples._generate
+    python -m dissensus.datasets._generate
 
 Nothing here is read from a real dataset: the ratings, predictions and the
 ConvAbuse-format sample are drawn from fixed seeds, so the files are the

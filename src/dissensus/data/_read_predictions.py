@@ -3,33 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from dissensus._exceptions import DataError
-from dissensus._validation import check_option
-from dissensus.data._annotations import _locations
 from dissensus.data._predictions import Predictions
-from dissensus.data._readers import _read_table
 from dissensus.data._scale import Scale
+from dissensus.data._tables import (
+    TABLE_FORMATS,
+    PathLike,
+    TableFormat,
+    locations,
+    open_table,
+    read_frame,
+)
 
 __all__ = ["read_predictions"]
 
-_EXTENSIONS = {
-    ".csv": "csv",
-    ".tsv": "tsv",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-    ".jsonl": "jsonl",
-}
-
 
 def read_predictions(
-    path: str | Path,
-    format: Literal["csv", "tsv", "parquet", "jsonl"] | None = None,
+    path: PathLike,
+    format: TableFormat | None = None,
     *,
     layout: Literal["wide", "long"] = "wide",
     item: str = "item",
@@ -45,7 +41,7 @@ def read_predictions(
 
     Parameters
     ----------
-    path : str or Path
+    path : str or path-like
     format : {"csv", "tsv", "parquet", "jsonl"}, optional
         Default: from the file extension.
     layout : {"wide", "long"}
@@ -86,20 +82,11 @@ def read_predictions(
     >>> list(pred.items), pred.scale.labels
     (['NA', 'b'], ('pos', 'neg'))
     """
-    path = Path(path)
-    if not path.exists() or path.is_dir():  # a FIFO or /dev/stdin is not a regular file
-        msg = f"No such predictions file: {path}"
-        raise FileNotFoundError(msg)
-    fmt = format or _EXTENSIONS.get(path.suffix.lower())
-    if fmt is None:
-        msg = f"Cannot tell the format of {path} from its extension; pass format='csv', 'tsv', 'parquet' or 'jsonl'."
-        raise DataError(msg)
-    check_option("read_predictions", "format", fmt, tuple(sorted(set(_EXTENSIONS.values()))))
-    # The annotation readers' table reader: the file is read once, ids exactly
-    # ("007" stays "007", 19-digit ids stay exact), errors with their line.
+    # the annotation readers' table reader: read once, ids exact, errors with their line
+    p, fmt = open_table(path, format, TABLE_FORMATS, "read_predictions")
     ids = [item] if item is not None else []
     strip = [label] if strip_labels and layout == "long" else []
-    df = _read_table(path, fmt, None, ids=ids, na_values=tuple(na_values), strip=strip)
+    df = read_frame(p, fmt, ids=ids, na_values=tuple(na_values), strip=strip)
     if strip_labels and layout == "wide":
         df = _strip_label_columns(df, path, item)
     _check_cells(df, path, item=item, layout=layout, labels=labels, label=label, prob=prob)
@@ -125,7 +112,7 @@ def read_predictions(
         raise DataError(msg) from exc
 
 
-def _strip_label_columns(df: pd.DataFrame, path: Path, item: str | None) -> pd.DataFrame:
+def _strip_label_columns(df: pd.DataFrame, path: PathLike, item: str | None) -> pd.DataFrame:
     """Wide predictions: the label column names without surrounding whitespace."""
     names = [c if c == item or not isinstance(c, str) else c.strip() for c in df.columns]
     seen: dict[Any, Any] = {}
@@ -142,7 +129,7 @@ def _strip_label_columns(df: pd.DataFrame, path: Path, item: str | None) -> pd.D
 
 def _check_cells(
     df: pd.DataFrame,
-    path: Path,
+    path: PathLike,
     *,
     item: str | None,
     layout: str,
@@ -164,7 +151,7 @@ def _check_cells(
         if missing.size:
             msg = (
                 f"'{path}': {missing.size} missing {column!r} values at "
-                f"{_locations(df.index, missing, where)}; every prediction needs its "
+                f"{locations(df.index, missing, where)}; every prediction needs its "
                 f"{'item id' if column == item else 'label'}."
             )
             raise DataError(msg)
@@ -179,7 +166,7 @@ def _check_cells(
                 at = int(text[0]) if text.size else 0
                 msg = (
                     f"'{path}': column {column!r} holds {cells.iloc[at]!r} at "
-                    f"{_locations(df.index, np.array([at]), where)}; probabilities are numbers "
+                    f"{locations(df.index, np.array([at]), where)}; probabilities are numbers "
                     "(pass na_values=[...] (CLI: --na-values) if that text means missing)."
                 )
                 raise DataError(msg)
@@ -187,7 +174,7 @@ def _check_cells(
         if missing.size:
             msg = (
                 f"'{path}': {missing.size} missing probabilities in column {column!r} at "
-                f"{_locations(df.index, missing, where)}; give every probability (0 where "
+                f"{locations(df.index, missing, where)}; give every probability (0 where "
                 "the model gives the label none)."
             )
             raise DataError(msg)
