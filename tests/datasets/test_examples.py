@@ -12,6 +12,7 @@ import pytest
 from dissensus import load_example, read_annotations, read_convabuse, read_predictions
 from dissensus.datasets import EXAMPLE_FILES, example_path, write_example
 from tests.conftest import reference_cases
+from tests.datasets import example_files
 
 _CASES = reference_cases("agreement_cases")
 
@@ -80,6 +81,11 @@ class TestExampleFiles:
     def test_unknown_file(self):
         with pytest.raises(ValueError, match="The 'name' parameter of example_path must be one of"):
             example_path("nope")
+
+    def test_files_are_what_the_generator_writes(self, tmp_path):
+        example_files.write(tmp_path)
+        for file in EXAMPLE_FILES.values():
+            assert (tmp_path / file).read_bytes() == example_path(file[:-4]).read_bytes(), file
 
     def test_files_are_package_data(self):
         # the wheel ships what the package-data globs name (checked by hand with pip wheel)

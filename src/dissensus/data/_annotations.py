@@ -1,12 +1,4 @@
-"""Annotations: the long (item, annotator, label) table, crowd-kit style.
-
-Conventions of every constructor here and in :class:`~dissensus.SetAnnotations`:
-a Dask DataFrame is computed into this process (one ``.compute()``, keeping
-its index, which error messages name; for data that do not fit, use
-:mod:`dissensus.distributed`). With ``source`` (the file the frame was read
-from) the index holds file positions and messages say ``in <file> … at line N``
-(see :mod:`dissensus.data._tables`).
-"""
+"""Annotations: the long (item, annotator, label) table, crowd-kit style (options: :mod:`dissensus.data`)."""
 
 from __future__ import annotations
 
@@ -63,10 +55,7 @@ def checked_frame(
         )
         close = difflib.get_close_matches(str(col), [str(c) for c in df.columns], n=1)
         guess = f" Did you mean {close[0]!r}?" if close else ""
-        msg = (
-            f"No {noun} column {col!r}{in_source(source)} (columns: {examples(list(df.columns), 12)});"
-            f"{hint} name the column with {param}=...{guess}"
-        )
+        msg = f"No {noun} column {col!r}{in_source(source)} (columns: {examples(list(df.columns), 12)});{hint} name the column with {param}=...{guess}"
         raise DataError(msg)
     return df
 
@@ -98,8 +87,7 @@ def _repeated(
 
 def _warn_unlabelled(ids: pd.Series, stacklevel: int) -> None:
     warnings.warn(
-        f"{len(ids)} items have no annotations at all and are not included: "
-        f"{examples(ids.tolist())}.",
+        f"{len(ids)} items have no annotations at all and are not included: {examples(ids.tolist())}.",
         DataDroppedWarning,
         stacklevel=stacklevel + 1,
     )
@@ -109,9 +97,24 @@ def _warn_unlabelled(ids: pd.Series, stacklevel: int) -> None:
 class ItemAnnotatorCodes:
     """Items and annotators of one-row-per-annotation data: :class:`Annotations`, ``SetAnnotations``.
 
-    Both hold ``item_codes`` into ``items`` and ``annotator_codes`` into
-    ``annotators``; only what an annotation is (a label code, a set of
-    labels) differs.
+    Only what an annotation is (a label code, a set of labels) differs
+    between the two.
+
+    Attributes
+    ----------
+    item_codes : ndarray of int64, shape (M,)
+        Row of ``items`` for each annotation.
+    annotator_codes : ndarray of int64, shape (M,), or None
+        Row of ``annotators`` for each annotation; None when the data has no
+        annotator ids (annotator-specific measures then refuse).
+    items : pandas.Index
+        Item ids, in order of first appearance.
+    annotators : pandas.Index or None
+        Annotator ids, in order of first appearance.
+    scale : Scale
+        The label set.
+    meta : pandas.DataFrame or None
+        Item-level columns kept with ``meta=[...]``, indexed like ``items``.
     """
 
     item_codes: npt.NDArray[np.int64]
@@ -138,10 +141,7 @@ class ItemAnnotatorCodes:
 
     def _require_annotators(self, what: str) -> tuple[npt.NDArray[np.int64], pd.Index]:
         if self.annotator_codes is None or self.annotators is None:
-            msg = (
-                f"{what} needs annotator ids, but these annotations have none; load them with "
-                "annotator='<column>'."
-            )
+            msg = f"{what} needs annotator ids, but these annotations have none; load them with annotator='<column>'."
             raise DataError(msg)
         return self.annotator_codes, self.annotators
 
@@ -177,10 +177,7 @@ class ItemAnnotatorCodes:
         acodes, annotators = self._require_annotators(what)
         cell = self.item_codes * len(annotators) + acodes
         if np.unique(cell).size != cell.size:
-            msg = (
-                f"Some annotator labelled an item more than once; a {what.replace('_', ' ')} "
-                f"needs one {one} per (item, annotator). Load with duplicates='first' or 'last'."
-            )
+            msg = f"Some annotator labelled an item more than once; a {what.replace('_', ' ')} needs one {one} per (item, annotator). Load with duplicates='first' or 'last'."
             raise DataError(msg)
         return cell, len(annotators)
 
@@ -196,27 +193,10 @@ class ItemAnnotatorCodes:
 class Annotations(ItemAnnotatorCodes):
     """Who gave which label to which item: one row per annotation.
 
-    Stored as integer codes (``item_codes``, ``annotator_codes``,
-    ``label_codes``) into ``items``, ``annotators`` and ``scale``. Build it
-    with :meth:`from_frame`, :meth:`from_wide` or a reader.
-
-    Attributes
-    ----------
-    item_codes : ndarray of int64, shape (M,)
-        Row of ``items`` for each annotation.
-    label_codes : ndarray of int64, shape (M,)
-        Column of ``scale`` for each annotation.
-    annotator_codes : ndarray of int64, shape (M,), or None
-        Row of ``annotators`` for each annotation; None when the data has no
-        annotator ids (annotator-specific measures then refuse).
-    items : pandas.Index
-        Item ids, in order of first appearance.
-    annotators : pandas.Index or None
-        Annotator ids, in order of first appearance.
-    scale : Scale
-        The label set.
-    meta : pandas.DataFrame or None
-        Item-level columns kept with ``meta=[...]``, indexed like ``items``.
+    Stored as integer codes into ``items``, ``annotators`` and ``scale``
+    (the attributes of :class:`ItemAnnotatorCodes`) and ``label_codes``, an
+    ndarray of int64 of shape (M,): the column of ``scale`` of each
+    annotation. Build it with :meth:`from_frame`, :meth:`from_wide` or a reader.
 
     Examples
     --------
@@ -251,28 +231,8 @@ class Annotations(ItemAnnotatorCodes):
         ----------
         df : DataFrame or dask.dataframe.DataFrame
             One row per (item, annotator, label).
-        item, annotator, label : str
-            Column names. ``annotator=None`` when there are no annotator ids.
-        scale : Scale or sequence of labels, optional
-            The label set. A plain sequence is taken in the order given
-            (ordinal unless ``ordered=False``). Default: inferred from the
-            labels present (see :meth:`Scale.infer`).
-        ordered : bool, optional
-            Whether labels are ordered, when the scale is inferred or given as
-            a sequence.
-        meta : sequence of str
-            Item-level columns to keep (e.g. ``["year"]``), used by ``by=``
-            grouping; each must be constant within an item.
-        dropna : bool
-            Drop rows with a missing item, annotator or label (reported with a
-            :class:`DataDroppedWarning`) instead of raising.
-        duplicates : {"error", "first", "last", "keep"}
-            What to do with repeated (item, annotator) pairs: raise, keep the
-            first or last, or keep all (each counts as an annotation).
-        source : str, optional
-            File the frame came from; its index then holds file positions
-            (``"line"``, ``"row"`` for Parquet or ``"record"`` for JSON
-            records keyed by item id, as the index name says).
+        item, annotator, label, scale, ordered, meta, dropna, duplicates, source
+            See :mod:`dissensus.data`.
 
         Raises
         ------
@@ -296,16 +256,10 @@ class Annotations(ItemAnnotatorCodes):
             per_col = {c: int(n) for c, n in missing.sum().items() if n}
             if not dropna:
                 col = next(iter(per_col))
-                msg = (
-                    f"Missing {col!r} values{in_where}: {sum(per_col.values())} in "
-                    f"{locations(df.index, bad_rows, source)}; fill them, or pass "
-                    "dropna=True to drop those rows."
-                )
+                msg = f"Missing {col!r} values{in_where}: {sum(per_col.values())} in {locations(df.index, bad_rows, source)}; fill them, or pass dropna=True to drop those rows."
                 raise DataError(msg)
             warnings.warn(
-                f"Dropped {len(bad_rows)} of {len(df)} rows with missing values{in_where} "
-                f"({', '.join(f'{c}: {n}' for c, n in per_col.items())}); first: "
-                f"{locations(df.index, bad_rows, source)}.",
+                f"Dropped {len(bad_rows)} of {len(df)} rows with missing values{in_where} ({', '.join(f'{c}: {n}' for c, n in per_col.items())}); first: {locations(df.index, bad_rows, source)}.",
                 DataDroppedWarning,
                 stacklevel=2,
             )
@@ -346,9 +300,7 @@ class Annotations(ItemAnnotatorCodes):
                         raise DataError(msg)
                     keep = ~dup_mask
                     warnings.warn(
-                        f"Dropped {int(dup_mask.sum())} repeated (item, annotator) annotations{in_where} "
-                        f"(duplicates={duplicates!r}); first: "
-                        f"{locations(df.index, np.flatnonzero(dup_mask), source)}.",
+                        f"Dropped {int(dup_mask.sum())} repeated (item, annotator) annotations{in_where} (duplicates={duplicates!r}); first: {locations(df.index, np.flatnonzero(dup_mask), source)}.",
                         DataDroppedWarning,
                         stacklevel=2,
                     )
@@ -417,7 +369,7 @@ class Annotations(ItemAnnotatorCodes):
         annotators : sequence of str, optional
             Annotator columns. Default: every column except ``item`` and ``meta``.
         scale, ordered, meta, source
-            As in :meth:`from_frame`.
+            See :mod:`dissensus.data`.
 
         Notes
         -----
@@ -440,16 +392,10 @@ class Annotations(ItemAnnotatorCodes):
         if not isinstance(df, pd.DataFrame):
             arr = np.asarray(df)
             if arr.ndim != 2:
-                msg = (
-                    "Annotations.from_wide expects a DataFrame or a 2-D (N items, M annotators) "
-                    f"array; got {type(df).__name__} of shape {arr.shape}."
-                )
+                msg = f"Annotations.from_wide expects a DataFrame or a 2-D (N items, M annotators) array; got {type(df).__name__} of shape {arr.shape}."
                 raise TypeError(msg)
             if meta or item not in (None, "item"):
-                msg = (
-                    "An array has no item or meta columns; pass a DataFrame to name them (items of "
-                    "an array are its row numbers, annotators its column numbers)."
-                )
+                msg = "An array has no item or meta columns; pass a DataFrame to name them (items of an array are its row numbers, annotators its column numbers)."
                 raise TypeError(msg)
             df, item = pd.DataFrame(arr, copy=False), None
         where = in_source(source)
@@ -464,10 +410,7 @@ class Annotations(ItemAnnotatorCodes):
             raise DataError(msg)
         if ids.duplicated().any():
             rows = np.flatnonzero(ids.duplicated(keep=False).to_numpy())
-            msg = (
-                f"Item ids repeat in a wide table{where} ({examples(pd.unique(ids.iloc[rows]))} at "
-                f"{locations(df.index, rows, source)}); a wide table has one row per item."
-            )
+            msg = f"Item ids repeat in a wide table{where} ({examples(pd.unique(ids.iloc[rows]))} at {locations(df.index, rows, source)}); a wide table has one row per item."
             raise DataError(msg)
         cols = (
             list(annotators)
@@ -608,10 +551,6 @@ def as_label_counts(
         )
         raise TypeError(msg)
     if isinstance(annotations, pd.DataFrame):
-        msg = (
-            f"`{name}` is a DataFrame; say what it holds: Annotations.from_frame(df, ...) "
-            "for a long table, or LabelCounts.from_array(df.to_numpy(), scale=list(df.columns)) "
-            "for a count table."
-        )
+        msg = f"`{name}` is a DataFrame; say what it holds: Annotations.from_frame(df, ...) for a long table, or LabelCounts.from_array(df.to_numpy(), scale=list(df.columns)) for a count table."
         raise TypeError(msg)
     return LabelCounts.from_array(annotations)

@@ -34,11 +34,9 @@ def as_items(items: Sequence[Any] | pd.Index | None, n: int, what: str) -> pd.In
     return index
 
 
-def _as_scale(scale: Scale | Sequence[Any] | None, K: int, *, ordered: bool = False) -> Scale:
-    if scale is None:
-        scale = Scale(tuple(range(K)), ordered=ordered)
-    elif not isinstance(scale, Scale):
-        scale = Scale(tuple(scale), ordered=ordered)
+def _as_scale(scale: Scale | Sequence[Any] | None, K: int) -> Scale:
+    if not isinstance(scale, Scale):
+        scale = Scale.nominal(range(K) if scale is None else scale)
     if scale.K != K:
         msg = f"The scale has {scale.K} labels {examples(list(scale.labels))} but the data has {K} columns."
         raise DataError(msg)
@@ -149,22 +147,17 @@ class LabelCounts(Matrix):
         The shortest route from a rater table to agreement when annotator
         identities are not needed (Fleiss, alpha, AC1 work on counts). For
         numbers (int or float columns, NaN = not labelled) the cells are
-        counted directly, without building a long table; other labels go
-        through :meth:`Annotations.from_wide`.
+        counted directly, without building a long table; other labels are
+        checked and encoded as :meth:`Annotations.from_frame` does.
 
         Parameters
         ----------
         wide : DataFrame, dask.dataframe.DataFrame or array_like of shape (N, M)
             Every column is an annotator; a DataFrame's index holds the item
             ids (``df.set_index("item")`` first if they are a column), an
-            array's items are ``0 … N-1``. A Dask DataFrame is computed into
-            this process first.
-        scale : Scale or sequence of labels, optional
-            The label set; a plain sequence is taken in the order given
-            (ordinal unless ``ordered=False``). Default: the labels present
-            (see :meth:`Scale.infer`).
-        ordered : bool, optional
-            Whether the labels are ordered.
+            array's items are ``0 … N-1``.
+        scale, ordered
+            See :mod:`dissensus.data`.
 
         Returns
         -------
@@ -194,10 +187,7 @@ class LabelCounts(Matrix):
             check_columns(list(wide.columns), "")
             missing = np.flatnonzero(pd.isna(wide.index))
             if missing.size:
-                msg = (
-                    f"Missing item ids in the index of `wide` at row positions "
-                    f"{examples(missing.tolist())}; every row is an item and needs an id."
-                )
+                msg = f"Missing item ids in the index of `wide` at row positions {examples(missing.tolist())}; every row is an item and needs an id."
                 raise DataError(msg)
             index = as_items(wide.index, len(wide), "`wide`")
         else:
@@ -209,7 +199,7 @@ class LabelCounts(Matrix):
                 raise DataError(msg)
             index = as_items(None, block.shape[0], "`wide`")
         VT = numeric_wide(block)
-        if VT is None:  # labels of any kind, checked and encoded as Annotations.from_frame does
+        if VT is None:  # labels of any kind
             cells = block.to_numpy() if isinstance(block, pd.DataFrame) else block
             r, c = np.nonzero(pd.notna(cells))
             labels = pd.Series(cells[r, c], index=index[r], dtype=object)
@@ -267,9 +257,6 @@ class LabelCounts(Matrix):
         """The item-level column ``by`` (from ``meta``), indexed by item."""
         if self.meta is None or by not in self.meta.columns:
             have = [] if self.meta is None else list(self.meta.columns)
-            msg = (
-                f"No item-level column {by!r} to group by (have: {have or 'none'}). "
-                "Keep it when loading, e.g. Annotations.from_frame(df, meta=[...])."
-            )
+            msg = f"No item-level column {by!r} to group by (have: {have or 'none'}). Keep it when loading, e.g. Annotations.from_frame(df, meta=[...])."
             raise DataError(msg)
         return self.meta[by]

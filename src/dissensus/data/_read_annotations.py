@@ -56,25 +56,14 @@ def read_annotations(
         ``"long"``: one row per annotation (item, annotator, label).
         ``"wide"``: one row per item, one column per annotator (an empty
         cell = not labelled); see :meth:`Annotations.from_wide`.
-    item, annotator, label : str
-        Column names (long layout); ``annotator=None`` when the file has no
-        annotator ids. ``item`` is also the item column of the wide layout.
     annotators : sequence of str, optional
         Wide layout: the annotator columns (default: all but ``item`` and
         ``meta``).
-    scale : Scale or sequence of labels, optional
-        The label set, in order (default: inferred, see :meth:`Scale.infer`).
-    ordered : bool, optional
-        Whether the labels are ordered.
-    meta : sequence of str
-        Item-level columns to keep (constant within an item).
-    dropna : bool
-        Long layout: drop rows with a missing item, annotator or label, with
-        a :class:`DataDroppedWarning`, instead of raising.
-    duplicates : {"error", "first", "last", "keep"}, optional
-        Repeated (item, annotator) pairs: raise, keep the first / last, or
-        keep all. Default: ``"error"``, except ``"first"`` for ConvAbuse (see
-        :func:`read_convabuse`).
+    item, annotator, label, scale, ordered, meta, dropna, duplicates
+        See :mod:`dissensus.data`. ``item`` is also the item column of the
+        wide layout; ``annotator``, ``label``, ``dropna`` and ``duplicates``
+        apply to the long layout. ``duplicates`` defaults to ``"error"``,
+        ``"first"`` for ConvAbuse (see :func:`read_convabuse`).
     sep : str, optional
         Field separator of a delimited file (default ``","`` for CSV,
         tab for TSV).
@@ -114,12 +103,10 @@ def read_annotations(
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "a.csv").write_text("item,annotator,label\n1,ann1,2\n1,ann2,3\n2,ann1,3\n")
-    >>> ann = read_annotations(d / "a.csv")
+    >>> from dissensus.datasets import example_path
+    >>> ann = read_annotations(example_path("ratings"), meta=["year"])
     >>> ann.n_items, ann.n_annotators, ann.scale
-    (2, 2, Scale.ordinal([2, 3]))
+    (40, 8, Scale.ordinal([1, 2, 3, 4, 5]))
     """
     formats = (*TABLE_FORMATS, "lewidi", "convabuse")
     p, fmt = open_table(path, format, formats, "read_annotations")
@@ -170,10 +157,7 @@ def read_annotations(
     }
     if layout == "wide":
         if dropna or duplicates not in (None, "error"):
-            msg = (
-                "dropna and duplicates apply to the long layout; a wide table has one cell per "
-                "(item, annotator) and an empty cell is simply not an annotation."
-            )
+            msg = "dropna and duplicates apply to the long layout; a wide table has one cell per (item, annotator) and an empty cell is simply not an annotation."
             raise ValueError(msg)
         strip = (list(annotators) if annotators else None) if strip_labels else []
         df = read_frame(p, fmt, sep, ids=[item], na_values=na_values, strip=strip)
@@ -219,8 +203,6 @@ def read_set_annotations(
     format : {"csv", "tsv", "parquet", "jsonl", "lewidi"}, optional
         Default: from the extension, as :func:`read_annotations`. A LeWiDi
         file goes to :func:`read_lewidi` with ``multilabel=True``.
-    item, annotator, label : str
-        Columns; ``annotator=None`` when there are no annotator ids.
     label_sep : str, optional
         Separator of the labels within a cell, e.g. ``"|"`` for
         ``entailment|neutral``. Default: cells are JSON lists
@@ -228,7 +210,7 @@ def read_set_annotations(
         the cell is quoted and its quotes doubled), or real lists in JSONL
         and Parquet. An empty cell is a missing annotation, so with
         ``label_sep`` the empty set cannot be written: use JSON lists.
-    scale, meta, dropna, duplicates
+    item, annotator, label, scale, meta, dropna, duplicates
         As in :meth:`SetAnnotations.from_frame`.
     sep, na_values
         As in :func:`read_annotations` (``sep`` separates columns, not labels).

@@ -34,10 +34,7 @@ def _one_hot_labels(
     bad = ~np.isin(values, (0.0, 1.0))
     if bad.any():
         r, c = np.argwhere(bad)[0]
-        msg = (
-            f"'{path}' line {lines[r]}: {what} column {block.columns[c]!r} is "
-            f"{block.iloc[r, c]!r}; one-hot severity cells must be 0 or 1."
-        )
+        msg = f"'{path}' line {lines[r]}: {what} column {block.columns[c]!r} is {block.iloc[r, c]!r}; one-hot severity cells must be 0 or 1."
         raise DataError(msg)
     ones = values.sum(axis=1)
     off = np.flatnonzero(ones != 1)
@@ -57,10 +54,7 @@ def _one_hot_labels(
 def _require(df: pd.DataFrame, columns: Sequence[str], path: PathLike, kind: str) -> None:
     missing = [c for c in columns if c not in df.columns]
     if missing:
-        msg = (
-            f"'{path}' does not look like a ConvAbuse {kind} file: no column(s) "
-            f"{examples(missing)} (columns: {examples(list(df.columns), 10)})."
-        )
+        msg = f"'{path}' does not look like a ConvAbuse {kind} file: no column(s) {examples(missing)} (columns: {examples(list(df.columns), 10)})."
         raise DataError(msg)
 
 
@@ -113,10 +107,7 @@ def _convabuse_split(df: pd.DataFrame, path: PathLike, meta: Sequence[str]) -> p
         uneven = np.flatnonzero((size != size[:, :1]).any(axis=1))
         if uneven.size:
             r = int(uneven[0])
-            msg = (
-                f"'{path}' line {df.index[r]}: {name}'s severity cells list different numbers of "
-                f"responses ({', '.join(f'{c}={df[c].iloc[r]!r}' for c in cols)})."
-            )
+            msg = f"'{path}' line {df.index[r]}: {name}'s severity cells list different numbers of responses ({', '.join(f'{c}={df[c].iloc[r]!r}' for c in cols)})."
             raise DataError(msg)
         has = size[:, 0] > 0
         if not has.any():
@@ -211,17 +202,12 @@ def read_convabuse(
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> f = pathlib.Path(tempfile.mkdtemp()) / "full.csv"
-    >>> head = "example_no,annotator_id,conv_id,prev_agent,prev_user,agent,user,bot,"
-    >>> head += "is_abuse.1,is_abuse.0,is_abuse.-1,is_abuse.-2,is_abuse.-3\n"
-    >>> rows = ["0,Annotator1,7,Hi,hey,How are you?,bad,E,0,0,1,0,0",
-    ...         "1,Annotator2,7,Hi,hey,How are you?,bad,E,1,0,0,0,0"]
-    >>> _ = f.write_text(head + "\n".join(rows) + "\n")
-    >>> read_convabuse(f).counts().to_frame()
+    >>> from dissensus.datasets import example_path  # a made-up sample of the full file
+    >>> read_convabuse(example_path("convabuse")).counts().to_frame().head(2)
     label  -3  -2  -1  0  1  n
     item
-    0       0   0   1  0  1  2
+    0       0   0   0  0  2  2
+    2       3   0   0  0  0  3
     """
     p = existing_file(path)
     check_option("read_convabuse", "duplicates", duplicates, DUPLICATES)

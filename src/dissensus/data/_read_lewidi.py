@@ -34,16 +34,10 @@ def _lewidi_label(value: Any, where: str, *, single: bool = False) -> Label:
     or a list means several labels.
     """
     if isinstance(value, list | dict) or (single and isinstance(value, str) and "," in value):
-        msg = (
-            f"{where}: multi-label annotation {value!r} in a file read as single-label; read it "
-            "with read_lewidi(path) or multilabel=True, which gives SetAnnotations."
-        )
+        msg = f"{where}: multi-label annotation {value!r} in a file read as single-label; read it with read_lewidi(path) or multilabel=True, which gives SetAnnotations."
         raise DataError(msg)
     if isinstance(value, bool):
-        msg = (
-            f"{where}: label {json.dumps(value)} is a JSON boolean; it would merge with 1/0. "
-            "Write labels as numbers or strings."
-        )
+        msg = f"{where}: label {json.dumps(value)} is a JSON boolean; it would merge with 1/0. Write labels as numbers or strings."
         raise DataError(msg)
     if isinstance(value, str):
         return text_label(value)
@@ -105,10 +99,7 @@ def _lewidi_record(record: Any, where: str) -> tuple[list[Any], list[Any] | None
         annotators = [str(a) for a in given] if "annotators" in record else None
         blanks = sum(map(_blank, listed))
         if annotators is not None and len(listed) > blanks and len(annotators) != len(listed):
-            msg = (
-                f"{where}: {len(listed)} annotations but {len(annotators)} annotators; the "
-                "two lists must pair up one to one."
-            )
+            msg = f"{where}: {len(listed)} annotations but {len(annotators)} annotators; the two lists must pair up one to one."
             raise DataError(msg)
     filled = [not _blank(v) for v in listed]
     if annotators is not None and not all(filled):
@@ -322,8 +313,9 @@ def read_lewidi(
         The label set, in order. Default: inferred from the annotations
         (numbers ordered, strings nominal); labels nobody chose are then
         absent, so give the scale for an ordinal task.
-    ordered : bool, optional
-        Whether the labels are ordered.
+    ordered, duplicates
+        See :mod:`dissensus.data` (``duplicates``: an annotator listed twice
+        on one record).
     meta : sequence of str, optional
         Record fields to keep as item-level columns. Default: those of
         ``"split"`` and ``"lang"`` present in the file.
@@ -331,8 +323,6 @@ def read_lewidi(
         Skip records without annotations, and empty annotations within a
         record, with a :class:`DataDroppedWarning` (saying how many and
         which records) instead of raising.
-    duplicates : {"error", "first", "last", "keep"}
-        An annotator listed twice on one record.
     multilabel : bool, optional
         Read every annotation as a set of labels (comma separated, or a
         JSON list; one label is a set of one). Default: when some record
@@ -354,9 +344,7 @@ def read_lewidi(
     DataError
         Invalid JSON (with its line), a record that is not an object,
         annotation and annotator lists of different lengths, multi-label
-        annotations with ``multilabel=False``, labels repeated within a set,
-        records without annotations or with empty ones (unless ``dropna``),
-        a file with no annotation at all (an unlabelled test file); messages
+        annotations with ``multilabel=False``, and the cases above; messages
         name the file and the record.
 
     Warns
@@ -394,10 +382,7 @@ def read_lewidi(
         raw.decode("utf-8"), path, what="a LeWiDi file (a record is one or two levels deep)"
     )
     if not isinstance(data, dict) or not data:
-        msg = (
-            f"'{path}' is not a LeWiDi file: expected a JSON object mapping item ids to records, "
-            f"got {'an empty object' if isinstance(data, dict) else type(data).__name__}."
-        )
+        msg = f"'{path}' is not a LeWiDi file: expected a JSON object mapping item ids to records, got {'an empty object' if isinstance(data, dict) else type(data).__name__}."
         raise DataError(msg)
 
     keep = (
@@ -456,36 +441,24 @@ def read_lewidi(
         raise DataError(msg)
     if partly_blank:
         if not dropna:
-            msg = (
-                f"'{path}': {len(partly_blank)} records have some empty annotations (records "
-                f"{examples(partly_blank)}); pass dropna=True to skip the empty ones."
-            )
+            msg = f"'{path}': {len(partly_blank)} records have some empty annotations (records {examples(partly_blank)}); pass dropna=True to skip the empty ones."
             raise DataError(msg)
         warnings.warn(
-            f"Skipped the empty annotations of {len(partly_blank)} records in '{path}' "
-            f"(records {examples(partly_blank)}).",
+            f"Skipped the empty annotations of {len(partly_blank)} records in '{path}' (records {examples(partly_blank)}).",
             DataDroppedWarning,
             stacklevel=2,
         )
     if empty:
         if not dropna:
-            msg = (
-                f"'{path}': {len(empty)} of {len(data)} records have no annotations "
-                f"(records {examples(empty)}), e.g. an unlabelled test file; pass dropna=True "
-                "to skip them."
-            )
+            msg = f"'{path}': {len(empty)} of {len(data)} records have no annotations (records {examples(empty)}), e.g. an unlabelled test file; pass dropna=True to skip them."
             raise DataError(msg)
         warnings.warn(
-            f"Skipped {len(empty)} of {len(data)} records without annotations in '{path}' "
-            f"(records {examples(empty)}).",
+            f"Skipped {len(empty)} of {len(data)} records without annotations in '{path}' (records {examples(empty)}).",
             DataDroppedWarning,
             stacklevel=2,
         )
     if no_annotators and len(no_annotators) != len(set(item_col)):
-        msg = (
-            f"'{path}': some records list annotators and some do not (e.g. record "
-            f"{no_annotators[0]!r}); give annotators for every record or for none."
-        )
+        msg = f"'{path}': some records list annotators and some do not (e.g. record {no_annotators[0]!r}); give annotators for every record or for none."
         raise DataError(msg)
     # labels as they are: no int/float/str coercion by NumPy, tuples (sets) whole
     labels_array = np.fromiter(label_col, dtype=object, count=len(label_col))
@@ -514,8 +487,7 @@ def read_lewidi(
         out = Annotations.from_frame(long, scale=scale, ordered=ordered, **options)
     if miscounted:
         warnings.warn(
-            f"'{path}': the stated number of annotations differs from the annotations listed in "
-            f"{len(miscounted)} records (e.g. {examples(miscounted)}); the listed ones are used.",
+            f"'{path}': the stated number of annotations differs from the annotations listed in {len(miscounted)} records (e.g. {examples(miscounted)}); the listed ones are used.",
             DissensusWarning,
             stacklevel=2,
         )

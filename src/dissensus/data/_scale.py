@@ -121,20 +121,13 @@ class Scale:
             raise DataError(msg)
         kinds = {type(v) is str for v in labels}
         if len(kinds) > 1:
-            msg = (
-                f"Scale labels mix strings and numbers ({examples(list(labels))}); "
-                "convert them to one type first."
-            )
+            msg = f"Scale labels mix strings and numbers ({examples(list(labels))}); convert them to one type first."
             raise DataError(msg)
         inexact = [
             v for v in labels if isinstance(v, int) and abs(v) > _EXACT_INT and int(float(v)) != v
         ]
         if inexact:
-            msg = (
-                f"Label {inexact[0]} is an integer beyond 2**53, which a float64 cannot hold "
-                "exactly (it would merge with a neighbouring label); write the labels as text "
-                "or as smaller numbers."
-            )
+            msg = f"Label {inexact[0]} is an integer beyond 2**53, which a float64 cannot hold exactly (it would merge with a neighbouring label); write the labels as text or as smaller numbers."
             raise DataError(msg)
         object.__setattr__(self, "labels", labels)
         object.__setattr__(self, "ordered", bool(self.ordered))
@@ -169,16 +162,10 @@ class Scale:
         labels = list(dict.fromkeys(labels))
         if any(isinstance(v, str) for v in labels):
             if not all(isinstance(v, str) for v in labels):
-                msg = (
-                    f"Labels mix strings and numbers ({examples(labels)}); convert the "
-                    "label column to one type first (e.g. `df[label].astype(str)`)."
-                )
+                msg = f"Labels mix strings and numbers ({examples(labels)}); convert the label column to one type first (e.g. `df[label].astype(str)`)."
                 raise DataError(msg)
             if ordered:
-                msg = (
-                    f"Cannot infer the order of string labels ({examples(sorted(labels))}); "
-                    "give it explicitly with Scale.ordinal([...])."
-                )
+                msg = f"Cannot infer the order of string labels ({examples(sorted(labels))}); give it explicitly with Scale.ordinal([...])."
                 raise DataError(msg)
             return cls(tuple(sorted(labels)), ordered=False)
         return cls(tuple(sorted(labels)), ordered=True if ordered is None else ordered)
@@ -204,10 +191,7 @@ class Scale:
             If the labels are strings.
         """
         if not self.is_numeric:
-            msg = (
-                f"Scale labels {examples(list(self.labels))} are not numbers; interval and "
-                "ratio measures need numeric labels."
-            )
+            msg = f"Scale labels {examples(list(self.labels))} are not numbers; interval and ratio measures need numeric labels."
             raise TypeError(msg)
         return np.asarray(self.labels, dtype=np.float64)
 
@@ -339,11 +323,7 @@ def encode_labels(
     for v in strings:
         found = _CONTROL.search(v)
         if found:
-            msg = (
-                f"Label {v!r}{where} at {at(v)} contains the control character "
-                f"U+{ord(found.group()):04X}; control characters are not part of a label "
-                "(a broken export?). Clean the file."
-            )
+            msg = f"Label {v!r}{where} at {at(v)} contains the control character U+{ord(found.group()):04X}; control characters are not part of a label (a broken export?). Clean the file."
             raise DataError(msg)
     spelled: dict[str, list[str]] = {}
     for v in strings:

@@ -89,10 +89,9 @@ def _element(value: Any) -> Label:
 
 def _parse_text(text: str, label_sep: str | None) -> list[Any]:
     """A text cell: labels separated by ``label_sep``, or a JSON / Python list literal."""
-    if label_sep is not None:
-        stripped = text.strip()
-        return [] if not stripped else [v.strip() for v in stripped.split(label_sep)]
     stripped = text.strip()
+    if label_sep is not None:
+        return [] if not stripped else [v.strip() for v in stripped.split(label_sep)]
     if stripped.startswith("["):
         try:
             parsed = json.loads(stripped)
@@ -117,10 +116,7 @@ def _parse_cell(value: Any, label_sep: str | None) -> tuple[Label, ...]:
     elif isinstance(value, _COLLECTIONS):
         raw = list(value)
     else:
-        msg = (
-            f"{value!r} ({type(value).__name__}) is not a set of labels; give a list, tuple or "
-            "set per annotation, or text with label_sep="
-        )
+        msg = f"{value!r} ({type(value).__name__}) is not a set of labels; give a list, tuple or set per annotation, or text with label_sep="
         raise ValueError(msg)
     out = []
     for v in raw:
@@ -154,23 +150,15 @@ class SetAnnotations(ItemAnnotatorCodes):
 
     Attributes
     ----------
-    item_codes : ndarray of int64, shape (M,)
-        Row of ``items`` for each annotation.
     indicators : ndarray of bool, shape (M, L)
         ``indicators[m, l]``: annotation ``m`` includes ``scale.labels[l]``.
         A row of zeros is the empty set.
-    annotator_codes : ndarray of int64, shape (M,), or None
-        Row of ``annotators`` for each annotation; None without annotator ids.
-    items : pandas.Index
-        Item ids, in order of first appearance.
-    annotators : pandas.Index or None
-        Annotator ids, in order of first appearance.
     scale : Scale
         The label universe, in the order given (the column order of
         ``indicators`` and of every per-label output). Its ``ordered`` flag
         plays no part in set distances.
-    meta : pandas.DataFrame or None
-        Item-level columns, indexed like ``items``.
+    item_codes, annotator_codes, items, annotators, meta
+        As in :class:`~dissensus.data._annotations.ItemAnnotatorCodes`.
 
     Notes
     -----
@@ -215,8 +203,6 @@ class SetAnnotations(ItemAnnotatorCodes):
         ----------
         df : DataFrame or dask.dataframe.DataFrame
             One row per (item, annotator, set of labels).
-        item, annotator, label : str
-            Column names; ``annotator=None`` when there are no annotator ids.
         scale : Scale or sequence of labels, optional
             The label universe, in order (a sequence makes a nominal scale).
             Default: the distinct labels present, sorted; give it when a
@@ -230,9 +216,9 @@ class SetAnnotations(ItemAnnotatorCodes):
             (``'["entailment", "neutral"]'``, ``'[]'``). Lists, tuples,
             sets and arrays are read as they are. Text that reads as a
             number is that number (``"1"`` is the label 1).
-        meta, dropna, duplicates, source
-            As in :meth:`Annotations.from_frame`. A missing cell (NaN/None)
-            is a missing annotation, not the empty set.
+        item, annotator, label, meta, dropna, duplicates, source
+            See :mod:`dissensus.data`. A missing cell (NaN/None) is a
+            missing annotation, not the empty set.
 
         Raises
         ------
@@ -253,11 +239,7 @@ class SetAnnotations(ItemAnnotatorCodes):
         nested = keys.map(lambda k: k is _NESTED).to_numpy(dtype=bool)
         if nested.any():
             rows = np.flatnonzero(nested)
-            msg = (
-                f"Label column {label!r}{where} at {locations(df.index, rows, source)}: "
-                f"{py(column.iloc[int(rows[0])])!r} nests a collection; a set holds labels "
-                "(numbers or strings)."
-            )
+            msg = f"Label column {label!r}{where} at {locations(df.index, rows, source)}: {py(column.iloc[int(rows[0])])!r} nests a collection; a set holds labels (numbers or strings)."
             raise DataError(msg)
         codes, uniq = pd.factorize(keys.where(~missing, None), use_na_sentinel=True)
         cells: list[tuple[Label, ...]] = []
@@ -269,30 +251,17 @@ class SetAnnotations(ItemAnnotatorCodes):
                 msg = f"Label column {label!r}{where} at {at}: {exc}."
                 raise DataError(msg) from None
         universe = _universe(cells, scale)
-        Z = _indicators(
-            cells,
-            universe,
-            df,
-            codes=codes,
-            item=item,
-            annotator=annotator,
-            label=label,
-            where=where,
-            source=source,
-        )
-        return cls._build(
-            df,
-            Z,
-            codes,
-            universe,
-            item=item,
-            annotator=annotator,
-            label=label,
-            meta=meta,
-            dropna=dropna,
-            duplicates=duplicates,
-            source=source,
-        )
+        keyed: dict[str, Any] = {"item": item, "annotator": annotator, "meta": meta}
+        keyed.update(dropna=dropna, duplicates=duplicates, source=source)
+        try:
+            Z = _indicators(cells, universe)
+        except _BadSetError as exc:
+            rows = np.flatnonzero(codes == exc.cell)
+            first = int(rows[0])
+            who = f" by annotator {py(df[annotator].iloc[first])!r}" if annotator else ""
+            msg = f"Set {list(cells[exc.cell])!r} of item {py(df[item].iloc[first])!r}{who}{where} at {locations(df.index, rows, source)} (column {label!r}): {exc}."
+            raise DataError(msg) from None
+        return cls._build(df, Z, codes, universe, label, **keyed)
 
     @classmethod
     def from_indicators(
@@ -347,11 +316,7 @@ class SetAnnotations(ItemAnnotatorCodes):
         if bad.any():
             r, c = np.argwhere(bad)[0]
             rows = np.flatnonzero(bad.any(axis=1))
-            msg = (
-                f"Indicator column {labels[c]!r}{where} holds {py(df[labels[c]].iloc[r])!r} at "
-                f"{locations(df.index, rows, source)}; indicator columns hold 0 or 1 "
-                "(or True/False)."
-            )
+            msg = f"Indicator column {labels[c]!r}{where} holds {py(df[labels[c]].iloc[r])!r} at {locations(df.index, rows, source)}; indicator columns hold 0 or 1 (or True/False)."
             raise DataError(msg)
         partly = raw_missing.any(axis=1) & ~raw_missing.all(axis=1)
         if partly.any():
@@ -365,19 +330,9 @@ class SetAnnotations(ItemAnnotatorCodes):
         first, codes = _unique_rows(np.nan_to_num(block) == 1.0)
         Z = np.nan_to_num(block[first]) == 1.0
         codes[raw_missing.all(axis=1)] = -1
-        return cls._build(
-            df,
-            Z,
-            codes,
-            Scale.nominal(labels),
-            item=item,
-            annotator=annotator,
-            label=None,
-            meta=meta,
-            dropna=dropna,
-            duplicates=duplicates,
-            source=source,
-        )
+        keyed: dict[str, Any] = {"item": item, "annotator": annotator, "meta": meta}
+        keyed.update(dropna=dropna, duplicates=duplicates, source=source)
+        return cls._build(df, Z, codes, Scale.nominal(labels), "labels", **keyed)
 
     @classmethod
     def _build(
@@ -386,16 +341,10 @@ class SetAnnotations(ItemAnnotatorCodes):
         Z: npt.NDArray[np.bool_],
         codes: npt.NDArray[np.intp],
         universe: Scale,
-        *,
-        item: str,
-        annotator: str | None,
-        label: str | None,
-        meta: Sequence[str],
-        dropna: bool,
-        duplicates: Duplicates,
-        source: str | None,
+        label: str,
+        **keyed: Any,
     ) -> SetAnnotations:
-        """Items, annotators, duplicates, missing values and meta, as :class:`Annotations` does.
+        """Items, annotators, duplicates, missing values and meta, by :meth:`Annotations.from_frame`.
 
         ``Z`` holds the U distinct sets, ``codes`` the row of ``Z`` of each
         row of ``df`` (-1: missing). The rows are handed to
@@ -404,21 +353,12 @@ class SetAnnotations(ItemAnnotatorCodes):
         columns is the same as for single-label data; the kept rows' codes
         select their sets.
         """
-        name = label if label is not None else "labels"
-        cols = list(dict.fromkeys([item, *([annotator] if annotator else []), *meta]))
-        frame = df[cols].copy()
-        frame[name] = np.where(codes < 0, np.nan, codes.astype(np.float64))
-        ann = Annotations.from_frame(
-            frame,
-            item=item,
-            annotator=annotator,
-            label=name,
-            scale=Scale.nominal(range(max(Z.shape[0], 1))),
-            meta=meta,
-            dropna=dropna,
-            duplicates=duplicates,
-            source=source,
-        )
+        item, annotator = keyed["item"], keyed["annotator"]
+        frame = df[list(dict.fromkeys([item, *([annotator] if annotator else []), *keyed["meta"]]))]
+        frame = frame.copy()
+        frame[label] = np.where(codes < 0, np.nan, codes.astype(np.float64))
+        scale = Scale.nominal(range(max(Z.shape[0], 1)))
+        ann = Annotations.from_frame(frame, label=label, scale=scale, **keyed)
         return cls(
             item_codes=ann.item_codes,
             indicators=np.ascontiguousarray(Z[ann.label_codes], dtype=bool),
@@ -601,18 +541,15 @@ def _unique_rows(Z: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.intp], npt.ND
     return first[order].astype(np.intp), rank[inverse.ravel()].astype(np.intp)
 
 
-def _indicators(
-    cells: list[tuple[Label, ...]],
-    universe: Scale,
-    df: pd.DataFrame,
-    *,
-    codes: npt.NDArray[np.intp],
-    item: str,
-    annotator: str | None,
-    label: str,
-    where: str,
-    source: str | None,
-) -> npt.NDArray[np.bool_]:
+class _BadSetError(ValueError):
+    """A set with a label off the universe or repeated; ``cell`` is its distinct cell."""
+
+    def __init__(self, cell: int, problem: str) -> None:
+        super().__init__(problem)
+        self.cell = cell
+
+
+def _indicators(cells: list[tuple[Label, ...]], universe: Scale) -> npt.NDArray[np.bool_]:
     """The (U, L) indicators of the distinct cells; unknown and repeated labels refused.
 
     Every label of every distinct cell is encoded in one call; the messages
@@ -628,29 +565,14 @@ def _indicators(
     bad = unknown | repeated
     if bad.any():
         k = int(owner[np.flatnonzero(bad)[0]])
-        cell = cells[k]
         mine = owner == k
         if unknown[mine].any():
             odd = [py(v) for v in flat[mine & unknown]]
-            problem = (
-                f"{examples(odd)} {'is' if len(odd) == 1 else 'are'} not in the label "
-                f"universe {examples(list(universe.labels), 10)}. Fix the labels or pass a scale "
-                "that includes them"
-            )
+            problem = f"{examples(odd)} {'is' if len(odd) == 1 else 'are'} not in the label universe {examples(list(universe.labels), 10)}. Fix the labels or pass a scale that includes them"
         else:
             twice = py(flat[np.flatnonzero(mine & repeated)[0]])
-            problem = (
-                f"label {twice!r} appears twice in one set; a set lists each label once (fix "
-                "the export)"
-            )
-        rows = np.flatnonzero(codes == k)
-        first = int(rows[0])
-        who = f" by annotator {py(df[annotator].iloc[first])!r}" if annotator else ""
-        msg = (
-            f"Set {list(cell)!r} of item {py(df[item].iloc[first])!r}{who}{where} at "
-            f"{locations(df.index, rows, source)} (column {label!r}): {problem}."
-        )
-        raise DataError(msg)
+            problem = f"label {twice!r} appears twice in one set; a set lists each label once (fix the export)"
+        raise _BadSetError(k, problem)
     Z = np.zeros((len(cells), universe.K), dtype=bool)
     Z[owner, cols] = True
     return Z

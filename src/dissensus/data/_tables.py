@@ -143,10 +143,7 @@ def open_table(
     if format is None:
         inferred = _EXTENSIONS.get(p.suffix.lower())
         if inferred is None or inferred not in formats:
-            msg = (
-                f"Cannot tell the format of '{path}' from its extension {p.suffix or '(none)'!r}; "
-                f"pass format= one of {', '.join(map(repr, formats))}."
-            )
+            msg = f"Cannot tell the format of '{path}' from its extension {p.suffix or '(none)'!r}; pass format= one of {', '.join(map(repr, formats))}."
             raise DataError(msg)
         format = inferred
     check_option(caller, "format", format, tuple(formats))
@@ -173,10 +170,7 @@ def check_utf8(raw: bytes, path: PathLike) -> None:
             at = _first_bad_byte(raw, start)
             line = raw.count(b"\n", 0, at) + 1
             column = at - (raw.rfind(b"\n", 0, at) + 1) + 1
-            msg = (
-                f"'{path}' line {line}: byte 0x{raw[at]:02x} at column {column} is not UTF-8; "
-                "save the file as UTF-8."
-            )
+            msg = f"'{path}' line {line}: byte 0x{raw[at]:02x} at column {column} is not UTF-8; save the file as UTF-8."
             raise DataError(msg) from exc
 
 
@@ -306,10 +300,7 @@ def read_delimited(
     repeated = None if text else first_repeat(header)
     if repeated is not None:
         name, first, second = repeated
-        msg = (
-            f"'{path}' line 1: column {name!r} appears twice (columns {first} and "
-            f"{second}); rename one so it is clear which one holds the data."
-        )
+        msg = f"'{path}' line 1: column {name!r} appears twice (columns {first} and {second}); rename one so it is clear which one holds the data."
         raise DataError(msg)
     options: dict[str, Any] = {"sep": sep, "keep_default_na": False}
     if text:
@@ -388,10 +379,7 @@ def parse_json(text: str, path: PathLike, line: int | None = None, what: str = "
         if line is None:  # the line of the second occurrence, when the key is found twice
             spots = [m.start() for m in re.finditer(re.escape(json.dumps(exc.key)) + r"\s*:", text)]
             at = f" line {text.count(chr(10), 0, spots[1]) + 1}" if len(spots) == 2 else ""
-        msg = (
-            f"'{path}'{at}: key {exc.key!r} appears twice in one JSON object; JSON readers keep "
-            "only the last one, so data would be lost. Make the keys unique."
-        )
+        msg = f"'{path}'{at}: key {exc.key!r} appears twice in one JSON object; JSON readers keep only the last one, so data would be lost. Make the keys unique."
     except RecursionError:
         msg = f"'{path}'{at}: JSON nested too deeply to be {what}."
     raise DataError(msg)

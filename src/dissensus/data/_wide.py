@@ -94,10 +94,7 @@ def check_columns(columns: Sequence[Any], where: str, what: str = "column") -> N
     repeated = first_repeat(columns)
     if repeated is not None:
         name, first, second = repeated
-        msg = (
-            f"The wide table{where} has {what} {name!r} twice (columns {first} and "
-            f"{second}); rename one so each annotator has one column."
-        )
+        msg = f"The wide table{where} has {what} {name!r} twice (columns {first} and {second}); rename one so each annotator has one column."
         raise DataError(msg)
 
 
@@ -198,10 +195,7 @@ def encode_wide(
     lo = float(np.fmin.reduce(VT, axis=None)) if VT.size else math.nan
     hi = float(np.fmax.reduce(VT, axis=None)) if VT.size else math.nan
     if math.isinf(lo) or math.isinf(hi):
-        msg = (
-            f"The wide table{where} holds infinite values; a label cannot be inf. "
-            "Replace them with a label or leave the cell empty (NaN)."
-        )
+        msg = f"The wide table{where} holds infinite values; a label cannot be inf. Replace them with a label or leave the cell empty (NaN)."
         raise DataError(msg)
     if math.isnan(lo):
         if scale is None:

@@ -14,8 +14,8 @@
 Source: S. Teufel, Machine Learning and Real-world Data (MLRD), lecture 6
 "Uncertainty and Human Agreement", University of Cambridge (lecture notes).
 
-:data:`EXAMPLE_FILES` are synthetic files (made by ``python -m
-dissensus.datasets._generate``) that ``dissensus example NAME --out PATH``
+:data:`EXAMPLE_FILES` are synthetic files (drawn from fixed seeds by
+``tests/datasets/example_files.py``) that ``dissensus example NAME --out PATH``
 writes out:
 
 ``ratings.csv``
