@@ -33,6 +33,7 @@ writes out:
 
 from __future__ import annotations
 
+import os
 import shutil
 from importlib import resources
 from pathlib import Path
@@ -120,7 +121,7 @@ def example_path(name: str) -> Path:
     return Path(str(resources.files("dissensus.datasets") / EXAMPLE_FILES[name]))
 
 
-def write_example(name: str, out: str | Path) -> Path:
+def write_example(name: str, out: str | os.PathLike[str]) -> Path:
     """Copy example file ``name`` to ``out`` (a file, or a directory to write it into).
 
     Examples
