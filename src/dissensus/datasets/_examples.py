@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from importlib import resources
 from pathlib import Path
 from typing import Literal
 
@@ -118,7 +117,7 @@ def example_path(name: str) -> Path:
     'ratings.csv'
     """
     check_option("example_path", "name", name, tuple(EXAMPLE_FILES))
-    return Path(str(resources.files("dissensus.datasets") / EXAMPLE_FILES[name]))
+    return Path(__file__).with_name(EXAMPLE_FILES[name])  # package data beside this module
 
 
 def write_example(name: str, out: str | os.PathLike[str]) -> Path:
