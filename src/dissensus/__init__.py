@@ -31,13 +31,13 @@ from dissensus.data import (
     Predictions,
     Scale,
     SetAnnotations,
-    load_example,
     read_annotations,
     read_convabuse,
     read_lewidi,
     read_predictions,
     read_set_annotations,
 )
+from dissensus.datasets import load_example
 from dissensus.evaluation import Evaluation, evaluate
 
 try:

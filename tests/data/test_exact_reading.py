@@ -13,10 +13,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dissensus import DataError, LabelCounts, LabelSpellingWarning, read_annotations, read_lewidi
-from dissensus.data import _readers
-from dissensus.data._predictions_io import read_predictions
-from dissensus.data._readers import exact_ids
+from dissensus import (
+    DataError,
+    LabelCounts,
+    LabelSpellingWarning,
+    read_annotations,
+    read_lewidi,
+    read_predictions,
+)
+from dissensus.data import _tables
+from dissensus.data._tables import exact_ids
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -220,8 +226,7 @@ def test_a_fifo_is_read_once(tmp_path, reader, name, data):
     fifo = tmp_path / name
     os.mkfifo(fifo)
     script = (
-        "from dissensus import read_annotations\n"
-        "from dissensus.data._predictions_io import read_predictions\n"
+        "from dissensus import read_annotations, read_predictions\n"
         f"print({reader}({str(fifo)!r}))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(SRC)}
@@ -245,8 +250,8 @@ class TestUtf8CheckInSlices:
 
     @pytest.mark.parametrize("size", [1, 2, 3, 4, 5, 7])
     def test_valid_text_passes_for_any_slice(self, monkeypatch, size):
-        monkeypatch.setattr(_readers, "_DECODE_SLICE", size)
-        _readers._check_utf8("é€𝄞x\nab€\n".encode() * 3, "f.csv")
+        monkeypatch.setattr(_tables, "_DECODE_SLICE", size)
+        _tables.check_utf8("é€𝄞x\nab€\n".encode() * 3, "f.csv")
 
     @pytest.mark.parametrize("size", [1, 2, 3, 4, 5, 7, 1 << 24])
     @pytest.mark.parametrize(
@@ -261,6 +266,6 @@ class TestUtf8CheckInSlices:
     def test_the_first_bad_byte_is_named_for_any_slice(
         self, monkeypatch, size, raw, line, byte, column
     ):
-        monkeypatch.setattr(_readers, "_DECODE_SLICE", size)
+        monkeypatch.setattr(_tables, "_DECODE_SLICE", size)
         with pytest.raises(DataError, match=rf"line {line}: byte {byte} at column {column} "):
-            _readers._check_utf8(raw, "f.csv")
+            _tables.check_utf8(raw, "f.csv")

@@ -1,4 +1,4 @@
-"""Tests of dissensus.data._readers (fixtures are written by the tests themselves)."""
+"""Tests of the readers of dissensus.data (fixtures are written by the tests themselves)."""
 
 from __future__ import annotations
 

@@ -21,7 +21,8 @@ from dissensus.cli._agreement_sets import (
     set_agreement_table,
 )
 from dissensus.cli._reader_options import load_annotations, reader_options
-from dissensus.data import LabelCounts, as_label_counts, load_example
+from dissensus.data import LabelCounts, as_label_counts
+from dissensus.datasets import load_example
 
 __all__ = [
     "GLOSSARY",

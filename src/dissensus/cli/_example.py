@@ -6,13 +6,13 @@ from pathlib import Path
 
 import click
 
-from dissensus.examples import EXAMPLES, write_example
+from dissensus.datasets import EXAMPLE_FILES, write_example
 
 __all__ = ["example_command"]
 
 
 @click.command("example")
-@click.argument("name", type=click.Choice(list(EXAMPLES)))
+@click.argument("name", type=click.Choice(list(EXAMPLE_FILES)))
 @click.option(
     "--out",
     type=click.Path(path_type=Path),

@@ -1,20 +1,43 @@
-"""Data model and readers: Scale, Annotations, SetAnnotations, LabelCounts, Predictions, read_*."""
+"""Data model and readers: Scale, Annotations, SetAnnotations, LabelCounts, Predictions, read_*.
 
-from dissensus.data._annotations import Annotations, Duplicates
-from dissensus.data._counts import LabelCounts, as_label_counts
-from dissensus.data._datasets import load_example
-from dissensus.data._predictions import Predictions
-from dissensus.data._predictions_io import read_predictions
-from dissensus.data._readers import (
-    CONVABUSE_SCALE,
-    read_annotations,
-    read_convabuse,
-    read_lewidi,
-    read_set_annotations,
-    read_table,
-)
+Options shared by the constructors and readers (each lists those it takes):
+
+item, annotator, label : str
+    Column names; ``annotator=None`` when the data has no annotator ids.
+scale : Scale or sequence of labels, optional
+    The label set, in order; a plain sequence is ordinal unless
+    ``ordered=False``. Default: inferred from the labels present
+    (:meth:`Scale.infer`).
+ordered : bool, optional
+    Whether the labels are ordered, when the scale is inferred or a sequence.
+meta : sequence of str
+    Item-level columns to keep (e.g. ``["year"]`` for ``by="year"``); each
+    must be constant within an item.
+dropna : bool
+    Drop rows with a missing item, annotator or label (reported with a
+    :class:`~dissensus.DataDroppedWarning`) instead of raising.
+duplicates : {"error", "first", "last", "keep"}
+    Repeated (item, annotator) pairs: raise, keep the first or the last, or
+    keep all (each counts as an annotation).
+source : str, optional
+    The file a frame was read from. Its index then holds file positions
+    (``"line"``; ``"row"`` for Parquet; ``"record"`` for JSON records keyed by
+    item id, as the index name says) and messages say ``in <file> … at line N``.
+
+A DataFrame argument may be a Dask DataFrame: it is computed into this
+process (one ``.compute()``, keeping its index, which error messages name);
+for data that do not fit, use :mod:`dissensus.distributed`.
+"""
+
+from dissensus.data._annotations import Annotations, Duplicates, as_label_counts
+from dissensus.data._counts import LabelCounts
+from dissensus.data._predictions import Predictions, read_predictions
+from dissensus.data._read_annotations import read_annotations, read_set_annotations
+from dissensus.data._read_convabuse import CONVABUSE_SCALE, read_convabuse
+from dissensus.data._read_lewidi import read_lewidi
 from dissensus.data._scale import Label, Scale
 from dissensus.data._sets import SetAnnotations
+from dissensus.data._tables import read_table
 
 __all__ = [
     "CONVABUSE_SCALE",
@@ -26,7 +49,6 @@ __all__ = [
     "Scale",
     "SetAnnotations",
     "as_label_counts",
-    "load_example",
     "read_annotations",
     "read_convabuse",
     "read_lewidi",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -11,22 +10,15 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from dissensus._deprecation import renamed_parameters
-from dissensus._exceptions import DataDroppedWarning, DataError
-from dissensus._validation import as_count_matrix, computed, examples, is_dask
-from dissensus.data._scale import Scale
-from dissensus.data._wide import (
-    check_columns,
-    encode_wide,
-    given_scale,
-    numeric_wide,
-    off_scale_message,
-)
+from dissensus._exceptions import DataError
+from dissensus._validation import as_count_matrix, computed, examples
+from dissensus.data._scale import Scale, encode_labels
+from dissensus.data._wide import check_columns, encode_wide, numeric_wide, off_scale_message
 
-__all__ = ["LabelCounts", "as_label_counts"]
+__all__ = ["LabelCounts", "Matrix", "as_items"]
 
 
-def _as_items(items: Sequence[Any] | pd.Index | None, n: int, what: str) -> pd.Index:
+def as_items(items: Sequence[Any] | pd.Index | None, n: int, what: str) -> pd.Index:
     if items is None:
         return pd.RangeIndex(n, name="item")
     index: pd.Index = pd.Index(items)
@@ -42,19 +34,33 @@ def _as_items(items: Sequence[Any] | pd.Index | None, n: int, what: str) -> pd.I
     return index
 
 
-def _as_scale(scale: Scale | Sequence[Any] | None, K: int, *, ordered: bool = False) -> Scale:
-    if scale is None:
-        scale = Scale(tuple(range(K)), ordered=ordered)
-    elif not isinstance(scale, Scale):
-        scale = Scale(tuple(scale), ordered=ordered)
+def _as_scale(scale: Scale | Sequence[Any] | None, K: int) -> Scale:
+    if not isinstance(scale, Scale):
+        scale = Scale.nominal(range(K) if scale is None else scale)
     if scale.K != K:
         msg = f"The scale has {scale.K} labels {examples(list(scale.labels))} but the data has {K} columns."
         raise DataError(msg)
     return scale
 
 
+class Matrix:
+    """The (N items, K labels) shape of :class:`LabelCounts` and ``Predictions``."""
+
+    values: npt.NDArray[Any]
+
+    @property
+    def N(self) -> int:
+        """Number of items."""
+        return int(self.values.shape[0])
+
+    @property
+    def K(self) -> int:
+        """Number of labels."""
+        return int(self.values.shape[1])
+
+
 @dataclass(frozen=True, eq=False)
-class LabelCounts:
+class LabelCounts(Matrix):
     """Label counts per item: an N × K ``int64`` matrix with item ids and a scale.
 
     Build it with :meth:`from_array`, :meth:`Annotations.counts` or a reader.
@@ -115,11 +121,11 @@ class LabelCounts:
         """
         raw = np.asarray(values)
         if raw.ndim == 2:
-            index = _as_items(items, raw.shape[0], "`values`")
+            index = as_items(items, raw.shape[0], "`values`")
             arr = as_count_matrix(raw, "values", items=index)
         else:
             arr = as_count_matrix(raw, "values")
-            index = _as_items(items, arr.shape[0], "`values`")
+            index = as_items(items, arr.shape[0], "`values`")
         sc = _as_scale(scale, arr.shape[1])
         if meta is not None:
             if len(meta) != len(index):
@@ -141,24 +147,17 @@ class LabelCounts:
         The shortest route from a rater table to agreement when annotator
         identities are not needed (Fleiss, alpha, AC1 work on counts). For
         numbers (int or float columns, NaN = not labelled) the cells are
-        counted directly, without building a long table; other labels go
-        through :meth:`Annotations.from_wide`.
+        counted directly, without building a long table; other labels are
+        checked and encoded as :meth:`Annotations.from_frame` does.
 
         Parameters
         ----------
         wide : DataFrame, dask.dataframe.DataFrame or array_like of shape (N, M)
             Every column is an annotator; a DataFrame's index holds the item
             ids (``df.set_index("item")`` first if they are a column), an
-            array's items are ``0 … N-1``. A Dask DataFrame is computed into
-            this process (one ``.compute()``, keeping its index, which error
-            messages name); for data that do not fit, use
-            :mod:`dissensus.distributed`.
-        scale : Scale or sequence of labels, optional
-            The label set; a plain sequence is taken in the order given
-            (ordinal unless ``ordered=False``). Default: the labels present
-            (see :meth:`Scale.infer`).
-        ordered : bool, optional
-            Whether the labels are ordered.
+            array's items are ``0 … N-1``.
+        scale, ordered
+            See :mod:`dissensus.data`.
 
         Returns
         -------
@@ -188,12 +187,9 @@ class LabelCounts:
             check_columns(list(wide.columns), "")
             missing = np.flatnonzero(pd.isna(wide.index))
             if missing.size:
-                msg = (
-                    f"Missing item ids in the index of `wide` at row positions "
-                    f"{examples(missing.tolist())}; every row is an item and needs an id."
-                )
+                msg = f"Missing item ids in the index of `wide` at row positions {examples(missing.tolist())}; every row is an item and needs an id."
                 raise DataError(msg)
-            index = _as_items(wide.index, len(wide), "`wide`")
+            index = as_items(wide.index, len(wide), "`wide`")
         else:
             block = np.asarray(wide)
             if block.ndim != 2:
@@ -201,22 +197,16 @@ class LabelCounts:
                     f"`wide` must be a 2-D (N items, M annotators) table; got shape {block.shape}."
                 )
                 raise DataError(msg)
-            index = _as_items(None, block.shape[0], "`wide`")
+            index = as_items(None, block.shape[0], "`wide`")
         VT = numeric_wide(block)
-        if VT is None:
-            frame = block if isinstance(block, pd.DataFrame) else pd.DataFrame(block)
-            from dissensus.data._annotations import Annotations  # noqa: PLC0415 -- cycle
-
-            with warnings.catch_warnings():
-                # an item nobody labelled keeps its row of zeros here: nothing is dropped
-                warnings.simplefilter("ignore", DataDroppedWarning)
-                counts = Annotations.from_wide(
-                    frame.set_axis(index), item=None, scale=scale, ordered=ordered
-                ).counts()
-            full = np.zeros((len(index), counts.K), dtype=np.int64)
-            full[index.get_indexer(counts.items)] = counts.values  # noqa: PD011 -- LabelCounts
-            return cls(full, index, counts.scale)
-        wc = encode_wide(VT, given_scale(scale, ordered), ordered=ordered)
+        if VT is None:  # labels of any kind
+            cells = block.to_numpy() if isinstance(block, pd.DataFrame) else block
+            r, c = np.nonzero(pd.notna(cells))
+            labels = pd.Series(cells[r, c], index=index[r], dtype=object)
+            sc, codes = encode_labels(labels, scale, ordered, source=None, column="label")
+            flat = np.bincount(r * sc.K + codes, minlength=len(index) * sc.K)
+            return cls(flat.reshape(len(index), sc.K).astype(np.int64), index, sc)
+        wc = encode_wide(VT, scale, ordered=ordered)
         if wc.has_off_scale():
             rows, _ = wc.off_scale()
             at = f"rows {examples(index[np.unique(rows)])}"
@@ -227,16 +217,6 @@ class LabelCounts:
         return cls(wc.counts_t().T, index, wc.scale)
 
     # -- shape ------------------------------------------------------------
-    @property
-    def N(self) -> int:
-        """Number of items."""
-        return int(self.values.shape[0])
-
-    @property
-    def K(self) -> int:
-        """Number of labels."""
-        return int(self.values.shape[1])
-
     @property
     def n(self) -> npt.NDArray[np.int64]:
         """Annotations per item, shape (N,)."""
@@ -277,36 +257,6 @@ class LabelCounts:
         """The item-level column ``by`` (from ``meta``), indexed by item."""
         if self.meta is None or by not in self.meta.columns:
             have = [] if self.meta is None else list(self.meta.columns)
-            msg = (
-                f"No item-level column {by!r} to group by (have: {have or 'none'}). "
-                "Keep it when loading, e.g. Annotations.from_frame(df, meta=[...])."
-            )
+            msg = f"No item-level column {by!r} to group by (have: {have or 'none'}). Keep it when loading, e.g. Annotations.from_frame(df, meta=[...])."
             raise DataError(msg)
         return self.meta[by]
-
-
-@renamed_parameters(data="annotations")
-def as_label_counts(annotations: Any, name: str = "annotations") -> LabelCounts:
-    """Accept LabelCounts, Annotations (anything with ``.counts()``) or an (N, K) array."""
-    if isinstance(annotations, LabelCounts):
-        return annotations
-    counts = getattr(annotations, "counts", None)
-    if callable(counts):
-        out = counts()
-        if isinstance(out, LabelCounts):
-            return out
-    if is_dask(annotations):
-        msg = (
-            f"`{name}` is a Dask collection, which this function does not take; count it on "
-            "the cluster with dissensus.distributed.label_counts(...), or compute it into "
-            "memory with Annotations.from_frame(ddf, ...)."
-        )
-        raise TypeError(msg)
-    if isinstance(annotations, pd.DataFrame):
-        msg = (
-            f"`{name}` is a DataFrame; say what it holds: Annotations.from_frame(df, ...) "
-            "for a long table, or LabelCounts.from_array(df.to_numpy(), scale=list(df.columns)) "
-            "for a count table."
-        )
-        raise TypeError(msg)
-    return LabelCounts.from_array(annotations)

@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dissensus._exceptions import DataError
-from dissensus.data._counts import as_label_counts
+from dissensus.data._annotations import as_label_counts
 
 __all__ = ["targets_2023"]
 

@@ -1,4 +1,4 @@
-"""Predictions: an N × K matrix of predicted label distributions with item ids."""
+"""Predictions: an N × K matrix of predicted label distributions with item ids, and its reader."""
 
 from __future__ import annotations
 
@@ -13,14 +13,23 @@ import pandas as pd
 
 from dissensus._exceptions import DataDroppedWarning, DataError
 from dissensus._validation import as_prob_matrix, check_option, computed, examples
-from dissensus.data._counts import LabelCounts, _as_items
+from dissensus.data._counts import LabelCounts, Matrix, as_items
 from dissensus.data._scale import Scale
+from dissensus.data._tables import (
+    TABLE_FORMATS,
+    PathLike,
+    TableFormat,
+    locations,
+    open_table,
+    py,
+    read_frame,
+)
 
-__all__ = ["Predictions"]
+__all__ = ["Predictions", "read_predictions"]
 
 
 @dataclass(frozen=True, eq=False)
-class Predictions:
+class Predictions(Matrix):
     """Predicted label distributions: rows on the simplex, with item ids and a scale.
 
     ``items`` or ``scale`` may be None (an array given without them): then
@@ -53,7 +62,7 @@ class Predictions:
         Rows must be finite, non-negative and sum to 1 within 1e-6; with
         ``normalize=True`` they are rescaled instead.
         """
-        index = None if items is None else _as_items(items, np.shape(values)[0], "`values`")
+        index = None if items is None else as_items(items, np.shape(values)[0], "`values`")
         arr = as_prob_matrix(values, "predictions", normalize=normalize, items=index)
         sc = scale if isinstance(scale, Scale) or scale is None else Scale(tuple(scale))
         if sc is not None and arr.shape[1] != sc.K:
@@ -82,9 +91,6 @@ class Predictions:
             ``layout="wide"``: one row per item, one column per label.
             ``layout="long"``: one row per (item, label) with a probability
             column; absent (item, label) pairs are an error, not a zero.
-            A Dask DataFrame is computed into this process (one
-            ``.compute()``, keeping its index, which error messages name); for
-            data that do not fit, use :mod:`dissensus.distributed`.
         item : str or None
             Item id column (``None``: the index, wide layout only).
         labels : sequence, optional
@@ -110,18 +116,12 @@ class Predictions:
             dup = df.duplicated([item, label], keep=False)
             if dup.any():
                 first = df[dup].iloc[0]
-                msg = (
-                    f"{int(dup.sum())} predictions repeat an (item, label) pair, e.g. item "
-                    f"{_py(first[item])!r} label {_py(first[label])!r}."
-                )
+                msg = f"{int(dup.sum())} predictions repeat an (item, label) pair, e.g. item {py(first[item])!r} label {py(first[label])!r}."
                 raise DataError(msg)
             wide = df.pivot(index=item, columns=label, values=prob)
             if wide.isna().to_numpy().any():
                 r, c = np.argwhere(wide.isna().to_numpy())[0]
-                msg = (
-                    f"The long predictions lack item {_py(wide.index[r])!r} label {_py(wide.columns[c])!r}; "
-                    "give every (item, label) pair, with 0 where the probability is 0."
-                )
+                msg = f"The long predictions lack item {py(wide.index[r])!r} label {py(wide.columns[c])!r}; give every (item, label) pair, with 0 where the probability is 0."
                 raise DataError(msg)
             order = pd.Index(pd.unique(df[item]))
             wide = wide.loc[order]
@@ -132,10 +132,7 @@ class Predictions:
                 if lab in set(wide.columns)
             ]
             if len(cols) != sc.K or len(cols) != wide.shape[1]:
-                msg = (
-                    f"Prediction labels {examples(list(wide.columns))} do not match the scale "
-                    f"{examples(list(sc.labels))}."
-                )
+                msg = f"Prediction labels {examples(list(wide.columns))} do not match the scale {examples(list(sc.labels))}."
                 raise DataError(msg)
             return cls.from_array(
                 wide[cols].to_numpy(), items=wide.index, scale=sc, normalize=normalize
@@ -152,17 +149,6 @@ class Predictions:
             raise DataError(msg)
         sc = scale or Scale(tuple(_label_from_column(c) for c in cols))
         return cls.from_array(df[cols].to_numpy(), items=ids, scale=sc, normalize=normalize)
-
-    # -- shape ------------------------------------------------------------
-    @property
-    def N(self) -> int:
-        """Number of items."""
-        return int(self.values.shape[0])
-
-    @property
-    def K(self) -> int:
-        """Number of labels."""
-        return int(self.values.shape[1])
 
     def __repr__(self) -> str:
         return f"<Predictions: {self.N} items × {self.K} labels, scale {self.scale!r}>"
@@ -215,23 +201,15 @@ class Predictions:
                     "Rename the columns or give predictions for every label."
                 )
                 if _strip_all(self.scale.labels) == _strip_all(counts.scale.labels):
-                    msg += (
-                        " They differ only by surrounding whitespace: read both with "
-                        "strip_labels=True (CLI: --strip-labels)."
-                    )
+                    msg += " They differ only by surrounding whitespace: read both with strip_labels=True (CLI: --strip-labels)."
                 raise DataError(msg)
             perm = [self.scale.index(lab) for lab in counts.scale.labels]
             values = values[:, perm]
         # -- items --------------------------------------------------------
-        if self.items is None:
-            if self.N != counts.N:
-                msg = (
-                    f"`{name}` has {self.N} rows without item ids but there are {counts.N} items; "
-                    "give item ids or one row per item in the same order."
-                )
-                raise DataError(msg)
-            return Predictions(values, counts.items, counts.scale), counts
-        if self.items is counts.items:  # already lined up (e.g. by the evaluate CLI as it reads)
+        if self.items is None and self.N != counts.N:
+            msg = f"`{name}` has {self.N} rows without item ids but there are {counts.N} items; give item ids or one row per item in the same order."
+            raise DataError(msg)
+        if self.items is None or self.items is counts.items:  # lined up (e.g. by the evaluate CLI)
             return Predictions(values, counts.items, counts.scale), counts
         pos = self.items.get_indexer(counts.items)
         extra = self.items.difference(counts.items)
@@ -244,10 +222,7 @@ class Predictions:
             f"annotated ({examples(extra) or 'none'})"
         )
         if lacking.size == counts.N and self.items.inferred_type != counts.items.inferred_type:
-            detail += (
-                f" (the ids are {self.items.inferred_type} in `{name}` but "
-                f"{counts.items.inferred_type} in the annotations; convert one side)"
-            )
+            detail += f" (the ids are {self.items.inferred_type} in `{name}` but {counts.items.inferred_type} in the annotations; convert one side)"
         if how == "exact":
             msg = f"`{name}` and the annotations cover different items: {detail}. Pass how='inner' to keep the common items."
             raise DataError(msg)
@@ -260,11 +235,6 @@ class Predictions:
         keep = pos >= 0
         sub = counts.take(keep)
         return Predictions(values[pos[keep]], sub.items, counts.scale), sub
-
-
-def _py(value: Any) -> Any:
-    """Plain Python value for a message (``1``, not ``np.int64(1)``)."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def _label_from_column(col: Any) -> Any:
@@ -280,3 +250,142 @@ def _label_from_column(col: Any) -> Any:
 
 def _strip_all(labels: Sequence[Any]) -> set[Any]:
     return {v.strip() if isinstance(v, str) else v for v in labels}
+
+
+def read_predictions(
+    path: PathLike,
+    format: TableFormat | None = None,
+    *,
+    layout: Literal["wide", "long"] = "wide",
+    item: str = "item",
+    labels: list[Any] | None = None,
+    label: str = "label",
+    prob: str = "prob",
+    scale: Scale | None = None,
+    normalize: bool = False,
+    na_values: Sequence[str] = (),
+    strip_labels: bool = False,
+) -> Predictions:
+    r"""Read predicted label distributions from a CSV, TSV, Parquet or JSONL file.
+
+    Parameters
+    ----------
+    path : str or path-like
+    format : {"csv", "tsv", "parquet", "jsonl"}, optional
+        Default: from the file extension.
+    layout : {"wide", "long"}
+        ``"wide"``: one row per item, an ``item`` column and one column per
+        label (column names such as ``"1"`` or ``"-3"`` are read as numbers).
+        ``"long"``: one row per (item, label) with a probability column.
+    item, labels, label, prob, scale, normalize
+        As in :meth:`Predictions.from_frame`.
+    na_values : sequence of str
+        Cell texts that mean "missing" besides an empty cell. By default an
+        item literally named ``NA``, ``None``, ``null`` or ``n/a`` is data,
+        as in :func:`~dissensus.read_annotations`. A missing item id or
+        probability is an error naming its line either way.
+    strip_labels : bool
+        Remove whitespace around the labels: the label column names of the
+        wide layout (``item, pos, neg`` written with spaces after the
+        commas), the label cells of the long layout.
+
+    Returns
+    -------
+    Predictions
+
+    Raises
+    ------
+    FileNotFoundError
+        When ``path`` does not exist.
+    DataError
+        For an unknown format, missing columns, a missing item id or
+        probability, or rows that are not probability distributions (the
+        message names the file, and the line where there is one).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "p.csv").write_text("item, pos, neg\nNA,0.25,0.75\nb,0.5,0.5\n")
+    >>> pred = read_predictions(d / "p.csv", strip_labels=True)
+    >>> list(pred.items), pred.scale.labels
+    (['NA', 'b'], ('pos', 'neg'))
+    """
+    p, fmt = open_table(path, format, TABLE_FORMATS, "read_predictions")
+    ids = [item] if item is not None else []
+    strip = [label] if strip_labels and layout == "long" else []
+    df = read_frame(p, fmt, ids=ids, na_values=tuple(na_values), strip=strip)
+    if strip_labels and layout == "wide":
+        df = _strip_label_columns(df, path, item)
+    _check_cells(df, path, item=item, layout=layout, labels=labels, label=label, prob=prob)
+    if layout == "wide" and {label, prob} <= set(df.columns):
+        msg = f"{path} has {label!r} and {prob!r} columns: it looks like long predictions (one row per item and label) read as wide; pass layout='long' (CLI: --pred-layout long)."
+        raise DataError(msg)
+    try:
+        return Predictions.from_frame(
+            df,
+            item=item,
+            labels=labels,
+            layout=layout,
+            label=label,
+            prob=prob,
+            scale=scale,
+            normalize=normalize,
+        )
+    except DataError as exc:
+        msg = f"{path}: {exc}"
+        raise DataError(msg) from exc
+
+
+def _strip_label_columns(df: pd.DataFrame, path: PathLike, item: str | None) -> pd.DataFrame:
+    """Wide predictions: the label column names without surrounding whitespace."""
+    names = [c if c == item or not isinstance(c, str) else c.strip() for c in df.columns]
+    seen: dict[Any, Any] = {}
+    for before, after in zip(df.columns, names, strict=True):
+        if after in seen:
+            msg = f"'{path}' line 1: columns {seen[after]!r} and {before!r} are the same label {after!r} once whitespace is stripped; rename one."
+            raise DataError(msg)
+        seen[after] = before
+    return df.set_axis(names, axis=1)
+
+
+def _check_cells(
+    df: pd.DataFrame,
+    path: PathLike,
+    *,
+    item: str | None,
+    layout: str,
+    labels: list[Any] | None,
+    label: str,
+    prob: str,
+) -> None:
+    """Refuse a missing id, label or probability, and a probability that is not a number, by line."""
+    where = str(path)
+    if layout == "long":
+        probs = [prob] if prob in df.columns else []
+        keys = [c for c in (item, label) if c is not None and c in df.columns]
+    else:
+        chosen = df.columns if labels is None else pd.Index(labels)
+        probs = [c for c in chosen if c != item and c in df.columns]
+        keys = [item] if item is not None and item in df.columns else []
+    for column in keys:
+        missing = np.flatnonzero(df[column].isna().to_numpy())
+        if missing.size:
+            needs = "item id" if column == item else "label"
+            msg = f"'{path}': {missing.size} missing {column!r} values at {locations(df.index, missing, where)}; every prediction needs its {needs}."
+            raise DataError(msg)
+    for column in probs:
+        cells = df[column]
+        if pd.api.types.is_numeric_dtype(cells) and not pd.api.types.is_bool_dtype(cells):
+            numbers = cells.to_numpy(dtype=np.float64)
+        else:
+            numbers = pd.to_numeric(cells, errors="coerce").to_numpy(dtype=np.float64)
+            text = np.flatnonzero(np.isnan(numbers) & cells.notna().to_numpy())
+            if pd.api.types.is_bool_dtype(cells) or text.size:
+                at = int(text[0]) if text.size else 0
+                msg = f"'{path}': column {column!r} holds {cells.iloc[at]!r} at {locations(df.index, np.array([at]), where)}; probabilities are numbers (pass na_values=[...] (CLI: --na-values) if that text means missing)."
+                raise DataError(msg)
+        missing = np.flatnonzero(np.isnan(numbers))
+        if missing.size:
+            msg = f"'{path}': {missing.size} missing probabilities in column {column!r} at {locations(df.index, missing, where)}; give every probability (0 where the model gives the label none)."
+            raise DataError(msg)

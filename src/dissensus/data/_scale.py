@@ -1,8 +1,10 @@
-"""The label set: which labels exist, in which order, and whether order matters."""
+"""The label set (which labels exist, in which order, whether order matters) and label codes."""
 
 from __future__ import annotations
 
 import math
+import re
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,10 +13,11 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from dissensus._exceptions import DataError
+from dissensus._exceptions import DataError, LabelSpellingWarning
 from dissensus._validation import examples
+from dissensus.data._tables import in_source, locations, py
 
-__all__ = ["Label", "Scale", "text_label"]
+__all__ = ["Label", "Scale", "encode_labels", "given_scale", "text_label"]
 
 #: Integers up to 2**53 are exact in float64 (the numeric scale's values).
 _EXACT_INT = 2**53
@@ -118,20 +121,13 @@ class Scale:
             raise DataError(msg)
         kinds = {type(v) is str for v in labels}
         if len(kinds) > 1:
-            msg = (
-                f"Scale labels mix strings and numbers ({examples(list(labels))}); "
-                "convert them to one type first."
-            )
+            msg = f"Scale labels mix strings and numbers ({examples(list(labels))}); convert them to one type first."
             raise DataError(msg)
         inexact = [
             v for v in labels if isinstance(v, int) and abs(v) > _EXACT_INT and int(float(v)) != v
         ]
         if inexact:
-            msg = (
-                f"Label {inexact[0]} is an integer beyond 2**53, which a float64 cannot hold "
-                "exactly (it would merge with a neighbouring label); write the labels as text "
-                "or as smaller numbers."
-            )
+            msg = f"Label {inexact[0]} is an integer beyond 2**53, which a float64 cannot hold exactly (it would merge with a neighbouring label); write the labels as text or as smaller numbers."
             raise DataError(msg)
         object.__setattr__(self, "labels", labels)
         object.__setattr__(self, "ordered", bool(self.ordered))
@@ -166,16 +162,10 @@ class Scale:
         labels = list(dict.fromkeys(labels))
         if any(isinstance(v, str) for v in labels):
             if not all(isinstance(v, str) for v in labels):
-                msg = (
-                    f"Labels mix strings and numbers ({examples(labels)}); convert the "
-                    "label column to one type first (e.g. `df[label].astype(str)`)."
-                )
+                msg = f"Labels mix strings and numbers ({examples(labels)}); convert the label column to one type first (e.g. `df[label].astype(str)`)."
                 raise DataError(msg)
             if ordered:
-                msg = (
-                    f"Cannot infer the order of string labels ({examples(sorted(labels))}); "
-                    "give it explicitly with Scale.ordinal([...])."
-                )
+                msg = f"Cannot infer the order of string labels ({examples(sorted(labels))}); give it explicitly with Scale.ordinal([...])."
                 raise DataError(msg)
             return cls(tuple(sorted(labels)), ordered=False)
         return cls(tuple(sorted(labels)), ordered=True if ordered is None else ordered)
@@ -201,10 +191,7 @@ class Scale:
             If the labels are strings.
         """
         if not self.is_numeric:
-            msg = (
-                f"Scale labels {examples(list(self.labels))} are not numbers; interval and "
-                "ratio measures need numeric labels."
-            )
+            msg = f"Scale labels {examples(list(self.labels))} are not numbers; interval and ratio measures need numeric labels."
             raise TypeError(msg)
         return np.asarray(self.labels, dtype=np.float64)
 
@@ -257,3 +244,110 @@ class Scale:
     def __repr__(self) -> str:
         kind = "ordinal" if self.ordered else "nominal"
         return f"Scale.{kind}({list(self.labels)!r})"
+
+
+def given_scale(scale: Scale | Sequence[Any] | None, ordered: bool | None) -> Scale | None:
+    """The scale a user passed (a plain sequence ordinal unless ``ordered=False``), or None."""
+    if scale is None:
+        return None
+    if isinstance(scale, Scale):
+        return scale if ordered is None else scale.with_order(ordered)
+    return Scale(tuple(scale), ordered=True if ordered is None else ordered)
+
+
+#: Control characters (C0 and DEL): never part of a real label, often a broken export.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool | np.bool_):
+        return "boolean"
+    return "string" if isinstance(value, str) else "number"
+
+
+def encode_labels(
+    labels: pd.Series,
+    scale: Scale | Sequence[Any] | None,
+    ordered: bool | None,
+    *,
+    source: str | None,
+    column: str,
+) -> tuple[Scale, npt.NDArray[np.int64]]:
+    """The scale (given, or inferred from ``labels``) and the code of each label.
+
+    Labels that would silently merge or split categories are refused (a
+    boolean among numbers, strings mixed with numbers, control characters),
+    as are labels off the scale; labels that differ only by whitespace or
+    letter case are warned about. The checks work on the distinct labels
+    (few), then locate the first row of an offending one in ``labels.index``.
+    """
+    uniq = [v for v in pd.unique(labels) if not (isinstance(v, float) and np.isnan(v))]
+    where = in_source(source)
+
+    def at(value: Any) -> str:
+        rows = np.flatnonzero(
+            labels.map(lambda v: type(v) is type(value) and v == value).to_numpy(dtype=bool)
+        )
+        return locations(labels.index, rows, source)
+
+    kinds: dict[str, list[Any]] = {}
+    for v in uniq:
+        kinds.setdefault(_kind(v), []).append(v)
+    hideable = set(kinds) == {"boolean"} or ("number" in kinds and "boolean" not in kinds)
+    if labels.dtype == object and hideable:
+        # True == 1 hashes alike, so the distinct values can hide a boolean
+        # among numbers, or a number among booleans.
+        is_bool = labels.map(lambda v: isinstance(v, bool | np.bool_)).to_numpy(dtype=bool)
+        if is_bool.any() and not is_bool.all():
+            v = labels.iloc[int(np.flatnonzero(is_bool)[0])]
+            kinds.setdefault("boolean", []).append(v)
+            other = labels.iloc[int(np.flatnonzero(~is_bool)[0])]
+            kinds.setdefault(_kind(other), []).append(other)
+    if "boolean" in kinds and len(kinds) > 1:
+        v = kinds["boolean"][0]
+        msg = (
+            f"Label {py(v)!r}{where} at {at(v)} is a boolean among {' and '.join(k for k in kinds if k != 'boolean')} "
+            f"labels; a boolean would silently merge with 1/0. Write it as a number or a string."
+        )
+        raise DataError(msg)
+    if "string" in kinds and "number" in kinds:
+        odd = min(("string", "number"), key=lambda k: len(kinds[k]))
+        v = kinds[odd][0]
+        msg = (
+            f"Labels mix strings and numbers{where}: {odd} label {py(v)!r} at {at(v)} among "
+            f"{'numbers' if odd == 'string' else 'strings'} {examples(kinds['number' if odd == 'string' else 'string'])}. "
+            f"Fix that label, or convert the {column!r} column to one type."
+        )
+        raise DataError(msg)
+    strings = kinds.get("string", [])
+    for v in strings:
+        found = _CONTROL.search(v)
+        if found:
+            msg = f"Label {v!r}{where} at {at(v)} contains the control character U+{ord(found.group()):04X}; control characters are not part of a label (a broken export?). Clean the file."
+            raise DataError(msg)
+    spelled: dict[str, list[str]] = {}
+    for v in strings:
+        spelled.setdefault(" ".join(v.split()).casefold(), []).append(v)
+    variants = [group for group in spelled.values() if len(group) > 1]
+    if variants:
+        shown = "; ".join(" vs ".join(repr(v) for v in group) for group in variants[:5])
+        warnings.warn(
+            f"Labels{where} differ only by whitespace or letter case and are kept as "
+            f"different categories: {shown}. Pass strip_labels=True (CLI: --strip-labels) to "
+            "strip surrounding whitespace, or fix the spelling.",
+            LabelSpellingWarning,
+            stacklevel=4,
+        )
+    sc = given_scale(scale, ordered)
+    if sc is None:
+        sc = Scale.infer(labels, ordered=ordered)
+    codes = sc.encode(labels)
+    off = np.flatnonzero(codes < 0)
+    if off.size:
+        msg = (
+            f"{off.size} labels{where} are not on the scale {examples(list(sc.labels), 10)}: "
+            f"{examples(pd.unique(labels.iloc[off]))} at {locations(labels.index, off, source)}. "
+            "Fix the labels or pass a scale that includes them."
+        )
+        raise DataError(msg)
+    return sc, codes

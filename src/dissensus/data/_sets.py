@@ -33,17 +33,17 @@ import numpy.typing as npt
 import pandas as pd
 
 from dissensus._exceptions import DataError
-from dissensus._validation import check_option, computed, examples
+from dissensus._validation import check_option, examples
 from dissensus.data._annotations import (
+    DUPLICATES,
     Annotations,
     Duplicates,
     ItemAnnotatorCodes,
-    _locations,
-    _py,
-    _require_columns,
+    checked_frame,
 )
 from dissensus.data._counts import LabelCounts
 from dissensus.data._scale import Label, Scale, _normalise_label, text_label
+from dissensus.data._tables import in_source, locations, py
 
 __all__ = ["SetAnnotations", "format_set"]
 
@@ -63,7 +63,7 @@ def format_set(labels: Sequence[Label]) -> str:
     >>> format_set(("entailment", "neutral")), format_set(())
     ('["entailment", "neutral"]', '[]')
     """
-    return json.dumps([_py(v) for v in labels], ensure_ascii=False)
+    return json.dumps([py(v) for v in labels], ensure_ascii=False)
 
 
 #: The key of a cell that nests a collection (refused).
@@ -89,10 +89,9 @@ def _element(value: Any) -> Label:
 
 def _parse_text(text: str, label_sep: str | None) -> list[Any]:
     """A text cell: labels separated by ``label_sep``, or a JSON / Python list literal."""
-    if label_sep is not None:
-        stripped = text.strip()
-        return [] if not stripped else [v.strip() for v in stripped.split(label_sep)]
     stripped = text.strip()
+    if label_sep is not None:
+        return [] if not stripped else [v.strip() for v in stripped.split(label_sep)]
     if stripped.startswith("["):
         try:
             parsed = json.loads(stripped)
@@ -117,10 +116,7 @@ def _parse_cell(value: Any, label_sep: str | None) -> tuple[Label, ...]:
     elif isinstance(value, _COLLECTIONS):
         raw = list(value)
     else:
-        msg = (
-            f"{value!r} ({type(value).__name__}) is not a set of labels; give a list, tuple or "
-            "set per annotation, or text with label_sep="
-        )
+        msg = f"{value!r} ({type(value).__name__}) is not a set of labels; give a list, tuple or set per annotation, or text with label_sep="
         raise ValueError(msg)
     out = []
     for v in raw:
@@ -144,7 +140,7 @@ def _universe(cells: list[tuple[Label, ...]], scale: Scale | Sequence[Any] | Non
     return Scale.infer(present, ordered=False)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class SetAnnotations(ItemAnnotatorCodes):
     r"""Set-valued annotations: one set of labels per (item, annotator).
 
@@ -154,23 +150,15 @@ class SetAnnotations(ItemAnnotatorCodes):
 
     Attributes
     ----------
-    item_codes : ndarray of int64, shape (M,)
-        Row of ``items`` for each annotation.
     indicators : ndarray of bool, shape (M, L)
         ``indicators[m, l]``: annotation ``m`` includes ``scale.labels[l]``.
         A row of zeros is the empty set.
-    annotator_codes : ndarray of int64, shape (M,), or None
-        Row of ``annotators`` for each annotation; None without annotator ids.
-    items : pandas.Index
-        Item ids, in order of first appearance.
-    annotators : pandas.Index or None
-        Annotator ids, in order of first appearance.
     scale : Scale
         The label universe, in the order given (the column order of
         ``indicators`` and of every per-label output). Its ``ordered`` flag
         plays no part in set distances.
-    meta : pandas.DataFrame or None
-        Item-level columns, indexed like ``items``.
+    item_codes, annotator_codes, items, annotators, meta
+        As in :class:`~dissensus.data._annotations.ItemAnnotatorCodes`.
 
     Notes
     -----
@@ -191,13 +179,7 @@ class SetAnnotations(ItemAnnotatorCodes):
     [[0.0, 0.5, 1.0], [0.5, 0.0, 0.0]]
     """
 
-    item_codes: npt.NDArray[np.int64]
     indicators: npt.NDArray[np.bool_]
-    annotator_codes: npt.NDArray[np.int64] | None
-    items: pd.Index
-    annotators: pd.Index | None
-    scale: Scale
-    meta: pd.DataFrame | None = None
 
     # -- constructors -----------------------------------------------------
     @classmethod
@@ -220,12 +202,7 @@ class SetAnnotations(ItemAnnotatorCodes):
         Parameters
         ----------
         df : DataFrame or dask.dataframe.DataFrame
-            One row per (item, annotator, set of labels). A Dask DataFrame is
-            computed into this process (one ``.compute()``, keeping its index,
-            which error messages name); for data that do not fit, use
-            :mod:`dissensus.distributed`.
-        item, annotator, label : str
-            Column names; ``annotator=None`` when there are no annotator ids.
+            One row per (item, annotator, set of labels).
         scale : Scale or sequence of labels, optional
             The label universe, in order (a sequence makes a nominal scale).
             Default: the distinct labels present, sorted; give it when a
@@ -239,9 +216,9 @@ class SetAnnotations(ItemAnnotatorCodes):
             (``'["entailment", "neutral"]'``, ``'[]'``). Lists, tuples,
             sets and arrays are read as they are. Text that reads as a
             number is that number (``"1"`` is the label 1).
-        meta, dropna, duplicates, source
-            As in :meth:`Annotations.from_frame`. A missing cell (NaN/None)
-            is a missing annotation, not the empty set.
+        item, annotator, label, meta, dropna, duplicates, source
+            See :mod:`dissensus.data`. A missing cell (NaN/None) is a
+            missing annotation, not the empty set.
 
         Raises
         ------
@@ -251,21 +228,10 @@ class SetAnnotations(ItemAnnotatorCodes):
             (naming the item, annotator and row), repeated (item, annotator)
             pairs (with ``duplicates="error"``).
         """
-        check_option(
-            "SetAnnotations.from_frame",
-            "duplicates",
-            duplicates,
-            ("error", "first", "last", "keep"),
-        )
-        df = computed(df)
-        given: object = df
-        if not isinstance(given, pd.DataFrame):
-            msg = (
-                f"SetAnnotations.from_frame expects a pandas DataFrame; got {type(given).__name__}."
-            )
-            raise TypeError(msg)
-        _require_columns(df, {"item": item, "annotator": annotator, "label": label}, source)
-        where = f" in {source}" if source else ""
+        check_option("SetAnnotations.from_frame", "duplicates", duplicates, DUPLICATES)
+        roles = {"item": item, "annotator": annotator, "label": label}
+        df = checked_frame(df, "SetAnnotations.from_frame", roles, source)
+        where = in_source(source)
         column = df[label]
         missing = column.isna().to_numpy(dtype=bool)  # elementwise on objects: a list is not NA
         # Parse each distinct cell once: lists are not hashable, their tuples are.
@@ -273,11 +239,7 @@ class SetAnnotations(ItemAnnotatorCodes):
         nested = keys.map(lambda k: k is _NESTED).to_numpy(dtype=bool)
         if nested.any():
             rows = np.flatnonzero(nested)
-            msg = (
-                f"Label column {label!r}{where} at {_locations(df.index, rows, source)}: "
-                f"{_py(column.iloc[int(rows[0])])!r} nests a collection; a set holds labels "
-                "(numbers or strings)."
-            )
+            msg = f"Label column {label!r}{where} at {locations(df.index, rows, source)}: {py(column.iloc[int(rows[0])])!r} nests a collection; a set holds labels (numbers or strings)."
             raise DataError(msg)
         codes, uniq = pd.factorize(keys.where(~missing, None), use_na_sentinel=True)
         cells: list[tuple[Label, ...]] = []
@@ -285,34 +247,21 @@ class SetAnnotations(ItemAnnotatorCodes):
             try:
                 cells.append(_parse_cell(value, label_sep))
             except (ValueError, DataError) as exc:
-                at = _locations(df.index, np.flatnonzero(codes == k), source)
+                at = locations(df.index, np.flatnonzero(codes == k), source)
                 msg = f"Label column {label!r}{where} at {at}: {exc}."
                 raise DataError(msg) from None
         universe = _universe(cells, scale)
-        Z = _indicators(
-            cells,
-            universe,
-            df,
-            codes=codes,
-            item=item,
-            annotator=annotator,
-            label=label,
-            where=where,
-            source=source,
-        )
-        return cls._build(
-            df,
-            Z,
-            codes,
-            universe,
-            item=item,
-            annotator=annotator,
-            label=label,
-            meta=meta,
-            dropna=dropna,
-            duplicates=duplicates,
-            source=source,
-        )
+        keyed: dict[str, Any] = {"item": item, "annotator": annotator, "meta": meta}
+        keyed.update(dropna=dropna, duplicates=duplicates, source=source)
+        try:
+            Z = _indicators(cells, universe)
+        except _BadSetError as exc:
+            rows = np.flatnonzero(codes == exc.cell)
+            first = int(rows[0])
+            who = f" by annotator {py(df[annotator].iloc[first])!r}" if annotator else ""
+            msg = f"Set {list(cells[exc.cell])!r} of item {py(df[item].iloc[first])!r}{who}{where} at {locations(df.index, rows, source)} (column {label!r}): {exc}."
+            raise DataError(msg) from None
+        return cls._build(df, Z, codes, universe, label, **keyed)
 
     @classmethod
     def from_indicators(
@@ -333,10 +282,7 @@ class SetAnnotations(ItemAnnotatorCodes):
         ----------
         df : DataFrame or dask.dataframe.DataFrame
             One row per (item, annotator); column ``labels[l]`` is 1 (or
-            True) when the annotator chose that label. A Dask DataFrame is
-            computed into this process (one ``.compute()``, keeping its index,
-            which error messages name); for data that do not fit, use
-            :mod:`dissensus.distributed`.
+            True) when the annotator chose that label.
         labels : sequence of str
             The indicator columns, in the order of the universe; the column
             names become the labels.
@@ -358,29 +304,25 @@ class SetAnnotations(ItemAnnotatorCodes):
         [[1.0, 0.5]]
         """
         labels = list(labels)
-        df = computed(df)
-        _require_columns(df, {f"label {c!r}": c for c in labels}, source)
+        roles: dict[str, str | None] = {f"label {c!r}": c for c in labels}
+        df = checked_frame(df, "SetAnnotations.from_indicators", roles, source)
         if not labels:
             msg = "SetAnnotations.from_indicators needs at least one label column (labels=[...])."
             raise DataError(msg)
-        where = f" in {source}" if source else ""
+        where = in_source(source)
         block = df[labels].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
         raw_missing = df[labels].isna().to_numpy()
         bad = ~raw_missing & ~np.isin(block, (0.0, 1.0))
         if bad.any():
             r, c = np.argwhere(bad)[0]
             rows = np.flatnonzero(bad.any(axis=1))
-            msg = (
-                f"Indicator column {labels[c]!r}{where} holds {_py(df[labels[c]].iloc[r])!r} at "
-                f"{_locations(df.index, rows, source)}; indicator columns hold 0 or 1 "
-                "(or True/False)."
-            )
+            msg = f"Indicator column {labels[c]!r}{where} holds {py(df[labels[c]].iloc[r])!r} at {locations(df.index, rows, source)}; indicator columns hold 0 or 1 (or True/False)."
             raise DataError(msg)
         partly = raw_missing.any(axis=1) & ~raw_missing.all(axis=1)
         if partly.any():
             msg = (
                 f"Some label columns are missing and others not{where} at "
-                f"{_locations(df.index, np.flatnonzero(partly), source)}; an annotation is a "
+                f"{locations(df.index, np.flatnonzero(partly), source)}; an annotation is a "
                 "whole set: fill the gaps with 0, or leave every label column empty for a "
                 "missing annotation."
             )
@@ -388,19 +330,9 @@ class SetAnnotations(ItemAnnotatorCodes):
         first, codes = _unique_rows(np.nan_to_num(block) == 1.0)
         Z = np.nan_to_num(block[first]) == 1.0
         codes[raw_missing.all(axis=1)] = -1
-        return cls._build(
-            df,
-            Z,
-            codes,
-            Scale.nominal(labels),
-            item=item,
-            annotator=annotator,
-            label=None,
-            meta=meta,
-            dropna=dropna,
-            duplicates=duplicates,
-            source=source,
-        )
+        keyed: dict[str, Any] = {"item": item, "annotator": annotator, "meta": meta}
+        keyed.update(dropna=dropna, duplicates=duplicates, source=source)
+        return cls._build(df, Z, codes, Scale.nominal(labels), "labels", **keyed)
 
     @classmethod
     def _build(
@@ -409,16 +341,10 @@ class SetAnnotations(ItemAnnotatorCodes):
         Z: npt.NDArray[np.bool_],
         codes: npt.NDArray[np.intp],
         universe: Scale,
-        *,
-        item: str,
-        annotator: str | None,
-        label: str | None,
-        meta: Sequence[str],
-        dropna: bool,
-        duplicates: Duplicates,
-        source: str | None,
+        label: str,
+        **keyed: Any,
     ) -> SetAnnotations:
-        """Items, annotators, duplicates, missing values and meta, as :class:`Annotations` does.
+        """Items, annotators, duplicates, missing values and meta, by :meth:`Annotations.from_frame`.
 
         ``Z`` holds the U distinct sets, ``codes`` the row of ``Z`` of each
         row of ``df`` (-1: missing). The rows are handed to
@@ -427,21 +353,12 @@ class SetAnnotations(ItemAnnotatorCodes):
         columns is the same as for single-label data; the kept rows' codes
         select their sets.
         """
-        name = label if label is not None else "labels"
-        cols = list(dict.fromkeys([item, *([annotator] if annotator else []), *meta]))
-        frame = df[cols].copy()
-        frame[name] = np.where(codes < 0, np.nan, codes.astype(np.float64))
-        ann = Annotations.from_frame(
-            frame,
-            item=item,
-            annotator=annotator,
-            label=name,
-            scale=Scale.nominal(range(max(Z.shape[0], 1))),
-            meta=meta,
-            dropna=dropna,
-            duplicates=duplicates,
-            source=source,
-        )
+        item, annotator = keyed["item"], keyed["annotator"]
+        frame = df[list(dict.fromkeys([item, *([annotator] if annotator else []), *keyed["meta"]]))]
+        frame = frame.copy()
+        frame[label] = np.where(codes < 0, np.nan, codes.astype(np.float64))
+        scale = Scale.nominal(range(max(Z.shape[0], 1)))
+        ann = Annotations.from_frame(frame, label=label, scale=scale, **keyed)
         return cls(
             item_codes=ann.item_codes,
             indicators=np.ascontiguousarray(Z[ann.label_codes], dtype=bool),
@@ -453,11 +370,6 @@ class SetAnnotations(ItemAnnotatorCodes):
         )
 
     # -- shape (items and annotators: ItemAnnotatorCodes) ------------------
-    @property
-    def n_annotations(self) -> int:
-        """Number of annotations (sets)."""
-        return int(self.indicators.shape[0])
-
     @property
     def L(self) -> int:
         """Number of labels in the universe."""
@@ -584,15 +496,7 @@ class SetAnnotations(ItemAnnotatorCodes):
         DataError
             Without annotator ids, or when an annotator labelled an item twice.
         """
-        acodes, annotators = self._require_annotators("rater_array")
-        R = len(annotators)
-        cell = self.item_codes * R + acodes
-        if np.unique(cell).size != cell.size:
-            msg = (
-                "Some annotator labelled an item more than once; a rater array needs one set per "
-                "(item, annotator). Load with duplicates='first' or 'last'."
-            )
-            raise DataError(msg)
+        cell, R = self._cells("rater_array", "set")
         out = np.full((self.n_items * R, self.L), np.nan)
         out[cell] = self.indicators
         return np.ascontiguousarray(out.reshape(self.n_items, R, self.L).transpose(0, 2, 1))
@@ -615,14 +519,10 @@ class SetAnnotations(ItemAnnotatorCodes):
 
     def to_frame(self) -> pd.DataFrame:
         """Long DataFrame: item, annotator (when known), label (a tuple in universe order)."""
-        data: dict[str, Any] = {"item": self.items[self.item_codes]}
-        if self.annotators is not None and self.annotator_codes is not None:
-            data["annotator"] = self.annotators[self.annotator_codes]
         sets, codes = self.distinct_sets()
         named = np.empty(sets.shape[0], dtype=object)
         named[:] = [self._labels_of(row) for row in sets]
-        data["label"] = named[codes]
-        return pd.DataFrame(data)
+        return pd.DataFrame({**self._id_columns(), "label": named[codes]})
 
 
 def _unique_rows(Z: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
@@ -641,18 +541,15 @@ def _unique_rows(Z: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.intp], npt.ND
     return first[order].astype(np.intp), rank[inverse.ravel()].astype(np.intp)
 
 
-def _indicators(
-    cells: list[tuple[Label, ...]],
-    universe: Scale,
-    df: pd.DataFrame,
-    *,
-    codes: npt.NDArray[np.intp],
-    item: str,
-    annotator: str | None,
-    label: str,
-    where: str,
-    source: str | None,
-) -> npt.NDArray[np.bool_]:
+class _BadSetError(ValueError):
+    """A set with a label off the universe or repeated; ``cell`` is its distinct cell."""
+
+    def __init__(self, cell: int, problem: str) -> None:
+        super().__init__(problem)
+        self.cell = cell
+
+
+def _indicators(cells: list[tuple[Label, ...]], universe: Scale) -> npt.NDArray[np.bool_]:
     """The (U, L) indicators of the distinct cells; unknown and repeated labels refused.
 
     Every label of every distinct cell is encoded in one call; the messages
@@ -668,29 +565,14 @@ def _indicators(
     bad = unknown | repeated
     if bad.any():
         k = int(owner[np.flatnonzero(bad)[0]])
-        cell = cells[k]
         mine = owner == k
         if unknown[mine].any():
-            odd = [_py(v) for v in flat[mine & unknown]]
-            problem = (
-                f"{examples(odd)} {'is' if len(odd) == 1 else 'are'} not in the label "
-                f"universe {examples(list(universe.labels), 10)}. Fix the labels or pass a scale "
-                "that includes them"
-            )
+            odd = [py(v) for v in flat[mine & unknown]]
+            problem = f"{examples(odd)} {'is' if len(odd) == 1 else 'are'} not in the label universe {examples(list(universe.labels), 10)}. Fix the labels or pass a scale that includes them"
         else:
-            twice = _py(flat[np.flatnonzero(mine & repeated)[0]])
-            problem = (
-                f"label {twice!r} appears twice in one set; a set lists each label once (fix "
-                "the export)"
-            )
-        rows = np.flatnonzero(codes == k)
-        first = int(rows[0])
-        who = f" by annotator {_py(df[annotator].iloc[first])!r}" if annotator else ""
-        msg = (
-            f"Set {list(cell)!r} of item {_py(df[item].iloc[first])!r}{who}{where} at "
-            f"{_locations(df.index, rows, source)} (column {label!r}): {problem}."
-        )
-        raise DataError(msg)
+            twice = py(flat[np.flatnonzero(mine & repeated)[0]])
+            problem = f"label {twice!r} appears twice in one set; a set lists each label once (fix the export)"
+        raise _BadSetError(k, problem)
     Z = np.zeros((len(cells), universe.K), dtype=bool)
     Z[owner, cols] = True
     return Z

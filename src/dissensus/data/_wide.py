@@ -28,17 +28,10 @@ import pandas as pd
 
 from dissensus._exceptions import DataError
 from dissensus._validation import examples
-from dissensus.data._scale import Scale
+from dissensus.data._scale import Scale, given_scale
+from dissensus.data._tables import first_repeat
 
-__all__ = [
-    "WideCodes",
-    "check_columns",
-    "encode_wide",
-    "first_repeat",
-    "given_scale",
-    "numeric_wide",
-    "off_scale_message",
-]
+__all__ = ["WideCodes", "check_columns", "encode_wide", "numeric_wide", "off_scale_message"]
 
 IntArray = npt.NDArray[np.intp]
 FloatArray = npt.NDArray[np.float64]
@@ -90,22 +83,6 @@ def _beyond_float(values: npt.NDArray[Any]) -> bool:
     return bool(values.size) and bool(np.abs(values.astype(np.float64)).max() >= 2.0**53)
 
 
-def first_repeat(columns: Sequence[Any]) -> tuple[Any, int, int] | None:
-    """The first name given twice, with its two 1-based positions, or None.
-
-    Examples
-    --------
-    >>> first_repeat(["item", "r1", "r2", "r1"])
-    ('r1', 2, 4)
-    """
-    seen: dict[Any, int] = {}
-    for position, name in enumerate(columns, start=1):
-        if name in seen:
-            return name, seen[name], position
-        seen[name] = position
-    return None
-
-
 def check_columns(columns: Sequence[Any], where: str, what: str = "column") -> None:
     """Refuse a wide table whose columns repeat a name (which one is the annotator?).
 
@@ -117,10 +94,7 @@ def check_columns(columns: Sequence[Any], where: str, what: str = "column") -> N
     repeated = first_repeat(columns)
     if repeated is not None:
         name, first, second = repeated
-        msg = (
-            f"The wide table{where} has {what} {name!r} twice (columns {first} and "
-            f"{second}); rename one so each annotator has one column."
-        )
+        msg = f"The wide table{where} has {what} {name!r} twice (columns {first} and {second}); rename one so each annotator has one column."
         raise DataError(msg)
 
 
@@ -197,21 +171,16 @@ class WideCodes:
         return rows, cols, CT.ravel()[flat].astype(np.int64)
 
 
-def given_scale(scale: Scale | Sequence[Any] | None, ordered: bool | None) -> Scale | None:
-    """The scale a user passed (a plain sequence ordinal unless ``ordered=False``), or None."""
-    if scale is None:
-        return None
-    if isinstance(scale, Scale):
-        return scale if ordered is None else scale.with_order(ordered)
-    return Scale(tuple(scale), ordered=True if ordered is None else ordered)
-
-
 def _inferred(labels: FloatArray, ordered: bool | None) -> Scale:
     return Scale(tuple(labels.tolist()), ordered=True if ordered is None else ordered)
 
 
 def encode_wide(
-    VT: FloatArray, scale: Scale | None, *, ordered: bool | None = None, where: str = ""
+    VT: FloatArray,
+    scale: Scale | Sequence[Any] | None,
+    *,
+    ordered: bool | None = None,
+    where: str = "",
 ) -> WideCodes:
     """Codes of the annotator-major values ``VT`` (M, N) on ``scale`` (inferred when None).
 
@@ -221,14 +190,12 @@ def encode_wide(
         For infinite values, or when no cell holds a label and the scale is
         to be inferred.
     """
+    scale = given_scale(scale, ordered)
     # fmin/fmax skip NaN (no warning for an all-empty table); an inf shows up in them
     lo = float(np.fmin.reduce(VT, axis=None)) if VT.size else math.nan
     hi = float(np.fmax.reduce(VT, axis=None)) if VT.size else math.nan
     if math.isinf(lo) or math.isinf(hi):
-        msg = (
-            f"The wide table{where} holds infinite values; a label cannot be inf. "
-            "Replace them with a label or leave the cell empty (NaN)."
-        )
+        msg = f"The wide table{where} holds infinite values; a label cannot be inf. Replace them with a label or leave the cell empty (NaN)."
         raise DataError(msg)
     if math.isnan(lo):
         if scale is None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from pathlib import Path
 
 import pandas as pd
 
-from dissensus.data import Annotations, Duplicates, read_convabuse
+from dissensus.data import Duplicates, read_convabuse
 from dissensus.datasets._dataset import Dataset
 
 __all__ = ["load_convabuse"]
@@ -33,7 +34,7 @@ def load_convabuse(
     context: bool = False,
     duplicates: Duplicates = "first",
 ) -> Dataset:
-    r"""ConvAbuse (Cercas Curry et al., 2021): abuse severity of user turns, with their text.
+    r"""ConvAbuse: abuse severity of user turns, with their text.
 
     Parameters
     ----------
@@ -43,8 +44,8 @@ def load_convabuse(
     context : bool, default False
         ``False``: ``text`` is the judged user turn. ``True``: ``text`` also
         holds the conversation before it, the previous agent turn, previous
-        user turn and the agent turn the user answered (the seed paper's
-        ConvAbuse models A and B differ only by this). The context's words are
+        user turn and the agent turn the user answered (the ConvAbuse models
+        A and B of Magnani, 2025, differ only by this). The context's words are
         marked by their turn (``pa_``, ``pu_``, ``ag_``) so that a bag-of-words
         featuriser keeps them apart from the user's own words.
     duplicates : {"first", "last", "keep", "error"}, default "first"
@@ -58,27 +59,28 @@ def load_convabuse(
         table ``conv_id, bot, prev_agent, prev_user, agent, user, text``
         (missing turns are empty strings).
 
+    References
+    ----------
+    A. Cercas Curry, G. Abercrombie, V. Rieser. "ConvAbuse: Data, Analysis,
+    and Benchmarks for Nuanced Abuse Detection in Conversational AI".
+    EMNLP 2021, 7388–7403. :doi:`10.18653/v1/2021.emnlp-main.587`
+
+    A. Magnani. "Soft metrics for ordinal label uncertainty with variable
+    sample sizes". ASSE 2025 (6th Asia Service Sciences and Software
+    Engineering Conference), ACM.
+
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> f = pathlib.Path(tempfile.mkdtemp()) / "full.csv"
-    >>> head = "example_no,annotator_id,conv_id,prev_agent,prev_user,agent,user,bot,"
-    >>> head += "is_abuse.1,is_abuse.0,is_abuse.-1,is_abuse.-2,is_abuse.-3\n"
-    >>> rows = ["0,Annotator1,7,Hi,hey,How are you?,bad bot,E,0,0,1,0,0",
-    ...         "1,Annotator2,7,Hi,hey,How are you?,bad bot,E,1,0,0,0,0"]
-    >>> _ = f.write_text(head + "\n".join(rows) + "\n")
-    >>> load_convabuse(f, context=True).items["text"].tolist()
-    ['bad bot pa_Hi pu_hey ag_How ag_are ag_you?']
+    >>> from dissensus.datasets import example_path
+    >>> ds = load_convabuse(example_path("convabuse"), context=True)
+    >>> ds.items["text"].iloc[0].split()[:7]
+    ['tell', 'me', 'a', 'joke', 'pa_Hello,', 'pa_how', 'pa_can']
     """
     p = Path(path)
     if p.is_dir():
         p = p / _FULL
     ann = read_convabuse(p, duplicates=duplicates, meta=("conv_id", "bot", *_TURNS))
-    items = ann.meta
-    if items is None:  # pragma: no cover - meta was asked for
-        msg = "internal: the item table was not kept"
-        raise RuntimeError(msg)
-    items = items.copy()
+    items = pd.DataFrame(ann.meta).copy()  # the meta columns asked for
     for col in _TURNS:
         items[col] = items[col].fillna("").astype(str)
     text = items["user"]
@@ -88,11 +90,8 @@ def load_convabuse(
             parts.append(_marked(items[col], prefix))
         text = pd.concat(parts, axis=1).agg(" ".join, axis=1).str.split().str.join(" ")
     items["text"] = text
-    plain = Annotations(
-        ann.item_codes, ann.label_codes, ann.annotator_codes, ann.items, ann.annotators, ann.scale
-    )
     return Dataset(
-        plain,
+        dataclasses.replace(ann, meta=None),
         items,
         name="ConvAbuse" + (" (with context)" if context else ""),
         description=(

@@ -92,10 +92,7 @@ class Dataset:
             table = texts.to_frame(text) if isinstance(texts, pd.Series) else texts
             absent = annotations.items[~annotations.items.isin(table.index)]
             if absent.size:
-                msg = (
-                    f"`texts` has no row for {absent.size} annotated items, e.g. "
-                    f"{examples(list(absent))}; index the texts by item id."
-                )
+                msg = f"`texts` has no row for {absent.size} annotated items, e.g. {examples(list(absent))}; index the texts by item id."
                 raise DataError(msg)
             meta = table.reindex(annotations.items)
         need = [text, *categorical]
@@ -111,10 +108,7 @@ class Dataset:
         texts = meta[text]
         if texts.isna().any():
             bad = meta.index[texts.isna().to_numpy()]
-            msg = (
-                f"{bad.size} items have no text in column {text!r}, e.g. {examples(list(bad))}; "
-                "fill them (an empty string is a text) or drop those items."
-            )
+            msg = f"{bad.size} items have no text in column {text!r}, e.g. {examples(list(bad))}; fill them (an empty string is a text) or drop those items."
             raise DataError(msg)
         items = meta[list(dict.fromkeys(need))].copy()
         items["text"] = texts.astype(str)  # the column a featuriser reads, whatever its source name
@@ -145,10 +139,7 @@ class Dataset:
             c for c in (text, *categorical) if isinstance(df, pd.DataFrame) and c not in df.columns
         ]
         if missing:
-            msg = (
-                f"No item text column {examples(missing)} (columns: {examples(list(df.columns), 10)}); "
-                "name it with text=... (and categorical=[...] for item features)."
-            )
+            msg = f"No item text column {examples(missing)} (columns: {examples(list(df.columns), 10)}); name it with text=... (and categorical=[...] for item features)."
             raise DataError(msg)
         ann = Annotations.from_frame(
             df,

