@@ -30,7 +30,6 @@ import pandas as pd
 from dissensus._exceptions import DataDroppedWarning, DataError, DissensusWarning
 from dissensus._validation import check_option, examples
 from dissensus.data._annotations import Annotations, Duplicates
-from dissensus.data._lewidi import targets_2023
 from dissensus.data._scale import Label, Scale, text_label
 from dissensus.data._sets import SetAnnotations
 from dissensus.data._wide import first_repeat
@@ -1443,7 +1442,7 @@ def _check_soft_labels(
     """Warn when the file's soft labels disagree with the annotations.
 
     A 2023 ConvAbuse file (severities -3..1) prints the binary abusive/not
-    distribution (:func:`~dissensus.data._lewidi.targets_2023`) as its soft
+    distribution (:func:`dissensus.metrics.lewidi.targets_2023`) as its soft
     label: it is compared with that, not with the five-label proportions.
     """
     if not soft:
@@ -1452,7 +1451,8 @@ def _check_soft_labels(
     scale = ann.scale
     binary_keys = all(set(dist) <= {0, 1} for dist, _ in soft.values())
     if binary_keys and scale.is_numeric and (scale.values < 0).any():  # noqa: PD011 - a Scale
-        recomputed = targets_2023(ann)
+        abusive = recomputed[:, scale.values < 0].sum(axis=1)  # noqa: PD011 - a Scale
+        recomputed = np.column_stack([1.0 - abusive, abusive])
         scale = Scale.nominal([0, 1])
     given = np.zeros_like(recomputed)
     extra = np.zeros(len(recomputed))

@@ -3,26 +3,29 @@
 Evaluation, audit, reports and the CLI never import metric functions
 directly; they ask :func:`get_metric` for a :class:`Metric` and read its
 metadata (direction, bounds, whether it needs ordered classes, whether it
-takes a Dirichlet posterior).
+takes a Dirichlet posterior or label counts).
 
-Two kinds of entries:
+Three kinds of entries, each built-in one declared once, next to its formula:
 
 ``kind="pointwise"``
-    ``func(p_true, q_pred, /, **options) -> (N,)`` on probability rows.
+    ``func(p_true, q_pred, /, **options) -> (N,)`` on probability rows;
+    declared on its kernel with :func:`dissensus.metrics._declare.pointwise_metric`.
 ``kind="expected"``
     Named ``E[<pointwise name>]``; ``func(alpha, q_pred, /, **options) -> (N,)``
-    takes Dirichlet posterior parameters instead of the target distribution
-    (``needs_posterior=True``) and returns the posterior expectation of the
-    pointwise metric. The functions live in :mod:`dissensus.metrics.expected`,
-    imported on the first call.
+    takes Dirichlet posterior parameters (``needs_posterior=True``) and
+    returns the posterior expectation of the pointwise metric. Declared with
+    :func:`expected_form` on its function in :mod:`dissensus.metrics.expected`.
 ``kind="debiased"``
     Named ``debiased[<pointwise name>]``; ``func(counts, q_pred, /, **options)
     -> (N,)`` takes the items' label counts (``needs_counts=True``) and
     estimates the pointwise metric against the TRUE label distribution with
-    its annotation-noise bias removed (jackknife over annotations, or an
-    exact U-statistic). Values can be negative; ``bounds`` are
-    ``(-inf, inf)``. The functions live in :mod:`dissensus.metrics.debiased`,
-    imported on the first call.
+    its annotation-noise bias removed. Values can be negative; ``bounds`` are
+    ``(-inf, inf)``. Declared in :mod:`dissensus.metrics.debiased`.
+
+An expected or debiased entry copies its direction, order, zero policy (and
+for expected forms its bounds) from the pointwise entry, which links back
+(``Metric.expected``, ``Metric.debiased``). Entries are kept grouped by kind,
+each form in the order of its pointwise metric.
 
 Entries with ``unary=True`` (entropy and its expectation) take the target
 only; :func:`list_metrics` leaves them out unless asked, so a loop over
@@ -31,39 +34,37 @@ only; :func:`list_metrics` leaves them out unless asked, so a loop over
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
-import importlib
 import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from dissensus._validation import check_option
-from dissensus.metrics import _pointwise as pw
 
 __all__ = [
-    "BOUNDED_METRICS",
-    "DEBIASED_METRICS",
-    "EXPECTED_METRICS",
-    "ORDINAL_METRICS",
-    "REGISTRY",
-    "SYMMETRIC_METRICS",
     "Metric",
     "MetricKind",
+    "expected_form",
     "get_metric",
     "list_metrics",
+    "register_form",
     "register_metric",
 ]
 
 MetricKind = Literal["pointwise", "expected", "debiased"]
-_KINDS = ("pointwise", "expected", "debiased")
+_KINDS: tuple[MetricKind, ...] = ("pointwise", "expected", "debiased")
 MetricFunc = Callable[..., npt.NDArray[np.float64]]
+F = TypeVar("F", bound=MetricFunc)
 _INF = math.inf
+#: The formula of an expected form, around its pointwise metric's.
+EXPECTED_FORMULA = "E_{{p ~ Dir(α)}} [{}]"
 
 
 @dataclass(frozen=True)
@@ -73,10 +74,11 @@ class Metric:
     Attributes
     ----------
     name : str
-        Registry key, e.g. ``"emd"`` or ``"E[emd]"``.
+        Registry key, e.g. ``"emd"``, ``"E[emd]"`` or ``"debiased[emd]"``.
     func : callable
-        ``func(p_true, q_pred, /, **options)`` (pointwise) or
-        ``func(alpha, q_pred, /, **options)`` (expected), returning (N,).
+        ``func(p_true, q_pred, /, **options)`` (pointwise),
+        ``func(alpha, q_pred, /, **options)`` (expected) or
+        ``func(counts, q_pred, /, **options)`` (debiased), returning (N,).
         Unary entries take one argument.
     lower_is_better : bool
         Direction: True for divergences, distances and losses; False for
@@ -87,22 +89,19 @@ class Metric:
     needs_order : bool
         True when the value depends on the order of the classes (EMD).
     symmetric : bool
-        ``func(p, q) == func(q, p)``. Always False for expected metrics, whose
-        arguments are of different kinds.
+        ``func(p, q) == func(q, p)``. Always False for expected and debiased
+        metrics, whose arguments are of different kinds.
     kind : {"pointwise", "expected", "debiased"}
         See the module docstring.
     needs_posterior : bool
         The first argument is Dirichlet ``alpha`` rather than a distribution.
     needs_counts : bool
         The first argument is the (N, K) label counts (debiased metrics).
-    expected : str or None
-        For a pointwise metric, the name of the registered expected form
-        (``"E[emd]"``), if any.
+    expected, debiased : str or None
+        For a pointwise metric, the names of its registered expected
+        (``"E[emd]"``) and debiased (``"debiased[emd]"``) forms, if any.
     pointwise : str or None
         For an expected or debiased metric, the pointwise metric it estimates.
-    debiased : str or None
-        For a pointwise metric, the name of the registered debiased form
-        (``"debiased[emd]"``), if any.
     unary : bool
         ``func`` takes the target only (entropy).
     zero_policy : bool
@@ -113,6 +112,9 @@ class Metric:
         Short label for tables and plots.
     description : str
         One line for listings.
+    formula : str
+        The formula in plain text (``p`` target, ``q`` prediction), as
+        ``dissensus metrics`` prints it; empty when not given.
     kernel : callable or None
         The same formula as :attr:`func` without the input checks:
         ``kernel(P, Q, /, **options)`` on float64 (N, K) arrays of the same
@@ -143,6 +145,7 @@ class Metric:
     label: str = ""
     description: str = ""
     kernel: MetricFunc | None = None
+    formula: str = ""
 
     @property
     def bounded(self) -> bool:
@@ -162,16 +165,15 @@ class Metric:
     def __repr__(self) -> str:
         direction = "lower is better" if self.lower_is_better else "higher is better"
         flags = [self.kind, direction, f"bounds={self.bounds}"]
-        if self.needs_order:
-            flags.append("ordinal")
-        if self.symmetric:
-            flags.append("symmetric")
-        if self.needs_posterior:
-            flags.append("needs posterior")
-        if self.needs_counts:
-            flags.append("needs counts")
-        if self.unary:
-            flags.append("unary")
+        for flag, text in (
+            (self.needs_order, "ordinal"),
+            (self.symmetric, "symmetric"),
+            (self.needs_posterior, "needs posterior"),
+            (self.needs_counts, "needs counts"),
+            (self.unary, "unary"),
+        ):
+            if flag:
+                flags.append(text)
         return f"Metric({self.name!r}: {', '.join(flags)})"
 
 
@@ -195,12 +197,28 @@ def _check_callable(func: object, arg: str = "func") -> None:
         raise TypeError(msg)
 
 
-def _is_expected_name(name: str) -> bool:
-    return name.startswith("E[") and name.endswith("]") and len(name) > 3
+def _check_name(name: str, kind: str) -> None:
+    for form, prefix in (("expected", "E["), ("debiased", "debiased[")):
+        named = name.startswith(prefix) and name.endswith("]") and len(name) > len(prefix) + 1
+        if (kind == form) != named:
+            msg = (
+                f"Metric {name!r} has kind={kind!r}: {form} metrics, and only they, are "
+                f"named '{prefix}<pointwise name>]', e.g. '{prefix}emd]'."
+            )
+            raise ValueError(msg)
 
 
-def _is_debiased_name(name: str) -> bool:
-    return name.startswith("debiased[") and name.endswith("]") and len(name) > 10
+def _keep_grouped() -> None:
+    """Order the registry by kind, each form after the forms of earlier pointwise metrics."""
+    rank = {name: i for i, name in enumerate(_REGISTRY)}
+
+    def key(m: Metric) -> tuple[int, int, int]:
+        base = m.pointwise if m.pointwise in rank else m.name
+        return _KINDS.index(m.kind), rank[base], rank[m.name]
+
+    ordered = sorted(_REGISTRY.values(), key=key)
+    _REGISTRY.clear()
+    _REGISTRY.update((m.name, m) for m in ordered)
 
 
 def register_metric(
@@ -223,6 +241,7 @@ def register_metric(
     overwrite: bool = False,
     debiased: str | None = None,
     kernel: MetricFunc | None = None,
+    formula: str = "",
 ) -> Metric:
     """Add a metric to the registry and return its :class:`Metric`.
 
@@ -233,7 +252,7 @@ def register_metric(
         they; debiased metrics ``debiased[<name>]``, and only they.
     func : callable
         ``func(p_true, q_pred, /, **options) -> (N,)`` (or ``func(alpha, q)``
-        for an expected metric).
+        for an expected metric, ``func(counts, q)`` for a debiased one).
     lower_is_better : bool
         Direction of the metric.
     bounds : tuple of float, default (-inf, inf)
@@ -246,8 +265,8 @@ def register_metric(
         Kind of entry (a debiased entry takes counts: ``needs_counts=True``).
     needs_posterior : bool, optional
         Defaults to ``kind == "expected"``.
-    expected, pointwise : str, optional
-        Links between a pointwise metric and its expected form.
+    expected, debiased, pointwise : str, optional
+        Links between a pointwise metric and its expected and debiased forms.
     unary : bool, default False
         ``func`` takes the target only.
     zero_policy : bool, default False
@@ -260,11 +279,11 @@ def register_metric(
         One line for listings.
     overwrite : bool, default False
         Replace an existing entry instead of raising.
-    debiased : str, optional
-        For a pointwise metric, the name of its debiased form.
     kernel : callable, optional
         The unchecked entry of a pointwise metric (see :attr:`Metric.kernel`);
         it must compute exactly what ``func`` computes on valid input.
+    formula : str, default ""
+        The formula in plain text, for ``dissensus metrics``.
 
     Returns
     -------
@@ -298,18 +317,7 @@ def register_metric(
     if kernel is not None:
         _check_callable(kernel, "kernel")
     check_option("register_metric", "kind", kind, _KINDS)
-    if (kind == "expected") != _is_expected_name(name):
-        msg = (
-            f"Metric {name!r} has kind={kind!r}: expected metrics, and only they, are "
-            "named 'E[<pointwise name>]', e.g. 'E[emd]'."
-        )
-        raise ValueError(msg)
-    if (kind == "debiased") != _is_debiased_name(name):
-        msg = (
-            f"Metric {name!r} has kind={kind!r}: debiased metrics, and only they, are "
-            "named 'debiased[<pointwise name>]', e.g. 'debiased[emd]'."
-        )
-        raise ValueError(msg)
+    _check_name(name, kind)
     low, high = (float(b) for b in bounds)
     if not low <= high:
         msg = (
@@ -338,9 +346,65 @@ def register_metric(
         needs_counts=kind == "debiased",
         debiased=debiased,
         kernel=kernel,
+        formula=formula,
     )
     _REGISTRY[name] = metric
+    _keep_grouped()
     return metric
+
+
+def register_form(
+    kind: Literal["expected", "debiased"], pointwise: str, func: MetricFunc, *, formula: str
+) -> Metric:
+    """Register the expected or debiased form of a pointwise metric, derived from its entry.
+
+    The form takes the pointwise metric's direction, order and zero policy
+    (an expected form also its bounds and arity; a debiased one is
+    unbounded), and the pointwise entry links to it.
+    """
+    base = _REGISTRY[pointwise]
+    name, label, what = (
+        (f"E[{pointwise}]", f"E[{base.label}]", "posterior expectation of")
+        if kind == "expected"
+        else (
+            f"debiased[{pointwise}]",
+            f"deb[{base.label}]",
+            "debiased estimate (vs the true distribution) of",
+        )
+    )
+    expected = kind == "expected"
+    metric = register_metric(
+        name,
+        func,
+        lower_is_better=base.lower_is_better,
+        bounds=base.bounds if expected else (-_INF, _INF),
+        needs_order=base.needs_order,
+        kind=kind,
+        pointwise=pointwise,
+        unary=base.unary and expected,
+        zero_policy=base.zero_policy,
+        k_bound=base.k_bound if expected else None,
+        label=label,
+        description=f"{what} {base.description}",
+        formula=formula,
+    )
+    _REGISTRY[pointwise] = (
+        dataclasses.replace(base, expected=name)
+        if expected
+        else dataclasses.replace(base, debiased=name)
+    )
+    return metric
+
+
+def expected_form(pointwise: str) -> Callable[[F], F]:
+    """Declare the decorated ``func(alpha, q_pred, /, **options)`` as ``E[<pointwise>]``."""
+
+    def declare(func: F) -> F:
+        formula = EXPECTED_FORMULA.format(_REGISTRY[pointwise].formula)
+        register_form("expected", pointwise, func, formula=formula)
+        return func
+
+    return declare
 
 
 def _fold(name: str) -> str:
@@ -424,7 +488,7 @@ def list_metrics(
     bounded: bool | None = None,
     unary: bool | None = False,
 ) -> list[str]:
-    """Names of the registered metrics that match every given filter, in registration order.
+    """Names of the registered metrics that match every given filter, in registry order.
 
     Parameters
     ----------
@@ -454,195 +518,14 @@ def list_metrics(
     """
     if kind is not None:
         check_option("list_metrics", "kind", kind, _KINDS)
-    out = []
-    for m in _REGISTRY.values():
-        if kind is not None and m.kind != kind:
-            continue
-        if needs_order is not None and m.needs_order != needs_order:
-            continue
-        if symmetric is not None and m.symmetric != symmetric:
-            continue
-        if bounded is not None and m.bounded != bounded:
-            continue
-        if unary is not None and m.unary != unary:
-            continue
-        out.append(m.name)
-    return out
-
-
-# --------------------------------------------------------------------------- expected forms
-
-_EXPECTED_MODULE = "dissensus.metrics.expected"
-
-
-def _expected_func(fname: str) -> MetricFunc:
-    """Forward to ``dissensus.metrics.expected.<fname>``, imported on the first call.
-
-    The import is deferred so that the registry (and ``dissensus.metrics``)
-    load without the expected module and without an import cycle.
-    """
-
-    def call(*args: Any, **kwargs: Any) -> npt.NDArray[np.float64]:
-        module = importlib.import_module(_EXPECTED_MODULE)
-        try:
-            func = getattr(module, fname)
-        except AttributeError:
-            msg = f"{_EXPECTED_MODULE} has no function {fname!r} (needed by 'E[{fname}]')."
-            raise NotImplementedError(msg) from None
-        result: npt.NDArray[np.float64] = func(*args, **kwargs)
-        return result
-
-    call.__name__ = call.__qualname__ = f"E[{fname}]"
-    call.__doc__ = (
-        f"Posterior expectation of {fname}: calls {_EXPECTED_MODULE}.{fname}(alpha, q, ...)."
-    )
-    return call
-
-
-_DEBIASED_MODULE = "dissensus.metrics.debiased"
-#: Pointwise metrics with a ``debiased[...]`` form (kept equal to
-#: ``dissensus.metrics.debiased.DEBIASED_METRICS``; a test checks it).
-_DEBIASED = (
-    "cross_entropy", "kl_divergence", "js_divergence", "js_distance", "manhattan", "euclidean",
-    "squared_euclidean", "emd", "chebyshev", "clark", "canberra", "cosine", "intersection",
-    "hellinger",
-)  # fmt: skip
-
-
-def _debiased_func(fname: str) -> MetricFunc:
-    """Forward to ``dissensus.metrics.debiased.debiased(counts, q, metric=fname)``, lazily."""
-
-    def call(*args: Any, **kwargs: Any) -> npt.NDArray[np.float64]:
-        module = importlib.import_module(_DEBIASED_MODULE)
-        result: npt.NDArray[np.float64] = module.debiased(*args, metric=fname, **kwargs)
-        return result
-
-    call.__name__ = call.__qualname__ = f"debiased[{fname}]"
-    call.__doc__ = (
-        f"Debiased estimate of {fname} against the true distribution: calls "
-        f"{_DEBIASED_MODULE}.debiased(counts, q, metric={fname!r}, ...)."
-    )
-    return call
-
-
-def _register_builtins() -> None:
-    def reg(
-        name: str,
-        func: MetricFunc,
-        *,
-        lower: bool = True,
-        bounds: tuple[float, float],
-        order: bool = False,
-        sym: bool = True,
-        expected: bool = False,
-        unary: bool = False,
-        zero: bool = False,
-        k_bound: Callable[[int], tuple[float, float]] | None = None,
-        label: str,
-        description: str,
-    ) -> None:
-        register_metric(
-            name,
-            func,
-            lower_is_better=lower,
-            bounds=bounds,
-            needs_order=order,
-            symmetric=sym,
-            expected=f"E[{name}]" if expected else None,
-            debiased=f"debiased[{name}]" if name in _DEBIASED else None,
-            kernel=pw.UNCHECKED[name],
-            unary=unary,
-            zero_policy=zero,
-            k_bound=k_bound,
-            label=label,
-            description=description,
-        )
-
-    ln2 = math.log(2.0)
-    reg("cross_entropy", pw.cross_entropy, bounds=(0.0, _INF), sym=False, expected=True,
-        zero=True, label="CE", description="cross-entropy H(p, q), natural log")  # fmt: skip
-    reg("kl_divergence", pw.kl_divergence, bounds=(0.0, _INF), sym=False, expected=True,
-        zero=True, label="KL", description="Kullback-Leibler divergence KL(p || q)")  # fmt: skip
-    reg("kl_divergence_reverse", pw.kl_divergence_reverse, bounds=(0.0, _INF), sym=False,
-        expected=True, zero=True, label="KL(q||p)",
-        description="reverse Kullback-Leibler divergence KL(q || p)")  # fmt: skip
-    reg("js_divergence", pw.js_divergence, bounds=(0.0, ln2), expected=True, label="JSD",
-        description="Jensen-Shannon divergence, natural log (max ln 2)")  # fmt: skip
-    reg("js_distance", pw.js_distance, bounds=(0.0, math.sqrt(ln2)), label="JS distance",
-        description="Jensen-Shannon distance, sqrt of the divergence (scipy's jensenshannon)")  # fmt: skip
-    reg("manhattan", pw.manhattan, bounds=(0.0, 2.0), expected=True, label="L1",
-        description="Manhattan (L1) distance")  # fmt: skip
-    reg("euclidean", pw.euclidean, bounds=(0.0, math.sqrt(2.0)), label="L2",
-        description="Euclidean (L2) distance")  # fmt: skip
-    reg("squared_euclidean", pw.squared_euclidean, bounds=(0.0, 2.0), expected=True,
-        label="L2²", description="squared Euclidean distance (multi-class Brier score)")  # fmt: skip
-    reg("emd", pw.emd, bounds=(0.0, 1.0), order=True, expected=True, label="EMD",
-        description="earth mover's distance on ordered classes, ground distance |i-j|/(K-1)")  # fmt: skip
-    reg("chebyshev", pw.chebyshev, bounds=(0.0, 1.0), label="L∞",
-        description="Chebyshev distance, largest per-class difference")  # fmt: skip
-    reg("clark", pw.clark, bounds=(0.0, _INF), k_bound=lambda K: (0.0, math.sqrt(K)),
-        label="Clark", description="Clark distance (at most sqrt(K))")  # fmt: skip
-    reg("canberra", pw.canberra, bounds=(0.0, _INF), k_bound=lambda K: (0.0, float(K)),
-        label="Canberra", description="Canberra distance (at most K)")  # fmt: skip
-    reg("cosine", pw.cosine, lower=False, bounds=(0.0, 1.0), label="cosine",
-        description="cosine similarity (higher is better)")  # fmt: skip
-    reg("intersection", pw.intersection, lower=False, bounds=(0.0, 1.0), label="∩",
-        description="intersection similarity, sum of min(p_i, q_i) (higher is better)")  # fmt: skip
-    reg("sorensen", pw.sorensen, bounds=(0.0, 1.0), label="Sørensen",
-        description="Sørensen (Bray-Curtis) distance, half the L1 on the simplex")  # fmt: skip
-    reg("squared_chi2", pw.squared_chi2, bounds=(0.0, 2.0), label="χ²sq",
-        description="squared chi-square distance, sum (p_i - q_i)^2 / (p_i + q_i)")  # fmt: skip
-    reg("fidelity", pw.fidelity, lower=False, bounds=(0.0, 1.0), label="fidelity",
-        description="fidelity similarity, sum sqrt(p_i q_i) (higher is better)")  # fmt: skip
-    reg("hellinger", pw.hellinger, bounds=(0.0, 1.0), label="Hellinger",
-        description="Hellinger distance, normalised to [0, 1]")  # fmt: skip
-    reg("entropy", pw.entropy, bounds=(0.0, _INF), sym=False, expected=True, unary=True,
-        k_bound=lambda K: (0.0, math.log(K)), label="H",
-        description="Shannon entropy of the target (one argument)")  # fmt: skip
-
-    for base in list(_REGISTRY.values()):
-        if base.expected is None:
-            continue
-        register_metric(
-            base.expected,
-            _expected_func(base.name),
-            lower_is_better=base.lower_is_better,
-            bounds=base.bounds,
-            needs_order=base.needs_order,
-            symmetric=False,
-            kind="expected",
-            needs_posterior=True,
-            pointwise=base.name,
-            unary=base.unary,
-            zero_policy=base.zero_policy,
-            k_bound=base.k_bound,
-            label=f"E[{base.label}]",
-            description=f"posterior expectation of {base.description}",
-        )
-    for name in _DEBIASED:
-        base = _REGISTRY[name]
-        register_metric(
-            f"debiased[{name}]",
-            _debiased_func(name),
-            lower_is_better=base.lower_is_better,
-            needs_order=base.needs_order,
-            kind="debiased",
-            pointwise=name,
-            zero_policy=base.zero_policy,
-            label=f"deb[{base.label}]",
-            description=f"debiased estimate (vs the true distribution) of {base.description}",
-        )
-
-
-_register_builtins()
-
-#: Built-in metrics with ``func(p, q) == func(q, p)`` (drives the shared symmetry tests).
-SYMMETRIC_METRICS = frozenset(list_metrics(symmetric=True, unary=None))
-#: Built-in metrics with a finite range for each K (drives the shared bound tests).
-BOUNDED_METRICS = frozenset(list_metrics(bounded=True, unary=None))
-#: Built-in metrics that depend on the order of the classes.
-ORDINAL_METRICS = frozenset(list_metrics(needs_order=True, unary=None))
-#: Built-in expected metrics (take Dirichlet ``alpha``).
-EXPECTED_METRICS = frozenset(list_metrics(kind="expected", unary=None))
-#: Built-in debiased metrics (take label counts).
-DEBIASED_METRICS = frozenset(list_metrics(kind="debiased", unary=None))
+    filters = {
+        "kind": kind,
+        "needs_order": needs_order,
+        "symmetric": symmetric,
+        "bounded": bounded,
+        "unary": unary,
+    }
+    wanted = {k: v for k, v in filters.items() if v is not None}
+    return [
+        m.name for m in _REGISTRY.values() if all(getattr(m, k) == v for k, v in wanted.items())
+    ]

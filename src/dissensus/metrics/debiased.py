@@ -84,10 +84,12 @@ Items with no annotation raise :class:`~dissensus.DataError`.
 
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, cast, overload
+from typing import Any, Literal, TypeVar, cast, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -96,8 +98,15 @@ from scipy import special
 from dissensus._exceptions import DataError
 from dissensus._parallel import for_blocks, n_threads
 from dissensus._validation import as_count_matrix, check_option, examples
-from dissensus.metrics import _pointwise as pw
-from dissensus.metrics._registry import Metric, get_metric
+from dissensus.metrics import _declare, _pointwise  # noqa: F401  (declares what is debiased here)
+from dissensus.metrics._registry import (
+    REGISTRY,
+    Metric,
+    MetricFunc,
+    get_metric,
+    list_metrics,
+    register_form,
+)
 
 __all__ = [
     "BINOMIAL_METRICS",
@@ -117,23 +126,29 @@ FloatArray = npt.NDArray[np.float64]
 SinglePolicy = Literal["empirical", "nan"]
 _SINGLE = ("empirical", "nan")
 
-#: Pointwise metrics whose debiased form is the jackknife over annotations.
-JACKKNIFE_METRICS = (
-    "kl_divergence",
-    "js_divergence",
-    "js_distance",
-    "manhattan",
-    "euclidean",
-    "emd",
-    "chebyshev",
-    "clark",
-    "canberra",
-    "cosine",
-    "intersection",
-    "hellinger",
-)
-#: Every pointwise metric with a debiased form (registered as ``debiased[<name>]``).
-DEBIASED_METRICS = ("cross_entropy", "squared_euclidean", *JACKKNIFE_METRICS)
+F = TypeVar("F", bound=MetricFunc)
+#: The jackknife estimator, as ``dissensus metrics`` prints it (``f`` the pointwise metric).
+JACKKNIFE_FORMULA = "n f(p̂, q) − (n − 1) Σ_k (n_k / n) f(p̂₋ₖ, q), p̂₋ₖ = (n − e_k) / (n − 1)"
+
+
+def debiased_form(pointwise: str, *, formula: str) -> Callable[[F], F]:
+    """Declare the decorated ``func(counts, q_pred, /, **options)`` as ``debiased[<pointwise>]``.
+
+    For a metric with its own estimator; a pointwise declaration with
+    ``debiased="jackknife"`` gets the jackknife (registered at the end of
+    this module).
+    """
+
+    def declare(func: F) -> F:
+        register_form("debiased", pointwise, func, formula=formula)
+        return func
+
+    return declare
+
+
+def _kernel(name: str) -> MetricFunc:
+    """The unchecked kernel of a built-in pointwise metric (every one is declared with one)."""
+    return cast("MetricFunc", REGISTRY[name].kernel)
 
 
 def _counts_and_q(
@@ -158,7 +173,7 @@ def _counts_and_q(
         )
         raise DataError(msg)
     nf = n.astype(np.float64)
-    Q, q_one = pw._as_rows(q_pred, "q_pred", normalize=False)
+    Q, q_one = _declare.as_rows(q_pred, "q_pred", normalize=False)
     if Q.shape[1] != C.shape[1]:
         msg = (
             f"`counts` has {C.shape[1]} categories (shape {C.shape}) but `q_pred` has "
@@ -179,13 +194,12 @@ def _phat(C: npt.NDArray[np.int64], n: FloatArray) -> FloatArray:
     return P
 
 
-#: Metrics whose kernel costs several times a copy of its input (logs): the jackknife calls
-#: them on the rows that leave an annotation of the class out only, gathered, when at most
-#: :data:`_GATHER_SHARE` of the rows do. For the cheap kernels (L1, EMD, L2, Hellinger) the
-#: gather and scatter cost more than the rows they save (1M x K = 5, 2-10 annotations: JS
-#: divergence 0.92 -> 0.71 s, Manhattan 0.19 -> 0.26 s). User metrics without a kernel
-#: re-check their input on every call, so they are gathered too.
-_GATHER_KERNELS = frozenset({"kl_divergence", "js_divergence", "js_distance"})
+#: Metrics with logs (a ``base=`` option) cost several times a copy of their input: the
+#: jackknife calls them on the rows that leave an annotation of the class out only,
+#: gathered, when at most this share of the rows do. For the cheap kernels (L1, EMD, L2,
+#: Hellinger) the gather and scatter cost more than the rows they save (1M x K = 5, 2-10
+#: annotations: JS divergence 0.92 -> 0.71 s, Manhattan 0.19 -> 0.26 s). User metrics without
+#: a kernel re-check their input on every call, so they are gathered too.
 _GATHER_SHARE = 0.75
 
 
@@ -344,7 +358,7 @@ def _jackknife(
 
     The metric's unchecked kernel (:attr:`Metric.kernel`) does the K + 1
     calls: the inputs were checked once, at entry. Blocks of about
-    ``pw._CHUNK_ELEMENTS`` entries keep a block's calls and its leave-one-out
+    ``CHUNK_ELEMENTS`` entries keep a block's calls and its leave-one-out
     targets in cache (the kernels block their own work the same way), on
     the metrics' threads (:func:`dissensus._parallel.for_blocks`).
     """
@@ -360,7 +374,7 @@ def _jackknife(
         if var is not None and v is not None:
             var[lo:hi] = v
 
-    step = max(256, pw._CHUNK_ELEMENTS // max(K, 1))
+    step = max(256, _declare.CHUNK_ELEMENTS // max(K, 1))
     for_blocks(N, step, block, n_threads(None, "dissensus.metrics"))
     return est, var
 
@@ -403,7 +417,7 @@ def _jackknife_rows(
     f0 = np.asarray(f(P, Q, **options), dtype=np.float64)
     s1 = np.zeros(N)
     s2 = np.zeros(N) if want_variance else None
-    gather = not unchecked or met.name in _GATHER_KERNELS
+    gather = not unchecked or "base" in inspect.signature(met.func).parameters
     for k in range(K):  # one metric call per class: the n_k leave-outs share a value
         ck = CT[k]
         hk = (ck > 0) & many
@@ -784,6 +798,7 @@ def binomial_corrected(
     return est[0] if one else est
 
 
+@debiased_form("squared_euclidean", formula="‖p̂ − q‖² − (1 − Σ_k p̂_k²) / (n − 1)")
 def squared_euclidean(
     counts: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, single: SinglePolicy = "empirical"
 ) -> FloatArray:
@@ -831,7 +846,7 @@ def squared_euclidean(
     """
     C, n, Q, one = _counts_and_q(counts, q_pred, single, "squared_euclidean")
     P = _phat(C, n)
-    f0 = pw._unchecked_squared_euclidean(P, Q)
+    f0 = _kernel("squared_euclidean")(P, Q)
     with np.errstate(invalid="ignore", divide="ignore"):
         est = f0 - (1.0 - np.einsum("ij,ij->i", P, P)) / (n - 1.0)
     est = np.where(n >= 2, est, f0)
@@ -839,6 +854,7 @@ def squared_euclidean(
     return est[0] if one else est
 
 
+@debiased_form("cross_entropy", formula="−Σ p̂_k ln q_k (unbiased as it is)")
 def cross_entropy(
     counts: npt.ArrayLike,
     q_pred: npt.ArrayLike,
@@ -878,7 +894,7 @@ def cross_entropy(
     """
     C, n, Q, one = _counts_and_q(counts, q_pred, single, "cross_entropy")
     P = _phat(C, n)
-    est = np.asarray(pw._unchecked_cross_entropy(P, Q, **options), dtype=np.float64)
+    est = np.asarray(_kernel("cross_entropy")(P, Q, **options), dtype=np.float64)
     if single == "nan":
         est = np.where(n == 1, np.nan, est)
     return est[0] if one else est
@@ -923,9 +939,27 @@ def debiased(
     array([-0.5,  0.5])
     """
     check_option("debiased", "metric", metric, DEBIASED_METRICS)
-    if metric == "squared_euclidean":
-        return squared_euclidean(counts, q_pred, single=single)
-    if metric == "cross_entropy":
-        return cross_entropy(counts, q_pred, single=single, **options)
-    out: FloatArray = jackknife(counts, q_pred, metric=metric, single=single, **options)
-    return out
+    return REGISTRY[f"debiased[{metric}]"].func(counts, q_pred, single=single, **options)
+
+
+def _jackknife_form(name: str) -> MetricFunc:
+    def form(counts: npt.ArrayLike, q_pred: npt.ArrayLike, /, **options: Any) -> FloatArray:
+        out: FloatArray = jackknife(counts, q_pred, metric=name, **options)
+        return out
+
+    form.__name__ = form.__qualname__ = f"debiased[{name}]"
+    form.__doc__ = f"The jackknife estimate of {name}: ``jackknife(counts, q, metric={name!r})``."
+    return form
+
+
+for _name in list_metrics(kind="pointwise"):
+    _link = REGISTRY[_name].debiased
+    if _link is not None and _link not in REGISTRY:
+        register_form("debiased", _name, _jackknife_form(_name), formula=JACKKNIFE_FORMULA)
+
+#: Every pointwise metric with a debiased form (registered as ``debiased[<name>]``).
+DEBIASED_METRICS = tuple(cast("str", REGISTRY[n].pointwise) for n in list_metrics(kind="debiased"))
+#: Pointwise metrics whose debiased form is the jackknife over annotations.
+JACKKNIFE_METRICS = tuple(
+    m for m in DEBIASED_METRICS if REGISTRY[f"debiased[{m}]"].formula == JACKKNIFE_FORMULA
+)

@@ -52,16 +52,15 @@ sets the default; :mod:`dissensus._parallel` has the policy).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 from scipy import special
 
-from dissensus._deprecation import deprecated_attribute, renamed_parameters
 from dissensus._dirichlet import others_sum
 from dissensus._exceptions import DataError
 from dissensus._validation import (
@@ -69,9 +68,11 @@ from dissensus._validation import (
     as_alpha_matrix,
     as_generator,
     as_prob_matrix,
-    check_option,
 )
 from dissensus.metrics import _beta
+from dissensus.metrics import _pointwise as pw
+from dissensus.metrics._declare import ZeroPolicy, clip_bound
+from dissensus.metrics._registry import expected_form
 
 __all__ = [
     "MonteCarloResult",
@@ -89,8 +90,6 @@ __all__ = [
 ]
 
 FloatArray = npt.NDArray[np.float64]
-ZeroPolicy = Literal["inf", "clip"]
-_ZERO_OPTIONS = ("inf", "clip")
 #: A pointwise metric: (N, K) targets and (N, K) predictions -> (N,).
 PointwiseMetric = Callable[[FloatArray, FloatArray], npt.ArrayLike]
 
@@ -148,19 +147,14 @@ def _inputs(alpha: npt.ArrayLike, q: npt.ArrayLike) -> tuple[FloatArray, FloatAr
 
 def _clip(func: str, Q: FloatArray, zero: str, eps: float) -> FloatArray:
     """The pointwise metrics' zero policy: clip ``q`` to [eps, 1 - eps], no renormalising."""
-    check_option(func, "zero", zero, _ZERO_OPTIONS)
-    if zero == "inf":
-        return Q
-    e = float(eps)
-    if not 0.0 < e < 0.5:
-        msg = f"The 'eps' parameter of {func} must be in (0, 0.5), e.g. 1e-12. Got {eps!r}."
-        raise ValueError(msg)
-    return np.clip(Q, e, 1.0 - e)
+    e = clip_bound(func, zero, eps)
+    return Q if e is None else np.clip(Q, e, 1.0 - e)
 
 
 # --------------------------------------------------------------------------- closed forms
 
 
+@expected_form("cross_entropy")
 def cross_entropy(
     alpha: npt.ArrayLike,
     q_pred: npt.ArrayLike,
@@ -230,6 +224,7 @@ def _plogp(a: FloatArray) -> FloatArray:
     return out
 
 
+@expected_form("kl_divergence")
 def kl_divergence(
     alpha: npt.ArrayLike,
     q_pred: npt.ArrayLike,
@@ -291,6 +286,7 @@ def kl_divergence(
     return out
 
 
+@expected_form("kl_divergence_reverse")
 def kl_divergence_reverse(
     alpha: npt.ArrayLike,
     q_pred: npt.ArrayLike,
@@ -350,6 +346,7 @@ def kl_divergence_reverse(
     return out
 
 
+@expected_form("entropy")
 def entropy(alpha: npt.ArrayLike, /) -> FloatArray:
     r"""Expected Shannon entropy :math:`\mathbb{E}[H(p)]` of the target, exact.
 
@@ -390,6 +387,7 @@ def entropy(alpha: npt.ArrayLike, /) -> FloatArray:
     return out
 
 
+@expected_form("squared_euclidean")
 def squared_euclidean(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /) -> FloatArray:
     r"""Expected squared Euclidean distance :math:`\mathbb{E}\|p - q\|^2`, exact.
 
@@ -469,6 +467,7 @@ def _abs_dev_sum(
     return total
 
 
+@expected_form("manhattan")
 def manhattan(
     alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, n_jobs: int | None = None
 ) -> FloatArray:
@@ -593,7 +592,7 @@ def _cumulative(
     return A, B, C
 
 
-@renamed_parameters(normalize="normalized_distance")
+@expected_form("emd")
 def emd(
     alpha: npt.ArrayLike,
     q_pred: npt.ArrayLike,
@@ -741,6 +740,7 @@ def _phi_at_mean(a: FloatArray, b: FloatArray, c: FloatArray) -> FloatArray:
     return out
 
 
+@expected_form("js_divergence")
 def js_divergence(
     alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, n_jobs: int | None = None
 ) -> FloatArray:
@@ -831,7 +831,7 @@ class MonteCarloResult:
     ----------
     estimate : ndarray of float64, shape (N,)
         Mean of the metric over the posterior draws.
-    std_error : ndarray of float64, shape (N,)
+    standard_error : ndarray of float64, shape (N,)
         Its standard error, ``std / sqrt(n_samples)``. Items where some draw
         gives ``inf`` have estimate ``inf`` (``nan`` if a draw gives
         ``nan``) and ``nan`` standard error and deviation.
@@ -842,17 +842,17 @@ class MonteCarloResult:
     """
 
     estimate: FloatArray
-    std_error: FloatArray
+    standard_error: FloatArray
     std: FloatArray
     n_samples: int
 
-    # a documented name before the glossary (docs/glossary.md); removed in 1.0
-    value = deprecated_attribute("value", "estimate")
-
     def __repr__(self) -> str:
         n = self.estimate.shape[0]
-        se = float(np.max(self.std_error)) if n else float("nan")
-        return f"MonteCarloResult({n} items, {self.n_samples} draws each, max std_error={se:.3g})"
+        top = float(np.max(self.standard_error)) if n else float("nan")
+        return (
+            f"MonteCarloResult({n} items, {self.n_samples} draws each, "
+            f"max standard_error={top:.3g})"
+        )
 
 
 def _dirichlet_draws(rng: np.random.Generator, a: FloatArray, S: int) -> FloatArray:
@@ -906,7 +906,7 @@ def monte_carlo(
     Returns
     -------
     MonteCarloResult
-        ``estimate``, ``std_error`` and ``std`` per item, and ``n_samples``.
+        ``estimate``, ``standard_error`` and ``std`` per item, and ``n_samples``.
 
     Raises
     ------
@@ -968,26 +968,15 @@ def monte_carlo(
         m2 = m2 + c_m2 + delta**2 * (done * S / tot)
         done = tot
     std = np.sqrt(m2 / (n_samples - 1))
-    se = std / math.sqrt(n_samples)
+    standard_error = std / math.sqrt(n_samples)
     if n_bad.any():
         bad = n_bad > 0
         mean[bad] = np.where(n_pos[bad] == n_bad[bad], np.inf, np.nan)
         std[bad] = np.nan
-        se[bad] = np.nan
-    return MonteCarloResult(mean, se, std, n_samples)
+        standard_error[bad] = np.nan
+    return MonteCarloResult(mean, standard_error, std, n_samples)
 
 
-def _emd_rows(P: FloatArray, Q: FloatArray) -> FloatArray:
-    out: FloatArray = np.abs(np.cumsum(P - Q, axis=1)[:, :-1]).sum(axis=1)
-    return out
-
-
-def _l1_rows(P: FloatArray, Q: FloatArray) -> FloatArray:
-    out: FloatArray = np.abs(P - Q).sum(axis=1)
-    return out
-
-
-@renamed_parameters(normalize="normalized_distance")
 def emd_std(
     alpha: npt.ArrayLike,
     q_pred: npt.ArrayLike,
@@ -1040,7 +1029,8 @@ def emd_std(
     K = a.shape[1]
     if K == 1:
         return np.zeros(a.shape[0])
-    res = monte_carlo(_emd_rows, a, Q, n_samples=n_samples, seed=seed)
+    steps = functools.partial(pw.emd, normalized_distance=False)
+    res = monte_carlo(steps, a, Q, n_samples=n_samples, seed=seed)
     return res.std / (K - 1) if normalized_distance else res.std
 
 
@@ -1080,4 +1070,4 @@ def manhattan_std(
     True
     """
     a, Q = _inputs(alpha, q_pred)
-    return monte_carlo(_l1_rows, a, Q, n_samples=n_samples, seed=seed).std
+    return monte_carlo(pw.manhattan, a, Q, n_samples=n_samples, seed=seed).std
