@@ -1,19 +1,16 @@
 """How a pointwise metric is declared: one decorator on its row kernel.
 
-:func:`pointwise_metric` takes everything the house needs to know about a
-metric (name, direction, bounds, formula, references, notes, examples, its
-debiased form) and, from that one place, builds
+:func:`pointwise_metric` takes what the house needs to know about a metric
+(name, direction, bounds, formula, references, notes, examples, its debiased
+form) and builds from that one place the registry entry (whose formula
+``dissensus metrics`` prints), ``Metric.kernel`` (the row kernel applied
+block by block by :func:`chunked`, after a check of the scalar options
+``zero``, ``eps``, ``base``) and the public function, which validates
+``(p_true, q_pred)`` once (:func:`pair`), calls the kernel and carries the
+numpydoc docstring generated from the declaration (its doctests run from the
+declaring module's ``__test__``).
 
-- ``Metric.kernel``: the row kernel applied block by block (:func:`chunked`)
-  after a check of the scalar options (``zero``, ``eps``, ``base``);
-- the public function: validates ``(p_true, q_pred)`` once
-  (:func:`pair`), calls the kernel, and carries the numpydoc docstring
-  generated from the declaration (its doctests run from the declaring
-  module's ``__test__``);
-- the registry entry (:func:`dissensus.metrics.get_metric`), whose formula
-  ``dissensus metrics`` prints.
-
-The row kernel takes float64 (n, K) blocks on the simplex and the metric's
+A row kernel takes float64 (n, K) blocks on the simplex and the metric's
 keyword options, and returns (n,). Rows are independent, so values do not
 depend on the block size or the number of threads.
 """
@@ -62,12 +59,10 @@ def as_rows(x: npt.ArrayLike, name: str, *, normalize: bool) -> tuple[FloatArray
 def _surely_valid(arr: npt.NDArray[Any]) -> bool:
     """Cheap pre-check that ``as_prob_matrix`` would accept ``arr`` as is.
 
-    The full validator makes five passes over the data; at 10^6 x 5 that is
-    most of a metric's run time. This check reads each block of rows once
-    (its minimum and its row sums while it is in cache). Anything it does
-    not accept (NaN and inf fail both tests) goes through
-    :func:`as_prob_matrix`, which raises the documented error or returns the
-    clean array.
+    The full validator makes five passes over the data (most of a metric's run
+    time at 10^6 x 5); this reads each block of rows once. Anything it does not
+    accept (NaN and inf fail both tests) goes through :func:`as_prob_matrix`,
+    which raises the documented error or returns the clean array.
     """
     if arr.dtype != np.float64 or arr.ndim != 2 or arr.size == 0:
         return False
@@ -109,6 +104,26 @@ def pair(
             )
             raise DataError(msg)
     return P, Q, p_single and q_single
+
+
+def prediction_for(
+    T: npt.NDArray[Any], q_pred: npt.ArrayLike, target: str
+) -> tuple[FloatArray, bool]:
+    """``q_pred`` checked against the (N, K) ``target`` (Dirichlet ``alpha``, counts).
+
+    One prediction row is used for every item; also returns whether ``q_pred``
+    was that single 1-D row.
+    """
+    Q, single = as_rows(q_pred, "q_pred", normalize=False)
+    if single and T.shape[0] != 1 and Q.shape[1] == T.shape[1]:
+        Q = np.broadcast_to(Q, T.shape)
+    if Q.shape != T.shape:
+        msg = (
+            f"`{target}` has shape {T.shape} but `q_pred` has shape {Q.shape}; give one "
+            "prediction row per item, columns in the same class order."
+        )
+        raise DataError(msg)
+    return Q, single
 
 
 def log_scale(func: str, base: float | None) -> float:
@@ -155,15 +170,11 @@ def _check_options(func: str, options: dict[str, Any], allowed: frozenset[str]) 
 def chunked(kernel: Callable[..., FloatArray], *arrays: FloatArray) -> FloatArray:
     """Apply a row-wise kernel to blocks of rows, writing into one (N,) result.
 
-    A metric makes several passes over its temporaries; on blocks of about
-    ``CHUNK_ELEMENTS`` entries they stay in cache (and temporaries stay
-    small for large N x K), which makes the metrics 1.3-2x faster than
-    whole-array passes at 10^6 x 5. Rows are independent, so the
-    values do not depend on the block size, nor on how many threads share
-    the blocks (:func:`dissensus._parallel.n_threads`: at most 8 by
-    default, ``$DISSENSUS_NUM_THREADS``, or the ``n_jobs`` of an enclosing
-    :func:`dissensus.evaluate`; NumPy's loops release the GIL, so two
-    threads nearly halve the wall time when a core is free).
+    On blocks of about ``CHUNK_ELEMENTS`` entries a metric's temporaries stay in
+    cache, 1.3-2x faster than whole-array passes at 10^6 x 5. The blocks share
+    :func:`dissensus._parallel.n_threads` threads (at most 8 by default,
+    ``$DISSENSUS_NUM_THREADS``, or the ``n_jobs`` of an enclosing
+    :func:`dissensus.evaluate`; NumPy's loops release the GIL).
     """
     n, K = arrays[0].shape
     step = max(256, CHUNK_ELEMENTS // max(K, 1))
@@ -182,9 +193,8 @@ def rowsum(x: npt.NDArray[np.floating[Any]]) -> FloatArray:
     """Row sums that depend only on the row (not on how many rows come with it).
 
     For small K a running sum over the columns is much faster than
-    ``x.sum(axis=1)``, whose inner loop is only K long. (A BLAS
-    matrix-vector product is faster still but rounds a row differently
-    depending on its position in the batch.)
+    ``x.sum(axis=1)``, whose inner loop is only K long (a BLAS matrix-vector
+    product is faster still but rounds a row by its position in the batch).
     """
     K = x.shape[1]
     if K > COLUMN_LOOP_MAX_K or K == 0:
@@ -309,37 +319,19 @@ def pointwise_metric(
 ) -> Callable[[Callable[..., FloatArray]], Callable[..., FloatArray]]:
     """Declare a pointwise metric on its row kernel; return its public function.
 
-    Parameters
-    ----------
-    name : str
-        Registry name and name of the public function.
-    summary : str
-        First line of the docstring.
-    formula : str
-        The formula in plain text over ``p`` (target), ``q`` (prediction),
-        classes ``k``; the docstring and ``dissensus metrics`` show it.
-    label, description : str
-        Short label for tables; one line for listings.
-    bounds : tuple of float
-        ``(low, high)`` for every K (``inf`` where it grows with K).
-    examples : str
-        Doctest examples.
-    k_bound : {"√K", "K", "ln K"}, optional
-        The upper bound when it depends on K.
-    lower_is_better, symmetric, needs_order : bool
-        As :class:`~dissensus.metrics.Metric`.
-    debiased : "jackknife", optional
-        The metric's debiased form is the jackknife over annotations
-        (registered by :mod:`dissensus.metrics.debiased`; forms with their
-        own estimator are declared there).
-    references : sequence of str
-        Full references (authors, year, title, venue, DOI).
-    notes : str
-        Notes after the formula: convention, zero handling, relations.
-    options : mapping, optional
-        ``{option: (type, description)}`` for options not in the shared table.
-    clips : {"p", "q"}, default "q"
-        The argument that ``zero="clip"`` clips (documentation only).
+    ``name`` is the registry name and the function's. ``summary`` is the first
+    line of the docstring, ``formula`` the formula in plain text over ``p``
+    (target), ``q`` (prediction) and classes ``k`` (shown by the docstring and
+    ``dissensus metrics``); ``label`` and ``description`` are for tables and
+    listings; ``bounds`` hold for every K (``inf`` where the bound grows with
+    K, then ``k_bound`` names it: ``"√K"``, ``"K"`` or ``"ln K"``).
+    ``lower_is_better``, ``symmetric`` and ``needs_order`` are the
+    :class:`~dissensus.metrics.Metric` fields. ``debiased="jackknife"`` makes
+    the jackknife over annotations its debiased form (forms with their own
+    estimator are declared in :mod:`dissensus.metrics.debiased`).
+    ``references``, ``notes`` and ``examples`` complete the docstring;
+    ``options`` documents keyword options that the shared table does not, and
+    ``clips`` says which argument ``zero="clip"`` clips.
     """
     spec = dict(locals())
     spec["options"] = options or {}

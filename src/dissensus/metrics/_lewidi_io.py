@@ -1,20 +1,8 @@
-"""Reading LeWiDi submission (prediction) files, 2023 and 2025 formats.
+"""Reading and writing LeWiDi submission (prediction) files, 2023 and 2025 formats.
 
-The formats were reconstructed from the task pages and from participants'
-published submission code, not from a formal specification:
-
-2023 (SemEval-2023 Task 11), ``<Dataset>_results.tsv``
-    No header, one row per test item in the order of the test file (there is
-    no item id): ``hard_label <TAB> p_0 <TAB> p_1`` (more probability columns
-    are accepted, one per class).
-2025 (LeWiDi 3rd edition), ``<dataset>_test_soft.tsv`` (task ``"soft"``)
-    No header; ``item_id <TAB> [p_0, p_1, ...]``, the distribution written as
-    a Python / JSON list. VariErrNLI writes a list of lists (one distribution
-    per NLI label).
-2025, ``<dataset>_test_pe.tsv`` (task ``"pe"``, perspectivist)
-    No header; ``item_id <TAB> [l_1, l_2, ...]``, the predicted label of
-    each of the item's annotators in the order of the ``annotators`` field of
-    the gold file (VariErrNLI: a list of per-label lists).
+The formats (reconstructed from the task pages and from participants'
+published submission code, there being no formal specification) are in the
+Notes of :func:`read_lewidi_predictions`.
 """
 
 from __future__ import annotations
@@ -32,7 +20,14 @@ from dissensus._exceptions import DataError
 from dissensus._validation import check_option
 from dissensus.data import Predictions
 
-__all__ = ["LewidiPredictions", "read_lewidi_predictions", "write_lewidi_predictions"]
+__all__ = [
+    "LewidiPredictions",
+    "pad_labels",
+    "read_lewidi_predictions",
+    "write_lewidi_predictions",
+]
+
+FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True, eq=False)
@@ -161,27 +156,28 @@ def _read_2025(path: Path, task: Literal["soft", "pe"]) -> LewidiPredictions:
             msg = f"'{path}': expected a list (or a list of lists) of probabilities per row."
             raise DataError(msg)
         return LewidiPredictions(year=2025, task="soft", items=tuple(items), soft=soft)
-    labels = _pad(values, path)
+    labels = pad_labels(values, f"'{path}'")
     return LewidiPredictions(year=2025, task="pe", items=tuple(items), labels=labels)
 
 
-def _pad(values: list[Any], path: Path) -> npt.NDArray[np.float64]:
-    # Items have different numbers of annotators: pad the last axis with NaN.
+def pad_labels(values: Any, where: str, ndims: tuple[int, ...] = (1, 2)) -> FloatArray:
+    """Per-item label lists (or lists of per-label lists) as one array, padded with NaN.
+
+    Items have different numbers of annotators; ``ndims`` are the accepted
+    dimensions of one item's labels.
+    """
     try:
         rows = [np.asarray(v, dtype=np.float64) for v in values]
     except (TypeError, ValueError):
-        msg = f"'{path}': per-annotator labels must be numbers, e.g. [1, 0, 1]."
+        msg = f"{where} must hold numeric labels, e.g. [1, 0, 1]."
         raise DataError(msg) from None
-    ndims = {r.ndim for r in rows}
-    if len(ndims) != 1 or ndims.pop() not in (1, 2):
-        msg = f"'{path}': every row must be a list of labels (or a list of per-label lists)."
+    if not rows or len({r.ndim for r in rows}) != 1 or rows[0].ndim not in ndims:
+        msg = f"{where}: every row must be a list of labels (or a list of per-label lists)."
         raise DataError(msg)
-    lead = {r.shape[:-1] for r in rows}
-    if len(lead) != 1:
-        msg = f"'{path}': rows hold different numbers of label lists."
+    if len({r.shape[:-1] for r in rows}) != 1:
+        msg = f"{where}: rows hold different numbers of label lists."
         raise DataError(msg)
-    width = max(r.shape[-1] for r in rows)
-    out = np.full((len(rows), *rows[0].shape[:-1], width), np.nan)
+    out = np.full((len(rows), *rows[0].shape[:-1], max(r.shape[-1] for r in rows)), np.nan)
     for i, r in enumerate(rows):
         out[i, ..., : r.shape[-1]] = r
     return out

@@ -451,10 +451,7 @@ def euclidean(P: FloatArray, Q: FloatArray, /) -> FloatArray:
         "Brier, G. W. (1950). Verification of forecasts expressed in terms of probability. "
         "Mon. Weather Rev. 78(1), 1–3. doi:10.1175/1520-0493(1950)078<0001:VOFEIT>2.0.CO;2"
     ],
-    examples="""
-        >>> squared_euclidean([1.0, 0.0], [0.5, 0.5])
-        np.float64(0.5)
-    """,
+    examples=">>> squared_euclidean([1.0, 0.0], [0.5, 0.5])\nnp.float64(0.5)",
 )
 def squared_euclidean(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     return rowsum(_sq_diff(P, Q))
@@ -540,10 +537,7 @@ def emd(P: FloatArray, Q: FloatArray, /, *, normalized_distance: bool = True) ->
     bounds=(0.0, 1.0),
     debiased="jackknife",
     references=[_GENG],
-    examples="""
-        >>> chebyshev([0.2, 0.5, 0.3], [0.4, 0.4, 0.2])
-        np.float64(0.2)
-    """,
+    examples=">>> chebyshev([0.2, 0.5, 0.3], [0.4, 0.4, 0.2])\nnp.float64(0.2)",
 )
 def chebyshev(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     D = _abs_diff(P, Q)
@@ -569,10 +563,7 @@ def chebyshev(P: FloatArray, Q: FloatArray, /) -> FloatArray:
         dropped, as ``scipy.spatial.distance.canberra`` does).
     """,
     references=[_GENG],
-    examples="""
-        >>> clark([1.0, 0.0, 0.0], [0.0, 1.0, 0.0])
-        np.float64(1.414214)
-    """,
+    examples=">>> clark([1.0, 0.0, 0.0], [0.0, 1.0, 0.0])\nnp.float64(1.414214)",
 )
 def clark(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     R = _ratio_terms(P, Q)
@@ -598,10 +589,7 @@ def clark(P: FloatArray, Q: FloatArray, /) -> FloatArray:
         "Agglomerative systems. Aust. Comput. J. 1(1), 15–20.",
         _GENG,
     ],
-    examples="""
-        >>> canberra([0.5, 0.5, 0.0], [0.25, 0.25, 0.5])
-        np.float64(1.666667)
-    """,
+    examples=">>> canberra([0.5, 0.5, 0.0], [0.25, 0.25, 0.5])\nnp.float64(1.666667)",
 )
 def canberra(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     return rowsum(_ratio_terms(P, Q))
@@ -623,10 +611,7 @@ def canberra(P: FloatArray, Q: FloatArray, /) -> FloatArray:
         ``scipy.spatial.distance.cosine``, which is ``1 - cosine(p, q)``.
     """,
     references=[_GENG],
-    examples="""
-        >>> cosine([1.0, 0.0], [0.5, 0.5])
-        np.float64(0.707107)
-    """,
+    examples=">>> cosine([1.0, 0.0], [0.5, 0.5])\nnp.float64(0.707107)",
 )
 def cosine(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     dot = np.einsum("ij,ij->i", P, Q)
@@ -650,10 +635,7 @@ def cosine(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     debiased="jackknife",
     notes="``= 1 − ½ L1(p, q)``; 1 iff ``p == q``.",
     references=[_GENG],
-    examples="""
-        >>> intersection([0.2, 0.5, 0.3], [0.4, 0.4, 0.2])
-        np.float64(0.8)
-    """,
+    examples=">>> intersection([0.2, 0.5, 0.3], [0.4, 0.4, 0.2])\nnp.float64(0.8)",
 )
 def intersection(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     return rowsum(np.minimum(P, Q))
@@ -674,10 +656,7 @@ def intersection(P: FloatArray, Q: FloatArray, /) -> FloatArray:
         for comparability with the label-distribution-learning literature.
     """,
     references=[_CHA, _GENG],
-    examples="""
-        >>> sorensen([0.2, 0.5, 0.3], [0.4, 0.4, 0.2])
-        np.float64(0.2)
-    """,
+    examples=">>> sorensen([0.2, 0.5, 0.3], [0.4, 0.4, 0.2])\nnp.float64(0.2)",
 )
 def sorensen(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     num = rowsum(_abs_diff(P, Q))
@@ -699,10 +678,7 @@ def sorensen(P: FloatArray, Q: FloatArray, /) -> FloatArray:
         the simplex it equals ``2 − 4 Σ_k p_k q_k / (p_k + q_k)``.
     """,
     references=[_CHA, _GENG],
-    examples="""
-        >>> squared_chi2([0.5, 0.5, 0.0], [0.25, 0.25, 0.5])
-        np.float64(0.666667)
-    """,
+    examples=">>> squared_chi2([0.5, 0.5, 0.0], [0.25, 0.25, 0.5])\nnp.float64(0.666667)",
 )
 def squared_chi2(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     D = _sq_diff(P, Q)
@@ -763,10 +739,7 @@ def fidelity(P: FloatArray, Q: FloatArray, /) -> FloatArray:
         "unendlichvielen Veränderlichen. J. Reine Angew. Math. 136, 210–271. "
         "doi:10.1515/crll.1909.136.210"
     ],
-    examples="""
-        >>> hellinger([1.0, 0.0], [0.0, 1.0])
-        np.float64(1.0)
-    """,
+    examples=">>> hellinger([1.0, 0.0], [0.0, 1.0])\nnp.float64(1.0)",
 )
 def hellinger(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     D = np.sqrt(P)

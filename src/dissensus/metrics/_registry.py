@@ -2,34 +2,28 @@
 
 Evaluation, audit, reports and the CLI never import metric functions
 directly; they ask :func:`get_metric` for a :class:`Metric` and read its
-metadata (direction, bounds, whether it needs ordered classes, whether it
-takes a Dirichlet posterior or label counts).
-
+metadata (direction, bounds, class order, what its first argument is).
 Three kinds of entries, each built-in one declared once, next to its formula:
 
 ``kind="pointwise"``
-    ``func(p_true, q_pred, /, **options) -> (N,)`` on probability rows;
-    declared on its kernel with :func:`dissensus.metrics._declare.pointwise_metric`.
+    ``func(p_true, q_pred, /, **options) -> (N,)`` on probability rows
+    (:mod:`dissensus.metrics._pointwise`, declared with ``pointwise_metric``).
 ``kind="expected"``
-    Named ``E[<pointwise name>]``; ``func(alpha, q_pred, /, **options) -> (N,)``
-    takes Dirichlet posterior parameters (``needs_posterior=True``) and
-    returns the posterior expectation of the pointwise metric. Declared with
-    :func:`expected_form` on its function in :mod:`dissensus.metrics.expected`.
+    ``E[<pointwise name>]``: ``func(alpha, q_pred, /, **options) -> (N,)``, the
+    expectation under the Dirichlet posterior ``alpha``
+    (``needs_posterior=True``; :mod:`dissensus.metrics.expected`, declared
+    with :func:`expected_form`).
 ``kind="debiased"``
-    Named ``debiased[<pointwise name>]``; ``func(counts, q_pred, /, **options)
-    -> (N,)`` takes the items' label counts (``needs_counts=True``) and
-    estimates the pointwise metric against the TRUE label distribution with
-    its annotation-noise bias removed. Values can be negative; ``bounds`` are
-    ``(-inf, inf)``. Declared in :mod:`dissensus.metrics.debiased`.
+    ``debiased[<pointwise name>]``: ``func(counts, q_pred, /, **options) ->
+    (N,)``, an estimate against the true distribution from the label counts
+    (``needs_counts=True``; unbounded, can be negative;
+    :mod:`dissensus.metrics.debiased`).
 
-An expected or debiased entry copies its direction, order, zero policy (and
-for expected forms its bounds) from the pointwise entry, which links back
-(``Metric.expected``, ``Metric.debiased``). Entries are kept grouped by kind,
-each form in the order of its pointwise metric.
-
-Entries with ``unary=True`` (entropy and its expectation) take the target
-only; :func:`list_metrics` leaves them out unless asked, so a loop over
-``list_metrics()`` can call every ``func(p, q)``.
+A form copies its direction, order and zero policy (an expected form also
+its bounds) from its pointwise metric, which links back; entries stay
+grouped by kind, each form in the order of its pointwise metric. Unary
+entries (entropy and its expectation) take the target only and are left out
+of :func:`list_metrics` unless asked.
 """
 
 from __future__ import annotations
@@ -76,55 +70,42 @@ class Metric:
     name : str
         Registry key, e.g. ``"emd"``, ``"E[emd]"`` or ``"debiased[emd]"``.
     func : callable
-        ``func(p_true, q_pred, /, **options)`` (pointwise),
-        ``func(alpha, q_pred, /, **options)`` (expected) or
-        ``func(counts, q_pred, /, **options)`` (debiased), returning (N,).
-        Unary entries take one argument.
+        ``func(target, q_pred, /, **options) -> (N,)``; the target is a
+        distribution, Dirichlet ``alpha`` or counts by ``kind`` (unary entries
+        take one argument).
     lower_is_better : bool
-        Direction: True for divergences, distances and losses; False for
-        similarities (cosine, intersection).
+        False for similarities (cosine, intersection).
     bounds : tuple of float
-        ``(low, high)`` over every K for rows on the simplex; ``inf`` when
-        unbounded or when the bound grows with K (see :meth:`bounds_for`).
+        ``(low, high)`` over every K for rows on the simplex (``inf`` when
+        unbounded or growing with K: see :meth:`bounds_for`).
     needs_order : bool
-        True when the value depends on the order of the classes (EMD).
+        The value depends on the order of the classes (EMD).
     symmetric : bool
-        ``func(p, q) == func(q, p)``. Always False for expected and debiased
-        metrics, whose arguments are of different kinds.
+        ``func(p, q) == func(q, p)``; always False for expected and debiased forms.
     kind : {"pointwise", "expected", "debiased"}
         See the module docstring.
-    needs_posterior : bool
-        The first argument is Dirichlet ``alpha`` rather than a distribution.
-    needs_counts : bool
-        The first argument is the (N, K) label counts (debiased metrics).
+    needs_posterior, needs_counts : bool
+        The first argument is Dirichlet ``alpha`` / the (N, K) label counts.
     expected, debiased : str or None
-        For a pointwise metric, the names of its registered expected
-        (``"E[emd]"``) and debiased (``"debiased[emd]"``) forms, if any.
+        For a pointwise metric, the names of its expected and debiased forms.
     pointwise : str or None
-        For an expected or debiased metric, the pointwise metric it estimates.
+        For a form, the pointwise metric it estimates.
     unary : bool
         ``func`` takes the target only (entropy).
     zero_policy : bool
         ``func`` accepts ``zero=`` and ``eps=`` (metrics with logs of ``q``).
     k_bound : callable or None
         ``K -> (low, high)`` when the bounds depend on the number of classes.
-    label : str
-        Short label for tables and plots.
-    description : str
-        One line for listings.
-    formula : str
-        The formula in plain text (``p`` target, ``q`` prediction), as
-        ``dissensus metrics`` prints it; empty when not given.
+    label, description, formula : str
+        Short label for tables; one line for listings; the formula in plain
+        text (``p`` target, ``q`` prediction) as ``dissensus metrics`` prints it.
     kernel : callable or None
-        The same formula as :attr:`func` without the input checks:
-        ``kernel(P, Q, /, **options)`` on float64 (N, K) arrays of the same
-        shape whose rows are already known to be on the simplex (no 1-D
-        input, no ``normalize=`` of the rows; scalar options such as
-        ``zero=`` or ``base=`` are still checked). :attr:`func` validates and
-        calls it, so the two give the same bytes. For callers that evaluate
-        a metric many times on arrays they checked once (the jackknife of
-        :mod:`dissensus.metrics.debiased`). None for metrics registered
-        without one (then use :attr:`func`).
+        The same formula as :attr:`func` without the input checks, on float64
+        (N, K) arrays of the same shape already known to be on the simplex (no
+        1-D input, no ``normalize=``; scalar options such as ``zero=`` or
+        ``base=`` are still checked). :attr:`func` validates and calls it, so
+        both give the same bytes; for callers that evaluate a metric many times
+        on arrays they checked once (the jackknife). None when not given.
     """
 
     name: str
@@ -247,43 +228,14 @@ def register_metric(
 
     Parameters
     ----------
-    name : str
-        Registry key. Expected metrics must be named ``E[<name>]``, and only
-        they; debiased metrics ``debiased[<name>]``, and only they.
-    func : callable
-        ``func(p_true, q_pred, /, **options) -> (N,)`` (or ``func(alpha, q)``
-        for an expected metric, ``func(counts, q)`` for a debiased one).
-    lower_is_better : bool
-        Direction of the metric.
-    bounds : tuple of float, default (-inf, inf)
-        Range of the values for rows on the simplex.
-    needs_order : bool, default False
-        The value depends on the order of the classes.
-    symmetric : bool, default False
-        ``func(p, q) == func(q, p)`` (the shared tests check it).
-    kind : {"pointwise", "expected", "debiased"}, default "pointwise"
-        Kind of entry (a debiased entry takes counts: ``needs_counts=True``).
-    needs_posterior : bool, optional
-        Defaults to ``kind == "expected"``.
-    expected, debiased, pointwise : str, optional
-        Links between a pointwise metric and its expected and debiased forms.
-    unary : bool, default False
-        ``func`` takes the target only.
-    zero_policy : bool, default False
-        ``func`` accepts ``zero=`` and ``eps=``.
-    k_bound : callable, optional
-        ``K -> (low, high)`` for bounds that depend on K.
-    label : str, optional
-        Short label; defaults to ``name``.
-    description : str, default ""
-        One line for listings.
+    name, func, lower_is_better, ...
+        The :class:`Metric` fields (``bounds`` defaults to ``(-inf, inf)``,
+        ``needs_posterior`` to ``kind == "expected"``, ``label`` to ``name``).
+        Expected metrics, and only they, are named ``E[<name>]``; debiased
+        metrics, and only they, ``debiased[<name>]``. A ``kernel`` must compute
+        exactly what ``func`` computes on valid input.
     overwrite : bool, default False
         Replace an existing entry instead of raising.
-    kernel : callable, optional
-        The unchecked entry of a pointwise metric (see :attr:`Metric.kernel`);
-        it must compute exactly what ``func`` computes on valid input.
-    formula : str, default ""
-        The formula in plain text, for ``dissensus metrics``.
 
     Returns
     -------
@@ -293,8 +245,8 @@ def register_metric(
     Raises
     ------
     ValueError
-        Name taken (without ``overwrite=True``), name and kind disagree,
-        bounds not ordered.
+        Name taken (without ``overwrite=True``), name and kind disagree, bounds
+        not ordered.
     TypeError
         ``func`` is not callable.
 
@@ -413,27 +365,11 @@ def _fold(name: str) -> str:
 
 
 def get_metric(name: str | Metric) -> Metric:
-    """Look a metric up by name.
+    """Look a metric up by name (case, ``-`` and spaces for ``_`` do not matter).
 
-    Parameters
-    ----------
-    name : str or Metric
-        A registered name, e.g. ``"kl_divergence"``, ``"emd"`` or ``"E[emd]"``
-        (a :class:`Metric` is returned as is). Case does not matter, and
-        ``-`` or a space may stand for ``_``.
-
-    Returns
-    -------
-    Metric
-        The registry entry; call it like the function.
-
-    Raises
-    ------
-    ValueError
-        Unknown name; the message lists the available names and the closest
-        matches.
-    TypeError
-        ``name`` is not a string.
+    A :class:`Metric` is returned as is. An unknown name raises ``ValueError``
+    listing the available names and the closest matches; a non-string
+    ``TypeError``.
 
     Examples
     --------
@@ -494,20 +430,12 @@ def list_metrics(
     ----------
     kind : {"pointwise", "expected", "debiased"}, optional
         Only this kind; every kind when None.
-    needs_order : bool, optional
-        Only metrics that need (True) or ignore (False) the class order.
-    symmetric : bool, optional
-        Only symmetric (True) or asymmetric (False) metrics.
-    bounded : bool, optional
-        Only bounded (True) or unbounded (False) metrics.
+    needs_order, symmetric, bounded : bool, optional
+        Only metrics with (True) or without (False) the property.
     unary : bool or None, default False
-        By default only two-argument (target, prediction) metrics, so every
-        listed ``func`` can be called as ``func(p, q)``; True lists only the
-        one-argument ones (entropy), None both.
-
-    Returns
-    -------
-    list of str
+        By default only two-argument metrics, so every listed ``func`` can be
+        called as ``func(p, q)``; True lists only the one-argument ones
+        (entropy), None both.
 
     Examples
     --------

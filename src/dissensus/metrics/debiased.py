@@ -4,82 +4,52 @@ A soft metric :math:`f(p, q)` compares a prediction ``q`` with a target
 distribution. Users care about :math:`f(\pi, q)` for the item's true label
 distribution :math:`\pi`, but only see the empirical distribution
 :math:`\hat p = n_k / n` of its ``n`` annotations. When ``f`` is not linear
-in the target, :math:`\mathbb{E}[f(\hat p, q)] \ne f(\pi, q)`: distances
-(Manhattan, EMD, Euclidean, Hellinger, JS, …) are biased upward by the
-annotation noise, by an amount that depends on ``q``, so with 2–3
-annotations per item the empirical ranking of models can differ from the
-true one. The functions here take the item's label **counts** and remove the
-leading (order :math:`1/n`) term of that bias.
+in the target, :math:`\mathbb{E}[f(\hat p, q)] \ne f(\pi, q)`: distances are
+biased upward by the annotation noise, by an amount that depends on ``q``, so
+with 2–3 annotations per item the empirical ranking of models can differ from
+the true one. The functions here take the item's label **counts** and remove
+the leading (order :math:`1/n`) term of that bias.
 
-Which metric gets which estimator:
+Each pointwise metric with a debiased form gets one estimator, declared once
+(``dissensus metrics --kind debiased`` prints each formula):
 
-* **Exact U-statistic** (unbiased for every :math:`\pi` and ``n >= 2``):
-  ``squared_euclidean`` (multi-class Brier score), :func:`squared_euclidean`.
-* **Identity** (the empirical value is already unbiased, because the metric
-  is linear in the target): ``cross_entropy``, :func:`cross_entropy`.
-* **Jackknife over annotations**, :func:`jackknife`: ``manhattan``, ``emd``,
-  ``euclidean``, ``js_divergence``, ``js_distance``, ``hellinger``,
-  ``chebyshev``, ``clark``, ``canberra``, ``cosine``, ``intersection`` and
-  ``kl_divergence`` (whose target-linear part, the cross-entropy, the
-  jackknife leaves unchanged; only :math:`-H(\hat p)` is corrected, which is
-  Zahl's jackknife entropy).
-* **Not offered**: ``kl_divergence_reverse`` (it takes the log of the
-  target, infinite as soon as a leave-one-out target loses a class the
-  prediction uses) and the one-argument ``entropy``.
+* an exact U-statistic for ``squared_euclidean`` (:func:`squared_euclidean`,
+  unbiased for every :math:`\pi` and ``n >= 2``);
+* the empirical value for ``cross_entropy`` (:func:`cross_entropy`: linear in
+  the target, so already unbiased);
+* the jackknife over annotations (:func:`jackknife`) for every metric
+  declared with ``debiased="jackknife"`` (:data:`JACKKNIFE_METRICS`); for
+  ``kl_divergence`` it corrects only :math:`-H(\hat p)`, which is Zahl's
+  jackknife entropy.
 
-The registry names them ``debiased[<name>]``; they take ``(counts, q_pred)``
-(the registry flag ``needs_counts=True``), so ``evaluate``, ``summary``,
-``by_bin``, ``reversals`` and the CLI's ``--metrics`` accept them like any
-other metric.
+``kl_divergence_reverse`` (the log of the target is infinite as soon as a
+leave-one-out target loses a class the prediction uses) and the one-argument
+``entropy`` have none. The registry names the forms ``debiased[<name>]``;
+they take ``(counts, q_pred)`` (``needs_counts=True``), so ``evaluate`` and
+the CLI's ``--metrics`` accept them like any other metric.
 
 **A debiased value can be negative** (or, for similarities, above 1): it is
-an estimate of a small non-negative quantity, unbiased or nearly so, not a
-distance. Means over items and bootstrap intervals of means are computed
-from the unclipped values; clipping at 0 would bring the upward bias back.
-
-**Where the jackknife does not help: L1 and EMD** (and the other metrics
-with kinks: Chebyshev, intersection). Their bias at :math:`q \approx \pi`
-is of order :math:`n^{-1/2}` (the mean absolute deviation of a binomial
-proportion), not a power series in :math:`1/n`, so the jackknife removes
-only part of it (for the truth itself on a near-uniform 5-class truth,
-mean L1 0.98 → 0.47 at n = 3, 0.50 → 0.25 at n = 10); and when the
-prediction's values or cumulative sums lie on the 1/n or 1/(n - 1) lattice
-(a uniform prediction over 5 classes with 5, 6 or 10 annotations) the
-correction is erratic: an item whose share equals the prediction's
-exactly gets an O(1) correction whatever ``n``. In
-``simulate.study(debiased=True)`` (docs/debiased.md: R = 200, 400 items,
-skewed and near-uniform truths, six candidates) this makes
-``debiased[manhattan]`` and ``debiased[emd]`` rank models WORSE than the
-empirical form on the near-uniform truth from 4 annotations on (L1 Kendall
-tau 0.62 → -0.02 at 4–5, 0.88 → 0.75 at 51+), while they rank better on
-the skewed truth (L1 0.84 → 0.91 at 2–3, P(best) 0.00 → 0.34).
-:func:`binomial_corrected` (a bias correction built on the binomial law of
-each (cumulative) share) wins on the near-uniform truth but loses on the
-skewed one at 2–5 annotations, so the registry keeps the jackknife. The
-Brier score and cross-entropy have a bias that does not depend on the
-model, so their debiased forms never change a ranking. The metrics smooth in the target (JS
-divergence, KL, the Brier score) behave as designed; the square-root
-distances (Euclidean, Hellinger, JS distance) have a kink at :math:`q = \pi`
-only, and sit between the two (exact enumeration, 540 random
-:math:`(\pi, q, n)` cases with K 2–4 and n 2–10: the debiased |bias| is the
-smaller in 540 for JS divergence and KL, 518 JS distance, 510 Hellinger,
-437 Euclidean, 384 L1, 382 EMD; mean |bias| always smaller).
+an estimate of a small non-negative quantity, not a distance. Means and
+bootstrap intervals use the unclipped values; clipping at 0 would bring the
+upward bias back. **The jackknife does not fix L1 and EMD** (nor the other
+metrics with kinks, Chebyshev and intersection): their bias near
+:math:`q = \pi` is of order :math:`n^{-1/2}`, not a power series in
+:math:`1/n`, and when the prediction lies on the :math:`1/n` lattice the
+correction is erratic; :func:`binomial_corrected` is the alternative studied.
+The metrics smooth in the target (JS divergence, KL, Brier) behave as
+designed. docs/debiased.md has the exact-enumeration and ranking studies.
 
 Variance: :func:`jackknife_variance` per item (the same K + 1 metric
 calls); :func:`inverse_variance_mean` weights items by its inverse, a
-different estimand (a weighted mean over items).
+different estimand (a weighted mean over items). Speed: the jackknife
+validates its input once and makes its K + 1 calls of the unchecked kernel
+(``Metric.kernel``) block by block of rows (benchmarks/bench_debiased.py).
 
-Speed: the registry's metrics have unchecked kernels (``Metric.kernel``,
-the same formula the checked function calls); the jackknife validates its
-input once and makes its K + 1 kernel calls block by block of rows
-(benchmarks/bench_debiased.py: 5-6.6 pointwise evaluations at 1M items x
-K = 5, depending on the machine's load).
-
-Items with one annotation: the jackknife needs ``n >= 2`` (leaving the only
-annotation out leaves no target). With ``single="empirical"`` (default) such
-an item gets its empirical value :math:`f(\hat p, q)` (biased; a
-:class:`RuntimeWarning` says how many items), with ``single="nan"`` NaN.
-Items with no annotation raise :class:`~dissensus.DataError`.
+Items with one annotation: the jackknife needs ``n >= 2``. With
+``single="empirical"`` (default) such an item gets its empirical value
+:math:`f(\hat p, q)` (biased; a :class:`RuntimeWarning` says how many
+items), with ``single="nan"`` NaN. Items with no annotation raise
+:class:`~dissensus.DataError`.
 """
 
 from __future__ import annotations
@@ -173,18 +143,7 @@ def _counts_and_q(
         )
         raise DataError(msg)
     nf = n.astype(np.float64)
-    Q, q_one = _declare.as_rows(q_pred, "q_pred", normalize=False)
-    if Q.shape[1] != C.shape[1]:
-        msg = (
-            f"`counts` has {C.shape[1]} categories (shape {C.shape}) but `q_pred` has "
-            f"{Q.shape[1]} (shape {Q.shape}); both must be (N, K) over the same K classes."
-        )
-        raise DataError(msg)
-    if q_one and C.shape[0] != 1:
-        Q = np.broadcast_to(Q, C.shape)
-    if Q.shape[0] != C.shape[0]:
-        msg = f"`q_pred` has {Q.shape[0]} rows but `counts` has {C.shape[0]}; pass one per item."
-        raise DataError(msg)
+    Q, q_one = _declare.prediction_for(C, q_pred, "counts")
     return C, nf, Q, one and q_one
 
 
@@ -280,18 +239,18 @@ def jackknife(
     Raises
     ------
     DataError
-        Counts that are not non-negative integers, items without
-        annotations, predictions off the simplex or of the wrong shape.
+        Counts that are not non-negative integers, items without annotations,
+        predictions off the simplex or of the wrong shape.
     ValueError
         Unknown metric, or not a two-argument pointwise one.
 
     Notes
     -----
-    Leaving out one annotation of class :math:`k` turns the counts
-    :math:`n` into :math:`n - e_k`; the :math:`n_k` such leave-outs share one
-    value :math:`f_{(k)} = f((n - e_k)/(n - 1), q)`. So the jackknife over
-    the :math:`n` annotations is a weighted sum over the ``K`` classes (one
-    metric call per class, on the items with :math:`n_k > 0`):
+    Leaving out one annotation of class :math:`k` turns the counts :math:`n`
+    into :math:`n - e_k`; the :math:`n_k` such leave-outs share one value
+    :math:`f_{(k)} = f((n - e_k)/(n - 1), q)`. So the jackknife over the
+    :math:`n` annotations is a weighted sum over the ``K`` classes (one metric
+    call per class, on the items with :math:`n_k > 0`):
 
     .. math::
 
@@ -301,25 +260,24 @@ def jackknife(
             \Big(f_{(k)} - \sum_j \tfrac{n_j}{n} f_{(j)}\Big)^2 .
 
     It removes the :math:`1/n` term of the bias of a smooth ``f`` (exactly
-    unbiased for a quadratic one such as squared Euclidean). Where ``f``
-    has kinks (L1, EMD, Chebyshev, intersection at :math:`\hat p_k = q_k`)
-    the bias is not a power series in :math:`1/n`; the jackknife lowers it on
-    average but not for every :math:`(\pi, q)`. An item whose empirical
-    value is infinite keeps it.
+    unbiased for a quadratic one such as squared Euclidean). Where ``f`` has
+    kinks (L1, EMD, Chebyshev, intersection at :math:`\hat p_k = q_k`) the bias
+    is not a power series in :math:`1/n`; the jackknife lowers it on average
+    but not for every :math:`(\pi, q)`. An item whose empirical value is
+    infinite keeps it.
 
     References
     ----------
-    Quenouille, M. H. (1956). Notes on bias in estimation. Biometrika 43,
-    353-360. doi:10.1093/biomet/43.3-4.353
-
-    Efron, B., & Stein, C. (1981). The jackknife estimate of variance. Ann.
-    Statist. 9(3), 586-596. doi:10.1214/aos/1176345462
+    .. [1] Quenouille, M. H. (1956). Notes on bias in estimation. Biometrika 43,
+       353-360. doi:10.1093/biomet/43.3-4.353
+    .. [2] Efron, B. and Stein, C. (1981). The jackknife estimate of variance.
+       Ann. Statist. 9(3), 586-596. doi:10.1214/aos/1176345462
 
     Examples
     --------
     Two annotations that disagree, scored against the truth itself
-    ``[0.5, 0.5]``: the empirical L1 distance is 0 here, but its average
-    over annotation draws is 0.5; the jackknife averages 0 over draws.
+    ``[0.5, 0.5]``: the empirical L1 distance is 0 here, but its average over
+    annotation draws is 0.5; the jackknife averages 0 over draws.
 
     >>> jackknife([[1, 1], [2, 0], [0, 2]], [0.5, 0.5], metric="manhattan")
     array([-1.,  1.,  1.])
@@ -392,12 +350,12 @@ def _jackknife_rows(
 
     Leaving out one class-k annotation turns row ``C / n`` into
     ``(C - e_k) / (n - 1)``: ``B = C / (n - 1)`` with column k replaced by
-    ``(C_k - 1) / (n - 1)`` (the same divisions as the brute-force
-    leave-one-out, so the same bytes). Only that column is swapped between
-    calls. Rows with ``C_k = 0`` keep ``B`` (finite, weight 0); rows with
-    ``n = 1`` use ``n`` for ``n - 1`` (finite) and get ``f0`` back at the end.
-    The per-item operations are kept few: at K = 5 they, not the metric,
-    would otherwise dominate (issue 17's budget is K + 1 metric calls).
+    ``(C_k - 1) / (n - 1)`` (the same divisions as the brute-force leave-one-out,
+    so the same bytes). Only that column is swapped between calls. Rows with
+    ``C_k = 0`` keep ``B`` (finite, weight 0); rows with ``n = 1`` use ``n`` for
+    ``n - 1`` (finite) and get ``f0`` back at the end. The per-item operations
+    are kept few: at K = 5 they, not the K + 1 metric calls, would otherwise
+    dominate.
     """
     N, K = C.shape
     unchecked = met.kernel is not None
@@ -471,44 +429,23 @@ def jackknife_variance(
 ) -> FloatArray:
     r"""The jackknife variance of each item's debiased estimate.
 
-    Parameters
-    ----------
-    counts : array_like of int, shape (N, K) or (K,)
-        Label counts of each item.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions.
-    metric : str
-        A two-argument pointwise metric of the registry (every name of
-        :data:`DEBIASED_METRICS`; for ``squared_euclidean`` the jackknife
-        estimate is the exact U-statistic, for ``cross_entropy`` the
-        empirical value, so this is their variance too).
-    **options
-        Passed to the metric.
+    The :math:`\widehat{\mathrm{Var}}_J` of :func:`jackknife` (same parameters,
+    same K + 1 metric calls; one pass computes both). For ``squared_euclidean``
+    the jackknife estimate is the exact U-statistic and for ``cross_entropy``
+    the empirical value, so this is their variance too.
 
     Returns
     -------
     ndarray of float64, shape (N,)
-        :math:`\widehat{\mathrm{Var}}_J \ge 0`; NaN for items with one
-        annotation (the jackknife needs two). Zero when every annotation
-        of the item has the same label (all leave-one-out values agree):
-        an underestimate, see :func:`inverse_variance_mean`.
-
-    Notes
-    -----
-    With :math:`f_{(k)}` the metric with one class-k annotation left out
-    (:func:`jackknife`),
-
-    .. math::
-
-        \widehat{\mathrm{Var}}_J = \frac{n - 1}{n} \sum_k n_k
-            \Big(f_{(k)} - \sum_j \tfrac{n_j}{n} f_{(j)}\Big)^2 ,
-
-    the same K + 1 metric calls as the estimate (one pass computes both).
+        :math:`\widehat{\mathrm{Var}}_J \ge 0`; NaN for items with one annotation
+        (the jackknife needs two). Zero when every annotation of the item has
+        the same label (all leave-one-out values agree): an underestimate, see
+        :func:`inverse_variance_mean`.
 
     References
     ----------
-    Efron, B., & Stein, C. (1981). The jackknife estimate of variance. Ann.
-    Statist. 9(3), 586-596. doi:10.1214/aos/1176345462
+    .. [1] Efron, B. and Stein, C. (1981). The jackknife estimate of variance.
+       Ann. Statist. 9(3), 586-596. doi:10.1214/aos/1176345462
 
     Examples
     --------
@@ -606,8 +543,8 @@ def inverse_variance_mean(
     -----
     .. math::
 
-        \hat\mu_w = rac{\sum_i w_i x_i}{\sum_i w_i},
-        \qquad w_i = rac{1}{\max(v_i, v_0)} .
+        \hat\mu_w = \frac{\sum_i w_i x_i}{\sum_i w_i},
+        \qquad w_i = \frac{1}{\max(v_i, v_0)} .
 
     This estimates :math:`\sum_i w_i f(\pi_i, q_i) / \sum_i w_i`, a
     weighted mean over items in which well-annotated, agreed-on items count
@@ -721,54 +658,43 @@ def binomial_corrected(
 
     Parameters
     ----------
-    counts : array_like of int, shape (N, K) or (K,)
-        Label counts of each item (classes in order for EMD).
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions.
+    counts, q_pred, single
+        As for :func:`jackknife` (classes in order for EMD).
     metric : {"manhattan", "emd"}
         L1 distance, or EMD with ground distance :math:`|i - j| / (K - 1)`.
     prior : float, default 0.5
         Where the bias is evaluated: at :math:`\tilde F = (X + a) / (n + 2a)`
         with ``a = prior`` (0.5: the Jeffreys posterior mean of a binomial
         proportion; 0: the plug-in :math:`\hat F`, the parametric bootstrap).
-    single : {"empirical", "nan"}, default "empirical"
-        Items with one annotation (see :func:`jackknife`).
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        Can be negative.
 
     Notes
     -----
-    Both metrics are sums of absolute differences :math:`|F - c|` whose
-    target part is a binomial proportion: for L1 each class share
-    :math:`\hat p_k`, :math:`n \hat p_k \sim \mathrm{Binomial}(n, \pi_k)`;
-    for EMD each cumulative share :math:`\hat F_k = \sum_{j \le k} \hat p_j`,
-    :math:`n \hat F_k \sim \mathrm{Binomial}(n, F_k)`. The bias of the
-    plug-in term, :math:`\beta(F) = \mathbb{E}_F|\hat F - c| - |F - c|`, has
-    a closed form (:func:`_binomial_abs_dev`); the estimator subtracts it at
-    :math:`\tilde F`:
+    Both metrics are sums of absolute differences :math:`|F - c|` whose target
+    part is a binomial proportion: for L1 each class share :math:`\hat p_k`,
+    :math:`n \hat p_k \sim \mathrm{Binomial}(n, \pi_k)`; for EMD each cumulative
+    share :math:`\hat F_k = \sum_{j \le k} \hat p_j`, :math:`n \hat F_k \sim
+    \mathrm{Binomial}(n, F_k)`. The bias of the plug-in term, :math:`\beta(F) =
+    \mathbb{E}_F|\hat F - c| - |F - c|`, has a closed form
+    (:func:`_binomial_abs_dev`); the estimator subtracts it at :math:`\tilde F`:
 
     .. math::
 
         \widehat{|F - c|} = |\hat F - c| - \beta(\tilde F),
         \qquad \tilde F = \frac{X + a}{n + 2a}.
 
-    No unbiased estimator of :math:`|F - c|` exists (it is not a polynomial
-    of degree :math:`\le n` in :math:`F`); this one is a one-step bias
-    correction (Efron & Tibshirani 1993, ch. 10), evaluated at a shrunk
-    :math:`\tilde F` so that it does not jump with the lattice
-    :math:`x / n` the way the jackknife does.
+    No unbiased estimator of :math:`|F - c|` exists (it is not a polynomial of
+    degree :math:`\le n` in :math:`F`); this one is a one-step bias correction
+    (Efron and Tibshirani 1993, ch. 10), evaluated at a shrunk :math:`\tilde F`
+    so that it does not jump with the lattice :math:`x / n` the way the
+    jackknife does.
 
     References
     ----------
-    Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap,
-    ch. 10. Chapman & Hall. doi:10.1201/9780429246593
-
-    Jiao, J., Han, Y., & Weissman, T. (2018). Minimax estimation of the L1
-    distance. IEEE Trans. Inf. Theory 64(10), 6672-6706.
-    doi:10.1109/TIT.2018.2846245
+    .. [1] Efron, B. and Tibshirani, R. J. (1993). An Introduction to the
+       Bootstrap, ch. 10. Chapman & Hall. doi:10.1201/9780429246593
+    .. [2] Jiao, J., Han, Y. and Weissman, T. (2018). Minimax estimation of the
+       L1 distance. IEEE Trans. Inf. Theory 64(10), 6672-6706.
+       doi:10.1109/TIT.2018.2846245
 
     Examples
     --------
@@ -804,19 +730,8 @@ def squared_euclidean(
 ) -> FloatArray:
     r"""Unbiased estimate of the squared Euclidean distance (Brier score) to the truth.
 
-    Parameters
-    ----------
-    counts : array_like of int, shape (N, K) or (K,)
-        Label counts of each item.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions.
-    single : {"empirical", "nan"}, default "empirical"
-        Items with one annotation (see :func:`jackknife`).
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        Can be negative.
+    Parameters as for :func:`jackknife` (without ``metric``); the values can be
+    negative.
 
     Notes
     -----
@@ -830,14 +745,13 @@ def squared_euclidean(
 
     is exactly unbiased for every :math:`\pi` when :math:`n \ge 2` (the
     correction is the multinomial variance :math:`\sum_k \pi_k(1-\pi_k)/n`,
-    estimated without bias). It equals :func:`jackknife` for this metric,
-    which is exact for quadratic functions.
+    estimated without bias). It equals :func:`jackknife` for this metric, which
+    is exact for quadratic functions.
 
     References
     ----------
-    Hoeffding, W. (1948). A class of statistics with asymptotically normal
-    distribution. Ann. Math. Statist. 19(3), 293-325.
-    doi:10.1214/aoms/1177730196
+    .. [1] Hoeffding, W. (1948). A class of statistics with asymptotically normal
+       distribution. Ann. Math. Statist. 19(3), 293-325. doi:10.1214/aoms/1177730196
 
     Examples
     --------
@@ -865,27 +779,16 @@ def cross_entropy(
 ) -> FloatArray:
     r"""Cross-entropy against the empirical distribution: already unbiased for :math:`H(\pi, q)`.
 
-    Parameters
-    ----------
-    counts : array_like of int, shape (N, K) or (K,)
-        Label counts of each item.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions.
-    single : {"empirical", "nan"}, default "empirical"
-        Accepted for a uniform signature; the empirical value is unbiased
-        at ``n = 1`` too, so ``"empirical"`` does not warn here.
-    **options
-        ``zero=``, ``eps=`` of :func:`dissensus.metrics.cross_entropy`.
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
+    Parameters as for :func:`jackknife` (without ``metric``; ``**options`` are
+    ``zero=``, ``eps=`` of :func:`dissensus.metrics.cross_entropy`). The
+    empirical value is unbiased at ``n = 1`` too, so ``single="empirical"``
+    does not warn here.
 
     Notes
     -----
-    :math:`H(p, q) = -\sum_k p_k \log q_k` is linear in the target and
+    :math:`H(p, q) = -\sum_k p_k \ln q_k` is linear in the target and
     :math:`\mathbb{E}[\hat p] = \pi`, so :math:`H(\hat p, q)` is unbiased (the
-    jackknife returns it unchanged). Natural log.
+    jackknife returns it unchanged).
 
     Examples
     --------
@@ -909,29 +812,12 @@ def debiased(
     single: SinglePolicy = "empirical",
     **options: Any,
 ) -> FloatArray:
-    r"""The debiased estimate of ``metric`` against the truth, per item (the registry's form).
+    """The debiased estimate of ``metric`` against the truth, per item (the registry's form).
 
-    Parameters
-    ----------
-    counts : array_like of int, shape (N, K) or (K,)
-        Label counts of each item.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions.
-    metric : str
-        One of :data:`DEBIASED_METRICS`.
-    single : {"empirical", "nan"}, default "empirical"
-        Items with one annotation (see :func:`jackknife`).
-    **options
-        Passed to the metric.
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-
-    Notes
-    -----
-    Dispatches to :func:`squared_euclidean` (exact U-statistic),
-    :func:`cross_entropy` (linear, unchanged) or :func:`jackknife`.
+    Parameters as for :func:`jackknife`; ``metric`` is one of
+    :data:`DEBIASED_METRICS`. Calls the metric's declared form: the exact
+    U-statistic (:func:`squared_euclidean`), the empirical value
+    (:func:`cross_entropy`) or :func:`jackknife`.
 
     Examples
     --------

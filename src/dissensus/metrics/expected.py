@@ -3,51 +3,46 @@ r"""Expected soft metrics under a Dirichlet posterior over the target distributi
 When an item's label distribution ``p`` is only known through a few
 annotations, score a prediction ``q`` by the posterior expectation
 :math:`\mathbb{E}_{p \sim \mathrm{Dir}(\alpha)}[f(p, q)]` instead of
-:math:`f(\hat p, q)` (Magnani 2025, the seed paper). Every function takes
-the posterior parameters and the predictions, ``(alpha, q_pred)``, and
-returns one value per item, shape (N,).
+:math:`f(\hat p, q)` (Magnani, A. (2025). Soft metrics for ordinal label
+uncertainty with variable sample sizes. ASSE 2025, ACM). Each function here
+is declared the expected form ``E[<name>]`` of the pointwise metric of the
+same name (:func:`~dissensus.metrics._declare.expected_form`).
 
-Notation (the seed paper's), declared once:
+Conventions shared by every function:
 
-``alpha``
-    (N, K) posterior Dirichlet parameters (``dissensus.posterior.dirichlet``).
-``a0``
-    ``alpha.sum(1)``.
-``n``
-    the label counts behind ``alpha`` (``alpha = prior + n``).
-``A_k``
-    cumulative sums ``alpha_1 + … + alpha_k``; ``B_k = a0 - A_k`` is always
-    computed as the sum of the remaining parameters, never by subtraction.
-``mu``
-    ``alpha / a0``, the posterior mean.
+``alpha`` : array_like, shape (N, K)
+    Posterior Dirichlet parameters (``dissensus.posterior.dirichlet``), all
+    > 0 and ``a0 = alpha.sum(1) <= MAX_A0``; columns in class order.
+``q_pred`` : array_like, shape (N, K) or (K,)
+    Predicted distributions, rows on the simplex (a single row is used for
+    every item; zeros allowed).
+``n_jobs`` : int or None, default None
+    Threads for the per-term work (NumPy and SciPy release the GIL). None:
+    ``$DISSENSUS_NUM_THREADS`` if set, else ``min(cores, 8)`` (policy:
+    :mod:`dissensus._parallel`); 1 runs in the calling thread. Results are
+    bit-identical for every value; a value that is not a positive integer
+    raises ``ValueError``.
 
-Marginals: :math:`p_k \sim \mathrm{Beta}(\alpha_k, a_0 - \alpha_k)` and the
-cumulative sums :math:`P_k \sim \mathrm{Beta}(A_k, B_k)`.
+Every function returns an (N,) float64 array and raises
+:class:`~dissensus.DataError` for ``alpha`` not positive, ``q_pred`` off the
+simplex or shapes that differ. Logs are natural.
+
+Notation (Magnani 2025): ``a0 = alpha.sum(1)``; ``n`` the label counts behind
+``alpha`` (``alpha = prior + n``); ``A_k = alpha_1 + … + alpha_k`` and
+``B_k = a0 - A_k``, always computed as the sum of the remaining parameters,
+never by subtraction; ``mu = alpha / a0``, the posterior mean. Marginals:
+:math:`p_k \sim \mathrm{Beta}(\alpha_k, a_0 - \alpha_k)` and the cumulative
+sums :math:`P_k \sim \mathrm{Beta}(A_k, B_k)`.
 
 Exact (closed form): :func:`cross_entropy`, :func:`kl_divergence`,
 :func:`kl_divergence_reverse`, :func:`entropy`, :func:`squared_euclidean`,
-:func:`manhattan` and :func:`emd` (regularised incomplete beta). Numerical
-to about 1e-11 absolute: :func:`js_divergence` (fixed trapezoidal
-quadrature in the logit of each Beta marginal). Monte Carlo, with a
-standard error: :func:`monte_carlo` (any metric), :func:`emd_std` and
-:func:`manhattan_std` (posterior standard deviations).
-
-Logs are natural. Predictions ``q`` are rows on the simplex (a single row
-(K,) is used for every item).
-
-Speed (:func:`emd`, :func:`manhattan`, :func:`js_divergence`; kernels in
-``dissensus.metrics._beta``): posterior parameters are usually ``prior +
-counts``, so when every ``2 alpha`` is an integer and ``2 a0 < 2048`` (one
-cheap check) the (a, b) pair of each class term takes few distinct values
-even for millions of items, and what depends on the pair only is computed
-once per distinct pair (found by one scatter into a flag array, not a sort)
-and gathered: the Beta density's normalising constant, and the JS
-quadrature's nodes and weights. Other parameters take a term-by-term path
-with the same formulas. The work runs in fixed blocks of terms (sized for a
-1 MiB L2 cache) on a thread pool, since NumPy and ``scipy.special`` release
-the GIL; block boundaries do not depend on the number of threads, so the
-results are bit-identical for any ``n_jobs`` (``DISSENSUS_NUM_THREADS``
-sets the default; :mod:`dissensus._parallel` has the policy).
+:func:`manhattan` and :func:`emd` (regularised incomplete beta). Numerical to
+about 1e-11 absolute: :func:`js_divergence` (fixed trapezoidal quadrature in
+the logit of each Beta marginal). Monte Carlo, with a standard error:
+:func:`monte_carlo` (any metric), :func:`emd_std` and :func:`manhattan_std`
+(posterior standard deviations). :mod:`dissensus.metrics._beta` has the
+vectorised Beta kernels and how they are made fast (per-pair tables for
+``prior + counts`` parameters, fixed blocks of terms on threads).
 """
 
 from __future__ import annotations
@@ -67,11 +62,10 @@ from dissensus._validation import (
     SeedLike,
     as_alpha_matrix,
     as_generator,
-    as_prob_matrix,
 )
 from dissensus.metrics import _beta
 from dissensus.metrics import _pointwise as pw
-from dissensus.metrics._declare import ZeroPolicy, clip_bound
+from dissensus.metrics._declare import ZeroPolicy, clip_bound, prediction_for
 from dissensus.metrics._registry import expected_form
 
 __all__ = [
@@ -130,19 +124,7 @@ def _inputs(alpha: npt.ArrayLike, q: npt.ArrayLike) -> tuple[FloatArray, FloatAr
             "its mean to double precision: use the pointwise metric at alpha / a0)."
         )
         raise DataError(msg)
-    q_arr = np.asarray(q, dtype=np.float64) if not isinstance(q, np.ndarray) else q
-    if q_arr.ndim == 1:
-        Q = as_prob_matrix(q_arr[None, :], "q_pred")
-        Q = np.broadcast_to(Q, (a.shape[0], Q.shape[1]))
-    else:
-        Q = as_prob_matrix(q_arr, "q_pred")
-    if Q.shape != a.shape:
-        msg = (
-            f"`alpha` has shape {a.shape} but `q_pred` has shape {Q.shape}; give one "
-            "prediction row per item, columns in the same class order."
-        )
-        raise DataError(msg)
-    return a, Q
+    return a, prediction_for(a, q, "alpha")[0]
 
 
 def _clip(func: str, Q: FloatArray, zero: str, eps: float) -> FloatArray:
@@ -167,10 +149,6 @@ def cross_entropy(
 
     Parameters
     ----------
-    alpha : array_like, shape (N, K)
-        Posterior Dirichlet parameters, all > 0.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions.
     zero : {"inf", "clip"}, default "inf"
         ``"inf"``: ``inf`` where some ``q_k = 0`` (every class has positive
         posterior mean). ``"clip"``: clip ``q`` to ``[eps, 1 - eps]`` without
@@ -178,15 +156,8 @@ def cross_entropy(
     eps : float, default 1e-12
         Clipping bound for ``zero="clip"``.
 
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        Lower is better.
-
     Raises
     ------
-    DataError
-        ``alpha`` not positive, ``q_pred`` off the simplex, shapes differ.
     ValueError
         Unknown ``zero``, ``eps`` outside (0, 0.5).
 
@@ -198,12 +169,12 @@ def cross_entropy(
 
     References
     ----------
-    A. Magnani (2025). Soft metrics for ordinal label uncertainty with
-    variable sample sizes. ASSE 2025, eq. for E[CrossEntropy].
+    .. [1] Magnani, A. (2025). Soft metrics for ordinal label uncertainty with
+       variable sample sizes. ASSE 2025, ACM (the equation for E[CrossEntropy]).
 
     Examples
     --------
-    Seed paper, Example 1 (counts [1, 2, 4, 2, 1], uniform prior):
+    Magnani (2025), Example 1 (counts [1, 2, 4, 2, 1], uniform prior):
 
     >>> alpha = [[2.0, 3.0, 5.0, 3.0, 2.0]]
     >>> cross_entropy(alpha, [0.1, 0.2, 0.4, 0.2, 0.1]).round(4)
@@ -233,29 +204,18 @@ def kl_divergence(
     zero: ZeroPolicy = "inf",
     eps: float = 1e-12,
 ) -> FloatArray:
-    r"""Expected Kullback-Leibler divergence :math:`\mathbb{E}[\mathrm{KL}(p \| q)]`, exact.
+    r"""Expected Kullback-Leibler divergence :math:`\mathbb{E}[\mathrm{KL}(p \| q)]`, exact, >= 0.
 
     Parameters
     ----------
-    alpha : array_like, shape (N, K)
-        Posterior Dirichlet parameters, all > 0.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions.
     zero : {"inf", "clip"}, default "inf"
         ``"inf"``: ``inf`` where some ``q_k = 0``. ``"clip"``: clip ``q`` to
         ``[eps, 1 - eps]`` (not renormalised), as the pointwise metric does.
     eps : float, default 1e-12
         Clipping bound for ``zero="clip"``.
 
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        Non-negative (with ``zero="inf"``); lower is better.
-
     Raises
     ------
-    DataError
-        ``alpha`` not positive, ``q_pred`` off the simplex, shapes differ.
     ValueError
         Unknown ``zero``, ``eps`` outside (0, 0.5).
 
@@ -267,7 +227,7 @@ def kl_divergence(
         \left(\psi(\alpha_k + 1) - \psi(a_0 + 1) - \ln q_k\right),
 
     from :math:`\mathbb{E}[p_k \ln p_k] = \frac{\alpha_k}{a_0}(\psi(\alpha_k + 1)
-    - \psi(a_0 + 1))`. The seed paper's code uses :math:`\psi(\alpha_k) -
+    - \psi(a_0 + 1))`. The code of Magnani (2025) uses :math:`\psi(\alpha_k) -
     \psi(a_0)` (that is :math:`\mathbb{E}[\ln p_k]`, not
     :math:`\mathbb{E}[p_k \ln p_k]`), which can go negative; this does not.
 
@@ -299,16 +259,12 @@ def kl_divergence_reverse(
 
     Parameters
     ----------
-    alpha : array_like, shape (N, K)
-        Posterior Dirichlet parameters, all > 0.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions; ``q_k = 0`` terms are 0.
     zero : {"inf", "clip"}, default "inf"
         Accepted for a uniform signature and validated; it has no effect:
         ``p > 0`` almost surely, so the expectation is always finite and is
-        computed exactly, without clipping ``p``. (The pointwise metric
-        clips ``p`` with ``"clip"``; for very sparse ``alpha`` that clipped
-        value differs from this exact expectation.)
+        computed exactly, without clipping ``p``. (The pointwise metric clips
+        ``p`` with ``"clip"``; for very sparse ``alpha`` that clipped value
+        differs from this exact expectation.)
     eps : float, default 1e-12
         Validated as for the other metrics; unused.
 
@@ -319,8 +275,6 @@ def kl_divergence_reverse(
 
     Raises
     ------
-    DataError
-        ``alpha`` not positive, ``q_pred`` off the simplex, shapes differ.
     ValueError
         Unknown ``zero``, ``eps`` outside (0, 0.5).
 
@@ -348,22 +302,7 @@ def kl_divergence_reverse(
 
 @expected_form("entropy")
 def entropy(alpha: npt.ArrayLike, /) -> FloatArray:
-    r"""Expected Shannon entropy :math:`\mathbb{E}[H(p)]` of the target, exact.
-
-    Parameters
-    ----------
-    alpha : array_like, shape (N, K)
-        Posterior Dirichlet parameters, all > 0.
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        In :math:`[0, \ln K)`.
-
-    Raises
-    ------
-    DataError
-        ``alpha`` not finite and positive.
+    r"""Expected Shannon entropy :math:`\mathbb{E}[H(p)]` of the target, exact, in :math:`[0, \ln K)`.
 
     Notes
     -----
@@ -371,9 +310,9 @@ def entropy(alpha: npt.ArrayLike, /) -> FloatArray:
 
     computed as the sum of the non-negative terms
     :math:`\frac{\alpha_k}{a_0}(\psi(a_0 + 1) - \psi(\alpha_k + 1))`. (The
-    seed paper's derivation writes :math:`\mathbb{E}[p_k \ln p_k] = \partial
-    \ln B / \partial \alpha_k`, which is :math:`\mathbb{E}[\ln p_k]`; its final
-    formula, used here, is right.)
+    derivation of Magnani (2025) writes :math:`\mathbb{E}[p_k \ln p_k] =
+    \partial \ln B / \partial \alpha_k`, which is :math:`\mathbb{E}[\ln p_k]`;
+    its final formula, used here, is right.)
 
     Examples
     --------
@@ -390,23 +329,6 @@ def entropy(alpha: npt.ArrayLike, /) -> FloatArray:
 @expected_form("squared_euclidean")
 def squared_euclidean(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /) -> FloatArray:
     r"""Expected squared Euclidean distance :math:`\mathbb{E}\|p - q\|^2`, exact.
-
-    Parameters
-    ----------
-    alpha : array_like, shape (N, K)
-        Posterior Dirichlet parameters, all > 0.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions.
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        In [0, 2]; lower is better.
-
-    Raises
-    ------
-    DataError
-        ``alpha`` not positive, ``q_pred`` off the simplex, shapes differ.
 
     Notes
     -----
@@ -473,30 +395,6 @@ def manhattan(
 ) -> FloatArray:
     r"""Expected Manhattan (L1) distance :math:`\mathbb{E}\sum_k |p_k - q_k|`, exact.
 
-    Parameters
-    ----------
-    alpha : array_like, shape (N, K)
-        Posterior Dirichlet parameters, all > 0.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions.
-    n_jobs : int or None, default None
-        Threads for the per-term work (NumPy and SciPy release the GIL).
-        None: the ``DISSENSUS_NUM_THREADS`` environment variable if set,
-        else ``min(cores, 8)`` (policy: :mod:`dissensus._parallel`). 1 runs
-        in the calling thread. Results are bit-identical for every value.
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        In [0, 2]; lower is better.
-
-    Raises
-    ------
-    DataError
-        ``alpha`` not positive, ``q_pred`` off the simplex, shapes differ.
-    ValueError
-        ``n_jobs`` (or ``DISSENSUS_NUM_THREADS``) not a positive integer.
-
     Notes
     -----
     Each term is one Beta marginal, :math:`p_k \sim \mathrm{Beta}(\alpha_k,
@@ -508,28 +406,10 @@ def manhattan(
 
     with :math:`I` the regularised incomplete beta and :math:`f` the Beta
     density (equal to :math:`(\mu - c) + 2(c I_c(a, b) - \mu I_c(a + 1, b))`).
-
-    :math:`I` is SciPy's ``betainc`` (Boost; about 120 ns a term for
-    integer parameters, 350 ns for half-integers, most of the run time).
-    For half-integer parameters (``prior + counts`` with prior 1 or 1/2,
-    ``a0 < 1024``) the density term is
-
-    .. math::
-
-        \frac{c^a (1 - c)^b}{B(a, b)(a + b)} = \exp\Big(a \ln\big(1 + \tfrac{t}{\mu}\big)
-        + b \ln\big(1 - \tfrac{t}{1 - \mu}\big) + k_{a,b}\Big), \qquad t = c - \mu,
-
-    with both logs (``log1p``) taken from the same rounded :math:`t`, so
-    that its rounding cancels to first order, and the per-pair constant
-    :math:`k_{a,b} = \tfrac12\ln\frac{ab}{2\pi(a+b)} - \ln(a+b) + \delta(a+b)
-    - \delta(a) - \delta(b)` (:math:`\delta` Stirling's remainder, exact
-    table below 20, series above), computed once per distinct pair. The
-    plain :math:`a \ln c + b \ln(1-c) - \ln B(a, b)` would cancel terms
-    of size :math:`a + b` (errors up to 2e-14 at :math:`a_0 \approx
-    1000`); this form matches exact rational values to 3e-16. Far in the
-    tails (:math:`c < \mu/2` or :math:`1 - c < (1 - \mu)/2`) the plain
-    logs are used. Other parameters use Boost's Beta density, accurate up
-    to 1e9 and beyond.
+    :math:`I` is SciPy's ``betainc`` (Boost), most of the run time; the density
+    term is computed without cancellation
+    (:func:`dissensus.metrics._beta.abs_dev_into`: to 3e-16 of exact rational
+    values for ``prior + counts`` parameters, Boost's density otherwise).
 
     Examples
     --------
@@ -601,35 +481,14 @@ def emd(
     normalized_distance: bool = True,
     n_jobs: int | None = None,
 ) -> FloatArray:
-    r"""Expected earth mover's distance on ordered classes, exact.
+    r"""Expected earth mover's distance on ordered classes (columns in class order), exact; 0 when K = 1.
 
     Parameters
     ----------
-    alpha : array_like, shape (N, K)
-        Posterior Dirichlet parameters, all > 0, columns in class order.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions, columns in class order.
     normalized_distance : bool, default True
-        Ground distance :math:`|i - j| / (K - 1)` (the seed paper's; values in
-        [0, 1]) when True, :math:`|i - j|` in class steps when False; as
-        the pointwise ``emd``.
-    n_jobs : int or None, default None
-        Threads for the per-term work (NumPy and SciPy release the GIL).
-        None: the ``DISSENSUS_NUM_THREADS`` environment variable if set,
-        else ``min(cores, 8)`` (policy: :mod:`dissensus._parallel`). 1 runs
-        in the calling thread. Results are bit-identical for every value.
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        Lower is better; 0 when K = 1.
-
-    Raises
-    ------
-    DataError
-        ``alpha`` not positive, ``q_pred`` off the simplex, shapes differ.
-    ValueError
-        ``n_jobs`` (or ``DISSENSUS_NUM_THREADS``) not a positive integer.
+        Ground distance :math:`|i - j| / (K - 1)` (Magnani 2025; values in
+        [0, 1]) when True, :math:`|i - j|` in class steps when False; as the
+        pointwise ``emd``.
 
     Notes
     -----
@@ -643,10 +502,10 @@ def emd(
         \mathbb{E}[\mathrm{EMD}] = \frac{1}{K - 1}\sum_{k=1}^{K-1}
         \mathbb{E}|P_k - Q_k|
 
-    exactly (see :func:`manhattan` for :math:`\mathbb{E}|X - c|` and how
-    it is computed), with no Monte Carlo error. The seed paper estimates it by Monte Carlo, and its
-    code leaves the EMD unnormalised although the paper divides by
-    :math:`K - 1`; ``normalized_distance=True`` follows the paper.
+    exactly (:func:`manhattan` has :math:`\mathbb{E}|X - c|`), with no Monte
+    Carlo error. Magnani (2025) estimates it by Monte Carlo, and its code leaves
+    the EMD unnormalised although the paper divides by :math:`K - 1`;
+    ``normalized_distance=True`` follows the paper.
 
     Examples
     --------
@@ -744,32 +603,7 @@ def _phi_at_mean(a: FloatArray, b: FloatArray, c: FloatArray) -> FloatArray:
 def js_divergence(
     alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, n_jobs: int | None = None
 ) -> FloatArray:
-    r"""Expected Jensen-Shannon divergence :math:`\mathbb{E}[\mathrm{JSD}(p, q)]`.
-
-    Parameters
-    ----------
-    alpha : array_like, shape (N, K)
-        Posterior Dirichlet parameters, all > 0.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions (zeros allowed).
-    n_jobs : int or None, default None
-        Threads for the per-term work (NumPy and SciPy release the GIL).
-        None: the ``DISSENSUS_NUM_THREADS`` environment variable if set,
-        else ``min(cores, 8)`` (policy: :mod:`dissensus._parallel`). 1 runs
-        in the calling thread. Results are bit-identical for every value.
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        In :math:`[0, \ln 2]`; lower is better. The divergence (natural log),
-        not the distance.
-
-    Raises
-    ------
-    DataError
-        ``alpha`` not positive, ``q_pred`` off the simplex, shapes differ.
-    ValueError
-        ``n_jobs`` (or ``DISSENSUS_NUM_THREADS``) not a positive integer.
+    r"""Expected Jensen-Shannon divergence :math:`\mathbb{E}[\mathrm{JSD}(p, q)]` (the divergence, not the distance).
 
     Notes
     -----
@@ -780,25 +614,19 @@ def js_divergence(
         \mathrm{JSD}(p, q) = \ln 2 + \tfrac12 \sum_k \varphi(p_k, q_k),
 
     so the expectation is a sum of one-dimensional integrals over the Beta
-    marginals :math:`p_k \sim \mathrm{Beta}(\alpha_k, a_0 - \alpha_k)`. Each
-    is computed by a fixed 49-node trapezoidal rule in the logit of
-    :math:`p_k` under a sinh map (see the module source for the derivation):
-    it handles tiny parameters (1e-3), huge ones (1e9) and tiny :math:`q_k`
-    alike, because the logit density is analytic in a strip of width
-    :math:`\pi` whatever the parameters. Measured against 40-digit mpmath
+    marginals :math:`p_k \sim \mathrm{Beta}(\alpha_k, a_0 - \alpha_k)`. Each is
+    computed by a fixed 49-node trapezoidal rule in the logit of :math:`p_k`
+    under a sinh map (:func:`dissensus.metrics._beta.phi_tables` has the
+    derivation): it handles tiny parameters (1e-3), huge ones (1e9) and tiny
+    :math:`q_k` alike, because the logit density is analytic in a strip of
+    width :math:`\pi` whatever the parameters. Measured against 40-digit mpmath
     quadrature over a grid of :math:`a, b \in [10^{-3}, 10^9]` and
     :math:`c \in \{0, 10^{-12}, 10^{-6}, 0.1, 0.5, 1\}`, the largest absolute
     error of each term is 1.0e-12, and 2.8e-12 over 20,000 random
     :math:`(a, b, c)` against a 401-node rule (``tests/metrics/test_expected.py``).
-
-    Only :math:`(x + c)\ln(x + c)` at the nodes depends on :math:`q_k`: the
-    Beta-dependent part of each node (its position :math:`x_j`, its weight
-    folded with the normalisation and :math:`\mathbb{E}[X(1 - X)] / (x_j(1 -
-    x_j))`, and the moments :math:`\sum_j w_j`, :math:`\sum_j w_j x_j`,
-    :math:`\sum_j w_j x_j \ln x_j`) is a table per distinct pair
-    :math:`(\alpha_k, a_0 - \alpha_k)` for half-integer parameters (at most
-    32768 distinct pairs), so a term costs one log per node. Other
-    parameters are integrated term by term with the same rule.
+    For half-integer parameters (at most 32768 distinct pairs
+    :math:`(\alpha_k, a_0 - \alpha_k)`) the nodes, weights and moments are a
+    table per pair, so a term costs one log per node.
 
     Examples
     --------
@@ -883,19 +711,17 @@ def monte_carlo(
 ) -> MonteCarloResult:
     r"""Monte Carlo estimate of :math:`\mathbb{E}_{p \sim \mathrm{Dir}(\alpha)}[f(p, q)]`.
 
-    For metrics without a closed form here (Euclidean, Chebyshev, a user's
-    own function).
+    For metrics without a closed form here (Euclidean, Chebyshev, a user's own
+    function).
 
     Parameters
     ----------
     func : callable
         ``func(p, q) -> (M,)`` on (M, K) rows, e.g. a pointwise metric from
-        :mod:`dissensus.metrics`. It is called on all draws of a chunk at
-        once (rows = draws × items).
-    alpha : array_like, shape (N, K)
-        Posterior Dirichlet parameters, all > 0.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions.
+        :mod:`dissensus.metrics`. It is called on all draws of a chunk at once
+        (rows = draws × items).
+    alpha, q_pred : array_like
+        See the module docstring.
     n_samples : int, default 1000
         Posterior draws per item.
     seed : int, numpy.random.Generator or None, default 0
@@ -911,8 +737,7 @@ def monte_carlo(
     Raises
     ------
     DataError
-        ``alpha`` not positive, ``q_pred`` off the simplex, shapes differ,
-        or ``func`` returning the wrong shape.
+        Also when ``func`` returns the wrong shape.
     ValueError
         ``n_samples`` < 2.
 
@@ -920,7 +745,9 @@ def monte_carlo(
     -----
     Draws are Gamma variates normalised per row (vectorised over draws and
     items, in chunks over draws); the mean and variance are combined across
-    chunks with Chan et al.'s pairwise update.
+    chunks with the pairwise update of Chan, T. F., Golub, G. H. and LeVeque,
+    R. J. (1983). Algorithms for computing the sample variance: analysis and
+    recommendations. Amer. Statist. 37(3), 242–247. doi:10.1080/00031305.1983.10483115
 
     Examples
     --------
@@ -989,8 +816,8 @@ def emd_std(
     r"""Posterior standard deviation of the EMD, by Monte Carlo.
 
     The spread of :math:`\mathrm{EMD}(p, q)` over :math:`p \sim
-    \mathrm{Dir}(\alpha)`: how much the score of each item could move if
-    its label distribution were known.
+    \mathrm{Dir}(\alpha)`: how much the score of each item could move if its
+    label distribution were known.
 
     Parameters
     ----------
@@ -1008,16 +835,15 @@ def emd_std(
 
     Notes
     -----
-    **Monte Carlo, not exact.** The mean (:func:`emd`) is exact, but the
-    second moment needs :math:`\mathbb{E}|P_j - Q_j||P_k - Q_k|` for
-    dependent cumulative sums: it reduces to one-dimensional integrals of
-    incomplete beta functions, but the variance is then a small difference
-    of large second moments when the posterior is concentrated, which a
-    quadrature would have to resolve to many digits. The sample variance of
-    posterior draws has no such cancellation. The relative
-    error of the estimate is about :math:`1/\sqrt{2 n}` (1.1 % at the
-    default 4000 draws). Use :func:`monte_carlo` with the pointwise ``emd``
-    for the standard error of the mean as well.
+    **Monte Carlo, not exact.** The mean (:func:`emd`) is exact, but the second
+    moment needs :math:`\mathbb{E}|P_j - Q_j||P_k - Q_k|` for dependent
+    cumulative sums: one-dimensional integrals of incomplete beta functions,
+    whose difference (the variance) is small against them when the posterior
+    is concentrated, so a quadrature would have to resolve many digits. The
+    sample variance of posterior draws has no such cancellation. Relative error
+    about :math:`1/\sqrt{2 n}` (1.1 % at the default 4000 draws). Use
+    :func:`monte_carlo` with the pointwise ``emd`` for the standard error of
+    the mean as well.
 
     Examples
     --------
@@ -1044,24 +870,8 @@ def manhattan_std(
 ) -> FloatArray:
     r"""Posterior standard deviation of the Manhattan (L1) distance, by Monte Carlo.
 
-    Parameters
-    ----------
-    alpha, q_pred
-        As for :func:`manhattan`.
-    n_samples : int, default 4000
-        Posterior draws per item.
-    seed : int, numpy.random.Generator or None, default 0
-        Randomness; the default makes results reproducible.
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        Sample standard deviation (``ddof=1``).
-
-    Notes
-    -----
-    **Monte Carlo, not exact**, for the reason given in :func:`emd_std`;
-    relative error about :math:`1/\sqrt{2 n}`.
+    Parameters and Notes as for :func:`emd_std` (relative error about
+    :math:`1/\sqrt{2 n}`).
 
     Examples
     --------

@@ -17,9 +17,16 @@ LeWiDi 2025 (3rd edition, NLPerspectives @ EMNLP 2025)
     (VariErrNLI), :func:`mean_absolute_distance` (Paraphrase, CSC), which
     divides by the number of scale points (11 for Paraphrase, 6 for CSC).
 
-Notation: ``t`` target, ``p`` prediction; for soft labels rows of (N, K)
-matrices, for perspectivist labels rows of (N, A) matrices of the labels of
-the A annotators of each item (NaN where an annotator did not label the item).
+Conventions: every scorer takes ``(targets, predictions)`` of the same shape
+and returns one float, lower is better except :func:`micro_f1_2023`. ``t`` is
+the target, ``p`` the prediction; for soft labels rows of (N, K) matrices
+(or (N, L, K) for multilabel tasks, one distribution per label), used as
+submitted; for perspectivist labels rows of (N, A) matrices of the labels of
+the A annotators of each item (or (N, L, A)), NaN where an annotator did not
+label the item, or ragged per-item lists, which are padded with NaN. Inputs
+of different shapes, non-finite soft labels, NaN patterns that differ
+between targets and predictions, and items without labels raise
+:class:`~dissensus.DataError`.
 
 References
 ----------
@@ -44,6 +51,7 @@ from dissensus._validation import as_prob_matrix
 from dissensus.data import Annotations, LabelCounts, Scale, as_label_counts
 from dissensus.metrics._lewidi_io import (
     LewidiPredictions,
+    pad_labels,
     read_lewidi_predictions,
     write_lewidi_predictions,
 )
@@ -165,7 +173,7 @@ def _padded(x: Any, name: str, func: str, ndim: int) -> FloatArray:
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError):
-        arr = _pad_ragged(x, name, func, ndim)
+        arr = pad_labels(x, f"`{name}` of {func}", (ndim - 1,))
     if arr.ndim != ndim or arr.shape[0] == 0:
         shape = "(N, A)" if ndim == 2 else "(N, L, A)"
         msg = f"`{name}` of {func} must be a non-empty {shape} array of labels; got shape {arr.shape}."
@@ -174,27 +182,6 @@ def _padded(x: Any, name: str, func: str, ndim: int) -> FloatArray:
         msg = f"`{name}` of {func} holds inf; labels must be finite (NaN marks a missing one)."
         raise DataError(msg)
     return arr
-
-
-def _pad_ragged(x: Any, name: str, func: str, ndim: int) -> FloatArray:
-    # Input conversion at the edge: lists of per-item label lists of different lengths.
-    try:
-        rows = [np.asarray(r, dtype=np.float64) for r in x]
-    except (TypeError, ValueError):
-        msg = f"`{name}` of {func} must hold numeric labels."
-        raise DataError(msg) from None
-    if not rows or any(r.ndim != ndim - 1 for r in rows):
-        msg = f"`{name}` of {func} must be a sequence of per-item label {'lists' if ndim == 2 else 'matrices'}."
-        raise DataError(msg)
-    width = max(r.shape[-1] for r in rows)
-    lead = rows[0].shape[:-1]
-    if any(r.shape[:-1] != lead for r in rows):
-        msg = f"`{name}` of {func}: every item must have the same number of label dimensions."
-        raise DataError(msg)
-    out = np.full((len(rows), *lead, width), np.nan)
-    for i, r in enumerate(rows):
-        out[i, ..., : r.shape[-1]] = r
-    return out
 
 
 def _label_pair(
@@ -226,19 +213,17 @@ def _label_pair(
 def targets_2023(annotations: Annotations | LabelCounts | npt.ArrayLike, /) -> FloatArray:
     r"""The LeWiDi 2023 soft-label targets: (N, 2) probabilities of labels 0 and 1.
 
-    LeWiDi 2023's four tasks are binary. For HS-Brexit, ArMIS and
-    MD-Agreement the annotations are 0/1 and the target is their
-    proportion. ConvAbuse is annotated on a severity scale
-    :math:`\{-3, -2, -1, 0, 1\}` and its target is *binary*: abusive
-    (severity :math:`< 0`) or not,
+    LeWiDi 2023's four tasks are binary. For HS-Brexit, ArMIS and MD-Agreement
+    the annotations are 0/1 and the target is their proportion. ConvAbuse is
+    annotated on a severity scale :math:`\{-3, -2, -1, 0, 1\}` and its target is
+    *binary*: abusive (severity :math:`< 0`) or not,
 
     .. math:: t_{i1} = \frac{\#\{\text{annotations of } i < 0\}}{n_i},
               \qquad t_{i0} = 1 - t_{i1},
 
-    which is what the 2023 JSON files print as ``soft_label`` (rounded to
-    three decimals) and what :func:`dissensus.metrics.lewidi.cross_entropy_2023`
-    scores. Feed these targets (not the five-label proportions) to that
-    scorer.
+    which is what the 2023 JSON files print as ``soft_label`` (rounded to three
+    decimals) and what :func:`cross_entropy_2023` scores. Feed these targets
+    (not the five-label proportions) to that scorer.
 
     Parameters
     ----------
@@ -254,13 +239,8 @@ def targets_2023(annotations: Annotations | LabelCounts | npt.ArrayLike, /) -> F
     Raises
     ------
     DataError
-        Labels that are neither binary nor numeric with negative values;
-        items without annotations.
-
-    References
-    ----------
-    E. Leonardelli et al. "SemEval-2023 Task 11: Learning with
-    Disagreements (LeWiDi)". SemEval 2023. :doi:`10.18653/v1/2023.semeval-1.314`
+        Labels that are neither binary nor numeric with negative values; items
+        without annotations.
 
     Examples
     --------
@@ -298,40 +278,25 @@ def targets_2023(annotations: Annotations | LabelCounts | npt.ArrayLike, /) -> F
 def cross_entropy_2023(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     r"""Soft-label cross-entropy of LeWiDi 2023, as the official scorer computes it.
 
-    Parameters
-    ----------
-    targets : array_like, shape (N, K)
-        Gold soft labels (K = 2 in 2023: probabilities of labels 0 and 1;
-        :func:`targets_2023` computes them from the annotations, binarising
-        ConvAbuse's severities).
-    predictions : array_like, shape (N, K)
-        Predicted soft labels, as submitted (not renormalised, not checked to
-        sum to 1, like the official scorer).
-
-    Returns
-    -------
-    float
-        Mean over items; lower is better.
-
-    Raises
-    ------
-    DataError
-        Shapes differ, non-finite values.
+    ``targets`` are the (N, K) gold soft labels (K = 2 in 2023;
+    :func:`targets_2023` computes them, binarising ConvAbuse's severities);
+    ``predictions`` the submitted soft labels, not renormalised nor checked to
+    sum to 1, like the official scorer. Returns the mean over items.
 
     Notes
     -----
-    Predictions are clipped to :math:`[10^{-12}, 1 - 10^{-12}]` and then
-    shifted by :math:`10^{-9}` inside the log:
+    Predictions are clipped to :math:`[10^{-12}, 1 - 10^{-12}]` and then shifted
+    by :math:`10^{-9}` inside the log:
 
     .. math:: \mathrm{CE} = -\frac1N \sum_{i=1}^N \sum_{k=1}^K t_{ik}
               \ln\bigl(\mathrm{clip}(p_{ik}) + 10^{-9}\bigr)
 
-    The sum runs over the whole matrix at once (NumPy's pairwise sum), as in
-    the official code, so the result is bit-identical. Natural log. The
+    The sum runs over the whole matrix at once (NumPy's pairwise sum), as in the
+    official code, so the result is bit-identical. Natural log. The
     :math:`10^{-9}` shift makes the largest per-class penalty
     :math:`-\ln(10^{-9} + 10^{-12}) \approx 20.72` rather than
-    :math:`-\ln 10^{-12} \approx 27.63`
-    (:func:`dissensus.metrics.cross_entropy` with ``zero="clip"`` has no shift).
+    :math:`-\ln 10^{-12} \approx 27.63` (:func:`dissensus.metrics.cross_entropy`
+    with ``zero="clip"`` has no shift).
 
     Examples
     --------
@@ -347,22 +312,9 @@ def cross_entropy_2023(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) ->
 def micro_f1_2023(hard_true: npt.ArrayLike, hard_pred: npt.ArrayLike, /) -> float:
     r"""Micro-averaged F1 of hard labels, the LeWiDi 2023 hard evaluation.
 
-    Parameters
-    ----------
-    hard_true : array_like, shape (N,)
-        Gold (majority) labels, any comparable type.
-    hard_pred : array_like, shape (N,)
-        Predicted labels.
-
-    Returns
-    -------
-    float
-        In [0, 1]; higher is better.
-
-    Raises
-    ------
-    DataError
-        Not 1-D, different lengths, empty.
+    ``hard_true`` and ``hard_pred`` are non-empty 1-D arrays of the same length
+    (gold majority labels and predicted labels, any comparable type); returns a
+    value in [0, 1], higher is better.
 
     Notes
     -----
@@ -402,36 +354,22 @@ def _md_rows(t: FloatArray, p: FloatArray) -> FloatArray:
 def average_md(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     r"""Average Manhattan distance, the LeWiDi 2025 soft evaluation of MP (``average_MD``).
 
-    Parameters
-    ----------
-    targets : array_like, shape (N, K)
-        Gold soft labels.
-    predictions : array_like, shape (N, K)
-        Predicted soft labels (used as submitted).
-
-    Returns
-    -------
-    float
-        Rounded to 5 decimals; in [0, 2] for distributions; lower is better.
-
-    Raises
-    ------
-    DataError
-        Shapes differ, non-finite values.
+    ``targets`` and ``predictions`` are (N, K) soft labels; the result is rounded
+    to 5 decimals, in [0, 2] for distributions.
 
     Notes
     -----
     .. math:: \mathrm{AMD} = \mathrm{round}\Bigl(\frac1N \sum_{i=1}^N
               \mathrm{round}\bigl(\textstyle\sum_k |p_{ik} - t_{ik}|, 5\bigr), 5\Bigr)
 
-    Both roundings are Python's :func:`round` (ties to even on the exact
-    binary value), and both sums run left to right, as in the official code.
-    The unrounded per-item values are :func:`dissensus.metrics.manhattan`.
+    Both roundings are Python's :func:`round` (ties to even on the exact binary
+    value), and both sums run left to right, as in the official code. The
+    unrounded per-item values are :func:`dissensus.metrics.manhattan`.
 
     Examples
     --------
-    The mean of the rounded distances 0.2 and 0.15309 is 0.176545, which
-    Python rounds to 0.17655 (NumPy's ``np.round`` would give 0.17654):
+    The mean of the rounded distances 0.2 and 0.15309 is 0.176545, which Python
+    rounds to 0.17655 (NumPy's ``np.round`` would give 0.17654):
 
     >>> average_md([[0.6, 0.4], [0.2, 0.8]], [[0.5, 0.5], [0.123455, 0.876545]])
     0.17655
@@ -445,33 +383,18 @@ def average_md(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
 def multilabel_average_md(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     r"""Multilabel average Manhattan distance, the LeWiDi 2025 soft evaluation of VariErrNLI.
 
-    Parameters
-    ----------
-    targets : array_like, shape (N, L, K)
-        For each item, one gold distribution per label (VariErrNLI: L = 3
-        labels, each a K = 2 distribution over no / yes, ``"0"`` / ``"1"``).
-        The official files list the labels as contradiction / entailment /
-        neutral (the keys of ``soft_label``) and the organisers' scorer pairs
-        targets and predictions by position: predictions must follow the
-        same label order. The score is a mean over labels, so any order
-        shared by both sides gives the same value.
-    predictions : array_like, shape (N, L, K)
-        Predicted distributions.
-
-    Returns
-    -------
-    float
-        Rounded to 5 decimals; lower is better.
-
-    Raises
-    ------
-    DataError
-        Shapes differ, non-finite values.
+    ``targets`` and ``predictions`` are (N, L, K): for each item one
+    distribution per label (VariErrNLI: L = 3 labels, each a K = 2 distribution
+    over no / yes, ``"0"`` / ``"1"``). The official files list the labels as
+    contradiction / entailment / neutral (the keys of ``soft_label``) and the
+    organisers' scorer pairs targets and predictions by position: predictions
+    must follow the same label order (the score is a mean over labels, so any
+    order shared by both sides gives the same value). Rounded to 5 decimals.
 
     Notes
     -----
-    :func:`average_md` over the L distributions of each item (rounded), then
-    the mean over items, rounded to 5 decimals:
+    :func:`average_md` over the L distributions of each item (rounded), then the
+    mean over items, rounded to 5 decimals:
 
     .. math:: \mathrm{MAMD} = \mathrm{round}\Bigl(\frac1N \sum_i
               \mathrm{AMD}(t_{i\cdot\cdot}, p_{i\cdot\cdot}), 5\Bigr)
@@ -493,37 +416,25 @@ def multilabel_average_md(targets: npt.ArrayLike, predictions: npt.ArrayLike, /)
 def average_ws(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     r"""Average Wasserstein distance, the LeWiDi 2025 soft evaluation of Paraphrase and CSC.
 
-    Parameters
-    ----------
-    targets : array_like, shape (N, K)
-        Gold distributions over the K ordered points of the rating scale.
-    predictions : array_like, shape (N, K)
-        Predicted distributions (each row must sum to 1 within 1e-6, as
-        ``ot.emd2`` requires equal masses).
-
-    Returns
-    -------
-    float
-        Rounded to 5 decimals; in [0, K − 1]; lower is better.
-
-    Raises
-    ------
-    DataError
-        Shapes differ, rows off the simplex.
+    ``targets`` and ``predictions`` are (N, K) distributions over the K ordered
+    points of the rating scale; each row must sum to 1 within 1e-6 (``ot.emd2``
+    requires equal masses), else :class:`~dissensus.DataError`. Rounded to 5
+    decimals; in [0, K − 1].
 
     Notes
     -----
-    The official code solves a transport problem per item with ``ot.emd2``
-    and the cost :math:`|h - k|` in scale steps (not normalised by K − 1).
-    In one dimension its optimum is the L1 distance between the cumulative
-    distributions (:func:`dissensus.metrics.emd` with ``normalized_distance=False``):
+    The official code solves a transport problem per item with ``ot.emd2`` and
+    the cost :math:`|h - k|` in scale steps (not normalised by K − 1). In one
+    dimension its optimum is the L1 distance between the cumulative
+    distributions (:func:`dissensus.metrics.emd` with
+    ``normalized_distance=False``):
 
     .. math:: \mathrm{AWD} = \mathrm{round}\Bigl(\frac1N \sum_{i=1}^N
               \sum_{k=1}^{K-1} |P_{ik} - T_{ik}|, 5\Bigr)
 
-    Per-item values agree with ``ot.emd2`` to about 1e-15 (the network
-    simplex and the cumulative sums round differently), so the rounded mean
-    is the official one except when it lies within ~1e-15 of a rounding tie.
+    Per-item values agree with ``ot.emd2`` to about 1e-15 (the network simplex
+    and the cumulative sums round differently), so the rounded mean is the
+    official one except when it lies within ~1e-15 of a rounding tie.
 
     Examples
     --------
@@ -553,25 +464,8 @@ def _error_rows(t: FloatArray, p: FloatArray) -> FloatArray:
 def error_rate(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     r"""Average error rate of per-annotator predictions, the LeWiDi 2025 perspectivist MP score.
 
-    Parameters
-    ----------
-    targets : array_like, shape (N, A), or a sequence of per-item label lists
-        The label each annotator of an item gave (MP: 0 / 1). In a matrix,
-        NaN marks an annotator who did not label the item; ragged lists are
-        padded with NaN.
-    predictions : same as ``targets``
-        The predicted label of each of those annotators (NaN exactly where
-        ``targets`` is NaN).
-
-    Returns
-    -------
-    float
-        In [0, 1] for binary labels; lower is better.
-
-    Raises
-    ------
-    DataError
-        Shapes or missing-label patterns differ, an item without labels.
+    ``targets`` holds the label each annotator of an item gave (MP: 0 / 1),
+    ``predictions`` the predicted label of each of those annotators (N, A).
 
     Notes
     -----
@@ -583,9 +477,9 @@ def error_rate(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     For binary labels the inner term is the share of the item's annotators
     whose label was predicted wrongly; items count equally however many
     annotators they have (a macro average over items, not over (item,
-    annotator) pairs). For labels that are not 0 / 1 the official formula
-    sums absolute differences, reproduced here as is. The final mean is not
-    rounded (official code: ``float(np.mean(...))``).
+    annotator) pairs). For labels that are not 0 / 1 the official formula sums
+    absolute differences, reproduced here as is. The final mean is not rounded
+    (official code: ``float(np.mean(...))``).
 
     Examples
     --------
@@ -597,30 +491,12 @@ def error_rate(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
 
 
 def multilabel_error_rate(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
-    r"""Multilabel average error rate, the LeWiDi 2025 perspectivist VariErrNLI score.
+    """Multilabel average error rate, the LeWiDi 2025 perspectivist VariErrNLI score.
 
-    Parameters
-    ----------
-    targets : array_like, shape (N, L, A), or a sequence of per-item (L, A) label matrices
-        Each annotator's 0 / 1 label for each of the L labels of each item
-        (NaN where an annotator did not label the item).
-    predictions : same as ``targets``
-        Predicted labels.
-
-    Returns
-    -------
-    float
-        Lower is better.
-
-    Raises
-    ------
-    DataError
-        Shapes or missing-label patterns differ.
-
-    Notes
-    -----
-    :func:`error_rate` over the L labels of each item (a mean of the rounded
-    per-label scores), then the mean over items; neither mean is rounded.
+    ``targets`` and ``predictions`` are (N, L, A): each annotator's 0 / 1 label
+    for each of the L labels of each item. :func:`error_rate` over the L labels
+    of each item (a mean of the rounded per-label scores), then the mean over
+    items; neither mean is rounded.
 
     Examples
     --------
@@ -641,27 +517,23 @@ def mean_absolute_distance(
 
     Parameters
     ----------
-    targets : array_like, shape (N, A), or a sequence of per-item label lists
-        Each annotator's rating of each item (NaN where an annotator did not
-        rate the item; ragged lists are padded).
-    predictions : same as ``targets``
-        The predicted rating for each of those annotators.
+    targets, predictions : array_like, shape (N, A), or sequences of per-item rating lists
+        Each annotator's rating of each item and the predicted rating for each
+        of those annotators.
     scale_values : float or Scale
-        The divisor. The official code passes the NUMBER OF POINTS of the
-        scale: 11 for Paraphrase (ratings −5..5) and 6 for CSC (1..6); see
-        :data:`SCALE_VALUES_2025`. It is not the range (10 and 5), which is
-        what its docstring once said. Given a :class:`~dissensus.Scale`, its
-        number of labels ``K`` is used, the official convention.
+        The divisor. The official code passes the NUMBER OF POINTS of the scale:
+        11 for Paraphrase (ratings −5..5) and 6 for CSC (1..6); see
+        :data:`SCALE_VALUES_2025`. It is not the range (10 and 5), which is what
+        its docstring once said. Given a :class:`~dissensus.Scale`, its number of
+        labels ``K`` is used, the official convention.
 
     Returns
     -------
     float
-        Lower is better; below 1 (the largest distance, K − 1, divided by K).
+        Below 1 (the largest distance, K − 1, divided by K); lower is better.
 
     Raises
     ------
-    DataError
-        Shapes or missing-rating patterns differ.
     ValueError
         ``scale_values`` not positive.
 
@@ -670,9 +542,9 @@ def mean_absolute_distance(
     .. math:: \mathrm{MAD} = \frac1N \sum_{i=1}^N \frac{1}{s} \cdot
               \frac{1}{a_i} \sum_{k=1}^{a_i} |t_{ik} - p_{ik}|
 
-    with :math:`s` = ``scale_values``. The published formula multiplies by
-    100; the official code does not (the factor is commented out), and
-    neither does this function. Nothing is rounded.
+    with :math:`s` = ``scale_values``. The published formula multiplies by 100;
+    the official code does not (the factor is commented out), and neither does
+    this function. Nothing is rounded.
 
     Examples
     --------
