@@ -1,30 +1,22 @@
 r"""Vectorised Beta-marginal expectations behind :mod:`dissensus.metrics.expected`.
 
-Two elementwise kernels over many Beta marginals :math:`X \sim
-\mathrm{Beta}(a, b)` and constants :math:`c`:
-
-- :func:`abs_dev_into`: :math:`\mathbb{E}|X - c|` (regularised incomplete
-  beta plus the Beta density);
-- :func:`phi_terms`: :math:`\mathbb{E}[\varphi(X, c)]`,
-  :math:`\varphi(x, c) = x \ln x + c \ln c - (x + c)\ln(x + c)` (quadrature).
-
-and the machinery that makes them fast on (N, K) inputs:
+Two elementwise kernels over many :math:`X \sim \mathrm{Beta}(a, b)` and
+constants :math:`c`: :func:`abs_dev_into`, :math:`\mathbb{E}|X - c|`
+(regularised incomplete beta plus the Beta density), and :func:`phi_terms`,
+:math:`\mathbb{E}[\varphi(X, c)]` with :math:`\varphi(x, c) = x \ln x + c \ln
+c - (x + c)\ln(x + c)` (quadrature). What makes them fast on (N, K) inputs:
 
 - *pair tables*: posterior parameters are usually ``prior + counts``, so
-  ``2 alpha`` is a small integer and the parameter pairs :math:`(a, b)` of a
-  class term take few distinct values even for millions of items. Whatever
-  depends on the pair only (:func:`density_tables`: the density's constant
-  and log mean; :func:`phi_tables`: quadrature nodes, weights, moments) is
-  computed once per distinct pair and gathered. :func:`half_grid` decides,
-  with one cheap pass, whether that applies; otherwise every term is
-  computed on its own (Boost's Beta density; :func:`phi_direct`), with no
-  sorting and no ``np.unique``.
-- *fixed blocks on threads*: NumPy and ``scipy.special`` loops release the
-  GIL, so ``for_blocks`` runs fixed-size blocks on a thread pool. Block
-  boundaries never depend on the number of threads, so results are
-  bit-identical for any ``n_jobs``. The threading policy (how many, never
-  nested) is :mod:`dissensus._parallel`'s; ``workers`` and ``for_blocks``
-  are its names, re-exported for the kernels here.
+  ``2 alpha`` is a small integer and the pairs :math:`(a, b)` of a class
+  term take few distinct values even for millions of items. What depends on
+  the pair only (:func:`density_tables`, :func:`phi_tables`) is computed
+  once per distinct pair (found by one scatter into a flag array, not a
+  sort) and gathered; :func:`half_grid` decides in one cheap pass whether
+  that applies, otherwise every term is computed on its own.
+- *fixed blocks on threads*: NumPy and ``scipy.special`` release the GIL, so
+  fixed-size blocks (sized for a 1 MiB L2 cache) run on a thread pool
+  (:func:`dissensus._parallel.for_blocks`); block boundaries never depend on
+  the number of threads, so results are bit-identical for any ``n_jobs``.
 """
 
 from __future__ import annotations
@@ -39,15 +31,9 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
-from dissensus._parallel import for_blocks
-from dissensus._parallel import n_threads as workers
-
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
 BoolArray = npt.NDArray[np.bool_]
-
-# the threading helpers the kernels of expected.py call as _beta.workers / _beta.for_blocks
-__all__ = ["for_blocks", "workers"]
 
 #: Pair tables are used when every ``2 alpha`` is an integer and ``2 a0 < _HALF_LIMIT``
 #: (keys ``2a * M + 2b`` then fit a flag array of at most 4 Mi entries).

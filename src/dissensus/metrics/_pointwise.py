@@ -1,46 +1,36 @@
 """Pointwise soft metrics: one score per item from a target and a predicted distribution.
 
 Each metric is declared once, on its row kernel, with
-:func:`~dissensus.metrics._declare.pointwise_metric`; the public function,
-its docstring, its registry entry and the listing of ``dissensus metrics``
-come from that declaration.
+:func:`~dissensus.metrics._declare.pointwise_metric`, which makes the public
+function, its docstring and its registry entry.
 
-Notation (as in Magnani 2025 and Rizzi et al. 2024): ``p`` is the target
-(gold, "true") label distribution of an item, ``q`` the predicted one, both
-rows of an (N, K) matrix on the probability simplex; ``P_k`` and ``Q_k`` are
-their cumulative sums over the first ``k`` (ordered) classes;
-``m = (p + q) / 2``.
+Notation (Magnani 2025; Rizzi et al. 2024): ``p`` is the target (gold)
+label distribution of an item, ``q`` the predicted one, rows of (N, K)
+matrices on the probability simplex; ``P_k``, ``Q_k`` their cumulative sums
+over the first ``k`` (ordered) classes; ``m = (p + q) / 2``. Every function
+takes ``(p_true, q_pred)`` in that order (like sklearn's ``(y_true,
+y_pred)``), validates both once and returns an (N,) float64 array (a NumPy
+float64 scalar for two 1-D rows; one 1-D row is broadcast against a matrix).
+``normalize=True`` rescales rows that do not sum to 1 instead of raising.
 
-Every function takes ``(p_true, q_pred)`` in that order (like sklearn's
-``(y_true, y_pred)``), validates both once, and returns an (N,) float64 array
-(a NumPy float64 scalar when both inputs are single 1-D rows). A 1-D row
-paired with an (N, K) matrix is broadcast against every row. With
-``normalize=True`` rows that do not sum to 1 are rescaled instead of raising.
-
-Logs are natural unless ``base`` is given. Zero probabilities are handled
-explicitly by the functions that can be infinite, those that take the log of
-a probability that may be 0 (``cross_entropy``, ``kl_divergence``; for
-``kl_divergence_reverse`` the roles of ``p`` and ``q`` swap):
-
-``zero="inf"`` (default, exact)
-    ``0 ln 0 = 0``; a term with ``q_i = 0 < p_i`` makes the value ``inf``.
-``zero="clip"``
-    ``q`` is clipped to ``[eps, 1 - eps]`` before the log (without
-    renormalising), the convention of Rizzi et al. (2024) (``eps = 1e-12``),
-    so every value is finite. (The LeWiDi 2023 scorer clips the same way and
-    then also adds 1e-9 inside the log:
-    :func:`dissensus.metrics.lewidi.cross_entropy_2023`.)
-
+Logs are natural unless ``base`` is given, and ``0 ln 0 = 0``. The metrics
+with the log of a probability that may be 0 (``cross_entropy``,
+``kl_divergence``; ``kl_divergence_reverse`` with ``p`` and ``q`` swapped)
+take a zero policy: ``zero="inf"`` (default, exact: a term with
+``q_i = 0 < p_i`` makes the value ``inf``) or ``zero="clip"`` (``q`` clipped
+to ``[eps, 1 - eps]`` before the log, without renormalising, the convention
+of Rizzi et al. 2024 with ``eps = 1e-12``; the LeWiDi 2023 scorer also adds
+1e-9 inside the log: :func:`dissensus.metrics.lewidi.cross_entropy_2023`).
 The other metrics are finite for every input: JS divergence takes logs of
 ``p / m`` only where ``p > 0``, and the ratios of Clark, Canberra and the
-squared chi-square drop a class that both distributions give 0 (the 0/0 term).
+squared chi-square drop a class that both distributions give 0 (0/0).
 
-References used throughout: Magnani, A. (2025). Soft metrics for ordinal
-label uncertainty with variable sample sizes. ASSE 2025, ACM. Rizzi, G.,
-Leonardelli, E., Poesio, M., Uma, A., Pavlovic, M., Paun, S., Rosso, P. and
-Fersini, E. (2024). Soft metrics for evaluation with disagreements: an
-assessment. Proc. 3rd Workshop on Perspectivist Approaches to NLP
-(NLPerspectives) at LREC-COLING 2024.
+References: Magnani, A. (2025). Soft metrics for ordinal label uncertainty
+with variable sample sizes. ASSE 2025, ACM. Rizzi, G., Leonardelli, E.,
+Poesio, M., Uma, A., Pavlovic, M., Paun, S., Rosso, P. and Fersini, E.
+(2024). Soft metrics for evaluation with disagreements: an assessment. Proc.
+3rd Workshop on Perspectivist Approaches to NLP (NLPerspectives) at
+LREC-COLING 2024.
 """
 
 from __future__ import annotations
@@ -52,30 +42,10 @@ import numpy as np
 import numpy.typing as npt
 
 from dissensus.metrics._declare import FloatArray, ZeroPolicy, pointwise_metric, rowsum
-
-__all__ = [
-    "canberra",
-    "chebyshev",
-    "clark",
-    "cosine",
-    "cross_entropy",
-    "emd",
-    "entropy",
-    "euclidean",
-    "fidelity",
-    "hellinger",
-    "intersection",
-    "js_distance",
-    "js_divergence",
-    "kl_divergence",
-    "kl_divergence_reverse",
-    "manhattan",
-    "sorensen",
-    "squared_chi2",
-    "squared_euclidean",
-]
+from dissensus.metrics._registry import list_metrics
 
 _EMD_COLUMN_LOOP_MAX_K = 16
+Rows = FloatArray
 
 _RIZZI = (
     "Rizzi, G., Leonardelli, E., Poesio, M., Uma, A., Pavlovic, M., Paun, S., Rosso, P. and "
@@ -214,8 +184,7 @@ def _ratio_terms(P: FloatArray, Q: FloatArray) -> FloatArray:
     bounds=(0.0, math.inf),
     symmetric=False,
     notes="""
-        ``0 ln 0 = 0``. Cross-entropy is not 0 for a perfect prediction:
-        ``H(p, p) = H(p)`` (and ``H(p, q) >= H(p)``). With ``zero="clip"`` the
+        Not 0 for a perfect prediction: ``H(p, q) >= H(p, p) = H(p)``. With ``zero="clip"`` the
         first example of Rizzi et al. (2024) gives
         ``H([.7, .3], [1, 0]) = −0.3 ln 10⁻¹² = 8.2893``.
     """,
@@ -233,14 +202,8 @@ def _ratio_terms(P: FloatArray, Q: FloatArray) -> FloatArray:
     """,
 )
 def cross_entropy(
-    P: FloatArray,
-    Q: FloatArray,
-    /,
-    *,
-    zero: ZeroPolicy = "inf",
-    eps: float = 1e-12,
-    base: float | None = None,
-) -> FloatArray:
+    P: Rows, Q: Rows, /, *, zero: ZeroPolicy = "inf", eps: float = 1e-12, base: float | None = None
+) -> Rows:
     return _in_base(_neg_rowsum(_xlogy(P, _clip(Q, zero, eps))), base)
 
 
@@ -254,7 +217,7 @@ def cross_entropy(
     symmetric=False,
     debiased="jackknife",
     notes="""
-        ``= H(p, q) − H(p)``, with ``0 ln(0 / q) = 0``; 0 iff ``p == q``.
+        ``= H(p, q) − H(p)``; 0 iff ``p == q``.
         Computed term by term as :func:`scipy.special.rel_entr` does (equal to
         ``scipy.stats.entropy(p, q)``; a subnormal ``q_i > 0`` still gives a
         finite term). With ``zero="clip"`` the clipped ``q`` is not
@@ -274,14 +237,8 @@ def cross_entropy(
     """,
 )
 def kl_divergence(
-    P: FloatArray,
-    Q: FloatArray,
-    /,
-    *,
-    zero: ZeroPolicy = "inf",
-    eps: float = 1e-12,
-    base: float | None = None,
-) -> FloatArray:
+    P: Rows, Q: Rows, /, *, zero: ZeroPolicy = "inf", eps: float = 1e-12, base: float | None = None
+) -> Rows:
     return _in_base(rowsum(_rel_entr(P, _clip(Q, zero, eps))), base)
 
 
@@ -295,10 +252,9 @@ def kl_divergence(
     symmetric=False,
     clips="p",
     notes="""
-        The arguments keep the library's (target, prediction) order; only the
-        divergence is reversed. The zero policy applies to the target ``p``,
-        which is now inside the log: ``zero="inf"`` gives ``inf`` where some
-        ``p_i = 0 < q_i`` (a prediction that puts mass where no annotator did).
+        The arguments keep the (target, prediction) order; only the divergence is
+        reversed. The zero policy applies to the target ``p``, now inside the log:
+        ``zero="inf"`` gives ``inf`` where a prediction puts mass where no annotator did.
     """,
     references=[_KL],
     examples="""
@@ -309,14 +265,8 @@ def kl_divergence(
     """,
 )
 def kl_divergence_reverse(
-    P: FloatArray,
-    Q: FloatArray,
-    /,
-    *,
-    zero: ZeroPolicy = "inf",
-    eps: float = 1e-12,
-    base: float | None = None,
-) -> FloatArray:
+    P: Rows, Q: Rows, /, *, zero: ZeroPolicy = "inf", eps: float = 1e-12, base: float | None = None
+) -> Rows:
     return _in_base(rowsum(_rel_entr(Q, _clip(P, zero, eps))), base)
 
 
@@ -328,15 +278,9 @@ def kl_divergence_reverse(
     description="Jensen-Shannon divergence, natural log (max ln 2)",
     bounds=(0.0, math.log(2.0)),
     debiased="jackknife",
-    options={
-        "base": (
-            "float",
-            "Log base; natural log when None (then the maximum is ln 2; with ``base=2`` it is 1).",
-        )
-    },
     notes="""
-        Always finite, so there is no zero policy: the mixture ``m`` is
-        positive wherever ``p`` or ``q`` is. This is the divergence.
+        Natural log: at most ln 2 (1 with ``base=2``). Always finite, so there is no
+        zero policy: ``m`` is positive wherever ``p`` or ``q`` is. This is the divergence.
         ``scipy.spatial.distance.jensenshannon`` and the column called
         "Jensen-Shannon" in Rizzi et al. (2024) give its square root, the
         :func:`js_distance`.
@@ -364,9 +308,6 @@ def js_divergence(P: FloatArray, Q: FloatArray, /, *, base: float | None = None)
     description="Jensen-Shannon distance, sqrt of the divergence (scipy's jensenshannon)",
     bounds=(0.0, math.sqrt(math.log(2.0))),
     debiased="jackknife",
-    options={
-        "base": ("float", "Log base of the divergence under the root; natural log when None.")
-    },
     notes="""
         What ``scipy.spatial.distance.jensenshannon`` returns, and what Rizzi
         et al. (2024) print in their "Jensen-Shannon" column. A metric
@@ -763,7 +704,7 @@ def hellinger(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     bounds=(0.0, math.inf),
     k_bound="ln K",
     symmetric=False,
-    notes="``0 ln 0 = 0``. Equal to ``scipy.stats.entropy(p, axis=1)`` for rows on the simplex.",
+    notes="Equal to ``scipy.stats.entropy(p, axis=1)`` for rows on the simplex.",
     references=[
         "Shannon, C. E. (1948). A mathematical theory of communication. Bell Syst. Tech. J. "
         "27(3), 379–423. doi:10.1002/j.1538-7305.1948.tb01338.x"
@@ -779,5 +720,5 @@ def entropy(P: FloatArray, /, *, base: float | None = None) -> FloatArray:
     return _in_base(_neg_rowsum(_xlogy(P, P)), base)
 
 
-#: The generated public functions are defined in _declare.py: list their doctests here.
-__test__ = {name: globals()[name] for name in __all__}
+#: The public functions are made in _declare.py: doctest them from here.
+__test__ = {name: globals()[name] for name in list_metrics(kind="pointwise", unary=None)}

@@ -224,17 +224,16 @@ def jackknife(
         Items with one annotation: their empirical value (with a
         :class:`RuntimeWarning`), or NaN.
     return_variance : bool, default False
-        Also return the jackknife variance estimate of each item's value.
+        Also return the jackknife variance of each item's value (NaN for
+        one-annotation items).
     **options
         Passed to the metric (``zero=``, ``eps=`` for KL).
 
     Returns
     -------
-    ndarray of float64, shape (N,)
-        The estimates; can be negative (see the module docstring).
-    ndarray of float64, shape (N,)
-        With ``return_variance=True``: the jackknife variance (NaN for
-        one-annotation items).
+    ndarray of float64, shape (N,), or a pair of them
+        The estimates (can be negative), and with ``return_variance=True``
+        the variances.
 
     Raises
     ------
@@ -248,9 +247,8 @@ def jackknife(
     -----
     Leaving out one annotation of class :math:`k` turns the counts :math:`n`
     into :math:`n - e_k`; the :math:`n_k` such leave-outs share one value
-    :math:`f_{(k)} = f((n - e_k)/(n - 1), q)`. So the jackknife over the
-    :math:`n` annotations is a weighted sum over the ``K`` classes (one metric
-    call per class, on the items with :math:`n_k > 0`):
+    :math:`f_{(k)} = f((n - e_k)/(n - 1), q)`, so the jackknife is a weighted
+    sum over the K classes (one metric call per class):
 
     .. math::
 
@@ -260,11 +258,10 @@ def jackknife(
             \Big(f_{(k)} - \sum_j \tfrac{n_j}{n} f_{(j)}\Big)^2 .
 
     It removes the :math:`1/n` term of the bias of a smooth ``f`` (exactly
-    unbiased for a quadratic one such as squared Euclidean). Where ``f`` has
-    kinks (L1, EMD, Chebyshev, intersection at :math:`\hat p_k = q_k`) the bias
-    is not a power series in :math:`1/n`; the jackknife lowers it on average
-    but not for every :math:`(\pi, q)`. An item whose empirical value is
-    infinite keeps it.
+    unbiased for a quadratic one such as squared Euclidean); where ``f`` has
+    kinks (L1, EMD, Chebyshev, intersection at :math:`\hat p_k = q_k`) it lowers
+    the bias on average but not for every :math:`(\pi, q)`. An item whose
+    empirical value is infinite keeps it.
 
     References
     ----------
@@ -275,9 +272,9 @@ def jackknife(
 
     Examples
     --------
-    Two annotations that disagree, scored against the truth itself
-    ``[0.5, 0.5]``: the empirical L1 distance is 0 here, but its average over
-    annotation draws is 0.5; the jackknife averages 0 over draws.
+    Two annotations that disagree, scored against the truth itself ``[0.5,
+    0.5]``: the empirical L1 distance is 0 here, but its average over annotation
+    draws is 0.5; the jackknife averages 0 over draws.
 
     >>> jackknife([[1, 1], [2, 0], [0, 2]], [0.5, 0.5], metric="manhattan")
     array([-1.,  1.,  1.])
@@ -465,18 +462,15 @@ class WeightedMean:
     Attributes
     ----------
     statistic : float
-        :math:`\sum_i w_i x_i` with the normalised weights.
+        :math:`\sum_i w_i x_i` with the normalised weights ``weights`` (sum 1).
     standard_error : float
-        :math:`1 / \sqrt{\sum_i 1 / \max(v_i, v_0)}`, the standard error
-        when the floored variances are the items' variances and the items
-        independent.
+        :math:`1 / \sqrt{\sum_i 1 / \max(v_i, v_0)}`, when the floored variances
+        are the items' variances and the items independent.
     weights : ndarray of float64, shape (N,)
-        Normalised weights (sum 1).
     floor : float
         The variance floor :math:`v_0` used.
     n_floored : int
-        Items whose variance was below the floor (they got weight
-        :math:`1 / v_0`).
+        Items whose variance was below the floor (weight :math:`1 / v_0`).
     """
 
     statistic: float
@@ -510,20 +504,15 @@ def inverse_variance_mean(
     values : array_like, shape (N,)
         Per-item estimates, e.g. :func:`jackknife` values of one model.
     variances : array_like, shape (N,)
-        Their variances, e.g. :func:`jackknife_variance`. To compare models,
-        pass the SAME variances for every model (e.g. the mean over the
-        models of each item's jackknife variance): the weights then do not
-        depend on the model and every model is scored on one estimand.
+        Their variances, e.g. :func:`jackknife_variance`. To compare models, pass
+        the SAME variances for every model (e.g. the mean over the models of each
+        item's jackknife variance), so that every model is scored on one estimand.
     floor : float, "min" or "median", default "min"
-        The smallest variance used in a weight, :math:`v_0`. A jackknife
-        variance of 0 (every annotation of the item agrees) says "no
-        disagreement seen", not "known exactly"; without a floor such an
-        item would take all the weight. ``"min"``: the smallest positive
-        variance, so only the zeros are raised and an item with unanimous
-        annotations weighs as the most precise item with disagreement.
-        ``"median"``: the median of the positive variances (every item
-        below it, zeros included, weighs as a typical item; flatter
-        weights). A number: that floor.
+        The smallest variance used in a weight, :math:`v_0`: a jackknife variance
+        of 0 (unanimous annotations) means "no disagreement seen", not "known
+        exactly". ``"min"``: the smallest positive variance (only the zeros are
+        raised); ``"median"``: the median of the positive variances (flatter
+        weights); a number: that floor.
 
     Returns
     -------
@@ -532,10 +521,9 @@ def inverse_variance_mean(
     Raises
     ------
     DataError
-        Values or variances that are NaN or infinite (items with one
-        annotation have no jackknife variance: drop them or give them one),
-        negative variances, mismatched lengths, or no positive variance with
-        ``floor="min"`` or ``"median"``.
+        NaN or infinite values or variances (items with one annotation have no
+        jackknife variance), negative variances, mismatched lengths, or no
+        positive variance with ``floor="min"`` or ``"median"``.
     ValueError
         A ``floor`` that is not ``"min"``, ``"median"`` or a positive number.
 
@@ -546,18 +534,16 @@ def inverse_variance_mean(
         \hat\mu_w = \frac{\sum_i w_i x_i}{\sum_i w_i},
         \qquad w_i = \frac{1}{\max(v_i, v_0)} .
 
-    This estimates :math:`\sum_i w_i f(\pi_i, q_i) / \sum_i w_i`, a
-    weighted mean over items in which well-annotated, agreed-on items count
-    more, NOT the plain mean over items that :func:`dissensus.evaluate`
-    reports. It has the smallest variance among weighted means when the
-    :math:`v_i` are the true variances; rankings by it answer "which model
-    is better on the items we know well", which can differ from "on
-    average over the items".
+    This estimates :math:`\sum_i w_i f(\pi_i, q_i) / \sum_i w_i`, a weighted
+    mean in which well-annotated, agreed-on items count more, NOT the plain mean
+    over items that :func:`dissensus.evaluate` reports: the answer to "which
+    model is better on the items we know well". It has the smallest variance
+    among weighted means when the :math:`v_i` are the true variances.
 
     References
     ----------
-    Cochran, W. G. (1954). The combination of estimates from different
-    experiments. Biometrics 10(1), 101-129. doi:10.2307/3001666
+    .. [1] Cochran, W. G. (1954). The combination of estimates from different
+       experiments. Biometrics 10(1), 101-129. doi:10.2307/3001666
 
     Examples
     --------

@@ -4,45 +4,32 @@ When an item's label distribution ``p`` is only known through a few
 annotations, score a prediction ``q`` by the posterior expectation
 :math:`\mathbb{E}_{p \sim \mathrm{Dir}(\alpha)}[f(p, q)]` instead of
 :math:`f(\hat p, q)` (Magnani, A. (2025). Soft metrics for ordinal label
-uncertainty with variable sample sizes. ASSE 2025, ACM). Each function here
-is declared the expected form ``E[<name>]`` of the pointwise metric of the
-same name (:func:`~dissensus.metrics._declare.expected_form`).
+uncertainty with variable sample sizes. ASSE 2025, ACM). Each function is
+declared (:func:`~dissensus.metrics._registry.expected_form`) the form
+``E[<name>]`` of the pointwise metric of the same name.
 
-Conventions shared by every function:
+Every function takes ``alpha``, (N, K) posterior Dirichlet parameters
+(``dissensus.posterior.dirichlet``; all > 0, ``a0 <= MAX_A0``, columns in
+class order), and ``q_pred``, (N, K) or (K,) predicted distributions (one
+row is used for every item; zeros allowed); it returns (N,) float64 values
+and raises :class:`~dissensus.DataError` for ``alpha`` not positive,
+``q_pred`` off the simplex or shapes that differ. ``n_jobs`` (int or None,
+default None: ``$DISSENSUS_NUM_THREADS``, else ``min(cores, 8)``; policy in
+:mod:`dissensus._parallel`) is the number of threads for the per-term work;
+results are bit-identical for every value. Logs are natural.
 
-``alpha`` : array_like, shape (N, K)
-    Posterior Dirichlet parameters (``dissensus.posterior.dirichlet``), all
-    > 0 and ``a0 = alpha.sum(1) <= MAX_A0``; columns in class order.
-``q_pred`` : array_like, shape (N, K) or (K,)
-    Predicted distributions, rows on the simplex (a single row is used for
-    every item; zeros allowed).
-``n_jobs`` : int or None, default None
-    Threads for the per-term work (NumPy and SciPy release the GIL). None:
-    ``$DISSENSUS_NUM_THREADS`` if set, else ``min(cores, 8)`` (policy:
-    :mod:`dissensus._parallel`); 1 runs in the calling thread. Results are
-    bit-identical for every value; a value that is not a positive integer
-    raises ``ValueError``.
-
-Every function returns an (N,) float64 array and raises
-:class:`~dissensus.DataError` for ``alpha`` not positive, ``q_pred`` off the
-simplex or shapes that differ. Logs are natural.
-
-Notation (Magnani 2025): ``a0 = alpha.sum(1)``; ``n`` the label counts behind
-``alpha`` (``alpha = prior + n``); ``A_k = alpha_1 + … + alpha_k`` and
-``B_k = a0 - A_k``, always computed as the sum of the remaining parameters,
-never by subtraction; ``mu = alpha / a0``, the posterior mean. Marginals:
-:math:`p_k \sim \mathrm{Beta}(\alpha_k, a_0 - \alpha_k)` and the cumulative
-sums :math:`P_k \sim \mathrm{Beta}(A_k, B_k)`.
+Notation (Magnani 2025): ``a0 = alpha.sum(1)``; ``n`` the counts behind
+``alpha = prior + n``; ``A_k = alpha_1 + … + alpha_k`` and ``B_k = a0 -
+A_k``, always summed from the remaining parameters, never subtracted;
+``mu = alpha / a0``. Marginals: :math:`p_k \sim \mathrm{Beta}(\alpha_k, a_0
+- \alpha_k)`, cumulative sums :math:`P_k \sim \mathrm{Beta}(A_k, B_k)`.
 
 Exact (closed form): :func:`cross_entropy`, :func:`kl_divergence`,
 :func:`kl_divergence_reverse`, :func:`entropy`, :func:`squared_euclidean`,
-:func:`manhattan` and :func:`emd` (regularised incomplete beta). Numerical to
-about 1e-11 absolute: :func:`js_divergence` (fixed trapezoidal quadrature in
-the logit of each Beta marginal). Monte Carlo, with a standard error:
-:func:`monte_carlo` (any metric), :func:`emd_std` and :func:`manhattan_std`
-(posterior standard deviations). :mod:`dissensus.metrics._beta` has the
-vectorised Beta kernels and how they are made fast (per-pair tables for
-``prior + counts`` parameters, fixed blocks of terms on threads).
+:func:`manhattan`, :func:`emd`. Numerical to about 1e-11: :func:`js_divergence`.
+Monte Carlo, with a standard error: :func:`monte_carlo` (any metric),
+:func:`emd_std`, :func:`manhattan_std`. The vectorised Beta kernels, and how
+they are made fast, are in :mod:`dissensus.metrics._beta`.
 """
 
 from __future__ import annotations
@@ -58,6 +45,8 @@ from scipy import special
 
 from dissensus._dirichlet import others_sum
 from dissensus._exceptions import DataError
+from dissensus._parallel import for_blocks
+from dissensus._parallel import n_threads as workers
 from dissensus._validation import (
     SeedLike,
     as_alpha_matrix,
@@ -152,25 +141,15 @@ def cross_entropy(
     zero : {"inf", "clip"}, default "inf"
         ``"inf"``: ``inf`` where some ``q_k = 0`` (every class has positive
         posterior mean). ``"clip"``: clip ``q`` to ``[eps, 1 - eps]`` without
-        renormalising, exactly as the pointwise metric does.
+        renormalising, as the pointwise metric does (``ValueError`` for another
+        policy or ``eps`` outside (0, 0.5)).
     eps : float, default 1e-12
-        Clipping bound for ``zero="clip"``.
-
-    Raises
-    ------
-    ValueError
-        Unknown ``zero``, ``eps`` outside (0, 0.5).
 
     Notes
     -----
-    Cross-entropy is linear in ``p``, so
+    Cross-entropy is linear in ``p``, so (Magnani 2025, E[CrossEntropy])
 
     .. math:: \mathbb{E}[H(p, q)] = -\sum_k \frac{\alpha_k}{a_0} \ln q_k .
-
-    References
-    ----------
-    .. [1] Magnani, A. (2025). Soft metrics for ordinal label uncertainty with
-       variable sample sizes. ASSE 2025, ACM (the equation for E[CrossEntropy]).
 
     Examples
     --------
@@ -206,18 +185,7 @@ def kl_divergence(
 ) -> FloatArray:
     r"""Expected Kullback-Leibler divergence :math:`\mathbb{E}[\mathrm{KL}(p \| q)]`, exact, >= 0.
 
-    Parameters
-    ----------
-    zero : {"inf", "clip"}, default "inf"
-        ``"inf"``: ``inf`` where some ``q_k = 0``. ``"clip"``: clip ``q`` to
-        ``[eps, 1 - eps]`` (not renormalised), as the pointwise metric does.
-    eps : float, default 1e-12
-        Clipping bound for ``zero="clip"``.
-
-    Raises
-    ------
-    ValueError
-        Unknown ``zero``, ``eps`` outside (0, 0.5).
+    ``zero`` and ``eps`` as for :func:`cross_entropy`.
 
     Notes
     -----
@@ -228,8 +196,7 @@ def kl_divergence(
 
     from :math:`\mathbb{E}[p_k \ln p_k] = \frac{\alpha_k}{a_0}(\psi(\alpha_k + 1)
     - \psi(a_0 + 1))`. The code of Magnani (2025) uses :math:`\psi(\alpha_k) -
-    \psi(a_0)` (that is :math:`\mathbb{E}[\ln p_k]`, not
-    :math:`\mathbb{E}[p_k \ln p_k]`), which can go negative; this does not.
+    \psi(a_0)` (that is :math:`\mathbb{E}[\ln p_k]`), which can go negative.
 
     Examples
     --------
@@ -257,26 +224,10 @@ def kl_divergence_reverse(
 ) -> FloatArray:
     r"""Expected reverse Kullback-Leibler divergence :math:`\mathbb{E}[\mathrm{KL}(q \| p)]`, exact.
 
-    Parameters
-    ----------
-    zero : {"inf", "clip"}, default "inf"
-        Accepted for a uniform signature and validated; it has no effect:
-        ``p > 0`` almost surely, so the expectation is always finite and is
-        computed exactly, without clipping ``p``. (The pointwise metric clips
-        ``p`` with ``"clip"``; for very sparse ``alpha`` that clipped value
-        differs from this exact expectation.)
-    eps : float, default 1e-12
-        Validated as for the other metrics; unused.
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        Finite and non-negative; lower is better.
-
-    Raises
-    ------
-    ValueError
-        Unknown ``zero``, ``eps`` outside (0, 0.5).
+    Finite and non-negative: ``q_k = 0`` terms are 0 and ``p > 0`` almost
+    surely. ``zero`` and ``eps`` are accepted for a uniform signature and
+    validated, without effect: the expectation is exact, ``p`` is never clipped
+    (the pointwise metric with ``"clip"`` differs for very sparse ``alpha``).
 
     Notes
     -----
@@ -376,7 +327,7 @@ def _abs_dev_sum(
             key_arr[lo:hi] = _beta.pair_keys(fa[lo:hi], fb[lo:hi], m)
             flags[key_arr[lo:hi]] = True  # every writer writes True: order does not matter
 
-        _beta.for_blocks(fa.size, _ABS_BLOCK, mark, n_threads)
+        for_blocks(fa.size, _ABS_BLOCK, mark, n_threads)
         if not off_grid:
             keys, tables = key_arr, _beta.density_tables(None, m, flags)
 
@@ -384,7 +335,7 @@ def _abs_dev_sum(
         pair = None if tables is None or keys is None else (tables, keys[lo:hi])
         _beta.abs_dev_into(fa[lo:hi], fb[lo:hi], fc[lo:hi], out[lo:hi], pair)
 
-    _beta.for_blocks(fa.size, _ABS_BLOCK, run, n_threads)
+    for_blocks(fa.size, _ABS_BLOCK, run, n_threads)
     total: FloatArray = out.reshape(A.shape).sum(axis=0)
     return total
 
@@ -419,7 +370,7 @@ def manhattan(
     array([0.5])
     """
     a, Q = _inputs(alpha, q_pred)
-    n_threads = _beta.workers(n_jobs, "manhattan")
+    n_threads = workers(n_jobs, "manhattan")
     N, K = a.shape
     A = np.empty((K, N))
     B = np.empty((K, N))
@@ -431,7 +382,7 @@ def manhattan(
         B[:, lo:hi] = _rest_t(aT)
         np.clip(Q[lo:hi].T, 0.0, 1.0, out=C[:, lo:hi])
 
-    _beta.for_blocks(N, _PREP_ROWS, prep, n_threads)
+    for_blocks(N, _PREP_ROWS, prep, n_threads)
     return _abs_dev_sum(A, B, C, _beta.half_grid(a, check=False), n_threads)
 
 
@@ -468,7 +419,7 @@ def _cumulative(
             np.add(Bb[k + 1], aT[k + 1], out=Bb[k])
         np.clip(Cb, 0.0, 1.0, out=Cb)
 
-    _beta.for_blocks(N, _PREP_ROWS, prep, n_threads)
+    for_blocks(N, _PREP_ROWS, prep, n_threads)
     return A, B, C
 
 
@@ -481,31 +432,26 @@ def emd(
     normalized_distance: bool = True,
     n_jobs: int | None = None,
 ) -> FloatArray:
-    r"""Expected earth mover's distance on ordered classes (columns in class order), exact; 0 when K = 1.
+    r"""Expected earth mover's distance on ordered classes, exact; 0 when K = 1.
 
-    Parameters
-    ----------
-    normalized_distance : bool, default True
-        Ground distance :math:`|i - j| / (K - 1)` (Magnani 2025; values in
-        [0, 1]) when True, :math:`|i - j|` in class steps when False; as the
-        pointwise ``emd``.
+    ``normalized_distance`` as for the pointwise :func:`dissensus.metrics.emd`:
+    ground distance :math:`|i - j| / (K - 1)` (Magnani 2025; values in [0, 1])
+    when True, :math:`|i - j|` in class steps when False.
 
     Notes
     -----
-    In one dimension :math:`\mathrm{EMD}(p, q) = \sum_{k=1}^{K-1} |P_k - Q_k|
-    / (K - 1)` with cumulative sums :math:`P_k, Q_k`, and by the aggregation
-    property of the Dirichlet :math:`P_k \sim \mathrm{Beta}(A_k, a_0 - A_k)`,
-    so
+    In one dimension :math:`\mathrm{EMD}(p, q) = \sum_{k=1}^{K-1} |P_k - Q_k| / (K
+    - 1)`, and by the aggregation property of the Dirichlet :math:`P_k \sim
+    \mathrm{Beta}(A_k, a_0 - A_k)`, so exactly (:func:`manhattan` has
+    :math:`\mathbb{E}|X - c|`)
 
     .. math::
 
         \mathbb{E}[\mathrm{EMD}] = \frac{1}{K - 1}\sum_{k=1}^{K-1}
-        \mathbb{E}|P_k - Q_k|
+        \mathbb{E}|P_k - Q_k| .
 
-    exactly (:func:`manhattan` has :math:`\mathbb{E}|X - c|`), with no Monte
-    Carlo error. Magnani (2025) estimates it by Monte Carlo, and its code leaves
-    the EMD unnormalised although the paper divides by :math:`K - 1`;
-    ``normalized_distance=True`` follows the paper.
+    Magnani (2025) estimates it by Monte Carlo, and its code leaves the EMD
+    unnormalised although the paper divides by :math:`K - 1`.
 
     Examples
     --------
@@ -518,7 +464,7 @@ def emd(
     K = a.shape[1]
     if K == 1:
         return np.zeros(a.shape[0])
-    n_threads = _beta.workers(n_jobs, "emd")
+    n_threads = workers(n_jobs, "emd")
     A, B, C = _cumulative(a, Q, n_threads)
     out = _abs_dev_sum(A, B, C, _beta.half_grid(a, check=False), n_threads)
     if normalized_distance:
@@ -580,7 +526,7 @@ def _e_phi(
         else:
             vals[lo:hi] = _beta.phi_direct(a[lo:hi], b[lo:hi], c[lo:hi])
 
-    _beta.for_blocks(idx.size, _PHI_BLOCK if tab is not None else _PHI_DIRECT_BLOCK, run, n_threads)
+    for_blocks(idx.size, _PHI_BLOCK if tab is not None else _PHI_DIRECT_BLOCK, run, n_threads)
     out[idx] = vals
     return out
 
@@ -634,7 +580,7 @@ def js_divergence(
     array([0.053782])
     """
     a, Q = _inputs(alpha, q_pred)
-    n_threads = _beta.workers(n_jobs, "js_divergence")
+    n_threads = workers(n_jobs, "js_divergence")
     aT = a.T
     A = np.ascontiguousarray(aT)
     terms = _e_phi(
@@ -660,9 +606,9 @@ class MonteCarloResult:
     estimate : ndarray of float64, shape (N,)
         Mean of the metric over the posterior draws.
     standard_error : ndarray of float64, shape (N,)
-        Its standard error, ``std / sqrt(n_samples)``. Items where some draw
-        gives ``inf`` have estimate ``inf`` (``nan`` if a draw gives
-        ``nan``) and ``nan`` standard error and deviation.
+        ``std / sqrt(n_samples)``. An item where some draw gives ``inf`` has
+        estimate ``inf`` (``nan`` if a draw gives ``nan``) and ``nan`` standard
+        error and deviation.
     std : ndarray of float64, shape (N,)
         Posterior standard deviation of the metric (sample, ``ddof=1``).
     n_samples : int
@@ -711,19 +657,18 @@ def monte_carlo(
 ) -> MonteCarloResult:
     r"""Monte Carlo estimate of :math:`\mathbb{E}_{p \sim \mathrm{Dir}(\alpha)}[f(p, q)]`.
 
-    For metrics without a closed form here (Euclidean, Chebyshev, a user's own
-    function).
+    For metrics without a closed form here (Euclidean, Chebyshev, a user's own).
 
     Parameters
     ----------
     func : callable
-        ``func(p, q) -> (M,)`` on (M, K) rows, e.g. a pointwise metric from
-        :mod:`dissensus.metrics`. It is called on all draws of a chunk at once
-        (rows = draws × items).
+        ``func(p, q) -> (M,)`` on (M, K) rows, e.g. a pointwise metric, called
+        on all draws of a chunk at once (rows = draws × items); another shape
+        raises ``DataError``.
     alpha, q_pred : array_like
         See the module docstring.
     n_samples : int, default 1000
-        Posterior draws per item.
+        Posterior draws per item (``ValueError`` below 2).
     seed : int, numpy.random.Generator or None, default 0
         Randomness; the default makes results reproducible.
     chunk_bytes : int, default 128 MiB
@@ -732,19 +677,11 @@ def monte_carlo(
     Returns
     -------
     MonteCarloResult
-        ``estimate``, ``standard_error`` and ``std`` per item, and ``n_samples``.
-
-    Raises
-    ------
-    DataError
-        Also when ``func`` returns the wrong shape.
-    ValueError
-        ``n_samples`` < 2.
 
     Notes
     -----
-    Draws are Gamma variates normalised per row (vectorised over draws and
-    items, in chunks over draws); the mean and variance are combined across
+    Draws are Gamma variates normalised per row, vectorised over draws and
+    items, in chunks over draws; the mean and variance are combined across
     chunks with the pairwise update of Chan, T. F., Golub, G. H. and LeVeque,
     R. J. (1983). Algorithms for computing the sample variance: analysis and
     recommendations. Amer. Statist. 37(3), 242–247. doi:10.1080/00031305.1983.10483115
@@ -813,37 +750,23 @@ def emd_std(
     n_samples: int = 4000,
     seed: SeedLike = 0,
 ) -> FloatArray:
-    r"""Posterior standard deviation of the EMD, by Monte Carlo.
+    r"""Posterior standard deviation (``ddof=1``) of the EMD, by Monte Carlo.
 
-    The spread of :math:`\mathrm{EMD}(p, q)` over :math:`p \sim
-    \mathrm{Dir}(\alpha)`: how much the score of each item could move if its
-    label distribution were known.
-
-    Parameters
-    ----------
-    alpha, q_pred, normalized_distance
-        As for :func:`emd`.
-    n_samples : int, default 4000
-        Posterior draws per item.
-    seed : int, numpy.random.Generator or None, default 0
-        Randomness; the default makes results reproducible.
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        Sample standard deviation (``ddof=1``).
+    How much the score of each item could move if its label distribution were
+    known: the spread of :math:`\mathrm{EMD}(p, q)` over :math:`p \sim
+    \mathrm{Dir}(\alpha)` (``normalized_distance`` as for :func:`emd`) from
+    ``n_samples`` posterior draws per item, reproducible with ``seed``.
 
     Notes
     -----
-    **Monte Carlo, not exact.** The mean (:func:`emd`) is exact, but the second
-    moment needs :math:`\mathbb{E}|P_j - Q_j||P_k - Q_k|` for dependent
-    cumulative sums: one-dimensional integrals of incomplete beta functions,
-    whose difference (the variance) is small against them when the posterior
-    is concentrated, so a quadrature would have to resolve many digits. The
-    sample variance of posterior draws has no such cancellation. Relative error
-    about :math:`1/\sqrt{2 n}` (1.1 % at the default 4000 draws). Use
-    :func:`monte_carlo` with the pointwise ``emd`` for the standard error of
-    the mean as well.
+    **Monte Carlo, not exact.** The second moment needs
+    :math:`\mathbb{E}|P_j - Q_j||P_k - Q_k|` for dependent cumulative sums:
+    one-dimensional integrals of incomplete beta functions, whose difference
+    from the squared mean is small when the posterior is concentrated, so a
+    quadrature would have to resolve many digits; the sample variance has no
+    such cancellation. Relative error about :math:`1/\sqrt{2 n}` (1.1 % at the
+    default 4000 draws). :func:`monte_carlo` with the pointwise ``emd`` also
+    gives the standard error of the mean.
 
     Examples
     --------
@@ -868,10 +791,7 @@ def manhattan_std(
     n_samples: int = 4000,
     seed: SeedLike = 0,
 ) -> FloatArray:
-    r"""Posterior standard deviation of the Manhattan (L1) distance, by Monte Carlo.
-
-    Parameters and Notes as for :func:`emd_std` (relative error about
-    :math:`1/\sqrt{2 n}`).
+    """Posterior standard deviation of the Manhattan (L1) distance, by Monte Carlo (as :func:`emd_std`).
 
     Examples
     --------
