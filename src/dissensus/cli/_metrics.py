@@ -27,40 +27,31 @@ def metrics_command(*, kind: str | None, as_json: bool) -> None:
     matter). p is the annotators' label shares (p̂ from the counts n), q the
     prediction, α the item's Dirichlet posterior; logs are natural.
     """
-    rows: list[dict[str, Any]] = []
-    for name in list_metrics(kind=kind, unary=False):  # type: ignore[arg-type]
-        m = get_metric(name)
-        rows.append(
-            {
-                "name": m.name,
-                "family": m.kind,
-                "direction": "lower is better" if m.lower_is_better else "higher is better",
-                "needs_ordered_labels": m.needs_order,
-                "formula": m.formula or m.description,
-            }
-        )
+    metrics = [get_metric(n) for n in list_metrics(kind=kind, unary=False)]  # type: ignore[arg-type]
+    rows: list[dict[str, Any]] = [
+        {
+            "name": m.name,
+            "family": m.kind,
+            "direction": "lower is better" if m.lower_is_better else "higher is better",
+            "needs_ordered_labels": m.needs_order,
+            "formula": m.formula or m.description,
+        }
+        for m in metrics
+    ]
     if as_json:
         click.echo(json.dumps(rows, indent=1, ensure_ascii=False))
         return
-    header = ("name", "family", "better", "ordered", "formula")
-    cells: list[tuple[str, ...]] = [
+    cells = [("name", "family", "better", "ordered", "formula")] + [
         (
-            str(r["name"]),
-            str(r["family"]),
-            "lower ↓" if str(r["direction"]).startswith("lower") else "higher ↑",
-            "yes" if r["needs_ordered_labels"] else "",
-            str(r["formula"]),
+            m.name,
+            m.kind,
+            "lower ↓" if m.lower_is_better else "higher ↑",
+            "yes" if m.needs_order else "",
+            m.formula or m.description,
         )
-        for r in rows
+        for m in metrics
     ]
-    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(header[:-1])]
-
-    def line(values: tuple[str, ...]) -> str:
-        return (
-            "  ".join(v.ljust(w) for v, w in zip(values, widths, strict=False)) + "  " + values[-1]
-        )
-
-    click.echo(line(header))
-    click.echo(line((*("-" * w for w in widths), "-" * 7)))
+    widths = [max(len(c[i]) for c in cells) for i in range(4)]
+    cells.insert(1, (*("-" * w for w in widths), "-" * 7))
     for c in cells:
-        click.echo(line(c))
+        click.echo("  ".join(v.ljust(w) for v, w in zip(c, widths, strict=False)) + "  " + c[-1])

@@ -1,14 +1,11 @@
 """Soft metrics: pointwise, expected under a Dirichlet posterior, debiased, and the LeWiDi scorers.
 
 Every metric takes ``(target, prediction)`` (N, K) arrays and returns one
-score per item (N,). Each is declared once, on its kernel; the registry
-(:func:`get_metric`, :func:`list_metrics`) holds its metadata and the layers
-above look metrics up by name.
-
-Submodules: :mod:`dissensus.metrics.expected` (expectations under a Dirichlet
-posterior), :mod:`dissensus.metrics.debiased` (estimates against the true
-distribution with the annotation-noise bias removed) and
-:mod:`dissensus.metrics.lewidi` (the official LeWiDi scorers).
+score per item (N,); each is declared once, on its kernel, and the registry
+(:func:`get_metric`, :func:`list_metrics`) holds its metadata. Submodules:
+:mod:`~dissensus.metrics.expected` (under a Dirichlet posterior),
+:mod:`~dissensus.metrics.debiased` (against the true distribution, from label
+counts), :mod:`~dissensus.metrics.lewidi` (the official LeWiDi scorers).
 """
 
 from dissensus.metrics import debiased, expected, lewidi

@@ -44,9 +44,6 @@ _beta_pdf: Callable[..., FloatArray] | None = getattr(
 )
 
 
-# --------------------------------------------------------------------------- pair tables
-
-
 def half_grid(a: FloatArray, *, check: bool = True) -> int | None:
     """``M`` such that every ``2 alpha`` and ``2 a0`` is an integer below ``M``, or None.
 
@@ -168,9 +165,6 @@ def density_tables(keys: IntArray | None, m: int, flags: BoolArray | None = None
     return tables
 
 
-# --------------------------------------------------------------------------- E|X - c|
-
-
 #: Below this a + b a Beta(a, b) variable is a coin between 0 and 1 to double precision.
 TINY_SUM = 1e-100
 #: Above this (both parameters) a Beta(a, b) variable is its mean plus a normal wobble.
@@ -288,8 +282,6 @@ def abs_dev_into(
         # sd may underflow to 0 (a tiny mean over a huge a + b): then E|X - c| = |mu - c|
         out[huge] = np.where(np.isfinite(normal), normal, gap)
 
-
-# --------------------------------------------------------------------------- E[phi(X, c)]
 
 #: Trapezoid in t on [-2.9, 2.9] with 49 nodes, mapped by y = yhat + 2.4 s sinh(t) (see
 #: phi_tables). Against 40-digit mpmath values the max abs error over the test grid is

@@ -1,18 +1,13 @@
 """How a pointwise metric is declared: one decorator on its row kernel.
 
-:func:`pointwise_metric` takes what the house needs to know about a metric
-(name, direction, bounds, formula, references, notes, examples, its debiased
-form) and builds from that one place the registry entry (whose formula
-``dissensus metrics`` prints), ``Metric.kernel`` (the row kernel applied
-block by block by :func:`chunked`, after a check of the scalar options
-``zero``, ``eps``, ``base``) and the public function, which validates
-``(p_true, q_pred)`` once (:func:`pair`), calls the kernel and carries the
-numpydoc docstring generated from the declaration (its doctests run from the
-declaring module's ``__test__``).
-
-A row kernel takes float64 (n, K) blocks on the simplex and the metric's
-keyword options, and returns (n,). Rows are independent, so values do not
-depend on the block size or the number of threads.
+From one :func:`pointwise_metric` declaration come the registry entry (whose
+formula ``dissensus metrics`` prints), ``Metric.kernel`` (the row kernel,
+which takes float64 (n, K) blocks on the simplex and the metric's options,
+applied block by block by :func:`chunked` after a check of ``zero``, ``eps``
+and ``base``) and the public function, which validates ``(p_true, q_pred)``
+once (:func:`pair`), calls the kernel and carries the generated numpydoc
+docstring (doctested from the declaring module's ``__test__``). Rows are
+independent: values do not depend on the blocks or the number of threads.
 """
 
 from __future__ import annotations
@@ -40,9 +35,6 @@ COLUMN_LOOP_MAX_K = 8
 #: Entries per block of rows in :func:`chunked` (1 MiB of float64 per temporary; measured
 #: fastest at 10^6 x 5 among 2^13 .. 2^20 on the 2-core development machine).
 CHUNK_ELEMENTS = 131_072
-
-
-# --------------------------------------------------------------------------- validation
 
 
 def as_rows(x: npt.ArrayLike, name: str, *, normalize: bool) -> tuple[FloatArray, bool]:
@@ -164,9 +156,6 @@ def _check_options(func: str, options: dict[str, Any], allowed: frozenset[str]) 
         log_scale(func, options["base"])
 
 
-# --------------------------------------------------------------------------- row helpers
-
-
 def chunked(kernel: Callable[..., FloatArray], *arrays: FloatArray) -> FloatArray:
     """Apply a row-wise kernel to blocks of rows, writing into one (N,) result.
 
@@ -205,8 +194,6 @@ def rowsum(x: npt.NDArray[np.floating[Any]]) -> FloatArray:
         total += x[:, k]
     return total
 
-
-# --------------------------------------------------------------------------- declaration
 
 #: Type, then description, of the options the kernels share (``{x}``: the clipped argument).
 _OPTION_DOCS = {
@@ -249,7 +236,13 @@ def _wrap(text: str, first: str = "    ", rest: str = "    ") -> str:
 def _docstring(spec: Mapping[str, Any], params: Sequence[inspect.Parameter], unary: bool) -> str:
     """The numpydoc docstring of a declared metric."""
     x, y = ("p", "q") if spec["clips"] == "p" else ("q", "p")
-    lines = [spec["summary"], "", "Parameters", "----------"]
+    description = spec["description"]
+    lines = [
+        f"{description[0].upper()}{description[1:]}, per item.",
+        "",
+        "Parameters",
+        "----------",
+    ]
     if unary:
         lines += [
             "p : array_like, shape (N, K) or (K,)",
@@ -301,7 +294,6 @@ def _docstring(spec: Mapping[str, Any], params: Sequence[inspect.Parameter], una
 def pointwise_metric(
     name: str,
     *,
-    summary: str,
     formula: str,
     label: str,
     description: str,
@@ -319,19 +311,17 @@ def pointwise_metric(
 ) -> Callable[[Callable[..., FloatArray]], Callable[..., FloatArray]]:
     """Declare a pointwise metric on its row kernel; return its public function.
 
-    ``name`` is the registry name and the function's. ``summary`` is the first
-    line of the docstring, ``formula`` the formula in plain text over ``p``
-    (target), ``q`` (prediction) and classes ``k`` (shown by the docstring and
-    ``dissensus metrics``); ``label`` and ``description`` are for tables and
-    listings; ``bounds`` hold for every K (``inf`` where the bound grows with
-    K, then ``k_bound`` names it: ``"√K"``, ``"K"`` or ``"ln K"``).
-    ``lower_is_better``, ``symmetric`` and ``needs_order`` are the
-    :class:`~dissensus.metrics.Metric` fields. ``debiased="jackknife"`` makes
-    the jackknife over annotations its debiased form (forms with their own
-    estimator are declared in :mod:`dissensus.metrics.debiased`).
-    ``references``, ``notes`` and ``examples`` complete the docstring;
-    ``options`` documents keyword options that the shared table does not, and
-    ``clips`` says which argument ``zero="clip"`` clips.
+    ``name`` is the registry name and the function's; ``formula`` the formula in
+    plain text over ``p`` (target), ``q`` (prediction) and classes ``k``;
+    ``label`` and ``description`` are for tables and listings (and the
+    docstring's first line); ``bounds`` hold for every K (``inf`` where the
+    bound grows with K: ``k_bound`` is then ``"√K"``, ``"K"`` or ``"ln K"``);
+    ``lower_is_better``, ``symmetric``, ``needs_order`` are the
+    :class:`~dissensus.metrics.Metric` fields; ``debiased="jackknife"`` makes
+    the jackknife over annotations its debiased form (other forms are declared
+    in :mod:`dissensus.metrics.debiased`); ``references``, ``notes``,
+    ``examples`` and ``options`` (docs of options the shared table lacks)
+    complete the docstring, ``clips`` names the argument ``zero="clip"`` clips.
     """
     spec = dict(locals())
     spec["options"] = options or {}

@@ -66,9 +66,6 @@ _KL = (
 )
 
 
-# --------------------------------------------------------------------------- row helpers
-
-
 def _neg_rowsum(x: npt.NDArray[np.floating[Any]]) -> FloatArray:
     # 0 - s rather than -s: a zero entropy prints as 0., not -0.
     s = rowsum(x)
@@ -172,12 +169,8 @@ def _ratio_terms(P: FloatArray, Q: FloatArray) -> FloatArray:
     return num
 
 
-# --------------------------------------------------------------------------- log based
-
-
 @pointwise_metric(
     "cross_entropy",
-    summary="Cross-entropy of the predicted distribution relative to the target, per item.",
     formula="−Σ p_k ln q_k",
     label="CE",
     description="cross-entropy H(p, q), natural log",
@@ -209,7 +202,6 @@ def cross_entropy(
 
 @pointwise_metric(
     "kl_divergence",
-    summary="Kullback–Leibler divergence of the prediction from the target, KL(p ‖ q), per item.",
     formula="Σ p_k ln(p_k / q_k)",
     label="KL",
     description="Kullback-Leibler divergence KL(p || q)",
@@ -244,7 +236,6 @@ def kl_divergence(
 
 @pointwise_metric(
     "kl_divergence_reverse",
-    summary="Reverse KL divergence KL(q ‖ p) of the target from the prediction, per item.",
     formula="Σ q_k ln(q_k / p_k)",
     label="KL(q||p)",
     description="reverse Kullback-Leibler divergence KL(q || p)",
@@ -272,7 +263,6 @@ def kl_divergence_reverse(
 
 @pointwise_metric(
     "js_divergence",
-    summary="Jensen–Shannon divergence between target and prediction, per item.",
     formula="½ KL(p‖m) + ½ KL(q‖m), m = (p + q)/2",
     label="JSD",
     description="Jensen-Shannon divergence, natural log (max ln 2)",
@@ -302,7 +292,6 @@ def js_divergence(P: FloatArray, Q: FloatArray, /, *, base: float | None = None)
 
 @pointwise_metric(
     "js_distance",
-    summary="Jensen–Shannon distance (square root of the JS divergence), per item.",
     formula="√JSD(p, q)",
     label="JS distance",
     description="Jensen-Shannon distance, sqrt of the divergence (scipy's jensenshannon)",
@@ -329,12 +318,8 @@ def js_distance(P: FloatArray, Q: FloatArray, /, *, base: float | None = None) -
     return np.sqrt(_jsd(P, Q, base))
 
 
-# --------------------------------------------------------------------------- geometric
-
-
 @pointwise_metric(
     "manhattan",
-    summary="Manhattan (L1) distance between target and prediction, per item.",
     formula="Σ |p_k − q_k|",
     label="L1",
     description="Manhattan (L1) distance",
@@ -359,7 +344,6 @@ def manhattan(P: FloatArray, Q: FloatArray, /) -> FloatArray:
 
 @pointwise_metric(
     "euclidean",
-    summary="Euclidean (L2) distance between target and prediction, per item.",
     formula="√Σ (p_k − q_k)²",
     label="L2",
     description="Euclidean (L2) distance",
@@ -379,7 +363,6 @@ def euclidean(P: FloatArray, Q: FloatArray, /) -> FloatArray:
 
 @pointwise_metric(
     "squared_euclidean",
-    summary="Squared Euclidean distance (the multi-class Brier score), per item.",
     formula="Σ (p_k − q_k)²",
     label="L2²",
     description="squared Euclidean distance (multi-class Brier score)",
@@ -398,12 +381,8 @@ def squared_euclidean(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     return rowsum(_sq_diff(P, Q))
 
 
-# --------------------------------------------------------------------------- ordinal
-
-
 @pointwise_metric(
     "emd",
-    summary="Earth mover's (1-Wasserstein) distance between ordered label distributions.",
     formula="Σ_k |P_k − Q_k| / (K − 1), P, Q cumulative",
     label="EMD",
     description="earth mover's distance on ordered classes, ground distance |i-j|/(K-1)",
@@ -466,12 +445,8 @@ def emd(P: FloatArray, Q: FloatArray, /, *, normalized_distance: bool = True) ->
     return d
 
 
-# --------------------------------------------------------------------------- label distribution learning
-
-
 @pointwise_metric(
     "chebyshev",
-    summary="Chebyshev (L∞) distance: the largest per-class difference, per item.",
     formula="max_k |p_k − q_k|",
     label="L∞",
     description="Chebyshev distance, largest per-class difference",
@@ -491,7 +466,6 @@ def chebyshev(P: FloatArray, Q: FloatArray, /) -> FloatArray:
 
 @pointwise_metric(
     "clark",
-    summary="Clark distance between target and prediction, per item.",
     formula="√Σ ((p_k − q_k) / (p_k + q_k))²",
     label="Clark",
     description="Clark distance (at most sqrt(K))",
@@ -514,7 +488,6 @@ def clark(P: FloatArray, Q: FloatArray, /) -> FloatArray:
 
 @pointwise_metric(
     "canberra",
-    summary="Canberra distance between target and prediction, per item.",
     formula="Σ |p_k − q_k| / (p_k + q_k)",
     label="Canberra",
     description="Canberra distance (at most K)",
@@ -538,7 +511,6 @@ def canberra(P: FloatArray, Q: FloatArray, /) -> FloatArray:
 
 @pointwise_metric(
     "cosine",
-    summary="Cosine similarity between target and prediction, per item (higher is better).",
     formula="p·q / (‖p‖ ‖q‖)",
     label="cosine",
     description="cosine similarity (higher is better)",
@@ -567,7 +539,6 @@ def cosine(P: FloatArray, Q: FloatArray, /) -> FloatArray:
 
 @pointwise_metric(
     "intersection",
-    summary="Intersection similarity (shared mass) of target and prediction, per item.",
     formula="Σ min(p_k, q_k)",
     label="∩",
     description="intersection similarity, sum of min(p_i, q_i) (higher is better)",
@@ -584,7 +555,6 @@ def intersection(P: FloatArray, Q: FloatArray, /) -> FloatArray:
 
 @pointwise_metric(
     "sorensen",
-    summary="Sørensen distance between target and prediction, per item.",
     formula="Σ |p_k − q_k| / Σ (p_k + q_k)",
     label="Sørensen",
     description="Sørensen (Bray-Curtis) distance, half the L1 on the simplex",
@@ -607,7 +577,6 @@ def sorensen(P: FloatArray, Q: FloatArray, /) -> FloatArray:
 
 @pointwise_metric(
     "squared_chi2",
-    summary="Squared chi-square distance between target and prediction, per item.",
     formula="Σ (p_k − q_k)² / (p_k + q_k)",
     label="χ²sq",
     description="squared chi-square distance, sum (p_i - q_i)^2 / (p_i + q_i)",
@@ -631,7 +600,6 @@ def squared_chi2(P: FloatArray, Q: FloatArray, /) -> FloatArray:
 
 @pointwise_metric(
     "fidelity",
-    summary="Fidelity similarity (Bhattacharyya coefficient) of target and prediction, per item.",
     formula="Σ √(p_k q_k)",
     label="fidelity",
     description="fidelity similarity, sum sqrt(p_i q_i) (higher is better)",
@@ -663,7 +631,6 @@ def fidelity(P: FloatArray, Q: FloatArray, /) -> FloatArray:
 
 @pointwise_metric(
     "hellinger",
-    summary="Hellinger distance between target and prediction, per item.",
     formula="√(½ Σ (√p_k − √q_k)²)",
     label="Hellinger",
     description="Hellinger distance, normalised to [0, 1]",
@@ -692,12 +659,8 @@ def hellinger(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     return s
 
 
-# --------------------------------------------------------------------------- one argument
-
-
 @pointwise_metric(
     "entropy",
-    summary="Shannon entropy of each row.",
     formula="−Σ p_k ln p_k",
     label="H",
     description="Shannon entropy of the target (one argument)",

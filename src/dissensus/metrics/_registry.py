@@ -1,29 +1,18 @@
 """The one metric registry: every metric's function and metadata, looked up by name.
 
-Evaluation, audit, reports and the CLI never import metric functions
-directly; they ask :func:`get_metric` for a :class:`Metric` and read its
-metadata (direction, bounds, class order, what its first argument is).
-Three kinds of entries, each built-in one declared once, next to its formula:
-
-``kind="pointwise"``
-    ``func(p_true, q_pred, /, **options) -> (N,)`` on probability rows
-    (:mod:`dissensus.metrics._pointwise`, declared with ``pointwise_metric``).
-``kind="expected"``
-    ``E[<pointwise name>]``: ``func(alpha, q_pred, /, **options) -> (N,)``, the
-    expectation under the Dirichlet posterior ``alpha``
-    (``needs_posterior=True``; :mod:`dissensus.metrics.expected`, declared
-    with :func:`expected_form`).
-``kind="debiased"``
-    ``debiased[<pointwise name>]``: ``func(counts, q_pred, /, **options) ->
-    (N,)``, an estimate against the true distribution from the label counts
-    (``needs_counts=True``; unbounded, can be negative;
-    :mod:`dissensus.metrics.debiased`).
-
-A form copies its direction, order and zero policy (an expected form also
-its bounds) from its pointwise metric, which links back; entries stay
-grouped by kind, each form in the order of its pointwise metric. Unary
-entries (entropy and its expectation) take the target only and are left out
-of :func:`list_metrics` unless asked.
+Evaluation, audit, reports and the CLI never import metric functions; they
+ask :func:`get_metric` for a :class:`Metric` and read its metadata. Three
+kinds of entries, the built-in ones each declared once next to its formula:
+``"pointwise"`` metrics ``func(p_true, q_pred)`` on probability rows
+(:mod:`dissensus.metrics._pointwise`); their ``"expected"`` forms
+``E[<name>]``, ``func(alpha, q_pred)`` under a Dirichlet posterior
+(:mod:`dissensus.metrics.expected`); their ``"debiased"`` forms
+``debiased[<name>]``, ``func(counts, q_pred)`` against the true distribution
+(:mod:`dissensus.metrics.debiased`; unbounded, can be negative). A form is
+declared with :func:`metric_form`, copies its pointwise metric's metadata
+(:func:`register_form`) and is linked from it; entries stay grouped by kind,
+each form in the order of its pointwise metric. Unary entries (entropy and
+its expectation) are left out of :func:`list_metrics` unless asked.
 """
 
 from __future__ import annotations
@@ -45,9 +34,9 @@ from dissensus._validation import check_option
 __all__ = [
     "Metric",
     "MetricKind",
-    "expected_form",
     "get_metric",
     "list_metrics",
+    "metric_form",
     "register_form",
     "register_metric",
 ]
@@ -57,8 +46,6 @@ _KINDS: tuple[MetricKind, ...] = ("pointwise", "expected", "debiased")
 MetricFunc = Callable[..., npt.NDArray[np.float64]]
 F = TypeVar("F", bound=MetricFunc)
 _INF = math.inf
-#: The formula of an expected form, around its pointwise metric's.
-EXPECTED_FORMULA = "E_{{p ~ Dir(α)}} [{}]"
 
 
 @dataclass(frozen=True)
@@ -71,41 +58,27 @@ class Metric:
         Registry key, e.g. ``"emd"``, ``"E[emd]"`` or ``"debiased[emd]"``.
     func : callable
         ``func(target, q_pred, /, **options) -> (N,)``; the target is a
-        distribution, Dirichlet ``alpha`` or counts by ``kind`` (unary entries
-        take one argument).
-    lower_is_better : bool
-        False for similarities (cosine, intersection).
+        distribution, Dirichlet ``alpha`` (``needs_posterior``) or label counts
+        (``needs_counts``); unary entries take the target only.
+    lower_is_better, needs_order, symmetric : bool
+        Direction; the value depends on the class order (EMD);
+        ``func(p, q) == func(q, p)`` (never for forms).
     bounds : tuple of float
-        ``(low, high)`` over every K for rows on the simplex (``inf`` when
-        unbounded or growing with K: see :meth:`bounds_for`).
-    needs_order : bool
-        The value depends on the order of the classes (EMD).
-    symmetric : bool
-        ``func(p, q) == func(q, p)``; always False for expected and debiased forms.
+        ``(low, high)`` for every K (``inf`` when unbounded or growing with K:
+        :meth:`bounds_for`, from ``k_bound(K)``).
     kind : {"pointwise", "expected", "debiased"}
-        See the module docstring.
-    needs_posterior, needs_counts : bool
-        The first argument is Dirichlet ``alpha`` / the (N, K) label counts.
-    expected, debiased : str or None
-        For a pointwise metric, the names of its expected and debiased forms.
-    pointwise : str or None
-        For a form, the pointwise metric it estimates.
-    unary : bool
-        ``func`` takes the target only (entropy).
+    expected, debiased, pointwise : str or None
+        Links between a pointwise metric and its forms.
     zero_policy : bool
         ``func`` accepts ``zero=`` and ``eps=`` (metrics with logs of ``q``).
-    k_bound : callable or None
-        ``K -> (low, high)`` when the bounds depend on the number of classes.
     label, description, formula : str
-        Short label for tables; one line for listings; the formula in plain
-        text (``p`` target, ``q`` prediction) as ``dissensus metrics`` prints it.
+        Short label for tables, one line for listings, the formula in plain text
+        (``p`` target, ``q`` prediction) as ``dissensus metrics`` prints it.
     kernel : callable or None
-        The same formula as :attr:`func` without the input checks, on float64
-        (N, K) arrays of the same shape already known to be on the simplex (no
-        1-D input, no ``normalize=``; scalar options such as ``zero=`` or
-        ``base=`` are still checked). :attr:`func` validates and calls it, so
-        both give the same bytes; for callers that evaluate a metric many times
-        on arrays they checked once (the jackknife). None when not given.
+        :attr:`func` without the input checks, on float64 (N, K) arrays of the
+        same shape already on the simplex (scalar options are still checked);
+        the same bytes, for callers that evaluate a metric many times on arrays
+        they checked once (the jackknife).
     """
 
     name: str
@@ -226,29 +199,13 @@ def register_metric(
 ) -> Metric:
     """Add a metric to the registry and return its :class:`Metric`.
 
-    Parameters
-    ----------
-    name, func, lower_is_better, ...
-        The :class:`Metric` fields (``bounds`` defaults to ``(-inf, inf)``,
-        ``needs_posterior`` to ``kind == "expected"``, ``label`` to ``name``).
-        Expected metrics, and only they, are named ``E[<name>]``; debiased
-        metrics, and only they, ``debiased[<name>]``. A ``kernel`` must compute
-        exactly what ``func`` computes on valid input.
-    overwrite : bool, default False
-        Replace an existing entry instead of raising.
-
-    Returns
-    -------
-    Metric
-        The registered entry.
-
-    Raises
-    ------
-    ValueError
-        Name taken (without ``overwrite=True``), name and kind disagree, bounds
-        not ordered.
-    TypeError
-        ``func`` is not callable.
+    The parameters are the :class:`Metric` fields (``bounds`` defaults to
+    ``(-inf, inf)``, ``needs_posterior`` to ``kind == "expected"``, ``label``
+    to ``name``; a ``kernel`` must compute exactly what ``func`` computes on
+    valid input), and ``overwrite=True`` to replace an entry. Expected metrics,
+    and only they, are named ``E[<name>]``; debiased metrics, and only they,
+    ``debiased[<name>]``. ``ValueError`` for a name taken or not matching the
+    kind, or bounds not ordered; ``TypeError`` for a ``func`` not callable.
 
     Examples
     --------
@@ -306,25 +263,26 @@ def register_metric(
 
 
 def register_form(
-    kind: Literal["expected", "debiased"], pointwise: str, func: MetricFunc, *, formula: str
+    kind: Literal["expected", "debiased"], pointwise: str, func: MetricFunc, *, formula: str = ""
 ) -> Metric:
     """Register the expected or debiased form of a pointwise metric, derived from its entry.
 
     The form takes the pointwise metric's direction, order and zero policy
-    (an expected form also its bounds and arity; a debiased one is
-    unbounded), and the pointwise entry links to it.
+    (an expected form also its bounds and arity, and by default the formula
+    ``E_{p ~ Dir(α)} [f]``; a debiased one is unbounded); the pointwise entry
+    links to it.
     """
     base = _REGISTRY[pointwise]
+    expected = kind == "expected"
     name, label, what = (
         (f"E[{pointwise}]", f"E[{base.label}]", "posterior expectation of")
-        if kind == "expected"
+        if expected
         else (
             f"debiased[{pointwise}]",
             f"deb[{base.label}]",
             "debiased estimate (vs the true distribution) of",
         )
     )
-    expected = kind == "expected"
     metric = register_metric(
         name,
         func,
@@ -338,22 +296,20 @@ def register_form(
         k_bound=base.k_bound if expected else None,
         label=label,
         description=f"{what} {base.description}",
-        formula=formula,
+        formula=formula or f"E_{{p ~ Dir(α)}} [{base.formula}]",
     )
-    _REGISTRY[pointwise] = (
-        dataclasses.replace(base, expected=name)
-        if expected
-        else dataclasses.replace(base, debiased=name)
-    )
+    linked = {"expected": name} if expected else {"debiased": name}
+    _REGISTRY[pointwise] = dataclasses.replace(base, **linked)  # type: ignore[arg-type]
     return metric
 
 
-def expected_form(pointwise: str) -> Callable[[F], F]:
-    """Declare the decorated ``func(alpha, q_pred, /, **options)`` as ``E[<pointwise>]``."""
+def metric_form(
+    kind: Literal["expected", "debiased"], pointwise: str, *, formula: str = ""
+) -> Callable[[F], F]:
+    """Declare the decorated ``func(alpha or counts, q_pred, /, **options)`` a form of ``pointwise``."""
 
     def declare(func: F) -> F:
-        formula = EXPECTED_FORMULA.format(_REGISTRY[pointwise].formula)
-        register_form("expected", pointwise, func, formula=formula)
+        register_form(kind, pointwise, func, formula=formula)
         return func
 
     return declare

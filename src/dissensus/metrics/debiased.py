@@ -1,55 +1,43 @@
 r"""Debiased soft metrics: estimate :math:`f(\pi, q)` against the TRUE label distribution.
 
-A soft metric :math:`f(p, q)` compares a prediction ``q`` with a target
-distribution. Users care about :math:`f(\pi, q)` for the item's true label
-distribution :math:`\pi`, but only see the empirical distribution
-:math:`\hat p = n_k / n` of its ``n`` annotations. When ``f`` is not linear
-in the target, :math:`\mathbb{E}[f(\hat p, q)] \ne f(\pi, q)`: distances are
-biased upward by the annotation noise, by an amount that depends on ``q``, so
-with 2–3 annotations per item the empirical ranking of models can differ from
-the true one. The functions here take the item's label **counts** and remove
-the leading (order :math:`1/n`) term of that bias.
+Users care about :math:`f(\pi, q)` for an item's true label distribution
+:math:`\pi`, but see only the empirical distribution :math:`\hat p = n_k / n`
+of its ``n`` annotations. When ``f`` is not linear in the target,
+:math:`\mathbb{E}[f(\hat p, q)] \ne f(\pi, q)`: distances are biased upward
+by the annotation noise, by an amount that depends on ``q``, so with 2–3
+annotations per item the empirical ranking of models can differ from the
+true one. The functions here take the items' label **counts** (``counts``,
+(N, K) non-negative integers, at least one per item; ``q_pred`` as for the
+pointwise metrics, one row used for every item) and remove the leading
+(order :math:`1/n`) term of that bias.
 
-Each pointwise metric with a debiased form gets one estimator, declared once
-(``dissensus metrics --kind debiased`` prints each formula):
+Each pointwise metric with a debiased form has one estimator, declared once
+(``dissensus metrics --kind debiased`` prints each formula): the exact
+U-statistic for ``squared_euclidean`` (:func:`squared_euclidean`), the
+empirical value for the target-linear ``cross_entropy``
+(:func:`cross_entropy`), and the jackknife over annotations
+(:func:`jackknife`) for every metric declared ``debiased="jackknife"``
+(:data:`JACKKNIFE_METRICS`; for ``kl_divergence`` it corrects only
+:math:`-H(\hat p)`, Zahl's jackknife entropy). ``kl_divergence_reverse`` (a
+leave-one-out target that loses a class makes it infinite) and ``entropy``
+have none. The registry names the forms ``debiased[<name>]``
+(``needs_counts=True``); ``evaluate`` and ``--metrics`` take them by name.
 
-* an exact U-statistic for ``squared_euclidean`` (:func:`squared_euclidean`,
-  unbiased for every :math:`\pi` and ``n >= 2``);
-* the empirical value for ``cross_entropy`` (:func:`cross_entropy`: linear in
-  the target, so already unbiased);
-* the jackknife over annotations (:func:`jackknife`) for every metric
-  declared with ``debiased="jackknife"`` (:data:`JACKKNIFE_METRICS`); for
-  ``kl_divergence`` it corrects only :math:`-H(\hat p)`, which is Zahl's
-  jackknife entropy.
+**A debiased value can be negative** (above 1 for similarities): the
+estimate of a small non-negative quantity, not a distance; means and
+bootstrap intervals use the unclipped values (clipping at 0 would bring the
+bias back). **The jackknife does not fix L1 and EMD** (nor the other kinked
+metrics, Chebyshev and intersection): their bias near :math:`q = \pi` is of
+order :math:`n^{-1/2}`, and on the :math:`1/n` lattice the correction is
+erratic; :func:`binomial_corrected` is the alternative studied.
+docs/debiased.md has the exact-enumeration and ranking studies.
 
-``kl_divergence_reverse`` (the log of the target is infinite as soon as a
-leave-one-out target loses a class the prediction uses) and the one-argument
-``entropy`` have none. The registry names the forms ``debiased[<name>]``;
-they take ``(counts, q_pred)`` (``needs_counts=True``), so ``evaluate`` and
-the CLI's ``--metrics`` accept them like any other metric.
-
-**A debiased value can be negative** (or, for similarities, above 1): it is
-an estimate of a small non-negative quantity, not a distance. Means and
-bootstrap intervals use the unclipped values; clipping at 0 would bring the
-upward bias back. **The jackknife does not fix L1 and EMD** (nor the other
-metrics with kinks, Chebyshev and intersection): their bias near
-:math:`q = \pi` is of order :math:`n^{-1/2}`, not a power series in
-:math:`1/n`, and when the prediction lies on the :math:`1/n` lattice the
-correction is erratic; :func:`binomial_corrected` is the alternative studied.
-The metrics smooth in the target (JS divergence, KL, Brier) behave as
-designed. docs/debiased.md has the exact-enumeration and ranking studies.
-
-Variance: :func:`jackknife_variance` per item (the same K + 1 metric
-calls); :func:`inverse_variance_mean` weights items by its inverse, a
-different estimand (a weighted mean over items). Speed: the jackknife
-validates its input once and makes its K + 1 calls of the unchecked kernel
-(``Metric.kernel``) block by block of rows (benchmarks/bench_debiased.py).
-
-Items with one annotation: the jackknife needs ``n >= 2``. With
-``single="empirical"`` (default) such an item gets its empirical value
-:math:`f(\hat p, q)` (biased; a :class:`RuntimeWarning` says how many
-items), with ``single="nan"`` NaN. Items with no annotation raise
-:class:`~dissensus.DataError`.
+Items with one annotation (the jackknife needs two): with
+``single="empirical"`` (default) their empirical value :math:`f(\hat p, q)`
+and a :class:`RuntimeWarning`, with ``single="nan"`` NaN.
+:func:`jackknife_variance` gives each item's variance from the same K + 1
+calls of the unchecked kernel (``Metric.kernel``, run block by block of
+rows); :func:`inverse_variance_mean` weights items by its inverse.
 """
 
 from __future__ import annotations
@@ -57,9 +45,8 @@ from __future__ import annotations
 import inspect
 import math
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, cast, overload
+from typing import Any, Literal, cast, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -75,6 +62,7 @@ from dissensus.metrics._registry import (
     MetricFunc,
     get_metric,
     list_metrics,
+    metric_form,
     register_form,
 )
 
@@ -96,24 +84,8 @@ FloatArray = npt.NDArray[np.float64]
 SinglePolicy = Literal["empirical", "nan"]
 _SINGLE = ("empirical", "nan")
 
-F = TypeVar("F", bound=MetricFunc)
 #: The jackknife estimator, as ``dissensus metrics`` prints it (``f`` the pointwise metric).
-JACKKNIFE_FORMULA = "n f(p̂, q) − (n − 1) Σ_k (n_k / n) f(p̂₋ₖ, q), p̂₋ₖ = (n − e_k) / (n − 1)"
-
-
-def debiased_form(pointwise: str, *, formula: str) -> Callable[[F], F]:
-    """Declare the decorated ``func(counts, q_pred, /, **options)`` as ``debiased[<pointwise>]``.
-
-    For a metric with its own estimator; a pointwise declaration with
-    ``debiased="jackknife"`` gets the jackknife (registered at the end of
-    this module).
-    """
-
-    def declare(func: F) -> F:
-        register_form("debiased", pointwise, func, formula=formula)
-        return func
-
-    return declare
+JACKKNIFE_FORMULA = "n f(p̂) − (n − 1) Σ_k (n_k / n) f(p̂₋ₖ), p̂₋ₖ = (n − e_k)/(n − 1), f(p) = {}"
 
 
 def _kernel(name: str) -> MetricFunc:
@@ -214,34 +186,23 @@ def jackknife(
 
     Parameters
     ----------
-    counts : array_like of int, shape (N, K) or (K,)
-        Label counts of each item.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions (one row is used for every item).
+    counts, q_pred : array_like
+        (N, K) or (K,) label counts and predictions (see the module docstring).
     metric : str
-        A two-argument pointwise metric of the registry, e.g. ``"emd"``.
+        A two-argument pointwise metric of the registry, e.g. ``"emd"``
+        (``ValueError`` otherwise).
     single : {"empirical", "nan"}, default "empirical"
         Items with one annotation: their empirical value (with a
         :class:`RuntimeWarning`), or NaN.
     return_variance : bool, default False
-        Also return the jackknife variance of each item's value (NaN for
-        one-annotation items).
+        Also return each item's jackknife variance (NaN for one annotation).
     **options
         Passed to the metric (``zero=``, ``eps=`` for KL).
 
     Returns
     -------
     ndarray of float64, shape (N,), or a pair of them
-        The estimates (can be negative), and with ``return_variance=True``
-        the variances.
-
-    Raises
-    ------
-    DataError
-        Counts that are not non-negative integers, items without annotations,
-        predictions off the simplex or of the wrong shape.
-    ValueError
-        Unknown metric, or not a two-argument pointwise one.
+        The estimates (can be negative), and the variances.
 
     Notes
     -----
@@ -258,10 +219,9 @@ def jackknife(
             \Big(f_{(k)} - \sum_j \tfrac{n_j}{n} f_{(j)}\Big)^2 .
 
     It removes the :math:`1/n` term of the bias of a smooth ``f`` (exactly
-    unbiased for a quadratic one such as squared Euclidean); where ``f`` has
-    kinks (L1, EMD, Chebyshev, intersection at :math:`\hat p_k = q_k`) it lowers
-    the bias on average but not for every :math:`(\pi, q)`. An item whose
-    empirical value is infinite keeps it.
+    unbiased for a quadratic one); where ``f`` has kinks (L1, EMD, Chebyshev,
+    intersection at :math:`\hat p_k = q_k`) it lowers the bias on average, not
+    for every :math:`(\pi, q)`. An infinite empirical value stays infinite.
 
     References
     ----------
@@ -272,9 +232,9 @@ def jackknife(
 
     Examples
     --------
-    Two annotations that disagree, scored against the truth itself ``[0.5,
-    0.5]``: the empirical L1 distance is 0 here, but its average over annotation
-    draws is 0.5; the jackknife averages 0 over draws.
+    Two annotations that disagree, scored against the truth ``[0.5, 0.5]``
+    itself: the empirical L1 is 0 here but 0.5 on average over annotation
+    draws; the jackknife averages 0.
 
     >>> jackknife([[1, 1], [2, 0], [0, 2]], [0.5, 0.5], metric="manhattan")
     array([-1.,  1.,  1.])
@@ -311,11 +271,9 @@ def _jackknife(
 ) -> tuple[FloatArray, FloatArray | None]:
     """The jackknife estimate (and variance) of every item, block by block of rows.
 
-    The metric's unchecked kernel (:attr:`Metric.kernel`) does the K + 1
-    calls: the inputs were checked once, at entry. Blocks of about
-    ``CHUNK_ELEMENTS`` entries keep a block's calls and its leave-one-out
-    targets in cache (the kernels block their own work the same way), on
-    the metrics' threads (:func:`dissensus._parallel.for_blocks`).
+    The K + 1 calls use the metric's unchecked kernel (inputs were checked once);
+    blocks of about ``CHUNK_ELEMENTS`` entries keep them in cache, on the
+    metrics' threads.
     """
     N, K = C.shape
     est = np.empty(N)
@@ -345,14 +303,12 @@ def _jackknife_rows(
 ) -> tuple[FloatArray, FloatArray | None]:
     """:func:`_jackknife` on one block of rows: K + 1 metric calls.
 
-    Leaving out one class-k annotation turns row ``C / n`` into
-    ``(C - e_k) / (n - 1)``: ``B = C / (n - 1)`` with column k replaced by
-    ``(C_k - 1) / (n - 1)`` (the same divisions as the brute-force leave-one-out,
-    so the same bytes). Only that column is swapped between calls. Rows with
-    ``C_k = 0`` keep ``B`` (finite, weight 0); rows with ``n = 1`` use ``n`` for
-    ``n - 1`` (finite) and get ``f0`` back at the end. The per-item operations
-    are kept few: at K = 5 they, not the K + 1 metric calls, would otherwise
-    dominate.
+    Leaving out one class-k annotation turns row ``C / n`` into ``(C - e_k) / (n
+    - 1)``: ``B = C / (n - 1)`` with column k replaced by ``(C_k - 1) / (n - 1)``
+    (the divisions of the brute-force leave-one-out, so the same bytes). Rows
+    with ``C_k = 0`` keep ``B`` (weight 0); rows with ``n = 1`` use ``n`` for ``n -
+    1`` and get ``f0`` back. Few per-item operations: at K = 5 they would
+    otherwise cost more than the metric calls.
     """
     N, K = C.shape
     unchecked = met.kernel is not None
@@ -424,25 +380,12 @@ def jackknife_variance(
     metric: str,
     **options: Any,
 ) -> FloatArray:
-    r"""The jackknife variance of each item's debiased estimate.
+    r"""The jackknife variance :math:`\widehat{\mathrm{Var}}_J \ge 0` of each item's debiased estimate.
 
-    The :math:`\widehat{\mathrm{Var}}_J` of :func:`jackknife` (same parameters,
-    same K + 1 metric calls; one pass computes both). For ``squared_euclidean``
-    the jackknife estimate is the exact U-statistic and for ``cross_entropy``
-    the empirical value, so this is their variance too.
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        :math:`\widehat{\mathrm{Var}}_J \ge 0`; NaN for items with one annotation
-        (the jackknife needs two). Zero when every annotation of the item has
-        the same label (all leave-one-out values agree): an underestimate, see
-        :func:`inverse_variance_mean`.
-
-    References
-    ----------
-    .. [1] Efron, B. and Stein, C. (1981). The jackknife estimate of variance.
-       Ann. Statist. 9(3), 586-596. doi:10.1214/aos/1176345462
+    As :func:`jackknife` (one pass computes both; for ``squared_euclidean`` and
+    ``cross_entropy`` it is also the variance of their exact forms). NaN for
+    items with one annotation; 0 when all annotations of the item agree, an
+    underestimate (see :func:`inverse_variance_mean`).
 
     Examples
     --------
@@ -501,18 +444,17 @@ def inverse_variance_mean(
 
     Parameters
     ----------
-    values : array_like, shape (N,)
-        Per-item estimates, e.g. :func:`jackknife` values of one model.
-    variances : array_like, shape (N,)
-        Their variances, e.g. :func:`jackknife_variance`. To compare models, pass
-        the SAME variances for every model (e.g. the mean over the models of each
-        item's jackknife variance), so that every model is scored on one estimand.
+    values, variances : array_like, shape (N,)
+        Per-item estimates (e.g. :func:`jackknife` values of one model) and their
+        variances (e.g. :func:`jackknife_variance`). To compare models, pass the
+        SAME variances for every model (e.g. the mean over models of each item's
+        jackknife variance), so that every model is scored on one estimand.
     floor : float, "min" or "median", default "min"
-        The smallest variance used in a weight, :math:`v_0`: a jackknife variance
-        of 0 (unanimous annotations) means "no disagreement seen", not "known
+        The smallest variance used in a weight, :math:`v_0`: a variance of 0
+        (unanimous annotations) means "no disagreement seen", not "known
         exactly". ``"min"``: the smallest positive variance (only the zeros are
-        raised); ``"median"``: the median of the positive variances (flatter
-        weights); a number: that floor.
+        raised); ``"median"``: the median of the positive ones (flatter
+        weights); a positive number: that floor.
 
     Returns
     -------
@@ -523,9 +465,7 @@ def inverse_variance_mean(
     DataError
         NaN or infinite values or variances (items with one annotation have no
         jackknife variance), negative variances, mismatched lengths, or no
-        positive variance with ``floor="min"`` or ``"median"``.
-    ValueError
-        A ``floor`` that is not ``"min"``, ``"median"`` or a positive number.
+        positive variance for ``"min"`` / ``"median"``.
 
     Notes
     -----
@@ -534,11 +474,11 @@ def inverse_variance_mean(
         \hat\mu_w = \frac{\sum_i w_i x_i}{\sum_i w_i},
         \qquad w_i = \frac{1}{\max(v_i, v_0)} .
 
-    This estimates :math:`\sum_i w_i f(\pi_i, q_i) / \sum_i w_i`, a weighted
-    mean in which well-annotated, agreed-on items count more, NOT the plain mean
-    over items that :func:`dissensus.evaluate` reports: the answer to "which
-    model is better on the items we know well". It has the smallest variance
-    among weighted means when the :math:`v_i` are the true variances.
+    This estimates :math:`\sum_i w_i f(\pi_i, q_i) / \sum_i w_i`, in which
+    well-annotated, agreed-on items count more, NOT the plain mean over items
+    that :func:`dissensus.evaluate` reports ("which model is better on the items
+    we know well"); the least variable weighted mean when the :math:`v_i` are
+    the true variances.
 
     References
     ----------
@@ -642,26 +582,21 @@ def binomial_corrected(
 ) -> FloatArray:
     r"""L1 or EMD against the truth with the binomial bias of each term removed, per item.
 
-    Parameters
-    ----------
-    counts, q_pred, single
-        As for :func:`jackknife` (classes in order for EMD).
-    metric : {"manhattan", "emd"}
-        L1 distance, or EMD with ground distance :math:`|i - j| / (K - 1)`.
-    prior : float, default 0.5
-        Where the bias is evaluated: at :math:`\tilde F = (X + a) / (n + 2a)`
-        with ``a = prior`` (0.5: the Jeffreys posterior mean of a binomial
-        proportion; 0: the plug-in :math:`\hat F`, the parametric bootstrap).
+    ``counts``, ``q_pred`` and ``single`` as for :func:`jackknife` (classes in
+    order for EMD); ``metric`` is ``"manhattan"`` or ``"emd"`` (ground distance
+    :math:`|i - j| / (K - 1)`); ``prior`` (default 0.5) places the correction at
+    :math:`\tilde F = (X + a) / (n + 2a)` with ``a = prior`` (0.5: the Jeffreys
+    posterior mean of a binomial proportion; 0: the plug-in :math:`\hat F`, the
+    parametric bootstrap).
 
     Notes
     -----
-    Both metrics are sums of absolute differences :math:`|F - c|` whose target
-    part is a binomial proportion: for L1 each class share :math:`\hat p_k`,
-    :math:`n \hat p_k \sim \mathrm{Binomial}(n, \pi_k)`; for EMD each cumulative
-    share :math:`\hat F_k = \sum_{j \le k} \hat p_j`, :math:`n \hat F_k \sim
-    \mathrm{Binomial}(n, F_k)`. The bias of the plug-in term, :math:`\beta(F) =
-    \mathbb{E}_F|\hat F - c| - |F - c|`, has a closed form
-    (:func:`_binomial_abs_dev`); the estimator subtracts it at :math:`\tilde F`:
+    Both metrics are sums of :math:`|F - c|` whose target part is a binomial
+    proportion: each class share for L1 (:math:`n \hat p_k \sim
+    \mathrm{Binomial}(n, \pi_k)`), each cumulative share :math:`\hat F_k =
+    \sum_{j \le k} \hat p_j` for EMD. The bias of the plug-in term,
+    :math:`\beta(F) = \mathbb{E}_F|\hat F - c| - |F - c|`, has a closed form
+    (:func:`_binomial_abs_dev`), subtracted at :math:`\tilde F`:
 
     .. math::
 
@@ -669,10 +604,9 @@ def binomial_corrected(
         \qquad \tilde F = \frac{X + a}{n + 2a}.
 
     No unbiased estimator of :math:`|F - c|` exists (it is not a polynomial of
-    degree :math:`\le n` in :math:`F`); this one is a one-step bias correction
-    (Efron and Tibshirani 1993, ch. 10), evaluated at a shrunk :math:`\tilde F`
-    so that it does not jump with the lattice :math:`x / n` the way the
-    jackknife does.
+    degree :math:`\le n` in :math:`F`); this is a one-step bias correction
+    (Efron and Tibshirani 1993, ch. 10) at a shrunk :math:`\tilde F`, which does
+    not jump with the lattice :math:`x / n` as the jackknife does.
 
     References
     ----------
@@ -710,14 +644,11 @@ def binomial_corrected(
     return est[0] if one else est
 
 
-@debiased_form("squared_euclidean", formula="‖p̂ − q‖² − (1 − Σ_k p̂_k²) / (n − 1)")
+@metric_form("debiased", "squared_euclidean", formula="‖p̂ − q‖² − (1 − Σ_k p̂_k²) / (n − 1)")
 def squared_euclidean(
     counts: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, single: SinglePolicy = "empirical"
 ) -> FloatArray:
     r"""Unbiased estimate of the squared Euclidean distance (Brier score) to the truth.
-
-    Parameters as for :func:`jackknife` (without ``metric``); the values can be
-    negative.
 
     Notes
     -----
@@ -731,8 +662,8 @@ def squared_euclidean(
 
     is exactly unbiased for every :math:`\pi` when :math:`n \ge 2` (the
     correction is the multinomial variance :math:`\sum_k \pi_k(1-\pi_k)/n`,
-    estimated without bias). It equals :func:`jackknife` for this metric, which
-    is exact for quadratic functions.
+    estimated without bias); it equals :func:`jackknife` for this quadratic
+    metric.
 
     References
     ----------
@@ -754,7 +685,7 @@ def squared_euclidean(
     return est[0] if one else est
 
 
-@debiased_form("cross_entropy", formula="−Σ p̂_k ln q_k (unbiased as it is)")
+@metric_form("debiased", "cross_entropy", formula="−Σ p̂_k ln q_k (unbiased as it is)")
 def cross_entropy(
     counts: npt.ArrayLike,
     q_pred: npt.ArrayLike,
@@ -765,16 +696,9 @@ def cross_entropy(
 ) -> FloatArray:
     r"""Cross-entropy against the empirical distribution: already unbiased for :math:`H(\pi, q)`.
 
-    Parameters as for :func:`jackknife` (without ``metric``; ``**options`` are
-    ``zero=``, ``eps=`` of :func:`dissensus.metrics.cross_entropy`). The
-    empirical value is unbiased at ``n = 1`` too, so ``single="empirical"``
-    does not warn here.
-
-    Notes
-    -----
     :math:`H(p, q) = -\sum_k p_k \ln q_k` is linear in the target and
-    :math:`\mathbb{E}[\hat p] = \pi`, so :math:`H(\hat p, q)` is unbiased (the
-    jackknife returns it unchanged).
+    :math:`\mathbb{E}[\hat p] = \pi` (the jackknife returns it unchanged), so
+    ``single="empirical"`` does not warn; ``**options`` are ``zero=``, ``eps=``.
 
     Examples
     --------
@@ -798,12 +722,9 @@ def debiased(
     single: SinglePolicy = "empirical",
     **options: Any,
 ) -> FloatArray:
-    """The debiased estimate of ``metric`` against the truth, per item (the registry's form).
+    """The debiased estimate of ``metric`` (one of :data:`DEBIASED_METRICS`) against the truth, per item.
 
-    Parameters as for :func:`jackknife`; ``metric`` is one of
-    :data:`DEBIASED_METRICS`. Calls the metric's declared form: the exact
-    U-statistic (:func:`squared_euclidean`), the empirical value
-    (:func:`cross_entropy`) or :func:`jackknife`.
+    Calls the metric's declared form (as :func:`jackknife`, without ``return_variance``).
 
     Examples
     --------
@@ -824,14 +745,19 @@ def _jackknife_form(name: str) -> MetricFunc:
     return form
 
 
-for _name in list_metrics(kind="pointwise"):
-    _link = REGISTRY[_name].debiased
-    if _link is not None and _link not in REGISTRY:
-        register_form("debiased", _name, _jackknife_form(_name), formula=JACKKNIFE_FORMULA)
-
+#: Pointwise metrics whose debiased form is the jackknife over annotations: those declared
+#: with ``debiased="jackknife"``, whose link names no form registered above.
+JACKKNIFE_METRICS = tuple(
+    name
+    for name in list_metrics(kind="pointwise")
+    if REGISTRY[name].debiased is not None and REGISTRY[name].debiased not in REGISTRY
+)
+for _name in JACKKNIFE_METRICS:
+    register_form(
+        "debiased",
+        _name,
+        _jackknife_form(_name),
+        formula=JACKKNIFE_FORMULA.format(REGISTRY[_name].formula),
+    )
 #: Every pointwise metric with a debiased form (registered as ``debiased[<name>]``).
 DEBIASED_METRICS = tuple(cast("str", REGISTRY[n].pointwise) for n in list_metrics(kind="debiased"))
-#: Pointwise metrics whose debiased form is the jackknife over annotations.
-JACKKNIFE_METRICS = tuple(
-    m for m in DEBIASED_METRICS if REGISTRY[f"debiased[{m}]"].formula == JACKKNIFE_FORMULA
-)

@@ -5,7 +5,7 @@ annotations, score a prediction ``q`` by the posterior expectation
 :math:`\mathbb{E}_{p \sim \mathrm{Dir}(\alpha)}[f(p, q)]` instead of
 :math:`f(\hat p, q)` (Magnani, A. (2025). Soft metrics for ordinal label
 uncertainty with variable sample sizes. ASSE 2025, ACM). Each function is
-declared (:func:`~dissensus.metrics._registry.expected_form`) the form
+declared (:func:`~dissensus.metrics._registry.metric_form`) the form
 ``E[<name>]`` of the pointwise metric of the same name.
 
 Every function takes ``alpha``, (N, K) posterior Dirichlet parameters
@@ -55,7 +55,7 @@ from dissensus._validation import (
 from dissensus.metrics import _beta
 from dissensus.metrics import _pointwise as pw
 from dissensus.metrics._declare import ZeroPolicy, clip_bound, prediction_for
-from dissensus.metrics._registry import expected_form
+from dissensus.metrics._registry import metric_form
 
 __all__ = [
     "MonteCarloResult",
@@ -90,8 +90,6 @@ _PHI_DIRECT_BLOCK = 512
 _MAX_PAIRS = 1 << 15
 
 
-# --------------------------------------------------------------------------- validation
-
 #: Valid range of the expected metrics: every alpha_k > 0 (any positive double,
 #: denormals included) and a0 = sum(alpha) <= MAX_A0. Inside it the exact
 #: forms hold, switching to their closed-form limits where the general formula
@@ -122,10 +120,7 @@ def _clip(func: str, Q: FloatArray, zero: str, eps: float) -> FloatArray:
     return Q if e is None else np.clip(Q, e, 1.0 - e)
 
 
-# --------------------------------------------------------------------------- closed forms
-
-
-@expected_form("cross_entropy")
+@metric_form("expected", "cross_entropy")
 def cross_entropy(
     alpha: npt.ArrayLike,
     q_pred: npt.ArrayLike,
@@ -136,14 +131,10 @@ def cross_entropy(
 ) -> FloatArray:
     r"""Expected cross-entropy :math:`\mathbb{E}[H(p, q)]`, exact.
 
-    Parameters
-    ----------
-    zero : {"inf", "clip"}, default "inf"
-        ``"inf"``: ``inf`` where some ``q_k = 0`` (every class has positive
-        posterior mean). ``"clip"``: clip ``q`` to ``[eps, 1 - eps]`` without
-        renormalising, as the pointwise metric does (``ValueError`` for another
-        policy or ``eps`` outside (0, 0.5)).
-    eps : float, default 1e-12
+    ``zero="inf"`` (default): ``inf`` where some ``q_k = 0`` (every class has
+    positive posterior mean); ``zero="clip"``: ``q`` clipped to ``[eps, 1 -
+    eps]`` (default ``eps=1e-12``) without renormalising, as the pointwise
+    metric does. Another policy, or ``eps`` outside (0, 0.5): ``ValueError``.
 
     Notes
     -----
@@ -174,7 +165,7 @@ def _plogp(a: FloatArray) -> FloatArray:
     return out
 
 
-@expected_form("kl_divergence")
+@metric_form("expected", "kl_divergence")
 def kl_divergence(
     alpha: npt.ArrayLike,
     q_pred: npt.ArrayLike,
@@ -213,7 +204,7 @@ def kl_divergence(
     return out
 
 
-@expected_form("kl_divergence_reverse")
+@metric_form("expected", "kl_divergence_reverse")
 def kl_divergence_reverse(
     alpha: npt.ArrayLike,
     q_pred: npt.ArrayLike,
@@ -251,7 +242,7 @@ def kl_divergence_reverse(
     return out
 
 
-@expected_form("entropy")
+@metric_form("expected", "entropy")
 def entropy(alpha: npt.ArrayLike, /) -> FloatArray:
     r"""Expected Shannon entropy :math:`\mathbb{E}[H(p)]` of the target, exact, in :math:`[0, \ln K)`.
 
@@ -277,7 +268,7 @@ def entropy(alpha: npt.ArrayLike, /) -> FloatArray:
     return out
 
 
-@expected_form("squared_euclidean")
+@metric_form("expected", "squared_euclidean")
 def squared_euclidean(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /) -> FloatArray:
     r"""Expected squared Euclidean distance :math:`\mathbb{E}\|p - q\|^2`, exact.
 
@@ -340,7 +331,7 @@ def _abs_dev_sum(
     return total
 
 
-@expected_form("manhattan")
+@metric_form("expected", "manhattan")
 def manhattan(
     alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, n_jobs: int | None = None
 ) -> FloatArray:
@@ -348,19 +339,16 @@ def manhattan(
 
     Notes
     -----
-    Each term is one Beta marginal, :math:`p_k \sim \mathrm{Beta}(\alpha_k,
-    a_0 - \alpha_k)`, and for :math:`X \sim \mathrm{Beta}(a, b)`
+    Each term is one Beta marginal :math:`p_k \sim \mathrm{Beta}(\alpha_k, a_0 -
+    \alpha_k)`, and for :math:`X \sim \mathrm{Beta}(a, b)`, with :math:`I` the
+    regularised incomplete beta and :math:`f` the Beta density,
 
     .. math::
 
-        \mathbb{E}|X - c| = (c - \mu)(2 I_c(a, b) - 1) + \frac{2 c (1 - c) f_{a,b}(c)}{a + b},
+        \mathbb{E}|X - c| = (c - \mu)(2 I_c(a, b) - 1) + \frac{2 c (1 - c) f_{a,b}(c)}{a + b}
 
-    with :math:`I` the regularised incomplete beta and :math:`f` the Beta
-    density (equal to :math:`(\mu - c) + 2(c I_c(a, b) - \mu I_c(a + 1, b))`).
-    :math:`I` is SciPy's ``betainc`` (Boost), most of the run time; the density
-    term is computed without cancellation
-    (:func:`dissensus.metrics._beta.abs_dev_into`: to 3e-16 of exact rational
-    values for ``prior + counts`` parameters, Boost's density otherwise).
+    (:math:`= (\mu - c) + 2(c I_c(a, b) - \mu I_c(a + 1, b))`), computed without
+    cancellation by :func:`dissensus.metrics._beta.abs_dev_into`.
 
     Examples
     --------
@@ -423,7 +411,7 @@ def _cumulative(
     return A, B, C
 
 
-@expected_form("emd")
+@metric_form("expected", "emd")
 def emd(
     alpha: npt.ArrayLike,
     q_pred: npt.ArrayLike,
@@ -470,9 +458,6 @@ def emd(
     if normalized_distance:
         out /= K - 1
     return out
-
-
-# --------------------------------------------------------------------------- Jensen-Shannon
 
 
 def _e_phi(
@@ -545,7 +530,7 @@ def _phi_at_mean(a: FloatArray, b: FloatArray, c: FloatArray) -> FloatArray:
     return out
 
 
-@expected_form("js_divergence")
+@metric_form("expected", "js_divergence")
 def js_divergence(
     alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, n_jobs: int | None = None
 ) -> FloatArray:
@@ -555,24 +540,17 @@ def js_divergence(
     -----
     With :math:`\varphi(x, c) = x\ln x + c \ln c - (x + c)\ln(x + c)`,
 
-    .. math::
+    .. math:: \mathrm{JSD}(p, q) = \ln 2 + \tfrac12 \sum_k \varphi(p_k, q_k),
 
-        \mathrm{JSD}(p, q) = \ln 2 + \tfrac12 \sum_k \varphi(p_k, q_k),
-
-    so the expectation is a sum of one-dimensional integrals over the Beta
-    marginals :math:`p_k \sim \mathrm{Beta}(\alpha_k, a_0 - \alpha_k)`. Each is
-    computed by a fixed 49-node trapezoidal rule in the logit of :math:`p_k`
-    under a sinh map (:func:`dissensus.metrics._beta.phi_tables` has the
-    derivation): it handles tiny parameters (1e-3), huge ones (1e9) and tiny
-    :math:`q_k` alike, because the logit density is analytic in a strip of
-    width :math:`\pi` whatever the parameters. Measured against 40-digit mpmath
-    quadrature over a grid of :math:`a, b \in [10^{-3}, 10^9]` and
-    :math:`c \in \{0, 10^{-12}, 10^{-6}, 0.1, 0.5, 1\}`, the largest absolute
-    error of each term is 1.0e-12, and 2.8e-12 over 20,000 random
-    :math:`(a, b, c)` against a 401-node rule (``tests/metrics/test_expected.py``).
-    For half-integer parameters (at most 32768 distinct pairs
-    :math:`(\alpha_k, a_0 - \alpha_k)`) the nodes, weights and moments are a
-    table per pair, so a term costs one log per node.
+    a sum of one-dimensional integrals over the Beta marginals. Each is a fixed
+    49-node trapezoidal rule in the logit of :math:`p_k` under a sinh map
+    (:func:`dissensus.metrics._beta.phi_tables`), which handles tiny (1e-3) and
+    huge (1e9) parameters and tiny :math:`q_k` alike: the logit density is
+    analytic in a strip of width :math:`\pi` whatever the parameters. Largest
+    absolute error of a term: 1.0e-12 against 40-digit mpmath quadrature over
+    :math:`a, b \in [10^{-3}, 10^9]`, :math:`c \in \{0, 10^{-12}, 10^{-6}, 0.1,
+    0.5, 1\}`; 2.8e-12 over 20,000 random :math:`(a, b, c)` against a 401-node
+    rule (``tests/metrics/test_expected.py``).
 
     Examples
     --------
@@ -592,9 +570,6 @@ def js_divergence(
     ).reshape(A.shape)
     out: FloatArray = math.log(2.0) + 0.5 * terms.sum(axis=0)
     return np.clip(out, 0.0, math.log(2.0))
-
-
-# --------------------------------------------------------------------------- Monte Carlo
 
 
 @dataclass(frozen=True)
@@ -658,25 +633,10 @@ def monte_carlo(
     r"""Monte Carlo estimate of :math:`\mathbb{E}_{p \sim \mathrm{Dir}(\alpha)}[f(p, q)]`.
 
     For metrics without a closed form here (Euclidean, Chebyshev, a user's own).
-
-    Parameters
-    ----------
-    func : callable
-        ``func(p, q) -> (M,)`` on (M, K) rows, e.g. a pointwise metric, called
-        on all draws of a chunk at once (rows = draws × items); another shape
-        raises ``DataError``.
-    alpha, q_pred : array_like
-        See the module docstring.
-    n_samples : int, default 1000
-        Posterior draws per item (``ValueError`` below 2).
-    seed : int, numpy.random.Generator or None, default 0
-        Randomness; the default makes results reproducible.
-    chunk_bytes : int, default 128 MiB
-        Rough bound on the memory for one chunk of draws.
-
-    Returns
-    -------
-    MonteCarloResult
+    ``func(p, q) -> (M,)`` is called on (M, K) rows, all draws of a chunk at
+    once (rows = draws × items; another shape raises ``DataError``);
+    ``n_samples`` (>= 2) draws per item; ``seed`` makes results reproducible
+    (default 0); ``chunk_bytes`` (128 MiB) roughly bounds the memory per chunk.
 
     Notes
     -----

@@ -1,34 +1,27 @@
-"""The official scorers of the LeWiDi shared tasks (2023 and 2025), reproduced exactly.
+"""The LeWiDi shared tasks (2023, 2025): official scorers, reproduced exactly, and submission files.
 
-Each function returns the number the organisers' evaluation code prints for
-the same inputs, to the last bit: the same clipping, the same rounding (with
-Python's :func:`round`, which differs from :func:`numpy.round` near ties),
-the same order of summation. The computations are vectorised; the
-organisers' code loops over items in Python.
+Each scorer returns the number the organisers' evaluation code prints for the
+same inputs, to the last bit: the same clipping, the same rounding (Python's
+:func:`round`, which differs from :func:`numpy.round` near ties), the same
+order of summation; vectorised, where the official code loops over items.
 
-LeWiDi 2023 (SemEval-2023 Task 11, binary tasks)
-    :func:`cross_entropy_2023` (soft evaluation) and :func:`micro_f1_2023`
-    (hard evaluation); :func:`targets_2023` builds the gold soft labels
-    (binary; for ConvAbuse, abusive = severity < 0).
-LeWiDi 2025 (3rd edition, NLPerspectives @ EMNLP 2025)
-    Soft evaluation: :func:`average_md` (MP), :func:`multilabel_average_md`
-    (VariErrNLI), :func:`average_ws` (Paraphrase, CSC). Perspectivist
-    evaluation: :func:`error_rate` (MP), :func:`multilabel_error_rate`
-    (VariErrNLI), :func:`mean_absolute_distance` (Paraphrase, CSC), which
-    divides by the number of scale points (11 for Paraphrase, 6 for CSC).
-Submission files
-    :func:`read_lewidi_predictions` and :func:`write_lewidi_predictions`.
+- LeWiDi 2023 (SemEval-2023 Task 11, binary tasks): :func:`cross_entropy_2023`
+  (soft), :func:`micro_f1_2023` (hard); :func:`targets_2023` builds the gold
+  soft labels (for ConvAbuse, abusive = severity < 0).
+- LeWiDi 2025 (NLPerspectives @ EMNLP 2025), soft: :func:`average_md` (MP),
+  :func:`multilabel_average_md` (VariErrNLI), :func:`average_ws` (Paraphrase,
+  CSC); perspectivist: :func:`error_rate` (MP), :func:`multilabel_error_rate`
+  (VariErrNLI), :func:`mean_absolute_distance` (Paraphrase, CSC).
+- Submission files: :func:`read_lewidi_predictions`, :func:`write_lewidi_predictions`.
 
-Conventions: every scorer takes ``(targets, predictions)`` of the same shape
-and returns one float, lower is better except :func:`micro_f1_2023`. ``t`` is
-the target, ``p`` the prediction; for soft labels rows of (N, K) matrices
-(or (N, L, K) for multilabel tasks, one distribution per label), used as
-submitted; for perspectivist labels rows of (N, A) matrices of the labels of
-the A annotators of each item (or (N, L, A)), NaN where an annotator did not
-label the item, or ragged per-item lists, which are padded with NaN. Inputs
-of different shapes, non-finite soft labels, NaN patterns that differ
-between targets and predictions, and items without labels raise
-:class:`~dissensus.DataError`.
+Every scorer takes ``(targets, predictions)`` of the same shape (``t``,
+``p``) and returns one float, lower is better except :func:`micro_f1_2023`.
+Soft labels are rows of (N, K) matrices, or (N, L, K) with one distribution
+per label, used as submitted; perspectivist labels are (N, A) (or (N, L, A))
+labels of the A annotators of each item, NaN where an annotator did not
+label it, or ragged per-item lists (padded with NaN). Different shapes,
+non-finite soft labels, NaN patterns that differ between the two sides and
+items without labels raise :class:`~dissensus.DataError`.
 
 References
 ----------
@@ -82,26 +75,15 @@ FloatArray = npt.NDArray[np.float64]
 SCALE_VALUES_2025: dict[str, int] = {"Paraphrase": 11, "CSC": 6}
 
 
-# --------------------------------------------------------------------------- helpers
-
-
 @dataclass(frozen=True, eq=False)
 class LewidiPredictions:
-    """The content of one LeWiDi submission file.
+    """The content of one LeWiDi submission file (:func:`read_lewidi_predictions`).
 
-    Attributes
-    ----------
-    year : {2023, 2025}
-    task : {"soft", "pe"}
-        Soft labels or perspectivist (per-annotator) labels.
-    items : tuple of str or None
-        Item ids in file order (None for 2023 files, which have none).
-    soft : ndarray or None
-        (N, K) predicted distributions, or (N, L, K) for multilabel files.
-    hard : ndarray or None
-        (N,) hard labels (2023 files only).
-    labels : ndarray or None
-        (N, A) per-annotator labels, or (N, L, A), padded with NaN (task "pe").
+    ``year`` (2023 or 2025) and ``task`` (``"soft"`` or ``"pe"``, perspectivist)
+    say the format; ``items`` are the item ids in file order (None in 2023
+    files); ``soft`` the (N, K) or multilabel (N, L, K) predicted distributions;
+    ``hard`` the (N,) hard labels of 2023 files; ``labels`` the (N, A) or
+    (N, L, A) per-annotator labels of ``"pe"`` files, NaN-padded.
     """
 
     year: int
@@ -114,10 +96,11 @@ class LewidiPredictions:
     @property
     def n_items(self) -> int:
         """Number of rows in the file."""
-        for arr in (self.soft, self.labels, self.hard):
-            if arr is not None:
-                return int(arr.shape[0])
-        return 0  # pragma: no cover - every reader fills one array
+        return int(self._shape[0])
+
+    @property
+    def _shape(self) -> tuple[int, ...]:
+        return next(a.shape for a in (self.soft, self.labels, self.hard) if a is not None)
 
     def to_predictions(self, *, normalize: bool = False) -> Predictions:
         """The soft labels as :class:`~dissensus.Predictions` (2-D soft files only)."""
@@ -130,8 +113,7 @@ class LewidiPredictions:
         return Predictions.from_array(self.soft, items=self.items, normalize=normalize)
 
     def __repr__(self) -> str:
-        shape = next((a.shape for a in (self.soft, self.labels, self.hard) if a is not None), ())
-        return f"LewidiPredictions(year={self.year}, task={self.task!r}, shape={shape})"
+        return f"LewidiPredictions(year={self.year}, task={self.task!r}, shape={self._shape})"
 
 
 def _parse_list(text: str, where: str) -> Any:
@@ -242,41 +224,24 @@ def read_lewidi_predictions(
 ) -> LewidiPredictions:
     r"""Read a LeWiDi submission file (predictions), 2023 or 2025 format.
 
-    Parameters
-    ----------
-    path : str or Path
-        The TSV file.
-    year : {2023, 2025}
-        Edition whose format the file follows (see Notes).
-    task : {"soft", "pe"}, default "soft"
-        2025 only: soft labels (``*_test_soft.tsv``) or perspectivist
-        per-annotator labels (``*_test_pe.tsv``).
-
-    Returns
-    -------
-    LewidiPredictions
-        ``.to_predictions()`` gives a :class:`~dissensus.Predictions`.
-
-    Raises
-    ------
-    FileNotFoundError
-        ``path`` does not exist.
-    DataError
-        A row that does not follow the format (the message gives the line).
-    ValueError
-        Unknown ``year`` or ``task``.
+    ``year`` is the edition whose format the file follows; ``task`` (2025 only)
+    is ``"soft"`` (``*_test_soft.tsv``) or ``"pe"``, perspectivist per-annotator
+    labels (``*_test_pe.tsv``). Returns a :class:`LewidiPredictions`
+    (``.to_predictions()`` gives a :class:`~dissensus.Predictions`). Raises
+    ``FileNotFoundError``, ``DataError`` naming the line of a row that does not
+    follow the format, ``ValueError`` for an unknown ``year`` or ``task``.
 
     Notes
     -----
-    No header in any format:
+    The formats, reconstructed from the task pages and participants' published
+    code (there is no formal specification), have no header:
 
     - 2023 ``<Dataset>_results.tsv``: no item ids (rows follow the test file's
       order), ``hard_label<TAB>p_0<TAB>p_1`` (one probability column per class).
     - 2025 ``<dataset>_test_soft.tsv``: ``item_id<TAB>[p_0, ..., p_{K-1}]``, a
       Python / JSON list (VariErrNLI: a list of lists, one per NLI label).
     - 2025 ``<dataset>_test_pe.tsv``: ``item_id<TAB>[label of annotator 1, ...]``
-      in the order of the item's annotators in the gold file; padded with NaN
-      to (N, A).
+      in the order of the item's annotators in the gold file (NaN-padded to (N, A)).
 
     Examples
     --------
@@ -315,29 +280,15 @@ def write_lewidi_predictions(
     items: Any = None,
     hard: npt.ArrayLike | None = None,
 ) -> Path:
-    r"""Write predictions as a LeWiDi submission file (the formats of :func:`read_lewidi_predictions`).
+    r"""Write predictions as a LeWiDi submission file (the formats :func:`read_lewidi_predictions` reads).
 
-    Parameters
-    ----------
-    path : str or Path
-        Output file (overwritten); returned.
-    values : array_like
-        Soft labels (N, K) or (N, L, K); for ``task="pe"`` per-annotator labels
-        (N, A) or (N, L, A), NaN where an item has fewer annotators.
-    year, task
-        As for :func:`read_lewidi_predictions`.
-    items : sequence, optional
-        Item ids, required for 2025 files (2023 files have none).
-    hard : array_like, optional
-        2023 hard labels; by default the most probable class (the first one on
-        ties).
-
-    Raises
-    ------
-    DataError
-        Missing or misshapen items / labels.
-    ValueError
-        Unknown ``year`` or ``task``.
+    ``values`` are soft labels (N, K) or (N, L, K), or for ``task="pe"``
+    per-annotator labels (N, A) or (N, L, A), NaN where an item has fewer
+    annotators; ``items`` the item ids (2025 files; 2023 files have none);
+    ``hard`` the 2023 hard labels (default: the most probable class, the first
+    on ties). Overwrites and returns ``path``. Raises ``DataError`` for missing
+    or misshapen items or labels, ``ValueError`` for an unknown ``year`` or
+    ``task``.
 
     Examples
     --------
@@ -497,40 +448,20 @@ def _label_pair(
     return t, p
 
 
-# --------------------------------------------------------------------------- 2023
-
-
 def targets_2023(annotations: Annotations | LabelCounts | npt.ArrayLike, /) -> FloatArray:
     r"""The LeWiDi 2023 soft-label targets: (N, 2) probabilities of labels 0 and 1.
 
-    LeWiDi 2023's four tasks are binary. For HS-Brexit, ArMIS and MD-Agreement
-    the annotations are 0/1 and the target is their proportion. ConvAbuse is
-    annotated on a severity scale :math:`\{-3, -2, -1, 0, 1\}` and its target is
-    *binary*: abusive (severity :math:`< 0`) or not,
+    For HS-Brexit, ArMIS and MD-Agreement the ``annotations`` (Annotations,
+    LabelCounts or (N, K) counts) are 0/1 and the target is their proportion.
+    ConvAbuse is annotated on severities :math:`\{-3, -2, -1, 0, 1\}` and its
+    target is *binary*, abusive (severity :math:`< 0`) or not:
 
     .. math:: t_{i1} = \frac{\#\{\text{annotations of } i < 0\}}{n_i},
               \qquad t_{i0} = 1 - t_{i1},
 
-    which is what the 2023 JSON files print as ``soft_label`` (rounded to three
-    decimals) and what :func:`cross_entropy_2023` scores. Feed these targets
-    (not the five-label proportions) to that scorer.
-
-    Parameters
-    ----------
-    annotations : Annotations, LabelCounts or array_like of shape (N, K)
-        Annotations of a 2023 task: labels a subset of {0, 1}, or numeric
-        labels with negative values (ConvAbuse severities).
-
-    Returns
-    -------
-    ndarray of float64, shape (N, 2)
-        Column 0: P(label 0 / not abusive); column 1: P(label 1 / abusive).
-
-    Raises
-    ------
-    DataError
-        Labels that are neither binary nor numeric with negative values; items
-        without annotations.
+    what the 2023 JSON files print as ``soft_label`` (to three decimals) and
+    what :func:`cross_entropy_2023` scores. Other labels, and items without
+    annotations, raise :class:`~dissensus.DataError`.
 
     Examples
     --------
@@ -568,25 +499,19 @@ def targets_2023(annotations: Annotations | LabelCounts | npt.ArrayLike, /) -> F
 def cross_entropy_2023(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     r"""Soft-label cross-entropy of LeWiDi 2023, as the official scorer computes it.
 
-    ``targets`` are the (N, K) gold soft labels (K = 2 in 2023;
-    :func:`targets_2023` computes them, binarising ConvAbuse's severities);
-    ``predictions`` the submitted soft labels, not renormalised nor checked to
-    sum to 1, like the official scorer. Returns the mean over items.
+    ``targets`` are (N, 2) gold soft labels (:func:`targets_2023`), the
+    predictions are not renormalised nor checked to sum to 1; the mean over items.
 
     Notes
     -----
-    Predictions are clipped to :math:`[10^{-12}, 1 - 10^{-12}]` and then shifted
-    by :math:`10^{-9}` inside the log:
-
     .. math:: \mathrm{CE} = -\frac1N \sum_{i=1}^N \sum_{k=1}^K t_{ik}
-              \ln\bigl(\mathrm{clip}(p_{ik}) + 10^{-9}\bigr)
+              \ln\bigl(\mathrm{clip}(p_{ik}, 10^{-12}, 1 - 10^{-12}) + 10^{-9}\bigr)
 
-    The sum runs over the whole matrix at once (NumPy's pairwise sum), as in the
-    official code, so the result is bit-identical. Natural log. The
-    :math:`10^{-9}` shift makes the largest per-class penalty
-    :math:`-\ln(10^{-9} + 10^{-12}) \approx 20.72` rather than
-    :math:`-\ln 10^{-12} \approx 27.63` (:func:`dissensus.metrics.cross_entropy`
-    with ``zero="clip"`` has no shift).
+    summed over the whole matrix at once (NumPy's pairwise sum), as in the
+    official code, so the result is bit-identical. The :math:`10^{-9}` shift
+    makes the largest per-class penalty :math:`-\ln(10^{-9} + 10^{-12}) \approx
+    20.72` rather than :math:`-\ln 10^{-12} \approx 27.63`
+    (:func:`dissensus.metrics.cross_entropy` with ``zero="clip"`` has no shift).
 
     Examples
     --------
@@ -600,22 +525,12 @@ def cross_entropy_2023(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) ->
 
 
 def micro_f1_2023(hard_true: npt.ArrayLike, hard_pred: npt.ArrayLike, /) -> float:
-    r"""Micro-averaged F1 of hard labels, the LeWiDi 2023 hard evaluation.
+    r"""Micro-averaged F1 of hard labels (two 1-D arrays of one length), the LeWiDi 2023 hard evaluation.
 
-    ``hard_true`` and ``hard_pred`` are non-empty 1-D arrays of the same length
-    (gold majority labels and predicted labels, any comparable type); returns a
-    value in [0, 1], higher is better.
-
-    Notes
-    -----
-    The official scorer calls ``sklearn.metrics.f1_score(average="micro")``.
-    With one label per item every wrong prediction is one false positive and
-    one false negative, so micro precision = micro recall = accuracy:
-
-    .. math:: F_1^{\mu} = \frac{2\,TP}{2\,TP + FP + FN} = \frac{1}{N}
-              \sum_{i=1}^N [y_i = \hat y_i]
-
-    which is what this function computes (bit-identical to scikit-learn).
+    The official scorer calls ``sklearn.metrics.f1_score(average="micro")``;
+    with one label per item every error is one false positive and one false
+    negative, so :math:`F_1^{\mu} = 2TP / (2TP + FP + FN)` is the accuracy
+    :math:`\frac1N \sum_i [y_i = \hat y_i]`, computed here (bit-identical).
 
     Examples
     --------
@@ -633,9 +548,6 @@ def micro_f1_2023(hard_true: npt.ArrayLike, hard_pred: npt.ArrayLike, /) -> floa
     return float(np.mean(y == yhat))
 
 
-# --------------------------------------------------------------------------- 2025 soft
-
-
 def _md_rows(t: FloatArray, p: FloatArray) -> FloatArray:
     # Python's sum(abs(p - t) for ...) adds left to right; so does this.
     return _round_like_python(_sequential_sum(np.abs(p - t)), 5)
@@ -644,16 +556,13 @@ def _md_rows(t: FloatArray, p: FloatArray) -> FloatArray:
 def average_md(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     r"""Average Manhattan distance, the LeWiDi 2025 soft evaluation of MP (``average_MD``).
 
-    ``targets`` and ``predictions`` are (N, K) soft labels; the result is rounded
-    to 5 decimals, in [0, 2] for distributions.
-
     Notes
     -----
     .. math:: \mathrm{AMD} = \mathrm{round}\Bigl(\frac1N \sum_{i=1}^N
               \mathrm{round}\bigl(\textstyle\sum_k |p_{ik} - t_{ik}|, 5\bigr), 5\Bigr)
 
     Both roundings are Python's :func:`round` (ties to even on the exact binary
-    value), and both sums run left to right, as in the official code. The
+    value) and both sums run left to right, as in the official code. The
     unrounded per-item values are :func:`dissensus.metrics.manhattan`.
 
     Examples
@@ -671,23 +580,13 @@ def average_md(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
 
 
 def multilabel_average_md(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
-    r"""Multilabel average Manhattan distance, the LeWiDi 2025 soft evaluation of VariErrNLI.
+    """Multilabel average Manhattan distance, the LeWiDi 2025 soft evaluation of VariErrNLI.
 
-    ``targets`` and ``predictions`` are (N, L, K): for each item one
-    distribution per label (VariErrNLI: L = 3 labels, each a K = 2 distribution
-    over no / yes, ``"0"`` / ``"1"``). The official files list the labels as
-    contradiction / entailment / neutral (the keys of ``soft_label``) and the
-    organisers' scorer pairs targets and predictions by position: predictions
-    must follow the same label order (the score is a mean over labels, so any
-    order shared by both sides gives the same value). Rounded to 5 decimals.
-
-    Notes
-    -----
-    :func:`average_md` over the L distributions of each item (rounded), then the
-    mean over items, rounded to 5 decimals:
-
-    .. math:: \mathrm{MAMD} = \mathrm{round}\Bigl(\frac1N \sum_i
-              \mathrm{AMD}(t_{i\cdot\cdot}, p_{i\cdot\cdot}), 5\Bigr)
+    (N, L, K) inputs: VariErrNLI has L = 3 labels (contradiction / entailment /
+    neutral, the keys of ``soft_label``), each a K = 2 distribution over no /
+    yes, paired by position (both sides in one label order). :func:`average_md`
+    over the L distributions of each item (rounded), then the mean over items,
+    rounded to 5 decimals.
 
     Examples
     --------
@@ -706,25 +605,21 @@ def multilabel_average_md(targets: npt.ArrayLike, predictions: npt.ArrayLike, /)
 def average_ws(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     r"""Average Wasserstein distance, the LeWiDi 2025 soft evaluation of Paraphrase and CSC.
 
-    ``targets`` and ``predictions`` are (N, K) distributions over the K ordered
-    points of the rating scale; each row must sum to 1 within 1e-6 (``ot.emd2``
-    requires equal masses), else :class:`~dissensus.DataError`. Rounded to 5
-    decimals; in [0, K − 1].
+    Rows are distributions over the ordered points of the rating scale and must
+    sum to 1 within 1e-6 (``ot.emd2`` requires equal masses).
 
     Notes
     -----
     The official code solves a transport problem per item with ``ot.emd2`` and
-    the cost :math:`|h - k|` in scale steps (not normalised by K − 1). In one
-    dimension its optimum is the L1 distance between the cumulative
-    distributions (:func:`dissensus.metrics.emd` with
-    ``normalized_distance=False``):
+    the cost :math:`|h - k|` in scale steps, whose optimum in one dimension is
+    the L1 distance between the cumulative distributions
+    (:func:`dissensus.metrics.emd` with ``normalized_distance=False``), so
 
     .. math:: \mathrm{AWD} = \mathrm{round}\Bigl(\frac1N \sum_{i=1}^N
               \sum_{k=1}^{K-1} |P_{ik} - T_{ik}|, 5\Bigr)
 
-    Per-item values agree with ``ot.emd2`` to about 1e-15 (the network simplex
-    and the cumulative sums round differently), so the rounded mean is the
-    official one except when it lies within ~1e-15 of a rounding tie.
+    equals the official value except within ~1e-15 (the two round differently)
+    of a rounding tie.
 
     Examples
     --------
@@ -739,23 +634,21 @@ def average_ws(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     return total
 
 
-# --------------------------------------------------------------------------- 2025 perspectivist
+def _abs_errors(t: FloatArray, p: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``Σ|t - p|`` over the annotators (left to right, NaN as 0) and how many there are."""
+    diff = np.abs(t - p)
+    np.nan_to_num(diff, copy=False, nan=0.0)  # adding 0.0 leaves the left-to-right sum unchanged
+    return _sequential_sum(diff), np.sum(~np.isnan(t), axis=-1).astype(np.float64)
 
 
 def _error_rows(t: FloatArray, p: FloatArray) -> FloatArray:
     """Per (item[, label]) score ``round(1 - (a - Σ|t - p|) / a, 5)`` over the annotators."""
-    diff = np.abs(t - p)
-    np.nan_to_num(diff, copy=False, nan=0.0)  # adding 0.0 leaves the left-to-right sum unchanged
-    errors = _sequential_sum(diff)
-    a = np.sum(~np.isnan(t), axis=-1).astype(np.float64)
+    errors, a = _abs_errors(t, p)
     return _round_like_python(1.0 - ((a - errors) / a), 5)
 
 
 def error_rate(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     r"""Average error rate of per-annotator predictions, the LeWiDi 2025 perspectivist MP score.
-
-    ``targets`` holds the label each annotator of an item gave (MP: 0 / 1),
-    ``predictions`` the predicted label of each of those annotators (N, A).
 
     Notes
     -----
@@ -765,11 +658,9 @@ def error_rate(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
               \frac{a_i - \sum_k |t_{ik} - p_{ik}|}{a_i}, 5\Bigr)
 
     For binary labels the inner term is the share of the item's annotators
-    whose label was predicted wrongly; items count equally however many
-    annotators they have (a macro average over items, not over (item,
-    annotator) pairs). For labels that are not 0 / 1 the official formula sums
-    absolute differences, reproduced here as is. The final mean is not rounded
-    (official code: ``float(np.mean(...))``).
+    predicted wrongly; items count equally however many annotators they have.
+    Other labels enter through their absolute differences, as in the official
+    formula. The final mean is not rounded (official code: ``float(np.mean(...))``).
 
     Examples
     --------
@@ -783,10 +674,9 @@ def error_rate(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
 def multilabel_error_rate(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     """Multilabel average error rate, the LeWiDi 2025 perspectivist VariErrNLI score.
 
-    ``targets`` and ``predictions`` are (N, L, A): each annotator's 0 / 1 label
-    for each of the L labels of each item. :func:`error_rate` over the L labels
-    of each item (a mean of the rounded per-label scores), then the mean over
-    items; neither mean is rounded.
+    (N, L, A) 0 / 1 labels: :func:`error_rate` over the L labels of each item
+    (the mean of the rounded per-label scores), then the mean over items;
+    neither mean is rounded.
 
     Examples
     --------
@@ -805,27 +695,11 @@ def mean_absolute_distance(
 ) -> float:
     r"""Mean normalised absolute distance, the LeWiDi 2025 perspectivist score of Paraphrase and CSC.
 
-    Parameters
-    ----------
-    targets, predictions : array_like, shape (N, A), or sequences of per-item rating lists
-        Each annotator's rating of each item and the predicted rating for each
-        of those annotators.
-    scale_values : float or Scale
-        The divisor. The official code passes the NUMBER OF POINTS of the scale:
-        11 for Paraphrase (ratings −5..5) and 6 for CSC (1..6); see
-        :data:`SCALE_VALUES_2025`. It is not the range (10 and 5), which is what
-        its docstring once said. Given a :class:`~dissensus.Scale`, its number of
-        labels ``K`` is used, the official convention.
-
-    Returns
-    -------
-    float
-        Below 1 (the largest distance, K − 1, divided by K); lower is better.
-
-    Raises
-    ------
-    ValueError
-        ``scale_values`` not positive.
+    ``scale_values`` (float or Scale) is the divisor. The official code passes
+    the NUMBER OF POINTS of the scale, 11 for Paraphrase (−5..5) and 6 for CSC
+    (1..6) (:data:`SCALE_VALUES_2025`), not the range (10 and 5) its docstring
+    once said; a :class:`~dissensus.Scale` gives its number of labels. Not a
+    positive number: ``ValueError``. The value is below 1.
 
     Notes
     -----
@@ -833,8 +707,8 @@ def mean_absolute_distance(
               \frac{1}{a_i} \sum_{k=1}^{a_i} |t_{ik} - p_{ik}|
 
     with :math:`s` = ``scale_values``. The published formula multiplies by 100;
-    the official code does not (the factor is commented out), and neither does
-    this function. Nothing is rounded.
+    the official code does not (the factor is commented out), nor does this.
+    Nothing is rounded.
 
     Examples
     --------
@@ -849,11 +723,8 @@ def mean_absolute_distance(
         )
         raise ValueError(msg)
     t, p = _label_pair(targets, predictions, "mean_absolute_distance", 2)
-    diff = np.abs(t - p)
-    np.nan_to_num(diff, copy=False, nan=0.0)
-    a = np.sum(~np.isnan(t), axis=-1).astype(np.float64)
-    per_item = _sequential_sum(diff) / a / s
-    return float(np.mean(per_item))
+    errors, a = _abs_errors(t, p)
+    return float(np.mean(errors / a / s))
 
 
 #: The organisers' names (the same functions).
