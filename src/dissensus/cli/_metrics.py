@@ -41,7 +41,7 @@ def metrics_command(*, kind: str | None, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=1, ensure_ascii=False))
         return
-    cells = [("name", "family", "better", "ordered", "formula")] + [
+    cells: list[tuple[str, ...]] = [("name", "family", "better", "ordered", "formula")] + [
         (
             m.name,
             m.kind,

@@ -3,20 +3,15 @@ r"""Vectorised Beta-marginal expectations behind :mod:`dissensus.metrics.expecte
 Two elementwise kernels over many :math:`X \sim \mathrm{Beta}(a, b)` and
 constants :math:`c`: :func:`abs_dev_into`, :math:`\mathbb{E}|X - c|`
 (regularised incomplete beta plus the Beta density), and :func:`phi_terms`,
-:math:`\mathbb{E}[\varphi(X, c)]` with :math:`\varphi(x, c) = x \ln x + c \ln
-c - (x + c)\ln(x + c)` (quadrature). What makes them fast on (N, K) inputs:
-
-- *pair tables*: posterior parameters are usually ``prior + counts``, so
-  ``2 alpha`` is a small integer and the pairs :math:`(a, b)` of a class
-  term take few distinct values even for millions of items. What depends on
-  the pair only (:func:`density_tables`, :func:`phi_tables`) is computed
-  once per distinct pair (found by one scatter into a flag array, not a
-  sort) and gathered; :func:`half_grid` decides in one cheap pass whether
-  that applies, otherwise every term is computed on its own.
-- *fixed blocks on threads*: NumPy and ``scipy.special`` release the GIL, so
-  fixed-size blocks (sized for a 1 MiB L2 cache) run on a thread pool
-  (:func:`dissensus._parallel.for_blocks`); block boundaries never depend on
-  the number of threads, so results are bit-identical for any ``n_jobs``.
+:math:`\mathbb{E}[\varphi(X, c)]`, :math:`\varphi(x, c) = x \ln x + c \ln c -
+(x + c)\ln(x + c)` (quadrature). Posterior parameters are usually ``prior +
+counts``, so the pairs :math:`(a, b)` of a class term take few distinct
+values even for millions of items: what depends on the pair only
+(:func:`density_tables`, :func:`phi_tables`) is computed once per distinct
+pair (one scatter into a flag array, no sort) and gathered, when
+:func:`half_grid` says it applies. The callers run fixed-size blocks on
+threads (NumPy and ``scipy.special`` release the GIL); block boundaries never
+depend on the number of threads, so results are bit-identical for any ``n_jobs``.
 """
 
 from __future__ import annotations
@@ -283,11 +278,9 @@ def abs_dev_into(
         out[huge] = np.where(np.isfinite(normal), normal, gap)
 
 
-#: Trapezoid in t on [-2.9, 2.9] with 49 nodes, mapped by y = yhat + 2.4 s sinh(t) (see
-#: phi_tables). Against 40-digit mpmath values the max abs error over the test grid is
-#: 1.0e-12; against a 401-node rule (itself within 2.2e-15 of mpmath on the grid) it is
-#: 2.8e-12 over 20,000 random (a, b, c). Fewer nodes lose about 10x per 4 nodes removed
-#: (41 nodes: 3e-11 at best), so 49 stay. (t = 3, scale 2 gave 2.4e-12 and 9.7e-12.)
+#: Trapezoid in t on [-2.9, 2.9], 49 nodes, y = yhat + 2.4 s sinh(t) (phi_tables); errors in
+#: expected.js_divergence (the 401-node reference is within 2.2e-15 of mpmath). Each 4 nodes
+#: fewer lose about 10x (41: 3e-11); t = 3, scale 2 gave 2.4e-12 and 9.7e-12.
 JS_T = 2.9
 JS_NODES = 49
 JS_KAPPA = 2.4

@@ -220,75 +220,74 @@ def _bound(x: float) -> str:
 
 
 def _default(value: Any) -> str:
-    return (
-        "optional"
-        if value is None
-        else f'default "{value}"'
-        if isinstance(value, str)
-        else f"default {value}"
-    )
+    return "optional" if value is None else f"default {value!r}".replace("'", '"')
 
 
 def _wrap(text: str, first: str = "    ", rest: str = "    ") -> str:
     return textwrap.fill(text, 79, initial_indent=first, subsequent_indent=rest)
 
 
+_DATA = {
+    True: "p : array_like, shape (N, K) or (K,)\n    Distributions (rows on the simplex).",
+    False: "p_true, q_pred : array_like, shape (N, K) or (K,)\n"
+    "    Target and predicted distributions (rows on the simplex).",
+}
+_TEMPLATE = """{summary}
+
+Parameters
+----------
+{data}
+{options}normalize : bool, default False
+    Rescale rows that do not sum to 1 instead of raising.
+
+Returns
+-------
+ndarray of float64, shape (N,)
+    In {span}; {traits}. A float64 scalar when the inputs are 1-D.
+
+Raises
+------
+DataError
+    Rows off the simplex, mismatched shapes.{raises}
+
+Notes
+-----
+::
+
+    {name}({args}) = {formula}
+{notes}{references}
+Examples
+--------
+{examples}
+"""
+
+
 def _docstring(spec: Mapping[str, Any], params: Sequence[inspect.Parameter], unary: bool) -> str:
     """The numpydoc docstring of a declared metric."""
     x, y = ("p", "q") if spec["clips"] == "p" else ("q", "p")
-    description = spec["description"]
-    lines = [
-        f"{description[0].upper()}{description[1:]}, per item.",
-        "",
-        "Parameters",
-        "----------",
-    ]
-    if unary:
-        lines += [
-            "p : array_like, shape (N, K) or (K,)",
-            "    Distributions (rows on the simplex).",
-        ]
-    else:
-        lines += [
-            "p_true : array_like, shape (N, K) or (K,)",
-            "    Target distributions (rows on the simplex).",
-            "q_pred : array_like, shape (N, K) or (K,)",
-            "    Predicted distributions.",
-        ]
+    options = ""
     for prm in params:
         typ, text = spec["options"].get(prm.name) or _OPTION_DOCS[prm.name]
-        lines += [f"{prm.name} : {typ}, {_default(prm.default)}", _wrap(text.format(x=x, y=y))]
-    lines += [
-        "normalize : bool, default False",
-        "    Rescale rows that do not sum to 1 instead of raising.",
-    ]
-    low, high = spec["bounds"]
-    span = f"[{_bound(low)}, {spec['k_bound'] or _bound(high)}]"
+        options += f"{prm.name} : {typ}, {_default(prm.default)}\n{_wrap(text.format(x=x, y=y))}\n"
+    checked = ", ".join(f"``{p.name}``" for p in params if p.name in _OPTION_DOCS)
     traits = ["symmetric"] if spec["symmetric"] else []
     traits.append("lower is better" if spec["lower_is_better"] else "higher is better")
-    lines += [
-        "",
-        "Returns",
-        "-------",
-        "ndarray of float64, shape (N,)",
-        f"    In {span}; {'; '.join(traits)}. A float64 scalar when the inputs are 1-D.",
-        "",
-        "Raises",
-        "------",
-        "DataError",
-        "    Rows off the simplex, mismatched shapes.",
-    ]
-    checked = [f"``{p.name}``" for p in params if p.name in _OPTION_DOCS]
-    if checked:
-        lines += ["ValueError", f"    An invalid {', '.join(checked)}."]
-    arg = "p" if unary else "p, q"
-    lines += ["", "Notes", "-----", "::", "", f"    {spec['name']}({arg}) = {spec['formula']}"]
-    lines += ["", inspect.cleandoc(spec["notes"])] if spec["notes"] else []
-    refs = spec["references"]
-    lines += ["", "References", "----------"] if refs else []
-    lines += [_wrap(ref, f".. [{i}] ", "   ") for i, ref in enumerate(refs, 1)]
-    lines += ["", "Examples", "--------", inspect.cleandoc(spec["examples"])]
-    return "\n".join(lines) + "\n"
+    refs = [_wrap(ref, f".. [{i}] ", "   ") for i, ref in enumerate(spec["references"], 1)]
+    low, high = spec["bounds"]
+    return _TEMPLATE.format(
+        summary=f"{spec['description'][0].upper()}{spec['description'][1:]}, per item.",
+        data=_DATA[unary],
+        options=options,
+        span=f"[{_bound(low)}, {spec['k_bound'] or _bound(high)}]",
+        traits="; ".join(traits),
+        raises=f"\nValueError\n    An invalid {checked}." if checked else "",
+        name=spec["name"],
+        args="p" if unary else "p, q",
+        formula=spec["formula"],
+        notes=f"\n{inspect.cleandoc(spec['notes'])}\n" if spec["notes"] else "",
+        references="\nReferences\n----------\n" + "\n".join(refs) + "\n" if refs else "",
+        examples=inspect.cleandoc(spec["examples"]),
+    )
 
 
 def pointwise_metric(

@@ -209,14 +209,10 @@ def cross_entropy(
     symmetric=False,
     debiased="jackknife",
     notes="""
-        ``= H(p, q) − H(p)``; 0 iff ``p == q``.
-        Computed term by term as :func:`scipy.special.rel_entr` does (equal to
-        ``scipy.stats.entropy(p, q)``; a subnormal ``q_i > 0`` still gives a
-        finite term). With ``zero="clip"`` the clipped ``q`` is not
-        renormalised: entries of ``q`` below ``eps`` are raised to ``eps``, so
-        where the exact value is finite the clipped one is lower by at most
-        about ``eps`` (it can be -1e-13 instead of 0), and where
-        ``q_i = 0 < p_i`` it is finite (``p_i ln(p_i / eps)``) instead of inf.
+        ``= H(p, q) − H(p)``; 0 iff ``p == q``. Term by term as :func:`scipy.special.rel_entr`
+        (``scipy.stats.entropy(p, q)``; a subnormal ``q_i > 0`` gives a finite term). With
+        ``zero="clip"`` (no renormalising) a finite value can be lower by about ``eps``
+        (-1e-13 for 0), and ``q_i = 0 < p_i`` gives ``p_i ln(p_i / eps)`` instead of inf.
     """,
     references=[_KL],
     examples="""
@@ -298,9 +294,8 @@ def js_divergence(P: FloatArray, Q: FloatArray, /, *, base: float | None = None)
     bounds=(0.0, math.sqrt(math.log(2.0))),
     debiased="jackknife",
     notes="""
-        What ``scipy.spatial.distance.jensenshannon`` returns, and what Rizzi
-        et al. (2024) print in their "Jensen-Shannon" column. A metric
-        (satisfies the triangle inequality), unlike the divergence.
+        ``scipy.spatial.distance.jensenshannon`` and the "Jensen-Shannon" column of Rizzi
+        et al. (2024); a metric (triangle inequality), unlike the divergence.
     """,
     references=[
         "Endres, D. M. and Schindelin, J. E. (2003). A new metric for probability "
@@ -326,9 +321,8 @@ def js_distance(P: FloatArray, Q: FloatArray, /, *, base: float | None = None) -
     bounds=(0.0, 2.0),
     debiased="jackknife",
     notes="""
-        Twice the total variation distance. The LeWiDi 2025 scorer
-        (:func:`dissensus.metrics.lewidi.average_md`) rounds it to 5 decimals
-        per item; this function does not round.
+        Twice the total variation distance; the LeWiDi 2025 scorer
+        (:func:`dissensus.metrics.lewidi.average_md`) rounds it to 5 decimals per item.
     """,
     references=[_RIZZI],
     examples="""
@@ -367,10 +361,7 @@ def euclidean(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     label="L2²",
     description="squared Euclidean distance (multi-class Brier score)",
     bounds=(0.0, 2.0),
-    notes="""
-        Its expectation under a Dirichlet posterior has a closed form, which
-        the plain Euclidean distance lacks.
-    """,
+    notes="Unlike the Euclidean distance, it has a closed-form expectation under a Dirichlet.",
     references=[
         "Brier, G. W. (1950). Verification of forecasts expressed in terms of probability. "
         "Mon. Weather Rev. 78(1), 1–3. doi:10.1175/1520-0493(1950)078<0001:VOFEIT>2.0.CO;2"
@@ -399,12 +390,10 @@ def squared_euclidean(P: FloatArray, Q: FloatArray, /) -> FloatArray:
         )
     },
     notes="""
-        The K classes are taken in column order, 0, 1, ..., K − 1, one step
-        apart; the sum runs over k = 1..K − 1. In one dimension the optimal
-        transport cost has this closed form through the cumulative
-        distributions ``P_k = Σ_{i ≤ k} p_i`` (Vallender 1974); without the
-        ``1 / (K − 1)`` when ``normalized_distance=False``. For K = 1 the
-        distance is 0.
+        The classes are the columns in order, one step apart; k runs over 1..K − 1. In
+        one dimension the optimal transport cost has this closed form through the
+        cumulative distributions ``P_k = Σ_{i ≤ k} p_i`` (Vallender 1974), without the
+        ``1 / (K − 1)`` when ``normalized_distance=False``; 0 for K = 1.
     """,
     references=[
         "Rubner, Y., Tomasi, C. and Guibas, L. J. (2000). The earth mover's distance as a "
@@ -473,9 +462,8 @@ def chebyshev(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     k_bound="√K",
     debiased="jackknife",
     notes="""
-        The bound √K is reached when the supports are disjoint and cover all K
-        classes. A class with ``p_k = q_k = 0`` contributes 0 (the 0/0 term is
-        dropped, as ``scipy.spatial.distance.canberra`` does).
+        √K is reached by disjoint supports covering all K classes; a class with
+        ``p_k = q_k = 0`` contributes 0, as in ``scipy.spatial.distance.canberra``.
     """,
     references=[_GENG],
     examples=">>> clark([1.0, 0.0, 0.0], [0.0, 1.0, 0.0])\nnp.float64(1.414214)",
@@ -494,10 +482,7 @@ def clark(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     bounds=(0.0, math.inf),
     k_bound="K",
     debiased="jackknife",
-    notes="""
-        A class with ``p_k = q_k = 0`` contributes 0, as in
-        ``scipy.spatial.distance.canberra``.
-    """,
+    notes="A class with ``p_k = q_k = 0`` contributes 0, as in ``scipy.spatial.distance.canberra``.",
     references=[
         "Lance, G. N. and Williams, W. T. (1967). Mixed-data classificatory programs I. "
         "Agglomerative systems. Aust. Comput. J. 1(1), 15–20.",
@@ -518,10 +503,8 @@ def canberra(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     lower_is_better=False,
     debiased="jackknife",
     notes="""
-        1 iff ``p == q`` (rows on the simplex, which are never zero vectors,
-        so the ratio is always defined). A similarity, as in label
-        distribution learning (Geng 2016), not the cosine *distance* of
-        ``scipy.spatial.distance.cosine``, which is ``1 - cosine(p, q)``.
+        1 iff ``p == q`` (rows on the simplex are never zero). A similarity (Geng 2016), not
+        the cosine distance ``1 - cosine(p, q)`` of ``scipy.spatial.distance.cosine``.
     """,
     references=[_GENG],
     examples=">>> cosine([1.0, 0.0], [0.5, 0.5])\nnp.float64(0.707107)",
@@ -560,11 +543,9 @@ def intersection(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     description="Sørensen (Bray-Curtis) distance, half the L1 on the simplex",
     bounds=(0.0, 1.0),
     notes="""
-        1 for disjoint supports. Also called the Bray–Curtis dissimilarity
-        (``scipy.spatial.distance.braycurtis``). For rows on the simplex the
-        denominator is 2, so it equals ``½ L1(p, q) = 1 − ∩(p, q)``: it ranks
-        predictions exactly as Manhattan and intersection do, and is listed
-        for comparability with the label-distribution-learning literature.
+        The Bray–Curtis dissimilarity (``scipy.spatial.distance.braycurtis``); 1 for
+        disjoint supports. On the simplex it is ``½ L1(p, q) = 1 − ∩(p, q)``, so it ranks
+        as Manhattan and intersection do; listed for the label-distribution literature.
     """,
     references=[_CHA, _GENG],
     examples=">>> sorensen([0.2, 0.5, 0.3], [0.4, 0.4, 0.2])\nnp.float64(0.2)",
@@ -582,10 +563,8 @@ def sorensen(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     description="squared chi-square distance, sum (p_i - q_i)^2 / (p_i + q_i)",
     bounds=(0.0, 2.0),
     notes="""
-        2 for disjoint supports. A class with ``p_k = q_k = 0`` contributes 0
-        (the 0/0 term is dropped, no clipping). Symmetric, unlike Pearson's or
-        Neyman's chi-square; also known as the triangular discrimination. On
-        the simplex it equals ``2 − 4 Σ_k p_k q_k / (p_k + q_k)``.
+        2 for disjoint supports. Symmetric, unlike Pearson's or Neyman's chi-square
+        (the triangular discrimination); on the simplex ``2 − 4 Σ_k p_k q_k / (p_k + q_k)``.
     """,
     references=[_CHA, _GENG],
     examples=">>> squared_chi2([0.5, 0.5, 0.0], [0.25, 0.25, 0.5])\nnp.float64(0.666667)",
@@ -605,10 +584,7 @@ def squared_chi2(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     description="fidelity similarity, sum sqrt(p_i q_i) (higher is better)",
     bounds=(0.0, 1.0),
     lower_is_better=False,
-    notes="""
-        1 iff ``p == q``, 0 for disjoint supports; ``= 1 − H(p, q)²`` with
-        ``H`` the (normalised) :func:`hellinger` distance.
-    """,
+    notes="1 iff ``p == q``, 0 for disjoint supports; ``1 − H(p, q)²``, ``H`` :func:`hellinger`.",
     references=[
         _CHA,
         "Bhattacharyya, A. (1943). On a measure of divergence between two statistical "
@@ -637,10 +613,8 @@ def fidelity(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     bounds=(0.0, 1.0),
     debiased="jackknife",
     notes="""
-        ``= √(1 − Σ_k √(p_k q_k))``. Normalised by 1/2 so that the maximum is 1,
-        reached for disjoint supports (some texts omit it, giving [0, √2]).
-        Computed from the differences of square roots, which stays accurate
-        when ``p`` and ``q`` are close.
+        ``= √(1 − Σ_k √(p_k q_k))``; the ½ makes the maximum (disjoint supports) 1, not √2.
+        Computed from differences of square roots, accurate when ``p`` and ``q`` are close.
     """,
     references=[
         "Hellinger, E. (1909). Neue Begründung der Theorie quadratischer Formen von "

@@ -1,18 +1,16 @@
 """The one metric registry: every metric's function and metadata, looked up by name.
 
-Evaluation, audit, reports and the CLI never import metric functions; they
-ask :func:`get_metric` for a :class:`Metric` and read its metadata. Three
-kinds of entries, the built-in ones each declared once next to its formula:
-``"pointwise"`` metrics ``func(p_true, q_pred)`` on probability rows
-(:mod:`dissensus.metrics._pointwise`); their ``"expected"`` forms
-``E[<name>]``, ``func(alpha, q_pred)`` under a Dirichlet posterior
-(:mod:`dissensus.metrics.expected`); their ``"debiased"`` forms
+The layers above never import metric functions; they ask :func:`get_metric`
+for a :class:`Metric` and read its metadata. Pointwise metrics
+``func(p_true, q_pred)`` (:mod:`~dissensus.metrics._pointwise`) have
+expected forms ``E[<name>]``, ``func(alpha, q_pred)`` under a Dirichlet
+posterior (:mod:`~dissensus.metrics.expected`), and debiased forms
 ``debiased[<name>]``, ``func(counts, q_pred)`` against the true distribution
-(:mod:`dissensus.metrics.debiased`; unbounded, can be negative). A form is
-declared with :func:`metric_form`, copies its pointwise metric's metadata
-(:func:`register_form`) and is linked from it; entries stay grouped by kind,
-each form in the order of its pointwise metric. Unary entries (entropy and
-its expectation) are left out of :func:`list_metrics` unless asked.
+(:mod:`~dissensus.metrics.debiased`; unbounded). A form is declared with
+:func:`metric_form` next to its formula, copies its metric's metadata and is
+linked from it; the registry stays grouped by kind, forms in the order of
+their metrics. Unary entries (entropy, its expectation) are left out of
+:func:`list_metrics` unless asked.
 """
 
 from __future__ import annotations
@@ -61,24 +59,23 @@ class Metric:
         distribution, Dirichlet ``alpha`` (``needs_posterior``) or label counts
         (``needs_counts``); unary entries take the target only.
     lower_is_better, needs_order, symmetric : bool
-        Direction; the value depends on the class order (EMD);
-        ``func(p, q) == func(q, p)`` (never for forms).
+        Direction; depends on the class order (EMD); ``func(p, q) == func(q,
+        p)`` (never for forms).
     bounds : tuple of float
-        ``(low, high)`` for every K (``inf`` when unbounded or growing with K:
-        :meth:`bounds_for`, from ``k_bound(K)``).
+        ``(low, high)`` for every K (``inf`` if unbounded or growing with K:
+        :meth:`bounds_for` uses ``k_bound(K)``).
     kind : {"pointwise", "expected", "debiased"}
     expected, debiased, pointwise : str or None
         Links between a pointwise metric and its forms.
     zero_policy : bool
-        ``func`` accepts ``zero=`` and ``eps=`` (metrics with logs of ``q``).
+        ``func`` accepts ``zero=`` and ``eps=`` (logs of ``q``).
     label, description, formula : str
-        Short label for tables, one line for listings, the formula in plain text
-        (``p`` target, ``q`` prediction) as ``dissensus metrics`` prints it.
+        For tables, listings, and ``dissensus metrics`` (plain text, ``p``
+        target, ``q`` prediction).
     kernel : callable or None
-        :attr:`func` without the input checks, on float64 (N, K) arrays of the
-        same shape already on the simplex (scalar options are still checked);
-        the same bytes, for callers that evaluate a metric many times on arrays
-        they checked once (the jackknife).
+        :attr:`func` without the input checks (the same bytes), on float64 (N,
+        K) arrays of one shape already on the simplex, scalar options still
+        checked: for callers that evaluate a metric many times (the jackknife).
     """
 
     name: str
@@ -321,20 +318,17 @@ def _fold(name: str) -> str:
 
 
 def get_metric(name: str | Metric) -> Metric:
-    """Look a metric up by name (case, ``-`` and spaces for ``_`` do not matter).
+    """Look a metric up by name (case, and ``-`` or a space for ``_``, do not matter).
 
-    A :class:`Metric` is returned as is. An unknown name raises ``ValueError``
-    listing the available names and the closest matches; a non-string
-    ``TypeError``.
+    A :class:`Metric` is returned as is; an unknown name raises ``ValueError``
+    with the closest matches and the available names.
 
     Examples
     --------
     >>> m = get_metric("emd")
     >>> m.needs_order, m.bounds, m.lower_is_better, m.expected
     (True, (0.0, 1.0), True, 'E[emd]')
-    >>> get_metric("E[emd]").needs_posterior
-    True
-    >>> get_metric("E[KL-Divergence]").name  # case and '-' do not matter
+    >>> get_metric("E[KL-Divergence]").name
     'E[kl_divergence]'
     >>> get_metric("kl_divergense")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -382,16 +376,11 @@ def list_metrics(
 ) -> list[str]:
     """Names of the registered metrics that match every given filter, in registry order.
 
-    Parameters
-    ----------
-    kind : {"pointwise", "expected", "debiased"}, optional
-        Only this kind; every kind when None.
-    needs_order, symmetric, bounded : bool, optional
-        Only metrics with (True) or without (False) the property.
-    unary : bool or None, default False
-        By default only two-argument metrics, so every listed ``func`` can be
-        called as ``func(p, q)``; True lists only the one-argument ones
-        (entropy), None both.
+    ``kind`` ("pointwise", "expected" or "debiased"), ``needs_order``,
+    ``symmetric`` and ``bounded`` keep the metrics with that value (None: any).
+    ``unary=False`` (default) lists the two-argument metrics only, so every
+    listed ``func`` can be called as ``func(p, q)``; True the one-argument ones
+    (entropy), None both.
 
     Examples
     --------

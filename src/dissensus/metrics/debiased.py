@@ -1,43 +1,35 @@
 r"""Debiased soft metrics: estimate :math:`f(\pi, q)` against the TRUE label distribution.
 
-Users care about :math:`f(\pi, q)` for an item's true label distribution
-:math:`\pi`, but see only the empirical distribution :math:`\hat p = n_k / n`
-of its ``n`` annotations. When ``f`` is not linear in the target,
-:math:`\mathbb{E}[f(\hat p, q)] \ne f(\pi, q)`: distances are biased upward
-by the annotation noise, by an amount that depends on ``q``, so with 2–3
-annotations per item the empirical ranking of models can differ from the
-true one. The functions here take the items' label **counts** (``counts``,
-(N, K) non-negative integers, at least one per item; ``q_pred`` as for the
-pointwise metrics, one row used for every item) and remove the leading
-(order :math:`1/n`) term of that bias.
+Users care about :math:`f(\pi, q)` for an item's true distribution
+:math:`\pi` but see the empirical :math:`\hat p = n_k / n` of its ``n``
+annotations; for ``f`` not linear in the target :math:`\mathbb{E}[f(\hat p,
+q)] \ne f(\pi, q)`, distances are biased upward by an amount that depends on
+``q``, and with 2–3 annotations per item the empirical ranking of models can
+differ from the true one. These functions take the label ``counts`` ((N, K)
+non-negative integers, at least one per item; ``q_pred`` as for the
+pointwise metrics) and remove the leading (:math:`1/n`) term of that bias.
 
-Each pointwise metric with a debiased form has one estimator, declared once
-(``dissensus metrics --kind debiased`` prints each formula): the exact
-U-statistic for ``squared_euclidean`` (:func:`squared_euclidean`), the
-empirical value for the target-linear ``cross_entropy``
-(:func:`cross_entropy`), and the jackknife over annotations
-(:func:`jackknife`) for every metric declared ``debiased="jackknife"``
-(:data:`JACKKNIFE_METRICS`; for ``kl_divergence`` it corrects only
-:math:`-H(\hat p)`, Zahl's jackknife entropy). ``kl_divergence_reverse`` (a
-leave-one-out target that loses a class makes it infinite) and ``entropy``
-have none. The registry names the forms ``debiased[<name>]``
-(``needs_counts=True``); ``evaluate`` and ``--metrics`` take them by name.
+Each metric with a debiased form has one estimator (``dissensus metrics
+--kind debiased`` prints the formulas): the exact U-statistic for
+``squared_euclidean``, the empirical value for the target-linear
+``cross_entropy``, and the jackknife over annotations for the metrics
+declared ``debiased="jackknife"`` (:data:`JACKKNIFE_METRICS`; for
+``kl_divergence`` it corrects :math:`-H(\hat p)` only, Zahl's jackknife
+entropy). ``kl_divergence_reverse`` (infinite once a leave-one-out target
+loses a class) and ``entropy`` have none. The registry names the forms
+``debiased[<name>]`` (``needs_counts=True``).
 
-**A debiased value can be negative** (above 1 for similarities): the
-estimate of a small non-negative quantity, not a distance; means and
-bootstrap intervals use the unclipped values (clipping at 0 would bring the
-bias back). **The jackknife does not fix L1 and EMD** (nor the other kinked
-metrics, Chebyshev and intersection): their bias near :math:`q = \pi` is of
-order :math:`n^{-1/2}`, and on the :math:`1/n` lattice the correction is
-erratic; :func:`binomial_corrected` is the alternative studied.
-docs/debiased.md has the exact-enumeration and ranking studies.
-
-Items with one annotation (the jackknife needs two): with
-``single="empirical"`` (default) their empirical value :math:`f(\hat p, q)`
-and a :class:`RuntimeWarning`, with ``single="nan"`` NaN.
-:func:`jackknife_variance` gives each item's variance from the same K + 1
-calls of the unchecked kernel (``Metric.kernel``, run block by block of
-rows); :func:`inverse_variance_mean` weights items by its inverse.
+**A debiased value can be negative** (above 1 for similarities): means and
+bootstrap intervals use the unclipped values, as clipping would bring the
+bias back. **The jackknife does not fix L1 and EMD** (nor Chebyshev and
+intersection): their bias near :math:`q = \pi` is of order :math:`n^{-1/2}`,
+and on the :math:`1/n` lattice the correction is erratic;
+:func:`binomial_corrected` is the alternative studied (docs/debiased.md has
+the exact-enumeration and ranking studies). Items with one annotation get
+their empirical value and a :class:`RuntimeWarning` (``single="empirical"``)
+or NaN (``single="nan"``); :func:`jackknife_variance` gives each item's
+variance from the same K + 1 kernel calls, :func:`inverse_variance_mean`
+weights items by its inverse.
 """
 
 from __future__ import annotations
@@ -125,12 +117,10 @@ def _phat(C: npt.NDArray[np.int64], n: FloatArray) -> FloatArray:
     return P
 
 
-#: Metrics with logs (a ``base=`` option) cost several times a copy of their input: the
-#: jackknife calls them on the rows that leave an annotation of the class out only,
-#: gathered, when at most this share of the rows do. For the cheap kernels (L1, EMD, L2,
-#: Hellinger) the gather and scatter cost more than the rows they save (1M x K = 5, 2-10
-#: annotations: JS divergence 0.92 -> 0.71 s, Manhattan 0.19 -> 0.26 s). User metrics without
-#: a kernel re-check their input on every call, so they are gathered too.
+#: Metrics with logs (a ``base=`` option), and user metrics without a kernel, cost several
+#: copies of their input: the jackknife gathers the rows that leave a class out when at most
+#: this share do. For the cheap kernels gathering costs more than it saves (1M x K = 5, 2-10
+#: annotations: JS divergence 0.92 -> 0.71 s, Manhattan 0.19 -> 0.26 s).
 _GATHER_SHARE = 0.75
 
 
@@ -278,10 +268,17 @@ def _jackknife(
     N, K = C.shape
     est = np.empty(N)
     var = np.empty(N) if want_variance else None
+    gather = met.kernel is None or "base" in inspect.signature(met.func).parameters
 
     def block(lo: int, hi: int) -> None:
         e, v = _jackknife_rows(
-            met, C[lo:hi], n[lo:hi], Q[lo:hi], options, want_variance=want_variance
+            met,
+            C[lo:hi],
+            n[lo:hi],
+            Q[lo:hi],
+            options,
+            want_variance=want_variance,
+            gather=gather,
         )
         est[lo:hi] = e
         if var is not None and v is not None:
@@ -300,6 +297,7 @@ def _jackknife_rows(
     options: dict[str, Any],
     *,
     want_variance: bool,
+    gather: bool,
 ) -> tuple[FloatArray, FloatArray | None]:
     """:func:`_jackknife` on one block of rows: K + 1 metric calls.
 
@@ -328,40 +326,33 @@ def _jackknife_rows(
     f0 = np.asarray(f(P, Q, **options), dtype=np.float64)
     s1 = np.zeros(N)
     s2 = np.zeros(N) if want_variance else None
-    gather = not unchecked or "base" in inspect.signature(met.func).parameters
     for k in range(K):  # one metric call per class: the n_k leave-outs share a value
         ck = CT[k]
         hk = (ck > 0) & many
         m = int(np.count_nonzero(hk))
         if m == 0:
             continue
+        keep = None
         if gather and m < _GATHER_SHARE * N:
             # an expensive metric on the rows that leave something out only (gathered copies)
-            rows = np.flatnonzero(hk)
-            Pk = B[rows]
-            Pk[:, k] = B1[rows, k]
-            with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-                g = np.asarray(f(Pk, Q[rows], **options), dtype=np.float64)
-                g -= f0[rows]
-            w = g * ck[rows]  # n_k (f_k - f0), then n_k (f_k - f0)^2
-            s1[rows] += w
-            if s2 is not None:
-                w *= g
-                s2[rows] += w
-            continue
-        keep = B[:, k].copy()
-        B[:, k] = B1[:, k]
-        # a user metric without a kernel re-checks its rows: give the weight-0 rows p-hat
-        Pk = B if unchecked else np.where(hk[:, None], B, P)
+            idx: npt.NDArray[np.intp] | slice = np.flatnonzero(hk)
+            Pk = B[idx]
+            Pk[:, k] = B1[idx, k]
+        else:
+            idx, keep = slice(None), B[:, k].copy()
+            B[:, k] = B1[:, k]
+            # a user metric without a kernel re-checks its rows: give the weight-0 rows p-hat
+            Pk = B if unchecked else np.where(hk[:, None], B, P)
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            g = np.asarray(f(Pk, Q, **options), dtype=np.float64)
-            g -= f0  # NaN (inf - inf) only where f0 is infinite: those items keep f0
-        B[:, k] = keep
-        w = g * ck  # n_k (f_k - f0), then n_k (f_k - f0)^2; 0 where n_k = 0 (g finite there)
-        s1 += w
+            g = np.asarray(f(Pk, Q[idx], **options), dtype=np.float64)
+            g -= f0[idx]  # NaN (inf - inf) only where f0 is infinite: those items keep f0
+        if keep is not None:
+            B[:, k] = keep
+        w = g * ck[idx]  # n_k (f_k - f0), then n_k (f_k - f0)^2; 0 where n_k = 0
+        s1[idx] += w
         if s2 is not None:
             w *= g
-            s2 += w
+            s2[idx] += w
     with np.errstate(invalid="ignore"):
         # centred on f0: f0 - (n-1)/n * sum n_k (f_k - f0) = n f0 - (n-1) sum (n_k/n) f_k
         est = np.where(np.isfinite(f0) & many, f0 - (n - 1.0) / n * s1, f0)
@@ -402,18 +393,10 @@ def jackknife_variance(
 class WeightedMean:
     r"""An inverse-variance weighted mean over items (:func:`inverse_variance_mean`).
 
-    Attributes
-    ----------
-    statistic : float
-        :math:`\sum_i w_i x_i` with the normalised weights ``weights`` (sum 1).
-    standard_error : float
-        :math:`1 / \sqrt{\sum_i 1 / \max(v_i, v_0)}`, when the floored variances
-        are the items' variances and the items independent.
-    weights : ndarray of float64, shape (N,)
-    floor : float
-        The variance floor :math:`v_0` used.
-    n_floored : int
-        Items whose variance was below the floor (weight :math:`1 / v_0`).
+    ``statistic`` is :math:`\sum_i w_i x_i` with the normalised ``weights``;
+    ``standard_error`` :math:`1 / \sqrt{\sum_i 1 / \max(v_i, v_0)}` (floored
+    variances taken as the items' variances, items independent); ``floor`` the
+    :math:`v_0` used; ``n_floored`` how many items were below it.
     """
 
     statistic: float

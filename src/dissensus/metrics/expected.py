@@ -1,35 +1,29 @@
 r"""Expected soft metrics under a Dirichlet posterior over the target distribution.
 
-When an item's label distribution ``p`` is only known through a few
-annotations, score a prediction ``q`` by the posterior expectation
-:math:`\mathbb{E}_{p \sim \mathrm{Dir}(\alpha)}[f(p, q)]` instead of
-:math:`f(\hat p, q)` (Magnani, A. (2025). Soft metrics for ordinal label
-uncertainty with variable sample sizes. ASSE 2025, ACM). Each function is
-declared (:func:`~dissensus.metrics._registry.metric_form`) the form
-``E[<name>]`` of the pointwise metric of the same name.
+When an item's label distribution ``p`` is known only through a few
+annotations, score a prediction ``q`` by :math:`\mathbb{E}_{p \sim
+\mathrm{Dir}(\alpha)}[f(p, q)]` instead of :math:`f(\hat p, q)` (Magnani, A.
+(2025). Soft metrics for ordinal label uncertainty with variable sample
+sizes. ASSE 2025, ACM). Each function is declared the form ``E[<name>]`` of
+the pointwise metric of its name (:func:`~dissensus.metrics._registry.metric_form`).
 
-Every function takes ``alpha``, (N, K) posterior Dirichlet parameters
-(``dissensus.posterior.dirichlet``; all > 0, ``a0 <= MAX_A0``, columns in
-class order), and ``q_pred``, (N, K) or (K,) predicted distributions (one
-row is used for every item; zeros allowed); it returns (N,) float64 values
-and raises :class:`~dissensus.DataError` for ``alpha`` not positive,
-``q_pred`` off the simplex or shapes that differ. ``n_jobs`` (int or None,
-default None: ``$DISSENSUS_NUM_THREADS``, else ``min(cores, 8)``; policy in
-:mod:`dissensus._parallel`) is the number of threads for the per-term work;
-results are bit-identical for every value. Logs are natural.
+The functions take ``alpha``, (N, K) posterior Dirichlet parameters (all >
+0, ``a0 <= MAX_A0``, columns in class order), and ``q_pred``, (N, K) or (K,)
+predictions (zeros allowed); return (N,) float64; raise
+:class:`~dissensus.DataError` for ``alpha`` not positive, ``q_pred`` off the
+simplex or shapes that differ. ``n_jobs`` (default: ``$DISSENSUS_NUM_THREADS``
+or ``min(cores, 8)``, :mod:`dissensus._parallel`) threads the per-term work,
+bit-identically. Logs are natural.
 
-Notation (Magnani 2025): ``a0 = alpha.sum(1)``; ``n`` the counts behind
-``alpha = prior + n``; ``A_k = alpha_1 + … + alpha_k`` and ``B_k = a0 -
-A_k``, always summed from the remaining parameters, never subtracted;
-``mu = alpha / a0``. Marginals: :math:`p_k \sim \mathrm{Beta}(\alpha_k, a_0
-- \alpha_k)`, cumulative sums :math:`P_k \sim \mathrm{Beta}(A_k, B_k)`.
-
-Exact (closed form): :func:`cross_entropy`, :func:`kl_divergence`,
+Notation (Magnani 2025): ``a0 = alpha.sum(1)``, ``alpha = prior + n``;
+``A_k = alpha_1 + … + alpha_k``, ``B_k = a0 - A_k`` (summed from the other
+parameters, never subtracted); ``mu = alpha / a0``. Marginals :math:`p_k \sim
+\mathrm{Beta}(\alpha_k, a_0 - \alpha_k)`, cumulative :math:`P_k \sim
+\mathrm{Beta}(A_k, B_k)`. Exact: :func:`cross_entropy`, :func:`kl_divergence`,
 :func:`kl_divergence_reverse`, :func:`entropy`, :func:`squared_euclidean`,
-:func:`manhattan`, :func:`emd`. Numerical to about 1e-11: :func:`js_divergence`.
-Monte Carlo, with a standard error: :func:`monte_carlo` (any metric),
-:func:`emd_std`, :func:`manhattan_std`. The vectorised Beta kernels, and how
-they are made fast, are in :mod:`dissensus.metrics._beta`.
+:func:`manhattan`, :func:`emd`; to about 1e-11: :func:`js_divergence`; Monte
+Carlo: :func:`monte_carlo`, :func:`emd_std`, :func:`manhattan_std`. The Beta
+kernels and what makes them fast are in :mod:`dissensus.metrics._beta`.
 """
 
 from __future__ import annotations
@@ -90,12 +84,10 @@ _PHI_DIRECT_BLOCK = 512
 _MAX_PAIRS = 1 << 15
 
 
-#: Valid range of the expected metrics: every alpha_k > 0 (any positive double,
-#: denormals included) and a0 = sum(alpha) <= MAX_A0. Inside it the exact
-#: forms hold, switching to their closed-form limits where the general formula
-#: would lose precision: a + b < 1e-100 (mass on the corners in proportion to
-#: alpha) and both Beta parameters >= 1e12 (the metric at the posterior mean,
-#: with its variance correction).
+#: Valid range: every alpha_k > 0 (denormals included) and a0 = sum(alpha) <= MAX_A0. The
+#: exact forms switch to their limits where the general formula loses precision: a + b <
+#: 1e-100 (mass on the corners) and both Beta parameters >= 1e12 (the posterior mean plus
+#: its variance correction).
 MAX_A0 = 1e300
 
 
@@ -215,14 +207,11 @@ def kl_divergence_reverse(
 ) -> FloatArray:
     r"""Expected reverse Kullback-Leibler divergence :math:`\mathbb{E}[\mathrm{KL}(q \| p)]`, exact.
 
-    Finite and non-negative: ``q_k = 0`` terms are 0 and ``p > 0`` almost
-    surely. ``zero`` and ``eps`` are accepted for a uniform signature and
-    validated, without effect: the expectation is exact, ``p`` is never clipped
-    (the pointwise metric with ``"clip"`` differs for very sparse ``alpha``).
-
-    Notes
-    -----
-    From :math:`\mathbb{E}[\ln p_k] = \psi(\alpha_k) - \psi(a_0)`:
+    Finite and non-negative (``q_k = 0`` terms are 0, ``p > 0`` almost surely).
+    ``zero`` and ``eps`` are validated for a uniform signature, without effect:
+    ``p`` is never clipped (so it differs from the clipped pointwise metric for
+    very sparse ``alpha``). From :math:`\mathbb{E}[\ln p_k] = \psi(\alpha_k) -
+    \psi(a_0)`:
 
     .. math::
 
@@ -246,15 +235,12 @@ def kl_divergence_reverse(
 def entropy(alpha: npt.ArrayLike, /) -> FloatArray:
     r"""Expected Shannon entropy :math:`\mathbb{E}[H(p)]` of the target, exact, in :math:`[0, \ln K)`.
 
-    Notes
-    -----
     .. math:: \mathbb{E}[H(p)] = \psi(a_0 + 1) - \sum_k \frac{\alpha_k}{a_0}\psi(\alpha_k + 1),
 
-    computed as the sum of the non-negative terms
-    :math:`\frac{\alpha_k}{a_0}(\psi(a_0 + 1) - \psi(\alpha_k + 1))`. (The
-    derivation of Magnani (2025) writes :math:`\mathbb{E}[p_k \ln p_k] =
-    \partial \ln B / \partial \alpha_k`, which is :math:`\mathbb{E}[\ln p_k]`;
-    its final formula, used here, is right.)
+    summed as the non-negative terms :math:`\frac{\alpha_k}{a_0}(\psi(a_0 + 1) -
+    \psi(\alpha_k + 1))`. (Magnani (2025) derives it via :math:`\mathbb{E}[p_k \ln
+    p_k] = \partial \ln B / \partial \alpha_k`, which is :math:`\mathbb{E}[\ln
+    p_k]`; the final formula is right.)
 
     Examples
     --------
@@ -272,8 +258,6 @@ def entropy(alpha: npt.ArrayLike, /) -> FloatArray:
 def squared_euclidean(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /) -> FloatArray:
     r"""Expected squared Euclidean distance :math:`\mathbb{E}\|p - q\|^2`, exact.
 
-    Notes
-    -----
     .. math::
 
         \mathbb{E}\|p - q\|^2 = \sum_k \left[\operatorname{Var} p_k
@@ -712,21 +696,16 @@ def emd_std(
 ) -> FloatArray:
     r"""Posterior standard deviation (``ddof=1``) of the EMD, by Monte Carlo.
 
-    How much the score of each item could move if its label distribution were
-    known: the spread of :math:`\mathrm{EMD}(p, q)` over :math:`p \sim
-    \mathrm{Dir}(\alpha)` (``normalized_distance`` as for :func:`emd`) from
-    ``n_samples`` posterior draws per item, reproducible with ``seed``.
+    How much each item's score could move if its label distribution were known
+    (``normalized_distance`` as for :func:`emd`; ``n_samples`` draws, ``seed``).
 
     Notes
     -----
-    **Monte Carlo, not exact.** The second moment needs
-    :math:`\mathbb{E}|P_j - Q_j||P_k - Q_k|` for dependent cumulative sums:
-    one-dimensional integrals of incomplete beta functions, whose difference
-    from the squared mean is small when the posterior is concentrated, so a
-    quadrature would have to resolve many digits; the sample variance has no
-    such cancellation. Relative error about :math:`1/\sqrt{2 n}` (1.1 % at the
-    default 4000 draws). :func:`monte_carlo` with the pointwise ``emd`` also
-    gives the standard error of the mean.
+    **Not exact**: the second moment needs :math:`\mathbb{E}|P_j - Q_j||P_k -
+    Q_k|` for dependent cumulative sums, whose difference from the squared mean
+    is tiny for a concentrated posterior (a quadrature would need many digits);
+    the sample variance has no such cancellation. Relative error about
+    :math:`1/\sqrt{2 n}` (1.1 % at 4000 draws).
 
     Examples
     --------

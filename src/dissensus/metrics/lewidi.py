@@ -1,27 +1,23 @@
 """The LeWiDi shared tasks (2023, 2025): official scorers, reproduced exactly, and submission files.
 
-Each scorer returns the number the organisers' evaluation code prints for the
-same inputs, to the last bit: the same clipping, the same rounding (Python's
-:func:`round`, which differs from :func:`numpy.round` near ties), the same
-order of summation; vectorised, where the official code loops over items.
+Each scorer returns what the organisers' code prints, to the last bit (same
+clipping, Python's :func:`round` rather than :func:`numpy.round`, same
+order of summation), vectorised where the official code loops over items.
+LeWiDi 2023 (SemEval-2023 Task 11, binary): :func:`cross_entropy_2023`,
+:func:`micro_f1_2023`, and :func:`targets_2023` for the gold soft labels.
+LeWiDi 2025 (NLPerspectives @ EMNLP 2025), soft: :func:`average_md` (MP),
+:func:`multilabel_average_md` (VariErrNLI), :func:`average_ws` (Paraphrase,
+CSC); perspectivist: :func:`error_rate` (MP), :func:`multilabel_error_rate`
+(VariErrNLI), :func:`mean_absolute_distance` (Paraphrase, CSC). Submission
+files: :func:`read_lewidi_predictions`, :func:`write_lewidi_predictions`.
 
-- LeWiDi 2023 (SemEval-2023 Task 11, binary tasks): :func:`cross_entropy_2023`
-  (soft), :func:`micro_f1_2023` (hard); :func:`targets_2023` builds the gold
-  soft labels (for ConvAbuse, abusive = severity < 0).
-- LeWiDi 2025 (NLPerspectives @ EMNLP 2025), soft: :func:`average_md` (MP),
-  :func:`multilabel_average_md` (VariErrNLI), :func:`average_ws` (Paraphrase,
-  CSC); perspectivist: :func:`error_rate` (MP), :func:`multilabel_error_rate`
-  (VariErrNLI), :func:`mean_absolute_distance` (Paraphrase, CSC).
-- Submission files: :func:`read_lewidi_predictions`, :func:`write_lewidi_predictions`.
-
-Every scorer takes ``(targets, predictions)`` of the same shape (``t``,
-``p``) and returns one float, lower is better except :func:`micro_f1_2023`.
-Soft labels are rows of (N, K) matrices, or (N, L, K) with one distribution
-per label, used as submitted; perspectivist labels are (N, A) (or (N, L, A))
-labels of the A annotators of each item, NaN where an annotator did not
-label it, or ragged per-item lists (padded with NaN). Different shapes,
-non-finite soft labels, NaN patterns that differ between the two sides and
-items without labels raise :class:`~dissensus.DataError`.
+Every scorer takes ``(targets, predictions)`` (``t``, ``p``) of one shape
+and returns a float, lower is better except :func:`micro_f1_2023`. Soft
+labels: (N, K), or (N, L, K) with one distribution per label, used as
+submitted. Perspectivist labels: (N, A) (or (N, L, A)) labels of each item's
+A annotators, NaN where one did not label it, or ragged per-item lists.
+Different shapes, non-finite soft labels, NaN patterns that differ and items
+without labels raise :class:`~dissensus.DataError`.
 
 References
 ----------
@@ -224,24 +220,20 @@ def read_lewidi_predictions(
 ) -> LewidiPredictions:
     r"""Read a LeWiDi submission file (predictions), 2023 or 2025 format.
 
-    ``year`` is the edition whose format the file follows; ``task`` (2025 only)
-    is ``"soft"`` (``*_test_soft.tsv``) or ``"pe"``, perspectivist per-annotator
-    labels (``*_test_pe.tsv``). Returns a :class:`LewidiPredictions`
-    (``.to_predictions()`` gives a :class:`~dissensus.Predictions`). Raises
-    ``FileNotFoundError``, ``DataError`` naming the line of a row that does not
-    follow the format, ``ValueError`` for an unknown ``year`` or ``task``.
+    ``year`` says the format; ``task`` (2025) is ``"soft"`` (``*_test_soft.tsv``)
+    or ``"pe"``, per-annotator labels (``*_test_pe.tsv``). Returns a
+    :class:`LewidiPredictions`; raises ``FileNotFoundError``, ``DataError`` (with
+    the line) for a row off the format, ``ValueError`` for an unknown option.
 
     Notes
     -----
     The formats, reconstructed from the task pages and participants' published
-    code (there is no formal specification), have no header:
-
-    - 2023 ``<Dataset>_results.tsv``: no item ids (rows follow the test file's
-      order), ``hard_label<TAB>p_0<TAB>p_1`` (one probability column per class).
-    - 2025 ``<dataset>_test_soft.tsv``: ``item_id<TAB>[p_0, ..., p_{K-1}]``, a
-      Python / JSON list (VariErrNLI: a list of lists, one per NLI label).
-    - 2025 ``<dataset>_test_pe.tsv``: ``item_id<TAB>[label of annotator 1, ...]``
-      in the order of the item's annotators in the gold file (NaN-padded to (N, A)).
+    code (there is no specification), have no header. 2023
+    ``<Dataset>_results.tsv``: ``hard_label<TAB>p_0<TAB>p_1`` (a column per
+    class), no item ids (test file order). 2025 ``<dataset>_test_soft.tsv``:
+    ``item_id<TAB>[p_0, ..., p_{K-1}]`` (VariErrNLI: a list of lists).
+    2025 ``<dataset>_test_pe.tsv``: ``item_id<TAB>[label of annotator 1, ...]``
+    in the gold file's annotator order (NaN-padded to (N, A)).
 
     Examples
     --------
@@ -497,20 +489,19 @@ def targets_2023(annotations: Annotations | LabelCounts | npt.ArrayLike, /) -> F
 
 
 def cross_entropy_2023(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
-    r"""Soft-label cross-entropy of LeWiDi 2023, as the official scorer computes it.
+    r"""Soft-label cross-entropy of LeWiDi 2023 (mean over items), as the official scorer computes it.
 
-    ``targets`` are (N, 2) gold soft labels (:func:`targets_2023`), the
-    predictions are not renormalised nor checked to sum to 1; the mean over items.
+    ``targets`` are (N, 2) gold soft labels (:func:`targets_2023`); predictions
+    are used as submitted (not renormalised).
 
     Notes
     -----
     .. math:: \mathrm{CE} = -\frac1N \sum_{i=1}^N \sum_{k=1}^K t_{ik}
               \ln\bigl(\mathrm{clip}(p_{ik}, 10^{-12}, 1 - 10^{-12}) + 10^{-9}\bigr)
 
-    summed over the whole matrix at once (NumPy's pairwise sum), as in the
-    official code, so the result is bit-identical. The :math:`10^{-9}` shift
-    makes the largest per-class penalty :math:`-\ln(10^{-9} + 10^{-12}) \approx
-    20.72` rather than :math:`-\ln 10^{-12} \approx 27.63`
+    summed over the whole matrix at once (NumPy's pairwise sum) as officially,
+    so bit-identical. The :math:`10^{-9}` shift caps a class's penalty at
+    :math:`\approx 20.72` instead of :math:`-\ln 10^{-12} \approx 27.63`
     (:func:`dissensus.metrics.cross_entropy` with ``zero="clip"`` has no shift).
 
     Examples
@@ -556,19 +547,17 @@ def _md_rows(t: FloatArray, p: FloatArray) -> FloatArray:
 def average_md(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     r"""Average Manhattan distance, the LeWiDi 2025 soft evaluation of MP (``average_MD``).
 
-    Notes
-    -----
     .. math:: \mathrm{AMD} = \mathrm{round}\Bigl(\frac1N \sum_{i=1}^N
               \mathrm{round}\bigl(\textstyle\sum_k |p_{ik} - t_{ik}|, 5\bigr), 5\Bigr)
 
-    Both roundings are Python's :func:`round` (ties to even on the exact binary
-    value) and both sums run left to right, as in the official code. The
-    unrounded per-item values are :func:`dissensus.metrics.manhattan`.
+    with Python's :func:`round` (ties to even on the exact binary value) and
+    left-to-right sums, as officially; unrounded per item it is
+    :func:`dissensus.metrics.manhattan`.
 
     Examples
     --------
-    The mean of the rounded distances 0.2 and 0.15309 is 0.176545, which Python
-    rounds to 0.17655 (NumPy's ``np.round`` would give 0.17654):
+    The mean of the rounded 0.2 and 0.15309 is 0.176545, which Python rounds to
+    0.17655 (``np.round`` would give 0.17654):
 
     >>> average_md([[0.6, 0.4], [0.2, 0.8]], [[0.5, 0.5], [0.123455, 0.876545]])
     0.17655
@@ -658,9 +647,8 @@ def error_rate(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
               \frac{a_i - \sum_k |t_{ik} - p_{ik}|}{a_i}, 5\Bigr)
 
     For binary labels the inner term is the share of the item's annotators
-    predicted wrongly; items count equally however many annotators they have.
-    Other labels enter through their absolute differences, as in the official
-    formula. The final mean is not rounded (official code: ``float(np.mean(...))``).
+    predicted wrongly (items count equally); other labels enter through their
+    absolute differences, as officially. The mean is not rounded.
 
     Examples
     --------
@@ -695,20 +683,17 @@ def mean_absolute_distance(
 ) -> float:
     r"""Mean normalised absolute distance, the LeWiDi 2025 perspectivist score of Paraphrase and CSC.
 
-    ``scale_values`` (float or Scale) is the divisor. The official code passes
-    the NUMBER OF POINTS of the scale, 11 for Paraphrase (−5..5) and 6 for CSC
-    (1..6) (:data:`SCALE_VALUES_2025`), not the range (10 and 5) its docstring
-    once said; a :class:`~dissensus.Scale` gives its number of labels. Not a
-    positive number: ``ValueError``. The value is below 1.
+    ``scale_values`` is the divisor :math:`s`: the official code passes the
+    NUMBER OF POINTS of the scale, 11 for Paraphrase (−5..5) and 6 for CSC
+    (1..6) (:data:`SCALE_VALUES_2025`), not the range its docstring once said; a
+    :class:`~dissensus.Scale` gives its number of labels; not positive:
+    ``ValueError``.
 
-    Notes
-    -----
     .. math:: \mathrm{MAD} = \frac1N \sum_{i=1}^N \frac{1}{s} \cdot
               \frac{1}{a_i} \sum_{k=1}^{a_i} |t_{ik} - p_{ik}|
 
-    with :math:`s` = ``scale_values``. The published formula multiplies by 100;
-    the official code does not (the factor is commented out), nor does this.
-    Nothing is rounded.
+    without the published formula's factor 100 (commented out in the official
+    code) and without rounding.
 
     Examples
     --------
