@@ -41,7 +41,8 @@ def metrics_command(*, kind: str | None, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=1, ensure_ascii=False))
         return
-    cells: list[tuple[str, ...]] = [("name", "family", "better", "ordered", "formula")] + [
+    cells: list[tuple[str, ...]] = [("name", "family", "better", "ordered", "formula")]
+    cells += [
         (
             m.name,
             m.kind,
@@ -52,6 +53,6 @@ def metrics_command(*, kind: str | None, as_json: bool) -> None:
         for m in metrics
     ]
     widths = [max(len(c[i]) for c in cells) for i in range(4)]
-    cells.insert(1, (*("-" * w for w in widths), "-" * 7))
+    cells.insert(1, tuple("-" * w for w in [*widths, 7]))
     for c in cells:
         click.echo("  ".join(v.ljust(w) for v, w in zip(c, widths, strict=False)) + "  " + c[-1])
