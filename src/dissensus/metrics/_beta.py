@@ -425,13 +425,7 @@ def phi_direct(a: FloatArray, b: FloatArray, c: FloatArray) -> FloatArray:
 
 
 def _phi_direct_block(
-    a: FloatArray,
-    b: FloatArray,
-    c: FloatArray,
-    z: FloatArray,
-    dz: FloatArray,
-    *,
-    reflect: bool,
+    a: FloatArray, b: FloatArray, c: FloatArray, z: FloatArray, dz: FloatArray, *, reflect: bool
 ) -> FloatArray:
     """The quadrature of :func:`phi_tables`, evaluated term by term (one pair per term)."""
     x, lx, w, lohi = _logit_nodes(a, b, z, dz, reflect=reflect)

@@ -272,13 +272,7 @@ def _jackknife(
 
     def block(lo: int, hi: int) -> None:
         e, v = _jackknife_rows(
-            met,
-            C[lo:hi],
-            n[lo:hi],
-            Q[lo:hi],
-            options,
-            want_variance=want_variance,
-            gather=gather,
+            met, C[lo:hi], n[lo:hi], Q[lo:hi], options, want_variance=want_variance, gather=gather
         )
         est[lo:hi] = e
         if var is not None and v is not None:
@@ -364,12 +358,7 @@ def _jackknife_rows(
 
 
 def jackknife_variance(
-    counts: npt.ArrayLike,
-    q_pred: npt.ArrayLike,
-    /,
-    *,
-    metric: str,
-    **options: Any,
+    counts: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, metric: str, **options: Any
 ) -> FloatArray:
     r"""The jackknife variance :math:`\widehat{\mathrm{Var}}_J \ge 0` of each item's debiased estimate.
 

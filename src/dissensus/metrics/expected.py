@@ -114,12 +114,7 @@ def _clip(func: str, Q: FloatArray, zero: str, eps: float) -> FloatArray:
 
 @metric_form("expected", "cross_entropy")
 def cross_entropy(
-    alpha: npt.ArrayLike,
-    q_pred: npt.ArrayLike,
-    /,
-    *,
-    zero: ZeroPolicy = "inf",
-    eps: float = 1e-12,
+    alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, zero: ZeroPolicy = "inf", eps: float = 1e-12
 ) -> FloatArray:
     r"""Expected cross-entropy :math:`\mathbb{E}[H(p, q)]`, exact.
 
@@ -159,12 +154,7 @@ def _plogp(a: FloatArray) -> FloatArray:
 
 @metric_form("expected", "kl_divergence")
 def kl_divergence(
-    alpha: npt.ArrayLike,
-    q_pred: npt.ArrayLike,
-    /,
-    *,
-    zero: ZeroPolicy = "inf",
-    eps: float = 1e-12,
+    alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, zero: ZeroPolicy = "inf", eps: float = 1e-12
 ) -> FloatArray:
     r"""Expected Kullback-Leibler divergence :math:`\mathbb{E}[\mathrm{KL}(p \| q)]`, exact, >= 0.
 
@@ -198,12 +188,7 @@ def kl_divergence(
 
 @metric_form("expected", "kl_divergence_reverse")
 def kl_divergence_reverse(
-    alpha: npt.ArrayLike,
-    q_pred: npt.ArrayLike,
-    /,
-    *,
-    zero: ZeroPolicy = "inf",
-    eps: float = 1e-12,
+    alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, zero: ZeroPolicy = "inf", eps: float = 1e-12
 ) -> FloatArray:
     r"""Expected reverse Kullback-Leibler divergence :math:`\mathbb{E}[\mathrm{KL}(q \| p)]`, exact.
 
@@ -445,12 +430,7 @@ def emd(
 
 
 def _e_phi(
-    a: FloatArray,
-    b: FloatArray,
-    c: FloatArray,
-    *,
-    m: int | None = None,
-    n_threads: int = 1,
+    a: FloatArray, b: FloatArray, c: FloatArray, *, m: int | None = None, n_threads: int = 1
 ) -> FloatArray:
     r"""E[φ(X, c)], φ(x, c) = x ln x + c ln c − (x + c) ln(x + c), X ~ Beta(a, b); 1-D arrays.
 
@@ -723,12 +703,7 @@ def emd_std(
 
 
 def manhattan_std(
-    alpha: npt.ArrayLike,
-    q_pred: npt.ArrayLike,
-    /,
-    *,
-    n_samples: int = 4000,
-    seed: SeedLike = 0,
+    alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, n_samples: int = 4000, seed: SeedLike = 0
 ) -> FloatArray:
     """Posterior standard deviation of the Manhattan (L1) distance, by Monte Carlo (as :func:`emd_std`).
 
