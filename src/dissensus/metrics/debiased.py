@@ -34,6 +34,7 @@ weights items by its inverse.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import warnings
@@ -109,12 +110,6 @@ def _counts_and_q(
     nf = n.astype(np.float64)
     Q, q_one = _declare.prediction_for(C, q_pred, "counts")
     return C, nf, Q, one and q_one
-
-
-def _phat(C: npt.NDArray[np.int64], n: FloatArray) -> FloatArray:
-    """The empirical distributions, counts over their totals."""
-    P: FloatArray = C / n[:, None]
-    return P
 
 
 #: Metrics with logs (a ``base=`` option), and user metrics without a kernel, cost several
@@ -250,6 +245,11 @@ def _jackknife_metric(metric: str) -> Metric:
     return met
 
 
+@functools.cache
+def _has_logs(func: MetricFunc) -> bool:
+    return "base" in inspect.signature(func).parameters
+
+
 def _jackknife(
     met: Metric,
     C: npt.NDArray[np.int64],
@@ -268,7 +268,7 @@ def _jackknife(
     N, K = C.shape
     est = np.empty(N)
     var = np.empty(N) if want_variance else None
-    gather = met.kernel is None or "base" in inspect.signature(met.func).parameters
+    gather = met.kernel is None or _has_logs(met.func)
 
     def block(lo: int, hi: int) -> None:
         e, v = _jackknife_rows(
@@ -648,7 +648,7 @@ def squared_euclidean(
     array([-0.5,  0.5])
     """
     C, n, Q, one = _counts_and_q(counts, q_pred, single, "squared_euclidean")
-    P = _phat(C, n)
+    P: FloatArray = C / n[:, None]  # the empirical distributions
     f0 = _kernel("squared_euclidean")(P, Q)
     with np.errstate(invalid="ignore", divide="ignore"):
         est = f0 - (1.0 - np.einsum("ij,ij->i", P, P)) / (n - 1.0)
@@ -678,7 +678,7 @@ def cross_entropy(
     array([0.69314718])
     """
     C, n, Q, one = _counts_and_q(counts, q_pred, single, "cross_entropy")
-    P = _phat(C, n)
+    P: FloatArray = C / n[:, None]  # the empirical distributions
     est = np.asarray(_kernel("cross_entropy")(P, Q, **options), dtype=np.float64)
     if single == "nan":
         est = np.where(n == 1, np.nan, est)

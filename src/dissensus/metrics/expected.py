@@ -67,8 +67,6 @@ __all__ = [
 ]
 
 FloatArray = npt.NDArray[np.float64]
-#: A pointwise metric: (N, K) targets and (N, K) predictions -> (N,).
-PointwiseMetric = Callable[[FloatArray, FloatArray], npt.ArrayLike]
 
 #: Terms per block of E|X - c| (eight 128 KiB temporaries stay in a 1 MiB L2 cache).
 _ABS_BLOCK = 16384
@@ -585,7 +583,7 @@ def _dirichlet_draws(rng: np.random.Generator, a: FloatArray, S: int) -> FloatAr
 
 
 def monte_carlo(
-    func: PointwiseMetric,
+    func: Callable[[FloatArray, FloatArray], npt.ArrayLike],
     alpha: npt.ArrayLike,
     q_pred: npt.ArrayLike,
     /,

@@ -356,9 +356,9 @@ def _sequential_sum(x: FloatArray, axis: int = -1) -> FloatArray:
     return total
 
 
-def _sequential_total(x: FloatArray) -> float:
-    """Left-to-right sum of a 1-D array (over items), in C: the last cumulative sum."""
-    return float(np.cumsum(x)[-1])
+def _rounded_mean(x: FloatArray) -> float:
+    """``round(sum(x) / len(x), 5)`` with the sum left to right, in C (the last cumulative sum)."""
+    return round(float(np.cumsum(x)[-1]) / int(x.shape[0]), 5)
 
 
 def _array(x: Any, name: str, func: str, ndim: int, *, labels: bool = False) -> FloatArray:
@@ -564,8 +564,7 @@ def average_md(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     """
     t, p = _soft_pair(targets, predictions, "average_md")
     d = _md_rows(t, p)
-    total: float = round(_sequential_total(d) / d.shape[0], 5)
-    return total
+    return _rounded_mean(d)
 
 
 def multilabel_average_md(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
@@ -587,8 +586,7 @@ def multilabel_average_md(targets: npt.ArrayLike, predictions: npt.ArrayLike, /)
     t, p = _soft_pair(targets, predictions, "multilabel_average_md", ndim=3)
     d = _md_rows(t, p)  # (N, L)
     per_item = _round_like_python(_sequential_sum(d, axis=1) / d.shape[1], 5)
-    total: float = round(_sequential_total(per_item) / per_item.shape[0], 5)
-    return total
+    return _rounded_mean(per_item)
 
 
 def average_ws(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
@@ -619,8 +617,7 @@ def average_ws(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     p = as_prob_matrix(_array(predictions, "predictions", "average_ws", 2), "predictions")
     _same_shape(t, p, "average_ws")
     d = emd(t, p, normalized_distance=False)
-    total: float = round(_sequential_total(d) / d.shape[0], 5)
-    return total
+    return _rounded_mean(d)
 
 
 def _abs_errors(t: FloatArray, p: FloatArray) -> tuple[FloatArray, FloatArray]:
