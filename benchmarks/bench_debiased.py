@@ -7,8 +7,8 @@ metric is timed twice: on the empirical distributions given (``f(p, q)``,
 what ``evaluate`` passes) and from the counts (``f(counts / n, q)``, the
 same input as the debiased metric); the debiased one on the counts. All
 through the registry, input validation included, best of 3, in the same
-run; ratios are of CPU times. Goal
-(issue 17): a debiased metric costs at most K + 1 pointwise evaluations
+run; ratios are of CPU times. Goal:
+a debiased metric costs at most K + 1 pointwise evaluations
 (the jackknife is one call on all items plus one call per class on the
 items that have an annotation of that class).
 

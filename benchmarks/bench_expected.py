@@ -1,4 +1,4 @@
-"""Expected metrics: exact closed forms vs Monte Carlo (numpy, and the seed paper's loop).
+"""Expected metrics: exact closed forms vs Monte Carlo (numpy, and the loop of Magnani 2025).
 
     python benchmarks/bench_expected.py [--quick]
 
@@ -7,7 +7,7 @@ Dirichlet-multinomial, predictions from a Dirichlet. Three kinds of posterior
 parameters, timed separately because the implementation has a fast path for
 the first two (per-pair tables when every 2 alpha is a small integer):
 
-- "counts + 1": alpha = counts + 1 (uniform prior, as in the seed paper);
+- "counts + 1": alpha = counts + 1 (uniform prior, as in Magnani 2025);
 - "counts + 1/2": alpha = counts + 1/2 (Jeffreys prior);
 - "continuous": alpha = counts + U(0.05, 2) per entry (every pair distinct:
   the general path).
@@ -21,7 +21,7 @@ methods measured in the same run.
 - exact: dissensus.metrics.expected on all N items.
 - numpy MC: fully vectorised NumPy Monte Carlo, 1,000 Dirichlet draws per
   item (Gamma variates, one (S, n, K) array), on a slice, extrapolated per item.
-- seed MC: the seed paper's method, scipy.stats.wasserstein_distance per draw
+- seed MC: the method of Magnani (2025), scipy.stats.wasserstein_distance per draw
   in a Python loop, 1,000 draws per item, on a tiny slice, extrapolated per item.
 """
 
@@ -78,7 +78,7 @@ def numpy_mc_emd(alpha, q, S, seed=1):
 
 
 def seed_mc_emd(alpha, q, S, seed=2):
-    """The seed paper's method: wasserstein_distance per Dirichlet draw, looped."""
+    """The method of Magnani (2025): wasserstein_distance per Dirichlet draw, looped."""
     rng = np.random.default_rng(seed)
     K = alpha.shape[1]
     support = np.arange(K)

@@ -1,6 +1,6 @@
 """L1 and EMD: the jackknife against the binomial bias correction, in the simulation study.
 
-Not a timing: a study (issue 17). Runs ``dissensus.simulate.study`` on the
+Not a timing: a study. Runs ``dissensus.simulate.study`` on the
 skewed (ConvAbuse-like) and flat (near-uniform) truth families with informed
 (noisy, sharpened, tempered, shrunk) and uninformed (marginal, uniform)
 candidates, once with the registry's ``debiased[manhattan]``/``debiased[emd]``

@@ -390,7 +390,7 @@ def section_metrics(rep: Report, *, quick: bool, memory: bool) -> None:
     q = rng.dirichlet(np.ones(BM.K), size=n)
     emd = get_metric("emd").func
     t = "emd (unnormalised)"
-    S.run(t, "dissensus", lambda: float(emd(p, q, normalize=False).mean()), n_items=n)
+    S.run(t, "dissensus", lambda: float(emd(p, q, normalized_distance=False).mean()), n_items=n)
     S.run(
         t,
         "ot.emd2 loop (LeWiDi scorer)",

@@ -11,7 +11,6 @@ import pytest
 from dissensus import Annotations, evaluate, load_example
 from dissensus._deprecation import keyword_only_options, renamed_parameters
 from dissensus.agreement import fleiss_kappa, icc, krippendorff_alpha, pairwise
-from dissensus.metrics import emd
 from dissensus.posterior import credible_interval
 from dissensus.stats import bootstrap_test
 
@@ -45,13 +44,6 @@ class TestRenamedParameters:
         assert np.allclose(old.low, credible_interval([[1.0, 1.0]], confidence_level=0.9).low)
         with pytest.warns(DeprecationWarning, match="'level'"):
             bootstrap_test([0.1, 0.4, 0.3], [0.0, 0.1, 0.2], level=0.8, n_resamples=99)
-
-    def test_emd_ground_distance_keeps_its_old_meaning(self) -> None:
-        p, q = [[0.0, 1.0, 0.0]], [[1.0, 0.0, 0.0]]
-        with pytest.warns(DeprecationWarning, match="'normalize'.*'normalized_distance'"):
-            old = emd(p, q, normalize=False)
-        np.testing.assert_array_equal(old, emd(p, q, normalized_distance=False))
-        np.testing.assert_array_equal(old, [1.0])
 
     def test_the_warning_points_at_the_caller(self) -> None:
         with pytest.warns(DeprecationWarning, match="n_boot") as record:

@@ -502,12 +502,10 @@ class TestMonteCarlo:
         q = np.array([0.2, 0.3, 0.5])
         res = E.monte_carlo(pw.squared_euclidean, alpha, q, n_samples=20_000, seed=1)
         exact = E.squared_euclidean(alpha, q)
-        assert np.all(np.abs(res.estimate - exact) < 4 * res.std_error)
+        assert np.all(np.abs(res.estimate - exact) < 4 * res.standard_error)
         again = E.monte_carlo(pw.squared_euclidean, alpha, q, n_samples=20_000, seed=1)
         np.testing.assert_array_equal(res.estimate, again.estimate)
         assert res.n_samples == 20_000
-        with pytest.warns(DeprecationWarning, match=r"\.value .*\.estimate"):
-            np.testing.assert_array_equal(res.value, res.estimate)
         assert "3 items" in repr(res)
 
     def test_chunking_matches_single_pass_statistics(self):
@@ -515,7 +513,7 @@ class TestMonteCarlo:
         q = np.array([0.2, 0.3, 0.5])
         small = E.monte_carlo(pw.emd, alpha, q, n_samples=30_000, seed=2, chunk_bytes=1000)
         exact = E.emd(alpha, q)
-        assert abs(small.estimate[0] - exact[0]) < 4 * small.std_error[0]
+        assert abs(small.estimate[0] - exact[0]) < 4 * small.standard_error[0]
         sd = np.std(pw.emd(np.random.default_rng(0).dirichlet(alpha[0], 200_000), q), ddof=1)
         assert small.std[0] == pytest.approx(sd, rel=0.03)
 
@@ -528,7 +526,7 @@ class TestMonteCarlo:
     def test_infinite_values_reported(self):
         res = E.monte_carlo(pw.kl_divergence, [[1.0, 1.0]], [1.0, 0.0], n_samples=100)
         assert np.isinf(res.estimate[0])
-        assert np.isnan(res.std_error[0])
+        assert np.isnan(res.standard_error[0])
 
     def test_bad_arguments(self):
         with pytest.raises(ValueError, match="n_samples"):

@@ -88,7 +88,7 @@ class TestJeffreysAndADenormalPrediction:
             mc = expected.monte_carlo(getattr(pointwise, name), alpha, q, seed=1)
             assert np.isfinite(value)
             assert value == pytest.approx(
-                float(mc.estimate[0]), abs=5 * float(mc.std_error[0]) + 1e-3
+                float(mc.estimate[0]), abs=5 * float(mc.standard_error[0]) + 1e-3
             )
 
 

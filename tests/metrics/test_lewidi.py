@@ -19,7 +19,8 @@ import pytest
 from scipy.stats import wasserstein_distance
 from sklearn.metrics import f1_score
 
-from dissensus import DataError, Predictions, Scale
+from dissensus import DataError, LabelCounts, Predictions, Scale
+from dissensus.data import CONVABUSE_SCALE
 from dissensus.metrics import cross_entropy, lewidi
 from dissensus.metrics.lewidi import (
     SCALE_VALUES_2025,
@@ -32,6 +33,7 @@ from dissensus.metrics.lewidi import (
     multilabel_average_md,
     multilabel_error_rate,
     read_lewidi_predictions,
+    targets_2023,
     write_lewidi_predictions,
 )
 
@@ -423,3 +425,27 @@ class TestWriteLewidiPredictions:
             write_lewidi_predictions(tmp_path / "x.tsv", [0.5, 0.5], year=2023)
         with pytest.raises(ValueError, match="LeWiDi 2023 files hold one"):
             write_lewidi_predictions(tmp_path / "x.tsv", [[1, 0]], year=2023, task="pe")
+
+
+class TestTargets2023:
+    def test_binary_tasks_are_the_proportions(self):
+        lc = LabelCounts.from_array([[3, 1], [0, 2]], scale=Scale.nominal([0, 1]))
+        np.testing.assert_array_equal(targets_2023(lc), lc.proportions())
+
+    def test_convabuse_is_abusive_or_not(self):
+        # columns -3 -2 -1 0 1: abusive = severity < 0
+        lc = LabelCounts.from_array([[1, 0, 2, 0, 1], [0, 0, 0, 1, 3]], scale=CONVABUSE_SCALE)
+        np.testing.assert_array_equal(targets_2023(lc), [[0.25, 0.75], [1.0, 0.0]])
+
+    def test_scores_with_the_official_cross_entropy(self):
+        lc = LabelCounts.from_array([[0, 0, 1, 1, 0]], scale=CONVABUSE_SCALE)
+        got = cross_entropy_2023(targets_2023(lc), [[0.5, 0.5]])
+        assert got == pytest.approx(-np.log(0.5 + 1e-9))
+
+    def test_refuses_other_scales_and_empty_items(self):
+        with pytest.raises(DataError, match="binary labels"):
+            targets_2023(LabelCounts.from_array([[1, 1]], scale=Scale.nominal(["a", "b"])))
+        with pytest.raises(DataError, match="binary labels"):
+            targets_2023(LabelCounts.from_array([[1, 1, 1]], scale=Scale.ordinal([1, 2, 3])))
+        with pytest.raises(DataError, match="1 items have no annotations"):
+            targets_2023(LabelCounts.from_array([[0, 0], [1, 0]], scale=Scale.nominal([0, 1])))

@@ -1,4 +1,4 @@
-"""Tests of dissensus.metrics._pointwise: published cases, scipy / POT cross-checks, numerics."""
+"""Tests of the pointwise metrics (dissensus.metrics._pointwise): published cases, scipy / POT cross-checks, numerics."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from scipy.stats import wasserstein_distance
 
 from dissensus import DataError
 from dissensus.metrics import (
-    _pointwise,
+    _declare,
     canberra,
     chebyshev,
     clark,
@@ -282,10 +282,10 @@ class TestEmd:
     def test_single_class_is_zero(self) -> None:
         np.testing.assert_array_equal(emd([[1.0]], [[1.0]]), [0.0])
 
-    def test_normalize_rows_hint(self) -> None:
-        with pytest.raises(DataError, match=r"pass `normalize_rows=True` to rescale"):
+    def test_normalize_rescales_rows_like_every_metric(self) -> None:
+        with pytest.raises(DataError, match=r"pass `normalize=True` to rescale"):
             emd([[1.0, 1.0]], [[0.5, 0.5]])
-        np.testing.assert_allclose(emd([[2.0, 2.0]], [[0.0, 3.0]], normalize_rows=True), [0.5])
+        np.testing.assert_allclose(emd([[2.0, 2.0]], [[0.0, 3.0]], normalize=True), [0.5])
 
 
 class TestGeometric:
@@ -449,7 +449,7 @@ class TestInputs:
     ) -> None:
         # With blocks of 16,384 entries, 10,001 rows x 5 are computed in blocks of 3,276
         # rows (the last one ragged); every row must get the value it gets on its own.
-        monkeypatch.setattr(_pointwise, "_CHUNK_ELEMENTS", 16_384)
+        monkeypatch.setattr(_declare, "CHUNK_ELEMENTS", 16_384)
         rng = np.random.default_rng(99)
         p, q = random_rows(rng, 10_001, 5), random_rows(rng, 10_001, 5)
         whole = metric(p, q)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import sys
-import types
 from collections.abc import Iterator
 from typing import Any
 
@@ -254,28 +252,12 @@ class TestKernel:
             register_metric("tv3", tv, lower_is_better=True, kernel=3)  # type: ignore[arg-type]
 
 
-class TestExpectedForwarding:
-    """Expected entries import dissensus.metrics.expected on the first call."""
+class TestExpectedForms:
+    """Expected entries are the functions of dissensus.metrics.expected, declared there."""
 
-    def test_forwards_arguments(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        calls = []
-
-        def fake_emd(alpha: Any, q: Any, /, **kwargs: Any) -> np.ndarray:
-            calls.append((alpha, q, kwargs))
-            return np.array([0.25])
-
-        module = types.ModuleType("dissensus.metrics.expected")
-        module.emd = fake_emd  # type: ignore[attr-defined]
-        monkeypatch.setitem(sys.modules, "dissensus.metrics.expected", module)
-        got = get_metric("E[emd]")("ALPHA", "Q", zero="clip")
-        np.testing.assert_array_equal(got, [0.25])
-        assert calls == [("ALPHA", "Q", {"zero": "clip"})]
-
-    def test_missing_function(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        module = types.ModuleType("dissensus.metrics.expected")
-        monkeypatch.setitem(sys.modules, "dissensus.metrics.expected", module)
-        with pytest.raises(NotImplementedError, match="has no function 'emd'"):
-            get_metric("E[emd]")([[1.0, 1.0]], [[0.5, 0.5]])
+    def test_entry_is_the_expected_function(self) -> None:
+        assert get_metric("E[emd]").func is expected.emd
+        assert get_metric("E[entropy]").func is expected.entropy
 
     @pytest.mark.parametrize("name", sorted(EXPECTED_METRICS))
     def test_expected_module_provides_every_entry(self, name: str) -> None:

@@ -1,12 +1,11 @@
-"""Soft metrics: pointwise, expected under a Dirichlet posterior, and the LeWiDi scorers.
+"""Soft metrics: pointwise, expected under a Dirichlet posterior, debiased, and the LeWiDi scorers.
 
 Every metric takes ``(target, prediction)`` (N, K) arrays and returns one
-score per item (N,). The registry (:func:`get_metric`, :func:`list_metrics`)
-holds each metric's metadata; the layers above look metrics up by name.
-
-Submodules: :mod:`dissensus.metrics.expected` (expectations under a Dirichlet
-posterior), :mod:`dissensus.metrics.debiased` (estimates against the true
-distribution with the annotation-noise bias removed) and :mod:`dissensus.metrics.lewidi` (the official LeWiDi scorers).
+score per item (N,); each is declared once, on its kernel, and the registry
+(:func:`get_metric`, :func:`list_metrics`) holds its metadata. Submodules:
+:mod:`~dissensus.metrics.expected` (under a Dirichlet posterior),
+:mod:`~dissensus.metrics.debiased` (against the true distribution, from label
+counts), :mod:`~dissensus.metrics.lewidi` (the official LeWiDi scorers).
 """
 
 from dissensus.metrics import debiased, expected, lewidi
@@ -31,18 +30,18 @@ from dissensus.metrics._pointwise import (
     squared_chi2,
     squared_euclidean,
 )
-from dissensus.metrics._registry import (
-    BOUNDED_METRICS,
-    DEBIASED_METRICS,
-    EXPECTED_METRICS,
-    ORDINAL_METRICS,
-    REGISTRY,
-    SYMMETRIC_METRICS,
-    Metric,
-    get_metric,
-    list_metrics,
-    register_metric,
-)
+from dissensus.metrics._registry import REGISTRY, Metric, get_metric, list_metrics, register_metric
+
+#: Built-in metrics with ``func(p, q) == func(q, p)`` (drives the shared symmetry tests).
+SYMMETRIC_METRICS = frozenset(list_metrics(symmetric=True, unary=None))
+#: Built-in metrics with a finite range for each K (drives the shared bound tests).
+BOUNDED_METRICS = frozenset(list_metrics(bounded=True, unary=None))
+#: Built-in metrics that depend on the order of the classes.
+ORDINAL_METRICS = frozenset(list_metrics(needs_order=True, unary=None))
+#: Built-in expected metrics (take Dirichlet ``alpha``).
+EXPECTED_METRICS = frozenset(list_metrics(kind="expected", unary=None))
+#: Built-in debiased metrics (take label counts).
+DEBIASED_METRICS = frozenset(list_metrics(kind="debiased", unary=None))
 
 __all__ = [
     "BOUNDED_METRICS",

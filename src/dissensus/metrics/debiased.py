@@ -1,89 +1,41 @@
 r"""Debiased soft metrics: estimate :math:`f(\pi, q)` against the TRUE label distribution.
 
-A soft metric :math:`f(p, q)` compares a prediction ``q`` with a target
-distribution. Users care about :math:`f(\pi, q)` for the item's true label
-distribution :math:`\pi`, but only see the empirical distribution
-:math:`\hat p = n_k / n` of its ``n`` annotations. When ``f`` is not linear
-in the target, :math:`\mathbb{E}[f(\hat p, q)] \ne f(\pi, q)`: distances
-(Manhattan, EMD, Euclidean, Hellinger, JS, …) are biased upward by the
-annotation noise, by an amount that depends on ``q``, so with 2–3
-annotations per item the empirical ranking of models can differ from the
-true one. The functions here take the item's label **counts** and remove the
-leading (order :math:`1/n`) term of that bias.
+Users care about :math:`f(\pi, q)` for an item's true distribution
+:math:`\pi` but see the empirical :math:`\hat p = n_k / n` of its ``n``
+annotations; for ``f`` not linear in the target :math:`\mathbb{E}[f(\hat p,
+q)] \ne f(\pi, q)`, distances are biased upward by an amount that depends on
+``q``, and with 2–3 annotations per item the empirical ranking of models can
+differ from the true one. These functions take the label ``counts`` ((N, K)
+non-negative integers, at least one per item; ``q_pred`` as for the
+pointwise metrics) and remove the leading (:math:`1/n`) term of that bias.
 
-Which metric gets which estimator:
+Each metric with a debiased form has one estimator (``dissensus metrics
+--kind debiased`` prints the formulas): the exact U-statistic for
+``squared_euclidean``, the empirical value for the target-linear
+``cross_entropy``, and the jackknife over annotations for the metrics
+declared ``debiased="jackknife"`` (:data:`JACKKNIFE_METRICS`; for
+``kl_divergence`` it corrects :math:`-H(\hat p)` only, Zahl's jackknife
+entropy). ``kl_divergence_reverse`` (infinite once a leave-one-out target
+loses a class) and ``entropy`` have none. The registry names the forms
+``debiased[<name>]`` (``needs_counts=True``).
 
-* **Exact U-statistic** (unbiased for every :math:`\pi` and ``n >= 2``):
-  ``squared_euclidean`` (multi-class Brier score), :func:`squared_euclidean`.
-* **Identity** (the empirical value is already unbiased, because the metric
-  is linear in the target): ``cross_entropy``, :func:`cross_entropy`.
-* **Jackknife over annotations**, :func:`jackknife`: ``manhattan``, ``emd``,
-  ``euclidean``, ``js_divergence``, ``js_distance``, ``hellinger``,
-  ``chebyshev``, ``clark``, ``canberra``, ``cosine``, ``intersection`` and
-  ``kl_divergence`` (whose target-linear part, the cross-entropy, the
-  jackknife leaves unchanged; only :math:`-H(\hat p)` is corrected, which is
-  Zahl's jackknife entropy).
-* **Not offered**: ``kl_divergence_reverse`` (it takes the log of the
-  target, infinite as soon as a leave-one-out target loses a class the
-  prediction uses) and the one-argument ``entropy``.
-
-The registry names them ``debiased[<name>]``; they take ``(counts, q_pred)``
-(the registry flag ``needs_counts=True``), so ``evaluate``, ``summary``,
-``by_bin``, ``reversals`` and the CLI's ``--metrics`` accept them like any
-other metric.
-
-**A debiased value can be negative** (or, for similarities, above 1): it is
-an estimate of a small non-negative quantity, unbiased or nearly so, not a
-distance. Means over items and bootstrap intervals of means are computed
-from the unclipped values; clipping at 0 would bring the upward bias back.
-
-**Where the jackknife does not help: L1 and EMD** (and the other metrics
-with kinks: Chebyshev, intersection). Their bias at :math:`q \approx \pi`
-is of order :math:`n^{-1/2}` (the mean absolute deviation of a binomial
-proportion), not a power series in :math:`1/n`, so the jackknife removes
-only part of it (for the truth itself on a near-uniform 5-class truth,
-mean L1 0.98 → 0.47 at n = 3, 0.50 → 0.25 at n = 10); and when the
-prediction's values or cumulative sums lie on the 1/n or 1/(n - 1) lattice
-(a uniform prediction over 5 classes with 5, 6 or 10 annotations) the
-correction is erratic: an item whose share equals the prediction's
-exactly gets an O(1) correction whatever ``n``. In
-``simulate.study(debiased=True)`` (docs/debiased.md: R = 200, 400 items,
-skewed and near-uniform truths, six candidates) this makes
-``debiased[manhattan]`` and ``debiased[emd]`` rank models WORSE than the
-empirical form on the near-uniform truth from 4 annotations on (L1 Kendall
-tau 0.62 → -0.02 at 4–5, 0.88 → 0.75 at 51+), while they rank better on
-the skewed truth (L1 0.84 → 0.91 at 2–3, P(best) 0.00 → 0.34).
-:func:`binomial_corrected` (a bias correction built on the binomial law of
-each (cumulative) share) wins on the near-uniform truth but loses on the
-skewed one at 2–5 annotations, so the registry keeps the jackknife. The
-Brier score and cross-entropy have a bias that does not depend on the
-model, so their debiased forms never change a ranking. The metrics smooth in the target (JS
-divergence, KL, the Brier score) behave as designed; the square-root
-distances (Euclidean, Hellinger, JS distance) have a kink at :math:`q = \pi`
-only, and sit between the two (exact enumeration, 540 random
-:math:`(\pi, q, n)` cases with K 2–4 and n 2–10: the debiased |bias| is the
-smaller in 540 for JS divergence and KL, 518 JS distance, 510 Hellinger,
-437 Euclidean, 384 L1, 382 EMD; mean |bias| always smaller).
-
-Variance: :func:`jackknife_variance` per item (the same K + 1 metric
-calls); :func:`inverse_variance_mean` weights items by its inverse, a
-different estimand (a weighted mean over items).
-
-Speed: the registry's metrics have unchecked kernels (``Metric.kernel``,
-the same formula the checked function calls); the jackknife validates its
-input once and makes its K + 1 kernel calls block by block of rows
-(benchmarks/bench_debiased.py: 5-6.6 pointwise evaluations at 1M items x
-K = 5, depending on the machine's load).
-
-Items with one annotation: the jackknife needs ``n >= 2`` (leaving the only
-annotation out leaves no target). With ``single="empirical"`` (default) such
-an item gets its empirical value :math:`f(\hat p, q)` (biased; a
-:class:`RuntimeWarning` says how many items), with ``single="nan"`` NaN.
-Items with no annotation raise :class:`~dissensus.DataError`.
+**A debiased value can be negative** (above 1 for similarities): means and
+bootstrap intervals use the unclipped values, as clipping would bring the
+bias back. **The jackknife does not fix L1 and EMD** (nor Chebyshev and
+intersection): their bias near :math:`q = \pi` is of order :math:`n^{-1/2}`,
+and on the :math:`1/n` lattice the correction is erratic;
+:func:`binomial_corrected` is the alternative studied (docs/debiased.md has
+the exact-enumeration and ranking studies). Items with one annotation get
+their empirical value and a :class:`RuntimeWarning` (``single="empirical"``)
+or NaN (``single="nan"``); :func:`jackknife_variance` gives each item's
+variance from the same K + 1 kernel calls, :func:`inverse_variance_mean`
+weights items by its inverse.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import warnings
 from dataclasses import dataclass
@@ -96,8 +48,16 @@ from scipy import special
 from dissensus._exceptions import DataError
 from dissensus._parallel import for_blocks, n_threads
 from dissensus._validation import as_count_matrix, check_option, examples
-from dissensus.metrics import _pointwise as pw
-from dissensus.metrics._registry import Metric, get_metric
+from dissensus.metrics import _declare, _pointwise  # noqa: F401  (declares what is debiased here)
+from dissensus.metrics._registry import (
+    REGISTRY,
+    Metric,
+    MetricFunc,
+    get_metric,
+    list_metrics,
+    metric_form,
+    register_form,
+)
 
 __all__ = [
     "BINOMIAL_METRICS",
@@ -117,23 +77,13 @@ FloatArray = npt.NDArray[np.float64]
 SinglePolicy = Literal["empirical", "nan"]
 _SINGLE = ("empirical", "nan")
 
-#: Pointwise metrics whose debiased form is the jackknife over annotations.
-JACKKNIFE_METRICS = (
-    "kl_divergence",
-    "js_divergence",
-    "js_distance",
-    "manhattan",
-    "euclidean",
-    "emd",
-    "chebyshev",
-    "clark",
-    "canberra",
-    "cosine",
-    "intersection",
-    "hellinger",
-)
-#: Every pointwise metric with a debiased form (registered as ``debiased[<name>]``).
-DEBIASED_METRICS = ("cross_entropy", "squared_euclidean", *JACKKNIFE_METRICS)
+#: The jackknife estimator, as ``dissensus metrics`` prints it (``f`` the pointwise metric).
+JACKKNIFE_FORMULA = "n f(p̂) − (n − 1) Σ_k (n_k / n) f(p̂₋ₖ), p̂₋ₖ = (n − e_k)/(n − 1), f(p) = {}"
+
+
+def _kernel(name: str) -> MetricFunc:
+    """The unchecked kernel of a built-in pointwise metric (every one is declared with one)."""
+    return cast("MetricFunc", REGISTRY[name].kernel)
 
 
 def _counts_and_q(
@@ -158,34 +108,14 @@ def _counts_and_q(
         )
         raise DataError(msg)
     nf = n.astype(np.float64)
-    Q, q_one = pw._as_rows(q_pred, "q_pred", normalize=False)
-    if Q.shape[1] != C.shape[1]:
-        msg = (
-            f"`counts` has {C.shape[1]} categories (shape {C.shape}) but `q_pred` has "
-            f"{Q.shape[1]} (shape {Q.shape}); both must be (N, K) over the same K classes."
-        )
-        raise DataError(msg)
-    if q_one and C.shape[0] != 1:
-        Q = np.broadcast_to(Q, C.shape)
-    if Q.shape[0] != C.shape[0]:
-        msg = f"`q_pred` has {Q.shape[0]} rows but `counts` has {C.shape[0]}; pass one per item."
-        raise DataError(msg)
+    Q, q_one = _declare.prediction_for(C, q_pred, "counts")
     return C, nf, Q, one and q_one
 
 
-def _phat(C: npt.NDArray[np.int64], n: FloatArray) -> FloatArray:
-    """The empirical distributions, counts over their totals."""
-    P: FloatArray = C / n[:, None]
-    return P
-
-
-#: Metrics whose kernel costs several times a copy of its input (logs): the jackknife calls
-#: them on the rows that leave an annotation of the class out only, gathered, when at most
-#: :data:`_GATHER_SHARE` of the rows do. For the cheap kernels (L1, EMD, L2, Hellinger) the
-#: gather and scatter cost more than the rows they save (1M x K = 5, 2-10 annotations: JS
-#: divergence 0.92 -> 0.71 s, Manhattan 0.19 -> 0.26 s). User metrics without a kernel
-#: re-check their input on every call, so they are gathered too.
-_GATHER_KERNELS = frozenset({"kl_divergence", "js_divergence", "js_distance"})
+#: Metrics with logs (a ``base=`` option), and user metrics without a kernel, cost several
+#: copies of their input: the jackknife gathers the rows that leave a class out when at most
+#: this share do. For the cheap kernels gathering costs more than it saves (1M x K = 5, 2-10
+#: annotations: JS divergence 0.92 -> 0.71 s, Manhattan 0.19 -> 0.26 s).
 _GATHER_SHARE = 0.75
 
 
@@ -241,43 +171,30 @@ def jackknife(
 
     Parameters
     ----------
-    counts : array_like of int, shape (N, K) or (K,)
-        Label counts of each item.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions (one row is used for every item).
+    counts, q_pred : array_like
+        (N, K) or (K,) label counts and predictions (see the module docstring).
     metric : str
-        A two-argument pointwise metric of the registry, e.g. ``"emd"``.
+        A two-argument pointwise metric of the registry, e.g. ``"emd"``
+        (``ValueError`` otherwise).
     single : {"empirical", "nan"}, default "empirical"
         Items with one annotation: their empirical value (with a
         :class:`RuntimeWarning`), or NaN.
     return_variance : bool, default False
-        Also return the jackknife variance estimate of each item's value.
+        Also return each item's jackknife variance (NaN for one annotation).
     **options
         Passed to the metric (``zero=``, ``eps=`` for KL).
 
     Returns
     -------
-    ndarray of float64, shape (N,)
-        The estimates; can be negative (see the module docstring).
-    ndarray of float64, shape (N,)
-        With ``return_variance=True``: the jackknife variance (NaN for
-        one-annotation items).
-
-    Raises
-    ------
-    DataError
-        Counts that are not non-negative integers, items without
-        annotations, predictions off the simplex or of the wrong shape.
-    ValueError
-        Unknown metric, or not a two-argument pointwise one.
+    ndarray of float64, shape (N,), or a pair of them
+        The estimates (can be negative), and the variances.
 
     Notes
     -----
-    Leaving out one annotation of class :math:`k` turns the counts
-    :math:`n` into :math:`n - e_k`; the :math:`n_k` such leave-outs share one
-    value :math:`f_{(k)} = f((n - e_k)/(n - 1), q)`. So the jackknife over
-    the :math:`n` annotations is a weighted sum over the ``K`` classes (one
-    metric call per class, on the items with :math:`n_k > 0`):
+    Leaving out one annotation of class :math:`k` turns the counts :math:`n`
+    into :math:`n - e_k`; the :math:`n_k` such leave-outs share one value
+    :math:`f_{(k)} = f((n - e_k)/(n - 1), q)`, so the jackknife is a weighted
+    sum over the K classes (one metric call per class):
 
     .. math::
 
@@ -287,25 +204,22 @@ def jackknife(
             \Big(f_{(k)} - \sum_j \tfrac{n_j}{n} f_{(j)}\Big)^2 .
 
     It removes the :math:`1/n` term of the bias of a smooth ``f`` (exactly
-    unbiased for a quadratic one such as squared Euclidean). Where ``f``
-    has kinks (L1, EMD, Chebyshev, intersection at :math:`\hat p_k = q_k`)
-    the bias is not a power series in :math:`1/n`; the jackknife lowers it on
-    average but not for every :math:`(\pi, q)`. An item whose empirical
-    value is infinite keeps it.
+    unbiased for a quadratic one); where ``f`` has kinks (L1, EMD, Chebyshev,
+    intersection at :math:`\hat p_k = q_k`) it lowers the bias on average, not
+    for every :math:`(\pi, q)`. An infinite empirical value stays infinite.
 
     References
     ----------
-    Quenouille, M. H. (1956). Notes on bias in estimation. Biometrika 43,
-    353-360. doi:10.1093/biomet/43.3-4.353
-
-    Efron, B., & Stein, C. (1981). The jackknife estimate of variance. Ann.
-    Statist. 9(3), 586-596. doi:10.1214/aos/1176345462
+    .. [1] Quenouille, M. H. (1956). Notes on bias in estimation. Biometrika 43,
+       353-360. doi:10.1093/biomet/43.3-4.353
+    .. [2] Efron, B. and Stein, C. (1981). The jackknife estimate of variance.
+       Ann. Statist. 9(3), 586-596. doi:10.1214/aos/1176345462
 
     Examples
     --------
-    Two annotations that disagree, scored against the truth itself
-    ``[0.5, 0.5]``: the empirical L1 distance is 0 here, but its average
-    over annotation draws is 0.5; the jackknife averages 0 over draws.
+    Two annotations that disagree, scored against the truth ``[0.5, 0.5]``
+    itself: the empirical L1 is 0 here but 0.5 on average over annotation
+    draws; the jackknife averages 0.
 
     >>> jackknife([[1, 1], [2, 0], [0, 2]], [0.5, 0.5], metric="manhattan")
     array([-1.,  1.,  1.])
@@ -331,6 +245,11 @@ def _jackknife_metric(metric: str) -> Metric:
     return met
 
 
+@functools.cache
+def _has_logs(func: MetricFunc) -> bool:
+    return "base" in inspect.signature(func).parameters
+
+
 def _jackknife(
     met: Metric,
     C: npt.NDArray[np.int64],
@@ -342,25 +261,24 @@ def _jackknife(
 ) -> tuple[FloatArray, FloatArray | None]:
     """The jackknife estimate (and variance) of every item, block by block of rows.
 
-    The metric's unchecked kernel (:attr:`Metric.kernel`) does the K + 1
-    calls: the inputs were checked once, at entry. Blocks of about
-    ``pw._CHUNK_ELEMENTS`` entries keep a block's calls and its leave-one-out
-    targets in cache (the kernels block their own work the same way), on
-    the metrics' threads (:func:`dissensus._parallel.for_blocks`).
+    The K + 1 calls use the metric's unchecked kernel (inputs were checked once);
+    blocks of about ``CHUNK_ELEMENTS`` entries keep them in cache, on the
+    metrics' threads.
     """
     N, K = C.shape
     est = np.empty(N)
     var = np.empty(N) if want_variance else None
+    gather = met.kernel is None or _has_logs(met.func)
 
     def block(lo: int, hi: int) -> None:
         e, v = _jackknife_rows(
-            met, C[lo:hi], n[lo:hi], Q[lo:hi], options, want_variance=want_variance
+            met, C[lo:hi], n[lo:hi], Q[lo:hi], options, want_variance=want_variance, gather=gather
         )
         est[lo:hi] = e
         if var is not None and v is not None:
             var[lo:hi] = v
 
-    step = max(256, pw._CHUNK_ELEMENTS // max(K, 1))
+    step = max(256, _declare.CHUNK_ELEMENTS // max(K, 1))
     for_blocks(N, step, block, n_threads(None, "dissensus.metrics"))
     return est, var
 
@@ -373,17 +291,16 @@ def _jackknife_rows(
     options: dict[str, Any],
     *,
     want_variance: bool,
+    gather: bool,
 ) -> tuple[FloatArray, FloatArray | None]:
     """:func:`_jackknife` on one block of rows: K + 1 metric calls.
 
-    Leaving out one class-k annotation turns row ``C / n`` into
-    ``(C - e_k) / (n - 1)``: ``B = C / (n - 1)`` with column k replaced by
-    ``(C_k - 1) / (n - 1)`` (the same divisions as the brute-force
-    leave-one-out, so the same bytes). Only that column is swapped between
-    calls. Rows with ``C_k = 0`` keep ``B`` (finite, weight 0); rows with
-    ``n = 1`` use ``n`` for ``n - 1`` (finite) and get ``f0`` back at the end.
-    The per-item operations are kept few: at K = 5 they, not the metric,
-    would otherwise dominate (issue 17's budget is K + 1 metric calls).
+    Leaving out one class-k annotation turns row ``C / n`` into ``(C - e_k) / (n
+    - 1)``: ``B = C / (n - 1)`` with column k replaced by ``(C_k - 1) / (n - 1)``
+    (the divisions of the brute-force leave-one-out, so the same bytes). Rows
+    with ``C_k = 0`` keep ``B`` (weight 0); rows with ``n = 1`` use ``n`` for ``n -
+    1`` and get ``f0`` back. Few per-item operations: at K = 5 they would
+    otherwise cost more than the metric calls.
     """
     N, K = C.shape
     unchecked = met.kernel is not None
@@ -403,40 +320,33 @@ def _jackknife_rows(
     f0 = np.asarray(f(P, Q, **options), dtype=np.float64)
     s1 = np.zeros(N)
     s2 = np.zeros(N) if want_variance else None
-    gather = not unchecked or met.name in _GATHER_KERNELS
     for k in range(K):  # one metric call per class: the n_k leave-outs share a value
         ck = CT[k]
         hk = (ck > 0) & many
         m = int(np.count_nonzero(hk))
         if m == 0:
             continue
+        keep = None
         if gather and m < _GATHER_SHARE * N:
             # an expensive metric on the rows that leave something out only (gathered copies)
-            rows = np.flatnonzero(hk)
-            Pk = B[rows]
-            Pk[:, k] = B1[rows, k]
-            with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-                g = np.asarray(f(Pk, Q[rows], **options), dtype=np.float64)
-                g -= f0[rows]
-            w = g * ck[rows]  # n_k (f_k - f0), then n_k (f_k - f0)^2
-            s1[rows] += w
-            if s2 is not None:
-                w *= g
-                s2[rows] += w
-            continue
-        keep = B[:, k].copy()
-        B[:, k] = B1[:, k]
-        # a user metric without a kernel re-checks its rows: give the weight-0 rows p-hat
-        Pk = B if unchecked else np.where(hk[:, None], B, P)
+            idx: npt.NDArray[np.intp] | slice = np.flatnonzero(hk)
+            Pk = B[idx]
+            Pk[:, k] = B1[idx, k]
+        else:
+            idx, keep = slice(None), B[:, k].copy()
+            B[:, k] = B1[:, k]
+            # a user metric without a kernel re-checks its rows: give the weight-0 rows p-hat
+            Pk = B if unchecked else np.where(hk[:, None], B, P)
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            g = np.asarray(f(Pk, Q, **options), dtype=np.float64)
-            g -= f0  # NaN (inf - inf) only where f0 is infinite: those items keep f0
-        B[:, k] = keep
-        w = g * ck  # n_k (f_k - f0), then n_k (f_k - f0)^2; 0 where n_k = 0 (g finite there)
-        s1 += w
+            g = np.asarray(f(Pk, Q[idx], **options), dtype=np.float64)
+            g -= f0[idx]  # NaN (inf - inf) only where f0 is infinite: those items keep f0
+        if keep is not None:
+            B[:, k] = keep
+        w = g * ck[idx]  # n_k (f_k - f0), then n_k (f_k - f0)^2; 0 where n_k = 0
+        s1[idx] += w
         if s2 is not None:
             w *= g
-            s2 += w
+            s2[idx] += w
     with np.errstate(invalid="ignore"):
         # centred on f0: f0 - (n-1)/n * sum n_k (f_k - f0) = n f0 - (n-1) sum (n_k/n) f_k
         est = np.where(np.isfinite(f0) & many, f0 - (n - 1.0) / n * s1, f0)
@@ -448,53 +358,14 @@ def _jackknife_rows(
 
 
 def jackknife_variance(
-    counts: npt.ArrayLike,
-    q_pred: npt.ArrayLike,
-    /,
-    *,
-    metric: str,
-    **options: Any,
+    counts: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, metric: str, **options: Any
 ) -> FloatArray:
-    r"""The jackknife variance of each item's debiased estimate.
+    r"""The jackknife variance :math:`\widehat{\mathrm{Var}}_J \ge 0` of each item's debiased estimate.
 
-    Parameters
-    ----------
-    counts : array_like of int, shape (N, K) or (K,)
-        Label counts of each item.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions.
-    metric : str
-        A two-argument pointwise metric of the registry (every name of
-        :data:`DEBIASED_METRICS`; for ``squared_euclidean`` the jackknife
-        estimate is the exact U-statistic, for ``cross_entropy`` the
-        empirical value, so this is their variance too).
-    **options
-        Passed to the metric.
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        :math:`\widehat{\mathrm{Var}}_J \ge 0`; NaN for items with one
-        annotation (the jackknife needs two). Zero when every annotation
-        of the item has the same label (all leave-one-out values agree):
-        an underestimate, see :func:`inverse_variance_mean`.
-
-    Notes
-    -----
-    With :math:`f_{(k)}` the metric with one class-k annotation left out
-    (:func:`jackknife`),
-
-    .. math::
-
-        \widehat{\mathrm{Var}}_J = \frac{n - 1}{n} \sum_k n_k
-            \Big(f_{(k)} - \sum_j \tfrac{n_j}{n} f_{(j)}\Big)^2 ,
-
-    the same K + 1 metric calls as the estimate (one pass computes both).
-
-    References
-    ----------
-    Efron, B., & Stein, C. (1981). The jackknife estimate of variance. Ann.
-    Statist. 9(3), 586-596. doi:10.1214/aos/1176345462
+    As :func:`jackknife` (one pass computes both; for ``squared_euclidean`` and
+    ``cross_entropy`` it is also the variance of their exact forms). NaN for
+    items with one annotation; 0 when all annotations of the item agree, an
+    underestimate (see :func:`inverse_variance_mean`).
 
     Examples
     --------
@@ -511,21 +382,10 @@ def jackknife_variance(
 class WeightedMean:
     r"""An inverse-variance weighted mean over items (:func:`inverse_variance_mean`).
 
-    Attributes
-    ----------
-    statistic : float
-        :math:`\sum_i w_i x_i` with the normalised weights.
-    standard_error : float
-        :math:`1 / \sqrt{\sum_i 1 / \max(v_i, v_0)}`, the standard error
-        when the floored variances are the items' variances and the items
-        independent.
-    weights : ndarray of float64, shape (N,)
-        Normalised weights (sum 1).
-    floor : float
-        The variance floor :math:`v_0` used.
-    n_floored : int
-        Items whose variance was below the floor (they got weight
-        :math:`1 / v_0`).
+    ``statistic`` is :math:`\sum_i w_i x_i` with the normalised ``weights``;
+    ``standard_error`` :math:`1 / \sqrt{\sum_i 1 / \max(v_i, v_0)}` (floored
+    variances taken as the items' variances, items independent); ``floor`` the
+    :math:`v_0` used; ``n_floored`` how many items were below it.
     """
 
     statistic: float
@@ -556,23 +416,17 @@ def inverse_variance_mean(
 
     Parameters
     ----------
-    values : array_like, shape (N,)
-        Per-item estimates, e.g. :func:`jackknife` values of one model.
-    variances : array_like, shape (N,)
-        Their variances, e.g. :func:`jackknife_variance`. To compare models,
-        pass the SAME variances for every model (e.g. the mean over the
-        models of each item's jackknife variance): the weights then do not
-        depend on the model and every model is scored on one estimand.
+    values, variances : array_like, shape (N,)
+        Per-item estimates (e.g. :func:`jackknife` values of one model) and their
+        variances (e.g. :func:`jackknife_variance`). To compare models, pass the
+        SAME variances for every model (e.g. the mean over models of each item's
+        jackknife variance), so that every model is scored on one estimand.
     floor : float, "min" or "median", default "min"
-        The smallest variance used in a weight, :math:`v_0`. A jackknife
-        variance of 0 (every annotation of the item agrees) says "no
-        disagreement seen", not "known exactly"; without a floor such an
-        item would take all the weight. ``"min"``: the smallest positive
-        variance, so only the zeros are raised and an item with unanimous
-        annotations weighs as the most precise item with disagreement.
-        ``"median"``: the median of the positive variances (every item
-        below it, zeros included, weighs as a typical item; flatter
-        weights). A number: that floor.
+        The smallest variance used in a weight, :math:`v_0`: a variance of 0
+        (unanimous annotations) means "no disagreement seen", not "known
+        exactly". ``"min"``: the smallest positive variance (only the zeros are
+        raised); ``"median"``: the median of the positive ones (flatter
+        weights); a positive number: that floor.
 
     Returns
     -------
@@ -581,32 +435,27 @@ def inverse_variance_mean(
     Raises
     ------
     DataError
-        Values or variances that are NaN or infinite (items with one
-        annotation have no jackknife variance: drop them or give them one),
-        negative variances, mismatched lengths, or no positive variance with
-        ``floor="min"`` or ``"median"``.
-    ValueError
-        A ``floor`` that is not ``"min"``, ``"median"`` or a positive number.
+        NaN or infinite values or variances (items with one annotation have no
+        jackknife variance), negative variances, mismatched lengths, or no
+        positive variance for ``"min"`` / ``"median"``.
 
     Notes
     -----
     .. math::
 
-        \hat\mu_w = rac{\sum_i w_i x_i}{\sum_i w_i},
-        \qquad w_i = rac{1}{\max(v_i, v_0)} .
+        \hat\mu_w = \frac{\sum_i w_i x_i}{\sum_i w_i},
+        \qquad w_i = \frac{1}{\max(v_i, v_0)} .
 
-    This estimates :math:`\sum_i w_i f(\pi_i, q_i) / \sum_i w_i`, a
-    weighted mean over items in which well-annotated, agreed-on items count
-    more, NOT the plain mean over items that :func:`dissensus.evaluate`
-    reports. It has the smallest variance among weighted means when the
-    :math:`v_i` are the true variances; rankings by it answer "which model
-    is better on the items we know well", which can differ from "on
-    average over the items".
+    This estimates :math:`\sum_i w_i f(\pi_i, q_i) / \sum_i w_i`, in which
+    well-annotated, agreed-on items count more, NOT the plain mean over items
+    that :func:`dissensus.evaluate` reports ("which model is better on the items
+    we know well"); the least variable weighted mean when the :math:`v_i` are
+    the true variances.
 
     References
     ----------
-    Cochran, W. G. (1954). The combination of estimates from different
-    experiments. Biometrics 10(1), 101-129. doi:10.2307/3001666
+    .. [1] Cochran, W. G. (1954). The combination of estimates from different
+       experiments. Biometrics 10(1), 101-129. doi:10.2307/3001666
 
     Examples
     --------
@@ -705,56 +554,39 @@ def binomial_corrected(
 ) -> FloatArray:
     r"""L1 or EMD against the truth with the binomial bias of each term removed, per item.
 
-    Parameters
-    ----------
-    counts : array_like of int, shape (N, K) or (K,)
-        Label counts of each item (classes in order for EMD).
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions.
-    metric : {"manhattan", "emd"}
-        L1 distance, or EMD with ground distance :math:`|i - j| / (K - 1)`.
-    prior : float, default 0.5
-        Where the bias is evaluated: at :math:`\tilde F = (X + a) / (n + 2a)`
-        with ``a = prior`` (0.5: the Jeffreys posterior mean of a binomial
-        proportion; 0: the plug-in :math:`\hat F`, the parametric bootstrap).
-    single : {"empirical", "nan"}, default "empirical"
-        Items with one annotation (see :func:`jackknife`).
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        Can be negative.
+    ``counts``, ``q_pred`` and ``single`` as for :func:`jackknife` (classes in
+    order for EMD); ``metric`` is ``"manhattan"`` or ``"emd"`` (ground distance
+    :math:`|i - j| / (K - 1)`); ``prior`` (default 0.5) places the correction at
+    :math:`\tilde F = (X + a) / (n + 2a)` with ``a = prior`` (0.5: the Jeffreys
+    posterior mean of a binomial proportion; 0: the plug-in :math:`\hat F`, the
+    parametric bootstrap).
 
     Notes
     -----
-    Both metrics are sums of absolute differences :math:`|F - c|` whose
-    target part is a binomial proportion: for L1 each class share
-    :math:`\hat p_k`, :math:`n \hat p_k \sim \mathrm{Binomial}(n, \pi_k)`;
-    for EMD each cumulative share :math:`\hat F_k = \sum_{j \le k} \hat p_j`,
-    :math:`n \hat F_k \sim \mathrm{Binomial}(n, F_k)`. The bias of the
-    plug-in term, :math:`\beta(F) = \mathbb{E}_F|\hat F - c| - |F - c|`, has
-    a closed form (:func:`_binomial_abs_dev`); the estimator subtracts it at
-    :math:`\tilde F`:
+    Both metrics are sums of :math:`|F - c|` whose target part is a binomial
+    proportion: each class share for L1 (:math:`n \hat p_k \sim
+    \mathrm{Binomial}(n, \pi_k)`), each cumulative share :math:`\hat F_k =
+    \sum_{j \le k} \hat p_j` for EMD. The bias of the plug-in term,
+    :math:`\beta(F) = \mathbb{E}_F|\hat F - c| - |F - c|`, has a closed form
+    (:func:`_binomial_abs_dev`), subtracted at :math:`\tilde F`:
 
     .. math::
 
         \widehat{|F - c|} = |\hat F - c| - \beta(\tilde F),
         \qquad \tilde F = \frac{X + a}{n + 2a}.
 
-    No unbiased estimator of :math:`|F - c|` exists (it is not a polynomial
-    of degree :math:`\le n` in :math:`F`); this one is a one-step bias
-    correction (Efron & Tibshirani 1993, ch. 10), evaluated at a shrunk
-    :math:`\tilde F` so that it does not jump with the lattice
-    :math:`x / n` the way the jackknife does.
+    No unbiased estimator of :math:`|F - c|` exists (it is not a polynomial of
+    degree :math:`\le n` in :math:`F`); this is a one-step bias correction
+    (Efron and Tibshirani 1993, ch. 10) at a shrunk :math:`\tilde F`, which does
+    not jump with the lattice :math:`x / n` as the jackknife does.
 
     References
     ----------
-    Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap,
-    ch. 10. Chapman & Hall. doi:10.1201/9780429246593
-
-    Jiao, J., Han, Y., & Weissman, T. (2018). Minimax estimation of the L1
-    distance. IEEE Trans. Inf. Theory 64(10), 6672-6706.
-    doi:10.1109/TIT.2018.2846245
+    .. [1] Efron, B. and Tibshirani, R. J. (1993). An Introduction to the
+       Bootstrap, ch. 10. Chapman & Hall. doi:10.1201/9780429246593
+    .. [2] Jiao, J., Han, Y. and Weissman, T. (2018). Minimax estimation of the
+       L1 distance. IEEE Trans. Inf. Theory 64(10), 6672-6706.
+       doi:10.1109/TIT.2018.2846245
 
     Examples
     --------
@@ -784,24 +616,11 @@ def binomial_corrected(
     return est[0] if one else est
 
 
+@metric_form("debiased", "squared_euclidean", formula="‖p̂ − q‖² − (1 − Σ_k p̂_k²) / (n − 1)")
 def squared_euclidean(
     counts: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, single: SinglePolicy = "empirical"
 ) -> FloatArray:
     r"""Unbiased estimate of the squared Euclidean distance (Brier score) to the truth.
-
-    Parameters
-    ----------
-    counts : array_like of int, shape (N, K) or (K,)
-        Label counts of each item.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions.
-    single : {"empirical", "nan"}, default "empirical"
-        Items with one annotation (see :func:`jackknife`).
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        Can be negative.
 
     Notes
     -----
@@ -815,14 +634,13 @@ def squared_euclidean(
 
     is exactly unbiased for every :math:`\pi` when :math:`n \ge 2` (the
     correction is the multinomial variance :math:`\sum_k \pi_k(1-\pi_k)/n`,
-    estimated without bias). It equals :func:`jackknife` for this metric,
-    which is exact for quadratic functions.
+    estimated without bias); it equals :func:`jackknife` for this quadratic
+    metric.
 
     References
     ----------
-    Hoeffding, W. (1948). A class of statistics with asymptotically normal
-    distribution. Ann. Math. Statist. 19(3), 293-325.
-    doi:10.1214/aoms/1177730196
+    .. [1] Hoeffding, W. (1948). A class of statistics with asymptotically normal
+       distribution. Ann. Math. Statist. 19(3), 293-325. doi:10.1214/aoms/1177730196
 
     Examples
     --------
@@ -830,8 +648,8 @@ def squared_euclidean(
     array([-0.5,  0.5])
     """
     C, n, Q, one = _counts_and_q(counts, q_pred, single, "squared_euclidean")
-    P = _phat(C, n)
-    f0 = pw._unchecked_squared_euclidean(P, Q)
+    P: FloatArray = C / n[:, None]  # the empirical distributions
+    f0 = _kernel("squared_euclidean")(P, Q)
     with np.errstate(invalid="ignore", divide="ignore"):
         est = f0 - (1.0 - np.einsum("ij,ij->i", P, P)) / (n - 1.0)
     est = np.where(n >= 2, est, f0)
@@ -839,6 +657,7 @@ def squared_euclidean(
     return est[0] if one else est
 
 
+@metric_form("debiased", "cross_entropy", formula="−Σ p̂_k ln q_k (unbiased as it is)")
 def cross_entropy(
     counts: npt.ArrayLike,
     q_pred: npt.ArrayLike,
@@ -849,27 +668,9 @@ def cross_entropy(
 ) -> FloatArray:
     r"""Cross-entropy against the empirical distribution: already unbiased for :math:`H(\pi, q)`.
 
-    Parameters
-    ----------
-    counts : array_like of int, shape (N, K) or (K,)
-        Label counts of each item.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions.
-    single : {"empirical", "nan"}, default "empirical"
-        Accepted for a uniform signature; the empirical value is unbiased
-        at ``n = 1`` too, so ``"empirical"`` does not warn here.
-    **options
-        ``zero=``, ``eps=`` of :func:`dissensus.metrics.cross_entropy`.
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-
-    Notes
-    -----
-    :math:`H(p, q) = -\sum_k p_k \log q_k` is linear in the target and
-    :math:`\mathbb{E}[\hat p] = \pi`, so :math:`H(\hat p, q)` is unbiased (the
-    jackknife returns it unchanged). Natural log.
+    :math:`H(p, q) = -\sum_k p_k \ln q_k` is linear in the target and
+    :math:`\mathbb{E}[\hat p] = \pi` (the jackknife returns it unchanged), so
+    ``single="empirical"`` does not warn; ``**options`` are ``zero=``, ``eps=``.
 
     Examples
     --------
@@ -877,8 +678,8 @@ def cross_entropy(
     array([0.69314718])
     """
     C, n, Q, one = _counts_and_q(counts, q_pred, single, "cross_entropy")
-    P = _phat(C, n)
-    est = np.asarray(pw._unchecked_cross_entropy(P, Q, **options), dtype=np.float64)
+    P: FloatArray = C / n[:, None]  # the empirical distributions
+    est = np.asarray(_kernel("cross_entropy")(P, Q, **options), dtype=np.float64)
     if single == "nan":
         est = np.where(n == 1, np.nan, est)
     return est[0] if one else est
@@ -893,29 +694,9 @@ def debiased(
     single: SinglePolicy = "empirical",
     **options: Any,
 ) -> FloatArray:
-    r"""The debiased estimate of ``metric`` against the truth, per item (the registry's form).
+    """The debiased estimate of ``metric`` (one of :data:`DEBIASED_METRICS`) against the truth, per item.
 
-    Parameters
-    ----------
-    counts : array_like of int, shape (N, K) or (K,)
-        Label counts of each item.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions.
-    metric : str
-        One of :data:`DEBIASED_METRICS`.
-    single : {"empirical", "nan"}, default "empirical"
-        Items with one annotation (see :func:`jackknife`).
-    **options
-        Passed to the metric.
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-
-    Notes
-    -----
-    Dispatches to :func:`squared_euclidean` (exact U-statistic),
-    :func:`cross_entropy` (linear, unchanged) or :func:`jackknife`.
+    Calls the metric's declared form (as :func:`jackknife`, without ``return_variance``).
 
     Examples
     --------
@@ -923,9 +704,32 @@ def debiased(
     array([-0.5,  0.5])
     """
     check_option("debiased", "metric", metric, DEBIASED_METRICS)
-    if metric == "squared_euclidean":
-        return squared_euclidean(counts, q_pred, single=single)
-    if metric == "cross_entropy":
-        return cross_entropy(counts, q_pred, single=single, **options)
-    out: FloatArray = jackknife(counts, q_pred, metric=metric, single=single, **options)
-    return out
+    return REGISTRY[f"debiased[{metric}]"].func(counts, q_pred, single=single, **options)
+
+
+def _jackknife_form(name: str) -> MetricFunc:
+    def form(counts: npt.ArrayLike, q_pred: npt.ArrayLike, /, **options: Any) -> FloatArray:
+        out: FloatArray = jackknife(counts, q_pred, metric=name, **options)
+        return out
+
+    form.__name__ = form.__qualname__ = f"debiased[{name}]"
+    form.__doc__ = f"The jackknife estimate of {name}: ``jackknife(counts, q, metric={name!r})``."
+    return form
+
+
+#: Pointwise metrics whose debiased form is the jackknife over annotations: those declared
+#: with ``debiased="jackknife"``, whose link names no form registered above.
+JACKKNIFE_METRICS = tuple(
+    name
+    for name in list_metrics(kind="pointwise")
+    if REGISTRY[name].debiased is not None and REGISTRY[name].debiased not in REGISTRY
+)
+for _name in JACKKNIFE_METRICS:
+    register_form(
+        "debiased",
+        _name,
+        _jackknife_form(_name),
+        formula=JACKKNIFE_FORMULA.format(REGISTRY[_name].formula),
+    )
+#: Every pointwise metric with a debiased form (registered as ``debiased[<name>]``).
+DEBIASED_METRICS = tuple(cast("str", REGISTRY[n].pointwise) for n in list_metrics(kind="debiased"))

@@ -1,77 +1,55 @@
 r"""Expected soft metrics under a Dirichlet posterior over the target distribution.
 
-When an item's label distribution ``p`` is only known through a few
-annotations, score a prediction ``q`` by the posterior expectation
-:math:`\mathbb{E}_{p \sim \mathrm{Dir}(\alpha)}[f(p, q)]` instead of
-:math:`f(\hat p, q)` (Magnani 2025, the seed paper). Every function takes
-the posterior parameters and the predictions, ``(alpha, q_pred)``, and
-returns one value per item, shape (N,).
+When an item's label distribution ``p`` is known only through a few
+annotations, score a prediction ``q`` by :math:`\mathbb{E}_{p \sim
+\mathrm{Dir}(\alpha)}[f(p, q)]` instead of :math:`f(\hat p, q)` (Magnani, A.
+(2025). Soft metrics for ordinal label uncertainty with variable sample
+sizes. ASSE 2025, ACM). Each function is declared the form ``E[<name>]`` of
+the pointwise metric of its name (:func:`~dissensus.metrics._registry.metric_form`).
 
-Notation (the seed paper's), declared once:
+The functions take ``alpha``, (N, K) posterior Dirichlet parameters (all >
+0, ``a0 <= MAX_A0``, columns in class order), and ``q_pred``, (N, K) or (K,)
+predictions (zeros allowed); return (N,) float64; raise
+:class:`~dissensus.DataError` for ``alpha`` not positive, ``q_pred`` off the
+simplex or shapes that differ. ``n_jobs`` (default: ``$DISSENSUS_NUM_THREADS``
+or ``min(cores, 8)``, :mod:`dissensus._parallel`) threads the per-term work,
+bit-identically. Logs are natural.
 
-``alpha``
-    (N, K) posterior Dirichlet parameters (``dissensus.posterior.dirichlet``).
-``a0``
-    ``alpha.sum(1)``.
-``n``
-    the label counts behind ``alpha`` (``alpha = prior + n``).
-``A_k``
-    cumulative sums ``alpha_1 + … + alpha_k``; ``B_k = a0 - A_k`` is always
-    computed as the sum of the remaining parameters, never by subtraction.
-``mu``
-    ``alpha / a0``, the posterior mean.
-
-Marginals: :math:`p_k \sim \mathrm{Beta}(\alpha_k, a_0 - \alpha_k)` and the
-cumulative sums :math:`P_k \sim \mathrm{Beta}(A_k, B_k)`.
-
-Exact (closed form): :func:`cross_entropy`, :func:`kl_divergence`,
+Notation (Magnani 2025): ``a0 = alpha.sum(1)``, ``alpha = prior + n``;
+``A_k = alpha_1 + … + alpha_k``, ``B_k = a0 - A_k`` (summed from the other
+parameters, never subtracted); ``mu = alpha / a0``. Marginals :math:`p_k \sim
+\mathrm{Beta}(\alpha_k, a_0 - \alpha_k)`, cumulative :math:`P_k \sim
+\mathrm{Beta}(A_k, B_k)`. Exact: :func:`cross_entropy`, :func:`kl_divergence`,
 :func:`kl_divergence_reverse`, :func:`entropy`, :func:`squared_euclidean`,
-:func:`manhattan` and :func:`emd` (regularised incomplete beta). Numerical
-to about 1e-11 absolute: :func:`js_divergence` (fixed trapezoidal
-quadrature in the logit of each Beta marginal). Monte Carlo, with a
-standard error: :func:`monte_carlo` (any metric), :func:`emd_std` and
-:func:`manhattan_std` (posterior standard deviations).
-
-Logs are natural. Predictions ``q`` are rows on the simplex (a single row
-(K,) is used for every item).
-
-Speed (:func:`emd`, :func:`manhattan`, :func:`js_divergence`; kernels in
-``dissensus.metrics._beta``): posterior parameters are usually ``prior +
-counts``, so when every ``2 alpha`` is an integer and ``2 a0 < 2048`` (one
-cheap check) the (a, b) pair of each class term takes few distinct values
-even for millions of items, and what depends on the pair only is computed
-once per distinct pair (found by one scatter into a flag array, not a sort)
-and gathered: the Beta density's normalising constant, and the JS
-quadrature's nodes and weights. Other parameters take a term-by-term path
-with the same formulas. The work runs in fixed blocks of terms (sized for a
-1 MiB L2 cache) on a thread pool, since NumPy and ``scipy.special`` release
-the GIL; block boundaries do not depend on the number of threads, so the
-results are bit-identical for any ``n_jobs`` (``DISSENSUS_NUM_THREADS``
-sets the default; :mod:`dissensus._parallel` has the policy).
+:func:`manhattan`, :func:`emd`; to about 1e-11: :func:`js_divergence`; Monte
+Carlo: :func:`monte_carlo`, :func:`emd_std`, :func:`manhattan_std`. The Beta
+kernels and what makes them fast are in :mod:`dissensus.metrics._beta`.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 from scipy import special
 
-from dissensus._deprecation import deprecated_attribute, renamed_parameters
 from dissensus._dirichlet import others_sum
 from dissensus._exceptions import DataError
+from dissensus._parallel import for_blocks
+from dissensus._parallel import n_threads as workers
 from dissensus._validation import (
     SeedLike,
     as_alpha_matrix,
     as_generator,
-    as_prob_matrix,
-    check_option,
 )
 from dissensus.metrics import _beta
+from dissensus.metrics import _pointwise as pw
+from dissensus.metrics._declare import ZeroPolicy, clip_bound, prediction_for
+from dissensus.metrics._registry import metric_form
 
 __all__ = [
     "MonteCarloResult",
@@ -89,10 +67,6 @@ __all__ = [
 ]
 
 FloatArray = npt.NDArray[np.float64]
-ZeroPolicy = Literal["inf", "clip"]
-_ZERO_OPTIONS = ("inf", "clip")
-#: A pointwise metric: (N, K) targets and (N, K) predictions -> (N,).
-PointwiseMetric = Callable[[FloatArray, FloatArray], npt.ArrayLike]
 
 #: Terms per block of E|X - c| (eight 128 KiB temporaries stay in a 1 MiB L2 cache).
 _ABS_BLOCK = 16384
@@ -108,14 +82,10 @@ _PHI_DIRECT_BLOCK = 512
 _MAX_PAIRS = 1 << 15
 
 
-# --------------------------------------------------------------------------- validation
-
-#: Valid range of the expected metrics: every alpha_k > 0 (any positive double,
-#: denormals included) and a0 = sum(alpha) <= MAX_A0. Inside it the exact
-#: forms hold, switching to their closed-form limits where the general formula
-#: would lose precision: a + b < 1e-100 (mass on the corners in proportion to
-#: alpha) and both Beta parameters >= 1e12 (the metric at the posterior mean,
-#: with its variance correction).
+#: Valid range: every alpha_k > 0 (denormals included) and a0 = sum(alpha) <= MAX_A0. The
+#: exact forms switch to their limits where the general formula loses precision: a + b <
+#: 1e-100 (mass on the corners) and both Beta parameters >= 1e12 (the posterior mean plus
+#: its variance correction).
 MAX_A0 = 1e300
 
 
@@ -131,85 +101,35 @@ def _inputs(alpha: npt.ArrayLike, q: npt.ArrayLike) -> tuple[FloatArray, FloatAr
             "its mean to double precision: use the pointwise metric at alpha / a0)."
         )
         raise DataError(msg)
-    q_arr = np.asarray(q, dtype=np.float64) if not isinstance(q, np.ndarray) else q
-    if q_arr.ndim == 1:
-        Q = as_prob_matrix(q_arr[None, :], "q_pred")
-        Q = np.broadcast_to(Q, (a.shape[0], Q.shape[1]))
-    else:
-        Q = as_prob_matrix(q_arr, "q_pred")
-    if Q.shape != a.shape:
-        msg = (
-            f"`alpha` has shape {a.shape} but `q_pred` has shape {Q.shape}; give one "
-            "prediction row per item, columns in the same class order."
-        )
-        raise DataError(msg)
-    return a, Q
+    return a, prediction_for(a, q, "alpha")[0]
 
 
 def _clip(func: str, Q: FloatArray, zero: str, eps: float) -> FloatArray:
     """The pointwise metrics' zero policy: clip ``q`` to [eps, 1 - eps], no renormalising."""
-    check_option(func, "zero", zero, _ZERO_OPTIONS)
-    if zero == "inf":
-        return Q
-    e = float(eps)
-    if not 0.0 < e < 0.5:
-        msg = f"The 'eps' parameter of {func} must be in (0, 0.5), e.g. 1e-12. Got {eps!r}."
-        raise ValueError(msg)
-    return np.clip(Q, e, 1.0 - e)
+    e = clip_bound(func, zero, eps)
+    return Q if e is None else np.clip(Q, e, 1.0 - e)
 
 
-# --------------------------------------------------------------------------- closed forms
-
-
+@metric_form("expected", "cross_entropy")
 def cross_entropy(
-    alpha: npt.ArrayLike,
-    q_pred: npt.ArrayLike,
-    /,
-    *,
-    zero: ZeroPolicy = "inf",
-    eps: float = 1e-12,
+    alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, zero: ZeroPolicy = "inf", eps: float = 1e-12
 ) -> FloatArray:
     r"""Expected cross-entropy :math:`\mathbb{E}[H(p, q)]`, exact.
 
-    Parameters
-    ----------
-    alpha : array_like, shape (N, K)
-        Posterior Dirichlet parameters, all > 0.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions.
-    zero : {"inf", "clip"}, default "inf"
-        ``"inf"``: ``inf`` where some ``q_k = 0`` (every class has positive
-        posterior mean). ``"clip"``: clip ``q`` to ``[eps, 1 - eps]`` without
-        renormalising, exactly as the pointwise metric does.
-    eps : float, default 1e-12
-        Clipping bound for ``zero="clip"``.
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        Lower is better.
-
-    Raises
-    ------
-    DataError
-        ``alpha`` not positive, ``q_pred`` off the simplex, shapes differ.
-    ValueError
-        Unknown ``zero``, ``eps`` outside (0, 0.5).
+    ``zero="inf"`` (default): ``inf`` where some ``q_k = 0`` (every class has
+    positive posterior mean); ``zero="clip"``: ``q`` clipped to ``[eps, 1 -
+    eps]`` (default ``eps=1e-12``) without renormalising, as the pointwise
+    metric does. Another policy, or ``eps`` outside (0, 0.5): ``ValueError``.
 
     Notes
     -----
-    Cross-entropy is linear in ``p``, so
+    Cross-entropy is linear in ``p``, so (Magnani 2025, E[CrossEntropy])
 
     .. math:: \mathbb{E}[H(p, q)] = -\sum_k \frac{\alpha_k}{a_0} \ln q_k .
 
-    References
-    ----------
-    A. Magnani (2025). Soft metrics for ordinal label uncertainty with
-    variable sample sizes. ASSE 2025, eq. for E[CrossEntropy].
-
     Examples
     --------
-    Seed paper, Example 1 (counts [1, 2, 4, 2, 1], uniform prior):
+    Magnani (2025), Example 1 (counts [1, 2, 4, 2, 1], uniform prior):
 
     >>> alpha = [[2.0, 3.0, 5.0, 3.0, 2.0]]
     >>> cross_entropy(alpha, [0.1, 0.2, 0.4, 0.2, 0.1]).round(4)
@@ -230,39 +150,13 @@ def _plogp(a: FloatArray) -> FloatArray:
     return out
 
 
+@metric_form("expected", "kl_divergence")
 def kl_divergence(
-    alpha: npt.ArrayLike,
-    q_pred: npt.ArrayLike,
-    /,
-    *,
-    zero: ZeroPolicy = "inf",
-    eps: float = 1e-12,
+    alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, zero: ZeroPolicy = "inf", eps: float = 1e-12
 ) -> FloatArray:
-    r"""Expected Kullback-Leibler divergence :math:`\mathbb{E}[\mathrm{KL}(p \| q)]`, exact.
+    r"""Expected Kullback-Leibler divergence :math:`\mathbb{E}[\mathrm{KL}(p \| q)]`, exact, >= 0.
 
-    Parameters
-    ----------
-    alpha : array_like, shape (N, K)
-        Posterior Dirichlet parameters, all > 0.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions.
-    zero : {"inf", "clip"}, default "inf"
-        ``"inf"``: ``inf`` where some ``q_k = 0``. ``"clip"``: clip ``q`` to
-        ``[eps, 1 - eps]`` (not renormalised), as the pointwise metric does.
-    eps : float, default 1e-12
-        Clipping bound for ``zero="clip"``.
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        Non-negative (with ``zero="inf"``); lower is better.
-
-    Raises
-    ------
-    DataError
-        ``alpha`` not positive, ``q_pred`` off the simplex, shapes differ.
-    ValueError
-        Unknown ``zero``, ``eps`` outside (0, 0.5).
+    ``zero`` and ``eps`` as for :func:`cross_entropy`.
 
     Notes
     -----
@@ -272,9 +166,8 @@ def kl_divergence(
         \left(\psi(\alpha_k + 1) - \psi(a_0 + 1) - \ln q_k\right),
 
     from :math:`\mathbb{E}[p_k \ln p_k] = \frac{\alpha_k}{a_0}(\psi(\alpha_k + 1)
-    - \psi(a_0 + 1))`. The seed paper's code uses :math:`\psi(\alpha_k) -
-    \psi(a_0)` (that is :math:`\mathbb{E}[\ln p_k]`, not
-    :math:`\mathbb{E}[p_k \ln p_k]`), which can go negative; this does not.
+    - \psi(a_0 + 1))`. The code of Magnani (2025) uses :math:`\psi(\alpha_k) -
+    \psi(a_0)` (that is :math:`\mathbb{E}[\ln p_k]`), which can go negative.
 
     Examples
     --------
@@ -291,46 +184,17 @@ def kl_divergence(
     return out
 
 
+@metric_form("expected", "kl_divergence_reverse")
 def kl_divergence_reverse(
-    alpha: npt.ArrayLike,
-    q_pred: npt.ArrayLike,
-    /,
-    *,
-    zero: ZeroPolicy = "inf",
-    eps: float = 1e-12,
+    alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, zero: ZeroPolicy = "inf", eps: float = 1e-12
 ) -> FloatArray:
     r"""Expected reverse Kullback-Leibler divergence :math:`\mathbb{E}[\mathrm{KL}(q \| p)]`, exact.
 
-    Parameters
-    ----------
-    alpha : array_like, shape (N, K)
-        Posterior Dirichlet parameters, all > 0.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions; ``q_k = 0`` terms are 0.
-    zero : {"inf", "clip"}, default "inf"
-        Accepted for a uniform signature and validated; it has no effect:
-        ``p > 0`` almost surely, so the expectation is always finite and is
-        computed exactly, without clipping ``p``. (The pointwise metric
-        clips ``p`` with ``"clip"``; for very sparse ``alpha`` that clipped
-        value differs from this exact expectation.)
-    eps : float, default 1e-12
-        Validated as for the other metrics; unused.
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        Finite and non-negative; lower is better.
-
-    Raises
-    ------
-    DataError
-        ``alpha`` not positive, ``q_pred`` off the simplex, shapes differ.
-    ValueError
-        Unknown ``zero``, ``eps`` outside (0, 0.5).
-
-    Notes
-    -----
-    From :math:`\mathbb{E}[\ln p_k] = \psi(\alpha_k) - \psi(a_0)`:
+    Finite and non-negative (``q_k = 0`` terms are 0, ``p > 0`` almost surely).
+    ``zero`` and ``eps`` are validated for a uniform signature, without effect:
+    ``p`` is never clipped (so it differs from the clipped pointwise metric for
+    very sparse ``alpha``). From :math:`\mathbb{E}[\ln p_k] = \psi(\alpha_k) -
+    \psi(a_0)`:
 
     .. math::
 
@@ -350,33 +214,16 @@ def kl_divergence_reverse(
     return out
 
 
+@metric_form("expected", "entropy")
 def entropy(alpha: npt.ArrayLike, /) -> FloatArray:
-    r"""Expected Shannon entropy :math:`\mathbb{E}[H(p)]` of the target, exact.
+    r"""Expected Shannon entropy :math:`\mathbb{E}[H(p)]` of the target, exact, in :math:`[0, \ln K)`.
 
-    Parameters
-    ----------
-    alpha : array_like, shape (N, K)
-        Posterior Dirichlet parameters, all > 0.
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        In :math:`[0, \ln K)`.
-
-    Raises
-    ------
-    DataError
-        ``alpha`` not finite and positive.
-
-    Notes
-    -----
     .. math:: \mathbb{E}[H(p)] = \psi(a_0 + 1) - \sum_k \frac{\alpha_k}{a_0}\psi(\alpha_k + 1),
 
-    computed as the sum of the non-negative terms
-    :math:`\frac{\alpha_k}{a_0}(\psi(a_0 + 1) - \psi(\alpha_k + 1))`. (The
-    seed paper's derivation writes :math:`\mathbb{E}[p_k \ln p_k] = \partial
-    \ln B / \partial \alpha_k`, which is :math:`\mathbb{E}[\ln p_k]`; its final
-    formula, used here, is right.)
+    summed as the non-negative terms :math:`\frac{\alpha_k}{a_0}(\psi(a_0 + 1) -
+    \psi(\alpha_k + 1))`. (Magnani (2025) derives it via :math:`\mathbb{E}[p_k \ln
+    p_k] = \partial \ln B / \partial \alpha_k`, which is :math:`\mathbb{E}[\ln
+    p_k]`; the final formula is right.)
 
     Examples
     --------
@@ -390,28 +237,10 @@ def entropy(alpha: npt.ArrayLike, /) -> FloatArray:
     return out
 
 
+@metric_form("expected", "squared_euclidean")
 def squared_euclidean(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /) -> FloatArray:
     r"""Expected squared Euclidean distance :math:`\mathbb{E}\|p - q\|^2`, exact.
 
-    Parameters
-    ----------
-    alpha : array_like, shape (N, K)
-        Posterior Dirichlet parameters, all > 0.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions.
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        In [0, 2]; lower is better.
-
-    Raises
-    ------
-    DataError
-        ``alpha`` not positive, ``q_pred`` off the simplex, shapes differ.
-
-    Notes
-    -----
     .. math::
 
         \mathbb{E}\|p - q\|^2 = \sum_k \left[\operatorname{Var} p_k
@@ -456,7 +285,7 @@ def _abs_dev_sum(
             key_arr[lo:hi] = _beta.pair_keys(fa[lo:hi], fb[lo:hi], m)
             flags[key_arr[lo:hi]] = True  # every writer writes True: order does not matter
 
-        _beta.for_blocks(fa.size, _ABS_BLOCK, mark, n_threads)
+        for_blocks(fa.size, _ABS_BLOCK, mark, n_threads)
         if not off_grid:
             keys, tables = key_arr, _beta.density_tables(None, m, flags)
 
@@ -464,73 +293,29 @@ def _abs_dev_sum(
         pair = None if tables is None or keys is None else (tables, keys[lo:hi])
         _beta.abs_dev_into(fa[lo:hi], fb[lo:hi], fc[lo:hi], out[lo:hi], pair)
 
-    _beta.for_blocks(fa.size, _ABS_BLOCK, run, n_threads)
+    for_blocks(fa.size, _ABS_BLOCK, run, n_threads)
     total: FloatArray = out.reshape(A.shape).sum(axis=0)
     return total
 
 
+@metric_form("expected", "manhattan")
 def manhattan(
     alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, n_jobs: int | None = None
 ) -> FloatArray:
     r"""Expected Manhattan (L1) distance :math:`\mathbb{E}\sum_k |p_k - q_k|`, exact.
 
-    Parameters
-    ----------
-    alpha : array_like, shape (N, K)
-        Posterior Dirichlet parameters, all > 0.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions.
-    n_jobs : int or None, default None
-        Threads for the per-term work (NumPy and SciPy release the GIL).
-        None: the ``DISSENSUS_NUM_THREADS`` environment variable if set,
-        else ``min(cores, 8)`` (policy: :mod:`dissensus._parallel`). 1 runs
-        in the calling thread. Results are bit-identical for every value.
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        In [0, 2]; lower is better.
-
-    Raises
-    ------
-    DataError
-        ``alpha`` not positive, ``q_pred`` off the simplex, shapes differ.
-    ValueError
-        ``n_jobs`` (or ``DISSENSUS_NUM_THREADS``) not a positive integer.
-
     Notes
     -----
-    Each term is one Beta marginal, :math:`p_k \sim \mathrm{Beta}(\alpha_k,
-    a_0 - \alpha_k)`, and for :math:`X \sim \mathrm{Beta}(a, b)`
+    Each term is one Beta marginal :math:`p_k \sim \mathrm{Beta}(\alpha_k, a_0 -
+    \alpha_k)`, and for :math:`X \sim \mathrm{Beta}(a, b)`, with :math:`I` the
+    regularised incomplete beta and :math:`f` the Beta density,
 
     .. math::
 
-        \mathbb{E}|X - c| = (c - \mu)(2 I_c(a, b) - 1) + \frac{2 c (1 - c) f_{a,b}(c)}{a + b},
+        \mathbb{E}|X - c| = (c - \mu)(2 I_c(a, b) - 1) + \frac{2 c (1 - c) f_{a,b}(c)}{a + b}
 
-    with :math:`I` the regularised incomplete beta and :math:`f` the Beta
-    density (equal to :math:`(\mu - c) + 2(c I_c(a, b) - \mu I_c(a + 1, b))`).
-
-    :math:`I` is SciPy's ``betainc`` (Boost; about 120 ns a term for
-    integer parameters, 350 ns for half-integers, most of the run time).
-    For half-integer parameters (``prior + counts`` with prior 1 or 1/2,
-    ``a0 < 1024``) the density term is
-
-    .. math::
-
-        \frac{c^a (1 - c)^b}{B(a, b)(a + b)} = \exp\Big(a \ln\big(1 + \tfrac{t}{\mu}\big)
-        + b \ln\big(1 - \tfrac{t}{1 - \mu}\big) + k_{a,b}\Big), \qquad t = c - \mu,
-
-    with both logs (``log1p``) taken from the same rounded :math:`t`, so
-    that its rounding cancels to first order, and the per-pair constant
-    :math:`k_{a,b} = \tfrac12\ln\frac{ab}{2\pi(a+b)} - \ln(a+b) + \delta(a+b)
-    - \delta(a) - \delta(b)` (:math:`\delta` Stirling's remainder, exact
-    table below 20, series above), computed once per distinct pair. The
-    plain :math:`a \ln c + b \ln(1-c) - \ln B(a, b)` would cancel terms
-    of size :math:`a + b` (errors up to 2e-14 at :math:`a_0 \approx
-    1000`); this form matches exact rational values to 3e-16. Far in the
-    tails (:math:`c < \mu/2` or :math:`1 - c < (1 - \mu)/2`) the plain
-    logs are used. Other parameters use Boost's Beta density, accurate up
-    to 1e9 and beyond.
+    (:math:`= (\mu - c) + 2(c I_c(a, b) - \mu I_c(a + 1, b))`), computed without
+    cancellation by :func:`dissensus.metrics._beta.abs_dev_into`.
 
     Examples
     --------
@@ -540,7 +325,7 @@ def manhattan(
     array([0.5])
     """
     a, Q = _inputs(alpha, q_pred)
-    n_threads = _beta.workers(n_jobs, "manhattan")
+    n_threads = workers(n_jobs, "manhattan")
     N, K = a.shape
     A = np.empty((K, N))
     B = np.empty((K, N))
@@ -552,7 +337,7 @@ def manhattan(
         B[:, lo:hi] = _rest_t(aT)
         np.clip(Q[lo:hi].T, 0.0, 1.0, out=C[:, lo:hi])
 
-    _beta.for_blocks(N, _PREP_ROWS, prep, n_threads)
+    for_blocks(N, _PREP_ROWS, prep, n_threads)
     return _abs_dev_sum(A, B, C, _beta.half_grid(a, check=False), n_threads)
 
 
@@ -589,11 +374,11 @@ def _cumulative(
             np.add(Bb[k + 1], aT[k + 1], out=Bb[k])
         np.clip(Cb, 0.0, 1.0, out=Cb)
 
-    _beta.for_blocks(N, _PREP_ROWS, prep, n_threads)
+    for_blocks(N, _PREP_ROWS, prep, n_threads)
     return A, B, C
 
 
-@renamed_parameters(normalize="normalized_distance")
+@metric_form("expected", "emd")
 def emd(
     alpha: npt.ArrayLike,
     q_pred: npt.ArrayLike,
@@ -602,52 +387,26 @@ def emd(
     normalized_distance: bool = True,
     n_jobs: int | None = None,
 ) -> FloatArray:
-    r"""Expected earth mover's distance on ordered classes, exact.
+    r"""Expected earth mover's distance on ordered classes, exact; 0 when K = 1.
 
-    Parameters
-    ----------
-    alpha : array_like, shape (N, K)
-        Posterior Dirichlet parameters, all > 0, columns in class order.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions, columns in class order.
-    normalized_distance : bool, default True
-        Ground distance :math:`|i - j| / (K - 1)` (the seed paper's; values in
-        [0, 1]) when True, :math:`|i - j|` in class steps when False; as
-        the pointwise ``emd``.
-    n_jobs : int or None, default None
-        Threads for the per-term work (NumPy and SciPy release the GIL).
-        None: the ``DISSENSUS_NUM_THREADS`` environment variable if set,
-        else ``min(cores, 8)`` (policy: :mod:`dissensus._parallel`). 1 runs
-        in the calling thread. Results are bit-identical for every value.
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        Lower is better; 0 when K = 1.
-
-    Raises
-    ------
-    DataError
-        ``alpha`` not positive, ``q_pred`` off the simplex, shapes differ.
-    ValueError
-        ``n_jobs`` (or ``DISSENSUS_NUM_THREADS``) not a positive integer.
+    ``normalized_distance`` as for the pointwise :func:`dissensus.metrics.emd`:
+    ground distance :math:`|i - j| / (K - 1)` (Magnani 2025; values in [0, 1])
+    when True, :math:`|i - j|` in class steps when False.
 
     Notes
     -----
-    In one dimension :math:`\mathrm{EMD}(p, q) = \sum_{k=1}^{K-1} |P_k - Q_k|
-    / (K - 1)` with cumulative sums :math:`P_k, Q_k`, and by the aggregation
-    property of the Dirichlet :math:`P_k \sim \mathrm{Beta}(A_k, a_0 - A_k)`,
-    so
+    In one dimension :math:`\mathrm{EMD}(p, q) = \sum_{k=1}^{K-1} |P_k - Q_k| / (K
+    - 1)`, and by the aggregation property of the Dirichlet :math:`P_k \sim
+    \mathrm{Beta}(A_k, a_0 - A_k)`, so exactly (:func:`manhattan` has
+    :math:`\mathbb{E}|X - c|`)
 
     .. math::
 
         \mathbb{E}[\mathrm{EMD}] = \frac{1}{K - 1}\sum_{k=1}^{K-1}
-        \mathbb{E}|P_k - Q_k|
+        \mathbb{E}|P_k - Q_k| .
 
-    exactly (see :func:`manhattan` for :math:`\mathbb{E}|X - c|` and how
-    it is computed), with no Monte Carlo error. The seed paper estimates it by Monte Carlo, and its
-    code leaves the EMD unnormalised although the paper divides by
-    :math:`K - 1`; ``normalized_distance=True`` follows the paper.
+    Magnani (2025) estimates it by Monte Carlo, and its code leaves the EMD
+    unnormalised although the paper divides by :math:`K - 1`.
 
     Examples
     --------
@@ -660,7 +419,7 @@ def emd(
     K = a.shape[1]
     if K == 1:
         return np.zeros(a.shape[0])
-    n_threads = _beta.workers(n_jobs, "emd")
+    n_threads = workers(n_jobs, "emd")
     A, B, C = _cumulative(a, Q, n_threads)
     out = _abs_dev_sum(A, B, C, _beta.half_grid(a, check=False), n_threads)
     if normalized_distance:
@@ -668,16 +427,8 @@ def emd(
     return out
 
 
-# --------------------------------------------------------------------------- Jensen-Shannon
-
-
 def _e_phi(
-    a: FloatArray,
-    b: FloatArray,
-    c: FloatArray,
-    *,
-    m: int | None = None,
-    n_threads: int = 1,
+    a: FloatArray, b: FloatArray, c: FloatArray, *, m: int | None = None, n_threads: int = 1
 ) -> FloatArray:
     r"""E[φ(X, c)], φ(x, c) = x ln x + c ln c − (x + c) ln(x + c), X ~ Beta(a, b); 1-D arrays.
 
@@ -722,7 +473,7 @@ def _e_phi(
         else:
             vals[lo:hi] = _beta.phi_direct(a[lo:hi], b[lo:hi], c[lo:hi])
 
-    _beta.for_blocks(idx.size, _PHI_BLOCK if tab is not None else _PHI_DIRECT_BLOCK, run, n_threads)
+    for_blocks(idx.size, _PHI_BLOCK if tab is not None else _PHI_DIRECT_BLOCK, run, n_threads)
     out[idx] = vals
     return out
 
@@ -741,64 +492,27 @@ def _phi_at_mean(a: FloatArray, b: FloatArray, c: FloatArray) -> FloatArray:
     return out
 
 
+@metric_form("expected", "js_divergence")
 def js_divergence(
     alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, n_jobs: int | None = None
 ) -> FloatArray:
-    r"""Expected Jensen-Shannon divergence :math:`\mathbb{E}[\mathrm{JSD}(p, q)]`.
-
-    Parameters
-    ----------
-    alpha : array_like, shape (N, K)
-        Posterior Dirichlet parameters, all > 0.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions (zeros allowed).
-    n_jobs : int or None, default None
-        Threads for the per-term work (NumPy and SciPy release the GIL).
-        None: the ``DISSENSUS_NUM_THREADS`` environment variable if set,
-        else ``min(cores, 8)`` (policy: :mod:`dissensus._parallel`). 1 runs
-        in the calling thread. Results are bit-identical for every value.
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        In :math:`[0, \ln 2]`; lower is better. The divergence (natural log),
-        not the distance.
-
-    Raises
-    ------
-    DataError
-        ``alpha`` not positive, ``q_pred`` off the simplex, shapes differ.
-    ValueError
-        ``n_jobs`` (or ``DISSENSUS_NUM_THREADS``) not a positive integer.
+    r"""Expected Jensen-Shannon divergence :math:`\mathbb{E}[\mathrm{JSD}(p, q)]` (the divergence, not the distance).
 
     Notes
     -----
     With :math:`\varphi(x, c) = x\ln x + c \ln c - (x + c)\ln(x + c)`,
 
-    .. math::
+    .. math:: \mathrm{JSD}(p, q) = \ln 2 + \tfrac12 \sum_k \varphi(p_k, q_k),
 
-        \mathrm{JSD}(p, q) = \ln 2 + \tfrac12 \sum_k \varphi(p_k, q_k),
-
-    so the expectation is a sum of one-dimensional integrals over the Beta
-    marginals :math:`p_k \sim \mathrm{Beta}(\alpha_k, a_0 - \alpha_k)`. Each
-    is computed by a fixed 49-node trapezoidal rule in the logit of
-    :math:`p_k` under a sinh map (see the module source for the derivation):
-    it handles tiny parameters (1e-3), huge ones (1e9) and tiny :math:`q_k`
-    alike, because the logit density is analytic in a strip of width
-    :math:`\pi` whatever the parameters. Measured against 40-digit mpmath
-    quadrature over a grid of :math:`a, b \in [10^{-3}, 10^9]` and
-    :math:`c \in \{0, 10^{-12}, 10^{-6}, 0.1, 0.5, 1\}`, the largest absolute
-    error of each term is 1.0e-12, and 2.8e-12 over 20,000 random
-    :math:`(a, b, c)` against a 401-node rule (``tests/metrics/test_expected.py``).
-
-    Only :math:`(x + c)\ln(x + c)` at the nodes depends on :math:`q_k`: the
-    Beta-dependent part of each node (its position :math:`x_j`, its weight
-    folded with the normalisation and :math:`\mathbb{E}[X(1 - X)] / (x_j(1 -
-    x_j))`, and the moments :math:`\sum_j w_j`, :math:`\sum_j w_j x_j`,
-    :math:`\sum_j w_j x_j \ln x_j`) is a table per distinct pair
-    :math:`(\alpha_k, a_0 - \alpha_k)` for half-integer parameters (at most
-    32768 distinct pairs), so a term costs one log per node. Other
-    parameters are integrated term by term with the same rule.
+    a sum of one-dimensional integrals over the Beta marginals. Each is a fixed
+    49-node trapezoidal rule in the logit of :math:`p_k` under a sinh map
+    (:func:`dissensus.metrics._beta.phi_tables`), which handles tiny (1e-3) and
+    huge (1e9) parameters and tiny :math:`q_k` alike: the logit density is
+    analytic in a strip of width :math:`\pi` whatever the parameters. Largest
+    absolute error of a term: 1.0e-12 against 40-digit mpmath quadrature over
+    :math:`a, b \in [10^{-3}, 10^9]`, :math:`c \in \{0, 10^{-12}, 10^{-6}, 0.1,
+    0.5, 1\}`; 2.8e-12 over 20,000 random :math:`(a, b, c)` against a 401-node
+    rule (``tests/metrics/test_expected.py``).
 
     Examples
     --------
@@ -806,7 +520,7 @@ def js_divergence(
     array([0.053782])
     """
     a, Q = _inputs(alpha, q_pred)
-    n_threads = _beta.workers(n_jobs, "js_divergence")
+    n_threads = workers(n_jobs, "js_divergence")
     aT = a.T
     A = np.ascontiguousarray(aT)
     terms = _e_phi(
@@ -820,9 +534,6 @@ def js_divergence(
     return np.clip(out, 0.0, math.log(2.0))
 
 
-# --------------------------------------------------------------------------- Monte Carlo
-
-
 @dataclass(frozen=True)
 class MonteCarloResult:
     """A Monte Carlo estimate of a posterior expectation, per item.
@@ -831,10 +542,10 @@ class MonteCarloResult:
     ----------
     estimate : ndarray of float64, shape (N,)
         Mean of the metric over the posterior draws.
-    std_error : ndarray of float64, shape (N,)
-        Its standard error, ``std / sqrt(n_samples)``. Items where some draw
-        gives ``inf`` have estimate ``inf`` (``nan`` if a draw gives
-        ``nan``) and ``nan`` standard error and deviation.
+    standard_error : ndarray of float64, shape (N,)
+        ``std / sqrt(n_samples)``. An item where some draw gives ``inf`` has
+        estimate ``inf`` (``nan`` if a draw gives ``nan``) and ``nan`` standard
+        error and deviation.
     std : ndarray of float64, shape (N,)
         Posterior standard deviation of the metric (sample, ``ddof=1``).
     n_samples : int
@@ -842,17 +553,17 @@ class MonteCarloResult:
     """
 
     estimate: FloatArray
-    std_error: FloatArray
+    standard_error: FloatArray
     std: FloatArray
     n_samples: int
 
-    # a documented name before the glossary (docs/glossary.md); removed in 1.0
-    value = deprecated_attribute("value", "estimate")
-
     def __repr__(self) -> str:
         n = self.estimate.shape[0]
-        se = float(np.max(self.std_error)) if n else float("nan")
-        return f"MonteCarloResult({n} items, {self.n_samples} draws each, max std_error={se:.3g})"
+        top = float(np.max(self.standard_error)) if n else float("nan")
+        return (
+            f"MonteCarloResult({n} items, {self.n_samples} draws each, "
+            f"max standard_error={top:.3g})"
+        )
 
 
 def _dirichlet_draws(rng: np.random.Generator, a: FloatArray, S: int) -> FloatArray:
@@ -872,7 +583,7 @@ def _dirichlet_draws(rng: np.random.Generator, a: FloatArray, S: int) -> FloatAr
 
 
 def monte_carlo(
-    func: PointwiseMetric,
+    func: Callable[[FloatArray, FloatArray], npt.ArrayLike],
     alpha: npt.ArrayLike,
     q_pred: npt.ArrayLike,
     /,
@@ -883,44 +594,19 @@ def monte_carlo(
 ) -> MonteCarloResult:
     r"""Monte Carlo estimate of :math:`\mathbb{E}_{p \sim \mathrm{Dir}(\alpha)}[f(p, q)]`.
 
-    For metrics without a closed form here (Euclidean, Chebyshev, a user's
-    own function).
-
-    Parameters
-    ----------
-    func : callable
-        ``func(p, q) -> (M,)`` on (M, K) rows, e.g. a pointwise metric from
-        :mod:`dissensus.metrics`. It is called on all draws of a chunk at
-        once (rows = draws × items).
-    alpha : array_like, shape (N, K)
-        Posterior Dirichlet parameters, all > 0.
-    q_pred : array_like, shape (N, K) or (K,)
-        Predicted distributions.
-    n_samples : int, default 1000
-        Posterior draws per item.
-    seed : int, numpy.random.Generator or None, default 0
-        Randomness; the default makes results reproducible.
-    chunk_bytes : int, default 128 MiB
-        Rough bound on the memory for one chunk of draws.
-
-    Returns
-    -------
-    MonteCarloResult
-        ``estimate``, ``std_error`` and ``std`` per item, and ``n_samples``.
-
-    Raises
-    ------
-    DataError
-        ``alpha`` not positive, ``q_pred`` off the simplex, shapes differ,
-        or ``func`` returning the wrong shape.
-    ValueError
-        ``n_samples`` < 2.
+    For metrics without a closed form here (Euclidean, Chebyshev, a user's own).
+    ``func(p, q) -> (M,)`` is called on (M, K) rows, all draws of a chunk at
+    once (rows = draws × items; another shape raises ``DataError``);
+    ``n_samples`` (>= 2) draws per item; ``seed`` makes results reproducible
+    (default 0); ``chunk_bytes`` (128 MiB) roughly bounds the memory per chunk.
 
     Notes
     -----
-    Draws are Gamma variates normalised per row (vectorised over draws and
-    items, in chunks over draws); the mean and variance are combined across
-    chunks with Chan et al.'s pairwise update.
+    Draws are Gamma variates normalised per row, vectorised over draws and
+    items, in chunks over draws; the mean and variance are combined across
+    chunks with the pairwise update of Chan, T. F., Golub, G. H. and LeVeque,
+    R. J. (1983). Algorithms for computing the sample variance: analysis and
+    recommendations. Amer. Statist. 37(3), 242–247. doi:10.1080/00031305.1983.10483115
 
     Examples
     --------
@@ -968,26 +654,15 @@ def monte_carlo(
         m2 = m2 + c_m2 + delta**2 * (done * S / tot)
         done = tot
     std = np.sqrt(m2 / (n_samples - 1))
-    se = std / math.sqrt(n_samples)
+    standard_error = std / math.sqrt(n_samples)
     if n_bad.any():
         bad = n_bad > 0
         mean[bad] = np.where(n_pos[bad] == n_bad[bad], np.inf, np.nan)
         std[bad] = np.nan
-        se[bad] = np.nan
-    return MonteCarloResult(mean, se, std, n_samples)
+        standard_error[bad] = np.nan
+    return MonteCarloResult(mean, standard_error, std, n_samples)
 
 
-def _emd_rows(P: FloatArray, Q: FloatArray) -> FloatArray:
-    out: FloatArray = np.abs(np.cumsum(P - Q, axis=1)[:, :-1]).sum(axis=1)
-    return out
-
-
-def _l1_rows(P: FloatArray, Q: FloatArray) -> FloatArray:
-    out: FloatArray = np.abs(P - Q).sum(axis=1)
-    return out
-
-
-@renamed_parameters(normalize="normalized_distance")
 def emd_std(
     alpha: npt.ArrayLike,
     q_pred: npt.ArrayLike,
@@ -997,38 +672,18 @@ def emd_std(
     n_samples: int = 4000,
     seed: SeedLike = 0,
 ) -> FloatArray:
-    r"""Posterior standard deviation of the EMD, by Monte Carlo.
+    r"""Posterior standard deviation (``ddof=1``) of the EMD, by Monte Carlo.
 
-    The spread of :math:`\mathrm{EMD}(p, q)` over :math:`p \sim
-    \mathrm{Dir}(\alpha)`: how much the score of each item could move if
-    its label distribution were known.
-
-    Parameters
-    ----------
-    alpha, q_pred, normalized_distance
-        As for :func:`emd`.
-    n_samples : int, default 4000
-        Posterior draws per item.
-    seed : int, numpy.random.Generator or None, default 0
-        Randomness; the default makes results reproducible.
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        Sample standard deviation (``ddof=1``).
+    How much each item's score could move if its label distribution were known
+    (``normalized_distance`` as for :func:`emd`; ``n_samples`` draws, ``seed``).
 
     Notes
     -----
-    **Monte Carlo, not exact.** The mean (:func:`emd`) is exact, but the
-    second moment needs :math:`\mathbb{E}|P_j - Q_j||P_k - Q_k|` for
-    dependent cumulative sums: it reduces to one-dimensional integrals of
-    incomplete beta functions, but the variance is then a small difference
-    of large second moments when the posterior is concentrated, which a
-    quadrature would have to resolve to many digits. The sample variance of
-    posterior draws has no such cancellation. The relative
-    error of the estimate is about :math:`1/\sqrt{2 n}` (1.1 % at the
-    default 4000 draws). Use :func:`monte_carlo` with the pointwise ``emd``
-    for the standard error of the mean as well.
+    **Not exact**: the second moment needs :math:`\mathbb{E}|P_j - Q_j||P_k -
+    Q_k|` for dependent cumulative sums, whose difference from the squared mean
+    is tiny for a concentrated posterior (a quadrature would need many digits);
+    the sample variance has no such cancellation. Relative error about
+    :math:`1/\sqrt{2 n}` (1.1 % at 4000 draws).
 
     Examples
     --------
@@ -1040,38 +695,15 @@ def emd_std(
     K = a.shape[1]
     if K == 1:
         return np.zeros(a.shape[0])
-    res = monte_carlo(_emd_rows, a, Q, n_samples=n_samples, seed=seed)
+    steps = functools.partial(pw.emd, normalized_distance=False)
+    res = monte_carlo(steps, a, Q, n_samples=n_samples, seed=seed)
     return res.std / (K - 1) if normalized_distance else res.std
 
 
 def manhattan_std(
-    alpha: npt.ArrayLike,
-    q_pred: npt.ArrayLike,
-    /,
-    *,
-    n_samples: int = 4000,
-    seed: SeedLike = 0,
+    alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, n_samples: int = 4000, seed: SeedLike = 0
 ) -> FloatArray:
-    r"""Posterior standard deviation of the Manhattan (L1) distance, by Monte Carlo.
-
-    Parameters
-    ----------
-    alpha, q_pred
-        As for :func:`manhattan`.
-    n_samples : int, default 4000
-        Posterior draws per item.
-    seed : int, numpy.random.Generator or None, default 0
-        Randomness; the default makes results reproducible.
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        Sample standard deviation (``ddof=1``).
-
-    Notes
-    -----
-    **Monte Carlo, not exact**, for the reason given in :func:`emd_std`;
-    relative error about :math:`1/\sqrt{2 n}`.
+    """Posterior standard deviation of the Manhattan (L1) distance, by Monte Carlo (as :func:`emd_std`).
 
     Examples
     --------
@@ -1080,4 +712,4 @@ def manhattan_std(
     True
     """
     a, Q = _inputs(alpha, q_pred)
-    return monte_carlo(_l1_rows, a, Q, n_samples=n_samples, seed=seed).std
+    return monte_carlo(pw.manhattan, a, Q, n_samples=n_samples, seed=seed).std

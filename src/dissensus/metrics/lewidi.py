@@ -1,25 +1,23 @@
-"""The official scorers of the LeWiDi shared tasks (2023 and 2025), reproduced exactly.
+"""The LeWiDi shared tasks (2023, 2025): official scorers, reproduced exactly, and submission files.
 
-Each function returns the number the organisers' evaluation code prints for
-the same inputs, to the last bit: the same clipping, the same rounding (with
-Python's :func:`round`, which differs from :func:`numpy.round` near ties),
-the same order of summation. The computations are vectorised; the
-organisers' code loops over items in Python.
+Each scorer returns what the organisers' code prints, to the last bit (same
+clipping, Python's :func:`round` rather than :func:`numpy.round`, same
+order of summation), vectorised where the official code loops over items.
+LeWiDi 2023 (SemEval-2023 Task 11, binary): :func:`cross_entropy_2023`,
+:func:`micro_f1_2023`, and :func:`targets_2023` for the gold soft labels.
+LeWiDi 2025 (NLPerspectives @ EMNLP 2025), soft: :func:`average_md` (MP),
+:func:`multilabel_average_md` (VariErrNLI), :func:`average_ws` (Paraphrase,
+CSC); perspectivist: :func:`error_rate` (MP), :func:`multilabel_error_rate`
+(VariErrNLI), :func:`mean_absolute_distance` (Paraphrase, CSC). Submission
+files: :func:`read_lewidi_predictions`, :func:`write_lewidi_predictions`.
 
-LeWiDi 2023 (SemEval-2023 Task 11, binary tasks)
-    :func:`cross_entropy_2023` (soft evaluation) and :func:`micro_f1_2023`
-    (hard evaluation); :func:`targets_2023` builds the gold soft labels
-    (binary; for ConvAbuse, abusive = severity < 0).
-LeWiDi 2025 (3rd edition, NLPerspectives @ EMNLP 2025)
-    Soft evaluation: :func:`average_md` (MP), :func:`multilabel_average_md`
-    (VariErrNLI), :func:`average_ws` (Paraphrase, CSC). Perspectivist
-    evaluation: :func:`error_rate` (MP), :func:`multilabel_error_rate`
-    (VariErrNLI), :func:`mean_absolute_distance` (Paraphrase, CSC), which
-    divides by the number of scale points (11 for Paraphrase, 6 for CSC).
-
-Notation: ``t`` target, ``p`` prediction; for soft labels rows of (N, K)
-matrices, for perspectivist labels rows of (N, A) matrices of the labels of
-the A annotators of each item (NaN where an annotator did not label the item).
+Every scorer takes ``(targets, predictions)`` (``t``, ``p``) of one shape
+and returns a float, lower is better except :func:`micro_f1_2023`. Soft
+labels: (N, K), or (N, L, K) with one distribution per label, used as
+submitted. Perspectivist labels: (N, A) (or (N, L, A)) labels of each item's
+A annotators, NaN where one did not label it, or ragged per-item lists.
+Different shapes, non-finite soft labels, NaN patterns that differ and items
+without labels raise :class:`~dissensus.DataError`.
 
 References
 ----------
@@ -33,21 +31,19 @@ References
 
 from __future__ import annotations
 
+import ast
+import json
 import math
-from typing import Any
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from dissensus._exceptions import DataError
-from dissensus._validation import as_prob_matrix
-from dissensus.data import Scale
-from dissensus.data._lewidi import targets_2023
-from dissensus.metrics._lewidi_io import (
-    LewidiPredictions,
-    read_lewidi_predictions,
-    write_lewidi_predictions,
-)
+from dissensus._validation import as_prob_matrix, check_option
+from dissensus.data import Annotations, LabelCounts, Predictions, Scale, as_label_counts
 from dissensus.metrics._pointwise import emd
 
 __all__ = [
@@ -75,7 +71,258 @@ FloatArray = npt.NDArray[np.float64]
 SCALE_VALUES_2025: dict[str, int] = {"Paraphrase": 11, "CSC": 6}
 
 
-# --------------------------------------------------------------------------- helpers
+@dataclass(frozen=True, eq=False)
+class LewidiPredictions:
+    """The content of one LeWiDi submission file (:func:`read_lewidi_predictions`).
+
+    ``year`` (2023 or 2025) and ``task`` (``"soft"`` or ``"pe"``, perspectivist)
+    say the format; ``items`` are the item ids in file order (None in 2023
+    files); ``soft`` the (N, K) or multilabel (N, L, K) predicted distributions;
+    ``hard`` the (N,) hard labels of 2023 files; ``labels`` the (N, A) or
+    (N, L, A) per-annotator labels of ``"pe"`` files, NaN-padded.
+    """
+
+    year: int
+    task: Literal["soft", "pe"]
+    items: tuple[str, ...] | None
+    soft: npt.NDArray[np.float64] | None = None
+    hard: npt.NDArray[np.int64] | None = None
+    labels: npt.NDArray[np.float64] | None = None
+
+    @property
+    def n_items(self) -> int:
+        """Number of rows in the file."""
+        return int(self._shape[0])
+
+    @property
+    def _shape(self) -> tuple[int, ...]:
+        return next(a.shape for a in (self.soft, self.labels, self.hard) if a is not None)
+
+    def to_predictions(self, *, normalize: bool = False) -> Predictions:
+        """The soft labels as :class:`~dissensus.Predictions` (2-D soft files only)."""
+        if self.soft is None or self.soft.ndim != 2:
+            msg = (
+                "Only (N, K) soft-label files convert to Predictions; this file holds "
+                f"{'per-annotator labels' if self.soft is None else 'multilabel distributions'}."
+            )
+            raise DataError(msg)
+        return Predictions.from_array(self.soft, items=self.items, normalize=normalize)
+
+    def __repr__(self) -> str:
+        return f"LewidiPredictions(year={self.year}, task={self.task!r}, shape={self._shape})"
+
+
+def _parse_list(text: str, where: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        msg = f"{where}: cannot read {text[:60]!r} as a list of numbers, e.g. [0.2, 0.8]."
+        raise DataError(msg) from None
+
+
+def _lines(path: Path) -> list[tuple[int, list[str]]]:
+    rows = []
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            stripped = line.rstrip("\r\n")
+            if stripped.strip():
+                rows.append((lineno, stripped.split("\t")))
+    if not rows:
+        msg = f"'{path}' is empty: a LeWiDi submission file has one row per test item."
+        raise DataError(msg)
+    return rows
+
+
+def _read_2023(path: Path) -> LewidiPredictions:
+    rows = _lines(path)
+    widths = {len(cells) for _, cells in rows}
+    if len(widths) != 1 or min(widths) < 3:
+        lineno, cells = next((r for r in rows if len(r[1]) != len(rows[0][1])), rows[0])
+        msg = (
+            f"'{path}' line {lineno}: a 2023 submission row is 'hard_label<TAB>p_0<TAB>p_1' "
+            f"(one probability column per class, the same number on every line); got "
+            f"{len(cells)} field(s)."
+        )
+        raise DataError(msg)
+    hard = np.empty(len(rows), dtype=np.int64)
+    soft = np.empty((len(rows), len(rows[0][1]) - 1))
+    for i, (lineno, cells) in enumerate(rows):
+        try:
+            hard[i] = int(float(cells[0]))
+            soft[i] = [float(c) for c in cells[1:]]
+        except ValueError:
+            msg = f"'{path}' line {lineno}: expected numbers, got {cells!r}."
+            raise DataError(msg) from None
+    return LewidiPredictions(year=2023, task="soft", items=None, soft=soft, hard=hard)
+
+
+def _read_2025(path: Path, task: Literal["soft", "pe"]) -> LewidiPredictions:
+    rows = _lines(path)
+    items: list[str] = []
+    values: list[Any] = []
+    for lineno, cells in rows:
+        if len(cells) != 2:
+            msg = (
+                f"'{path}' line {lineno}: a 2025 submission row is 'item_id<TAB>[...]'; got "
+                f"{len(cells)} tab-separated field(s)."
+            )
+            raise DataError(msg)
+        items.append(cells[0].strip())
+        values.append(_parse_list(cells[1].strip(), f"'{path}' line {lineno}"))
+    if len(set(items)) != len(items):
+        seen: set[str] = set()
+        dup = next(i for i in items if i in seen or seen.add(i))  # type: ignore[func-returns-value]
+        msg = f"'{path}': item id {dup!r} appears more than once."
+        raise DataError(msg)
+    if task == "soft":
+        try:
+            soft = np.asarray(values, dtype=np.float64)
+        except ValueError:
+            msg = f"'{path}': the distributions do not all have the same number of classes."
+            raise DataError(msg) from None
+        if soft.ndim not in (2, 3):
+            msg = f"'{path}': expected a list (or a list of lists) of probabilities per row."
+            raise DataError(msg)
+        return LewidiPredictions(year=2025, task="soft", items=tuple(items), soft=soft)
+    labels = _pad_labels(values, f"'{path}'")
+    return LewidiPredictions(year=2025, task="pe", items=tuple(items), labels=labels)
+
+
+def _pad_labels(values: Any, where: str, ndims: tuple[int, ...] = (1, 2)) -> FloatArray:
+    """Per-item label lists (or lists of per-label lists) as one array, padded with NaN.
+
+    Items have different numbers of annotators; ``ndims`` are the accepted
+    dimensions of one item's labels.
+    """
+    try:
+        rows = [np.asarray(v, dtype=np.float64) for v in values]
+    except (TypeError, ValueError):
+        msg = f"{where} must hold numeric labels, e.g. [1, 0, 1]."
+        raise DataError(msg) from None
+    if not rows or len({r.ndim for r in rows}) != 1 or rows[0].ndim not in ndims:
+        msg = f"{where}: every row must be a list of labels (or a list of per-label lists)."
+        raise DataError(msg)
+    if len({r.shape[:-1] for r in rows}) != 1:
+        msg = f"{where}: rows hold different numbers of label lists."
+        raise DataError(msg)
+    out = np.full((len(rows), *rows[0].shape[:-1], max(r.shape[-1] for r in rows)), np.nan)
+    for i, r in enumerate(rows):
+        out[i, ..., : r.shape[-1]] = r
+    return out
+
+
+def read_lewidi_predictions(
+    path: str | Path, *, year: Literal[2023, 2025], task: Literal["soft", "pe"] = "soft"
+) -> LewidiPredictions:
+    r"""Read a LeWiDi submission file (predictions), 2023 or 2025 format.
+
+    ``year`` says the format; ``task`` (2025) is ``"soft"`` (``*_test_soft.tsv``)
+    or ``"pe"``, per-annotator labels (``*_test_pe.tsv``). Returns a
+    :class:`LewidiPredictions`; raises ``FileNotFoundError``, ``DataError`` (with
+    the line) for a row off the format, ``ValueError`` for an unknown option.
+
+    Notes
+    -----
+    The formats, reconstructed from the task pages and participants' published
+    code (there is no specification), have no header. 2023
+    ``<Dataset>_results.tsv``: ``hard_label<TAB>p_0<TAB>p_1`` (a column per
+    class), no item ids (test file order). 2025 ``<dataset>_test_soft.tsv``:
+    ``item_id<TAB>[p_0, ..., p_{K-1}]`` (VariErrNLI: a list of lists).
+    2025 ``<dataset>_test_pe.tsv``: ``item_id<TAB>[label of annotator 1, ...]``
+    in the gold file's annotator order (NaN-padded to (N, A)).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "MP_test_soft.tsv"
+    >>> _ = f.write_text("101\t[0.25, 0.75]\n102\t[1.0, 0.0]\n")
+    >>> sub = read_lewidi_predictions(f, year=2025)
+    >>> sub.items, sub.soft.tolist()
+    (('101', '102'), [[0.25, 0.75], [1.0, 0.0]])
+    """
+    check_option("read_lewidi_predictions", "year", year, (2023, 2025))
+    check_option("read_lewidi_predictions", "task", task, ("soft", "pe"))
+    p = Path(path)
+    if not p.exists():
+        msg = f"No such file: '{p}'."
+        raise FileNotFoundError(msg)
+    if year == 2023:
+        if task != "soft":
+            msg = "LeWiDi 2023 had no perspectivist task; read 2023 files with task='soft'."
+            raise ValueError(msg)
+        return _read_2023(p)
+    return _read_2025(p, task)
+
+
+def _label_text(row: npt.NDArray[np.float64]) -> list[Any]:
+    kept = row[~np.isnan(row)]
+    return [int(v) if float(v).is_integer() else float(v) for v in kept]
+
+
+def write_lewidi_predictions(
+    path: str | Path,
+    values: npt.ArrayLike,
+    *,
+    year: Literal[2023, 2025],
+    task: Literal["soft", "pe"] = "soft",
+    items: Any = None,
+    hard: npt.ArrayLike | None = None,
+) -> Path:
+    r"""Write predictions as a LeWiDi submission file (the formats :func:`read_lewidi_predictions` reads).
+
+    ``values`` are soft labels (N, K) or (N, L, K), or for ``task="pe"``
+    per-annotator labels (N, A) or (N, L, A), NaN where an item has fewer
+    annotators; ``items`` the item ids (2025 files; 2023 files have none);
+    ``hard`` the 2023 hard labels (default: the most probable class, the first
+    on ties). Overwrites and returns ``path``. Raises ``DataError`` for missing
+    or misshapen items or labels, ``ValueError`` for an unknown ``year`` or
+    ``task``.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "mp_test_pe.tsv"
+    >>> _ = write_lewidi_predictions(f, [[1, 0, 1], [0, 1, np.nan]], year=2025, task="pe",
+    ...                              items=["a", "b"])
+    >>> f.read_text().splitlines()
+    ['a\t[1, 0, 1]', 'b\t[0, 1]']
+    """
+    check_option("write_lewidi_predictions", "year", year, (2023, 2025))
+    check_option("write_lewidi_predictions", "task", task, ("soft", "pe"))
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.ndim not in (2, 3) or arr.shape[0] == 0:
+        msg = f"`values` must be a non-empty (N, K) or (N, L, K) array; got shape {arr.shape}."
+        raise DataError(msg)
+    out = Path(path)
+    lines: list[str] = []
+    if year == 2023:
+        if task != "soft" or arr.ndim != 2:
+            msg = "LeWiDi 2023 files hold one (N, K) soft label matrix (task='soft')."
+            raise ValueError(msg)
+        labels = np.argmax(arr, axis=1) if hard is None else np.asarray(hard)
+        if labels.shape != (arr.shape[0],):
+            msg = f"`hard` must have one label per row ({arr.shape[0]}); got shape {labels.shape}."
+            raise DataError(msg)
+        for h, row in zip(labels.tolist(), arr.tolist(), strict=True):
+            lines.append("\t".join([str(int(h)), *(repr(float(v)) for v in row)]))
+    else:
+        if items is None or len(items) != arr.shape[0]:
+            msg = f"2025 files need one item id per row ({arr.shape[0]}) in `items`."
+            raise DataError(msg)
+        for item, row in zip(items, arr, strict=True):
+            if task == "soft":
+                payload: Any = row.tolist()
+            elif row.ndim == 1:
+                payload = _label_text(row)
+            else:
+                payload = [_label_text(r) for r in row]
+            lines.append(f"{item}\t{json.dumps(payload)}")
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return out
 
 
 def _round_like_python(x: FloatArray, ndigits: int) -> FloatArray:
@@ -109,26 +356,35 @@ def _sequential_sum(x: FloatArray, axis: int = -1) -> FloatArray:
     return total
 
 
-def _sequential_total(x: FloatArray) -> float:
-    """Left-to-right sum of a 1-D array (over items), in C: the last cumulative sum."""
-    return float(np.cumsum(x)[-1])
+def _rounded_mean(x: FloatArray) -> float:
+    """``round(sum(x) / len(x), 5)`` with the sum left to right, in C (the last cumulative sum)."""
+    return round(float(np.cumsum(x)[-1]) / int(x.shape[0]), 5)
 
 
-def _float_matrix(x: Any, name: str, func: str, ndim: int) -> FloatArray:
+def _array(x: Any, name: str, func: str, ndim: int, *, labels: bool = False) -> FloatArray:
+    """A non-empty ``ndim``-D float array; per-annotator ``labels`` may be ragged (NaN-padded)."""
+    shape = ("(N, A)", "(N, L, A)") if labels else ("(N, K)", "(N, L, K)")
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError):
-        msg = (
-            f"`{name}` of {func} must be a numeric array of shape "
-            f"{'(N, K)' if ndim == 2 else '(N, L, K)'}; it could not be read as numbers "
-            "(ragged rows? pad with NaN or pass a list of equal-length rows)."
-        )
-        raise DataError(msg) from None
+        if labels:
+            arr = _pad_labels(x, f"`{name}` of {func}", (ndim - 1,))
+        else:
+            msg = (
+                f"`{name}` of {func} must be a numeric array of shape {shape[ndim - 2]}; it "
+                "could not be read as numbers (ragged rows? pad with NaN or pass a list of "
+                "equal-length rows)."
+            )
+            raise DataError(msg) from None
     if arr.ndim != ndim or arr.shape[0] == 0:
-        shape = "(N, K)" if ndim == 2 else "(N, L, K)"
+        what = "array of labels" if labels else "array"
         msg = (
-            f"`{name}` of {func} must be a non-empty {ndim}-D array {shape}; got shape {arr.shape}."
+            f"`{name}` of {func} must be a non-empty {ndim}-D {what} {shape[ndim - 2]}; got "
+            f"shape {arr.shape}."
         )
+        raise DataError(msg)
+    if labels and np.isinf(arr).any():
+        msg = f"`{name}` of {func} holds inf; labels must be finite (NaN marks a missing one)."
         raise DataError(msg)
     return arr
 
@@ -153,56 +409,19 @@ def _same_shape(t: FloatArray, p: FloatArray, func: str) -> None:
 def _soft_pair(
     targets: Any, predictions: Any, func: str, ndim: int = 2
 ) -> tuple[FloatArray, FloatArray]:
-    t = _float_matrix(targets, "targets", func, ndim)
-    p = _float_matrix(predictions, "predictions", func, ndim)
+    t = _array(targets, "targets", func, ndim)
+    p = _array(predictions, "predictions", func, ndim)
     _same_shape(t, p, func)
     _check_finite(t, "targets", func)
     _check_finite(p, "predictions", func)
     return t, p
 
 
-def _padded(x: Any, name: str, func: str, ndim: int) -> FloatArray:
-    """Per-annotator labels as a float array padded with NaN (ragged lists are padded)."""
-    try:
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError):
-        arr = _pad_ragged(x, name, func, ndim)
-    if arr.ndim != ndim or arr.shape[0] == 0:
-        shape = "(N, A)" if ndim == 2 else "(N, L, A)"
-        msg = f"`{name}` of {func} must be a non-empty {shape} array of labels; got shape {arr.shape}."
-        raise DataError(msg)
-    if np.isinf(arr).any():
-        msg = f"`{name}` of {func} holds inf; labels must be finite (NaN marks a missing one)."
-        raise DataError(msg)
-    return arr
-
-
-def _pad_ragged(x: Any, name: str, func: str, ndim: int) -> FloatArray:
-    # Input conversion at the edge: lists of per-item label lists of different lengths.
-    try:
-        rows = [np.asarray(r, dtype=np.float64) for r in x]
-    except (TypeError, ValueError):
-        msg = f"`{name}` of {func} must hold numeric labels."
-        raise DataError(msg) from None
-    if not rows or any(r.ndim != ndim - 1 for r in rows):
-        msg = f"`{name}` of {func} must be a sequence of per-item label {'lists' if ndim == 2 else 'matrices'}."
-        raise DataError(msg)
-    width = max(r.shape[-1] for r in rows)
-    lead = rows[0].shape[:-1]
-    if any(r.shape[:-1] != lead for r in rows):
-        msg = f"`{name}` of {func}: every item must have the same number of label dimensions."
-        raise DataError(msg)
-    out = np.full((len(rows), *lead, width), np.nan)
-    for i, r in enumerate(rows):
-        out[i, ..., : r.shape[-1]] = r
-    return out
-
-
 def _label_pair(
     targets: Any, predictions: Any, func: str, ndim: int
 ) -> tuple[FloatArray, FloatArray]:
-    t = _padded(targets, "targets", func, ndim)
-    p = _padded(predictions, "predictions", func, ndim)
+    t = _array(targets, "targets", func, ndim, labels=True)
+    p = _array(predictions, "predictions", func, ndim, labels=True)
     _same_shape(t, p, func)
     mismatch = np.isnan(t) != np.isnan(p)
     if mismatch.any():
@@ -221,45 +440,68 @@ def _label_pair(
     return t, p
 
 
-# --------------------------------------------------------------------------- 2023
+def targets_2023(annotations: Annotations | LabelCounts | npt.ArrayLike, /) -> FloatArray:
+    r"""The LeWiDi 2023 soft-label targets: (N, 2) probabilities of labels 0 and 1.
+
+    For HS-Brexit, ArMIS and MD-Agreement the ``annotations`` (Annotations,
+    LabelCounts or (N, K) counts) are 0/1 and the target is their proportion.
+    ConvAbuse is annotated on severities :math:`\{-3, -2, -1, 0, 1\}` and its
+    target is *binary*, abusive (severity :math:`< 0`) or not:
+
+    .. math:: t_{i1} = \frac{\#\{\text{annotations of } i < 0\}}{n_i},
+              \qquad t_{i0} = 1 - t_{i1},
+
+    what the 2023 JSON files print as ``soft_label`` (to three decimals) and
+    what :func:`cross_entropy_2023` scores. Other labels, and items without
+    annotations, raise :class:`~dissensus.DataError`.
+
+    Examples
+    --------
+    >>> from dissensus import LabelCounts, Scale
+    >>> lc = LabelCounts.from_array([[1, 0, 1, 1, 0], [0, 0, 0, 2, 1]],
+    ...                             scale=Scale.ordinal([-3, -2, -1, 0, 1]))
+    >>> targets_2023(lc)
+    array([[0.333, 0.667],
+           [1.   , 0.   ]])
+    """
+    counts = as_label_counts(annotations, "annotations")
+    scale = counts.scale
+    n = counts.n
+    if (n == 0).any():
+        msg = (
+            f"{int((n == 0).sum())} items have no annotations; the LeWiDi 2023 targets are "
+            "undefined for them (drop them first)."
+        )
+        raise DataError(msg)
+    C = counts.values.astype(np.float64)
+    if scale.is_numeric and set(scale.values.tolist()) <= {0.0, 1.0}:
+        one = C[:, scale.values == 1.0].sum(axis=1)
+    elif scale.is_numeric and (scale.values < 0).any():
+        one = C[:, scale.values < 0].sum(axis=1)
+    else:
+        msg = (
+            f"The LeWiDi 2023 targets need binary labels (0/1) or ConvAbuse severities "
+            f"(-3..1); got the scale {scale!r}."
+        )
+        raise DataError(msg)
+    p1 = one / n
+    return np.column_stack([1.0 - p1, p1])
 
 
 def cross_entropy_2023(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
-    r"""Soft-label cross-entropy of LeWiDi 2023, as the official scorer computes it.
+    r"""Soft-label cross-entropy of LeWiDi 2023 (mean over items), as the official scorer computes it.
 
-    Parameters
-    ----------
-    targets : array_like, shape (N, K)
-        Gold soft labels (K = 2 in 2023: probabilities of labels 0 and 1;
-        :func:`targets_2023` computes them from the annotations, binarising
-        ConvAbuse's severities).
-    predictions : array_like, shape (N, K)
-        Predicted soft labels, as submitted (not renormalised, not checked to
-        sum to 1, like the official scorer).
-
-    Returns
-    -------
-    float
-        Mean over items; lower is better.
-
-    Raises
-    ------
-    DataError
-        Shapes differ, non-finite values.
+    ``targets`` are (N, 2) gold soft labels (:func:`targets_2023`); predictions
+    are used as submitted (not renormalised).
 
     Notes
     -----
-    Predictions are clipped to :math:`[10^{-12}, 1 - 10^{-12}]` and then
-    shifted by :math:`10^{-9}` inside the log:
-
     .. math:: \mathrm{CE} = -\frac1N \sum_{i=1}^N \sum_{k=1}^K t_{ik}
-              \ln\bigl(\mathrm{clip}(p_{ik}) + 10^{-9}\bigr)
+              \ln\bigl(\mathrm{clip}(p_{ik}, 10^{-12}, 1 - 10^{-12}) + 10^{-9}\bigr)
 
-    The sum runs over the whole matrix at once (NumPy's pairwise sum), as in
-    the official code, so the result is bit-identical. Natural log. The
-    :math:`10^{-9}` shift makes the largest per-class penalty
-    :math:`-\ln(10^{-9} + 10^{-12}) \approx 20.72` rather than
-    :math:`-\ln 10^{-12} \approx 27.63`
+    summed over the whole matrix at once (NumPy's pairwise sum) as officially,
+    so bit-identical. The :math:`10^{-9}` shift caps a class's penalty at
+    :math:`\approx 20.72` instead of :math:`-\ln 10^{-12} \approx 27.63`
     (:func:`dissensus.metrics.cross_entropy` with ``zero="clip"`` has no shift).
 
     Examples
@@ -274,35 +516,12 @@ def cross_entropy_2023(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) ->
 
 
 def micro_f1_2023(hard_true: npt.ArrayLike, hard_pred: npt.ArrayLike, /) -> float:
-    r"""Micro-averaged F1 of hard labels, the LeWiDi 2023 hard evaluation.
+    r"""Micro-averaged F1 of hard labels (two 1-D arrays of one length), the LeWiDi 2023 hard evaluation.
 
-    Parameters
-    ----------
-    hard_true : array_like, shape (N,)
-        Gold (majority) labels, any comparable type.
-    hard_pred : array_like, shape (N,)
-        Predicted labels.
-
-    Returns
-    -------
-    float
-        In [0, 1]; higher is better.
-
-    Raises
-    ------
-    DataError
-        Not 1-D, different lengths, empty.
-
-    Notes
-    -----
-    The official scorer calls ``sklearn.metrics.f1_score(average="micro")``.
-    With one label per item every wrong prediction is one false positive and
-    one false negative, so micro precision = micro recall = accuracy:
-
-    .. math:: F_1^{\mu} = \frac{2\,TP}{2\,TP + FP + FN} = \frac{1}{N}
-              \sum_{i=1}^N [y_i = \hat y_i]
-
-    which is what this function computes (bit-identical to scikit-learn).
+    The official scorer calls ``sklearn.metrics.f1_score(average="micro")``;
+    with one label per item every error is one false positive and one false
+    negative, so :math:`F_1^{\mu} = 2TP / (2TP + FP + FN)` is the accuracy
+    :math:`\frac1N \sum_i [y_i = \hat y_i]`, computed here (bit-identical).
 
     Examples
     --------
@@ -320,9 +539,6 @@ def micro_f1_2023(hard_true: npt.ArrayLike, hard_pred: npt.ArrayLike, /) -> floa
     return float(np.mean(y == yhat))
 
 
-# --------------------------------------------------------------------------- 2025 soft
-
-
 def _md_rows(t: FloatArray, p: FloatArray) -> FloatArray:
     # Python's sum(abs(p - t) for ...) adds left to right; so does this.
     return _round_like_python(_sequential_sum(np.abs(p - t)), 5)
@@ -331,79 +547,34 @@ def _md_rows(t: FloatArray, p: FloatArray) -> FloatArray:
 def average_md(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     r"""Average Manhattan distance, the LeWiDi 2025 soft evaluation of MP (``average_MD``).
 
-    Parameters
-    ----------
-    targets : array_like, shape (N, K)
-        Gold soft labels.
-    predictions : array_like, shape (N, K)
-        Predicted soft labels (used as submitted).
-
-    Returns
-    -------
-    float
-        Rounded to 5 decimals; in [0, 2] for distributions; lower is better.
-
-    Raises
-    ------
-    DataError
-        Shapes differ, non-finite values.
-
-    Notes
-    -----
     .. math:: \mathrm{AMD} = \mathrm{round}\Bigl(\frac1N \sum_{i=1}^N
               \mathrm{round}\bigl(\textstyle\sum_k |p_{ik} - t_{ik}|, 5\bigr), 5\Bigr)
 
-    Both roundings are Python's :func:`round` (ties to even on the exact
-    binary value), and both sums run left to right, as in the official code.
-    The unrounded per-item values are :func:`dissensus.metrics.manhattan`.
+    with Python's :func:`round` (ties to even on the exact binary value) and
+    left-to-right sums, as officially; unrounded per item it is
+    :func:`dissensus.metrics.manhattan`.
 
     Examples
     --------
-    The mean of the rounded distances 0.2 and 0.15309 is 0.176545, which
-    Python rounds to 0.17655 (NumPy's ``np.round`` would give 0.17654):
+    The mean of the rounded 0.2 and 0.15309 is 0.176545, which Python rounds to
+    0.17655 (``np.round`` would give 0.17654):
 
     >>> average_md([[0.6, 0.4], [0.2, 0.8]], [[0.5, 0.5], [0.123455, 0.876545]])
     0.17655
     """
     t, p = _soft_pair(targets, predictions, "average_md")
     d = _md_rows(t, p)
-    total: float = round(_sequential_total(d) / d.shape[0], 5)
-    return total
+    return _rounded_mean(d)
 
 
 def multilabel_average_md(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
-    r"""Multilabel average Manhattan distance, the LeWiDi 2025 soft evaluation of VariErrNLI.
+    """Multilabel average Manhattan distance, the LeWiDi 2025 soft evaluation of VariErrNLI.
 
-    Parameters
-    ----------
-    targets : array_like, shape (N, L, K)
-        For each item, one gold distribution per label (VariErrNLI: L = 3
-        labels, each a K = 2 distribution over no / yes, ``"0"`` / ``"1"``).
-        The official files list the labels as contradiction / entailment /
-        neutral (the keys of ``soft_label``) and the organisers' scorer pairs
-        targets and predictions by position: predictions must follow the
-        same label order. The score is a mean over labels, so any order
-        shared by both sides gives the same value.
-    predictions : array_like, shape (N, L, K)
-        Predicted distributions.
-
-    Returns
-    -------
-    float
-        Rounded to 5 decimals; lower is better.
-
-    Raises
-    ------
-    DataError
-        Shapes differ, non-finite values.
-
-    Notes
-    -----
-    :func:`average_md` over the L distributions of each item (rounded), then
-    the mean over items, rounded to 5 decimals:
-
-    .. math:: \mathrm{MAMD} = \mathrm{round}\Bigl(\frac1N \sum_i
-              \mathrm{AMD}(t_{i\cdot\cdot}, p_{i\cdot\cdot}), 5\Bigr)
+    (N, L, K) inputs: VariErrNLI has L = 3 labels (contradiction / entailment /
+    neutral, the keys of ``soft_label``), each a K = 2 distribution over no /
+    yes, paired by position (both sides in one label order). :func:`average_md`
+    over the L distributions of each item (rounded), then the mean over items,
+    rounded to 5 decimals.
 
     Examples
     --------
@@ -415,92 +586,55 @@ def multilabel_average_md(targets: npt.ArrayLike, predictions: npt.ArrayLike, /)
     t, p = _soft_pair(targets, predictions, "multilabel_average_md", ndim=3)
     d = _md_rows(t, p)  # (N, L)
     per_item = _round_like_python(_sequential_sum(d, axis=1) / d.shape[1], 5)
-    total: float = round(_sequential_total(per_item) / per_item.shape[0], 5)
-    return total
+    return _rounded_mean(per_item)
 
 
 def average_ws(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     r"""Average Wasserstein distance, the LeWiDi 2025 soft evaluation of Paraphrase and CSC.
 
-    Parameters
-    ----------
-    targets : array_like, shape (N, K)
-        Gold distributions over the K ordered points of the rating scale.
-    predictions : array_like, shape (N, K)
-        Predicted distributions (each row must sum to 1 within 1e-6, as
-        ``ot.emd2`` requires equal masses).
-
-    Returns
-    -------
-    float
-        Rounded to 5 decimals; in [0, K − 1]; lower is better.
-
-    Raises
-    ------
-    DataError
-        Shapes differ, rows off the simplex.
+    Rows are distributions over the ordered points of the rating scale and must
+    sum to 1 within 1e-6 (``ot.emd2`` requires equal masses).
 
     Notes
     -----
-    The official code solves a transport problem per item with ``ot.emd2``
-    and the cost :math:`|h - k|` in scale steps (not normalised by K − 1).
-    In one dimension its optimum is the L1 distance between the cumulative
-    distributions (:func:`dissensus.metrics.emd` with ``normalized_distance=False``):
+    The official code solves a transport problem per item with ``ot.emd2`` and
+    the cost :math:`|h - k|` in scale steps, whose optimum in one dimension is
+    the L1 distance between the cumulative distributions
+    (:func:`dissensus.metrics.emd` with ``normalized_distance=False``), so
 
     .. math:: \mathrm{AWD} = \mathrm{round}\Bigl(\frac1N \sum_{i=1}^N
               \sum_{k=1}^{K-1} |P_{ik} - T_{ik}|, 5\Bigr)
 
-    Per-item values agree with ``ot.emd2`` to about 1e-15 (the network
-    simplex and the cumulative sums round differently), so the rounded mean
-    is the official one except when it lies within ~1e-15 of a rounding tie.
+    equals the official value except within ~1e-15 (the two round differently)
+    of a rounding tie.
 
     Examples
     --------
     >>> average_ws([[0, 0.5, 0.5], [1, 0, 0]], [[0.5, 0.5, 0], [0, 0, 1]])
     1.5
     """
-    t = as_prob_matrix(_float_matrix(targets, "targets", "average_ws", 2), "targets")
-    p = as_prob_matrix(_float_matrix(predictions, "predictions", "average_ws", 2), "predictions")
+    t = as_prob_matrix(_array(targets, "targets", "average_ws", 2), "targets")
+    p = as_prob_matrix(_array(predictions, "predictions", "average_ws", 2), "predictions")
     _same_shape(t, p, "average_ws")
     d = emd(t, p, normalized_distance=False)
-    total: float = round(_sequential_total(d) / d.shape[0], 5)
-    return total
+    return _rounded_mean(d)
 
 
-# --------------------------------------------------------------------------- 2025 perspectivist
+def _abs_errors(t: FloatArray, p: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``Σ|t - p|`` over the annotators (left to right, NaN as 0) and how many there are."""
+    diff = np.abs(t - p)
+    np.nan_to_num(diff, copy=False, nan=0.0)  # adding 0.0 leaves the left-to-right sum unchanged
+    return _sequential_sum(diff), np.sum(~np.isnan(t), axis=-1).astype(np.float64)
 
 
 def _error_rows(t: FloatArray, p: FloatArray) -> FloatArray:
     """Per (item[, label]) score ``round(1 - (a - Σ|t - p|) / a, 5)`` over the annotators."""
-    diff = np.abs(t - p)
-    np.nan_to_num(diff, copy=False, nan=0.0)  # adding 0.0 leaves the left-to-right sum unchanged
-    errors = _sequential_sum(diff)
-    a = np.sum(~np.isnan(t), axis=-1).astype(np.float64)
+    errors, a = _abs_errors(t, p)
     return _round_like_python(1.0 - ((a - errors) / a), 5)
 
 
-def error_rate(targets: Any, predictions: Any, /) -> float:
+def error_rate(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     r"""Average error rate of per-annotator predictions, the LeWiDi 2025 perspectivist MP score.
-
-    Parameters
-    ----------
-    targets : array_like, shape (N, A), or a sequence of per-item label lists
-        The label each annotator of an item gave (MP: 0 / 1). In a matrix,
-        NaN marks an annotator who did not label the item; ragged lists are
-        padded with NaN.
-    predictions : same as ``targets``
-        The predicted label of each of those annotators (NaN exactly where
-        ``targets`` is NaN).
-
-    Returns
-    -------
-    float
-        In [0, 1] for binary labels; lower is better.
-
-    Raises
-    ------
-    DataError
-        Shapes or missing-label patterns differ, an item without labels.
 
     Notes
     -----
@@ -510,11 +644,8 @@ def error_rate(targets: Any, predictions: Any, /) -> float:
               \frac{a_i - \sum_k |t_{ik} - p_{ik}|}{a_i}, 5\Bigr)
 
     For binary labels the inner term is the share of the item's annotators
-    whose label was predicted wrongly; items count equally however many
-    annotators they have (a macro average over items, not over (item,
-    annotator) pairs). For labels that are not 0 / 1 the official formula
-    sums absolute differences, reproduced here as is. The final mean is not
-    rounded (official code: ``float(np.mean(...))``).
+    predicted wrongly (items count equally); other labels enter through their
+    absolute differences, as officially. The mean is not rounded.
 
     Examples
     --------
@@ -525,31 +656,12 @@ def error_rate(targets: Any, predictions: Any, /) -> float:
     return float(np.mean(_error_rows(t, p)))
 
 
-def multilabel_error_rate(targets: Any, predictions: Any, /) -> float:
-    r"""Multilabel average error rate, the LeWiDi 2025 perspectivist VariErrNLI score.
+def multilabel_error_rate(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
+    """Multilabel average error rate, the LeWiDi 2025 perspectivist VariErrNLI score.
 
-    Parameters
-    ----------
-    targets : array_like, shape (N, L, A), or a sequence of per-item (L, A) label matrices
-        Each annotator's 0 / 1 label for each of the L labels of each item
-        (NaN where an annotator did not label the item).
-    predictions : same as ``targets``
-        Predicted labels.
-
-    Returns
-    -------
-    float
-        Lower is better.
-
-    Raises
-    ------
-    DataError
-        Shapes or missing-label patterns differ.
-
-    Notes
-    -----
-    :func:`error_rate` over the L labels of each item (a mean of the rounded
-    per-label scores), then the mean over items; neither mean is rounded.
+    (N, L, A) 0 / 1 labels: :func:`error_rate` over the L labels of each item
+    (the mean of the rounded per-label scores), then the mean over items;
+    neither mean is rounded.
 
     Examples
     --------
@@ -564,44 +676,21 @@ def multilabel_error_rate(targets: Any, predictions: Any, /) -> float:
 
 
 def mean_absolute_distance(
-    targets: Any, predictions: Any, /, *, scale_values: float | Scale
+    targets: npt.ArrayLike, predictions: npt.ArrayLike, /, *, scale_values: float | Scale
 ) -> float:
     r"""Mean normalised absolute distance, the LeWiDi 2025 perspectivist score of Paraphrase and CSC.
 
-    Parameters
-    ----------
-    targets : array_like, shape (N, A), or a sequence of per-item label lists
-        Each annotator's rating of each item (NaN where an annotator did not
-        rate the item; ragged lists are padded).
-    predictions : same as ``targets``
-        The predicted rating for each of those annotators.
-    scale_values : float or Scale
-        The divisor. The official code passes the NUMBER OF POINTS of the
-        scale: 11 for Paraphrase (ratings −5..5) and 6 for CSC (1..6); see
-        :data:`SCALE_VALUES_2025`. It is not the range (10 and 5), which is
-        what its docstring once said. Given a :class:`~dissensus.Scale`, its
-        number of labels ``K`` is used, the official convention.
+    ``scale_values`` is the divisor :math:`s`: the official code passes the
+    NUMBER OF POINTS of the scale, 11 for Paraphrase (−5..5) and 6 for CSC
+    (1..6) (:data:`SCALE_VALUES_2025`), not the range its docstring once said; a
+    :class:`~dissensus.Scale` gives its number of labels; not positive:
+    ``ValueError``.
 
-    Returns
-    -------
-    float
-        Lower is better; below 1 (the largest distance, K − 1, divided by K).
-
-    Raises
-    ------
-    DataError
-        Shapes or missing-rating patterns differ.
-    ValueError
-        ``scale_values`` not positive.
-
-    Notes
-    -----
     .. math:: \mathrm{MAD} = \frac1N \sum_{i=1}^N \frac{1}{s} \cdot
               \frac{1}{a_i} \sum_{k=1}^{a_i} |t_{ik} - p_{ik}|
 
-    with :math:`s` = ``scale_values``. The published formula multiplies by
-    100; the official code does not (the factor is commented out), and
-    neither does this function. Nothing is rounded.
+    without the published formula's factor 100 (commented out in the official
+    code) and without rounding.
 
     Examples
     --------
@@ -616,11 +705,8 @@ def mean_absolute_distance(
         )
         raise ValueError(msg)
     t, p = _label_pair(targets, predictions, "mean_absolute_distance", 2)
-    diff = np.abs(t - p)
-    np.nan_to_num(diff, copy=False, nan=0.0)
-    a = np.sum(~np.isnan(t), axis=-1).astype(np.float64)
-    per_item = _sequential_sum(diff) / a / s
-    return float(np.mean(per_item))
+    errors, a = _abs_errors(t, p)
+    return float(np.mean(errors / a / s))
 
 
 #: The organisers' names (the same functions).
