@@ -1,10 +1,11 @@
-"""Atomic output: a run leaves the complete new set of files or the complete old one.
+"""The one output writer: a run leaves the complete new set of files or the complete old one.
 
-Every file is written to a temporary name in its destination directory,
-flushed to disk, and moved into place with :func:`os.replace` only when the
-whole set is complete. A ``manifest.json`` written with the set records the
-run's parameters and the SHA-256 of each file, so a reader can tell which
-files belong together.
+Every file goes to a temporary name in its destination directory, is
+flushed to disk, and is moved into place with :func:`os.replace` only when
+the whole set is complete. A ``manifest.json`` written with the set records
+the run's parameters and the SHA-256 of each file, so a reader can tell
+which files belong together; files of the previous set that the new one
+lacks are removed (never one of the run's inputs).
 
 The moves of a set are journalled (``.dissensus-commit.json``) and done with
 SIGINT/SIGTERM held back, so an interrupted commit is finished by the next
@@ -13,9 +14,11 @@ untouched and its temporaries are removed (now, or by the next run when the
 process was killed outright).
 
 A directory being written is locked (``flock`` on the directory itself), so
-two runs on the same directory cannot interleave their files: the second one
-stops with a clear :class:`~dissensus.OutputError` before computing anything.
-An output that resolves to one of the run's input files is refused.
+two runs cannot interleave their files: the second stops with a clear
+:class:`~dissensus.OutputError` before computing anything. An output that
+is one of the run's input files (same path, symlink or hard link) is
+refused. A single file (:func:`write_file_atomically`) is written through
+a temporary name and one :func:`os.replace`.
 """
 
 from __future__ import annotations
@@ -49,6 +52,9 @@ MANIFEST = "manifest.json"
 _JOURNAL = ".dissensus-commit.json"
 _TMP_PREFIX = ".dissensus-tmp-"
 
+#: What a file is written from: text (UTF-8), bytes, or a callback given the open binary file.
+Data = str | bytes | Callable[[IO[bytes]], None]
+
 # Locks held by this process: resolved directory -> (fd, depth). flock locks
 # belong to an open file description, so a nested lock on the same directory
 # (the CLI holds it while it computes, Evaluation.save takes it again) must
@@ -64,16 +70,10 @@ def _oserror(exc: OSError, path: Path | str, doing: str) -> OutputError:
 
 
 def check_output_dir(path: str | Path) -> Path:
-    """Make sure ``path`` is, or can be created as, a writable directory.
+    """``path`` as a writable directory, created with its parents when missing.
 
-    Creates the directory (with its parents) when it is missing, so that a
-    bad ``--out`` fails before any computation rather than after it.
-
-    Raises
-    ------
-    OutputError
-        ``path`` (or one of its parents) is a file, or the directory is not
-        writable.
+    Raises :class:`~dissensus.OutputError` when it (or a parent) is a file
+    or it is not writable, so that a bad ``--out`` fails before any work.
     """
     out = Path(path)
     for parent in (out, *out.parents):
@@ -96,7 +96,7 @@ def check_output_dir(path: str | Path) -> Path:
 
 
 def check_output_file(path: str | Path) -> Path:
-    """Check up front that a single output file can be written at ``path``."""
+    """Check up front that a single output file can be written at ``path``; return it."""
     target = Path(path)
     if target.is_dir():
         msg = f"output {target} is a directory; give a file name."
@@ -111,6 +111,18 @@ def check_output_file(path: str | Path) -> Path:
     return target
 
 
+def _input_at(path: Path, inputs: Iterable[str | Path]) -> Path | None:
+    """The input that ``path`` is (after resolving symlinks, or by device and inode), if any."""
+    for i in (Path(p) for p in inputs if str(p) not in ("", "-")):
+        if path.resolve() == i.resolve():
+            return i
+        if path.exists() and i.exists():
+            with contextlib.suppress(OSError):
+                if os.path.samefile(path, i):
+                    return i
+    return None
+
+
 def check_not_inputs(outputs: Iterable[str | Path], inputs: Iterable[str | Path]) -> None:
     """Refuse to write any output over one of the inputs.
 
@@ -118,30 +130,24 @@ def check_not_inputs(outputs: Iterable[str | Path], inputs: Iterable[str | Path]
     by device and inode (:func:`os.path.samefile`), so hard links and
     different spellings of one file are caught too.
     """
-    ins = [Path(p) for p in inputs if str(p) not in ("", "-")]
-    for out in outputs:
-        o = Path(out)
-        for i in ins:
-            same = o.resolve() == i.resolve()
-            if not same and o.exists() and i.exists():
-                with contextlib.suppress(OSError):
-                    same = os.path.samefile(o, i)
-            if same:
-                msg = (
-                    f"refusing to write {o}: it is the input file {i}; "
-                    "choose another output path so the input is not overwritten."
-                )
-                raise OutputError(msg)
+    inputs = list(inputs)
+    for out in map(Path, outputs):
+        source = _input_at(out, inputs)
+        if source is not None:
+            msg = (
+                f"refusing to write {out}: it is the input file {source}; "
+                "choose another output path so the input is not overwritten."
+            )
+            raise OutputError(msg)
 
 
 @contextlib.contextmanager
 def locked_dir(path: str | Path) -> Iterator[Path]:
     """Hold an exclusive lock on directory ``path`` (re-entrant within a process).
 
-    Raises
-    ------
-    OutputError
-        Another process holds the lock.
+    The directory is checked (and created) by :func:`check_output_dir`; a
+    commit that a killed run left half-done is finished first. Raises
+    :class:`~dissensus.OutputError` when another process holds the lock.
     """
     out = check_output_dir(path)
     key = out.resolve()
@@ -180,11 +186,7 @@ def locked_dir(path: str | Path) -> Iterator[Path]:
 
 
 def _recover(directory: Path) -> None:
-    """Finish a commit that was killed half-way; remove stale temporaries.
-
-    Called with the directory lock held, so every temporary file found
-    belongs to a run that no longer exists.
-    """
+    """Finish a commit killed half-way; remove stale temporaries (lock held: their run is gone)."""
     journal = directory / _JOURNAL
     if journal.exists():
         try:
@@ -204,8 +206,23 @@ def _recover(directory: Path) -> None:
             stale.unlink()
 
 
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+def _temporary_path(directory: Path, name: str) -> Path:
+    return directory / f"{_TMP_PREFIX}{os.getpid()}-{os.urandom(4).hex()}-{name}"
+
+
+def _write_synced(path: Path, data: Data) -> None:
+    """Write ``data`` to ``path`` and flush it to disk."""
+    with path.open("wb") as fh:
+        if callable(data):
+            data(fh)
+        else:
+            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _fsync(path: Path, flags: int = os.O_RDONLY) -> None:
+    fd = os.open(path, flags)
     try:
         os.fsync(fd)
     finally:
@@ -240,11 +257,12 @@ def _signals_held() -> Iterator[None]:
 class AtomicFileSet:
     r"""Write a set of files into one directory; commit them together or not at all.
 
-    Use as a context manager. :meth:`write` (or :meth:`temporary` for writers
-    that want a path) puts each file under a temporary name; leaving the
-    block normally commits the set with a manifest, leaving it with an
-    exception (including ``KeyboardInterrupt``) removes the temporaries and
-    leaves the directory as it was.
+    Use as a context manager, which holds the directory's lock. :meth:`write`
+    (or :meth:`written` / :meth:`temporary` for writers that want a path)
+    puts each file under a temporary name; leaving the block normally
+    commits the set with a manifest, leaving it with an exception (including
+    ``KeyboardInterrupt``) removes the temporaries and leaves the directory
+    as it was.
 
     Parameters
     ----------
@@ -283,50 +301,43 @@ class AtomicFileSet:
         self.inputs = [Path(p) for p in inputs]
         self.params = dict(params or {})
         self._tmp: dict[str, Path] = {}
-        self._lock: contextlib.ExitStack | None = None
+        self._lock: contextlib.AbstractContextManager[Path] | None = None
+        self._committed = False
 
     def __enter__(self) -> AtomicFileSet:
-        stack = contextlib.ExitStack()
-        stack.enter_context(locked_dir(self.out_dir))
-        self._lock = stack
+        self._lock = locked_dir(self.out_dir)
+        self._lock.__enter__()
         return self
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         assert self._lock is not None
         try:
-            if exc_type is None:
+            if exc_type is None and not self._committed:
                 self.commit()
         finally:
             self.discard()
-            self._lock.close()
+            self._lock.__exit__(None, None, None)
 
     def final_path(self, name: str) -> Path:
         """Where ``name`` lands once committed."""
         return self.out_dir / name
 
     def temporary(self, name: str) -> Path:
-        """A fresh temporary path for ``name`` in the destination directory."""
+        """A fresh temporary path for ``name``; refuses (OutputError) a name that is an input."""
         if name in (MANIFEST, _JOURNAL) or "/" in name or name.startswith(_TMP_PREFIX):
             msg = f"{name!r} is not a valid output file name here."
             raise ValueError(msg)
         check_not_inputs([self.final_path(name)], self.inputs)
         if name in self._tmp:
             self._tmp[name].unlink(missing_ok=True)
-        tmp = self.out_dir / f"{_TMP_PREFIX}{os.getpid()}-{os.urandom(4).hex()}-{name}"
-        self._tmp[name] = tmp
-        return tmp
+        self._tmp[name] = _temporary_path(self.out_dir, name)
+        return self._tmp[name]
 
-    def write(self, name: str, data: str | bytes | Callable[[IO[bytes]], None]) -> Path:
+    def write(self, name: str, data: Data) -> Path:
         """Write ``name`` (text as UTF-8, bytes, or a callback given a binary file)."""
         tmp = self.temporary(name)
         try:
-            with tmp.open("wb") as fh:
-                if callable(data):
-                    data(fh)
-                else:
-                    fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-                fh.flush()
-                os.fsync(fh.fileno())
+            _write_synced(tmp, data)
         except OSError as exc:
             raise _oserror(exc, self.final_path(name), "write") from None
         return self.final_path(name)
@@ -336,8 +347,7 @@ class AtomicFileSet:
         tmp = self.temporary(name)
         try:
             writer(tmp)
-            with tmp.open("rb") as fh:
-                os.fsync(fh.fileno())
+            _fsync(tmp)
         except OSError as exc:
             raise _oserror(exc, self.final_path(name), "write") from None
         return self.final_path(name)
@@ -351,20 +361,17 @@ class AtomicFileSet:
                 for name, tmp in self._tmp.items()
             }
             manifest = {"format": "dissensus-output/1", "params": self.params, "files": files}
-            manifest_tmp = directory / f"{_TMP_PREFIX}{os.getpid()}-{MANIFEST}"
-            with manifest_tmp.open("w", encoding="utf-8") as fh:
-                json.dump(manifest, fh, indent=1, sort_keys=True, default=str)
-                fh.write("\n")
-                fh.flush()
-                os.fsync(fh.fileno())
-            self._tmp[MANIFEST] = manifest_tmp
-            stale = sorted(set(_previous_set(directory)) - set(self._tmp))
-            plan = {
-                "replace": [[tmp.name, name] for name, tmp in self._tmp.items()],
-                "remove": stale,
-            }
-            journal_tmp = directory / f"{_TMP_PREFIX}{os.getpid()}-journal"
-            journal_tmp.write_text(json.dumps(plan), encoding="utf-8")
+            text = json.dumps(manifest, indent=1, sort_keys=True, default=str) + "\n"
+            self._tmp[MANIFEST] = _temporary_path(directory, MANIFEST)
+            _write_synced(self._tmp[MANIFEST], text)
+            stale = [
+                name
+                for name in sorted(set(_previous_set(directory)) - set(self._tmp))
+                if _input_at(directory / name, self.inputs) is None
+            ]
+            plan = {"replace": [[t.name, name] for name, t in self._tmp.items()], "remove": stale}
+            journal_tmp = _temporary_path(directory, "journal")
+            _write_synced(journal_tmp, json.dumps(plan))
         except OSError as exc:
             raise _oserror(exc, directory, "write the output files in") from None
         with _signals_held():
@@ -375,9 +382,10 @@ class AtomicFileSet:
                 with contextlib.suppress(FileNotFoundError):
                     (directory / name).unlink()
             (directory / _JOURNAL).unlink()
-            _fsync_dir(directory)
+            _fsync(directory, os.O_RDONLY | os.O_DIRECTORY)
         done = {name: directory / name for name in self._tmp}
         self._tmp = {}
+        self._committed = True
         return done
 
     def discard(self) -> None:
@@ -400,25 +408,18 @@ def _previous_set(directory: Path) -> list[str]:
 def write_file_atomically(
     path: str | Path, data: str | bytes, *, inputs: Iterable[str | Path] = ()
 ) -> Path:
-    """Write one file through a temporary name and :func:`os.replace`.
+    """Write one file through a temporary name and :func:`os.replace`; return its path.
 
-    The file at ``path`` is either the old one or the complete new one,
-    never a truncated mix.
-
-    Raises
-    ------
-    OutputError
-        ``path`` is one of ``inputs``, or the write fails (the message names
-        the path).
+    The file at ``path`` is the old one or the complete new one, never a
+    truncated mix. Raises :class:`~dissensus.OutputError` when ``path`` is
+    one of ``inputs``, its directory is unusable, or the write fails (the
+    message names the path).
     """
     target = check_output_file(path)
     check_not_inputs([target], inputs)
-    tmp = target.parent / f"{_TMP_PREFIX}{os.getpid()}-{os.urandom(4).hex()}-{target.name}"
+    tmp = _temporary_path(target.parent, target.name)
     try:
-        with tmp.open("wb") as fh:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-            fh.flush()
-            os.fsync(fh.fileno())
+        _write_synced(tmp, data)
         os.replace(tmp, target)
     except OSError as exc:
         raise _oserror(exc, target, "write") from None

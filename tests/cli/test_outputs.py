@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import dissensus.cli._evaluate
+import dissensus.cli._reader_options
 from dissensus.cli import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, main
 
 K = 4
@@ -60,7 +60,7 @@ class TestEvaluateOut:
         def boom(*a, **k):
             raise AssertionError("computed before checking --out")
 
-        monkeypatch.setattr(dissensus.cli._evaluate, "load_annotations", boom)
+        monkeypatch.setattr(dissensus.cli._reader_options, "load_annotations", boom)
         blocker = tmp_path / "file"
         blocker.write_text("")
         assert main(_args(files, blocker / "sub")) == EXIT_BAD_INPUT
@@ -93,11 +93,6 @@ class TestEvaluateOut:
 
     def test_one_resample_is_refused(self, files, tmp_path, capsys):
         assert main(_args(files, tmp_path / "o", "--n-resamples", "1")) == EXIT_BAD_INPUT
-        assert "--n-resamples" in capsys.readouterr().err
-
-    def test_the_old_flag_name_still_works(self, files, tmp_path, capsys):
-        # --n-boot was the documented name before the glossary settled on n_resamples
-        assert main(_args(files, tmp_path / "o", "--n-boot", "1")) == EXIT_BAD_INPUT
         assert "--n-resamples" in capsys.readouterr().err
 
     def test_a_rerun_replaces_the_set_and_the_manifest_ties_it(self, files, tmp_path, capsys):

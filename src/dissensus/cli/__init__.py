@@ -19,7 +19,8 @@ import click
 
 from dissensus import __version__
 from dissensus._exceptions import DataError, DissensusWarning, MissingExtraError, OutputError
-from dissensus.cli._messages import echo_warnings
+from dissensus.cli._commands import LazyGroup
+from dissensus.cli._messages import cli_message, echo_warnings
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK", "cli", "main"]
 
@@ -28,9 +29,23 @@ EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
 #: 128 + SIGINT, the shell's convention for a run stopped by Ctrl-C.
 EXIT_INTERRUPTED = 130
+#: Errors the user fixes (a usage error too): one line on stderr, EXIT_BAD_INPUT.
+_BAD_INPUT = (
+    OutputError,
+    DataError,
+    MissingExtraError,
+    FileNotFoundError,
+    IsADirectoryError,
+    PermissionError,
+    ValueError,
+    TypeError,
+)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.version_option(__version__, "--version", prog_name="dissensus")
 @click.option("--debug", is_flag=True, help="Show the full traceback on errors.")
 @click.pass_context
@@ -38,18 +53,6 @@ def cli(ctx: click.Context, debug: bool) -> None:
     """Measure annotator agreement and evaluate models against disagreeing annotators."""
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
-
-
-def _register() -> None:
-    # Commands live in their own modules; importing them here keeps
-    # `import dissensus.cli` cheap for the API and registers each once.
-    from dissensus.cli._commands import COMMANDS  # noqa: PLC0415 (commands import the group's helpers)
-
-    for command in COMMANDS:
-        cli.add_command(command)
-
-
-_register()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -73,28 +76,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _Terminated as exc:
         click.echo("dissensus: terminated; earlier output files are unchanged", err=True)
         return exc.code
-    except OutputError as exc:
+    except (click.ClickException, *_BAD_INPUT) as exc:
         if debug:
             raise
-        click.echo(f"dissensus: error: {_one_line(exc)}", err=True)
-        return EXIT_BAD_INPUT
-    except click.ClickException as exc:  # usage errors: bad option, missing file
-        if debug:
-            raise
-        click.echo(f"dissensus: error: {exc.format_message()}", err=True)
-        return EXIT_BAD_INPUT
-    except (
-        DataError,
-        MissingExtraError,
-        FileNotFoundError,
-        IsADirectoryError,
-        PermissionError,
-        ValueError,
-        TypeError,
-    ) as exc:
-        if debug:
-            raise
-        click.echo(f"dissensus: error: {_one_line(exc)}", err=True)
+        text = exc.format_message() if isinstance(exc, click.ClickException) else _one_line(exc)
+        click.echo(f"dissensus: error: {text}", err=True)
         return EXIT_BAD_INPUT
     except Exception as exc:  # the tool's own failure: say so, keep it to one line
         if debug:
@@ -132,7 +118,5 @@ def _terminate_as_exception() -> Iterator[None]:
 
 
 def _one_line(exc: BaseException) -> str:
-    from dissensus.cli._messages import cli_message  # noqa: PLC0415 (only on errors)
-
     text = str(exc) or type(exc).__name__
     return cli_message(" ".join(text.split()))

@@ -1,35 +1,99 @@
-"""The list of subcommands, in help order."""
+"""The subcommands, imported only when one runs: the CLI's one lazy-import mechanism.
+
+``dissensus --help`` lists the commands from :data:`SUMMARIES` without
+importing their modules; running a command imports its module (:func:`load`),
+which imports the parts of the library it needs at its top. So the start-up
+of ``--help``, ``--version`` and the light commands does not pay for
+scikit-learn (experiment), the simulation study, the audit or Dask.
+"""
 
 from __future__ import annotations
 
 import click
 
-from dissensus.cli._agreement import agreement_command
-from dissensus.cli._allocate import allocate_command
-from dissensus.cli._audit import audit_command
-from dissensus.cli._engine import with_engine
-from dissensus.cli._evaluate import evaluate_command
-from dissensus.cli._example import example_command
-from dissensus.cli._experiment import demo_command, experiment_command
-from dissensus.cli._info import info_command
-from dissensus.cli._leaderboard import leaderboard_command
-from dissensus.cli._metrics import metrics_command
-from dissensus.cli._simulate import simulate_command
-from dissensus.cli._tendency import tendency_command
+__all__ = ["SUMMARIES", "LazyGroup", "load"]
 
-__all__ = ["COMMANDS"]
+#: Command name -> the line ``dissensus --help`` shows for it.
+SUMMARIES = {
+    "agreement": "Agreement coefficients of FILE, overall and per group.",
+    "allocate": "Items whose next label sharpens a model comparison most.",
+    "audit": "Which properties of a good soft metric each metric has.",
+    "demo": "The study on MovieLens with the defaults.",
+    "evaluate": "Score models' label distributions against ANNOTATIONS.",
+    "example": "Write a shipped example file to try the commands on.",
+    "experiment": "Train soft-label baselines and evaluate them.",
+    "info": "Summarise an annotation FILE.",
+    "leaderboard": "A shared task's ranking under every metric.",
+    "metrics": "List the registered metrics.",
+    "simulate": "Do metrics pick the truly better model? (synthetic data)",
+    "tendency": "DIC: does a model reproduce who agrees with whom?",
+}
 
-COMMANDS: list[click.Command] = [
-    demo_command,
-    info_command,
-    with_engine(agreement_command),
-    with_engine(evaluate_command),
-    metrics_command,
-    example_command,
-    experiment_command,
-    simulate_command,
-    allocate_command,
-    audit_command,
-    leaderboard_command,
-    tendency_command,
-]
+
+def load(name: str) -> click.Command:
+    """Import command ``name`` (one of :data:`SUMMARIES`)."""
+    # Every import here is deferred for CLI start-up speed (module docstring).
+    if name in ("agreement", "evaluate"):  # both also run on Dask (--engine)
+        from dissensus.cli._agreement import agreement_command  # noqa: PLC0415
+        from dissensus.cli._engine import with_engine  # noqa: PLC0415
+        from dissensus.cli._evaluate import evaluate_command  # noqa: PLC0415
+
+        return with_engine(agreement_command if name == "agreement" else evaluate_command)
+    if name in ("experiment", "demo"):
+        from dissensus.cli._experiment import demo_command, experiment_command  # noqa: PLC0415
+
+        return experiment_command if name == "experiment" else demo_command
+    if name == "allocate":
+        from dissensus.cli._allocate import allocate_command  # noqa: PLC0415
+
+        return allocate_command
+    if name == "audit":
+        from dissensus.cli._audit import audit_command  # noqa: PLC0415
+
+        return audit_command
+    if name == "example":
+        from dissensus.cli._example import example_command  # noqa: PLC0415
+
+        return example_command
+    if name == "info":
+        from dissensus.cli._info import info_command  # noqa: PLC0415
+
+        return info_command
+    if name == "leaderboard":
+        from dissensus.cli._leaderboard import leaderboard_command  # noqa: PLC0415
+
+        return leaderboard_command
+    if name == "metrics":
+        from dissensus.cli._metrics import metrics_command  # noqa: PLC0415
+
+        return metrics_command
+    if name == "simulate":
+        from dissensus.cli._simulate import simulate_command  # noqa: PLC0415
+
+        return simulate_command
+    if name == "tendency":
+        from dissensus.cli._tendency import tendency_command  # noqa: PLC0415
+
+        return tendency_command
+    msg = f"no command {name!r}"
+    raise KeyError(msg)
+
+
+class LazyGroup(click.Group):
+    """A group whose commands (:data:`SUMMARIES`) are imported when first used."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*SUMMARIES, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in SUMMARIES:
+            self.add_command(load(cmd_name), cmd_name)
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [
+            (name, SUMMARIES.get(name) or self.commands[name].get_short_help_str())
+            for name in self.list_commands(ctx)
+        ]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)

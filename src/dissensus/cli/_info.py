@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from dissensus.cli._reader_options import load_annotations, reader_options
+from dissensus.cli import _reader_options as opt
 from dissensus.data import Annotations
 
 __all__ = ["format_info", "info_command", "info_record"]
@@ -141,17 +141,13 @@ def _plain(value: Any) -> Any:
 
 @click.command("info")
 @click.argument("file", type=click.Path(dir_okay=False))
-@reader_options
-@click.option(
-    "--items",
-    "show_items",
-    is_flag=True,
-    help="List every item id with its number of annotations (the ids prediction files need).",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@opt.reader_options
+@opt.option("--items", "show_items", is_flag=True, help="List every item id with its number "
+            "of annotations (the ids prediction files need).")  # fmt: skip
+@opt.json_option("Print the summary as JSON.")
 def info_command(file: str, *, show_items: bool, as_json: bool, **options: Any) -> None:
     """Summarise an annotation FILE: items, annotators, annotations per item, labels."""
-    ann = load_annotations(file, **options)
+    ann = opt.load_annotations(file, **options)
     if as_json:
         record = {"file": file, **info_record(ann, with_items=show_items)}
         click.echo(json.dumps(record, indent=1, ensure_ascii=False, default=str))

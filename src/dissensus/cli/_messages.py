@@ -12,11 +12,14 @@ import re
 import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from dissensus._exceptions import DissensusWarning
+
+if TYPE_CHECKING:
+    from dissensus.evaluation import Evaluation
 
 __all__ = ["FLAG_HINTS", "cli_message", "echo_warnings", "format_hint", "prior_note"]
 
@@ -102,11 +105,10 @@ def echo_warnings(caught: Iterable[warnings.WarningMessage]) -> None:
 _WEAK_SHARE = 0.2
 
 
-def prior_note(evaluation: Any) -> str | None:
+def prior_note(evaluation: Evaluation) -> str | None:
     """One line for the terminal when the prior drives the expected metrics, else None.
 
-    ``evaluation`` is a :class:`dissensus.evaluation.Evaluation` with expected
-    metrics; the note names the prior the annotations support (highest
+    The note names the prior the annotations support (highest
     Dirichlet-multinomial likelihood) and the flag that uses it.
     """
     if not any(m.startswith("E[") for m in evaluation.metrics):

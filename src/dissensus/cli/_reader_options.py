@@ -1,25 +1,30 @@
-"""Reader options shared by every command that loads annotations.
+"""The options several commands share, each defined once, and the readers behind them.
 
-``@reader_options`` adds the options; :func:`load_annotations` maps them onto
-:func:`dissensus.data.read_annotations`. A command does::
+A command takes a group by decorator and reads it with the function beside
+it (commands import this module as ``opt``)::
 
     @click.command("info")
     @click.argument("file", type=click.Path(dir_okay=False))
-    @reader_options
+    @opt.reader_options
     def info_command(file: str, **options: Any) -> None:
-        ann = load_annotations(file, **options)
+        ann = opt.load_annotations(file, **options)
+
+Every option shows its default in ``--help`` when it has one; a list as
+``type`` is a choice among its values.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 import click
 
+from dissensus._atomic import check_not_inputs, locked_dir
 from dissensus._exceptions import DataError, DissensusWarning
 from dissensus.cli._messages import echo_warnings, format_hint
 from dissensus.data import (
@@ -33,40 +38,168 @@ from dissensus.data import (
 from dissensus.posterior import DEFAULT_PRIOR
 
 __all__ = [
-    "READER_OPTION_NAMES",
-    "alignment_options",
-    "load_annotations",
-    "load_predictions",
-    "parse_labels",
-    "parse_prior",
-    "prediction_options",
-    "prior_option",
-    "reader_options",
-]
+    "alignment_options", "classes_option", "count_option", "json_option", "load_annotations",
+    "load_predictions", "metrics_option", "option", "out_option", "output_dir", "parse_labels",
+    "parse_pred", "parse_prior", "pred_option", "prediction_options", "prior_option",
+    "reader_options", "resamples_option", "seed_option", "split_names", "test_size_option",
+]  # fmt: skip
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: The keyword arguments ``reader_options`` adds to a command.
-READER_OPTION_NAMES = (
-    "format",
-    "layout",
-    "item",
-    "annotator",
-    "no_annotator",
-    "label",
-    "annotators",
-    "labels",
-    "ordered",
-    "meta",
-    "dropna",
-    "duplicates",
+
+class Decorator(Protocol):
+    """What ``click.option`` returns: adds a parameter to a command function."""
+
+    def __call__(self, func: F, /) -> F: ...
+
+
+def option(*flags: str, help: str, **settings: Any) -> Decorator:
+    """:func:`click.option` with the conventions above."""
+    if isinstance(settings.get("type"), list):
+        settings["type"] = click.Choice(settings["type"])
+    default = settings.get("default")
+    settings.setdefault("show_default", default is not None and default is not False)
+    return click.option(*flags, help=help, **settings)
+
+
+def _group(*options: Decorator) -> Decorator:
+    """One decorator that adds ``options`` in the order given."""
+
+    def apply(func: F) -> F:
+        for add in reversed(options):
+            func = add(func)
+        return func
+
+    return apply
+
+
+def count_option(*flags: str, default: int, minimum: int, help: str) -> Decorator:
+    """A whole-number option of at least ``minimum`` (replicates, trials, budget, ...)."""
+    return option(*flags, default=default, type=click.IntRange(min=minimum), help=help)
+
+
+reader_options = _group(
+    option("--format", "format", type=["csv", "tsv", "parquet", "jsonl", "lewidi", "convabuse"],
+           help="File format (default: from the extension; .json = LeWiDi)."),
+    option("--layout", type=["long", "wide"], default="long",
+           help="long: one row per annotation; wide: one row per item, one column per annotator."),
+    option("--item", default="item", help="Item id column."),
+    option("--annotator", default="annotator", help="Annotator id column."),
+    option("--no-annotator", is_flag=True,
+           help="The file has no annotator ids (annotator-specific measures then refuse)."),
+    option("--label", default="label", help="Label column."),
+    option("--annotators", metavar="COL,COL",
+           help="Wide layout: the annotator columns (default: all but item and meta)."),
+    option("--labels", metavar="L1,L2,...",
+           help="The label set in scale order, e.g. -3,-2,-1,0,1 (default: inferred)."),
+    option("--ordinal/--nominal", "ordered", default=None,
+           help="Whether the labels are ordered (default: numbers ordinal, strings nominal)."),
+    option("--meta", metavar="COL,COL", help="Item-level columns to keep."),
+    option("--dropna", is_flag=True,
+           help="Drop rows with missing values (reported) instead of failing."),
+    option("--duplicates", type=["error", "first", "last", "keep"],
+           help="Repeated (item, annotator) pairs (default: error; ConvAbuse: first)."),
+    option("--na-values", metavar="TEXT,TEXT",
+           help="Cell texts meaning 'missing' besides an empty cell (default: none, so NA is data)."),
+    option("--strip-labels", is_flag=True,
+           help="Remove whitespace around labels (' pos' and 'pos ' become 'pos')."),
+)  # fmt: skip
+"""How to read an annotation file: format, layout, columns, scale, missing values, repeats."""
+
+alignment_options = _group(
+    option("--how", type=["exact", "inner"], default="exact",
+           help="exact: every model must predict exactly the annotated items; inner: keep the "
+           "items every model predicts (the others are reported)."),
+    option("--normalize", is_flag=True,
+           help="Rescale prediction rows that do not sum to 1 instead of failing."),
+)  # fmt: skip
+"""``--how`` and ``--normalize``: the flags the library's ``how='inner'`` and ``normalize=True`` hints name."""
+
+
+def pred_option(*, required: bool = True, help: str | None = None) -> Decorator:
+    """``--pred NAME=PATH``, repeatable; read it with :func:`parse_pred`."""
+    return option(
+        "--pred", "preds", multiple=True, required=required, metavar="NAME=PATH",
+        help=help or "Model predictions: a CSV/TSV/Parquet/JSONL file with an item column and "
+        "one column per label. Repeat per model.",
+    )  # fmt: skip
+
+
+prediction_options = _group(
+    pred_option(),
+    option("--pred-layout", type=["wide", "long"], default="wide",
+           help="Layout of the prediction files (long: item,label,prob rows)."),
+    option("--pred-item", default="item", help="Item id column of the prediction files."),
+)  # fmt: skip
+"""``--pred NAME=PATH`` (repeatable), ``--pred-layout`` and ``--pred-item``."""
+
+prior_option = option(
+    "--prior", default=DEFAULT_PRIOR, help="Dirichlet prior of the expected metrics: uniform, "
+    "jeffreys, empirical, hierarchical or a number.",
+)  # fmt: skip
+seed_option = option("--seed", type=int, default=0, help="Seed of every random step.")
+resamples_option = count_option(
+    "--n-resamples", default=1000, minimum=2, help="Bootstrap resamples (at least 2)."
 )
+test_size_option = option(
+    "--test-size", type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True), default=0.3,
+    help="Share of items held out for testing; the others train.",
+)  # fmt: skip
 
-_FORMATS = ("csv", "tsv", "parquet", "jsonl", "lewidi", "convabuse")
+
+def classes_option(default: int) -> Decorator:
+    """``--classes``/``-k``: the number of classes K."""
+    return count_option("--classes", "-k", default=default, minimum=2, help="Number of classes K.")
 
 
-def _columns(text: str | None) -> list[str]:
-    return [] if not text else [c.strip() for c in text.split(",") if c.strip()]
+def metrics_option(help: str, default: str | None = None) -> Decorator:
+    """``--metrics NAME,NAME`` (repeatable); read it with :func:`split_names`."""
+    return option(
+        "--metrics", multiple=True, default=() if default is None else (default,),
+        show_default=default is not None, metavar="NAME,NAME", help=help,
+    )  # fmt: skip
+
+
+def json_option(help: str) -> Decorator:
+    """``--json``: print JSON instead of the table."""
+    return option("--json", "as_json", is_flag=True, help=help)
+
+
+def out_option(
+    help: str, *, kind: Literal["dir", "file", "any"] = "dir", required: bool = True,
+    default: Path | None = None,
+) -> Decorator:  # fmt: skip
+    """``--out``: the directory (or file) the command writes through :mod:`dissensus._atomic`."""
+    path = click.Path(file_okay=kind != "dir", dir_okay=kind != "file", path_type=Path)
+    return option("--out", required=required, default=default, type=path, help=help)
+
+
+@contextmanager
+def output_dir(
+    out: Path, *, inputs: Iterable[str | Path] = (), names: Iterable[str] = ()
+) -> Iterator[Path]:
+    """Check ``--out`` and hold its lock from before any work until the outputs are written.
+
+    A bad directory, a concurrent run, or an output file ``names`` that is
+    one of the ``inputs`` fails now, not after minutes of computing. The
+    writer inside (an :class:`~dissensus._atomic.AtomicFileSet`) takes the
+    same lock again and commits the set.
+    """
+    with locked_dir(out) as path:
+        check_not_inputs([path / name for name in names], inputs)
+        yield path
+
+
+def split_names(values: str | Iterable[str] | None) -> list[str]:
+    """Names from ``"a,b"`` or repeated options ``("a,b", "c")``, blanks dropped.
+
+    Examples
+    --------
+    >>> split_names(("emd, E[emd]", "manhattan")), split_names(None)
+    (['emd', 'E[emd]', 'manhattan'], [])
+    """
+    values = [values] if isinstance(values, str) else (values or ())
+    return [n.strip() for v in values for n in v.split(",") if n.strip()]
 
 
 def parse_labels(text: str) -> list[Label]:
@@ -74,20 +207,15 @@ def parse_labels(text: str) -> list[Label]:
 
     Examples
     --------
-    >>> parse_labels("0.5, 1, 1.5")
-    [0.5, 1, 1.5]
-    >>> parse_labels("low,mid,high")
-    ['low', 'mid', 'high']
+    >>> parse_labels("0.5, 1, 1.5"), parse_labels("low,mid,high")
+    ([0.5, 1, 1.5], ['low', 'mid', 'high'])
     """
     out: list[Label] = []
-    for token in (t.strip() for t in text.split(",")):
-        if not token:
-            continue
+    for token in split_names(text):
         try:
             number = float(token)
         except ValueError:
-            out.append(token)
-            continue
+            number = math.nan
         if not math.isfinite(number):
             out.append(token)
         else:
@@ -95,118 +223,7 @@ def parse_labels(text: str) -> list[Label]:
     return out
 
 
-def reader_options(func: F) -> F:
-    """Add the options that say how to read an annotation file."""
-    options = [
-        click.option(
-            "--format",
-            "format",
-            type=click.Choice(_FORMATS),
-            default=None,
-            help="File format (default: from the extension; .json = LeWiDi).",
-        ),
-        click.option(
-            "--layout",
-            type=click.Choice(["long", "wide"]),
-            default="long",
-            show_default=True,
-            help="long: one row per annotation; wide: one row per item, one column per annotator.",
-        ),
-        click.option("--item", default="item", show_default=True, help="Item id column."),
-        click.option(
-            "--annotator", default="annotator", show_default=True, help="Annotator id column."
-        ),
-        click.option(
-            "--no-annotator",
-            is_flag=True,
-            help="The file has no annotator ids (annotator-specific measures then refuse).",
-        ),
-        click.option("--label", default="label", show_default=True, help="Label column."),
-        click.option(
-            "--annotators",
-            default=None,
-            metavar="COL,COL",
-            help="Wide layout: the annotator columns (default: all but item and meta).",
-        ),
-        click.option(
-            "--labels",
-            default=None,
-            metavar="L1,L2,...",
-            help="The label set in scale order, e.g. -3,-2,-1,0,1 (default: inferred).",
-        ),
-        click.option(
-            "--ordinal/--nominal",
-            "ordered",
-            default=None,
-            help="Whether the labels are ordered (default: numbers ordinal, strings nominal).",
-        ),
-        click.option("--meta", default=None, metavar="COL,COL", help="Item-level columns to keep."),
-        click.option(
-            "--dropna",
-            is_flag=True,
-            help="Drop rows with missing values (reported) instead of failing.",
-        ),
-        click.option(
-            "--duplicates",
-            type=click.Choice(["error", "first", "last", "keep"]),
-            default=None,
-            help="Repeated (item, annotator) pairs (default: error; ConvAbuse: first).",
-        ),
-        click.option(
-            "--na-values",
-            default=None,
-            metavar="TEXT,TEXT",
-            help="Cell texts meaning 'missing' besides an empty cell (default: none, so NA is data).",
-        ),
-        click.option(
-            "--strip-labels",
-            is_flag=True,
-            help="Remove whitespace around labels (' pos' and 'pos ' become 'pos').",
-        ),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
-
-
-def alignment_options(func: F) -> F:
-    """Add ``--how`` and ``--normalize``: how predictions meet the annotations.
-
-    The library's messages name ``how='inner'`` and ``normalize=True``; these
-    are the flags that do it (see :mod:`dissensus.cli._messages`).
-    """
-    options = [
-        click.option(
-            "--how",
-            type=click.Choice(["exact", "inner"]),
-            default="exact",
-            show_default=True,
-            help="exact: every model must predict exactly the annotated items; inner: keep the "
-            "items every model predicts (the others are reported).",
-        ),
-        click.option(
-            "--normalize",
-            is_flag=True,
-            help="Rescale prediction rows that do not sum to 1 instead of failing.",
-        ),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
-
-
-def prior_option(func: F) -> F:
-    """Add ``--prior`` (the Dirichlet prior of the expected metrics); read it with :func:`parse_prior`."""
-    return click.option(
-        "--prior",
-        default=DEFAULT_PRIOR,
-        show_default=True,
-        help="Dirichlet prior of the expected metrics: uniform, jeffreys, empirical, "
-        "hierarchical or a number.",
-    )(func)
-
-
-def parse_prior(value: str) -> Any:
+def parse_prior(value: str) -> float | str:
     """The ``--prior`` text as :func:`dissensus.posterior.dirichlet` takes it: a number or a name.
 
     Examples
@@ -220,38 +237,24 @@ def parse_prior(value: str) -> Any:
         return value
 
 
-def prediction_options(func: F) -> F:
-    """Add ``--pred NAME=PATH`` (repeatable), ``--pred-layout`` and ``--pred-item``."""
-    options = [
-        click.option(
-            "--pred",
-            "preds",
-            multiple=True,
-            required=True,
-            metavar="NAME=PATH",
-            help="Model predictions: a CSV/TSV/Parquet/JSONL file with an item column and one "
-            "column per label. Repeat per model.",
-        ),
-        click.option(
-            "--pred-layout",
-            type=click.Choice(["wide", "long"]),
-            default="wide",
-            show_default=True,
-            help="Layout of the prediction files (long: item,label,prob rows).",
-        ),
-        click.option(
-            "--pred-item",
-            default="item",
-            show_default=True,
-            help="Item id column of the prediction files.",
-        ),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
+def parse_pred(values: Iterable[str], *, bare: bool = False) -> dict[str, Path]:
+    """``--pred NAME=PATH`` values as name -> path; with ``bare``, a lone PATH is named by its stem."""
+    preds: dict[str, Path] = {}
+    for value in values:
+        name, sep, path = value.partition("=")
+        if bare and not sep:
+            name, sep, path = Path(value).stem, "=", value
+        if not sep or not name or not path:
+            msg = f"--pred expects NAME=PATH (e.g. --pred bert=preds/bert.csv); got {value!r}."
+            raise click.BadParameter(msg, param_hint="--pred")
+        if name in preds:
+            msg = f"model name {name!r} is given twice; each --pred needs its own NAME."
+            raise click.BadParameter(msg, param_hint="--pred")
+        preds[name] = Path(path)
+    return preds
 
 
-def load_annotations(path: str, **options: Any) -> Annotations:
+def load_annotations(path: str | Path, **options: Any) -> Annotations:
     """Read ``path`` with the options collected by :func:`reader_options`.
 
     Options that are not reader options are ignored, so a command can pass
@@ -260,34 +263,26 @@ def load_annotations(path: str, **options: Any) -> Annotations:
     ``--dropna``, a disagreeing LeWiDi soft label) is printed as one line on
     stderr, ``dissensus: warning: …``.
     """
-    fmt = options.get("format")
-    layout = options.get("layout") or "long"
-    labels = options.get("labels")
-    ordered = options.get("ordered")
-    scale: Scale | None = None
-    if labels:
-        parsed = parse_labels(labels)
-        scale = Scale(tuple(parsed), ordered=True if ordered is None else ordered)
+    fmt, ordered = options.get("format"), options.get("ordered")
+    scale = None
+    if options.get("labels"):
+        scale = Scale(tuple(parse_labels(options["labels"])), ordered=ordered is not False)
+    # Column options go through even for formats with fixed columns, so that
+    # read_annotations refuses them instead of silently ignoring them.
     kwargs: dict[str, Any] = {
         "scale": scale,
         "ordered": ordered if scale is None else None,
-        "meta": tuple(_columns(options.get("meta"))),
-        "dropna": bool(options.get("dropna", False)),
+        "meta": tuple(split_names(options.get("meta"))),
+        "dropna": bool(options.get("dropna")),
         "duplicates": options.get("duplicates"),
-    }
-    # Column options go through even for formats with fixed columns, so that
-    # read_annotations refuses them instead of silently ignoring them.
-    kwargs.update(
-        layout=layout,
-        item=options.get("item") or "item",
-        annotator=None
-        if options.get("no_annotator")
-        else (options.get("annotator") or "annotator"),
-        label=options.get("label") or "label",
-        annotators=_columns(options.get("annotators")) or None,
-    )
+        "layout": options.get("layout") or "long",
+        "item": options.get("item") or "item",
+        "annotator": None if options.get("no_annotator") else options.get("annotator") or "annotator",
+        "label": options.get("label") or "label",
+        "annotators": split_names(options.get("annotators")) or None,
+    }  # fmt: skip
     if options.get("na_values"):
-        kwargs["na_values"] = tuple(_columns(options.get("na_values")))
+        kwargs["na_values"] = tuple(split_names(options["na_values"]))
     if options.get("strip_labels"):
         kwargs["strip_labels"] = True
     with warnings.catch_warnings(record=True) as caught:
@@ -320,6 +315,6 @@ def load_predictions(
         layout=pred_layout,  # type: ignore[arg-type]
         item=pred_item,
         normalize=normalize,
-        na_values=tuple(_columns(options.get("na_values"))),
-        strip_labels=bool(options.get("strip_labels", False)),
+        na_values=tuple(split_names(options.get("na_values"))),
+        strip_labels=bool(options.get("strip_labels")),
     )

@@ -13,6 +13,12 @@ better than uniform or random allocation.
 """
 
 from dissensus.simulate._allocation import allocation_study
+from dissensus.simulate._report import (
+    best_prior,
+    debiased_table,
+    main_table,
+    write_simulation_report,
+)
 from dissensus.simulate._study import DEFAULT_STUDY_METRICS, StudyResult, coverage, study
 from dissensus.simulate._synthetic import (
     CANDIDATES,
@@ -34,9 +40,13 @@ __all__ = [
     "SyntheticData",
     "allocation_study",
     "annotation_counts",
+    "best_prior",
     "candidate_predictions",
     "coverage",
+    "debiased_table",
     "draw_truth",
+    "main_table",
     "make_synthetic",
     "study",
+    "write_simulation_report",
 ]

@@ -39,17 +39,20 @@ from dissensus.tendency._consistency import (
     perturbation_curve,
     tau_curve,
 )
+from dissensus.tendency._report import TendencyStudy, dic_table, write_report
 
 __all__ = [
     "AlignedPredictions",
     "BAEResult",
     "DICResult",
+    "TendencyStudy",
     "align_predictions",
     "aligned_embeddings",
     "bae",
     "consensus_baseline",
     "consistency_matrix",
     "dic",
+    "dic_table",
     "itl_bias_baseline",
     "mds_embedding",
     "perturbation_curve",
@@ -58,4 +61,5 @@ __all__ = [
     "split_items",
     "subset_items",
     "tau_curve",
+    "write_report",
 ]
