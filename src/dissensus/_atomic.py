@@ -2,23 +2,20 @@
 
 Every file goes to a temporary name in its destination directory, is
 flushed to disk, and is moved into place with :func:`os.replace` only when
-the whole set is complete. A ``manifest.json`` written with the set records
-the run's parameters and the SHA-256 of each file, so a reader can tell
-which files belong together; files of the previous set that the new one
-lacks are removed (never one of the run's inputs).
-
-The moves of a set are journalled (``.dissensus-commit.json``) and done with
-SIGINT/SIGTERM held back, so an interrupted commit is finished by the next
-run in that directory; a run stopped before its commit leaves the old set
-untouched and its temporaries are removed (now, or by the next run when the
-process was killed outright).
+the whole set is complete, with a ``manifest.json`` recording the run's
+parameters and the SHA-256 of each file; files of the previous set that the
+new one lacks are removed (never one of the run's inputs). The moves are
+journalled (``.dissensus-commit.json``) and done with SIGINT/SIGTERM held
+back, so a commit killed half-way is finished by the next run there; a run
+stopped before its commit leaves the old set untouched and its temporaries
+are removed (now, or by the next run when the process was killed outright).
 
 A directory being written is locked (``flock`` on the directory itself), so
 two runs cannot interleave their files: the second stops with a clear
 :class:`~dissensus.OutputError` before computing anything. An output that
-is one of the run's input files (same path, symlink or hard link) is
-refused. A single file (:func:`write_file_atomically`) is written through
-a temporary name and one :func:`os.replace`.
+is one of the run's inputs (same path, symlink or hard link) is refused. A
+single file (:func:`write_file_atomically`) goes through a temporary name
+and one :func:`os.replace`.
 """
 
 from __future__ import annotations
@@ -64,9 +61,8 @@ _HELD_GUARD = threading.Lock()
 
 
 def _oserror(exc: OSError, path: Path | str, doing: str) -> OutputError:
-    reason = exc.strerror or str(exc)
     code = f" (errno {exc.errno})" if exc.errno else ""
-    return OutputError(f"cannot {doing} {path}: {reason}{code}.")
+    return OutputError(f"cannot {doing} {path}: {exc.strerror or exc}{code}.")
 
 
 def check_output_dir(path: str | Path) -> Path:
@@ -101,35 +97,28 @@ def check_output_file(path: str | Path) -> Path:
     if target.is_dir():
         msg = f"output {target} is a directory; give a file name."
         raise OutputError(msg)
-    parent = target.parent
-    if not parent.is_dir():
-        msg = f"cannot write {target}: its directory {parent} does not exist."
+    if not target.parent.is_dir():
+        msg = f"cannot write {target}: its directory {target.parent} does not exist."
         raise OutputError(msg)
-    if not os.access(parent, os.W_OK | os.X_OK):
-        msg = f"cannot write {target}: directory {parent} is not writable."
+    if not os.access(target.parent, os.W_OK | os.X_OK):
+        msg = f"cannot write {target}: directory {target.parent} is not writable."
         raise OutputError(msg)
     return target
 
 
 def _input_at(path: Path, inputs: Iterable[str | Path]) -> Path | None:
     """The input that ``path`` is (after resolving symlinks, or by device and inode), if any."""
-    for i in (Path(p) for p in inputs if str(p) not in ("", "-")):
-        if path.resolve() == i.resolve():
-            return i
-        if path.exists() and i.exists():
-            with contextlib.suppress(OSError):
-                if os.path.samefile(path, i):
-                    return i
+    for source in (Path(p) for p in inputs if str(p) not in ("", "-")):
+        if path.resolve() == source.resolve():
+            return source
+        with contextlib.suppress(OSError):
+            if path.exists() and source.exists() and os.path.samefile(path, source):
+                return source
     return None
 
 
 def check_not_inputs(outputs: Iterable[str | Path], inputs: Iterable[str | Path]) -> None:
-    """Refuse to write any output over one of the inputs.
-
-    Paths are compared after resolving symlinks and, for files that exist,
-    by device and inode (:func:`os.path.samefile`), so hard links and
-    different spellings of one file are caught too.
-    """
+    """Refuse to write any output over one of the inputs (hard links and symlinks included)."""
     inputs = list(inputs)
     for out in map(Path, outputs):
         source = _input_at(out, inputs)
@@ -139,6 +128,26 @@ def check_not_inputs(outputs: Iterable[str | Path], inputs: Iterable[str | Path]
                 "choose another output path so the input is not overwritten."
             )
             raise OutputError(msg)
+
+
+def _lock(directory: Path, shown: Path) -> int:
+    """An open descriptor of ``directory`` holding its exclusive flock."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as exc:
+        raise _oserror(exc, shown, "open the output directory") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            raise _oserror(exc, shown, "lock the output directory") from None
+        msg = (
+            f"another dissensus run is writing to {shown}; wait for it to finish or choose "
+            "another output directory."
+        )
+        raise OutputError(msg) from None
+    return fd
 
 
 @contextlib.contextmanager
@@ -152,36 +161,18 @@ def locked_dir(path: str | Path) -> Iterator[Path]:
     out = check_output_dir(path)
     key = out.resolve()
     with _HELD_GUARD:
-        held = _HELD.get(key)
-        if held is not None:
-            _HELD[key] = (held[0], held[1] + 1)
-        else:
-            try:
-                fd = os.open(key, os.O_RDONLY | os.O_DIRECTORY)
-            except OSError as exc:
-                raise _oserror(exc, out, "open the output directory") from None
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError as exc:
-                os.close(fd)
-                if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                    msg = (
-                        f"another dissensus run is writing to {out}; wait for it to "
-                        "finish or choose another output directory."
-                    )
-                    raise OutputError(msg) from None
-                raise _oserror(exc, out, "lock the output directory") from None
-            _HELD[key] = (fd, 1)
+        fd, depth = _HELD.get(key) or (_lock(key, out), 0)
+        _HELD[key] = (fd, depth + 1)
+        if depth == 0:
             _recover(key)
     try:
         yield out
     finally:
         with _HELD_GUARD:
-            fd, depth = _HELD[key]
+            fd, depth = _HELD.pop(key)
             if depth > 1:
                 _HELD[key] = (fd, depth - 1)
             else:
-                del _HELD[key]
                 os.close(fd)
 
 
@@ -195,8 +186,7 @@ def _recover(directory: Path) -> None:
                 if (directory / tmp).exists():
                     os.replace(directory / tmp, directory / final)
             for name in plan.get("remove", []):
-                with contextlib.suppress(FileNotFoundError):
-                    (directory / name).unlink()
+                (directory / name).unlink(missing_ok=True)
         except (OSError, ValueError) as exc:
             msg = f"cannot finish the interrupted write recorded in {journal}: {exc}; remove it by hand."
             raise OutputError(msg) from None
@@ -210,23 +200,17 @@ def _temporary_path(directory: Path, name: str) -> Path:
     return directory / f"{_TMP_PREFIX}{os.getpid()}-{os.urandom(4).hex()}-{name}"
 
 
-def _write_synced(path: Path, data: Data) -> None:
-    """Write ``data`` to ``path`` and flush it to disk."""
-    with path.open("wb") as fh:
-        if callable(data):
+def _fsync(path: Path, data: Data | None = None) -> None:
+    """Flush ``path`` to disk, after writing ``data`` to it when given."""
+    with path.open("rb" if data is None else "wb") as fh:
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        if isinstance(data, bytes):
+            fh.write(data)
+        elif data is not None:
             data(fh)
-        else:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
         fh.flush()
         os.fsync(fh.fileno())
-
-
-def _fsync(path: Path, flags: int = os.O_RDONLY) -> None:
-    fd = os.open(path, flags)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _sha256(path: Path) -> str:
@@ -262,7 +246,9 @@ class AtomicFileSet:
     puts each file under a temporary name; leaving the block normally
     commits the set with a manifest, leaving it with an exception (including
     ``KeyboardInterrupt``) removes the temporaries and leaves the directory
-    as it was.
+    as it was. :class:`~dissensus.OutputError` names the path when the
+    directory is unusable or locked by another run, an output would replace
+    an input, or a write fails (disk full, ...).
 
     Parameters
     ----------
@@ -272,13 +258,6 @@ class AtomicFileSet:
         Files the run read; writing over any of them is refused.
     params : mapping, optional
         The run's parameters, recorded in the manifest (JSON-serialisable).
-
-    Raises
-    ------
-    OutputError
-        The directory is not usable, is locked by another run, an output
-        would overwrite an input, or a write fails (disk full, ...): the
-        message names the path.
 
     Examples
     --------
@@ -301,22 +280,20 @@ class AtomicFileSet:
         self.inputs = [Path(p) for p in inputs]
         self.params = dict(params or {})
         self._tmp: dict[str, Path] = {}
-        self._lock: contextlib.AbstractContextManager[Path] | None = None
+        self._lock = contextlib.ExitStack()
         self._committed = False
 
     def __enter__(self) -> AtomicFileSet:
-        self._lock = locked_dir(self.out_dir)
-        self._lock.__enter__()
+        self._lock.enter_context(locked_dir(self.out_dir))
         return self
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        assert self._lock is not None
         try:
             if exc_type is None and not self._committed:
                 self.commit()
         finally:
             self.discard()
-            self._lock.__exit__(None, None, None)
+            self._lock.close()
 
     def final_path(self, name: str) -> Path:
         """Where ``name`` lands once committed."""
@@ -335,12 +312,7 @@ class AtomicFileSet:
 
     def write(self, name: str, data: Data) -> Path:
         """Write ``name`` (text as UTF-8, bytes, or a callback given a binary file)."""
-        tmp = self.temporary(name)
-        try:
-            _write_synced(tmp, data)
-        except OSError as exc:
-            raise _oserror(exc, self.final_path(name), "write") from None
-        return self.final_path(name)
+        return self.written(name, lambda tmp: _fsync(tmp, data))
 
     def written(self, name: str, writer: Callable[[Path], object]) -> Path:
         """Let ``writer(tmp_path)`` write ``name`` (e.g. ``DataFrame.to_parquet``)."""
@@ -363,29 +335,31 @@ class AtomicFileSet:
             manifest = {"format": "dissensus-output/1", "params": self.params, "files": files}
             text = json.dumps(manifest, indent=1, sort_keys=True, default=str) + "\n"
             self._tmp[MANIFEST] = _temporary_path(directory, MANIFEST)
-            _write_synced(self._tmp[MANIFEST], text)
+            _fsync(self._tmp[MANIFEST], text)
             stale = [
                 name
                 for name in sorted(set(_previous_set(directory)) - set(self._tmp))
                 if _input_at(directory / name, self.inputs) is None
             ]
             plan = {"replace": [[t.name, name] for name, t in self._tmp.items()], "remove": stale}
-            journal_tmp = _temporary_path(directory, "journal")
-            _write_synced(journal_tmp, json.dumps(plan))
+            journal = _temporary_path(directory, "journal")
+            _fsync(journal, json.dumps(plan))
         except OSError as exc:
             raise _oserror(exc, directory, "write the output files in") from None
         with _signals_held():
-            os.replace(journal_tmp, directory / _JOURNAL)
+            os.replace(journal, directory / _JOURNAL)
             for name, tmp in self._tmp.items():
                 os.replace(tmp, directory / name)
             for name in stale:
-                with contextlib.suppress(FileNotFoundError):
-                    (directory / name).unlink()
+                (directory / name).unlink(missing_ok=True)
             (directory / _JOURNAL).unlink()
-            _fsync(directory, os.O_RDONLY | os.O_DIRECTORY)
+            fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
         done = {name: directory / name for name in self._tmp}
-        self._tmp = {}
-        self._committed = True
+        self._tmp, self._committed = {}, True
         return done
 
     def discard(self) -> None:
@@ -419,7 +393,7 @@ def write_file_atomically(
     check_not_inputs([target], inputs)
     tmp = _temporary_path(target.parent, target.name)
     try:
-        _write_synced(tmp, data)
+        _fsync(tmp, data)
         os.replace(tmp, target)
     except OSError as exc:
         raise _oserror(exc, target, "write") from None

@@ -10,7 +10,6 @@ from __future__ import annotations
 import signal
 import sys
 import threading
-import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
@@ -18,9 +17,9 @@ from types import FrameType
 import click
 
 from dissensus import __version__
-from dissensus._exceptions import DataError, DissensusWarning, MissingExtraError, OutputError
+from dissensus._exceptions import DataError, MissingExtraError, OutputError
 from dissensus.cli._commands import LazyGroup
-from dissensus.cli._messages import cli_message, echo_warnings
+from dissensus.cli._messages import cli_message, warnings_as_lines
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK", "cli", "main"]
 
@@ -48,11 +47,8 @@ _BAD_INPUT = (
 )
 @click.version_option(__version__, "--version", prog_name="dissensus")
 @click.option("--debug", is_flag=True, help="Show the full traceback on errors.")
-@click.pass_context
-def cli(ctx: click.Context, debug: bool) -> None:
+def cli(debug: bool) -> None:
     """Measure annotator agreement and evaluate models against disagreeing annotators."""
-    ctx.ensure_object(dict)
-    ctx.obj["debug"] = debug
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -60,12 +56,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     try:
-        with _terminate_as_exception(), warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", DissensusWarning)  # one line each, flags named
-            try:
-                cli.main(args=args, prog_name="dissensus", standalone_mode=False)
-            finally:
-                echo_warnings(caught)
+        with _terminate_as_exception(), warnings_as_lines():
+            cli.main(args=args, prog_name="dissensus", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
     except (click.exceptions.Abort, KeyboardInterrupt):

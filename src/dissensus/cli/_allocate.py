@@ -24,17 +24,7 @@ __all__ = ["allocate_command"]
 @opt.seed_option
 @opt.out_option("CSV file for the chosen items (its directory is created).", kind="file")
 def allocate_command(
-    *,
-    annotations: Path,
-    preds: tuple[str, ...],
-    pred_layout: str,
-    pred_item: str,
-    metric: str,
-    budget: int,
-    prior: str,
-    seed: int,
-    out: Path,
-    **reader: Any,
+    *, annotations: Path, preds: tuple[str, ...], out: Path, **options: Any
 ) -> None:
     """Rank the items of ANNOTATIONS by how much one more label would sharpen the comparison.
 
@@ -49,14 +39,15 @@ def allocate_command(
     inputs = [annotations, *pred_paths.values()]
     check_output_dir(out.parent)  # before any work: an unusable --out, or one that is an input
     check_not_inputs([out], inputs)
-    counts = opt.load_annotations(annotations, **reader).counts()
-    predictions = {
-        name: opt.load_predictions(path, pred_layout=pred_layout, pred_item=pred_item, **reader)
-        for name, path in pred_paths.items()
-    }
-    budget = min(budget, counts.N)
+    counts = opt.load_annotations(annotations, **options).counts()
+    predictions = {name: opt.load_predictions(p, **options) for name, p in pred_paths.items()}
     chosen = next_items(
-        counts, predictions, metric=metric, budget=budget, prior=opt.parse_prior(prior), seed=seed
+        counts,
+        predictions,
+        metric=options["metric"],
+        budget=min(options["budget"], counts.N),
+        prior=opt.parse_prior(options["prior"]),
+        seed=options["seed"],
     )
     write_file_atomically(out, chosen.to_csv(index=False, float_format="%.10g"), inputs=inputs)
     gain = chosen["expected_gain"]

@@ -27,13 +27,13 @@ def audit_document(result: AuditResult, *, command: str) -> str:
 @click.command("audit")
 @opt.option("--metric", "metrics", multiple=True, metavar="NAME", help="Registry metric to audit "
             "(repeat); default every two-argument metric, expected ones included.")  # fmt: skip
-@opt.classes_option(2)
+@opt.classes_option(default=2)
 @opt.option("--property", "properties", multiple=True, type=property_keys(),
             help="Property to check (repeat); default all.")  # fmt: skip
 @opt.count_option("--n-trials", default=100_000, minimum=1, help="Trials per metric and property.")  # fmt: skip
 @opt.seed_option
 @opt.option("--markdown", is_flag=True, help="A Markdown document (as in docs/).")
-@opt.json_option("JSON: every row with its counterexample.")
+@opt.json_option(help="JSON: every row with its counterexample.")
 def audit_command(
     *,
     metrics: tuple[str, ...],

@@ -44,39 +44,22 @@ def load(name: str) -> click.Command:
 
         return experiment_command if name == "experiment" else demo_command
     if name == "allocate":
-        from dissensus.cli._allocate import allocate_command  # noqa: PLC0415
-
-        return allocate_command
-    if name == "audit":
-        from dissensus.cli._audit import audit_command  # noqa: PLC0415
-
-        return audit_command
-    if name == "example":
-        from dissensus.cli._example import example_command  # noqa: PLC0415
-
-        return example_command
-    if name == "info":
-        from dissensus.cli._info import info_command  # noqa: PLC0415
-
-        return info_command
-    if name == "leaderboard":
-        from dissensus.cli._leaderboard import leaderboard_command  # noqa: PLC0415
-
-        return leaderboard_command
-    if name == "metrics":
-        from dissensus.cli._metrics import metrics_command  # noqa: PLC0415
-
-        return metrics_command
-    if name == "simulate":
-        from dissensus.cli._simulate import simulate_command  # noqa: PLC0415
-
-        return simulate_command
-    if name == "tendency":
-        from dissensus.cli._tendency import tendency_command  # noqa: PLC0415
-
-        return tendency_command
-    msg = f"no command {name!r}"
-    raise KeyError(msg)
+        from dissensus.cli._allocate import allocate_command as command  # noqa: PLC0415
+    elif name == "audit":
+        from dissensus.cli._audit import audit_command as command  # noqa: PLC0415
+    elif name == "example":
+        from dissensus.cli._example import example_command as command  # noqa: PLC0415
+    elif name == "info":
+        from dissensus.cli._info import info_command as command  # noqa: PLC0415
+    elif name == "leaderboard":
+        from dissensus.cli._leaderboard import leaderboard_command as command  # noqa: PLC0415
+    elif name == "metrics":
+        from dissensus.cli._metrics import metrics_command as command  # noqa: PLC0415
+    elif name == "simulate":
+        from dissensus.cli._simulate import simulate_command as command  # noqa: PLC0415
+    else:
+        from dissensus.cli._tendency import tendency_command as command  # noqa: PLC0415
+    return command
 
 
 class LazyGroup(click.Group):

@@ -6,7 +6,6 @@ import json
 import math
 import sys
 import time
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,14 +14,14 @@ from typing import Any
 import click
 import pandas as pd
 
-from dissensus._exceptions import DataError, DissensusWarning
+from dissensus._exceptions import DataError
 from dissensus._validation import require_extra
 from dissensus.cli import _reader_options as opt
-from dissensus.cli._messages import echo_warnings, prior_note
+from dissensus.cli._messages import warnings_as_lines
 from dissensus.data import Annotations, LabelCounts, Predictions
 from dissensus.evaluation import TARGETS, Evaluation, evaluate
 
-__all__ = ["evaluate_command", "format_summary", "stages", "summary_record"]
+__all__ = ["evaluate_command", "format_summary", "prior_note", "stages", "summary_record"]
 
 #: Coverage of the intervals printed (and of summary.csv, written with the same default).
 _CONFIDENCE_LEVEL = 0.95
@@ -55,7 +54,7 @@ def stages(total: int) -> Iterator[Callable[[str], None]]:
 @opt.reader_options
 @opt.alignment_options
 @opt.prediction_options
-@opt.metrics_option("Metrics from the registry, e.g. 'emd,E[emd],cross_entropy'. Default: the standard set.")  # fmt: skip
+@opt.metrics_option(help="Metrics from the registry, e.g. 'emd,E[emd],cross_entropy'. Default: the standard set.")  # fmt: skip
 @opt.prior_option
 @opt.option("--bins", default="auto", metavar="auto|E1,E2,…",
             help="Annotation-count bins: 'auto' or left edges such as 2,4,6,11.")  # fmt: skip
@@ -68,7 +67,7 @@ def stages(total: int) -> Iterator[Callable[[str], None]]:
 @opt.option("--no-scores", is_flag=True,
             help="Do not write scores.parquet (one row per metric, model and item).")  # fmt: skip
 @opt.out_option("Directory for report.html, summary.csv, scores.parquet, rankings.csv.")
-@opt.json_option("Print the summary as JSON (means, intervals, best models, files written) "
+@opt.json_option(help="Print the summary as JSON (means, intervals, best models, files written) "
                  "instead of the table; the files are still written to --out.")  # fmt: skip
 def evaluate_command(
     *,
@@ -99,16 +98,10 @@ def evaluate_command(
         **{key: options[key] for key in ("pred_layout", "prior", "bins", "targets")},
         "requested_metrics": ",".join(metric_names) if metric_names else None,
     }
-    with (
-        opt.output_dir(out, inputs=inputs, names=_FILES),
-        warnings.catch_warnings(record=True) as caught,
-    ):
-        warnings.simplefilter("always", DissensusWarning)
+    with opt.output_dir(out, inputs=inputs, names=_FILES), warnings_as_lines():
         ev = _compute(annotations, pred_paths, metrics=metric_names, load=load, **options)
         written = ev.save(out, n_resamples=n_resamples, inputs=inputs, params=params, scores=not no_scores)  # fmt: skip
         summary = ev.summary(confidence_level=_CONFIDENCE_LEVEL, n_resamples=n_resamples)
-    # one line per distinct warning (the bootstrap repeats some per metric)
-    echo_warnings({" ".join(str(w.message).split()): w for w in caught}.values())
     note = prior_note(ev)
     if as_json:
         record = summary_record(summary, ev, note=note, written=written)
@@ -127,20 +120,14 @@ def _compute(
     pred_paths: dict[str, Path],
     *,
     metrics: list[str] | None,
-    pred_layout: str,
-    pred_item: str,
-    prior: str,
-    bins: str,
-    seed: int,
-    targets: str,
     load: Callable[..., Any] | None,
-    **reader: Any,
+    **options: Any,
 ) -> Evaluation:
-    """Read, then evaluate; ``load(path, **reader)`` reads the annotations (``--engine dask``)."""
-    bin_spec: Any = bins
+    """Read, then evaluate; ``load(path, **options)`` reads the annotations (``--engine dask``)."""
+    bins: Any = options["bins"]
     if bins != "auto":
         try:
-            bin_spec = [int(b) for b in opt.split_names(bins)]
+            bins = [int(b) for b in opt.split_names(bins)]
         except ValueError:
             msg = (
                 f"--bins must be 'auto' or comma-separated integers such as 2,4,6,11; got {bins!r}."
@@ -148,9 +135,9 @@ def _compute(
             raise DataError(msg) from None
     with stages(total=len(pred_paths) + 2) as stage:
         stage(f"reading {annotations}")
-        loaded = (load or opt.load_annotations)(str(annotations), **reader)
+        loaded = (load or opt.load_annotations)(str(annotations), **options)
         n_annotators = None
-        if isinstance(loaded, Annotations) and targets == "empirical":
+        if isinstance(loaded, Annotations) and options["targets"] == "empirical":
             # Only the counts are scored: the annotation table (three codes per
             # annotation, 130 MB at 5.5M annotations) is dropped before the
             # predictions are read, so it is not held through the scoring.
@@ -163,10 +150,8 @@ def _compute(
         predictions = {}
         for name, path in pred_paths.items():
             stage(f"reading predictions {name!r} from {path}")
-            pred = opt.load_predictions(
-                path, pred_layout=pred_layout, pred_item=pred_item, **reader
-            )
-            if isinstance(data, LabelCounts) and reader["how"] == "exact":
+            pred = opt.load_predictions(path, **options)
+            if isinstance(data, LabelCounts) and options["how"] == "exact":
                 # lined up with the counts now, so its id index (a string per item,
                 # ~60 MB at 1M items) is not held through the scoring
                 pred = Predictions(pred.align(data, name=name)[0].values, data.items, data.scale)
@@ -176,15 +161,49 @@ def _compute(
             data,
             predictions,
             metrics=metrics,
-            prior=opt.parse_prior(prior),
-            bins=bin_spec,
-            seed=seed,
-            how=reader["how"],
-            targets=targets,
+            prior=opt.parse_prior(options["prior"]),
+            bins=bins,
+            seed=options["seed"],
+            how=options["how"],
+            targets=options["targets"],
         )
     if n_annotators is not None:
         ev.n_annotators = n_annotators
     return ev
+
+
+#: Say so when the prior weighs at least as much as the annotations on this share of items.
+_WEAK_SHARE = 0.2
+
+
+def prior_note(evaluation: Evaluation) -> str | None:
+    """One line for the terminal when the prior drives the expected metrics, else None.
+
+    The note names the prior the annotations support (highest
+    Dirichlet-multinomial likelihood) and the flag that uses it.
+    """
+    if not any(m.startswith("E[") for m in evaluation.metrics):
+        return None
+    try:
+        fit = evaluation.prior_fit()
+    except ValueError:
+        return None
+    used = fit.iloc[0]
+    if not float(used["share_items_weak"]) >= _WEAK_SHARE:
+        return None
+    best = fit.iloc[int(fit["log_likelihood"].to_numpy(dtype=float).argmax())]
+    flag = str(best["prior"]).split(" ")[0]
+    advice = (
+        f"; the annotations support the {best['prior']} prior (--prior {flag}), "
+        "and report.html compares the verdict under each prior"
+        if str(best["prior"]) != str(used["prior"])
+        else ""
+    )
+    return (
+        f"note: the {used['prior']} prior adds {float(used['strength']):g} pseudo-counts per "
+        f"item, at least as many as the annotations of {100 * float(used['share_items_weak']):.0f}% "
+        f"of items, so the expected metrics there reflect the prior more than the annotators{advice}."
+    )
 
 
 def _json_number(value: float) -> float | str | None:

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import re
-import warnings
 from pathlib import Path
 from typing import Any
 
 import click
 
 from dissensus import datasets
-from dissensus._exceptions import DissensusWarning
 from dissensus.cli import _reader_options as opt
 from dissensus.cli._evaluate import format_summary, stages
-from dissensus.cli._messages import echo_warnings
+from dissensus.cli._messages import warnings_as_lines
 from dissensus.experiments import DEFAULT_MODELS, MODELS, run_experiment
 
 __all__ = ["demo_command", "experiment_command"]
@@ -26,9 +24,7 @@ _BUILTIN = ("movielens", "convabuse")
 _FILES = ("summary.csv", "rankings.csv", "scores.parquet", "report.html", "experiment.json")
 
 
-def _load(
-    name: str, data: Path | None, context: bool, text_column: str, reader: dict[str, Any]
-) -> datasets.Dataset:
+def _load(name: str, data: Path | None, **options: Any) -> datasets.Dataset:
     """The dataset NAME: a built-in one, or a long annotation file with a text column."""
     if name == "movielens":
         return datasets.load_movielens()
@@ -39,7 +35,7 @@ def _load(
                 "ConvAbuseEMNLPfull.csv (https://github.com/amandacurry/convabuse)."
             )
             raise click.UsageError(msg)
-        return datasets.load_convabuse(data, context=context)
+        return datasets.load_convabuse(data, context=options["context"])
     path = Path(name)
     if not path.exists():
         msg = (
@@ -47,9 +43,10 @@ def _load(
             "file; give a long annotation file with an item text column (--text-column)."
         )
         raise click.BadParameter(msg, param_hint="NAME")
-    meta = ",".join(dict.fromkeys([text_column, *opt.split_names(reader["meta"])]))
-    ann = opt.load_annotations(path, **{**reader, "meta": meta})
-    return datasets.Dataset.from_annotations(ann, text=text_column, name=path.name)
+    text = options["text_column"]
+    meta = ",".join(dict.fromkeys([text, *opt.split_names(options["meta"])]))
+    ann = opt.load_annotations(path, **{**options, "meta": meta})
+    return datasets.Dataset.from_annotations(ann, text=text, name=path.name)
 
 
 @click.command("experiment")
@@ -70,18 +67,7 @@ def _load(
 @opt.resamples_option
 @opt.count_option("--max-iter", default=200, minimum=1, help="Optimiser iterations of the linear models.")  # fmt: skip
 def experiment_command(
-    *,
-    name: str,
-    data: Path | None,
-    context: bool,
-    text_column: str,
-    out: Path | None,
-    seed: int,
-    models: str | None,
-    test_size: float,
-    n_resamples: int,
-    max_iter: int,
-    **reader: Any,
+    *, name: str, data: Path | None, out: Path | None, models: str | None, **options: Any
 ) -> None:
     """Train soft-label baselines and evaluate them on held-out items.
 
@@ -92,6 +78,7 @@ def experiment_command(
     of each annotation-count bin) are scored under empirical and expected
     metrics. Prints the model x metric table and writes the report to --out.
     """
+    n_resamples, seed = options["n_resamples"], options["seed"]
     codes = opt.split_names(models) if models else list(DEFAULT_MODELS)
     if any(c not in MODELS for c in codes) or not codes or len(set(codes)) != len(codes):
         msg = f"give distinct codes from {', '.join(MODELS)}; got {models!r}."
@@ -100,21 +87,13 @@ def experiment_command(
     with stages(total=len(codes) + 4) as stage:
         stage(f"loading {name}")
         # reading warnings (e.g. dropped repeats) now, one line each, not after the training
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", DissensusWarning)
-            dataset = _load(name, data, context, text_column, reader)
-        echo_warnings(caught)
+        with warnings_as_lines():
+            dataset = _load(name, data, **options)
         slug = re.sub(r"[^A-Za-z0-9]+", "-", dataset.name).strip("-").lower() or "data"
         target = out if out is not None else Path(f"dissensus-{slug}")
         with opt.output_dir(target, inputs=inputs, names=_FILES):
-            result = run_experiment(
-                dataset,
-                models=codes,
-                test_size=test_size,
-                seed=seed,
-                max_iter=max_iter,
-                progress=stage,
-            )
+            settings = {key: options[key] for key in ("test_size", "max_iter")}
+            result = run_experiment(dataset, models=codes, seed=seed, progress=stage, **settings)
             stage(f"report ({n_resamples} bootstrap resamples) -> {target}")
             written = result.save(target, n_resamples=n_resamples)
     click.echo(

@@ -39,7 +39,7 @@ def split_sets(args: tuple[str, ...]) -> list[tuple[str, list[str]]]:
 @click.command("leaderboard")
 @click.argument("args", nargs=-1, required=True, metavar="GOLD SUBMISSION... [+ GOLD SUBMISSION...]")  # fmt: skip
 @opt.reader_options
-@opt.metrics_option("Registry metrics (default: cross_entropy, manhattan, euclidean, js_distance "
+@opt.metrics_option(help="Registry metrics (default: cross_entropy, manhattan, euclidean, js_distance "
                     "and E[cross_entropy], E[manhattan]).")  # fmt: skip
 @opt.prior_option
 @opt.resamples_option

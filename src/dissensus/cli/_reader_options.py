@@ -1,32 +1,25 @@
 """The options several commands share, each defined once, and the readers behind them.
 
-A command takes a group by decorator and reads it with the function beside
-it (commands import this module as ``opt``)::
-
-    @click.command("info")
-    @click.argument("file", type=click.Path(dir_okay=False))
-    @opt.reader_options
-    def info_command(file: str, **options: Any) -> None:
-        ann = opt.load_annotations(file, **options)
-
-Every option shows its default in ``--help`` when it has one; a list as
-``type`` is a choice among its values.
+Commands import this module as ``opt``, take a group by decorator
+(``@opt.reader_options``) and read it with the function beside it
+(``opt.load_annotations(file, **options)``). Every :func:`option` shows its
+default in ``--help`` when it has one; a list as ``type`` is a choice.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
 import click
 
 from dissensus._atomic import check_not_inputs, locked_dir
-from dissensus._exceptions import DataError, DissensusWarning
-from dissensus.cli._messages import echo_warnings, format_hint
+from dissensus._exceptions import DataError
+from dissensus.cli._messages import format_hint, warnings_as_lines
 from dissensus.data import (
     Annotations,
     Label,
@@ -58,7 +51,7 @@ def option(*flags: str, help: str, **settings: Any) -> Decorator:
     if isinstance(settings.get("type"), list):
         settings["type"] = click.Choice(settings["type"])
     default = settings.get("default")
-    settings.setdefault("show_default", default is not None and default is not False)
+    settings.setdefault("show_default", not (default is None or default is False or default == ()))
     return click.option(*flags, help=help, **settings)
 
 
@@ -116,17 +109,11 @@ alignment_options = _group(
 """``--how`` and ``--normalize``: the flags the library's ``how='inner'`` and ``normalize=True`` hints name."""
 
 
-def pred_option(*, required: bool = True, help: str | None = None) -> Decorator:
-    """``--pred NAME=PATH``, repeatable; read it with :func:`parse_pred`."""
-    return option(
-        "--pred", "preds", multiple=True, required=required, metavar="NAME=PATH",
-        help=help or "Model predictions: a CSV/TSV/Parquet/JSONL file with an item column and "
-        "one column per label. Repeat per model.",
-    )  # fmt: skip
-
-
+#: ``--pred NAME=PATH``, repeatable (give ``help`` and ``required``); read it with :func:`parse_pred`.
+pred_option = partial(option, "--pred", "preds", multiple=True, metavar="NAME=PATH")
 prediction_options = _group(
-    pred_option(),
+    pred_option(required=True, help="Model predictions: a CSV/TSV/Parquet/JSONL file with an "
+                "item column and one column per label. Repeat per model."),
     option("--pred-layout", type=["wide", "long"], default="wide",
            help="Layout of the prediction files (long: item,label,prob rows)."),
     option("--pred-item", default="item", help="Item id column of the prediction files."),
@@ -147,22 +134,12 @@ test_size_option = option(
 )  # fmt: skip
 
 
-def classes_option(default: int) -> Decorator:
-    """``--classes``/``-k``: the number of classes K."""
-    return count_option("--classes", "-k", default=default, minimum=2, help="Number of classes K.")
-
-
-def metrics_option(help: str, default: str | None = None) -> Decorator:
-    """``--metrics NAME,NAME`` (repeatable); read it with :func:`split_names`."""
-    return option(
-        "--metrics", multiple=True, default=() if default is None else (default,),
-        show_default=default is not None, metavar="NAME,NAME", help=help,
-    )  # fmt: skip
-
-
-def json_option(help: str) -> Decorator:
-    """``--json``: print JSON instead of the table."""
-    return option("--json", "as_json", is_flag=True, help=help)
+#: ``--classes``/``-k`` (give ``default``).
+classes_option = partial(count_option, "--classes", "-k", minimum=2, help="Number of classes K.")
+#: ``--metrics NAME,NAME``, repeatable (give ``help``); read it with :func:`split_names`.
+metrics_option = partial(option, "--metrics", multiple=True, metavar="NAME,NAME")
+#: ``--json`` (give ``help``): print JSON instead of the table.
+json_option = partial(option, "--json", "as_json", is_flag=True)
 
 
 def out_option(
@@ -178,12 +155,10 @@ def out_option(
 def output_dir(
     out: Path, *, inputs: Iterable[str | Path] = (), names: Iterable[str] = ()
 ) -> Iterator[Path]:
-    """Check ``--out`` and hold its lock from before any work until the outputs are written.
+    """Lock ``--out`` from before any work; refuse output files ``names`` that are ``inputs``.
 
-    A bad directory, a concurrent run, or an output file ``names`` that is
-    one of the ``inputs`` fails now, not after minutes of computing. The
-    writer inside (an :class:`~dissensus._atomic.AtomicFileSet`) takes the
-    same lock again and commits the set.
+    A bad directory, a concurrent run or an output over an input fails now,
+    not after minutes of computing; the writer inside takes the lock again.
     """
     with locked_dir(out) as path:
         check_not_inputs([path / name for name in names], inputs)
@@ -255,13 +230,10 @@ def parse_pred(values: Iterable[str], *, bare: bool = False) -> dict[str, Path]:
 
 
 def load_annotations(path: str | Path, **options: Any) -> Annotations:
-    """Read ``path`` with the options collected by :func:`reader_options`.
+    """Read ``path`` with the :func:`reader_options` among ``options`` (the others are ignored).
 
-    Options that are not reader options are ignored, so a command can pass
-    all of its keyword arguments. What the readers report with a
-    :class:`DissensusWarning` (dropped repeats, rows dropped by
-    ``--dropna``, a disagreeing LeWiDi soft label) is printed as one line on
-    stderr, ``dissensus: warning: …``.
+    The readers' warnings (dropped repeats, rows dropped by ``--dropna``, a
+    disagreeing LeWiDi soft label) are printed now, one line each.
     """
     fmt, ordered = options.get("format"), options.get("ordered")
     scale = None
@@ -269,6 +241,7 @@ def load_annotations(path: str | Path, **options: Any) -> Annotations:
         scale = Scale(tuple(parse_labels(options["labels"])), ordered=ordered is not False)
     # Column options go through even for formats with fixed columns, so that
     # read_annotations refuses them instead of silently ignoring them.
+    annotator = None if options.get("no_annotator") else options.get("annotator") or "annotator"
     kwargs: dict[str, Any] = {
         "scale": scale,
         "ordered": ordered if scale is None else None,
@@ -277,38 +250,32 @@ def load_annotations(path: str | Path, **options: Any) -> Annotations:
         "duplicates": options.get("duplicates"),
         "layout": options.get("layout") or "long",
         "item": options.get("item") or "item",
-        "annotator": None if options.get("no_annotator") else options.get("annotator") or "annotator",
+        "annotator": annotator,
         "label": options.get("label") or "label",
         "annotators": split_names(options.get("annotators")) or None,
-    }  # fmt: skip
+    }
     if options.get("na_values"):
         kwargs["na_values"] = tuple(split_names(options["na_values"]))
     if options.get("strip_labels"):
         kwargs["strip_labels"] = True
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", DissensusWarning)
+    with warnings_as_lines():
         try:
-            ann = read_annotations(path, fmt, **kwargs)
+            return read_annotations(path, fmt, **kwargs)
         except DataError as exc:
             guess = format_hint(path) if fmt is None else None
             if guess is None:
                 raise
             msg = f"{exc} The file looks like {guess}: add --format {guess}."
             raise DataError(msg) from exc
-    echo_warnings(caught)
-    return ann
 
 
 def load_predictions(
     path: Path, *, pred_layout: str, pred_item: str, normalize: bool = False, **options: Any
 ) -> Predictions:
-    """Read a ``--pred`` file with the command's reader options that apply to predictions.
+    """Read a ``--pred`` file; ``--na-values``, ``--strip-labels`` apply as to the annotations.
 
-    ``--na-values`` and ``--strip-labels`` mean for a prediction file what
-    they mean for the annotations (so an item named ``NA`` is data unless
-    ``--na-values NA`` says otherwise, and ``--strip-labels`` strips the
-    label columns of both, keeping them comparable); ``normalize`` is
-    ``--normalize``.
+    So an item named ``NA`` is data unless ``--na-values NA`` says otherwise,
+    and the label columns of both are stripped alike, staying comparable.
     """
     return read_predictions(
         path,

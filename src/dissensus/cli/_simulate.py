@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -16,12 +17,12 @@ __all__ = ["simulate_command"]
 @click.command("simulate")
 @opt.count_option("--replicates", default=200, minimum=2, help="Synthetic datasets per truth family.")  # fmt: skip
 @opt.count_option("--items", default=400, minimum=10, help="Items per dataset.")
-@opt.classes_option(5)
+@opt.classes_option(default=5)
 @opt.option("--truths", default="mixture,skewed,ordinal", metavar="NAME,NAME",
             help="Truth families: mixture, ordinal, skewed, flat, uniform, jeffreys.")  # fmt: skip
-@opt.metrics_option("Pointwise metrics; each is scored empirically and in expectation (add "
-                    "js_divergence, kl_divergence for more; JS is the slowest).",
-                    default="cross_entropy,manhattan,emd")  # fmt: skip
+@opt.metrics_option(default=("cross_entropy,manhattan,emd",), help="Pointwise metrics; each is "
+                    "scored empirically and in expectation (add js_divergence, kl_divergence for "
+                    "more; JS is the slowest).")  # fmt: skip
 @opt.option("--priors", default="uniform,jeffreys,empirical", metavar="NAME,NAME",
             help="Priors of the expected metrics.")  # fmt: skip
 @opt.option("--candidates", metavar="NAME,NAME",
@@ -36,58 +37,44 @@ __all__ = ["simulate_command"]
                   help="Replicates of the allocation study (0: skip).")  # fmt: skip
 @opt.seed_option
 @opt.out_option("Directory for report.html and the CSV tables.")
-def simulate_command(
-    *,
-    replicates: int,
-    items: int,
-    classes: int,
-    truths: str,
-    metrics: tuple[str, ...],
-    priors: str,
-    candidates: str | None,
-    debiased: bool,
-    coverage_replicates: int,
-    allocation_replicates: int,
-    seed: int,
-    out: Path,
-) -> None:
+def simulate_command(*, out: Path, **options: Any) -> None:
     """Rank candidate models on synthetic data with KNOWN truth; write the report to --out.
 
     Prints the main table (share of model pairs ordered as the truth, per
     metric form and annotation-count bin) and the allocation curve.
     """
     t0 = time.perf_counter()
-    metric_names, prior_names = opt.split_names(metrics), opt.split_names(priors)
+    items, classes, seed = options["items"], options["classes"], options["seed"]
+    metrics, priors = opt.split_names(options["metrics"]), opt.split_names(options["priors"])
     with opt.output_dir(out):
         res = sim.study(
             items,
             classes,
-            replicates=replicates,
-            truths=opt.split_names(truths),
-            metrics=metric_names,
-            priors=prior_names,
-            candidates=opt.split_names(candidates) or sim.DEFAULT_CANDIDATES,
-            debiased=debiased,
+            replicates=options["replicates"],
+            truths=opt.split_names(options["truths"]),
+            metrics=metrics,
+            priors=priors,
+            candidates=opt.split_names(options["candidates"]) or sim.DEFAULT_CANDIDATES,
+            debiased=options["debiased"],
             seed=seed,
         )
         cov = alloc = None
-        if coverage_replicates:
-            cov = sim.coverage(
-                2 * items, classes, replicates=coverage_replicates, priors=prior_names, seed=seed
-            )
-        if allocation_replicates:
+        if options["coverage_replicates"]:
+            n = options["coverage_replicates"]
+            cov = sim.coverage(2 * items, classes, replicates=n, priors=priors, seed=seed)
+        if options["allocation_replicates"]:
             alloc = sim.allocation_study(
                 min(300, items),
                 classes,
-                replicates=allocation_replicates,
-                metric="E[emd]" if "emd" in metric_names else f"E[{metric_names[0]}]",
-                prior=sim.best_prior(res)[0][2:-1] if prior_names else "uniform",
+                replicates=options["allocation_replicates"],
+                metric="E[emd]" if "emd" in metrics else f"E[{metrics[0]}]",
+                prior=sim.best_prior(res)[0][2:-1] if priors else "uniform",
                 rounds=6,
                 seed=seed,
             )
         paths = sim.write_simulation_report(res, out, cov, alloc)
     click.echo(sim.main_table(res).to_string(index=False))
-    if debiased:
+    if options["debiased"]:
         click.echo("\ndebiased: Kendall tau with the true ranking, P(pick the truly best)")
         click.echo(sim.debiased_table(res).round(3).to_string(index=False))
     if alloc is not None:

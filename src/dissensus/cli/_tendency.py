@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import math
-import warnings
 from pathlib import Path
 from typing import Any
 
 import click
 import numpy as np
+import pandas as pd
 
 from dissensus import tendency as td
-from dissensus._exceptions import DataError, DissensusWarning
+from dissensus._exceptions import DataError
 from dissensus.cli import _reader_options as opt
-from dissensus.cli._messages import echo_warnings
+from dissensus.cli._messages import warnings_as_lines
 
 __all__ = ["tendency_command"]
 
@@ -55,23 +55,7 @@ def _fmt(x: float) -> str:
 @opt.out_option("Output directory.")
 @opt.reader_options
 def tendency_command(
-    *,
-    annotations: Path,
-    preds: tuple[str, ...],
-    measure: str,
-    level: str,
-    weights: str,
-    min_overlap: int,
-    soft: bool,
-    baselines: bool,
-    test_size: float,
-    text: str | None,
-    n_resamples: int,
-    seed: int,
-    ci_method: str,
-    tables_only: bool,
-    out: Path,
-    **reader: Any,
+    *, annotations: Path, preds: tuple[str, ...], out: Path, **options: Any
 ) -> None:
     """DIC of per-annotator predictions against the ANNOTATIONS' consistency structure.
 
@@ -81,24 +65,20 @@ def tendency_command(
     arXiv:2508.10393, 2025). Writes dic.csv, the consistency matrices,
     tau_curve.csv and report.html to --out, and prints the DIC table.
     """
-    if not preds and not baselines:
+    seed, soft = options["seed"], options["soft"]
+    if not preds and not options["baselines"]:
         msg = "give --pred PATH (per-annotator predictions) and/or --baselines."
         raise click.UsageError(msg)
     pred_paths = opt.parse_pred(preds, bare=True)
     inputs = [annotations, *pred_paths.values()]
     with opt.output_dir(out, inputs=inputs, names=_FILES):
-        text_cols = opt.split_names(text)
-        reader["meta"] = ",".join(dict.fromkeys([*opt.split_names(reader["meta"]), *text_cols]))
-        true = opt.load_annotations(annotations, **reader)
-        frames = {
-            name: td.read_annotator_predictions(path, true.scale)
-            for name, path in pred_paths.items()
-        }
+        text = opt.split_names(options["text"])
+        meta = dict.fromkeys([*opt.split_names(options["meta"]), *text])
+        true = opt.load_annotations(annotations, **{**options, "meta": ",".join(meta)})
+        frames = {n: td.read_annotator_predictions(p, true.scale) for n, p in pred_paths.items()}
         notes = [f"{annotations}: {true!r}"]
         if frames:
-            covered = np.zeros(true.n_items, dtype=bool)
-            for f in frames.values():
-                covered |= true.items.isin(f["item"])
+            covered = np.asarray(true.items.isin(pd.concat([f["item"] for f in frames.values()])))
             if not covered.any():
                 msg = "no item of the predictions is in the annotations (do the item ids match, including their type?)."
                 raise DataError(msg)
@@ -107,37 +87,35 @@ def tendency_command(
                 f"evaluated on the {test.n_items} items the predictions cover; {train.n_items} other items train the baselines"
             )
         else:
-            train, test = td.split_items(true, test_size=test_size, seed=seed)
+            train, test = td.split_items(true, test_size=options["test_size"], seed=seed)
             notes.append(f"items split {train.n_items} train / {test.n_items} test (seed {seed})")
         sets: dict[str, tuple[Any, bool]] = {name: (f, soft) for name, f in frames.items()}
-        if baselines:
+        if options["baselines"]:
             sets["random"] = (td.random_baseline(test, train=train, seed=seed), False)
             sets["consensus"] = (td.consensus_baseline(test), False)
             sets["consensus_soft"] = (td.consensus_baseline(test, soft=True), True)
-            if text_cols:
-                if train.n_items == 0:
-                    msg = "the per-annotator-bias baseline needs training items; the predictions cover every item."
-                    raise DataError(msg)
-                bias = td.itl_bias_baseline(train, test, text=text_cols, seed=seed)
+            if text and train.n_items == 0:
+                msg = "the per-annotator-bias baseline needs training items; the predictions cover every item."
+                raise DataError(msg)
+            if text:
+                bias = td.itl_bias_baseline(train, test, text=text, seed=seed)
                 sets["annotator_bias"] = (bias, soft)
             else:
                 notes.append("per-annotator-bias baseline skipped: give --text COL,COL (item text)")
-        pairs: dict[str, Any] = {"measure": measure, "weights": weights, "level": level}
-        boot: dict[str, Any] = {"ci_method": ci_method, "n_resamples": n_resamples, "seed": seed}
+        pairs = {key: options[key] for key in ("measure", "weights", "level")}
+        boot = {key: options[key] for key in ("min_overlap", "ci_method", "n_resamples")}
         results, curves = {}, {}
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", DissensusWarning)
+        with warnings_as_lines():
             for name, (frame, is_soft) in sets.items():
-                kw = {"soft": is_soft, **pairs}
-                results[name] = td.dic(test, frame, min_overlap=min_overlap, **boot, **kw)
-                curves[name] = td.tau_curve(test, frame, **kw)
-        echo_warnings({" ".join(str(w.message).split()): w for w in caught}.values())
+                results[name] = td.dic(test, frame, soft=is_soft, seed=seed, **boot, **pairs)
+                curves[name] = td.tau_curve(test, frame, soft=is_soft, **pairs)
+        tau = options["min_overlap"]
+        first = next(iter(results.values()))
         notes.append(
-            f"measure {measure}, tau = {min_overlap}; {next(iter(results.values())).n_pairs} "
-            "pairs defined in the true matrix"
+            f"measure {pairs['measure']}, tau = {tau}; {first.n_pairs} pairs defined in the true matrix"
         )
-        td.write_report(td.TendencyStudy(results, curves, notes), out, seed=seed, figures=not tables_only)  # fmt: skip
-    click.echo(f"DIC ({measure}, tau={min_overlap}, {test.n_items} test items)")
+        td.write_report(td.TendencyStudy(results, curves, notes), out, seed=seed, figures=not options["tables_only"])  # fmt: skip
+    click.echo(f"DIC ({pairs['measure']}, tau={tau}, {test.n_items} test items)")
     rows = td.dic_table(results).to_dict("records")
     width = max(len(str(r["predictions"])) for r in rows)
     for r in rows:
