@@ -91,6 +91,16 @@ class TestAtomicFileSet:
             files.write("summary.csv", "new\n")
         assert sorted(p.name for p in out.iterdir()) == [MANIFEST, "summary.csv"]
 
+    def test_an_input_of_the_run_is_never_removed_as_stale(self, tmp_path):
+        # the old set's summary.csv is read by the new run, whose set has no summary.csv
+        out = tmp_path / "out"
+        _old_set(out)
+        source = out / "summary.csv"
+        with AtomicFileSet(out, inputs=[source]) as files:
+            files.write("other.csv", "x\n")
+        assert sorted(p.name for p in out.iterdir()) == [MANIFEST, "other.csv", "summary.csv"]
+        assert source.read_text() == "model,mean\na,1\n"
+
     def test_refuses_to_write_over_an_input(self, tmp_path):
         out = tmp_path / "out"
         out.mkdir()

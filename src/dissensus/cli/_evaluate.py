@@ -226,21 +226,13 @@ def summary_record(
     string "inf" (a zero prediction under cross-entropy), so the output is
     strict JSON.
     """
-    rows: list[dict[str, Any]] = [
-        {
-            "model": str(r["model"]),
-            "metric": str(r["metric"]),
-            **{key: _json_number(r[key]) for key in ("mean", "se", "ci_low", "ci_high")},
-            "n_items": int(r["n_items"]),
-            "lower_is_better": bool(r["lower_is_better"]),
-            "best": bool(r["best"]),
-        }
-        for r in summary.to_dict(orient="records")
-    ]
-    best: dict[str, list[str]] = {m: [] for m in evaluation.metrics}
+    columns = ["model", "metric", "mean", "se", "ci_low", "ci_high", "n_items", "lower_is_better"]
+    rows = summary[[*columns, "best"]].to_dict(orient="records")  # native Python values
     for r in rows:
-        if r["best"]:
-            best[r["metric"]].append(r["model"])
+        r.update({key: _json_number(r[key]) for key in columns[2:6]})
+    best = {
+        m: [r["model"] for r in rows if r["metric"] == m and r["best"]] for m in evaluation.metrics
+    }
     return {
         "n_items": int(evaluation.counts.N),
         "prior": str(evaluation.prior),
