@@ -72,13 +72,11 @@ def check_output_dir(path: str | Path) -> Path:
     or it is not writable, so that a bad ``--out`` fails before any work.
     """
     out = Path(path)
-    for parent in (out, *out.parents):
-        if parent.exists() and not parent.is_dir():
-            what = "is" if parent == out else f"has a parent {parent} that is"
-            msg = f"output directory {out} {what} a file, not a directory; choose another --out."
-            raise OutputError(msg)
-        if parent.exists():
-            break
+    existing = next(p for p in (out, *out.parents) if p.exists())
+    if not existing.is_dir():
+        what = "is" if existing == out else f"has a parent {existing} that is"
+        msg = f"output directory {out} {what} a file, not a directory; choose another --out."
+        raise OutputError(msg)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -121,8 +119,7 @@ def check_not_inputs(outputs: Iterable[str | Path], inputs: Iterable[str | Path]
     """Refuse to write any output over one of the inputs (hard links and symlinks included)."""
     inputs = list(inputs)
     for out in map(Path, outputs):
-        source = _input_at(out, inputs)
-        if source is not None:
+        if (source := _input_at(out, inputs)) is not None:
             msg = (
                 f"refusing to write {out}: it is the input file {source}; "
                 "choose another output path so the input is not overwritten."
@@ -152,12 +149,7 @@ def _lock(directory: Path, shown: Path) -> int:
 
 @contextlib.contextmanager
 def locked_dir(path: str | Path) -> Iterator[Path]:
-    """Hold an exclusive lock on directory ``path`` (re-entrant within a process).
-
-    The directory is checked (and created) by :func:`check_output_dir`; a
-    commit that a killed run left half-done is finished first. Raises
-    :class:`~dissensus.OutputError` when another process holds the lock.
-    """
+    """Hold the lock of directory ``path`` (checked and created; re-entrant within a process)."""
     out = check_output_dir(path)
     key = out.resolve()
     with _HELD_GUARD:
@@ -241,14 +233,11 @@ def _signals_held() -> Iterator[None]:
 class AtomicFileSet:
     r"""Write a set of files into one directory; commit them together or not at all.
 
-    Use as a context manager, which holds the directory's lock. :meth:`write`
-    (or :meth:`written` / :meth:`temporary` for writers that want a path)
-    puts each file under a temporary name; leaving the block normally
-    commits the set with a manifest, leaving it with an exception (including
-    ``KeyboardInterrupt``) removes the temporaries and leaves the directory
-    as it was. :class:`~dissensus.OutputError` names the path when the
-    directory is unusable or locked by another run, an output would replace
-    an input, or a write fails (disk full, ...).
+    A context manager holding the directory's lock: :meth:`write` (or
+    :meth:`written` / :meth:`temporary` for writers that want a path) puts
+    each file under a temporary name; leaving the block normally commits the
+    set, leaving it with an exception (``KeyboardInterrupt`` too) removes the
+    temporaries. :class:`~dissensus.OutputError` names the path that failed.
 
     Parameters
     ----------
@@ -336,11 +325,8 @@ class AtomicFileSet:
             text = json.dumps(manifest, indent=1, sort_keys=True, default=str) + "\n"
             self._tmp[MANIFEST] = _temporary_path(directory, MANIFEST)
             _fsync(self._tmp[MANIFEST], text)
-            stale = [
-                name
-                for name in sorted(set(_previous_set(directory)) - set(self._tmp))
-                if _input_at(directory / name, self.inputs) is None
-            ]
+            previous = set(_previous_set(directory)) - set(self._tmp)
+            stale = [n for n in sorted(previous) if _input_at(directory / n, self.inputs) is None]
             plan = {"replace": [[t.name, name] for name, t in self._tmp.items()], "remove": stale}
             journal = _temporary_path(directory, "journal")
             _fsync(journal, json.dumps(plan))
@@ -382,12 +368,10 @@ def _previous_set(directory: Path) -> list[str]:
 def write_file_atomically(
     path: str | Path, data: str | bytes, *, inputs: Iterable[str | Path] = ()
 ) -> Path:
-    """Write one file through a temporary name and :func:`os.replace`; return its path.
+    """Write one file whole (the old one or the new one, never a mix); return its path.
 
-    The file at ``path`` is the old one or the complete new one, never a
-    truncated mix. Raises :class:`~dissensus.OutputError` when ``path`` is
-    one of ``inputs``, its directory is unusable, or the write fails (the
-    message names the path).
+    Raises :class:`~dissensus.OutputError` naming the path when it is one of
+    ``inputs``, its directory is unusable, or the write fails.
     """
     target = check_output_file(path)
     check_not_inputs([target], inputs)

@@ -28,17 +28,9 @@ EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
 #: 128 + SIGINT, the shell's convention for a run stopped by Ctrl-C.
 EXIT_INTERRUPTED = 130
-#: Errors the user fixes (a usage error too): one line on stderr, EXIT_BAD_INPUT.
-_BAD_INPUT = (
-    OutputError,
-    DataError,
-    MissingExtraError,
-    FileNotFoundError,
-    IsADirectoryError,
-    PermissionError,
-    ValueError,
-    TypeError,
-)
+#: Errors the user fixes (usage errors too): one line on stderr, EXIT_BAD_INPUT.
+_BAD_INPUT = (OutputError, DataError, MissingExtraError, ValueError, TypeError)
+_BAD_PATH = (FileNotFoundError, IsADirectoryError, PermissionError)
 
 
 @click.group(
@@ -68,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _Terminated as exc:
         click.echo("dissensus: terminated; earlier output files are unchanged", err=True)
         return exc.code
-    except (click.ClickException, *_BAD_INPUT) as exc:
+    except (click.ClickException, *_BAD_INPUT, *_BAD_PATH) as exc:
         if debug:
             raise
         text = exc.format_message() if isinstance(exc, click.ClickException) else _one_line(exc)

@@ -33,22 +33,20 @@ SUMMARIES = {
 def load(name: str) -> click.Command:
     """Import command ``name`` (one of :data:`SUMMARIES`)."""
     # Every import here is deferred for CLI start-up speed (module docstring).
-    if name in ("agreement", "evaluate"):  # both also run on Dask (--engine)
-        from dissensus.cli._agreement import agreement_command  # noqa: PLC0415
-        from dissensus.cli._engine import with_engine  # noqa: PLC0415
-        from dissensus.cli._evaluate import evaluate_command  # noqa: PLC0415
-
-        return with_engine(agreement_command if name == "agreement" else evaluate_command)
-    if name in ("experiment", "demo"):
-        from dissensus.cli._experiment import demo_command, experiment_command  # noqa: PLC0415
-
-        return experiment_command if name == "experiment" else demo_command
-    if name == "allocate":
+    if name == "agreement":
+        from dissensus.cli._agreement import agreement_command as command  # noqa: PLC0415
+    elif name == "evaluate":
+        from dissensus.cli._evaluate import evaluate_command as command  # noqa: PLC0415
+    elif name == "allocate":
         from dissensus.cli._allocate import allocate_command as command  # noqa: PLC0415
     elif name == "audit":
         from dissensus.cli._audit import audit_command as command  # noqa: PLC0415
+    elif name == "demo":
+        from dissensus.cli._experiment import demo_command as command  # noqa: PLC0415
     elif name == "example":
         from dissensus.cli._example import example_command as command  # noqa: PLC0415
+    elif name == "experiment":
+        from dissensus.cli._experiment import experiment_command as command  # noqa: PLC0415
     elif name == "info":
         from dissensus.cli._info import info_command as command  # noqa: PLC0415
     elif name == "leaderboard":
@@ -59,6 +57,10 @@ def load(name: str) -> click.Command:
         from dissensus.cli._simulate import simulate_command as command  # noqa: PLC0415
     else:
         from dissensus.cli._tendency import tendency_command as command  # noqa: PLC0415
+    if name in ("agreement", "evaluate"):  # both also run on a Dask cluster (--engine)
+        from dissensus.cli._engine import with_engine  # noqa: PLC0415
+
+        return with_engine(command)
     return command
 
 

@@ -43,10 +43,8 @@ def _load(name: str, data: Path | None, **options: Any) -> datasets.Dataset:
             "file; give a long annotation file with an item text column (--text-column)."
         )
         raise click.BadParameter(msg, param_hint="NAME")
-    text = options["text_column"]
-    meta = ",".join(dict.fromkeys([text, *opt.split_names(options["meta"])]))
-    ann = opt.load_annotations(path, **{**options, "meta": meta})
-    return datasets.Dataset.from_annotations(ann, text=text, name=path.name)
+    ann = opt.load_annotations(path, meta_too=[options["text_column"]], **options)
+    return datasets.Dataset.from_annotations(ann, text=options["text_column"], name=path.name)
 
 
 @click.command("experiment")

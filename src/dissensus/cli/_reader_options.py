@@ -13,21 +13,14 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, TypeVar
 
 import click
 
+from dissensus import data
 from dissensus._atomic import check_not_inputs, locked_dir
 from dissensus._exceptions import DataError
 from dissensus.cli._messages import format_hint, warnings_as_lines
-from dissensus.data import (
-    Annotations,
-    Label,
-    Predictions,
-    Scale,
-    read_annotations,
-    read_predictions,
-)
 from dissensus.posterior import DEFAULT_PRIOR
 
 __all__ = [
@@ -40,13 +33,7 @@ __all__ = [
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class Decorator(Protocol):
-    """What ``click.option`` returns: adds a parameter to a command function."""
-
-    def __call__(self, func: F, /) -> F: ...
-
-
-def option(*flags: str, help: str, **settings: Any) -> Decorator:
+def option(*flags: str, help: str, **settings: Any) -> Callable[[F], F]:
     """:func:`click.option` with the conventions above."""
     if isinstance(settings.get("type"), list):
         settings["type"] = click.Choice(settings["type"])
@@ -55,7 +42,7 @@ def option(*flags: str, help: str, **settings: Any) -> Decorator:
     return click.option(*flags, help=help, **settings)
 
 
-def _group(*options: Decorator) -> Decorator:
+def _group(*options: Callable[[F], F]) -> Callable[[F], F]:
     """One decorator that adds ``options`` in the order given."""
 
     def apply(func: F) -> F:
@@ -66,7 +53,7 @@ def _group(*options: Decorator) -> Decorator:
     return apply
 
 
-def count_option(*flags: str, default: int, minimum: int, help: str) -> Decorator:
+def count_option(*flags: str, default: int, minimum: int, help: str) -> Callable[[F], F]:
     """A whole-number option of at least ``minimum`` (replicates, trials, budget, ...)."""
     return option(*flags, default=default, type=click.IntRange(min=minimum), help=help)
 
@@ -145,7 +132,7 @@ json_option = partial(option, "--json", "as_json", is_flag=True)
 def out_option(
     help: str, *, kind: Literal["dir", "file", "any"] = "dir", required: bool = True,
     default: Path | None = None,
-) -> Decorator:  # fmt: skip
+) -> Callable[[F], F]:  # fmt: skip
     """``--out``: the directory (or file) the command writes through :mod:`dissensus._atomic`."""
     path = click.Path(file_okay=kind != "dir", dir_okay=kind != "file", path_type=Path)
     return option("--out", required=required, default=default, type=path, help=help)
@@ -177,7 +164,7 @@ def split_names(values: str | Iterable[str] | None) -> list[str]:
     return [n.strip() for v in values for n in v.split(",") if n.strip()]
 
 
-def parse_labels(text: str) -> list[Label]:
+def parse_labels(text: str) -> list[data.Label]:
     """Labels from ``"-3,-2,-1,0,1"`` or ``"NEG,POS"``: numbers where they read as numbers.
 
     Examples
@@ -185,7 +172,7 @@ def parse_labels(text: str) -> list[Label]:
     >>> parse_labels("0.5, 1, 1.5"), parse_labels("low,mid,high")
     ([0.5, 1, 1.5], ['low', 'mid', 'high'])
     """
-    out: list[Label] = []
+    out: list[data.Label] = []
     for token in split_names(text):
         try:
             number = float(token)
@@ -229,8 +216,12 @@ def parse_pred(values: Iterable[str], *, bare: bool = False) -> dict[str, Path]:
     return preds
 
 
-def load_annotations(path: str | Path, **options: Any) -> Annotations:
+def load_annotations(
+    path: str | Path, *, meta_too: Iterable[str] = (), **options: Any
+) -> data.Annotations:
     """Read ``path`` with the :func:`reader_options` among ``options`` (the others are ignored).
+
+    ``meta_too`` names item-level columns a command needs besides ``--meta``.
 
     The readers' warnings (dropped repeats, rows dropped by ``--dropna``, a
     disagreeing LeWiDi soft label) are printed now, one line each.
@@ -238,14 +229,14 @@ def load_annotations(path: str | Path, **options: Any) -> Annotations:
     fmt, ordered = options.get("format"), options.get("ordered")
     scale = None
     if options.get("labels"):
-        scale = Scale(tuple(parse_labels(options["labels"])), ordered=ordered is not False)
+        scale = data.Scale(tuple(parse_labels(options["labels"])), ordered=ordered is not False)
     # Column options go through even for formats with fixed columns, so that
     # read_annotations refuses them instead of silently ignoring them.
     annotator = None if options.get("no_annotator") else options.get("annotator") or "annotator"
     kwargs: dict[str, Any] = {
         "scale": scale,
         "ordered": ordered if scale is None else None,
-        "meta": tuple(split_names(options.get("meta"))),
+        "meta": tuple(dict.fromkeys([*split_names(options.get("meta")), *meta_too])),
         "dropna": bool(options.get("dropna")),
         "duplicates": options.get("duplicates"),
         "layout": options.get("layout") or "long",
@@ -260,7 +251,7 @@ def load_annotations(path: str | Path, **options: Any) -> Annotations:
         kwargs["strip_labels"] = True
     with warnings_as_lines():
         try:
-            return read_annotations(path, fmt, **kwargs)
+            return data.read_annotations(path, fmt, **kwargs)
         except DataError as exc:
             guess = format_hint(path) if fmt is None else None
             if guess is None:
@@ -271,13 +262,13 @@ def load_annotations(path: str | Path, **options: Any) -> Annotations:
 
 def load_predictions(
     path: Path, *, pred_layout: str, pred_item: str, normalize: bool = False, **options: Any
-) -> Predictions:
+) -> data.Predictions:
     """Read a ``--pred`` file; ``--na-values``, ``--strip-labels`` apply as to the annotations.
 
     So an item named ``NA`` is data unless ``--na-values NA`` says otherwise,
     and the label columns of both are stripped alike, staying comparable.
     """
-    return read_predictions(
+    return data.read_predictions(
         path,
         layout=pred_layout,  # type: ignore[arg-type]
         item=pred_item,

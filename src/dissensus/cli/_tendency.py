@@ -73,8 +73,7 @@ def tendency_command(
     inputs = [annotations, *pred_paths.values()]
     with opt.output_dir(out, inputs=inputs, names=_FILES):
         text = opt.split_names(options["text"])
-        meta = dict.fromkeys([*opt.split_names(options["meta"]), *text])
-        true = opt.load_annotations(annotations, **{**options, "meta": ",".join(meta)})
+        true = opt.load_annotations(annotations, meta_too=text, **options)
         frames = {n: td.read_annotator_predictions(p, true.scale) for n, p in pred_paths.items()}
         notes = [f"{annotations}: {true!r}"]
         if frames:
