@@ -31,11 +31,7 @@ _FILES = ("summary.csv", "rankings.csv", "scores.parquet", "report.html")
 
 @contextmanager
 def stages(total: int) -> Iterator[Callable[[str], None]]:
-    """``stage(text)``: a progress bar over a command's stages on stderr when it is a terminal.
-
-    Silent otherwise, so that logs and pipes get only the table and the
-    one-line errors.
-    """
+    """``stage(text)``: a progress bar over the stages on stderr if a terminal, else silent."""
     if not sys.stderr.isatty():
         yield lambda text: None
         return
@@ -177,10 +173,9 @@ _WEAK_SHARE = 0.2
 
 
 def prior_note(evaluation: Evaluation) -> str | None:
-    """One line for the terminal when the prior drives the expected metrics, else None.
+    """A line saying the prior drives the expected metrics, and which prior the data support.
 
-    The note names the prior the annotations support (highest
-    Dirichlet-multinomial likelihood) and the flag that uses it.
+    That is the prior of highest Dirichlet-multinomial likelihood; None when the prior is weak.
     """
     if not any(m.startswith("E[") for m in evaluation.metrics):
         return None
@@ -217,14 +212,11 @@ def _json_number(value: float) -> float | str | None:
 def summary_record(
     summary: pd.DataFrame, evaluation: Evaluation, *, note: str | None, written: dict[str, Path]
 ) -> dict[str, Any]:
-    """What ``dissensus evaluate --json`` prints.
+    """What ``dissensus evaluate --json`` prints: :meth:`Evaluation.summary`'s rows, and more.
 
-    ``summary`` is :meth:`Evaluation.summary`'s table; one record per model
-    and metric with its mean, standard error, interval and ``best`` flag,
-    ``best`` again per metric (every tied model), the prior note (or None)
-    and the files written. Non-finite numbers: NaN is null, infinity the
-    string "inf" (a zero prediction under cross-entropy), so the output is
-    strict JSON.
+    Also the best models per metric (every tied one), the prior note and the
+    files written. Strict JSON: NaN is null, an infinite mean (a zero
+    prediction under cross-entropy) the string "inf".
     """
     columns = ["model", "metric", "mean", "se", "ci_low", "ci_high", "n_items", "lower_is_better"]
     rows = summary[[*columns, "best"]].to_dict(orient="records")  # native Python values

@@ -44,11 +44,10 @@ def _histogram(n: npt.NDArray[np.int64]) -> list[str]:
 
 
 def format_info(ann: Annotations, *, title: str | None = None) -> str:
-    """The human-readable summary printed by ``dissensus info``.
+    """What ``dissensus info`` prints: counts, annotations per item and annotator, labels.
 
-    Items, annotators, annotations; annotations per item (min / median /
-    max and a histogram); the label distribution in scale order; the
-    item-level (meta) columns.
+    With a histogram of annotations per item, the label distribution in scale
+    order and the item-level columns.
     """
     n = ann.annotations_per_item.to_numpy()
     annotators = f"{ann.n_annotators:>8,}" if ann.has_annotators else "    none (no annotator ids)"
@@ -92,16 +91,12 @@ def info_record(ann: Annotations, *, with_items: bool = False) -> dict[str, Any]
     per_item = ann.annotations_per_item
     n = per_item.to_numpy()
     totals = np.bincount(ann.label_codes, minlength=ann.scale.K)
+    spread = {"min": int(n.min()), "median": float(np.median(n)), "max": int(n.max())}
     record: dict[str, Any] = {
         "n_items": int(ann.n_items),
         "n_annotators": int(ann.n_annotators) if ann.has_annotators else None,
         "n_annotations": int(ann.n_annotations),
-        "annotations_per_item": {
-            "min": int(n.min()),
-            "median": float(np.median(n)),
-            "max": int(n.max()),
-            "mean": float(n.mean()),
-        },
+        "annotations_per_item": {**spread, "mean": float(n.mean())},
         "labels": [_plain(v) for v in ann.scale.labels],
         "ordered": bool(ann.scale.ordered),
         "label_counts": {str(v): int(c) for v, c in zip(ann.scale.labels, totals, strict=True)},

@@ -46,14 +46,7 @@ def split_sets(args: tuple[str, ...]) -> list[tuple[str, list[str]]]:
 @opt.seed_option
 @opt.out_option("Write leaderboard.md, leaderboard.html (bump charts) and CSV tables here.", required=False)  # fmt: skip
 def leaderboard_command(
-    *,
-    args: tuple[str, ...],
-    metrics: tuple[str, ...],
-    prior: str,
-    n_resamples: int,
-    seed: int,
-    out: Path | None,
-    **options: Any,
+    *, args: tuple[str, ...], metrics: tuple[str, ...], out: Path | None, **options: Any
 ) -> None:
     """Rank the teams under every metric and measure how the metric re-ranks them.
 
@@ -67,6 +60,7 @@ def leaderboard_command(
     tasks = [(lb.team_names([gold])[0], lb.team_names(subs)) for gold, subs in split_sets(args)]
     inputs = [path for gold, teams in tasks for _, path in (gold, *teams)]
     names = opt.split_names(metrics) or list(lb.DEFAULT_METRICS)
+    settings = {key: options[key] for key in ("n_resamples", "seed")}
     with opt.output_dir(out, inputs=inputs, names=_FILES) if out else nullcontext():
         boards = [
             lb.leaderboard(
@@ -74,9 +68,8 @@ def leaderboard_command(
                 {team: lb.read_submission(path) for team, path in teams},
                 metrics=names,
                 dataset=dataset,
-                prior=opt.parse_prior(prior),
-                n_resamples=n_resamples,
-                seed=seed,
+                prior=opt.parse_prior(options["prior"]),
+                **settings,
             )
             for (dataset, gold_path), teams in tasks
         ]
@@ -86,9 +79,8 @@ def leaderboard_command(
             params = {
                 "command": "leaderboard",
                 "metrics": names,
-                "prior": prior,
-                "n_resamples": n_resamples,
-                "seed": seed,
+                "prior": options["prior"],
+                **settings,
             }
             tables = {"scores": board.scores, "rerank": board.rerank, "adjacent": board.adjacent}
             with AtomicFileSet(out, inputs=inputs, params=params) as files:
