@@ -195,6 +195,18 @@ class TestLockedDir:
         with locked_dir(out), locked_dir(out):  # re-entrant within one run
             pass
 
+    def test_an_output_name_that_is_an_input_is_refused_before_the_lock(self, tmp_path):
+        out = tmp_path / "out"
+        _old_set(out)  # its summary.csv is the input below
+        inputs = [out / "summary.csv"]
+        with (
+            pytest.raises(OutputError, match="input file"),
+            locked_dir(out, inputs=inputs, names=["report.html", "summary.csv"]),
+        ):
+            pytest.fail("the block was entered")
+        with locked_dir(out, inputs=inputs, names=["report.html"]):
+            pass
+
 
 class TestWriteFileAtomically:
     def test_replaces_whole(self, tmp_path):

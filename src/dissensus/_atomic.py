@@ -143,9 +143,17 @@ def _lock(directory: Path, shown: Path) -> int:
 
 
 @contextlib.contextmanager
-def locked_dir(path: str | Path) -> Iterator[Path]:
-    """Hold the lock of directory ``path`` (checked and created; re-entrant within a process)."""
+def locked_dir(
+    path: str | Path, *, inputs: Iterable[str | Path] = (), names: Iterable[str] = ()
+) -> Iterator[Path]:
+    """Hold the lock of directory ``path`` (checked and created; re-entrant within a process).
+
+    A command holds it from before its work until its outputs are committed,
+    so that a bad ``--out``, a concurrent run or an output file ``names``
+    that is one of the ``inputs`` fails before any work.
+    """
     out = check_output_dir(path)
+    check_not_inputs([out / name for name in names], inputs)
     key = out.resolve()
     with _HELD_GUARD:
         fd, depth = _HELD.get(key) or (_lock(key, out), 0)
@@ -201,11 +209,8 @@ def _fsync(path: Path, data: Data | None = None) -> None:
 
 
 def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 @contextlib.contextmanager

@@ -346,25 +346,20 @@ class TestOutputIsAnInput:
         assert main(args) == EXIT_BAD_INPUT
         assert f"it is the input file {files['a']}" in capsys.readouterr().err
 
-    def test_leaderboard_gold_named_like_an_output(self, files, tmp_path, capsys, monkeypatch):
+    @pytest.mark.parametrize(
+        ("command", "name"),
+        [(["leaderboard", "{ann}", "{a}"], "scores.csv"), (["tendency", "{ann}", "--baselines"], "dic.csv")],
+    )  # fmt: skip
+    def test_annotations_named_like_an_output(self, files, tmp_path, capsys, monkeypatch, command, name):  # fmt: skip
         monkeypatch.setattr(dissensus.cli._reader_options, "load_annotations", _boom)
-        out = tmp_path / "board"
+        out = tmp_path / "out"
         out.mkdir()
-        gold = out / "scores.csv"
-        shutil.copy(files["ann"], gold)
-        code = main(["leaderboard", str(gold), str(files["a"]), "--out", str(out)])
-        assert code == EXIT_BAD_INPUT
-        assert "refusing to write" in capsys.readouterr().err
-        assert gold.read_bytes() == files["ann"].read_bytes()
-
-    def test_tendency_annotations_named_like_an_output(self, files, tmp_path, capsys, monkeypatch):
-        monkeypatch.setattr(dissensus.cli._reader_options, "load_annotations", _boom)
-        out = tmp_path / "t"
-        out.mkdir()
-        ann = out / "dic.csv"
+        ann = out / name
         shutil.copy(files["ann"], ann)
-        assert main(["tendency", str(ann), "--baselines", "--out", str(out)]) == EXIT_BAD_INPUT
+        args = [a.format(ann=ann, a=files["a"]) for a in command]
+        assert main([*args, "--out", str(out)]) == EXIT_BAD_INPUT
         assert "refusing to write" in capsys.readouterr().err
+        assert ann.read_bytes() == files["ann"].read_bytes()
 
     def test_experiment_file_named_like_an_output(self, tmp_path, capsys, monkeypatch):
         monkeypatch.setattr(dissensus.cli._experiment, "run_experiment", _boom)

@@ -78,11 +78,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 class _Terminated(BaseException):
-    """SIGTERM turned into an exception so that temporaries are cleaned up."""
+    """SIGTERM as an exception, so that temporaries are cleaned up; ``code``: 128 + signal."""
 
-    def __init__(self, signum: int) -> None:
-        super().__init__(f"signal {signum}")
-        self.code = 128 + signum
+    code = 128 + signal.SIGTERM
 
 
 @contextmanager
@@ -92,7 +90,7 @@ def _terminate_as_exception() -> Iterator[None]:
         return
 
     def handler(signum: int, frame: FrameType | None) -> None:
-        raise _Terminated(signum)
+        raise _Terminated
 
     old = signal.signal(signal.SIGTERM, handler)
     try:

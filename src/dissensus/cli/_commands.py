@@ -1,9 +1,8 @@
 """The subcommands, imported only when one runs: the CLI's one lazy-import mechanism.
 
-``dissensus --help`` lists the commands from :data:`SUMMARIES` without
-importing their modules; running a command imports its module (:func:`load`),
-which imports the parts of the library it needs at its top. So the start-up
-of ``--help``, ``--version`` and the light commands does not pay for
+``dissensus --help`` lists them from :data:`SUMMARIES`; running one imports
+its module (:func:`load`), which imports what it needs at its top. So
+``--help``, ``--version`` and the light commands do not pay for
 scikit-learn (experiment), the simulation study, the audit or Dask.
 """
 

@@ -14,6 +14,7 @@ from typing import Any
 import click
 import pandas as pd
 
+from dissensus._atomic import locked_dir
 from dissensus._exceptions import DataError
 from dissensus._validation import require_extra
 from dissensus.cli import _reader_options as opt
@@ -94,7 +95,7 @@ def evaluate_command(
         **{key: options[key] for key in ("pred_layout", "prior", "bins", "targets")},
         "requested_metrics": ",".join(metric_names) if metric_names else None,
     }
-    with opt.output_dir(out, inputs=inputs, names=_FILES), warnings_as_lines():
+    with locked_dir(out, inputs=inputs, names=_FILES), warnings_as_lines():
         ev = _compute(annotations, pred_paths, metrics=metric_names, load=load, **options)
         written = ev.save(out, n_resamples=n_resamples, inputs=inputs, params=params, scores=not no_scores)  # fmt: skip
         summary = ev.summary(confidence_level=_CONFIDENCE_LEVEL, n_resamples=n_resamples)

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from dissensus import datasets
+from dissensus._atomic import locked_dir
 from dissensus.cli import _reader_options as opt
 from dissensus.cli._evaluate import format_summary, stages
 from dissensus.cli._messages import warnings_as_lines
@@ -89,7 +90,7 @@ def experiment_command(
             dataset = _load(name, data, **options)
         slug = re.sub(r"[^A-Za-z0-9]+", "-", dataset.name).strip("-").lower() or "data"
         target = out if out is not None else Path(f"dissensus-{slug}")
-        with opt.output_dir(target, inputs=inputs, names=_FILES):
+        with locked_dir(target, inputs=inputs, names=_FILES):
             settings = {key: options[key] for key in ("test_size", "max_iter")}
             result = run_experiment(dataset, models=codes, seed=seed, progress=stage, **settings)
             stage(f"report ({n_resamples} bootstrap resamples) -> {target}")

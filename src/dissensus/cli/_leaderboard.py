@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from dissensus import leaderboard as lb
-from dissensus._atomic import AtomicFileSet
+from dissensus._atomic import AtomicFileSet, locked_dir
 from dissensus.cli import _reader_options as opt
 
 __all__ = ["leaderboard_command", "split_sets"]
@@ -61,7 +61,7 @@ def leaderboard_command(
     inputs = [path for gold, teams in tasks for _, path in (gold, *teams)]
     names = opt.split_names(metrics) or list(lb.DEFAULT_METRICS)
     settings = {key: options[key] for key in ("n_resamples", "seed")}
-    with opt.output_dir(out, inputs=inputs, names=_FILES) if out else nullcontext():
+    with locked_dir(out, inputs=inputs, names=_FILES) if out else nullcontext():
         boards = [
             lb.leaderboard(
                 opt.load_annotations(gold_path, **options),

@@ -9,23 +9,21 @@ default in ``--help`` when it has one; a list as ``type`` is a choice.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
-from functools import partial
+from collections.abc import Callable, Iterable
+from functools import partial, reduce
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import click
 
 from dissensus import data
-from dissensus._atomic import check_not_inputs, locked_dir
 from dissensus._exceptions import DataError
 from dissensus.cli._messages import format_hint, warnings_as_lines
 from dissensus.posterior import DEFAULT_PRIOR
 
 __all__ = [
     "alignment_options", "classes_option", "count_option", "json_option", "load_annotations",
-    "load_predictions", "metrics_option", "option", "out_option", "output_dir", "parse_labels",
+    "load_predictions", "metrics_option", "option", "out_option", "parse_labels",
     "parse_pred", "parse_prior", "pred_option", "prediction_options", "prior_option",
     "reader_options", "resamples_option", "seed_option", "split_names", "test_size_option",
 ]  # fmt: skip
@@ -44,13 +42,7 @@ def option(*flags: str, help: str, **settings: Any) -> Callable[[F], F]:
 
 def _group(*options: Callable[[F], F]) -> Callable[[F], F]:
     """One decorator that adds ``options`` in the order given."""
-
-    def apply(func: F) -> F:
-        for add in reversed(options):
-            func = add(func)
-        return func
-
-    return apply
+    return lambda func: reduce(lambda f, add: add(f), reversed(options), func)
 
 
 def count_option(*flags: str, default: int, minimum: int, help: str) -> Callable[[F], F]:
@@ -136,20 +128,6 @@ def out_option(
     """``--out``: the directory (or file) the command writes through :mod:`dissensus._atomic`."""
     path = click.Path(file_okay=kind != "dir", dir_okay=kind != "file", path_type=Path)
     return option("--out", required=required, default=default, type=path, help=help)
-
-
-@contextmanager
-def output_dir(
-    out: Path, *, inputs: Iterable[str | Path] = (), names: Iterable[str] = ()
-) -> Iterator[Path]:
-    """Lock ``--out`` from before any work; refuse output files ``names`` that are ``inputs``.
-
-    A bad directory, a concurrent run or an output over an input fails now,
-    not after minutes of computing; the writer inside takes the lock again.
-    """
-    with locked_dir(out) as path:
-        check_not_inputs([path / name for name in names], inputs)
-        yield path
 
 
 def split_names(values: str | Iterable[str] | None) -> list[str]:

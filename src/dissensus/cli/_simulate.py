@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from dissensus import simulate as sim
+from dissensus._atomic import locked_dir
 from dissensus.cli import _reader_options as opt
 
 __all__ = ["simulate_command"]
@@ -46,7 +47,7 @@ def simulate_command(*, out: Path, **options: Any) -> None:
     t0 = time.perf_counter()
     items, classes, seed = options["items"], options["classes"], options["seed"]
     metrics, priors = opt.split_names(options["metrics"]), opt.split_names(options["priors"])
-    with opt.output_dir(out):
+    with locked_dir(out):
         res = sim.study(
             items,
             classes,

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from dissensus import tendency as td
+from dissensus._atomic import locked_dir
 from dissensus._exceptions import DataError
 from dissensus.cli import _reader_options as opt
 from dissensus.cli._messages import warnings_as_lines
@@ -71,7 +72,7 @@ def tendency_command(
         raise click.UsageError(msg)
     pred_paths = opt.parse_pred(preds, bare=True)
     inputs = [annotations, *pred_paths.values()]
-    with opt.output_dir(out, inputs=inputs, names=_FILES):
+    with locked_dir(out, inputs=inputs, names=_FILES):
         text = opt.split_names(options["text"])
         true = opt.load_annotations(annotations, meta_too=text, **options)
         frames = {n: td.read_annotator_predictions(p, true.scale) for n, p in pred_paths.items()}
