@@ -47,34 +47,14 @@ _COMPILED = tuple((re.compile(p), r) for p, r in FLAG_HINTS)
 
 
 def cli_message(text: str) -> str:
-    """``text`` with every keyword-argument hint replaced by the flag that does it.
-
-    Examples
-    --------
-    >>> cli_message("No label column 'lab' in x.csv; name the column with label=...")
-    "No label column 'lab' in x.csv; name the column with --label COLUMN"
-    >>> cli_message("cover different items. Pass how='inner' to keep the common items.")
-    'cover different items. Pass --how inner to keep the common items.'
-    >>> cli_message("rows do not sum to 1; pass `normalize=True` to rescale rows.")
-    'rows do not sum to 1; pass --normalize to rescale rows.'
-    """
+    """``text`` with every keyword-argument hint (``how='inner'``) replaced by its flag."""
     for pattern, replacement in _COMPILED:
         text = pattern.sub(replacement, text)
     return text
 
 
 def format_hint(path: str | Path) -> str | None:
-    r"""``"convabuse"`` or ``"lewidi"`` when the start of ``path`` looks like that format.
-
-    Examples
-    --------
-    >>> import tempfile, os
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     p = os.path.join(tmp, "x.csv")
-    ...     _ = open(p, "w").write("example_id,Annotator1_is_abuse.1,Annotator1_is_abuse.0\\n")
-    ...     format_hint(p)
-    'convabuse'
-    """
+    """``"convabuse"`` or ``"lewidi"`` when the start of ``path`` looks like that format."""
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             head = fh.read(4096)

@@ -131,25 +131,13 @@ def out_option(
 
 
 def split_names(values: str | Iterable[str] | None) -> list[str]:
-    """Names from ``"a,b"`` or repeated options ``("a,b", "c")``, blanks dropped.
-
-    Examples
-    --------
-    >>> split_names(("emd, E[emd]", "manhattan")), split_names(None)
-    (['emd', 'E[emd]', 'manhattan'], [])
-    """
+    """Names from ``"a,b"`` or repeated options ``("a,b", "c")``, blanks dropped."""
     values = [values] if isinstance(values, str) else (values or ())
     return [n.strip() for v in values for n in v.split(",") if n.strip()]
 
 
 def parse_labels(text: str) -> list[data.Label]:
-    """Labels from ``"-3,-2,-1,0,1"`` or ``"NEG,POS"``: numbers where they read as numbers.
-
-    Examples
-    --------
-    >>> parse_labels("0.5, 1, 1.5"), parse_labels("low,mid,high")
-    ([0.5, 1, 1.5], ['low', 'mid', 'high'])
-    """
+    """Labels from ``"-3,-2,-1,0,1"`` or ``"NEG,POS"``: numbers where they read as numbers."""
     out: list[data.Label] = []
     for token in split_names(text):
         try:

@@ -60,8 +60,7 @@ def simulate_command(*, out: Path, **options: Any) -> None:
             seed=seed,
         )
         cov = alloc = None
-        if options["coverage_replicates"]:
-            n = options["coverage_replicates"]
+        if n := options["coverage_replicates"]:
             cov = sim.coverage(2 * items, classes, replicates=n, priors=priors, seed=seed)
         if options["allocation_replicates"]:
             alloc = sim.allocation_study(
