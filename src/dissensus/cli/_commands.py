@@ -32,34 +32,33 @@ SUMMARIES = {
 def load(name: str) -> click.Command:
     """Import command ``name`` (one of :data:`SUMMARIES`)."""
     # Every import here is deferred for CLI start-up speed (module docstring).
-    if name == "agreement":
-        from dissensus.cli._agreement import agreement_command as command  # noqa: PLC0415
-    elif name == "evaluate":
-        from dissensus.cli._evaluate import evaluate_command as command  # noqa: PLC0415
-    elif name == "allocate":
-        from dissensus.cli._allocate import allocate_command as command  # noqa: PLC0415
-    elif name == "audit":
-        from dissensus.cli._audit import audit_command as command  # noqa: PLC0415
-    elif name == "demo":
-        from dissensus.cli._experiment import demo_command as command  # noqa: PLC0415
-    elif name == "example":
-        from dissensus.cli._example import example_command as command  # noqa: PLC0415
-    elif name == "experiment":
-        from dissensus.cli._experiment import experiment_command as command  # noqa: PLC0415
-    elif name == "info":
-        from dissensus.cli._info import info_command as command  # noqa: PLC0415
-    elif name == "leaderboard":
-        from dissensus.cli._leaderboard import leaderboard_command as command  # noqa: PLC0415
-    elif name == "metrics":
-        from dissensus.cli._metrics import metrics_command as command  # noqa: PLC0415
-    elif name == "simulate":
-        from dissensus.cli._simulate import simulate_command as command  # noqa: PLC0415
-    else:
-        from dissensus.cli._tendency import tendency_command as command  # noqa: PLC0415
     if name in ("agreement", "evaluate"):  # both also run on a Dask cluster (--engine)
-        from dissensus.cli._engine import with_engine  # noqa: PLC0415
+        from dissensus.cli import _agreement, _engine, _evaluate  # noqa: PLC0415 (CLI start-up)
 
-        return with_engine(command)
+        command = (
+            _agreement.agreement_command if name == "agreement" else _evaluate.evaluate_command
+        )
+        return _engine.with_engine(command)
+    if name in ("experiment", "demo"):
+        from dissensus.cli import _experiment  # noqa: PLC0415 (CLI start-up)
+
+        return _experiment.experiment_command if name == "experiment" else _experiment.demo_command
+    if name == "allocate":
+        from dissensus.cli._allocate import allocate_command as command  # noqa: PLC0415 (CLI start-up)
+    elif name == "audit":
+        from dissensus.cli._audit import audit_command as command  # noqa: PLC0415 (CLI start-up)
+    elif name == "example":
+        from dissensus.cli._example import example_command as command  # noqa: PLC0415 (CLI start-up)
+    elif name == "info":
+        from dissensus.cli._info import info_command as command  # noqa: PLC0415 (CLI start-up)
+    elif name == "leaderboard":
+        from dissensus.cli._leaderboard import leaderboard_command as command  # noqa: PLC0415 (CLI start-up)
+    elif name == "metrics":
+        from dissensus.cli._metrics import metrics_command as command  # noqa: PLC0415 (CLI start-up)
+    elif name == "simulate":
+        from dissensus.cli._simulate import simulate_command as command  # noqa: PLC0415 (CLI start-up)
+    else:
+        from dissensus.cli._tendency import tendency_command as command  # noqa: PLC0415 (CLI start-up)
     return command
 
 
