@@ -14,11 +14,19 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
+from dissensus.cli._commands import SUMMARIES, load
+
 # CI runs the same examples every time (no flaky "new" counterexamples on a
 # busy machine) and never fails on timing; locally hypothesis explores.
-settings.register_profile("confidence_level", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("dev", deadline=None)
-settings.load_profile("confidence_level" if os.environ.get("CI") else "dev")
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+# Every command module is imported here, before any test patches a name one of them imports:
+# a module imported for the first time under a monkeypatch would keep the patched object for
+# the rest of the session, so the outcome would depend on which test happened to run first.
+for _name in SUMMARIES:
+    load(_name)
 
 _HERE = Path(__file__).resolve().parent
 #: ../shared beside the repository (CI has it; a user's checkout may not).

@@ -91,6 +91,16 @@ class TestAtomicFileSet:
             files.write("summary.csv", "new\n")
         assert sorted(p.name for p in out.iterdir()) == [MANIFEST, "summary.csv"]
 
+    def test_an_input_of_the_run_is_never_removed_as_stale(self, tmp_path):
+        # the old set's summary.csv is read by the new run, whose set has no summary.csv
+        out = tmp_path / "out"
+        _old_set(out)
+        source = out / "summary.csv"
+        with AtomicFileSet(out, inputs=[source]) as files:
+            files.write("other.csv", "x\n")
+        assert sorted(p.name for p in out.iterdir()) == [MANIFEST, "other.csv", "summary.csv"]
+        assert source.read_text() == "model,mean\na,1\n"
+
     def test_refuses_to_write_over_an_input(self, tmp_path):
         out = tmp_path / "out"
         out.mkdir()
@@ -183,6 +193,18 @@ class TestLockedDir:
         finally:
             os.close(fd)
         with locked_dir(out), locked_dir(out):  # re-entrant within one run
+            pass
+
+    def test_an_output_name_that_is_an_input_is_refused_before_the_lock(self, tmp_path):
+        out = tmp_path / "out"
+        _old_set(out)  # its summary.csv is the input below
+        inputs = [out / "summary.csv"]
+        with (
+            pytest.raises(OutputError, match="input file"),
+            locked_dir(out, inputs=inputs, names=["report.html", "summary.csv"]),
+        ):
+            pytest.fail("the block was entered")
+        with locked_dir(out, inputs=inputs, names=["report.html"]):
             pass
 
 

@@ -1,21 +1,21 @@
-"""Atomic output: a run leaves the complete new set of files or the complete old one.
+"""The one output writer: a run leaves the complete new set of files or the complete old one.
 
-Every file is written to a temporary name in its destination directory,
-flushed to disk, and moved into place with :func:`os.replace` only when the
-whole set is complete. A ``manifest.json`` written with the set records the
-run's parameters and the SHA-256 of each file, so a reader can tell which
-files belong together.
-
-The moves of a set are journalled (``.dissensus-commit.json``) and done with
-SIGINT/SIGTERM held back, so an interrupted commit is finished by the next
-run in that directory; a run stopped before its commit leaves the old set
-untouched and its temporaries are removed (now, or by the next run when the
-process was killed outright).
+Every file goes to a temporary name in its destination directory, is
+flushed to disk, and is moved into place with :func:`os.replace` only when
+the whole set is complete, with a ``manifest.json`` recording the run's
+parameters and the SHA-256 of each file; files of the previous set that the
+new one lacks are removed (never one of the run's inputs). The moves are
+journalled (``.dissensus-commit.json``) and done with SIGINT/SIGTERM held
+back, so a commit killed half-way is finished by the next run there; a run
+stopped before its commit leaves the old set untouched and its temporaries
+are removed (now, or by the next run when the process was killed outright).
 
 A directory being written is locked (``flock`` on the directory itself), so
-two runs on the same directory cannot interleave their files: the second one
-stops with a clear :class:`~dissensus.OutputError` before computing anything.
-An output that resolves to one of the run's input files is refused.
+two runs cannot interleave their files: the second stops with a clear
+:class:`~dissensus.OutputError` before computing anything. An output that
+is one of the run's inputs (same path, symlink or hard link) is refused. A
+single file (:func:`write_file_atomically`) goes through a temporary name
+and one :func:`os.replace`.
 """
 
 from __future__ import annotations
@@ -35,19 +35,17 @@ from typing import IO, Any
 from dissensus._exceptions import OutputError
 
 __all__ = [
-    "MANIFEST",
-    "AtomicFileSet",
-    "check_not_inputs",
-    "check_output_dir",
-    "check_output_file",
-    "locked_dir",
-    "write_file_atomically",
-]
+    "MANIFEST", "AtomicFileSet", "check_not_inputs", "check_output_dir", "check_output_file",
+    "locked_dir", "write_file_atomically",
+]  # fmt: skip
 
 #: Name of the manifest written with every set of files.
 MANIFEST = "manifest.json"
 _JOURNAL = ".dissensus-commit.json"
 _TMP_PREFIX = ".dissensus-tmp-"
+
+#: What a file is written from: text (UTF-8), bytes, or a callback given the open binary file.
+Data = str | bytes | Callable[[IO[bytes]], None]
 
 # Locks held by this process: resolved directory -> (fd, depth). flock locks
 # belong to an open file description, so a nested lock on the same directory
@@ -58,31 +56,22 @@ _HELD_GUARD = threading.Lock()
 
 
 def _oserror(exc: OSError, path: Path | str, doing: str) -> OutputError:
-    reason = exc.strerror or str(exc)
     code = f" (errno {exc.errno})" if exc.errno else ""
-    return OutputError(f"cannot {doing} {path}: {reason}{code}.")
+    return OutputError(f"cannot {doing} {path}: {exc.strerror or exc}{code}.")
 
 
 def check_output_dir(path: str | Path) -> Path:
-    """Make sure ``path`` is, or can be created as, a writable directory.
+    """``path`` as a writable directory, created with its parents when missing.
 
-    Creates the directory (with its parents) when it is missing, so that a
-    bad ``--out`` fails before any computation rather than after it.
-
-    Raises
-    ------
-    OutputError
-        ``path`` (or one of its parents) is a file, or the directory is not
-        writable.
+    Raises :class:`~dissensus.OutputError` when it (or a parent) is a file
+    or it is not writable, so that a bad ``--out`` fails before any work.
     """
     out = Path(path)
-    for parent in (out, *out.parents):
-        if parent.exists() and not parent.is_dir():
-            what = "is" if parent == out else f"has a parent {parent} that is"
-            msg = f"output directory {out} {what} a file, not a directory; choose another --out."
-            raise OutputError(msg)
-        if parent.exists():
-            break
+    existing = next(p for p in (out, *out.parents) if p.exists())
+    if not existing.is_dir():
+        what = "is" if existing == out else f"has a parent {existing} that is"
+        msg = f"output directory {out} {what} a file, not a directory; choose another --out."
+        raise OutputError(msg)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -96,95 +85,94 @@ def check_output_dir(path: str | Path) -> Path:
 
 
 def check_output_file(path: str | Path) -> Path:
-    """Check up front that a single output file can be written at ``path``."""
+    """Check up front that a single output file can be written at ``path``; return it."""
     target = Path(path)
     if target.is_dir():
         msg = f"output {target} is a directory; give a file name."
         raise OutputError(msg)
-    parent = target.parent
-    if not parent.is_dir():
-        msg = f"cannot write {target}: its directory {parent} does not exist."
+    if not target.parent.is_dir():
+        msg = f"cannot write {target}: its directory {target.parent} does not exist."
         raise OutputError(msg)
-    if not os.access(parent, os.W_OK | os.X_OK):
-        msg = f"cannot write {target}: directory {parent} is not writable."
+    if not os.access(target.parent, os.W_OK | os.X_OK):
+        msg = f"cannot write {target}: directory {target.parent} is not writable."
         raise OutputError(msg)
     return target
 
 
-def check_not_inputs(outputs: Iterable[str | Path], inputs: Iterable[str | Path]) -> None:
-    """Refuse to write any output over one of the inputs.
+def _input_at(path: Path, inputs: Iterable[str | Path]) -> Path | None:
+    """The input that ``path`` is (after resolving symlinks, or by device and inode), if any."""
+    for source in (Path(p) for p in inputs if str(p) not in ("", "-")):
+        if path.resolve() == source.resolve():
+            return source
+        with contextlib.suppress(OSError):
+            if path.exists() and source.exists() and os.path.samefile(path, source):
+                return source
+    return None
 
-    Paths are compared after resolving symlinks and, for files that exist,
-    by device and inode (:func:`os.path.samefile`), so hard links and
-    different spellings of one file are caught too.
-    """
-    ins = [Path(p) for p in inputs if str(p) not in ("", "-")]
-    for out in outputs:
-        o = Path(out)
-        for i in ins:
-            same = o.resolve() == i.resolve()
-            if not same and o.exists() and i.exists():
-                with contextlib.suppress(OSError):
-                    same = os.path.samefile(o, i)
-            if same:
-                msg = (
-                    f"refusing to write {o}: it is the input file {i}; "
-                    "choose another output path so the input is not overwritten."
-                )
-                raise OutputError(msg)
+
+def check_not_inputs(outputs: Iterable[str | Path], inputs: Iterable[str | Path]) -> None:
+    """Refuse to write any output over one of the inputs (hard links and symlinks included)."""
+    inputs = list(inputs)
+    for out in map(Path, outputs):
+        if (source := _input_at(out, inputs)) is not None:
+            msg = (
+                f"refusing to write {out}: it is the input file {source}; "
+                "choose another output path so the input is not overwritten."
+            )
+            raise OutputError(msg)
+
+
+def _lock(directory: Path, shown: Path) -> int:
+    """An open descriptor of ``directory`` holding its exclusive flock."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as exc:
+        raise _oserror(exc, shown, "open the output directory") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            raise _oserror(exc, shown, "lock the output directory") from None
+        msg = (
+            f"another dissensus run is writing to {shown}; wait for it to finish or choose "
+            "another output directory."
+        )
+        raise OutputError(msg) from None
+    return fd
 
 
 @contextlib.contextmanager
-def locked_dir(path: str | Path) -> Iterator[Path]:
-    """Hold an exclusive lock on directory ``path`` (re-entrant within a process).
+def locked_dir(
+    path: str | Path, *, inputs: Iterable[str | Path] = (), names: Iterable[str] = ()
+) -> Iterator[Path]:
+    """Hold the lock of directory ``path`` (checked and created; re-entrant within a process).
 
-    Raises
-    ------
-    OutputError
-        Another process holds the lock.
+    A command holds it from before its work until its outputs are committed,
+    so that a bad ``--out``, a concurrent run or an output file ``names``
+    that is one of the ``inputs`` fails before any work.
     """
     out = check_output_dir(path)
+    check_not_inputs([out / name for name in names], inputs)
     key = out.resolve()
     with _HELD_GUARD:
-        held = _HELD.get(key)
-        if held is not None:
-            _HELD[key] = (held[0], held[1] + 1)
-        else:
-            try:
-                fd = os.open(key, os.O_RDONLY | os.O_DIRECTORY)
-            except OSError as exc:
-                raise _oserror(exc, out, "open the output directory") from None
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError as exc:
-                os.close(fd)
-                if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                    msg = (
-                        f"another dissensus run is writing to {out}; wait for it to "
-                        "finish or choose another output directory."
-                    )
-                    raise OutputError(msg) from None
-                raise _oserror(exc, out, "lock the output directory") from None
-            _HELD[key] = (fd, 1)
+        fd, depth = _HELD.get(key) or (_lock(key, out), 0)
+        _HELD[key] = (fd, depth + 1)
+        if depth == 0:
             _recover(key)
     try:
         yield out
     finally:
         with _HELD_GUARD:
-            fd, depth = _HELD[key]
+            fd, depth = _HELD.pop(key)
             if depth > 1:
                 _HELD[key] = (fd, depth - 1)
             else:
-                del _HELD[key]
                 os.close(fd)
 
 
 def _recover(directory: Path) -> None:
-    """Finish a commit that was killed half-way; remove stale temporaries.
-
-    Called with the directory lock held, so every temporary file found
-    belongs to a run that no longer exists.
-    """
+    """Finish a commit killed half-way; remove stale temporaries (lock held: their run is gone)."""
     journal = directory / _JOURNAL
     if journal.exists():
         try:
@@ -193,8 +181,7 @@ def _recover(directory: Path) -> None:
                 if (directory / tmp).exists():
                     os.replace(directory / tmp, directory / final)
             for name in plan.get("remove", []):
-                with contextlib.suppress(FileNotFoundError):
-                    (directory / name).unlink()
+                (directory / name).unlink(missing_ok=True)
         except (OSError, ValueError) as exc:
             msg = f"cannot finish the interrupted write recorded in {journal}: {exc}; remove it by hand."
             raise OutputError(msg) from None
@@ -204,20 +191,26 @@ def _recover(directory: Path) -> None:
             stale.unlink()
 
 
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+def _temporary_path(directory: Path, name: str) -> Path:
+    return directory / f"{_TMP_PREFIX}{os.getpid()}-{os.urandom(4).hex()}-{name}"
+
+
+def _fsync(path: Path, data: Data | None = None) -> None:
+    """Flush ``path`` to disk, after writing ``data`` to it when given."""
+    with path.open("rb" if data is None else "wb") as fh:
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        if isinstance(data, bytes):
+            fh.write(data)
+        elif data is not None:
+            data(fh)
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 @contextlib.contextmanager
@@ -240,11 +233,11 @@ def _signals_held() -> Iterator[None]:
 class AtomicFileSet:
     r"""Write a set of files into one directory; commit them together or not at all.
 
-    Use as a context manager. :meth:`write` (or :meth:`temporary` for writers
-    that want a path) puts each file under a temporary name; leaving the
-    block normally commits the set with a manifest, leaving it with an
-    exception (including ``KeyboardInterrupt``) removes the temporaries and
-    leaves the directory as it was.
+    A context manager holding the directory's lock: :meth:`write` (or
+    :meth:`written` / :meth:`temporary` for writers that want a path) puts
+    each file under a temporary name; leaving the block normally commits the
+    set, leaving it with an exception (``KeyboardInterrupt`` too) removes the
+    temporaries. :class:`~dissensus.OutputError` names the path that failed.
 
     Parameters
     ----------
@@ -254,13 +247,6 @@ class AtomicFileSet:
         Files the run read; writing over any of them is refused.
     params : mapping, optional
         The run's parameters, recorded in the manifest (JSON-serialisable).
-
-    Raises
-    ------
-    OutputError
-        The directory is not usable, is locked by another run, an output
-        would overwrite an input, or a write fails (disk full, ...): the
-        message names the path.
 
     Examples
     --------
@@ -283,18 +269,16 @@ class AtomicFileSet:
         self.inputs = [Path(p) for p in inputs]
         self.params = dict(params or {})
         self._tmp: dict[str, Path] = {}
-        self._lock: contextlib.ExitStack | None = None
+        self._lock = contextlib.ExitStack()
+        self._committed = False
 
     def __enter__(self) -> AtomicFileSet:
-        stack = contextlib.ExitStack()
-        stack.enter_context(locked_dir(self.out_dir))
-        self._lock = stack
+        self._lock.enter_context(locked_dir(self.out_dir))
         return self
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        assert self._lock is not None
         try:
-            if exc_type is None:
+            if exc_type is None and not self._committed:
                 self.commit()
         finally:
             self.discard()
@@ -305,39 +289,26 @@ class AtomicFileSet:
         return self.out_dir / name
 
     def temporary(self, name: str) -> Path:
-        """A fresh temporary path for ``name`` in the destination directory."""
+        """A fresh temporary path for ``name``; refuses (OutputError) a name that is an input."""
         if name in (MANIFEST, _JOURNAL) or "/" in name or name.startswith(_TMP_PREFIX):
             msg = f"{name!r} is not a valid output file name here."
             raise ValueError(msg)
         check_not_inputs([self.final_path(name)], self.inputs)
         if name in self._tmp:
             self._tmp[name].unlink(missing_ok=True)
-        tmp = self.out_dir / f"{_TMP_PREFIX}{os.getpid()}-{os.urandom(4).hex()}-{name}"
-        self._tmp[name] = tmp
-        return tmp
+        self._tmp[name] = _temporary_path(self.out_dir, name)
+        return self._tmp[name]
 
-    def write(self, name: str, data: str | bytes | Callable[[IO[bytes]], None]) -> Path:
+    def write(self, name: str, data: Data) -> Path:
         """Write ``name`` (text as UTF-8, bytes, or a callback given a binary file)."""
-        tmp = self.temporary(name)
-        try:
-            with tmp.open("wb") as fh:
-                if callable(data):
-                    data(fh)
-                else:
-                    fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-                fh.flush()
-                os.fsync(fh.fileno())
-        except OSError as exc:
-            raise _oserror(exc, self.final_path(name), "write") from None
-        return self.final_path(name)
+        return self.written(name, lambda tmp: _fsync(tmp, data))
 
     def written(self, name: str, writer: Callable[[Path], object]) -> Path:
         """Let ``writer(tmp_path)`` write ``name`` (e.g. ``DataFrame.to_parquet``)."""
         tmp = self.temporary(name)
         try:
             writer(tmp)
-            with tmp.open("rb") as fh:
-                os.fsync(fh.fileno())
+            _fsync(tmp)
         except OSError as exc:
             raise _oserror(exc, self.final_path(name), "write") from None
         return self.final_path(name)
@@ -351,33 +322,30 @@ class AtomicFileSet:
                 for name, tmp in self._tmp.items()
             }
             manifest = {"format": "dissensus-output/1", "params": self.params, "files": files}
-            manifest_tmp = directory / f"{_TMP_PREFIX}{os.getpid()}-{MANIFEST}"
-            with manifest_tmp.open("w", encoding="utf-8") as fh:
-                json.dump(manifest, fh, indent=1, sort_keys=True, default=str)
-                fh.write("\n")
-                fh.flush()
-                os.fsync(fh.fileno())
-            self._tmp[MANIFEST] = manifest_tmp
-            stale = sorted(set(_previous_set(directory)) - set(self._tmp))
-            plan = {
-                "replace": [[tmp.name, name] for name, tmp in self._tmp.items()],
-                "remove": stale,
-            }
-            journal_tmp = directory / f"{_TMP_PREFIX}{os.getpid()}-journal"
-            journal_tmp.write_text(json.dumps(plan), encoding="utf-8")
+            text = json.dumps(manifest, indent=1, sort_keys=True, default=str) + "\n"
+            self._tmp[MANIFEST] = _temporary_path(directory, MANIFEST)
+            _fsync(self._tmp[MANIFEST], text)
+            previous = set(_previous_set(directory)) - set(self._tmp)
+            stale = [n for n in sorted(previous) if _input_at(directory / n, self.inputs) is None]
+            plan = {"replace": [[t.name, name] for name, t in self._tmp.items()], "remove": stale}
+            journal = _temporary_path(directory, "journal")
+            _fsync(journal, json.dumps(plan))
         except OSError as exc:
             raise _oserror(exc, directory, "write the output files in") from None
         with _signals_held():
-            os.replace(journal_tmp, directory / _JOURNAL)
+            os.replace(journal, directory / _JOURNAL)
             for name, tmp in self._tmp.items():
                 os.replace(tmp, directory / name)
             for name in stale:
-                with contextlib.suppress(FileNotFoundError):
-                    (directory / name).unlink()
+                (directory / name).unlink(missing_ok=True)
             (directory / _JOURNAL).unlink()
-            _fsync_dir(directory)
+            fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
         done = {name: directory / name for name in self._tmp}
-        self._tmp = {}
+        self._tmp, self._committed = {}, True
         return done
 
     def discard(self) -> None:
@@ -400,25 +368,16 @@ def _previous_set(directory: Path) -> list[str]:
 def write_file_atomically(
     path: str | Path, data: str | bytes, *, inputs: Iterable[str | Path] = ()
 ) -> Path:
-    """Write one file through a temporary name and :func:`os.replace`.
+    """Write one file whole (the old one or the new one, never a mix); return its path.
 
-    The file at ``path`` is either the old one or the complete new one,
-    never a truncated mix.
-
-    Raises
-    ------
-    OutputError
-        ``path`` is one of ``inputs``, or the write fails (the message names
-        the path).
+    Raises :class:`~dissensus.OutputError` naming the path when it is one of
+    ``inputs``, its directory is unusable, or the write fails.
     """
     target = check_output_file(path)
     check_not_inputs([target], inputs)
-    tmp = target.parent / f"{_TMP_PREFIX}{os.getpid()}-{os.urandom(4).hex()}-{target.name}"
+    tmp = _temporary_path(target.parent, target.name)
     try:
-        with tmp.open("wb") as fh:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-            fh.flush()
-            os.fsync(fh.fileno())
+        _fsync(tmp, data)
         os.replace(tmp, target)
     except OSError as exc:
         raise _oserror(exc, target, "write") from None

@@ -109,7 +109,7 @@ class TestEvaluateEngine:
         res = CliRunner().invoke(
             cli,
             ["evaluate", str(path), "--engine", "dask", "--scheduler", address, "--item", "id",
-             *args, "--metrics", "manhattan,E[emd]", "--n-boot", "50", "--out",
+             *args, "--metrics", "manhattan,E[emd]", "--n-resamples", "50", "--out",
              str(tmp_path / "out"), "--json"],
         )  # fmt: skip
         assert res.exit_code == 0, res.output

@@ -12,7 +12,7 @@ import pytest
 from dissensus import Annotations, Scale
 from dissensus.cli import EXIT_BAD_INPUT, EXIT_OK, cli, main
 from dissensus.cli._info import format_info, info_command
-from dissensus.cli._reader_options import load_annotations, parse_labels
+from dissensus.cli._reader_options import load_annotations, parse_labels, split_names
 from tests.conftest import shared_path
 
 if "info" not in cli.commands:  # until the command is registered in cli/_commands.py
@@ -196,3 +196,9 @@ class TestParseLabels:
         assert parse_labels("-3,-2, -1,0,1") == [-3, -2, -1, 0, 1]
         assert parse_labels("0.5,1.0,nan,x") == [0.5, 1, "nan", "x"]
         assert parse_labels("a,,b,") == ["a", "b"]
+        assert parse_labels("0.5, 1, 1.5") == [0.5, 1, 1.5]
+
+    def test_split_names(self):
+        assert split_names(("emd, E[emd]", "manhattan")) == ["emd", "E[emd]", "manhattan"]
+        assert split_names("a,,b") == ["a", "b"]
+        assert split_names(None) == []

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from importlib.metadata import entry_points
+from pathlib import Path
 
+import click
 import pytest
 
 from dissensus import DataError, __version__
 from dissensus.cli import EXIT_BAD_INPUT, EXIT_OK, cli, main
+from dissensus.cli._commands import SUMMARIES, load
 from dissensus.cli._info import info_command
 
 if "info" not in cli.commands:  # until the command is registered in cli/_commands.py
@@ -66,6 +72,31 @@ class TestMain:
     def test_directory(self, tmp_path, capsys):
         assert main(["info", str(tmp_path)]) == EXIT_BAD_INPUT
         assert "dissensus: error:" in capsys.readouterr().err
+
+
+class TestLazyCommands:
+    def test_help_imports_no_command_module(self):
+        # `dissensus --help` lists the commands from their summaries, without importing them
+        code = (
+            "import sys; from dissensus.cli import main; main(['--help']); "
+            "print(sorted(m for m in sys.modules if m.startswith('dissensus.cli.') "
+            "or m.split('.')[0] in ('sklearn', 'dask', 'matplotlib')))"
+        )
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+        )
+        assert (
+            done.stdout.splitlines()[-1] == "['dissensus.cli._commands', 'dissensus.cli._messages']"
+        )
+        for name, summary in SUMMARIES.items():
+            assert f"{name}  " in done.stdout
+            assert summary in done.stdout
+
+    @pytest.mark.parametrize("name", sorted(SUMMARIES))
+    def test_every_command_loads_under_its_name(self, name):
+        assert load(name).name == name
+        assert cli.get_command(click.Context(cli), name) is not None
 
 
 def test_console_script_entry_point():

@@ -18,11 +18,22 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import dissensus.cli._evaluate
+import dissensus.cli._experiment
+import dissensus.cli._reader_options
+import dissensus.simulate
 from dissensus.cli import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, main
+from dissensus.cli._commands import SUMMARIES, load
+from dissensus.examples import example_path
+from dissensus.leaderboard import Leaderboard
+from tests.experiments._tiny import tiny_frame
 
 K = 4
 SRC = Path(__file__).resolve().parents[2] / "src"
+
+# Commands are imported when they first run: import them all now, so that a module
+# first imported while a test's monkeypatch is active does not keep the patched name.
+for _name in SUMMARIES:
+    load(_name)
 
 
 @pytest.fixture
@@ -60,7 +71,7 @@ class TestEvaluateOut:
         def boom(*a, **k):
             raise AssertionError("computed before checking --out")
 
-        monkeypatch.setattr(dissensus.cli._evaluate, "load_annotations", boom)
+        monkeypatch.setattr(dissensus.cli._reader_options, "load_annotations", boom)
         blocker = tmp_path / "file"
         blocker.write_text("")
         assert main(_args(files, blocker / "sub")) == EXIT_BAD_INPUT
@@ -93,11 +104,6 @@ class TestEvaluateOut:
 
     def test_one_resample_is_refused(self, files, tmp_path, capsys):
         assert main(_args(files, tmp_path / "o", "--n-resamples", "1")) == EXIT_BAD_INPUT
-        assert "--n-resamples" in capsys.readouterr().err
-
-    def test_the_old_flag_name_still_works(self, files, tmp_path, capsys):
-        # --n-boot was the documented name before the glossary settled on n_resamples
-        assert main(_args(files, tmp_path / "o", "--n-boot", "1")) == EXIT_BAD_INPUT
         assert "--n-resamples" in capsys.readouterr().err
 
     def test_a_rerun_replaces_the_set_and_the_manifest_ties_it(self, files, tmp_path, capsys):
@@ -301,3 +307,120 @@ def test_no_scores(files, tmp_path, capsys):
     # the new set has no scores: the old file does not linger beside it
     assert not (out / "scores.parquet").exists()
     assert "scores.parquet" not in json.loads((out / "manifest.json").read_text())["files"]
+
+
+def _boom(*args, **kwargs):
+    raise AssertionError("worked before checking the outputs")
+
+
+def _fill(disk: Path) -> None:
+    """Fill a tiny tmpfs to the last byte, so that any new file fails with ENOSPC."""
+    with (disk / "filler").open("wb", buffering=0) as fh:
+        try:
+            while True:
+                fh.write(b"\0" * 4096)
+        except OSError:
+            pass
+
+
+class TestOutputIsAnInput:
+    """Every command that writes refuses, before any work, an output that is one of its inputs."""
+
+    def test_allocate_out_over_the_annotations(self, files, capsys, monkeypatch):
+        monkeypatch.setattr(dissensus.cli._reader_options, "load_annotations", _boom)
+        before = files["ann"].read_bytes()
+        args = ["allocate", str(files["ann"]), "--pred", f"a={files['a']}",
+                "--pred", f"b={files['b']}", "--out", str(files["ann"])]  # fmt: skip
+        assert main(args) == EXIT_BAD_INPUT
+        assert "refusing to write" in capsys.readouterr().err
+        assert files["ann"].read_bytes() == before
+
+    def test_allocate_out_over_a_prediction_by_hard_link(
+        self, files, tmp_path, capsys, monkeypatch
+    ):
+        monkeypatch.setattr(dissensus.cli._reader_options, "load_annotations", _boom)
+        link = tmp_path / "link.csv"
+        os.link(files["a"], link)
+        args = ["allocate", str(files["ann"]), "--pred", f"a={files['a']}",
+                "--pred", f"b={files['b']}", "--out", str(link)]  # fmt: skip
+        assert main(args) == EXIT_BAD_INPUT
+        assert f"it is the input file {files['a']}" in capsys.readouterr().err
+
+    @pytest.mark.parametrize(
+        ("command", "name"),
+        [(["leaderboard", "{ann}", "{a}"], "scores.csv"), (["tendency", "{ann}", "--baselines"], "dic.csv")],
+    )  # fmt: skip
+    def test_annotations_named_like_an_output(self, files, tmp_path, capsys, monkeypatch, command, name):  # fmt: skip
+        monkeypatch.setattr(dissensus.cli._reader_options, "load_annotations", _boom)
+        out = tmp_path / "out"
+        out.mkdir()
+        ann = out / name
+        shutil.copy(files["ann"], ann)
+        args = [a.format(ann=ann, a=files["a"]) for a in command]
+        assert main([*args, "--out", str(out)]) == EXIT_BAD_INPUT
+        assert "refusing to write" in capsys.readouterr().err
+        assert ann.read_bytes() == files["ann"].read_bytes()
+
+    def test_experiment_file_named_like_an_output(self, tmp_path, capsys, monkeypatch):
+        monkeypatch.setattr(dissensus.cli._experiment, "run_experiment", _boom)
+        out = tmp_path / "out"
+        out.mkdir()
+        data = out / "summary.csv"
+        tiny_frame(60).to_csv(data, index=False)
+        assert main(["experiment", str(data), "--out", str(out)]) == EXIT_BAD_INPUT
+        assert "refusing to write" in capsys.readouterr().err
+
+    def test_example_over_the_shipped_file(self, capsys):
+        shipped = example_path("a")
+        before = shipped.read_bytes()
+        assert main(["example", "a", "--out", str(shipped)]) == EXIT_BAD_INPUT
+        assert "refusing to write" in capsys.readouterr().err
+        assert shipped.read_bytes() == before
+
+    def test_simulate_out_below_a_file(self, tmp_path, capsys, monkeypatch):
+        monkeypatch.setattr(dissensus.simulate, "study", _boom)
+        blocker = tmp_path / "file"
+        blocker.write_text("")
+        assert main(["simulate", "--out", str(blocker / "sub")]) == EXIT_BAD_INPUT
+        assert "is a file, not a directory" in capsys.readouterr().err
+
+
+class TestFailedWritesKeepTheOldOutput:
+    """One fault per family: a set of files (leaderboard) and a single file (allocate, example)."""
+
+    def test_leaderboard_interrupted_while_writing_keeps_the_old_set(self, files, tmp_path, capsys, monkeypatch):  # fmt: skip
+        out = tmp_path / "board"
+        args = ["leaderboard", str(files["ann"]), str(files["a"]), str(files["b"]),
+                "--n-resamples", "20", "--out", str(out)]  # fmt: skip
+        assert main(args) == EXIT_OK
+        old = _snapshot(out)
+        assert "manifest.json" in old
+
+        def interrupted(self):
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(Leaderboard, "to_html", interrupted)
+        assert main([*args, "--seed", "1"]) == EXIT_INTERRUPTED
+        assert "earlier output files are unchanged" in capsys.readouterr().err
+        assert _snapshot(out) == old
+
+    def test_allocate_on_a_full_disk_keeps_the_old_file(self, files, tiny_tmpfs, capsys):
+        out = tiny_tmpfs / "next.csv"
+        out.write_text("item,expected_gain\nold,1\n")
+        _fill(tiny_tmpfs)
+        args = ["allocate", str(files["ann"]), "--pred", f"a={files['a']}",
+                "--pred", f"b={files['b']}", "--budget", "5", "--out", str(out)]  # fmt: skip
+        assert main(args) == EXIT_BAD_INPUT
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1
+        assert f"cannot write {out}: No space left on device" in err
+        assert out.read_text() == "item,expected_gain\nold,1\n"
+        assert sorted(p.name for p in tiny_tmpfs.iterdir()) == ["filler", "next.csv"]
+
+    def test_example_on_a_full_disk_keeps_the_old_file(self, tiny_tmpfs, capsys):
+        out = tiny_tmpfs / "a.csv"
+        out.write_text("old\n")
+        _fill(tiny_tmpfs)
+        assert main(["example", "ratings", "--out", str(out)]) == EXIT_BAD_INPUT
+        assert "No space left on device" in capsys.readouterr().err
+        assert out.read_text() == "old\n"

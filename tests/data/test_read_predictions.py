@@ -104,7 +104,7 @@ class TestEvaluateCommandReadsPredictionsLikeAnnotations:
         return main(
             [
                 "evaluate", str(files["ann"]), "--pred", f"m={files['pred']}",
-                "--metrics", "manhattan", "--n-boot", "20", "--out", str(out), *extra,
+                "--metrics", "manhattan", "--n-resamples", "20", "--out", str(out), *extra,
             ]
         )  # fmt: skip
 

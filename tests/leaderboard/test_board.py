@@ -151,7 +151,8 @@ class TestLeaderboardCommand:
         assert row["share_reranked"] == pytest.approx(0.8 / 3)
         assert row["mean_abs_change"] == pytest.approx(0.8 / 3)
         assert {p.name for p in out.iterdir()} == {
-            "leaderboard.md", "leaderboard.html", "scores.csv", "rerank.csv", "adjacent.csv"
+            "leaderboard.md", "leaderboard.html", "scores.csv", "rerank.csv", "adjacent.csv",
+            "manifest.json",
         }  # fmt: skip
 
     def test_needs_a_submission(self, tmp_path: Path) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import signal
 import sys
 import threading
-import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
@@ -18,8 +17,9 @@ from types import FrameType
 import click
 
 from dissensus import __version__
-from dissensus._exceptions import DataError, DissensusWarning, MissingExtraError, OutputError
-from dissensus.cli._messages import echo_warnings
+from dissensus._exceptions import DataError, MissingExtraError, OutputError
+from dissensus.cli._commands import LazyGroup
+from dissensus.cli._messages import cli_message, warnings_as_lines
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK", "cli", "main"]
 
@@ -28,28 +28,19 @@ EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
 #: 128 + SIGINT, the shell's convention for a run stopped by Ctrl-C.
 EXIT_INTERRUPTED = 130
+#: Errors the user fixes (usage errors too): one line on stderr, EXIT_BAD_INPUT.
+_BAD_INPUT = (OutputError, DataError, MissingExtraError, ValueError, TypeError)
+_BAD_PATH = (FileNotFoundError, IsADirectoryError, PermissionError)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.version_option(__version__, "--version", prog_name="dissensus")
 @click.option("--debug", is_flag=True, help="Show the full traceback on errors.")
-@click.pass_context
-def cli(ctx: click.Context, debug: bool) -> None:
+def cli(debug: bool) -> None:
     """Measure annotator agreement and evaluate models against disagreeing annotators."""
-    ctx.ensure_object(dict)
-    ctx.obj["debug"] = debug
-
-
-def _register() -> None:
-    # Commands live in their own modules; importing them here keeps
-    # `import dissensus.cli` cheap for the API and registers each once.
-    from dissensus.cli._commands import COMMANDS  # noqa: PLC0415 (commands import the group's helpers)
-
-    for command in COMMANDS:
-        cli.add_command(command)
-
-
-_register()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -57,12 +48,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     try:
-        with _terminate_as_exception(), warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", DissensusWarning)  # one line each, flags named
-            try:
-                cli.main(args=args, prog_name="dissensus", standalone_mode=False)
-            finally:
-                echo_warnings(caught)
+        with _terminate_as_exception(), warnings_as_lines():
+            cli.main(args=args, prog_name="dissensus", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
     except (click.exceptions.Abort, KeyboardInterrupt):
@@ -73,28 +60,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _Terminated as exc:
         click.echo("dissensus: terminated; earlier output files are unchanged", err=True)
         return exc.code
-    except OutputError as exc:
+    except (click.ClickException, *_BAD_INPUT, *_BAD_PATH) as exc:
         if debug:
             raise
-        click.echo(f"dissensus: error: {_one_line(exc)}", err=True)
-        return EXIT_BAD_INPUT
-    except click.ClickException as exc:  # usage errors: bad option, missing file
-        if debug:
-            raise
-        click.echo(f"dissensus: error: {exc.format_message()}", err=True)
-        return EXIT_BAD_INPUT
-    except (
-        DataError,
-        MissingExtraError,
-        FileNotFoundError,
-        IsADirectoryError,
-        PermissionError,
-        ValueError,
-        TypeError,
-    ) as exc:
-        if debug:
-            raise
-        click.echo(f"dissensus: error: {_one_line(exc)}", err=True)
+        text = exc.format_message() if isinstance(exc, click.ClickException) else _one_line(exc)
+        click.echo(f"dissensus: error: {text}", err=True)
         return EXIT_BAD_INPUT
     except Exception as exc:  # the tool's own failure: say so, keep it to one line
         if debug:
@@ -108,11 +78,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 class _Terminated(BaseException):
-    """SIGTERM turned into an exception so that temporaries are cleaned up."""
+    """SIGTERM as an exception, so that temporaries are cleaned up; ``code``: 128 + signal."""
 
-    def __init__(self, signum: int) -> None:
-        super().__init__(f"signal {signum}")
-        self.code = 128 + signum
+    code = 128 + signal.SIGTERM
 
 
 @contextmanager
@@ -122,7 +90,7 @@ def _terminate_as_exception() -> Iterator[None]:
         return
 
     def handler(signum: int, frame: FrameType | None) -> None:
-        raise _Terminated(signum)
+        raise _Terminated
 
     old = signal.signal(signal.SIGTERM, handler)
     try:
@@ -132,7 +100,5 @@ def _terminate_as_exception() -> Iterator[None]:
 
 
 def _one_line(exc: BaseException) -> str:
-    from dissensus.cli._messages import cli_message  # noqa: PLC0415 (only on errors)
-
     text = str(exc) or type(exc).__name__
     return cli_message(" ".join(text.split()))

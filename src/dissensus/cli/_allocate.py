@@ -7,56 +7,24 @@ from typing import Any
 
 import click
 
-from dissensus.cli._evaluate import _parse_pred
-from dissensus.cli._reader_options import (
-    load_annotations,
-    load_predictions,
-    parse_prior,
-    prediction_options,
-    prior_option,
-    reader_options,
-)
+from dissensus._atomic import check_not_inputs, check_output_dir, write_file_atomically
+from dissensus.allocate import next_items
+from dissensus.cli import _reader_options as opt
 
 __all__ = ["allocate_command"]
 
 
 @click.command("allocate")
 @click.argument("annotations", type=click.Path(dir_okay=False, path_type=Path))
-@reader_options
-@prediction_options
-@click.option(
-    "--metric", default="E[emd]", show_default=True, help="Metric the models are compared by."
-)
-@click.option(
-    "--budget",
-    default=500,
-    show_default=True,
-    type=click.IntRange(min=1),
-    help="How many items to send (one annotation each).",
-)
-@prior_option
-@click.option(
-    "--seed", default=0, show_default=True, type=int, help="Seed (Monte Carlo metrics only)."
-)
-@click.option(
-    "--out",
-    "out",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="CSV file for the chosen items.",
-)
+@opt.reader_options
+@opt.prediction_options
+@opt.option("--metric", default="E[emd]", help="Metric the models are compared by.")
+@opt.count_option("--budget", default=500, minimum=1, help="How many items to send (one annotation each).")  # fmt: skip
+@opt.prior_option
+@opt.seed_option
+@opt.out_option("CSV file for the chosen items (its directory is created).", kind="file")
 def allocate_command(
-    *,
-    annotations: Path,
-    preds: tuple[str, ...],
-    pred_layout: str,
-    pred_item: str,
-    metric: str,
-    budget: int,
-    prior: str,
-    seed: int,
-    out: Path,
-    **reader: Any,
+    *, annotations: Path, preds: tuple[str, ...], out: Path, **options: Any
 ) -> None:
     """Rank the items of ANNOTATIONS by how much one more label would sharpen the comparison.
 
@@ -64,29 +32,25 @@ def allocate_command(
     items to --out (the expected reduction in the posterior variance of the
     models' score differences; see dissensus.allocate).
     """
-    from dissensus.allocate import next_items  # noqa: PLC0415
-
-    pred_paths = _parse_pred(preds)
+    pred_paths = opt.parse_pred(preds)
     if len(pred_paths) < 2:
         msg = "allocate compares models: give two or more --pred NAME=PATH."
         raise click.BadParameter(msg, param_hint="--pred")
-    data = load_annotations(str(annotations), **reader)
-    predictions = {
-        name: load_predictions(path, pred_layout=pred_layout, pred_item=pred_item, **reader)
-        for name, path in pred_paths.items()
-    }
-    counts = data.counts()
+    inputs = [annotations, *pred_paths.values()]
+    check_output_dir(out.parent)  # before any work: an unusable --out, or one that is an input
+    check_not_inputs([out], inputs)
+    counts = opt.load_annotations(annotations, **options).counts()
+    predictions = {name: opt.load_predictions(p, **options) for name, p in pred_paths.items()}
     chosen = next_items(
         counts,
         predictions,
-        metric=metric,
-        budget=min(budget, counts.N),
-        prior=parse_prior(prior),
-        seed=seed,
+        metric=options["metric"],
+        budget=min(options["budget"], counts.N),
+        prior=opt.parse_prior(options["prior"]),
+        seed=options["seed"],
     )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    chosen.to_csv(out, index=False, float_format="%.10g")
+    write_file_atomically(out, chosen.to_csv(index=False, float_format="%.10g"), inputs=inputs)
+    gain = chosen["expected_gain"]
     click.echo(
-        f"wrote {len(chosen)} items to {out} (expected gain {chosen['expected_gain'].iloc[0]:.3g} "
-        f"… {chosen['expected_gain'].iloc[-1]:.3g})"
+        f"wrote {len(chosen)} items to {out} (expected gain {gain.iloc[0]:.3g} … {gain.iloc[-1]:.3g})"
     )

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from dissensus.audit import AuditResult, audit, auditable_metrics, property_keys
+from dissensus.cli import _reader_options as opt
 
 __all__ = ["audit_command", "audit_document"]
 
@@ -26,27 +25,15 @@ def audit_document(result: AuditResult, *, command: str) -> str:
 
 
 @click.command("audit")
-@click.option(
-    "--metric",
-    "metrics",
-    multiple=True,
-    metavar="NAME",
-    help="Registry metric to audit (repeat); default every two-argument metric, expected ones included.",
-)
-@click.option("--classes", "-k", type=click.IntRange(min=2), default=2, show_default=True,
-              help="Number of classes K.")  # fmt: skip
-@click.option(
-    "--property",
-    "properties",
-    multiple=True,
-    type=click.Choice(property_keys()),
-    help="Property to check (repeat); default all.",
-)
-@click.option("--n-trials", type=click.IntRange(min=1), default=100_000, show_default=True,
-              help="Trials per metric and property.")  # fmt: skip
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the trials.")
-@click.option("--markdown", "fmt", flag_value="markdown", help="A Markdown document (as in docs/).")
-@click.option("--json", "fmt", flag_value="json", help="JSON: every row with its counterexample.")
+@opt.option("--metric", "metrics", multiple=True, metavar="NAME", help="Registry metric to audit "
+            "(repeat); default every two-argument metric, expected ones included.")  # fmt: skip
+@opt.classes_option(default=2)
+@opt.option("--property", "properties", multiple=True, type=property_keys(),
+            help="Property to check (repeat); default all.")  # fmt: skip
+@opt.count_option("--n-trials", default=100_000, minimum=1, help="Trials per metric and property.")  # fmt: skip
+@opt.seed_option
+@opt.option("--markdown", is_flag=True, help="A Markdown document (as in docs/).")
+@opt.json_option(help="JSON: every row with its counterexample.")
 def audit_command(
     *,
     metrics: tuple[str, ...],
@@ -54,25 +41,27 @@ def audit_command(
     properties: tuple[str, ...],
     n_trials: int,
     seed: int,
-    fmt: str | None,
-    **_: Any,
+    markdown: bool,
+    as_json: bool,
 ) -> None:
-    """Audit soft metrics for the properties of seed 001 (P1-P8) and the ordinal property.
+    """Audit soft metrics for the properties P1-P8 and the ordinal property.
 
-    Prints a ✓/✗ table (✓: no counterexample found in the trials) and the
-    simplest counterexample of every violation.
+    P1-P8 are the properties of a good soft metric in Rizzi et al. (2024),
+    "Soft metrics for evaluation with disagreements: an assessment"
+    (NLPerspectives at LREC-COLING 2024). Prints a ✓/✗ table (✓: no
+    counterexample found in the trials) and the simplest counterexample of
+    every violation.
     """
     names = list(metrics) or auditable_metrics()
     result = audit(
         names, properties=list(properties) or "all", classes=classes, n_trials=n_trials, seed=seed
     )
-    if fmt == "json":
+    if as_json:
         click.echo(result.to_json())
-        return
-    if fmt == "markdown":
+    elif markdown:
         command = f"dissensus audit --classes {classes} --n-trials {n_trials} --markdown"
         if seed:
             command += f" --seed {seed}"
         click.echo(audit_document(result, command=command), nl=False)
-        return
-    click.echo(result.to_markdown(), nl=False)
+    else:
+        click.echo(result.to_markdown(), nl=False)

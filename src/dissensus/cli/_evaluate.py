@@ -6,146 +6,77 @@ import json
 import math
 import sys
 import time
-import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import click
+import pandas as pd
 
-from dissensus._atomic import AtomicFileSet, locked_dir
-from dissensus._exceptions import DataError, DissensusWarning
+from dissensus._atomic import locked_dir
+from dissensus._exceptions import DataError
 from dissensus._validation import require_extra
-from dissensus.cli._messages import echo_warnings, prior_note
-from dissensus.cli._reader_options import (
-    alignment_options,
-    load_annotations,
-    load_predictions,
-    parse_prior,
-    prediction_options,
-    prior_option,
-    reader_options,
-)
+from dissensus.cli import _reader_options as opt
+from dissensus.cli._messages import warnings_as_lines
 from dissensus.data import Annotations, LabelCounts, Predictions
-from dissensus.evaluation import TARGETS, evaluate
+from dissensus.evaluation import TARGETS, Evaluation, evaluate
 
-__all__ = ["evaluate_command"]
+__all__ = ["evaluate_command", "format_summary", "prior_note", "stages", "summary_record"]
 
 #: Coverage of the intervals printed (and of summary.csv, written with the same default).
 _CONFIDENCE_LEVEL = 0.95
+#: What Evaluation.save writes; checked against the inputs before any work.
+_FILES = ("summary.csv", "rankings.csv", "scores.parquet", "report.html")
 
 
-def _parse_pred(values: tuple[str, ...]) -> dict[str, Path]:
-    preds: dict[str, Path] = {}
-    for value in values:
-        name, sep, path = value.partition("=")
-        if not sep or not name or not path:
-            msg = f"--pred expects NAME=PATH (e.g. --pred bert=preds/bert.csv); got {value!r}."
-            raise click.BadParameter(msg, param_hint="--pred")
-        if name in preds:
-            msg = f"model name {name!r} is given twice; each --pred needs its own NAME."
-            raise click.BadParameter(msg, param_hint="--pred")
-        preds[name] = Path(path)
-    return preds
+@contextmanager
+def stages(total: int) -> Iterator[Callable[[str], None]]:
+    """``stage(text)``: a progress bar over the stages on stderr if a terminal, else silent."""
+    if not sys.stderr.isatty():
+        yield lambda text: None
+        return
+    t0 = time.perf_counter()
+    with click.progressbar(length=total, file=sys.stderr, show_pos=True, width=24) as bar:
 
+        def stage(text: str) -> None:
+            bar.label = f"[{time.perf_counter() - t0:5.1f}s] {text}"
+            bar.update(1)
 
-class _Stages:
-    """A progress bar over the command's stages on stderr when it is a terminal.
-
-    Silent otherwise, so that logs and pipes get only the table and the
-    one-line errors.
-    """
-
-    def __init__(self, total: int) -> None:
-        self.t0 = time.perf_counter()
-        self.bar: Any = None
-        if sys.stderr.isatty():
-            self.bar = click.progressbar(length=total, file=sys.stderr, show_pos=True, width=24)
-            self.bar.__enter__()
-
-    def __call__(self, text: str) -> None:
-        if self.bar is not None:
-            self.bar.label = f"[{time.perf_counter() - self.t0:5.1f}s] {text}"
-            self.bar.update(1)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
+        yield stage
 
 
 @click.command("evaluate")
 @click.argument("annotations", type=click.Path(dir_okay=False, path_type=Path))
-@reader_options
-@alignment_options
-@prediction_options
-@click.option(
-    "--metrics",
-    default=None,
-    metavar="NAME,NAME",
-    help="Metrics from the registry, e.g. 'emd,E[emd],cross_entropy'. Default: the standard set.",
-)
-@prior_option
-@click.option(
-    "--bins",
-    default="auto",
-    show_default=True,
-    metavar="auto|E1,E2,…",
-    help="Annotation-count bins: 'auto' or left edges such as 2,4,6,11.",
-)
-@click.option(
-    "--n-resamples",
-    "--n-boot",
-    default=1000,
-    show_default=True,
-    type=click.IntRange(min=2),
-    help="Bootstrap resamples (at least 2).",
-)
-@click.option("--seed", default=0, show_default=True, type=int, help="Seed of every random step.")
-@click.option(
-    "--targets",
-    type=click.Choice(TARGETS),
-    default="empirical",
-    show_default=True,
-    help="What the pointwise metrics compare predictions with: each item's label shares, or "
-    "an annotator model's posterior (needs --annotator; the report shows each annotator's "
-    "reliability). Expected metrics always use the counts.",
-)
-@click.option(
-    "--no-scores",
-    is_flag=True,
-    help="Do not write scores.parquet (one row per metric, model and item).",
-)
-@click.option(
-    "--out",
-    "out",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Directory for report.html, summary.csv, scores.parquet, rankings.csv.",
-)
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print the summary as JSON (means, intervals, best models, files written) "
-    "instead of the table; the files are still written to --out.",
-)
+@opt.reader_options
+@opt.alignment_options
+@opt.prediction_options
+@opt.metrics_option(help="Metrics from the registry, e.g. 'emd,E[emd],cross_entropy'. Default: the standard set.")  # fmt: skip
+@opt.prior_option
+@opt.option("--bins", default="auto", metavar="auto|E1,E2,…",
+            help="Annotation-count bins: 'auto' or left edges such as 2,4,6,11.")  # fmt: skip
+@opt.resamples_option
+@opt.seed_option
+@opt.option("--targets", type=list(TARGETS), default="empirical",
+            help="What the pointwise metrics compare predictions with: each item's label shares, "
+            "or an annotator model's posterior (needs --annotator; the report shows each "
+            "annotator's reliability). Expected metrics always use the counts.")  # fmt: skip
+@opt.option("--no-scores", is_flag=True,
+            help="Do not write scores.parquet (one row per metric, model and item).")  # fmt: skip
+@opt.out_option("Directory for report.html, summary.csv, scores.parquet, rankings.csv.")
+@opt.json_option(help="Print the summary as JSON (means, intervals, best models, files written) "
+                 "instead of the table; the files are still written to --out.")  # fmt: skip
 def evaluate_command(
     *,
     annotations: Path,
     preds: tuple[str, ...],
-    pred_layout: str,
-    pred_item: str,
-    metrics: str | None,
-    prior: str,
-    bins: str,
+    metrics: tuple[str, ...],
     n_resamples: int,
-    seed: int,
-    targets: str,
     out: Path,
     no_scores: bool,
     as_json: bool,
     load: Callable[..., Any] | None = None,
-    **reader: Any,
+    **options: Any,
 ) -> None:
     """Compare models' predicted label distributions against ANNOTATIONS.
 
@@ -154,52 +85,27 @@ def evaluate_command(
     """
     # report.html needs the report extra: say so before reading or writing anything
     require_extra("report", ("matplotlib", "jinja2"), "dissensus evaluate (report.html)")
-    pred_paths = _parse_pred(preds)
+    pred_paths = opt.parse_pred(preds)
     inputs = [annotations, *pred_paths.values()]
-    # Check --out and take its lock before any work: a bad directory, a
-    # concurrent run or an output that is an input fails now, not after
-    # minutes of computing.
-    with locked_dir(out), warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", DissensusWarning)
-        probe = AtomicFileSet(out, inputs=inputs)
-        for name in ("summary.csv", "rankings.csv", "scores.parquet", "report.html"):
-            probe.temporary(name)
-        params = {
-            "command": "evaluate",
-            "annotations": str(annotations),
-            "predictions": {name: str(path) for name, path in pred_paths.items()},
-            "pred_layout": pred_layout,
-            "prior": prior,
-            "bins": bins,
-            "targets": targets,
-            "requested_metrics": metrics,
-        }
-        ev = _compute(
-            annotations,
-            pred_paths,
-            pred_layout=pred_layout,
-            pred_item=pred_item,
-            metrics=metrics,
-            prior=prior,
-            bins=bins,
-            seed=seed,
-            reader=reader,
-            load=load,
-            targets=targets,
-        )
-        written = ev.save(
-            out, n_resamples=n_resamples, inputs=inputs, params=params, scores=not no_scores
-        )
+    metric_names = opt.split_names(metrics) or None
+    params = {
+        "command": "evaluate",
+        "annotations": str(annotations),
+        "predictions": {name: str(path) for name, path in pred_paths.items()},
+        **{key: options[key] for key in ("pred_layout", "prior", "bins", "targets")},
+        "requested_metrics": ",".join(metric_names) if metric_names else None,
+    }
+    with locked_dir(out, inputs=inputs, names=_FILES), warnings_as_lines():
+        ev = _compute(annotations, pred_paths, metrics=metric_names, load=load, **options)
+        written = ev.save(out, n_resamples=n_resamples, inputs=inputs, params=params, scores=not no_scores)  # fmt: skip
         summary = ev.summary(confidence_level=_CONFIDENCE_LEVEL, n_resamples=n_resamples)
-    # one line per distinct warning (the bootstrap repeats some per metric)
-    echo_warnings({" ".join(str(w.message).split()): w for w in caught}.values())
     note = prior_note(ev)
     if as_json:
         record = summary_record(summary, ev, note=note, written=written)
         record = {"annotations": str(annotations), "n_resamples": n_resamples, **record}
         click.echo(json.dumps(record, indent=1, ensure_ascii=False, allow_nan=False))
         return
-    click.echo(_format_summary(summary))
+    click.echo(format_summary(summary))
     if note is not None:
         click.echo(note)
     for kind, path in written.items():
@@ -210,23 +116,25 @@ def _compute(
     annotations: Path,
     pred_paths: dict[str, Path],
     *,
-    pred_layout: str,
-    pred_item: str,
-    metrics: str | None,
-    prior: str,
-    bins: str,
-    seed: int,
-    reader: dict[str, Any],
-    load: Callable[..., Any] | None = None,
-    targets: str = "empirical",
-) -> Any:
-    """Read, then evaluate; ``load(path, **reader)`` reads the annotations (``--engine dask``)."""
-    stage = _Stages(total=len(pred_paths) + 2)
-    try:
+    metrics: list[str] | None,
+    load: Callable[..., Any] | None,
+    **options: Any,
+) -> Evaluation:
+    """Read, then evaluate; ``load(path, **options)`` reads the annotations (``--engine dask``)."""
+    bins: Any = options["bins"]
+    if bins != "auto":
+        try:
+            bins = [int(b) for b in opt.split_names(bins)]
+        except ValueError:
+            msg = (
+                f"--bins must be 'auto' or comma-separated integers such as 2,4,6,11; got {bins!r}."
+            )
+            raise DataError(msg) from None
+    with stages(total=len(pred_paths) + 2) as stage:
         stage(f"reading {annotations}")
-        loaded = (load or load_annotations)(str(annotations), **reader)
+        loaded = (load or opt.load_annotations)(str(annotations), **options)
         n_annotators = None
-        if isinstance(loaded, Annotations) and targets == "empirical":
+        if isinstance(loaded, Annotations) and options["targets"] == "empirical":
             # Only the counts are scored: the annotation table (three codes per
             # annotation, 130 MB at 5.5M annotations) is dropped before the
             # predictions are read, so it is not held through the scoring.
@@ -239,82 +147,89 @@ def _compute(
         predictions = {}
         for name, path in pred_paths.items():
             stage(f"reading predictions {name!r} from {path}")
-            pred = load_predictions(path, pred_layout=pred_layout, pred_item=pred_item, **reader)
-            if isinstance(data, LabelCounts) and reader["how"] == "exact":
+            pred = opt.load_predictions(path, **options)
+            if isinstance(data, LabelCounts) and options["how"] == "exact":
                 # lined up with the counts now, so its id index (a string per item,
                 # ~60 MB at 1M items) is not held through the scoring
                 pred = Predictions(pred.align(data, name=name)[0].values, data.items, data.scale)
             predictions[name] = pred
-        bin_spec: Any = bins
-        if bins != "auto":
-            try:
-                bin_spec = [int(b) for b in bins.split(",") if b.strip()]
-            except ValueError:
-                msg = f"--bins must be 'auto' or comma-separated integers such as 2,4,6,11; got {bins!r}."
-                raise DataError(msg) from None
-        metric_names = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
         stage("scoring")
         ev = evaluate(
             data,
             predictions,
-            metrics=metric_names,
-            prior=parse_prior(prior),
-            bins=bin_spec,
-            seed=seed,
-            how=reader["how"],
-            targets=targets,
+            metrics=metrics,
+            prior=opt.parse_prior(options["prior"]),
+            bins=bins,
+            seed=options["seed"],
+            how=options["how"],
+            targets=options["targets"],
         )
-        if n_annotators is not None:
-            ev.n_annotators = n_annotators
-    finally:
-        stage.close()
+    if n_annotators is not None:
+        ev.n_annotators = n_annotators
     return ev
 
 
-def _json_number(value: Any) -> float | str | None:
+#: Say so when the prior weighs at least as much as the annotations on this share of items.
+_WEAK_SHARE = 0.2
+
+
+def prior_note(evaluation: Evaluation) -> str | None:
+    """A line saying the prior drives the expected metrics, and which prior the data support.
+
+    That is the prior of highest Dirichlet-multinomial likelihood; None when the prior is weak.
+    """
+    if not any(m.startswith("E[") for m in evaluation.metrics):
+        return None
+    try:
+        fit = evaluation.prior_fit()
+    except ValueError:
+        return None
+    used = fit.iloc[0]
+    if not float(used["share_items_weak"]) >= _WEAK_SHARE:
+        return None
+    best = fit.iloc[int(fit["log_likelihood"].to_numpy(dtype=float).argmax())]
+    flag = str(best["prior"]).split(" ")[0]
+    advice = (
+        f"; the annotations support the {best['prior']} prior (--prior {flag}), "
+        "and report.html compares the verdict under each prior"
+        if str(best["prior"]) != str(used["prior"])
+        else ""
+    )
+    return (
+        f"note: the {used['prior']} prior adds {float(used['strength']):g} pseudo-counts per "
+        f"item, at least as many as the annotations of {100 * float(used['share_items_weak']):.0f}% "
+        f"of items, so the expected metrics there reflect the prior more than the annotators{advice}."
+    )
+
+
+def _json_number(value: float) -> float | str | None:
     """A float for strict JSON: NaN becomes null, an infinite mean "inf" or "-inf"."""
     x = float(value)
-    if math.isnan(x):
-        return None
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
-    return x
+    return None if math.isnan(x) else x
 
 
 def summary_record(
-    summary: Any, evaluation: Any, *, note: str | None, written: dict[str, Any]
+    summary: pd.DataFrame, evaluation: Evaluation, *, note: str | None, written: dict[str, Path]
 ) -> dict[str, Any]:
-    """What ``dissensus evaluate --json`` prints.
+    """What ``dissensus evaluate --json`` prints: :meth:`Evaluation.summary`'s rows, and more.
 
-    ``summary`` is :meth:`Evaluation.summary`'s table; one record per model
-    and metric with its mean, standard error, interval and ``best`` flag,
-    ``best`` again per metric (every tied model), the prior note (or None)
-    and the files written. Non-finite numbers: NaN is null, infinity the
-    string "inf" (a zero prediction under cross-entropy), so the output is
-    strict JSON.
+    Also the best models per metric (every tied one), the prior note and the
+    files written. Strict JSON: NaN is null, an infinite mean (a zero
+    prediction under cross-entropy) the string "inf".
     """
-    rows: list[dict[str, Any]] = [
-        {
-            "model": str(r["model"]),
-            "metric": str(r["metric"]),
-            "mean": _json_number(r["mean"]),
-            "se": _json_number(r["se"]),
-            "ci_low": _json_number(r["ci_low"]),
-            "ci_high": _json_number(r["ci_high"]),
-            "n_items": int(r["n_items"]),
-            "lower_is_better": bool(r["lower_is_better"]),
-            "best": bool(r["best"]),
-        }
-        for r in summary.to_dict(orient="records")
-    ]
-    best: dict[str, list[str]] = {m: [] for m in evaluation.metrics}
+    columns = ["model", "metric", "mean", "se", "ci_low", "ci_high", "n_items", "lower_is_better"]
+    rows = summary[[*columns, "best"]].to_dict(orient="records")  # native Python values
     for r in rows:
-        if r["best"]:
-            best[r["metric"]].append(r["model"])
+        r.update({key: _json_number(r[key]) for key in columns[2:6]})
+    best = {
+        m: [r["model"] for r in rows if r["metric"] == m and r["best"]] for m in evaluation.metrics
+    }
     return {
         "n_items": int(evaluation.counts.N),
         "prior": str(evaluation.prior),
-        "seed": int(evaluation.seed),
+        "seed": evaluation.seed if isinstance(evaluation.seed, int) else None,
         "confidence_level": _CONFIDENCE_LEVEL,
         "models": [str(m) for m in evaluation.models],
         "metrics": [str(m) for m in evaluation.metrics],
@@ -325,22 +240,20 @@ def summary_record(
     }
 
 
-def _format_summary(summary: Any) -> str:
+def format_summary(summary: pd.DataFrame) -> str:
     """Compact table: one row per metric, one column per model, best marked with *."""
-    lines = []
     models = list(dict.fromkeys(summary["model"]))
     metric_names = list(dict.fromkeys(summary["metric"]))
     width = max(12, *(len(m) + 2 for m in models))
     mwidth = max(8, *(len(m) for m in metric_names)) + 2
-    lines.append("metric".ljust(mwidth) + "".join(m.rjust(width) for m in models))
+    lines = ["metric".ljust(mwidth) + "".join(m.rjust(width) for m in models)]
     for metric in metric_names:
         rows = summary[summary["metric"] == metric].set_index("model")
         arrow = "↓" if bool(rows["lower_is_better"].iloc[0]) else "↑"
-        cells = []
-        for m in models:
-            r = rows.loc[m]
-            mark = "*" if bool(r["best"]) else " "
-            cells.append(f"{r['mean']:.4f}{mark}".rjust(width))
+        cells = [
+            f"{rows.loc[m, 'mean']:.4f}{'*' if bool(rows.loc[m, 'best']) else ' '}".rjust(width)
+            for m in models
+        ]
         lines.append(f"{metric} {arrow}".ljust(mwidth) + "".join(cells))
     lines.append("(* best; ↓ lower is better, ↑ higher is better; CIs in summary.csv)")
     return "\n".join(lines)

@@ -2,29 +2,20 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 import click
 
-from dissensus.cli._reader_options import (
-    load_annotations,
-    parse_prior,
-    prior_option,
-    reader_options,
-)
-from dissensus.leaderboard import (
-    DEFAULT_METRICS,
-    Leaderboard,
-    combine_leaderboards,
-    leaderboard,
-    read_submission,
-    team_names,
-)
+from dissensus import leaderboard as lb
+from dissensus._atomic import AtomicFileSet, locked_dir
+from dissensus.cli import _reader_options as opt
 
 __all__ = ["leaderboard_command", "split_sets"]
 
 _SEPARATOR = "+"
+_FILES = ("leaderboard.md", "leaderboard.html", "scores.csv", "rerank.csv", "adjacent.csv")
 
 
 def split_sets(args: tuple[str, ...]) -> list[tuple[str, list[str]]]:
@@ -35,7 +26,6 @@ def split_sets(args: tuple[str, ...]) -> list[tuple[str, list[str]]]:
             sets.append([])
         else:
             sets[-1].append(a)
-    out = []
     for i, group in enumerate(sets, 1):
         if len(group) < 2:
             msg = (
@@ -43,38 +33,20 @@ def split_sets(args: tuple[str, ...]) -> list[tuple[str, list[str]]]:
                 f"(datasets are separated by a lone '{_SEPARATOR}'); got {group}."
             )
             raise click.BadParameter(msg, param_hint="GOLD SUBMISSION...")
-        out.append((group[0], group[1:]))
-    return out
-
-
-def _metrics(values: tuple[str, ...]) -> list[str]:
-    names = [m.strip() for v in values for m in v.split(",") if m.strip()]
-    return names or list(DEFAULT_METRICS)
+    return [(group[0], group[1:]) for group in sets]
 
 
 @click.command("leaderboard")
-@click.argument(
-    "args", nargs=-1, required=True, metavar="GOLD SUBMISSION... [+ GOLD SUBMISSION...]"
-)
-@reader_options
-@click.option("--metrics", "metric_names", multiple=True, metavar="NAME[,NAME...]",
-              help="Registry metrics (default: cross_entropy, manhattan, euclidean, js_distance "
-                   "and E[cross_entropy], E[manhattan]).")  # fmt: skip
-@prior_option
-@click.option("--n-resamples", type=click.IntRange(min=2), default=1000, show_default=True,
-              help="Paired-bootstrap resamples between adjacent teams.")  # fmt: skip
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Write leaderboard.md, leaderboard.html (bump charts) and CSV tables here.")  # fmt: skip
+@click.argument("args", nargs=-1, required=True, metavar="GOLD SUBMISSION... [+ GOLD SUBMISSION...]")  # fmt: skip
+@opt.reader_options
+@opt.metrics_option(help="Registry metrics (default: cross_entropy, manhattan, euclidean, js_distance "
+                    "and E[cross_entropy], E[manhattan]).")  # fmt: skip
+@opt.prior_option
+@opt.resamples_option
+@opt.seed_option
+@opt.out_option("Write leaderboard.md, leaderboard.html (bump charts) and CSV tables here.", required=False)  # fmt: skip
 def leaderboard_command(
-    *,
-    args: tuple[str, ...],
-    metric_names: tuple[str, ...],
-    prior: str,
-    n_resamples: int,
-    seed: int,
-    out: Path | None,
-    **options: Any,
+    *, args: tuple[str, ...], metrics: tuple[str, ...], out: Path | None, **options: Any
 ) -> None:
     """Rank the teams under every metric and measure how the metric re-ranks them.
 
@@ -82,37 +54,39 @@ def leaderboard_command(
     included; DATASET=PATH names the dataset), each SUBMISSION a team's
     predictions (LeWiDi 2023/2025 TSV, or a wide CSV/TSV/Parquet/JSONL with
     an item column and one column per label; TEAM=PATH names the team).
-    Separate datasets with a lone '+': their Table 2 is also averaged.
+    Separate datasets with a lone '+': their Table 2 is also averaged. A
+    paired bootstrap compares adjacent teams.
     """
-    metrics = _metrics(metric_names)
-    prior_value = parse_prior(prior)
-    boards: list[Leaderboard] = []
-    for gold_arg, subs in split_sets(args):
-        name, sep, path = gold_arg.partition("=")
-        if not (sep and name and path and not Path(gold_arg).exists()):
-            name, path = Path(gold_arg).stem, gold_arg
-        gold = load_annotations(path, **options)
-        submissions = {team: read_submission(p) for team, p in team_names(subs)}
-        boards.append(
-            leaderboard(
-                gold,
-                submissions,
-                metrics=metrics,
-                dataset=name,
-                prior=prior_value,
-                n_resamples=n_resamples,
-                seed=seed,
+    tasks = [(lb.team_names([gold])[0], lb.team_names(subs)) for gold, subs in split_sets(args)]
+    inputs = [path for gold, teams in tasks for _, path in (gold, *teams)]
+    names = opt.split_names(metrics) or list(lb.DEFAULT_METRICS)
+    settings = {key: options[key] for key in ("n_resamples", "seed")}
+    with locked_dir(out, inputs=inputs, names=_FILES) if out else nullcontext():
+        boards = [
+            lb.leaderboard(
+                opt.load_annotations(gold_path, **options),
+                {team: lb.read_submission(path) for team, path in teams},
+                metrics=names,
+                dataset=dataset,
+                prior=opt.parse_prior(options["prior"]),
+                **settings,
             )
-        )
-    board = combine_leaderboards(boards)
-    text = board.to_markdown()
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "leaderboard.md").write_text(text, encoding="utf-8")
-        (out / "leaderboard.html").write_text(board.to_html(), encoding="utf-8")
-        board.scores.to_csv(out / "scores.csv", index=False)
-        board.rerank.to_csv(out / "rerank.csv", index=False)
-        board.adjacent.to_csv(out / "adjacent.csv", index=False)
-        click.echo(f"wrote {out}/leaderboard.md, leaderboard.html, scores.csv, rerank.csv, "
-                   "adjacent.csv", err=True)  # fmt: skip
+            for (dataset, gold_path), teams in tasks
+        ]
+        board = lb.combine_leaderboards(boards)
+        text = board.to_markdown()
+        if out is not None:
+            params = {
+                "command": "leaderboard",
+                "metrics": names,
+                "prior": options["prior"],
+                **settings,
+            }
+            tables = {"scores": board.scores, "rerank": board.rerank, "adjacent": board.adjacent}
+            with AtomicFileSet(out, inputs=inputs, params=params) as files:
+                files.write("leaderboard.md", text)
+                files.write("leaderboard.html", board.to_html())
+                for name, table in tables.items():
+                    files.write(f"{name}.csv", table.to_csv(index=False))
+            click.echo(f"wrote {out}/{', '.join(_FILES)}", err=True)
     click.echo(text, nl=False)

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import click
 
 from dissensus._exceptions import DissensusWarning
 
-__all__ = ["FLAG_HINTS", "cli_message", "echo_warnings", "format_hint", "prior_note"]
+__all__ = ["FLAG_HINTS", "cli_message", "echo_warnings", "format_hint", "warnings_as_lines"]
 
 Replacement = str | Callable[[re.Match[str]], str]
 
@@ -47,34 +47,14 @@ _COMPILED = tuple((re.compile(p), r) for p, r in FLAG_HINTS)
 
 
 def cli_message(text: str) -> str:
-    """``text`` with every keyword-argument hint replaced by the flag that does it.
-
-    Examples
-    --------
-    >>> cli_message("No label column 'lab' in x.csv; name the column with label=...")
-    "No label column 'lab' in x.csv; name the column with --label COLUMN"
-    >>> cli_message("cover different items. Pass how='inner' to keep the common items.")
-    'cover different items. Pass --how inner to keep the common items.'
-    >>> cli_message("rows do not sum to 1; pass `normalize=True` to rescale rows.")
-    'rows do not sum to 1; pass --normalize to rescale rows.'
-    """
+    """``text`` with every keyword-argument hint (``how='inner'``) replaced by its flag."""
     for pattern, replacement in _COMPILED:
         text = pattern.sub(replacement, text)
     return text
 
 
 def format_hint(path: str | Path) -> str | None:
-    r"""``"convabuse"`` or ``"lewidi"`` when the start of ``path`` looks like that format.
-
-    Examples
-    --------
-    >>> import tempfile, os
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     p = os.path.join(tmp, "x.csv")
-    ...     _ = open(p, "w").write("example_id,Annotator1_is_abuse.1,Annotator1_is_abuse.0\\n")
-    ...     format_hint(p)
-    'convabuse'
-    """
+    """``"convabuse"`` or ``"lewidi"`` when the start of ``path`` looks like that format."""
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             head = fh.read(4096)
@@ -89,45 +69,27 @@ def format_hint(path: str | Path) -> str | None:
 
 
 def echo_warnings(caught: Iterable[warnings.WarningMessage]) -> None:
-    """Print the library's warnings as ``dissensus: warning: …`` lines; re-issue the others."""
-    for w in caught:
-        if issubclass(w.category, DissensusWarning):
-            text = cli_message(" ".join(str(w.message).split()))
-            click.echo(f"dissensus: warning: {text}", err=True)
-        else:  # not ours: let Python's filters decide
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    """Print the library's warnings as ``dissensus: warning: …`` lines; re-issue the others.
 
-
-#: Say so when the prior weighs at least as much as the annotations on this share of items.
-_WEAK_SHARE = 0.2
-
-
-def prior_note(evaluation: Any) -> str | None:
-    """One line for the terminal when the prior drives the expected metrics, else None.
-
-    ``evaluation`` is a :class:`dissensus.evaluation.Evaluation` with expected
-    metrics; the note names the prior the annotations support (highest
-    Dirichlet-multinomial likelihood) and the flag that uses it.
+    A message repeated (the bootstrap warns once per metric) is printed once.
     """
-    if not any(m.startswith("E[") for m in evaluation.metrics):
-        return None
+    printed = set()
+    for w in caught:
+        if not issubclass(w.category, DissensusWarning):  # not ours: Python's filters decide
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            continue
+        text = cli_message(" ".join(str(w.message).split()))
+        if text not in printed:
+            printed.add(text)
+            click.echo(f"dissensus: warning: {text}", err=True)
+
+
+@contextmanager
+def warnings_as_lines() -> Iterator[None]:
+    """Catch the warnings raised inside; print them with :func:`echo_warnings` at the end."""
     try:
-        fit = evaluation.prior_fit()
-    except ValueError:
-        return None
-    used = fit.iloc[0]
-    if not float(used["share_items_weak"]) >= _WEAK_SHARE:
-        return None
-    best = fit.iloc[int(fit["log_likelihood"].to_numpy(dtype=float).argmax())]
-    flag = str(best["prior"]).split(" ")[0]
-    advice = (
-        f"; the annotations support the {best['prior']} prior (--prior {flag}), "
-        "and report.html compares the verdict under each prior"
-        if str(best["prior"]) != str(used["prior"])
-        else ""
-    )
-    return (
-        f"note: the {used['prior']} prior adds {float(used['strength']):g} pseudo-counts per "
-        f"item, at least as many as the annotations of {100 * float(used['share_items_weak']):.0f}% "
-        f"of items, so the expected metrics there reflect the prior more than the annotators{advice}."
-    )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", DissensusWarning)  # one line each, flags named
+            yield
+    finally:
+        echo_warnings(caught)

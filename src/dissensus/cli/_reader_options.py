@@ -1,93 +1,149 @@
-"""Reader options shared by every command that loads annotations.
+"""The options several commands share, each defined once, and the readers behind them.
 
-``@reader_options`` adds the options; :func:`load_annotations` maps them onto
-:func:`dissensus.data.read_annotations`. A command does::
-
-    @click.command("info")
-    @click.argument("file", type=click.Path(dir_okay=False))
-    @reader_options
-    def info_command(file: str, **options: Any) -> None:
-        ann = load_annotations(file, **options)
+Commands import this module as ``opt``, take a group by decorator
+(``@opt.reader_options``) and read it with the function beside it
+(``opt.load_annotations(file, **options)``). Every :func:`option` shows its
+default in ``--help`` when it has one; a list as ``type`` is a choice.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from functools import partial, reduce
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import click
 
-from dissensus._exceptions import DataError, DissensusWarning
-from dissensus.cli._messages import echo_warnings, format_hint
-from dissensus.data import (
-    Annotations,
-    Label,
-    Predictions,
-    Scale,
-    read_annotations,
-    read_predictions,
-)
+from dissensus import data
+from dissensus._exceptions import DataError
+from dissensus.cli._messages import format_hint, warnings_as_lines
 from dissensus.posterior import DEFAULT_PRIOR
 
 __all__ = [
-    "READER_OPTION_NAMES",
-    "alignment_options",
-    "load_annotations",
-    "load_predictions",
-    "parse_labels",
-    "parse_prior",
-    "prediction_options",
-    "prior_option",
-    "reader_options",
-]
+    "alignment_options", "classes_option", "count_option", "json_option", "load_annotations",
+    "load_predictions", "metrics_option", "option", "out_option", "parse_labels",
+    "parse_pred", "parse_prior", "pred_option", "prediction_options", "prior_option",
+    "reader_options", "resamples_option", "seed_option", "split_names", "test_size_option",
+]  # fmt: skip
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: The keyword arguments ``reader_options`` adds to a command.
-READER_OPTION_NAMES = (
-    "format",
-    "layout",
-    "item",
-    "annotator",
-    "no_annotator",
-    "label",
-    "annotators",
-    "labels",
-    "ordered",
-    "meta",
-    "dropna",
-    "duplicates",
+
+def option(*flags: str, help: str, **settings: Any) -> Callable[[F], F]:
+    """:func:`click.option` with the conventions above."""
+    if isinstance(settings.get("type"), list):
+        settings["type"] = click.Choice(settings["type"])
+    default = settings.get("default")
+    settings.setdefault("show_default", not (default is None or default is False or default == ()))
+    return click.option(*flags, help=help, **settings)
+
+
+def _group(*options: Callable[[F], F]) -> Callable[[F], F]:
+    """One decorator that adds ``options`` in the order given."""
+    return lambda func: reduce(lambda f, add: add(f), reversed(options), func)
+
+
+def count_option(*flags: str, default: int, minimum: int, help: str) -> Callable[[F], F]:
+    """A whole-number option of at least ``minimum`` (replicates, trials, budget, ...)."""
+    return option(*flags, default=default, type=click.IntRange(min=minimum), help=help)
+
+
+reader_options = _group(
+    option("--format", "format", type=["csv", "tsv", "parquet", "jsonl", "lewidi", "convabuse"],
+           help="File format (default: from the extension; .json = LeWiDi)."),
+    option("--layout", type=["long", "wide"], default="long",
+           help="long: one row per annotation; wide: one row per item, one column per annotator."),
+    option("--item", default="item", help="Item id column."),
+    option("--annotator", default="annotator", help="Annotator id column."),
+    option("--no-annotator", is_flag=True,
+           help="The file has no annotator ids (annotator-specific measures then refuse)."),
+    option("--label", default="label", help="Label column."),
+    option("--annotators", metavar="COL,COL",
+           help="Wide layout: the annotator columns (default: all but item and meta)."),
+    option("--labels", metavar="L1,L2,...",
+           help="The label set in scale order, e.g. -3,-2,-1,0,1 (default: inferred)."),
+    option("--ordinal/--nominal", "ordered", default=None,
+           help="Whether the labels are ordered (default: numbers ordinal, strings nominal)."),
+    option("--meta", metavar="COL,COL", help="Item-level columns to keep."),
+    option("--dropna", is_flag=True,
+           help="Drop rows with missing values (reported) instead of failing."),
+    option("--duplicates", type=["error", "first", "last", "keep"],
+           help="Repeated (item, annotator) pairs (default: error; ConvAbuse: first)."),
+    option("--na-values", metavar="TEXT,TEXT",
+           help="Cell texts meaning 'missing' besides an empty cell (default: none, so NA is data)."),
+    option("--strip-labels", is_flag=True,
+           help="Remove whitespace around labels (' pos' and 'pos ' become 'pos')."),
+)  # fmt: skip
+"""How to read an annotation file: format, layout, columns, scale, missing values, repeats."""
+
+alignment_options = _group(
+    option("--how", type=["exact", "inner"], default="exact",
+           help="exact: every model must predict exactly the annotated items; inner: keep the "
+           "items every model predicts (the others are reported)."),
+    option("--normalize", is_flag=True,
+           help="Rescale prediction rows that do not sum to 1 instead of failing."),
+)  # fmt: skip
+"""``--how`` and ``--normalize``: the flags the library's ``how='inner'`` and ``normalize=True`` hints name."""
+
+
+#: ``--pred NAME=PATH``, repeatable (give ``help`` and ``required``); read it with :func:`parse_pred`.
+pred_option = partial(option, "--pred", "preds", multiple=True, metavar="NAME=PATH")
+prediction_options = _group(
+    pred_option(required=True, help="Model predictions: a CSV/TSV/Parquet/JSONL file with an "
+                "item column and one column per label. Repeat per model."),
+    option("--pred-layout", type=["wide", "long"], default="wide",
+           help="Layout of the prediction files (long: item,label,prob rows)."),
+    option("--pred-item", default="item", help="Item id column of the prediction files."),
+)  # fmt: skip
+"""``--pred NAME=PATH`` (repeatable), ``--pred-layout`` and ``--pred-item``."""
+
+prior_option = option(
+    "--prior", default=DEFAULT_PRIOR, help="Dirichlet prior of the expected metrics: uniform, "
+    "jeffreys, empirical, hierarchical or a number.",
+)  # fmt: skip
+seed_option = option("--seed", type=int, default=0, help="Seed of every random step.")
+resamples_option = count_option(
+    "--n-resamples", default=1000, minimum=2, help="Bootstrap resamples (at least 2)."
 )
-
-_FORMATS = ("csv", "tsv", "parquet", "jsonl", "lewidi", "convabuse")
-
-
-def _columns(text: str | None) -> list[str]:
-    return [] if not text else [c.strip() for c in text.split(",") if c.strip()]
+test_size_option = option(
+    "--test-size", type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True), default=0.3,
+    help="Share of items held out for testing; the others train.",
+)  # fmt: skip
 
 
-def parse_labels(text: str) -> list[Label]:
-    """Labels from ``"-3,-2,-1,0,1"`` or ``"NEG,POS"``: numbers where they read as numbers.
+#: ``--classes``/``-k`` (give ``default``).
+classes_option = partial(count_option, "--classes", "-k", minimum=2, help="Number of classes K.")
+#: ``--metrics NAME,NAME``, repeatable (give ``help``); read it with :func:`split_names`.
+metrics_option = partial(option, "--metrics", multiple=True, metavar="NAME,NAME")
+#: ``--json`` (give ``help``): print JSON instead of the table.
+json_option = partial(option, "--json", "as_json", is_flag=True)
 
-    Examples
-    --------
-    >>> parse_labels("0.5, 1, 1.5")
-    [0.5, 1, 1.5]
-    >>> parse_labels("low,mid,high")
-    ['low', 'mid', 'high']
-    """
-    out: list[Label] = []
-    for token in (t.strip() for t in text.split(",")):
-        if not token:
-            continue
+
+def out_option(
+    help: str, *, kind: Literal["dir", "file", "any"] = "dir", required: bool = True,
+    default: Path | None = None,
+) -> Callable[[F], F]:  # fmt: skip
+    """``--out``: the directory (or file) the command writes through :mod:`dissensus._atomic`."""
+    path = click.Path(file_okay=kind != "dir", dir_okay=kind != "file", path_type=Path)
+    return option("--out", required=required, default=default, type=path, help=help)
+
+
+def split_names(values: str | Iterable[str] | None) -> list[str]:
+    """Names from ``"a,b"`` or repeated options ``("a,b", "c")``, blanks dropped."""
+    values = [values] if isinstance(values, str) else (values or ())
+    return [n.strip() for v in values for n in v.split(",") if n.strip()]
+
+
+def parse_labels(text: str) -> list[data.Label]:
+    """Labels from ``"-3,-2,-1,0,1"`` or ``"NEG,POS"``: numbers where they read as numbers."""
+    out: list[data.Label] = []
+    for token in split_names(text):
         try:
             number = float(token)
         except ValueError:
-            out.append(token)
-            continue
+            number = math.nan
         if not math.isfinite(number):
             out.append(token)
         else:
@@ -95,118 +151,7 @@ def parse_labels(text: str) -> list[Label]:
     return out
 
 
-def reader_options(func: F) -> F:
-    """Add the options that say how to read an annotation file."""
-    options = [
-        click.option(
-            "--format",
-            "format",
-            type=click.Choice(_FORMATS),
-            default=None,
-            help="File format (default: from the extension; .json = LeWiDi).",
-        ),
-        click.option(
-            "--layout",
-            type=click.Choice(["long", "wide"]),
-            default="long",
-            show_default=True,
-            help="long: one row per annotation; wide: one row per item, one column per annotator.",
-        ),
-        click.option("--item", default="item", show_default=True, help="Item id column."),
-        click.option(
-            "--annotator", default="annotator", show_default=True, help="Annotator id column."
-        ),
-        click.option(
-            "--no-annotator",
-            is_flag=True,
-            help="The file has no annotator ids (annotator-specific measures then refuse).",
-        ),
-        click.option("--label", default="label", show_default=True, help="Label column."),
-        click.option(
-            "--annotators",
-            default=None,
-            metavar="COL,COL",
-            help="Wide layout: the annotator columns (default: all but item and meta).",
-        ),
-        click.option(
-            "--labels",
-            default=None,
-            metavar="L1,L2,...",
-            help="The label set in scale order, e.g. -3,-2,-1,0,1 (default: inferred).",
-        ),
-        click.option(
-            "--ordinal/--nominal",
-            "ordered",
-            default=None,
-            help="Whether the labels are ordered (default: numbers ordinal, strings nominal).",
-        ),
-        click.option("--meta", default=None, metavar="COL,COL", help="Item-level columns to keep."),
-        click.option(
-            "--dropna",
-            is_flag=True,
-            help="Drop rows with missing values (reported) instead of failing.",
-        ),
-        click.option(
-            "--duplicates",
-            type=click.Choice(["error", "first", "last", "keep"]),
-            default=None,
-            help="Repeated (item, annotator) pairs (default: error; ConvAbuse: first).",
-        ),
-        click.option(
-            "--na-values",
-            default=None,
-            metavar="TEXT,TEXT",
-            help="Cell texts meaning 'missing' besides an empty cell (default: none, so NA is data).",
-        ),
-        click.option(
-            "--strip-labels",
-            is_flag=True,
-            help="Remove whitespace around labels (' pos' and 'pos ' become 'pos').",
-        ),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
-
-
-def alignment_options(func: F) -> F:
-    """Add ``--how`` and ``--normalize``: how predictions meet the annotations.
-
-    The library's messages name ``how='inner'`` and ``normalize=True``; these
-    are the flags that do it (see :mod:`dissensus.cli._messages`).
-    """
-    options = [
-        click.option(
-            "--how",
-            type=click.Choice(["exact", "inner"]),
-            default="exact",
-            show_default=True,
-            help="exact: every model must predict exactly the annotated items; inner: keep the "
-            "items every model predicts (the others are reported).",
-        ),
-        click.option(
-            "--normalize",
-            is_flag=True,
-            help="Rescale prediction rows that do not sum to 1 instead of failing.",
-        ),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
-
-
-def prior_option(func: F) -> F:
-    """Add ``--prior`` (the Dirichlet prior of the expected metrics); read it with :func:`parse_prior`."""
-    return click.option(
-        "--prior",
-        default=DEFAULT_PRIOR,
-        show_default=True,
-        help="Dirichlet prior of the expected metrics: uniform, jeffreys, empirical, "
-        "hierarchical or a number.",
-    )(func)
-
-
-def parse_prior(value: str) -> Any:
+def parse_prior(value: str) -> float | str:
     """The ``--prior`` text as :func:`dissensus.posterior.dirichlet` takes it: a number or a name.
 
     Examples
@@ -220,106 +165,80 @@ def parse_prior(value: str) -> Any:
         return value
 
 
-def prediction_options(func: F) -> F:
-    """Add ``--pred NAME=PATH`` (repeatable), ``--pred-layout`` and ``--pred-item``."""
-    options = [
-        click.option(
-            "--pred",
-            "preds",
-            multiple=True,
-            required=True,
-            metavar="NAME=PATH",
-            help="Model predictions: a CSV/TSV/Parquet/JSONL file with an item column and one "
-            "column per label. Repeat per model.",
-        ),
-        click.option(
-            "--pred-layout",
-            type=click.Choice(["wide", "long"]),
-            default="wide",
-            show_default=True,
-            help="Layout of the prediction files (long: item,label,prob rows).",
-        ),
-        click.option(
-            "--pred-item",
-            default="item",
-            show_default=True,
-            help="Item id column of the prediction files.",
-        ),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
+def parse_pred(values: Iterable[str], *, bare: bool = False) -> dict[str, Path]:
+    """``--pred NAME=PATH`` values as name -> path; with ``bare``, a lone PATH is named by its stem."""
+    preds: dict[str, Path] = {}
+    for value in values:
+        name, sep, path = value.partition("=")
+        if bare and not sep:
+            name, sep, path = Path(value).stem, "=", value
+        if not sep or not name or not path:
+            msg = f"--pred expects NAME=PATH (e.g. --pred bert=preds/bert.csv); got {value!r}."
+            raise click.BadParameter(msg, param_hint="--pred")
+        if name in preds:
+            msg = f"model name {name!r} is given twice; each --pred needs its own NAME."
+            raise click.BadParameter(msg, param_hint="--pred")
+        preds[name] = Path(path)
+    return preds
 
 
-def load_annotations(path: str, **options: Any) -> Annotations:
-    """Read ``path`` with the options collected by :func:`reader_options`.
+def load_annotations(
+    path: str | Path, *, meta_too: Iterable[str] = (), **options: Any
+) -> data.Annotations:
+    """Read ``path`` with the :func:`reader_options` among ``options`` (the others are ignored).
 
-    Options that are not reader options are ignored, so a command can pass
-    all of its keyword arguments. What the readers report with a
-    :class:`DissensusWarning` (dropped repeats, rows dropped by
-    ``--dropna``, a disagreeing LeWiDi soft label) is printed as one line on
-    stderr, ``dissensus: warning: …``.
+    ``meta_too`` names item-level columns a command needs besides ``--meta``.
+
+    The readers' warnings (dropped repeats, rows dropped by ``--dropna``, a
+    disagreeing LeWiDi soft label) are printed now, one line each.
     """
-    fmt = options.get("format")
-    layout = options.get("layout") or "long"
-    labels = options.get("labels")
-    ordered = options.get("ordered")
-    scale: Scale | None = None
-    if labels:
-        parsed = parse_labels(labels)
-        scale = Scale(tuple(parsed), ordered=True if ordered is None else ordered)
+    fmt, ordered = options.get("format"), options.get("ordered")
+    scale = None
+    if options.get("labels"):
+        scale = data.Scale(tuple(parse_labels(options["labels"])), ordered=ordered is not False)
+    # Column options go through even for formats with fixed columns, so that
+    # read_annotations refuses them instead of silently ignoring them.
+    annotator = None if options.get("no_annotator") else options.get("annotator") or "annotator"
     kwargs: dict[str, Any] = {
         "scale": scale,
         "ordered": ordered if scale is None else None,
-        "meta": tuple(_columns(options.get("meta"))),
-        "dropna": bool(options.get("dropna", False)),
+        "meta": tuple(dict.fromkeys([*split_names(options.get("meta")), *meta_too])),
+        "dropna": bool(options.get("dropna")),
         "duplicates": options.get("duplicates"),
+        "layout": options.get("layout") or "long",
+        "item": options.get("item") or "item",
+        "annotator": annotator,
+        "label": options.get("label") or "label",
+        "annotators": split_names(options.get("annotators")) or None,
     }
-    # Column options go through even for formats with fixed columns, so that
-    # read_annotations refuses them instead of silently ignoring them.
-    kwargs.update(
-        layout=layout,
-        item=options.get("item") or "item",
-        annotator=None
-        if options.get("no_annotator")
-        else (options.get("annotator") or "annotator"),
-        label=options.get("label") or "label",
-        annotators=_columns(options.get("annotators")) or None,
-    )
     if options.get("na_values"):
-        kwargs["na_values"] = tuple(_columns(options.get("na_values")))
+        kwargs["na_values"] = tuple(split_names(options["na_values"]))
     if options.get("strip_labels"):
         kwargs["strip_labels"] = True
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", DissensusWarning)
+    with warnings_as_lines():
         try:
-            ann = read_annotations(path, fmt, **kwargs)
+            return data.read_annotations(path, fmt, **kwargs)
         except DataError as exc:
             guess = format_hint(path) if fmt is None else None
             if guess is None:
                 raise
             msg = f"{exc} The file looks like {guess}: add --format {guess}."
             raise DataError(msg) from exc
-    echo_warnings(caught)
-    return ann
 
 
 def load_predictions(
     path: Path, *, pred_layout: str, pred_item: str, normalize: bool = False, **options: Any
-) -> Predictions:
-    """Read a ``--pred`` file with the command's reader options that apply to predictions.
+) -> data.Predictions:
+    """Read a ``--pred`` file; ``--na-values``, ``--strip-labels`` apply as to the annotations.
 
-    ``--na-values`` and ``--strip-labels`` mean for a prediction file what
-    they mean for the annotations (so an item named ``NA`` is data unless
-    ``--na-values NA`` says otherwise, and ``--strip-labels`` strips the
-    label columns of both, keeping them comparable); ``normalize`` is
-    ``--normalize``.
+    So an item named ``NA`` is data unless ``--na-values NA`` says otherwise,
+    and the label columns of both are stripped alike, staying comparable.
     """
-    return read_predictions(
+    return data.read_predictions(
         path,
         layout=pred_layout,  # type: ignore[arg-type]
         item=pred_item,
         normalize=normalize,
-        na_values=tuple(_columns(options.get("na_values"))),
-        strip_labels=bool(options.get("strip_labels", False)),
+        na_values=tuple(split_names(options.get("na_values"))),
+        strip_labels=bool(options.get("strip_labels")),
     )

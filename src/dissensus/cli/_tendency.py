@@ -1,203 +1,122 @@
-"""``dissensus tendency``: does a model reproduce who agrees with whom? (DIC, seed 003)."""
+"""``dissensus tendency``: DIC, does a model reproduce who agrees with whom."""
 
 from __future__ import annotations
 
 import math
-import warnings
 from pathlib import Path
 from typing import Any
 
 import click
 import numpy as np
+import pandas as pd
 
-from dissensus._exceptions import DataError, DissensusWarning
-from dissensus.cli._evaluate import _parse_pred as parse_pred
-from dissensus.cli._reader_options import load_annotations, reader_options
+from dissensus import tendency as td
+from dissensus._atomic import locked_dir
+from dissensus._exceptions import DataError
+from dissensus.cli import _reader_options as opt
+from dissensus.cli._messages import warnings_as_lines
 
 __all__ = ["tendency_command"]
 
-
-def _parse_pred(values: tuple[str, ...]) -> dict[str, Path]:
-    """``NAME=PATH`` as in ``dissensus evaluate``; a bare ``PATH`` is named by its file stem."""
-    return parse_pred(tuple(v if "=" in v else f"{Path(v).stem}={v}" for v in values))
+#: What write_report writes whatever the predictions' names; checked against the inputs first.
+_FILES = ("dic.csv", "consistency_true.csv", "overlap.csv", "tau_curve.csv", "report.html")
 
 
 def _fmt(x: float) -> str:
-    return "" if x is None or math.isnan(x) else f"{x:.3f}"
+    return "" if math.isnan(x) else f"{x:.3f}"
 
 
 @click.command("tendency")
-@click.argument("annotations", type=click.Path(dir_okay=False))
-@click.option(
-    "--pred",
-    "preds",
-    multiple=True,
-    metavar="[NAME=]PATH",
-    help="Per-annotator predictions: long CSV/TSV/Parquet/JSONL with item, annotator and label "
-    "(or one probability column per label). Repeatable. The items it covers are the test items.",
-)
-@click.option(
-    "--measure",
-    type=click.Choice(["cohen", "weighted_cohen", "alpha", "pearson"]),
-    default="cohen",
-    show_default=True,
-    help="Pair agreement; ordinal/interval scales: weighted_cohen, alpha --level ordinal, pearson.",
-)
-@click.option(
-    "--level",
-    type=click.Choice(["nominal", "ordinal", "interval", "ratio"]),
-    default="nominal",
-    show_default=True,
-    help="Level of --measure alpha.",
-)
-@click.option(
-    "--weights",
-    type=click.Choice(["quadratic", "linear"]),
-    default="quadratic",
-    show_default=True,
-    help="Weights of --measure weighted_cohen.",
-)
-@click.option(
-    "--min-overlap",
-    type=click.IntRange(min=1),
-    default=20,
-    show_default=True,
-    help="tau: pairs sharing fewer items are left out.",
-)
-@click.option("--soft", is_flag=True, help="Compare predicted distributions as expected tables.")
-@click.option(
-    "--baselines",
-    is_flag=True,
-    help="Add the random, consensus and per-annotator-bias baselines (trained on the other items).",
-)
-@click.option(
-    "--test-size",
-    type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
-    default=0.3,
-    show_default=True,
-    help="Without --pred: share of items held out for the baselines.",
-)
-@click.option(
-    "--text",
-    default=None,
-    metavar="COL,COL",
-    help="Item text columns for the per-annotator-bias baseline (loaded as --meta).",
-)
-@click.option(
-    "--n-resamples",
-    type=click.IntRange(min=1),
-    default=1000,
-    show_default=True,
-    help="Bootstrap resamples over items.",
-)
-@click.option(
-    "--seed", type=int, default=0, show_default=True, help="Seed of splits, baselines, bootstrap."
-)
-@click.option(
-    "--ci-method",
-    type=click.Choice(["percentile", "basic"]),
-    default="percentile",
-    show_default=True,
-    help="Bootstrap interval; basic corrects for DIC's upward bias with few items per pair.",
-)
-@click.option(
-    "--tables-only", is_flag=True, help="Write the CSV tables but not report.html (no matplotlib)."
-)
-@click.option(
-    "--out", "out", type=click.Path(file_okay=False), required=True, help="Output directory."
-)
-@reader_options
-def tendency_command(annotations: str, preds: tuple[str, ...], **options: Any) -> None:
+@click.argument("annotations", type=click.Path(dir_okay=False, path_type=Path))
+@opt.pred_option(required=False, help="Per-annotator predictions: long CSV/TSV/Parquet/JSONL with "
+                 "item, annotator and label (or one probability column per label); a bare PATH is "
+                 "named by its file stem. Repeatable. The items it covers are the test items.")  # fmt: skip
+@opt.option("--measure", type=["cohen", "weighted_cohen", "alpha", "pearson"], default="cohen",
+            help="Pair agreement; ordinal/interval scales: weighted_cohen, alpha --level ordinal, "
+            "pearson.")  # fmt: skip
+@opt.option("--level", type=["nominal", "ordinal", "interval", "ratio"], default="nominal",
+            help="Level of --measure alpha.")  # fmt: skip
+@opt.option("--weights", type=["quadratic", "linear"], default="quadratic",
+            help="Weights of --measure weighted_cohen.")  # fmt: skip
+@opt.count_option("--min-overlap", default=20, minimum=1,
+                  help="tau: pairs sharing fewer items are left out.")  # fmt: skip
+@opt.option("--soft", is_flag=True, help="Compare predicted distributions as expected tables.")
+@opt.option("--baselines", is_flag=True,
+            help="Add the random, consensus and per-annotator-bias baselines (trained on the items "
+            "the predictions do not cover; without --pred, on a --test-size split).")  # fmt: skip
+@opt.test_size_option
+@opt.option("--text", metavar="COL,COL",
+            help="Item text columns for the per-annotator-bias baseline (loaded as --meta).")  # fmt: skip
+@opt.resamples_option
+@opt.seed_option
+@opt.option("--ci-method", type=["percentile", "basic"], default="percentile",
+            help="Bootstrap interval; basic corrects for DIC's upward bias with few items per pair.")  # fmt: skip
+@opt.option("--tables-only", is_flag=True,
+            help="Write the CSV tables but not report.html (no matplotlib).")  # fmt: skip
+@opt.out_option("Output directory.")
+@opt.reader_options
+def tendency_command(
+    *, annotations: Path, preds: tuple[str, ...], out: Path, **options: Any
+) -> None:
     """DIC of per-annotator predictions against the ANNOTATIONS' consistency structure.
 
-    Writes dic.csv, the consistency matrices, tau_curve.csv and report.html
-    to --out, and prints the DIC table.
+    DIC (Distance of Individual Consistency) compares the matrix of pairwise
+    agreement between annotators with the one the predictions imply
+    ("A Unified Evaluation Framework for Multi-Annotator Tendency Learning",
+    arXiv:2508.10393, 2025). Writes dic.csv, the consistency matrices,
+    tau_curve.csv and report.html to --out, and prints the DIC table.
     """
-    from dissensus import tendency as td  # noqa: PLC0415 - keep `dissensus --help` fast
-    from dissensus.tendency._report import TendencyStudy, dic_table, write_report  # noqa: PLC0415
-
+    seed, soft = options["seed"], options["soft"]
     if not preds and not options["baselines"]:
         msg = "give --pred PATH (per-annotator predictions) and/or --baselines."
         raise click.UsageError(msg)
-    text_cols = [c for c in (options.get("text") or "").split(",") if c]
-    if text_cols:
-        meta = [c for c in (options.get("meta") or "").split(",") if c]
-        options["meta"] = ",".join(dict.fromkeys([*meta, *text_cols]))
-    true = load_annotations(annotations, **options)
-    seed = int(options["seed"])
-    parsed = _parse_pred(preds)
-    frames = {
-        name: td.read_annotator_predictions(path, true.scale) for name, path in parsed.items()
-    }
-    notes = [f"{annotations}: {true!r}"]
-    if frames:
-        covered = np.zeros(true.n_items, dtype=bool)
-        for f in frames.values():
-            covered |= true.items.isin(f["item"])
-        if not covered.any():
-            msg = "no item of the predictions is in the annotations (do the item ids match, including their type?)."
-            raise DataError(msg)
-        train = td.subset_items(true, ~covered)
-        test = td.subset_items(true, covered)
-        notes.append(
-            f"evaluated on the {test.n_items} items the predictions cover; {train.n_items} other items train the baselines"
-        )
-    else:
-        train, test = td.split_items(true, test_size=options["test_size"], seed=seed)
-        notes.append(f"items split {train.n_items} train / {test.n_items} test (seed {seed})")
-    kw: dict[str, Any] = {
-        "measure": options["measure"],
-        "min_overlap": options["min_overlap"],
-        "weights": options["weights"],
-        "level": options["level"],
-    }
-    sets: dict[str, tuple[Any, bool]] = {name: (f, options["soft"]) for name, f in frames.items()}
-    if options["baselines"]:
-        sets["random"] = (td.random_baseline(test, train=train, seed=seed), False)
-        sets["consensus"] = (td.consensus_baseline(test), False)
-        sets["consensus_soft"] = (td.consensus_baseline(test, soft=True), True)
-        if text_cols:
-            if train.n_items == 0:
-                msg = "the per-annotator-bias baseline needs training items; the predictions cover every item."
+    pred_paths = opt.parse_pred(preds, bare=True)
+    inputs = [annotations, *pred_paths.values()]
+    with locked_dir(out, inputs=inputs, names=_FILES):
+        text = opt.split_names(options["text"])
+        true = opt.load_annotations(annotations, meta_too=text, **options)
+        frames = {n: td.read_annotator_predictions(p, true.scale) for n, p in pred_paths.items()}
+        notes = [f"{annotations}: {true!r}"]
+        if frames:
+            covered = np.asarray(true.items.isin(pd.concat([f["item"] for f in frames.values()])))
+            if not covered.any():
+                msg = "no item of the predictions is in the annotations (do the item ids match, including their type?)."
                 raise DataError(msg)
-            sets["annotator_bias"] = (
-                td.itl_bias_baseline(train, test, text=text_cols, seed=seed),
-                options["soft"],
+            train, test = td.subset_items(true, ~covered), td.subset_items(true, covered)
+            notes.append(
+                f"evaluated on the {test.n_items} items the predictions cover; {train.n_items} other items train the baselines"
             )
         else:
-            notes.append("per-annotator-bias baseline skipped: give --text COL,COL (item text)")
-    results = {}
-    curves = {}
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", DissensusWarning)
-        for name, (frame, soft) in sets.items():
-            results[name] = td.dic(
-                test,
-                frame,
-                soft=soft,
-                ci_method=options["ci_method"],
-                n_resamples=options["n_resamples"],
-                seed=seed,
-                **kw,
-            )
-            curves[name] = td.tau_curve(
-                test, frame, soft=soft, **{k: v for k, v in kw.items() if k != "min_overlap"}
-            )
-    for w in {str(w.message) for w in caught if issubclass(w.category, DissensusWarning)}:
-        click.echo(f"dissensus: warning: {' '.join(w.split())}", err=True)
-    notes.append(
-        f"measure {kw['measure']}, tau = {kw['min_overlap']}; {results[next(iter(results))].n_pairs} "
-        "pairs defined in the true matrix"
-    )
-    write_report(
-        TendencyStudy(results, curves, notes),
-        options["out"],
-        seed=seed,
-        figures=not options["tables_only"],
-    )
-    table = dic_table(results)
-    click.echo(f"DIC ({kw['measure']}, tau={kw['min_overlap']}, {test.n_items} test items)")
-    rows = table.to_dict("records")
+            train, test = td.split_items(true, test_size=options["test_size"], seed=seed)
+            notes.append(f"items split {train.n_items} train / {test.n_items} test (seed {seed})")
+        sets: dict[str, tuple[Any, bool]] = {name: (f, soft) for name, f in frames.items()}
+        if options["baselines"]:
+            sets["random"] = (td.random_baseline(test, train=train, seed=seed), False)
+            sets["consensus"] = (td.consensus_baseline(test), False)
+            sets["consensus_soft"] = (td.consensus_baseline(test, soft=True), True)
+            if text and train.n_items == 0:
+                msg = "the per-annotator-bias baseline needs training items; the predictions cover every item."
+                raise DataError(msg)
+            if text:
+                bias = td.itl_bias_baseline(train, test, text=text, seed=seed)
+                sets["annotator_bias"] = (bias, soft)
+            else:
+                notes.append("per-annotator-bias baseline skipped: give --text COL,COL (item text)")
+        pairs = {key: options[key] for key in ("measure", "weights", "level")}
+        boot = {key: options[key] for key in ("min_overlap", "ci_method", "n_resamples")}
+        results, curves = {}, {}
+        with warnings_as_lines():
+            for name, (frame, is_soft) in sets.items():
+                results[name] = td.dic(test, frame, soft=is_soft, seed=seed, **boot, **pairs)
+                curves[name] = td.tau_curve(test, frame, soft=is_soft, **pairs)
+        tau = options["min_overlap"]
+        first = next(iter(results.values()))
+        notes.append(
+            f"measure {pairs['measure']}, tau = {tau}; {first.n_pairs} pairs defined in the true matrix"
+        )
+        td.write_report(td.TendencyStudy(results, curves, notes), out, seed=seed, figures=not options["tables_only"])  # fmt: skip
+    click.echo(f"DIC ({pairs['measure']}, tau={tau}, {test.n_items} test items)")
+    rows = td.dic_table(results).to_dict("records")
     width = max(len(str(r["predictions"])) for r in rows)
     for r in rows:
         undefined = int(r["n_pairs_undefined"])
@@ -207,4 +126,4 @@ def tendency_command(annotations: str, preds: tuple[str, ...], **options: Any) -
             f"bias {float(r['bootstrap_bias']):+.3f}  pairs {int(r['n_pairs'])}"
             + (f" ({undefined} undefined)" if undefined else "")
         )
-    click.echo(f"wrote {options['out']}")
+    click.echo(f"wrote {out}")

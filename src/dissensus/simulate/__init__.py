@@ -12,6 +12,12 @@ whether :func:`dissensus.allocate.next_items` spends an annotation budget
 better than uniform or random allocation.
 """
 
+from dissensus.simulate._report import (
+    best_prior,
+    debiased_table,
+    main_table,
+    write_simulation_report,
+)
 from dissensus.simulate._study import (
     DEFAULT_STUDY_METRICS,
     StudyResult,
@@ -30,6 +36,22 @@ from dissensus.simulate._synthetic import (
     make_synthetic,
 )
 
-__all__ = ["CANDIDATES", "DEFAULT_CANDIDATES", "DEFAULT_STUDY_METRICS", "TRUTH_FAMILIES",
-           "StudyResult", "SyntheticData", "allocation_study", "annotation_counts",
-           "candidate_predictions", "coverage", "draw_truth", "make_synthetic", "study"]  # fmt: skip
+__all__ = [
+    "CANDIDATES",
+    "DEFAULT_CANDIDATES",
+    "DEFAULT_STUDY_METRICS",
+    "TRUTH_FAMILIES",
+    "StudyResult",
+    "SyntheticData",
+    "allocation_study",
+    "annotation_counts",
+    "best_prior",
+    "candidate_predictions",
+    "coverage",
+    "debiased_table",
+    "draw_truth",
+    "main_table",
+    "make_synthetic",
+    "study",
+    "write_simulation_report",
+]

@@ -40,8 +40,27 @@ from dissensus.tendency._consistency import (
     perturbation_curve,
     tau_curve,
 )
+from dissensus.tendency._report import TendencyStudy, dic_table, write_report
 
-__all__ = ["AlignedPredictions", "BAEResult", "DICResult", "align_predictions",
-           "aligned_embeddings", "bae", "consensus_baseline", "consistency_matrix", "dic",
-           "itl_bias_baseline", "mds_embedding", "perturbation_curve", "random_baseline",
-           "read_annotator_predictions", "split_items", "subset_items", "tau_curve"]  # fmt: skip
+__all__ = [
+    "AlignedPredictions",
+    "BAEResult",
+    "DICResult",
+    "TendencyStudy",
+    "align_predictions",
+    "aligned_embeddings",
+    "bae",
+    "consensus_baseline",
+    "consistency_matrix",
+    "dic",
+    "dic_table",
+    "itl_bias_baseline",
+    "mds_embedding",
+    "perturbation_curve",
+    "random_baseline",
+    "read_annotator_predictions",
+    "split_items",
+    "subset_items",
+    "tau_curve",
+    "write_report",
+]
