@@ -23,7 +23,7 @@ import dissensus.cli._reader_options
 import dissensus.simulate
 from dissensus.cli import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, main
 from dissensus.cli._commands import SUMMARIES, load
-from dissensus.examples import example_path
+from dissensus.datasets import example_path
 from dissensus.leaderboard import Leaderboard
 from tests.experiments._tiny import tiny_frame
 
