@@ -153,7 +153,7 @@ def evaluate_command(
     and writes the report and tables to --out.
     """
     # report.html needs the report extra: say so before reading or writing anything
-    require_extra("report", ("matplotlib", "jinja2"), "dissensus evaluate (report.html)")
+    require_extra("report", ("matplotlib",), "dissensus evaluate (report.html)")
     pred_paths = _parse_pred(preds)
     inputs = [annotations, *pred_paths.values()]
     # Check --out and take its lock before any work: a bad directory, a
@@ -298,7 +298,7 @@ def summary_record(
             "model": str(r["model"]),
             "metric": str(r["metric"]),
             "mean": _json_number(r["mean"]),
-            "se": _json_number(r["se"]),
+            "se": _json_number(r["standard_error"]),
             "ci_low": _json_number(r["ci_low"]),
             "ci_high": _json_number(r["ci_high"]),
             "n_items": int(r["n_items"]),

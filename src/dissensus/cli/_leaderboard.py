@@ -107,12 +107,9 @@ def leaderboard_command(
     board = combine_leaderboards(boards)
     text = board.to_markdown()
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "leaderboard.md").write_text(text, encoding="utf-8")
-        (out / "leaderboard.html").write_text(board.to_html(), encoding="utf-8")
-        board.scores.to_csv(out / "scores.csv", index=False)
-        board.rerank.to_csv(out / "rerank.csv", index=False)
-        board.adjacent.to_csv(out / "adjacent.csv", index=False)
+        inputs = [a if Path(a).exists() else a.partition("=")[2] for a in args if a != _SEPARATOR]
+        params = {"command": "leaderboard", "metrics": metrics, "prior": prior, "seed": seed}
+        board.save(out, inputs=inputs, params={**params, "n_resamples": n_resamples})
         click.echo(f"wrote {out}/leaderboard.md, leaderboard.html, scores.csv, rerank.csv, "
                    "adjacent.csv", err=True)  # fmt: skip
     click.echo(text, nl=False)

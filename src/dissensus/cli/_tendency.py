@@ -194,6 +194,7 @@ def tendency_command(annotations: str, preds: tuple[str, ...], **options: Any) -
         options["out"],
         seed=seed,
         figures=not options["tables_only"],
+        inputs=[annotations, *parsed.values()],
     )
     table = dic_table(results)
     click.echo(f"DIC ({kw['measure']}, tau={kw['min_overlap']}, {test.n_items} test items)")

@@ -11,7 +11,6 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from dissensus._deprecation import keyword_only_options, renamed_parameters
 from dissensus._exceptions import DataDroppedWarning, DataError
 from dissensus._parallel import thread_limit
 from dissensus._validation import (
@@ -20,11 +19,12 @@ from dissensus._validation import (
     examples,
     is_dask,
 )
+from dissensus.aggregation import fit_annotator_model
 from dissensus.data import Annotations, LabelCounts, Predictions, as_label_counts
 from dissensus.evaluation._output import Evaluation
 from dissensus.evaluation._tables import _prior_name
 from dissensus.metrics import Metric, get_metric
-from dissensus.posterior import DEFAULT_PRIOR
+from dissensus.posterior import DEFAULT_PRIOR, dirichlet, prior_strength_check
 from dissensus.stats import BinsLike, annotation_bins
 
 __all__ = ["DEFAULT_METRICS", "PredictionLike", "evaluate"]
@@ -128,8 +128,6 @@ def _pointwise_targets(
         check_option("evaluate", "targets", targets, TARGETS)
         if targets == "empirical":
             return "empirical", counts.proportions() if pointwise else None, None
-        from dissensus.aggregation import fit_annotator_model  # noqa: PLC0415  (only this option)
-
         fit = fit_annotator_model(annotations, targets, seed=seed, func="evaluate")
         source = Predictions(fit.posterior.to_numpy(), annotations.items, annotations.scale)
         name, reliability = targets, fit.reliability()
@@ -180,8 +178,6 @@ def _resolve_metrics(metrics: Sequence[str] | str | None, ordered: bool) -> list
 # --------------------------------------------------------------------------- evaluate
 
 
-@keyword_only_options(2)
-@renamed_parameters(data="annotations")
 def evaluate(
     annotations: Annotations | LabelCounts,
     predictions: Mapping[str, PredictionLike],
@@ -361,15 +357,10 @@ def evaluate(
     C = counts.values if any(m.needs_counts for m in met) else None  # noqa: PD011  (LabelCounts, not pandas)
     alpha: FloatArray | None = None
     if any(m.needs_posterior for m in met):
-        from dissensus.posterior import (  # noqa: PLC0415  (only expected metrics need it)
-            dirichlet,
-            prior_strength_check,
-        )
-
         alpha = np.asarray(dirichlet(counts, prior=prior), dtype=np.float64)
         # say so when the prior's pseudo-counts outweigh most items' annotations; the
-        # warning points at the user's call (through the two deprecation wrappers)
-        prior_strength_check(counts, prior, stacklevel=5)
+        # warning points at the user's call
+        prior_strength_check(counts, prior, stacklevel=3)
     S = np.empty((len(met), len(preds), counts.N))
     # one level of threads: the metrics' own blocked kernels (balanced blocks, the same
     # bytes for any count); the jobs run in turn, so pools never nest

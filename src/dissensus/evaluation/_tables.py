@@ -16,7 +16,6 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from dissensus._deprecation import keyword_only_options, renamed_parameters
 from dissensus._validation import (
     SeedLike,
     check_option,
@@ -25,8 +24,11 @@ from dissensus._validation import (
     examples,
 )
 from dissensus.data import LabelCounts
+from dissensus.evaluation._data import REQUIRED_COLUMNS
 from dissensus.metrics import Metric
-from dissensus.report._data import REQUIRED_COLUMNS, FullFrame
+from dissensus.metrics.debiased import inverse_variance_mean, jackknife_variance
+from dissensus.posterior import PriorFitWarning, _prior_vector, dirichlet, marginal_log_likelihood
+from dissensus.report import FullFrame
 from dissensus.stats import (
     BinsLike,
     PairedTestResult,
@@ -191,8 +193,6 @@ class _Tables:
             )
         return self._scores
 
-    @keyword_only_options(0)
-    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
     def summary(self, *, confidence_level: float = 0.95, n_resamples: int = 1000) -> pd.DataFrame:
         r"""Mean score per model and metric with a paired bootstrap interval.
 
@@ -228,7 +228,7 @@ class _Tables:
                 "model": np.tile(self.models, M),
                 "metric": np.repeat(self.metrics, J),
                 "mean": self._means.ravel(),
-                "se": se.ravel(),
+                "standard_error": se.ravel(),
                 "ci_low": low.ravel(),
                 "ci_high": high.ravel(),
                 "n_items": np.full(M * J, N, dtype=np.int64),
@@ -237,8 +237,6 @@ class _Tables:
             }
         )
 
-    @keyword_only_options(0)
-    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
     def differences(
         self, *, confidence_level: float = 0.95, n_resamples: int = 1000
     ) -> pd.DataFrame:
@@ -353,8 +351,6 @@ class _Tables:
             }
         )
 
-    @keyword_only_options(0)
-    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
     def reversals(self, *, confidence_level: float = 0.95, n_resamples: int = 1000) -> pd.DataFrame:
         """Every pair of metrics that orders a pair of models differently.
 
@@ -426,12 +422,15 @@ class _Tables:
         ValueError
             The evaluation kept no predictions (they are needed for the variances).
         """
-        from dissensus.metrics.debiased import (  # noqa: PLC0415  (only this table needs them)
-            inverse_variance_mean,
-            jackknife_variance,
-        )
-
-        columns = ["model", "metric", "weighted_mean", "se", "mean", "n_items", "n_floored"]
+        columns = [
+            "model",
+            "metric",
+            "weighted_mean",
+            "standard_error",
+            "mean",
+            "n_items",
+            "n_floored",
+        ]
         debiased = [m for m in self._metrics if m.name.startswith("debiased[")]
         if not debiased:
             return FullFrame(pd.DataFrame(columns=columns))
@@ -516,12 +515,6 @@ class _Tables:
             :math:`n_i \le s`, where the prior weighs at least as much as the
             annotations in the posterior; ``used`` marks the evaluation's prior.
         """
-        from dissensus.posterior import (  # noqa: PLC0415  (only the robustness check needs it)
-            PriorFitWarning,
-            _prior_vector,
-            marginal_log_likelihood,
-        )
-
         n = self.counts.values  # noqa: PD011  (LabelCounts, not pandas)
         rows: list[tuple[str, float, float, float, bool]] = []
         for label, prior in self._priors(priors):
@@ -540,7 +533,6 @@ class _Tables:
             rows, columns=["prior", "strength", "log_likelihood", "share_items_weak", "used"]
         )
 
-    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
     def prior_sensitivity(
         self,
         priors: Sequence[Any] = ("uniform", "jeffreys", "empirical"),
@@ -590,8 +582,6 @@ class _Tables:
             return self._prior_cache[key]
         if not expected or self.predictions is None:
             return pd.DataFrame(columns=columns)
-        from dissensus.posterior import PriorFitWarning, dirichlet  # noqa: PLC0415
-
         pairs = self._priors(priors)
         labels = self.prior_fit(priors)["prior"].tolist()
         E, J, N = len(expected), len(self.models), self.counts.N
@@ -686,8 +676,6 @@ class _Tables:
         rev = order_reversals(self._means, lower_is_better=self._lower)
         if rev.size == 0 or self.predictions is None or self._prior_value is None:
             return pd.DataFrame(columns=columns)
-        from dissensus.posterior import dirichlet  # noqa: PLC0415
-
         kinds = np.array([m.kind for m in self._metrics])
         rev = np.asarray(rev, dtype=np.int64).reshape(-1, 4)
 
@@ -775,7 +763,6 @@ class _Tables:
         return pd.concat(frames, ignore_index=True)[columns]
 
     # -- tests -------------------------------------------------------------
-    @renamed_parameters(ci="confidence_level")
     def compare(
         self,
         a: str,
@@ -829,7 +816,6 @@ class _Tables:
             )
         return permutation_test(x, y, n_resamples=n_resamples, seed=rng_seed)
 
-    @renamed_parameters(alpha="significance")
     def pairwise_tests(
         self,
         metric: str | None = None,

@@ -10,7 +10,6 @@ training items only; the test items' predictions are scored by
 
 from __future__ import annotations
 
-import html
 import json
 import platform
 import time
@@ -38,6 +37,7 @@ from dissensus.models import (
     SoftNaiveBayes,
     TextFeatures,
 )
+from dissensus.report import Bullets, Paragraph, Section, Table, format_number
 
 __all__ = [
     "DEFAULT_MODELS",
@@ -257,8 +257,8 @@ def _params(est: Any) -> dict[str, Any]:
     return out
 
 
-def _verdict_items(verdicts: pd.DataFrame, models: Sequence[str]) -> str:
-    """One list item per metric pair: who wins each, and whether that is a (significant) reversal."""
+def _verdict_items(verdicts: pd.DataFrame, models: Sequence[str]) -> list[str]:
+    """One item per metric pair: who wins each, and whether that is a (significant) reversal."""
     items = []
     for r in verdicts.to_dict(orient="records"):
         if r["best"] == r["best_expected"]:
@@ -269,55 +269,45 @@ def _verdict_items(verdicts: pd.DataFrame, models: Sequence[str]) -> str:
         else:
             tail = "different best models, but not a strict reversal"
         items.append(
-            f"<li>{html.escape(str(r['metric']))}: best {html.escape(str(r['best']))}; "
-            f"{html.escape(str(r['expected_metric']))}: best {html.escape(str(r['best_expected']))}: "
-            f"{tail}.</li>"
+            f"{r['metric']}: best {r['best']}; {r['expected_metric']}: best {r['best_expected']}: "
+            f"{tail}."
         )
     if "E" in models:
         items.append(
-            "<li>Model E is trained on E[emd] under the same uniform Dirichlet prior the "
-            "expected metrics use, so its lead under expected metrics is partly by "
-            "construction; the expected metrics with few annotations reward flatter "
-            "predictions (compare the marginal and A+shrink with A).</li>"
+            "Model E is trained on E[emd] under the same uniform Dirichlet prior the expected "
+            "metrics use, so its lead under expected metrics is partly by construction; the "
+            "expected metrics with few annotations reward flatter predictions (compare the "
+            "marginal and A+shrink with A)."
         )
-    return "\n".join(items)
+    return items
 
 
-def _training_section(result: ExperimentResult, verdicts: pd.DataFrame) -> str:
+def _training_section(result: ExperimentResult, verdicts: pd.DataFrame) -> Section:
     """The report's "Training" section: verdicts, split, featuriser, models, timings."""
     s = result.settings
     rows = []
     for code, info in s["models"].items():
-        fit = result.timings.get(f"fit {code}", float("nan"))
         params = ", ".join(f"{k}={v}" for k, v in info["params"].items())
         conv = info.get("converged")
         rows.append(
-            f'<tr><th scope="row" class="txt">{html.escape(code)}</th>'
-            f'<td class="txt">{html.escape(info["class"])}: {html.escape(MODELS.get(code, ""))}</td>'
-            f'<td class="txt">{html.escape(params)}</td>'
-            f'<td class="num">{"" if conv is None else ("yes" if conv else "no")}</td>'
-            f'<td class="num">{fit:.2f}</td></tr>'
-        )
+            [code, f"{info['class']}: {MODELS.get(code, '')}", params,
+             "" if conv is None else ("yes" if conv else "no"),
+             format_number(result.timings.get(f"fit {code}", float("nan")), digits=2)]
+        )  # fmt: skip
     feat = ", ".join(f"{k}={v}" for k, v in s["featuriser"]["params"].items())
     split = s["split"]
     by_bin = ", ".join(f"{r.bin}: {r.n_items}" for r in result.test_items_by_bin().itertuples())
-    return (
-        '<section id="training">\n<h2>Training</h2>\n<ul class="reading">\n'
-        + _verdict_items(verdicts, list(s["models"]))
-        + "\n</ul>\n"
-        f'<p class="legend">{html.escape(result.dataset)}: {split["n_train_items"]:,} training and '
-        f"{split['n_test_items']:,} test items, split by item (seed {split['seed']}, test share "
-        f"{split['test_size']}, stratified by annotation-count bin; test items per bin: "
-        f"{html.escape(by_bin)}). Featuriser fitted on the training items only: "
-        f"{html.escape(s['featuriser']['class'])} ({html.escape(feat)}; "
-        f"{s['featuriser']['n_features']:,} features).</p>\n"
-        '<div class="table-wrap"><table id="training-table">\n<thead><tr>'
-        '<th scope="col" class="txt">Model</th><th scope="col" class="txt">What</th>'
-        '<th scope="col" class="txt">Parameters</th><th scope="col" class="num">Converged</th>'
-        '<th scope="col" class="num">Fit (s)</th></tr></thead>\n<tbody>\n'
-        + "\n".join(rows)
-        + "\n</tbody></table></div>\n</section>\n"
+    legend = (
+        f"{result.dataset}: {split['n_train_items']:,} training and {split['n_test_items']:,} "
+        f"test items, split by item (seed {split['seed']}, test share {split['test_size']}, "
+        f"stratified by annotation-count bin; test items per bin: {by_bin}). Featuriser fitted "
+        f"on the training items only: {s['featuriser']['class']} ({feat}; "
+        f"{s['featuriser']['n_features']:,} features)."
     )
+    table = Table(["Model", "What", "Parameters", "Converged", "Fit (s)"], rows, align="lllrr",
+                  id="training-table")  # fmt: skip
+    items = Bullets(_verdict_items(verdicts, list(s["models"])))
+    return Section("Training", [items, Paragraph(legend, "legend"), table], id="training")
 
 
 def run_experiment(

@@ -1,24 +1,44 @@
-"""Leaderboards under several metrics: how much the choice of metric re-ranks the teams."""
+"""Leaderboards under several metrics: how much the choice of metric re-ranks the teams.
+
+The re-ranking table is Table 2 of Rizzi, Leonardelli, Poesio, Uma, Pavlovic,
+Paun, Rosso and Fersini (2024), "Soft metrics for evaluation with
+disagreements: an assessment", 3rd Workshop on Perspectivist Approaches to
+NLP (NLPerspectives) at LREC-COLING 2024; its four metrics are the default.
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 
-from dissensus._deprecation import keyword_only_options
+from dissensus._atomic import AtomicFileSet
 from dissensus.data import Annotations, LabelCounts
 from dissensus.evaluation import PredictionLike, evaluate
 from dissensus.metrics import get_metric
 from dissensus.posterior import DEFAULT_PRIOR
+from dissensus.report import (
+    Cell,
+    Document,
+    Paragraph,
+    Section,
+    Table,
+    format_number,
+    format_percent,
+    format_pm,
+    format_pvalue,
+    format_rank,
+    html_fragment,
+    to_html,
+    to_markdown,
+)
 from dissensus.stats import bootstrap_test, competition_ranks, wilcoxon_test
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = [
     "AVERAGE",
@@ -30,8 +50,8 @@ __all__ = [
 
 FloatArray = npt.NDArray[np.float64]
 
-#: Seed 001's four metrics (its "Jensen-Shannon" is the distance) and the registered
-#: expected forms of each.
+#: Rizzi et al. (2024)'s four metrics (its "Jensen-Shannon" is the distance) and the
+#: registered expected forms of the first two.
 DEFAULT_METRICS = (
     "cross_entropy", "manhattan", "euclidean", "js_distance",
     "E[cross_entropy]", "E[manhattan]",
@@ -85,17 +105,17 @@ class Leaderboard:
         ``dataset, team, metric, mean, rank`` (rank 1 = best, ties share
         the smallest rank), one row per dataset, team and metric.
     rerank : DataFrame
-        Seed 001's Table 2: ``dataset`` and the columns of
+        Rizzi et al. (2024), Table 2: ``dataset`` and the columns of
         :meth:`dissensus.Evaluation.metric_agreement` (``metric_1, metric_2,
         share_reranked, mean_abs_change, sd_abs_change, kendall_tau``: the
         share of teams whose rank differs, the mean and population sd of the
         absolute rank change, Kendall's tau), per dataset and, with several
         datasets, averaged (``dataset == "average"``: the mean of each column
-        over the datasets, as the seed reports it).
+        over the datasets, as the paper reports it).
     adjacent : DataFrame
         Top-to-bottom significance: ``dataset, metric, rank, team,
         next_team, mean_difference, wilcoxon_p, bootstrap_p`` (Wilcoxon
-        signed-rank over items, as the seed; and a paired bootstrap of the
+        signed-rank over items, as the paper; and a paired bootstrap of the
         mean difference).
     datasets, metrics : list of str
     """
@@ -119,48 +139,99 @@ class Leaderboard:
         wide = table.pivot_table(index="team", columns="metric", values="rank", aggfunc="mean")
         return wide[self.metrics].sort_values(self.metrics[0], kind="stable")
 
+    def ranks_table(self, dataset: str | None = None) -> Table:
+        """:meth:`ranks` as a report table: rank 1 marked best, a rank that differs from the first metric's flagged."""
+        wide = self.ranks(dataset)
+        first = wide.to_numpy(dtype=float)[:, 0]
+        rows = [
+            [str(team)] + [Cell(format_rank(r), best=r == 1, flagged=r != f) for r in ranks]
+            for team, ranks, f in zip(wide.index, wide.to_numpy(dtype=float), first, strict=True)
+        ]
+        return Table(["team", *self.metrics], rows)
+
     def _repr_html_(self) -> str:
         """Compact notebook view: teams × metrics ranks (mean rank over several datasets)."""
-        import html  # noqa: PLC0415
-
         name = self.datasets[0] if len(self.datasets) == 1 else AVERAGE
-        wide = self.ranks(name)
-        head = "".join(f"<th>{html.escape(m)}</th>" for m in self.metrics)
-        rows = []
-        for team, ranks in zip(wide.index, wide.to_numpy(dtype=float), strict=True):
-            cells = "".join(
-                f"<td><b>{r:g}</b></td>" if r == 1 else f"<td>{r:g}</td>" for r in ranks
-            )
-            rows.append(f"<tr><th>{html.escape(str(team))}</th>{cells}</tr>")
+        table = self.ranks_table(name)
         what = (
-            f"dataset {html.escape(name)}"
+            f"dataset {name}"
             if len(self.datasets) == 1
             else f"mean rank over {len(self.datasets)} datasets"
         )
         caption = (
-            f"Leaderboard: {len(wide)} teams × {len(self.metrics)} metrics, {what}; "
-            "rank 1 (<b>bold</b>) is best. Re-ranking: <code>.rerank</code>; report: "
-            "<code>.to_html()</code>."
+            f"Leaderboard: {len(table.rows)} teams × {len(self.metrics)} metrics, {what}; "
+            "rank 1 (★) is best, ⇄ differs from the first metric. Re-ranking: .rerank; "
+            "report: .to_html()."
         )
-        return (
-            f'<table class="dissensus-leaderboard"><caption>{caption}</caption>'
-            f"<thead><tr><th>team</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        return html_fragment(Table(table.header, table.rows, caption=caption))
+
+    def document(self) -> Document:
+        """Ranks per dataset, Table 2 (re-ranking per pair of metrics), adjacent-rank tests."""
+        legend = Paragraph(
+            f"Rank 1 (★) is best; ⇄ marks a rank other than under {self.metrics[0]}: there the "
+            "metric re-ranks the team.",
+            "legend",
         )
+        sections = [
+            Section(f"{name}: ranks (1 = best)", [legend, self.ranks_table(name)])
+            for name in self.datasets
+        ]
+        if len(self.datasets) > 1:
+            sections.append(
+                Section("Mean rank over the datasets", [legend, self.ranks_table(AVERAGE)])
+            )
+        rerank = [
+            [str(r.dataset), f"{r.metric_1} vs {r.metric_2}", format_percent(r.share_reranked),
+             format_pm(r.mean_abs_change, r.sd_abs_change, digits=2), format_number(r.kendall_tau)]
+            for r in self.rerank.itertuples(index=False)
+        ]  # fmt: skip
+        header = ["dataset", "metrics", "re-ranked", "position change", "Kendall τ"]
+        sections.append(Section("How the metric re-ranks the teams (Rizzi et al. 2024, Table 2)", [
+            Table(header, rerank, align="llrrr")]))  # fmt: skip
+        adjacent = [
+            [str(r.dataset), str(r.metric), format_rank(r.rank), str(r.team), str(r.next_team),
+             format_number(r.mean_difference), format_pvalue(r.wilcoxon_p), format_pvalue(r.bootstrap_p)]
+            for r in self.adjacent.itertuples(index=False)
+        ]  # fmt: skip
+        header = ["dataset", "metric", "rank", "team", "next team", "mean difference"]
+        header += ["Wilcoxon p", "bootstrap p"]
+        sections.append(Section("Adjacent teams, top to bottom (p-values)", [
+            Table(header, adjacent, align="llrllrrr")]))  # fmt: skip
+        return Document("Leaderboard under several metrics", sections)
 
     def to_markdown(self) -> str:
-        """Leaderboards, Table 2 and the adjacent-rank tests as Markdown."""
-        from dissensus.leaderboard._render import render_markdown  # noqa: PLC0415
-
-        return render_markdown(self)
+        """:meth:`document` as Markdown."""
+        return to_markdown(self.document())
 
     def to_html(self) -> str:
-        """A self-contained HTML report with a bump chart of ranks across metrics."""
-        from dissensus.leaderboard._render import render_html  # noqa: PLC0415
+        """:meth:`document` as a self-contained HTML page."""
+        return to_html(self.document())
 
-        return render_html(self)
+    def save(
+        self,
+        out_dir: str | Path,
+        *,
+        inputs: Sequence[str | Path] = (),
+        params: Mapping[str, Any] | None = None,
+    ) -> dict[str, Path]:
+        """Write ``leaderboard.md``, ``leaderboard.html`` and the three tables as CSV, as one set.
+
+        The files and a ``manifest.json`` (``params``, each file's SHA-256)
+        are moved into place together (:class:`dissensus._atomic.AtomicFileSet`);
+        an output that would overwrite one of ``inputs`` is refused. Returns
+        file role (``"markdown"``, ``"html"``, ``"scores"``, ``"rerank"``,
+        ``"adjacent"``) -> path.
+        """
+        with AtomicFileSet(out_dir, inputs=inputs, params=params) as files:
+            paths = {
+                "markdown": files.write("leaderboard.md", self.to_markdown()),
+                "html": files.write("leaderboard.html", self.to_html()),
+            }
+            for name in ("scores", "rerank", "adjacent"):
+                paths[name] = files.write(f"{name}.csv", getattr(self, name).to_csv(index=False))
+        return paths
 
 
-@keyword_only_options(2)
 def leaderboard(
     gold: Annotations | LabelCounts,
     submissions: Mapping[str, PredictionLike],
@@ -187,8 +258,8 @@ def leaderboard(
         in the order of ``gold``; a Dask DataFrame beside in-memory gold is
         computed into this process).
     metrics : sequence of str, optional
-        Registry names; default :data:`DEFAULT_METRICS` (seed 001's four
-        metrics and their expected forms).
+        Registry names; default :data:`DEFAULT_METRICS` (Rizzi et al. 2024's
+        four metrics and two expected forms).
     dataset : str, default "dataset"
         Name of the dataset in the tables.
     prior : str, float or array_like, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
@@ -207,7 +278,7 @@ def leaderboard(
     Ranks are competition ranks of each team's mean score (best = 1). For
     metrics ``a`` and ``b`` the re-ranking row is the share of teams with
     :math:`r_a \ne r_b` and the mean and (population) standard deviation of
-    :math:`|r_a - r_b|`, seed 001's Table 2 (:func:`dissensus.stats.rank_agreement`).
+    :math:`|r_a - r_b|`, Rizzi et al. (2024)'s Table 2 (:func:`dissensus.stats.rank_agreement`).
 
     Examples
     --------
@@ -218,8 +289,6 @@ def leaderboard(
     >>> lb.ranks()["manhattan"].to_dict()
     {'A': 1.0, 'B': 2.0}
     """
-    import pandas as pd  # noqa: PLC0415
-
     names = list(metrics) if metrics is not None else list(DEFAULT_METRICS)
     ev = evaluate(gold, submissions, metrics=names, prior=prior, seed=seed)
     teams, met = list(ev.models), list(ev.metrics)
@@ -258,8 +327,6 @@ def combine_leaderboards(boards: Sequence[Leaderboard]) -> Leaderboard:
         Per-dataset rows as given, plus ``dataset == "average"`` rows of
         :attr:`Leaderboard.rerank` (the mean of each column over datasets).
     """
-    import pandas as pd  # noqa: PLC0415
-
     if not boards:
         msg = "combine_leaderboards needs at least one leaderboard."
         raise ValueError(msg)
