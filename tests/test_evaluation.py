@@ -661,7 +661,7 @@ class TestOutputs:
             tmp_path,
             n_resamples=20,
             scores=False,
-            report_sections=[Section("Extra", [Paragraph("more")], id="extra")],
+            report_sections=[Section("Extra", Paragraph("more"), id="extra")],
             extra_files={"notes.txt": "written with the others\n"},
         )
         page = paths["report"].read_text(encoding="utf-8")

@@ -212,18 +212,7 @@ class ReportData:
     @cached_property
     def verdict(self) -> pd.DataFrame:
         """The verdict table of these tables (see :meth:`Evaluation.verdict`)."""
-        return verdict_table(
-            summary=self.summary,
-            differences=self.differences,
-            by_bin=self.by_bin,
-            prior_sensitivity=self.prior_sensitivity,
-            models=self.models,
-            metrics=self.metrics,
-            kinds={m: self.kind(m) for m in self.metrics},
-            lower={m: self.lower_is_better(m) for m in self.metrics},
-            bins=self.bins(),
-            prior=str(self.dataset["prior"]),
-        )
+        return verdict_table(self)
 
     def reading(self) -> list[str]:
         """A short plain-language reading of the tables, one sentence (or two) per point.

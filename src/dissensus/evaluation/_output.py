@@ -22,7 +22,6 @@ from dissensus._exceptions import DataError, DegenerateAgreementWarning
 from dissensus._validation import examples
 from dissensus.evaluation._data import ReportData
 from dissensus.evaluation._tables import _python, _Tables
-from dissensus.evaluation._verdict import verdict_table
 from dissensus.report import (
     VERSION,
     Cell,
@@ -58,20 +57,15 @@ class Evaluation(_Tables):
     """Per-item scores of several models under several metrics, and what follows.
 
     Build it with :func:`evaluate`. The scores are computed once; the tables
-    are computed on demand (the bootstrap resamples once per ``n_resamples``
-    and shared by :meth:`summary`, :meth:`differences`, :meth:`reversals` and
-    :meth:`verdict`). The report is :meth:`report` (a
+    are computed on demand (the bootstrap resamples once per ``n_resamples``,
+    shared by every table). The report is :meth:`report` (a
     :class:`~dissensus.report.Document`), :meth:`to_html`, :meth:`to_markdown`
-    or the files of :meth:`save`; its options (``title``,
-    ``confidence_level``, ``n_resamples``, ``agreement_ci``, ``priors``,
-    ``audit``) are those of :meth:`report_data`.
+    or the files of :meth:`save`, with the options of :meth:`report_data`.
 
     Attributes
     ----------
-    models : list of str
-        Model names, in the order given.
-    metrics : list of str
-        Metric names, in the order given.
+    models, metrics : list of str
+        In the order given.
     values : ndarray of float64, shape (M, J, N), read-only
         ``values[m, j, i]`` is metric ``m`` of model ``j`` on item ``i``.
     counts : LabelCounts
@@ -120,25 +114,23 @@ class Evaluation(_Tables):
 
     def metrics_info(self) -> pd.DataFrame:
         """``name, lower_is_better, kind, description`` of each metric."""
+        kinds, notes = [m.kind for m in self._metrics], [m.description for m in self._metrics]
         return pd.DataFrame(
             {
                 "name": self.metrics,
                 "lower_is_better": self._lower,
-                "kind": [m.kind for m in self._metrics],
-                "description": [m.description for m in self._metrics],
+                "kind": kinds,
+                "description": notes,
             }
         )
 
     def _agreement(
         self, confidence_level: float, n_resamples: int, with_ci: bool
     ) -> pd.DataFrame | None:
-        """The agreement table of the report, or None when it cannot be computed.
+        """The report's agreement table; None, with a warning saying why, for data it refuses.
 
         Items with fewer than two annotations are left out by the coefficients
-        themselves (the table's ``note`` column says so), so their warning is
-        not repeated here. Data the coefficients refuse (:class:`DataError`)
-        leave the table out with a :class:`DegenerateAgreementWarning` giving
-        the reason; any other error propagates.
+        themselves (the table's ``note`` column says so), without a warning here.
         """
         key = (float(confidence_level), int(n_resamples), bool(with_ci))
         if key in self._agreement_cache:
@@ -148,21 +140,19 @@ class Evaluation(_Tables):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DegenerateAgreementWarning)
+                ci = confidence_level if with_ci else None
                 table = agreement.report(
                     self.counts,
                     level=level,
-                    confidence_level=confidence_level if with_ci else None,
+                    confidence_level=ci,
                     n_resamples=n_resamples,
                     seed=self.seed,
                 )
             # the glossary's name; a table that still says "se" is renamed (no-op otherwise)
             table = table.rename(columns={"se": "standard_error"})
         except DataError as exc:
-            warnings.warn(
-                f"The report's agreement table is left out: {exc}",
-                DegenerateAgreementWarning,
-                stacklevel=3,
-            )
+            msg = f"The report's agreement table is left out: {exc}"
+            warnings.warn(msg, DegenerateAgreementWarning, stacklevel=3)
             table = None
         self.timings["agreement (report)"] = time.perf_counter() - t
         self._agreement_cache[key] = table
@@ -171,26 +161,12 @@ class Evaluation(_Tables):
     def metric_audit(self, *, n_trials: int = REPORT_AUDIT_TRIALS, seed: int = 0) -> pd.DataFrame:
         """The property audit (:func:`dissensus.audit.audit`) of the metrics used, for this K.
 
-        Pointwise and expected metrics are audited over the evaluation's number
-        of classes; ``debiased[...]`` metrics are left out (they take annotation
-        counts, and their properties are those of the metric they estimate).
-        Each (metric, K, ``n_trials``, ``seed``) is audited once per process
-        and reused by every later call.
-
-        Parameters
-        ----------
-        n_trials : int, default REPORT_AUDIT_TRIALS (2,000)
-            Trials per property and metric: a quick screen; ``dissensus audit
-            --classes K`` runs the full search.
-        seed : int, default 0
-            Seed of the trials.
-
-        Returns
-        -------
-        DataFrame
-            ``metric, property, title, status, counterexample, classes,
-            n_trials, seed``, one row per (metric, property); empty when every
-            metric is a debiased one.
+        ``n_trials`` per property and metric (a quick screen; ``dissensus audit
+        --classes K`` runs the full search), seeded by ``seed``; each (metric,
+        K, trials, seed) is audited once per process. ``debiased[...]`` metrics
+        are left out (their properties are those of the metric they estimate).
+        Returns ``metric, property, title, status, counterexample, classes,
+        n_trials, seed``, one row per (metric, property).
         """
         titles = {p.key: p.title for p in property_audit.PROPERTIES}
         K = int(self.counts.K)
@@ -204,17 +180,6 @@ class Evaluation(_Tables):
         table["title"] = table["property"].map(titles)
         return table[columns].assign(classes=K, n_trials=int(n_trials), seed=int(seed))
 
-    def _prior_tables(
-        self, priors: Sequence[Any], confidence_level: float, n_resamples: int
-    ) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
-        """(prior_sensitivity, prior_fit), or Nones when the priors cannot be compared."""
-        if self.predictions is None or self._prior_value is None:
-            return None, None
-        sensitivity = self.prior_sensitivity(
-            priors, confidence_level=confidence_level, n_resamples=n_resamples
-        )
-        return sensitivity, self.prior_fit(priors)
-
     def verdict(
         self,
         *,
@@ -225,17 +190,8 @@ class Evaluation(_Tables):
         """Which model is best: per family of metrics, per bin of annotations, per prior.
 
         The analysis behind the report's verdict and its plain reading, as one
-        tidy table (the report only renders it).
-
-        Parameters
-        ----------
-        confidence_level : float, default 0.95
-            Coverage of the paired bootstrap intervals of each lead.
-        n_resamples : int, default 1000
-            Bootstrap resamples (the resamples of :meth:`summary`).
-        priors : sequence, default ("uniform", "jeffreys", "empirical")
-            Priors of the ``"prior"`` rows (:meth:`prior_sensitivity`), after
-            the evaluation's own; ``()`` keeps only the own.
+        tidy table (the report only renders it); ``priors`` are those of the
+        ``"prior"`` rows (:meth:`prior_sensitivity`, after the evaluation's own).
 
         Returns
         -------
@@ -247,28 +203,15 @@ class Evaluation(_Tables):
             annotations per item) or ``"prior"`` (per expected metric and prior,
             then per prior). ``family`` is the metric's ``Metric.kind``
             (``"pointwise"``, i.e. empirical, ``"expected"``, ``"debiased"``).
-            ``best``: the best model(s), ties joined by ``" = "``; a family's
-            is best under most of its metrics (``wins`` of ``n_metrics``).
-            ``lead``: best minus ``runner_up`` (the next model with a finite
-            mean) with its interval; ``significant``: the interval excludes
-            zero (for a family: under each of the ``n_won`` metrics a family
-            winner wins, of which ``n_significant`` are significant).
+            ``best``: the best model(s) (``n_best``, joined by ``" = "``); a
+            family's is best under most of its metrics (``wins`` of
+            ``n_metrics``). ``lead``: best minus ``runner_up`` (the next model
+            with a finite mean), its interval and ``significant`` (it excludes
+            zero); for a family, under ``n_significant`` of the ``n_won``
+            metrics a family winner wins, and ``significant`` if under all.
         """
         options: dict[str, Any] = {"confidence_level": confidence_level, "n_resamples": n_resamples}
-        sensitivity, _ = self._prior_tables(priors, **options)
-        by_bin = self.by_bin()
-        return verdict_table(
-            summary=self.summary(**options),
-            differences=self.differences(**options),
-            by_bin=by_bin,
-            prior_sensitivity=sensitivity,
-            models=self.models,
-            metrics=self.metrics,
-            kinds={m.name: m.kind for m in self._metrics},
-            lower=dict(zip(self.metrics, self._lower.tolist(), strict=True)),
-            bins=[str(b) for b in pd.unique(by_bin["bin"].astype(str))],
-            prior=self.prior,
-        )
+        return self._report_data(options, priors, agreement=None).verdict
 
     def report_data(
         self,
@@ -284,17 +227,15 @@ class Evaluation(_Tables):
 
         Parameters
         ----------
-        title : str
+        title : str, default "Model evaluation"
         confidence_level : float, default 0.95
-            Coverage of every interval.
         n_resamples : int, default 1000
-            Bootstrap resamples (the same resamples as :meth:`summary`).
+            Coverage and resamples of every interval (the resamples of :meth:`summary`).
         agreement_ci : bool, default True
             Bootstrap intervals for the agreement coefficients of the dataset
             section too (:func:`dissensus.agreement.report`, one set of
             resamples for every coefficient: about 5 s on a million items on
-            2 cores); ``False`` keeps the point estimates and their standard
-            errors.
+            2 cores); ``False`` keeps the estimates and their standard errors.
         priors : sequence, default ("uniform", "jeffreys", "empirical")
             Priors the expected metrics are rescored under for the verdict's
             robustness check (:meth:`prior_sensitivity`); each costs about
@@ -304,13 +245,29 @@ class Evaluation(_Tables):
             (:meth:`metric_audit`; computed once per process per metric and K).
         """
         options: dict[str, Any] = {"confidence_level": confidence_level, "n_resamples": n_resamples}
-        sensitivity, fit = self._prior_tables(priors, **options)
+        table = self._agreement(confidence_level, n_resamples, agreement_ci)
+        data = self._report_data(options, priors, agreement=table, title=title)
         audit_table = self.metric_audit() if audit else None
+        return dataclasses.replace(
+            data,
+            reversal_items=self.reversal_items(),
+            metric_audit=None if audit_table is None or audit_table.empty else audit_table,
+            annotator_reliability=self.annotator_reliability,
+        )
+
+    def _report_data(
+        self, options: dict[str, Any], priors: Sequence[Any], *, agreement: pd.DataFrame | None,
+        title: str = "",
+    ) -> ReportData:  # fmt: skip
+        """The tables every report needs (the verdict's), without the costly appendices."""
+        sensitivity = fit = None
+        if self.predictions is not None and self._prior_value is not None:
+            sensitivity, fit = self.prior_sensitivity(priors, **options), self.prior_fit(priors)
         return ReportData(
             title=title,
             dataset=self.dataset_info(),
             annotations_per_item=np.asarray(self.n_annotations, dtype=np.int64),
-            agreement=self._agreement(confidence_level, n_resamples, agreement_ci),
+            agreement=agreement,
             summary=self.summary(**options),
             differences=self.differences(**options),
             by_bin=self.by_bin(),
@@ -320,9 +277,6 @@ class Evaluation(_Tables):
             metrics_info=self.metrics_info(),
             prior_sensitivity=sensitivity,
             prior_fit=fit,
-            reversal_items=self.reversal_items(),
-            metric_audit=None if audit_table is None or audit_table.empty else audit_table,
-            annotator_reliability=self.annotator_reliability,
         )
 
     def report(
@@ -342,7 +296,7 @@ class Evaluation(_Tables):
         if figures:
             require_figures("The HTML report")
         doc = self.report_data(**options).document(figures=figures)
-        return dataclasses.replace(doc, blocks=[*doc.blocks, *sections])
+        return Document(doc.title, *doc.blocks, *sections, subtitle=doc.subtitle, footer=doc.footer)
 
     def to_markdown(self, **options: Any) -> str:
         """The report as Markdown: every table of the HTML page, no figures (options of :meth:`report_data`)."""
@@ -496,31 +450,14 @@ class Evaluation(_Tables):
         import pyarrow as pa  # type: ignore[import-untyped]  # noqa: PLC0415 - pyarrow.parquet is optional
         import pyarrow.parquet as pq  # type: ignore[import-untyped]  # noqa: PLC0415
 
-        M, J, N = self.values.shape
-        items = self.counts.items
-        item_col: Any = (
-            pd.Categorical.from_codes(np.arange(N), categories=items)
-            if items.is_unique
-            else np.asarray(items).astype(str)
-        )
-        models, metrics = pd.Index(self.models), pd.Index(self.metrics)
-        bins = pd.Categorical.from_codes(
-            self._bin_codes, categories=pd.Index(self.bins), ordered=True
-        )
+        M, J, _ = self.values.shape
         writer: Any = None
         try:
             for m in range(M):
                 for j in range(J):
-                    group = pd.DataFrame(
-                        {
-                            "item": item_col,
-                            "model": pd.Categorical.from_codes(np.full(N, j), categories=models),
-                            "metric": pd.Categorical.from_codes(np.full(N, m), categories=metrics),
-                            "value": self.values[m, j],
-                            "n_annotations": self.n_annotations,
-                            "bin": bins,
-                        }
-                    )
+                    group = self._tidy(np.array([m]), np.array([j]))
+                    if not self.counts.items.is_unique:  # ids of mixed types: Parquet wants one
+                        group["item"] = group["item"].astype(str)
                     table = pa.Table.from_pandas(group, preserve_index=False)
                     if writer is None:
                         writer = pq.ParquetWriter(path, table.schema)

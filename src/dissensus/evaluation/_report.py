@@ -6,8 +6,7 @@ families disagree), the plain reading, the dataset, the summary, results per
 number of annotations per item, the items behind the reversals, paired
 differences, rankings (reversals in an appendix), metric agreement and the
 metrics with their property audit. Each ``*_table`` function formats one
-table of the data as a :class:`~dissensus.report.Table`; rows flagged in a
-table are the ones its legend explains.
+table of the data; the rows a table flags are the ones its legend explains.
 """
 
 from __future__ import annotations
@@ -29,7 +28,6 @@ from dissensus.evaluation._verdict import excludes_zero
 from dissensus.report import (
     MISSING,
     VERSION,
-    Block,
     Bullets,
     Cell,
     Details,
@@ -67,7 +65,7 @@ _TARGET_WORDS = {
     "user targets": "the targets given to evaluate",
 }
 _AUDIT_SYMBOL = {"holds": "✓", "violated": "✗", "not applicable": "–"}
-_BEST: list[str | Span] = [Span("bold"), " ★"]
+_SHADED = Span("shaded", "shaded")
 
 
 def _label(data: ReportData, metric: str) -> str:
@@ -75,13 +73,15 @@ def _label(data: ReportData, metric: str) -> str:
     return f"{metric} {'↓' if data.lower_is_better(metric) else '↑'}"
 
 
+def _legend(*parts: str | Span) -> Paragraph:
+    return Paragraph(*parts, style="legend")
+
+
 def _lookup(table: pd.DataFrame, first: str, second: str) -> dict[tuple[str, str], dict[str, Any]]:
     """Rows keyed by two columns (as strings); the first row wins on duplicates."""
     out: dict[tuple[str, str], dict[str, Any]] = {}
-    for record in table.to_dict("records"):
-        out.setdefault(
-            (str(record[first]), str(record[second])), {str(k): v for k, v in record.items()}
-        )
+    for rec in table.to_dict("records"):
+        out.setdefault((str(rec[first]), str(rec[second])), {str(k): v for k, v in rec.items()})
     return out
 
 
@@ -99,14 +99,11 @@ def verdict_table(data: ReportData) -> Table:
     ):
         bins = per_bin[per_bin["family"] == r["family"]]
         changes = bins[(bins["best"] != "") & (bins["best"] != r["best"])]
-        if len(bins) <= 1:
-            by_bin = "one bin only"
-        elif changes.empty:
-            by_bin = "the same in every bin"
-        else:
-            by_bin = "; ".join(
-                f"{b}: {w}" for b, w in zip(changes["bin"], changes["best"], strict=True)
-            )
+        by_bin = "; ".join(
+            f"{b}: {w}" for b, w in zip(changes["bin"], changes["best"], strict=True)
+        )
+        if len(bins) <= 1 or changes.empty:
+            by_bin = "one bin only" if len(bins) <= 1 else "the same in every bin"
         n, won = r["n_metrics"], r["n_won"]
         rows.append([
             f"{FAMILY_LABELS[r['family']]} ({n})", Cell(r["best"], best=True), f"{r['wins']} of {n}",
@@ -119,37 +116,33 @@ def verdict_table(data: ReportData) -> Table:
 
 
 def prior_table(data: ReportData) -> Table:
-    """Expected metrics (rows) × priors (columns): the best model under each prior.
+    """Expected metrics × priors: the best model under each, "(n.s.)" when its lead is not significant.
 
-    A cell reads ``model`` when its lead over the runner-up is significant and
-    ``model (n.s.)`` otherwise; the evaluation's prior is marked "used" and
-    the one the data support best (highest marginal likelihood) "★ best fit".
+    The evaluation's prior is marked "used" and the one the data support best
+    (highest marginal likelihood) "★ best fit".
     """
     v = data.verdict
     rows = v[(v["scope"] == "prior") & v["metric"].notna()]
     priors = [str(p) for p in pd.unique(rows["prior"])]
-    fit = (
-        {}
-        if data.prior_fit is None
-        else {str(r["prior"]): r for r in data.prior_fit.to_dict("records")}
-    )
+    fit = data.prior_fit if data.prior_fit is not None else pd.DataFrame(columns=["prior", "used"])
+    used = set(fit.loc[fit["used"].astype(bool), "prior"].astype(str))
     supported = supported_prior(data)
-    header = ["Metric"]
-    for prior in priors:
-        marks = ["used"] if prior in fit and bool(fit[prior]["used"]) else []
-        marks += (
-            ["★ best fit"] if supported is not None and str(supported["prior"]) == prior else []
-        )
-        header.append(prior + (f" ({', '.join(marks)})" if marks else ""))
+    marks = [[*(["used"] if p in used else []), *(["★ best fit"] if supported and str(supported["prior"]) == p else [])]
+             for p in priors]  # fmt: skip
+    header = [
+        "Metric",
+        *(p + (f" ({', '.join(m)})" if m else "") for p, m in zip(priors, marks, strict=True)),
+    ]
     cells = _lookup(rows, "metric", "prior")
-    body = []
+    body: list[list[Cell | str]] = []
     for metric in pd.unique(rows["metric"]):
         line: list[Cell | str] = [_label(data, str(metric))]
         for prior in priors:
             r = cells[(str(metric), prior)]
-            sig = bool(r["significant"]) if not is_missing(r["significant"]) else False
-            text = str(r["best"]) + ("" if sig else " (n.s.)")
-            line.append(Cell(text, best=sig) if r["best"] else MISSING)
+            sig = not is_missing(r["significant"]) and bool(r["significant"])
+            line.append(
+                Cell(r["best"] + ("" if sig else " (n.s.)"), best=sig) if r["best"] else MISSING
+            )
         body.append(line)
     caption = "Best model under each expected metric, recomputed under each prior"
     return Table(header, body, align="l" * len(header), caption=caption, id="prior-table")
@@ -157,19 +150,13 @@ def prior_table(data: ReportData) -> Table:
 
 def prior_fit_table(data: ReportData) -> Table:
     """Per prior: strength, share of items it outweighs, marginal log-likelihood."""
-    supported = supported_prior(data)
+    best = str(supported["prior"]) if (supported := supported_prior(data)) else None
     rows: list[list[Cell | str]] = [
-        [
-            str(rec["prior"]) + (" (used)" if bool(rec["used"]) else ""),
-            format_number(rec["strength"], digits=2),
-            format_percent(rec["share_items_weak"]),
-            Cell(
-                format_number(rec["log_likelihood"], digits=1),
-                best=supported is not None and str(supported["prior"]) == str(rec["prior"]),
-            ),
-        ]
-        for rec in ([] if data.prior_fit is None else data.prior_fit.to_dict("records"))
-    ]
+        [str(r["prior"]) + (" (used)" if bool(r["used"]) else ""), format_number(r["strength"], digits=2),
+         format_percent(r["share_items_weak"]),
+         Cell(format_number(r["log_likelihood"], digits=1), best=str(r["prior"]) == best)]
+        for r in ([] if data.prior_fit is None else data.prior_fit.to_dict("records"))
+    ]  # fmt: skip
     header = ["Prior", "Strength (pseudo-counts)", "Items it outweighs", "Log-likelihood"]
     caption = "How strongly each prior weighs, and how well it fits the annotations"
     return Table(header, rows, caption=caption, id="prior-fit-table")
@@ -185,14 +172,10 @@ def summary_table(data: ReportData) -> Table:
     summary = _lookup(data.summary, "metric", "model")
 
     def cell(metric: str, model: str) -> Cell | str:
-        row = summary.get((metric, model))
-        if row is None:
+        if (row := summary.get((metric, model))) is None:
             return MISSING
-        interval = format_interval(row["ci_low"], row["ci_high"])
-        return Cell(
-            format_number(row["mean"]) + (f" {interval}" if interval else ""),
-            best=bool(row["best"]),
-        )
+        text = f"{format_number(row['mean'])} {format_interval(row['ci_low'], row['ci_high'])}"
+        return Cell(text.rstrip(), best=bool(row["best"]))
 
     if len(models) <= MAX_MODEL_COLUMNS:
         rows = [[_label(data, m), *(cell(m, model) for model in models)] for m in metrics]
@@ -202,50 +185,35 @@ def summary_table(data: ReportData) -> Table:
 
 
 def differences_table(data: ReportData, *, max_rows: int = MAX_ROWS) -> Table:
-    """Paired differences with intervals; rows whose interval excludes zero are flagged.
-
-    At most ``max_rows`` rows, in the table's order; ``omitted`` counts the rest.
-    """
+    """Paired differences with intervals, the first ``max_rows``; those excluding zero flagged."""
     rows, flags = [], []
     for rec in data.differences.head(max_rows).itertuples(index=False):
         significant = excludes_zero(rec.ci_low, rec.ci_high)
         better = "" if is_missing(rec.better) else str(rec.better)
-        names_model = better in {str(rec.model_a), str(rec.model_b)}
-        rows.append(
-            [
-                _label(data, str(rec.metric)),
-                f"{rec.model_a} − {rec.model_b}",
-                format_number(rec.diff),
-                format_interval(rec.ci_low, rec.ci_high),
-                better + (" (n.s.)" if names_model and not significant else ""),
-            ]
-        )
+        ns = " (n.s.)" if better in {str(rec.model_a), str(rec.model_b)} and not significant else ""
+        rows.append([_label(data, str(rec.metric)), f"{rec.model_a} − {rec.model_b}",
+                     format_number(rec.diff), format_interval(rec.ci_low, rec.ci_high), better + ns])  # fmt: skip
         flags.append(significant)
-    return Table(
-        ["Metric", "Difference", "Estimate", "Interval", "Better"], rows, align="llrrl",
-        id="differences-table", flagged_rows=flags,
-        omitted=max(len(data.differences) - max_rows, 0),
-    )  # fmt: skip
+    omitted = max(len(data.differences) - max_rows, 0)
+    header = ["Metric", "Difference", "Estimate", "Interval", "Better"]
+    return Table(header, rows, "llrrl", id="differences-table", flagged_rows=flags, omitted=omitted)
 
 
 def by_bin_table(data: ReportData, metric: str, *, id: str = "") -> Table:
-    """One metric's mean per bin of annotations per item, models as columns."""
-    models = data.models
+    """One metric's mean per bin of annotations per item, models as columns, the best marked."""
     sub = data.by_bin[data.by_bin["metric"].astype(str) == metric]
-    rows = []
+    rows: list[list[Cell | str]] = []
     for label in data.bins():
         in_bin = sub[sub["bin"].astype(str) == label]
         if in_bin.empty:
             continue
-        means = {str(m): float(v) for m, v in zip(in_bin["model"], in_bin["mean"], strict=True)}
+        means = dict(zip(in_bin["model"].astype(str), in_bin["mean"].astype(float), strict=True))
         finite = [v for v in means.values() if np.isfinite(v)]
         best = (min(finite) if data.lower_is_better(metric) else max(finite)) if finite else np.nan
-        values = [means.get(model, np.nan) for model in models]
-        rows.append(
-            [label, format_count(in_bin["n_items"].max())]
-            + [Cell(format_number(v), best=len(models) > 1 and v == best) for v in values]
-        )
-    return Table(["Annotations", "Items", *models], rows, caption=_label(data, metric), id=id)
+        values = [means.get(model, np.nan) for model in data.models]
+        cells = [Cell(format_number(v), best=len(values) > 1 and v == best) for v in values]
+        rows.append([label, format_count(in_bin["n_items"].max()), *cells])
+    return Table(["Annotations", "Items", *data.models], rows, caption=_label(data, metric), id=id)
 
 
 def _n_significant(reversals: pd.DataFrame) -> npt.NDArray[np.int64]:
@@ -271,8 +239,7 @@ def rankings_table(data: ReportData) -> Table:
     for model in data.models:
         line: list[Cell | str] = [model]
         for metric in metrics:
-            row = ranks.get((model, metric))
-            if row is None:
+            if (row := ranks.get((model, metric))) is None:
                 line.append(MISSING)
                 continue
             text = ("=" if bool(row["tied"]) else "") + format_count(row["rank"])
@@ -282,47 +249,38 @@ def rankings_table(data: ReportData) -> Table:
 
 
 def reversals_table(data: ReportData, *, max_rows: int = MAX_ROWS) -> Table:
-    """Each reversal: who wins under each metric, with differences and significance.
+    """Each reversal with both metrics' differences; significant under both first, then one, none.
 
-    Reversals significant under both metrics come first, then under one, then
-    under neither (stable within each group); at most ``max_rows`` rows, and
-    ``omitted`` counts the rest.
+    At most ``max_rows`` rows (stable within each group); ``omitted`` counts the rest.
     """
     rev = data.reversals
     n_sig = _n_significant(rev)
     order = np.argsort(-n_sig, kind="stable")[:max_rows]
     rows = []
-    for rec in rev.iloc[order].itertuples(index=False):
-        line = [f"{rec.metric_1} vs {rec.metric_2}", f"{rec.model_a} vs {rec.model_b}"]
-        for k in ("1", "2"):
-            diff, low, high, sig = (
-                getattr(rec, f"{c}_{k}") for c in ("diff", "ci_low", "ci_high", "significant")
+    for rec in rev.iloc[order].to_dict("records"):
+        line = [f"{rec['metric_1']} vs {rec['metric_2']}", f"{rec['model_a']} vs {rec['model_b']}"]
+        for k in ("_1", "_2"):
+            diff = f"{format_number(rec['diff' + k])} {format_interval(rec['ci_low' + k], rec['ci_high' + k])}"
+            sig = (
+                "no" if is_missing(rec["significant" + k]) or not rec["significant" + k] else "yes"
             )
-            line += [
-                str(getattr(rec, f"better_{k}")),
-                f"{format_number(diff)} {format_interval(low, high)}",
-            ]
-            line.append("yes" if not is_missing(sig) and bool(sig) else "no")
+            line += [str(rec["better" + k]), diff, sig]
         rows.append(line)
     header = ["Metrics", "Models", "Better under 1st", "Difference (1st)", "Sig."]
     header += ["Better under 2nd", "Difference (2nd)", "Sig."]
+    flags, omitted = list(n_sig[order] == 2), max(len(rev) - max_rows, 0)
     return Table(
-        header, rows, align="lllrclrc", id="reversals-table",
-        flagged_rows=list(n_sig[order] == 2), omitted=max(len(rev) - max_rows, 0),
-    )  # fmt: skip
+        header, rows, "lllrclrc", id="reversals-table", flagged_rows=flags, omitted=omitted
+    )
 
 
 def metric_agreement_table(data: ReportData) -> Table:
     """Rizzi et al. (2024) Table 2: share re-ranked, mean ± sd position change, Kendall's τ."""
     rows = [
-        [
-            f"{rec.metric_1} vs {rec.metric_2}",
-            format_percent(rec.share_reranked),
-            format_pm(rec.mean_abs_change, rec.sd_abs_change, digits=1),
-            format_number(rec.kendall_tau, digits=2),
-        ]
-        for rec in data.metric_agreement.itertuples(index=False)
-    ]
+        [f"{r.metric_1} vs {r.metric_2}", format_percent(r.share_reranked),
+         format_pm(r.mean_abs_change, r.sd_abs_change, digits=1), format_number(r.kendall_tau, digits=2)]
+        for r in data.metric_agreement.itertuples(index=False)
+    ]  # fmt: skip
     header = ["Metrics compared", "Models re-ranked", "Mean position change ± sd", "Kendall's τ"]
     return Table(header, rows, id="metric-agreement-table")
 
@@ -330,42 +288,32 @@ def metric_agreement_table(data: ReportData) -> Table:
 def agreement_table(data: ReportData) -> Table:
     """Agreement coefficients with intervals."""
     rows = [
-        [
-            str(rec.coefficient), format_number(rec.value), format_interval(rec.ci_low, rec.ci_high),
-            format_number(rec.standard_error), format_count(rec.n_items),
-            format_count(rec.n_annotations),
-        ]
-        for rec in ([] if data.agreement is None else data.agreement.itertuples(index=False))
+        [str(r.coefficient), format_number(r.value), format_interval(r.ci_low, r.ci_high),
+         format_number(r.standard_error), format_count(r.n_items), format_count(r.n_annotations)]
+        for r in ([] if data.agreement is None else data.agreement.itertuples(index=False))
     ]  # fmt: skip
     header = ["Coefficient", "Value", "Interval", "SE", "Items", "Annotations"]
-    caption = "Coefficients with their intervals"
-    return Table(header, rows, caption=caption, id="agreement-table")
+    return Table(header, rows, caption="Coefficients with their intervals", id="agreement-table")
 
 
 def audit_tables(audit: pd.DataFrame) -> tuple[Table, Table]:
-    """Metrics × properties (✓ holds, ✗ violated, – not applicable), and the violations' counterexamples."""
+    """Metrics × properties (✓ holds, ✗ violated, – not applicable); each violation's counterexample."""
     keys = [str(k) for k in pd.unique(audit["property"].astype(str))]
     status = _lookup(audit, "metric", "property")
     rows = [
-        [str(metric)] + [
-            _AUDIT_SYMBOL.get(str(status.get((str(metric), key), {}).get("status")), MISSING)
-            for key in keys
-        ]
+        [metric, *(_AUDIT_SYMBOL.get(str(status.get((metric, k), {}).get("status")), MISSING) for k in keys)]
         for metric in pd.unique(audit["metric"].astype(str))
     ]  # fmt: skip
-    violated = audit[audit["status"].astype(str) == "violated"]
-    examples = [
-        [str(r["metric"]), _property(str(r["property"]), str(r["title"])), str(r["counterexample"])]
-        for r in violated.to_dict("records")
-    ]
-    return Table(["Metric", *keys], rows, align="l" + "c" * len(keys), id="audit-table"), Table(
-        ["Metric", "Property", "Counterexample"], examples, align="lll",
-        caption="The simplest counterexample found for each violation",
-        id="audit-counterexamples-table",
-    )  # fmt: skip
+    violated = audit[audit["status"].astype(str) == "violated"].to_dict("records")
+    examples = [[str(r["metric"]), _property(r), str(r["counterexample"])] for r in violated]
+    caption = "The simplest counterexample found for each violation"
+    matrix = Table(["Metric", *keys], rows, align="l" + "c" * len(keys), id="audit-table")
+    header = ["Metric", "Property", "Counterexample"]
+    return matrix, Table(header, examples, "lll", caption, id="audit-counterexamples-table")
 
 
-def _property(key: str, title: str) -> str:
+def _property(row: dict[Any, Any]) -> str:
+    key, title = str(row["property"]), str(row["title"])
     return title if title.startswith(key) else f"{key} {title}"
 
 
@@ -375,14 +323,12 @@ def dataset_facts(data: ReportData) -> Table:
     labels = ", ".join(str(label) for label in ds["labels"])
     annotators = "unknown" if is_missing(ds["n_annotators"]) else format_count(ds["n_annotators"])
     rows = [
-        ["Items", format_count(ds["n_items"])],
-        ["Annotators", annotators],
+        ["Items", format_count(ds["n_items"])], ["Annotators", annotators],
         ["Annotations", format_count(ds["n_annotations"])],
         ["Labels", f"{labels} ({'ordinal' if bool(ds['ordered']) else 'nominal'})"],
         ["Prior", str(ds["prior"])],
-    ]
-    targets = str(ds.get("targets", "empirical"))
-    if targets != "empirical":
+    ]  # fmt: skip
+    if (targets := str(ds.get("targets", "empirical"))) != "empirical":
         rows.append(["Pointwise targets", _TARGET_WORDS.get(targets, targets)])
     if counts.size:
         median = f"median {float(np.median(counts)):g}, range {counts.min():,}–{counts.max():,}"
@@ -394,93 +340,82 @@ def dataset_facts(data: ReportData) -> Table:
 
 
 def _verdict_section(data: ReportData) -> Section:
-    blocks: list[Block] = []
-    verdict = verdict_table(data)
-    if verdict.rows:
-        blocks += [
-            verdict,
-            Paragraph(
-                "Best model: the one best under most metrics of the family. “Lead significant”: "
-                "under how many of the metrics it wins, the paired interval of its lead over the "
-                "runner-up excludes zero. The last column lists the bins of annotations per item "
-                "where another model is best.",
-                "legend",
-            ),
-        ]
+    verdict, priors = verdict_table(data), prior_table(data)
     notes, warning = prior_sentences(data)
-    if warning:
-        blocks.append(Paragraph([Span("Prior check."), " ", warning], "warning"))
-    priors = prior_table(data)
-    if priors.rows:
-        blocks.append(Section("Robustness to the prior", [
+    statements = reversal_statements(data)
+    n_items = int(data.dataset["n_items"])
+    return Section(
+        "Verdict",
+        verdict if verdict.rows else None,
+        _legend(
+            "Best model: the one best under most metrics of the family. “Lead significant”: under "
+            "how many of the metrics it wins, the paired interval of its lead over the runner-up "
+            "excludes zero. The last column lists the bins of annotations per item where another "
+            "model is best."
+        ) if verdict.rows else None,
+        Paragraph(Span("Prior check."), f" {warning}", style="warning") if warning else None,
+        Section(
+            "Robustness to the prior",
             *(Paragraph(n) for n in notes),
             priors,
-            Paragraph([Span("Bold"), " ★: the lead over the runner-up is significant; (n.s.): it is not. "
-                       "Pointwise (empirical) metrics do not depend on the prior."], "legend"),
+            _legend(Span("Bold"), " ★: the lead over the runner-up is significant; (n.s.): it is "
+                    "not. Pointwise (empirical) metrics do not depend on the prior."),
             prior_fit_table(data),
-            Paragraph(["Strength: the prior's total pseudo-counts, added to every item's "
-                       "annotations. “Items it outweighs”: items with no more annotations than "
-                       "that. Log-likelihood: Dirichlet-multinomial marginal likelihood of the "
-                       "annotations under the prior (natural log; higher fits better; ", *_BEST,
-                       " the best)."], "legend"),
-        ]))  # fmt: skip
-    statements = reversal_statements(data)
-    if statements:
-        blocks.append(Section("Where the families disagree", [Bullets(statements)]))
-    n_items = int(data.dataset["n_items"])
-    if n_items < MIN_ITEMS_FOR_INTERVAL:
-        blocks.append(Paragraph([Span("Few items."), f" Every interval rests on {n_items} items "
-                                 f"(fewer than {MIN_ITEMS_FOR_INTERVAL}); bootstrap intervals are "
-                                 "rough at this size."], "warning"))  # fmt: skip
-    return Section("Verdict", blocks, id="verdict")
+            _legend("Strength: the prior's total pseudo-counts, added to every item's annotations. "
+                    "“Items it outweighs”: items with no more annotations than that. "
+                    "Log-likelihood: Dirichlet-multinomial marginal likelihood of the annotations "
+                    "under the prior (natural log; higher fits better; ", Span("bold"), " ★ the best)."),
+        ) if priors.rows else None,
+        Section("Where the families disagree", Bullets(statements)) if statements else None,
+        Paragraph(
+            Span("Few items."), f" Every interval rests on {n_items} items (fewer than "
+            f"{MIN_ITEMS_FOR_INTERVAL}); bootstrap intervals are rough at this size.",
+            style="warning",
+        ) if n_items < MIN_ITEMS_FOR_INTERVAL else None,
+        id="verdict",
+    )  # fmt: skip
 
 
-def _dataset_section(data: ReportData, figs: dict[str, Any], show: bool) -> Section:
-    facts = dataset_facts(data)
-    if "annotations" in figs:
-        blocks: list[Block] = [Group([facts, figs["annotations"]], "pair")]
-    else:
-        blocks = [facts]
-        bins = count_bins(data.annotations_per_item)
-        if bins and not show:  # the histogram's numbers, where there is no figure
-            total = sum(n for _, n in bins)
-            rows = [
-                [label, format_count(n), format_percent(n / total, digits=1)] for label, n in bins
-            ]
-            blocks.append(Table(["Annotations", "Items", "Share"], rows, align="rrr",
-                                caption="Annotations per item"))  # fmt: skip
-    if "annotators" in figs:
-        blocks.append(Section("Annotators", [Paragraph(
+def _dataset_section(data: ReportData, figs: dict[str, Any], figures: bool) -> Section:
+    bins = [] if figures else count_bins(data.annotations_per_item)
+    total = sum(n for _, n in bins)
+    counts = [[label, format_count(n), format_percent(n / total, digits=1)] for label, n in bins]
+    agreement = agreement_table(data)
+    return Section(
+        "Dataset at a glance",
+        Group(dataset_facts(data), figs.get("annotations"), layout="pair"),
+        # the histogram's numbers, where there is no figure
+        Table(["Annotations", "Items", "Share"], counts, "rrr", "Annotations per item") if bins else None,
+        Section("Annotators", _legend(
             "How reliable the annotator model behind the pointwise targets finds each annotator "
             "(accuracy, or MACE's competence); a reference line marks chance accuracy 1/K where "
-            "it applies.", "legend"), figs["annotators"]]))  # fmt: skip
-    agreement = agreement_table(data)
-    if agreement.rows:
-        blocks.append(Section("Agreement", [agreement]))
-    return Section("Dataset at a glance", blocks, id="dataset")
+            "it applies."), figs["annotators"]) if "annotators" in figs else None,
+        Section("Agreement", agreement) if agreement.rows else None,
+        id="dataset",
+    )  # fmt: skip
 
 
 def _summary_section(data: ReportData, figs: dict[str, Any]) -> Section:
-    blocks: list[Block] = [
-        Paragraph(["Mean [interval] per model and metric. ↓ lower is better, ↑ higher is "
-                   "better; ", *_BEST, " marks the best model per metric."], "legend"),
-        summary_table(data),
-    ]  # fmt: skip
     means = np.concatenate(
-        [data.summary["mean"].to_numpy(dtype=float), data.by_bin["mean"].to_numpy(dtype=float)]
+        [data.summary["mean"].to_numpy(float), data.by_bin["mean"].to_numpy(float)]
     )
-    if np.isinf(means).any():
-        blocks.append(Paragraph(
+    return Section(
+        "Summary",
+        _legend("Mean [interval] per model and metric. ↓ lower is better, ↑ higher is better; ",
+                Span("bold"), " ★ marks the best model per metric."),
+        summary_table(data),
+        Paragraph(
             "∞: the mean is infinite because the model gives probability zero to a label some "
             "annotator chose, and cross-entropy (or KL divergence) of a zero prediction is "
             "infinite. It is a result, not a missing value; smooth the predictions to get a "
-            "finite score.", "note", id="infinite-note"))  # fmt: skip
-    if "summary" in figs:
-        blocks.append(figs["summary"])
-    return Section("Summary", blocks, id="summary")
+            "finite score.", style="note", id="infinite-note",
+        ) if np.isinf(means).any() else None,
+        figs.get("summary"),
+        id="summary",
+    )  # fmt: skip
 
 
-def _by_bin_section(data: ReportData, figs: dict[str, Any], show: bool) -> Section | None:
+def _by_bin_section(data: ReportData, figs: dict[str, Any], figures: bool) -> Section | None:
     tables = [
         t
         for i, m in enumerate(data.metrics, 1)
@@ -488,134 +423,110 @@ def _by_bin_section(data: ReportData, figs: dict[str, Any], show: bool) -> Secti
     ]
     if "by_bin" not in figs and not tables:
         return None
-    blocks: list[Block] = [figs["by_bin"]] if "by_bin" in figs else []
-    if not show and tables:
-        blocks.append(
-            Paragraph("The HTML report plots these numbers; Markdown shows them as tables.", "note")
-        )
-    if tables:
-        blocks.append(Paragraph(["Mean per bin of annotations per item; “Items” is the number of "
-                                 "items in the bin; ", *_BEST, " marks the best model in the bin."],
-                                "legend"))  # fmt: skip
     items = data.by_bin.groupby(data.by_bin["bin"].astype(str))["n_items"].max()
     few = [b for b in data.bins() if b in items.index and int(items[b]) < MIN_ITEMS_FOR_INTERVAL]
-    if few:
-        blocks.append(Paragraph(f"Bins {', '.join(few)} hold fewer than {MIN_ITEMS_FOR_INTERVAL} "
-                                "items: their means are rough.", "note"))  # fmt: skip
-    blocks.append(Group(tables, "grid"))
-    return Section("Results by number of annotations per item", blocks, id="by-bin")
+    return Section(
+        "Results by number of annotations per item",
+        figs.get("by_bin"),
+        Paragraph("The HTML report plots these numbers; Markdown shows them as tables.", style="note")
+        if tables and not figures else None,
+        _legend("Mean per bin of annotations per item; “Items” is the number of items in the bin; ",
+                Span("bold"), " ★ marks the best model in the bin.") if tables else None,
+        Paragraph(f"Bins {', '.join(few)} hold fewer than {MIN_ITEMS_FOR_INTERVAL} items: their "
+                  "means are rough.", style="note") if few else None,
+        Group(*tables),
+        id="by-bin",
+    )  # fmt: skip
 
 
 def _rankings_section(data: ReportData) -> Section | None:
-    rankings = rankings_table(data)
+    rankings, reversals = rankings_table(data), reversals_table(data)
     if not rankings.rows:
         return None
-    blocks: list[Block] = [
-        Paragraph(["Rank 1 is best; “=” marks a tie. ", Span("⇄ highlighted", "swatch"),
-                   " ranks are involved in a reversal: two models that two metrics order "
-                   "differently."], "legend"),
+    n, n_both = len(data.reversals), int(np.count_nonzero(_n_significant(data.reversals) == 2))
+    summary = f"Appendix: all {n} reversal{'' if n == 1 else 's'} ({n_both} significant under both metrics)"
+    return Section(
+        "Rankings",
+        _legend("Rank 1 is best; “=” marks a tie. ", Span("⇄ highlighted", "swatch"), " ranks are "
+                "involved in a reversal: two models that two metrics order differently."),
         rankings,
-    ]  # fmt: skip
-    reversals = reversals_table(data)
-    if reversals.rows:
-        n, n_both = len(data.reversals), int(np.count_nonzero(_n_significant(data.reversals) == 2))
-        summary = f"Appendix: all {n} reversal{'' if n == 1 else 's'} ({n_both} significant under both metrics)"
-        blocks.append(Details(summary, [Paragraph([
+        Details(summary, _legend(
             "Differences are first model minus second; “Sig.” says whether the interval excludes "
-            "zero; ", Span("shaded", "shaded"), " rows are significant under both metrics."],
-            "legend"), reversals], id="reversals-appendix"))  # fmt: skip
-    else:
-        blocks.append(
-            Paragraph(
-                "No ranking reversals: every pair of models keeps its order across metrics.", "note"
-            )
-        )
-    return Section("Rankings", blocks, id="rankings")
+            "zero; ", _SHADED, " rows are significant under both metrics."), reversals,
+            id="reversals-appendix") if reversals.rows else
+        Paragraph("No ranking reversals: every pair of models keeps its order across metrics.", style="note"),
+        id="rankings",
+    )  # fmt: skip
 
 
 def _metrics_section(data: ReportData) -> Section | None:
     if not len(data.metrics_info):
         return None
     rows = [
-        [str(r.name), str(r.kind), "lower is better" if bool(r.lower_is_better) else "higher is better",
-         str(r.description)]
+        [str(r.name), str(r.kind), f"{'lower' if r.lower_is_better else 'higher'} is better", str(r.description)]
         for r in data.metrics_info.itertuples(index=False)
     ]  # fmt: skip
-    blocks: list[Block] = [
-        Table(
-            ["Metric", "Kind", "Direction", "Description"], rows, align="llll", id="metrics-table"
-        )
-    ]
-    audit = data.metric_audit
+    audit, appendix = data.metric_audit, None
     if audit is not None and not audit.empty:
         K, n_trials, seed = (int(audit[k].iloc[0]) for k in ("classes", "n_trials", "seed"))
-        pairs = audit[["property", "title"]].astype(str).drop_duplicates("property")
-        names = "; ".join(_property(k, t) for k, t in pairs.itertuples(index=False))
-        legend = Paragraph([
-            f"✓ holds (no counterexample found in {n_trials:,} seeded trials per property, seed "
-            f"{seed}; not a proof), ✗ violated, – not applicable. Properties: {names}. Definitions "
-            "in docs/audit.md; the full search (100,000 trials) is ",
-            Span(f"dissensus audit --classes {K}", "code"),
-            ". Debiased metrics are not audited: their properties are those of the metric they "
-            "estimate."], "legend")  # fmt: skip
+        names = "; ".join(
+            _property(r) for r in audit.drop_duplicates("property").to_dict("records")
+        )
         matrix, examples = audit_tables(audit)
-        summary = f"Appendix: properties of these metrics (machine audit, K = {K} classes)"
-        appendix: list[Block] = [legend, matrix, *([examples] if examples.rows else [])]
-        blocks.append(Details(summary, appendix, id="audit-appendix"))
-    return Section("Metrics", blocks, id="metrics")
+        appendix = Details(
+            f"Appendix: properties of these metrics (machine audit, K = {K} classes)",
+            _legend(
+                f"✓ holds (no counterexample found in {n_trials:,} seeded trials per property, "
+                f"seed {seed}; not a proof), ✗ violated, – not applicable. Properties: {names}. "
+                "Definitions in docs/audit.md; the full search (100,000 trials) is ",
+                Span(f"dissensus audit --classes {K}", "code"),
+                ". Debiased metrics are not audited: their properties are those of the metric "
+                "they estimate.",
+            ),
+            matrix, examples if examples.rows else None, id="audit-appendix",
+        )  # fmt: skip
+    header = ["Metric", "Kind", "Direction", "Description"]
+    return Section(
+        "Metrics", Table(header, rows, "llll", id="metrics-table"), appendix, id="metrics"
+    )
 
 
 def build_document(data: ReportData, *, figures: bool = True) -> Document:
     """The report of ``data`` as a document; ``figures=False`` leaves the figures out."""
-    show = figures
-    figs = report_figures(data) if show else {}
-    blocks: list[Block | None] = [_verdict_section(data)]
-    reading = plain_reading(data)
-    if reading:
-        blocks.append(Section("Details in plain words", [Bullets(reading)], id="reading"))
-    blocks += [
-        _dataset_section(data, figs, show),
-        _summary_section(data, figs),
-        _by_bin_section(data, figs, show),
-    ]
-    items = reversal_item_figures(data) if show else []
-    if items:
-        blocks.append(Section("Where models disagree", [Paragraph(
-            "For each reversal, the items that favour one model under the first metric and the "
-            "other under the second the most.", "legend"), *items], id="where-models-disagree"))  # fmt: skip
-    differences = differences_table(data)
-    if differences.rows:
-        blocks.append(Section("Paired differences", [Paragraph([
-            Span("shaded", "shaded"), " rows: the interval of the difference (first model minus "
-            "second) excludes zero; (n.s.) marks an interval that includes zero."], "legend"),
-            differences], id="differences"))  # fmt: skip
-    blocks.append(_rankings_section(data))
+    figs = report_figures(data) if figures else {}
+    items = reversal_item_figures(data) if figures else []
+    reading, differences = plain_reading(data), differences_table(data)
     agreement = metric_agreement_table(data)
-    if agreement.rows:
-        legend = Paragraph("How differently each pair of metrics ranks the models: the share of "
-                           "models whose rank changes, the mean ± sd change of rank position, and "
-                           "Kendall's τ between the two rankings.", "legend")  # fmt: skip
-        summary = "Appendix: the table (share re-ranked, position change, Kendall's τ)"
-        appendix_blocks: list[Block] = [legend, agreement]
-        appendix = Details(
-            summary,
-            appendix_blocks,
-            id="metric-agreement-appendix",
-            open="agreement" not in figs,
-        )
-        section: list[Block] = [*([figs["agreement"]] if "agreement" in figs else []), appendix]
-        blocks.append(Section("Metric agreement", section, id="metric-agreement"))
-    blocks.append(_metrics_section(data))
     n_models, n_metrics = len(data.models), len(data.metrics)
     subtitle = (
         f"{n_models} model{'' if n_models == 1 else 's'} · {n_metrics} metric"
         f"{'' if n_metrics == 1 else 's'} · {format_count(data.dataset['n_items'])} items. "
         f"Generated by dissensus {VERSION}."
     )
-    footer = (
-        f"Generated by dissensus {VERSION}. Self-contained file: styles and figures are inline; "
-        "nothing is loaded from the network."
-    )
     return Document(
-        data.title, [b for b in blocks if b is not None], subtitle=subtitle, footer=footer
-    )
+        data.title,
+        _verdict_section(data),
+        Section("Details in plain words", Bullets(reading), id="reading") if reading else None,
+        _dataset_section(data, figs, figures),
+        _summary_section(data, figs),
+        _by_bin_section(data, figs, figures),
+        Section("Where models disagree", _legend(
+            "For each reversal, the items that favour one model under the first metric and the "
+            "other under the second the most."), *items, id="where-models-disagree") if items else None,
+        Section("Paired differences", _legend(
+            _SHADED, " rows: the interval of the difference (first model minus second) excludes "
+            "zero; (n.s.) marks an interval that includes zero."), differences,
+            id="differences") if differences.rows else None,
+        _rankings_section(data),
+        Section("Metric agreement", figs.get("agreement"), Details(
+            "Appendix: the table (share re-ranked, position change, Kendall's τ)",
+            _legend("How differently each pair of metrics ranks the models: the share of models "
+                    "whose rank changes, the mean ± sd change of rank position, and Kendall's τ "
+                    "between the two rankings."),
+            agreement, id="metric-agreement-appendix", open="agreement" not in figs,
+        ), id="metric-agreement") if agreement.rows else None,
+        _metrics_section(data),
+        subtitle=subtitle,
+        footer=f"Generated by dissensus {VERSION}. Self-contained file: styles and figures are "
+        "inline; nothing is loaded from the network.",
+    )  # fmt: skip

@@ -2,6 +2,12 @@
 
 Summary, paired differences, bins, rankings, reversals, prior sensitivity and
 paired tests, all from the dense score array and one shared paired bootstrap.
+Every interval is a percentile interval of that bootstrap, asked for with
+``confidence_level`` (its coverage, default 0.95) and ``n_resamples`` (default
+1000; the resamples are drawn once per value and shared by every table). A
+non-finite mean (an infinite cross-entropy) has a NaN interval. Tables print
+whole (:class:`~dissensus.report.FullFrame`); metrics and models keep the
+order given to :func:`evaluate`.
 """
 
 from __future__ import annotations
@@ -105,24 +111,20 @@ class _Tables:
         self._prior_cache: dict[tuple[tuple[str, ...], float, int], pd.DataFrame] = {}
         self._boot_cache: dict[int, FloatArray] = {}
         self._scores: pd.DataFrame | None = None
+        self._dtypes: dict[str, pd.CategoricalDtype] = {}
         self._agreement_cache: dict[tuple[float, int, bool], pd.DataFrame | None] = {}
         with np.errstate(invalid="ignore", over="ignore"):
             self._means = self.values.mean(axis=2)
         self._lower = np.array([m.lower_is_better for m in metrics], dtype=bool)
 
-    def _metric_index(self, metric: str) -> int:
-        if metric not in self.metrics:
+    def _index(self, what: str, name: str) -> int:
+        names: list[str] = getattr(self, f"{what}s")
+        if name not in names:
             msg = (
-                f"Metric {metric!r} is not in this evaluation; it has {examples(self.metrics, 12)}."
+                f"{what.title()} {name!r} is not in this evaluation; it has {examples(names, 12)}."
             )
             raise ValueError(msg)
-        return self.metrics.index(metric)
-
-    def _model_index(self, model: str) -> int:
-        if model not in self.models:
-            msg = f"Model {model!r} is not in this evaluation; it has {examples(self.models, 12)}."
-            raise ValueError(msg)
-        return self.models.index(model)
+        return names.index(name)
 
     def _boot(self, n_resamples: int) -> FloatArray:
         """Resampled means, shape (B, M, J): the same items for every model and metric."""
@@ -156,6 +158,33 @@ class _Tables:
         return out
 
     # -- tables ------------------------------------------------------------
+    def _tidy(self, metrics: npt.NDArray[np.intp], models: npt.NDArray[np.intp]) -> pd.DataFrame:
+        """Per-item rows of ``metrics`` × ``models`` (positions), in that nesting order."""
+        N, reps = self.counts.N, metrics.size * models.size
+        items = self.counts.items
+        if items.is_unique:
+            dtype = self._dtypes.setdefault("item", pd.CategoricalDtype(items))
+            item: Any = pd.Categorical.from_codes(np.tile(np.arange(N), reps), dtype=dtype)
+        else:
+            item = np.tile(np.asarray(items, dtype=object), reps)
+        bins = self._dtypes.setdefault(
+            "bin", pd.CategoricalDtype(pd.Index(self.bins), ordered=True)
+        )
+        return pd.DataFrame(
+            {
+                "item": item,
+                "model": pd.Categorical.from_codes(
+                    np.tile(np.repeat(models, N), metrics.size), categories=pd.Index(self.models)
+                ),
+                "metric": pd.Categorical.from_codes(
+                    np.repeat(metrics, models.size * N), categories=pd.Index(self.metrics)
+                ),
+                "value": self.values[np.ix_(metrics, models)].reshape(-1),
+                "n_annotations": np.tile(self.n_annotations, reps),
+                "bin": pd.Categorical.from_codes(np.tile(self._bin_codes, reps), dtype=bins),
+            }
+        )
+
     @property
     def scores(self) -> pd.DataFrame:
         """Tidy per-item scores: ``item, model, metric, value, n_annotations, bin``.
@@ -165,54 +194,20 @@ class _Tables:
         access (it has ``M × J × N`` rows).
         """
         if self._scores is None:
-            M, J, N = self.values.shape
-            item_codes = np.tile(np.arange(N), M * J)
-            items = self.counts.items
-            item_col = (
-                pd.Categorical.from_codes(item_codes, categories=items)
-                if items.is_unique
-                else np.tile(np.asarray(items), M * J)
-            )
-            self._scores = pd.DataFrame(
-                {
-                    "item": item_col,
-                    "model": pd.Categorical.from_codes(
-                        np.tile(np.repeat(np.arange(J), N), M), categories=pd.Index(self.models)
-                    ),
-                    "metric": pd.Categorical.from_codes(
-                        np.repeat(np.arange(M), J * N), categories=pd.Index(self.metrics)
-                    ),
-                    "value": self.values.reshape(-1),
-                    "n_annotations": np.tile(self.n_annotations, M * J),
-                    "bin": pd.Categorical.from_codes(
-                        np.tile(self._bin_codes, M * J),
-                        categories=pd.Index(self.bins),
-                        ordered=True,
-                    ),
-                }
-            )
+            M, J, _ = self.values.shape
+            self._scores = self._tidy(np.arange(M), np.arange(J))
         return self._scores
 
     def summary(self, *, confidence_level: float = 0.95, n_resamples: int = 1000) -> pd.DataFrame:
         r"""Mean score per model and metric with a paired bootstrap interval.
 
-        Parameters
-        ----------
-        confidence_level : float, default 0.95
-            Coverage of the percentile interval.
-        n_resamples : int, default 1000
-            Bootstrap resamples of the items (shared by all models and
-            metrics; cached per ``n_resamples``).
-
         Returns
         -------
         DataFrame
-            ``model, metric, mean, se, ci_low, ci_high, n_items,
-            lower_is_better, best``; metrics in the given order, models in
-            the given order within each metric. ``se`` is the standard error
-            :math:`s / \sqrt{N}` (sample standard deviation, ``ddof=1``).
+            ``model, metric, mean, standard_error, ci_low, ci_high, n_items,
+            lower_is_better, best``: ``standard_error`` is :math:`s / \sqrt{N}`
+            (sample standard deviation, ``ddof=1``; NaN for a non-finite mean);
             ``best`` marks the best mean under each metric (every tied model).
-            A non-finite mean has NaN ``se`` and interval.
         """
         boot = self._boot(n_resamples)
         low, high = self._interval(boot, self._means, confidence_level)
@@ -258,18 +253,15 @@ class _Tables:
         with np.errstate(invalid="ignore"):
             diff = self._means[:, a] - self._means[:, b]
             low, high = self._interval(boot[:, :, a] - boot[:, :, b], diff, confidence_level)
-        a_better = np.where(self._lower[:, None], high < 0, low > 0)
-        b_better = np.where(self._lower[:, None], low > 0, high < 0)
         names = np.asarray(self.models, dtype=object)
-        undefined = np.isnan(low) | np.isnan(high)
-        better = np.where(
-            a_better,
-            names[a][None, :],
-            np.where(
-                b_better,
-                names[b][None, :],
-                np.where(undefined, np.array(None, dtype=object), "tie"),
-            ),
+        better = np.select(
+            [
+                np.where(self._lower[:, None], high < 0, low > 0),
+                np.where(self._lower[:, None], low > 0, high < 0),
+                np.isnan(low) | np.isnan(high),
+            ],
+            [names[a][None, :], names[b][None, :], np.array(None, dtype=object)],
+            default="tie",
         )
         P = a.size
         return FullFrame(
@@ -413,7 +405,7 @@ class _Tables:
         Returns
         -------
         DataFrame
-            ``model, metric, weighted_mean, se, mean, n_items, n_floored``
+            ``model, metric, weighted_mean, standard_error, mean, n_items, n_floored``
             (``mean`` is the plain mean of :meth:`summary`, for comparison).
             Empty when the evaluation has no debiased metric.
 
@@ -422,15 +414,7 @@ class _Tables:
         ValueError
             The evaluation kept no predictions (they are needed for the variances).
         """
-        columns = [
-            "model",
-            "metric",
-            "weighted_mean",
-            "standard_error",
-            "mean",
-            "n_items",
-            "n_floored",
-        ]
+        columns = ["model", "metric", "weighted_mean", "standard_error", "mean", "n_items", "n_floored"]  # fmt: skip
         debiased = [m for m in self._metrics if m.name.startswith("debiased[")]
         if not debiased:
             return FullFrame(pd.DataFrame(columns=columns))
@@ -552,8 +536,6 @@ class _Tables:
         ----------
         priors : sequence, default ("uniform", "jeffreys", "empirical")
             Priors to compare with the evaluation's own (which comes first).
-        confidence_level : float, default 0.95
-        n_resamples : int, default 1000
 
         Returns
         -------
@@ -565,17 +547,7 @@ class _Tables:
             are significantly worse than the best. Empty when there is no
             expected metric or the predictions were not kept.
         """
-        columns = [
-            "prior",
-            "metric",
-            "model",
-            "mean",
-            "ci_low",
-            "ci_high",
-            "rank",
-            "best",
-            "significant",
-        ]
+        columns = ["prior", "metric", "model", "mean", "ci_low", "ci_high", "rank", "best", "significant"]  # fmt: skip
         expected = [i for i, m in enumerate(self._metrics) if m.needs_posterior]
         key = (tuple(_prior_name(p) for p in priors), float(confidence_level), int(n_resamples))
         if key in self._prior_cache:
@@ -804,9 +776,8 @@ class _Tables:
             Unknown model, metric or test; non-finite scores.
         """
         check_option("Evaluation.compare", "test", test, _TESTS)
-        m = self._metric_index(metric)
-        x = self.values[m, self._model_index(a)]
-        y = self.values[m, self._model_index(b)]
+        m = self._index("metric", metric)
+        x, y = self.values[m, self._index("model", a)], self.values[m, self._index("model", b)]
         rng_seed = self.seed if isinstance(seed, str) and seed == "default" else seed
         if test == "wilcoxon":
             return wilcoxon_test(x, y)
@@ -836,7 +807,7 @@ class _Tables:
             Applied within each metric: the family is the set of model pairs
             compared under that metric.
         significance : float, default 0.05
-            Family-wise error rate for ``reject`` (``alpha`` is its old name, deprecated).
+            Family-wise error rate for ``reject``.
         n_resamples : int, default 9999
 
         Returns
@@ -858,7 +829,7 @@ class _Tables:
         )
         if test != "wilcoxon":
             check_resamples("Evaluation.pairwise_tests", n_resamples)
-        metrics = self.metrics if metric is None else [self.metrics[self._metric_index(metric)]]
+        metrics = self.metrics if metric is None else [self.metrics[self._index("metric", metric)]]
         J = len(self.models)
         rows = []
         for met in metrics:
@@ -882,26 +853,6 @@ class _Tables:
                 adjusted = adjust_pvalues([r[-1] for r in block], method=correction)
                 for r, p_adj in zip(block, adjusted, strict=True):
                     rows.append([*r, float(p_adj), bool(p_adj <= significance)])
-        return pd.DataFrame(
-            rows,
-            columns=[
-                "metric",
-                "model_a",
-                "model_b",
-                "diff",
-                "statistic",
-                "p",
-                "p_adjusted",
-                "reject",
-            ],
-        ).astype(
-            {
-                "diff": np.float64,
-                "statistic": np.float64,
-                "p": np.float64,
-                "p_adjusted": np.float64,
-                "reject": bool,
-            }
-        )
-
-    # -- output ------------------------------------------------------------
+        columns = ["metric", "model_a", "model_b", "diff", "statistic", "p", "p_adjusted", "reject"]
+        types = dict.fromkeys(columns[3:7], np.float64)
+        return pd.DataFrame(rows, columns=columns).astype({**types, "reject": bool})

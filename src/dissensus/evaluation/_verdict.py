@@ -22,13 +22,16 @@ lead is significant (``significant``: under all of them).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from dissensus.report import is_missing
+
+if TYPE_CHECKING:
+    from dissensus.evaluation._data import ReportData
 
 __all__ = ["VERDICT_COLUMNS", "difference", "excludes_zero", "verdict_table"]
 
@@ -86,36 +89,17 @@ def _family(
     }  # fmt: skip
 
 
-def verdict_table(
-    *,
-    summary: pd.DataFrame,
-    differences: pd.DataFrame,
-    by_bin: pd.DataFrame,
-    prior_sensitivity: pd.DataFrame | None,
-    models: list[str],
-    metrics: list[str],
-    kinds: Mapping[str, str],
-    lower: Mapping[str, bool],
-    bins: Sequence[str],
-    prior: str,
-) -> pd.DataFrame:
-    """The verdict (module docstring) from the evaluation's tables.
-
-    Parameters
-    ----------
-    summary, differences, by_bin, prior_sensitivity : DataFrame
-        :meth:`Evaluation.summary`, ``differences``, ``by_bin`` and
-        ``prior_sensitivity`` (None or empty: no ``"prior"`` rows).
-    models, metrics : list of str
-        In report order.
-    kinds, lower : mapping
-        Each metric's ``Metric.kind`` (default ``"pointwise"``) and whether
-        lower is better.
-    bins : sequence of str
-        Bin labels in order.
-    prior : str
-        The evaluation's prior (the ``prior`` of the overall and bin rows).
-    """
+def verdict_table(data: ReportData) -> pd.DataFrame:
+    """The verdict (module docstring) of a report's tables."""
+    models, metrics, bins, prior = (
+        data.models,
+        data.metrics,
+        data.bins(),
+        str(data.dataset["prior"]),
+    )
+    summary, differences, by_bin = data.summary, data.differences, data.by_bin
+    kinds = {m: data.kind(m) for m in metrics}
+    lower = {m: data.lower_is_better(m) for m in metrics}
     families: dict[str, list[str]] = {}
     for metric in metrics:
         families.setdefault(kinds.get(metric, "pointwise"), []).append(metric)
@@ -154,7 +138,7 @@ def verdict_table(
                 firsts[metric] = ([str(sub["model"].iloc[pick])] if len(sub) else [], None)
             base = {"scope": "bin", "prior": prior, "bin": label, "family": family}
             rows.append(_family(base, firsts, models, tested=False))
-    sens = prior_sensitivity if prior_sensitivity is not None else pd.DataFrame()
+    sens = data.prior_sensitivity if data.prior_sensitivity is not None else pd.DataFrame()
     for name in pd.unique(sens["prior"].astype(str)) if len(sens) else []:
         base = {"scope": "prior", "prior": str(name), "bin": "all", "family": "expected"}
         per_prior = sens[sens["prior"].astype(str) == name]

@@ -307,7 +307,7 @@ def _training_section(result: ExperimentResult, verdicts: pd.DataFrame) -> Secti
     table = Table(["Model", "What", "Parameters", "Converged", "Fit (s)"], rows, align="lllrr",
                   id="training-table")  # fmt: skip
     items = Bullets(_verdict_items(verdicts, list(s["models"])))
-    return Section("Training", [items, Paragraph(legend, "legend"), table], id="training")
+    return Section("Training", items, Paragraph(legend, style="legend"), table, id="training")
 
 
 def run_experiment(

@@ -10,26 +10,9 @@ scripts or fetches), :func:`to_markdown` or, in a notebook,
 
 This package is a low layer: it knows nothing of agreement, metrics or
 evaluation, so every result class can build its notebook view from it.
-
-Examples
---------
->>> from dissensus.report import Cell, Document, Paragraph, Section, Table, to_markdown
->>> table = Table(["Model", "Mean"], [["A", Cell("0.400", best=True)], ["B", "0.450"]],
-...               caption="Mean per model")
->>> doc = Document("Evaluation", [Section("Summary", [Paragraph("Lower is better."), table])])
->>> print(to_markdown(doc), end="")
-# Evaluation
-<BLANKLINE>
-## Summary
-<BLANKLINE>
-Lower is better.
-<BLANKLINE>
-**Mean per model**
-<BLANKLINE>
-| Model | Mean |
-| --- | --: |
-| A | **0.400** ★ |
-| B | 0.450 |
+For example, ``to_markdown(Document("Models", Section("Summary",
+Table(["Model", "Mean"], [["A", Cell("0.400", best=True)], ["B", "0.450"]]))))``
+gives a heading, a subheading and a pipe table with ``**0.400** ★``.
 """
 
 from dissensus.report._document import (
@@ -80,42 +63,10 @@ from dissensus.report._render import (
 )
 
 __all__ = [
-    "COLOURS",
-    "GRID",
-    "INK",
-    "MISSING",
-    "VERSION",
-    "Block",
-    "Bullets",
-    "Cell",
-    "Details",
-    "Document",
-    "Figure",
-    "FullFrame",
-    "Group",
-    "HtmlPage",
-    "Paragraph",
-    "Section",
-    "Span",
-    "Table",
-    "Text",
-    "escape_markdown",
-    "format_count",
-    "format_interval",
-    "format_number",
-    "format_percent",
-    "format_pm",
-    "format_pvalue",
-    "format_rank",
-    "html_fragment",
-    "is_missing",
-    "new_figure",
-    "panels",
-    "plot_text",
-    "render_figure",
-    "require_figures",
-    "series_style",
-    "to_html",
-    "to_markdown",
-    "top_legend",
-]
+    "COLOURS", "GRID", "INK", "MISSING", "VERSION", "Block", "Bullets", "Cell", "Details",
+    "Document", "Figure", "FullFrame", "Group", "HtmlPage", "Paragraph", "Section", "Span", "Table",
+    "Text", "escape_markdown", "format_count", "format_interval", "format_number", "format_percent",
+    "format_pm", "format_pvalue", "format_rank", "html_fragment", "is_missing", "new_figure",
+    "panels", "plot_text", "render_figure", "require_figures", "series_style", "to_html",
+    "to_markdown", "top_legend",
+]  # fmt: skip

@@ -1,22 +1,22 @@
 """A small document model: what a report says, apart from how it is rendered.
 
-A :class:`Document` is a title and a list of blocks. A block is a
-:class:`Section` (a heading over more blocks), a :class:`Paragraph`
-(plain, a legend, a note or a warning), :class:`Bullets`, a
-:class:`Table` of :class:`Cell`, a :class:`Figure` (inline SVG),
-:class:`Details` (a collapsed appendix) or a :class:`Group` (blocks laid
-out side by side). Text is a string, a :class:`Span` (bold, code, a
-swatch) or a sequence of both. Every string is plain text: the renderers
-(:func:`~dissensus.report.to_html`, :func:`~dissensus.report.to_markdown`)
-escape it. Numbers are formatted before they enter the model, by
-:mod:`dissensus.report` 's formatter (``format_number``, ...).
+A :class:`Document` is a title over blocks. A block is a :class:`Section`
+(a heading over blocks; nested sections take the next level), a
+:class:`Paragraph` (plain, ``legend``, ``note`` or ``warning``),
+:class:`Bullets`, a :class:`Table` of :class:`Cell`, a :class:`Figure`
+(inline SVG), :class:`Details` (a collapsed appendix; a heading in Markdown)
+or a :class:`Group` (blocks side by side). Containers take their blocks as
+arguments and drop None, so optional parts read inline. Text is a string, a
+:class:`Span` (bold, code, a legend swatch) or a sequence of both. Every
+string is plain text, escaped by the renderer; numbers enter already
+formatted (``format_number``, ...).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -24,24 +24,14 @@ import pandas as pd
 from dissensus.report._format import MISSING, format_count, format_number, is_missing
 
 __all__ = [
-    "Block",
-    "Bullets",
-    "Cell",
-    "Details",
-    "Document",
-    "Figure",
-    "Group",
-    "Paragraph",
-    "Section",
-    "Span",
-    "Table",
-    "Text",
-]
+    "Block", "Bullets", "Cell", "Details", "Document", "Figure", "Group", "Paragraph", "Section",
+    "Span", "Table", "Text",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Span:
-    """Inline text with a style: ``strong`` (bold), ``code``, ``swatch`` or ``shaded`` (legend keys)."""
+    """Inline text: ``strong`` (bold), ``code``, ``swatch`` or ``shaded`` (a legend's key)."""
 
     text: str
     style: Literal["strong", "code", "swatch", "shaded"] = "strong"
@@ -51,13 +41,26 @@ class Span:
 Text = str | Span | Sequence[str | Span]
 
 
-@dataclass(frozen=True)
-class Paragraph:
-    """A paragraph; ``style`` is ``text``, ``legend`` (explains the next block), ``note`` or ``warning``."""
+def _init(obj: object, **values: Any) -> None:
+    for name, value in values.items():
+        object.__setattr__(obj, name, value)
 
-    text: Text
+
+@dataclass(frozen=True, init=False)
+class Paragraph:
+    """A paragraph of strings and spans; ``style`` ``text``, ``legend``, ``note`` or ``warning``."""
+
+    parts: tuple[str | Span, ...]
     style: Literal["text", "legend", "note", "warning"] = "text"
     id: str = ""
+
+    def __init__(
+        self,
+        *parts: str | Span,
+        style: Literal["text", "legend", "note", "warning"] = "text",
+        id: str = "",
+    ) -> None:
+        _init(self, parts=parts, style=style, id=id)
 
 
 @dataclass(frozen=True)
@@ -78,21 +81,11 @@ class Cell:
 
 @dataclass(frozen=True)
 class Table:
-    """A table: a header, rows of cells (or strings), and how to show them.
+    """A table: header, rows of cells or strings (the first cell heads its row) and options.
 
-    Attributes
-    ----------
-    header : sequence of str
-    rows : sequence of sequences of Cell or str
-        The first cell of a row is its header.
-    align : str
-        One letter per column: ``l`` text, ``r`` numbers, ``c`` short
-        symbols; default ``l`` then ``r`` for every other column.
-    caption, id : str
-    flagged_rows : sequence of bool
-        Rows to shade (e.g. an interval that excludes zero).
-    omitted : int
-        Rows left out to keep the page readable; the renderers say so.
+    ``align`` has one letter per column (``l`` text, ``r`` numbers, ``c``
+    symbols; default ``l`` then ``r``); ``flagged_rows`` are shaded;
+    ``omitted`` counts rows left out to keep the page readable (said below it).
     """
 
     header: Sequence[str]
@@ -109,17 +102,16 @@ class Table:
 
     def cells(self) -> list[list[Cell]]:
         """The rows with every string turned into a plain :class:`Cell`."""
-        return [[c if isinstance(c, Cell) else Cell(str(c)) for c in row] for row in self.rows]
+        return [[c if isinstance(c, Cell) else Cell(c) for c in row] for row in self.rows]
 
     @classmethod
     def from_frame(
         cls, frame: pd.DataFrame, *, digits: int = 3, caption: str = "", id: str = ""
     ) -> Table:
-        """A table of a DataFrame's columns: floats with ``digits`` decimals, integers as counts.
+        """A DataFrame's columns: floats with ``digits`` decimals, integers as counts.
 
         Examples
         --------
-        >>> import pandas as pd
         >>> t = Table.from_frame(pd.DataFrame({"model": ["A"], "mean": [0.25], "n": [1200]}))
         >>> t.header, t.rows, t.alignment()
         (['model', 'mean', 'n'], [['A', '0.250', '1,200']], 'lrr')
@@ -127,24 +119,18 @@ class Table:
         types = pd.api.types
         numeric = [types.is_numeric_dtype(t) and not types.is_bool_dtype(t) for t in frame.dtypes]
         rows = [
-            [_value(v, digits) for v in record]
-            for record in frame.itertuples(index=False, name=None)
+            [_value(v, digits) for v in rec] for rec in frame.itertuples(index=False, name=None)
         ]
         align = "".join("r" if n else "l" for n in numeric)
-        header = [str(c) for c in frame.columns]
-        return cls(header, rows, align=align, caption=caption, id=id)
+        return cls([str(c) for c in frame.columns], rows, align=align, caption=caption, id=id)
 
 
 def _value(v: object, digits: int) -> str:
     if is_missing(v):
         return MISSING
-    if isinstance(v, bool | np.bool_ | str):
-        return str(v)
-    if isinstance(v, int | np.integer):
+    if isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_):
         return format_count(v)
-    if isinstance(v, float | np.floating):
-        return format_number(v, digits=digits)
-    return str(v)
+    return format_number(v, digits=digits) if isinstance(v, float | np.floating) else str(v)
 
 
 @dataclass(frozen=True)
@@ -157,42 +143,65 @@ class Figure:
     id: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
+class Section:
+    """A heading over blocks (None entries are dropped)."""
+
+    title: str
+    blocks: tuple[Block, ...]
+    id: str = ""
+
+    def __init__(self, title: str, *blocks: Block | None, id: str = "") -> None:
+        _init(self, title=title, blocks=tuple(b for b in blocks if b is not None), id=id)
+
+
+@dataclass(frozen=True, init=False)
 class Details:
-    """A collapsible appendix: a summary line over blocks (a heading in Markdown)."""
+    """A collapsible appendix: a summary line over blocks (None entries are dropped)."""
 
     summary: Text
-    blocks: Sequence[Block]
+    blocks: tuple[Block, ...]
     id: str = ""
     open: bool = False
 
+    def __init__(
+        self, summary: Text, *blocks: Block | None, id: str = "", open: bool = False
+    ) -> None:
+        _init(
+            self,
+            summary=summary,
+            blocks=tuple(b for b in blocks if b is not None),
+            id=id,
+            open=open,
+        )
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, init=False)
 class Group:
     """Blocks side by side: ``pair`` (one narrow, one wide) or ``grid`` (equal columns)."""
 
-    blocks: Sequence[Block]
+    blocks: tuple[Block, ...]
     layout: Literal["pair", "grid"] = "grid"
 
-
-@dataclass(frozen=True)
-class Section:
-    """A heading over blocks; nested sections take the next heading level."""
-
-    title: str
-    blocks: Sequence[Block]
-    id: str = ""
+    def __init__(self, *blocks: Block | None, layout: Literal["pair", "grid"] = "grid") -> None:
+        _init(self, blocks=tuple(b for b in blocks if b is not None), layout=layout)
 
 
 #: Anything a document or section holds.
 Block = Section | Paragraph | Bullets | Table | Figure | Details | Group
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Document:
-    """A whole page: a title, a subtitle line (e.g. what was compared), blocks and a footer."""
+    """A page: a title, a subtitle line (what was compared), blocks and a footer."""
 
     title: str
-    blocks: Sequence[Block]
+    blocks: tuple[Block, ...]
     subtitle: str = ""
     footer: str = ""
+
+    def __init__(
+        self, title: str, *blocks: Block | None, subtitle: str = "", footer: str = ""
+    ) -> None:
+        blocks_ = tuple(b for b in blocks if b is not None)
+        _init(self, title=title, blocks=blocks_, subtitle=subtitle, footer=footer)

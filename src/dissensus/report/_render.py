@@ -158,9 +158,9 @@ def _html(block: Block, depth: int, numbers: dict[str, int]) -> list[str]:
         return [*out, "</section>"]
     if isinstance(block, Paragraph):
         if block.style == "warning":
-            return [f'<p class="warning" role="note"{_attr("id", block.id)}>{_h(block.text)}</p>']
+            return [f'<p class="warning" role="note"{_attr("id", block.id)}>{_h(block.parts)}</p>']
         cls = "" if block.style == "text" else block.style
-        return [f"<p{_attr('class', cls)}{_attr('id', block.id)}>{_h(block.text)}</p>"]
+        return [f"<p{_attr('class', cls)}{_attr('id', block.id)}>{_h(block.parts)}</p>"]
     if isinstance(block, Bullets):
         return ['<ul class="reading">', *(f"<li>{_h(item)}</li>" for item in block.items), "</ul>"]
     if isinstance(block, Table):
@@ -268,7 +268,7 @@ def _md(block: Block, depth: int, numbers: dict[str, int]) -> list[list[str]]:
             out += _md(child, depth + 1, numbers)
         return out
     if isinstance(block, Paragraph):
-        return [[("> " if block.style == "warning" else "") + _m(block.text)]]
+        return [[("> " if block.style == "warning" else "") + _m(block.parts)]]
     if isinstance(block, Bullets):
         return [[f"- {_m(item)}" for item in block.items]]
     if isinstance(block, Table):

@@ -20,7 +20,6 @@ import pandas as pd
 
 from dissensus._atomic import AtomicFileSet
 from dissensus.report import (
-    Block,
     Document,
     Paragraph,
     Section,
@@ -44,19 +43,13 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = [
-    "best_prior",
-    "compare_forms",
-    "debiased_markdown",
-    "debiased_reading",
-    "debiased_table",
-    "main_table",
-    "plain_reading",
-    "simulation_report",
-    "write_simulation_report",
-]
+    "best_prior", "compare_forms", "debiased_markdown", "debiased_reading", "debiased_table",
+    "main_table", "plain_reading", "simulation_report", "write_simulation_report",
+]  # fmt: skip
 
-_SE = {"p_pairs_correct": "se_pairs_correct", "kendall_tau": "se_kendall_tau"}
-_SE["p_best_correct"] = "se_best_correct"
+_SE = {
+    c: f"se_{c.removeprefix('p_')}" for c in ("p_pairs_correct", "kendall_tau", "p_best_correct")
+}
 _NOT_PRIORS = ["empirical", "debiased"]
 
 
@@ -410,13 +403,10 @@ def main_table(res: StudyResult) -> pd.DataFrame:
     return out
 
 
-def _figures_by_truth(
-    res: StudyResult, kind: str, rows: tuple[tuple[str, str], ...]
-) -> list[Block]:
-    blocks: list[Block] = []
+def _by_truth(res: StudyResult, kind: str, rows: tuple[tuple[str, str], ...]) -> list[Section]:
+    what, sections = " and ".join(label for _, label in rows), []
     for t in dict.fromkeys(res.rankings["truth"]):
         rk = res.rankings[(res.rankings["truth"] == t) & (res.rankings["bin"] != "all")]
-        what = " and ".join(label for _, label in rows)
         caption = (
             f"{what} per bin of annotations per item, truth family {t}: one line per metric "
             "form, bars two Monte Carlo standard errors."
@@ -424,10 +414,10 @@ def _figures_by_truth(
         fig = render_figure(
             _draw_forms, rk, rows, id=f"fig-{kind}-{t}", caption=caption, alt=f"{what} per bin, {t}"
         )
-        blocks.append(
-            Section(f"{'Debiased, truth' if kind == 'deb' else 'Truth'} family: {t}", [fig])
+        sections.append(
+            Section(f"{'Debiased, truth' if kind == 'deb' else 'Truth'} family: {t}", fig)
         )
-    return blocks
+    return sections
 
 
 def simulation_report(
@@ -438,63 +428,56 @@ def simulation_report(
     title: str = "Do expected metrics pick the truly better model?",
 ) -> Document:
     """The whole report as a document (figures need the ``report`` extra)."""
-    blocks: list[Block] = [
-        Section("Reading", [Paragraph(p) for p in plain_reading(res, cov, alloc)])
-    ]
-    pairs = (("p_pairs_correct", "P(pair right)"),)
-    blocks.append(Section("Decision accuracy per bin", [
-        Paragraph("Per truth family, metric and annotation-count bin: 'pairs' is the share of "
-                  "model pairs ordered as the truth orders them (± Monte Carlo standard error), "
-                  "'exact' the probability that the whole ranking equals the true one.", "legend"),
-        Table.from_frame(main_table(res)),
-        *_figures_by_truth(res, "dec", pairs),
-    ]))  # fmt: skip
     deb = debiased_table(res)
-    if not deb.empty:
-        rows = (("kendall_tau", "Kendall tau"), ("p_best_correct", "P(best right)"))
-        blocks.append(Section("Debiased metrics: ranking against the truth", [
-            Paragraph("Per truth family, metric and annotation-count bin: Kendall's tau between "
-                      "each form's ranking of the models and the true ranking ('tau'), and the "
-                      "probability that the form's best model is the truly best one ('best'), for "
-                      "the empirical, expected (each prior) and debiased forms "
-                      "(dissensus.metrics.debiased). 'se' is the largest Monte Carlo standard "
-                      "error in the row.", "legend"),
-            *(Paragraph(p) for p in debiased_reading(res)),
-            Table.from_frame(deb),
-            *_figures_by_truth(res, "deb", rows),
-        ]))  # fmt: skip
-    sc = res.scores[res.scores["bin"] == "all"]
-    keys = ["truth", "metric", "model"]
+    sc, keys = res.scores[res.scores["bin"] == "all"], ["truth", "metric", "model"]
     wide = sc.pivot_table(index=keys, columns="estimator", values="estimate", sort=False)
-    wide["true score"] = sc.pivot_table(
-        index=keys, values="true_score", aggfunc="first", sort=False
-    )["true_score"]
-    blocks.append(Section("Mean scores (all items)", [Table.from_frame(wide.reset_index())]))
-    if not res.prior_strength.empty:
-        blocks.append(
-            Section("Empirical-Bayes prior strength", [Table.from_frame(res.prior_strength)])
-        )
+    true = sc.pivot_table(index=keys, values="true_score", aggfunc="first", sort=False)
+    wide["true score"] = true["true_score"]
+    cw = None
     if cov is not None and not cov.empty:
         cw = cov.pivot_table(
             index=["truth", "prior", "bin"], columns="level", values="coverage", sort=False
         )
         cw.columns = [format_percent(c) for c in cw.columns]
-        blocks.append(
-            Section("Posterior credible-interval coverage", [Table.from_frame(cw.reset_index())])
-        )
-    if alloc is not None and not alloc.empty:
-        caption = (
-            "Share of replicates whose ranking (by the expected or the empirical metric) is "
-            "exactly the true one, against the extra annotations spent, one line per strategy; "
-            "bars two Monte Carlo standard errors."
-        )
-        fig = render_figure(
-            _draw_allocation, alloc, id="fig-alloc", caption=caption, alt="allocation curves"
-        )
-        blocks.append(
-            Section("Allocation: accuracy against budget", [fig, Table.from_frame(alloc)])
-        )
-    return Document(title, blocks)
+    alloc_caption = (
+        "Share of replicates whose ranking (by the expected or the empirical metric) is exactly "
+        "the true one, against the extra annotations spent, one line per strategy; bars two "
+        "Monte Carlo standard errors."
+    )
+    return Document(
+        title,
+        Section("Reading", *(Paragraph(p) for p in plain_reading(res, cov, alloc))),
+        Section(
+            "Decision accuracy per bin",
+            Paragraph("Per truth family, metric and annotation-count bin: 'pairs' is the share of "
+                      "model pairs ordered as the truth orders them (± Monte Carlo standard error), "
+                      "'exact' the probability that the whole ranking equals the true one.", style="legend"),
+            Table.from_frame(main_table(res)),
+            *_by_truth(res, "dec", (("p_pairs_correct", "P(pair right)"),)),
+        ),
+        Section(
+            "Debiased metrics: ranking against the truth",
+            Paragraph("Per truth family, metric and annotation-count bin: Kendall's tau between "
+                      "each form's ranking of the models and the true ranking ('tau'), and the "
+                      "probability that the form's best model is the truly best one ('best'), for "
+                      "the empirical, expected (each prior) and debiased forms "
+                      "(dissensus.metrics.debiased). 'se' is the largest Monte Carlo standard "
+                      "error in the row.", style="legend"),
+            *(Paragraph(p) for p in debiased_reading(res)),
+            Table.from_frame(deb),
+            *_by_truth(res, "deb", (("kendall_tau", "Kendall tau"), ("p_best_correct", "P(best right)"))),
+        ) if not deb.empty else None,
+        Section("Mean scores (all items)", Table.from_frame(wide.reset_index())),
+        Section("Empirical-Bayes prior strength", Table.from_frame(res.prior_strength))
+        if not res.prior_strength.empty else None,
+        Section("Posterior credible-interval coverage", Table.from_frame(cw.reset_index()))
+        if cw is not None else None,
+        Section(
+            "Allocation: accuracy against budget",
+            render_figure(_draw_allocation, alloc, id="fig-alloc", caption=alloc_caption, alt="allocation curves"),
+            Table.from_frame(alloc),
+        ) if alloc is not None and not alloc.empty else None,
+    )  # fmt: skip
 
 
 def write_simulation_report(

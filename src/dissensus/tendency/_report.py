@@ -22,7 +22,6 @@ from dissensus.report import (
     COLOURS,
     GRID,
     INK,
-    Block,
     Bullets,
     Document,
     Figure,
@@ -42,15 +41,8 @@ from dissensus.tendency._consistency import DICResult
 if TYPE_CHECKING:
     from matplotlib.figure import Figure as MplFigure
 
-__all__ = [
-    "TendencyStudy",
-    "dic_table",
-    "heatmap_figure",
-    "mds_figure",
-    "tau_figure",
-    "tendency_report",
-    "write_report",
-]
+__all__ = ["TendencyStudy", "dic_table", "heatmap_figure", "mds_figure", "tau_figure"]
+__all__ += ["tendency_report", "write_report"]
 
 
 @dataclass(frozen=True)
@@ -76,20 +68,13 @@ def dic_table(results: Mapping[str, DICResult]) -> pd.DataFrame:
     """One row per prediction set: DIC, its interval, pairs used and left out."""
     rows = []
     for name, r in results.items():
-        interval = r.confidence_interval
+        low, high = (math.nan, math.nan) if r.confidence_interval is None else r.confidence_interval
         rows.append(
-            {
-                "predictions": name,
-                "dic": r.statistic,
-                "ci_low": interval.low if interval is not None else math.nan,
-                "ci_high": interval.high if interval is not None else math.nan,
-                "bootstrap_bias": r.bootstrap_bias,
-                "n_pairs": r.n_pairs,
-                "n_pairs_undefined": r.n_pairs_undefined,
-                "measure": r.measure,
-                "min_overlap": r.min_overlap,
-            }
-        )
+            {"predictions": name, "dic": r.statistic, "ci_low": low, "ci_high": high,
+             "bootstrap_bias": r.bootstrap_bias, "n_pairs": r.n_pairs,
+             "n_pairs_undefined": r.n_pairs_undefined, "measure": r.measure,
+             "min_overlap": r.min_overlap}
+        )  # fmt: skip
     return pd.DataFrame(rows)
 
 
@@ -218,29 +203,24 @@ def tendency_report(study: TendencyStudy, *, seed: int = 0) -> Document:
     results = dict(study.results)
     first, name0 = next(iter(results.values())), next(iter(results))
     table = dic_table(results)
-    shown = table.assign(
-        interval=[
-            format_interval(lo, hi) for lo, hi in zip(table.ci_low, table.ci_high, strict=True)
-        ]
-    ).drop(columns=["ci_low", "ci_high"])
-    figures = [
-        heatmap_figure(
-            first.true, {n: r.predicted for n, r in results.items()}, measure=first.measure
+    intervals = [
+        format_interval(lo, hi) for lo, hi in zip(table.ci_low, table.ci_high, strict=True)
+    ]
+    predicted = {n: r.predicted for n, r in results.items()}
+    return Document(
+        "Annotator tendencies: DIC",
+        Bullets(study.notes),
+        Paragraph(
+            "DIC = ‖M − M′‖_F / ‖M‖_F over annotator pairs defined in both matrices (lower is "
+            "better; 0 = the predicted annotators agree with each other exactly as the real ones "
+            "do). Intervals: percentile bootstrap over items.",
+            style="legend",
         ),
+        Table.from_frame(table.assign(interval=intervals).drop(columns=["ci_low", "ci_high"])),
+        heatmap_figure(first.true, predicted, measure=first.measure),
         mds_figure(first.true, first.predicted, name=name0, seed=seed),
         tau_figure(study.tau_curves, chosen=first.min_overlap),
-    ]
-    legend = (
-        "DIC = ‖M − M′‖_F / ‖M‖_F over annotator pairs defined in both matrices (lower is "
-        "better; 0 = the predicted annotators agree with each other exactly as the real ones "
-        "do). Intervals: percentile bootstrap over items."
     )
-    blocks: list[Block] = [
-        Bullets(study.notes),
-        Paragraph(legend, "legend"),
-        Table.from_frame(shown),
-    ]
-    return Document("Annotator tendencies: DIC", [*blocks, *(f for f in figures if f is not None)])
 
 
 def write_report(
@@ -259,12 +239,7 @@ def write_report(
     are moved into place together, and an output that would overwrite one of
     ``inputs`` is refused. The page needs matplotlib (``pip install
     'dissensus[report]'``, checked before anything is written);
-    ``figures=False`` writes the tables only.
-
-    Returns
-    -------
-    list of Path
-        The files written.
+    ``figures=False`` writes the tables only. Returns the files written.
     """
     if figures:
         require_figures("The tendency report")
