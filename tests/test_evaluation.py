@@ -504,6 +504,48 @@ class TestMetricAgreement:
         assert ma.kendall_tau == pytest.approx(1 / 3)
 
 
+class TestVerdict:
+    """Evaluation.verdict(): the analysis the report's verdict and reading only render."""
+
+    def test_is_the_reports_verdict(self, reversal_eval):
+        table = reversal_eval.verdict(n_resamples=200)
+        data = reversal_eval.report_data(n_resamples=200, agreement_ci=False, audit=False)
+        pd.testing.assert_frame_equal(table, data.verdict)
+        assert list(table["scope"].unique()) == ["overall", "bin", "prior"]
+
+    def test_metric_rows_follow_summary_and_differences(self, reversal_eval):
+        table = reversal_eval.verdict(n_resamples=200, priors=())
+        summary = reversal_eval.summary(n_resamples=200)
+        rows = table[(table["scope"] == "overall") & table["metric"].notna()].set_index("metric")
+        diffs = reversal_eval.differences(n_resamples=200)
+        for metric in reversal_eval.metrics:
+            best = summary[(summary["metric"] == metric) & summary["best"]]["model"].tolist()
+            assert rows.loc[metric, "best"] == " = ".join(best)
+            d = diffs[diffs["metric"] == metric]
+            pair = {best[0], rows.loc[metric, "runner_up"]}
+            hit = d[d["model_a"].isin(pair) & d["model_b"].isin(pair)].iloc[0]
+            assert abs(rows.loc[metric, "lead"]) == pytest.approx(abs(hit["diff"]))
+            assert rows.loc[metric, "significant"] == (hit["ci_low"] > 0 or hit["ci_high"] < 0)
+        # sharp wins the pointwise metric, smooth the expected one: one family each
+        families = table[(table["scope"] == "overall") & table["metric"].isna()]
+        assert families.set_index("family")["best"].to_dict() == {
+            "pointwise": "sharp",
+            "expected": "smooth",
+        }
+        assert (families["wins"] == 1).all()
+        assert (families["n_metrics"] == 1).all()
+
+    def test_prior_rows_read_prior_sensitivity(self, reversal_eval):
+        table = reversal_eval.verdict(n_resamples=100, priors=("jeffreys",))
+        sens = reversal_eval.prior_sensitivity(("jeffreys",), n_resamples=100)
+        rows = table[(table["scope"] == "prior") & table["metric"].notna()]
+        assert list(rows["prior"]) == ["uniform", "jeffreys"]
+        for r in rows.itertuples():
+            best = sens[(sens["prior"] == r.prior) & (sens["metric"] == r.metric) & sens["best"]]
+            assert r.best == " = ".join(best["model"])
+            assert r.significant == bool(best["significant"].all())
+
+
 class TestTablesPrintWhole:
     """Every summary-sized table prints without pandas' ``...`` truncation."""
 

@@ -173,33 +173,21 @@ def annotator_reliability_figure(
         f"Annotator {label}, sorted, one point per annotator ({values.size:,} annotators; "
         f"median {np.median(values):.2f})."
     )
-    return render_figure(
-        _draw_reliability,
-        names,
-        values,
-        column,
-        reference,
-        id="fig-annotators",
-        caption=caption,
-        alt=alt,
-    )
+    args = (names, values, column, reference)
+    return render_figure(_draw_reliability, *args, id="fig-annotators", caption=caption, alt=alt)
 
 
 def _draw_by_bin(data: ReportData, metrics: list[str]) -> MplFigure:
     bins = data.bins()
     fig, axes = panels(len(metrics), max_cols=2, size=(3.5, 2.45), pad=(0.0, 0.35))
-    table = data.by_bin.assign(
-        _bin=data.by_bin["bin"].astype(str),
-        _model=data.by_bin["model"].astype(str),
-        _metric=data.by_bin["metric"].astype(str),
-    )
-    items = table.groupby("_bin")["n_items"].max()
+    table = data.by_bin.astype({"bin": str, "model": str, "metric": str})
+    items = table.groupby("bin")["n_items"].max()
     x = np.arange(len(bins))
     ticks = [f"{b}\nn={int(items[b]):,}" if b in items.index else b for b in bins]
     for ax, metric in zip(axes, metrics, strict=False):
-        sub = table[table["_metric"] == metric]
+        sub = table[table["metric"] == metric]
         for i, model in enumerate(data.models):
-            rows = sub[sub["_model"] == model].set_index("_bin")["mean"]
+            rows = sub[sub["model"] == model].set_index("bin")["mean"]
             y = np.array([float(rows.get(label, np.nan)) for label in bins])
             ax.plot(x, y, label=plot_text(model), clip_on=False, **series_style(i))
         better = "lower" if data.lower_is_better(metric) else "higher"
@@ -219,12 +207,10 @@ def _draw_forest(data: ReportData, metrics: list[str]) -> MplFigure:
     models = data.models
     size = (1.85, 0.24 * len(models) + 0.75)
     fig, axes = panels(len(metrics), max_cols=4, size=size, pad=(0.6, 0.0), sharey=True)
-    summary = data.summary.assign(
-        _metric=data.summary["metric"].astype(str), _model=data.summary["model"].astype(str)
-    )
+    summary = data.summary.astype({"metric": str, "model": str})
     y = np.arange(len(models))[::-1]
     for ax, metric in zip(axes, metrics, strict=False):
-        rows = summary[summary["_metric"] == metric].drop_duplicates("_model").set_index("_model")
+        rows = summary[summary["metric"] == metric].drop_duplicates("model").set_index("model")
         for i, model in enumerate(models):
             if model not in rows.index:
                 continue
@@ -232,11 +218,8 @@ def _draw_forest(data: ReportData, metrics: list[str]) -> MplFigure:
             if not np.isfinite(mean):  # shown as ∞ in the summary table; no point to draw
                 continue
             style = series_style(i)
-            err = (
-                [[max(mean - low, 0.0)], [max(high - mean, 0.0)]]
-                if np.isfinite([low, high]).all()
-                else None
-            )
+            finite = np.isfinite([low, high]).all()
+            err = [[max(mean - low, 0.0)], [max(high - mean, 0.0)]] if finite else None
             ax.errorbar(
                 [mean], [y[i]], xerr=err, fmt=style["marker"], color=style["color"],
                 markerfacecolor=style["color"] if bool(rows.loc[model, "best"]) else "white",

@@ -1,7 +1,8 @@
 r"""The study end to end: split items, featurise, train soft-label models, predict, evaluate.
 
-The seed paper's experiment (Magnani 2025, Tables 1–2 and the per-bin
-figure) as one function: items (not annotations) are split into training
+The experiment of Magnani, A. (2025), Soft metrics for ordinal label
+uncertainty with variable sample sizes, ASSE 2025, ACM (Tables 1–2 and the
+per-bin figure) as one function: items (not annotations) are split into training
 and test items, seeded and stratified by annotation-count bin so that every
 bin has test items; the featuriser and every model are fitted on the
 training items only; the test items' predictions are scored by
@@ -39,19 +40,12 @@ from dissensus.models import (
 )
 from dissensus.report import Bullets, Paragraph, Section, Table, format_number
 
-__all__ = [
-    "DEFAULT_MODELS",
-    "MODELS",
-    "ExperimentResult",
-    "make_model",
-    "run_experiment",
-    "split_items",
-]
+__all__ = ["DEFAULT_MODELS", "MODELS", "ExperimentResult", "make_model", "run_experiment", "split_items"]  # fmt: skip
 
 FloatArray = npt.NDArray[np.float64]
 Progress = Callable[[str], None]
 
-#: Model codes and what they are (seed 000's A–D, the new E, and references).
+#: Model codes and what they are (Magnani 2025's A–D, the new E, and references).
 MODELS: dict[str, str] = {
     "A": "soft cross-entropy to the empirical distributions (multinomial logistic regression)",
     "B": "KL to Gaussian-smoothed targets (sigma 0.5 class steps)",
@@ -68,22 +62,16 @@ _ORDINAL_MODELS = ("B", "C", "D", "E")
 DEFAULT_MODELS: tuple[str, ...] = tuple(MODELS)
 
 
+_LINEAR = {"A": SoftCrossEntropy, "B": SmoothedKL, "C": CumulativeLink, "D": EMDRegression}
+_LINEAR["E"] = ExpectedEMDRegression
+
+
 def make_model(code: str, *, C: float = 1.0, max_iter: int = 200) -> Any:
     """A fresh, unfitted model for ``code`` (a key of :data:`MODELS`)."""
-    if code == "A":
-        return SoftCrossEntropy(C=C, max_iter=max_iter)
-    if code == "B":
-        return SmoothedKL(C=C, max_iter=max_iter)
-    if code == "C":
-        return CumulativeLink(C=C, max_iter=max_iter)
-    if code == "D":
-        return EMDRegression(C=C, max_iter=max_iter)
-    if code == "E":
-        return ExpectedEMDRegression(C=C, max_iter=max_iter)
-    if code == "NB":
-        return SoftNaiveBayes()
-    if code == "marginal":
-        return Marginal()
+    if code in _LINEAR:
+        return _LINEAR[code](C=C, max_iter=max_iter)
+    if code in ("NB", "marginal"):
+        return SoftNaiveBayes() if code == "NB" else Marginal()
     if code == "A+shrink":
         return Shrinkage(SoftCrossEntropy(C=C, max_iter=max_iter))
     msg = f"Unknown model {code!r}; choose from {', '.join(MODELS)}."
@@ -169,47 +157,26 @@ class ExperimentResult:
     def verdicts(self, *, n_resamples: int = 1000) -> pd.DataFrame:
         """Best model under each pointwise metric and under its expected form.
 
-        Returns
-        -------
-        DataFrame
-            ``metric, expected_metric, best, best_expected, reversal,
-            significant``: the best model (lowest mean; ties joined by
-            ``"="``) under each; ``reversal`` when the two best models
-            differ and the two metrics order them oppositely;
-            ``significant`` when the paired bootstrap intervals of their
-            difference exclude zero under both metrics.
+        Returns ``metric, expected_metric, best, best_expected, reversal,
+        significant``: the best model under each (ties joined by ``"="``);
+        ``reversal`` when the two best models differ and the two metrics order
+        them oppositely; ``significant`` when the paired bootstrap intervals of
+        their difference exclude zero under both metrics.
         """
         ev = self.evaluation
         summary = ev.summary(n_resamples=n_resamples)
+        best = summary[summary["best"]].groupby("metric", sort=False)["model"].apply(list)
         rev = ev.reversals(n_resamples=n_resamples)
         rows = []
-        for m in ev.metrics:
-            em = f"E[{m}]"
-            if em not in ev.metrics:
-                continue
-            best = summary[(summary["metric"] == m) & summary["best"]]["model"].tolist()
-            best_e = summary[(summary["metric"] == em) & summary["best"]]["model"].tolist()
-            pair = {best[0], best_e[0]}
-            hit = rev[
-                (rev["metric_1"] == m)
-                & (rev["metric_2"] == em)
-                & rev["model_a"].isin(pair)
-                & rev["model_b"].isin(pair)
-            ]
+        for m in [m for m in ev.metrics if f"E[{m}]" in ev.metrics]:
+            em, pair = f"E[{m}]", {best[m][0], best[f"E[{m}]"][0]}
+            hit = rev[(rev["metric_1"] == m) & (rev["metric_2"] == em)]
+            hit = hit[hit["model_a"].isin(pair) & hit["model_b"].isin(pair)]
             reversal = len(pair) == 2 and len(hit) > 0
             significant = bool(reversal and (hit["significant_1"] & hit["significant_2"]).any())
-            rows.append((m, em, "=".join(best), "=".join(best_e), reversal, significant))
-        return pd.DataFrame(
-            rows,
-            columns=[
-                "metric",
-                "expected_metric",
-                "best",
-                "best_expected",
-                "reversal",
-                "significant",
-            ],
-        )
+            rows.append((m, em, "=".join(best[m]), "=".join(best[em]), reversal, significant))
+        columns = ["metric", "expected_metric", "best", "best_expected", "reversal", "significant"]
+        return pd.DataFrame(rows, columns=columns)
 
     def to_json(self, *, indent: int | None = 2) -> str:
         """Settings, timings and the split's per-bin counts as JSON."""
@@ -249,12 +216,10 @@ def _json_default(value: Any) -> Any:
 
 def _params(est: Any) -> dict[str, Any]:
     """An estimator's parameters, JSON-ready (a nested estimator as its repr)."""
-    out: dict[str, Any] = {}
-    for k, v in est.get_params(deep=False).items():
-        out[k] = (
-            v if isinstance(v, int | float | str | bool | tuple | list) or v is None else repr(v)
-        )
-    return out
+    plain = int | float | str | bool | tuple | list | None
+    return {
+        k: v if isinstance(v, plain) else repr(v) for k, v in est.get_params(deep=False).items()
+    }
 
 
 def _verdict_items(verdicts: pd.DataFrame, models: Sequence[str]) -> list[str]:
@@ -274,7 +239,7 @@ def _verdict_items(verdicts: pd.DataFrame, models: Sequence[str]) -> list[str]:
         )
     if "E" in models:
         items.append(
-            "Model E is trained on E[emd] under the same uniform Dirichlet prior the expected "
+            "Model E is trained on E[emd] under the same Dirichlet prior the expected "
             "metrics use, so its lead under expected metrics is partly by construction; the "
             "expected metrics with few annotations reward flatter predictions (compare the "
             "marginal and A+shrink with A)."
@@ -328,7 +293,7 @@ def run_experiment(
     dataset : Dataset
         Annotations and item texts (see :mod:`dissensus.datasets`).
     models : sequence of str, default all of :data:`MODELS`
-        Model codes: ``A``–``E`` (the seed paper's A–D and the expected-EMD
+        Model codes: ``A``–``E`` (Magnani 2025's A–D and the expected-EMD
         model), ``NB``, ``marginal``, ``A+shrink``.
     test_size : float, default 0.3
         Share of items (per annotation-count bin) held out for testing.
@@ -394,41 +359,28 @@ def run_experiment(
         timings[f"fit {code}"] = time.perf_counter() - t
         fitted[code] = est
         t = time.perf_counter()
-        if isinstance(est, Shrinkage):
-            q = est.predict_proba(X_test, n=y_test.n)
-        else:
-            q = est.predict_proba(X_test)
+        shrink = isinstance(est, Shrinkage)
+        q = est.predict_proba(X_test, n=y_test.n) if shrink else est.predict_proba(X_test)
         timings[f"predict {code}"] = time.perf_counter() - t
         predictions[code] = np.asarray(q, dtype=np.float64)
-        inner = est.estimator_ if isinstance(est, Shrinkage) else est
-        model_info[code] = {
-            "class": type(est).__name__,
-            "params": _params(est),
-            "n_iter": getattr(inner, "n_iter_", None),
-            "converged": getattr(inner, "converged_", None),
-        }
+        inner = est.estimator_ if shrink else est
+        model_info[code] = {"class": type(est).__name__, "params": _params(est)}
+        model_info[code] |= {k: getattr(inner, f"{k}_", None) for k in ("n_iter", "converged")}
 
     say(f"scoring {len(test):,} test items")
     t = time.perf_counter()
     ev = evaluate(y_test, predictions, seed=seed)
     timings["evaluate"] = time.perf_counter() - t
+    stratified = "annotation-count bin (dissensus.evaluation.annotation_bins, 'auto')"
     settings = {
-        "split": {
-            "seed": seed,
-            "test_size": test_size,
-            "stratified_by": "annotation-count bin (dissensus.evaluation.annotation_bins, 'auto')",
-            "n_train_items": len(train),
-            "n_test_items": len(test),
-        },
-        "featuriser": {
-            "class": type(feat).__name__,
-            "params": _params(feat),
-            "n_features": int(X_train.shape[1]),
-        },
+        "split": {"seed": seed, "test_size": test_size, "stratified_by": stratified,
+                  "n_train_items": len(train), "n_test_items": len(test)},
+        "featuriser": {"class": type(feat).__name__, "params": _params(feat),
+                       "n_features": int(X_train.shape[1])},
         "models": model_info,
-        "evaluation": {"prior": "uniform", "metrics": ev.metrics},
+        "evaluation": {"prior": ev.prior, "metrics": ev.metrics},
         "python": platform.python_version(),
-    }
+    }  # fmt: skip
     return ExperimentResult(
         evaluation=ev,
         dataset=dataset.name,
