@@ -43,8 +43,8 @@ def _minus(text: str) -> str:
     return "−" + text[1:] if text.startswith("-") else text
 
 
-def format_number(value: Any, *, digits: int = 3) -> str:
-    """A number with ``digits`` decimals; 3 significant digits below ``10**-digits``.
+def format_number(value: Any, *, digits: int = 3, fixed: bool = False) -> str:
+    """A number with ``digits`` decimals; 3 significant digits below ``10**-digits`` unless ``fixed``.
 
     Examples
     --------
@@ -68,7 +68,7 @@ def format_number(value: Any, *, digits: int = 3) -> str:
         text = f"{x:,.0f}"
     elif magnitude >= 100:
         text = f"{x:.1f}"
-    elif 0 < magnitude < 10.0 ** (-digits):
+    elif 0 < magnitude < 10.0 ** (-digits) and not fixed:
         text = f"{x:.3g}"
     else:
         text = f"{x:.{digits}f}"
@@ -89,16 +89,21 @@ def format_interval(low: Any, high: Any, *, digits: int = 3) -> str:
 
 
 def format_pm(value: Any, spread: Any, *, digits: int = 3) -> str:
-    """``value ± spread`` (a standard error or deviation); ``value`` alone without a spread.
+    """``value ± spread`` (a standard error or deviation), both to ``digits`` decimals.
+
+    ``value`` alone without a spread.
 
     Examples
     --------
     >>> format_pm(1.25, 0.5, digits=1), format_pm(0.9, float("nan"), digits=2)
     ('1.2 ± 0.5', '0.90')
+    >>> format_pm(0.952, 7.85e-17)
+    '0.952 ± 0.000'
     """
+    text = format_number(value, digits=digits, fixed=True)
     if is_missing(value) or is_missing(spread) or not math.isfinite(float(spread)):
-        return format_number(value, digits=digits)
-    return f"{format_number(value, digits=digits)} ± {format_number(spread, digits=digits)}"
+        return text
+    return f"{text} ± {format_number(spread, digits=digits, fixed=True)}"
 
 
 def format_count(value: Any) -> str:

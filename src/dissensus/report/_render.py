@@ -187,8 +187,8 @@ def to_html(document: Document) -> HtmlPage:
     Examples
     --------
     >>> from dissensus.report import Cell, Document, Section, Table, to_html
-    >>> doc = Document("Models", [Section("Summary", [
-    ...     Table(["Model", "Mean"], [["A", Cell("0.400", best=True)], ["B", "0.450"]])])])
+    >>> doc = Document("Models", Section("Summary",
+    ...     Table(["Model", "Mean"], [["A", Cell("0.400", best=True)], ["B", "0.450"]])))
     >>> page = to_html(doc)
     >>> page.startswith("<!DOCTYPE html>"), "<script" in page, page.count("<tr>")
     (True, False, 3)
