@@ -726,7 +726,7 @@ class _Tables:
                 if not finite:  # no test is defined; every other error propagates
                     block.append([*pair, d, math.nan, math.nan])
                     continue
-                res = self.compare(*pair[1:], met, test=test, n_resamples=n_resamples)
+                res = self.compare(pair[1], pair[2], met, test=test, n_resamples=n_resamples)
                 block.append([*pair, res.diff, res.statistic, res.pvalue])
             if block:
                 adjusted = adjust_pvalues([r[-1] for r in block], method=correction)

@@ -216,7 +216,7 @@ def _json_default(value: Any) -> Any:
 
 def _params(est: Any) -> dict[str, Any]:
     """An estimator's parameters, JSON-ready (a nested estimator as its repr)."""
-    plain = int | float | str | bool | tuple | list | None
+    plain: tuple[type, ...] = (int, float, str, bool, tuple, list, type(None))
     return {
         k: v if isinstance(v, plain) else repr(v) for k, v in est.get_params(deep=False).items()
     }
