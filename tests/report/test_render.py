@@ -88,8 +88,12 @@ class TestHtml:
         assert '<table id="means">' in page
         assert "<caption>Means</caption>" in page
         assert '<tr class="flagged"><th scope="row" class="txt">A</th>' in page
-        assert '<td class="num best">0.400<span class="mark" aria-label="best">★</span></td>' in page
-        assert '<td class="num flagged">1<span class="mark" aria-label="flagged">⇄</span></td>' in page
+        assert (
+            '<td class="num best">0.400<span class="mark" aria-label="best">★</span></td>' in page
+        )
+        assert (
+            '<td class="num flagged">1<span class="mark" aria-label="flagged">⇄</span></td>' in page
+        )
         assert '<p class="note">Showing 2 of 5 rows.</p>' in page
 
     def test_fragment_has_no_page(self):
@@ -101,7 +105,9 @@ class TestHtml:
 class TestMarkdown:
     def test_document(self):
         text = to_markdown(_doc())
-        assert text.startswith("# Title \\<script\\>alert('x')\\</script\\> \\| \\*bold\\* \\_x\\_\n")
+        assert text.startswith(
+            "# Title \\<script\\>alert('x')\\</script\\> \\| \\*bold\\* \\_x\\_\n"
+        )
         assert "\n## First\n" in text
         assert "\n### Nested\n" in text
         assert "\n### More\n" in text  # an appendix is a heading
