@@ -38,7 +38,7 @@ class TestSplitItems:
 
     @pytest.mark.shared
     def test_convabuse_bins(self, convabuse_dir):
-        # the counts `dissensus experiment convabuse` prints next to the seed's 508 / 93 / 8
+        # the counts `dissensus experiment convabuse` prints next to Magnani (2025)'s 508 / 93 / 8
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DataDroppedWarning)
             n = load_convabuse(convabuse_dir).annotations.counts().n
