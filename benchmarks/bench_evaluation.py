@@ -2,7 +2,7 @@
 
 Default: 1,000,000 items x 4 models x 6 metrics (cross_entropy, emd, manhattan,
 E[emd], E[cross_entropy], E[manhattan]), K = 5 ordered labels, 1000 paired
-bootstrap resamples. Goal (issue 5): under 30 s and under 4 GB peak memory on a
+bootstrap resamples. Goal: under 30 s and under 4 GB peak memory on a
 2-core machine. ``--quick``: 100,000 items and 200 resamples.
 
 Prints the time of each stage (alignment, metrics, bootstrap, rankings and
@@ -162,7 +162,7 @@ def main() -> None:
         report_total = time.perf_counter() - t
         agreement = ev.timings.get("agreement (report)", 0.0)
         stages["report: agreement table (agreement.report, bootstrap)"] = agreement
-        stages["report: tables + render_html + summary.csv"] = report_total - agreement
+        stages["report: tables + to_html + summary.csv"] = report_total - agreement
         report_note = f"{len(html) / 1024:,.0f} KiB of HTML"
         t = time.perf_counter()
         ev.report_data(n_resamples=n_resamples, agreement_ci=False)

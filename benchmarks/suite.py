@@ -475,12 +475,12 @@ def section_evaluation(rep: Report, *, quick: bool, memory: bool) -> None:
     n, B, models = (2_000, 100, 2) if quick else (200_000, 1_000, 4)
     metrics = ["cross_entropy", "emd", "E[emd]"]
     lc, preds = BV.make_data(n, models, 5)
-    ev = evaluate(lc, preds, metrics, seed=0)
+    ev = evaluate(lc, preds, metrics=metrics, seed=0)
     t = f"mean + 95% bootstrap CI of {models} models x {len(metrics)} metrics, {B} resamples"
     S.run(
         t,
         "dissensus evaluate().summary()",
-        lambda: evaluate(lc, preds, metrics, seed=0).summary(n_resamples=B).shape[0],
+        lambda: evaluate(lc, preds, metrics=metrics, seed=0).summary(n_resamples=B).shape[0],
         n_items=n,
         repeat=1 if not quick else 2,
         note="includes computing the metrics",

@@ -34,15 +34,16 @@ from dissensus.evaluation import (
     DEFAULT_METRICS,
     REPORT_AUDIT_TRIALS,
     Evaluation,
+    ReportData,
     annotation_bins,
     evaluate,
 )
+from dissensus.evaluation._data import REQUIRED_COLUMNS
 from dissensus.evaluation._output import _cached_audit
 from dissensus.metrics import get_metric
 from dissensus.metrics.debiased import inverse_variance_mean, jackknife_variance
 from dissensus.posterior import dirichlet, marginal_log_likelihood
-from dissensus.report import ReportData
-from dissensus.report._data import REQUIRED_COLUMNS, FullFrame
+from dissensus.report import FullFrame, Paragraph, Section
 from dissensus.stats._ranking import order_reversals
 
 # ----------------------------------------------------------------------------- fixtures
@@ -219,7 +220,7 @@ class TestEvaluate:
         )
         s = ev.summary(n_resamples=100)
         assert s.loc[0, "mean"] == np.inf
-        assert np.isnan(s.loc[0, ["se", "ci_low", "ci_high"]].astype(float)).all()
+        assert np.isnan(s.loc[0, ["standard_error", "ci_low", "ci_high"]].astype(float)).all()
         assert s["best"].tolist() == [False, True]
         assert ev.rankings()["rank"].tolist() == [2, 1]
         d = ev.differences(n_resamples=100).iloc[0]
@@ -273,12 +274,15 @@ class TestSummary:
         ev = evaluate(lc, preds, metrics=["manhattan", "E[emd]"])
         s = ev.summary(n_resamples=200)
         assert list(s.columns) == [
-            "model", "metric", "mean", "se", "ci_low", "ci_high", "n_items", "lower_is_better", "best",
+            "model", "metric", "mean", "standard_error", "ci_low", "ci_high", "n_items",
+            "lower_is_better", "best",
         ]  # fmt: skip
         assert s["metric"].tolist() == ["manhattan"] * 3 + ["E[emd]"] * 3
         assert s["model"].tolist() == ["m0", "m1", "m2"] * 2
         np.testing.assert_allclose(s["mean"], ev.values.mean(axis=2).ravel())
-        np.testing.assert_allclose(s["se"], ev.values.std(axis=2, ddof=1).ravel() / np.sqrt(60))
+        np.testing.assert_allclose(
+            s["standard_error"], ev.values.std(axis=2, ddof=1).ravel() / np.sqrt(60)
+        )
         assert (s["ci_low"] < s["mean"]).all()
         assert (s["mean"] < s["ci_high"]).all()
         assert (s.groupby("metric")["best"].sum() == 1).all()
@@ -326,7 +330,7 @@ class TestSummary:
         a = evaluate(lc, preds, metrics=["manhattan", "E[emd]"]).summary(n_resamples=20)
         b = evaluate(lc2, preds, metrics=["manhattan", "E[emd]"]).summary(n_resamples=20)
         np.testing.assert_allclose(a["mean"], b["mean"], rtol=1e-12)
-        np.testing.assert_allclose(a["se"], b["se"], rtol=1e-9)
+        np.testing.assert_allclose(a["standard_error"], b["standard_error"], rtol=1e-9)
 
     def test_bad_ci(self):
         lc, preds = _small()
@@ -500,6 +504,48 @@ class TestMetricAgreement:
         assert ma.kendall_tau == pytest.approx(1 / 3)
 
 
+class TestVerdict:
+    """Evaluation.verdict(): the analysis the report's verdict and reading only render."""
+
+    def test_is_the_reports_verdict(self, reversal_eval):
+        table = reversal_eval.verdict(n_resamples=200)
+        data = reversal_eval.report_data(n_resamples=200, agreement_ci=False, audit=False)
+        pd.testing.assert_frame_equal(table, data.verdict)
+        assert list(table["scope"].unique()) == ["overall", "bin", "prior"]
+
+    def test_metric_rows_follow_summary_and_differences(self, reversal_eval):
+        table = reversal_eval.verdict(n_resamples=200, priors=())
+        summary = reversal_eval.summary(n_resamples=200)
+        rows = table[(table["scope"] == "overall") & table["metric"].notna()].set_index("metric")
+        diffs = reversal_eval.differences(n_resamples=200)
+        for metric in reversal_eval.metrics:
+            best = summary[(summary["metric"] == metric) & summary["best"]]["model"].tolist()
+            assert rows.loc[metric, "best"] == " = ".join(best)
+            d = diffs[diffs["metric"] == metric]
+            pair = {best[0], rows.loc[metric, "runner_up"]}
+            hit = d[d["model_a"].isin(pair) & d["model_b"].isin(pair)].iloc[0]
+            assert abs(rows.loc[metric, "lead"]) == pytest.approx(abs(hit["diff"]))
+            assert rows.loc[metric, "significant"] == (hit["ci_low"] > 0 or hit["ci_high"] < 0)
+        # sharp wins the pointwise metric, smooth the expected one: one family each
+        families = table[(table["scope"] == "overall") & table["metric"].isna()]
+        assert families.set_index("family")["best"].to_dict() == {
+            "pointwise": "sharp",
+            "expected": "smooth",
+        }
+        assert (families["wins"] == 1).all()
+        assert (families["n_metrics"] == 1).all()
+
+    def test_prior_rows_read_prior_sensitivity(self, reversal_eval):
+        table = reversal_eval.verdict(n_resamples=100, priors=("jeffreys",))
+        sens = reversal_eval.prior_sensitivity(("jeffreys",), n_resamples=100)
+        rows = table[(table["scope"] == "prior") & table["metric"].notna()]
+        assert list(rows["prior"]) == ["uniform", "jeffreys"]
+        for r in rows.itertuples():
+            best = sens[(sens["prior"] == r.prior) & (sens["metric"] == r.metric) & sens["best"]]
+            assert r.best == " = ".join(best["model"])
+            assert r.significant == bool(best["significant"].all())
+
+
 class TestTablesPrintWhole:
     """Every summary-sized table prints without pandas' ``...`` truncation."""
 
@@ -657,11 +703,13 @@ class TestOutputs:
             tmp_path,
             n_resamples=20,
             scores=False,
-            report_sections=['<section id="extra">more</section>'],
+            report_sections=[Section("Extra", Paragraph("more"), id="extra")],
             extra_files={"notes.txt": "written with the others\n"},
         )
         page = paths["report"].read_text(encoding="utf-8")
-        assert page.index('<section id="extra">more</section>') < page.rindex("</main>")
+        assert page.index('<section id="extra">\n<h2>Extra</h2>\n<p>more</p>') < page.rindex(
+            "</main>"
+        )
         assert paths["notes"].read_text(encoding="utf-8") == "written with the others\n"
         assert "notes.txt" in json.loads(paths["manifest"].read_text())["files"]
         with pytest.raises(ValueError, match=r"may not replace \['summary.csv'\]"):
@@ -695,20 +743,19 @@ class TestOutputs:
 
 @pytest.mark.filterwarnings("ignore::dissensus.FewItemsWarning")  # 20 items keep it fast
 class TestWithoutReportExtra:
-    """matplotlib and jinja2 blocked: say which extra to install, write nothing."""
+    """matplotlib blocked: say which extra to install, write nothing."""
 
     @pytest.fixture
     def no_report_extra(self, monkeypatch):
         # a None entry in sys.modules makes `import name` raise ImportError
-        for name in ("matplotlib", "jinja2"):
-            monkeypatch.setitem(sys.modules, name, None)
+        monkeypatch.setitem(sys.modules, "matplotlib", None)
 
     def test_save_refuses_before_writing(self, tmp_path, no_report_extra):
         lc, preds = _small(n_items=20)
         ev = evaluate(lc, preds, metrics=["manhattan"])
         out = tmp_path / "out"
         with pytest.raises(
-            MissingExtraError, match=r"matplotlib and jinja2 .*pip install 'dissensus\[report\]'"
+            MissingExtraError, match=r"needs matplotlib .*pip install 'dissensus\[report\]'"
         ):
             ev.save(out, n_resamples=20)
         assert not out.exists()
@@ -720,13 +767,11 @@ class TestWithoutReportExtra:
             ev.to_html(tmp_path / "r.html", n_resamples=20)
         assert not (tmp_path / "r.html").exists()
 
-    def test_one_missing_package_is_named(self, tmp_path, monkeypatch):
+    def test_jinja2_is_not_needed(self, tmp_path, monkeypatch):
         monkeypatch.setitem(sys.modules, "jinja2", None)
         ev = evaluate(*_small(n_items=20), metrics=["manhattan"])
-        with pytest.raises(
-            MissingExtraError, match=r"needs jinja2 \(the 'report' extra\), which is"
-        ):
-            ev.save(tmp_path, n_resamples=20)
+        paths = ev.save(tmp_path, n_resamples=20, scores=False)
+        assert paths["report"].read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
 
     def test_markdown_needs_no_extra(self, no_report_extra):
         ev = evaluate(*_small(n_items=20), metrics=["manhattan"])
@@ -992,9 +1037,10 @@ class TestMetricAudit:
         }
         assert rows["manhattan"][p3] == "✓"
         assert rows["kl_divergence"][p3] == "✗"
-        assert "### Counterexamples" in section
+        assert "**The simplest counterexample found for each violation**" in section
         assert "| kl_divergence | P3 triangle inequality | p = [" in section
-        assert "## Appendix" not in ev.to_markdown(n_resamples=20, agreement_ci=False, audit=False)
+        off = ev.to_markdown(n_resamples=20, agreement_ci=False, audit=False)
+        assert "properties of these metrics" not in off
 
     def test_only_debiased_metrics_no_appendix(self):
         ev = evaluate(*_small(n_items=30, K=3), metrics=["debiased[manhattan]"])
@@ -1151,7 +1197,7 @@ class TestWeightedSummary:
         want = inverse_variance_mean(ev.values[1, 0], v)
         row = table.set_index("model").loc["a"]
         assert row["weighted_mean"] == pytest.approx(want.statistic, rel=1e-12)
-        assert row["se"] == pytest.approx(want.standard_error, rel=1e-12)
+        assert row["standard_error"] == pytest.approx(want.standard_error, rel=1e-12)
         assert row["mean"] == pytest.approx(ev.values[1, 0].mean(), rel=1e-12)
 
     def test_no_debiased_metric_gives_an_empty_table(self):

@@ -154,7 +154,7 @@ class TestJsonOutput:
         assert len(record["summary"]) == len(csv) == 4
         for row, (_, expected) in zip(record["summary"], csv.iterrows(), strict=True):
             assert (row["model"], row["metric"]) == (expected["model"], expected["metric"])
-            for key in ("mean", "se", "ci_low", "ci_high"):
+            for key in ("mean", "standard_error", "ci_low", "ci_high"):
                 assert row[key] == pytest.approx(expected[key], rel=1e-8)  # csv: 10 digits
             assert row["ci_low"] <= row["mean"] <= row["ci_high"]
             assert row["best"] == bool(expected["best"])
@@ -196,7 +196,7 @@ class TestTargetsOption:
         manifest = json.loads((out / "manifest.json").read_text())
         assert manifest["params"]["targets"] == "ordinal_dawid_skene"
         # the annotators are counted although the table was kept for the model
-        assert "<dt>Annotators</dt><dd>8</dd>" in page
+        assert '<th scope="row" class="txt">Annotators</th><td class="txt">8</td>' in page
 
     def test_empirical_targets_are_the_default(self, files, tmp_path, capsys):
         out = tmp_path / "out"

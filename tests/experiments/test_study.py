@@ -9,10 +9,9 @@ import warnings
 import numpy as np
 import pytest
 
-import dissensus.report
 from dissensus import DataDroppedWarning
 from dissensus.datasets import Dataset, load_convabuse
-from dissensus.evaluation import annotation_bins
+from dissensus.evaluation import _report, annotation_bins
 from dissensus.experiments import MODELS, make_model, run_experiment, split_items
 from tests.experiments._tiny import tiny_frame
 
@@ -39,7 +38,7 @@ class TestSplitItems:
 
     @pytest.mark.shared
     def test_convabuse_bins(self, convabuse_dir):
-        # the counts `dissensus experiment convabuse` prints next to the seed's 508 / 93 / 8
+        # the counts `dissensus experiment convabuse` prints next to Magnani (2025)'s 508 / 93 / 8
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DataDroppedWarning)
             n = load_convabuse(convabuse_dir).annotations.counts().n
@@ -74,9 +73,8 @@ class TestRunExperiment:
 
     def test_settings_and_save(self, result, tmp_path, monkeypatch):
         # the figures of the full report are tested in tests/report and by the CLI test
-        monkeypatch.setattr(
-            dissensus.report, "render_html", lambda data: "<html><body><main></main></body></html>"
-        )
+        monkeypatch.setattr(_report, "report_figures", lambda data: {})
+        monkeypatch.setattr(_report, "reversal_item_figures", lambda data: [])
         settings = result.settings
         assert settings["featuriser"]["class"] == "TextFeatures"
         assert settings["models"]["E"]["params"]["max_iter"] == 50

@@ -1,7 +1,9 @@
-"""Leaderboard re-ranking (seed 001 §4.3) on a synthetic shared task with known rank changes."""
+"""Leaderboard re-ranking (Rizzi et al. 2024, §4.3) on a synthetic shared task with known rank changes."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -101,8 +103,10 @@ class TestLeaderboard:
         md = board.to_markdown()  # type: ignore[attr-defined]
         assert "| average | manhattan vs cross_entropy | 27% | 0.27 ± 0.30 |" in md
         page = board.to_html()  # type: ignore[attr-defined]
-        assert page.count("<svg") == 4  # A, B, C and the mean ranks
-        assert "<polyline" in page
+        assert page.count("<svg") == 0  # no script, no drawing: the ranks are tables
+        assert page.count("<h2>") == 6  # A, B, C, the mean ranks, Table 2, adjacent teams
+        assert page.count('<th scope="col" class="txt">team</th>') == 5  # 4 ranks, adjacent
+        assert "| average | manhattan vs cross_entropy | 27% | 0.27 ± 0.30 |" in md
 
     def test_combine_refuses_mismatch(self) -> None:
         c, s = _task(set())
@@ -154,6 +158,8 @@ class TestLeaderboardCommand:
             "leaderboard.md", "leaderboard.html", "scores.csv", "rerank.csv", "adjacent.csv",
             "manifest.json",
         }  # fmt: skip
+        files = json.loads((out / "manifest.json").read_text())["files"]
+        assert set(files) == {p.name for p in out.iterdir()} - {"manifest.json"}
 
     def test_needs_a_submission(self, tmp_path: Path) -> None:
         gold = _write_task(tmp_path, "A", set())[0]
@@ -193,11 +199,18 @@ class TestReprHtml:
         assert "<script>" not in page
         assert "<b>A</b>" not in page
         assert "dataset &lt;b&gt;A&lt;/b&gt;" in page
-        assert "<th>manhattan</th><th>euclidean</th><th>cross_entropy</th>" in page
+        head = '>team</th><th scope="col" class="num">manhattan</th><th scope="col" class="num">euclidean</th><th scope="col" class="num">cross_entropy</th>'
+        assert head in page
+        rows = {
+            r.split("</th>")[0].split(">")[-1]: re.findall(r"<td[^>]*>(\d+)", r)
+            for r in page.split("<tr>")[2:]
+        }
         # team0 and team1 swap under cross-entropy only; the last team is last everywhere
-        assert "<tr><th>team0</th><td><b>1</b></td><td><b>1</b></td><td>2</td></tr>" in page
-        assert "<tr><th>team1</th><td>2</td><td>2</td><td><b>1</b></td></tr>" in page
-        assert "<tr><th>&lt;script&gt;</th><td>10</td><td>10</td><td>10</td></tr>" in page
+        assert rows["team0"] == ["1", "1", "2"]
+        assert rows["team1"] == ["2", "2", "1"]
+        assert rows["&lt;script&gt;"] == ["10", "10", "10"]
+        assert page.count('aria-label="best">★') == 3  # rank 1 under each metric
+        assert page.count('class="num flagged"') + page.count('class="num best flagged"') == 2
 
     def test_several_datasets_show_mean_ranks(self, board: object) -> None:
         page = board._repr_html_()  # type: ignore[attr-defined]

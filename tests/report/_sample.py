@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from dissensus.report import ReportData
+from dissensus.evaluation import ReportData
 
 METRICS = ("CE", "EMD", "E[CE]", "E[EMD]")
 KINDS = {"CE": "pointwise", "EMD": "pointwise", "E[CE]": "expected", "E[EMD]": "expected"}
@@ -103,7 +103,7 @@ def sample_report_data(
                     "model": model,
                     "metric": metric,
                     "mean": x.mean(),
-                    "se": se,
+                    "standard_error": se,
                     "ci_low": x.mean() - z * se,
                     "ci_high": x.mean() + z * se,
                     "n_items": x.size,
@@ -240,7 +240,7 @@ def sample_report_data(
             {
                 "coefficient": ["Krippendorff's alpha (ordinal)", "Fleiss' kappa"],
                 "value": [0.412, 0.287],
-                "se": [0.021, 0.018],
+                "standard_error": [0.021, 0.018],
                 "ci_low": [0.371, 0.252],
                 "ci_high": [0.453, 0.322],
                 "n_items": [n.size, n.size],
@@ -315,3 +315,108 @@ def evaluation_report_data(n_items: int = 150, seed: int = 3) -> ReportData:
         title="Evaluation report", n_resamples=200, agreement_ci=False
     )
     return data
+
+
+def example_report_data() -> ReportData:
+    """A tiny, hand-written report (two models, two metrics, one reversal) for examples.
+
+    Model A wins the pointwise CE, model B the expected E[CE]; the reversal is
+    significant under CE only and sits in the items with 2–3 annotations.
+
+    """
+    counts = np.repeat([2, 3, 4, 5, 6], [40, 40, 10, 5, 5])
+    bins = pd.Categorical(["2–3"] * 4 + ["4+"] * 4, categories=["2–3", "4+"], ordered=True)
+    return ReportData(
+        title="Example report",
+        dataset={
+            "n_items": 100,
+            "n_annotators": None,
+            "n_annotations": int(counts.sum()),
+            "labels": [1, 2, 3, 4, 5],
+            "ordered": True,
+            "prior": "uniform",
+        },
+        annotations_per_item=counts,
+        agreement=None,
+        summary=pd.DataFrame(
+            {
+                "model": ["A", "B", "A", "B"],
+                "metric": ["CE", "CE", "E[CE]", "E[CE]"],
+                "mean": [0.40, 0.45, 1.23, 1.20],
+                "standard_error": [0.015, 0.015, 0.02, 0.02],
+                "ci_low": [0.37, 0.42, 1.19, 1.16],
+                "ci_high": [0.43, 0.48, 1.27, 1.24],
+                "n_items": [100] * 4,
+                "lower_is_better": [True] * 4,
+                "best": [True, False, False, True],
+            }
+        ),
+        differences=pd.DataFrame(
+            {
+                "metric": ["CE", "E[CE]"],
+                "model_a": ["A", "A"],
+                "model_b": ["B", "B"],
+                "diff": [-0.05, 0.03],
+                "ci_low": [-0.08, -0.01],
+                "ci_high": [-0.02, 0.07],
+                "better": ["A", None],
+            }
+        ),
+        by_bin=pd.DataFrame(
+            {
+                "bin": bins,
+                "model": ["A", "A", "B", "B"] * 2,
+                "metric": ["CE", "E[CE]"] * 4,
+                "mean": [0.395, 1.30, 0.45, 1.25, 0.42, 0.95, 0.45, 1.00],
+                "n_items": [80] * 4 + [20] * 4,
+            }
+        ),
+        rankings=pd.DataFrame(
+            {
+                "metric": ["CE", "CE", "E[CE]", "E[CE]"],
+                "model": ["A", "B", "A", "B"],
+                "mean": [0.40, 0.45, 1.23, 1.20],
+                "rank": [1, 2, 2, 1],
+                "tied": [False] * 4,
+            }
+        ),
+        reversals=pd.DataFrame(
+            {
+                "metric_1": ["CE"],
+                "metric_2": ["E[CE]"],
+                "model_a": ["A"],
+                "model_b": ["B"],
+                "better_1": ["A"],
+                "better_2": ["B"],
+                "diff_1": [-0.05],
+                "ci_low_1": [-0.08],
+                "ci_high_1": [-0.02],
+                "significant_1": [True],
+                "diff_2": [0.03],
+                "ci_low_2": [-0.01],
+                "ci_high_2": [0.07],
+                "significant_2": [False],
+            }
+        ),
+        metric_agreement=pd.DataFrame(
+            {
+                "metric_1": ["CE"],
+                "metric_2": ["E[CE]"],
+                "share_reranked": [1.0],
+                "mean_abs_change": [1.0],
+                "sd_abs_change": [0.0],
+                "kendall_tau": [-1.0],
+            }
+        ),
+        metrics_info=pd.DataFrame(
+            {
+                "name": ["CE", "E[CE]"],
+                "lower_is_better": [True, True],
+                "kind": ["pointwise", "expected"],
+                "description": [
+                    "Cross-entropy against the observed label proportions.",
+                    "Cross-entropy expected under each item's Dirichlet posterior.",
+                ],
+            }
+        ),
+    )

@@ -1,4 +1,4 @@
-"""Tests of ReportData: schema validation and the formatted table views."""
+"""Tests of ReportData (schema validation), the number formatter and the report's table views."""
 
 from __future__ import annotations
 
@@ -11,22 +11,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dissensus import DataError
-from dissensus.report import REQUIRED_COLUMNS
-from dissensus.report._data import (
-    audit_counterexample_table,
-    audit_properties,
-    audit_settings,
-    audit_table,
-    count_bins,
+from dissensus.evaluation._data import REQUIRED_COLUMNS
+from dissensus.evaluation._figures import count_bins
+from dissensus.evaluation._report import (
+    audit_tables,
     differences_table,
-    example_report_data,
-    format_interval,
-    format_number,
     rankings_table,
     reversals_table,
     summary_table,
 )
-from tests.report._sample import sample_report_data
+from dissensus.report import format_interval, format_number, to_markdown
+from tests.report._sample import example_report_data, sample_report_data
 
 
 class TestReportData:
@@ -44,8 +39,8 @@ class TestReportData:
 
     def test_lists_every_missing_column(self):
         data = example_report_data()
-        with pytest.raises(DataError, match=r"missing columns \['mean', 'se'\]"):
-            replace(data, summary=data.summary.drop(columns=["mean", "se"]))
+        with pytest.raises(DataError, match=r"missing columns \['mean', 'standard_error'\]"):
+            replace(data, summary=data.summary.drop(columns=["mean", "standard_error"]))
 
     def test_missing_dataset_key(self):
         data = example_report_data()
@@ -108,15 +103,15 @@ class TestViews:
     def test_summary_marks_best(self):
         table = summary_table(example_report_data())
         assert table.header == ["Metric", "A", "B"]
-        assert [c.best for c in table.rows[0][1:]] == [True, False]
-        assert table.rows[0][1].text == "0.400 [0.370, 0.430]"
-        assert table.rows[1][0].text == "E[CE] ↓"
+        assert [c.best for c in table.cells()[0][1:]] == [True, False]
+        assert table.cells()[0][1].text == "0.400 [0.370, 0.430]"
+        assert table.cells()[1][0].text == "E[CE] ↓"
 
     def test_rankings_flag_reversal_cells(self):
         data = sample_report_data()
         flagged = {
             (row[0].text, data.metrics[j])
-            for row in rankings_table(data).rows
+            for row in rankings_table(data).cells()
             for j, cell in enumerate(row[1:])
             if cell.flagged
         }
@@ -129,8 +124,8 @@ class TestViews:
 
     def test_reversals_significance_flags(self):
         table = reversals_table(example_report_data())
-        assert table.row_flags == [False]  # significant under CE only
-        assert [c.text for c in table.rows[0]][4::3] == ["yes", "no"]
+        assert table.flagged_rows == [False]  # significant under CE only
+        assert [c.text for c in table.cells()[0]][4::3] == ["yes", "no"]
 
 
 class TestLongTables:
@@ -139,11 +134,11 @@ class TestLongTables:
         table = reversals_table(data, max_rows=3)
         assert len(table.rows) == 3
         assert table.omitted == len(data.reversals) - 3
-        assert table.row_flags == [True, True, True]
+        assert table.flagged_rows == [True, True, True]
         full = reversals_table(data)
         assert full.omitted == 0
         # significant-under-both rows first, then the two significant under one metric only
-        assert full.row_flags == [True] * 10 + [False] * 2
+        assert full.flagged_rows == [True] * 10 + [False] * 2
 
     def test_differences_capped(self):
         data = sample_report_data()
@@ -157,8 +152,8 @@ class TestSummaryLayout:
         data = sample_report_data(models=tuple("ABCDEF"))
         table = summary_table(data)
         assert table.header == ["Model", "CE ↓", "EMD ↓", "E[CE] ↓", "E[EMD] ↓"]
-        assert [row[0].text for row in table.rows] == list("ABCDEF")
-        assert [c.best for c in table.rows[0][1:]] == [True, True, False, False]
+        assert [row[0].text for row in table.cells()] == list("ABCDEF")
+        assert [c.best for c in table.cells()[0][1:]] == [True, True, False, False]
 
 
 class TestFormatNumberProperties:
@@ -189,25 +184,25 @@ def _audit_frame() -> pd.DataFrame:
 
 class TestAuditTables:
     def test_matrix_and_counterexamples(self):
-        data = replace(example_report_data(), metric_audit=_audit_frame())
-        matrix = audit_table(data)
+        matrix, examples = audit_tables(_audit_frame())
         assert matrix.header == ["Metric", "P1", "ordinal"]
-        assert [[c.text for c in row] for row in matrix.rows] == [
+        assert [[c.text for c in row] for row in matrix.cells()] == [
             ["L1", "✓", "–"],
             ["KL", "✗", "✓"],
         ]
-        examples = audit_counterexample_table(data)
-        assert [[c.text for c in row] for row in examples.rows] == [
+        assert [[c.text for c in row] for row in examples.cells()] == [
             ["KL", "P1 symmetry", "p = [0, 1], q = [0.5, 0.5]; M(p, q) = inf"]
         ]
-        assert audit_properties(data) == ["P1 symmetry", "ordinal: distant moves cost more"]
-        assert audit_settings(data) == {"classes": 2, "n_trials": 2000, "seed": 0}
+        data = replace(example_report_data(), metric_audit=_audit_frame())
+        text = to_markdown(data.document(figures=False))
+        assert "Properties: P1 symmetry; ordinal: distant moves cost more." in text
+        assert "K = 2 classes" in text
+        assert "2,000 seeded trials per property, seed 0" in text
 
     def test_absent_by_default(self):
         data = example_report_data()
         assert data.metric_audit is None
-        assert audit_table(data).rows == []
-        assert audit_settings(data) is None
+        assert "audit" not in to_markdown(data.document(figures=False))
 
     def test_missing_column_refused(self):
         with pytest.raises(DataError, match=r"metric_audit is missing columns \['status'\]"):

@@ -11,13 +11,17 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from dissensus.report import render_html, write_html
-from dissensus.report._data import example_report_data
-from dissensus.report._reading import prior_sentences
+from dissensus.evaluation._reading import prior_sentences
+from dissensus.report import to_html
 from tests.report._chromium import Chromium, chromium_or_skip
-from tests.report._sample import evaluation_report_data, sample_report_data
+from tests.report._sample import evaluation_report_data, example_report_data, sample_report_data
 
 EVIL = "<script>alert(1)</script>"
+
+
+def render_html(data, *, figures=True):
+    return to_html(data.document(figures=figures))
+
 
 VOID = {"meta", "br", "hr", "img", "input", "link", "col", "wbr", "source", "area", "base"}
 
@@ -117,8 +121,8 @@ class TestRenderHtml:
             '<td class="num best">0.615 [0.582, 0.648]<span class="mark" aria-label="best">★</span></td>'
             in page
         )
-        assert page.count('class="num best reversal"') == 4  # rank 1 cells, all in reversals
-        assert "Kendall&#39;s τ" in page
+        assert page.count('class="num best flagged"') == 4  # rank 1 cells, all in reversals
+        assert "Kendall's τ" in page
         assert '<td class="num">67%</td>' in page
 
     def test_reversal_rows_and_legend(self, page):
@@ -127,11 +131,12 @@ class TestRenderHtml:
                 "</table>", page.index('id="rankings-table"')
             )
         ]
-        assert rankings.count('<tr class="reversal-row">') == 3
+        rows = rankings.split("<tr")[2:]  # after the header row
+        assert sum('class="num flagged"' in r or 'best flagged"' in r for r in rows) == 3
         assert "⇄ highlighted</span> ranks are involved in a reversal" in page
         reversals = page[page.index('id="reversals-table"') :]
         reversals = reversals[: reversals.index("</table>")]
-        assert reversals.count('<tr class="significant">') == 10
+        assert reversals.count('<tr class="flagged">') == 10
 
     def test_byte_identical(self, page):
         assert render_html(sample_report_data()) == page
@@ -148,13 +153,12 @@ class TestRenderHtml:
         assert page.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 6
         assert _structure(page).problems == []
 
-    def test_no_reversals(self, monkeypatch):
-        monkeypatch.setitem(render_html.__globals__, "figures", lambda data: {})  # not under test
+    def test_no_reversals(self):
         data = example_report_data()
-        page = render_html(replace(data, reversals=data.reversals.iloc[0:0]))
+        page = render_html(replace(data, reversals=data.reversals.iloc[0:0]), figures=False)
         assert "No ranking reversals" in page
         assert "reversals-table" not in page
-        assert 'class="num best reversal"' not in page
+        assert 'class="num best flagged"' not in page
 
     def test_optional_parts_missing(self):
         data = example_report_data()
@@ -172,10 +176,9 @@ class TestRenderHtml:
 
 
 class TestWriteHtml:
-    def test_writes_utf8(self, tmp_path, monkeypatch):
-        monkeypatch.setitem(render_html.__globals__, "figures", lambda data: {})  # not under test
-        out = write_html(example_report_data(), str(tmp_path / "r.html"))
-        assert out == tmp_path / "r.html"
+    def test_writes_utf8(self, tmp_path):
+        out = tmp_path / "r.html"
+        out.write_text(render_html(example_report_data(), figures=False), encoding="utf-8")
         text = out.read_bytes().decode("utf-8")
         assert text.startswith("<!DOCTYPE html>")
         assert "E[CE] ↓" in text

@@ -9,27 +9,31 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dissensus.report import render_markdown
-from dissensus.report._data import example_report_data, reversals_table
-from dissensus.report._markdown import escape_markdown
-from tests.report._sample import sample_report_data
+from dissensus.evaluation import _report
+from dissensus.report import escape_markdown, to_markdown
+from tests.report._sample import example_report_data, sample_report_data
+
+
+def render_markdown(data):
+    return to_markdown(data.document(figures=False))
 
 
 class TestRenderMarkdown:
     def test_contains_every_table(self):
         text = render_markdown(sample_report_data())
         for heading in (
-            "## Dataset",
-            "### Annotations per item",
+            "## Verdict",
+            "## Dataset at a glance",
+            "**Annotations per item**",
             "### Agreement",
             "## Summary",
             "## Paired differences",
             "## Results by number of annotations per item",
             "## Rankings",
-            "### Reversals",
+            "### Appendix: all 12 reversals",
             "## Metric agreement",
             "## Metrics",
-            "## Reading",
+            "## Details in plain words",
         ):
             assert heading in text
         assert "| CE ↓ | **0.615 [0.582, 0.648]** ★ |" in text
@@ -68,7 +72,7 @@ class TestRenderMarkdown:
         empty = data.reversals.iloc[0:0]
         text = render_markdown(replace(data, reversals=empty))
         assert "No ranking reversals" in text
-        assert "### Reversals" not in text
+        assert "reversals (" not in text
 
     def test_without_optional_tables(self):
         data = example_report_data()
@@ -92,16 +96,11 @@ class TestEscapeMarkdown:
 
 class TestLongTablesNote:
     def test_note_when_rows_are_left_out(self, monkeypatch):
-        # patch the globals the function really uses (doctest collection may import the
-        # module file a second time under the same name)
-        monkeypatch.setitem(
-            render_markdown.__globals__,
-            "reversals_table",
-            lambda data: reversals_table(data, max_rows=2),
-        )
+        table = _report.reversals_table
+        monkeypatch.setattr(_report, "reversals_table", lambda data: table(data, max_rows=2))
         text = render_markdown(sample_report_data())
         assert "_Showing 2 of 12 rows._" in text
-        assert "12 reversals; 10 significant under both metrics" in text
+        assert "all 12 reversals (10 significant under both metrics)" in text
 
 
 class TestEscapeMarkdownProperties:
@@ -120,7 +119,7 @@ class TestAuditAppendix:
         from tests.report.test_data import _audit_frame  # noqa: PLC0415
 
         text = render_markdown(replace(example_report_data(), metric_audit=_audit_frame()))
-        section = text[text.index("## Appendix: properties of these metrics") :]
+        section = text[text.index("### Appendix: properties of these metrics") :]
         assert "K = 2 classes" in section
         assert "2,000 seeded trials" in section
         assert "`dissensus audit --classes 2`" in section
@@ -131,4 +130,4 @@ class TestAuditAppendix:
         assert "| KL | P1 symmetry | p = [0, 1], q = [0.5, 0.5]; M(p, q) = inf |" in section
 
     def test_no_section_without_the_table(self):
-        assert "## Appendix" not in render_markdown(example_report_data())
+        assert "properties of these metrics" not in render_markdown(example_report_data())

@@ -6,9 +6,11 @@ from dataclasses import replace
 
 import pandas as pd
 
-from dissensus.report import plain_reading
-from dissensus.report._data import example_report_data
-from tests.report._sample import sample_report_data
+from tests.report._sample import example_report_data, sample_report_data
+
+
+def plain_reading(data):
+    return data.reading()
 
 
 class TestPlainReading:
@@ -89,7 +91,7 @@ class TestPlainReading:
             {
                 "coefficient": ["percent_agreement", "fleiss_kappa", "krippendorff_alpha"],
                 "value": [0.8, 0.5, 0.45],
-                "se": [0.1, 0.1, 0.1],
+                "standard_error": [0.1, 0.1, 0.1],
                 "ci_low": [0.7, 0.4, 0.35],
                 "ci_high": [0.9, 0.6, 0.55],
                 "n_items": [100] * 3,

@@ -8,6 +8,7 @@ import pytest
 
 from dissensus.simulate import StudyResult, study
 from dissensus.simulate._report import (
+    compare_forms,
     debiased_markdown,
     debiased_reading,
     debiased_table,
@@ -122,6 +123,15 @@ class TestDebiasedReport:
         assert "fig-deb-flat" in html
         assert pd.read_csv(paths["debiased"]).shape[0] == len(debiased_table(res))
         assert paths["debiased_markdown"].read_text(encoding="utf-8") == debiased_markdown(res)
+
+    def test_compare_forms_is_what_the_reading_counts(self, res: StudyResult) -> None:
+        d = compare_forms(res, "debiased", column="kendall_tau")
+        np.testing.assert_allclose(d["difference"], d["value"] - d["baseline"])
+        beyond = d["difference"].abs() > 2 * d["standard_error"]
+        assert (d.loc[beyond, "verdict"] != "no clear difference").all()
+        assert (d.loc[~beyond, "verdict"] == "no clear difference").all()
+        better, worse = (int((d["verdict"] == v).sum()) for v in ("better", "worse"))
+        assert f"better in {better}, worse in {worse}." in debiased_reading(res)[0]
 
     def test_absent_without_debiased(self) -> None:
         res = study(60, 3, replicates=2, metrics=["manhattan"], priors=["uniform"], seed=0)

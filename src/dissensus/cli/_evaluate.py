@@ -84,7 +84,7 @@ def evaluate_command(
     and writes the report and tables to --out.
     """
     # report.html needs the report extra: say so before reading or writing anything
-    require_extra("report", ("matplotlib", "jinja2"), "dissensus evaluate (report.html)")
+    require_extra("report", ("matplotlib",), "dissensus evaluate (report.html)")
     pred_paths = opt.parse_pred(preds)
     inputs = [annotations, *pred_paths.values()]
     metric_names = opt.split_names(metrics) or None
@@ -219,7 +219,7 @@ def summary_record(
     files written. Strict JSON: NaN is null, an infinite mean (a zero
     prediction under cross-entropy) the string "inf".
     """
-    columns = ["model", "metric", "mean", "se", "ci_low", "ci_high", "n_items", "lower_is_better"]
+    columns = ["model", "metric", "mean", "standard_error", "ci_low", "ci_high", "n_items", "lower_is_better"]
     rows = summary[[*columns, "best"]].to_dict(orient="records")  # native Python values
     for r in rows:
         r.update({key: _json_number(r[key]) for key in columns[2:6]})

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from dissensus import leaderboard as lb
-from dissensus._atomic import AtomicFileSet, locked_dir
+from dissensus._atomic import locked_dir
 from dissensus.cli import _reader_options as opt
 
 __all__ = ["leaderboard_command", "split_sets"]
@@ -82,11 +82,6 @@ def leaderboard_command(
                 "prior": options["prior"],
                 **settings,
             }
-            tables = {"scores": board.scores, "rerank": board.rerank, "adjacent": board.adjacent}
-            with AtomicFileSet(out, inputs=inputs, params=params) as files:
-                files.write("leaderboard.md", text)
-                files.write("leaderboard.html", board.to_html())
-                for name, table in tables.items():
-                    files.write(f"{name}.csv", table.to_csv(index=False))
+            board.save(out, inputs=inputs, params=params)
             click.echo(f"wrote {out}/{', '.join(_FILES)}", err=True)
     click.echo(text, nl=False)

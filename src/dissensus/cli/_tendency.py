@@ -114,7 +114,7 @@ def tendency_command(
         notes.append(
             f"measure {pairs['measure']}, tau = {tau}; {first.n_pairs} pairs defined in the true matrix"
         )
-        td.write_report(td.TendencyStudy(results, curves, notes), out, seed=seed, figures=not options["tables_only"])  # fmt: skip
+        td.write_report(td.TendencyStudy(results, curves, notes), out, seed=seed, figures=not options["tables_only"], inputs=inputs)  # fmt: skip
     click.echo(f"DIC ({pairs['measure']}, tau={tau}, {test.n_items} test items)")
     rows = td.dic_table(results).to_dict("records")
     width = max(len(str(r["predictions"])) for r in rows)

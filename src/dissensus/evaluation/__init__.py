@@ -24,10 +24,14 @@ metrics, are resampled consistently. The resamples depend only on ``seed``,
 ``N`` and ``n_resamples``: the same inputs and seed give byte-identical tables.
 
 The package is split by job: ``_engine`` aligns and scores (:func:`evaluate`),
-``_tables`` holds the statistical tables of an :class:`Evaluation`, and
-``_output`` renders them (notebook, JSON, Markdown, HTML, files).
+``_tables`` holds the statistical tables of an :class:`Evaluation`,
+``_verdict`` reads the best models off them (:meth:`Evaluation.verdict`),
+``_data`` gathers a report's tables (:class:`ReportData`), ``_report``,
+``_reading`` and ``_figures`` lay them out as a :mod:`dissensus.report`
+document, and ``_output`` writes it (notebook, JSON, Markdown, HTML, files).
 """
 
+from dissensus.evaluation._data import ReportData
 from dissensus.evaluation._engine import DEFAULT_METRICS, TARGETS, PredictionLike, evaluate
 from dissensus.evaluation._output import REPORT_AUDIT_TRIALS, Evaluation
 from dissensus.stats import annotation_bins
@@ -38,6 +42,7 @@ __all__ = [
     "TARGETS",
     "Evaluation",
     "PredictionLike",
+    "ReportData",
     "annotation_bins",
     "evaluate",
 ]

@@ -11,20 +11,15 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from dissensus._deprecation import keyword_only_options, renamed_parameters
 from dissensus._exceptions import DataDroppedWarning, DataError
 from dissensus._parallel import thread_limit
-from dissensus._validation import (
-    SeedLike,
-    check_option,
-    examples,
-    is_dask,
-)
+from dissensus._validation import SeedLike, check_option, examples, is_dask
+from dissensus.aggregation import fit_annotator_model
 from dissensus.data import Annotations, LabelCounts, Predictions, as_label_counts
 from dissensus.evaluation._output import Evaluation
 from dissensus.evaluation._tables import _prior_name
 from dissensus.metrics import Metric, get_metric
-from dissensus.posterior import DEFAULT_PRIOR
+from dissensus.posterior import DEFAULT_PRIOR, dirichlet, prior_strength_check
 from dissensus.stats import BinsLike, annotation_bins
 
 __all__ = ["DEFAULT_METRICS", "PredictionLike", "evaluate"]
@@ -34,13 +29,7 @@ PredictionLike = Predictions | npt.ArrayLike | pd.DataFrame
 
 #: Pointwise metrics scored by default, each with its expected form (EMD only
 #: on ordered scales).
-DEFAULT_METRICS: tuple[str, ...] = (
-    "cross_entropy",
-    "kl_divergence",
-    "js_divergence",
-    "manhattan",
-    "emd",
-)
+DEFAULT_METRICS: tuple[str, ...] = ("cross_entropy", "kl_divergence", "js_divergence", "manhattan", "emd")  # fmt: skip
 
 
 # --------------------------------------------------------------------------- inputs
@@ -112,7 +101,7 @@ def _align_all(
 
 
 #: ``targets=`` of :func:`evaluate` by name (the methods of
-#: :func:`dissensus.aggregation.soft_targets`; aggregation is imported only when used).
+#: :func:`dissensus.aggregation.soft_targets`).
 TARGETS: tuple[str, ...] = ("empirical", "dawid_skene", "ordinal_dawid_skene", "mace")
 
 
@@ -128,8 +117,6 @@ def _pointwise_targets(
         check_option("evaluate", "targets", targets, TARGETS)
         if targets == "empirical":
             return "empirical", counts.proportions() if pointwise else None, None
-        from dissensus.aggregation import fit_annotator_model  # noqa: PLC0415  (only this option)
-
         fit = fit_annotator_model(annotations, targets, seed=seed, func="evaluate")
         source = Predictions(fit.posterior.to_numpy(), annotations.items, annotations.scale)
         name, reliability = targets, fit.reliability()
@@ -180,8 +167,6 @@ def _resolve_metrics(metrics: Sequence[str] | str | None, ordered: bool) -> list
 # --------------------------------------------------------------------------- evaluate
 
 
-@keyword_only_options(2)
-@renamed_parameters(data="annotations")
 def evaluate(
     annotations: Annotations | LabelCounts,
     predictions: Mapping[str, PredictionLike],
@@ -227,23 +212,18 @@ def evaluate(
         :func:`dissensus.posterior.dirichlet`). The default is Jeffreys (K/2
         pseudo-counts), after the prior study in ``docs/priors.md``.
     bins : "auto", sequence of int or None, default "auto"
-        Annotation-count bins of :meth:`Evaluation.by_bin` (see
-        :func:`annotation_bins`).
+        Annotation-count bins of :meth:`Evaluation.by_bin` (:func:`annotation_bins`).
     seed : int, Generator or None, default 0
         Seed of every resampling (bootstrap intervals, permutation tests).
-        An int keeps results reproducible across calls.
     how : {"exact", "inner"}, default "exact"
         ``"exact"``: every model must predict exactly the annotated items
         (else :class:`DataError`, listing the differences). ``"inner"``:
         keep the items that every model predicts, with a
         :class:`~dissensus.DataDroppedWarning`.
     n_jobs : int or None, default None
-        Threads of each metric's blocked kernels. None: the
-        ``DISSENSUS_NUM_THREADS`` environment variable if set, else
-        ``min(cores, 8)``. The (metric, model) jobs run one after the other
-        and each uses these threads (never a pool inside a pool; see
-        :mod:`dissensus._parallel`). Scores are bit-identical for every value.
-
+        Threads of each metric's blocked kernels (None: ``DISSENSUS_NUM_THREADS``
+        if set, else ``min(cores, 8)``); the (metric, model) jobs run in turn,
+        so pools never nest. Scores are bit-identical for every value.
     targets : {"empirical", "dawid_skene", "ordinal_dawid_skene", "mace"}, Predictions or DataFrame, default "empirical"
         What the pointwise metrics compare each prediction with.
         ``"empirical"``: each item's label shares :math:`n_{ik} / n_i`. An
@@ -281,15 +261,15 @@ def evaluate(
     exact U-statistic): per-item values can be negative, and means and
     bootstrap intervals use them unclipped (clipping would bring the bias
     back); items with one annotation keep their empirical value, with a
-    warning. Natural logs throughout. Metric
-    values that are infinite (e.g. cross-entropy against a zero prediction
-    under ``zero="inf"``) are kept: the model's mean is then infinite and its
-    interval NaN, never silently dropped.
+    warning. Natural logs throughout. Infinite values (cross-entropy against a
+    zero prediction under ``zero="inf"``) are kept: the model's mean is then
+    infinite and its interval NaN, never silently dropped.
 
     References
     ----------
     Magnani, A. (2025). Soft metrics for ordinal label uncertainty with
-    variable sample sizes (the seed paper).
+    variable sample sizes. ASSE 2025 (6th Asia Service Sciences and Software
+    Engineering Conference), ACM.
 
     Examples
     --------
@@ -361,15 +341,10 @@ def evaluate(
     C = counts.values if any(m.needs_counts for m in met) else None  # noqa: PD011  (LabelCounts, not pandas)
     alpha: FloatArray | None = None
     if any(m.needs_posterior for m in met):
-        from dissensus.posterior import (  # noqa: PLC0415  (only expected metrics need it)
-            dirichlet,
-            prior_strength_check,
-        )
-
         alpha = np.asarray(dirichlet(counts, prior=prior), dtype=np.float64)
         # say so when the prior's pseudo-counts outweigh most items' annotations; the
-        # warning points at the user's call (through the two deprecation wrappers)
-        prior_strength_check(counts, prior, stacklevel=5)
+        # warning points at the user's call
+        prior_strength_check(counts, prior, stacklevel=3)
     S = np.empty((len(met), len(preds), counts.N))
     # one level of threads: the metrics' own blocked kernels (balanced blocks, the same
     # bytes for any count); the jobs run in turn, so pools never nest

@@ -1,7 +1,8 @@
-"""Output of an :class:`Evaluation`: notebook view, JSON, Markdown, HTML and files."""
+"""Output of an :class:`Evaluation`: the verdict, the report (document, HTML, Markdown), JSON, files."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -12,26 +13,34 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-import numpy.typing as npt
 import pandas as pd
 
-from dissensus._deprecation import renamed_parameters
+from dissensus import agreement
+from dissensus import audit as property_audit
+from dissensus._atomic import AtomicFileSet, write_file_atomically
 from dissensus._exceptions import DataError, DegenerateAgreementWarning
-from dissensus._validation import (
-    examples,
-    require_extra,
-)
+from dissensus._validation import examples
+from dissensus.evaluation._data import ReportData
 from dissensus.evaluation._tables import _python, _Tables
-from dissensus.report._data import format_number
+from dissensus.report import (
+    VERSION,
+    Cell,
+    Document,
+    HtmlPage,
+    Section,
+    Table,
+    format_number,
+    html_fragment,
+    require_figures,
+    to_html,
+    to_markdown,
+)
 from dissensus.stats import competition_ranks
-
-FloatArray = npt.NDArray[np.float64]
-#: What the HTML report needs (the ``report`` extra).
-_REPORT_MODULES = ("matplotlib", "jinja2")
 
 #: Trials per property in the report's audit appendix: a quick screen (about 0.05 s per
 #: metric); ``dissensus audit`` runs the full search (100,000 trials).
 REPORT_AUDIT_TRIALS = 2_000
+_PRIORS = ("uniform", "jeffreys", "empirical")
 
 
 @functools.lru_cache(maxsize=512)
@@ -41,25 +50,22 @@ def _cached_audit(metric: str, classes: int, n_trials: int, seed: int) -> Any:
     The audit depends only on the metric, K, the number of trials and the seed, not
     on the data, so every report of the session shares it.
     """
-    from dissensus import audit as audit_module  # noqa: PLC0415  (only the report needs it)
-
-    return audit_module.audit(metric, classes=classes, n_trials=n_trials, seed=seed)
+    return property_audit.audit(metric, classes=classes, n_trials=n_trials, seed=seed)
 
 
 class Evaluation(_Tables):
     """Per-item scores of several models under several metrics, and what follows.
 
     Build it with :func:`evaluate`. The scores are computed once; the tables
-    below are computed on demand (the bootstrap resamples once per
-    ``n_resamples`` and shared by :meth:`summary`, :meth:`differences` and
-    :meth:`reversals`).
+    are computed on demand (the bootstrap resamples once per ``n_resamples``,
+    shared by every table). The report is :meth:`report` (a
+    :class:`~dissensus.report.Document`), :meth:`to_html`, :meth:`to_markdown`
+    or the files of :meth:`save`, with the options of :meth:`report_data`.
 
     Attributes
     ----------
-    models : list of str
-        Model names, in the order given.
-    metrics : list of str
-        Metric names, in the order given.
+    models, metrics : list of str
+        In the order given.
     values : ndarray of float64, shape (M, J, N), read-only
         ``values[m, j, i]`` is metric ``m`` of model ``j`` on item ``i``.
     counts : LabelCounts
@@ -78,29 +84,19 @@ class Evaluation(_Tables):
         )
 
     def _repr_html_(self) -> str:
-        """Compact notebook view: mean per metric and model (best in bold), no bootstrap."""
-        import html  # noqa: PLC0415
-
+        """Compact notebook view: mean per metric and model (best marked), no bootstrap."""
         ranks, _ = competition_ranks(self._means, lower_is_better=self._lower)
-        head = "".join(f"<th>{html.escape(m)}</th>" for m in self.models)
-        rows = []
-        for i, metric in enumerate(self.metrics):
-            arrow = "↓" if self._lower[i] else "↑"
-            cells = "".join(
-                f"<td><b>{format_number(v)}</b></td>" if r == 1 else f"<td>{format_number(v)}</td>"
-                for v, r in zip(self._means[i], ranks[i], strict=True)
-            )
-            rows.append(f"<tr><th>{html.escape(metric)} {arrow}</th>{cells}</tr>")
+        rows = [
+            [f"{metric} {'↓' if self._lower[i] else '↑'}"]
+            + [Cell(format_number(v), best=r == 1) for v, r in zip(self._means[i], ranks[i], strict=True)]
+            for i, metric in enumerate(self.metrics)
+        ]  # fmt: skip
         caption = (
             f"Evaluation: {len(self.models)} models × {len(self.metrics)} metrics on "
-            f"{self.counts.N:,} items (prior {html.escape(self.prior)}); mean per item, "
-            "<b>bold</b> best. Intervals: <code>.summary()</code>; report: "
-            "<code>.to_html()</code>."
+            f"{self.counts.N:,} items (prior {self.prior}); mean per item, ★ best. "
+            "Intervals: .summary(); report: .to_html()."
         )
-        return (
-            f'<table class="dissensus-evaluation"><caption>{caption}</caption>'
-            f"<thead><tr><th>metric</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-        )
+        return html_fragment(Table(["metric", *self.models], rows, caption=caption))
 
     # -- helpers -----------------------------------------------------------
     def dataset_info(self) -> dict[str, Any]:
@@ -118,28 +114,24 @@ class Evaluation(_Tables):
 
     def metrics_info(self) -> pd.DataFrame:
         """``name, lower_is_better, kind, description`` of each metric."""
+        kinds, notes = [m.kind for m in self._metrics], [m.description for m in self._metrics]
         return pd.DataFrame(
             {
                 "name": self.metrics,
                 "lower_is_better": self._lower,
-                "kind": [m.kind for m in self._metrics],
-                "description": [m.description for m in self._metrics],
+                "kind": kinds,
+                "description": notes,
             }
         )
 
     def _agreement(
         self, confidence_level: float, n_resamples: int, with_ci: bool
     ) -> pd.DataFrame | None:
-        """The agreement table of the report, or None when it cannot be computed.
+        """The report's agreement table; None, with a warning saying why, for data it refuses.
 
         Items with fewer than two annotations are left out by the coefficients
-        themselves (the table's ``note`` column says so), so their warning is
-        not repeated here. Data the coefficients refuse (:class:`DataError`)
-        leave the table out with a :class:`DegenerateAgreementWarning` giving
-        the reason; any other error propagates.
+        themselves (the table's ``note`` column says so), without a warning here.
         """
-        from dissensus.agreement import report  # noqa: PLC0415  (only the report needs it)
-
         key = (float(confidence_level), int(n_resamples), bool(with_ci))
         if key in self._agreement_cache:
             return self._agreement_cache[key]
@@ -148,19 +140,19 @@ class Evaluation(_Tables):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DegenerateAgreementWarning)
-                table = report(
+                ci = confidence_level if with_ci else None
+                table = agreement.report(
                     self.counts,
                     level=level,
-                    confidence_level=confidence_level if with_ci else None,
+                    confidence_level=ci,
                     n_resamples=n_resamples,
                     seed=self.seed,
                 )
+            # the glossary's name; a table that still says "se" is renamed (no-op otherwise)
+            table = table.rename(columns={"se": "standard_error"})
         except DataError as exc:
-            warnings.warn(
-                f"The report's agreement table is left out: {exc}",
-                DegenerateAgreementWarning,
-                stacklevel=3,
-            )
+            msg = f"The report's agreement table is left out: {exc}"
+            warnings.warn(msg, DegenerateAgreementWarning, stacklevel=3)
             table = None
         self.timings["agreement (report)"] = time.perf_counter() - t
         self._agreement_cache[key] = table
@@ -169,30 +161,14 @@ class Evaluation(_Tables):
     def metric_audit(self, *, n_trials: int = REPORT_AUDIT_TRIALS, seed: int = 0) -> pd.DataFrame:
         """The property audit (:func:`dissensus.audit.audit`) of the metrics used, for this K.
 
-        Pointwise and expected metrics are audited over the evaluation's number
-        of classes; ``debiased[...]`` metrics are left out (they take annotation
-        counts, and their properties are those of the metric they estimate).
-        Each (metric, K, ``n_trials``, ``seed``) is audited once per process
-        and reused by every later call.
-
-        Parameters
-        ----------
-        n_trials : int, default REPORT_AUDIT_TRIALS (2,000)
-            Trials per property and metric: a quick screen; ``dissensus audit
-            --classes K`` runs the full search.
-        seed : int, default 0
-            Seed of the trials.
-
-        Returns
-        -------
-        DataFrame
-            ``metric, property, title, status, counterexample, classes,
-            n_trials, seed``, one row per (metric, property); empty when every
-            metric is a debiased one.
+        ``n_trials`` per property and metric (a quick screen; ``dissensus audit
+        --classes K`` runs the full search), seeded by ``seed``; each (metric,
+        K, trials, seed) is audited once per process. ``debiased[...]`` metrics
+        are left out (their properties are those of the metric they estimate).
+        Returns ``metric, property, title, status, counterexample, classes,
+        n_trials, seed``, one row per (metric, property).
         """
-        from dissensus.audit import PROPERTIES  # noqa: PLC0415  (only the report needs it)
-
-        titles = {p.key: p.title for p in PROPERTIES}
+        titles = {p.key: p.title for p in property_audit.PROPERTIES}
         K = int(self.counts.K)
         frames = [
             _cached_audit(m.name, K, int(n_trials), int(seed)).to_frame()
@@ -200,14 +176,43 @@ class Evaluation(_Tables):
             if not m.needs_counts
         ]
         columns = ["metric", "property", "title", "status", "counterexample"]
-        if not frames:
-            table = pd.DataFrame(columns=columns)
-        else:
-            table = pd.concat(frames, ignore_index=True)
-            table["title"] = table["property"].map(titles)
+        table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+        table["title"] = table["property"].map(titles)
         return table[columns].assign(classes=K, n_trials=int(n_trials), seed=int(seed))
 
-    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
+    def verdict(
+        self,
+        *,
+        confidence_level: float = 0.95,
+        n_resamples: int = 1000,
+        priors: Sequence[Any] = _PRIORS,
+    ) -> pd.DataFrame:
+        """Which model is best: per family of metrics, per bin of annotations, per prior.
+
+        The analysis behind the report's verdict and its plain reading, as one
+        tidy table (the report only renders it); ``priors`` are those of the
+        ``"prior"`` rows (:meth:`prior_sensitivity`, after the evaluation's own).
+
+        Returns
+        -------
+        DataFrame
+            ``scope, prior, bin, family, metric, best, n_best, wins,
+            n_metrics, runner_up, lead, ci_low, ci_high, significant, n_won,
+            n_significant``. ``scope`` is ``"overall"`` (a row per metric, then
+            per family, ``metric`` missing), ``"bin"`` (per family and bin of
+            annotations per item) or ``"prior"`` (per expected metric and prior,
+            then per prior). ``family`` is the metric's ``Metric.kind``
+            (``"pointwise"``, i.e. empirical, ``"expected"``, ``"debiased"``).
+            ``best``: the best model(s) (``n_best``, joined by ``" = "``); a
+            family's is best under most of its metrics (``wins`` of
+            ``n_metrics``). ``lead``: best minus ``runner_up`` (the next model
+            with a finite mean), its interval and ``significant`` (it excludes
+            zero); for a family, under ``n_significant`` of the ``n_won``
+            metrics a family winner wins, and ``significant`` if under all.
+        """
+        options: dict[str, Any] = {"confidence_level": confidence_level, "n_resamples": n_resamples}
+        return self._report_data(options, priors, agreement=None).verdict
+
     def report_data(
         self,
         *,
@@ -215,24 +220,22 @@ class Evaluation(_Tables):
         confidence_level: float = 0.95,
         n_resamples: int = 1000,
         agreement_ci: bool = True,
-        priors: Sequence[Any] = ("uniform", "jeffreys", "empirical"),
+        priors: Sequence[Any] = _PRIORS,
         audit: bool = True,
-    ) -> Any:
-        """The tables of the report, as a :class:`dissensus.report.ReportData`.
+    ) -> ReportData:
+        """The tables of the report, as a :class:`ReportData`.
 
         Parameters
         ----------
-        title : str
+        title : str, default "Model evaluation"
         confidence_level : float, default 0.95
-            Coverage of every interval.
         n_resamples : int, default 1000
-            Bootstrap resamples (the same resamples as :meth:`summary`).
+            Coverage and resamples of every interval (the resamples of :meth:`summary`).
         agreement_ci : bool, default True
             Bootstrap intervals for the agreement coefficients of the dataset
             section too (:func:`dissensus.agreement.report`, one set of
             resamples for every coefficient: about 5 s on a million items on
-            2 cores); ``False`` keeps the point estimates and their standard
-            errors.
+            2 cores); ``False`` keeps the estimates and their standard errors.
         priors : sequence, default ("uniform", "jeffreys", "empirical")
             Priors the expected metrics are rescored under for the verdict's
             robustness check (:meth:`prior_sensitivity`); each costs about
@@ -241,103 +244,77 @@ class Evaluation(_Tables):
             Add the appendix with the property audit of the metrics used
             (:meth:`metric_audit`; computed once per process per metric and K).
         """
-        from dissensus.report import ReportData  # noqa: PLC0415  (report is optional)
+        options: dict[str, Any] = {"confidence_level": confidence_level, "n_resamples": n_resamples}
+        table = self._agreement(confidence_level, n_resamples, agreement_ci)
+        data = self._report_data(options, priors, agreement=table, title=title)
+        audit_table = self.metric_audit() if audit else None
+        return dataclasses.replace(
+            data,
+            reversal_items=self.reversal_items(),
+            metric_audit=None if audit_table is None or audit_table.empty else audit_table,
+            annotator_reliability=self.annotator_reliability,
+        )
 
+    def _report_data(
+        self, options: dict[str, Any], priors: Sequence[Any], *, agreement: pd.DataFrame | None,
+        title: str = "",
+    ) -> ReportData:  # fmt: skip
+        """The tables every report needs (the verdict's), without the costly appendices."""
         sensitivity = fit = None
         if self.predictions is not None and self._prior_value is not None:
-            sensitivity = self.prior_sensitivity(
-                priors, confidence_level=confidence_level, n_resamples=n_resamples
-            )
-            fit = self.prior_fit(priors)
+            sensitivity, fit = self.prior_sensitivity(priors, **options), self.prior_fit(priors)
         return ReportData(
             title=title,
             dataset=self.dataset_info(),
             annotations_per_item=np.asarray(self.n_annotations, dtype=np.int64),
-            agreement=self._agreement(confidence_level, n_resamples, agreement_ci),
-            summary=self.summary(confidence_level=confidence_level, n_resamples=n_resamples),
-            differences=self.differences(
-                confidence_level=confidence_level, n_resamples=n_resamples
-            ),
+            agreement=agreement,
+            summary=self.summary(**options),
+            differences=self.differences(**options),
             by_bin=self.by_bin(),
             rankings=self.rankings(),
-            reversals=self.reversals(confidence_level=confidence_level, n_resamples=n_resamples),
+            reversals=self.reversals(**options),
             metric_agreement=self.metric_agreement(),
             metrics_info=self.metrics_info(),
             prior_sensitivity=sensitivity,
             prior_fit=fit,
-            reversal_items=self.reversal_items(),
-            metric_audit=self._report_audit() if audit else None,
-            annotator_reliability=self.annotator_reliability,
         )
 
-    def _report_audit(self) -> pd.DataFrame | None:
-        table = self.metric_audit()
-        return None if table.empty else table
-
-    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
-    def to_markdown(
+    def report(
         self,
         *,
-        title: str = "Model evaluation",
-        confidence_level: float = 0.95,
-        n_resamples: int = 1000,
-        agreement_ci: bool = True,
-        audit: bool = True,
-    ) -> str:
-        """The report as Markdown (via :func:`dissensus.report.render_markdown`).
+        figures: bool = True,
+        sections: Sequence[Section] = (),
+        **options: Any,
+    ) -> Document:
+        """The report as a :class:`~dissensus.report.Document`, ``sections`` appended.
 
-        Options as in :meth:`report_data`.
+        ``options`` are those of :meth:`report_data`; ``figures=False``
+        leaves the figures out (no ``report`` extra needed). Render it with
+        :func:`dissensus.report.to_html` or :func:`~dissensus.report.to_markdown`,
+        after adding your own sections if you like.
         """
-        from dissensus.report import render_markdown  # noqa: PLC0415
+        if figures:
+            require_figures("The HTML report")
+        doc = self.report_data(**options).document(figures=figures)
+        return Document(doc.title, *doc.blocks, *sections, subtitle=doc.subtitle, footer=doc.footer)
 
-        data = self.report_data(
-            title=title,
-            confidence_level=confidence_level,
-            n_resamples=n_resamples,
-            agreement_ci=agreement_ci,
-            audit=audit,
-        )
-        return str(render_markdown(data))
+    def to_markdown(self, **options: Any) -> str:
+        """The report as Markdown: every table of the HTML page, no figures (options of :meth:`report_data`)."""
+        return to_markdown(self.report(figures=False, **options))
 
-    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
-    def to_html(
-        self,
-        path: str | Path | None = None,
-        *,
-        title: str = "Model evaluation",
-        confidence_level: float = 0.95,
-        n_resamples: int = 1000,
-        agreement_ci: bool = True,
-        audit: bool = True,
-    ) -> str:
-        """The report as a self-contained HTML page; written to ``path`` when given.
+    def to_html(self, path: str | Path | None = None, **options: Any) -> HtmlPage:
+        """The report as one self-contained HTML page; written to ``path`` when given.
 
         Options as in :meth:`report_data`. Needs the ``report`` extra
-        (matplotlib, jinja2): :class:`~dissensus.MissingExtraError` otherwise,
-        raised before any work.
+        (matplotlib): :class:`~dissensus.MissingExtraError` otherwise, raised
+        before any work.
         """
-        from dissensus.report import render_html  # noqa: PLC0415
-
-        require_extra("report", _REPORT_MODULES, "Evaluation.to_html")
-
-        data = self.report_data(
-            title=title,
-            confidence_level=confidence_level,
-            n_resamples=n_resamples,
-            agreement_ci=agreement_ci,
-            audit=audit,
-        )
-        html: object = render_html(data)
-        if not isinstance(html, str):
-            msg = f"dissensus.report.render_html returned {type(html).__name__}, not HTML text."
-            raise TypeError(msg)
+        require_figures("Evaluation.to_html")
+        page = to_html(self.report(**options))
         if path is not None:
-            from dissensus._atomic import write_file_atomically  # noqa: PLC0415
+            write_file_atomically(path, page)
+        return page
 
-            write_file_atomically(path, html)
-        return html
-
-    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
     def to_json(
         self, *, confidence_level: float = 0.95, n_resamples: int = 1000, indent: int | None = 2
     ) -> str:
@@ -346,14 +323,13 @@ class Evaluation(_Tables):
         NaN becomes ``null`` and ±inf the strings ``"inf"`` / ``"-inf"`` (JSON
         has neither).
         """
+        options: dict[str, Any] = {"confidence_level": confidence_level, "n_resamples": n_resamples}
         tables = {
-            "summary": self.summary(confidence_level=confidence_level, n_resamples=n_resamples),
-            "differences": self.differences(
-                confidence_level=confidence_level, n_resamples=n_resamples
-            ),
+            "summary": self.summary(**options),
+            "differences": self.differences(**options),
             "by_bin": self.by_bin(),
             "rankings": self.rankings(),
-            "reversals": self.reversals(confidence_level=confidence_level, n_resamples=n_resamples),
+            "reversals": self.reversals(**options),
             "metric_agreement": self.metric_agreement(),
         }
         payload: dict[str, Any] = {
@@ -371,7 +347,6 @@ class Evaluation(_Tables):
             ]
         return json.dumps(payload, indent=indent, allow_nan=False, ensure_ascii=False)
 
-    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
     def save(
         self,
         out_dir: str | Path,
@@ -382,16 +357,16 @@ class Evaluation(_Tables):
         inputs: Sequence[str | Path] = (),
         params: Mapping[str, Any] | None = None,
         scores: bool = True,
-        report_sections: Sequence[str] = (),
+        report_sections: Sequence[Section] = (),
         extra_files: Mapping[str, str] | None = None,
     ) -> dict[str, Path]:
         """Write ``summary.csv``, ``rankings.csv``, ``scores.parquet``, ``report.html``, ``manifest.json``.
 
         Floats are written with ``%.10g`` so that the same inputs and seed give
         byte-identical CSV files. ``report.html`` (options as in
-        :meth:`report_data`) needs the ``report`` extra (matplotlib, jinja2);
-        without it :class:`~dissensus.MissingExtraError` is raised before
-        any file is written.
+        :meth:`report_data`) needs the ``report`` extra (matplotlib); without
+        it :class:`~dissensus.MissingExtraError` is raised before any file is
+        written.
 
         The files are written as one set (:class:`dissensus._atomic.AtomicFileSet`):
         each goes to a temporary name and all are moved into place together,
@@ -411,9 +386,8 @@ class Evaluation(_Tables):
             model and item). They are written one (metric, model) row group
             at a time from the dense score array, so memory stays at one
             group of N rows.
-        report_sections : sequence of str, optional
-            HTML fragments (trusted markup, e.g. a study's "Training" section)
-            added at the end of the report's main part.
+        report_sections : sequence of Section, optional
+            More sections at the end of the report (e.g. a study's "Training").
         extra_files : mapping of str to str, optional
             More text files written in the same set, file name -> content
             (e.g. a study's ``experiment.json``): in the manifest, and moved
@@ -432,17 +406,11 @@ class Evaluation(_Tables):
             The directory is unusable or locked by another run, an output is
             an input, or a write failed (the message names the path).
         """
-        require_extra("report", _REPORT_MODULES, "Evaluation.save (report.html)")
-        from dissensus._atomic import AtomicFileSet  # noqa: PLC0415
-
-        names = {
-            "summary": "summary.csv",
-            "rankings": "rankings.csv",
-            "scores": "scores.parquet",
-            "report": "report.html",
-        }
+        require_figures("Evaluation.save (report.html)")
+        names = {"summary": "summary.csv", "rankings": "rankings.csv", "scores": "scores.parquet"}
+        names["report"] = "report.html"
         run = {
-            "dissensus": _version(),
+            "dissensus": VERSION,
             "models": self.models,
             "metrics": self.metrics,
             "confidence_level": confidence_level,
@@ -455,12 +423,13 @@ class Evaluation(_Tables):
         if clash:
             msg = f"Evaluation.save: extra_files may not replace {clash}; give other names."
             raise ValueError(msg)
+        options: dict[str, Any] = {"confidence_level": confidence_level, "n_resamples": n_resamples}
         with AtomicFileSet(out_dir, inputs=inputs, params=run) as files:
             for name in (*names.values(), *extra):
                 files.temporary(name)  # refuses an input before any work
             files.discard()
             paths: dict[str, Path] = {}
-            summary = self.summary(confidence_level=confidence_level, n_resamples=n_resamples)
+            summary = self.summary(**options)
             paths["summary"] = files.write(
                 names["summary"], summary.to_csv(index=False, float_format="%.10g")
             )
@@ -469,14 +438,8 @@ class Evaluation(_Tables):
             )
             if scores:
                 paths["scores"] = files.written(names["scores"], self._write_scores)
-            html = self.to_html(
-                confidence_level=confidence_level,
-                n_resamples=n_resamples,
-                agreement_ci=agreement_ci,
-            )
-            if report_sections:
-                html = _insert_section(html, "".join(report_sections))
-            paths["report"] = files.write(names["report"], html)
+            page = self.to_html(sections=report_sections, agreement_ci=agreement_ci, **options)
+            paths["report"] = files.write(names["report"], page)
             for name, text in extra.items():
                 paths[Path(name).stem] = files.write(name, text)
         paths["manifest"] = files.final_path("manifest.json")
@@ -484,34 +447,17 @@ class Evaluation(_Tables):
 
     def _write_scores(self, path: Path) -> None:
         """:attr:`scores` as Parquet, one row group per (metric, model), never the whole frame."""
-        import pyarrow as pa  # type: ignore[import-untyped]  # noqa: PLC0415
+        import pyarrow as pa  # type: ignore[import-untyped]  # noqa: PLC0415 - pyarrow.parquet is optional
         import pyarrow.parquet as pq  # type: ignore[import-untyped]  # noqa: PLC0415
 
-        M, J, N = self.values.shape
-        items = self.counts.items
-        item_col: Any = (
-            pd.Categorical.from_codes(np.arange(N), categories=items)
-            if items.is_unique
-            else np.asarray(items).astype(str)
-        )
-        models, metrics = pd.Index(self.models), pd.Index(self.metrics)
-        bins = pd.Categorical.from_codes(
-            self._bin_codes, categories=pd.Index(self.bins), ordered=True
-        )
+        M, J, _ = self.values.shape
         writer: Any = None
         try:
             for m in range(M):
                 for j in range(J):
-                    group = pd.DataFrame(
-                        {
-                            "item": item_col,
-                            "model": pd.Categorical.from_codes(np.full(N, j), categories=models),
-                            "metric": pd.Categorical.from_codes(np.full(N, m), categories=metrics),
-                            "value": self.values[m, j],
-                            "n_annotations": self.n_annotations,
-                            "bin": bins,
-                        }
-                    )
+                    group = self._tidy(np.array([m]), np.array([j]))
+                    if not self.counts.items.is_unique:  # ids of mixed types: Parquet wants one
+                        group["item"] = group["item"].astype(str)
                     table = pa.Table.from_pandas(group, preserve_index=False)
                     if writer is None:
                         writer = pq.ParquetWriter(path, table.schema)
@@ -519,19 +465,6 @@ class Evaluation(_Tables):
         finally:
             if writer is not None:
                 writer.close()
-
-
-def _insert_section(page: str, section: str) -> str:
-    """``section`` inserted before the page's ``</main>`` (else ``</body>``, else at the end)."""
-    anchor = "</main>" if "</main>" in page else "</body>"
-    head, sep, tail = page.rpartition(anchor)
-    return head + section + sep + tail if sep else page + section
-
-
-def _version() -> str:
-    from dissensus import __version__  # noqa: PLC0415
-
-    return __version__
 
 
 def _json_value(v: Any) -> Any:

@@ -2,10 +2,17 @@
 
 Summary, paired differences, bins, rankings, reversals, prior sensitivity and
 paired tests, all from the dense score array and one shared paired bootstrap.
+Every interval is a percentile interval of that bootstrap, asked for with
+``confidence_level`` (its coverage, default 0.95) and ``n_resamples`` (default
+1000; the resamples are drawn once per value and shared by every table). A
+non-finite mean (an infinite cross-entropy) has a NaN interval. Tables print
+whole (:class:`~dissensus.report.FullFrame`); metrics and models keep the
+order given to :func:`evaluate`.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 import warnings
@@ -16,7 +23,6 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from dissensus._deprecation import keyword_only_options, renamed_parameters
 from dissensus._validation import (
     SeedLike,
     check_option,
@@ -25,8 +31,11 @@ from dissensus._validation import (
     examples,
 )
 from dissensus.data import LabelCounts
+from dissensus.evaluation._data import REQUIRED_COLUMNS
 from dissensus.metrics import Metric
-from dissensus.report._data import REQUIRED_COLUMNS, FullFrame
+from dissensus.metrics.debiased import inverse_variance_mean, jackknife_variance
+from dissensus.posterior import PriorFitWarning, _prior_vector, dirichlet, marginal_log_likelihood
+from dissensus.report import FullFrame
 from dissensus.stats import (
     BinsLike,
     PairedTestResult,
@@ -103,24 +112,20 @@ class _Tables:
         self._prior_cache: dict[tuple[tuple[str, ...], float, int], pd.DataFrame] = {}
         self._boot_cache: dict[int, FloatArray] = {}
         self._scores: pd.DataFrame | None = None
+        self._dtypes: dict[str, pd.CategoricalDtype] = {}
         self._agreement_cache: dict[tuple[float, int, bool], pd.DataFrame | None] = {}
         with np.errstate(invalid="ignore", over="ignore"):
             self._means = self.values.mean(axis=2)
         self._lower = np.array([m.lower_is_better for m in metrics], dtype=bool)
 
-    def _metric_index(self, metric: str) -> int:
-        if metric not in self.metrics:
+    def _index(self, what: str, name: str) -> int:
+        names: list[str] = getattr(self, f"{what}s")
+        if name not in names:
             msg = (
-                f"Metric {metric!r} is not in this evaluation; it has {examples(self.metrics, 12)}."
+                f"{what.title()} {name!r} is not in this evaluation; it has {examples(names, 12)}."
             )
             raise ValueError(msg)
-        return self.metrics.index(metric)
-
-    def _model_index(self, model: str) -> int:
-        if model not in self.models:
-            msg = f"Model {model!r} is not in this evaluation; it has {examples(self.models, 12)}."
-            raise ValueError(msg)
-        return self.models.index(model)
+        return names.index(name)
 
     def _boot(self, n_resamples: int) -> FloatArray:
         """Resampled means, shape (B, M, J): the same items for every model and metric."""
@@ -154,6 +159,33 @@ class _Tables:
         return out
 
     # -- tables ------------------------------------------------------------
+    def _tidy(self, metrics: npt.NDArray[np.intp], models: npt.NDArray[np.intp]) -> pd.DataFrame:
+        """Per-item rows of ``metrics`` × ``models`` (positions), in that nesting order."""
+        N, reps = self.counts.N, metrics.size * models.size
+        items = self.counts.items
+        if items.is_unique:
+            dtype = self._dtypes.setdefault("item", pd.CategoricalDtype(items))
+            item: Any = pd.Categorical.from_codes(np.tile(np.arange(N), reps), dtype=dtype)
+        else:
+            item = np.tile(np.asarray(items, dtype=object), reps)
+        bins = self._dtypes.setdefault(
+            "bin", pd.CategoricalDtype(pd.Index(self.bins), ordered=True)
+        )
+        return pd.DataFrame(
+            {
+                "item": item,
+                "model": pd.Categorical.from_codes(
+                    np.tile(np.repeat(models, N), metrics.size), categories=pd.Index(self.models)
+                ),
+                "metric": pd.Categorical.from_codes(
+                    np.repeat(metrics, models.size * N), categories=pd.Index(self.metrics)
+                ),
+                "value": self.values[np.ix_(metrics, models)].reshape(-1),
+                "n_annotations": np.tile(self.n_annotations, reps),
+                "bin": pd.Categorical.from_codes(np.tile(self._bin_codes, reps), dtype=bins),
+            }
+        )
+
     @property
     def scores(self) -> pd.DataFrame:
         """Tidy per-item scores: ``item, model, metric, value, n_annotations, bin``.
@@ -163,56 +195,20 @@ class _Tables:
         access (it has ``M × J × N`` rows).
         """
         if self._scores is None:
-            M, J, N = self.values.shape
-            item_codes = np.tile(np.arange(N), M * J)
-            items = self.counts.items
-            item_col = (
-                pd.Categorical.from_codes(item_codes, categories=items)
-                if items.is_unique
-                else np.tile(np.asarray(items), M * J)
-            )
-            self._scores = pd.DataFrame(
-                {
-                    "item": item_col,
-                    "model": pd.Categorical.from_codes(
-                        np.tile(np.repeat(np.arange(J), N), M), categories=pd.Index(self.models)
-                    ),
-                    "metric": pd.Categorical.from_codes(
-                        np.repeat(np.arange(M), J * N), categories=pd.Index(self.metrics)
-                    ),
-                    "value": self.values.reshape(-1),
-                    "n_annotations": np.tile(self.n_annotations, M * J),
-                    "bin": pd.Categorical.from_codes(
-                        np.tile(self._bin_codes, M * J),
-                        categories=pd.Index(self.bins),
-                        ordered=True,
-                    ),
-                }
-            )
+            M, J, _ = self.values.shape
+            self._scores = self._tidy(np.arange(M), np.arange(J))
         return self._scores
 
-    @keyword_only_options(0)
-    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
     def summary(self, *, confidence_level: float = 0.95, n_resamples: int = 1000) -> pd.DataFrame:
         r"""Mean score per model and metric with a paired bootstrap interval.
-
-        Parameters
-        ----------
-        confidence_level : float, default 0.95
-            Coverage of the percentile interval.
-        n_resamples : int, default 1000
-            Bootstrap resamples of the items (shared by all models and
-            metrics; cached per ``n_resamples``).
 
         Returns
         -------
         DataFrame
-            ``model, metric, mean, se, ci_low, ci_high, n_items,
-            lower_is_better, best``; metrics in the given order, models in
-            the given order within each metric. ``se`` is the standard error
-            :math:`s / \sqrt{N}` (sample standard deviation, ``ddof=1``).
+            ``model, metric, mean, standard_error, ci_low, ci_high, n_items,
+            lower_is_better, best``: ``standard_error`` is :math:`s / \sqrt{N}`
+            (sample standard deviation, ``ddof=1``; NaN for a non-finite mean);
             ``best`` marks the best mean under each metric (every tied model).
-            A non-finite mean has NaN ``se`` and interval.
         """
         boot = self._boot(n_resamples)
         low, high = self._interval(boot, self._means, confidence_level)
@@ -228,7 +224,7 @@ class _Tables:
                 "model": np.tile(self.models, M),
                 "metric": np.repeat(self.metrics, J),
                 "mean": self._means.ravel(),
-                "se": se.ravel(),
+                "standard_error": se.ravel(),
                 "ci_low": low.ravel(),
                 "ci_high": high.ravel(),
                 "n_items": np.full(M * J, N, dtype=np.int64),
@@ -237,22 +233,15 @@ class _Tables:
             }
         )
 
-    @keyword_only_options(0)
-    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
     def differences(
         self, *, confidence_level: float = 0.95, n_resamples: int = 1000
     ) -> pd.DataFrame:
-        """Paired differences between every two models under every metric.
+        """Paired differences: ``metric, model_a, model_b, diff, ci_low, ci_high, better``.
 
-        Returns
-        -------
-        DataFrame
-            ``metric, model_a, model_b, diff, ci_low, ci_high, better``: one
-            row per metric and unordered model pair (``model_a`` first in the
-            given order), ``diff = mean(model_a) - mean(model_b)``, its paired
-            bootstrap interval, and ``better``: the better model's name when
-            the interval excludes 0, ``"tie"`` when it covers 0, and missing
-            (None) when it is undefined (an infinite or NaN mean).
+        One row per metric and unordered model pair (``model_a`` first),
+        ``diff = mean(model_a) - mean(model_b)`` with its interval; ``better``
+        is the better model when the interval excludes 0, ``"tie"`` when it
+        covers 0, None when it is undefined (an infinite or NaN mean).
         """
         boot = self._boot(n_resamples)
         J = len(self.models)
@@ -260,18 +249,15 @@ class _Tables:
         with np.errstate(invalid="ignore"):
             diff = self._means[:, a] - self._means[:, b]
             low, high = self._interval(boot[:, :, a] - boot[:, :, b], diff, confidence_level)
-        a_better = np.where(self._lower[:, None], high < 0, low > 0)
-        b_better = np.where(self._lower[:, None], low > 0, high < 0)
         names = np.asarray(self.models, dtype=object)
-        undefined = np.isnan(low) | np.isnan(high)
-        better = np.where(
-            a_better,
-            names[a][None, :],
-            np.where(
-                b_better,
-                names[b][None, :],
-                np.where(undefined, np.array(None, dtype=object), "tie"),
-            ),
+        better = np.select(
+            [
+                np.where(self._lower[:, None], high < 0, low > 0),
+                np.where(self._lower[:, None], low > 0, high < 0),
+                np.isnan(low) | np.isnan(high),
+            ],
+            [names[a][None, :], names[b][None, :], np.array(None, dtype=object)],
+            default="tie",
         )
         P = a.size
         return FullFrame(
@@ -287,20 +273,11 @@ class _Tables:
         )
 
     def by_bin(self, bins: BinsLike | Literal["default"] = "default") -> pd.DataFrame:
-        """Mean score per annotation-count bin, model and metric.
+        """Mean score per annotation-count bin, model and metric: ``bin, model, metric, mean, n_items``.
 
-        Parameters
-        ----------
-        bins : "default", "auto", sequence of int or None
-            ``"default"``: the bins chosen in :func:`evaluate`; otherwise as
-            in :func:`annotation_bins`.
-
-        Returns
-        -------
-        DataFrame
-            ``bin, model, metric, mean, n_items``; ``bin`` is an ordered
-            categorical; rows by bin, then metric, then model; empty bins
-            are left out.
+        ``bins``: ``"default"`` (those of :func:`evaluate`) or as in
+        :func:`annotation_bins`. ``bin`` is an ordered categorical; rows by
+        bin, then metric, then model; empty bins are left out.
         """
         if isinstance(bins, str) and bins == "default":
             codes, labels = self._bin_codes, self.bins
@@ -329,15 +306,11 @@ class _Tables:
         )
 
     def rankings(self) -> pd.DataFrame:
-        """Each model's rank under each metric.
+        """Each model's rank under each metric: ``metric, model, mean, rank, tied``.
 
-        Returns
-        -------
-        DataFrame
-            ``metric, model, mean, rank, tied``: rank 1 is best; tied models
-            share the smallest rank of their group (1, 2, 2, 4) and have
-            ``tied=True``. ``rank`` is a nullable integer, missing for a NaN
-            mean (an infinite mean ranks according to its sign).
+        Rank 1 is best; tied models share the smallest rank of their group (1,
+        2, 2, 4) and have ``tied=True``. ``rank`` is a nullable integer, missing
+        for a NaN mean (an infinite mean ranks according to its sign).
         """
         ranks, tied = competition_ranks(self._means, lower_is_better=self._lower)
         M, J = ranks.shape
@@ -353,25 +326,13 @@ class _Tables:
             }
         )
 
-    @keyword_only_options(0)
-    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
     def reversals(self, *, confidence_level: float = 0.95, n_resamples: int = 1000) -> pd.DataFrame:
-        """Every pair of metrics that orders a pair of models differently.
+        """Every pair of metrics that orders a pair of models strictly differently (ties are not).
 
-        A reversal is strict: model ``a`` is strictly better than ``b`` under
-        one metric and strictly worse under the other (a tie is not a
-        reversal).
-
-        Returns
-        -------
-        DataFrame
-            ``metric_1, metric_2, model_a, model_b, better_1, better_2,
-            diff_1, ci_low_1, ci_high_1, significant_1, diff_2, ci_low_2,
-            ci_high_2, significant_2``: ``diff_k = mean(model_a) -
-            mean(model_b)`` under ``metric_k`` with its paired bootstrap
-            interval (the resamples of :meth:`summary`); ``significant_k``:
-            the interval excludes 0. Metric and model pairs follow the given
-            orders.
+        Returns ``metric_1, metric_2, model_a, model_b, better_1, better_2``
+        and, for ``k`` = 1, 2, ``diff_k = mean(model_a) - mean(model_b)`` under
+        ``metric_k`` with ``ci_low_k, ci_high_k`` and ``significant_k`` (the
+        interval excludes 0).
         """
         rev = order_reversals(self._means, lower_is_better=self._lower)
         boot = self._boot(n_resamples)
@@ -414,24 +375,12 @@ class _Tables:
         the items we can measure precisely", not the plain item average of
         :meth:`summary`; report which one you use.
 
-        Returns
-        -------
-        DataFrame
-            ``model, metric, weighted_mean, se, mean, n_items, n_floored``
-            (``mean`` is the plain mean of :meth:`summary`, for comparison).
-            Empty when the evaluation has no debiased metric.
-
-        Raises
-        ------
-        ValueError
-            The evaluation kept no predictions (they are needed for the variances).
+        Returns ``model, metric, weighted_mean, standard_error, mean, n_items,
+        n_floored`` (``mean``: the plain mean, for comparison); empty without a
+        debiased metric. A ValueError when the predictions (needed for the
+        variances) were not kept.
         """
-        from dissensus.metrics.debiased import (  # noqa: PLC0415  (only this table needs them)
-            inverse_variance_mean,
-            jackknife_variance,
-        )
-
-        columns = ["model", "metric", "weighted_mean", "se", "mean", "n_items", "n_floored"]
+        columns = ["model", "metric", "weighted_mean", "standard_error", "mean", "n_items", "n_floored"]  # fmt: skip
         debiased = [m for m in self._metrics if m.name.startswith("debiased[")]
         if not debiased:
             return FullFrame(pd.DataFrame(columns=columns))
@@ -455,14 +404,10 @@ class _Tables:
     def metric_agreement(self) -> pd.DataFrame:
         r"""How much each pair of metrics agrees on the ranking of the models.
 
-        Returns
-        -------
-        DataFrame
-            ``metric_1, metric_2, share_reranked, mean_abs_change,
-            sd_abs_change, kendall_tau`` per unordered pair of metrics (the
-            format of Table 2 of Rizzi et al. 2024): the share of models whose
-            rank differs, the mean and population sd of the absolute rank
-            change, and Kendall's :math:`\tau_b` between the rankings.
+        ``metric_1, metric_2, share_reranked, mean_abs_change, sd_abs_change,
+        kendall_tau`` per pair of metrics (Table 2 of Rizzi et al. 2024): the
+        share of models whose rank differs, the mean and population sd of the
+        absolute rank change, and Kendall's :math:`\tau_b` between the rankings.
         """
         ranks, _ = competition_ranks(self._means, lower_is_better=self._lower)
         rows = []
@@ -498,30 +443,15 @@ class _Tables:
     ) -> pd.DataFrame:
         r"""How strongly each prior weighs against the annotations, and how well it fits them.
 
-        Parameters
-        ----------
-        priors : sequence, default ("uniform", "jeffreys", "empirical")
-            Priors to compare with the evaluation's own (which comes first).
-
-        Returns
-        -------
-        DataFrame
-            ``prior, strength, log_likelihood, share_items_weak, used``:
-            ``strength`` is the prior's total pseudo-count
-            :math:`s = \sum_k \alpha^{(0)}_k` (NaN for a per-item prior);
-            ``log_likelihood`` the Dirichlet-multinomial marginal likelihood
-            of the counts under it (:func:`dissensus.posterior.marginal_log_likelihood`,
-            natural log; the empirical-Bayes prior maximises it);
-            ``share_items_weak`` the share of items whose annotation count
-            :math:`n_i \le s`, where the prior weighs at least as much as the
-            annotations in the posterior; ``used`` marks the evaluation's prior.
+        ``priors`` are compared with the evaluation's own (which comes first).
+        Returns ``prior, strength, log_likelihood, share_items_weak, used``:
+        ``strength`` is the total pseudo-count :math:`s = \sum_k \alpha^{(0)}_k`
+        (NaN for a per-item prior); ``log_likelihood`` the Dirichlet-multinomial
+        marginal likelihood of the counts (:func:`dissensus.posterior.marginal_log_likelihood`,
+        natural log; the empirical-Bayes prior maximises it); ``share_items_weak``
+        the share of items with :math:`n_i \le s`, where the prior weighs at
+        least as much as the annotations; ``used`` marks the evaluation's prior.
         """
-        from dissensus.posterior import (  # noqa: PLC0415  (only the robustness check needs it)
-            PriorFitWarning,
-            _prior_vector,
-            marginal_log_likelihood,
-        )
-
         n = self.counts.values  # noqa: PD011  (LabelCounts, not pandas)
         rows: list[tuple[str, float, float, float, bool]] = []
         for label, prior in self._priors(priors):
@@ -536,11 +466,8 @@ class _Tables:
                 strength = loglik = weak = math.nan
             shown = f"empirical (strength {strength:.3g})" if label == "empirical" else label
             rows.append((shown, strength, loglik, weak, not rows))
-        return FullFrame(
-            rows, columns=["prior", "strength", "log_likelihood", "share_items_weak", "used"]
-        )
+        return FullFrame(rows, columns=["prior", "strength", "log_likelihood", "share_items_weak", "used"])  # fmt: skip
 
-    @renamed_parameters(n_boot="n_resamples", ci="confidence_level")
     def prior_sensitivity(
         self,
         priors: Sequence[Any] = ("uniform", "jeffreys", "empirical"),
@@ -551,47 +478,21 @@ class _Tables:
         """The expected metrics' summary recomputed under other Dirichlet priors.
 
         Each expected metric is rescored on the same predictions under every
-        prior (one vectorised call per prior, metric and model) and
-        summarised with the same paired bootstrap resamples as
-        :meth:`summary` (same ``seed``), so the priors are compared on equal
-        footing. Computed once per (priors, confidence_level, n_resamples).
-
-        Parameters
-        ----------
-        priors : sequence, default ("uniform", "jeffreys", "empirical")
-            Priors to compare with the evaluation's own (which comes first).
-        confidence_level : float, default 0.95
-        n_resamples : int, default 1000
-
-        Returns
-        -------
-        DataFrame
-            ``prior, metric, model, mean, ci_low, ci_high, rank, best,
-            significant``: ``rank`` 1 is best (ties share it); for the best
-            model ``significant`` says whether its lead over the runner-up
-            has an interval that excludes zero, for the others whether they
-            are significantly worse than the best. Empty when there is no
-            expected metric or the predictions were not kept.
+        prior (after the evaluation's own) and summarised with the resamples of
+        :meth:`summary`, so the priors are compared on equal footing; computed
+        once per (priors, confidence_level, n_resamples). Returns ``prior,
+        metric, model, mean, ci_low, ci_high, rank, best, significant``: for the
+        best model ``significant`` says whether its lead over the runner-up
+        excludes zero, for the others whether they are significantly worse
+        than the best. Empty without an expected metric or kept predictions.
         """
-        columns = [
-            "prior",
-            "metric",
-            "model",
-            "mean",
-            "ci_low",
-            "ci_high",
-            "rank",
-            "best",
-            "significant",
-        ]
+        columns = ["prior", "metric", "model", "mean", "ci_low", "ci_high", "rank", "best", "significant"]  # fmt: skip
         expected = [i for i, m in enumerate(self._metrics) if m.needs_posterior]
         key = (tuple(_prior_name(p) for p in priors), float(confidence_level), int(n_resamples))
         if key in self._prior_cache:
             return self._prior_cache[key]
         if not expected or self.predictions is None:
             return pd.DataFrame(columns=columns)
-        from dissensus.posterior import PriorFitWarning, dirichlet  # noqa: PLC0415
-
         pairs = self._priors(priors)
         labels = self.prior_fit(priors)["prior"].tolist()
         E, J, N = len(expected), len(self.models), self.counts.N
@@ -662,22 +563,13 @@ class _Tables:
         scales are comparable). Reversals are taken one per pair of models
         and pair of metric kinds, significant ones first.
 
-        Parameters
-        ----------
-        n_items : int, default 4
-            Items per reversal.
-        max_reversals : int, default 3
-            Reversals shown.
-
-        Returns
-        -------
-        DataFrame
-            Long format, one row per (reversal, item, series, label):
-            ``reversal, metric_1, metric_2, better_1, better_2, item,
-            n_annotations, weight, series, label, value``; ``series`` is
-            ``"observed"`` (the annotators' label shares), ``"posterior
-            mean"`` (under the evaluation's prior) or a model name (its
-            prediction). Empty without reversals or kept predictions.
+        Returns ``n_items`` items for each of at most ``max_reversals``
+        reversals, long format, one row per (reversal, item, series, label):
+        ``reversal, metric_1, metric_2, better_1, better_2, item,
+        n_annotations, weight, series, label, value``; ``series`` is
+        ``"observed"`` (the annotators' label shares), ``"posterior mean"``
+        (under the evaluation's prior) or a model name (its prediction).
+        Empty without reversals or kept predictions.
         """
         columns = [
             "reversal", "metric_1", "metric_2", "better_1", "better_2", "item",
@@ -686,8 +578,6 @@ class _Tables:
         rev = order_reversals(self._means, lower_is_better=self._lower)
         if rev.size == 0 or self.predictions is None or self._prior_value is None:
             return pd.DataFrame(columns=columns)
-        from dissensus.posterior import dirichlet  # noqa: PLC0415
-
         kinds = np.array([m.kind for m in self._metrics])
         rev = np.asarray(rev, dtype=np.int64).reshape(-1, 4)
 
@@ -738,44 +628,33 @@ class _Tables:
             top = top[np.isfinite(weight_r[top]) & (weight_r[top] > 0)]
             if top.size == 0:
                 continue
-            sign1 = np.nanmean(adv_r) > 0
-            sign2 = np.nanmean(adv2_r) > 0
-            better_1 = self.models[a] if sign1 else self.models[b]
-            better_2 = self.models[a] if sign2 else self.models[b]
+            better = [
+                self.models[a] if np.nanmean(x) > 0 else self.models[b] for x in (adv_r, adv2_r)
+            ]
             series = ["observed", "posterior mean", *self.models]
+            # (series, items, K): shares, posterior mean and every model's prediction
             blocks = np.stack(
-                [
-                    observed[top],
-                    posterior_mean[top],
-                    *(self.predictions[j][top] for j in range(len(self.models))),
-                ]
-            )  # (series, items, K)
-            S_, T_ = len(series), top.size
-            frames.append(
-                pd.DataFrame(
-                    {
-                        "reversal": f"{self.models[a]} vs {self.models[b]}: {self.metrics[m1]} vs {self.metrics[m2]}",
-                        "metric_1": self.metrics[m1],
-                        "metric_2": self.metrics[m2],
-                        "better_1": better_1,
-                        "better_2": better_2,
-                        "item": np.tile(
-                            np.repeat(np.asarray(self.counts.items[top], dtype=object), K), S_
-                        ),
-                        "n_annotations": np.tile(np.repeat(n[top], K), S_),
-                        "weight": np.tile(np.repeat(weight_r[top], K), S_),
-                        "series": np.repeat(series, T_ * K),
-                        "label": np.tile(labels, S_ * T_),
-                        "value": blocks.reshape(-1),
-                    }
-                )
+                [observed[top], posterior_mean[top], *(q[top] for q in self.predictions)]
             )
+            S_, T_ = len(series), top.size
+            name = f"{self.models[a]} vs {self.models[b]}: {self.metrics[m1]} vs {self.metrics[m2]}"
+            per_item = {
+                "item": np.asarray(self.counts.items[top], dtype=object), "n_annotations": n[top],
+                "weight": weight_r[top],
+            }  # fmt: skip
+            frame = pd.DataFrame(
+                {"reversal": name, "metric_1": self.metrics[m1], "metric_2": self.metrics[m2],
+                 "better_1": better[0], "better_2": better[1],
+                 **{k: np.tile(np.repeat(v, K), S_) for k, v in per_item.items()},
+                 "series": np.repeat(series, T_ * K), "label": np.tile(labels, S_ * T_),
+                 "value": blocks.reshape(-1)}
+            )  # fmt: skip
+            frames.append(frame)
         if not frames:
             return pd.DataFrame(columns=columns)
         return pd.concat(frames, ignore_index=True)[columns]
 
     # -- tests -------------------------------------------------------------
-    @renamed_parameters(ci="confidence_level")
     def compare(
         self,
         a: str,
@@ -787,49 +666,29 @@ class _Tables:
         confidence_level: float = 0.95,
         seed: SeedLike | Literal["default"] = "default",
     ) -> PairedTestResult:
-        """Paired test of model ``a`` against model ``b`` under one metric.
+        """Paired test of model ``a`` against model ``b`` under one metric, over the items.
 
-        Parameters
-        ----------
-        a, b : str
-            Model names.
-        metric : str
-            Metric name.
-        test : {"wilcoxon", "bootstrap", "permutation"}, default "wilcoxon"
-            :func:`~dissensus.stats._paired.wilcoxon_test` (scipy's
-            signed-rank test), :func:`~dissensus.stats._paired.bootstrap_test`
-            or :func:`~dissensus.stats._paired.permutation_test`.
-        n_resamples : int, default 9999
-            Resamples of the bootstrap and permutation tests.
-        confidence_level : float, default 0.95
-            Coverage of the bootstrap interval.
-        seed : int, Generator or None, optional
-            Default: the evaluation's seed.
-
-        Returns
-        -------
-        PairedTestResult
-            ``statistic, pvalue, diff`` (mean of ``a - b``), ``confidence_level``.
-
-        Raises
-        ------
-        ValueError
-            Unknown model, metric or test; non-finite scores.
+        ``test``: :func:`~dissensus.stats.wilcoxon_test` (scipy's signed-rank
+        test), :func:`~dissensus.stats.bootstrap_test` or
+        :func:`~dissensus.stats.permutation_test`, with ``n_resamples`` (and
+        ``confidence_level`` for the bootstrap's interval) and ``seed`` (default
+        the evaluation's). Returns their :class:`~dissensus.stats.PairedTestResult`
+        (``statistic, pvalue, diff`` = mean of ``a - b``). ValueError for an
+        unknown model, metric or test, or non-finite scores.
         """
         check_option("Evaluation.compare", "test", test, _TESTS)
-        m = self._metric_index(metric)
-        x = self.values[m, self._model_index(a)]
-        y = self.values[m, self._model_index(b)]
+        m = self._index("metric", metric)
+        x, y = self.values[m, self._index("model", a)], self.values[m, self._index("model", b)]
         rng_seed = self.seed if isinstance(seed, str) and seed == "default" else seed
         if test == "wilcoxon":
             return wilcoxon_test(x, y)
         if test == "bootstrap":
+            level = confidence_level
             return bootstrap_test(
-                x, y, n_resamples=n_resamples, confidence_level=confidence_level, seed=rng_seed
+                x, y, n_resamples=n_resamples, confidence_level=level, seed=rng_seed
             )
         return permutation_test(x, y, n_resamples=n_resamples, seed=rng_seed)
 
-    @renamed_parameters(alpha="significance")
     def pairwise_tests(
         self,
         metric: str | None = None,
@@ -839,83 +698,40 @@ class _Tables:
         significance: float = 0.05,
         n_resamples: int = 9999,
     ) -> pd.DataFrame:
-        """Paired tests between every two models, with a multiplicity correction.
+        """Paired tests (:meth:`compare`) between every two models, with a multiplicity correction.
 
-        Parameters
-        ----------
-        metric : str, optional
-            One metric; default all.
-        test : {"wilcoxon", "bootstrap", "permutation"}, default "wilcoxon"
-        correction : {"holm", "bonferroni"} or None, default "holm"
-            Applied within each metric: the family is the set of model pairs
-            compared under that metric.
-        significance : float, default 0.05
-            Family-wise error rate for ``reject`` (``alpha`` is its old name, deprecated).
-        n_resamples : int, default 9999
-
-        Returns
-        -------
-        DataFrame
-            ``metric, model_a, model_b, diff, statistic, p, p_adjusted,
-            reject``. Pairs with non-finite scores (e.g. an infinite cross
-            entropy) get NaN p-values and are not rejected.
-
-        Raises
-        ------
-        ValueError
-            Unknown metric, test or correction; ``n_resamples`` < 1 (as
-            :meth:`compare`).
+        ``metric``: one metric (default all); ``correction`` is applied within
+        each metric (the family: the model pairs compared under it), rejecting
+        at family-wise error rate ``significance``. Returns ``metric, model_a,
+        model_b, diff, statistic, p, p_adjusted, reject``; pairs with
+        non-finite scores (an infinite cross-entropy) get NaN p-values and are
+        not rejected. ValueError for an unknown metric, test or correction, or
+        ``n_resamples`` < 1.
         """
         check_option("Evaluation.pairwise_tests", "test", test, _TESTS)
-        check_option(
-            "Evaluation.pairwise_tests", "correction", correction, ("holm", "bonferroni", None)
-        )
+        corrections = ("holm", "bonferroni", None)
+        check_option("Evaluation.pairwise_tests", "correction", correction, corrections)
         if test != "wilcoxon":
             check_resamples("Evaluation.pairwise_tests", n_resamples)
-        metrics = self.metrics if metric is None else [self.metrics[self._metric_index(metric)]]
-        J = len(self.models)
+        metrics = self.metrics if metric is None else [self.metrics[self._index("metric", metric)]]
         rows = []
         for met in metrics:
             block: list[list[Any]] = []
-            for a in range(J):
-                for b in range(a + 1, J):
-                    m = self.metrics.index(met)
-                    with np.errstate(invalid="ignore"):
-                        finite = bool(np.isfinite(self.values[m, a] - self.values[m, b]).all())
-                        d = float(self._means[m, a] - self._means[m, b])
-                    if not finite:  # no test is defined; every other error propagates
-                        block.append([met, self.models[a], self.models[b], d, math.nan, math.nan])
-                        continue
-                    res = self.compare(
-                        self.models[a], self.models[b], met, test=test, n_resamples=n_resamples
-                    )
-                    block.append(
-                        [met, self.models[a], self.models[b], res.diff, res.statistic, res.pvalue]
-                    )
+            m = self.metrics.index(met)
+            for a, b in itertools.combinations(range(len(self.models)), 2):
+                pair = [met, self.models[a], self.models[b]]
+                with np.errstate(invalid="ignore"):
+                    finite = bool(np.isfinite(self.values[m, a] - self.values[m, b]).all())
+                    d = float(self._means[m, a] - self._means[m, b])
+                if not finite:  # no test is defined; every other error propagates
+                    block.append([*pair, d, math.nan, math.nan])
+                    continue
+                res = self.compare(pair[1], pair[2], met, test=test, n_resamples=n_resamples)
+                block.append([*pair, res.diff, res.statistic, res.pvalue])
             if block:
                 adjusted = adjust_pvalues([r[-1] for r in block], method=correction)
                 for r, p_adj in zip(block, adjusted, strict=True):
                     rows.append([*r, float(p_adj), bool(p_adj <= significance)])
-        return pd.DataFrame(
-            rows,
-            columns=[
-                "metric",
-                "model_a",
-                "model_b",
-                "diff",
-                "statistic",
-                "p",
-                "p_adjusted",
-                "reject",
-            ],
-        ).astype(
-            {
-                "diff": np.float64,
-                "statistic": np.float64,
-                "p": np.float64,
-                "p_adjusted": np.float64,
-                "reject": bool,
-            }
-        )
-
-    # -- output ------------------------------------------------------------
+        columns = ["metric", "model_a", "model_b", "diff", "statistic", "p", "p_adjusted", "reject"]
+        types = dict.fromkeys(columns[3:7], np.float64)
+        return pd.DataFrame(rows, columns=columns).astype({**types, "reject": bool})

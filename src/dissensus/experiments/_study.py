@@ -1,7 +1,8 @@
 r"""The study end to end: split items, featurise, train soft-label models, predict, evaluate.
 
-The seed paper's experiment (Magnani 2025, Tables 1–2 and the per-bin
-figure) as one function: items (not annotations) are split into training
+The experiment of Magnani, A. (2025), Soft metrics for ordinal label
+uncertainty with variable sample sizes, ASSE 2025, ACM (Tables 1–2 and the
+per-bin figure) as one function: items (not annotations) are split into training
 and test items, seeded and stratified by annotation-count bin so that every
 bin has test items; the featuriser and every model are fitted on the
 training items only; the test items' predictions are scored by
@@ -10,7 +11,6 @@ training items only; the test items' predictions are scored by
 
 from __future__ import annotations
 
-import html
 import json
 import platform
 import time
@@ -38,20 +38,14 @@ from dissensus.models import (
     SoftNaiveBayes,
     TextFeatures,
 )
+from dissensus.report import Bullets, Paragraph, Section, Table, format_number
 
-__all__ = [
-    "DEFAULT_MODELS",
-    "MODELS",
-    "ExperimentResult",
-    "make_model",
-    "run_experiment",
-    "split_items",
-]
+__all__ = ["DEFAULT_MODELS", "MODELS", "ExperimentResult", "make_model", "run_experiment", "split_items"]  # fmt: skip
 
 FloatArray = npt.NDArray[np.float64]
 Progress = Callable[[str], None]
 
-#: Model codes and what they are (seed 000's A–D, the new E, and references).
+#: Model codes and what they are (Magnani 2025's A–D, the new E, and references).
 MODELS: dict[str, str] = {
     "A": "soft cross-entropy to the empirical distributions (multinomial logistic regression)",
     "B": "KL to Gaussian-smoothed targets (sigma 0.5 class steps)",
@@ -68,22 +62,16 @@ _ORDINAL_MODELS = ("B", "C", "D", "E")
 DEFAULT_MODELS: tuple[str, ...] = tuple(MODELS)
 
 
+_LINEAR = {"A": SoftCrossEntropy, "B": SmoothedKL, "C": CumulativeLink, "D": EMDRegression}
+_LINEAR["E"] = ExpectedEMDRegression
+
+
 def make_model(code: str, *, C: float = 1.0, max_iter: int = 200) -> Any:
     """A fresh, unfitted model for ``code`` (a key of :data:`MODELS`)."""
-    if code == "A":
-        return SoftCrossEntropy(C=C, max_iter=max_iter)
-    if code == "B":
-        return SmoothedKL(C=C, max_iter=max_iter)
-    if code == "C":
-        return CumulativeLink(C=C, max_iter=max_iter)
-    if code == "D":
-        return EMDRegression(C=C, max_iter=max_iter)
-    if code == "E":
-        return ExpectedEMDRegression(C=C, max_iter=max_iter)
-    if code == "NB":
-        return SoftNaiveBayes()
-    if code == "marginal":
-        return Marginal()
+    if code in _LINEAR:
+        return _LINEAR[code](C=C, max_iter=max_iter)
+    if code in ("NB", "marginal"):
+        return SoftNaiveBayes() if code == "NB" else Marginal()
     if code == "A+shrink":
         return Shrinkage(SoftCrossEntropy(C=C, max_iter=max_iter))
     msg = f"Unknown model {code!r}; choose from {', '.join(MODELS)}."
@@ -169,47 +157,26 @@ class ExperimentResult:
     def verdicts(self, *, n_resamples: int = 1000) -> pd.DataFrame:
         """Best model under each pointwise metric and under its expected form.
 
-        Returns
-        -------
-        DataFrame
-            ``metric, expected_metric, best, best_expected, reversal,
-            significant``: the best model (lowest mean; ties joined by
-            ``"="``) under each; ``reversal`` when the two best models
-            differ and the two metrics order them oppositely;
-            ``significant`` when the paired bootstrap intervals of their
-            difference exclude zero under both metrics.
+        Returns ``metric, expected_metric, best, best_expected, reversal,
+        significant``: the best model under each (ties joined by ``"="``);
+        ``reversal`` when the two best models differ and the two metrics order
+        them oppositely; ``significant`` when the paired bootstrap intervals of
+        their difference exclude zero under both metrics.
         """
         ev = self.evaluation
         summary = ev.summary(n_resamples=n_resamples)
+        best = summary[summary["best"]].groupby("metric", sort=False)["model"].apply(list)
         rev = ev.reversals(n_resamples=n_resamples)
         rows = []
-        for m in ev.metrics:
-            em = f"E[{m}]"
-            if em not in ev.metrics:
-                continue
-            best = summary[(summary["metric"] == m) & summary["best"]]["model"].tolist()
-            best_e = summary[(summary["metric"] == em) & summary["best"]]["model"].tolist()
-            pair = {best[0], best_e[0]}
-            hit = rev[
-                (rev["metric_1"] == m)
-                & (rev["metric_2"] == em)
-                & rev["model_a"].isin(pair)
-                & rev["model_b"].isin(pair)
-            ]
+        for m in [m for m in ev.metrics if f"E[{m}]" in ev.metrics]:
+            em, pair = f"E[{m}]", {best[m][0], best[f"E[{m}]"][0]}
+            hit = rev[(rev["metric_1"] == m) & (rev["metric_2"] == em)]
+            hit = hit[hit["model_a"].isin(pair) & hit["model_b"].isin(pair)]
             reversal = len(pair) == 2 and len(hit) > 0
             significant = bool(reversal and (hit["significant_1"] & hit["significant_2"]).any())
-            rows.append((m, em, "=".join(best), "=".join(best_e), reversal, significant))
-        return pd.DataFrame(
-            rows,
-            columns=[
-                "metric",
-                "expected_metric",
-                "best",
-                "best_expected",
-                "reversal",
-                "significant",
-            ],
-        )
+            rows.append((m, em, "=".join(best[m]), "=".join(best[em]), reversal, significant))
+        columns = ["metric", "expected_metric", "best", "best_expected", "reversal", "significant"]
+        return pd.DataFrame(rows, columns=columns)
 
     def to_json(self, *, indent: int | None = 2) -> str:
         """Settings, timings and the split's per-bin counts as JSON."""
@@ -249,16 +216,14 @@ def _json_default(value: Any) -> Any:
 
 def _params(est: Any) -> dict[str, Any]:
     """An estimator's parameters, JSON-ready (a nested estimator as its repr)."""
-    out: dict[str, Any] = {}
-    for k, v in est.get_params(deep=False).items():
-        out[k] = (
-            v if isinstance(v, int | float | str | bool | tuple | list) or v is None else repr(v)
-        )
-    return out
+    plain: tuple[type, ...] = (int, float, str, bool, tuple, list, type(None))
+    return {
+        k: v if isinstance(v, plain) else repr(v) for k, v in est.get_params(deep=False).items()
+    }
 
 
-def _verdict_items(verdicts: pd.DataFrame, models: Sequence[str]) -> str:
-    """One list item per metric pair: who wins each, and whether that is a (significant) reversal."""
+def _verdict_items(verdicts: pd.DataFrame, models: Sequence[str]) -> list[str]:
+    """One item per metric pair: who wins each, and whether that is a (significant) reversal."""
     items = []
     for r in verdicts.to_dict(orient="records"):
         if r["best"] == r["best_expected"]:
@@ -269,55 +234,45 @@ def _verdict_items(verdicts: pd.DataFrame, models: Sequence[str]) -> str:
         else:
             tail = "different best models, but not a strict reversal"
         items.append(
-            f"<li>{html.escape(str(r['metric']))}: best {html.escape(str(r['best']))}; "
-            f"{html.escape(str(r['expected_metric']))}: best {html.escape(str(r['best_expected']))}: "
-            f"{tail}.</li>"
+            f"{r['metric']}: best {r['best']}; {r['expected_metric']}: best {r['best_expected']}: "
+            f"{tail}."
         )
     if "E" in models:
         items.append(
-            "<li>Model E is trained on E[emd] under the same uniform Dirichlet prior the "
-            "expected metrics use, so its lead under expected metrics is partly by "
-            "construction; the expected metrics with few annotations reward flatter "
-            "predictions (compare the marginal and A+shrink with A).</li>"
+            "Model E is trained on E[emd] under the same Dirichlet prior the expected "
+            "metrics use, so its lead under expected metrics is partly by construction; the "
+            "expected metrics with few annotations reward flatter predictions (compare the "
+            "marginal and A+shrink with A)."
         )
-    return "\n".join(items)
+    return items
 
 
-def _training_section(result: ExperimentResult, verdicts: pd.DataFrame) -> str:
+def _training_section(result: ExperimentResult, verdicts: pd.DataFrame) -> Section:
     """The report's "Training" section: verdicts, split, featuriser, models, timings."""
     s = result.settings
     rows = []
     for code, info in s["models"].items():
-        fit = result.timings.get(f"fit {code}", float("nan"))
         params = ", ".join(f"{k}={v}" for k, v in info["params"].items())
         conv = info.get("converged")
         rows.append(
-            f'<tr><th scope="row" class="txt">{html.escape(code)}</th>'
-            f'<td class="txt">{html.escape(info["class"])}: {html.escape(MODELS.get(code, ""))}</td>'
-            f'<td class="txt">{html.escape(params)}</td>'
-            f'<td class="num">{"" if conv is None else ("yes" if conv else "no")}</td>'
-            f'<td class="num">{fit:.2f}</td></tr>'
-        )
+            [code, f"{info['class']}: {MODELS.get(code, '')}", params,
+             "" if conv is None else ("yes" if conv else "no"),
+             format_number(result.timings.get(f"fit {code}", float("nan")), digits=2)]
+        )  # fmt: skip
     feat = ", ".join(f"{k}={v}" for k, v in s["featuriser"]["params"].items())
     split = s["split"]
     by_bin = ", ".join(f"{r.bin}: {r.n_items}" for r in result.test_items_by_bin().itertuples())
-    return (
-        '<section id="training">\n<h2>Training</h2>\n<ul class="reading">\n'
-        + _verdict_items(verdicts, list(s["models"]))
-        + "\n</ul>\n"
-        f'<p class="legend">{html.escape(result.dataset)}: {split["n_train_items"]:,} training and '
-        f"{split['n_test_items']:,} test items, split by item (seed {split['seed']}, test share "
-        f"{split['test_size']}, stratified by annotation-count bin; test items per bin: "
-        f"{html.escape(by_bin)}). Featuriser fitted on the training items only: "
-        f"{html.escape(s['featuriser']['class'])} ({html.escape(feat)}; "
-        f"{s['featuriser']['n_features']:,} features).</p>\n"
-        '<div class="table-wrap"><table id="training-table">\n<thead><tr>'
-        '<th scope="col" class="txt">Model</th><th scope="col" class="txt">What</th>'
-        '<th scope="col" class="txt">Parameters</th><th scope="col" class="num">Converged</th>'
-        '<th scope="col" class="num">Fit (s)</th></tr></thead>\n<tbody>\n'
-        + "\n".join(rows)
-        + "\n</tbody></table></div>\n</section>\n"
+    legend = (
+        f"{result.dataset}: {split['n_train_items']:,} training and {split['n_test_items']:,} "
+        f"test items, split by item (seed {split['seed']}, test share {split['test_size']}, "
+        f"stratified by annotation-count bin; test items per bin: {by_bin}). Featuriser fitted "
+        f"on the training items only: {s['featuriser']['class']} ({feat}; "
+        f"{s['featuriser']['n_features']:,} features)."
     )
+    table = Table(["Model", "What", "Parameters", "Converged", "Fit (s)"], rows, align="lllrr",
+                  id="training-table")  # fmt: skip
+    items = Bullets(_verdict_items(verdicts, list(s["models"])))
+    return Section("Training", items, Paragraph(legend, style="legend"), table, id="training")
 
 
 def run_experiment(
@@ -338,7 +293,7 @@ def run_experiment(
     dataset : Dataset
         Annotations and item texts (see :mod:`dissensus.datasets`).
     models : sequence of str, default all of :data:`MODELS`
-        Model codes: ``A``–``E`` (the seed paper's A–D and the expected-EMD
+        Model codes: ``A``–``E`` (Magnani 2025's A–D and the expected-EMD
         model), ``NB``, ``marginal``, ``A+shrink``.
     test_size : float, default 0.3
         Share of items (per annotation-count bin) held out for testing.
@@ -404,41 +359,28 @@ def run_experiment(
         timings[f"fit {code}"] = time.perf_counter() - t
         fitted[code] = est
         t = time.perf_counter()
-        if isinstance(est, Shrinkage):
-            q = est.predict_proba(X_test, n=y_test.n)
-        else:
-            q = est.predict_proba(X_test)
+        shrink = isinstance(est, Shrinkage)
+        q = est.predict_proba(X_test, n=y_test.n) if shrink else est.predict_proba(X_test)
         timings[f"predict {code}"] = time.perf_counter() - t
         predictions[code] = np.asarray(q, dtype=np.float64)
-        inner = est.estimator_ if isinstance(est, Shrinkage) else est
-        model_info[code] = {
-            "class": type(est).__name__,
-            "params": _params(est),
-            "n_iter": getattr(inner, "n_iter_", None),
-            "converged": getattr(inner, "converged_", None),
-        }
+        inner = est.estimator_ if shrink else est
+        model_info[code] = {"class": type(est).__name__, "params": _params(est)}
+        model_info[code] |= {k: getattr(inner, f"{k}_", None) for k in ("n_iter", "converged")}
 
     say(f"scoring {len(test):,} test items")
     t = time.perf_counter()
     ev = evaluate(y_test, predictions, seed=seed)
     timings["evaluate"] = time.perf_counter() - t
+    stratified = "annotation-count bin (dissensus.evaluation.annotation_bins, 'auto')"
     settings = {
-        "split": {
-            "seed": seed,
-            "test_size": test_size,
-            "stratified_by": "annotation-count bin (dissensus.evaluation.annotation_bins, 'auto')",
-            "n_train_items": len(train),
-            "n_test_items": len(test),
-        },
-        "featuriser": {
-            "class": type(feat).__name__,
-            "params": _params(feat),
-            "n_features": int(X_train.shape[1]),
-        },
+        "split": {"seed": seed, "test_size": test_size, "stratified_by": stratified,
+                  "n_train_items": len(train), "n_test_items": len(test)},
+        "featuriser": {"class": type(feat).__name__, "params": _params(feat),
+                       "n_features": int(X_train.shape[1])},
         "models": model_info,
-        "evaluation": {"prior": "uniform", "metrics": ev.metrics},
+        "evaluation": {"prior": ev.prior, "metrics": ev.metrics},
         "python": platform.python_version(),
-    }
+    }  # fmt: skip
     return ExperimentResult(
         evaluation=ev,
         dataset=dataset.name,

@@ -1,7 +1,8 @@
-"""Shared-task leaderboards under several metrics: who wins depends on the metric (seed 001, §4.3).
+"""Shared-task leaderboards under several metrics: who wins depends on the metric.
 
 :func:`leaderboard` ranks the teams of one dataset under every metric and
-measures how much each pair of metrics re-ranks them (seed 001's Table 2),
+measures how much each pair of metrics re-ranks them (Table 2 of Rizzi et al.
+2024, NLPerspectives at LREC-COLING 2024, §4.3),
 with top-to-bottom significance between adjacent teams and Kendall's tau;
 :func:`combine_leaderboards` puts several datasets together and averages.
 """
@@ -14,13 +15,11 @@ from dissensus.leaderboard._board import (
     leaderboard,
 )
 from dissensus.leaderboard._io import read_submission, team_names
-from dissensus.leaderboard._render import bump_chart_svg
 
 __all__ = [
     "AVERAGE",
     "DEFAULT_METRICS",
     "Leaderboard",
-    "bump_chart_svg",
     "combine_leaderboards",
     "leaderboard",
     "read_submission",

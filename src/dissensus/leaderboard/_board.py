@@ -1,77 +1,78 @@
-"""Leaderboards under several metrics: how much the choice of metric re-ranks the teams."""
+"""Leaderboards under several metrics: how much the choice of metric re-ranks the teams.
+
+The re-ranking table is Table 2 of Rizzi, Leonardelli, Poesio, Uma, Pavlovic,
+Paun, Rosso and Fersini (2024), "Soft metrics for evaluation with
+disagreements: an assessment", 3rd Workshop on Perspectivist Approaches to
+NLP (NLPerspectives) at LREC-COLING 2024; its four metrics are the default.
+Ranks are competition ranks of each team's mean score (best = 1, ties share
+the smallest rank).
+"""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 
-from dissensus._deprecation import keyword_only_options
+from dissensus._atomic import AtomicFileSet
 from dissensus.data import Annotations, LabelCounts
 from dissensus.evaluation import PredictionLike, evaluate
 from dissensus.metrics import get_metric
 from dissensus.posterior import DEFAULT_PRIOR
+from dissensus.report import (
+    Cell,
+    Document,
+    Paragraph,
+    Section,
+    Table,
+    format_number,
+    format_percent,
+    format_pm,
+    format_pvalue,
+    format_rank,
+    html_fragment,
+    to_html,
+    to_markdown,
+)
 from dissensus.stats import bootstrap_test, competition_ranks, wilcoxon_test
 
-if TYPE_CHECKING:
-    import pandas as pd
+__all__ = ["AVERAGE", "DEFAULT_METRICS", "Leaderboard", "combine_leaderboards", "leaderboard"]
 
-__all__ = [
-    "AVERAGE",
-    "DEFAULT_METRICS",
-    "Leaderboard",
-    "combine_leaderboards",
-    "leaderboard",
-]
-
-FloatArray = npt.NDArray[np.float64]
-
-#: Seed 001's four metrics (its "Jensen-Shannon" is the distance) and the registered
-#: expected forms of each.
+#: Rizzi et al. (2024)'s four metrics (its "Jensen-Shannon" is the distance) and the
+#: registered expected forms of the first two.
 DEFAULT_METRICS = (
-    "cross_entropy", "manhattan", "euclidean", "js_distance",
-    "E[cross_entropy]", "E[manhattan]",
+    "cross_entropy", "manhattan", "euclidean", "js_distance", "E[cross_entropy]", "E[manhattan]",
 )  # fmt: skip
 #: The ``dataset`` value of the rows averaged over datasets.
 AVERAGE = "average"
+_AGREEMENT = ["share_reranked", "mean_abs_change", "sd_abs_change", "kendall_tau"]
 
 
 def _adjacent(
-    dataset: str,
-    values: FloatArray,
-    ranks: FloatArray,
-    teams: list[str],
-    metrics: list[str],
-    *,
-    n_resamples: int,
-    seed: int,
-) -> list[dict[str, Any]]:
+    dataset: str, values: npt.NDArray[np.float64], ranks: npt.NDArray[np.float64],
+    teams: list[str], metrics: list[str], *, n_resamples: int, seed: int,
+) -> list[dict[str, Any]]:  # fmt: skip
     """Each team against the next one down, per metric: Wilcoxon and paired bootstrap over items."""
     rows = []
     for m, metric in enumerate(metrics):
         order = sorted(range(len(teams)), key=lambda j: (ranks[m, j], teams[j]))
-        for pos in range(len(order) - 1):
-            j, k = order[pos], order[pos + 1]
+        for j, k in itertools.pairwise(order):
             x, y = values[m, j], values[m, k]
             finite = bool(np.isfinite(x).all() and np.isfinite(y).all())
             w = wilcoxon_test(x, y) if finite else None
             b = bootstrap_test(x, y, n_resamples=n_resamples, seed=seed) if finite else None
             rows.append(
-                {
-                    "dataset": dataset,
-                    "metric": metric,
-                    "rank": float(ranks[m, j]),
-                    "team": teams[j],
-                    "next_team": teams[k],
-                    "mean_difference": float(np.mean(x - y)) if finite else math.nan,
-                    "wilcoxon_p": w.pvalue if w else math.nan,
-                    "bootstrap_p": b.pvalue if b else math.nan,
-                }
-            )
+                {"dataset": dataset, "metric": metric, "rank": float(ranks[m, j]), "team": teams[j],
+                 "next_team": teams[k], "mean_difference": float(np.mean(x - y)) if finite else math.nan,
+                 "wilcoxon_p": w.pvalue if w else math.nan, "bootstrap_p": b.pvalue if b else math.nan}
+            )  # fmt: skip
     return rows
 
 
@@ -82,21 +83,17 @@ class Leaderboard:
     Attributes
     ----------
     scores : DataFrame
-        ``dataset, team, metric, mean, rank`` (rank 1 = best, ties share
-        the smallest rank), one row per dataset, team and metric.
+        ``dataset, team, metric, mean, rank``, one row per dataset, team and metric.
     rerank : DataFrame
-        Seed 001's Table 2: ``dataset`` and the columns of
-        :meth:`dissensus.Evaluation.metric_agreement` (``metric_1, metric_2,
-        share_reranked, mean_abs_change, sd_abs_change, kendall_tau``: the
-        share of teams whose rank differs, the mean and population sd of the
-        absolute rank change, Kendall's tau), per dataset and, with several
-        datasets, averaged (``dataset == "average"``: the mean of each column
-        over the datasets, as the seed reports it).
+        Rizzi et al. (2024)'s Table 2: ``dataset`` and the columns of
+        :meth:`dissensus.Evaluation.metric_agreement` (share of teams whose
+        rank differs, mean and population sd of the absolute rank change,
+        Kendall's tau), per dataset and, with several datasets, averaged
+        (``dataset == "average"``, as the paper reports it).
     adjacent : DataFrame
         Top-to-bottom significance: ``dataset, metric, rank, team,
         next_team, mean_difference, wilcoxon_p, bootstrap_p`` (Wilcoxon
-        signed-rank over items, as the seed; and a paired bootstrap of the
-        mean difference).
+        signed-rank over items, as the paper, and a paired bootstrap).
     datasets, metrics : list of str
     """
 
@@ -107,10 +104,7 @@ class Leaderboard:
     metrics: list[str]
 
     def ranks(self, dataset: str | None = None) -> pd.DataFrame:
-        """Teams × metrics ranks of one dataset (default: the first), or mean ranks over all.
-
-        ``dataset="average"`` gives each team's mean rank over the datasets.
-        """
+        """Teams × metrics ranks of one dataset (default the first; ``"average"``: mean ranks)."""
         name = self.datasets[0] if dataset is None else dataset
         table = self.scores if name == AVERAGE else self.scores[self.scores["dataset"] == name]
         if table.empty:
@@ -119,48 +113,91 @@ class Leaderboard:
         wide = table.pivot_table(index="team", columns="metric", values="rank", aggfunc="mean")
         return wide[self.metrics].sort_values(self.metrics[0], kind="stable")
 
+    def ranks_table(self, dataset: str | None = None, *, caption: str = "") -> Table:
+        """:meth:`ranks` as a table: rank 1 marked best, a rank other than under the first metric flagged."""
+        wide = self.ranks(dataset)
+        rows: list[list[Cell | str]] = [
+            [str(team), *(Cell(format_rank(r), best=r == 1, flagged=r != ranks[0]) for r in ranks)]
+            for team, ranks in zip(wide.index, wide.to_numpy(dtype=float), strict=True)
+        ]
+        return Table(["team", *self.metrics], rows, caption=caption)
+
     def _repr_html_(self) -> str:
         """Compact notebook view: teams × metrics ranks (mean rank over several datasets)."""
-        import html  # noqa: PLC0415
-
-        name = self.datasets[0] if len(self.datasets) == 1 else AVERAGE
-        wide = self.ranks(name)
-        head = "".join(f"<th>{html.escape(m)}</th>" for m in self.metrics)
-        rows = []
-        for team, ranks in zip(wide.index, wide.to_numpy(dtype=float), strict=True):
-            cells = "".join(
-                f"<td><b>{r:g}</b></td>" if r == 1 else f"<td>{r:g}</td>" for r in ranks
-            )
-            rows.append(f"<tr><th>{html.escape(str(team))}</th>{cells}</tr>")
+        one = len(self.datasets) == 1
         what = (
-            f"dataset {html.escape(name)}"
-            if len(self.datasets) == 1
+            f"dataset {self.datasets[0]}"
+            if one
             else f"mean rank over {len(self.datasets)} datasets"
         )
         caption = (
-            f"Leaderboard: {len(wide)} teams × {len(self.metrics)} metrics, {what}; "
-            "rank 1 (<b>bold</b>) is best. Re-ranking: <code>.rerank</code>; report: "
-            "<code>.to_html()</code>."
+            f"Leaderboard: {len(self.ranks(AVERAGE))} teams × {len(self.metrics)} metrics, {what}; "
+            "rank 1 (★) is best, ⇄ differs from the first metric. Re-ranking: .rerank; report: "
+            ".to_html()."
         )
-        return (
-            f'<table class="dissensus-leaderboard"><caption>{caption}</caption>'
-            f"<thead><tr><th>team</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        return html_fragment(
+            self.ranks_table(self.datasets[0] if one else AVERAGE, caption=caption)
         )
+
+    def document(self) -> Document:
+        """Ranks per dataset (and mean ranks), Table 2 (re-ranking per pair of metrics), adjacent teams."""
+        legend = Paragraph(
+            f"Rank 1 (★) is best; ⇄ marks a rank other than under {self.metrics[0]}: there the "
+            "metric re-ranks the team.",
+            style="legend",
+        )
+        rerank = [
+            [str(r.dataset), f"{r.metric_1} vs {r.metric_2}", format_percent(r.share_reranked),
+             format_pm(r.mean_abs_change, r.sd_abs_change, digits=2), format_number(r.kendall_tau)]
+            for r in self.rerank.itertuples(index=False)
+        ]  # fmt: skip
+        adjacent = [
+            [str(r.dataset), str(r.metric), format_rank(r.rank), str(r.team), str(r.next_team),
+             format_number(r.mean_difference), format_pvalue(r.wilcoxon_p), format_pvalue(r.bootstrap_p)]
+            for r in self.adjacent.itertuples(index=False)
+        ]  # fmt: skip
+        header = ["dataset", "metric", "rank", "team", "next team", "mean difference"]
+        return Document(
+            "Leaderboard under several metrics",
+            *(Section(f"{n}: ranks (1 = best)", legend, self.ranks_table(n)) for n in self.datasets),
+            Section("Mean rank over the datasets", legend, self.ranks_table(AVERAGE))
+            if len(self.datasets) > 1 else None,
+            Section("How the metric re-ranks the teams (Rizzi et al. 2024, Table 2)", Table(
+                ["dataset", "metrics", "re-ranked", "position change", "Kendall τ"], rerank, "llrrr")),
+            Section("Adjacent teams, top to bottom (p-values)", Table(
+                [*header, "Wilcoxon p", "bootstrap p"], adjacent, "llrllrrr")),
+        )  # fmt: skip
 
     def to_markdown(self) -> str:
-        """Leaderboards, Table 2 and the adjacent-rank tests as Markdown."""
-        from dissensus.leaderboard._render import render_markdown  # noqa: PLC0415
-
-        return render_markdown(self)
+        """:meth:`document` as Markdown."""
+        return to_markdown(self.document())
 
     def to_html(self) -> str:
-        """A self-contained HTML report with a bump chart of ranks across metrics."""
-        from dissensus.leaderboard._render import render_html  # noqa: PLC0415
+        """:meth:`document` as a self-contained HTML page."""
+        return to_html(self.document())
 
-        return render_html(self)
+    def save(
+        self,
+        out_dir: str | Path,
+        *,
+        inputs: Sequence[str | Path] = (),
+        params: Mapping[str, Any] | None = None,
+    ) -> dict[str, Path]:
+        """Write ``leaderboard.md``, ``leaderboard.html`` and the three tables as CSV, as one set.
+
+        The files and a ``manifest.json`` (``params``, each file's SHA-256)
+        are moved into place together (:class:`dissensus._atomic.AtomicFileSet`);
+        an output that would overwrite one of ``inputs`` is refused. Returns
+        file role (``markdown``, ``html``, ``scores``, ``rerank``, ``adjacent``) -> path.
+        """
+        with AtomicFileSet(out_dir, inputs=inputs, params=params) as files:
+            paths = {"markdown": files.write("leaderboard.md", self.to_markdown())}
+            paths["html"] = files.write("leaderboard.html", self.to_html())
+            for name in ("scores", "rerank", "adjacent"):
+                paths[name] = files.write(f"{name}.csv", getattr(self, name).to_csv(index=False))
+        return paths
 
 
-@keyword_only_options(2)
 def leaderboard(
     gold: Annotations | LabelCounts,
     submissions: Mapping[str, PredictionLike],
@@ -187,8 +224,7 @@ def leaderboard(
         in the order of ``gold``; a Dask DataFrame beside in-memory gold is
         computed into this process).
     metrics : sequence of str, optional
-        Registry names; default :data:`DEFAULT_METRICS` (seed 001's four
-        metrics and their expected forms).
+        Registry names; default :data:`DEFAULT_METRICS`.
     dataset : str, default "dataset"
         Name of the dataset in the tables.
     prior : str, float or array_like, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
@@ -204,10 +240,9 @@ def leaderboard(
 
     Notes
     -----
-    Ranks are competition ranks of each team's mean score (best = 1). For
-    metrics ``a`` and ``b`` the re-ranking row is the share of teams with
+    For metrics ``a`` and ``b`` the re-ranking row is the share of teams with
     :math:`r_a \ne r_b` and the mean and (population) standard deviation of
-    :math:`|r_a - r_b|`, seed 001's Table 2 (:func:`dissensus.stats.rank_agreement`).
+    :math:`|r_a - r_b|` (:func:`dissensus.stats.rank_agreement`).
 
     Examples
     --------
@@ -218,48 +253,31 @@ def leaderboard(
     >>> lb.ranks()["manhattan"].to_dict()
     {'A': 1.0, 'B': 2.0}
     """
-    import pandas as pd  # noqa: PLC0415
-
     names = list(metrics) if metrics is not None else list(DEFAULT_METRICS)
     ev = evaluate(gold, submissions, metrics=names, prior=prior, seed=seed)
-    teams, met = list(ev.models), list(ev.metrics)
-    values = np.asarray(ev.values)
+    teams, met, values = list(ev.models), list(ev.metrics), np.asarray(ev.values)
     with np.errstate(invalid="ignore", over="ignore"):
         means = values.mean(axis=2)
-    lower = [get_metric(m).lower_is_better for m in met]
-    ranks, _ = competition_ranks(means, lower_is_better=lower)
+    ranks, _ = competition_ranks(
+        means, lower_is_better=[get_metric(m).lower_is_better for m in met]
+    )
     scores = pd.DataFrame(
-        [
-            {"dataset": dataset, "team": t, "metric": m, "mean": float(means[i, j]),
-             "rank": float(ranks[i, j])}
-            for i, m in enumerate(met)
-            for j, t in enumerate(teams)
-        ]
+        {"dataset": dataset, "team": np.tile(teams, len(met)), "metric": np.repeat(met, len(teams)),
+         "mean": means.ravel(), "rank": ranks.ravel().astype(float)}
     )  # fmt: skip
     rerank = ev.metric_agreement()
     rerank.insert(0, "dataset", dataset)
-    adjacent = pd.DataFrame(
-        _adjacent(dataset, values, ranks, teams, met, n_resamples=n_resamples, seed=seed)
-    )
-    return Leaderboard(scores, rerank, adjacent, [dataset], met)
+    adjacent = _adjacent(dataset, values, ranks, teams, met, n_resamples=n_resamples, seed=seed)
+    return Leaderboard(scores, rerank, pd.DataFrame(adjacent), [dataset], met)
 
 
 def combine_leaderboards(boards: Sequence[Leaderboard]) -> Leaderboard:
-    """Several datasets in one leaderboard, with Table 2 averaged over the datasets.
+    """Several datasets in one leaderboard: per-dataset rows, and Table 2 averaged over them.
 
-    Parameters
-    ----------
-    boards : sequence of Leaderboard
-        One per dataset (distinct dataset names, the same metrics).
-
-    Returns
-    -------
-    Leaderboard
-        Per-dataset rows as given, plus ``dataset == "average"`` rows of
-        :attr:`Leaderboard.rerank` (the mean of each column over datasets).
+    ``boards`` are one per dataset (distinct dataset names, the same
+    metrics); the result's :attr:`Leaderboard.rerank` adds ``dataset ==
+    "average"`` rows (the mean of each column over the datasets).
     """
-    import pandas as pd  # noqa: PLC0415
-
     if not boards:
         msg = "combine_leaderboards needs at least one leaderboard."
         raise ValueError(msg)
@@ -273,18 +291,11 @@ def combine_leaderboards(boards: Sequence[Leaderboard]) -> Leaderboard:
             msg = f"All leaderboards must use the same metrics: {metrics} vs {b.metrics}."
             raise ValueError(msg)
     per = pd.concat([b.rerank[b.rerank["dataset"] != AVERAGE] for b in boards], ignore_index=True)
-    avg = (
-        per.groupby(["metric_1", "metric_2"], sort=False)[
-            ["share_reranked", "mean_abs_change", "sd_abs_change", "kendall_tau"]
-        ]
-        .mean()
-        .reset_index()
-    )
+    avg = per.groupby(["metric_1", "metric_2"], sort=False)[_AGREEMENT].mean().reset_index()
     avg.insert(0, "dataset", AVERAGE)
-    rerank = pd.concat([per, avg], ignore_index=True) if len(names) > 1 else per
     return Leaderboard(
         scores=pd.concat([b.scores for b in boards], ignore_index=True),
-        rerank=rerank,
+        rerank=pd.concat([per, avg], ignore_index=True) if len(names) > 1 else per,
         adjacent=pd.concat([b.adjacent for b in boards], ignore_index=True),
         datasets=names,
         metrics=list(metrics),

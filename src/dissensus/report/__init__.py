@@ -1,25 +1,72 @@
-"""Evaluation reports rendered from plain tables: HTML, Markdown, and a plain reading.
+"""One presentation layer: a small document model, one renderer, one number formatter.
 
-The report layer knows nothing of how the numbers were computed: the
-evaluation layer fills a :class:`ReportData` (DataFrames with fixed columns)
-and calls :func:`render_html`, :func:`render_markdown` or :func:`write_html`.
-The HTML file is self-contained (inline CSS and SVG figures, no scripts, no
-network fetches). Figures need the ``report`` extra (matplotlib, jinja2).
+Analysis returns tables; a report is a :class:`Document` built from them
+(headings, paragraphs, tables, figures, lists, appendices) and rendered by
+:func:`to_html` (one self-contained page: one stylesheet, inline SVG, no
+scripts or fetches), :func:`to_markdown` or, in a notebook,
+:func:`html_fragment`. Numbers enter the document already formatted by
+:func:`format_number` and its siblings; figures are drawn in one style by
+:func:`render_figure` (matplotlib: the ``report`` extra).
+
+This package is a low layer: it knows nothing of agreement, metrics or
+evaluation, so every result class can build its notebook view from it.
+For example, ``to_markdown(Document("Models", Section("Summary",
+Table(["Model", "Mean"], [["A", Cell("0.400", best=True)], ["B", "0.450"]]))))``
+gives a heading, a subheading and a pipe table with ``**0.400** ★``.
 """
 
-from dissensus.report._data import DATASET_KEYS, REQUIRED_COLUMNS, ReportData
-from dissensus.report._html import render_html, write_html
-from dissensus.report._markdown import render_markdown
-from dissensus.report._plots import annotator_reliability_figure
-from dissensus.report._reading import plain_reading
+from dissensus.report._document import (
+    Block,
+    Bullets,
+    Cell,
+    Details,
+    Document,
+    Figure,
+    Group,
+    Paragraph,
+    Section,
+    Span,
+    Table,
+    Text,
+)
+from dissensus.report._figures import (
+    COLOURS,
+    GRID,
+    INK,
+    new_figure,
+    panels,
+    plot_text,
+    render_figure,
+    require_figures,
+    series_style,
+    top_legend,
+)
+from dissensus.report._format import (
+    MISSING,
+    format_count,
+    format_interval,
+    format_number,
+    format_percent,
+    format_pm,
+    format_pvalue,
+    format_rank,
+    is_missing,
+)
+from dissensus.report._render import (
+    VERSION,
+    FullFrame,
+    HtmlPage,
+    escape_markdown,
+    html_fragment,
+    to_html,
+    to_markdown,
+)
 
 __all__ = [
-    "DATASET_KEYS",
-    "REQUIRED_COLUMNS",
-    "ReportData",
-    "annotator_reliability_figure",
-    "plain_reading",
-    "render_html",
-    "render_markdown",
-    "write_html",
-]
+    "COLOURS", "GRID", "INK", "MISSING", "VERSION", "Block", "Bullets", "Cell", "Details",
+    "Document", "Figure", "FullFrame", "Group", "HtmlPage", "Paragraph", "Section", "Span", "Table",
+    "Text", "escape_markdown", "format_count", "format_interval", "format_number", "format_percent",
+    "format_pm", "format_pvalue", "format_rank", "html_fragment", "is_missing", "new_figure",
+    "panels", "plot_text", "render_figure", "require_figures", "series_style", "to_html",
+    "to_markdown", "top_legend",
+]  # fmt: skip

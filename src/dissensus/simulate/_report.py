@@ -1,42 +1,56 @@
-"""The simulation report: CSV tables, matplotlib figures and a plain reading, in one HTML page.
+"""The simulation report: which metric form ranks models as the truth does, as tables and prose.
 
-Figures reuse the evaluation report's drawing conventions
-(:mod:`dissensus.report._plots`: fixed rc, Okabe–Ito colours with markers
-and dashes, SVG inlined without scripts or fetches) and its stylesheet.
+:func:`compare_forms` is the analysis (a form against the empirical one, per
+truth family, metric and bin, with the Monte Carlo standard error of the
+difference) and :func:`best_prior` picks the prior whose expected metrics
+rank closest to the truth; :func:`plain_reading` and
+:func:`debiased_reading` only say what they find, :func:`simulation_report`
+lays everything out as a :class:`~dissensus.report.Document` (figures in the
+house style) and :func:`write_simulation_report` writes it with the CSV
+tables as one set of files.
 """
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from dissensus._atomic import AtomicFileSet
+from dissensus.report import (
+    Document,
+    Paragraph,
+    Section,
+    Table,
+    format_number,
+    format_percent,
+    format_pm,
+    panels,
+    plot_text,
+    render_figure,
+    require_figures,
+    series_style,
+    to_html,
+    to_markdown,
+    top_legend,
+)
 from dissensus.simulate._study import StudyResult
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 __all__ = [
-    "debiased_markdown",
-    "debiased_reading",
-    "debiased_table",
-    "plain_reading",
-    "render_simulation_html",
-    "write_simulation_report",
-]
+    "best_prior", "compare_forms", "debiased_markdown", "debiased_reading", "debiased_table",
+    "main_table", "plain_reading", "simulation_report", "write_simulation_report",
+]  # fmt: skip
 
-
-def _fmt(p: float, se: float | None = None) -> str:
-    if not np.isfinite(p):
-        return "–"
-    return f"{p:.2f}" if se is None or not np.isfinite(se) else f"{p:.3f} ± {se:.3f}"
-
-
-def _expected_names(rk: pd.DataFrame) -> list[str]:
-    return [e for e in dict.fromkeys(rk["estimator"]) if e not in {"empirical", "debiased"}]
+_SE = {
+    c: f"se_{c.removeprefix('p_')}" for c in ("p_pairs_correct", "kendall_tau", "p_best_correct")
+}
+_NOT_PRIORS = ["empirical", "debiased"]
 
 
 def best_prior(res: StudyResult) -> tuple[str, pd.Series]:
@@ -48,8 +62,50 @@ def best_prior(res: StudyResult) -> tuple[str, pd.Series]:
     """
     rk = res.rankings[res.rankings["bin"] != "all"]
     score = rk.groupby("estimator", sort=False)["p_pairs_correct"].mean()
-    exp = score.drop(["empirical", "debiased"], errors="ignore")
-    return str(exp.idxmax()), score
+    return str(score.drop(_NOT_PRIORS, errors="ignore").idxmax()), score
+
+
+def compare_forms(
+    res: StudyResult,
+    estimator: str,
+    *,
+    column: str = "p_pairs_correct",
+    against: str = "empirical",
+) -> pd.DataFrame:
+    r"""``estimator`` against ``against`` per (truth, metric, bin), beyond two Monte Carlo SEs.
+
+    Parameters
+    ----------
+    res : StudyResult
+    estimator, against : str
+        Estimators of ``res.rankings`` (``"E[jeffreys]"``, ``"debiased"``, ...).
+    column : {"p_pairs_correct", "kendall_tau", "p_best_correct"}
+
+    Returns
+    -------
+    DataFrame
+        ``truth, metric, bin, value, baseline, difference, standard_error,
+        verdict``: the two means over replicates, their difference, its
+        standard error (the two combined, :math:`\sqrt{s_1^2 + s_2^2}`) and
+        ``"better"`` / ``"worse"`` when the difference exceeds two standard
+        errors, else ``"no clear difference"``. Cells (bin ``"all"`` left out)
+        without any value are dropped; sorted by truth, metric and bin.
+    """
+    rk = res.rankings[res.rankings["bin"] != "all"]
+    keys = ["truth", "metric", "bin"]
+    value = rk.pivot_table(index=keys, columns="estimator", values=column)
+    se = rk.pivot_table(index=keys, columns="estimator", values=_SE[column])
+    se = se.reindex(index=value.index, columns=value.columns)  # all-NaN errors drop rows
+    out = pd.DataFrame({"value": value[estimator], "baseline": value[against]})
+    out["difference"] = out["value"] - out["baseline"]
+    out["standard_error"] = np.hypot(se[estimator], se[against])
+    bound = 2 * out["standard_error"]
+    out["verdict"] = np.select(
+        [out["difference"] > bound, out["difference"] < -bound],
+        ["better", "worse"],
+        default="no clear difference",
+    )
+    return out.reset_index()
 
 
 def plain_reading(
@@ -57,154 +113,152 @@ def plain_reading(
 ) -> list[str]:
     """Paragraphs that say what the numbers say, including where expected metrics do not help."""
     rk = res.rankings
-    out: list[str] = []
     c = res.config
-    out.append(
+    out = [
         f"{c['replicates']} synthetic datasets per truth family, {c['n_items']} items each, "
         f"{c['n_classes']} classes, annotations per item from a power law on "
         f"{c['n_range'][0]}–{c['n_range'][1]}; candidate models {', '.join(c['candidates'])}. "
         "A metric form 'picks the truly better model' when it orders a pair of models as the "
         "same metric computed against the KNOWN true distributions does."
-    )
+    ]
     best, score = best_prior(res)
-    parts = ", ".join(f"{k} {v:.3f}" for k, v in score.items())
+    parts = ", ".join(f"{k} {format_number(v)}" for k, v in score.items())
     out.append(
         f"Share of model pairs ordered as the truth, averaged over truths, metrics and bins: {parts}. "
         f"Among the priors, {best} ranks closest to the truth."
     )
-    cells = rk[rk["bin"] != "all"]
-    p = cells.pivot_table(
-        index=["truth", "metric", "bin"], columns="estimator", values="p_pairs_correct"
-    )
-    s = cells.pivot_table(
-        index=["truth", "metric", "bin"], columns="estimator", values="se_pairs_correct"
-    ).reindex(index=p.index, columns=p.columns)  # all-NaN errors (2 replicates) drop rows
-    if "empirical" in p.columns:
-        counts = []
-        for est in _expected_names(rk):
-            d = p[est] - p["empirical"]
-            se = np.hypot(s[est], s["empirical"])
-            counts.append(
-                f"{est} better in {int((d > 2 * se).sum())}, worse in {int((d < -2 * se).sum())}"
-            )
+    estimators = list(dict.fromkeys(rk["estimator"]))
+    if "empirical" in estimators:
+        priors = [e for e in estimators if e not in _NOT_PRIORS]
+        tables = {e: compare_forms(res, e) for e in priors}
+        counts = [
+            f"{e} better in {int((t['verdict'] == 'better').sum())}, worse in "
+            f"{int((t['verdict'] == 'worse').sum())}"
+            for e, t in tables.items()
+        ]
         out.append(
-            f"Against the empirical form, over {len(p)} (truth, metric, bin) cells (a difference "
-            f"counts when it exceeds two Monte Carlo standard errors): {'; '.join(counts)}."
+            f"Against the empirical form, over {len(tables[best])} (truth, metric, bin) cells (a "
+            f"difference counts when it exceeds two Monte Carlo standard errors): {'; '.join(counts)}."
         )
-        per_truth = (
-            p.drop(columns=["empirical", "debiased"], errors="ignore")
-            .groupby(level="truth", sort=False)
-            .mean()
+        cells = rk[rk["bin"] != "all"]
+        per_truth = cells[cells["estimator"].isin(priors)].pivot_table(
+            index=["truth", "metric", "bin"], columns="estimator", values="p_pairs_correct"
         )
+        per_truth = per_truth.groupby(level="truth", sort=False).mean()
         if len(per_truth) > 1:
             out.append(
                 "The best prior depends on the data: "
                 + ", ".join(
-                    f"{t}: {row.idxmax()} ({row.max():.2f})" for t, row in per_truth.iterrows()
+                    f"{t}: {row.idxmax()} ({format_number(row.max(), digits=2)})"
+                    for t, row in per_truth.iterrows()
                 )
                 + ". The fitted priors fail where items barely differ from each other: their "
                 "strength is then large (rightly: the items are alike), every posterior is pulled "
                 "towards the dataset's average, and score differences lean towards the models "
                 "that predict that average; a weak prior such as Jeffreys ranks better there."
             )
-    bins = [b for b in dict.fromkeys(rk["bin"]) if b != "all"]
-    first = bins[0] if bins else "all"
-    helps, hurts = [], []
-    for (truth, metric), g in rk[rk["bin"] == first].groupby(["truth", "metric"], sort=False):
-        e = g.set_index("estimator")
-        pp = e["p_pairs_correct"].to_numpy(dtype=np.float64)
-        ss = e["se_pairs_correct"].to_numpy(dtype=np.float64)
-        ie, ib = e.index.get_loc("empirical"), e.index.get_loc(best)
-        p_emp, p_exp = float(pp[ie]), float(pp[ib])
-        gap = p_exp - p_emp
-        gap_se = float(np.hypot(ss[ib], ss[ie]))
-        text = f"{metric} on {truth} ({_fmt(p_emp)} → {_fmt(p_exp)})"
-        if gap > 2 * gap_se:
-            helps.append(text)
-        elif gap < -2 * gap_se:
-            hurts.append(text)
-    if helps:
-        out.append(
-            f"In the fewest-annotations bin ({first}), the expected form under {best} orders more "
-            f"pairs correctly than the empirical form for: {'; '.join(helps)}."
-        )
-    if hurts:
-        out.append(
-            f"Where expected metrics do NOT help: in bin {first} the empirical form is better for "
-            f"{'; '.join(hurts)}. Cross-entropy (and KL, which ranks like it) is linear in the "
-            "target, so its empirical mean is already unbiased for the true mean; the posterior "
-            "mean adds the prior's pseudo-counts and rewards predictions that lean towards the "
-            "prior's mean (flat ones under a uniform prior)."
-        )
-    last = bins[-1] if bins else "all"
-    g = rk[rk["bin"] == last]
-    if not g.empty:
-        spread = g.groupby("estimator", sort=False)["p_pairs_correct"].mean()
-        out.append(
-            f"With many annotations (bin {last}) the forms converge: share of pairs right "
-            + ", ".join(f"{k} {v:.2f}" for k, v in spread.items())
-            + "."
-        )
-    sc = res.scores
-    flat = sc[
-        (sc["metric"] == "cross_entropy")
-        & (sc["bin"] == "all")
-        & sc["model"].isin(["uniform", "marginal"])
-    ]
-    if not flat.empty:
-        lines = []
-        for (fam, est_name), g2 in flat.groupby(["truth", "estimator"], sort=False):
-            v = g2.set_index("model")["estimate"]
-            if "uniform" in v and "marginal" in v and v["uniform"] < v["marginal"] - 5e-4:
-                lines.append(f"{est_name} on {fam} ({v['uniform']:.3f} < {v['marginal']:.3f})")
-        if lines:
-            out.append(
-                "The ConvAbuse symptom (a uniform predictor beating the label marginal under "
-                "E[cross_entropy]) appears with: " + "; ".join(lines) + "; the true score always "
-                "prefers the marginal."
-            )
-    if cov is not None and not cov.empty:
-        g = cov[(cov["bin"] == "all")]
-        rows = []
-        for (truth, prior), g2 in g.groupby(["truth", "prior"], sort=False):
-            if truth == prior:
-                v = g2.set_index("level")["coverage"]
-                rows.append(
-                    f"{prior} prior on its own family: "
-                    + ", ".join(f"{lv:.0%} → {cv:.3f}" for lv, cv in v.items())
+        bins = [b for b in dict.fromkeys(rk["bin"]) if b != "all"]
+        first = bins[0] if bins else "all"
+        verdicts = tables[best][tables[best]["bin"] == first].set_index(["truth", "metric"])
+        said: dict[str, list[str]] = {"better": [], "worse": []}
+        for key in dict.fromkeys(zip(rk["truth"], rk["metric"], strict=True)):
+            if key in verdicts.index and (r := verdicts.loc[key])["verdict"] in said:
+                said[r["verdict"]].append(
+                    f"{key[1]} on {key[0]} ({format_number(r['baseline'], digits=2)} → "
+                    f"{format_number(r['value'], digits=2)})"
                 )
-        if rows:
+        if said["better"]:
             out.append(
-                "Posterior coverage where the prior generated the data: " + "; ".join(rows) + "."
+                f"In the fewest-annotations bin ({first}), the expected form under {best} orders "
+                f"more pairs correctly than the empirical form for: {'; '.join(said['better'])}."
             )
-        worst = g.assign(gap=g["coverage"] - g["level"]).sort_values("gap").head(3)
-        out.append(
-            "Largest under-coverage: "
-            + "; ".join(
-                f"{r.prior} on {r.truth} at {r.level:.0%}: {r.coverage:.3f}"
-                for r in worst.itertuples()
+        if said["worse"]:
+            out.append(
+                f"Where expected metrics do NOT help: in bin {first} the empirical form is better "
+                f"for {'; '.join(said['worse'])}. Cross-entropy (and KL, which ranks like it) is "
+                "linear in the target, so its empirical mean is already unbiased for the true "
+                "mean; the posterior mean adds the prior's pseudo-counts and rewards predictions "
+                "that lean towards the prior's mean (flat ones under a uniform prior)."
             )
-            + "."
-        )
-    if alloc is not None and not alloc.empty:
-        a = alloc[alloc["estimator"] == "expected"]
-        last_round = a[a["round"] == a["round"].max()].set_index("strategy")
-        mid = a[a["round"] == max(1, a["round"].max() // 5)].set_index("strategy")
-        out.append(
-            "Allocation (same budget, ranking by the expected metric): after the first "
-            f"{int(mid['spent'].iloc[0])} extra annotations the share of replicates with the exact "
-            "true ranking is "
-            + ", ".join(
-                f"{s} {_fmt(r.p_same_ranking, r.se_same_ranking)}" for s, r in mid.iterrows()
+        last = bins[-1] if bins else "all"
+        spread = rk[rk["bin"] == last].groupby("estimator", sort=False)["p_pairs_correct"].mean()
+        if len(spread):
+            out.append(
+                f"With many annotations (bin {last}) the forms converge: share of pairs right "
+                + ", ".join(f"{k} {format_number(v, digits=2)}" for k, v in spread.items())
+                + "."
             )
-            + f"; after all {int(last_round['spent'].iloc[0])}: "
-            + ", ".join(
-                f"{s} {_fmt(r.p_same_ranking, r.se_same_ranking)}" for s, r in last_round.iterrows()
-            )
-            + ". Allocation reduces variance, not the prior's bias: with a prior that is too "
-            "strong for the annotations per item it cannot fix the ranking."
-        )
+    out += _symptom(res) + _coverage(cov) + _allocation(alloc)
     return out
+
+
+def _symptom(res: StudyResult) -> list[str]:
+    sc = res.scores
+    flat = sc[(sc["metric"] == "cross_entropy") & (sc["bin"] == "all")]
+    lines = []
+    for (fam, est), g in flat[flat["model"].isin(["uniform", "marginal"])].groupby(
+        ["truth", "estimator"], sort=False
+    ):
+        v = g.set_index("model")["estimate"]
+        if "uniform" in v and "marginal" in v and v["uniform"] < v["marginal"] - 5e-4:
+            lines.append(
+                f"{est} on {fam} ({format_number(v['uniform'])} < {format_number(v['marginal'])})"
+            )
+    if not lines:
+        return []
+    return [
+        "The ConvAbuse symptom (a uniform predictor beating the label marginal under "
+        "E[cross_entropy]) appears with: " + "; ".join(lines) + "; the true score always "
+        "prefers the marginal."
+    ]
+
+
+def _coverage(cov: pd.DataFrame | None) -> list[str]:
+    if cov is None or cov.empty:
+        return []
+    g = cov[cov["bin"] == "all"]
+    rows = [
+        f"{prior} prior on its own family: "
+        + ", ".join(f"{format_percent(lv)} → {format_number(cv)}" for lv, cv in g2.set_index("level")["coverage"].items())
+        for (truth, prior), g2 in g.groupby(["truth", "prior"], sort=False)
+        if truth == prior
+    ]  # fmt: skip
+    out = (
+        ["Posterior coverage where the prior generated the data: " + "; ".join(rows) + "."]
+        if rows
+        else []
+    )
+    worst = g.assign(gap=g["coverage"] - g["level"]).sort_values("gap").head(3)
+    out.append(
+        "Largest under-coverage: "
+        + "; ".join(
+            f"{r.prior} on {r.truth} at {format_percent(r.level)}: {format_number(r.coverage)}"
+            for r in worst.itertuples()
+        )
+        + "."
+    )
+    return out
+
+
+def _allocation(alloc: pd.DataFrame | None) -> list[str]:
+    if alloc is None or alloc.empty:
+        return []
+    a = alloc[alloc["estimator"] == "expected"]
+    last = a[a["round"] == a["round"].max()].set_index("strategy")
+    mid = a[a["round"] == max(1, a["round"].max() // 5)].set_index("strategy")
+
+    def shares(rows: pd.DataFrame) -> str:
+        return ", ".join(
+            f"{s} {format_pm(r.p_same_ranking, r.se_same_ranking)}" for s, r in rows.iterrows()
+        )
+
+    return [
+        "Allocation (same budget, ranking by the expected metric): after the first "
+        f"{int(mid['spent'].iloc[0])} extra annotations the share of replicates with the exact "
+        f"true ranking is {shares(mid)}; after all {int(last['spent'].iloc[0])}: {shares(last)}. "
+        "Allocation reduces variance, not the prior's bias: with a prior that is too "
+        "strong for the annotations per item it cannot fix the ranking."
+    ]
 
 
 # --------------------------------------------------------------------------- debiased family
@@ -223,32 +277,20 @@ def debiased_table(res: StudyResult) -> pd.DataFrame:
     if "debiased" not in set(rk["estimator"]):
         return pd.DataFrame()
     est = list(dict.fromkeys(rk["estimator"]))
-    tau, tau_se = res.table("kendall_tau"), res.table("se_kendall_tau")
-    best, best_se = res.table("p_best_correct"), res.table("se_best_correct")
+    tau, best = res.table("kendall_tau"), res.table("p_best_correct")
     out = tau[["truth", "metric", "bin"]].copy()
-    for e in est:
-        out[f"tau {e}"] = tau[e].to_numpy(dtype=np.float64)
-    for e in est:
-        out[f"best {e}"] = best[e].to_numpy(dtype=np.float64)
-    out["se tau"] = tau_se[est].max(axis=1).to_numpy(dtype=np.float64)
-    out["se best"] = best_se[est].max(axis=1).to_numpy(dtype=np.float64)
+    for name, table in (("tau", tau), ("best", best)):
+        for e in est:
+            out[f"{name} {e}"] = table[e].to_numpy(dtype=np.float64)
+    for name, column in (("tau", "se_kendall_tau"), ("best", "se_best_correct")):
+        out[f"se {name}"] = res.table(column)[est].max(axis=1).to_numpy(dtype=np.float64)
     return out
 
 
 def debiased_markdown(res: StudyResult) -> str:
-    """:func:`debiased_table` as a Markdown table (two decimals; the docs page quotes it)."""
+    """:func:`debiased_table` as a Markdown table (two decimals; docs/debiased.md quotes it)."""
     df = debiased_table(res)
-    if df.empty:
-        return ""
-    head = "| " + " | ".join(df.columns) + " |"
-    rule = "|" + "|".join("---" if i < 3 else "---:" for i in range(len(df.columns))) + "|"
-    rows = [
-        "| "
-        + " | ".join(f"{v:.2f}" if isinstance(v, float | np.floating) else str(v) for v in rec)
-        + " |"
-        for rec in df.itertuples(index=False)
-    ]
-    return "\n".join([head, rule, *rows]) + "\n"
+    return "" if df.empty else to_markdown(Table.from_frame(df, digits=2))
 
 
 def debiased_reading(res: StudyResult) -> list[str]:
@@ -257,29 +299,22 @@ def debiased_reading(res: StudyResult) -> list[str]:
     A difference counts when it exceeds two Monte Carlo standard errors
     (of the difference, taken as the two standard errors combined).
     """
-    rk = res.rankings
-    if "debiased" not in set(rk["estimator"]):
+    if "debiased" not in set(res.rankings["estimator"]):
         return []
-    cells = rk[rk["bin"] != "all"]
     out: list[str] = []
-    for col, se_col, what in (
-        ("kendall_tau", "se_kendall_tau", "Kendall tau with the true ranking"),
-        ("p_best_correct", "se_best_correct", "P(pick the truly best model)"),
+    for column, what in (
+        ("kendall_tau", "Kendall tau with the true ranking"),
+        ("p_best_correct", "P(pick the truly best model)"),
     ):
-        p = cells.pivot_table(index=["truth", "metric", "bin"], columns="estimator", values=col)
-        s = cells.pivot_table(
-            index=["truth", "metric", "bin"], columns="estimator", values=se_col
-        ).reindex(index=p.index, columns=p.columns)
-        d = p["debiased"] - p["empirical"]
-        se = np.hypot(s["debiased"], s["empirical"])
-        better = [f"{m} on {t} at {b}" for (t, m, b) in d.index[(d > 2 * se).to_numpy()]]
+        d = compare_forms(res, "debiased", column=column)
         worse = [
-            f"{m} on {t} at {b} ({p['empirical'][(t, m, b)]:.2f} → {p['debiased'][(t, m, b)]:.2f})"
-            for (t, m, b) in d.index[(d < -2 * se).to_numpy()]
+            f"{r.metric} on {r.truth} at {r.bin} ({format_number(r.baseline, digits=2)} → "
+            f"{format_number(r.value, digits=2)})"
+            for r in d[d["verdict"] == "worse"].itertuples()
         ]
         out.append(
             f"{what}, debiased against empirical over {len(d)} (truth, metric, bin) cells: "
-            f"better in {len(better)}, worse in {len(worse)}."
+            f"better in {int((d['verdict'] == 'better').sum())}, worse in {len(worse)}."
             + (f" Worse: {'; '.join(worse)}." if worse else "")
         )
     out.append(
@@ -292,128 +327,63 @@ def debiased_reading(res: StudyResult) -> list[str]:
     return out
 
 
-def _lines_per_bin(
-    ax: Any, sub: pd.DataFrame, ests: list[str], bins: list[str], *, col: str, se_col: str
-) -> None:
-    """One line per estimator over the bins, with two-standard-error bars."""
-    from dissensus.report._plots import _style, _text  # noqa: PLC0415
-
-    x = np.arange(len(bins))
-    for i, est in enumerate(ests):
-        g = sub[sub["estimator"] == est].set_index("bin").reindex(bins)
-        ax.errorbar(
-            x, g[col], yerr=2 * g[se_col].fillna(0), label=_text(est), capsize=2, **_style(i)
-        )
-
-
-def _debiased_figure(res: StudyResult, truth: str) -> Figure:
-    from dissensus.report._plots import _GRID, _new_figure, _text  # noqa: PLC0415
-
-    rk = res.rankings[(res.rankings["truth"] == truth) & (res.rankings["bin"] != "all")]
-    metrics = list(dict.fromkeys(rk["metric"]))
-    ests = list(dict.fromkeys(rk["estimator"]))
-    bins = list(dict.fromkeys(rk["bin"]))
-    fig = _new_figure(2.6 * len(metrics), 4.8)
-    axes = fig.subplots(2, len(metrics), squeeze=False)
-    x = np.arange(len(bins))
-    rows = (
-        ("kendall_tau", "se_kendall_tau", "Kendall tau"),
-        ("p_best_correct", "se_best_correct", "P(best right)"),
-    )
-    for r, (col, se_col, label) in enumerate(rows):
-        for c, metric in enumerate(metrics):
-            ax = axes[r, c]
-            _lines_per_bin(ax, rk[rk["metric"] == metric], ests, bins, col=col, se_col=se_col)
-            if r == 0:
-                ax.set_title(_text(metric), loc="left")
-            ax.set_xticks(x, bins, rotation=45)
-            ax.set_ylim(-1.02 if col == "kendall_tau" else -0.02, 1.02)
-            ax.grid(axis="y", color=_GRID, linewidth=0.6)
-        axes[r, 0].set_ylabel(label)
-    handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside upper center", ncols=len(ests))
-    return fig
-
-
 # --------------------------------------------------------------------------- figures
 
 
-def _decision_figure(res: StudyResult, truth: str) -> Figure:
-    from dissensus.report._plots import _GRID, _new_figure, _text  # noqa: PLC0415
-
-    rk = res.rankings[(res.rankings["truth"] == truth) & (res.rankings["bin"] != "all")]
-    metrics = list(dict.fromkeys(rk["metric"]))
-    ests = list(dict.fromkeys(rk["estimator"]))
-    bins = list(dict.fromkeys(rk["bin"]))
-    n_cols = min(3, len(metrics))
-    n_rows = -(-len(metrics) // n_cols)
-    fig = _new_figure(3.2 * n_cols, 2.3 * n_rows + 0.4)
-    axes = np.atleast_1d(fig.subplots(n_rows, n_cols, squeeze=False)).ravel()
+def _lines_per_bin(ax: Axes, sub: pd.DataFrame, bins: list[str], column: str) -> None:
+    """One line per estimator over the bins, with two-standard-error bars."""
     x = np.arange(len(bins))
-    for ax, metric in zip(axes, metrics, strict=False):
-        sub = rk[rk["metric"] == metric]
-        _lines_per_bin(ax, sub, ests, bins, col="p_pairs_correct", se_col="se_pairs_correct")
-        ax.set_title(_text(f"{metric}: pairs ordered as the truth"), loc="left")
-        ax.set_xticks(x, bins)
-        ax.set_ylim(-0.02, 1.02)
-        ax.grid(axis="y", color=_GRID, linewidth=0.6)
-    for ax in axes[len(metrics) :]:
-        ax.set_visible(False)
-    axes[0].set_ylabel("P(pair right)")
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside upper center", ncols=len(ests))
+    for i, est in enumerate(dict.fromkeys(sub["estimator"])):
+        g = sub[sub["estimator"] == est].set_index("bin").reindex(bins)
+        yerr = 2 * g[_SE[column]].fillna(0)
+        ax.errorbar(x, g[column], yerr=yerr, label=plot_text(est), capsize=2, **series_style(i))
+    ax.set_xticks(x, bins, rotation=45 if len(bins) > 4 else 0)
+    ax.set_ylim(-1.02 if column == "kendall_tau" else -0.02, 1.02)
+    ax.grid(axis="y")
+
+
+def _draw_forms(rk: pd.DataFrame, rows: tuple[tuple[str, str], ...]) -> Figure:
+    """Per metric (columns) and measure (rows): the forms' lines over the bins."""
+    metrics, bins = list(dict.fromkeys(rk["metric"])), list(dict.fromkeys(rk["bin"]))
+    max_cols = 3 if len(rows) == 1 else len(metrics)
+    fig, axes = panels(len(metrics) * len(rows), max_cols=max_cols, size=(2.9, 2.3), pad=(0.0, 0.4))
+    for r, (column, label) in enumerate(rows):
+        for m, metric in enumerate(metrics):
+            ax = axes[r * len(metrics) + m]
+            _lines_per_bin(ax, rk[rk["metric"] == metric], bins, column)
+            if r == 0:
+                title = metric if len(rows) > 1 else f"{metric}: pairs ordered as the truth"
+                ax.set_title(plot_text(title), loc="left")
+            if m % max_cols == 0:
+                ax.set_ylabel(label)
+    top_legend(fig, axes[0])
     return fig
 
 
-def _allocation_figure(alloc: pd.DataFrame) -> Figure:
-    from dissensus.report._plots import _GRID, _new_figure, _style, _text  # noqa: PLC0415
-
-    fig = _new_figure(7.0, 2.6)
-    axes = fig.subplots(1, 2)
+def _draw_allocation(alloc: pd.DataFrame) -> Figure:
+    fig, axes = panels(2, max_cols=2, size=(3.5, 2.6))
     for ax, est in zip(axes, ["expected", "empirical"], strict=True):
         sub = alloc[alloc["estimator"] == est]
         for i, (s, g) in enumerate(sub.groupby("strategy", sort=False)):
+            yerr = 2 * g["se_same_ranking"].fillna(0)
             ax.errorbar(
                 g["spent"],
                 g["p_same_ranking"],
-                yerr=2 * g["se_same_ranking"].fillna(0),
-                label=_text(s),
+                yerr=yerr,
+                label=plot_text(s),
                 capsize=2,
-                **_style(i),
+                **series_style(i),
             )
-        ax.set_title(_text(f"ranking by the {est} metric"), loc="left")
+        ax.set_title(plot_text(f"ranking by the {est} metric"), loc="left")
         ax.set_xlabel("extra annotations spent")
         ax.set_ylim(-0.02, 1.02)
-        ax.grid(axis="y", color=_GRID, linewidth=0.6)
+        ax.grid(axis="y")
     axes[0].set_ylabel("P(exact true ranking)")
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside upper center", ncols=3)
+    top_legend(fig, axes[0], max_cols=3)
     return fig
 
 
-def _svg(draw: Any, *args: Any, fig_id: str, alt: str) -> str:
-    from dissensus.report._plots import _render  # noqa: PLC0415  (the report's rc and SVG cleaning)
-
-    return str(_render(draw, *args, fig_id=fig_id, alt=alt))
-
-
-# --------------------------------------------------------------------------- html
-
-
-def _table_html(df: pd.DataFrame) -> str:
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
-    rows = []
-    for rec in df.itertuples(index=False):
-        cells = []
-        for v in rec:
-            if isinstance(v, float | np.floating):
-                cells.append(
-                    f'<td class="num">{v:.3f}</td>' if np.isfinite(v) else '<td class="num">–</td>'
-                )
-            else:
-                cells.append(f'<td class="txt">{html.escape(str(v))}</td>')
-        rows.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+# --------------------------------------------------------------------------- the report
 
 
 def main_table(res: StudyResult) -> pd.DataFrame:
@@ -422,89 +392,92 @@ def main_table(res: StudyResult) -> pd.DataFrame:
     Two cells per estimator: the share of model pairs ordered as the truth,
     and the probability of the exact true ranking of all models.
     """
-    rk = res.rankings
-    est = list(dict.fromkeys(rk["estimator"]))
-    pairs = res.table("p_pairs_correct")
-    pse = res.table("se_pairs_correct")
+    est = list(dict.fromkeys(res.rankings["estimator"]))
+    pairs, pse = res.table("p_pairs_correct"), res.table("se_pairs_correct")
     same = res.table("p_same_ranking")
     out = pairs[["truth", "metric", "bin"]].copy()
     for e in est:
-        out[f"{e} pairs"] = [_fmt(p, s) for p, s in zip(pairs[e], pse[e], strict=True)]
+        out[f"{e} pairs"] = [format_pm(p, s) for p, s in zip(pairs[e], pse[e], strict=True)]
     for e in est:
-        out[f"{e} exact"] = [_fmt(p) for p in same[e]]
+        out[f"{e} exact"] = [format_number(p, digits=2) for p in same[e]]
     return out
 
 
-def render_simulation_html(
+def _by_truth(res: StudyResult, kind: str, rows: tuple[tuple[str, str], ...]) -> list[Section]:
+    what, sections = " and ".join(label for _, label in rows), []
+    for t in dict.fromkeys(res.rankings["truth"]):
+        rk = res.rankings[(res.rankings["truth"] == t) & (res.rankings["bin"] != "all")]
+        caption = (
+            f"{what} per bin of annotations per item, truth family {t}: one line per metric "
+            "form, bars two Monte Carlo standard errors."
+        )
+        fig = render_figure(
+            _draw_forms, rk, rows, id=f"fig-{kind}-{t}", caption=caption, alt=f"{what} per bin, {t}"
+        )
+        sections.append(
+            Section(f"{'Debiased, truth' if kind == 'deb' else 'Truth'} family: {t}", fig)
+        )
+    return sections
+
+
+def simulation_report(
     res: StudyResult,
     cov: pd.DataFrame | None = None,
     alloc: pd.DataFrame | None = None,
     *,
     title: str = "Do expected metrics pick the truly better model?",
-) -> str:
-    """The whole report as one self-contained HTML page."""
-    from dissensus.report._html import _css  # noqa: PLC0415  (one stylesheet for every report)
-
-    parts = [f"<h1>{html.escape(title)}</h1>", "<h2>Reading</h2>"]
-    parts += [f"<p>{html.escape(p)}</p>" for p in plain_reading(res, cov, alloc)]
-    parts.append("<h2>Decision accuracy per bin</h2>")
-    parts.append(
-        "<p>Per truth family, metric and annotation-count bin: 'pairs' is the share of model "
-        "pairs ordered as the truth orders them (± Monte Carlo standard error), 'exact' the "
-        "probability that the whole ranking equals the true one.</p>"
-    )
-    parts.append(_table_html(main_table(res)))
-    for t in dict.fromkeys(res.rankings["truth"]):
-        parts.append(f"<h3>Truth family: {html.escape(str(t))}</h3>")
-        parts.append(
-            _svg(_decision_figure, res, t, fig_id=f"fig-dec-{t}", alt=f"pairs right per bin, {t}")
-        )
+) -> Document:
+    """The whole report as a document (figures need the ``report`` extra)."""
     deb = debiased_table(res)
-    if not deb.empty:
-        parts.append("<h2>Debiased metrics: ranking against the truth</h2>")
-        parts.append(
-            "<p>Per truth family, metric and annotation-count bin: Kendall's tau between each "
-            "form's ranking of the models and the true ranking ('tau'), and the probability "
-            "that the form's best model is the truly best one ('best'), for the empirical, "
-            "expected (each prior) and debiased forms (dissensus.metrics.debiased). 'se' is "
-            "the largest Monte Carlo standard error in the row.</p>"
-        )
-        parts += [f"<p>{html.escape(p)}</p>" for p in debiased_reading(res)]
-        parts.append(_table_html(deb))
-        for t in dict.fromkeys(res.rankings["truth"]):
-            parts.append(f"<h3>Debiased, truth family: {html.escape(str(t))}</h3>")
-            parts.append(
-                _svg(_debiased_figure, res, t, fig_id=f"fig-deb-{t}", alt=f"tau and best, {t}")
-            )
-    parts.append("<h2>Mean scores (all items)</h2>")
-    sc = res.scores[res.scores["bin"] == "all"]
-    wide = sc.pivot_table(
-        index=["truth", "metric", "model"], columns="estimator", values="estimate", sort=False
-    )
-    wide["true score"] = sc.pivot_table(
-        index=["truth", "metric", "model"], values="true_score", aggfunc="first", sort=False
-    )["true_score"]
-    parts.append(_table_html(wide.reset_index()))
-    if not res.prior_strength.empty:
-        parts.append("<h2>Empirical-Bayes prior strength</h2>")
-        parts.append(_table_html(res.prior_strength))
+    sc, keys = res.scores[res.scores["bin"] == "all"], ["truth", "metric", "model"]
+    wide = sc.pivot_table(index=keys, columns="estimator", values="estimate", sort=False)
+    true = sc.pivot_table(index=keys, values="true_score", aggfunc="first", sort=False)
+    wide["true score"] = true["true_score"]
+    cw = None
     if cov is not None and not cov.empty:
-        parts.append("<h2>Posterior credible-interval coverage</h2>")
         cw = cov.pivot_table(
             index=["truth", "prior", "bin"], columns="level", values="coverage", sort=False
         )
-        cw.columns = [f"{c:.0%}" for c in cw.columns]
-        parts.append(_table_html(cw.reset_index()))
-    if alloc is not None and not alloc.empty:
-        parts.append("<h2>Allocation: accuracy against budget</h2>")
-        parts.append(_svg(_allocation_figure, alloc, fig_id="fig-alloc", alt="allocation curves"))
-        parts.append(_table_html(alloc))
-    body = "\n".join(parts)
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{html.escape(title)}</title><style>{_css()}</style></head>"
-        f'<body><main class="report">{body}</main></body></html>\n'
+        cw.columns = [format_percent(c) for c in cw.columns]
+    alloc_caption = (
+        "Share of replicates whose ranking (by the expected or the empirical metric) is exactly "
+        "the true one, against the extra annotations spent, one line per strategy; bars two "
+        "Monte Carlo standard errors."
     )
+    return Document(
+        title,
+        Section("Reading", *(Paragraph(p) for p in plain_reading(res, cov, alloc))),
+        Section(
+            "Decision accuracy per bin",
+            Paragraph("Per truth family, metric and annotation-count bin: 'pairs' is the share of "
+                      "model pairs ordered as the truth orders them (± Monte Carlo standard error), "
+                      "'exact' the probability that the whole ranking equals the true one.", style="legend"),
+            Table.from_frame(main_table(res)),
+            *_by_truth(res, "dec", (("p_pairs_correct", "P(pair right)"),)),
+        ),
+        Section(
+            "Debiased metrics: ranking against the truth",
+            Paragraph("Per truth family, metric and annotation-count bin: Kendall's tau between "
+                      "each form's ranking of the models and the true ranking ('tau'), and the "
+                      "probability that the form's best model is the truly best one ('best'), for "
+                      "the empirical, expected (each prior) and debiased forms "
+                      "(dissensus.metrics.debiased). 'se' is the largest Monte Carlo standard "
+                      "error in the row.", style="legend"),
+            *(Paragraph(p) for p in debiased_reading(res)),
+            Table.from_frame(deb),
+            *_by_truth(res, "deb", (("kendall_tau", "Kendall tau"), ("p_best_correct", "P(best right)"))),
+        ) if not deb.empty else None,
+        Section("Mean scores (all items)", Table.from_frame(wide.reset_index())),
+        Section("Empirical-Bayes prior strength", Table.from_frame(res.prior_strength))
+        if not res.prior_strength.empty else None,
+        Section("Posterior credible-interval coverage", Table.from_frame(cw.reset_index()))
+        if cw is not None else None,
+        Section(
+            "Allocation: accuracy against budget",
+            render_figure(_draw_allocation, alloc, id="fig-alloc", caption=alloc_caption, alt="allocation curves"),
+            Table.from_frame(alloc),
+        ) if alloc is not None and not alloc.empty else None,
+    )  # fmt: skip
 
 
 def write_simulation_report(
@@ -513,31 +486,32 @@ def write_simulation_report(
     cov: pd.DataFrame | None = None,
     alloc: pd.DataFrame | None = None,
 ) -> dict[str, Path]:
-    """Write ``report.html`` and the CSV tables to ``out_dir``; return the paths."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = {
-        "rankings": out / "rankings.csv",
-        "pairs": out / "pairs.csv",
-        "scores": out / "scores.csv",
-        "main_table": out / "decision_accuracy.csv",
+    """Write ``report.html`` and the CSV tables to ``out_dir`` as one set; return the paths.
+
+    The files are written together with a ``manifest.json``
+    (:class:`dissensus._atomic.AtomicFileSet`): an interrupted run leaves
+    the earlier set intact. Needs the ``report`` extra (matplotlib),
+    checked before anything is written.
+    """
+    require_figures("The simulation report")
+    tables: dict[str, tuple[str, pd.DataFrame | None]] = {
+        "rankings": ("rankings.csv", res.rankings),
+        "pairs": ("pairs.csv", res.pairs),
+        "scores": ("scores.csv", res.scores),
+        "main_table": ("decision_accuracy.csv", main_table(res)),
+        "coverage": ("coverage.csv", cov),
+        "allocation": ("allocation.csv", alloc),
     }
-    res.rankings.to_csv(paths["rankings"], index=False, float_format="%.10g")
-    res.pairs.to_csv(paths["pairs"], index=False, float_format="%.10g")
-    res.scores.to_csv(paths["scores"], index=False, float_format="%.10g")
-    main_table(res).to_csv(paths["main_table"], index=False)
     deb = debiased_table(res)
     if not deb.empty:
-        paths["debiased"] = out / "debiased.csv"
-        deb.to_csv(paths["debiased"], index=False, float_format="%.10g")
-        paths["debiased_markdown"] = out / "debiased.md"
-        paths["debiased_markdown"].write_text(debiased_markdown(res), encoding="utf-8")
-    if cov is not None:
-        paths["coverage"] = out / "coverage.csv"
-        cov.to_csv(paths["coverage"], index=False, float_format="%.10g")
-    if alloc is not None:
-        paths["allocation"] = out / "allocation.csv"
-        alloc.to_csv(paths["allocation"], index=False, float_format="%.10g")
-    paths["report"] = out / "report.html"
-    paths["report"].write_text(render_simulation_html(res, cov, alloc), encoding="utf-8")
+        tables["debiased"] = ("debiased.csv", deb)
+    page = to_html(simulation_report(res, cov, alloc))
+    paths: dict[str, Path] = {}
+    with AtomicFileSet(out_dir, params=res.config) as files:
+        for role, (name, table) in tables.items():
+            if table is not None:
+                paths[role] = files.write(name, table.to_csv(index=False, float_format="%.10g"))
+        if not deb.empty:
+            paths["debiased_markdown"] = files.write("debiased.md", debiased_markdown(res))
+        paths["report"] = files.write("report.html", page)
     return paths

@@ -1,0 +1,235 @@
+"""The plain tables an evaluation report is built from: :class:`ReportData`.
+
+:class:`ReportData` is the contract between the statistics
+(:class:`~dissensus.evaluation.Evaluation` computes every table) and the
+report (which only renders them). It holds DataFrames with fixed columns,
+checked when the object is built, so that a change of schema upstream fails
+loudly here instead of rendering an empty or wrong table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from dissensus._exceptions import DataError
+from dissensus.evaluation._reading import plain_reading
+from dissensus.evaluation._report import build_document
+from dissensus.evaluation._verdict import verdict_table
+from dissensus.report import Document
+
+__all__ = ["DATASET_KEYS", "OPTIONAL_COLUMNS", "REQUIRED_COLUMNS", "ReportData"]
+
+#: Keys every ``ReportData.dataset`` mapping must have.
+DATASET_KEYS = ("n_items", "n_annotators", "n_annotations", "labels", "ordered", "prior")
+
+_DIFF = "diff_{0} ci_low_{0} ci_high_{0} significant_{0}"
+#: Columns each table of :class:`ReportData` must have (extra columns are kept).
+REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
+    name: tuple(columns.split())
+    for name, columns in {
+        "agreement": "coefficient value standard_error ci_low ci_high n_items n_annotations",
+        "summary": "model metric mean standard_error ci_low ci_high n_items lower_is_better best",
+        "differences": "metric model_a model_b diff ci_low ci_high better",
+        "by_bin": "bin model metric mean n_items",
+        "rankings": "metric model mean rank tied",
+        "reversals": "metric_1 metric_2 model_a model_b better_1 better_2 "
+        + _DIFF.format(1)
+        + " "
+        + _DIFF.format(2),
+        "metric_agreement": "metric_1 metric_2 share_reranked mean_abs_change sd_abs_change "
+        "kendall_tau",
+        "metrics_info": "name lower_is_better kind description",
+    }.items()
+}
+#: Columns of the optional tables (None when the evaluation did not compute them).
+OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {
+    name: tuple(columns.split())
+    for name, columns in {
+        "prior_sensitivity": "prior metric model mean rank best significant",
+        "prior_fit": "prior strength log_likelihood share_items_weak used",
+        "reversal_items": "reversal metric_1 metric_2 better_1 better_2 item n_annotations "
+        "series label value",
+        "metric_audit": "metric property title status counterexample classes n_trials seed",
+    }.items()
+}
+_KINDS = frozenset({"pointwise", "expected", "debiased"})
+
+
+def _check_table(name: str, table: object) -> None:
+    if not isinstance(table, pd.DataFrame):
+        msg = f"ReportData.{name} must be a pandas DataFrame; got {type(table).__name__}."
+        raise TypeError(msg)
+    required = REQUIRED_COLUMNS.get(name) or OPTIONAL_COLUMNS[name]
+    missing = [col for col in required if col not in table.columns]
+    if missing:
+        msg = (
+            f"ReportData.{name} is missing columns {missing}; it has "
+            f"{list(map(str, table.columns))} and needs {list(required)}."
+        )
+        raise DataError(msg)
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """Everything an evaluation report shows, as plain tables.
+
+    :meth:`Evaluation.report_data` builds it; :attr:`verdict` and
+    :meth:`reading` read it, :meth:`document` lays it out for
+    :func:`dissensus.report.to_html` and :func:`~dissensus.report.to_markdown`.
+
+    Parameters
+    ----------
+    title : str
+    dataset : Mapping
+        ``n_items``, ``n_annotators`` (int or None when annotator ids are
+        unknown), ``n_annotations``, ``labels`` (list, scale order),
+        ``ordered`` (bool), ``prior`` (str, the Dirichlet prior of the
+        expected metrics) and optionally ``targets``.
+    annotations_per_item : array_like of int, shape (N,)
+    agreement : DataFrame or None
+        One row per agreement coefficient (:func:`dissensus.agreement.report`).
+    summary, differences, by_bin, rankings, reversals, metric_agreement : DataFrame
+        The tables of the same names of :class:`~dissensus.evaluation.Evaluation`
+        (``by_bin``: ``bin`` an ordered categorical, else first-appearance order).
+    metrics_info : DataFrame
+        Per metric: ``name, lower_is_better, kind`` (``Metric.kind``) and a
+        one-line ``description``.
+    prior_sensitivity, prior_fit, reversal_items, metric_audit : DataFrame or None
+        :meth:`Evaluation.prior_sensitivity`, ``prior_fit``, ``reversal_items``
+        and ``metric_audit``.
+    annotator_reliability : DataFrame or None
+        The annotator model's per-annotator reliability (``targets=``).
+
+    The columns each table needs are :data:`REQUIRED_COLUMNS` and
+    :data:`OPTIONAL_COLUMNS`.
+
+    Raises
+    ------
+    TypeError
+        If a table is not a DataFrame.
+    DataError
+        If a table lacks a required column, ``dataset`` lacks a key, a metric
+        kind is unknown, or ``annotations_per_item`` holds negative or
+        non-integer values.
+    """
+
+    title: str
+    dataset: Mapping[str, Any]
+    annotations_per_item: npt.NDArray[np.int64]
+    agreement: pd.DataFrame | None
+    summary: pd.DataFrame
+    differences: pd.DataFrame
+    by_bin: pd.DataFrame
+    rankings: pd.DataFrame
+    reversals: pd.DataFrame
+    metric_agreement: pd.DataFrame
+    metrics_info: pd.DataFrame = field(repr=False)
+    prior_sensitivity: pd.DataFrame | None = field(default=None, repr=False)
+    prior_fit: pd.DataFrame | None = field(default=None, repr=False)
+    reversal_items: pd.DataFrame | None = field(default=None, repr=False)
+    metric_audit: pd.DataFrame | None = field(default=None, repr=False)
+    annotator_reliability: pd.DataFrame | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        for name, kind in (("title", str), ("dataset", Mapping)):
+            value: object = getattr(self, name)
+            if not isinstance(value, kind):
+                what = "a str" if kind is str else "a mapping"
+                msg = f"ReportData.{name} must be {what}; got {type(value).__name__}."
+                raise TypeError(msg)
+        missing_keys = [key for key in DATASET_KEYS if key not in self.dataset]
+        if missing_keys:
+            msg = (
+                f"ReportData.dataset is missing keys {missing_keys}; it needs {list(DATASET_KEYS)}."
+            )
+            raise DataError(msg)
+        for name in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS):
+            if getattr(self, name) is not None or (
+                name in REQUIRED_COLUMNS and name != "agreement"
+            ):
+                _check_table(name, getattr(self, name))
+        kinds = set(self.metrics_info["kind"].astype(str))
+        if not kinds <= _KINDS:
+            msg = (
+                f"ReportData.metrics_info.kind must be 'pointwise', 'expected' or 'debiased'; "
+                f"got {sorted(kinds - _KINDS)}."
+            )
+            raise DataError(msg)
+        counts = np.asarray(self.annotations_per_item)
+        if counts.ndim != 1:
+            msg = f"ReportData.annotations_per_item must be 1-D; got shape {counts.shape}."
+            raise DataError(msg)
+        if counts.size and (
+            not np.issubdtype(counts.dtype, np.number)
+            or not np.all(np.isfinite(counts))
+            or np.any(counts < 0)
+            or np.any(counts != np.round(counts))
+        ):
+            msg = "ReportData.annotations_per_item must hold non-negative integers."
+            raise DataError(msg)
+        object.__setattr__(self, "annotations_per_item", counts.astype(np.int64))
+
+    @property
+    def models(self) -> list[str]:
+        """Model names in the order of first appearance in ``summary``."""
+        return [str(m) for m in pd.unique(self.summary["model"])]
+
+    @property
+    def metrics(self) -> list[str]:
+        """Metric names: ``metrics_info`` order, then any others in ``summary``."""
+        names = [str(m) for m in self.metrics_info["name"]]
+        used = [str(m) for m in pd.unique(self.summary["metric"])]
+        return [m for m in names if m in used] + [m for m in used if m not in names]
+
+    def lower_is_better(self, metric: str) -> bool:
+        """Whether a lower value of ``metric`` is better."""
+        for table, key in ((self.metrics_info, "name"), (self.summary, "metric")):
+            rows = table[table[key].astype(str) == metric]
+            if len(rows):
+                return bool(rows["lower_is_better"].iloc[0])
+        return True
+
+    def kind(self, metric: str) -> str:
+        """The metric's family: ``"pointwise"`` (also when undescribed), ``"expected"``, ``"debiased"``."""
+        info = self.metrics_info[self.metrics_info["name"].astype(str) == metric]
+        return str(info["kind"].iloc[0]) if len(info) else "pointwise"
+
+    def bins(self) -> list[str]:
+        """Bin labels in order (categorical order, else first appearance)."""
+        column = self.by_bin["bin"]
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            present = {str(b) for b in column.dropna()}
+            return [str(b) for b in column.cat.categories if str(b) in present]
+        return [str(b) for b in pd.unique(column.dropna())]
+
+    @cached_property
+    def verdict(self) -> pd.DataFrame:
+        """The verdict table of these tables (see :meth:`Evaluation.verdict`)."""
+        return verdict_table(self)
+
+    def reading(self) -> list[str]:
+        """A short plain-language reading of the tables, one sentence (or two) per point.
+
+        Which model is best under each family of metrics and whether its lead
+        is significant (from :attr:`verdict`), the ranking reversals and the
+        headline one with the bins where its two metrics disagree, which
+        metrics rank most and least alike, and how sparse the annotations are.
+        "Significant" means what the tables say: the interval of the paired
+        difference excludes zero.
+        """
+        return plain_reading(self)
+
+    def document(self, *, figures: bool = True) -> Document:
+        """The report as a :class:`~dissensus.report.Document`.
+
+        ``figures=False`` leaves the matplotlib figures out (no extra needed)
+        and puts the annotation-count histogram's numbers in a table instead.
+        """
+        return build_document(self, figures=figures)

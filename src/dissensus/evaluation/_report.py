@@ -1,0 +1,532 @@
+"""The evaluation report as a document: its sections, tables and legends, in page order.
+
+:func:`build_document` lays out a :class:`ReportData`: the verdict first
+(best model per family of metrics, its robustness to the prior, where the
+families disagree), the plain reading, the dataset, the summary, results per
+number of annotations per item, the items behind the reversals, paired
+differences, rankings (reversals in an appendix), metric agreement and the
+metrics with their property audit. Each ``*_table`` function formats one
+table of the data; the rows a table flags are the ones its legend explains.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from dissensus.evaluation._figures import count_bins, report_figures, reversal_item_figures
+from dissensus.evaluation._reading import (
+    plain_reading,
+    prior_sentences,
+    reversal_statements,
+    supported_prior,
+)
+from dissensus.evaluation._verdict import excludes_zero
+from dissensus.report import (
+    MISSING,
+    VERSION,
+    Bullets,
+    Cell,
+    Details,
+    Document,
+    Group,
+    Paragraph,
+    Section,
+    Span,
+    Table,
+    format_count,
+    format_interval,
+    format_number,
+    format_percent,
+    format_pm,
+    is_missing,
+)
+
+if TYPE_CHECKING:
+    from dissensus.evaluation._data import ReportData
+
+__all__ = ["MAX_MODEL_COLUMNS", "MAX_ROWS", "MIN_ITEMS_FOR_INTERVAL", "build_document"]
+
+#: Up to this many models the summary has a column per model (as in Magnani 2025's
+#: tables); with more, a row per model, so that it stays narrow enough to print.
+MAX_MODEL_COLUMNS = 5
+#: Longest differences / reversals table shown; both grow with the square of the models.
+MAX_ROWS = 100
+#: Below this many items a bootstrap interval is rough; the report says so.
+MIN_ITEMS_FOR_INTERVAL = 30
+FAMILY_LABELS = {"pointwise": "Empirical", "expected": "Expected", "debiased": "Debiased"}
+_TARGET_WORDS = {
+    "dawid_skene": "Dawid–Skene posterior (annotators weighted by their fitted confusion)",
+    "ordinal_dawid_skene": "ordinal Dawid–Skene posterior (annotator bias and noise)",
+    "mace": "MACE posterior (annotators weighted by their competence)",
+    "user targets": "the targets given to evaluate",
+}
+_AUDIT_SYMBOL = {"holds": "✓", "violated": "✗", "not applicable": "–"}
+_SHADED = Span("shaded", "shaded")
+
+
+def _label(data: ReportData, metric: str) -> str:
+    """``metric ↓`` (lower is better) or ``metric ↑``."""
+    return f"{metric} {'↓' if data.lower_is_better(metric) else '↑'}"
+
+
+def _legend(*parts: str | Span) -> Paragraph:
+    return Paragraph(*parts, style="legend")
+
+
+def _lookup(table: pd.DataFrame, first: str, second: str) -> dict[tuple[str, str], dict[str, Any]]:
+    """Rows keyed by two columns (as strings); the first row wins on duplicates."""
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for rec in table.to_dict("records"):
+        out.setdefault((str(rec[first]), str(rec[second])), {str(k): v for k, v in rec.items()})
+    return out
+
+
+# --- tables ------------------------------------------------------------------------------------
+
+
+def verdict_table(data: ReportData) -> Table:
+    """Best model per family of metrics, how often its lead is significant, per bin."""
+    v = data.verdict
+    per_bin = v[v["scope"] == "bin"]
+    rows: list[list[Cell | str]] = []
+    flags = []
+    for r in v[(v["scope"] == "overall") & v["metric"].isna() & (v["best"] != "")].to_dict(
+        "records"
+    ):
+        bins = per_bin[per_bin["family"] == r["family"]]
+        changes = bins[(bins["best"] != "") & (bins["best"] != r["best"])]
+        by_bin = "; ".join(
+            f"{b}: {w}" for b, w in zip(changes["bin"], changes["best"], strict=True)
+        )
+        if len(bins) <= 1 or changes.empty:
+            by_bin = "one bin only" if len(bins) <= 1 else "the same in every bin"
+        n, won = r["n_metrics"], r["n_won"]
+        rows.append([
+            f"{FAMILY_LABELS[r['family']]} ({n})", Cell(r["best"], best=True), f"{r['wins']} of {n}",
+            f"{r['n_significant']} of {won}" if won else MISSING, by_bin,
+        ])  # fmt: skip
+        flags.append(bool(r["significant"]))
+    header = ["Metrics", "Best model", "Best under", "Lead significant"]
+    header.append("Best model by annotations per item")
+    return Table(header, rows, align="llrrl", id="verdict-table", flagged_rows=flags)
+
+
+def prior_table(data: ReportData) -> Table:
+    """Expected metrics × priors: the best model under each, "(n.s.)" when its lead is not significant.
+
+    The evaluation's prior is marked "used" and the one the data support best
+    (highest marginal likelihood) "★ best fit".
+    """
+    v = data.verdict
+    rows = v[(v["scope"] == "prior") & v["metric"].notna()]
+    priors = [str(p) for p in pd.unique(rows["prior"])]
+    fit = data.prior_fit if data.prior_fit is not None else pd.DataFrame(columns=["prior", "used"])
+    used = set(fit.loc[fit["used"].astype(bool), "prior"].astype(str))
+    supported = supported_prior(data)
+    marks = [[*(["used"] if p in used else []), *(["★ best fit"] if supported and str(supported["prior"]) == p else [])]
+             for p in priors]  # fmt: skip
+    header = [
+        "Metric",
+        *(p + (f" ({', '.join(m)})" if m else "") for p, m in zip(priors, marks, strict=True)),
+    ]
+    cells = _lookup(rows, "metric", "prior")
+    body: list[list[Cell | str]] = []
+    for metric in pd.unique(rows["metric"]):
+        line: list[Cell | str] = [_label(data, str(metric))]
+        for prior in priors:
+            r = cells[(str(metric), prior)]
+            sig = not is_missing(r["significant"]) and bool(r["significant"])
+            line.append(
+                Cell(r["best"] + ("" if sig else " (n.s.)"), best=sig) if r["best"] else MISSING
+            )
+        body.append(line)
+    caption = "Best model under each expected metric, recomputed under each prior"
+    return Table(header, body, align="l" * len(header), caption=caption, id="prior-table")
+
+
+def prior_fit_table(data: ReportData) -> Table:
+    """Per prior: strength, share of items it outweighs, marginal log-likelihood."""
+    best = str(supported["prior"]) if (supported := supported_prior(data)) else None
+    rows: list[list[Cell | str]] = [
+        [str(r["prior"]) + (" (used)" if bool(r["used"]) else ""), format_number(r["strength"], digits=2),
+         format_percent(r["share_items_weak"]),
+         Cell(format_number(r["log_likelihood"], digits=1), best=str(r["prior"]) == best)]
+        for r in ([] if data.prior_fit is None else data.prior_fit.to_dict("records"))
+    ]  # fmt: skip
+    header = ["Prior", "Strength (pseudo-counts)", "Items it outweighs", "Log-likelihood"]
+    caption = "How strongly each prior weighs, and how well it fits the annotations"
+    return Table(header, rows, caption=caption, id="prior-fit-table")
+
+
+def summary_table(data: ReportData) -> Table:
+    """``mean [low, high]`` per metric and model, the best model per metric marked.
+
+    Metrics are rows and models columns up to :data:`MAX_MODEL_COLUMNS`
+    models; beyond that the table is transposed (a row per model).
+    """
+    models, metrics = data.models, data.metrics
+    summary = _lookup(data.summary, "metric", "model")
+
+    def cell(metric: str, model: str) -> Cell | str:
+        if (row := summary.get((metric, model))) is None:
+            return MISSING
+        text = f"{format_number(row['mean'])} {format_interval(row['ci_low'], row['ci_high'])}"
+        return Cell(text.rstrip(), best=bool(row["best"]))
+
+    if len(models) <= MAX_MODEL_COLUMNS:
+        rows = [[_label(data, m), *(cell(m, model) for model in models)] for m in metrics]
+        return Table(["Metric", *models], rows, id="summary-table")
+    rows = [[model, *(cell(m, model) for m in metrics)] for model in models]
+    return Table(["Model", *(_label(data, m) for m in metrics)], rows, id="summary-table")
+
+
+def differences_table(data: ReportData, *, max_rows: int = MAX_ROWS) -> Table:
+    """Paired differences with intervals, the first ``max_rows``; those excluding zero flagged."""
+    rows, flags = [], []
+    for rec in data.differences.head(max_rows).itertuples(index=False):
+        significant = excludes_zero(rec.ci_low, rec.ci_high)
+        better = "" if is_missing(rec.better) else str(rec.better)
+        ns = " (n.s.)" if better in {str(rec.model_a), str(rec.model_b)} and not significant else ""
+        rows.append([_label(data, str(rec.metric)), f"{rec.model_a} − {rec.model_b}",
+                     format_number(rec.diff), format_interval(rec.ci_low, rec.ci_high), better + ns])  # fmt: skip
+        flags.append(significant)
+    omitted = max(len(data.differences) - max_rows, 0)
+    header = ["Metric", "Difference", "Estimate", "Interval", "Better"]
+    return Table(header, rows, "llrrl", id="differences-table", flagged_rows=flags, omitted=omitted)
+
+
+def by_bin_table(data: ReportData, metric: str, *, id: str = "") -> Table:
+    """One metric's mean per bin of annotations per item, models as columns, the best marked."""
+    sub = data.by_bin[data.by_bin["metric"].astype(str) == metric]
+    rows: list[list[Cell | str]] = []
+    for label in data.bins():
+        in_bin = sub[sub["bin"].astype(str) == label]
+        if in_bin.empty:
+            continue
+        means = dict(zip(in_bin["model"].astype(str), in_bin["mean"].astype(float), strict=True))
+        finite = [v for v in means.values() if np.isfinite(v)]
+        best = (min(finite) if data.lower_is_better(metric) else max(finite)) if finite else np.nan
+        values = [means.get(model, np.nan) for model in data.models]
+        cells = [Cell(format_number(v), best=len(values) > 1 and v == best) for v in values]
+        rows.append([label, format_count(in_bin["n_items"].max()), *cells])
+    return Table(["Annotations", "Items", *data.models], rows, caption=_label(data, metric), id=id)
+
+
+def _n_significant(reversals: pd.DataFrame) -> npt.NDArray[np.int64]:
+    """Per reversal, under how many of its two metrics it is significant (0, 1 or 2)."""
+    flags = reversals[["significant_1", "significant_2"]].map(
+        lambda f: not is_missing(f) and bool(f)
+    )
+    total: npt.NDArray[np.int64] = flags.to_numpy(dtype=np.int64).sum(axis=1)
+    return total
+
+
+def rankings_table(data: ReportData) -> Table:
+    """Models × metrics ranks (``=2`` marks a tie); the ranks in a reversal are flagged."""
+    involved = {
+        (str(model), str(metric))
+        for rec in data.reversals.itertuples(index=False)
+        for model in (rec.model_a, rec.model_b)
+        for metric in (rec.metric_1, rec.metric_2)
+    }
+    ranks = _lookup(data.rankings, "model", "metric")
+    metrics = [m for m in data.metrics if m in {metric for _, metric in ranks}]
+    rows = []
+    for model in data.models:
+        line: list[Cell | str] = [model]
+        for metric in metrics:
+            if (row := ranks.get((model, metric))) is None:
+                line.append(MISSING)
+                continue
+            text = ("=" if bool(row["tied"]) else "") + format_count(row["rank"])
+            line.append(Cell(text, best=row["rank"] == 1, flagged=(model, metric) in involved))
+        rows.append(line)
+    return Table(["Model", *(_label(data, m) for m in metrics)], rows, id="rankings-table")
+
+
+def reversals_table(data: ReportData, *, max_rows: int = MAX_ROWS) -> Table:
+    """Each reversal with both metrics' differences; significant under both first, then one, none.
+
+    At most ``max_rows`` rows (stable within each group); ``omitted`` counts the rest.
+    """
+    rev = data.reversals
+    n_sig = _n_significant(rev)
+    order = np.argsort(-n_sig, kind="stable")[:max_rows]
+    rows = []
+    for rec in rev.iloc[order].to_dict("records"):
+        line = [f"{rec['metric_1']} vs {rec['metric_2']}", f"{rec['model_a']} vs {rec['model_b']}"]
+        for k in ("_1", "_2"):
+            diff = f"{format_number(rec['diff' + k])} {format_interval(rec['ci_low' + k], rec['ci_high' + k])}"
+            sig = (
+                "no" if is_missing(rec["significant" + k]) or not rec["significant" + k] else "yes"
+            )
+            line += [str(rec["better" + k]), diff, sig]
+        rows.append(line)
+    header = ["Metrics", "Models", "Better under 1st", "Difference (1st)", "Sig."]
+    header += ["Better under 2nd", "Difference (2nd)", "Sig."]
+    flags, omitted = list(n_sig[order] == 2), max(len(rev) - max_rows, 0)
+    return Table(
+        header, rows, "lllrclrc", id="reversals-table", flagged_rows=flags, omitted=omitted
+    )
+
+
+def metric_agreement_table(data: ReportData) -> Table:
+    """Rizzi et al. (2024) Table 2: share re-ranked, mean ± sd position change, Kendall's τ."""
+    rows = [
+        [f"{r.metric_1} vs {r.metric_2}", format_percent(r.share_reranked),
+         format_pm(r.mean_abs_change, r.sd_abs_change, digits=1), format_number(r.kendall_tau, digits=2)]
+        for r in data.metric_agreement.itertuples(index=False)
+    ]  # fmt: skip
+    header = ["Metrics compared", "Models re-ranked", "Mean position change ± sd", "Kendall's τ"]
+    return Table(header, rows, id="metric-agreement-table")
+
+
+def agreement_table(data: ReportData) -> Table:
+    """Agreement coefficients with intervals."""
+    rows = [
+        [str(r.coefficient), format_number(r.value), format_interval(r.ci_low, r.ci_high),
+         format_number(r.standard_error), format_count(r.n_items), format_count(r.n_annotations)]
+        for r in ([] if data.agreement is None else data.agreement.itertuples(index=False))
+    ]  # fmt: skip
+    header = ["Coefficient", "Value", "Interval", "SE", "Items", "Annotations"]
+    return Table(header, rows, caption="Coefficients with their intervals", id="agreement-table")
+
+
+def audit_tables(audit: pd.DataFrame) -> tuple[Table, Table]:
+    """Metrics × properties (✓ holds, ✗ violated, – not applicable); each violation's counterexample."""
+    keys = [str(k) for k in pd.unique(audit["property"].astype(str))]
+    status = _lookup(audit, "metric", "property")
+    rows = [
+        [metric, *(_AUDIT_SYMBOL.get(str(status.get((metric, k), {}).get("status")), MISSING) for k in keys)]
+        for metric in pd.unique(audit["metric"].astype(str))
+    ]  # fmt: skip
+    violated = audit[audit["status"].astype(str) == "violated"].to_dict("records")
+    examples = [[str(r["metric"]), _property(r), str(r["counterexample"])] for r in violated]
+    caption = "The simplest counterexample found for each violation"
+    matrix = Table(["Metric", *keys], rows, align="l" + "c" * len(keys), id="audit-table")
+    header = ["Metric", "Property", "Counterexample"]
+    return matrix, Table(header, examples, "lll", caption, id="audit-counterexamples-table")
+
+
+def _property(row: dict[Any, Any]) -> str:
+    key, title = str(row["property"]), str(row["title"])
+    return title if title.startswith(key) else f"{key} {title}"
+
+
+def dataset_facts(data: ReportData) -> Table:
+    """The dataset at a glance, as a two-column table."""
+    ds, counts = data.dataset, data.annotations_per_item
+    labels = ", ".join(str(label) for label in ds["labels"])
+    annotators = "unknown" if is_missing(ds["n_annotators"]) else format_count(ds["n_annotators"])
+    rows = [
+        ["Items", format_count(ds["n_items"])], ["Annotators", annotators],
+        ["Annotations", format_count(ds["n_annotations"])],
+        ["Labels", f"{labels} ({'ordinal' if bool(ds['ordered']) else 'nominal'})"],
+        ["Prior", str(ds["prior"])],
+    ]  # fmt: skip
+    if (targets := str(ds.get("targets", "empirical"))) != "empirical":
+        rows.append(["Pointwise targets", _TARGET_WORDS.get(targets, targets)])
+    if counts.size:
+        median = f"median {float(np.median(counts)):g}, range {counts.min():,}–{counts.max():,}"
+        rows.append(["Annotations per item", median])
+    return Table(["Quantity", "Value"], rows, align="ll", id="facts-table")
+
+
+# --- the document ------------------------------------------------------------------------------
+
+
+def _verdict_section(data: ReportData) -> Section:
+    verdict, priors = verdict_table(data), prior_table(data)
+    notes, warning = prior_sentences(data)
+    statements = reversal_statements(data)
+    n_items = int(data.dataset["n_items"])
+    return Section(
+        "Verdict",
+        verdict if verdict.rows else None,
+        _legend(
+            "Best model: the one best under most metrics of the family. “Lead significant”: under "
+            "how many of the metrics it wins, the paired interval of its lead over the runner-up "
+            "excludes zero. The last column lists the bins of annotations per item where another "
+            "model is best."
+        ) if verdict.rows else None,
+        Paragraph(Span("Prior check."), f" {warning}", style="warning") if warning else None,
+        Section(
+            "Robustness to the prior",
+            *(Paragraph(n) for n in notes),
+            priors,
+            _legend(Span("Bold"), " ★: the lead over the runner-up is significant; (n.s.): it is "
+                    "not. Pointwise (empirical) metrics do not depend on the prior."),
+            prior_fit_table(data),
+            _legend("Strength: the prior's total pseudo-counts, added to every item's annotations. "
+                    "“Items it outweighs”: items with no more annotations than that. "
+                    "Log-likelihood: Dirichlet-multinomial marginal likelihood of the annotations "
+                    "under the prior (natural log; higher fits better; ", Span("bold"), " ★ the best)."),
+        ) if priors.rows else None,
+        Section("Where the families disagree", Bullets(statements)) if statements else None,
+        Paragraph(
+            Span("Few items."), f" Every interval rests on {n_items} items (fewer than "
+            f"{MIN_ITEMS_FOR_INTERVAL}); bootstrap intervals are rough at this size.",
+            style="warning",
+        ) if n_items < MIN_ITEMS_FOR_INTERVAL else None,
+        id="verdict",
+    )  # fmt: skip
+
+
+def _dataset_section(data: ReportData, figs: dict[str, Any], figures: bool) -> Section:
+    bins = [] if figures else count_bins(data.annotations_per_item)
+    total = sum(n for _, n in bins)
+    counts = [[label, format_count(n), format_percent(n / total, digits=1)] for label, n in bins]
+    agreement = agreement_table(data)
+    return Section(
+        "Dataset at a glance",
+        Group(dataset_facts(data), figs.get("annotations"), layout="pair"),
+        # the histogram's numbers, where there is no figure
+        Table(["Annotations", "Items", "Share"], counts, "rrr", "Annotations per item") if bins else None,
+        Section("Annotators", _legend(
+            "How reliable the annotator model behind the pointwise targets finds each annotator "
+            "(accuracy, or MACE's competence); a reference line marks chance accuracy 1/K where "
+            "it applies."), figs["annotators"]) if "annotators" in figs else None,
+        Section("Agreement", agreement) if agreement.rows else None,
+        id="dataset",
+    )  # fmt: skip
+
+
+def _summary_section(data: ReportData, figs: dict[str, Any]) -> Section:
+    means = np.concatenate(
+        [data.summary["mean"].to_numpy(float), data.by_bin["mean"].to_numpy(float)]
+    )
+    return Section(
+        "Summary",
+        _legend("Mean [interval] per model and metric. ↓ lower is better, ↑ higher is better; ",
+                Span("bold"), " ★ marks the best model per metric."),
+        summary_table(data),
+        Paragraph(
+            "∞: the mean is infinite because the model gives probability zero to a label some "
+            "annotator chose, and cross-entropy (or KL divergence) of a zero prediction is "
+            "infinite. It is a result, not a missing value; smooth the predictions to get a "
+            "finite score.", style="note", id="infinite-note",
+        ) if np.isinf(means).any() else None,
+        figs.get("summary"),
+        id="summary",
+    )  # fmt: skip
+
+
+def _by_bin_section(data: ReportData, figs: dict[str, Any], figures: bool) -> Section | None:
+    tables = [
+        t
+        for i, m in enumerate(data.metrics, 1)
+        if (t := by_bin_table(data, m, id=f"by-bin-{i}")).rows
+    ]
+    if "by_bin" not in figs and not tables:
+        return None
+    items = data.by_bin.groupby(data.by_bin["bin"].astype(str))["n_items"].max()
+    few = [b for b in data.bins() if b in items.index and int(items[b]) < MIN_ITEMS_FOR_INTERVAL]
+    return Section(
+        "Results by number of annotations per item",
+        figs.get("by_bin"),
+        Paragraph("The HTML report plots these numbers; Markdown shows them as tables.", style="note")
+        if tables and not figures else None,
+        _legend("Mean per bin of annotations per item; “Items” is the number of items in the bin; ",
+                Span("bold"), " ★ marks the best model in the bin.") if tables else None,
+        Paragraph(f"Bins {', '.join(few)} hold fewer than {MIN_ITEMS_FOR_INTERVAL} items: their "
+                  "means are rough.", style="note") if few else None,
+        Group(*tables),
+        id="by-bin",
+    )  # fmt: skip
+
+
+def _rankings_section(data: ReportData) -> Section | None:
+    rankings, reversals = rankings_table(data), reversals_table(data)
+    if not rankings.rows:
+        return None
+    n, n_both = len(data.reversals), int(np.count_nonzero(_n_significant(data.reversals) == 2))
+    summary = f"Appendix: all {n} reversal{'' if n == 1 else 's'} ({n_both} significant under both metrics)"
+    return Section(
+        "Rankings",
+        _legend("Rank 1 is best; “=” marks a tie. ", Span("⇄ highlighted", "swatch"), " ranks are "
+                "involved in a reversal: two models that two metrics order differently."),
+        rankings,
+        Details(summary, _legend(
+            "Differences are first model minus second; “Sig.” says whether the interval excludes "
+            "zero; ", _SHADED, " rows are significant under both metrics."), reversals,
+            id="reversals-appendix") if reversals.rows else
+        Paragraph("No ranking reversals: every pair of models keeps its order across metrics.", style="note"),
+        id="rankings",
+    )  # fmt: skip
+
+
+def _metrics_section(data: ReportData) -> Section | None:
+    if not len(data.metrics_info):
+        return None
+    rows = [
+        [str(r.name), str(r.kind), f"{'lower' if r.lower_is_better else 'higher'} is better", str(r.description)]
+        for r in data.metrics_info.itertuples(index=False)
+    ]  # fmt: skip
+    audit, appendix = data.metric_audit, None
+    if audit is not None and not audit.empty:
+        K, n_trials, seed = (int(audit[k].iloc[0]) for k in ("classes", "n_trials", "seed"))
+        names = "; ".join(
+            _property(r) for r in audit.drop_duplicates("property").to_dict("records")
+        )
+        matrix, examples = audit_tables(audit)
+        appendix = Details(
+            f"Appendix: properties of these metrics (machine audit, K = {K} classes)",
+            _legend(
+                f"✓ holds (no counterexample found in {n_trials:,} seeded trials per property, "
+                f"seed {seed}; not a proof), ✗ violated, – not applicable. Properties: {names}. "
+                "Definitions in docs/audit.md; the full search (100,000 trials) is ",
+                Span(f"dissensus audit --classes {K}", "code"),
+                ". Debiased metrics are not audited: their properties are those of the metric "
+                "they estimate.",
+            ),
+            matrix, examples if examples.rows else None, id="audit-appendix",
+        )  # fmt: skip
+    header = ["Metric", "Kind", "Direction", "Description"]
+    return Section(
+        "Metrics", Table(header, rows, "llll", id="metrics-table"), appendix, id="metrics"
+    )
+
+
+def build_document(data: ReportData, *, figures: bool = True) -> Document:
+    """The report of ``data`` as a document; ``figures=False`` leaves the figures out."""
+    figs = report_figures(data) if figures else {}
+    items = reversal_item_figures(data) if figures else []
+    reading, differences = plain_reading(data), differences_table(data)
+    agreement = metric_agreement_table(data)
+    n_models, n_metrics = len(data.models), len(data.metrics)
+    subtitle = (
+        f"{n_models} model{'' if n_models == 1 else 's'} · {n_metrics} metric"
+        f"{'' if n_metrics == 1 else 's'} · {format_count(data.dataset['n_items'])} items. "
+        f"Generated by dissensus {VERSION}."
+    )
+    return Document(
+        data.title,
+        _verdict_section(data),
+        Section("Details in plain words", Bullets(reading), id="reading") if reading else None,
+        _dataset_section(data, figs, figures),
+        _summary_section(data, figs),
+        _by_bin_section(data, figs, figures),
+        Section("Where models disagree", _legend(
+            "For each reversal, the items that favour one model under the first metric and the "
+            "other under the second the most."), *items, id="where-models-disagree") if items else None,
+        Section("Paired differences", _legend(
+            _SHADED, " rows: the interval of the difference (first model minus second) excludes "
+            "zero; (n.s.) marks an interval that includes zero."), differences,
+            id="differences") if differences.rows else None,
+        _rankings_section(data),
+        Section("Metric agreement", figs.get("agreement"), Details(
+            "Appendix: the table (share re-ranked, position change, Kendall's τ)",
+            _legend("How differently each pair of metrics ranks the models: the share of models "
+                    "whose rank changes, the mean ± sd change of rank position, and Kendall's τ "
+                    "between the two rankings."),
+            agreement, id="metric-agreement-appendix", open="agreement" not in figs,
+        ), id="metric-agreement") if agreement.rows else None,
+        _metrics_section(data),
+        subtitle=subtitle,
+        footer=f"Generated by dissensus {VERSION}. Self-contained file: styles and figures are "
+        "inline; nothing is loaded from the network.",
+    )  # fmt: skip

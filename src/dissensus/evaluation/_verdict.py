@@ -1,0 +1,164 @@
+"""The verdict of an evaluation: which model is best, per family of metrics, bin and prior.
+
+:func:`verdict_table` (behind :meth:`Evaluation.verdict`) holds every "which
+model wins" answer of the report, with the counts its sentences quote; the
+report and its plain reading only render it. Rows, by ``scope``:
+
+- ``"overall"``: one per metric, then one per family (``metric`` missing);
+- ``"bin"``: one per family and bin of annotations per item (means per bin,
+  no interval, so ``significant`` is missing);
+- ``"prior"``: one per expected metric and prior of
+  :meth:`Evaluation.prior_sensitivity`, then one per prior for the family.
+
+A metric's ``best`` is every model with the best mean (ties joined by
+``" = "``); its lead is over the ``runner_up``, the next model with a finite
+mean, with the paired bootstrap interval of the difference (``significant``:
+the interval excludes zero). A family (``Metric.kind``: ``"pointwise"``,
+i.e. empirical, ``"expected"`` or ``"debiased"``) is won by the model(s) best
+under most of its metrics (``wins`` of ``n_metrics``); ``n_won`` of those
+metrics are won by a family winner, and under ``n_significant`` of them its
+lead is significant (``significant``: under all of them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from dissensus.report import is_missing
+
+if TYPE_CHECKING:
+    from dissensus.evaluation._data import ReportData
+
+__all__ = ["VERDICT_COLUMNS", "difference", "excludes_zero", "verdict_table"]
+
+#: Columns of :func:`verdict_table`.
+VERDICT_COLUMNS = (
+    "scope", "prior", "bin", "family", "metric", "best", "n_best", "wins", "n_metrics",
+    "runner_up", "lead", "ci_low", "ci_high", "significant", "n_won", "n_significant",
+)  # fmt: skip
+
+
+def excludes_zero(low: Any, high: Any) -> bool:
+    """Whether the interval ``[low, high]`` lies strictly on one side of zero."""
+    if is_missing(low) or is_missing(high):
+        return False
+    return bool(float(low) > 0 or float(high) < 0)
+
+
+def difference(
+    differences: pd.DataFrame, metric: str, a: str, b: str
+) -> tuple[float, Any, Any] | None:
+    """``mean(a) - mean(b)`` under ``metric`` with its interval, from either orientation."""
+    rows = differences[differences["metric"].astype(str) == metric]
+    first, second = rows["model_a"].astype(str), rows["model_b"].astype(str)
+    same = rows[(first == a) & (second == b)]
+    if len(same):
+        row = same.iloc[0]
+        return float(row["diff"]), row["ci_low"], row["ci_high"]
+    flipped = rows[(first == b) & (second == a)]
+    if len(flipped):
+        row = flipped.iloc[0]
+        return -float(row["diff"]), -row["ci_high"], -row["ci_low"]
+    return None
+
+
+def _family(
+    base: dict[str, Any],
+    leads: Mapping[str, tuple[list[str], bool | None]],
+    models: list[str],
+    *,
+    tested: bool = True,
+) -> dict[str, Any]:
+    """The family row from each metric's (best models, lead significant or None)."""
+    wins = dict.fromkeys(models, 0)
+    for best, _ in leads.values():
+        if best:
+            wins[best[0]] = wins.get(best[0], 0) + 1
+    top = max(wins.values(), default=0)
+    winners = [m for m, w in wins.items() if w == top and top > 0]
+    won = [sig for best, sig in leads.values() if best and best[0] in winners]
+    return {
+        **base, "metric": None, "best": " = ".join(winners), "n_best": len(winners),
+        "wins": top, "n_metrics": len(leads), "n_won": len(won),
+        "n_significant": sum(bool(s) for s in won) if tested else None,
+        "significant": (bool(won) and all(bool(s) for s in won)) if tested else None,
+    }  # fmt: skip
+
+
+def verdict_table(data: ReportData) -> pd.DataFrame:
+    """The verdict (module docstring) of a report's tables."""
+    models, metrics, bins, prior = (
+        data.models,
+        data.metrics,
+        data.bins(),
+        str(data.dataset["prior"]),
+    )
+    summary, differences, by_bin = data.summary, data.differences, data.by_bin
+    kinds = {m: data.kind(m) for m in metrics}
+    lower = {m: data.lower_is_better(m) for m in metrics}
+    families: dict[str, list[str]] = {}
+    for metric in metrics:
+        families.setdefault(kinds.get(metric, "pointwise"), []).append(metric)
+    rows: list[dict[str, Any]] = []
+    overall = {"scope": "overall", "prior": prior, "bin": "all"}
+    leads: dict[str, tuple[list[str], bool | None]] = {}
+    for metric in metrics:
+        sub = summary[summary["metric"].astype(str) == metric]
+        best = [str(m) for m in sub.loc[sub["best"].astype(bool), "model"]]
+        finite = sub[np.isfinite(sub["mean"].to_numpy(dtype=float))]
+        finite = finite.sort_values("mean", ascending=lower[metric], kind="stable")
+        runner = next((str(m) for m in finite["model"] if best and str(m) != best[0]), None)
+        lead = None if runner is None else difference(differences, metric, best[0], runner)
+        sig = None if lead is None else excludes_zero(lead[1], lead[2])
+        leads[metric] = (best, sig)
+        rows.append(
+            {**overall, "family": kinds.get(metric, "pointwise"), "metric": metric,
+             "best": " = ".join(best), "n_best": len(best), "runner_up": runner,
+             "lead": np.nan if lead is None else lead[0], "significant": sig,
+             "ci_low": np.nan if lead is None else lead[1],
+             "ci_high": np.nan if lead is None else lead[2]}
+        )  # fmt: skip
+    for family, names in families.items():
+        rows.append(_family({**overall, "family": family}, {m: leads[m] for m in names}, models))
+    table = by_bin.assign(_bin=by_bin["bin"].astype(str), _metric=by_bin["metric"].astype(str))
+    for family, names in families.items():
+        for label in bins:
+            in_bin = table[table["_bin"] == label]
+            firsts: dict[str, tuple[list[str], bool | None]] = {}
+            for metric in names:
+                sub = in_bin[(in_bin["_metric"] == metric) & in_bin["mean"].notna()]
+                means = sub["mean"].to_numpy(dtype=float)
+                pick = (
+                    int(np.argmin(means) if lower[metric] else np.argmax(means)) if len(sub) else 0
+                )
+                firsts[metric] = ([str(sub["model"].iloc[pick])] if len(sub) else [], None)
+            base = {"scope": "bin", "prior": prior, "bin": label, "family": family}
+            rows.append(_family(base, firsts, models, tested=False))
+    sens = data.prior_sensitivity if data.prior_sensitivity is not None else pd.DataFrame()
+    for name in pd.unique(sens["prior"].astype(str)) if len(sens) else []:
+        base = {"scope": "prior", "prior": str(name), "bin": "all", "family": "expected"}
+        per_prior = sens[sens["prior"].astype(str) == name]
+        firsts = {}
+        for metric in pd.unique(per_prior["metric"].astype(str)):
+            best = per_prior[
+                (per_prior["metric"].astype(str) == metric) & per_prior["best"].astype(bool)
+            ]
+            models_best = [str(m) for m in best["model"]]
+            sig = bool(best["significant"].astype(bool).all()) if len(best) else None
+            firsts[str(metric)] = (models_best, sig)
+            rows.append(
+                {**base, "metric": str(metric), "best": " = ".join(models_best),
+                 "n_best": len(models_best), "significant": sig}
+            )  # fmt: skip
+        rows.append(_family(base, firsts, models))
+    out = pd.DataFrame(rows, columns=list(VERDICT_COLUMNS))
+    for column in ("n_best", "wins", "n_metrics", "n_won", "n_significant"):
+        out[column] = out[column].astype("Int64")
+    out["significant"] = out["significant"].astype("boolean")
+    for column in ("lead", "ci_low", "ci_high"):
+        out[column] = out[column].astype(np.float64)
+    return out

@@ -1,0 +1,153 @@
+"""The one number formatter of every table, figure caption and sentence.
+
+Conventions: fixed decimals (``digits``), a true minus sign (``−``), ``∞``
+for an infinite value (a result, e.g. cross-entropy of a zero prediction,
+not a gap), a dash ``–`` for a missing value (None, NaN, ``pd.NA``),
+thousands separators for counts and for numbers of 1,000 or more.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+__all__ = [
+    "MISSING",
+    "format_count",
+    "format_interval",
+    "format_number",
+    "format_percent",
+    "format_pm",
+    "format_pvalue",
+    "format_rank",
+    "is_missing",
+]
+
+#: What a missing value prints as.
+MISSING = "–"
+
+
+def is_missing(value: Any) -> bool:
+    """Whether ``value`` is None, NaN or ``pd.NA`` (a string or an array is not missing)."""
+    if value is None:
+        return True
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def _minus(text: str) -> str:
+    return "−" + text[1:] if text.startswith("-") else text
+
+
+def format_number(value: Any, *, digits: int = 3, fixed: bool = False) -> str:
+    """A number with ``digits`` decimals; 3 significant digits below ``10**-digits`` unless ``fixed``.
+
+    Examples
+    --------
+    >>> format_number(0.47312), format_number(float("nan")), format_number(12345.6)
+    ('0.473', '–', '12,346')
+    >>> format_number(float("inf")), format_number(float("-inf"))
+    ('∞', '−∞')
+    >>> format_number(0.000787), format_number(0.0000123), format_number(-0.5)
+    ('0.000787', '1.23e-05', '−0.500')
+    """
+    if isinstance(value, str):
+        return value
+    if is_missing(value):
+        return MISSING
+    x = float(value)
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    x += 0.0  # turns -0.0 into 0.0, which must not print as "−0.000"
+    magnitude = abs(x)
+    if magnitude >= 1000:
+        text = f"{x:,.0f}"
+    elif magnitude >= 100:
+        text = f"{x:.1f}"
+    elif 0 < magnitude < 10.0 ** (-digits) and not fixed:
+        text = f"{x:.3g}"
+    else:
+        text = f"{x:.{digits}f}"
+    return _minus(text)
+
+
+def format_interval(low: Any, high: Any, *, digits: int = 3) -> str:
+    """``[low, high]``, or an empty string when both ends are missing.
+
+    Examples
+    --------
+    >>> format_interval(-0.1, 0.2), format_interval(float("nan"), None)
+    ('[−0.100, 0.200]', '')
+    """
+    if is_missing(low) and is_missing(high):
+        return ""
+    return f"[{format_number(low, digits=digits)}, {format_number(high, digits=digits)}]"
+
+
+def format_pm(value: Any, spread: Any, *, digits: int = 3) -> str:
+    """``value ± spread`` (a standard error or deviation), both to ``digits`` decimals.
+
+    ``value`` alone without a spread.
+
+    Examples
+    --------
+    >>> format_pm(1.25, 0.5, digits=1), format_pm(0.9, float("nan"), digits=2)
+    ('1.2 ± 0.5', '0.90')
+    >>> format_pm(0.952, 7.85e-17)
+    '0.952 ± 0.000'
+    """
+    text = format_number(value, digits=digits, fixed=True)
+    if is_missing(value) or is_missing(spread) or not math.isfinite(float(spread)):
+        return text
+    return f"{text} ± {format_number(spread, digits=digits, fixed=True)}"
+
+
+def format_count(value: Any) -> str:
+    """An integer with thousands separators, a dash when missing.
+
+    Examples
+    --------
+    >>> format_count(1234567), format_count(None)
+    ('1,234,567', '–')
+    """
+    return MISSING if is_missing(value) else f"{int(value):,}"
+
+
+def format_percent(share: Any, *, digits: int = 0) -> str:
+    """A share in [0, 1] as a percentage.
+
+    Examples
+    --------
+    >>> format_percent(2 / 3), format_percent(0.0123, digits=1), format_percent(None)
+    ('67%', '1.2%', '–')
+    """
+    return MISSING if is_missing(share) else f"{100 * float(share):.{digits}f}%"
+
+
+def format_pvalue(p: Any, *, digits: int = 4) -> str:
+    """A p-value with ``digits`` significant digits (scientific notation when tiny).
+
+    Examples
+    --------
+    >>> format_pvalue(0.0312345), format_pvalue(1.9e-07), format_pvalue(float("nan"))
+    ('0.03123', '1.9e-07', '–')
+    """
+    return MISSING if is_missing(p) else f"{float(p):.{digits}g}"
+
+
+def format_rank(rank: Any) -> str:
+    """A rank: an integer as is, a mean rank with two decimals.
+
+    Examples
+    --------
+    >>> format_rank(2.0), format_rank(4 / 3), format_rank(None)
+    ('2', '1.33', '–')
+    """
+    if is_missing(rank):
+        return MISSING
+    value = float(rank)
+    return format_count(value) if value.is_integer() else format_number(value, digits=2)
