@@ -219,7 +219,16 @@ def summary_record(
     files written. Strict JSON: NaN is null, an infinite mean (a zero
     prediction under cross-entropy) the string "inf".
     """
-    columns = ["model", "metric", "mean", "standard_error", "ci_low", "ci_high", "n_items", "lower_is_better"]
+    columns = [
+        "model",
+        "metric",
+        "mean",
+        "standard_error",
+        "ci_low",
+        "ci_high",
+        "n_items",
+        "lower_is_better",
+    ]
     rows = summary[[*columns, "best"]].to_dict(orient="records")  # native Python values
     for r in rows:
         r.update({key: _json_number(r[key]) for key in columns[2:6]})
