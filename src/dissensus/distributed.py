@@ -63,21 +63,25 @@ from dissensus import posterior as _posterior
 from dissensus._deprecation import renamed_parameters
 from dissensus._exceptions import DataDroppedWarning, DataError, DegenerateAgreementWarning
 from dissensus._validation import as_prob_matrix, check_option, check_probability_level, examples
-from dissensus.agreement import AgreementResult
-from dissensus.agreement._alpha import (
+from dissensus.agreement import AgreementResult, Resampler
+from dissensus.agreement.kernels import (
     LEVELS,
+    MEASURES,
     Level,
-    _level_values,
-    _metric,
-    _row_stats,
+    PairwiseAgreement,
     alpha_from_coincidences,
     alpha_item_terms,
     alpha_linear_terms,
     alpha_weights,
+    anova_icc,
+    check_kind,
+    tables_to_pairwise,
 )
-from dissensus.agreement._icc import anova_icc, check_kind
-from dissensus.agreement._multirater import _chance, _items
-from dissensus.agreement._pairwise import MEASURES, PairwiseAgreement, tables_to_pairwise
+from dissensus.agreement.kernels import alpha_row_stats as _row_stats
+from dissensus.agreement.kernels import chance_agreement_of as _chance
+from dissensus.agreement.kernels import item_terms as _items
+from dissensus.agreement.kernels import level_metric as _metric
+from dissensus.agreement.kernels import level_values as _level_values
 from dissensus.data import LabelCounts, Predictions, Scale
 from dissensus.metrics import get_metric
 from dissensus.posterior import DEFAULT_PRIOR
@@ -599,6 +603,18 @@ def _interval(boot: FloatArray, level: float | None) -> ConfidenceInterval | Non
     return ConfidenceInterval(float(lo), float(hi))
 
 
+def _computed(interval: ConfidenceInterval | None) -> Resampler:
+    """The interval of the same pass (interim: the engine's own entry points replace this)."""
+
+    def given(*_: object) -> ConfidenceInterval:
+        if interval is None:
+            msg = "Pass confidence_level= to dissensus.distributed.agreement for an interval."
+            raise ValueError(msg)
+        return interval
+
+    return given
+
+
 @renamed_parameters(ci="confidence_level")
 def agreement(
     counts: DistributedCounts,
@@ -716,7 +732,6 @@ def agreement(
         "n_items": N,
         "n_items_excluded": tot["n_excluded"],
         "n_annotations": tot["n_annotations"],
-        "confidence_level": level,
     }
     out: dict[str, AgreementResult] = {}
     points: dict[str, tuple[float, float]] = {}
@@ -729,7 +744,7 @@ def agreement(
             if name == "observed_agreement":
                 ci_ = None if b_pa is None else _interval(b_pa, level)
                 out[name] = AgreementResult(
-                    name=name, statistic=float(pa), confidence_interval=ci_, **common
+                    name=name, statistic=float(pa), _resampler=_computed(ci_), **common
                 )
             elif name in _COUNT_COEFFICIENTS:
                 chance = _COUNT_COEFFICIENTS[name]
@@ -746,7 +761,7 @@ def agreement(
                 out[name] = AgreementResult(
                     name=name,
                     statistic=float(value),
-                    confidence_interval=ci_,
+                    _resampler=_computed(ci_),
                     parts=parts_,
                     **common,
                 )
@@ -767,7 +782,11 @@ def agreement(
                         j = list(se_levels).index(lvl)
                         se_ = _alpha_se(alpha_moments, j, len(se_levels), se_levels[lvl])
                     out[key] = AgreementResult(
-                        name=key, statistic=value, se=se_, confidence_interval=ci_, **common
+                        name=key,
+                        statistic=value,
+                        standard_error=se_,
+                        _resampler=_computed(ci_),
+                        **common,
                     )
     if se and points:
         # Gwet's linearised standard error, from the moments of the same single pass
@@ -775,7 +794,9 @@ def agreement(
         shares = tot["shares"] / N
         for name, (value, pe) in points.items():
             ss = _linearised_sum_squares(moments, _COUNT_COEFFICIENTS[name], shares, value, pe)
-            out[name] = dataclasses.replace(out[name], se=math.sqrt(ss / (N * (N - 1.0))))
+            out[name] = dataclasses.replace(
+                out[name], standard_error=math.sqrt(ss / (N * (N - 1.0)))
+            )
     return out
 
 
@@ -1059,11 +1080,8 @@ def icc(
     """
     dask = _dask("dask")
     kind = check_kind(kind)
-    level = (
-        None
-        if confidence_level is None
-        else check_probability_level("icc", "confidence_level", confidence_level)
-    )
+    if confidence_level is not None:  # the interval is asked of the result
+        check_probability_level("icc", "confidence_level", confidence_level)
     if isinstance(annotations, DistributedCounts):
         msg = (
             "icc needs each rating with its annotator; DistributedCounts have label counts "
@@ -1107,7 +1125,6 @@ def icc(
         ss_r=float(k * ss_means[0, 0]),
         ss_c=float(n * ((col_means - grand[0]) ** 2).sum()),
         ss_t=float(ss_t[0, 0]),
-        level=level,
     )
 
 

@@ -94,17 +94,17 @@ def _run_dask(
         if issubclass(w.category, DissensusWarning):
             click.echo(f"dissensus: warning: {' '.join(str(w.message).split())}", err=True)
     nan = math.nan
+    ci = [
+        r.confidence_interval(confidence_level) if confidence_level is not None else (nan, nan)
+        for r in res.values()
+    ]
     table = pd.DataFrame(
         {
             "coefficient": [r.name for r in res.values()],
             "value": [r.statistic for r in res.values()],
-            "se": [r.se for r in res.values()],
-            "ci_low": [
-                r.confidence_interval.low if r.confidence_interval else nan for r in res.values()
-            ],
-            "ci_high": [
-                r.confidence_interval.high if r.confidence_interval else nan for r in res.values()
-            ],
+            "standard_error": [r.standard_error for r in res.values()],
+            "ci_low": [c[0] for c in ci],
+            "ci_high": [c[1] for c in ci],
             "n_items": [r.n_items for r in res.values()],
             "n_items_excluded": [r.n_items_excluded for r in res.values()],
             "n_annotations": [r.n_annotations for r in res.values()],
