@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 
     from dissensus.evaluation._data import ReportData
 
-__all__ = ["count_bins", "report_figures", "reversal_item_figures"]
 
 #: Columns of an aggregation reliability table that measure how reliable an annotator is.
 RELIABILITY_COLUMNS = ("competence", "accuracy", "mean_recall")

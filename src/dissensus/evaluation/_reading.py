@@ -21,7 +21,6 @@ from dissensus.report import format_interval, format_number, format_percent, is_
 if TYPE_CHECKING:
     from dissensus.evaluation._data import ReportData
 
-__all__ = ["plain_reading", "prior_sentences", "reversal_statements", "supported_prior"]
 
 #: How each family of metrics (``Metric.kind``) is named in a sentence.
 FAMILY_WORDS = {
@@ -121,15 +120,9 @@ def _headline_reversal(data: ReportData) -> pd.Series:
 
     def score(row: pd.Series) -> tuple[int, int, int]:
         m1, m2 = str(row["metric_1"]), str(row["metric_2"])
-        best_pair = str(row["better_1"]) in best.get(m1, []) and str(row["better_2"]) in best.get(
-            m2, []
-        )
+        top = str(row["better_1"]) in best.get(m1, []) and str(row["better_2"]) in best.get(m2, [])
         mixed = {data.kind(m1), data.kind(m2)} == {"pointwise", "expected"}
-        return (
-            int(best_pair),
-            int(mixed),
-            _flag(row["significant_1"]) + _flag(row["significant_2"]),
-        )
+        return int(top), int(mixed), _flag(row["significant_1"]) + _flag(row["significant_2"])
 
     rev = data.reversals
     scores = [score(row) for _, row in rev.iterrows()]
@@ -204,16 +197,11 @@ def _bins_sentence(data: ReportData, a: str, b: str, m1: str, m2: str) -> str | 
             f"Within every bin of annotations per item, {m1} and {m2} order {a} and {b} "
             "the same way; the overall reversal comes from ties or bins missing a model."
         )
-    sentence = (
+    tail = f" and the same way among items with {join(agree, 'or')}" if agree else ", that is, in every bin"  # fmt: skip
+    return (
         f"{m1} and {m2} order {a} and {b} differently among items with "
-        f"{join(disagree, 'or')} annotations ({n_disagree:,} of {total:,} items)"
+        f"{join(disagree, 'or')} annotations ({n_disagree:,} of {total:,} items){tail}."
     )
-    tail = (
-        f" and the same way among items with {join(agree, 'or')}"
-        if agree
-        else ", that is, in every bin"
-    )
-    return sentence + tail + "."
 
 
 def _agreement_sentence(data: ReportData) -> str | None:
@@ -227,7 +215,8 @@ def _agreement_sentence(data: ReportData) -> str | None:
             f"Kendall's τ = {format_number(row['kendall_tau'], digits=2)}"
         )
 
-    ordered = table.assign(_tau=table["kendall_tau"].astype(float).fillna(0.0)).sort_values(
+    ordered = table.assign(_tau=table["kendall_tau"].astype(float).fillna(0.0))
+    ordered = ordered.sort_values(
         ["share_reranked", "_tau"], ascending=[False, True], kind="stable"
     )
     most, least = ordered.iloc[0], ordered.iloc[-1]
@@ -270,16 +259,7 @@ def _dataset_sentence(data: ReportData) -> str | None:
 
 
 def plain_reading(data: ReportData) -> list[str]:
-    """A short plain-language reading of the report, one sentence (or two) per point.
-
-    Which model is best under each family of metrics, whether the best
-    model's lead over the runner-up is significant, how many ranking
-    reversals there are (and how many are significant under both metrics),
-    the headline reversal with its differences and the bins of annotations
-    per item where its two metrics disagree, which metrics rank most and
-    least alike, and how sparse the annotations are. Empty tables give
-    fewer sentences.
-    """
+    """The sentences of :meth:`ReportData.reading`; empty tables give fewer sentences."""
     sentences = [
         _best_sentence(data),
         _lead_sentence(data),
@@ -360,13 +340,10 @@ def reversal_statements(data: ReportData) -> list[str]:
         tuple(sorted((str(a), str(b)), key=lambda m: (position.get(m, len(position)), m)))
         for a, b in zip(rev["model_a"], rev["model_b"], strict=True)
     )
-    families: dict[str, list[str]] = {}
-    for metric in data.metrics:
-        families.setdefault(data.kind(metric), []).append(metric)
     statements = []
     for a, b in pairs:
         clauses = []
-        for family, metrics in families.items():
+        for family, metrics in data.families().items():
             sides: dict[str, list[tuple[str, bool]]] = {}
             for metric in metrics:
                 d = difference(data.differences, metric, a, b)

@@ -48,7 +48,6 @@ from dissensus.report import (
 if TYPE_CHECKING:
     from dissensus.evaluation._data import ReportData
 
-__all__ = ["MAX_MODEL_COLUMNS", "MAX_ROWS", "MIN_ITEMS_FOR_INTERVAL", "build_document"]
 
 #: Up to this many models the summary has a column per model (as in Magnani 2025's
 #: tables); with more, a row per model, so that it stays narrow enough to print.

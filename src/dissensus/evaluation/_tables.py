@@ -132,10 +132,7 @@ class _Tables:
         n_resamples = int(n_resamples)
         if n_resamples not in self._boot_cache:
             if n_resamples < 2:
-                msg = (
-                    f"The 'n_resamples' parameter must be at least 2 (one resample gives an interval "
-                    f"of width zero). Got {n_resamples!r} instead."
-                )
+                msg = f"The 'n_resamples' parameter must be at least 2 (one resample gives an interval of width zero). Got {n_resamples!r} instead."  # fmt: skip
                 raise ValueError(msg)
             t = time.perf_counter()
             M, J, N = self.values.shape
@@ -214,9 +211,7 @@ class _Tables:
         low, high = self._interval(boot, self._means, confidence_level)
         M, J, N = self.values.shape
         with np.errstate(invalid="ignore", over="ignore"):
-            se = (
-                self.values.std(axis=2, ddof=1) / math.sqrt(N) if N > 1 else np.full((M, J), np.nan)
-            )
+            se = self.values.std(axis=2, ddof=1) / math.sqrt(N) if N > 1 else np.full((M, J), np.nan)  # fmt: skip
         se = np.where(np.isfinite(self._means), se, np.nan)
         ranks, _ = competition_ranks(self._means, lower_is_better=self._lower)
         return FullFrame(
@@ -334,32 +329,23 @@ class _Tables:
         ``metric_k`` with ``ci_low_k, ci_high_k`` and ``significant_k`` (the
         interval excludes 0).
         """
-        rev = order_reversals(self._means, lower_is_better=self._lower)
-        boot = self._boot(n_resamples)
-        cols: dict[str, list[Any]] = {k: [] for k in REQUIRED_COLUMNS["reversals"]}
-        oriented = self._oriented_means()
-        for m1, m2, a, b in rev.tolist():
-            cols["metric_1"].append(self.metrics[m1])
-            cols["metric_2"].append(self.metrics[m2])
-            cols["model_a"].append(self.models[a])
-            cols["model_b"].append(self.models[b])
-            for k, m in (("1", m1), ("2", m2)):
-                d = self._means[m, a] - self._means[m, b]
-                low, high = self._interval(
-                    boot[:, m, a] - boot[:, m, b], np.asarray(d), confidence_level
-                )
-                better = a if oriented[m, a] < oriented[m, b] else b
-                cols[f"better_{k}"].append(self.models[better])
-                cols[f"diff_{k}"].append(float(d))
-                cols[f"ci_low_{k}"].append(float(low))
-                cols[f"ci_high_{k}"].append(float(high))
-                cols[f"significant_{k}"].append(bool(low > 0 or high < 0))
-        out = pd.DataFrame(cols)
-        for k in ("significant_1", "significant_2"):
-            out[k] = out[k].astype(bool)
-        for k in ("diff_1", "ci_low_1", "ci_high_1", "diff_2", "ci_low_2", "ci_high_2"):
-            out[k] = out[k].astype(np.float64)
-        return FullFrame(out)
+        rev = np.asarray(order_reversals(self._means, lower_is_better=self._lower), dtype=np.intp)
+        m1, m2, a, b = rev.reshape(-1, 4).T
+        boot, oriented = self._boot(n_resamples), self._oriented_means()
+        metrics, models = (
+            np.asarray(self.metrics, dtype=object),
+            np.asarray(self.models, dtype=object),
+        )
+        cols: dict[str, Any] = {"metric_1": metrics[m1], "metric_2": metrics[m2]}
+        cols |= {"model_a": models[a], "model_b": models[b]}
+        for k, m in (("1", m1), ("2", m2)):
+            cols[f"better_{k}"] = models[np.where(oriented[m, a] < oriented[m, b], a, b)]
+        for k, m in (("1", m1), ("2", m2)):
+            d = self._means[m, a] - self._means[m, b]
+            low, high = self._interval(boot[:, m, a] - boot[:, m, b], d, confidence_level) if a.size else (d, d)  # fmt: skip
+            cols |= {f"diff_{k}": d, f"ci_low_{k}": low, f"ci_high_{k}": high}
+            cols[f"significant_{k}"] = (low > 0) | (high < 0)
+        return FullFrame(cols, columns=list(REQUIRED_COLUMNS["reversals"]))
 
     def weighted_summary(self, *, floor: float | Literal["min", "median"] = "min") -> pd.DataFrame:
         r"""Inverse-variance weighted means of the ``debiased[...]`` metrics: a DIFFERENT estimand.
@@ -684,9 +670,7 @@ class _Tables:
             return wilcoxon_test(x, y)
         if test == "bootstrap":
             level = confidence_level
-            return bootstrap_test(
-                x, y, n_resamples=n_resamples, confidence_level=level, seed=rng_seed
-            )
+            return bootstrap_test(x, y, n_resamples=n_resamples, confidence_level=level, seed=rng_seed)  # fmt: skip
         return permutation_test(x, y, n_resamples=n_resamples, seed=rng_seed)
 
     def pairwise_tests(

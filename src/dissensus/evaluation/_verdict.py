@@ -1,23 +1,7 @@
-"""The verdict of an evaluation: which model is best, per family of metrics, bin and prior.
+"""The verdict of an evaluation (:meth:`Evaluation.verdict`, whose docstring describes it).
 
-:func:`verdict_table` (behind :meth:`Evaluation.verdict`) holds every "which
-model wins" answer of the report, with the counts its sentences quote; the
-report and its plain reading only render it. Rows, by ``scope``:
-
-- ``"overall"``: one per metric, then one per family (``metric`` missing);
-- ``"bin"``: one per family and bin of annotations per item (means per bin,
-  no interval, so ``significant`` is missing);
-- ``"prior"``: one per expected metric and prior of
-  :meth:`Evaluation.prior_sensitivity`, then one per prior for the family.
-
-A metric's ``best`` is every model with the best mean (ties joined by
-``" = "``); its lead is over the ``runner_up``, the next model with a finite
-mean, with the paired bootstrap interval of the difference (``significant``:
-the interval excludes zero). A family (``Metric.kind``: ``"pointwise"``,
-i.e. empirical, ``"expected"`` or ``"debiased"``) is won by the model(s) best
-under most of its metrics (``wins`` of ``n_metrics``); ``n_won`` of those
-metrics are won by a family winner, and under ``n_significant`` of them its
-lead is significant (``significant``: under all of them).
+:func:`verdict_table` holds every "which model wins" answer of the report,
+with the counts its sentences quote; the report and its reading only render it.
 """
 
 from __future__ import annotations
@@ -33,7 +17,6 @@ from dissensus.report import is_missing
 if TYPE_CHECKING:
     from dissensus.evaluation._data import ReportData
 
-__all__ = ["VERDICT_COLUMNS", "difference", "excludes_zero", "verdict_table"]
 
 #: Columns of :func:`verdict_table`.
 VERDICT_COLUMNS = (
@@ -98,11 +81,8 @@ def verdict_table(data: ReportData) -> pd.DataFrame:
         str(data.dataset["prior"]),
     )
     summary, differences, by_bin = data.summary, data.differences, data.by_bin
-    kinds = {m: data.kind(m) for m in metrics}
-    lower = {m: data.lower_is_better(m) for m in metrics}
-    families: dict[str, list[str]] = {}
-    for metric in metrics:
-        families.setdefault(kinds.get(metric, "pointwise"), []).append(metric)
+    kinds, lower = {m: data.kind(m) for m in metrics}, {m: data.lower_is_better(m) for m in metrics}
+    families = data.families()
     rows: list[dict[str, Any]] = []
     overall = {"scope": "overall", "prior": prior, "bin": "all"}
     leads: dict[str, tuple[list[str], bool | None]] = {}
@@ -116,7 +96,7 @@ def verdict_table(data: ReportData) -> pd.DataFrame:
         sig = None if lead is None else excludes_zero(lead[1], lead[2])
         leads[metric] = (best, sig)
         rows.append(
-            {**overall, "family": kinds.get(metric, "pointwise"), "metric": metric,
+            {**overall, "family": kinds[metric], "metric": metric,
              "best": " = ".join(best), "n_best": len(best), "runner_up": runner,
              "lead": np.nan if lead is None else lead[0], "significant": sig,
              "ci_low": np.nan if lead is None else lead[1],

@@ -12,7 +12,6 @@ from dissensus.experiments._study import (
     ExperimentResult,
     make_model,
     run_experiment,
-    split_items,
 )
 
 __all__ = [
@@ -21,5 +20,4 @@ __all__ = [
     "ExperimentResult",
     "make_model",
     "run_experiment",
-    "split_items",
 ]

@@ -30,18 +30,6 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure as MplFigure
     from matplotlib.typing import RcKeyType
 
-__all__ = [
-    "COLOURS",
-    "GRID",
-    "INK",
-    "new_figure",
-    "panels",
-    "plot_text",
-    "render_figure",
-    "require_figures",
-    "series_style",
-    "top_legend",
-]
 
 #: Okabe–Ito colours (colour-blind safe), paired with markers and dashes for greyscale.
 COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
