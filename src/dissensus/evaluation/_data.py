@@ -61,40 +61,18 @@ class ReportData:
     :meth:`reading` read it, :meth:`document` lays it out for
     :func:`dissensus.report.to_html` and :func:`~dissensus.report.to_markdown`.
 
-    Parameters
-    ----------
-    title : str
-    dataset : Mapping
-        ``n_items``, ``n_annotators`` (int or None when annotator ids are
-        unknown), ``n_annotations``, ``labels`` (list, scale order),
-        ``ordered`` (bool), ``prior`` (str, the Dirichlet prior of the
-        expected metrics) and optionally ``targets``.
-    annotations_per_item : array_like of int, shape (N,)
-    agreement : DataFrame or None
-        One row per agreement coefficient (:func:`dissensus.agreement.report`).
-    summary, differences, by_bin, rankings, reversals, metric_agreement : DataFrame
-        The tables of the same names of :class:`~dissensus.evaluation.Evaluation`
-        (``by_bin``: ``bin`` an ordered categorical, else first-appearance order).
-    metrics_info : DataFrame
-        Per metric: ``name, lower_is_better, kind`` (``Metric.kind``) and a
-        one-line ``description``.
-    prior_sensitivity, prior_fit, reversal_items, metric_audit : DataFrame or None
-        :meth:`Evaluation.prior_sensitivity`, ``prior_fit``, ``reversal_items``
-        and ``metric_audit``.
-    annotator_reliability : DataFrame or None
-        The annotator model's per-annotator reliability (``targets=``).
-
-    The columns each table needs are :data:`REQUIRED_COLUMNS` and
-    :data:`OPTIONAL_COLUMNS`.
-
-    Raises
-    ------
-    TypeError
-        If a table is not a DataFrame.
-    DataError
-        If a table lacks a required column, ``dataset`` lacks a key, a metric
-        kind is unknown, or ``annotations_per_item`` holds negative or
-        non-integer values.
+    ``dataset`` has the keys :data:`DATASET_KEYS` (``n_annotators`` None when
+    annotator ids are unknown, ``labels`` in scale order, ``prior`` the
+    expected metrics' Dirichlet prior) and optionally ``targets``;
+    ``annotations_per_item`` is an (N,) integer array; every table is the
+    :class:`~dissensus.evaluation.Evaluation` table of its name
+    (``agreement``: :func:`dissensus.agreement.report`; ``metrics_info``:
+    ``name, lower_is_better, kind, description``; ``annotator_reliability``:
+    the annotator model's, from ``targets=``), with at least the columns of
+    :data:`REQUIRED_COLUMNS` (:data:`OPTIONAL_COLUMNS` for those that may be
+    None). TypeError when a table is not a DataFrame; DataError when a column
+    or dataset key is missing, a metric kind unknown, or
+    ``annotations_per_item`` not non-negative integers.
     """
 
     title: str
@@ -190,12 +168,11 @@ class ReportData:
     def reading(self) -> list[str]:
         """A short plain-language reading of the tables, one sentence (or two) per point.
 
-        Which model is best under each family of metrics and whether its lead
-        is significant (from :attr:`verdict`), the ranking reversals and the
-        headline one with the bins where its two metrics disagree, which
-        metrics rank most and least alike, and how sparse the annotations are.
-        "Significant" means what the tables say: the interval of the paired
-        difference excludes zero.
+        Who is best under each family of metrics and whether the lead is
+        significant (the :attr:`verdict`'s), the ranking reversals and the
+        bins where the headline one's metrics disagree, which metrics rank
+        most and least alike, how sparse the annotations are. "Significant":
+        the interval of the paired difference excludes zero.
         """
         return plain_reading(self)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 import math
@@ -207,7 +206,7 @@ class Evaluation(_Tables):
             metrics a family winner wins, and ``significant`` if under all.
         """
         options: dict[str, Any] = {"confidence_level": confidence_level, "n_resamples": n_resamples}
-        return self._report_data(options, priors, agreement=None).verdict
+        return self._report_data(options, priors).verdict
 
     def report_data(
         self,
@@ -242,42 +241,29 @@ class Evaluation(_Tables):
         """
         options: dict[str, Any] = {"confidence_level": confidence_level, "n_resamples": n_resamples}
         table = self._agreement(confidence_level, n_resamples, agreement_ci)
-        data = self._report_data(options, priors, agreement=table, title=title)
         audit_table = self.metric_audit() if audit else None
-        return dataclasses.replace(
-            data,
-            reversal_items=self.reversal_items(),
+        return self._report_data(
+            options, priors, title=title, agreement=table, reversal_items=self.reversal_items(),
             metric_audit=None if audit_table is None or audit_table.empty else audit_table,
             annotator_reliability=self.annotator_reliability,
-        )
+        )  # fmt: skip
 
     def _run_info(self, options: dict[str, Any]) -> dict[str, Any]:
         seed = self.seed if isinstance(self.seed, int) else None
         return {"models": self.models, "metrics": self.metrics, **options, "seed": seed}
 
-    def _report_data(
-        self, options: dict[str, Any], priors: Sequence[Any], *, agreement: pd.DataFrame | None,
-        title: str = "",
-    ) -> ReportData:  # fmt: skip
-        """The tables every report needs (the verdict's), without the costly appendices."""
+    def _report_data(self, options: dict[str, Any], priors: Sequence[Any], **extra: Any) -> ReportData:  # fmt: skip
+        """The tables every report needs (the verdict's) and the ``extra`` fields of ReportData."""
         sensitivity = fit = None
         if self.predictions is not None and self._prior_value is not None:
             sensitivity, fit = self.prior_sensitivity(priors, **options), self.prior_fit(priors)
+        tables = {n: getattr(self, n)(**(options if n in _RESAMPLED else {})) for n in _JSON_TABLES}
         return ReportData(
-            title=title,
-            dataset=self.dataset_info(),
+            title=extra.pop("title", ""), dataset=self.dataset_info(),
             annotations_per_item=np.asarray(self.n_annotations, dtype=np.int64),
-            agreement=agreement,
-            summary=self.summary(**options),
-            differences=self.differences(**options),
-            by_bin=self.by_bin(),
-            rankings=self.rankings(),
-            reversals=self.reversals(**options),
-            metric_agreement=self.metric_agreement(),
-            metrics_info=self.metrics_info(),
-            prior_sensitivity=sensitivity,
-            prior_fit=fit,
-        )
+            agreement=extra.pop("agreement", None), **tables, metrics_info=self.metrics_info(),
+            prior_sensitivity=sensitivity, prior_fit=fit, **extra,
+        )  # fmt: skip
 
     def report(
         self,

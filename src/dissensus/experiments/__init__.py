@@ -14,10 +14,4 @@ from dissensus.experiments._study import (
     run_experiment,
 )
 
-__all__ = [
-    "DEFAULT_MODELS",
-    "MODELS",
-    "ExperimentResult",
-    "make_model",
-    "run_experiment",
-]
+__all__ = ["DEFAULT_MODELS", "MODELS", "ExperimentResult", "make_model", "run_experiment"]
