@@ -125,9 +125,7 @@ def _pointwise_targets(
         aligned, sub = source.align(counts, how="inner", name="targets")
     if sub.N != counts.N:
         missing = counts.items[~counts.items.isin(sub.items)]
-        msg = (
-            f"`targets` has no row for {missing.size} annotated items ({examples(list(missing))})."
-        )
+        msg = f"`targets` has no row for {missing.size} annotated items ({examples(list(missing))})."  # fmt: skip
         raise DataError(msg)
     rows = (sub.items if aligned.items is None else aligned.items).get_indexer(counts.items)
     return name, np.asarray(aligned.values[rows], dtype=np.float64), reliability  # noqa: PD011
@@ -137,10 +135,8 @@ def _resolve_metrics(metrics: Sequence[str] | str | None, ordered: bool) -> list
     if metrics is None:
         base = [m for m in DEFAULT_METRICS if ordered or not get_metric(m).needs_order]
         names = base + [e for m in base if (e := get_metric(m).expected) is not None]
-    elif isinstance(metrics, str):
-        names = [metrics]
     else:
-        names = list(metrics)
+        names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names:
         msg = "The 'metrics' parameter of evaluate must name at least one metric."
         raise ValueError(msg)
@@ -343,21 +339,8 @@ def evaluate(
     S.flags.writeable = False
     t2 = time.perf_counter()
     return Evaluation(
-        scores_array=S,
-        counts=counts,
-        models=list(preds),
-        metrics=met,
-        bin_codes=bin_codes,
-        bin_labels=bin_labels,
-        prior=_prior_name(prior),
-        seed=seed,
-        n_annotators=n_annotators,
-        timings={"alignment": t1 - t0, "metrics": t2 - t1},
-        predictions=values,
-        prior_value=prior,
-        targets=target_name,
-        annotator_reliability=reliability,
-    )
-
-
-# --------------------------------------------------------------------------- Evaluation
+        scores_array=S, counts=counts, models=list(preds), metrics=met, bin_codes=bin_codes,
+        bin_labels=bin_labels, prior=_prior_name(prior), seed=seed, n_annotators=n_annotators,
+        timings={"alignment": t1 - t0, "metrics": t2 - t1}, predictions=values, prior_value=prior,
+        targets=target_name, annotator_reliability=reliability,
+    )  # fmt: skip

@@ -148,14 +148,12 @@ def _reversal_sentences(data: ReportData) -> list[str]:
     a, b = str(row["model_a"]), str(row["model_b"])
     m1, m2 = str(row["metric_1"]), str(row["metric_2"])
     s1, s2 = _flag(row["significant_1"]), _flag(row["significant_2"])
-    loser_1 = b if str(row["better_1"]) == a else a
-    loser_2 = b if str(row["better_2"]) == a else a
-    if s1 and s2:
-        verdict = "so this reversal is significant under both metrics"
-    elif s1 or s2:
-        verdict = f"so this reversal is significant only under {m1 if s1 else m2}"
-    else:
-        verdict = "so this reversal is not significant under either metric"
+    loser_1, loser_2 = (b if str(row[f"better_{k}"]) == a else a for k in (1, 2))
+    verdict = "so this reversal is " + (
+        "significant under both metrics" if s1 and s2
+        else f"significant only under {m1 if s1 else m2}" if s1 or s2
+        else "not significant under either metric"
+    )  # fmt: skip
     words = {True: "significant", False: "not significant"}
     sentences.append(
         f"{row['better_1']} beats {loser_1} under {m1} ({a} − {b} = "
@@ -210,15 +208,11 @@ def _agreement_sentence(data: ReportData) -> str | None:
         return None
 
     def describe(row: pd.Series) -> str:
-        return (
-            f"{format_percent(row['share_reranked'])} of models re-ranked, "
-            f"Kendall's τ = {format_number(row['kendall_tau'], digits=2)}"
-        )
+        tau = format_number(row["kendall_tau"], digits=2)
+        return f"{format_percent(row['share_reranked'])} of models re-ranked, Kendall's τ = {tau}"
 
     ordered = table.assign(_tau=table["kendall_tau"].astype(float).fillna(0.0))
-    ordered = ordered.sort_values(
-        ["share_reranked", "_tau"], ascending=[False, True], kind="stable"
-    )
+    ordered = ordered.sort_values(["share_reranked", "_tau"], ascending=[False, True], kind="stable")  # fmt: skip
     most, least = ordered.iloc[0], ordered.iloc[-1]
     if len(ordered) == 1:
         return f"Rankings under {most['metric_1']} and {most['metric_2']}: {describe(most)}."

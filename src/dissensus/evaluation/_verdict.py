@@ -74,12 +74,8 @@ def _family(
 
 def verdict_table(data: ReportData) -> pd.DataFrame:
     """The verdict (module docstring) of a report's tables."""
-    models, metrics, bins, prior = (
-        data.models,
-        data.metrics,
-        data.bins(),
-        str(data.dataset["prior"]),
-    )
+    models, metrics, bins = data.models, data.metrics, data.bins()
+    prior = str(data.dataset["prior"])
     summary, differences, by_bin = data.summary, data.differences, data.by_bin
     kinds, lower = {m: data.kind(m) for m in metrics}, {m: data.lower_is_better(m) for m in metrics}
     families = data.families()
@@ -112,9 +108,7 @@ def verdict_table(data: ReportData) -> pd.DataFrame:
             for metric in names:
                 sub = in_bin[(in_bin["_metric"] == metric) & in_bin["mean"].notna()]
                 means = sub["mean"].to_numpy(dtype=float)
-                pick = (
-                    int(np.argmin(means) if lower[metric] else np.argmax(means)) if len(sub) else 0
-                )
+                pick = int(means.argmin() if lower[metric] else means.argmax()) if len(sub) else 0
                 firsts[metric] = ([str(sub["model"].iloc[pick])] if len(sub) else [], None)
             base = {"scope": "bin", "prior": prior, "bin": label, "family": family}
             rows.append(_family(base, firsts, models, tested=False))
@@ -124,9 +118,8 @@ def verdict_table(data: ReportData) -> pd.DataFrame:
         per_prior = sens[sens["prior"].astype(str) == name]
         firsts = {}
         for metric in pd.unique(per_prior["metric"].astype(str)):
-            best = per_prior[
-                (per_prior["metric"].astype(str) == metric) & per_prior["best"].astype(bool)
-            ]
+            rows_ = per_prior[per_prior["metric"].astype(str) == metric]
+            best = rows_[rows_["best"].astype(bool)]
             models_best = [str(m) for m in best["model"]]
             sig = bool(best["significant"].astype(bool).all()) if len(best) else None
             firsts[str(metric)] = (models_best, sig)
@@ -135,10 +128,6 @@ def verdict_table(data: ReportData) -> pd.DataFrame:
                  "n_best": len(models_best), "significant": sig}
             )  # fmt: skip
         rows.append(_family(base, firsts, models))
-    out = pd.DataFrame(rows, columns=list(VERDICT_COLUMNS))
-    for column in ("n_best", "wins", "n_metrics", "n_won", "n_significant"):
-        out[column] = out[column].astype("Int64")
-    out["significant"] = out["significant"].astype("boolean")
-    for column in ("lead", "ci_low", "ci_high"):
-        out[column] = out[column].astype(np.float64)
-    return out
+    types = dict.fromkeys(("n_best", "wins", "n_metrics", "n_won", "n_significant"), "Int64")
+    types |= {"significant": "boolean", "lead": np.float64, "ci_low": np.float64, "ci_high": np.float64}  # fmt: skip
+    return pd.DataFrame(rows, columns=list(VERDICT_COLUMNS)).astype(types)

@@ -113,27 +113,20 @@ class Leaderboard:
     def _repr_html_(self) -> str:
         """Compact notebook view: teams × metrics ranks (mean rank over several datasets)."""
         one = len(self.datasets) == 1
-        what = (
-            f"dataset {self.datasets[0]}"
-            if one
-            else f"mean rank over {len(self.datasets)} datasets"
-        )
+        what = f"dataset {self.datasets[0]}" if one else f"mean rank over {len(self.datasets)} datasets"  # fmt: skip
         caption = (
             f"Leaderboard: {len(self.ranks(AVERAGE))} teams × {len(self.metrics)} metrics, {what}; "
             "rank 1 (★) is best, ⇄ differs from the first metric. Re-ranking: .rerank; report: "
             ".to_html()."
         )
-        return html_fragment(
-            self.ranks_table(self.datasets[0] if one else AVERAGE, caption=caption)
-        )
+        return html_fragment(self.ranks_table(self.datasets[0] if one else AVERAGE, caption=caption))  # fmt: skip
 
     def document(self) -> Document:
         """Ranks per dataset (and mean ranks), Table 2 (re-ranking per pair of metrics), adjacent teams."""
         legend = Paragraph(
             f"Rank 1 (★) is best; ⇄ marks a rank other than under {self.metrics[0]}: there the "
-            "metric re-ranks the team.",
-            style="legend",
-        )
+            "metric re-ranks the team.", style="legend",
+        )  # fmt: skip
         rerank = [
             [str(r.dataset), f"{r.metric_1} vs {r.metric_2}", format_percent(r.share_reranked),
              format_pm(r.mean_abs_change, r.sd_abs_change, digits=2), format_number(r.kendall_tau)]
