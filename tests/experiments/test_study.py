@@ -12,7 +12,8 @@ import pytest
 from dissensus import DataDroppedWarning
 from dissensus.datasets import Dataset, load_convabuse
 from dissensus.evaluation import _report, annotation_bins
-from dissensus.experiments import MODELS, make_model, run_experiment, split_items
+from dissensus.experiments import MODELS, make_model, run_experiment
+from dissensus.experiments._study import _split_positions as split_items
 from tests.experiments._tiny import tiny_frame
 
 
@@ -51,7 +52,7 @@ class TestSplitItems:
         }
 
     def test_bad_test_size(self):
-        with pytest.raises(ValueError, match="'test_size' parameter of split_items must be in"):
+        with pytest.raises(ValueError, match="'test_size' parameter of run_experiment must be in"):
             split_items([2, 3], test_size=1.0)
 
 

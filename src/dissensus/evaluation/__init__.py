@@ -23,12 +23,8 @@ one matrix product per chunk), so differences between models, and between
 metrics, are resampled consistently. The resamples depend only on ``seed``,
 ``N`` and ``n_resamples``: the same inputs and seed give byte-identical tables.
 
-The package is split by job: ``_engine`` aligns and scores (:func:`evaluate`),
-``_tables`` holds the statistical tables of an :class:`Evaluation`,
-``_verdict`` reads the best models off them (:meth:`Evaluation.verdict`),
-``_data`` gathers a report's tables (:class:`ReportData`), ``_report``,
-``_reading`` and ``_figures`` lay them out as a :mod:`dissensus.report`
-document, and ``_output`` writes it (notebook, JSON, Markdown, HTML, files).
+The package is split by job: scoring (``_engine``), tables (``_tables``), the
+verdict (``_verdict``), the report's data, document and figures, output (``_output``).
 """
 
 from dissensus.evaluation._data import ReportData
@@ -37,12 +33,6 @@ from dissensus.evaluation._output import REPORT_AUDIT_TRIALS, Evaluation
 from dissensus.stats import annotation_bins
 
 __all__ = [
-    "DEFAULT_METRICS",
-    "REPORT_AUDIT_TRIALS",
-    "TARGETS",
-    "Evaluation",
-    "PredictionLike",
-    "ReportData",
-    "annotation_bins",
-    "evaluate",
-]
+    "DEFAULT_METRICS", "REPORT_AUDIT_TRIALS", "TARGETS", "Evaluation", "PredictionLike",
+    "ReportData", "annotation_bins", "evaluate",
+]  # fmt: skip

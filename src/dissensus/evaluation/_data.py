@@ -24,56 +24,33 @@ from dissensus.evaluation._report import build_document
 from dissensus.evaluation._verdict import verdict_table
 from dissensus.report import Document
 
-__all__ = ["DATASET_KEYS", "OPTIONAL_COLUMNS", "REQUIRED_COLUMNS", "ReportData"]
-
 #: Keys every ``ReportData.dataset`` mapping must have.
 DATASET_KEYS = ("n_items", "n_annotators", "n_annotations", "labels", "ordered", "prior")
-
 _DIFF = "diff_{0} ci_low_{0} ci_high_{0} significant_{0}"
 #: Columns each table of :class:`ReportData` must have (extra columns are kept).
 REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
-    name: tuple(columns.split())
-    for name, columns in {
-        "agreement": "coefficient value standard_error ci_low ci_high n_items n_annotations",
-        "summary": "model metric mean standard_error ci_low ci_high n_items lower_is_better best",
-        "differences": "metric model_a model_b diff ci_low ci_high better",
-        "by_bin": "bin model metric mean n_items",
-        "rankings": "metric model mean rank tied",
-        "reversals": "metric_1 metric_2 model_a model_b better_1 better_2 "
-        + _DIFF.format(1)
-        + " "
-        + _DIFF.format(2),
-        "metric_agreement": "metric_1 metric_2 share_reranked mean_abs_change sd_abs_change "
-        "kendall_tau",
-        "metrics_info": "name lower_is_better kind description",
-    }.items()
-}
+    "agreement": ("coefficient", "value", "standard_error", "ci_low", "ci_high", "n_items", "n_annotations"),
+    "summary": ("model", "metric", "mean", "standard_error", "ci_low", "ci_high", "n_items", "lower_is_better", "best"),
+    "differences": ("metric", "model_a", "model_b", "diff", "ci_low", "ci_high", "better"),
+    "by_bin": ("bin", "model", "metric", "mean", "n_items"),
+    "rankings": ("metric", "model", "mean", "rank", "tied"),
+    "reversals": ("metric_1", "metric_2", "model_a", "model_b", "better_1", "better_2", *_DIFF.format(1).split(), *_DIFF.format(2).split()),
+    "metric_agreement": ("metric_1", "metric_2", "share_reranked", "mean_abs_change", "sd_abs_change", "kendall_tau"),
+    "metrics_info": ("name", "lower_is_better", "kind", "description"),
+}  # fmt: skip
 #: Columns of the optional tables (None when the evaluation did not compute them).
 OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {
-    name: tuple(columns.split())
-    for name, columns in {
-        "prior_sensitivity": "prior metric model mean rank best significant",
-        "prior_fit": "prior strength log_likelihood share_items_weak used",
-        "reversal_items": "reversal metric_1 metric_2 better_1 better_2 item n_annotations "
-        "series label value",
-        "metric_audit": "metric property title status counterexample classes n_trials seed",
-    }.items()
-}
+    "prior_sensitivity": ("prior", "metric", "model", "mean", "rank", "best", "significant"),
+    "prior_fit": ("prior", "strength", "log_likelihood", "share_items_weak", "used"),
+    "reversal_items": ("reversal", "metric_1", "metric_2", "better_1", "better_2", "item", "n_annotations", "series", "label", "value"),
+    "metric_audit": ("metric", "property", "title", "status", "counterexample", "classes", "n_trials", "seed"),
+}  # fmt: skip
 _KINDS = frozenset({"pointwise", "expected", "debiased"})
 
 
-def _check_table(name: str, table: object) -> None:
-    if not isinstance(table, pd.DataFrame):
-        msg = f"ReportData.{name} must be a pandas DataFrame; got {type(table).__name__}."
-        raise TypeError(msg)
-    required = REQUIRED_COLUMNS.get(name) or OPTIONAL_COLUMNS[name]
-    missing = [col for col in required if col not in table.columns]
-    if missing:
-        msg = (
-            f"ReportData.{name} is missing columns {missing}; it has "
-            f"{list(map(str, table.columns))} and needs {list(required)}."
-        )
-        raise DataError(msg)
+def _check(ok: bool, message: str, error: type[Exception] = DataError) -> None:
+    if not ok:
+        raise error(message)
 
 
 @dataclass(frozen=True)
@@ -84,40 +61,18 @@ class ReportData:
     :meth:`reading` read it, :meth:`document` lays it out for
     :func:`dissensus.report.to_html` and :func:`~dissensus.report.to_markdown`.
 
-    Parameters
-    ----------
-    title : str
-    dataset : Mapping
-        ``n_items``, ``n_annotators`` (int or None when annotator ids are
-        unknown), ``n_annotations``, ``labels`` (list, scale order),
-        ``ordered`` (bool), ``prior`` (str, the Dirichlet prior of the
-        expected metrics) and optionally ``targets``.
-    annotations_per_item : array_like of int, shape (N,)
-    agreement : DataFrame or None
-        One row per agreement coefficient (:func:`dissensus.agreement.report`).
-    summary, differences, by_bin, rankings, reversals, metric_agreement : DataFrame
-        The tables of the same names of :class:`~dissensus.evaluation.Evaluation`
-        (``by_bin``: ``bin`` an ordered categorical, else first-appearance order).
-    metrics_info : DataFrame
-        Per metric: ``name, lower_is_better, kind`` (``Metric.kind``) and a
-        one-line ``description``.
-    prior_sensitivity, prior_fit, reversal_items, metric_audit : DataFrame or None
-        :meth:`Evaluation.prior_sensitivity`, ``prior_fit``, ``reversal_items``
-        and ``metric_audit``.
-    annotator_reliability : DataFrame or None
-        The annotator model's per-annotator reliability (``targets=``).
-
-    The columns each table needs are :data:`REQUIRED_COLUMNS` and
-    :data:`OPTIONAL_COLUMNS`.
-
-    Raises
-    ------
-    TypeError
-        If a table is not a DataFrame.
-    DataError
-        If a table lacks a required column, ``dataset`` lacks a key, a metric
-        kind is unknown, or ``annotations_per_item`` holds negative or
-        non-integer values.
+    ``dataset`` has the keys :data:`DATASET_KEYS` (``n_annotators`` None when
+    annotator ids are unknown, ``labels`` in scale order, ``prior`` the
+    expected metrics' Dirichlet prior) and optionally ``targets``;
+    ``annotations_per_item`` is an (N,) integer array; every table is the
+    :class:`~dissensus.evaluation.Evaluation` table of its name
+    (``agreement``: :func:`dissensus.agreement.report`; ``metrics_info``:
+    ``name, lower_is_better, kind, description``; ``annotator_reliability``:
+    the annotator model's, from ``targets=``), with at least the columns of
+    :data:`REQUIRED_COLUMNS` (:data:`OPTIONAL_COLUMNS` for those that may be
+    None). TypeError when a table is not a DataFrame; DataError when a column
+    or dataset key is missing, a metric kind unknown, or
+    ``annotations_per_item`` not non-negative integers.
     """
 
     title: str
@@ -140,40 +95,29 @@ class ReportData:
     def __post_init__(self) -> None:
         for name, kind in (("title", str), ("dataset", Mapping)):
             value: object = getattr(self, name)
-            if not isinstance(value, kind):
-                what = "a str" if kind is str else "a mapping"
-                msg = f"ReportData.{name} must be {what}; got {type(value).__name__}."
+            what = "a str" if kind is str else "a mapping"
+            _check(isinstance(value, kind), f"ReportData.{name} must be {what}; got {type(value).__name__}.", TypeError)  # fmt: skip
+        missing = [key for key in DATASET_KEYS if key not in self.dataset]
+        _check(not missing, f"ReportData.dataset is missing keys {missing}; it needs {list(DATASET_KEYS)}.")  # fmt: skip
+        for name, required in (REQUIRED_COLUMNS | OPTIONAL_COLUMNS).items():
+            table: object = getattr(self, name)
+            if table is None and (name in OPTIONAL_COLUMNS or name == "agreement"):
+                continue
+            if not isinstance(table, pd.DataFrame):
+                msg = f"ReportData.{name} must be a pandas DataFrame; got {type(table).__name__}."
                 raise TypeError(msg)
-        missing_keys = [key for key in DATASET_KEYS if key not in self.dataset]
-        if missing_keys:
-            msg = (
-                f"ReportData.dataset is missing keys {missing_keys}; it needs {list(DATASET_KEYS)}."
-            )
-            raise DataError(msg)
-        for name in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS):
-            if getattr(self, name) is not None or (
-                name in REQUIRED_COLUMNS and name != "agreement"
-            ):
-                _check_table(name, getattr(self, name))
-        kinds = set(self.metrics_info["kind"].astype(str))
-        if not kinds <= _KINDS:
-            msg = (
-                f"ReportData.metrics_info.kind must be 'pointwise', 'expected' or 'debiased'; "
-                f"got {sorted(kinds - _KINDS)}."
-            )
-            raise DataError(msg)
+            missing = [col for col in required if col not in table.columns]
+            _check(not missing, f"ReportData.{name} is missing columns {missing}; it has {list(map(str, table.columns))} and needs {list(required)}.")  # fmt: skip
+        kinds = set(self.metrics_info["kind"].astype(str)) - _KINDS
+        _check(not kinds, f"ReportData.metrics_info.kind must be 'pointwise', 'expected' or 'debiased'; got {sorted(kinds)}.")  # fmt: skip
         counts = np.asarray(self.annotations_per_item)
-        if counts.ndim != 1:
-            msg = f"ReportData.annotations_per_item must be 1-D; got shape {counts.shape}."
-            raise DataError(msg)
-        if counts.size and (
-            not np.issubdtype(counts.dtype, np.number)
-            or not np.all(np.isfinite(counts))
-            or np.any(counts < 0)
-            or np.any(counts != np.round(counts))
-        ):
-            msg = "ReportData.annotations_per_item must hold non-negative integers."
-            raise DataError(msg)
+        _check(counts.ndim == 1, f"ReportData.annotations_per_item must be 1-D; got shape {counts.shape}.")  # fmt: skip
+        _check(
+            not counts.size
+            or (np.issubdtype(counts.dtype, np.number) and bool(np.all(np.isfinite(counts)))
+                and not np.any(counts < 0) and bool(np.all(counts == np.round(counts)))),
+            "ReportData.annotations_per_item must hold non-negative integers.",
+        )  # fmt: skip
         object.__setattr__(self, "annotations_per_item", counts.astype(np.int64))
 
     @property
@@ -201,6 +145,13 @@ class ReportData:
         info = self.metrics_info[self.metrics_info["name"].astype(str) == metric]
         return str(info["kind"].iloc[0]) if len(info) else "pointwise"
 
+    def families(self) -> dict[str, list[str]]:
+        """The metrics grouped by :meth:`kind`, families and metrics in order of appearance."""
+        out: dict[str, list[str]] = {}
+        for metric in self.metrics:
+            out.setdefault(self.kind(metric), []).append(metric)
+        return out
+
     def bins(self) -> list[str]:
         """Bin labels in order (categorical order, else first appearance)."""
         column = self.by_bin["bin"]
@@ -217,12 +168,11 @@ class ReportData:
     def reading(self) -> list[str]:
         """A short plain-language reading of the tables, one sentence (or two) per point.
 
-        Which model is best under each family of metrics and whether its lead
-        is significant (from :attr:`verdict`), the ranking reversals and the
-        headline one with the bins where its two metrics disagree, which
-        metrics rank most and least alike, and how sparse the annotations are.
-        "Significant" means what the tables say: the interval of the paired
-        difference excludes zero.
+        Who is best under each family of metrics and whether the lead is
+        significant (the :attr:`verdict`'s), the ranking reversals and the
+        bins where the headline one's metrics disagree, which metrics rank
+        most and least alike, how sparse the annotations are. "Significant":
+        the interval of the paired difference excludes zero.
         """
         return plain_reading(self)
 

@@ -22,8 +22,6 @@ from dissensus.metrics import Metric, get_metric
 from dissensus.posterior import DEFAULT_PRIOR, dirichlet, prior_strength_check
 from dissensus.stats import BinsLike, annotation_bins
 
-__all__ = ["DEFAULT_METRICS", "PredictionLike", "evaluate"]
-
 FloatArray = npt.NDArray[np.float64]
 PredictionLike = Predictions | npt.ArrayLike | pd.DataFrame
 
@@ -127,9 +125,7 @@ def _pointwise_targets(
         aligned, sub = source.align(counts, how="inner", name="targets")
     if sub.N != counts.N:
         missing = counts.items[~counts.items.isin(sub.items)]
-        msg = (
-            f"`targets` has no row for {missing.size} annotated items ({examples(list(missing))})."
-        )
+        msg = f"`targets` has no row for {missing.size} annotated items ({examples(list(missing))})."  # fmt: skip
         raise DataError(msg)
     rows = (sub.items if aligned.items is None else aligned.items).get_indexer(counts.items)
     return name, np.asarray(aligned.values[rows], dtype=np.float64), reliability  # noqa: PD011
@@ -139,10 +135,8 @@ def _resolve_metrics(metrics: Sequence[str] | str | None, ordered: bool) -> list
     if metrics is None:
         base = [m for m in DEFAULT_METRICS if ordered or not get_metric(m).needs_order]
         names = base + [e for m in base if (e := get_metric(m).expected) is not None]
-    elif isinstance(metrics, str):
-        names = [metrics]
     else:
-        names = list(metrics)
+        names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names:
         msg = "The 'metrics' parameter of evaluate must name at least one metric."
         raise ValueError(msg)
@@ -203,37 +197,29 @@ def evaluate(
         Dask DataFrame beside in-memory annotations is computed into this
         process by :meth:`~dissensus.Predictions.from_frame`.
     metrics : sequence of str, optional
-        Registered metric names; expected metrics are named ``E[emd]``,
-        ``E[cross_entropy]``, ... Default: cross_entropy, kl_divergence,
-        js_divergence, manhattan, emd (ordered scales only), then the
-        expected form of each.
+        Registered metric names (expected ones ``E[emd]``, ...). Default:
+        :data:`DEFAULT_METRICS` (emd on ordered scales only), then the expected form of each.
     prior : {"jeffreys", "uniform", "empirical", "hierarchical"}, float or array_like, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
-        Dirichlet prior of the expected metrics (see
-        :func:`dissensus.posterior.dirichlet`). The default is Jeffreys (K/2
-        pseudo-counts), after the prior study in ``docs/priors.md``.
+        Dirichlet prior of the expected metrics (:func:`dissensus.posterior.dirichlet`);
+        Jeffreys (K/2 pseudo-counts) after the prior study in ``docs/priors.md``.
     bins : "auto", sequence of int or None, default "auto"
         Annotation-count bins of :meth:`Evaluation.by_bin` (:func:`annotation_bins`).
     seed : int, Generator or None, default 0
         Seed of every resampling (bootstrap intervals, permutation tests).
     how : {"exact", "inner"}, default "exact"
-        ``"exact"``: every model must predict exactly the annotated items
-        (else :class:`DataError`, listing the differences). ``"inner"``:
-        keep the items that every model predicts, with a
-        :class:`~dissensus.DataDroppedWarning`.
+        ``"exact"``: every model predicts exactly the annotated items (else
+        :class:`DataError` listing the differences); ``"inner"``: keep the items
+        every model predicts, with a :class:`~dissensus.DataDroppedWarning`.
     n_jobs : int or None, default None
-        Threads of each metric's blocked kernels (None: ``DISSENSUS_NUM_THREADS``
-        if set, else ``min(cores, 8)``); the (metric, model) jobs run in turn,
-        so pools never nest. Scores are bit-identical for every value.
+        Threads of each metric's blocked kernels (None: ``DISSENSUS_NUM_THREADS``,
+        else ``min(cores, 8)``); scores are bit-identical for every value.
     targets : {"empirical", "dawid_skene", "ordinal_dawid_skene", "mace"}, Predictions or DataFrame, default "empirical"
-        What the pointwise metrics compare each prediction with.
-        ``"empirical"``: each item's label shares :math:`n_{ik} / n_i`. An
-        annotator model (:func:`dissensus.aggregation.fit_annotator_model`;
-        needs Annotations with annotator ids): its posterior over each item's
-        true label, so reliable annotators weigh more; the fitted model's
-        per-annotator reliability table goes into the report. Or your own soft
-        targets, aligned by item id and label like a model's predictions.
-        Expected (``E[...]``) and debiased metrics model the counts themselves
-        and ignore this option.
+        What the pointwise metrics compare each prediction with: the label
+        shares :math:`n_{ik} / n_i`; the posterior over each item's true label
+        of an annotator model (:func:`dissensus.aggregation.fit_annotator_model`,
+        needs annotator ids; its reliability table goes into the report); or
+        your own soft targets, aligned like a model's predictions. Expected and
+        debiased metrics model the counts themselves and ignore it.
 
     Returns
     -------
@@ -255,15 +241,12 @@ def evaluate(
     A pointwise metric of model :math:`j` on item :math:`i` is
     :math:`f(p_i, q_{ij})` with :math:`p_i = n_{ik} / n_i`; an expected one is
     :math:`E_{p \sim \mathrm{Dir}(\alpha_i)}[f(p, q_{ij})]` with
-    :math:`\alpha_i = \alpha^{(0)} + n_i`. A debiased one (``debiased[emd]``,
+    :math:`\alpha_i = \alpha^{(0)} + n_i`; a debiased one (``debiased[emd]``,
     :mod:`dissensus.metrics.debiased`) estimates :math:`f(\pi_i, q_{ij})` for the
-    item's TRUE distribution from its counts (jackknife over annotations, or an
-    exact U-statistic): per-item values can be negative, and means and
-    bootstrap intervals use them unclipped (clipping would bring the bias
-    back); items with one annotation keep their empirical value, with a
-    warning. Natural logs throughout. Infinite values (cross-entropy against a
-    zero prediction under ``zero="inf"``) are kept: the model's mean is then
-    infinite and its interval NaN, never silently dropped.
+    item's true distribution (jackknife or U-statistic; per-item values may be
+    negative and are averaged unclipped; one-annotation items keep their
+    empirical value, with a warning). Natural logs. Infinite values are kept:
+    the mean is then infinite and its interval NaN.
 
     References
     ----------
@@ -356,21 +339,8 @@ def evaluate(
     S.flags.writeable = False
     t2 = time.perf_counter()
     return Evaluation(
-        scores_array=S,
-        counts=counts,
-        models=list(preds),
-        metrics=met,
-        bin_codes=bin_codes,
-        bin_labels=bin_labels,
-        prior=_prior_name(prior),
-        seed=seed,
-        n_annotators=n_annotators,
-        timings={"alignment": t1 - t0, "metrics": t2 - t1},
-        predictions=values,
-        prior_value=prior,
-        targets=target_name,
-        annotator_reliability=reliability,
-    )
-
-
-# --------------------------------------------------------------------------- Evaluation
+        scores_array=S, counts=counts, models=list(preds), metrics=met, bin_codes=bin_codes,
+        bin_labels=bin_labels, prior=_prior_name(prior), seed=seed, n_annotators=n_annotators,
+        timings={"alignment": t1 - t0, "metrics": t2 - t1}, predictions=values, prior_value=prior,
+        targets=target_name, annotator_reliability=reliability,
+    )  # fmt: skip

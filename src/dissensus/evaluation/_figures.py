@@ -21,6 +21,7 @@ from dissensus.report import (
     GRID,
     INK,
     Figure,
+    format_number,
     new_figure,
     panels,
     plot_text,
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
 
     from dissensus.evaluation._data import ReportData
 
-__all__ = ["count_bins", "report_figures", "reversal_item_figures"]
 
 #: Columns of an aggregation reliability table that measure how reliable an annotator is.
 RELIABILITY_COLUMNS = ("competence", "accuracy", "mean_recall")
@@ -165,13 +165,14 @@ def annotator_reliability_figure(
     values = values[keep][order]
     names = [str(v) for v in np.asarray(table.index, dtype=object)[keep][order]]
     label = column.replace("_", " ")
+    first, last, median = (format_number(v, digits=2, fixed=True) for v in (values[0], values[-1], np.median(values)))  # fmt: skip
     alt = (
         f"Dot plot of the {label} of {values.size:,} annotators, sorted: from "
-        f"{values[0]:.2f} ({names[0]}) to {values[-1]:.2f} ({names[-1]})."
+        f"{first} ({names[0]}) to {last} ({names[-1]})."
     )
     caption = (
         f"Annotator {label}, sorted, one point per annotator ({values.size:,} annotators; "
-        f"median {np.median(values):.2f})."
+        f"median {median})."
     )
     args = (names, values, column, reference)
     return render_figure(_draw_reliability, *args, id="fig-annotators", caption=caption, alt=alt)
@@ -248,7 +249,7 @@ def _draw_agreement(metrics: list[str], tau: np.ndarray) -> MplFigure:
     for (i, j), value in np.ndenumerate(tau):
         if np.isfinite(value):
             colour = "white" if abs(value) > 0.6 else INK
-            ax.text(j, i, f"{value:.2f}".replace("-", "−"), ha="center", va="center",
+            ax.text(j, i, format_number(value, digits=2, fixed=True), ha="center", va="center",
                     fontsize=6.5, color=colour)  # fmt: skip
     names = [plot_text(m) for m in metrics]
     ax.set_xticks(np.arange(len(metrics)), names, rotation=45, ha="right")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 import math
@@ -41,6 +40,8 @@ from dissensus.stats import competition_ranks
 #: metric); ``dissensus audit`` runs the full search (100,000 trials).
 REPORT_AUDIT_TRIALS = 2_000
 _PRIORS = ("uniform", "jeffreys", "empirical")
+_JSON_TABLES = ("summary", "differences", "by_bin", "rankings", "reversals", "metric_agreement")
+_RESAMPLED = ("summary", "differences", "reversals")
 
 
 @functools.lru_cache(maxsize=512)
@@ -115,14 +116,8 @@ class Evaluation(_Tables):
     def metrics_info(self) -> pd.DataFrame:
         """``name, lower_is_better, kind, description`` of each metric."""
         kinds, notes = [m.kind for m in self._metrics], [m.description for m in self._metrics]
-        return pd.DataFrame(
-            {
-                "name": self.metrics,
-                "lower_is_better": self._lower,
-                "kind": kinds,
-                "description": notes,
-            }
-        )
+        info = {"name": self.metrics, "lower_is_better": self._lower, "kind": kinds}
+        return pd.DataFrame({**info, "description": notes})
 
     def _agreement(
         self, confidence_level: float, n_resamples: int, with_ci: bool
@@ -209,7 +204,7 @@ class Evaluation(_Tables):
             metrics a family winner wins, and ``significant`` if under all.
         """
         options: dict[str, Any] = {"confidence_level": confidence_level, "n_resamples": n_resamples}
-        return self._report_data(options, priors, agreement=None).verdict
+        return self._report_data(options, priors).verdict
 
     def report_data(
         self,
@@ -244,38 +239,29 @@ class Evaluation(_Tables):
         """
         options: dict[str, Any] = {"confidence_level": confidence_level, "n_resamples": n_resamples}
         table = self._agreement(confidence_level, n_resamples, agreement_ci)
-        data = self._report_data(options, priors, agreement=table, title=title)
         audit_table = self.metric_audit() if audit else None
-        return dataclasses.replace(
-            data,
-            reversal_items=self.reversal_items(),
+        return self._report_data(
+            options, priors, title=title, agreement=table, reversal_items=self.reversal_items(),
             metric_audit=None if audit_table is None or audit_table.empty else audit_table,
             annotator_reliability=self.annotator_reliability,
-        )
+        )  # fmt: skip
 
-    def _report_data(
-        self, options: dict[str, Any], priors: Sequence[Any], *, agreement: pd.DataFrame | None,
-        title: str = "",
-    ) -> ReportData:  # fmt: skip
-        """The tables every report needs (the verdict's), without the costly appendices."""
+    def _run_info(self, options: dict[str, Any]) -> dict[str, Any]:
+        seed = self.seed if isinstance(self.seed, int) else None
+        return {"models": self.models, "metrics": self.metrics, **options, "seed": seed}
+
+    def _report_data(self, options: dict[str, Any], priors: Sequence[Any], **extra: Any) -> ReportData:  # fmt: skip
+        """The tables every report needs (the verdict's) and the ``extra`` fields of ReportData."""
         sensitivity = fit = None
         if self.predictions is not None and self._prior_value is not None:
             sensitivity, fit = self.prior_sensitivity(priors, **options), self.prior_fit(priors)
+        tables = {n: getattr(self, n)(**(options if n in _RESAMPLED else {})) for n in _JSON_TABLES}
         return ReportData(
-            title=title,
-            dataset=self.dataset_info(),
+            title=extra.pop("title", ""), dataset=self.dataset_info(),
             annotations_per_item=np.asarray(self.n_annotations, dtype=np.int64),
-            agreement=agreement,
-            summary=self.summary(**options),
-            differences=self.differences(**options),
-            by_bin=self.by_bin(),
-            rankings=self.rankings(),
-            reversals=self.reversals(**options),
-            metric_agreement=self.metric_agreement(),
-            metrics_info=self.metrics_info(),
-            prior_sensitivity=sensitivity,
-            prior_fit=fit,
-        )
+            agreement=extra.pop("agreement", None), **tables, metrics_info=self.metrics_info(),
+            prior_sensitivity=sensitivity, prior_fit=fit, **extra,
+        )  # fmt: skip
 
     def report(
         self,
@@ -322,27 +308,11 @@ class Evaluation(_Tables):
         has neither).
         """
         options: dict[str, Any] = {"confidence_level": confidence_level, "n_resamples": n_resamples}
-        tables = {
-            "summary": self.summary(**options),
-            "differences": self.differences(**options),
-            "by_bin": self.by_bin(),
-            "rankings": self.rankings(),
-            "reversals": self.reversals(**options),
-            "metric_agreement": self.metric_agreement(),
-        }
-        payload: dict[str, Any] = {
-            "dataset": self.dataset_info(),
-            "models": self.models,
-            "metrics": self.metrics,
-            "confidence_level": confidence_level,
-            "n_resamples": n_resamples,
-            "seed": self.seed if isinstance(self.seed, int) else None,
-        }
-        for name, table in tables.items():
-            payload[name] = [
-                {str(k): _json_value(v) for k, v in rec.items()}
-                for rec in table.astype(object).to_dict(orient="records")
-            ]
+        payload: dict[str, Any] = {"dataset": self.dataset_info(), **self._run_info(options)}
+        for name in _JSON_TABLES:
+            table = getattr(self, name)(**(options if name in _RESAMPLED else {}))
+            records = table.astype(object).to_dict(orient="records")
+            payload[name] = [{str(k): _json_value(v) for k, v in r.items()} for r in records]
         return json.dumps(payload, indent=indent, allow_nan=False, ensure_ascii=False)
 
     def save(
@@ -360,80 +330,46 @@ class Evaluation(_Tables):
     ) -> dict[str, Path]:
         """Write ``summary.csv``, ``rankings.csv``, ``scores.parquet``, ``report.html``, ``manifest.json``.
 
-        Floats are written with ``%.10g`` so that the same inputs and seed give
-        byte-identical CSV files. ``report.html`` (options as in
-        :meth:`report_data`) needs the ``report`` extra (matplotlib); without
-        it :class:`~dissensus.MissingExtraError` is raised before any file is
-        written.
+        One set (:class:`dissensus._atomic.AtomicFileSet`): every file goes to a
+        temporary name and all move into place together with a ``manifest.json``
+        (parameters, each file's SHA-256), so a failed save leaves the earlier set
+        intact; the directory is locked meanwhile. Floats are written ``%.10g``
+        (same inputs and seed, same bytes). ``report.html`` (options of
+        :meth:`report_data`) needs the ``report`` extra: without it
+        :class:`~dissensus.MissingExtraError` is raised before any file is written.
 
-        The files are written as one set (:class:`dissensus._atomic.AtomicFileSet`):
-        each goes to a temporary name and all are moved into place together,
-        with a ``manifest.json`` holding the parameters and the SHA-256 of each
-        file, so an interrupted or failed save leaves the earlier set intact.
-        The directory is locked while it is written.
-
-        Parameters
-        ----------
-        inputs : sequence of str or Path, optional
-            Files the evaluation was read from; an output that would
-            overwrite one of them is refused.
-        params : mapping, optional
-            Extra run parameters for the manifest.
-        scores : bool, default True
-            Write the per-item scores (``scores.parquet``, one row per metric,
-            model and item). They are written one (metric, model) row group
-            at a time from the dense score array, so memory stays at one
-            group of N rows.
-        report_sections : sequence of Section, optional
-            More sections at the end of the report (e.g. a study's "Training").
-        extra_files : mapping of str to str, optional
-            More text files written in the same set, file name -> content
-            (e.g. a study's ``experiment.json``): in the manifest, and moved
-            into place with the others. The role of each in the returned
-            mapping is its name without the extension.
-
-        Returns
-        -------
-        dict of str to Path
-            File role (``"summary"``, ``"rankings"``, ``"scores"``,
-            ``"report"``, ``"manifest"``) -> path written.
-
-        Raises
-        ------
-        OutputError
-            The directory is unusable or locked by another run, an output is
-            an input, or a write failed (the message names the path).
+        ``inputs``: files the evaluation was read from (an output that would
+        overwrite one is refused); ``params``: more run parameters for the
+        manifest; ``scores``: write the per-item scores (one Parquet row group
+        per (metric, model), so memory stays at N rows); ``report_sections``:
+        more sections at the end of the report; ``extra_files``: more text
+        files of the set, name -> content (role: the name without extension).
+        Returns file role (``"summary"``, ``"rankings"``, ``"scores"``,
+        ``"report"``, ``"manifest"``) -> path. :class:`~dissensus.OutputError`
+        when the directory is unusable or locked, an output is an input, or a
+        write fails (the message names the path).
         """
         require_figures("Evaluation.save (report.html)")
         names = {"summary": "summary.csv", "rankings": "rankings.csv", "scores": "scores.parquet"}
         names["report"] = "report.html"
-        run = {
-            "dissensus": VERSION,
-            "models": self.models,
-            "metrics": self.metrics,
-            "confidence_level": confidence_level,
-            "n_resamples": n_resamples,
-            "seed": self.seed if isinstance(self.seed, int) else None,
-            **(params or {}),
-        }
+        options: dict[str, Any] = {"confidence_level": confidence_level, "n_resamples": n_resamples}
+        run = {"dissensus": VERSION, **self._run_info(options), **(params or {})}
         extra = dict(extra_files or {})
         clash = sorted(set(extra) & {*names.values(), "manifest.json"})
         if clash:
             msg = f"Evaluation.save: extra_files may not replace {clash}; give other names."
             raise ValueError(msg)
-        options: dict[str, Any] = {"confidence_level": confidence_level, "n_resamples": n_resamples}
         with AtomicFileSet(out_dir, inputs=inputs, params=run) as files:
             for name in (*names.values(), *extra):
                 files.temporary(name)  # refuses an input before any work
             files.discard()
-            paths: dict[str, Path] = {}
-            summary = self.summary(**options)
-            paths["summary"] = files.write(
-                names["summary"], summary.to_csv(index=False, float_format="%.10g")
-            )
-            paths["rankings"] = files.write(
-                names["rankings"], self.rankings().to_csv(index=False, float_format="%.10g")
-            )
+            paths = {
+                role: files.write(names[role], table.to_csv(index=False, float_format="%.10g"))
+                for role, table in (
+                    ("summary", self.summary(**options)),
+                    ("rankings", self.rankings()),
+                )
+            }
             if scores:
                 paths["scores"] = files.written(names["scores"], self._write_scores)
             page = self.to_html(sections=report_sections, agreement_ci=agreement_ci, **options)

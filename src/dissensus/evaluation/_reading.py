@@ -21,7 +21,6 @@ from dissensus.report import format_interval, format_number, format_percent, is_
 if TYPE_CHECKING:
     from dissensus.evaluation._data import ReportData
 
-__all__ = ["plain_reading", "prior_sentences", "reversal_statements", "supported_prior"]
 
 #: How each family of metrics (``Metric.kind``) is named in a sentence.
 FAMILY_WORDS = {
@@ -121,15 +120,9 @@ def _headline_reversal(data: ReportData) -> pd.Series:
 
     def score(row: pd.Series) -> tuple[int, int, int]:
         m1, m2 = str(row["metric_1"]), str(row["metric_2"])
-        best_pair = str(row["better_1"]) in best.get(m1, []) and str(row["better_2"]) in best.get(
-            m2, []
-        )
+        top = str(row["better_1"]) in best.get(m1, []) and str(row["better_2"]) in best.get(m2, [])
         mixed = {data.kind(m1), data.kind(m2)} == {"pointwise", "expected"}
-        return (
-            int(best_pair),
-            int(mixed),
-            _flag(row["significant_1"]) + _flag(row["significant_2"]),
-        )
+        return int(top), int(mixed), _flag(row["significant_1"]) + _flag(row["significant_2"])
 
     rev = data.reversals
     scores = [score(row) for _, row in rev.iterrows()]
@@ -155,14 +148,12 @@ def _reversal_sentences(data: ReportData) -> list[str]:
     a, b = str(row["model_a"]), str(row["model_b"])
     m1, m2 = str(row["metric_1"]), str(row["metric_2"])
     s1, s2 = _flag(row["significant_1"]), _flag(row["significant_2"])
-    loser_1 = b if str(row["better_1"]) == a else a
-    loser_2 = b if str(row["better_2"]) == a else a
-    if s1 and s2:
-        verdict = "so this reversal is significant under both metrics"
-    elif s1 or s2:
-        verdict = f"so this reversal is significant only under {m1 if s1 else m2}"
-    else:
-        verdict = "so this reversal is not significant under either metric"
+    loser_1, loser_2 = (b if str(row[f"better_{k}"]) == a else a for k in (1, 2))
+    verdict = "so this reversal is " + (
+        "significant under both metrics" if s1 and s2
+        else f"significant only under {m1 if s1 else m2}" if s1 or s2
+        else "not significant under either metric"
+    )  # fmt: skip
     words = {True: "significant", False: "not significant"}
     sentences.append(
         f"{row['better_1']} beats {loser_1} under {m1} ({a} − {b} = "
@@ -204,16 +195,11 @@ def _bins_sentence(data: ReportData, a: str, b: str, m1: str, m2: str) -> str | 
             f"Within every bin of annotations per item, {m1} and {m2} order {a} and {b} "
             "the same way; the overall reversal comes from ties or bins missing a model."
         )
-    sentence = (
+    tail = f" and the same way among items with {join(agree, 'or')}" if agree else ", that is, in every bin"  # fmt: skip
+    return (
         f"{m1} and {m2} order {a} and {b} differently among items with "
-        f"{join(disagree, 'or')} annotations ({n_disagree:,} of {total:,} items)"
+        f"{join(disagree, 'or')} annotations ({n_disagree:,} of {total:,} items){tail}."
     )
-    tail = (
-        f" and the same way among items with {join(agree, 'or')}"
-        if agree
-        else ", that is, in every bin"
-    )
-    return sentence + tail + "."
 
 
 def _agreement_sentence(data: ReportData) -> str | None:
@@ -222,14 +208,11 @@ def _agreement_sentence(data: ReportData) -> str | None:
         return None
 
     def describe(row: pd.Series) -> str:
-        return (
-            f"{format_percent(row['share_reranked'])} of models re-ranked, "
-            f"Kendall's τ = {format_number(row['kendall_tau'], digits=2)}"
-        )
+        tau = format_number(row["kendall_tau"], digits=2)
+        return f"{format_percent(row['share_reranked'])} of models re-ranked, Kendall's τ = {tau}"
 
-    ordered = table.assign(_tau=table["kendall_tau"].astype(float).fillna(0.0)).sort_values(
-        ["share_reranked", "_tau"], ascending=[False, True], kind="stable"
-    )
+    ordered = table.assign(_tau=table["kendall_tau"].astype(float).fillna(0.0))
+    ordered = ordered.sort_values(["share_reranked", "_tau"], ascending=[False, True], kind="stable")  # fmt: skip
     most, least = ordered.iloc[0], ordered.iloc[-1]
     if len(ordered) == 1:
         return f"Rankings under {most['metric_1']} and {most['metric_2']}: {describe(most)}."
@@ -270,16 +253,7 @@ def _dataset_sentence(data: ReportData) -> str | None:
 
 
 def plain_reading(data: ReportData) -> list[str]:
-    """A short plain-language reading of the report, one sentence (or two) per point.
-
-    Which model is best under each family of metrics, whether the best
-    model's lead over the runner-up is significant, how many ranking
-    reversals there are (and how many are significant under both metrics),
-    the headline reversal with its differences and the bins of annotations
-    per item where its two metrics disagree, which metrics rank most and
-    least alike, and how sparse the annotations are. Empty tables give
-    fewer sentences.
-    """
+    """The sentences of :meth:`ReportData.reading`; empty tables give fewer sentences."""
     sentences = [
         _best_sentence(data),
         _lead_sentence(data),
@@ -360,13 +334,10 @@ def reversal_statements(data: ReportData) -> list[str]:
         tuple(sorted((str(a), str(b)), key=lambda m: (position.get(m, len(position)), m)))
         for a, b in zip(rev["model_a"], rev["model_b"], strict=True)
     )
-    families: dict[str, list[str]] = {}
-    for metric in data.metrics:
-        families.setdefault(data.kind(metric), []).append(metric)
     statements = []
     for a, b in pairs:
         clauses = []
-        for family, metrics in families.items():
+        for family, metrics in data.families().items():
             sides: dict[str, list[tuple[str, bool]]] = {}
             for metric in metrics:
                 d = difference(data.differences, metric, a, b)

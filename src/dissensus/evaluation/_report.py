@@ -48,7 +48,6 @@ from dissensus.report import (
 if TYPE_CHECKING:
     from dissensus.evaluation._data import ReportData
 
-__all__ = ["MAX_MODEL_COLUMNS", "MAX_ROWS", "MIN_ITEMS_FOR_INTERVAL", "build_document"]
 
 #: Up to this many models the summary has a column per model (as in Magnani 2025's
 #: tables); with more, a row per model, so that it stays narrow enough to print.
@@ -94,14 +93,11 @@ def verdict_table(data: ReportData) -> Table:
     per_bin = v[v["scope"] == "bin"]
     rows: list[list[Cell | str]] = []
     flags = []
-    for r in v[(v["scope"] == "overall") & v["metric"].isna() & (v["best"] != "")].to_dict(
-        "records"
-    ):
+    families = v[(v["scope"] == "overall") & v["metric"].isna() & (v["best"] != "")]
+    for r in families.to_dict("records"):
         bins = per_bin[per_bin["family"] == r["family"]]
         changes = bins[(bins["best"] != "") & (bins["best"] != r["best"])]
-        by_bin = "; ".join(
-            f"{b}: {w}" for b, w in zip(changes["bin"], changes["best"], strict=True)
-        )
+        by_bin = "; ".join(f"{b}: {w}" for b, w in zip(changes["bin"], changes["best"], strict=True))  # fmt: skip
         if len(bins) <= 1 or changes.empty:
             by_bin = "one bin only" if len(bins) <= 1 else "the same in every bin"
         n, won = r["n_metrics"], r["n_won"]
@@ -110,8 +106,7 @@ def verdict_table(data: ReportData) -> Table:
             f"{r['n_significant']} of {won}" if won else MISSING, by_bin,
         ])  # fmt: skip
         flags.append(bool(r["significant"]))
-    header = ["Metrics", "Best model", "Best under", "Lead significant"]
-    header.append("Best model by annotations per item")
+    header = ["Metrics", "Best model", "Best under", "Lead significant", "Best model by annotations per item"]  # fmt: skip
     return Table(header, rows, align="llrrl", id="verdict-table", flagged_rows=flags)
 
 
@@ -129,10 +124,7 @@ def prior_table(data: ReportData) -> Table:
     supported = supported_prior(data)
     marks = [[*(["used"] if p in used else []), *(["★ best fit"] if supported and str(supported["prior"]) == p else [])]
              for p in priors]  # fmt: skip
-    header = [
-        "Metric",
-        *(p + (f" ({', '.join(m)})" if m else "") for p, m in zip(priors, marks, strict=True)),
-    ]
+    header = ["Metric", *(p + (f" ({', '.join(m)})" if m else "") for p, m in zip(priors, marks, strict=True))]  # fmt: skip
     cells = _lookup(rows, "metric", "prior")
     body: list[list[Cell | str]] = []
     for metric in pd.unique(rows["metric"]):
@@ -218,9 +210,7 @@ def by_bin_table(data: ReportData, metric: str, *, id: str = "") -> Table:
 
 def _n_significant(reversals: pd.DataFrame) -> npt.NDArray[np.int64]:
     """Per reversal, under how many of its two metrics it is significant (0, 1 or 2)."""
-    flags = reversals[["significant_1", "significant_2"]].map(
-        lambda f: not is_missing(f) and bool(f)
-    )
+    flags = reversals[["significant_1", "significant_2"]].map(lambda f: not is_missing(f) and bool(f))  # fmt: skip
     total: npt.NDArray[np.int64] = flags.to_numpy(dtype=np.int64).sum(axis=1)
     return total
 
@@ -261,17 +251,13 @@ def reversals_table(data: ReportData, *, max_rows: int = MAX_ROWS) -> Table:
         line = [f"{rec['metric_1']} vs {rec['metric_2']}", f"{rec['model_a']} vs {rec['model_b']}"]
         for k in ("_1", "_2"):
             diff = f"{format_number(rec['diff' + k])} {format_interval(rec['ci_low' + k], rec['ci_high' + k])}"
-            sig = (
-                "no" if is_missing(rec["significant" + k]) or not rec["significant" + k] else "yes"
-            )
+            sig = "no" if is_missing(rec["significant" + k]) or not rec["significant" + k] else "yes"  # fmt: skip
             line += [str(rec["better" + k]), diff, sig]
         rows.append(line)
     header = ["Metrics", "Models", "Better under 1st", "Difference (1st)", "Sig."]
     header += ["Better under 2nd", "Difference (2nd)", "Sig."]
     flags, omitted = list(n_sig[order] == 2), max(len(rev) - max_rows, 0)
-    return Table(
-        header, rows, "lllrclrc", id="reversals-table", flagged_rows=flags, omitted=omitted
-    )
+    return Table(header, rows, "lllrclrc", id="reversals-table", flagged_rows=flags, omitted=omitted)  # fmt: skip
 
 
 def metric_agreement_table(data: ReportData) -> Table:
@@ -396,9 +382,7 @@ def _dataset_section(data: ReportData, figs: dict[str, Any], figures: bool) -> S
 
 
 def _summary_section(data: ReportData, figs: dict[str, Any]) -> Section:
-    means = np.concatenate(
-        [data.summary["mean"].to_numpy(float), data.by_bin["mean"].to_numpy(float)]
-    )
+    means = np.concatenate([data.summary["mean"].to_numpy(float), data.by_bin["mean"].to_numpy(float)])  # fmt: skip
     return Section(
         "Summary",
         _legend("Mean [interval] per model and metric. ↓ lower is better, ↑ higher is better; ",
@@ -416,11 +400,7 @@ def _summary_section(data: ReportData, figs: dict[str, Any]) -> Section:
 
 
 def _by_bin_section(data: ReportData, figs: dict[str, Any], figures: bool) -> Section | None:
-    tables = [
-        t
-        for i, m in enumerate(data.metrics, 1)
-        if (t := by_bin_table(data, m, id=f"by-bin-{i}")).rows
-    ]
+    tables = [t for i, m in enumerate(data.metrics, 1) if (t := by_bin_table(data, m, id=f"by-bin-{i}")).rows]  # fmt: skip
     if "by_bin" not in figs and not tables:
         return None
     items = data.by_bin.groupby(data.by_bin["bin"].astype(str))["n_items"].max()
@@ -469,9 +449,7 @@ def _metrics_section(data: ReportData) -> Section | None:
     audit, appendix = data.metric_audit, None
     if audit is not None and not audit.empty:
         K, n_trials, seed = (int(audit[k].iloc[0]) for k in ("classes", "n_trials", "seed"))
-        names = "; ".join(
-            _property(r) for r in audit.drop_duplicates("property").to_dict("records")
-        )
+        names = "; ".join(_property(r) for r in audit.drop_duplicates("property").to_dict("records"))  # fmt: skip
         matrix, examples = audit_tables(audit)
         appendix = Details(
             f"Appendix: properties of these metrics (machine audit, K = {K} classes)",
@@ -485,10 +463,8 @@ def _metrics_section(data: ReportData) -> Section | None:
             ),
             matrix, examples if examples.rows else None, id="audit-appendix",
         )  # fmt: skip
-    header = ["Metric", "Kind", "Direction", "Description"]
-    return Section(
-        "Metrics", Table(header, rows, "llll", id="metrics-table"), appendix, id="metrics"
-    )
+    table = Table(["Metric", "Kind", "Direction", "Description"], rows, "llll", id="metrics-table")
+    return Section("Metrics", table, appendix, id="metrics")
 
 
 def build_document(data: ReportData, *, figures: bool = True) -> Document:

@@ -63,6 +63,12 @@ def _prior_name(prior: Any) -> str:
     return f"symmetric {float(arr)}" if arr.ndim == 0 else "custom array"
 
 
+def _frame(columns: str | Sequence[str], *values: Any) -> FullFrame:
+    """A table of ``columns`` (a name of :data:`REQUIRED_COLUMNS`, or the names) and their values."""
+    names = REQUIRED_COLUMNS[columns] if isinstance(columns, str) else columns
+    return FullFrame(dict(zip(names, values, strict=True)))
+
+
 def _python(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
@@ -88,22 +94,13 @@ class _Tables:
         targets: str = "empirical",
         annotator_reliability: pd.DataFrame | None = None,
     ) -> None:
-        self.values = scores_array
-        self.counts = counts
-        #: what the pointwise metrics were computed against (``targets=`` of evaluate)
-        self.targets = targets
-        #: per-annotator reliability of the annotator model behind ``targets`` (or None)
-        self.annotator_reliability = annotator_reliability
-        self.models = models
-        self._metrics = metrics
-        self.metrics = [m.name for m in metrics]
-        self._bin_codes = bin_codes
-        self.bins = bin_labels
-        self.prior = prior
-        self.seed = seed
-        self.n_annotators = n_annotators
-        self.timings = timings
+        self.values, self.counts, self.models, self._metrics = scores_array, counts, models, metrics
+        self.metrics, self.bins, self._bin_codes = [m.name for m in metrics], bin_labels, bin_codes
+        self.prior, self.seed, self.n_annotators, self.timings = prior, seed, n_annotators, timings
         self.n_annotations = counts.n
+        #: what the pointwise metrics were computed against (``targets=`` of evaluate), and the
+        #: per-annotator reliability of the annotator model behind it (or None)
+        self.targets, self.annotator_reliability = targets, annotator_reliability
         #: (J, N, K) predicted distributions, aligned to ``counts`` (None when not kept).
         self.predictions = predictions
         # the prior itself (not its display name) is needed to rescore under other priors
@@ -121,9 +118,7 @@ class _Tables:
     def _index(self, what: str, name: str) -> int:
         names: list[str] = getattr(self, f"{what}s")
         if name not in names:
-            msg = (
-                f"{what.title()} {name!r} is not in this evaluation; it has {examples(names, 12)}."
-            )
+            msg = f"{what.title()} {name!r} is not in this evaluation; it has {examples(names, 12)}."  # fmt: skip
             raise ValueError(msg)
         return names.index(name)
 
@@ -132,10 +127,7 @@ class _Tables:
         n_resamples = int(n_resamples)
         if n_resamples not in self._boot_cache:
             if n_resamples < 2:
-                msg = (
-                    f"The 'n_resamples' parameter must be at least 2 (one resample gives an interval "
-                    f"of width zero). Got {n_resamples!r} instead."
-                )
+                msg = f"The 'n_resamples' parameter must be at least 2 (one resample gives an interval of width zero). Got {n_resamples!r} instead."  # fmt: skip
                 raise ValueError(msg)
             t = time.perf_counter()
             M, J, N = self.values.shape
@@ -214,24 +206,14 @@ class _Tables:
         low, high = self._interval(boot, self._means, confidence_level)
         M, J, N = self.values.shape
         with np.errstate(invalid="ignore", over="ignore"):
-            se = (
-                self.values.std(axis=2, ddof=1) / math.sqrt(N) if N > 1 else np.full((M, J), np.nan)
-            )
+            se = self.values.std(axis=2, ddof=1) / math.sqrt(N) if N > 1 else np.full((M, J), np.nan)  # fmt: skip
         se = np.where(np.isfinite(self._means), se, np.nan)
         ranks, _ = competition_ranks(self._means, lower_is_better=self._lower)
-        return FullFrame(
-            {
-                "model": np.tile(self.models, M),
-                "metric": np.repeat(self.metrics, J),
-                "mean": self._means.ravel(),
-                "standard_error": se.ravel(),
-                "ci_low": low.ravel(),
-                "ci_high": high.ravel(),
-                "n_items": np.full(M * J, N, dtype=np.int64),
-                "lower_is_better": np.repeat(self._lower, J),
-                "best": (ranks == 1.0).ravel(),
-            }
-        )
+        return _frame(
+            "summary", np.tile(self.models, M), np.repeat(self.metrics, J), self._means.ravel(),
+            se.ravel(), low.ravel(), high.ravel(), np.full(M * J, N, dtype=np.int64),
+            np.repeat(self._lower, J), (ranks == 1.0).ravel(),
+        )  # fmt: skip
 
     def differences(
         self, *, confidence_level: float = 0.95, n_resamples: int = 1000
@@ -260,17 +242,11 @@ class _Tables:
             default="tie",
         )
         P = a.size
-        return FullFrame(
-            {
-                "metric": np.repeat(self.metrics, P),
-                "model_a": np.tile(names[a], len(self.metrics)),
-                "model_b": np.tile(names[b], len(self.metrics)),
-                "diff": diff.ravel(),
-                "ci_low": low.ravel(),
-                "ci_high": high.ravel(),
-                "better": better.ravel().astype(object),
-            }
-        )
+        M = len(self.metrics)
+        return _frame(
+            "differences", np.repeat(self.metrics, P), np.tile(names[a], M), np.tile(names[b], M),
+            diff.ravel(), low.ravel(), high.ravel(), better.ravel().astype(object),
+        )  # fmt: skip
 
     def by_bin(self, bins: BinsLike | Literal["default"] = "default") -> pd.DataFrame:
         """Mean score per annotation-count bin, model and metric: ``bin, model, metric, mean, n_items``.
@@ -293,17 +269,12 @@ class _Tables:
         present = np.flatnonzero(size > 0)
         means = means[present]
         nb = present.size
-        return FullFrame(
-            {
-                "bin": pd.Categorical.from_codes(
-                    np.repeat(present, M * J), categories=pd.Index(labels), ordered=True
-                ),
-                "model": np.tile(self.models, nb * M),
-                "metric": np.tile(np.repeat(self.metrics, J), nb),
-                "mean": means.ravel(),
-                "n_items": np.repeat(size[present], M * J).astype(np.int64),
-            }
-        )
+        codes = np.repeat(present, M * J)
+        return _frame(
+            "by_bin", pd.Categorical.from_codes(codes, categories=pd.Index(labels), ordered=True),
+            np.tile(self.models, nb * M), np.tile(np.repeat(self.metrics, J), nb), means.ravel(),
+            np.repeat(size[present], M * J).astype(np.int64),
+        )  # fmt: skip
 
     def rankings(self) -> pd.DataFrame:
         """Each model's rank under each metric: ``metric, model, mean, rank, tied``.
@@ -314,17 +285,9 @@ class _Tables:
         """
         ranks, tied = competition_ranks(self._means, lower_is_better=self._lower)
         M, J = ranks.shape
-        return FullFrame(
-            {
-                "metric": np.repeat(self.metrics, J),
-                "model": np.tile(self.models, M),
-                "mean": self._means.ravel(),
-                "rank": pd.array(
-                    [None if np.isnan(r) else int(r) for r in ranks.ravel()], dtype="Int64"
-                ),
-                "tied": tied.ravel(),
-            }
-        )
+        rank = pd.array([None if np.isnan(r) else int(r) for r in ranks.ravel()], dtype="Int64")
+        metrics, models = np.repeat(self.metrics, J), np.tile(self.models, M)
+        return _frame("rankings", metrics, models, self._means.ravel(), rank, tied.ravel())
 
     def reversals(self, *, confidence_level: float = 0.95, n_resamples: int = 1000) -> pd.DataFrame:
         """Every pair of metrics that orders a pair of models strictly differently (ties are not).
@@ -334,32 +297,23 @@ class _Tables:
         ``metric_k`` with ``ci_low_k, ci_high_k`` and ``significant_k`` (the
         interval excludes 0).
         """
-        rev = order_reversals(self._means, lower_is_better=self._lower)
-        boot = self._boot(n_resamples)
-        cols: dict[str, list[Any]] = {k: [] for k in REQUIRED_COLUMNS["reversals"]}
-        oriented = self._oriented_means()
-        for m1, m2, a, b in rev.tolist():
-            cols["metric_1"].append(self.metrics[m1])
-            cols["metric_2"].append(self.metrics[m2])
-            cols["model_a"].append(self.models[a])
-            cols["model_b"].append(self.models[b])
-            for k, m in (("1", m1), ("2", m2)):
-                d = self._means[m, a] - self._means[m, b]
-                low, high = self._interval(
-                    boot[:, m, a] - boot[:, m, b], np.asarray(d), confidence_level
-                )
-                better = a if oriented[m, a] < oriented[m, b] else b
-                cols[f"better_{k}"].append(self.models[better])
-                cols[f"diff_{k}"].append(float(d))
-                cols[f"ci_low_{k}"].append(float(low))
-                cols[f"ci_high_{k}"].append(float(high))
-                cols[f"significant_{k}"].append(bool(low > 0 or high < 0))
-        out = pd.DataFrame(cols)
-        for k in ("significant_1", "significant_2"):
-            out[k] = out[k].astype(bool)
-        for k in ("diff_1", "ci_low_1", "ci_high_1", "diff_2", "ci_low_2", "ci_high_2"):
-            out[k] = out[k].astype(np.float64)
-        return FullFrame(out)
+        rev = np.asarray(order_reversals(self._means, lower_is_better=self._lower), dtype=np.intp)
+        m1, m2, a, b = rev.reshape(-1, 4).T
+        boot, oriented = self._boot(n_resamples), self._oriented_means()
+        metrics, models = (
+            np.asarray(self.metrics, dtype=object),
+            np.asarray(self.models, dtype=object),
+        )
+        cols: dict[str, Any] = {"metric_1": metrics[m1], "metric_2": metrics[m2]}
+        cols |= {"model_a": models[a], "model_b": models[b]}
+        for k, m in (("1", m1), ("2", m2)):
+            cols[f"better_{k}"] = models[np.where(oriented[m, a] < oriented[m, b], a, b)]
+        for k, m in (("1", m1), ("2", m2)):
+            d = self._means[m, a] - self._means[m, b]
+            low, high = self._interval(boot[:, m, a] - boot[:, m, b], d, confidence_level) if a.size else (d, d)  # fmt: skip
+            cols |= {f"diff_{k}": d, f"ci_low_{k}": low, f"ci_high_{k}": high}
+            cols[f"significant_{k}"] = (low > 0) | (high < 0)
+        return FullFrame(cols, columns=list(REQUIRED_COLUMNS["reversals"]))
 
     def weighted_summary(self, *, floor: float | Literal["min", "median"] = "min") -> pd.DataFrame:
         r"""Inverse-variance weighted means of the ``debiased[...]`` metrics: a DIFFERENT estimand.
@@ -535,19 +489,11 @@ class _Tables:
         low_d, high_d = self._interval(d_boot, d, confidence_level)
         significant = (J > 1) & ((low_d > 0) | (high_d < 0))
         low, high = self._interval(boot, means, confidence_level)
-        out = FullFrame(
-            {
-                "prior": np.repeat(labels, E * J),
-                "metric": np.tile(np.repeat([self.metrics[m] for m in expected], J), P),
-                "model": np.tile(self.models, P * E),
-                "mean": means.ravel(),
-                "ci_low": low.ravel(),
-                "ci_high": high.ravel(),
-                "rank": ranks.ravel(),
-                "best": (ranks == 1.0).ravel(),
-                "significant": significant.ravel(),
-            }
-        )
+        names = np.tile(np.repeat([self.metrics[m] for m in expected], J), P)
+        out = _frame(
+            columns, np.repeat(labels, E * J), names, np.tile(self.models, P * E), means.ravel(),
+            low.ravel(), high.ravel(), ranks.ravel(), (ranks == 1.0).ravel(), significant.ravel(),
+        )  # fmt: skip
         self._prior_cache[key] = out
         return out
 
@@ -684,9 +630,7 @@ class _Tables:
             return wilcoxon_test(x, y)
         if test == "bootstrap":
             level = confidence_level
-            return bootstrap_test(
-                x, y, n_resamples=n_resamples, confidence_level=level, seed=rng_seed
-            )
+            return bootstrap_test(x, y, n_resamples=n_resamples, confidence_level=level, seed=rng_seed)  # fmt: skip
         return permutation_test(x, y, n_resamples=n_resamples, seed=rng_seed)
 
     def pairwise_tests(

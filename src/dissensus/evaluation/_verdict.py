@@ -1,23 +1,7 @@
-"""The verdict of an evaluation: which model is best, per family of metrics, bin and prior.
+"""The verdict of an evaluation (:meth:`Evaluation.verdict`, whose docstring describes it).
 
-:func:`verdict_table` (behind :meth:`Evaluation.verdict`) holds every "which
-model wins" answer of the report, with the counts its sentences quote; the
-report and its plain reading only render it. Rows, by ``scope``:
-
-- ``"overall"``: one per metric, then one per family (``metric`` missing);
-- ``"bin"``: one per family and bin of annotations per item (means per bin,
-  no interval, so ``significant`` is missing);
-- ``"prior"``: one per expected metric and prior of
-  :meth:`Evaluation.prior_sensitivity`, then one per prior for the family.
-
-A metric's ``best`` is every model with the best mean (ties joined by
-``" = "``); its lead is over the ``runner_up``, the next model with a finite
-mean, with the paired bootstrap interval of the difference (``significant``:
-the interval excludes zero). A family (``Metric.kind``: ``"pointwise"``,
-i.e. empirical, ``"expected"`` or ``"debiased"``) is won by the model(s) best
-under most of its metrics (``wins`` of ``n_metrics``); ``n_won`` of those
-metrics are won by a family winner, and under ``n_significant`` of them its
-lead is significant (``significant``: under all of them).
+:func:`verdict_table` holds every "which model wins" answer of the report,
+with the counts its sentences quote; the report and its reading only render it.
 """
 
 from __future__ import annotations
@@ -33,7 +17,6 @@ from dissensus.report import is_missing
 if TYPE_CHECKING:
     from dissensus.evaluation._data import ReportData
 
-__all__ = ["VERDICT_COLUMNS", "difference", "excludes_zero", "verdict_table"]
 
 #: Columns of :func:`verdict_table`.
 VERDICT_COLUMNS = (
@@ -91,18 +74,11 @@ def _family(
 
 def verdict_table(data: ReportData) -> pd.DataFrame:
     """The verdict (module docstring) of a report's tables."""
-    models, metrics, bins, prior = (
-        data.models,
-        data.metrics,
-        data.bins(),
-        str(data.dataset["prior"]),
-    )
+    models, metrics, bins = data.models, data.metrics, data.bins()
+    prior = str(data.dataset["prior"])
     summary, differences, by_bin = data.summary, data.differences, data.by_bin
-    kinds = {m: data.kind(m) for m in metrics}
-    lower = {m: data.lower_is_better(m) for m in metrics}
-    families: dict[str, list[str]] = {}
-    for metric in metrics:
-        families.setdefault(kinds.get(metric, "pointwise"), []).append(metric)
+    kinds, lower = {m: data.kind(m) for m in metrics}, {m: data.lower_is_better(m) for m in metrics}
+    families = data.families()
     rows: list[dict[str, Any]] = []
     overall = {"scope": "overall", "prior": prior, "bin": "all"}
     leads: dict[str, tuple[list[str], bool | None]] = {}
@@ -116,7 +92,7 @@ def verdict_table(data: ReportData) -> pd.DataFrame:
         sig = None if lead is None else excludes_zero(lead[1], lead[2])
         leads[metric] = (best, sig)
         rows.append(
-            {**overall, "family": kinds.get(metric, "pointwise"), "metric": metric,
+            {**overall, "family": kinds[metric], "metric": metric,
              "best": " = ".join(best), "n_best": len(best), "runner_up": runner,
              "lead": np.nan if lead is None else lead[0], "significant": sig,
              "ci_low": np.nan if lead is None else lead[1],
@@ -132,9 +108,7 @@ def verdict_table(data: ReportData) -> pd.DataFrame:
             for metric in names:
                 sub = in_bin[(in_bin["_metric"] == metric) & in_bin["mean"].notna()]
                 means = sub["mean"].to_numpy(dtype=float)
-                pick = (
-                    int(np.argmin(means) if lower[metric] else np.argmax(means)) if len(sub) else 0
-                )
+                pick = int(means.argmin() if lower[metric] else means.argmax()) if len(sub) else 0
                 firsts[metric] = ([str(sub["model"].iloc[pick])] if len(sub) else [], None)
             base = {"scope": "bin", "prior": prior, "bin": label, "family": family}
             rows.append(_family(base, firsts, models, tested=False))
@@ -144,9 +118,8 @@ def verdict_table(data: ReportData) -> pd.DataFrame:
         per_prior = sens[sens["prior"].astype(str) == name]
         firsts = {}
         for metric in pd.unique(per_prior["metric"].astype(str)):
-            best = per_prior[
-                (per_prior["metric"].astype(str) == metric) & per_prior["best"].astype(bool)
-            ]
+            rows_ = per_prior[per_prior["metric"].astype(str) == metric]
+            best = rows_[rows_["best"].astype(bool)]
             models_best = [str(m) for m in best["model"]]
             sig = bool(best["significant"].astype(bool).all()) if len(best) else None
             firsts[str(metric)] = (models_best, sig)
@@ -155,10 +128,6 @@ def verdict_table(data: ReportData) -> pd.DataFrame:
                  "n_best": len(models_best), "significant": sig}
             )  # fmt: skip
         rows.append(_family(base, firsts, models))
-    out = pd.DataFrame(rows, columns=list(VERDICT_COLUMNS))
-    for column in ("n_best", "wins", "n_metrics", "n_won", "n_significant"):
-        out[column] = out[column].astype("Int64")
-    out["significant"] = out["significant"].astype("boolean")
-    for column in ("lead", "ci_low", "ci_high"):
-        out[column] = out[column].astype(np.float64)
-    return out
+    types = dict.fromkeys(("n_best", "wins", "n_metrics", "n_won", "n_significant"), "Int64")
+    types |= {"significant": "boolean", "lead": np.float64, "ci_low": np.float64, "ci_high": np.float64}  # fmt: skip
+    return pd.DataFrame(rows, columns=list(VERDICT_COLUMNS)).astype(types)

@@ -12,14 +12,6 @@ from dissensus.experiments._study import (
     ExperimentResult,
     make_model,
     run_experiment,
-    split_items,
 )
 
-__all__ = [
-    "DEFAULT_MODELS",
-    "MODELS",
-    "ExperimentResult",
-    "make_model",
-    "run_experiment",
-    "split_items",
-]
+__all__ = ["DEFAULT_MODELS", "MODELS", "ExperimentResult", "make_model", "run_experiment"]

@@ -1,12 +1,8 @@
-r"""The study end to end: split items, featurise, train soft-label models, predict, evaluate.
+"""The study of Magnani (2025) end to end (see :mod:`dissensus.experiments`): split items, featurise, train, evaluate.
 
-The experiment of Magnani, A. (2025), Soft metrics for ordinal label
-uncertainty with variable sample sizes, ASSE 2025, ACM (Tables 1–2 and the
-per-bin figure) as one function: items (not annotations) are split into training
-and test items, seeded and stratified by annotation-count bin so that every
-bin has test items; the featuriser and every model are fitted on the
-training items only; the test items' predictions are scored by
-:func:`dissensus.evaluate` under empirical and expected metrics.
+Items (not annotations) are split into training and test, seeded and
+stratified by annotation-count bin; the featuriser and every model are fitted
+on the training items only; the test items are scored by :func:`dissensus.evaluate`.
 """
 
 from __future__ import annotations
@@ -38,9 +34,7 @@ from dissensus.models import (
     SoftNaiveBayes,
     TextFeatures,
 )
-from dissensus.report import Bullets, Paragraph, Section, Table, format_number
-
-__all__ = ["DEFAULT_MODELS", "MODELS", "ExperimentResult", "make_model", "run_experiment", "split_items"]  # fmt: skip
+from dissensus.report import Paragraph, Section, Table, format_number
 
 FloatArray = npt.NDArray[np.float64]
 Progress = Callable[[str], None]
@@ -78,38 +72,18 @@ def make_model(code: str, *, C: float = 1.0, max_iter: int = 200) -> Any:
     raise ValueError(msg)
 
 
-def split_items(
+def _split_positions(
     n: npt.ArrayLike, *, test_size: float = 0.3, seed: SeedLike = 0
 ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
-    """Split item positions into training and test, stratified by annotation-count bin.
+    """(train, test) sorted item positions, stratified by annotation-count bin of ``n``.
 
-    Parameters
-    ----------
-    n : array_like of int, shape (N,)
-        Annotations per item.
-    test_size : float, default 0.3
-        Share of each bin's items that go to test (rounded; at least one
-        item of every bin with two or more items, and at least one left for
-        training; a bin of one item goes to test).
-    seed : int, Generator or None, default 0
-
-    Returns
-    -------
-    train, test : ndarray of intp
-        Sorted item positions.
-
-    Examples
-    --------
-    Bins 2–3, 4–5 and 6–10: half of each (2 of 4, round(1.5) = 2 of 3), and
-    the lone item of the last bin goes to test.
-
-    >>> train, test = split_items([2, 2, 2, 2, 5, 5, 5, 9], test_size=0.5)
-    >>> len(train), len(test)
-    (3, 5)
+    Each bin sends ``round(test_size * m)`` of its ``m`` items to test (at
+    least one, and one left for training; a bin of one item goes to test).
+    :func:`dissensus.tendency.split_items` splits Annotations, without strata.
     """
     ts = float(test_size)
     if not 0.0 < ts < 1.0:
-        msg = f"The 'test_size' parameter of split_items must be in (0, 1), e.g. 0.3. Got {test_size!r} instead."
+        msg = f"The 'test_size' parameter of run_experiment must be in (0, 1), e.g. 0.3. Got {test_size!r} instead."
         raise ValueError(msg)
     codes, _ = annotation_bins(n, "auto")
     rng = as_generator(seed)
@@ -126,18 +100,8 @@ def split_items(
 class ExperimentResult:
     """What :func:`run_experiment` produced.
 
-    Attributes
-    ----------
-    evaluation : Evaluation
-        The test items' scores (every model, every metric).
-    dataset : str
-        Name of the dataset.
-    train_items, test_items : pandas.Index
-        Item ids of each side of the split.
-    settings : dict
-        Split, featuriser and model parameters (JSON-ready).
-    timings : dict of str to float
-        Seconds per stage and per model (fit, predict).
+    The test items' :class:`Evaluation`, the dataset's name, the item ids of each side of
+    the split, the JSON-ready ``settings`` (split, featuriser, models) and ``timings``.
     """
 
     evaluation: Evaluation
@@ -158,14 +122,15 @@ class ExperimentResult:
         """Best model under each pointwise metric and under its expected form.
 
         Returns ``metric, expected_metric, best, best_expected, reversal,
-        significant``: the best model under each (ties joined by ``"="``);
-        ``reversal`` when the two best models differ and the two metrics order
-        them oppositely; ``significant`` when the paired bootstrap intervals of
-        their difference exclude zero under both metrics.
+        significant``: the best model under each (:meth:`Evaluation.verdict`,
+        ties joined by ``"="``); ``reversal`` when the two best models differ
+        and the two metrics order them oppositely; ``significant`` when the
+        paired bootstrap intervals of their difference exclude zero under both.
         """
         ev = self.evaluation
-        summary = ev.summary(n_resamples=n_resamples)
-        best = summary[summary["best"]].groupby("metric", sort=False)["model"].apply(list)
+        v = ev.verdict(n_resamples=n_resamples, priors=())
+        v = v[(v["scope"] == "overall") & v["metric"].notna()]
+        best = dict(zip(v["metric"], v["best"].str.split(" = "), strict=True))
         rev = ev.reversals(n_resamples=n_resamples)
         rows = []
         for m in [m for m in ev.metrics if f"E[{m}]" in ev.metrics]:
@@ -197,11 +162,10 @@ class ExperimentResult:
         timings. All the files are one set: written together, each in the
         manifest. Returns file role -> path.
         """
-        section = _training_section(self, self.verdicts(n_resamples=n_resamples))
         return self.evaluation.save(
             out_dir,
             n_resamples=n_resamples,
-            report_sections=[section],
+            report_sections=[_training_section(self)],
             extra_files={"experiment.json": self.to_json() + "\n"},
         )
 
@@ -222,33 +186,8 @@ def _params(est: Any) -> dict[str, Any]:
     }
 
 
-def _verdict_items(verdicts: pd.DataFrame, models: Sequence[str]) -> list[str]:
-    """One item per metric pair: who wins each, and whether that is a (significant) reversal."""
-    items = []
-    for r in verdicts.to_dict(orient="records"):
-        if r["best"] == r["best_expected"]:
-            tail = "the same model"
-        elif r["reversal"]:
-            sig = "significant under both" if r["significant"] else "not significant under both"
-            tail = f"a reversal ({sig}; paired bootstrap intervals)"
-        else:
-            tail = "different best models, but not a strict reversal"
-        items.append(
-            f"{r['metric']}: best {r['best']}; {r['expected_metric']}: best {r['best_expected']}: "
-            f"{tail}."
-        )
-    if "E" in models:
-        items.append(
-            "Model E is trained on E[emd] under the same Dirichlet prior the expected "
-            "metrics use, so its lead under expected metrics is partly by construction; the "
-            "expected metrics with few annotations reward flatter predictions (compare the "
-            "marginal and A+shrink with A)."
-        )
-    return items
-
-
-def _training_section(result: ExperimentResult, verdicts: pd.DataFrame) -> Section:
-    """The report's "Training" section: verdicts, split, featuriser, models, timings."""
+def _training_section(result: ExperimentResult) -> Section:
+    """The report's "Training" section: split, featuriser, models, timings (the verdict is the report's)."""
     s = result.settings
     rows = []
     for code, info in s["models"].items():
@@ -271,8 +210,16 @@ def _training_section(result: ExperimentResult, verdicts: pd.DataFrame) -> Secti
     )
     table = Table(["Model", "What", "Parameters", "Converged", "Fit (s)"], rows, align="lllrr",
                   id="training-table")  # fmt: skip
-    items = Bullets(_verdict_items(verdicts, list(s["models"])))
-    return Section("Training", items, Paragraph(legend, style="legend"), table, id="training")
+    caveat = Paragraph(
+        "Model E is trained on E[emd] under the same Dirichlet prior the expected metrics use, so "
+        "its lead under expected metrics is partly by construction; the expected metrics with few "
+        "annotations reward flatter predictions (compare the marginal and A+shrink with A).",
+        style="note",
+    )
+    return Section(
+        "Training", Paragraph(legend, style="legend"), table, caveat if "E" in s["models"] else None,
+        id="training",
+    )  # fmt: skip
 
 
 def run_experiment(
@@ -288,34 +235,19 @@ def run_experiment(
 ) -> ExperimentResult:
     """Train the soft-label models on the training items, evaluate them on the test items.
 
-    Parameters
+    ``dataset``: annotations and item texts (:mod:`dissensus.datasets`);
+    ``models``: codes of :data:`MODELS` (default all); ``test_size``: share of
+    each annotation-count bin's items held out for testing; ``seed``: of the
+    split and of the evaluation's bootstrap; ``featurizer``: default
+    ``TextFeatures(categorical=dataset.categorical)``; ``C``, ``max_iter``:
+    inverse L2 strength and optimiser iterations of every linear model;
+    ``progress``: called with a short text at each stage and model.
+    ValueError for unknown model codes or ``test_size`` outside (0, 1).
+
+    References
     ----------
-    dataset : Dataset
-        Annotations and item texts (see :mod:`dissensus.datasets`).
-    models : sequence of str, default all of :data:`MODELS`
-        Model codes: ``A``–``E`` (Magnani 2025's A–D and the expected-EMD
-        model), ``NB``, ``marginal``, ``A+shrink``.
-    test_size : float, default 0.3
-        Share of items (per annotation-count bin) held out for testing.
-    seed : int, default 0
-        Seed of the split and of the evaluation's bootstrap.
-    featurizer : TextFeatures, optional
-        Default ``TextFeatures(categorical=dataset.categorical)``.
-    C : float, default 1.0
-        Inverse L2 strength of every linear model.
-    max_iter : int, default 200
-        Optimiser iterations of every linear model.
-    progress : callable, optional
-        Called with a short text at each stage and model.
-
-    Returns
-    -------
-    ExperimentResult
-
-    Raises
-    ------
-    ValueError
-        Unknown model codes, ``test_size`` outside (0, 1).
+    Magnani, A. (2025). Soft metrics for ordinal label uncertainty with
+    variable sample sizes. ASSE 2025, ACM.
     """
     say: Progress = progress if progress is not None else (lambda _text: None)
     codes = list(models)
@@ -337,7 +269,7 @@ def run_experiment(
     timings: dict[str, float] = {}
     t = time.perf_counter()
     counts: LabelCounts = dataset.annotations.counts()
-    train, test = split_items(counts.n, test_size=test_size, seed=seed)
+    train, test = _split_positions(counts.n, test_size=test_size, seed=seed)
     items = dataset.items
     feat = featurizer if featurizer is not None else TextFeatures(categorical=dataset.categorical)
     say(f"featurising {len(train):,} training items")

@@ -17,11 +17,6 @@ from dissensus.leaderboard._board import (
 from dissensus.leaderboard._io import read_submission, team_names
 
 __all__ = [
-    "AVERAGE",
-    "DEFAULT_METRICS",
-    "Leaderboard",
-    "combine_leaderboards",
-    "leaderboard",
-    "read_submission",
-    "team_names",
-]
+    "AVERAGE", "DEFAULT_METRICS", "Leaderboard", "combine_leaderboards", "leaderboard",
+    "read_submission", "team_names",
+]  # fmt: skip

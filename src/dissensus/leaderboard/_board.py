@@ -1,12 +1,4 @@
-"""Leaderboards under several metrics: how much the choice of metric re-ranks the teams.
-
-The re-ranking table is Table 2 of Rizzi, Leonardelli, Poesio, Uma, Pavlovic,
-Paun, Rosso and Fersini (2024), "Soft metrics for evaluation with
-disagreements: an assessment", 3rd Workshop on Perspectivist Approaches to
-NLP (NLPerspectives) at LREC-COLING 2024; its four metrics are the default.
-Ranks are competition ranks of each team's mean score (best = 1, ties share
-the smallest rank).
-"""
+"""Leaderboards under several metrics (see :mod:`dissensus.leaderboard`): ranks, re-ranking, adjacent teams."""
 
 from __future__ import annotations
 
@@ -23,8 +15,7 @@ import pandas as pd
 
 from dissensus._atomic import AtomicFileSet
 from dissensus.data import Annotations, LabelCounts
-from dissensus.evaluation import PredictionLike, evaluate
-from dissensus.metrics import get_metric
+from dissensus.evaluation import Evaluation, PredictionLike, evaluate
 from dissensus.posterior import DEFAULT_PRIOR
 from dissensus.report import (
     Cell,
@@ -41,9 +32,6 @@ from dissensus.report import (
     to_html,
     to_markdown,
 )
-from dissensus.stats import bootstrap_test, competition_ranks, wilcoxon_test
-
-__all__ = ["AVERAGE", "DEFAULT_METRICS", "Leaderboard", "combine_leaderboards", "leaderboard"]
 
 #: Rizzi et al. (2024)'s four metrics (its "Jensen-Shannon" is the distance) and the
 #: registered expected forms of the first two.
@@ -56,18 +44,18 @@ _AGREEMENT = ["share_reranked", "mean_abs_change", "sd_abs_change", "kendall_tau
 
 
 def _adjacent(
-    dataset: str, values: npt.NDArray[np.float64], ranks: npt.NDArray[np.float64],
-    teams: list[str], metrics: list[str], *, n_resamples: int, seed: int,
-) -> list[dict[str, Any]]:  # fmt: skip
+    ev: Evaluation, dataset: str, ranks: npt.NDArray[np.float64], n_resamples: int
+) -> list[dict[str, Any]]:
     """Each team against the next one down, per metric: Wilcoxon and paired bootstrap over items."""
-    rows = []
-    for m, metric in enumerate(metrics):
+    rows, teams = [], ev.models
+    for m, metric in enumerate(ev.metrics):
         order = sorted(range(len(teams)), key=lambda j: (ranks[m, j], teams[j]))
         for j, k in itertools.pairwise(order):
-            x, y = values[m, j], values[m, k]
+            x, y = ev.values[m, j], ev.values[m, k]  # noqa: PD011  (an Evaluation)
+            pair = (teams[j], teams[k], metric)
             finite = bool(np.isfinite(x).all() and np.isfinite(y).all())
-            w = wilcoxon_test(x, y) if finite else None
-            b = bootstrap_test(x, y, n_resamples=n_resamples, seed=seed) if finite else None
+            w = ev.compare(*pair) if finite else None
+            b = ev.compare(*pair, test="bootstrap", n_resamples=n_resamples) if finite else None
             rows.append(
                 {"dataset": dataset, "metric": metric, "rank": float(ranks[m, j]), "team": teams[j],
                  "next_team": teams[k], "mean_difference": float(np.mean(x - y)) if finite else math.nan,
@@ -125,27 +113,20 @@ class Leaderboard:
     def _repr_html_(self) -> str:
         """Compact notebook view: teams × metrics ranks (mean rank over several datasets)."""
         one = len(self.datasets) == 1
-        what = (
-            f"dataset {self.datasets[0]}"
-            if one
-            else f"mean rank over {len(self.datasets)} datasets"
-        )
+        what = f"dataset {self.datasets[0]}" if one else f"mean rank over {len(self.datasets)} datasets"  # fmt: skip
         caption = (
             f"Leaderboard: {len(self.ranks(AVERAGE))} teams × {len(self.metrics)} metrics, {what}; "
             "rank 1 (★) is best, ⇄ differs from the first metric. Re-ranking: .rerank; report: "
             ".to_html()."
         )
-        return html_fragment(
-            self.ranks_table(self.datasets[0] if one else AVERAGE, caption=caption)
-        )
+        return html_fragment(self.ranks_table(self.datasets[0] if one else AVERAGE, caption=caption))  # fmt: skip
 
     def document(self) -> Document:
         """Ranks per dataset (and mean ranks), Table 2 (re-ranking per pair of metrics), adjacent teams."""
         legend = Paragraph(
             f"Rank 1 (★) is best; ⇄ marks a rank other than under {self.metrics[0]}: there the "
-            "metric re-ranks the team.",
-            style="legend",
-        )
+            "metric re-ranks the team.", style="legend",
+        )  # fmt: skip
         rerank = [
             [str(r.dataset), f"{r.metric_1} vs {r.metric_2}", format_percent(r.share_reranked),
              format_pm(r.mean_abs_change, r.sd_abs_change, digits=2), format_number(r.kendall_tau)]
@@ -213,26 +194,17 @@ def leaderboard(
     Parameters
     ----------
     gold : Annotations, LabelCounts, dask.dataframe.DataFrame or DistributedCounts
-        The gold annotations of one dataset. A Dask DataFrame of long
-        annotations (or :class:`~dissensus.distributed.DistributedCounts`) is
-        scored on the cluster by :func:`dissensus.evaluate`, which collects
-        the per-item scores; the ranks and the bootstrap between teams run in
-        memory on them.
+        The gold annotations of one dataset, as :func:`dissensus.evaluate` takes them.
     submissions : mapping of str to predictions
-        Team name -> predicted distributions (anything
-        :func:`dissensus.evaluate` takes: Predictions, DataFrame, (N, K) array
-        in the order of ``gold``; a Dask DataFrame beside in-memory gold is
-        computed into this process).
+        Team name -> predicted distributions, as :func:`dissensus.evaluate` takes them.
     metrics : sequence of str, optional
         Registry names; default :data:`DEFAULT_METRICS`.
     dataset : str, default "dataset"
         Name of the dataset in the tables.
     prior : str, float or array_like, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
         Dirichlet prior of the expected metrics.
-    n_resamples : int, default 1000
-        Resamples of the paired bootstrap between adjacent teams.
-    seed : int, default 0
-        Seed of the bootstrap.
+    n_resamples, seed : int, default 1000 and 0
+        Resamples and seed of the paired bootstrap between adjacent teams.
 
     Returns
     -------
@@ -255,20 +227,14 @@ def leaderboard(
     """
     names = list(metrics) if metrics is not None else list(DEFAULT_METRICS)
     ev = evaluate(gold, submissions, metrics=names, prior=prior, seed=seed)
-    teams, met, values = list(ev.models), list(ev.metrics), np.asarray(ev.values)
-    with np.errstate(invalid="ignore", over="ignore"):
-        means = values.mean(axis=2)
-    ranks, _ = competition_ranks(
-        means, lower_is_better=[get_metric(m).lower_is_better for m in met]
-    )
-    scores = pd.DataFrame(
-        {"dataset": dataset, "team": np.tile(teams, len(met)), "metric": np.repeat(met, len(teams)),
-         "mean": means.ravel(), "rank": ranks.ravel().astype(float)}
-    )  # fmt: skip
+    scores = ev.rankings().rename(columns={"model": "team"})[["team", "metric", "mean", "rank"]]
+    scores = scores.astype({"rank": float})
+    scores.insert(0, "dataset", dataset)
     rerank = ev.metric_agreement()
     rerank.insert(0, "dataset", dataset)
-    adjacent = _adjacent(dataset, values, ranks, teams, met, n_resamples=n_resamples, seed=seed)
-    return Leaderboard(scores, rerank, pd.DataFrame(adjacent), [dataset], met)
+    ranks = scores["rank"].to_numpy().reshape(len(ev.metrics), len(ev.models))
+    adjacent = _adjacent(ev, dataset, ranks, n_resamples)
+    return Leaderboard(scores, rerank, pd.DataFrame(adjacent), [dataset], list(ev.metrics))
 
 
 def combine_leaderboards(boards: Sequence[Leaderboard]) -> Leaderboard:

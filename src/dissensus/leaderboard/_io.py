@@ -12,8 +12,6 @@ from dissensus.data import Predictions, read_predictions
 from dissensus.evaluation import PredictionLike
 from dissensus.metrics.lewidi import read_lewidi_predictions
 
-__all__ = ["read_submission", "team_names"]
-
 
 def _lewidi_year(path: Path) -> int | None:
     """2023 or 2025 when ``path`` looks like a LeWiDi submission (headerless TSV), else None."""

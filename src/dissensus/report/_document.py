@@ -23,11 +23,6 @@ import pandas as pd
 
 from dissensus.report._format import MISSING, format_count, format_number, is_missing
 
-__all__ = [
-    "Block", "Bullets", "Cell", "Details", "Document", "Figure", "Group", "Paragraph", "Section",
-    "Span", "Table", "Text",
-]  # fmt: skip
-
 
 @dataclass(frozen=True)
 class Span:
@@ -42,6 +37,9 @@ Text = str | Span | Sequence[str | Span]
 
 
 def _init(obj: object, **values: Any) -> None:
+    """Set a frozen dataclass's fields; ``blocks`` drops None entries (optional parts read inline)."""
+    if "blocks" in values:
+        values["blocks"] = tuple(b for b in values["blocks"] if b is not None)
     for name, value in values.items():
         object.__setattr__(obj, name, value)
 
@@ -54,12 +52,7 @@ class Paragraph:
     style: Literal["text", "legend", "note", "warning"] = "text"
     id: str = ""
 
-    def __init__(
-        self,
-        *parts: str | Span,
-        style: Literal["text", "legend", "note", "warning"] = "text",
-        id: str = "",
-    ) -> None:
+    def __init__(self, *parts: str | Span, style: Literal["text", "legend", "note", "warning"] = "text", id: str = "") -> None:  # fmt: skip
         _init(self, parts=parts, style=style, id=id)
 
 
@@ -152,7 +145,7 @@ class Section:
     id: str = ""
 
     def __init__(self, title: str, *blocks: Block | None, id: str = "") -> None:
-        _init(self, title=title, blocks=tuple(b for b in blocks if b is not None), id=id)
+        _init(self, title=title, blocks=blocks, id=id)
 
 
 @dataclass(frozen=True, init=False)
@@ -164,16 +157,8 @@ class Details:
     id: str = ""
     open: bool = False
 
-    def __init__(
-        self, summary: Text, *blocks: Block | None, id: str = "", open: bool = False
-    ) -> None:
-        _init(
-            self,
-            summary=summary,
-            blocks=tuple(b for b in blocks if b is not None),
-            id=id,
-            open=open,
-        )
+    def __init__(self, summary: Text, *blocks: Block | None, id: str = "", open: bool = False) -> None:  # fmt: skip
+        _init(self, summary=summary, blocks=blocks, id=id, open=open)
 
 
 @dataclass(frozen=True, init=False)
@@ -184,7 +169,7 @@ class Group:
     layout: Literal["pair", "grid"] = "grid"
 
     def __init__(self, *blocks: Block | None, layout: Literal["pair", "grid"] = "grid") -> None:
-        _init(self, blocks=tuple(b for b in blocks if b is not None), layout=layout)
+        _init(self, blocks=blocks, layout=layout)
 
 
 #: Anything a document or section holds.
@@ -200,8 +185,5 @@ class Document:
     subtitle: str = ""
     footer: str = ""
 
-    def __init__(
-        self, title: str, *blocks: Block | None, subtitle: str = "", footer: str = ""
-    ) -> None:
-        blocks_ = tuple(b for b in blocks if b is not None)
-        _init(self, title=title, blocks=blocks_, subtitle=subtitle, footer=footer)
+    def __init__(self, title: str, *blocks: Block | None, subtitle: str = "", footer: str = "") -> None:  # fmt: skip
+        _init(self, title=title, blocks=blocks, subtitle=subtitle, footer=footer)

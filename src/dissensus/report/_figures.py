@@ -30,18 +30,6 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure as MplFigure
     from matplotlib.typing import RcKeyType
 
-__all__ = [
-    "COLOURS",
-    "GRID",
-    "INK",
-    "new_figure",
-    "panels",
-    "plot_text",
-    "render_figure",
-    "require_figures",
-    "series_style",
-    "top_legend",
-]
 
 #: Okabe–Ito colours (colour-blind safe), paired with markers and dashes for greyscale.
 COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
@@ -51,29 +39,14 @@ _DASHES = ("-", "--", ":", "-.")
 INK, GRID = "#222222", "#dddddd"
 
 _RC: dict[RcKeyType, Any] = {
-    "svg.hashsalt": "dissensus-report",
-    "svg.fonttype": "path",
-    "font.family": "DejaVu Sans",
-    "font.size": 8.0,
-    "axes.titlesize": 9.0,
-    "axes.labelsize": 8.0,
-    "axes.edgecolor": INK,
-    "axes.labelcolor": INK,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-    "axes.axisbelow": True,
-    "grid.color": GRID,
-    "grid.linewidth": 0.6,
-    "xtick.color": INK,
-    "ytick.color": INK,
-    "legend.frameon": False,
-    "legend.fontsize": 8.0,
-    "lines.linewidth": 1.4,
-    "lines.markersize": 5.0,
-    "savefig.transparent": False,
-    "figure.facecolor": "white",
+    "svg.hashsalt": "dissensus-report", "svg.fonttype": "path", "font.family": "DejaVu Sans",
+    "font.size": 8.0, "axes.titlesize": 9.0, "axes.labelsize": 8.0, "axes.edgecolor": INK,
+    "axes.labelcolor": INK, "axes.spines.top": False, "axes.spines.right": False,
+    "axes.axisbelow": True, "grid.color": GRID, "grid.linewidth": 0.6, "xtick.color": INK,
+    "ytick.color": INK, "legend.frameon": False, "legend.fontsize": 8.0, "lines.linewidth": 1.4,
+    "lines.markersize": 5.0, "savefig.transparent": False, "figure.facecolor": "white",
     "path.simplify": True,
-}
+}  # fmt: skip
 _METADATA: dict[str, Any] = {"Creator": None, "Date": None, "Format": None, "Type": None}
 _ID = re.compile(r'\bid="([^"]+)"')
 _REF = re.compile(r'(\bid="|url\(#|href="#)([^")]+)')

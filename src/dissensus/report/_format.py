@@ -13,18 +13,6 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = [
-    "MISSING",
-    "format_count",
-    "format_interval",
-    "format_number",
-    "format_percent",
-    "format_pm",
-    "format_pvalue",
-    "format_rank",
-    "is_missing",
-]
-
 #: What a missing value prints as.
 MISSING = "–"
 
