@@ -162,8 +162,7 @@ def _fit_priors(
         if not (isinstance(prior, str) and prior in _FITTED):
             alphas.append(dirichlet(counts, prior=prior))
             continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", PriorFitWarning)
+        with warnings.catch_warnings(action="ignore", category=PriorFitWarning):
             fits = [_FITTED[prior](b) for b in counts.reshape(reps, N, -1)]
         strengths[prior] = [f.strength for f in fits]
         alphas.append(dirichlet(counts, prior=np.repeat(np.stack([f.alpha0 for f in fits]), N, 0)))
@@ -198,8 +197,10 @@ def _se(x: FloatArray, axis: int) -> tuple[FloatArray, FloatArray, IntArray]:
     """Mean, Monte Carlo standard error and count of the non-NaN values along ``axis``."""
     ok = ~np.isnan(x)
     cnt = ok.sum(axis=axis)
-    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with (
+        np.errstate(invalid="ignore", divide="ignore"),
+        warnings.catch_warnings(action="ignore", category=RuntimeWarning),
+    ):
         mean = np.nanmean(x, axis=axis)
         sd = np.nanstd(x, axis=axis, ddof=1)
     se = np.where(cnt > 1, sd / np.sqrt(np.maximum(cnt, 1)), np.nan)
@@ -392,19 +393,10 @@ def study(
             v = np.asarray(vals)
             strength_rows.append((tname, key, v.mean(), np.median(v), v.min(), v.max()))
         timings[tname] = time.perf_counter() - t0
-    config = {
-        "n_items": N,
-        "n_classes": K,
-        "replicates": R,
-        "truths": [t if isinstance(t, str) else list(np.asarray(t)) for t in truth_list],
-        "candidates": cands,
-        "metrics": mets,
-        "priors": prior_names,
-        "n_range": (lo, hi),
-        "zipf_exponent": float(zipf_exponent),
-        "seed": seed,
-        "candidate_options": opts,
-    }
+    truths_ = [t if isinstance(t, str) else list(np.asarray(t)) for t in truth_list]
+    config = {"n_items": N, "n_classes": K, "replicates": R, "truths": truths_,
+              "candidates": cands, "metrics": mets, "priors": prior_names, "n_range": (lo, hi),
+              "zipf_exponent": float(zipf_exponent), "seed": seed, "candidate_options": opts}  # fmt: skip
     rankings, pairs, scores = (pd.concat(t, ignore_index=True) for t in zip(*tables, strict=True))
     columns = ["truth", "prior", "strength_mean", "strength_median", "strength_min", "strength_max"]
     strength = pd.DataFrame(strength_rows, columns=columns)
@@ -462,8 +454,8 @@ def _scores(
                 S[1 + a, m, j] = ef(alpha, q[c])
         if debiased:
             df = get_metric(f"debiased[{name}]").func
-            with warnings.catch_warnings():  # one-annotation items: documented fallback
-                warnings.simplefilter("ignore", RuntimeWarning)
+            # one-annotation items: documented fallback
+            with warnings.catch_warnings(action="ignore", category=RuntimeWarning):
                 for j, c in enumerate(cands):
                     S[F - 1, m, j] = df(counts, q[c])
     est = _group_means(S, b.G, b.sizes).reshape(F, M, J, b.reps, B)
@@ -545,8 +537,7 @@ def _summarise(  # noqa: PLR0917  (private; one call site)
     # pairs: (F, M, R, B, P)
     pm, pse, pcnt = _se(pair_ok, axis=2)  # (F, M, B, P)
     dt = np.where(empty[..., None], np.nan, t[..., i] - t[..., k])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with warnings.catch_warnings(action="ignore", category=RuntimeWarning):
         true_diff = np.nanmean(dt[0], axis=1)  # (M, B, P)
         a_better = np.nanmean(
             np.where(np.isnan(dt[0]), np.nan, (dt[0] < 0) == lower[:, None, None, None]), axis=1
@@ -564,8 +555,7 @@ def _summarise(  # noqa: PLR0917  (private; one call site)
     ).drop(columns="pair")
 
     # scores: (F, M, J, R, B) -> mean over R
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with warnings.catch_warnings(action="ignore", category=RuntimeWarning):
         em = np.nanmean(est, axis=3)  # (F, M, J, B)
         tm = np.nanmean(tru, axis=2)  # (M, J, B)
         cnt = (~np.isnan(est)).sum(axis=3)
@@ -728,8 +718,7 @@ def allocation_study(
     ['expected_gain', 'random', 'uniform']
     """
     func = "allocation_study"
-    N, K = check_integer(func, "n_items", n_items), check_integer(func, "n_classes", n_classes, 2)
-    R = check_integer(func, "replicates", replicates)
+    N, K, R = _check_sizes(func, n_items, n_classes, replicates)
     for s in strategies:
         check_option(func, "strategies", s, STRATEGIES)
     met = get_metric(metric)

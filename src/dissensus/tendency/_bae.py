@@ -25,7 +25,8 @@ from dissensus._validation import SeedLike, as_generator, examples
 from dissensus.agreement._alpha import Level
 from dissensus.agreement._common import Weights
 from dissensus.data import Annotations
-from dissensus.tendency._consistency import MeasureArg, _one_row_table, consistency_matrix
+from dissensus.report import Table, format_count, format_number, html_fragment
+from dissensus.tendency._consistency import MeasureArg, consistency_matrix
 
 __all__ = ["BAEResult", "aligned_embeddings", "bae", "mds_embedding"]
 
@@ -75,19 +76,11 @@ class BAEResult:
 
     def _repr_html_(self) -> str:
         """Compact notebook view: one row with BAE, the pairs, the disparity and annotators."""
-        disparity = "–" if np.isnan(self.disparity) else f"{self.disparity:.4f}"
-        cells = [
-            f"{self.statistic:.4f}",
-            f"{self.n_pairs:,}",
-            disparity,
-            examples(self.similarity_true.index),
-        ]
-        return _one_row_table(
-            "dissensus-bae",
-            "BAE (higher is better); Procrustes disparity (lower is better): "
-            "<code>.embedding_true</code>, <code>.embedding_model</code>.",
-            ("BAE", "pairs", "disparity", "annotators"),
-            cells,
+        row = [format_number(self.statistic, digits=4), format_count(self.n_pairs),
+               format_number(self.disparity, digits=4), examples(self.similarity_true.index)]  # fmt: skip
+        caption = "BAE (higher is better); Procrustes disparity (lower is better): .embedding_true, .embedding_model."
+        return html_fragment(
+            Table(["BAE", "pairs", "disparity", "annotators"], [row], align="rrrl", caption=caption)
         )
 
 

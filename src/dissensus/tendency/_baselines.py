@@ -144,9 +144,7 @@ def random_baseline(
     source = true if train is None else train
     check_annotations(source, "train", func)
     K = true.scale.K
-    pos = _annotator_positions(
-        source, true, func, "train"
-    )  # a training set may order them otherwise
+    pos = _annotator_positions(source, true, func, "train")  # train may order them otherwise
     s_codes, s_names = source._require_annotators(func)
     counts = np.bincount(s_codes * K + source.label_codes, minlength=len(s_names) * K)
     counts = counts.reshape(-1, K).astype(np.float64)
@@ -220,11 +218,8 @@ def _texts(annotations: Annotations, text: pd.Series | str | Sequence[str], func
         )
         raise DataError(msg)
     # a missing text is an empty text (pandas keeps NaN through astype(str))
-    parts = [annotations.meta[c].fillna("").astype(str) for c in cols]
-    joined = parts[0]
-    for part in parts[1:]:
-        joined = joined + " " + part
-    return joined.tolist()
+    parts = annotations.meta[cols].fillna("").astype(str)
+    return parts.iloc[:, 0].str.cat(parts.iloc[:, 1:], sep=" ").tolist()
 
 
 def itl_bias_baseline(

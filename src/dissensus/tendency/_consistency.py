@@ -18,9 +18,8 @@ implementation.
 
 from __future__ import annotations
 
-import html
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -42,6 +41,7 @@ from dissensus.agreement._alpha import LEVELS, Level
 from dissensus.agreement._common import Weights
 from dissensus.agreement._pairwise import MEASURES, table_values
 from dissensus.data import Annotations, Scale
+from dissensus.report import Table, format_count, format_interval, format_number, html_fragment
 from dissensus.stats import ConfidenceInterval, iter_bootstrap_weights, percentile_interval
 from dissensus.tendency._align import AlignedPredictions, align_predictions, check_annotations
 
@@ -113,9 +113,8 @@ def consistency_matrix(
     """
     _check_common("consistency_matrix", measure, level, min_overlap)
     check_annotations(annotations, "annotations", "consistency_matrix")
-    with warnings.catch_warnings():
-        # the diagonal is set to 1 below; a one-category annotator's own NaN is not news
-        warnings.simplefilter("ignore", DegenerateAgreementWarning)
+    # the diagonal is set to 1 below; a one-category annotator's own NaN is not news
+    with warnings.catch_warnings(action="ignore", category=DegenerateAgreementWarning):
         pw = pairwise(
             annotations,
             measure,  # type: ignore[arg-type]  # a name checked by _check_common
@@ -231,16 +230,6 @@ def _dic_of(vt: FloatArray, vp: FloatArray, diagonal_terms: float) -> FloatArray
     return np.asarray(out, dtype=np.float64)
 
 
-def _one_row_table(css: str, caption: str, header: Sequence[str], cells: Sequence[str]) -> str:
-    """A one-row HTML table for a notebook; every cell is escaped, the caption is trusted markup."""
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join(f"<td>{html.escape(c)}</td>" for c in cells)
-    return (
-        f'<table class="{css}"><caption>{caption}</caption>'
-        f"<thead><tr>{head}</tr></thead><tbody><tr>{body}</tr></tbody></table>"
-    )
-
-
 @dataclass(frozen=True)
 class DICResult:
     r"""Difference of inter-annotator consistency (lower is better).
@@ -294,22 +283,14 @@ class DICResult:
 
     def _repr_html_(self) -> str:
         """Compact notebook view: one row with DIC, its interval, the pairs and annotators."""
-        interval = self.confidence_interval
-        cells = [
-            self.measure,
-            str(self.min_overlap),
-            f"{self.statistic:.4f}",
-            "" if interval is None else f"[{interval.low:.4f}, {interval.high:.4f}]",
-            f"{self.n_pairs:,}"
-            + (f" ({self.n_pairs_undefined:,} undefined)" if self.n_pairs_undefined else ""),
-            examples(self.true.index),
-        ]
-        return _one_row_table(
-            "dissensus-dic",
-            "DIC (lower is better): matrices <code>.true</code>, <code>.predicted</code>.",
-            ("measure", "τ", "DIC", "interval", "pairs", "annotators"),
-            cells,
-        )
+        ci, undefined = self.confidence_interval, self.n_pairs_undefined
+        row = [self.measure, str(self.min_overlap), format_number(self.statistic, digits=4),
+               "" if ci is None else format_interval(ci.low, ci.high, digits=4),
+               format_count(self.n_pairs) + (f" ({undefined:,} undefined)" if undefined else ""),
+               examples(self.true.index)]  # fmt: skip
+        header = ["measure", "τ", "DIC", "interval", "pairs", "annotators"]
+        caption = "DIC (lower is better): matrices .true, .predicted."
+        return html_fragment(Table(header, [row], align="lrrrrl", caption=caption))
 
 
 @dataclass(frozen=True)
@@ -368,8 +349,7 @@ def _callable_values(
     true = prep.aligned.true
     pred = replace(true, label_codes=prep.q_pred.argmax(axis=1).astype(np.int64))
     iu, ju = np.triu_indices(len(prep.names), 1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DegenerateAgreementWarning)
+    with warnings.catch_warnings(action="ignore", category=DegenerateAgreementWarning):
         vt = pairwise(true, measure, min_overlap=tau).statistic.to_numpy()[iu, ju]
         vp = pairwise(pred, measure, min_overlap=tau).statistic.to_numpy()[iu, ju]
     return vt, vp
@@ -592,7 +572,7 @@ def tau_curve(
 def perturbation_curve(
     true: Annotations,
     predicted: Annotations | pd.DataFrame,
-    annotator: Any,
+    annotator: Hashable,
     *,
     shares: Sequence[float] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
     n_repeats: int = 20,
