@@ -210,10 +210,7 @@ def next_items(
     >>> next_items(counts, preds, metric="E[cross_entropy]", budget=2)["item"].tolist()
     [0, 2]
     """
-    if isinstance(counts, np.ndarray | list | tuple):
-        lc = LabelCounts.from_array(counts)
-    else:
-        lc = as_label_counts(counts, "counts")
+    lc = as_label_counts(counts, "counts")
     values = _aligned(lc, predictions)
     b = int(budget)
     if isinstance(budget, bool) or b != budget or not 1 <= b <= lc.N:

@@ -12,6 +12,7 @@ tables as one set of files.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -330,13 +331,21 @@ def debiased_reading(res: StudyResult) -> list[str]:
 # --------------------------------------------------------------------------- figures
 
 
+def _error_lines(
+    ax: Axes, groups: Iterable[tuple[object, pd.DataFrame]], x: str, y: str, se: str
+) -> None:
+    """One line per group (``x`` against ``y``) with two-standard-error bars."""
+    for i, (name, g) in enumerate(groups):
+        yerr = 2 * g[se].fillna(0)
+        ax.errorbar(g[x], g[y], yerr=yerr, label=plot_text(str(name)), capsize=2, **series_style(i))
+
+
 def _lines_per_bin(ax: Axes, sub: pd.DataFrame, bins: list[str], column: str) -> None:
     """One line per estimator over the bins, with two-standard-error bars."""
     x = np.arange(len(bins))
-    for i, est in enumerate(dict.fromkeys(sub["estimator"])):
-        g = sub[sub["estimator"] == est].set_index("bin").reindex(bins)
-        yerr = 2 * g[_SE[column]].fillna(0)
-        ax.errorbar(x, g[column], yerr=yerr, label=plot_text(est), capsize=2, **series_style(i))
+    groups = sub.groupby("estimator", sort=False)
+    _error_lines(ax, ((e, g.set_index("bin").reindex(bins).assign(x=x)) for e, g in groups), "x",
+                 column, _SE[column])  # fmt: skip
     ax.set_xticks(x, bins, rotation=45 if len(bins) > 4 else 0)
     ax.set_ylim(-1.02 if column == "kendall_tau" else -0.02, 1.02)
     ax.grid(axis="y")
@@ -363,17 +372,8 @@ def _draw_forms(rk: pd.DataFrame, rows: tuple[tuple[str, str], ...]) -> Figure:
 def _draw_allocation(alloc: pd.DataFrame) -> Figure:
     fig, axes = panels(2, max_cols=2, size=(3.5, 2.6))
     for ax, est in zip(axes, ["expected", "empirical"], strict=True):
-        sub = alloc[alloc["estimator"] == est]
-        for i, (s, g) in enumerate(sub.groupby("strategy", sort=False)):
-            yerr = 2 * g["se_same_ranking"].fillna(0)
-            ax.errorbar(
-                g["spent"],
-                g["p_same_ranking"],
-                yerr=yerr,
-                label=plot_text(s),
-                capsize=2,
-                **series_style(i),
-            )
+        groups = alloc[alloc["estimator"] == est].groupby("strategy", sort=False)
+        _error_lines(ax, groups, "spent", "p_same_ranking", "se_same_ranking")
         ax.set_title(plot_text(f"ranking by the {est} metric"), loc="left")
         ax.set_xlabel("extra annotations spent")
         ax.set_ylim(-0.02, 1.02)

@@ -83,13 +83,6 @@ def long_frame(
     return out
 
 
-def _label_columns(df: pd.DataFrame, scale: Scale) -> list[Any] | None:
-    """The columns holding one probability per label (named ``label`` or ``str(label)``)."""
-    names = {str(c): c for c in df.columns}
-    cols = [names.get(str(lab)) for lab in scale.labels]
-    return None if any(c is None for c in cols) else cols
-
-
 def _encode(scale: Scale, labels: pd.Series, *, where: str) -> IntArray:
     """Label codes on ``scale``; labels off it raise, naming the first row or file line."""
     codes = scale.encode(labels)
@@ -108,7 +101,10 @@ def _encode(scale: Scale, labels: pd.Series, *, where: str) -> IntArray:
 def _columns(
     frame: pd.DataFrame, scale: Scale, where: str, *, item: str, annotator: str, label: str
 ) -> list[Any] | None:
-    """Check the id columns; None for a label column, else the probability columns."""
+    """Check the id columns; None for a label column, else the probability columns.
+
+    A probability column is named by its label or the label's string.
+    """
     missing = [c for c in (item, annotator) if c not in frame.columns]
     if missing:
         msg = (
@@ -118,8 +114,9 @@ def _columns(
         raise DataError(msg)
     if label in frame.columns:
         return None
-    cols = _label_columns(frame, scale)
-    if cols is None:
+    names = {str(c): c for c in frame.columns}
+    cols = [names.get(str(lab)) for lab in scale.labels]
+    if any(c is None for c in cols):
         msg = (
             f"{where} needs a {label!r} column (predicted labels) or one probability column per "
             f"label {examples([str(v) for v in scale.labels], 10)}; columns: "
