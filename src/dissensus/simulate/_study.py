@@ -513,22 +513,19 @@ def _summarise(  # noqa: PLR0917  (private; one call site)
     tau = kendall_tau_b_rows(e, t)
     i, k = np.triu_indices(J, k=1)
     pair_ok[empty] = np.nan
-    pairs_mean = pair_ok.mean(axis=-1)
 
-    index = _keys(tname, metric=mets, estimator=estimators, bin=labels)
-    # (F, M, R, B) -> stats over R -> (F, M, B) -> rows ordered (M, F, B)
+    def rows(x: npt.NDArray[Any]) -> npt.NDArray[Any]:  # (F, M, ...) -> rows ordered (M, F, ...)
+        return np.swapaxes(x, 0, 1).ravel()
+
+    # (F, M, R, B) -> stats over R -> (F, M, B)
     cols: dict[str, Any] = {}
-    for key, arr in (
-        ("same_ranking", same),
-        ("kendall_tau", tau),
-        ("best_correct", best),
-        ("pairs_correct", pairs_mean),
-    ):
+    kinds = {"same_ranking": same, "kendall_tau": tau, "best_correct": best,
+             "pairs_correct": pair_ok.mean(axis=-1)}  # fmt: skip
+    for key, arr in kinds.items():
         mean, se, cnt = _se(arr.astype(np.float64), axis=2)
-        name = key if key == "kendall_tau" else f"p_{key}"
-        cols[name] = np.swapaxes(mean, 0, 1).ravel()
-        cols["se_" + key] = np.swapaxes(se, 0, 1).ravel()
-        cols["n_replicates"] = np.swapaxes(cnt, 0, 1).ravel()
+        cols[key if key == "kendall_tau" else f"p_{key}"] = rows(mean)
+        cols["se_" + key], cols["n_replicates"] = rows(se), rows(cnt)
+    index = _keys(tname, metric=mets, estimator=estimators, bin=labels)
     rk = pd.concat([index, pd.DataFrame(cols)], axis=1)
     plain = rk["estimator"].isin(["empirical", "debiased"])
     rk.insert(2, "form", np.where(plain, rk["estimator"], "expected"))
@@ -547,11 +544,11 @@ def _summarise(  # noqa: PLR0917  (private; one call site)
     pr = pidx.assign(
         model_a=np.array(cands)[i][pidx["pair"]],
         model_b=np.array(cands)[k][pidx["pair"]],
-        p_correct=np.swapaxes(pm, 0, 1).ravel(),
-        se=np.swapaxes(pse, 0, 1).ravel(),
+        p_correct=rows(pm),
+        se=rows(pse),
         true_diff=np.broadcast_to(true_diff[:, None], (M, F, B, P)).ravel(),
         p_a_truly_better=np.broadcast_to(a_better[:, None], (M, F, B, P)).ravel(),
-        n_replicates=np.swapaxes(pcnt, 0, 1).ravel(),
+        n_replicates=rows(pcnt),
     ).drop(columns="pair")
 
     # scores: (F, M, J, R, B) -> mean over R
@@ -560,9 +557,9 @@ def _summarise(  # noqa: PLR0917  (private; one call site)
         tm = np.nanmean(tru, axis=2)  # (M, J, B)
         cnt = (~np.isnan(est)).sum(axis=3)
     sc = _keys(tname, metric=mets, estimator=estimators, model=cands, bin=labels).assign(
-        estimate=np.moveaxis(em, 0, 1).ravel(),
+        estimate=rows(em),
         true_score=np.broadcast_to(tm[:, None], (M, F, J, B)).ravel(),
-        n_replicates=np.moveaxis(cnt, 0, 1).ravel(),
+        n_replicates=rows(cnt),
     )
     return rk, pr, sc
 

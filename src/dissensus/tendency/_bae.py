@@ -121,22 +121,17 @@ def mds_embedding(
 ) -> FloatArray:
     """Metric MDS (scikit-learn, SMACOF) of the dissimilarities ``1 - similarity``.
 
-    Parameters
-    ----------
-    similarity : array_like, shape (M, M)
-        Symmetric, finite, values in [-1, 1] (kappa, alpha, correlation or cosine).
-    n_components : int, default 2
-    seed : int, Generator or None, default 0
-        ``random_state`` of the four SMACOF starts.
+    ``similarity`` is a symmetric, finite (M, M) matrix with values in [-1, 1]
+    (kappa, alpha, correlation or cosine); ``seed`` sets the ``random_state`` of
+    the four SMACOF starts. Returns an (M, n_components) array; needs
+    scikit-learn (``pip install 'dissensus[models]'``, else
+    :class:`MissingExtraError`).
 
-    Returns
-    -------
-    ndarray, shape (M, n_components)
-
-    Raises
-    ------
-    MissingExtraError
-        Without scikit-learn (``pip install 'dissensus[models]'``).
+    Examples
+    --------
+    >>> S = np.array([[1.0, 0.9, 0.1], [0.9, 1.0, 0.2], [0.1, 0.2, 1.0]])
+    >>> mds_embedding(S).shape
+    (3, 2)
     """
     try:
         from sklearn.manifold import MDS  # noqa: PLC0415 - optional extra (scikit-learn)
@@ -162,17 +157,10 @@ def aligned_embeddings(
 ) -> tuple[pd.DataFrame, pd.DataFrame, float] | None:
     """MDS embeddings of two similarity matrices, the second Procrustes-aligned to the first.
 
-    Parameters
-    ----------
-    reference, other : DataFrame
-        Annotator × annotator similarities with the same index.
-    seed : int, Generator or None, default 0
-
-    Returns
-    -------
-    (embedding_reference, embedding_other, disparity) or None
-        Both standardised by :func:`scipy.spatial.procrustes`; None when a
-        matrix has an undefined entry or fewer than three annotators.
+    ``reference`` and ``other`` are annotator × annotator similarities with
+    the same index. Returns ``(embedding_reference, embedding_other,
+    disparity)``, both standardised by :func:`scipy.spatial.procrustes`, or
+    None when a matrix has an undefined entry or fewer than three annotators.
     """
     S1, S2 = reference.to_numpy(), other.to_numpy()
     if S1.shape[0] < 3 or not (np.isfinite(S1).all() and np.isfinite(S2).all()):
@@ -227,11 +215,9 @@ def bae(
         True annotations with annotator ids.
     measure, min_overlap, weights, level
         As in :func:`consistency_matrix`.
-    embed : bool, default True
-        Compute the MDS embeddings and Procrustes disparity (needs
-        scikit-learn and every pair defined).
-    seed : int, Generator or None, default 0
-        MDS starts.
+    embed, seed : bool, default True; int, Generator or None, default 0
+        Compute the MDS embeddings (seeded starts) and Procrustes disparity
+        (needs scikit-learn and every pair defined).
 
     Returns
     -------
@@ -256,19 +242,14 @@ def bae(
     S_model = np.clip(X @ X.T, -1.0, 1.0)
     np.fill_diagonal(S_model, 1.0)
     S_true = cm.statistic.to_numpy()
-    R = len(names)
-    iu, ju = np.triu_indices(R, 1)
+    iu, ju = np.triu_indices(len(names), 1)
     st, sm = S_true[iu, ju], S_model[iu, ju]
     ok = np.isfinite(st)
     den = float(np.sqrt((st[ok] ** 2).sum()))
     stat = 1.0 - float(np.sqrt(((st[ok] - sm[ok]) ** 2).sum())) / den if den > 0 else float("nan")
-    emb_t = emb_m = None
-    disparity = float("nan")
     S_model_df = pd.DataFrame(S_model, index=names, columns=cm.statistic.columns)
-    if embed:
-        aligned = aligned_embeddings(cm.statistic, S_model_df, seed=seed)
-        if aligned is not None:
-            emb_t, emb_m, disparity = aligned
+    aligned = aligned_embeddings(cm.statistic, S_model_df, seed=seed) if embed else None
+    emb_t, emb_m, disparity = (None, None, float("nan")) if aligned is None else aligned
     return BAEResult(
         statistic=stat,
         n_pairs=int(ok.sum()),

@@ -96,10 +96,7 @@ def split_items(
 def _annotator_positions(
     source: Annotations, target: Annotations, func: str, name: str
 ) -> IntArray:
-    """Each annotator of ``target`` in ``source``'s annotator index (-1 if absent), by id.
-
-    ``source`` and ``target`` must share one scale.
-    """
+    """Each annotator of ``target`` in ``source``'s annotator index (-1 if absent), by id; one scale."""
     if list(source.scale.labels) != list(target.scale.labels):
         msg = (
             f"`{name}` of {func} has the scale {examples(list(source.scale.labels), 10)}, "
@@ -115,22 +112,11 @@ def random_baseline(
     """Each annotator's labels drawn at random from that annotator's own marginal.
 
     It keeps every annotator's label frequencies and nothing of who agrees
-    with whom, so ``M'`` is near 0 off the diagonal and DIC near 1 (the
-    paper: 0.86–0.93).
-
-    Parameters
-    ----------
-    true : Annotations
-        The evaluation annotations; one prediction per (item, annotator) cell.
-    train : Annotations, optional
-        Where the marginals are counted (default ``true``); an annotator
-        absent there gets the pooled marginal.
-    seed : int, Generator or None, default 0
-
-    Returns
-    -------
-    DataFrame
-        Columns ``item``, ``annotator``, ``label``.
+    with whom, so ``M'`` is near 0 off the diagonal and DIC near 1 (the paper:
+    0.86–0.93). One prediction per (item, annotator) cell of ``true``
+    (columns ``item``, ``annotator``, ``label``); the marginals are counted on
+    ``train`` (default ``true``), where an absent annotator gets the pooled
+    marginal.
 
     Examples
     --------
@@ -161,20 +147,10 @@ def consensus_baseline(true: Annotations, *, soft: bool = False) -> pd.DataFrame
     """Every annotator predicted as the item's consensus (an oracle consensus model).
 
     The consensus of ``true`` itself: the best a consensus model can do, so
-    the DIC it leaves is what ignoring individual tendencies costs (the
-    paper: 0.51–0.61).
-
-    Parameters
-    ----------
-    true : Annotations
-    soft : bool, default False
-        ``False``: the majority label (ties to the lowest index) for every
-        annotator. ``True``: the item's label distribution, one probability
-        column per label (pass ``soft=True`` to :func:`dic` too).
-
-    Returns
-    -------
-    DataFrame
+    the DIC it leaves is what ignoring individual tendencies costs (the paper:
+    0.51–0.61). ``soft=False``: the majority label (ties to the lowest index)
+    for every annotator; ``soft=True``: the item's label distribution, one
+    probability column per label (pass ``soft=True`` to :func:`dic` too).
 
     Examples
     --------

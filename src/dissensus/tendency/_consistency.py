@@ -376,48 +376,39 @@ def dic(
 
         \mathrm{DIC} = \frac{\lVert M - M' \rVert_F}{\lVert M \rVert_F}
 
-    over the annotator pairs :math:`k < l` that share at least
-    :math:`\tau` items and whose coefficient is defined in both matrices
-    (the paper's DIC; lower is better, 0 for a perfect copy).
+    over the annotator pairs :math:`k < l` that share at least :math:`\tau`
+    items and whose coefficient is defined in both matrices (the paper's DIC;
+    lower is better, 0 for a perfect copy).
 
     Parameters
     ----------
     true : Annotations
         True annotations with annotator ids.
     predicted : Annotations, DataFrame or dask.dataframe.DataFrame
-        Per-annotator predictions: labels, or one probability column per
-        label (:func:`align_predictions <dissensus.tendency.align_predictions>`),
-        one per true (item, annotator) cell, so that ``M'`` uses the items of
-        ``M``. A Dask DataFrame is computed into this process (build ``true``
-        from one with ``Annotations.from_frame(ddf)``).
-    measure : {"cohen", "weighted_cohen", "alpha", "pearson"} or callable, default "cohen"
-        Pair agreement (see :func:`consistency_matrix`); the paper uses Cohen's kappa.
-    min_overlap : int, default 20
-        :math:`\tau`.
-    weights, level
-        Options of ``"weighted_cohen"`` and ``"alpha"``.
+        Per-annotator labels, or one probability column per label, one per true
+        (item, annotator) cell (:func:`align_predictions
+        <dissensus.tendency.align_predictions>`), so that ``M'`` uses the items
+        of ``M``. A Dask DataFrame is computed into this process.
+    measure, min_overlap, weights, level
+        As in :func:`consistency_matrix` (the paper uses Cohen's kappa).
     soft : bool, default False
-        ``False``: a predicted distribution is reduced to its argmax label
-        (ties to the lowest index). ``True``: the pair table of two predicted
-        annotators sums the outer products of their distributions over the
-        shared items (the expected table when each draws a label
-        independently); built-in measures only.
+        ``False``: a predicted distribution becomes its argmax label (ties to the
+        lowest index). ``True``: a pair's table sums the outer products of the
+        two distributions over the shared items (the expected table when each
+        draws independently); built-in measures only.
     diagonal : bool, default False
-        Count the diagonal ones in :math:`\lVert M \rVert_F` (the paper's
-        formula over full matrices). They add the number of annotators to the
-        denominator and nothing to the numerator, so DIC would shrink with
-        the pool size; excluded by default. Symmetric entries count once.
-    confidence_level : float or None, default 0.95
-        Bootstrap interval over items labelled by at least two annotators
-        (true and predicted labels resampled together; the point estimate's
-        pairs, each left out of a resample where undefined). ``None``: none.
-    ci_method : {"percentile", "basic"}, default "percentile"
-        ``"percentile"``: quantiles of the replicates. ``"basic"``: the
-        reverse percentile interval :math:`[2\hat\theta - q_{hi}, 2\hat\theta -
-        q_{lo}]`, which corrects for the upward bias of DIC with few items
-        per pair (see ``bootstrap_bias``).
-    n_resamples : int, default 1000
-    seed : int, Generator or None, default 0
+        Count the diagonal ones in :math:`\lVert M \rVert_F` (the paper's formula
+        over full matrices). They add the number of annotators to the
+        denominator only, so DIC would shrink with the pool size; excluded by
+        default. Symmetric entries count once.
+    confidence_level, ci_method, n_resamples, seed : default 0.95, "percentile", 1000, 0
+        Bootstrap interval over the items labelled by at least two annotators
+        (true and predicted labels resampled together; a pair undefined in a
+        resample is left out of it); ``confidence_level=None``: none.
+        ``"percentile"``: quantiles of the replicates; ``"basic"``: the reverse
+        percentile interval :math:`[2\hat\theta - q_{hi}, 2\hat\theta - q_{lo}]`,
+        which corrects for the upward bias of DIC with few items per pair
+        (``bootstrap_bias``).
 
     Returns
     -------
@@ -426,8 +417,7 @@ def dic(
     Raises
     ------
     DataError
-        Predictions that do not cover the true cells (see
-        :func:`align_predictions <dissensus.tendency.align_predictions>`).
+        Predictions that do not cover the true cells.
     ValueError
         ``soft=True`` or an interval with a callable measure (no table form).
 
@@ -523,21 +513,11 @@ def tau_curve(
 ) -> pd.DataFrame:
     r"""DIC as a function of the minimum overlap :math:`\tau` (the paper's first proposed check).
 
-    Parameters
-    ----------
-    true, predicted
-        As in :func:`dic`.
-    taus : sequence of int, optional
-        Default: about 25 values spaced geometrically from 1 to the largest
-        overlap.
-    measure, weights, level, soft, diagonal
-        As in :func:`dic` (built-in measures only).
-
-    Returns
-    -------
-    DataFrame
-        One row per :math:`\tau`: ``min_overlap``, ``dic``, ``n_pairs`` (used),
-        ``n_pairs_enough`` (with that overlap).
+    ``true``, ``predicted``, ``measure`` (built-in only), ``weights``,
+    ``level``, ``soft`` and ``diagonal`` are :func:`dic`'s; ``taus`` defaults
+    to about 25 values spaced geometrically from 1 to the largest overlap.
+    Returns one row per :math:`\tau`: ``min_overlap``, ``dic``, ``n_pairs``
+    (used) and ``n_pairs_enough`` (sharing at least :math:`\tau` items).
 
     Examples
     --------
@@ -585,30 +565,16 @@ def perturbation_curve(
 ) -> pd.DataFrame:
     """DIC when a growing share of one annotator's predictions is corrupted (the paper's second).
 
-    For each share ``s``, ``round(s · n_a)`` of annotator ``a``'s predicted
-    labels (argmax of a distribution; chosen without replacement) become a
-    label drawn uniformly from the *other* ``K − 1``, ``n_repeats`` times.
-    From predictions that reproduce the truth DIC rises with ``s``; from a
-    model whose predicted annotators agree *more* than the real ones, a
-    little corruption first brings them towards the truth and DIC dips
-    before it rises. Only the ``M − 1`` pairs of ``a`` change: every
-    version's tables are counted with one ``bincount``.
-
-    Parameters
-    ----------
-    true, predicted
-        As in :func:`dic`.
-    annotator : annotator id
-        The annotator whose predictions are corrupted.
-    shares, n_repeats : sequence of float in [0, 1], int
-    measure, min_overlap, weights, level, diagonal
-        As in :func:`dic` (built-in measures only).
-    seed : int, Generator or None, default 0
-
-    Returns
-    -------
-    DataFrame
-        ``share``, ``dic_mean``, ``dic_std`` (over repeats), ``n_pairs`` (uncorrupted).
+    For each share ``s`` of ``shares``, ``round(s · n_a)`` of ``annotator``'s
+    predicted labels (argmax of a distribution; chosen without replacement)
+    become a label drawn uniformly from the *other* ``K − 1``, ``n_repeats``
+    times. From predictions that reproduce the truth DIC rises with ``s``;
+    from a model whose predicted annotators agree *more* than the real ones, a
+    little corruption first brings them towards the truth and DIC dips before
+    it rises. Only the ``M − 1`` pairs of ``a`` change: every version's tables
+    are counted with one ``bincount``. The other arguments are :func:`dic`'s
+    (built-in measures only). Returns ``share``, ``dic_mean``, ``dic_std``
+    (over repeats) and ``n_pairs`` (uncorrupted).
 
     Examples
     --------
