@@ -91,10 +91,9 @@ def consistency_matrix(
         :math:`\tau`: pairs sharing fewer items are NaN. The paper leaves it
         open; 20 keeps the standard error of a kappa near 0.2 or below
         (:func:`tau_curve` shows what the choice does).
-    weights : {"quadratic", "linear"} or array_like, default "quadratic"
-        Weights of ``"weighted_cohen"``.
-    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
-        Level of ``"alpha"``.
+    weights, level : default "quadratic", "nominal"
+        The weights of ``"weighted_cohen"`` (or an array) and the measurement
+        level of ``"alpha"``.
 
     Returns
     -------
