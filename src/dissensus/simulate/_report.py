@@ -75,22 +75,15 @@ def compare_forms(
 ) -> pd.DataFrame:
     r"""``estimator`` against ``against`` per (truth, metric, bin), beyond two Monte Carlo SEs.
 
-    Parameters
-    ----------
-    res : StudyResult
-    estimator, against : str
-        Estimators of ``res.rankings`` (``"E[jeffreys]"``, ``"debiased"``, ...).
-    column : {"p_pairs_correct", "kendall_tau", "p_best_correct"}
-
-    Returns
-    -------
-    DataFrame
-        ``truth, metric, bin, value, baseline, difference, standard_error,
-        verdict``: the two means over replicates, their difference, its
-        standard error (the two combined, :math:`\sqrt{s_1^2 + s_2^2}`) and
-        ``"better"`` / ``"worse"`` when the difference exceeds two standard
-        errors, else ``"no clear difference"``. Cells (bin ``"all"`` left out)
-        without any value are dropped; sorted by truth, metric and bin.
+    ``estimator`` and ``against`` are estimators of ``res.rankings``
+    (``"E[jeffreys]"``, ``"debiased"``, ...), ``column`` one of
+    ``"p_pairs_correct"``, ``"kendall_tau"``, ``"p_best_correct"``. Returns
+    ``truth, metric, bin, value, baseline, difference, standard_error,
+    verdict``: the two means over replicates, their difference, its standard
+    error (the two combined, :math:`\sqrt{s_1^2 + s_2^2}`) and ``"better"`` /
+    ``"worse"`` when the difference exceeds two standard errors, else ``"no
+    clear difference"``. Cells (bin ``"all"`` left out) without any value are
+    dropped; sorted by truth, metric and bin.
     """
     rk = res.rankings[res.rankings["bin"] != "all"]
     keys = ["truth", "metric", "bin"]
@@ -268,11 +261,10 @@ def _allocation(alloc: pd.DataFrame | None) -> list[str]:
 def debiased_table(res: StudyResult) -> pd.DataFrame:
     """Kendall tau with the true ranking and P(pick the truly best), per truth, metric and bin.
 
-    One row per (truth, metric, bin); for each estimator (empirical, each
-    expected prior, debiased) the columns ``tau <estimator>`` and
-    ``best <estimator>`` (means over replicates), and ``se tau`` /
-    ``se best``: the largest Monte Carlo standard error in the row. Empty
-    when the study was run without ``debiased=True``.
+    For each estimator (empirical, each expected prior, debiased) the means
+    over replicates ``tau <estimator>`` and ``best <estimator>``; ``se tau``
+    and ``se best`` are the largest Monte Carlo standard error in the row.
+    Empty when the study was run without ``debiased=True``.
     """
     rk = res.rankings
     if "debiased" not in set(rk["estimator"]):
@@ -486,12 +478,10 @@ def write_simulation_report(
     cov: pd.DataFrame | None = None,
     alloc: pd.DataFrame | None = None,
 ) -> dict[str, Path]:
-    """Write ``report.html`` and the CSV tables to ``out_dir`` as one set; return the paths.
+    """Write ``report.html`` and the CSV tables to ``out_dir`` as one set (with a ``manifest.json``); return the paths.
 
-    The files are written together with a ``manifest.json``
-    (:class:`dissensus._atomic.AtomicFileSet`): an interrupted run leaves
-    the earlier set intact. Needs the ``report`` extra (matplotlib),
-    checked before anything is written.
+    Needs the ``report`` extra (matplotlib), checked before anything is
+    written; an interrupted run leaves the earlier set intact.
     """
     require_figures("The simulation report")
     tables: dict[str, tuple[str, pd.DataFrame | None]] = {
