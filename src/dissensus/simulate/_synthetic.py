@@ -240,17 +240,12 @@ def make_synthetic(
 
     Parameters
     ----------
-    n_items, n_classes : int
-        ``N`` and ``K`` (default 5).
-    ordered : bool, default True
-        Whether the scale's classes are ordered (labels ``0 … K-1``).
-    truth : str or array_like of shape (K,), default "mixture"
-        A family of the module docstring, or Dirichlet parameters.
-    n_annotations : "zipf", int or array_like of int, default "zipf"
-        The power law of :func:`annotation_counts`, the same count for every
-        item, or one count per item.
-    n_range, zipf_exponent
-        As in :func:`annotation_counts`.
+    n_items, n_classes, ordered, truth : int, int (default 5), bool, default True, "mixture"
+        ``N`` and ``K``, whether the scale's classes (labels ``0 … K-1``) are
+        ordered, and the truth (:func:`draw_truth`).
+    n_annotations, n_range, zipf_exponent : "zipf", int or array_like of int, default "zipf"
+        The power law of :func:`annotation_counts` (with ``n_range`` and
+        ``zipf_exponent``), the same count for every item, or one per item.
     n_annotators : int, optional
         Annotator ids: each item is labelled by ``n_i`` distinct annotators
         of a pool of this size (at least the largest ``n_i``).
@@ -415,14 +410,11 @@ def candidate_predictions(
         ``"shrunk"``: :math:`(1 - w)\,\pi + w / K`, ``w = shrink``. ``"marginal"``:
         the mean truth over each group of ``N / groups`` consecutive items.
         ``"uniform"``: :math:`1/K`.
-    n : array_like of int, shape (N,), optional
-        Annotations per item (``"overfit"`` without ``train_size``).
+    n, groups : array_like of int, shape (N,), optional; int, default 1
+        Annotations per item (``"overfit"`` without ``train_size``), and the
+        independent datasets stacked in ``truth`` (for ``"marginal"``).
     floor : float, default 1e-3
         Every prediction is :math:`(1 - \text{floor})\,q + \text{floor}/K`.
-    noise_strength, temperature, sharpen, sigma, train_size, shrink
-        See above.
-    groups : int, default 1
-        Independent datasets stacked in ``truth`` (for ``"marginal"``).
 
     Returns
     -------

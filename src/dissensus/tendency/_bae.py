@@ -37,24 +37,16 @@ FloatArray = npt.NDArray[np.float64]
 class BAEResult:
     r"""Behaviour alignment of model representations with annotator agreement (higher is better).
 
-    Attributes
-    ----------
-    statistic : float
-        :math:`1 - \lVert S_{model} - S_{true} \rVert_F / \lVert S_{true} \rVert_F`
-        over the off-diagonal pairs defined in :math:`S_{true}`.
-    n_pairs : int
-        Pairs used.
-    similarity_true, similarity_model : DataFrame
-        :math:`S_{true}` (consistency matrix) and :math:`S_{model}` (cosine).
-    embedding_true, embedding_model : DataFrame or None
-        Two-dimensional metric MDS of the dissimilarities :math:`1 - S`, the
-        model's embedding Procrustes-aligned to the true one (both
-        standardised by :func:`scipy.spatial.procrustes`); None when
-        :math:`S_{true}` has undefined pairs (MDS needs every distance).
-    disparity : float
-        Procrustes disparity of the two embeddings (sum of squared
-        differences after alignment, in [0, 1]; lower is better); NaN
-        without embeddings.
+    ``statistic`` is :math:`1 - \lVert S_{model} - S_{true} \rVert_F / \lVert S_{true} \rVert_F`
+    over the ``n_pairs`` off-diagonal pairs defined in ``similarity_true``
+    (:math:`S_{true}`, the consistency matrix; ``similarity_model`` is the
+    cosine :math:`S_{model}`). ``embedding_true`` and ``embedding_model`` are
+    two-dimensional metric MDS of :math:`1 - S`, the model's
+    Procrustes-aligned to the true one (both standardised by
+    :func:`scipy.spatial.procrustes`; None when :math:`S_{true}` has an
+    undefined pair), ``disparity`` their Procrustes disparity (sum of squared
+    differences after alignment, in [0, 1], lower is better; NaN without
+    embeddings).
     """
 
     statistic: float

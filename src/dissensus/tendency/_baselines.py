@@ -230,10 +230,9 @@ def itl_bias_baseline(
         Item texts: a Series indexed by item id, or the ``meta`` column(s) to
         join (e.g. ``["prev_agent", "prev_user", "agent", "user"]`` for
         ConvAbuse read with ``meta=``); a missing text is empty.
-    n_folds, C, max_features : int, float, int, default 5, 1.0, 20000
-        Folds, inverse regularisation of both regressions, TF-IDF vocabulary.
-    seed : int, Generator or None, default 0
-        Fold assignment of the training items.
+    n_folds, C, max_features, seed : default 5, 1.0, 20000, 0
+        Folds (assigned with ``seed``), inverse regularisation of both
+        regressions, TF-IDF vocabulary.
 
     Returns
     -------

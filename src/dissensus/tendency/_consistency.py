@@ -233,26 +233,18 @@ def _dic_of(vt: FloatArray, vp: FloatArray, diagonal_terms: float) -> FloatArray
 class DICResult:
     r"""Difference of inter-annotator consistency (lower is better).
 
-    Attributes
-    ----------
-    statistic : float
-        :math:`\lVert M - M' \rVert_F / \lVert M \rVert_F` over the pairs used.
-    confidence_interval : ConfidenceInterval or None
-        Bootstrap interval over items (``None`` without one).
-    n_pairs, n_pairs_undefined : int
-        Pairs used (overlap at least ``min_overlap``, coefficient defined in
-        both matrices), and pairs with enough overlap but an undefined
-        coefficient (e.g. a predicted annotator using one label).
-    true, predicted, overlap : DataFrame
-        :math:`M` and :math:`M'` (diagonal 1), and the items each pair shares.
-    measure, min_overlap, diagonal, n_resamples
-        The settings.
-    n_unused_predictions : int
-        Predictions for cells without a true label (not used).
-    bootstrap_bias : float
-        Mean of the bootstrap replicates minus ``statistic`` (NaN without an
-        interval): DIC, a norm of noisy differences, is biased upwards with
-        few items per pair (``ci_method="basic"`` corrects the interval).
+    ``statistic`` is :math:`\lVert M - M' \rVert_F / \lVert M \rVert_F` over
+    the ``n_pairs`` pairs used (overlap at least ``min_overlap``, coefficient
+    defined in both matrices); ``n_pairs_undefined`` pairs had enough overlap
+    but an undefined coefficient (e.g. a predicted annotator using one label).
+    ``confidence_interval`` is the bootstrap interval over items (None without
+    one), ``bootstrap_bias`` the mean of the bootstrap replicates minus
+    ``statistic`` (NaN without an interval): DIC, a norm of noisy differences,
+    is biased upwards with few items per pair (``ci_method="basic"`` corrects
+    the interval). ``true`` and ``predicted`` are :math:`M` and :math:`M'`
+    (diagonal 1), ``overlap`` the items each pair shares,
+    ``n_unused_predictions`` the predictions for cells without a true label;
+    ``measure``, ``min_overlap``, ``diagonal`` and ``n_resamples`` the settings.
     """
 
     statistic: float
@@ -307,11 +299,9 @@ class _Prepared:
 
     def tables(self) -> tuple[FloatArray, FloatArray]:
         """Every pair's true and predicted table on all shared items, (pairs, K, K) each."""
-        K = self.scale.K
-        every = np.arange(self.pairs.n_pairs)
-        ones = np.ones(self.pairs.n_items)
-        Tt = (ones @ _incidence(self.pairs, self.q_true, every)).reshape(-1, K, K)
-        Tp = (ones @ _incidence(self.pairs, self.q_pred, every)).reshape(-1, K, K)
+        K, every, ones = self.scale.K, np.arange(self.pairs.n_pairs), np.ones(self.pairs.n_items)
+        Tt, Tp = ((ones @ _incidence(self.pairs, q, every)).reshape(-1, K, K)
+                  for q in (self.q_true, self.q_pred))  # fmt: skip
         return Tt, Tp
 
     def values(self, measure: str, *, weights: Weights, level: Level, func: str) -> tuple[

@@ -61,16 +61,13 @@ class TendencyStudy:
 
 def dic_table(results: Mapping[str, DICResult]) -> pd.DataFrame:
     """One row per prediction set: DIC, its interval, pairs used and left out."""
-    rows = []
-    for name, r in results.items():
-        low, high = (math.nan, math.nan) if r.confidence_interval is None else r.confidence_interval
-        rows.append(
-            {"predictions": name, "dic": r.statistic, "ci_low": low, "ci_high": high,
-             "bootstrap_bias": r.bootstrap_bias, "n_pairs": r.n_pairs,
-             "n_pairs_undefined": r.n_pairs_undefined, "measure": r.measure,
-             "min_overlap": r.min_overlap}
-        )  # fmt: skip
-    return pd.DataFrame(rows)
+    nan = (math.nan, math.nan)
+    return pd.DataFrame(
+        [{"predictions": name, "dic": r.statistic, "ci_low": (r.confidence_interval or nan)[0],
+          "ci_high": (r.confidence_interval or nan)[1], "bootstrap_bias": r.bootstrap_bias,
+          "n_pairs": r.n_pairs, "n_pairs_undefined": r.n_pairs_undefined, "measure": r.measure,
+          "min_overlap": r.min_overlap} for name, r in results.items()]
+    )  # fmt: skip
 
 
 def _draw_heatmaps(panels: list[tuple[str, pd.DataFrame]], vmin: float, vmax: float) -> MplFigure:
