@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from dissensus import DataError
+from dissensus.report import format_number
 from dissensus.tendency import bae, consistency_matrix, mds_embedding
 from tests.tendency._pools import clique_pool
 
@@ -95,6 +96,10 @@ class TestReprHtml:
             r, similarity_true=r.similarity_true.rename(index={first: "<script>"})
         )._repr_html_()
         assert "<script>" not in page
-        assert "&#x27;&lt;script&gt;&#x27;" in page
-        assert f"<td>{r.statistic:.4f}</td><td>{r.n_pairs:,}</td><td>{r.disparity:.4f}</td>" in page
-        assert "<th>BAE</th>" in page
+        assert "'&lt;script&gt;'" in page
+        stat, disparity = (format_number(v, digits=4) for v in (r.statistic, r.disparity))
+        assert (
+            f'num">{stat}</th><td class="num">{r.n_pairs:,}</td><td class="num">{disparity}</td>'
+            in page
+        )
+        assert '<th scope="col" class="num">BAE</th>' in page

@@ -15,6 +15,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from dissensus import Annotations, DataError, DegenerateAgreementWarning
 from dissensus.agreement import pairwise
+from dissensus.report import format_interval, format_number
 from dissensus.stats import bootstrap_weights, percentile_interval
 from dissensus.tendency import (
     consensus_baseline,
@@ -347,10 +348,11 @@ class TestReprHtml:
         )
         page = hostile._repr_html_()
         assert "<script>" not in page
-        assert "<td>&lt;script&gt;m&lt;/script&gt;</td>" in page
-        assert "&#x27;&lt;script&gt;&#x27;" in page  # the annotator, quoted as in errors
-        assert f"<td>{r.statistic:.4f}</td>" in page
+        assert '<th scope="row" class="txt">&lt;script&gt;m&lt;/script&gt;</th>' in page
+        assert "'&lt;script&gt;'" in page  # the annotator, quoted as in errors
+        assert f'<td class="num">{format_number(r.statistic, digits=4)}</td>' in page
         interval = r.confidence_interval
         assert interval is not None
-        assert f"<td>[{interval.low:.4f}, {interval.high:.4f}]</td>" in page
-        assert f"<td>{r.n_pairs:,}" in page
+        span = format_interval(interval.low, interval.high, digits=4)
+        assert f'<td class="num">{span}</td>' in page
+        assert f'<td class="num">{r.n_pairs:,}' in page

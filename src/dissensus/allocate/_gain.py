@@ -80,22 +80,12 @@ def expected_gain(
 ) -> FloatArray:
     r"""Expected reduction in the posterior variance of model differences, per item.
 
-    Parameters
-    ----------
-    alpha : array_like, shape (N, K)
-        Posterior Dirichlet parameters of each item.
-    predictions : array_like, shape (J, N, K)
-        Two or more models' predictions (a list of (N, K) arrays), aligned with ``alpha``.
-    metric : str, default "E[emd]"
-        An expected metric, or a pointwise metric (its expected form when
-        registered, else seeded Monte Carlo with ``n_samples`` draws and ``seed``).
-    n_samples : int, default 2000
-    seed : int, Generator or None, default 0
-
-    Returns
-    -------
-    ndarray of float64, shape (N,)
-        :math:`\sum_{a<b} G_{abi}` (module docstring), >= 0.
+    ``alpha`` (N, K) holds each item's posterior Dirichlet parameters,
+    ``predictions`` (J, N, K) two or more models' predictions aligned with it.
+    ``metric`` is an expected metric, or a pointwise one (its expected form
+    when registered, else seeded Monte Carlo with ``n_samples`` draws and
+    ``seed``). Returns :math:`\sum_{a<b} G_{abi}` (module docstring), >= 0,
+    one per item.
 
     Examples
     --------
@@ -187,7 +177,7 @@ def next_items(
     budget : int, default 100
         How many items to return (one annotation each).
     prior : see :func:`dissensus.posterior.dirichlet`, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
-    n_samples, seed
+    n_samples, seed : int, default 2000, 0
         Monte Carlo draws and seed, for metrics without an expected form.
 
     Returns
@@ -210,10 +200,7 @@ def next_items(
     >>> next_items(counts, preds, metric="E[cross_entropy]", budget=2)["item"].tolist()
     [0, 2]
     """
-    if isinstance(counts, np.ndarray | list | tuple):
-        lc = LabelCounts.from_array(counts)
-    else:
-        lc = as_label_counts(counts, "counts")
+    lc = as_label_counts(counts, "counts")
     values = _aligned(lc, predictions)
     b = int(budget)
     if isinstance(budget, bool) or b != budget or not 1 <= b <= lc.N:

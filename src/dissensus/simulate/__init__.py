@@ -37,21 +37,8 @@ from dissensus.simulate._synthetic import (
 )
 
 __all__ = [
-    "CANDIDATES",
-    "DEFAULT_CANDIDATES",
-    "DEFAULT_STUDY_METRICS",
-    "TRUTH_FAMILIES",
-    "StudyResult",
-    "SyntheticData",
-    "allocation_study",
-    "annotation_counts",
-    "best_prior",
-    "candidate_predictions",
-    "coverage",
-    "debiased_table",
-    "draw_truth",
-    "main_table",
-    "make_synthetic",
-    "study",
+    "CANDIDATES", "DEFAULT_CANDIDATES", "DEFAULT_STUDY_METRICS", "TRUTH_FAMILIES", "StudyResult",
+    "SyntheticData", "allocation_study", "annotation_counts", "best_prior", "candidate_predictions",
+    "coverage", "debiased_table", "draw_truth", "main_table", "make_synthetic", "study",
     "write_simulation_report",
-]
+]  # fmt: skip

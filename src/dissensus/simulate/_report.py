@@ -12,6 +12,7 @@ tables as one set of files.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -74,22 +75,15 @@ def compare_forms(
 ) -> pd.DataFrame:
     r"""``estimator`` against ``against`` per (truth, metric, bin), beyond two Monte Carlo SEs.
 
-    Parameters
-    ----------
-    res : StudyResult
-    estimator, against : str
-        Estimators of ``res.rankings`` (``"E[jeffreys]"``, ``"debiased"``, ...).
-    column : {"p_pairs_correct", "kendall_tau", "p_best_correct"}
-
-    Returns
-    -------
-    DataFrame
-        ``truth, metric, bin, value, baseline, difference, standard_error,
-        verdict``: the two means over replicates, their difference, its
-        standard error (the two combined, :math:`\sqrt{s_1^2 + s_2^2}`) and
-        ``"better"`` / ``"worse"`` when the difference exceeds two standard
-        errors, else ``"no clear difference"``. Cells (bin ``"all"`` left out)
-        without any value are dropped; sorted by truth, metric and bin.
+    ``estimator`` and ``against`` are estimators of ``res.rankings``
+    (``"E[jeffreys]"``, ``"debiased"``, ...), ``column`` one of
+    ``"p_pairs_correct"``, ``"kendall_tau"``, ``"p_best_correct"``. Returns
+    ``truth, metric, bin, value, baseline, difference, standard_error,
+    verdict``: the two means over replicates, their difference, its standard
+    error (the two combined, :math:`\sqrt{s_1^2 + s_2^2}`) and ``"better"`` /
+    ``"worse"`` when the difference exceeds two standard errors, else ``"no
+    clear difference"``. Cells (bin ``"all"`` left out) without any value are
+    dropped; sorted by truth, metric and bin.
     """
     rk = res.rankings[res.rankings["bin"] != "all"]
     keys = ["truth", "metric", "bin"]
@@ -267,11 +261,10 @@ def _allocation(alloc: pd.DataFrame | None) -> list[str]:
 def debiased_table(res: StudyResult) -> pd.DataFrame:
     """Kendall tau with the true ranking and P(pick the truly best), per truth, metric and bin.
 
-    One row per (truth, metric, bin); for each estimator (empirical, each
-    expected prior, debiased) the columns ``tau <estimator>`` and
-    ``best <estimator>`` (means over replicates), and ``se tau`` /
-    ``se best``: the largest Monte Carlo standard error in the row. Empty
-    when the study was run without ``debiased=True``.
+    For each estimator (empirical, each expected prior, debiased) the means
+    over replicates ``tau <estimator>`` and ``best <estimator>``; ``se tau``
+    and ``se best`` are the largest Monte Carlo standard error in the row.
+    Empty when the study was run without ``debiased=True``.
     """
     rk = res.rankings
     if "debiased" not in set(rk["estimator"]):
@@ -330,13 +323,21 @@ def debiased_reading(res: StudyResult) -> list[str]:
 # --------------------------------------------------------------------------- figures
 
 
+def _error_lines(
+    ax: Axes, groups: Iterable[tuple[object, pd.DataFrame]], x: str, y: str, se: str
+) -> None:
+    """One line per group (``x`` against ``y``) with two-standard-error bars."""
+    for i, (name, g) in enumerate(groups):
+        yerr = 2 * g[se].fillna(0)
+        ax.errorbar(g[x], g[y], yerr=yerr, label=plot_text(str(name)), capsize=2, **series_style(i))
+
+
 def _lines_per_bin(ax: Axes, sub: pd.DataFrame, bins: list[str], column: str) -> None:
     """One line per estimator over the bins, with two-standard-error bars."""
     x = np.arange(len(bins))
-    for i, est in enumerate(dict.fromkeys(sub["estimator"])):
-        g = sub[sub["estimator"] == est].set_index("bin").reindex(bins)
-        yerr = 2 * g[_SE[column]].fillna(0)
-        ax.errorbar(x, g[column], yerr=yerr, label=plot_text(est), capsize=2, **series_style(i))
+    groups = sub.groupby("estimator", sort=False)
+    _error_lines(ax, ((e, g.set_index("bin").reindex(bins).assign(x=x)) for e, g in groups), "x",
+                 column, _SE[column])  # fmt: skip
     ax.set_xticks(x, bins, rotation=45 if len(bins) > 4 else 0)
     ax.set_ylim(-1.02 if column == "kendall_tau" else -0.02, 1.02)
     ax.grid(axis="y")
@@ -363,17 +364,8 @@ def _draw_forms(rk: pd.DataFrame, rows: tuple[tuple[str, str], ...]) -> Figure:
 def _draw_allocation(alloc: pd.DataFrame) -> Figure:
     fig, axes = panels(2, max_cols=2, size=(3.5, 2.6))
     for ax, est in zip(axes, ["expected", "empirical"], strict=True):
-        sub = alloc[alloc["estimator"] == est]
-        for i, (s, g) in enumerate(sub.groupby("strategy", sort=False)):
-            yerr = 2 * g["se_same_ranking"].fillna(0)
-            ax.errorbar(
-                g["spent"],
-                g["p_same_ranking"],
-                yerr=yerr,
-                label=plot_text(s),
-                capsize=2,
-                **series_style(i),
-            )
+        groups = alloc[alloc["estimator"] == est].groupby("strategy", sort=False)
+        _error_lines(ax, groups, "spent", "p_same_ranking", "se_same_ranking")
         ax.set_title(plot_text(f"ranking by the {est} metric"), loc="left")
         ax.set_xlabel("extra annotations spent")
         ax.set_ylim(-0.02, 1.02)
@@ -486,12 +478,10 @@ def write_simulation_report(
     cov: pd.DataFrame | None = None,
     alloc: pd.DataFrame | None = None,
 ) -> dict[str, Path]:
-    """Write ``report.html`` and the CSV tables to ``out_dir`` as one set; return the paths.
+    """Write ``report.html`` and the CSV tables to ``out_dir`` as one set (with a ``manifest.json``); return the paths.
 
-    The files are written together with a ``manifest.json``
-    (:class:`dissensus._atomic.AtomicFileSet`): an interrupted run leaves
-    the earlier set intact. Needs the ``report`` extra (matplotlib),
-    checked before anything is written.
+    Needs the ``report`` extra (matplotlib), checked before anything is
+    written; an interrupted run leaves the earlier set intact.
     """
     require_figures("The simulation report")
     tables: dict[str, tuple[str, pd.DataFrame | None]] = {

@@ -29,7 +29,7 @@ Replicates are drawn in blocks of about :data:`_BLOCK_ROWS` item rows,
 every metric is one call on a block and the per-(replicate, bin) means are
 one sparse product. Each block has its own stream spawned from ``seed``
 (:class:`numpy.random.SeedSequence`) and its size depends on ``N`` only, so
-the same arguments give the same bytes.
+the same arguments give the same bytes (``seed``, an int, defaults to 0).
 """
 
 from __future__ import annotations
@@ -131,11 +131,11 @@ def _blocks(
     bins: BinsLike,
     priors: Sequence[str | float],
 ) -> Iterator[_Block]:
-    """The blocks of ``R`` replicates of ``N`` items and ``K`` classes (``size``).
+    """The blocks of ``R`` replicates of ``N`` items and ``K`` classes (``size``), each from its own stream.
 
-    Each draws its truths, annotation counts (``law`` = ``(n_range,
-    zipf_exponent)``) and counts from its own stream spawned from ``seeds``
-    (``rng`` continues it); fitted priors are fitted per replicate.
+    Truths, annotation counts (``law`` = ``(n_range, zipf_exponent)``) and
+    counts come from a stream spawned from ``seeds`` (``rng`` continues it);
+    fitted priors are fitted per replicate.
     """
     R, N, K = size
     per_block = max(1, _BLOCK_ROWS // N)
@@ -162,8 +162,7 @@ def _fit_priors(
         if not (isinstance(prior, str) and prior in _FITTED):
             alphas.append(dirichlet(counts, prior=prior))
             continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", PriorFitWarning)
+        with warnings.catch_warnings(action="ignore", category=PriorFitWarning):
             fits = [_FITTED[prior](b) for b in counts.reshape(reps, N, -1)]
         strengths[prior] = [f.strength for f in fits]
         alphas.append(dirichlet(counts, prior=np.repeat(np.stack([f.alpha0 for f in fits]), N, 0)))
@@ -198,8 +197,10 @@ def _se(x: FloatArray, axis: int) -> tuple[FloatArray, FloatArray, IntArray]:
     """Mean, Monte Carlo standard error and count of the non-NaN values along ``axis``."""
     ok = ~np.isnan(x)
     cnt = ok.sum(axis=axis)
-    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with (
+        np.errstate(invalid="ignore", divide="ignore"),
+        warnings.catch_warnings(action="ignore", category=RuntimeWarning),
+    ):
         mean = np.nanmean(x, axis=axis)
         sd = np.nanstd(x, axis=axis, ddof=1)
     se = np.where(cnt > 1, sd / np.sqrt(np.maximum(cnt, 1)), np.nan)
@@ -255,14 +256,9 @@ class StudyResult:
         )
 
     def table(self, column: str = "p_same_ranking", *, bin: str | None = None) -> pd.DataFrame:
-        """A wide table: one row per (truth, metric, bin), one column per estimator.
+        """A wide table: one row per (truth, metric, bin), one column per estimator, of ``column``.
 
-        Parameters
-        ----------
-        column : str, default "p_same_ranking"
-            A column of :attr:`rankings`.
-        bin : str, optional
-            Keep one bin (e.g. ``"all"``).
+        ``bin`` keeps one bin (e.g. ``"all"``).
         """
         df = self.rankings if bin is None else self.rankings[self.rankings["bin"] == bin]
         rows = pd.MultiIndex.from_frame(df[["truth", "metric", "bin"]].drop_duplicates())
@@ -296,11 +292,11 @@ def study(
     ----------
     n_items, n_classes, replicates : int, default 1000, 5, 200
         ``N`` items per replicate dataset, ``K``, and ``R`` datasets per truth family.
-    truths : sequence of truth families, default ("mixture",)
-        Families of :func:`~dissensus.simulate.draw_truth` (names or
-        Dirichlet parameter vectors), each studied separately.
-    candidates : sequence of str, default :data:`DEFAULT_CANDIDATES`
-        Candidate models (:func:`~dissensus.simulate.candidate_predictions`).
+    truths, candidates : default ("mixture",), :data:`DEFAULT_CANDIDATES`
+        Families of :func:`~dissensus.simulate.draw_truth` (names or Dirichlet
+        parameter vectors), each studied separately, and the models of
+        :func:`~dissensus.simulate.candidate_predictions` (keyword arguments:
+        ``candidate_options``).
     metrics : sequence of str, default :data:`DEFAULT_STUDY_METRICS`
         Pointwise registry metrics with an expected form ``E[name]``, scored
         too (``emd`` assumes the classes' order).
@@ -309,20 +305,15 @@ def study(
         are refitted to each replicate's counts
         (:func:`~dissensus.posterior.fit_dirichlet_prior`,
         :func:`~dissensus.posterior.fit_hierarchical_prior`).
-    bins : "auto", sequence of int or None, default "auto"
-        Annotation-count bins (:func:`dissensus.stats.annotation_bins`);
-        ``"auto"`` cuts ``n_range`` with the ladder 2, 4, 6, 11, 21, 51, …
-    n_range, zipf_exponent
-        The annotation-count law (:func:`~dissensus.simulate.annotation_counts`).
-    n_annotations : int, optional
-        Give every item exactly this many annotations instead.
-    candidate_options : dict, optional
-        Keyword arguments of :func:`~dissensus.simulate.candidate_predictions`.
+    bins, n_range, zipf_exponent, n_annotations : default "auto", (2, 1000), 2.0, None
+        Annotation-count bins (:func:`dissensus.stats.annotation_bins`;
+        ``"auto"`` cuts ``n_range`` with the ladder 2, 4, 6, 11, 21, 51, …) and
+        the law of :func:`~dissensus.simulate.annotation_counts`, or exactly
+        ``n_annotations`` per item.
     debiased : bool, default False
         Also score each metric's debiased form (``debiased[name]``,
         :mod:`dissensus.metrics.debiased`) as the estimator and form
         ``"debiased"``; items with one annotation get their empirical value.
-    seed : int, default 0
 
     Returns
     -------
@@ -392,19 +383,10 @@ def study(
             v = np.asarray(vals)
             strength_rows.append((tname, key, v.mean(), np.median(v), v.min(), v.max()))
         timings[tname] = time.perf_counter() - t0
-    config = {
-        "n_items": N,
-        "n_classes": K,
-        "replicates": R,
-        "truths": [t if isinstance(t, str) else list(np.asarray(t)) for t in truth_list],
-        "candidates": cands,
-        "metrics": mets,
-        "priors": prior_names,
-        "n_range": (lo, hi),
-        "zipf_exponent": float(zipf_exponent),
-        "seed": seed,
-        "candidate_options": opts,
-    }
+    truths_ = [t if isinstance(t, str) else list(np.asarray(t)) for t in truth_list]
+    config = {"n_items": N, "n_classes": K, "replicates": R, "truths": truths_,
+              "candidates": cands, "metrics": mets, "priors": prior_names, "n_range": (lo, hi),
+              "zipf_exponent": float(zipf_exponent), "seed": seed, "candidate_options": opts}  # fmt: skip
     rankings, pairs, scores = (pd.concat(t, ignore_index=True) for t in zip(*tables, strict=True))
     columns = ["truth", "prior", "strength_mean", "strength_median", "strength_min", "strength_max"]
     strength = pd.DataFrame(strength_rows, columns=columns)
@@ -462,8 +444,8 @@ def _scores(
                 S[1 + a, m, j] = ef(alpha, q[c])
         if debiased:
             df = get_metric(f"debiased[{name}]").func
-            with warnings.catch_warnings():  # one-annotation items: documented fallback
-                warnings.simplefilter("ignore", RuntimeWarning)
+            # one-annotation items: documented fallback
+            with warnings.catch_warnings(action="ignore", category=RuntimeWarning):
                 for j, c in enumerate(cands):
                     S[F - 1, m, j] = df(counts, q[c])
     est = _group_means(S, b.G, b.sizes).reshape(F, M, J, b.reps, B)
@@ -521,22 +503,19 @@ def _summarise(  # noqa: PLR0917  (private; one call site)
     tau = kendall_tau_b_rows(e, t)
     i, k = np.triu_indices(J, k=1)
     pair_ok[empty] = np.nan
-    pairs_mean = pair_ok.mean(axis=-1)
 
-    index = _keys(tname, metric=mets, estimator=estimators, bin=labels)
-    # (F, M, R, B) -> stats over R -> (F, M, B) -> rows ordered (M, F, B)
+    def rows(x: npt.NDArray[Any]) -> npt.NDArray[Any]:  # (F, M, ...) -> rows ordered (M, F, ...)
+        return np.swapaxes(x, 0, 1).ravel()
+
+    # (F, M, R, B) -> stats over R -> (F, M, B)
     cols: dict[str, Any] = {}
-    for key, arr in (
-        ("same_ranking", same),
-        ("kendall_tau", tau),
-        ("best_correct", best),
-        ("pairs_correct", pairs_mean),
-    ):
+    kinds = {"same_ranking": same, "kendall_tau": tau, "best_correct": best,
+             "pairs_correct": pair_ok.mean(axis=-1)}  # fmt: skip
+    for key, arr in kinds.items():
         mean, se, cnt = _se(arr.astype(np.float64), axis=2)
-        name = key if key == "kendall_tau" else f"p_{key}"
-        cols[name] = np.swapaxes(mean, 0, 1).ravel()
-        cols["se_" + key] = np.swapaxes(se, 0, 1).ravel()
-        cols["n_replicates"] = np.swapaxes(cnt, 0, 1).ravel()
+        cols[key if key == "kendall_tau" else f"p_{key}"] = rows(mean)
+        cols["se_" + key], cols["n_replicates"] = rows(se), rows(cnt)
+    index = _keys(tname, metric=mets, estimator=estimators, bin=labels)
     rk = pd.concat([index, pd.DataFrame(cols)], axis=1)
     plain = rk["estimator"].isin(["empirical", "debiased"])
     rk.insert(2, "form", np.where(plain, rk["estimator"], "expected"))
@@ -545,8 +524,7 @@ def _summarise(  # noqa: PLR0917  (private; one call site)
     # pairs: (F, M, R, B, P)
     pm, pse, pcnt = _se(pair_ok, axis=2)  # (F, M, B, P)
     dt = np.where(empty[..., None], np.nan, t[..., i] - t[..., k])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with warnings.catch_warnings(action="ignore", category=RuntimeWarning):
         true_diff = np.nanmean(dt[0], axis=1)  # (M, B, P)
         a_better = np.nanmean(
             np.where(np.isnan(dt[0]), np.nan, (dt[0] < 0) == lower[:, None, None, None]), axis=1
@@ -556,23 +534,22 @@ def _summarise(  # noqa: PLR0917  (private; one call site)
     pr = pidx.assign(
         model_a=np.array(cands)[i][pidx["pair"]],
         model_b=np.array(cands)[k][pidx["pair"]],
-        p_correct=np.swapaxes(pm, 0, 1).ravel(),
-        se=np.swapaxes(pse, 0, 1).ravel(),
+        p_correct=rows(pm),
+        se=rows(pse),
         true_diff=np.broadcast_to(true_diff[:, None], (M, F, B, P)).ravel(),
         p_a_truly_better=np.broadcast_to(a_better[:, None], (M, F, B, P)).ravel(),
-        n_replicates=np.swapaxes(pcnt, 0, 1).ravel(),
+        n_replicates=rows(pcnt),
     ).drop(columns="pair")
 
     # scores: (F, M, J, R, B) -> mean over R
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with warnings.catch_warnings(action="ignore", category=RuntimeWarning):
         em = np.nanmean(est, axis=3)  # (F, M, J, B)
         tm = np.nanmean(tru, axis=2)  # (M, J, B)
         cnt = (~np.isnan(est)).sum(axis=3)
     sc = _keys(tname, metric=mets, estimator=estimators, model=cands, bin=labels).assign(
-        estimate=np.moveaxis(em, 0, 1).ravel(),
+        estimate=rows(em),
         true_score=np.broadcast_to(tm[:, None], (M, F, J, B)).ravel(),
-        n_replicates=np.moveaxis(cnt, 0, 1).ravel(),
+        n_replicates=rows(cnt),
     )
     return rk, pr, sc
 
@@ -596,29 +573,15 @@ def coverage(
     r"""Coverage of the true class probabilities by the posterior credible intervals.
 
     Whether each :math:`\pi_{ik}` lies in the equal-tailed credible interval
-    of :func:`dissensus.posterior.credible_interval` at each level, under
-    each prior, per annotation-count bin: exactly when its posterior CDF
-    value :math:`u = I_{\pi_{ik}}(\alpha_k, a_0 - \alpha_k)` is in
-    :math:`[(1 - L)/2, (1 + L)/2]`, one regularised incomplete beta per entry
-    for every level.
-
-    Parameters
-    ----------
-    n_items, n_classes, replicates : int, default 2000, 5, 50
-    truths : sequence, default ("uniform", "jeffreys", "mixture", "ordinal", "skewed")
-        ``"uniform"`` and ``"jeffreys"`` are the priors' own families (there
-        the matching prior should cover at the nominal rate).
-    priors : sequence of str, default ("uniform", "jeffreys", "empirical", "hierarchical")
-    levels : sequence of float, default (0.5, 0.9, 0.95)
-    bins, n_range, zipf_exponent, seed
-        As in :func:`study`.
-
-    Returns
-    -------
-    DataFrame
-        ``truth, prior, level, bin, coverage, se, n_replicates``: the share of
-        (item, class) pairs covered, its mean over replicates and Monte Carlo
-        standard error.
+    of :func:`dissensus.posterior.credible_interval` at each of ``levels``,
+    under each of ``priors``, per annotation-count bin: exactly when its
+    posterior CDF value :math:`u = I_{\pi_{ik}}(\alpha_k, a_0 - \alpha_k)` is
+    in :math:`[(1 - L)/2, (1 + L)/2]`, one regularised incomplete beta per
+    entry for every level. In the ``"uniform"`` and ``"jeffreys"`` truth
+    families the matching prior should cover at the nominal rate. The other
+    arguments are :func:`study`'s. Returns ``truth, prior, level, bin,
+    coverage, se, n_replicates``: the share of (item, class) pairs covered,
+    its mean over replicates and Monte Carlo standard error.
 
     Examples
     --------
@@ -680,46 +643,28 @@ def allocation_study(
 ) -> pd.DataFrame:
     r"""Accuracy of the model ranking against the annotation budget, per strategy.
 
-    Each replicate draws ``N`` items with known truth and ``initial``
-    annotations each, then spends ``budget`` more in ``rounds`` equal batches
+    Each of ``replicates`` draws ``n_items`` items of ``truth`` with
+    ``initial`` annotations each, then spends ``budget`` (default ``2 N``)
+    more in ``rounds`` equal batches (each on at most ``N`` distinct items)
     under each strategy from the same start: ``"expected_gain"`` gives each
     batch to the items of largest :func:`dissensus.allocate.expected_gain`
-    (recomputed after each batch), ``"uniform"`` to the items with the
-    fewest annotations so far (round-robin), ``"random"`` to a uniformly
-    random set. Each item's ``t``-th extra label is pre-drawn, the same under
-    every strategy (common random numbers), so the strategies differ only in
-    where they spend. After every batch the models are ranked by the mean
-    expected and empirical metric and compared with the true ranking (mean
-    pointwise metric against the truth). Replicates are stacked into one
-    array of ``R N`` items; each replicate's batch is its top items.
+    (recomputed after each batch), ``"uniform"`` to the items with the fewest
+    annotations so far (round-robin), ``"random"`` to a uniformly random set.
+    Each item's ``t``-th extra label is pre-drawn, the same under every
+    strategy (common random numbers), so the strategies differ only in where
+    they spend. After every batch the ``candidates`` (``"overfit"`` trained on
+    the ``initial`` labels; ``candidate_options`` as in
+    :func:`~dissensus.simulate.candidate_predictions`) are ranked by the mean
+    expected ``metric`` under ``prior`` (``"empirical"``: one pooled fit over
+    the stacked replicates after each batch) and by its pointwise form, and
+    compared with the true ranking (the pointwise metric against the truth).
+    Replicates are stacked into one array of ``R N`` items; each replicate's
+    batch is its top items.
 
-    Parameters
-    ----------
-    n_items, n_classes, replicates : int, default 500, 5, 50
-    truth : truth family, default "mixture"
-    candidates : sequence of str, default ("truth", "noisy", "tempered", "smoothed")
-        Models to rank (``"overfit"`` uses ``initial`` training labels per item).
-    metric : str, default "E[emd]"
-        Expected metric the models are ranked by (its pointwise form for the
-        empirical ranking and the truth).
-    prior : default :data:`~dissensus.posterior.DEFAULT_PRIOR`
-        ``"empirical"`` is fitted to the stacked replicates after each batch
-        (independent draws of one law: the pooled fit).
-    initial, budget, rounds : int, default 2, ``2 N``, 10
-        Annotations per item before allocation, extra annotations in total,
-        and batches (each on ``budget / rounds <= N`` distinct items).
-    strategies : sequence of str, default ("expected_gain", "uniform", "random")
-    candidate_options : dict, optional
-        Passed to :func:`~dissensus.simulate.candidate_predictions`.
-    seed : int, default 0
-
-    Returns
-    -------
-    DataFrame
-        ``strategy, round, spent``, ``annotations_per_item`` (mean),
-        ``estimator`` (``"expected"`` or ``"empirical"``), ``p_same_ranking,
-        se_same_ranking, p_pairs_correct, se_pairs_correct``; round 0 is the
-        same for every strategy.
+    Returns ``strategy, round, spent``, ``annotations_per_item`` (mean),
+    ``estimator`` (``"expected"`` or ``"empirical"``), ``p_same_ranking,
+    se_same_ranking, p_pairs_correct, se_pairs_correct``; round 0 is the same
+    for every strategy.
 
     Examples
     --------
@@ -728,8 +673,7 @@ def allocation_study(
     ['expected_gain', 'random', 'uniform']
     """
     func = "allocation_study"
-    N, K = check_integer(func, "n_items", n_items), check_integer(func, "n_classes", n_classes, 2)
-    R = check_integer(func, "replicates", replicates)
+    N, K, R = _check_sizes(func, n_items, n_classes, replicates)
     for s in strategies:
         check_option(func, "strategies", s, STRATEGIES)
     met = get_metric(metric)

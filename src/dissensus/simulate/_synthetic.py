@@ -42,6 +42,9 @@ Candidate models (:data:`CANDIDATES`) are functions of the truth and a
 seed, at controlled distances from it, each mixed with the uniform
 distribution at weight ``floor`` (default 1e-3) so that no prediction is 0
 and log-based metrics stay finite (no trained model outputs an exact 0).
+
+Every function takes ``seed`` (int, Generator or None, default 0): the same
+seed gives the same draws.
 """
 
 from __future__ import annotations
@@ -103,11 +106,8 @@ def _sample_labels(rng: np.random.Generator, probs: FloatArray) -> IntArray:
 
 
 def _skew_mean(K: int) -> FloatArray:
-    if len(_CONVABUSE_MARGINAL) == K:
-        m = np.asarray(_CONVABUSE_MARGINAL, dtype=np.float64)
-    else:
-        m = np.full(K, 0.2 / (K - 1))
-        m[-1] = 0.8
+    convabuse = len(_CONVABUSE_MARGINAL) == K
+    m = np.asarray(_CONVABUSE_MARGINAL) if convabuse else np.r_[np.full(K - 1, 0.2 / (K - 1)), 0.8]
     out: FloatArray = m / m.sum()
     return out
 
@@ -115,20 +115,10 @@ def _skew_mean(K: int) -> FloatArray:
 def draw_truth(
     n_items: int, n_classes: int, *, truth: TruthLike = "mixture", seed: SeedLike = 0
 ) -> FloatArray:
-    r"""Draw true label distributions from one of the documented families.
+    r"""Draw ``n_items`` true label distributions over ``n_classes`` (``K >= 2``) classes.
 
-    Parameters
-    ----------
-    n_items, n_classes : int
-        ``N`` and ``K`` (``K >= 2``).
-    truth : str or array_like of shape (K,), default "mixture"
-        A family of the module docstring, or Dirichlet parameters.
-    seed : int, Generator or None, default 0
-
-    Returns
-    -------
-    ndarray of float64, shape (N, K)
-        Rows on the simplex.
+    ``truth`` is a family of the module docstring or ``K`` Dirichlet
+    parameters; returns an (N, K) float64 array of rows on the simplex.
 
     Examples
     --------
@@ -182,18 +172,8 @@ def annotation_counts(
 ) -> IntArray:
     r"""Annotations per item from a truncated discrete power law.
 
-    Parameters
-    ----------
-    n_items : int
-    n_range : (int, int), default (2, 1000)
-        Smallest and largest count, inclusive.
-    zipf_exponent : float, default 2.0
-        ``s`` in :math:`P(n) \propto n^{-s}`, :math:`lo \le n \le hi`.
-    seed : int, Generator or None, default 0
-
-    Returns
-    -------
-    ndarray of int64, shape (N,)
+    :math:`P(n) \propto n^{-s}` for :math:`lo \le n \le hi` (``n_range``,
+    inclusive; ``s = zipf_exponent``); returns ``n_items`` int64 counts.
 
     Examples
     --------
@@ -224,16 +204,11 @@ def annotation_counts(
 class SyntheticData:
     """Synthetic annotations with their known truth.
 
-    Attributes
-    ----------
-    counts : LabelCounts
-        Observed counts, ``Multinomial(n_i, truth[i])`` without annotator biases.
-    truth : ndarray of float64, shape (N, K)
-    annotations : Annotations or None
-        With annotator ids, when ``n_annotators`` was given.
-    annotator_bias : ndarray of float64, shape (A, K), or None
-        Each annotator's log-odds tilt (see :func:`make_synthetic`).
-    family : str
+    ``counts`` are ``Multinomial(n_i, truth[i])`` (without annotator biases),
+    ``truth`` the (N, K) true distributions, ``annotations`` the labels with
+    annotator ids when ``n_annotators`` was given, ``annotator_bias`` each
+    annotator's (A, K) log-odds tilt (:func:`make_synthetic`), ``family`` the
+    truth family.
     """
 
     counts: LabelCounts
@@ -265,17 +240,12 @@ def make_synthetic(
 
     Parameters
     ----------
-    n_items, n_classes : int
-        ``N`` and ``K`` (default 5).
-    ordered : bool, default True
-        Whether the scale's classes are ordered (labels ``0 … K-1``).
-    truth : str or array_like of shape (K,), default "mixture"
-        A family of the module docstring, or Dirichlet parameters.
-    n_annotations : "zipf", int or array_like of int, default "zipf"
-        The power law of :func:`annotation_counts`, the same count for every
-        item, or one count per item.
-    n_range, zipf_exponent
-        As in :func:`annotation_counts`.
+    n_items, n_classes, ordered, truth : int, int (default 5), bool, default True, "mixture"
+        ``N`` and ``K``, whether the scale's classes (labels ``0 … K-1``) are
+        ordered, and the truth (:func:`draw_truth`).
+    n_annotations, n_range, zipf_exponent : "zipf", int or array_like of int, default "zipf"
+        The power law of :func:`annotation_counts` (with ``n_range`` and
+        ``zipf_exponent``), the same count for every item, or one per item.
     n_annotators : int, optional
         Annotator ids: each item is labelled by ``n_i`` distinct annotators
         of a pool of this size (at least the largest ``n_i``).
@@ -284,7 +254,6 @@ def make_synthetic(
         renormalised: on an ordered scale :math:`b_{ak} = \beta_a (k - (K-1)/2)
         / (K-1)`, :math:`\beta_a \sim N(0, \text{bias\_sd}^2)` (a lenient or
         severe rater); on a nominal one :math:`b_{ak} \sim N(0, \text{bias\_sd}^2)`.
-    seed : int, Generator or None, default 0
 
     Returns
     -------
@@ -403,15 +372,7 @@ CANDIDATES: dict[str, Candidate] = {
     "uniform": lambda pi, rng, n, p: np.full(pi.shape, 1.0 / pi.shape[1]),
 }
 #: The default candidate set of :func:`study` (``"sharpened"`` is left out).
-DEFAULT_CANDIDATES: tuple[str, ...] = (
-    "truth",
-    "noisy",
-    "tempered",
-    "smoothed",
-    "overfit",
-    "marginal",
-    "uniform",
-)
+DEFAULT_CANDIDATES = ("truth", "noisy", "tempered", "smoothed", "overfit", "marginal", "uniform")
 
 
 def candidate_predictions(
@@ -449,15 +410,11 @@ def candidate_predictions(
         ``"shrunk"``: :math:`(1 - w)\,\pi + w / K`, ``w = shrink``. ``"marginal"``:
         the mean truth over each group of ``N / groups`` consecutive items.
         ``"uniform"``: :math:`1/K`.
-    n : array_like of int, shape (N,), optional
-        Annotations per item (``"overfit"`` without ``train_size``).
+    n, groups : array_like of int, shape (N,), optional; int, default 1
+        Annotations per item (``"overfit"`` without ``train_size``), and the
+        independent datasets stacked in ``truth`` (for ``"marginal"``).
     floor : float, default 1e-3
         Every prediction is :math:`(1 - \text{floor})\,q + \text{floor}/K`.
-    noise_strength, temperature, sharpen, sigma, train_size, shrink
-        See above.
-    groups : int, default 1
-        Independent datasets stacked in ``truth`` (for ``"marginal"``).
-    seed : int, Generator or None, default 0
 
     Returns
     -------
@@ -485,15 +442,8 @@ def candidate_predictions(
         msg = f"`truth` has {pi.shape[0]} rows, not a multiple of groups={groups}."
         raise ValueError(msg)
     n_arr = np.zeros(pi.shape[0], np.int64) if n is None else np.asarray(n, dtype=np.int64)
-    params = {
-        "noise_strength": noise_strength,
-        "temperature": temperature,
-        "sharpen": sharpen,
-        "sigma": sigma,
-        "train_size": train_size,
-        "groups": groups,
-        "shrink": shrink,
-    }
+    params = {"noise_strength": noise_strength, "temperature": temperature, "sharpen": sharpen,
+              "sigma": sigma, "train_size": train_size, "groups": groups, "shrink": shrink}  # fmt: skip
     base = int(as_generator(seed).integers(2**63))
     K = pi.shape[1]
     out = {}

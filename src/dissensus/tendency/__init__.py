@@ -43,24 +43,8 @@ from dissensus.tendency._consistency import (
 from dissensus.tendency._report import TendencyStudy, dic_table, write_report
 
 __all__ = [
-    "AlignedPredictions",
-    "BAEResult",
-    "DICResult",
-    "TendencyStudy",
-    "align_predictions",
-    "aligned_embeddings",
-    "bae",
-    "consensus_baseline",
-    "consistency_matrix",
-    "dic",
-    "dic_table",
-    "itl_bias_baseline",
-    "mds_embedding",
-    "perturbation_curve",
-    "random_baseline",
-    "read_annotator_predictions",
-    "split_items",
-    "subset_items",
-    "tau_curve",
-    "write_report",
-]
+    "AlignedPredictions", "BAEResult", "DICResult", "TendencyStudy", "align_predictions",
+    "aligned_embeddings", "bae", "consensus_baseline", "consistency_matrix", "dic", "dic_table",
+    "itl_bias_baseline", "mds_embedding", "perturbation_curve", "random_baseline",
+    "read_annotator_predictions", "split_items", "subset_items", "tau_curve", "write_report",
+]  # fmt: skip

@@ -35,17 +35,10 @@ _COLUMNS = ("item", "annotator", "label")
 class AlignedPredictions:
     """True annotations and predictions on the same (item, annotator) cells.
 
-    Attributes
-    ----------
-    true : Annotations
-        The true annotations (one label per cell).
-    q : ndarray, shape (n_cells, K)
-        Predicted distribution of each true cell, in ``true``'s row order;
-        one-hot rows for predicted labels.
-    hard : bool
-        Whether every prediction was a label (one-hot row).
-    n_unused : int
-        Predictions for cells without a true label (not used).
+    ``true`` holds one label per cell; ``q`` (n_cells, K) the predicted
+    distribution of each true cell in ``true``'s row order (one-hot rows for
+    predicted labels); ``hard`` whether every prediction was a label;
+    ``n_unused`` the predictions for cells without a true label (not used).
     """
 
     true: Annotations
@@ -83,13 +76,6 @@ def long_frame(
     return out
 
 
-def _label_columns(df: pd.DataFrame, scale: Scale) -> list[Any] | None:
-    """The columns holding one probability per label (named ``label`` or ``str(label)``)."""
-    names = {str(c): c for c in df.columns}
-    cols = [names.get(str(lab)) for lab in scale.labels]
-    return None if any(c is None for c in cols) else cols
-
-
 def _encode(scale: Scale, labels: pd.Series, *, where: str) -> IntArray:
     """Label codes on ``scale``; labels off it raise, naming the first row or file line."""
     codes = scale.encode(labels)
@@ -108,7 +94,10 @@ def _encode(scale: Scale, labels: pd.Series, *, where: str) -> IntArray:
 def _columns(
     frame: pd.DataFrame, scale: Scale, where: str, *, item: str, annotator: str, label: str
 ) -> list[Any] | None:
-    """Check the id columns; None for a label column, else the probability columns."""
+    """Check the id columns; None for a label column, else the probability columns.
+
+    A probability column is named by its label or the label's string.
+    """
     missing = [c for c in (item, annotator) if c not in frame.columns]
     if missing:
         msg = (
@@ -118,8 +107,9 @@ def _columns(
         raise DataError(msg)
     if label in frame.columns:
         return None
-    cols = _label_columns(frame, scale)
-    if cols is None:
+    names = {str(c): c for c in frame.columns}
+    cols = [names.get(str(lab)) for lab in scale.labels]
+    if any(c is None for c in cols):
         msg = (
             f"{where} needs a {label!r} column (predicted labels) or one probability column per "
             f"label {examples([str(v) for v in scale.labels], 10)}; columns: "
@@ -146,29 +136,22 @@ def align_predictions(
 ) -> AlignedPredictions:
     """Match per-annotator predictions to the true annotations' cells.
 
-    Parameters
-    ----------
-    true : Annotations
-        With annotator ids and one label per (item, annotator).
-    predicted : Annotations, DataFrame or dask.dataframe.DataFrame
-        Predicted labels as Annotations, or a long frame with ``item``,
-        ``annotator`` and either ``label`` or one column per label of
-        ``true.scale`` (named by the label or its string, e.g. ``"-3"``)
-        holding a distribution. A Dask frame is computed into this process.
-    func : str
-        Caller's name for messages.
-    item, annotator, label : str
-        Column names of a DataFrame ``predicted``.
+    ``true`` has annotator ids and one label per (item, annotator);
+    ``predicted`` is Annotations of predicted labels, or a long (pandas or
+    Dask, computed into this process) frame with ``item``, ``annotator`` and
+    either ``label`` or one column per label of ``true.scale`` (named by the
+    label or its string, e.g. ``"-3"``) holding a distribution; ``item``,
+    ``annotator`` and ``label`` rename those columns, ``func`` is the caller's
+    name for messages. Raises DataError without annotator ids, with repeated
+    cells, a true cell without a prediction, labels off the scale, or rows
+    that are not distributions.
 
-    Returns
-    -------
-    AlignedPredictions
-
-    Raises
-    ------
-    DataError
-        Without annotator ids, repeated cells, a true cell without a
-        prediction, labels off the scale, or rows that are not distributions.
+    Examples
+    --------
+    >>> df = pd.DataFrame({"item": [1, 1, 2, 2], "annotator": list("abab"), "label": list("xyxx")})
+    >>> aligned = align_predictions(Annotations.from_frame(df), df.iloc[::-1])
+    >>> aligned.q.tolist(), aligned.hard, aligned.n_unused
+    ([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]], True, 0)
     """
     check_annotations(true, "true", func)
     acodes, annotators = true._require_annotators(func)
@@ -244,29 +227,14 @@ def read_annotator_predictions(
     """Read per-annotator predictions from a long CSV, TSV, Parquet or JSONL file.
 
     One row per (item, annotator): a ``label`` column, or one column per label
-    of ``scale`` (named like ``"-3"``) with the predicted distribution.
-
-    Parameters
-    ----------
-    path : str or Path
-    scale : Scale
-        The true annotations' scale, on which labels are read (a CSV label
-        ``"1"`` is the number 1 on a numeric scale).
-    format : {"csv", "tsv", "parquet", "jsonl"}, optional
-        Default: from the extension.
-    item, annotator, label : str
-        Column names.
-
-    Returns
-    -------
-    DataFrame
-        ``item``, ``annotator`` and ``label`` (on ``scale``) or the probability
-        columns, indexed by file line (row for Parquet), ready for :func:`dic`.
-
-    Raises
-    ------
-    FileNotFoundError, DataError
-        A missing file or column, or labels off the scale (with the line).
+    of ``scale`` (named like ``"-3"``) with the predicted distribution. Labels
+    are read on ``scale``, the true annotations' (a CSV label ``"1"`` is the
+    number 1 on a numeric scale); ``format`` defaults to the extension;
+    ``item``, ``annotator`` and ``label`` name the columns. Returns ``item``,
+    ``annotator`` and ``label`` (or the probability columns), indexed by file
+    line (row for Parquet), ready for :func:`dic`. A missing file
+    (FileNotFoundError) or column, or labels off the scale (DataError, with the
+    line), raise.
     """
     df = read_table(path, format=format)
     cols = _columns(df, scale, f"'{path}'", item=item, annotator=annotator, label=label)

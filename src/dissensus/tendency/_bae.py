@@ -24,7 +24,8 @@ from dissensus._exceptions import DataError, MissingExtraError
 from dissensus._validation import SeedLike, as_generator, examples
 from dissensus.agreement.kernels import Level, Weights
 from dissensus.data import Annotations
-from dissensus.tendency._consistency import MeasureArg, _one_row_table, consistency_matrix
+from dissensus.report import Table, format_count, format_number, html_fragment
+from dissensus.tendency._consistency import MeasureArg, consistency_matrix
 
 __all__ = ["BAEResult", "aligned_embeddings", "bae", "mds_embedding"]
 
@@ -35,24 +36,16 @@ FloatArray = npt.NDArray[np.float64]
 class BAEResult:
     r"""Behaviour alignment of model representations with annotator agreement (higher is better).
 
-    Attributes
-    ----------
-    statistic : float
-        :math:`1 - \lVert S_{model} - S_{true} \rVert_F / \lVert S_{true} \rVert_F`
-        over the off-diagonal pairs defined in :math:`S_{true}`.
-    n_pairs : int
-        Pairs used.
-    similarity_true, similarity_model : DataFrame
-        :math:`S_{true}` (consistency matrix) and :math:`S_{model}` (cosine).
-    embedding_true, embedding_model : DataFrame or None
-        Two-dimensional metric MDS of the dissimilarities :math:`1 - S`, the
-        model's embedding Procrustes-aligned to the true one (both
-        standardised by :func:`scipy.spatial.procrustes`); None when
-        :math:`S_{true}` has undefined pairs (MDS needs every distance).
-    disparity : float
-        Procrustes disparity of the two embeddings (sum of squared
-        differences after alignment, in [0, 1]; lower is better); NaN
-        without embeddings.
+    ``statistic`` is :math:`1 - \lVert S_{model} - S_{true} \rVert_F / \lVert S_{true} \rVert_F`
+    over the ``n_pairs`` off-diagonal pairs defined in ``similarity_true``
+    (:math:`S_{true}`, the consistency matrix; ``similarity_model`` is the
+    cosine :math:`S_{model}`). ``embedding_true`` and ``embedding_model`` are
+    two-dimensional metric MDS of :math:`1 - S`, the model's
+    Procrustes-aligned to the true one (both standardised by
+    :func:`scipy.spatial.procrustes`; None when :math:`S_{true}` has an
+    undefined pair), ``disparity`` their Procrustes disparity (sum of squared
+    differences after alignment, in [0, 1], lower is better; NaN without
+    embeddings).
     """
 
     statistic: float
@@ -74,19 +67,11 @@ class BAEResult:
 
     def _repr_html_(self) -> str:
         """Compact notebook view: one row with BAE, the pairs, the disparity and annotators."""
-        disparity = "–" if np.isnan(self.disparity) else f"{self.disparity:.4f}"
-        cells = [
-            f"{self.statistic:.4f}",
-            f"{self.n_pairs:,}",
-            disparity,
-            examples(self.similarity_true.index),
-        ]
-        return _one_row_table(
-            "dissensus-bae",
-            "BAE (higher is better); Procrustes disparity (lower is better): "
-            "<code>.embedding_true</code>, <code>.embedding_model</code>.",
-            ("BAE", "pairs", "disparity", "annotators"),
-            cells,
+        row = [format_number(self.statistic, digits=4), format_count(self.n_pairs),
+               format_number(self.disparity, digits=4), examples(self.similarity_true.index)]  # fmt: skip
+        caption = "BAE (higher is better); Procrustes disparity (lower is better): .embedding_true, .embedding_model."
+        return html_fragment(
+            Table(["BAE", "pairs", "disparity", "annotators"], [row], align="rrrl", caption=caption)
         )
 
 
@@ -127,22 +112,17 @@ def mds_embedding(
 ) -> FloatArray:
     """Metric MDS (scikit-learn, SMACOF) of the dissimilarities ``1 - similarity``.
 
-    Parameters
-    ----------
-    similarity : array_like, shape (M, M)
-        Symmetric, finite, values in [-1, 1] (kappa, alpha, correlation or cosine).
-    n_components : int, default 2
-    seed : int, Generator or None, default 0
-        ``random_state`` of the four SMACOF starts.
+    ``similarity`` is a symmetric, finite (M, M) matrix with values in [-1, 1]
+    (kappa, alpha, correlation or cosine); ``seed`` sets the ``random_state`` of
+    the four SMACOF starts. Returns an (M, n_components) array; needs
+    scikit-learn (``pip install 'dissensus[models]'``, else
+    :class:`MissingExtraError`).
 
-    Returns
-    -------
-    ndarray, shape (M, n_components)
-
-    Raises
-    ------
-    MissingExtraError
-        Without scikit-learn (``pip install 'dissensus[models]'``).
+    Examples
+    --------
+    >>> S = np.array([[1.0, 0.9, 0.1], [0.9, 1.0, 0.2], [0.1, 0.2, 1.0]])
+    >>> mds_embedding(S).shape
+    (3, 2)
     """
     try:
         from sklearn.manifold import MDS  # noqa: PLC0415 - optional extra (scikit-learn)
@@ -168,17 +148,10 @@ def aligned_embeddings(
 ) -> tuple[pd.DataFrame, pd.DataFrame, float] | None:
     """MDS embeddings of two similarity matrices, the second Procrustes-aligned to the first.
 
-    Parameters
-    ----------
-    reference, other : DataFrame
-        Annotator × annotator similarities with the same index.
-    seed : int, Generator or None, default 0
-
-    Returns
-    -------
-    (embedding_reference, embedding_other, disparity) or None
-        Both standardised by :func:`scipy.spatial.procrustes`; None when a
-        matrix has an undefined entry or fewer than three annotators.
+    ``reference`` and ``other`` are annotator × annotator similarities with
+    the same index. Returns ``(embedding_reference, embedding_other,
+    disparity)``, both standardised by :func:`scipy.spatial.procrustes`, or
+    None when a matrix has an undefined entry or fewer than three annotators.
     """
     S1, S2 = reference.to_numpy(), other.to_numpy()
     if S1.shape[0] < 3 or not (np.isfinite(S1).all() and np.isfinite(S2).all()):
@@ -233,11 +206,9 @@ def bae(
         True annotations with annotator ids.
     measure, min_overlap, weights, level
         As in :func:`consistency_matrix`.
-    embed : bool, default True
-        Compute the MDS embeddings and Procrustes disparity (needs
-        scikit-learn and every pair defined).
-    seed : int, Generator or None, default 0
-        MDS starts.
+    embed, seed : bool, default True; int, Generator or None, default 0
+        Compute the MDS embeddings (seeded starts) and Procrustes disparity
+        (needs scikit-learn and every pair defined).
 
     Returns
     -------
@@ -262,19 +233,14 @@ def bae(
     S_model = np.clip(X @ X.T, -1.0, 1.0)
     np.fill_diagonal(S_model, 1.0)
     S_true = cm.statistic.to_numpy()
-    R = len(names)
-    iu, ju = np.triu_indices(R, 1)
+    iu, ju = np.triu_indices(len(names), 1)
     st, sm = S_true[iu, ju], S_model[iu, ju]
     ok = np.isfinite(st)
     den = float(np.sqrt((st[ok] ** 2).sum()))
     stat = 1.0 - float(np.sqrt(((st[ok] - sm[ok]) ** 2).sum())) / den if den > 0 else float("nan")
-    emb_t = emb_m = None
-    disparity = float("nan")
     S_model_df = pd.DataFrame(S_model, index=names, columns=cm.statistic.columns)
-    if embed:
-        aligned = aligned_embeddings(cm.statistic, S_model_df, seed=seed)
-        if aligned is not None:
-            emb_t, emb_m, disparity = aligned
+    aligned = aligned_embeddings(cm.statistic, S_model_df, seed=seed) if embed else None
+    emb_t, emb_m, disparity = (None, None, float("nan")) if aligned is None else aligned
     return BAEResult(
         statistic=stat,
         n_pairs=int(ok.sum()),

@@ -96,10 +96,7 @@ def split_items(
 def _annotator_positions(
     source: Annotations, target: Annotations, func: str, name: str
 ) -> IntArray:
-    """Each annotator of ``target`` in ``source``'s annotator index (-1 if absent), by id.
-
-    ``source`` and ``target`` must share one scale.
-    """
+    """Each annotator of ``target`` in ``source``'s annotator index (-1 if absent), by id; one scale."""
     if list(source.scale.labels) != list(target.scale.labels):
         msg = (
             f"`{name}` of {func} has the scale {examples(list(source.scale.labels), 10)}, "
@@ -115,22 +112,11 @@ def random_baseline(
     """Each annotator's labels drawn at random from that annotator's own marginal.
 
     It keeps every annotator's label frequencies and nothing of who agrees
-    with whom, so ``M'`` is near 0 off the diagonal and DIC near 1 (the
-    paper: 0.86–0.93).
-
-    Parameters
-    ----------
-    true : Annotations
-        The evaluation annotations; one prediction per (item, annotator) cell.
-    train : Annotations, optional
-        Where the marginals are counted (default ``true``); an annotator
-        absent there gets the pooled marginal.
-    seed : int, Generator or None, default 0
-
-    Returns
-    -------
-    DataFrame
-        Columns ``item``, ``annotator``, ``label``.
+    with whom, so ``M'`` is near 0 off the diagonal and DIC near 1 (the paper:
+    0.86–0.93). One prediction per (item, annotator) cell of ``true``
+    (columns ``item``, ``annotator``, ``label``); the marginals are counted on
+    ``train`` (default ``true``), where an absent annotator gets the pooled
+    marginal.
 
     Examples
     --------
@@ -144,9 +130,7 @@ def random_baseline(
     source = true if train is None else train
     check_annotations(source, "train", func)
     K = true.scale.K
-    pos = _annotator_positions(
-        source, true, func, "train"
-    )  # a training set may order them otherwise
+    pos = _annotator_positions(source, true, func, "train")  # train may order them otherwise
     s_codes, s_names = source._require_annotators(func)
     counts = np.bincount(s_codes * K + source.label_codes, minlength=len(s_names) * K)
     counts = counts.reshape(-1, K).astype(np.float64)
@@ -163,20 +147,10 @@ def consensus_baseline(true: Annotations, *, soft: bool = False) -> pd.DataFrame
     """Every annotator predicted as the item's consensus (an oracle consensus model).
 
     The consensus of ``true`` itself: the best a consensus model can do, so
-    the DIC it leaves is what ignoring individual tendencies costs (the
-    paper: 0.51–0.61).
-
-    Parameters
-    ----------
-    true : Annotations
-    soft : bool, default False
-        ``False``: the majority label (ties to the lowest index) for every
-        annotator. ``True``: the item's label distribution, one probability
-        column per label (pass ``soft=True`` to :func:`dic` too).
-
-    Returns
-    -------
-    DataFrame
+    the DIC it leaves is what ignoring individual tendencies costs (the paper:
+    0.51–0.61). ``soft=False``: the majority label (ties to the lowest index)
+    for every annotator; ``soft=True``: the item's label distribution, one
+    probability column per label (pass ``soft=True`` to :func:`dic` too).
 
     Examples
     --------
@@ -220,11 +194,8 @@ def _texts(annotations: Annotations, text: pd.Series | str | Sequence[str], func
         )
         raise DataError(msg)
     # a missing text is an empty text (pandas keeps NaN through astype(str))
-    parts = [annotations.meta[c].fillna("").astype(str) for c in cols]
-    joined = parts[0]
-    for part in parts[1:]:
-        joined = joined + " " + part
-    return joined.tolist()
+    parts = annotations.meta[cols].fillna("").astype(str)
+    return parts.iloc[:, 0].str.cat(parts.iloc[:, 1:], sep=" ").tolist()
 
 
 def itl_bias_baseline(
@@ -259,10 +230,9 @@ def itl_bias_baseline(
         Item texts: a Series indexed by item id, or the ``meta`` column(s) to
         join (e.g. ``["prev_agent", "prev_user", "agent", "user"]`` for
         ConvAbuse read with ``meta=``); a missing text is empty.
-    n_folds, C, max_features : int, float, int, default 5, 1.0, 20000
-        Folds, inverse regularisation of both regressions, TF-IDF vocabulary.
-    seed : int, Generator or None, default 0
-        Fold assignment of the training items.
+    n_folds, C, max_features, seed : default 5, 1.0, 20000, 0
+        Folds (assigned with ``seed``), inverse regularisation of both
+        regressions, TF-IDF vocabulary.
 
     Returns
     -------

@@ -18,9 +18,8 @@ implementation.
 
 from __future__ import annotations
 
-import html
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -40,6 +39,7 @@ from dissensus._validation import (
 from dissensus.agreement import PairwiseAgreement, pairwise
 from dissensus.agreement.kernels import LEVELS, MEASURES, Level, Weights, table_values
 from dissensus.data import Annotations, Scale
+from dissensus.report import Table, format_count, format_interval, format_number, html_fragment
 from dissensus.stats import ConfidenceInterval, iter_bootstrap_weights, percentile_interval
 from dissensus.tendency._align import AlignedPredictions, align_predictions, check_annotations
 
@@ -89,10 +89,9 @@ def consistency_matrix(
         :math:`\tau`: pairs sharing fewer items are NaN. The paper leaves it
         open; 20 keeps the standard error of a kappa near 0.2 or below
         (:func:`tau_curve` shows what the choice does).
-    weights : {"quadratic", "linear"} or array_like, default "quadratic"
-        Weights of ``"weighted_cohen"``.
-    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
-        Level of ``"alpha"``.
+    weights, level : default "quadratic", "nominal"
+        The weights of ``"weighted_cohen"`` (or an array) and the measurement
+        level of ``"alpha"``.
 
     Returns
     -------
@@ -111,9 +110,8 @@ def consistency_matrix(
     """
     _check_common("consistency_matrix", measure, level, min_overlap)
     check_annotations(annotations, "annotations", "consistency_matrix")
-    with warnings.catch_warnings():
-        # the diagonal is set to 1 below; a one-category annotator's own NaN is not news
-        warnings.simplefilter("ignore", DegenerateAgreementWarning)
+    # the diagonal is set to 1 below; a one-category annotator's own NaN is not news
+    with warnings.catch_warnings(action="ignore", category=DegenerateAgreementWarning):
         pw = pairwise(
             annotations,
             measure,  # type: ignore[arg-type]  # a name checked by _check_common
@@ -229,40 +227,22 @@ def _dic_of(vt: FloatArray, vp: FloatArray, diagonal_terms: float) -> FloatArray
     return np.asarray(out, dtype=np.float64)
 
 
-def _one_row_table(css: str, caption: str, header: Sequence[str], cells: Sequence[str]) -> str:
-    """A one-row HTML table for a notebook; every cell is escaped, the caption is trusted markup."""
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join(f"<td>{html.escape(c)}</td>" for c in cells)
-    return (
-        f'<table class="{css}"><caption>{caption}</caption>'
-        f"<thead><tr>{head}</tr></thead><tbody><tr>{body}</tr></tbody></table>"
-    )
-
-
 @dataclass(frozen=True)
 class DICResult:
     r"""Difference of inter-annotator consistency (lower is better).
 
-    Attributes
-    ----------
-    statistic : float
-        :math:`\lVert M - M' \rVert_F / \lVert M \rVert_F` over the pairs used.
-    confidence_interval : ConfidenceInterval or None
-        Bootstrap interval over items (``None`` without one).
-    n_pairs, n_pairs_undefined : int
-        Pairs used (overlap at least ``min_overlap``, coefficient defined in
-        both matrices), and pairs with enough overlap but an undefined
-        coefficient (e.g. a predicted annotator using one label).
-    true, predicted, overlap : DataFrame
-        :math:`M` and :math:`M'` (diagonal 1), and the items each pair shares.
-    measure, min_overlap, diagonal, n_resamples
-        The settings.
-    n_unused_predictions : int
-        Predictions for cells without a true label (not used).
-    bootstrap_bias : float
-        Mean of the bootstrap replicates minus ``statistic`` (NaN without an
-        interval): DIC, a norm of noisy differences, is biased upwards with
-        few items per pair (``ci_method="basic"`` corrects the interval).
+    ``statistic`` is :math:`\lVert M - M' \rVert_F / \lVert M \rVert_F` over
+    the ``n_pairs`` pairs used (overlap at least ``min_overlap``, coefficient
+    defined in both matrices); ``n_pairs_undefined`` pairs had enough overlap
+    but an undefined coefficient (e.g. a predicted annotator using one label).
+    ``confidence_interval`` is the bootstrap interval over items (None without
+    one), ``bootstrap_bias`` the mean of the bootstrap replicates minus
+    ``statistic`` (NaN without an interval): DIC, a norm of noisy differences,
+    is biased upwards with few items per pair (``ci_method="basic"`` corrects
+    the interval). ``true`` and ``predicted`` are :math:`M` and :math:`M'`
+    (diagonal 1), ``overlap`` the items each pair shares,
+    ``n_unused_predictions`` the predictions for cells without a true label;
+    ``measure``, ``min_overlap``, ``diagonal`` and ``n_resamples`` the settings.
     """
 
     statistic: float
@@ -292,22 +272,14 @@ class DICResult:
 
     def _repr_html_(self) -> str:
         """Compact notebook view: one row with DIC, its interval, the pairs and annotators."""
-        interval = self.confidence_interval
-        cells = [
-            self.measure,
-            str(self.min_overlap),
-            f"{self.statistic:.4f}",
-            "" if interval is None else f"[{interval.low:.4f}, {interval.high:.4f}]",
-            f"{self.n_pairs:,}"
-            + (f" ({self.n_pairs_undefined:,} undefined)" if self.n_pairs_undefined else ""),
-            examples(self.true.index),
-        ]
-        return _one_row_table(
-            "dissensus-dic",
-            "DIC (lower is better): matrices <code>.true</code>, <code>.predicted</code>.",
-            ("measure", "τ", "DIC", "interval", "pairs", "annotators"),
-            cells,
-        )
+        ci, undefined = self.confidence_interval, self.n_pairs_undefined
+        row = [self.measure, str(self.min_overlap), format_number(self.statistic, digits=4),
+               "" if ci is None else format_interval(ci.low, ci.high, digits=4),
+               format_count(self.n_pairs) + (f" ({undefined:,} undefined)" if undefined else ""),
+               examples(self.true.index)]  # fmt: skip
+        header = ["measure", "τ", "DIC", "interval", "pairs", "annotators"]
+        caption = "DIC (lower is better): matrices .true, .predicted."
+        return html_fragment(Table(header, [row], align="lrrrrl", caption=caption))
 
 
 @dataclass(frozen=True)
@@ -325,11 +297,9 @@ class _Prepared:
 
     def tables(self) -> tuple[FloatArray, FloatArray]:
         """Every pair's true and predicted table on all shared items, (pairs, K, K) each."""
-        K = self.scale.K
-        every = np.arange(self.pairs.n_pairs)
-        ones = np.ones(self.pairs.n_items)
-        Tt = (ones @ _incidence(self.pairs, self.q_true, every)).reshape(-1, K, K)
-        Tp = (ones @ _incidence(self.pairs, self.q_pred, every)).reshape(-1, K, K)
+        K, every, ones = self.scale.K, np.arange(self.pairs.n_pairs), np.ones(self.pairs.n_items)
+        Tt, Tp = ((ones @ _incidence(self.pairs, q, every)).reshape(-1, K, K)
+                  for q in (self.q_true, self.q_pred))  # fmt: skip
         return Tt, Tp
 
     def values(self, measure: str, *, weights: Weights, level: Level, func: str) -> tuple[
@@ -366,8 +336,7 @@ def _callable_values(
     true = prep.aligned.true
     pred = replace(true, label_codes=prep.q_pred.argmax(axis=1).astype(np.int64))
     iu, ju = np.triu_indices(len(prep.names), 1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DegenerateAgreementWarning)
+    with warnings.catch_warnings(action="ignore", category=DegenerateAgreementWarning):
         vt = pairwise(true, measure, min_overlap=tau).statistic.to_numpy()[iu, ju]
         vp = pairwise(pred, measure, min_overlap=tau).statistic.to_numpy()[iu, ju]
     return vt, vp
@@ -394,48 +363,39 @@ def dic(
 
         \mathrm{DIC} = \frac{\lVert M - M' \rVert_F}{\lVert M \rVert_F}
 
-    over the annotator pairs :math:`k < l` that share at least
-    :math:`\tau` items and whose coefficient is defined in both matrices
-    (the paper's DIC; lower is better, 0 for a perfect copy).
+    over the annotator pairs :math:`k < l` that share at least :math:`\tau`
+    items and whose coefficient is defined in both matrices (the paper's DIC;
+    lower is better, 0 for a perfect copy).
 
     Parameters
     ----------
     true : Annotations
         True annotations with annotator ids.
     predicted : Annotations, DataFrame or dask.dataframe.DataFrame
-        Per-annotator predictions: labels, or one probability column per
-        label (:func:`align_predictions <dissensus.tendency.align_predictions>`),
-        one per true (item, annotator) cell, so that ``M'`` uses the items of
-        ``M``. A Dask DataFrame is computed into this process (build ``true``
-        from one with ``Annotations.from_frame(ddf)``).
-    measure : {"cohen", "weighted_cohen", "alpha", "pearson"} or callable, default "cohen"
-        Pair agreement (see :func:`consistency_matrix`); the paper uses Cohen's kappa.
-    min_overlap : int, default 20
-        :math:`\tau`.
-    weights, level
-        Options of ``"weighted_cohen"`` and ``"alpha"``.
+        Per-annotator labels, or one probability column per label, one per true
+        (item, annotator) cell (:func:`align_predictions
+        <dissensus.tendency.align_predictions>`), so that ``M'`` uses the items
+        of ``M``. A Dask DataFrame is computed into this process.
+    measure, min_overlap, weights, level
+        As in :func:`consistency_matrix` (the paper uses Cohen's kappa).
     soft : bool, default False
-        ``False``: a predicted distribution is reduced to its argmax label
-        (ties to the lowest index). ``True``: the pair table of two predicted
-        annotators sums the outer products of their distributions over the
-        shared items (the expected table when each draws a label
-        independently); built-in measures only.
+        ``False``: a predicted distribution becomes its argmax label (ties to the
+        lowest index). ``True``: a pair's table sums the outer products of the
+        two distributions over the shared items (the expected table when each
+        draws independently); built-in measures only.
     diagonal : bool, default False
-        Count the diagonal ones in :math:`\lVert M \rVert_F` (the paper's
-        formula over full matrices). They add the number of annotators to the
-        denominator and nothing to the numerator, so DIC would shrink with
-        the pool size; excluded by default. Symmetric entries count once.
-    confidence_level : float or None, default 0.95
-        Bootstrap interval over items labelled by at least two annotators
-        (true and predicted labels resampled together; the point estimate's
-        pairs, each left out of a resample where undefined). ``None``: none.
-    ci_method : {"percentile", "basic"}, default "percentile"
-        ``"percentile"``: quantiles of the replicates. ``"basic"``: the
-        reverse percentile interval :math:`[2\hat\theta - q_{hi}, 2\hat\theta -
-        q_{lo}]`, which corrects for the upward bias of DIC with few items
-        per pair (see ``bootstrap_bias``).
-    n_resamples : int, default 1000
-    seed : int, Generator or None, default 0
+        Count the diagonal ones in :math:`\lVert M \rVert_F` (the paper's formula
+        over full matrices). They add the number of annotators to the
+        denominator only, so DIC would shrink with the pool size; excluded by
+        default. Symmetric entries count once.
+    confidence_level, ci_method, n_resamples, seed : default 0.95, "percentile", 1000, 0
+        Bootstrap interval over the items labelled by at least two annotators
+        (true and predicted labels resampled together; a pair undefined in a
+        resample is left out of it); ``confidence_level=None``: none.
+        ``"percentile"``: quantiles of the replicates; ``"basic"``: the reverse
+        percentile interval :math:`[2\hat\theta - q_{hi}, 2\hat\theta - q_{lo}]`,
+        which corrects for the upward bias of DIC with few items per pair
+        (``bootstrap_bias``).
 
     Returns
     -------
@@ -444,8 +404,7 @@ def dic(
     Raises
     ------
     DataError
-        Predictions that do not cover the true cells (see
-        :func:`align_predictions <dissensus.tendency.align_predictions>`).
+        Predictions that do not cover the true cells.
     ValueError
         ``soft=True`` or an interval with a callable measure (no table form).
 
@@ -541,21 +500,11 @@ def tau_curve(
 ) -> pd.DataFrame:
     r"""DIC as a function of the minimum overlap :math:`\tau` (the paper's first proposed check).
 
-    Parameters
-    ----------
-    true, predicted
-        As in :func:`dic`.
-    taus : sequence of int, optional
-        Default: about 25 values spaced geometrically from 1 to the largest
-        overlap.
-    measure, weights, level, soft, diagonal
-        As in :func:`dic` (built-in measures only).
-
-    Returns
-    -------
-    DataFrame
-        One row per :math:`\tau`: ``min_overlap``, ``dic``, ``n_pairs`` (used),
-        ``n_pairs_enough`` (with that overlap).
+    ``true``, ``predicted``, ``measure`` (built-in only), ``weights``,
+    ``level``, ``soft`` and ``diagonal`` are :func:`dic`'s; ``taus`` defaults
+    to about 25 values spaced geometrically from 1 to the largest overlap.
+    Returns one row per :math:`\tau`: ``min_overlap``, ``dic``, ``n_pairs``
+    (used) and ``n_pairs_enough`` (sharing at least :math:`\tau` items).
 
     Examples
     --------
@@ -590,7 +539,7 @@ def tau_curve(
 def perturbation_curve(
     true: Annotations,
     predicted: Annotations | pd.DataFrame,
-    annotator: Any,
+    annotator: Hashable,
     *,
     shares: Sequence[float] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
     n_repeats: int = 20,
@@ -603,30 +552,16 @@ def perturbation_curve(
 ) -> pd.DataFrame:
     """DIC when a growing share of one annotator's predictions is corrupted (the paper's second).
 
-    For each share ``s``, ``round(s · n_a)`` of annotator ``a``'s predicted
-    labels (argmax of a distribution; chosen without replacement) become a
-    label drawn uniformly from the *other* ``K − 1``, ``n_repeats`` times.
-    From predictions that reproduce the truth DIC rises with ``s``; from a
-    model whose predicted annotators agree *more* than the real ones, a
-    little corruption first brings them towards the truth and DIC dips
-    before it rises. Only the ``M − 1`` pairs of ``a`` change: every
-    version's tables are counted with one ``bincount``.
-
-    Parameters
-    ----------
-    true, predicted
-        As in :func:`dic`.
-    annotator : annotator id
-        The annotator whose predictions are corrupted.
-    shares, n_repeats : sequence of float in [0, 1], int
-    measure, min_overlap, weights, level, diagonal
-        As in :func:`dic` (built-in measures only).
-    seed : int, Generator or None, default 0
-
-    Returns
-    -------
-    DataFrame
-        ``share``, ``dic_mean``, ``dic_std`` (over repeats), ``n_pairs`` (uncorrupted).
+    For each share ``s`` of ``shares``, ``round(s · n_a)`` of ``annotator``'s
+    predicted labels (argmax of a distribution; chosen without replacement)
+    become a label drawn uniformly from the *other* ``K − 1``, ``n_repeats``
+    times. From predictions that reproduce the truth DIC rises with ``s``;
+    from a model whose predicted annotators agree *more* than the real ones, a
+    little corruption first brings them towards the truth and DIC dips before
+    it rises. Only the ``M − 1`` pairs of ``a`` change: every version's tables
+    are counted with one ``bincount``. The other arguments are :func:`dic`'s
+    (built-in measures only). Returns ``share``, ``dic_mean``, ``dic_std``
+    (over repeats) and ``n_pairs`` (uncorrupted).
 
     Examples
     --------

@@ -41,22 +41,17 @@ from dissensus.tendency._consistency import DICResult
 if TYPE_CHECKING:
     from matplotlib.figure import Figure as MplFigure
 
-__all__ = ["TendencyStudy", "dic_table", "heatmap_figure", "mds_figure", "tau_figure"]
-__all__ += ["tendency_report", "write_report"]
+__all__ = ["TendencyStudy", "dic_table", "tendency_report", "write_report"]
 
 
 @dataclass(frozen=True)
 class TendencyStudy:
     """Everything one report shows.
 
-    Attributes
-    ----------
-    results : mapping name -> DICResult
-        The evaluated predictions (the model and/or baselines), same truth.
-    tau_curves : mapping name -> DataFrame
-        :func:`tau_curve` output per name (may be empty).
-    notes : list of str
-        Lines printed under the title (data, split, choices).
+    ``results`` maps a name to its :class:`DICResult` (the model and/or
+    baselines, one truth), ``tau_curves`` a name to its :func:`tau_curve`
+    (may be empty); ``notes`` are the lines under the title (data, split,
+    choices).
     """
 
     results: Mapping[str, DICResult]
@@ -66,16 +61,13 @@ class TendencyStudy:
 
 def dic_table(results: Mapping[str, DICResult]) -> pd.DataFrame:
     """One row per prediction set: DIC, its interval, pairs used and left out."""
-    rows = []
-    for name, r in results.items():
-        low, high = (math.nan, math.nan) if r.confidence_interval is None else r.confidence_interval
-        rows.append(
-            {"predictions": name, "dic": r.statistic, "ci_low": low, "ci_high": high,
-             "bootstrap_bias": r.bootstrap_bias, "n_pairs": r.n_pairs,
-             "n_pairs_undefined": r.n_pairs_undefined, "measure": r.measure,
-             "min_overlap": r.min_overlap}
-        )  # fmt: skip
-    return pd.DataFrame(rows)
+    nan = (math.nan, math.nan)
+    return pd.DataFrame(
+        [{"predictions": name, "dic": r.statistic, "ci_low": (r.confidence_interval or nan)[0],
+          "ci_high": (r.confidence_interval or nan)[1], "bootstrap_bias": r.bootstrap_bias,
+          "n_pairs": r.n_pairs, "n_pairs_undefined": r.n_pairs_undefined, "measure": r.measure,
+          "min_overlap": r.min_overlap} for name, r in results.items()]
+    )  # fmt: skip
 
 
 def _draw_heatmaps(panels: list[tuple[str, pd.DataFrame]], vmin: float, vmax: float) -> MplFigure:
@@ -102,13 +94,7 @@ def _draw_heatmaps(panels: list[tuple[str, pd.DataFrame]], vmin: float, vmax: fl
     return fig
 
 
-def heatmap_figure(
-    true: pd.DataFrame,
-    predicted: Mapping[str, pd.DataFrame],
-    *,
-    measure: str,
-    fig_id: str = "fig-heatmaps",
-) -> Figure:
+def _heatmaps(true: pd.DataFrame, predicted: Mapping[str, pd.DataFrame], measure: str) -> Figure:
     """True and predicted consistency matrices side by side, one colour scale (grey = undefined)."""
     panels = [("true", true), *predicted.items()]
     values = np.concatenate([M.to_numpy(dtype=np.float64).ravel() for _, M in panels])
@@ -119,7 +105,9 @@ def heatmap_figure(
         f"Pairwise {measure} of the annotators, true and predicted, on one colour scale "
         f"[{vmin:g}, 1]; grey: pair below the minimum overlap or undefined."
     )
-    return render_figure(_draw_heatmaps, panels, vmin, 1.0, id=fig_id, caption=caption, alt=alt)
+    return render_figure(
+        _draw_heatmaps, panels, vmin, 1.0, id="fig-heatmaps", caption=caption, alt=alt
+    )
 
 
 def _draw_mds(emb_true: pd.DataFrame, emb_pred: pd.DataFrame, name: str) -> MplFigure:
@@ -141,18 +129,8 @@ def _draw_mds(emb_true: pd.DataFrame, emb_pred: pd.DataFrame, name: str) -> MplF
     return fig
 
 
-def mds_figure(
-    true: pd.DataFrame,
-    predicted: pd.DataFrame,
-    *,
-    name: str,
-    seed: int = 0,
-    fig_id: str = "fig-mds",
-) -> Figure | None:
-    """MDS of 1 − M and 1 − M', the predicted embedding Procrustes-aligned to the true one.
-
-    None when a matrix has an undefined pair (MDS needs every distance).
-    """
+def _mds(true: pd.DataFrame, predicted: pd.DataFrame, name: str, seed: int) -> Figure | None:
+    """MDS of 1 − M and 1 − M' (Procrustes-aligned); None with an undefined pair."""
     aligned = aligned_embeddings(true, predicted, seed=seed)
     if aligned is None:
         return None
@@ -163,7 +141,7 @@ def mds_figure(
         f"(squares, Procrustes-aligned; lines join each annotator's two points). "
         f"Procrustes disparity {disparity:.3f}."
     )
-    return render_figure(_draw_mds, e_t, e_p, name, id=fig_id, caption=caption, alt=alt)
+    return render_figure(_draw_mds, e_t, e_p, name, id="fig-mds", caption=caption, alt=alt)
 
 
 def _draw_tau(curves: Mapping[str, pd.DataFrame], chosen: int) -> MplFigure:
@@ -184,9 +162,7 @@ def _draw_tau(curves: Mapping[str, pd.DataFrame], chosen: int) -> MplFigure:
     return fig
 
 
-def tau_figure(
-    curves: Mapping[str, pd.DataFrame], *, chosen: int, fig_id: str = "fig-tau"
-) -> Figure | None:
+def _tau(curves: Mapping[str, pd.DataFrame], chosen: int) -> Figure | None:
     """DIC against the minimum overlap, one line per prediction set, with the pairs left."""
     if not curves:
         return None
@@ -195,7 +171,7 @@ def tau_figure(
         f"DIC as the minimum overlap τ grows (dashed: τ = {chosen} used above); below, "
         "the number of annotator pairs sharing at least τ items."
     )
-    return render_figure(_draw_tau, curves, chosen, id=fig_id, caption=caption, alt=alt)
+    return render_figure(_draw_tau, curves, chosen, id="fig-tau", caption=caption, alt=alt)
 
 
 def tendency_report(study: TendencyStudy, *, seed: int = 0) -> Document:
@@ -217,9 +193,9 @@ def tendency_report(study: TendencyStudy, *, seed: int = 0) -> Document:
             style="legend",
         ),
         Table.from_frame(table.assign(interval=intervals).drop(columns=["ci_low", "ci_high"])),
-        heatmap_figure(first.true, predicted, measure=first.measure),
-        mds_figure(first.true, first.predicted, name=name0, seed=seed),
-        tau_figure(study.tau_curves, chosen=first.min_overlap),
+        _heatmaps(first.true, predicted, first.measure),
+        _mds(first.true, first.predicted, name0, seed),
+        _tau(study.tau_curves, first.min_overlap),
     )
 
 
