@@ -8,11 +8,12 @@ true label: soft labels that weigh reliable annotators more
 (:func:`soft_targets`, ``posterior.soft_labels(ann, method=...)``), and a
 reliability table per annotator.
 
-Every fit takes :class:`~dissensus.Annotations` with annotator ids (a
-:class:`~dissensus.DataError` without them, a ValueError for bad options),
-runs EM until no posterior moves by ``tol`` (a :class:`ConvergenceWarning`
-when ``n_iter`` iterations are not enough) and is deterministic given
-``seed``.
+Conventions of every fit: it takes :class:`~dissensus.Annotations` with
+annotator ids (a :class:`~dissensus.DataError` without them, a ValueError
+for bad options), runs EM until no posterior moves by ``tol`` (default
+1e-6; a :class:`ConvergenceWarning` when ``n_iter``, default 1000,
+iterations are not enough) and is deterministic given ``seed`` (an int,
+Generator or None; default 0).
 
 Examples
 --------

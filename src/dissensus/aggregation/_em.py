@@ -59,36 +59,23 @@ class Data:
         return np.bincount(self.a, minlength=self.R).astype(np.int64)
 
 
-def check_nonnegative(func: str, name: str, value: float) -> float:
-    """A finite number >= 0, or ValueError naming the parameter."""
-    if not (math.isfinite(value) and value >= 0):
-        msg = (
-            f"The {name!r} parameter of {func} must be a finite number >= 0. Got {value!r} instead."
-        )
-        raise ValueError(msg)
-    return float(value)
-
-
-def check_count(func: str, name: str, value: int) -> int:
-    """A whole number >= 1 (iterations, restarts), or ValueError naming the parameter."""
-    if int(value) < 1:
-        msg = f"The {name!r} parameter of {func} must be at least 1. Got {value!r} instead."
-        raise ValueError(msg)
-    return int(value)
+def check_number(func: str, name: str, value: float, *, count: bool = False) -> float:
+    """A finite number >= 0 (a whole number >= 1 if ``count``), or ValueError naming it."""
+    if (int(value) >= 1) if count else (math.isfinite(value) and value >= 0):
+        return int(value) if count else float(value)
+    need = "at least 1" if count else "a finite number >= 0"
+    msg = f"The {name!r} parameter of {func} must be {need}. Got {value!r} instead."
+    raise ValueError(msg)
 
 
 def data_codes(
     func: str, annotations: Annotations, *, n_iter: int, tol: float, init: str | None = None
 ) -> Data:
-    """Check the EM options, then the codes of Annotations with annotator ids.
-
-    Raises ValueError for a bad ``init``, ``n_iter`` or ``tol``, TypeError for
-    anything but Annotations, DataError without annotator ids.
-    """
+    """Check the EM options (ValueError), then the codes of Annotations with annotator ids."""
     if init is not None:
         check_option(func, "init", init, ("majority", "random"))
-    check_count(func, "n_iter", n_iter)
-    check_nonnegative(func, "tol", tol)
+    check_number(func, "n_iter", n_iter, count=True)
+    check_number(func, "tol", tol)
     given: object = annotations  # users pass other things despite the annotation
     if not isinstance(given, Annotations):
         msg = f"{func} expects Annotations with annotator ids; got {type(given).__name__}."
@@ -201,24 +188,17 @@ class AnnotatorModel:
     Attributes
     ----------
     posterior : pandas.DataFrame
-        ``T[i, c]``, the posterior probability that item ``i``'s true label is
-        ``c``; rows are items (in the order of the annotations), columns the
-        labels of the scale. Rows sum to 1.
+        ``T[i, c]``, P(item ``i``'s true label is ``c``): rows items (in the
+        order of the annotations), columns the scale's labels; rows sum to 1.
     annotators : pandas.Index
         Annotator ids, in the order of the per-annotator arrays.
     n_annotations : ndarray of int64, shape (R,)
         Annotations per annotator.
     scale : Scale
-        The labels.
     log_likelihood : tuple of float
-        Observed-data log-likelihood per annotation after each iteration
-        (of the best restart, for MACE).
-    n_iter : int
-        EM iterations run.
-    converged : bool
-        Whether the last iteration moved every posterior by less than ``tol``.
-    tol : float
-        The stopping tolerance.
+        Observed-data log-likelihood per annotation after each iteration.
+    n_iter, converged, tol : int, bool, float
+        Iterations run; whether the last moved no posterior by ``tol`` or more.
     """
 
     posterior: pd.DataFrame
