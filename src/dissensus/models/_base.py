@@ -1,8 +1,7 @@
-r"""What every soft-label baseline shares, and the reference predictors built on it.
+r"""What every soft-label baseline shares (input checks, fit template, linear objective).
 
-The shared parts are the input checks, the fit template and the linear
-objective; the reference predictors the label marginal and shrinkage
-towards it by annotation count. Notation. ``N`` items, ``d`` features, ``K`` ordered classes. ``X`` (N, d)
+Also the reference predictors: the label marginal, and shrinkage towards it
+by annotation count. Notation. ``N`` items, ``d`` features, ``K`` ordered classes. ``X`` (N, d)
 features (dense or scipy.sparse), ``Y`` (N, K) target distributions,
 ``n`` (N,) annotations per item, ``W`` (d, K) weights, ``b`` (K,) biases,
 ``Z = X W + b`` the scores and ``Q = softmax(Z)`` the predicted
@@ -88,12 +87,7 @@ def as_targets(
     n_classes: int | None = None,
     estimator: str = "fit",
 ) -> Targets:
-    """Check training targets: a LabelCounts or an (N, K) matrix of distributions.
-
-    DataError for rows that do not sum to 1, NaN or negative entries, a number
-    of rows other than ``X``'s, fewer than two classes, ``K`` other than
-    ``n_classes``, or items without annotations.
-    """
+    """Check training targets (LabelCounts or an (N, K) matrix of distributions), or DataError."""
     counts: FloatArray | None = None
     n_given: FloatArray | None = None
     if isinstance(Y, LabelCounts):
@@ -226,11 +220,7 @@ class LinearModel(SoftLabelModel):
         n_weights: int,
         N: int,
     ) -> FloatArray:
-        """Minimise ``(loss(x) + |x[:n_weights]|² / 2C) / N`` from ``x0``; sets ``n_iter_``.
-
-        ``loss`` returns a summed loss and its gradient; the first
-        ``n_weights`` parameters are the penalised weights.
-        """
+        """Minimise ``(loss(x) + |x[:n_weights]|² / 2C) / N`` from ``x0`` (``loss``: sum, gradient)."""
         C = float(self.C)
 
         def fun(x: FloatArray) -> tuple[float, FloatArray]:
@@ -257,11 +247,7 @@ class Marginal(SoftLabelModel):
     r"""Predict the training items' mean target distribution for every item.
 
     :math:`\bar y = \frac{1}{N}\sum_i y_i`; ignores the features. The floor
-    every model must beat.
-
-    Parameters
-    ----------
-    n_classes : int, optional
+    every model must beat (``n_classes``: see :mod:`dissensus.models`).
 
     Examples
     --------

@@ -76,16 +76,8 @@ class SoftCrossEntropy(LinearModel, _OnWeightedRows):
     with scikit-learn's ``LogisticRegression`` (L-BFGS) on weighted hard
     rows (see the module notes): the objective of
     :class:`~dissensus.models.SoftmaxRegression`, solved by scikit-learn.
-    Deterministic.
-
-    Parameters
-    ----------
-    C, max_iter, tol, n_classes
-        As in :class:`~dissensus.models.SoftmaxRegression`.
-    n_jobs : int or None, default 1
-        Threads of scikit-learn's OpenMP and BLAS loops during the fit (as
-        for SoftmaxRegression; MovieLens demo, 2 cores at load 10: 0.9 s with
-        one thread, 31 s with two).
+    Deterministic. Parameters as the linear models' (:mod:`dissensus.models`;
+    ``n_jobs`` MovieLens demo: 0.9 s with one thread, 31 s with two).
 
     Examples
     --------
@@ -124,8 +116,6 @@ class SmoothedKL(SoftCrossEntropy):
     ----------
     sigma : float, default 0.5
         Kernel width in class steps (classes must be ordered: the column order).
-    C, max_iter, tol, n_classes, n_jobs
-        As in :class:`SoftCrossEntropy`.
 
     Examples
     --------
