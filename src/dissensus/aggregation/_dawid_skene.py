@@ -369,9 +369,7 @@ def ordinal_dawid_skene(
 
     References
     ----------
-    Dawid, A. P. and Skene, A. M. (1979). Maximum likelihood estimation of
-    observer error-rates using the EM algorithm. *Journal of the Royal
-    Statistical Society C* 28(1), 20–28. https://doi.org/10.2307/2346806
+    Dawid and Skene (1979), as in :func:`dawid_skene`.
 
     Uebersax, J. S. and Grove, W. M. (1990). Latent class analysis of
     diagnostic agreement. *Statistics in Medicine* 9(5), 559–572.

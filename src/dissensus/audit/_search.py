@@ -287,18 +287,10 @@ def check_case(
     A clause is violated when its margin ``lhs - rhs`` is > 0 (>= 0 for a
     strict inequality): a published counterexample can be confirmed so.
 
-    Parameters
-    ----------
-    metric : str, Metric or callable
-    prop : str
-        Property key, e.g. ``"P3"``.
-    *distributions : array_like
-        One (K,) row per slot of ``Property.slots`` (``alpha`` for an
-        expected metric's targets).
-    scalar : float, default 0.0
-        The contraction factor ``c`` of P6.
-    options : mapping, optional
-        Keyword options of the metric.
+    ``prop`` is a property key (``"P3"``), ``distributions`` one (K,) row
+    per slot of ``Property.slots`` (``alpha`` for an expected metric's
+    targets), ``scalar`` the contraction factor ``c`` of P6; ``metric`` and
+    ``options`` as in :func:`audit`.
 
     Examples
     --------
@@ -358,36 +350,32 @@ def audit(
     ----------
     metric : str, Metric, callable, or a sequence or mapping of them
         Registry names (``"manhattan"``, ``"E[emd]"``), registry entries, or
-        callables ``f(p, q) -> (N,)`` taken as losses. A mapping gives the row
-        names (``{"CE (clipped)": partial(cross_entropy, zero="clip")}``).
+        callables ``f(p, q) -> (N,)`` taken as losses; a mapping names the
+        rows. ``options`` are passed to every metric (``{"zero": "clip"}``).
     properties : "all" or sequence of str, default "all"
         Property keys, e.g. ``["P1", "P3"]``.
     classes, n_trials, seed : int, default 2, 100_000, 0
-        K, trials per property and metric, and their seed (the same seed
-        gives the same table).
-    options : mapping, optional
-        Keyword options passed to every metric (e.g. ``{"zero": "clip"}``).
+        K, trials per property and metric, and their seed (same seed, same table).
 
     Returns
     -------
     AuditResult
-        One row per (metric, property): ``"holds"``, ``"violated"`` (with the
-        simplest counterexample, its values and the margin ``lhs - rhs`` of the
-        inequality it breaks) or ``"not applicable"``.
+        One row per (metric, property): ``"holds"`` (no counterexample found:
+        not a proof), ``"violated"`` (the simplest counterexample, its values
+        and the margin ``lhs - rhs``) or ``"not applicable"``.
 
     Notes
     -----
-    "Holds" means no counterexample was found, not a proof. Similarities
-    (``cosine``, ``intersection``) are audited as ``upper bound - value``.
-    Expected metrics take ``alpha = 1 + counts`` (0 to 20 annotations) as
-    target; their perfect match is the posterior mean :math:`\alpha/\alpha_0`.
+    Similarities (``cosine``) are audited as ``upper bound - value``;
+    expected metrics take ``alpha = 1 + counts`` (0 to 20 annotations) as
+    target, whose perfect match is the posterior mean :math:`\alpha/\alpha_0`.
 
     References
     ----------
     Rizzi et al. (2024), *Soft metrics for evaluation with disagreements: an
-    assessment* (NLPerspectives at LREC-COLING 2024), and Magnani (2025), *Soft
+    assessment* (NLPerspectives at LREC-COLING 2024); Magnani (2025), *Soft
     metrics for ordinal label uncertainty with variable sample sizes* (ASSE
-    2025): in full in :mod:`dissensus.audit._properties`.
+    2025); in full in :mod:`dissensus.audit._properties`.
 
     Examples
     --------
@@ -508,20 +496,13 @@ class AuditResult:
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy table: metric, property, status, n_applicable, counterexample, margin, note."""
-        return pd.DataFrame(
-            [
-                {
-                    "metric": r.metric,
-                    "property": r.property,
-                    "status": r.status,
-                    "n_applicable": r.n_applicable,
-                    "counterexample": r.counterexample.describe() if r.counterexample else "",
-                    "margin": r.counterexample.margin if r.counterexample else float("nan"),
-                    "note": r.note,
-                }
-                for r in self.rows
-            ]
-        )
+        return pd.DataFrame([
+            {"metric": r.metric, "property": r.property, "status": r.status,
+             "n_applicable": r.n_applicable,
+             "counterexample": r.counterexample.describe() if r.counterexample else "",
+             "margin": r.counterexample.margin if r.counterexample else math.nan, "note": r.note}
+            for r in self.rows
+        ])  # fmt: skip
 
     def matrix(self) -> dict[str, dict[str, str]]:
         """``{metric: {property: "✓" | "✗" | "–"}}``."""

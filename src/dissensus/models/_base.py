@@ -274,16 +274,10 @@ class Shrinkage(BaseEstimator):  # type: ignore[misc]
     the posterior-mean weight of a Dirichlet prior of strength :math:`\lambda`
     centred on the marginal :math:`\bar y`: an item with few annotations
     gets a prediction close to the marginal. ``n_i``, the evaluated item's
-    annotation count, is passed to :meth:`predict_proba`.
-
-    Parameters
-    ----------
-    estimator : estimator
-        A soft-label model (cloned and fitted by :meth:`fit`).
-    strength : float, optional
-        :math:`\lambda`; default ``K`` (the uniform Dirichlet prior's total).
-    refit : bool, default True
-        ``False``: use ``estimator`` as fitted on the same training items.
+    annotation count, is passed to :meth:`predict_proba`. ``estimator`` is
+    a soft-label model, cloned and fitted by :meth:`fit` (with
+    ``refit=False``: used as already fitted on the same items);
+    ``strength`` is :math:`\lambda`, default ``K`` (the uniform Dirichlet prior's total).
 
     Examples
     --------

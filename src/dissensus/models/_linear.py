@@ -103,12 +103,8 @@ class EMDRegression(SoftmaxRegression):
 
     with cumulative sums :math:`Y_k, Q_k` (ordered classes, ground distance
     :math:`|i - j| / (K - 1)`). ``power=1`` is the EMD (a subgradient where
-    :math:`Y_k = Q_k`); ``power=2`` is the smooth squared-EMD loss of Hou, Yu
-    and Samaras (2016), which L-BFGS minimises reliably.
-
-    Parameters
-    ----------
-    power : {1, 2}, default 2
+    :math:`Y_k = Q_k`); ``power=2`` (the default) is the smooth squared-EMD
+    loss of Hou, Yu and Samaras (2016), which L-BFGS minimises reliably.
 
     References
     ----------
@@ -164,16 +160,9 @@ class ExpectedEMDRegression(SoftmaxRegression):
     :math:`X \sim \mathrm{Beta}(a, b)`, chained through the cumulative sum and
     the softmax. A wide posterior (few annotations) makes it change slowly
     in :math:`c`, so the item pulls less: the loss itself weighs items by
-    annotation count.
-
-    Parameters
-    ----------
-    prior : see :func:`dissensus.posterior.dirichlet`, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
-        Dirichlet prior of the posteriors.
-
-    Notes
-    -----
-    Needs counts: ``fit(X, counts)``, or ``fit(X, P, n=n)`` with ``n P`` whole.
+    annotation count. ``prior``: the Dirichlet prior of the posteriors (see
+    :func:`dissensus.posterior.dirichlet`). Needs counts: ``fit(X, counts)``,
+    or ``fit(X, P, n=n)`` with ``n P`` whole.
 
     Examples
     --------
