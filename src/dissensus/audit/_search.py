@@ -201,22 +201,12 @@ def _best(checker: _Checker, slots: list[FloatArray], c: FloatArray) -> Countere
         clauses, margins, _ = checker(slots, c)
         pool = _simplest(checker, slots, margins)
     i = int(pool[0])
-    which = int(np.argmax([m[i] for m in margins]))
-    cl = clauses[which]
-    names = checker.prop.slots
-    shown = {}
-    for k in cl.shown:
-        label = names[k]
-        if checker.subject.expected and k in checker.prop.target_slots:
-            label = f"alpha[{label}]"
-        shown[label] = [float(v) for v in slots[k][i]]
+    cl = clauses[int(np.argmax([m[i] for m in margins]))]
+    alpha = {k for k in checker.prop.target_slots if checker.subject.expected}
+    names = [f"alpha[{s}]" if k in alpha else s for k, s in enumerate(checker.prop.slots)]
+    shown = {names[k]: [float(v) for v in slots[k][i]] for k in cl.shown}
     values = {name: float(v[i]) for name, v in cl.values.items()}  # noqa: PD011 - a dict
-    return Counterexample(
-        clause=cl.name,
-        distributions=shown,
-        values=values,
-        margin=float(cl.lhs[i] - cl.rhs[i]),
-    )
+    return Counterexample(cl.name, shown, values, float(cl.lhs[i] - cl.rhs[i]))
 
 
 def _beta_hat(checker: _Checker, slots: list[FloatArray], c: FloatArray) -> float:
@@ -418,18 +408,10 @@ def _fmt(x: float) -> str:
 
 @dataclass(frozen=True)
 class Counterexample:
-    """The simplest violation found.
+    """The simplest violation found: ``clause``, ``distributions``, ``values``, ``margin``.
 
-    Attributes
-    ----------
-    clause : str
-        The inequality that fails.
-    distributions : dict of str to list of float
-        The distributions (``alpha[...]`` for an expected metric's target).
-    values : dict of str to float
-        The metric values involved.
-    margin : float
-        ``lhs - rhs`` of the inequality (> 0, or >= 0 for a strict one, is a violation).
+    The inequality it breaks, its rows (``alpha[...]`` for an expected
+    metric's target), the metric values and ``lhs - rhs`` (> 0, or >= 0 if strict).
     """
 
     clause: str
@@ -460,16 +442,7 @@ class PropertyResult:
 
 @dataclass(frozen=True)
 class AuditResult:
-    """The result of :func:`dissensus.audit.audit`.
-
-    Attributes
-    ----------
-    rows : tuple of PropertyResult
-    classes, n_trials, seed : int
-        The settings of the run.
-    properties : tuple of str
-        The property keys, in column order.
-    """
+    """The result of :func:`dissensus.audit.audit`: its ``rows``, settings and property keys."""
 
     rows: tuple[PropertyResult, ...]
     classes: int
