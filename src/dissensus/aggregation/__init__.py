@@ -14,16 +14,6 @@ for bad options), runs EM until no posterior moves by ``tol`` (default
 1e-6; a :class:`ConvergenceWarning` when ``n_iter``, default 1000,
 iterations are not enough) and is deterministic given ``seed`` (an int,
 Generator or None; default 0).
-
-Examples
---------
->>> import pandas as pd
->>> from dissensus import Annotations
->>> df = pd.DataFrame({"item": [1, 1, 1, 2, 2, 2], "annotator": ["a", "b", "c"] * 2,
-...                    "label": ["x", "x", "y", "y", "y", "y"]})
->>> fit = dawid_skene(Annotations.from_frame(df))
->>> fit.labels.tolist()
-['x', 'y']
 """
 
 from dissensus.aggregation._dawid_skene import (

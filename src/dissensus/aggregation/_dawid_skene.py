@@ -247,11 +247,8 @@ def dawid_skene(
 def _offsets(K: int) -> tuple[FloatArray, FloatArray]:
     """``t[c, k]`` upper and lower cell edges minus the true class (inf at the ends)."""
     k = np.arange(K, dtype=np.float64)
-    t = k[None, :] - k[:, None]
-    upper = t + 0.5
-    lower = t - 0.5
-    upper[:, -1] = np.inf
-    lower[:, 0] = -np.inf
+    upper, lower = k[None, :] - k[:, None] + 0.5, k[None, :] - k[:, None] - 0.5
+    upper[:, -1], lower[:, 0] = np.inf, -np.inf
     return upper, lower
 
 
@@ -259,8 +256,7 @@ def _probit_parts(
     beta: FloatArray, lam: FloatArray, W: FloatArray, t_hi: FloatArray, t_lo: FloatArray
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
     """Objective (R,), gradient (R, 2), Hessian (R, 2, 2) in (beta, lambda), and pi."""
-    b = beta[:, None, None]
-    lm = lam[:, None, None]
+    b, lm = beta[:, None, None], lam[:, None, None]
     fin_hi, fin_lo = np.isfinite(t_hi), np.isfinite(t_lo)
     th, tl = np.where(fin_hi, t_hi, 0.0), np.where(fin_lo, t_lo, 0.0)
     u_hi, u_lo = lm * th - b, lm * tl - b

@@ -80,21 +80,15 @@ def data_codes(
     if not isinstance(given, Annotations):
         msg = f"{func} expects Annotations with annotator ids; got {type(given).__name__}."
         raise TypeError(msg)
-    if annotations.annotator_codes is None or annotations.annotators is None:
+    a = annotations
+    if a.annotator_codes is None or a.annotators is None:
         msg = (
             f"{func} models each annotator, so it needs annotator ids; load the annotations "
             "with annotator='<column>'."
         )
         raise DataError(msg)
-    return Data(
-        i=annotations.item_codes,
-        a=annotations.annotator_codes,
-        y=annotations.label_codes,
-        N=annotations.n_items,
-        R=len(annotations.annotators),
-        K=annotations.scale.K,
-        annotators=annotations.annotators,
-    )
+    return Data(a.item_codes, a.annotator_codes, a.label_codes, a.n_items, len(a.annotators),
+                a.scale.K, a.annotators)  # fmt: skip
 
 
 def initial_posteriors(d: Data, init: str, seed: SeedLike) -> FloatArray:
@@ -109,10 +103,9 @@ def initial_posteriors(d: Data, init: str, seed: SeedLike) -> FloatArray:
 
 def answer_sums(T: FloatArray, d: Data) -> FloatArray:
     """``W[a, c, y]``: the sum of ``T[i, c]`` over annotator ``a``'s answers ``y``."""
-    K = d.K
-    i, ay = d.i, d.ay
     # column c: sum of T[i, c] over the annotations with (annotator, answer) = (a, y)
-    sums = np.stack([np.bincount(ay, weights=T[i, c], minlength=d.R * K) for c in range(K)], axis=1)
+    ay, K = d.ay, d.K
+    sums = np.stack([np.bincount(ay, weights=T[d.i, c], minlength=d.R * K) for c in range(K)], 1)
     out: FloatArray = np.ascontiguousarray(sums.reshape(d.R, K, K).transpose(0, 2, 1))
     return out
 

@@ -118,19 +118,16 @@ def as_targets(
                 f"({P.shape[0]}); got {n_given.shape[0]} values, min {least}."
             )
             raise DataError(msg)
-    if P.shape[0] != n_rows:
-        msg = f"{estimator}: `Y` has {P.shape[0]} rows but `X` has {n_rows}; give one target row per item."
-        raise DataError(msg)
-    K = P.shape[1]
-    if K < 2:
-        msg = f"{estimator}: `Y` has {K} class; a distribution needs at least 2 classes."
-        raise DataError(msg)
-    if n_classes is not None and n_classes != K:
-        msg = (
-            f"{estimator}: `Y` has {K} classes but the estimator was built with "
-            f"n_classes={n_classes}; give targets over {n_classes} classes."
-        )
-        raise DataError(msg)
+    N, K = P.shape
+    for bad, why in [
+        (n_rows != N, f"`Y` has {N} rows but `X` has {n_rows}; give one target row per item."),
+        (K < 2, f"`Y` has {K} class; a distribution needs at least 2 classes."),
+        (n_classes not in (None, K), f"`Y` has {K} classes but the estimator was built with "
+         f"n_classes={n_classes}; give targets over {n_classes} classes."),
+    ]:  # fmt: skip
+        if bad:
+            msg = f"{estimator}: {why}"
+            raise DataError(msg)
     return Targets(np.ascontiguousarray(P), n_given, counts)
 
 
