@@ -1,8 +1,4 @@
-"""Small Dirichlet helpers shared by :mod:`dissensus.posterior` and :mod:`dissensus.metrics`.
-
-Notation of the seed paper: ``alpha`` (N, K) Dirichlet parameters,
-``a0 = alpha.sum(1)``.
-"""
+"""Dirichlet helpers of :mod:`dissensus.posterior` and :mod:`dissensus.metrics` (``alpha`` (N, K))."""
 
 from __future__ import annotations
 

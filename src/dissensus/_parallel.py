@@ -5,18 +5,16 @@ kernels (the blocked pointwise metrics, the expected metrics' Beta
 expectations) run fixed-size blocks of rows on a thread pool:
 
 - **How many threads** (:func:`n_threads`): an explicit ``n_jobs``; else
-  the ``n_jobs`` of an enclosing :func:`thread_limit` (as set by
-  :func:`dissensus.evaluate`); else ``DISSENSUS_NUM_THREADS``; else
-  ``min(available cores, 8)``: the kernels are memory-bound and stop scaling
-  before that, and a node shared with joblib or Dask workers should not get
-  one thread per core for every metric call.
-- **Never nested.** Only the metric kernels parallelise; inside a worker
-  thread every resolution gives 1 and :func:`for_blocks` runs inline.
+  that of an enclosing :func:`thread_limit` (as :func:`dissensus.evaluate`
+  sets); else ``DISSENSUS_NUM_THREADS``; else ``min(available cores, 8)``:
+  the kernels are memory-bound and stop scaling before that, and a node
+  shared with joblib or Dask workers should not get a thread per core.
+- **Never nested.** Inside a worker thread every resolution gives 1 and
+  :func:`for_blocks` runs inline.
 - **Same bytes for any thread count.** Block boundaries depend on the data
   size only and each block writes its own slice.
 
-BLAS threads (OpenBLAS, MKL) are not managed here: no hot path of
-dissensus calls BLAS on large matrices.
+BLAS threads are not managed here: no hot path calls BLAS on large matrices.
 """
 
 from __future__ import annotations
@@ -46,9 +44,8 @@ def available_cores() -> int:
 
 def _check(value: object, source: str, func: str) -> int:
     n = 0
-    if source == NUM_THREADS_ENV:
-        text = str(value).strip()
-        n = int(text) if text.isdigit() else 0
+    if source == NUM_THREADS_ENV:  # already stripped
+        n = int(str(value)) if str(value).isdigit() else 0
     elif isinstance(value, SupportsIndex) and not isinstance(value, bool):
         n = value.__index__()
     if n < 1:
@@ -61,11 +58,10 @@ def _check(value: object, source: str, func: str) -> int:
 
 
 def n_threads(n_jobs: int | None, func: str) -> int:
-    """The number of threads a call may use (the order is in the module docstring).
+    """The number of threads a call may use (the order: module docstring), 1 in a worker thread.
 
-    ``func`` names the public function in the error message. At least 1;
-    exactly 1 inside a worker thread. Raises ValueError when ``n_jobs`` or
-    ``DISSENSUS_NUM_THREADS`` is not a positive integer.
+    ValueError, naming ``func``, when ``n_jobs`` or ``DISSENSUS_NUM_THREADS``
+    is not a positive integer.
 
     Examples
     --------
@@ -87,10 +83,7 @@ def n_threads(n_jobs: int | None, func: str) -> int:
 
 @contextlib.contextmanager
 def thread_limit(n_jobs: int | None, func: str) -> Iterator[int]:
-    """Make ``n_jobs`` the default of every call in the block (no-op for None).
-
-    Yields the resolved number of threads.
-    """
+    """Make ``n_jobs`` the default of every call in the block (no-op for None); yields the count."""
     n = n_threads(n_jobs, func)
     token = None if n_jobs is None else _limit.set(n)
     try:
@@ -104,9 +97,8 @@ def for_blocks(n: int, size: int, fn: Callable[[int, int], None], n_threads: int
     """Call ``fn(lo, hi)`` on the fixed blocks ``[lo, hi)`` of ``range(n)``, on threads.
 
     ``fn`` must write only its own block. Threads take runs of consecutive
-    blocks, about eight runs per thread, so that a thread slowed by other
-    load does not hold up the rest. Called from a worker thread, it runs
-    inline.
+    blocks, about eight per thread (one slowed by other load does not hold
+    up the rest); inline in a worker thread.
     """
 
     def run(bounds: tuple[int, int]) -> None:

@@ -8,21 +8,12 @@ true label: soft labels that weigh reliable annotators more
 (:func:`soft_targets`, ``posterior.soft_labels(ann, method=...)``), and a
 reliability table per annotator.
 
-Every fit takes :class:`~dissensus.Annotations` with annotator ids (a
-:class:`~dissensus.DataError` without them, a ValueError for bad options),
-runs EM until no posterior moves by ``tol`` (a :class:`ConvergenceWarning`
-when ``n_iter`` iterations are not enough) and is deterministic given
-``seed``.
-
-Examples
---------
->>> import pandas as pd
->>> from dissensus import Annotations
->>> df = pd.DataFrame({"item": [1, 1, 1, 2, 2, 2], "annotator": ["a", "b", "c"] * 2,
-...                    "label": ["x", "x", "y", "y", "y", "y"]})
->>> fit = dawid_skene(Annotations.from_frame(df))
->>> fit.labels.tolist()
-['x', 'y']
+Conventions of every fit: it takes :class:`~dissensus.Annotations` with
+annotator ids (a :class:`~dissensus.DataError` without them, a ValueError
+for bad options), runs EM until no posterior moves by ``tol`` (default
+1e-6; a :class:`ConvergenceWarning` when ``n_iter``, default 1000,
+iterations are not enough) and is deterministic given ``seed`` (an int,
+Generator or None; default 0).
 """
 
 from dissensus.aggregation._dawid_skene import (

@@ -56,7 +56,7 @@ from dissensus.aggregation._em import (
     AnnotatorModel,
     Data,
     answer_sums,
-    check_nonnegative,
+    check_number,
     confusion_e_step,
     data_codes,
     initial_posteriors,
@@ -75,11 +75,7 @@ _LAMBDA = (1e-3, 1e3)
 
 @dataclass(frozen=True)
 class DawidSkeneResult(AnnotatorModel):
-    r"""A fitted Dawid–Skene model: item posteriors and annotator confusion matrices.
-
-    Everything of :class:`~dissensus.aggregation._em.AnnotatorModel`
-    (``posterior``, ``annotators``, ``n_annotations``, ``scale``,
-    ``log_likelihood``, ``n_iter``, ``converged``, ``tol``, ``labels``), and:
+    r"""A fitted Dawid–Skene model: the fields of an annotator model, and those below.
 
     Attributes
     ----------
@@ -136,10 +132,7 @@ class DawidSkeneResult(AnnotatorModel):
 
 @dataclass(frozen=True)
 class OrdinalDawidSkeneResult(DawidSkeneResult):
-    r"""A fitted ordinal Dawid–Skene model.
-
-    Everything of :class:`DawidSkeneResult` (``confusion`` holds the banded
-    matrices the biases and noise scales imply), and:
+    r"""A fitted ordinal Dawid–Skene model: a :class:`DawidSkeneResult` (banded) with these.
 
     Attributes
     ----------
@@ -200,31 +193,21 @@ def dawid_skene(
 
     Parameters
     ----------
-    annotations : Annotations
-        With annotator ids (each annotator gets a confusion matrix).
     init : {"majority", "random"}, default "majority"
         Starting posteriors: each item's label shares (majority vote, as
-        Dawid and Skene and crowd-kit), or a seeded Dirichlet(1) draw per item.
-    n_iter, tol : int, float, default 1000, 1e-6
-        Stop after ``n_iter`` EM iterations or when no posterior moved by ``tol``.
+        Dawid and Skene and crowd-kit), or a Dirichlet(1) draw per item from ``seed``.
     smoothing : float, default 0.0
-        Pseudo-count added to every confusion-matrix cell in the M-step (a
-        symmetric Dirichlet prior; 0 is maximum likelihood, as in the paper
-        and crowd-kit). Probabilities are floored at 1e-10 either way.
-    seed : int, Generator or None, default 0
-        Randomness of ``init="random"``.
+        Pseudo-count added to every confusion-matrix cell in the M-step (0:
+        maximum likelihood, as the paper and crowd-kit); probabilities are floored at 1e-10.
 
-    Returns
-    -------
-    DawidSkeneResult
+    ``n_iter``, ``tol`` and ``seed``: see the package conventions.
 
     Notes
     -----
-    See the module notation. EM finds a local maximum of the likelihood. The
-    labels are exchangeable in the model, so a start with most annotators
-    wrong can converge to permuted classes; ``init="random"`` with several
-    seeds shows how stable the fit is. Equal (to the convergence tolerance)
-    to ``crowdkit.aggregation.DawidSkene``.
+    EM finds a local maximum: a start with most annotators wrong can
+    converge to permuted classes (``init="random"`` with several seeds shows
+    how stable the fit is). Equal (to the tolerance) to
+    ``crowdkit.aggregation.DawidSkene``.
 
     References
     ----------
@@ -248,7 +231,7 @@ def dawid_skene(
     (['x', 'y', 'x', 'y'], True)
     """
     func = "dawid_skene"
-    smoothing = check_nonnegative(func, "smoothing", smoothing)
+    smoothing = check_number(func, "smoothing", smoothing)
     d = data_codes(func, annotations, n_iter=n_iter, tol=tol, init=init)
 
     def confusion(T: FloatArray) -> FloatArray:
@@ -264,11 +247,8 @@ def dawid_skene(
 def _offsets(K: int) -> tuple[FloatArray, FloatArray]:
     """``t[c, k]`` upper and lower cell edges minus the true class (inf at the ends)."""
     k = np.arange(K, dtype=np.float64)
-    t = k[None, :] - k[:, None]
-    upper = t + 0.5
-    lower = t - 0.5
-    upper[:, -1] = np.inf
-    lower[:, 0] = -np.inf
+    upper, lower = k[None, :] - k[:, None] + 0.5, k[None, :] - k[:, None] - 0.5
+    upper[:, -1], lower[:, 0] = np.inf, -np.inf
     return upper, lower
 
 
@@ -276,8 +256,7 @@ def _probit_parts(
     beta: FloatArray, lam: FloatArray, W: FloatArray, t_hi: FloatArray, t_lo: FloatArray
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
     """Objective (R,), gradient (R, 2), Hessian (R, 2, 2) in (beta, lambda), and pi."""
-    b = beta[:, None, None]
-    lm = lam[:, None, None]
+    b, lm = beta[:, None, None], lam[:, None, None]
     fin_hi, fin_lo = np.isfinite(t_hi), np.isfinite(t_lo)
     th, tl = np.where(fin_hi, t_hi, 0.0), np.where(fin_lo, t_lo, 0.0)
     u_hi, u_lo = lm * th - b, lm * tl - b
@@ -371,44 +350,22 @@ def ordinal_dawid_skene(
 ) -> OrdinalDawidSkeneResult:
     r"""Fit the ordinal Dawid–Skene model: each annotator's bias and noise on an ordered scale.
 
-    Parameters
-    ----------
-    annotations : Annotations
-        On an ordered scale, with annotator ids.
-    init, n_iter, tol, seed
-        As in :func:`dawid_skene`.
-
-    Returns
-    -------
-    OrdinalDawidSkeneResult
-
-    Raises
-    ------
-    DataError
-        On a nominal scale (use :func:`dawid_skene`); see the package conventions.
+    Options as in :func:`dawid_skene` (no smoothing); a DataError on a nominal scale.
 
     Notes
     -----
-    See the module notation (ordinal variant). The labels are equally spaced
-    steps (their numeric values are not used). With 2 parameters per
-    annotator the model needs far fewer items than Dawid–Skene's, and it
-    cannot express confusions that skip the order (swapping the two ends:
-    use :func:`dawid_skene`). A bias shared by every annotator is confounded
-    with the items' classes; the majority-vote start gives it to the items.
-    The noise scale stays between 1e-3 and 1e3 label steps (a perfectly
-    consistent annotator has no finite maximum-likelihood scale).
-
-    This is the located latent class model of Uebersax and Grove (1990)
-    with classes at the label positions and each rater's thresholds the
-    label midpoints shifted by its bias, scaled by its own noise (the
-    rater-specific thresholds and variances of Johnson's 1996 multirater
-    ordinal probit), fitted by Dawid and Skene's EM.
+    The labels are equally spaced steps (their values are not used). With 2
+    parameters per annotator it needs far fewer items than Dawid–Skene, and
+    cannot express confusions that skip the order. A bias shared by every
+    annotator is confounded with the classes (the majority start gives it to
+    the items). The noise scale stays in [1e-3, 1e3] label steps. This is the
+    located latent class model of Uebersax and Grove (1990), with each
+    rater's thresholds and variance as in Johnson's (1996) multirater
+    ordinal probit, fitted by Dawid and Skene's EM.
 
     References
     ----------
-    Dawid, A. P. and Skene, A. M. (1979). Maximum likelihood estimation of
-    observer error-rates using the EM algorithm. *Journal of the Royal
-    Statistical Society C* 28(1), 20–28. https://doi.org/10.2307/2346806
+    Dawid and Skene (1979), as in :func:`dawid_skene`.
 
     Uebersax, J. S. and Grove, W. M. (1990). Latent class analysis of
     diagnostic agreement. *Statistics in Medicine* 9(5), 559–572.

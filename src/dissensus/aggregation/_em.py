@@ -59,55 +59,36 @@ class Data:
         return np.bincount(self.a, minlength=self.R).astype(np.int64)
 
 
-def check_nonnegative(func: str, name: str, value: float) -> float:
-    """A finite number >= 0, or ValueError naming the parameter."""
-    if not (math.isfinite(value) and value >= 0):
-        msg = (
-            f"The {name!r} parameter of {func} must be a finite number >= 0. Got {value!r} instead."
-        )
-        raise ValueError(msg)
-    return float(value)
-
-
-def check_count(func: str, name: str, value: int) -> int:
-    """A whole number >= 1 (iterations, restarts), or ValueError naming the parameter."""
-    if int(value) < 1:
-        msg = f"The {name!r} parameter of {func} must be at least 1. Got {value!r} instead."
-        raise ValueError(msg)
-    return int(value)
+def check_number(func: str, name: str, value: float, *, count: bool = False) -> float:
+    """A finite number >= 0 (a whole number >= 1 if ``count``), or ValueError naming it."""
+    if (int(value) >= 1) if count else (math.isfinite(value) and value >= 0):
+        return int(value) if count else float(value)
+    need = "at least 1" if count else "a finite number >= 0"
+    msg = f"The {name!r} parameter of {func} must be {need}. Got {value!r} instead."
+    raise ValueError(msg)
 
 
 def data_codes(
     func: str, annotations: Annotations, *, n_iter: int, tol: float, init: str | None = None
 ) -> Data:
-    """Check the EM options, then the codes of Annotations with annotator ids.
-
-    Raises ValueError for a bad ``init``, ``n_iter`` or ``tol``, TypeError for
-    anything but Annotations, DataError without annotator ids.
-    """
+    """Check the EM options (ValueError), then the codes of Annotations with annotator ids."""
     if init is not None:
         check_option(func, "init", init, ("majority", "random"))
-    check_count(func, "n_iter", n_iter)
-    check_nonnegative(func, "tol", tol)
+    check_number(func, "n_iter", n_iter, count=True)
+    check_number(func, "tol", tol)
     given: object = annotations  # users pass other things despite the annotation
     if not isinstance(given, Annotations):
         msg = f"{func} expects Annotations with annotator ids; got {type(given).__name__}."
         raise TypeError(msg)
-    if annotations.annotator_codes is None or annotations.annotators is None:
+    a = annotations
+    if a.annotator_codes is None or a.annotators is None:
         msg = (
             f"{func} models each annotator, so it needs annotator ids; load the annotations "
             "with annotator='<column>'."
         )
         raise DataError(msg)
-    return Data(
-        i=annotations.item_codes,
-        a=annotations.annotator_codes,
-        y=annotations.label_codes,
-        N=annotations.n_items,
-        R=len(annotations.annotators),
-        K=annotations.scale.K,
-        annotators=annotations.annotators,
-    )
+    return Data(a.item_codes, a.annotator_codes, a.label_codes, a.n_items, len(a.annotators),
+                a.scale.K, a.annotators)  # fmt: skip
 
 
 def initial_posteriors(d: Data, init: str, seed: SeedLike) -> FloatArray:
@@ -122,10 +103,9 @@ def initial_posteriors(d: Data, init: str, seed: SeedLike) -> FloatArray:
 
 def answer_sums(T: FloatArray, d: Data) -> FloatArray:
     """``W[a, c, y]``: the sum of ``T[i, c]`` over annotator ``a``'s answers ``y``."""
-    K = d.K
-    i, ay = d.i, d.ay
     # column c: sum of T[i, c] over the annotations with (annotator, answer) = (a, y)
-    sums = np.stack([np.bincount(ay, weights=T[i, c], minlength=d.R * K) for c in range(K)], axis=1)
+    ay, K = d.ay, d.K
+    sums = np.stack([np.bincount(ay, weights=T[d.i, c], minlength=d.R * K) for c in range(K)], 1)
     out: FloatArray = np.ascontiguousarray(sums.reshape(d.R, K, K).transpose(0, 2, 1))
     return out
 
@@ -201,24 +181,17 @@ class AnnotatorModel:
     Attributes
     ----------
     posterior : pandas.DataFrame
-        ``T[i, c]``, the posterior probability that item ``i``'s true label is
-        ``c``; rows are items (in the order of the annotations), columns the
-        labels of the scale. Rows sum to 1.
+        ``T[i, c]``, P(item ``i``'s true label is ``c``): rows items (in the
+        order of the annotations), columns the scale's labels; rows sum to 1.
     annotators : pandas.Index
         Annotator ids, in the order of the per-annotator arrays.
     n_annotations : ndarray of int64, shape (R,)
         Annotations per annotator.
     scale : Scale
-        The labels.
     log_likelihood : tuple of float
-        Observed-data log-likelihood per annotation after each iteration
-        (of the best restart, for MACE).
-    n_iter : int
-        EM iterations run.
-    converged : bool
-        Whether the last iteration moved every posterior by less than ``tol``.
-    tol : float
-        The stopping tolerance.
+        Observed-data log-likelihood per annotation after each iteration.
+    n_iter, converged, tol : int, bool, float
+        Iterations run; whether the last moved no posterior by ``tol`` or more.
     """
 
     posterior: pd.DataFrame

@@ -37,8 +37,7 @@ from dissensus.aggregation._em import (
     AnnotatorModel,
     Data,
     EMRun,
-    check_count,
-    check_nonnegative,
+    check_number,
     data_codes,
     log_normalize,
     run_em,
@@ -53,11 +52,7 @@ Method = Literal["em", "vb"]
 
 @dataclass(frozen=True)
 class MACEResult(AnnotatorModel):
-    r"""A fitted MACE model: item posteriors, annotator competence and spamming habits.
-
-    Everything of :class:`~dissensus.aggregation._em.AnnotatorModel`
-    (``log_likelihood``, ``n_iter`` and ``converged`` of the best restart),
-    and:
+    r"""A fitted MACE model: an annotator model (the best restart) with the fields below.
 
     Attributes
     ----------
@@ -102,8 +97,7 @@ def _e_step(
 ) -> tuple[FloatArray, FloatArray, FloatArray, float]:
     """Posteriors (N, K), expected knowing and spamming counts (M,), log-likelihood.
 
-    ``theta`` is (R, 2): the weights of knowing and of spamming (they sum to 1
-    after an EM step; a VB step gives geometric means that need not).
+    ``theta`` (R, 2): the weights of knowing and spamming (VB's need not sum to 1).
     """
     base = theta[d.a, 1] * xi[d.a, d.y]  # P(spam) P(answer y | spam)
     hit = base + theta[d.a, 0]  # P(answer y | z = y)
@@ -176,40 +170,27 @@ def mace(
 
     Parameters
     ----------
-    annotations : Annotations
-        With annotator ids.
     method : {"em", "vb"}, default "em"
         M-step: smoothed maximum likelihood, or variational Bayes with the
         priors below (MACE's ``-em`` and ``-vb``).
     n_restarts : int, default 10
-        Random starts; the one of highest final log-likelihood is kept.
-    n_iter, tol : int, float, default 1000, 1e-6
-        Iteration limit and tolerance of each start, as in :func:`dawid_skene`.
+        Random starts (from ``seed``); the one of highest final log-likelihood is kept.
     smoothing : float, optional
-        EM pseudo-count added to every expected count. Default ``0.01 / K``
-        (MACE's default).
+        EM pseudo-count added to every expected count; default ``0.01 / K`` (MACE's).
     competence_prior, strategy_prior : (float, float), float, default (0.5, 0.5), 10.0
-        For ``method="vb"``: ``(a, b)`` of the Beta prior on competence
-        (pseudo-counts of knowing and spamming), and the symmetric Dirichlet
-        prior on each spamming distribution.
+        ``method="vb"``: the Beta prior ``(a, b)`` on competence and the
+        symmetric Dirichlet prior on each spamming distribution.
     init_noise : float, default 0.5
-        Starts are normalised draws of :math:`U(1, 1 + \text{init\_noise})`
-        per entry (MACE's start).
-    seed : int, Generator or None, default 0
-        Randomness of the starts.
+        Starts are normalised draws of :math:`U(1, 1 + \text{init\_noise})` per entry.
 
-    Returns
-    -------
-    MACEResult
+    ``n_iter`` and ``tol`` apply to each start; see the package conventions.
 
     Notes
     -----
-    See the module notation. MACE's own code runs a fixed 50 iterations per
-    restart; here each start runs until ``tol``. The prior over true labels
-    is uniform (Dawid–Skene fits one). Equal (to the tolerance) to
-    ``crowdkit.aggregation.MACE`` from the same start; crowd-kit draws every
-    restart from the same seed and its starts from :math:`U(1, 2.5)`, MACE
-    and this function from :math:`U(1, 1.5)`.
+    MACE's own code runs 50 iterations per restart, here each runs to
+    ``tol``. Equal (to the tolerance) to ``crowdkit.aggregation.MACE`` from
+    the same start (crowd-kit draws its starts from :math:`U(1, 2.5)`, MACE
+    and this function from :math:`U(1, 1.5)`).
 
     References
     ----------
@@ -232,31 +213,29 @@ def mace(
     """
     func = "mace"
     check_option(func, "method", method, ("em", "vb"))
-    check_count(func, "n_restarts", n_restarts)
+    n_restarts = int(check_number(func, "n_restarts", n_restarts, count=True))
     d = data_codes(func, annotations, n_iter=n_iter, tol=tol)
-    eps = 0.01 / d.K if smoothing is None else check_nonnegative(func, "smoothing", smoothing)
-    a, b = (check_nonnegative(func, "competence_prior", float(v)) for v in competence_prior)
+    eps = 0.01 / d.K if smoothing is None else check_number(func, "smoothing", smoothing)
+    a, b = (check_number(func, "competence_prior", float(v)) for v in competence_prior)
     if method == "vb" and min(a, b, strategy_prior) <= 0:
         msg = (
             f"The priors of {func}(method='vb') must be > 0. Got competence_prior="
             f"{competence_prior!r}, strategy_prior={strategy_prior!r}."
         )
         raise ValueError(msg)
-    noise = check_nonnegative(func, "init_noise", init_noise)
-    rng = as_generator(seed)
-    finals: list[float] = []
-    best: tuple[EMRun, FloatArray, FloatArray] | None = None
-    for _ in range(int(n_restarts)):
-        start = 1.0 + noise * rng.random((d.R, 2 + d.K))
-        theta0 = start[:, :2] / start[:, :2].sum(axis=1, keepdims=True)
-        xi0 = start[:, 2:] / start[:, 2:].sum(axis=1, keepdims=True)
+    noise = check_number(func, "init_noise", init_noise)
+    rng, finals = as_generator(seed), []
+
+    def restart() -> tuple[EMRun, FloatArray, FloatArray]:
+        u = 1.0 + noise * rng.random((d.R, 2 + d.K))
+        theta0, xi0 = (x / x.sum(axis=1, keepdims=True) for x in (u[:, :2], u[:, 2:]))
         fit = _fit(d, theta0, xi0, n_iter=int(n_iter), tol=tol, method=method, smoothing=eps,
                    competence_prior=(a, b), strategy_prior=float(strategy_prior))  # fmt: skip
         finals.append(fit[0].history[-1])
-        if best is None or finals[-1] > best[0].history[-1]:  # the first of equal restarts
-            best = fit
-    assert best is not None  # n_restarts >= 1
-    run, theta, xi = best
+        return fit
+
+    # the first of equally good restarts
+    run, theta, xi = max((restart() for _ in range(n_restarts)), key=lambda f: f[0].history[-1])
     run.warn_unless_converged(func)
     labels = pd.Index(annotations.scale.labels, name="label")
     return MACEResult(

@@ -29,29 +29,19 @@ def soft_targets(
     Parameters
     ----------
     annotations : Annotations or LabelCounts
-        With annotator ids for every method but ``"empirical"`` (which also
-        takes LabelCounts).
+        With annotator ids (a DataError without) for every method but
+        ``"empirical"``, which also takes LabelCounts (a DataError for items
+        without annotations).
     method : {"empirical", "dawid_skene", "ordinal_dawid_skene", "mace"}, default "dawid_skene"
         The label shares :math:`n_{ik} / n_i`, or the posterior over each
         item's true label under :func:`dawid_skene`, :func:`ordinal_dawid_skene`
-        (ordered scales) or :func:`mace`, with their defaults.
-    seed : int, Generator or None, default 0
-        Randomness of MACE's restarts.
+        (ordered scales) or :func:`mace` (restarts from ``seed``), with their defaults.
 
     Returns
     -------
     Predictions
-        Rows on the simplex in the item order of ``annotations.counts()``,
-        with ``items`` and ``scale``: ``targets.align(counts)`` lines them up
-        with any LabelCounts of the same items.
-
-    Raises
-    ------
-    DataError
-        Without annotator ids for a model-based method; items without
-        annotations for ``"empirical"`` (LabelCounts only).
-    ValueError
-        Unknown method.
+        Rows on the simplex in the item order of ``annotations.counts()``
+        (``targets.align(counts)`` lines them up with other LabelCounts).
 
     Examples
     --------

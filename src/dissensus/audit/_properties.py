@@ -1,31 +1,23 @@
 r"""The properties a soft evaluation metric should have, as machine-checkable definitions.
 
-What is audited is a :class:`Subject`: a registry metric, an expected metric
-or any callable ``f(p, q) -> (N,)`` seen as a loss on (target, prediction)
-rows, with ``loss(target, q)``, ``perfect(target)`` (the prediction that
-matches the target) and ``targets`` (seeded targets to try).
-
 Notation. :math:`\Delta_K` is the probability simplex over K classes, ``M``
-the metric under audit seen as a loss (a similarity ``s`` with upper bound
-``b`` is audited as ``b - s``), ``p`` the target, ``q`` and ``r`` two
-predictions. For an expected metric the target is a Dirichlet posterior
-:math:`\alpha` (``1 + counts``), ``M(α, q) = E_{p∼Dir(α)}[m(p, q)]``, and
-the perfect match, written :math:`\bar p`, is the posterior mean
-:math:`\alpha / \alpha_0` (the prediction a calibrated model should make);
-for a pointwise metric :math:`\bar p = p`. Properties that feed a
-prediction back in as a target (P1, P3, P4, P5, P6) are not applicable to
+the metric under audit (a :class:`Subject`) seen as a loss, ``p`` the
+target, ``q`` and ``r`` two predictions. For an expected metric the target
+is a Dirichlet posterior :math:`\alpha` (``1 + counts``),
+``M(α, q) = E_{p∼Dir(α)}[m(p, q)]``, and the perfect match :math:`\bar p`
+is the posterior mean :math:`\alpha / \alpha_0` (what a calibrated model
+predicts); for a pointwise metric :math:`\bar p = p`. Properties that feed
+a prediction back in as a target (P1, P3, P4, P5, P6) do not apply to
 expected metrics, whose two arguments are of different kinds.
 
 The definitions follow Properties 1–8 of Rizzi et al. (2024) and the
-ordinal example of Magnani (2025); where a paper's wording does not say
-what to do with distributions, each definition below states the reading
-taken and why.
-Strict inequalities are checked with premises that are not degenerate (the
-two predictions differ by at least ``1e-3`` in L1), so that a floating-point
-tie is never read as a violation; every comparison allows a tolerance of
-``1e-6 × (scale + |a| + |b|)``, ``scale`` the median value of the metric on
-random pairs (loose enough for the rounding of square roots, as in the
-Jensen-Shannon distance, never to count as a violation).
+ordinal example of Magnani (2025); where a paper does not say what to do
+with distributions, the definition states the reading taken. Strict
+inequalities are checked on premises that are not degenerate (predictions
+at least ``1e-3`` apart in L1), so a floating-point tie is never a
+violation; every comparison allows ``1e-6 × (scale + |a| + |b|)``, ``scale``
+the median value of the metric on random pairs (the rounding of square
+roots, as in the Jensen-Shannon distance, never counts as a violation).
 
 References
 ----------
@@ -99,24 +91,12 @@ def points(rng: np.random.Generator, n: int, K: int) -> FloatArray:
 
 @dataclass(frozen=True)
 class Subject:
-    """A metric under audit.
+    """A metric under audit: ``func(target, q, **options) -> (N,)`` named ``name`` in the table.
 
-    Attributes
-    ----------
-    name : str
-        Row label in the audit table.
-    func : callable
-        ``func(target, q) -> (N,)``, the metric as given.
-    lower_is_better : bool
-        Direction. A similarity ``s`` with upper bound ``b`` is audited as the
-        loss ``b - s`` (so that ``cosine`` is audited as the cosine distance).
-    upper : float
-        The bound ``b`` used for similarities.
-    expected : bool
-        The target is Dirichlet ``alpha`` (counts plus a uniform prior of 1),
-        not a distribution; the perfect match is the posterior mean.
-    options : mapping
-        Keyword options passed to ``func`` (e.g. ``zero="clip"``).
+    A similarity (not ``lower_is_better``) with upper bound ``upper`` is
+    audited as the loss ``upper - s`` (``cosine`` as the cosine distance).
+    With ``expected`` the target is Dirichlet ``alpha`` (counts plus a
+    uniform prior of 1), whose perfect match is the posterior mean.
     """
 
     name: str
@@ -154,9 +134,8 @@ class Subject:
 def auditable_metrics() -> list[str]:
     """Registry metrics the audit takes: pointwise and expected, in registration order.
 
-    ``debiased[...]`` estimators take annotation counts, not two
-    distributions; their properties are those of the metric they estimate.
-    One-argument metrics (entropy) are left out too.
+    Not ``debiased[...]`` estimators (they take counts; their properties are
+    those of the metric they estimate) nor one-argument metrics (entropy).
 
     Examples
     --------
@@ -191,14 +170,8 @@ def as_subject(
                 f"{m.name.removeprefix('debiased[').removesuffix(']')!r} instead."
             )
             raise ValueError(msg)
-        return Subject(
-            name=name or m.name,
-            func=m.func,
-            lower_is_better=m.lower_is_better,
-            upper=m.bounds[1],
-            expected=m.needs_posterior,
-            options=opts,
-        )
+        return Subject(name or m.name, m.func, m.lower_is_better, m.bounds[1], m.needs_posterior,
+                       opts)  # fmt: skip
     if callable(given):
         label = name or getattr(given, "__name__", None) or repr(given)
         return Subject(name=str(label), func=given, options=opts)
@@ -211,11 +184,10 @@ def as_subject(
 
 @dataclass(frozen=True)
 class Clause:
-    """One inequality checked on a batch of trials: ``lhs <= rhs`` (``lhs < rhs`` if strict).
+    """``lhs <= rhs`` (``<`` if strict) on the ``applicable`` trials of a batch.
 
-    It applies to the trials where ``applicable``; ``values`` are the metric
-    values a counterexample prints, ``shown`` the slots it displays, ``ref``
-    the scale of the tolerance (default ``|lhs| + |rhs|``).
+    A counterexample prints ``values`` and the slots ``shown``; ``ref`` scales
+    the tolerance (default ``|lhs| + |rhs|``).
     """
 
     name: str
@@ -233,21 +205,14 @@ class Clause:
 class Property:
     """A property: its definition and how to draw and check trials.
 
-    Attributes
-    ----------
-    key, title : str
-        ``"P3"``, ``"triangle inequality"``.
-    definition : str
-        The precise definition (Markdown with inline math), as documented.
-    slots : tuple of str
-        Names of the distributions of one trial; slots listed in
-        ``target_slots`` hold targets (``alpha`` for expected metrics).
-    same_kind : bool
-        Uses a prediction as a target, so not applicable to expected metrics.
-    min_classes : int
-        Smallest K for which the property means something.
-    independent : bool
-        The slots are drawn independently (a grid of tuples may be enumerated).
+    ``key`` and ``title`` (``"P3"``, ``"triangle inequality"``), the
+    ``definition`` (Markdown with inline math, as documented); ``slots`` name
+    the distributions of a trial, those in ``target_slots`` are targets
+    (``alpha`` for expected metrics); ``generate`` draws trials, ``complete``
+    (if any) finishes them for a subject, ``check`` gives the clauses.
+    ``same_kind``: uses a prediction as a target (not applicable to expected
+    metrics); ``min_classes``: the smallest K it means something for;
+    ``independent``: slots drawn independently (for K = 2 the 0.1 grid is added).
     """
 
     key: str

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import itertools
 import json
 import math
@@ -23,6 +22,7 @@ from dissensus.audit._properties import (
     as_subject,
     points,
 )
+from dissensus.report import Table, html_fragment
 
 __all__ = ["AuditResult", "Counterexample", "PropertyResult", "audit", "check_case",
            "property_keys"]  # fmt: skip
@@ -48,6 +48,14 @@ _BY_KEY = {p.key: p for p in PROPERTIES}
 def property_keys() -> list[str]:
     """Keys of the audited properties, in table order (``"P1"`` ... ``"ordinal"``)."""
     return list(_BY_KEY)
+
+
+def _properties(keys: Sequence[str]) -> list[Property]:
+    unknown = [k for k in keys if k not in _BY_KEY]
+    if unknown:
+        msg = f"Unknown properties {unknown}; choose from {list(_BY_KEY)} or 'all'."
+        raise ValueError(msg)
+    return [_BY_KEY[k] for k in keys]
 
 
 def _binary_grid(n_slots: int) -> list[FloatArray]:
@@ -193,22 +201,12 @@ def _best(checker: _Checker, slots: list[FloatArray], c: FloatArray) -> Countere
         clauses, margins, _ = checker(slots, c)
         pool = _simplest(checker, slots, margins)
     i = int(pool[0])
-    which = int(np.argmax([m[i] for m in margins]))
-    cl = clauses[which]
-    names = checker.prop.slots
-    shown = {}
-    for k in cl.shown:
-        label = names[k]
-        if checker.subject.expected and k in checker.prop.target_slots:
-            label = f"alpha[{label}]"
-        shown[label] = [float(v) for v in slots[k][i]]
+    cl = clauses[int(np.argmax([m[i] for m in margins]))]
+    alpha = {k for k in checker.prop.target_slots if checker.subject.expected}
+    names = [f"alpha[{s}]" if k in alpha else s for k, s in enumerate(checker.prop.slots)]
+    shown = {names[k]: [float(v) for v in slots[k][i]] for k in cl.shown}
     values = {name: float(v[i]) for name, v in cl.values.items()}  # noqa: PD011 - a dict
-    return Counterexample(
-        clause=cl.name,
-        distributions=shown,
-        values=values,
-        margin=float(cl.lhs[i] - cl.rhs[i]),
-    )
+    return Counterexample(cl.name, shown, values, float(cl.lhs[i] - cl.rhs[i]))
 
 
 def _beta_hat(checker: _Checker, slots: list[FloatArray], c: FloatArray) -> float:
@@ -226,41 +224,26 @@ def _beta_hat(checker: _Checker, slots: list[FloatArray], c: FloatArray) -> floa
 Trials = tuple[list[FloatArray], FloatArray]
 
 
-class _TrialCache:
-    """The trials of each property, drawn once per audit and shared by every metric.
+def _draw(prop: Property, subject: Subject, K: int, n: int, seed: int) -> Trials:
+    """The seeded trials of a property; they depend on the metric only through its kind of target.
 
-    The trials depend on the metric only through the kind of target (a
-    distribution, or ``alpha`` for an expected metric), so drawing them once
-    makes the audit of many metrics cost little more than their evaluation.
+    One generator per property: adding a metric or a property does not change the others' trials.
     """
-
-    def __init__(self, K: int, n: int, seed: int) -> None:
-        self.K, self.n, self.seed = K, n, seed
-        self.cache: dict[tuple[str, bool], Trials] = {}
-
-    def __call__(self, prop: Property, subject: Subject) -> Trials:
-        hit = self.cache.get((prop.key, subject.expected))
-        if hit is not None:
-            return hit
-        K, n = self.K, self.n
-        index = list(_BY_KEY).index(prop.key)
-        rng = np.random.default_rng([self.seed, K, index, int(subject.expected)])
-
-        slots, c = prop.generate(
-            rng, n, K, lambda m: subject.targets(rng, m, K), lambda m: points(rng, m, K)
-        )
-        if prop.complete is not None:
-            slots = prop.complete(subject, slots, c)
-        if K == 2 and prop.independent and not subject.expected:
-            grid = _binary_grid(len(prop.slots))
-            slots = [np.concatenate([g, x]) for g, x in zip(grid, slots, strict=True)]
-            c = np.concatenate([np.zeros(len(grid[0])), c])
-        self.cache[(prop.key, subject.expected)] = (slots, c)
-        return slots, c
+    rng = np.random.default_rng([seed, K, list(_BY_KEY).index(prop.key), int(subject.expected)])
+    slots, c = prop.generate(
+        rng, n, K, lambda m: subject.targets(rng, m, K), lambda m: points(rng, m, K)
+    )
+    if prop.complete is not None:
+        slots = prop.complete(subject, slots, c)
+    if K == 2 and prop.independent and not subject.expected:
+        grid = _binary_grid(len(prop.slots))
+        slots = [np.concatenate([g, x]) for g, x in zip(grid, slots, strict=True)]
+        c = np.concatenate([np.zeros(len(grid[0])), c])
+    return slots, c
 
 
 def _audit_one(
-    subject: Subject, prop: Property, K: int, trials: _TrialCache, scale: float
+    subject: Subject, prop: Property, K: int, trials: Trials, scale: float
 ) -> PropertyResult:
     def not_applicable(why: str) -> PropertyResult:
         return PropertyResult(subject.name, prop.key, "not applicable", 0, None, why)
@@ -269,7 +252,7 @@ def _audit_one(
         return not_applicable(f"needs K >= {prop.min_classes}")
     if prop.same_kind and subject.expected:
         return not_applicable("uses a prediction as a target (expected metric)")
-    slots, c = trials(prop, subject)
+    slots, c = trials
     checker = _Checker(prop, subject, scale)
     n_applicable = int(checker(slots, c)[2].sum())
     if n_applicable == 0:
@@ -294,18 +277,10 @@ def check_case(
     A clause is violated when its margin ``lhs - rhs`` is > 0 (>= 0 for a
     strict inequality): a published counterexample can be confirmed so.
 
-    Parameters
-    ----------
-    metric : str, Metric or callable
-    prop : str
-        Property key, e.g. ``"P3"``.
-    *distributions : array_like
-        One (K,) row per slot of ``Property.slots`` (``alpha`` for an
-        expected metric's targets).
-    scalar : float, default 0.0
-        The contraction factor ``c`` of P6.
-    options : mapping, optional
-        Keyword options of the metric.
+    ``prop`` is a property key (``"P3"``), ``distributions`` one (K,) row
+    per slot of ``Property.slots`` (``alpha`` for an expected metric's
+    targets), ``scalar`` the contraction factor ``c`` of P6; ``metric`` and
+    ``options`` as in :func:`audit`.
 
     Examples
     --------
@@ -318,10 +293,7 @@ def check_case(
     >>> round(m["M(p, r) <= M(p, q) + M(q, r)"], 4)
     5.9731
     """
-    if prop not in _BY_KEY:
-        msg = f"Unknown property {prop!r}; choose from {list(_BY_KEY)}."
-        raise ValueError(msg)
-    p = _BY_KEY[prop]
+    (p,) = _properties([prop])
     if len(distributions) != len(p.slots):
         msg = f"Property {prop} takes {len(p.slots)} distributions {p.slots}; got {len(distributions)}."
         raise ValueError(msg)
@@ -368,36 +340,32 @@ def audit(
     ----------
     metric : str, Metric, callable, or a sequence or mapping of them
         Registry names (``"manhattan"``, ``"E[emd]"``), registry entries, or
-        callables ``f(p, q) -> (N,)`` taken as losses. A mapping gives the row
-        names (``{"CE (clipped)": partial(cross_entropy, zero="clip")}``).
+        callables ``f(p, q) -> (N,)`` taken as losses; a mapping names the
+        rows. ``options`` are passed to every metric (``{"zero": "clip"}``).
     properties : "all" or sequence of str, default "all"
         Property keys, e.g. ``["P1", "P3"]``.
     classes, n_trials, seed : int, default 2, 100_000, 0
-        K, trials per property and metric, and their seed (the same seed
-        gives the same table).
-    options : mapping, optional
-        Keyword options passed to every metric (e.g. ``{"zero": "clip"}``).
+        K, trials per property and metric, and their seed (same seed, same table).
 
     Returns
     -------
     AuditResult
-        One row per (metric, property): ``"holds"``, ``"violated"`` (with the
-        simplest counterexample, its values and the margin ``lhs - rhs`` of the
-        inequality it breaks) or ``"not applicable"``.
+        One row per (metric, property): ``"holds"`` (no counterexample found:
+        not a proof), ``"violated"`` (the simplest counterexample, its values
+        and the margin ``lhs - rhs``) or ``"not applicable"``.
 
     Notes
     -----
-    "Holds" means no counterexample was found, not a proof. Similarities
-    (``cosine``, ``intersection``) are audited as ``upper bound - value``.
-    Expected metrics take ``alpha = 1 + counts`` (0 to 20 annotations) as
-    target; their perfect match is the posterior mean :math:`\alpha/\alpha_0`.
+    Similarities (``cosine``) are audited as ``upper bound - value``;
+    expected metrics take ``alpha = 1 + counts`` (0 to 20 annotations) as
+    target, whose perfect match is the posterior mean :math:`\alpha/\alpha_0`.
 
     References
     ----------
     Rizzi et al. (2024), *Soft metrics for evaluation with disagreements: an
-    assessment* (NLPerspectives at LREC-COLING 2024), and Magnani (2025), *Soft
+    assessment* (NLPerspectives at LREC-COLING 2024); Magnani (2025), *Soft
     metrics for ordinal label uncertainty with variable sample sizes* (ASSE
-    2025): in full in :mod:`dissensus.audit._properties`.
+    2025); in full in :mod:`dissensus.audit._properties`.
 
     Examples
     --------
@@ -417,24 +385,21 @@ def audit(
         raise ValueError(msg)
     if isinstance(properties, str):
         properties = list(_BY_KEY) if properties == "all" else [properties]
-    unknown = [k for k in properties if k not in _BY_KEY]
-    if unknown:
-        msg = f"Unknown properties {unknown}; choose from {list(_BY_KEY)} or 'all'."
-        raise ValueError(msg)
-    subjects = _subjects(metric, options)
+    props = _properties(properties)
     rows = []
-    # One generator per property: adding a metric or a property does not change the
-    # trials of the others.
-    trials = _TrialCache(K, n, seed)
-    for subject in subjects:
+    drawn: dict[tuple[str, bool], Trials] = {}  # per property and kind of target, drawn once
+    for subject in _subjects(metric, options):
         scale = _scale(subject, np.random.default_rng([seed, K]), K)
-        for key in properties:
-            rows.append(_audit_one(subject, _BY_KEY[key], K, trials, scale))
+        for prop in props:
+            key = (prop.key, subject.expected)
+            trials = drawn[key] = drawn.get(key) or _draw(prop, subject, K, n, seed)
+            rows.append(_audit_one(subject, prop, K, trials, scale))
     return AuditResult(rows=tuple(rows), classes=K, n_trials=n, seed=seed,
                        properties=tuple(properties))  # fmt: skip
 
 
 _SYMBOL = {"holds": "✓", "violated": "✗", "not applicable": "–"}
+_LEGEND = "✓ holds (no counterexample found), ✗ violated, – not applicable."
 
 
 def _fmt(x: float) -> str:
@@ -443,18 +408,10 @@ def _fmt(x: float) -> str:
 
 @dataclass(frozen=True)
 class Counterexample:
-    """The simplest violation found.
+    """The simplest violation found: ``clause``, ``distributions``, ``values``, ``margin``.
 
-    Attributes
-    ----------
-    clause : str
-        The inequality that fails.
-    distributions : dict of str to list of float
-        The distributions (``alpha[...]`` for an expected metric's target).
-    values : dict of str to float
-        The metric values involved.
-    margin : float
-        ``lhs - rhs`` of the inequality (> 0, or >= 0 for a strict one, is a violation).
+    The inequality it breaks, its rows (``alpha[...]`` for an expected
+    metric's target), the metric values and ``lhs - rhs`` (> 0, or >= 0 if strict).
     """
 
     clause: str
@@ -485,16 +442,7 @@ class PropertyResult:
 
 @dataclass(frozen=True)
 class AuditResult:
-    """The result of :func:`dissensus.audit.audit`.
-
-    Attributes
-    ----------
-    rows : tuple of PropertyResult
-    classes, n_trials, seed : int
-        The settings of the run.
-    properties : tuple of str
-        The property keys, in column order.
-    """
+    """The result of :func:`dissensus.audit.audit`: its ``rows``, settings and property keys."""
 
     rows: tuple[PropertyResult, ...]
     classes: int
@@ -521,20 +469,13 @@ class AuditResult:
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy table: metric, property, status, n_applicable, counterexample, margin, note."""
-        return pd.DataFrame(
-            [
-                {
-                    "metric": r.metric,
-                    "property": r.property,
-                    "status": r.status,
-                    "n_applicable": r.n_applicable,
-                    "counterexample": r.counterexample.describe() if r.counterexample else "",
-                    "margin": r.counterexample.margin if r.counterexample else float("nan"),
-                    "note": r.note,
-                }
-                for r in self.rows
-            ]
-        )
+        return pd.DataFrame([
+            {"metric": r.metric, "property": r.property, "status": r.status,
+             "n_applicable": r.n_applicable,
+             "counterexample": r.counterexample.describe() if r.counterexample else "",
+             "margin": r.counterexample.margin if r.counterexample else math.nan, "note": r.note}
+            for r in self.rows
+        ])  # fmt: skip
 
     def matrix(self) -> dict[str, dict[str, str]]:
         """``{metric: {property: "✓" | "✗" | "–"}}``."""
@@ -545,21 +486,14 @@ class AuditResult:
 
     def _repr_html_(self) -> str:
         """Compact notebook view: the ✓/✗ matrix (counterexamples: :meth:`to_markdown`)."""
-        head = "".join(f"<th>{html.escape(p)}</th>" for p in self.properties)
-        rows = []
-        for m, cells in self.matrix().items():
-            tds = "".join(f"<td>{cells.get(p, '')}</td>" for p in self.properties)
-            rows.append(f"<tr><th>{html.escape(m)}</th>{tds}</tr>")
         caption = (
             f"Audit: {len(self.metrics)} metrics × {len(self.properties)} properties "
             f"({self.classes} classes, {self.n_trials:,} trials, seed {self.seed}); "
-            "✓ holds (no counterexample found), ✗ violated, – not applicable. "
-            "Counterexamples: <code>.to_markdown()</code>."
+            f"{_LEGEND} Counterexamples: .to_markdown()."
         )
-        return (
-            f'<table class="dissensus-audit"><caption>{caption}</caption>'
-            f"<thead><tr><th>metric</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-        )
+        rows = [[m, *(cells[p] for p in self.properties)] for m, cells in self.matrix().items()]
+        align = "l" + "c" * len(self.properties)
+        return html_fragment(Table(["metric", *self.properties], rows, align, caption))
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (JSON-ready)."""
@@ -581,7 +515,7 @@ class AuditResult:
         lines = [head, "|" + "---|" * (len(self.properties) + 1)]
         for m, cells in self.matrix().items():
             lines.append(f"| {m} | " + " | ".join(cells[p] for p in self.properties) + " |")
-        lines += ["", "✓ holds (no counterexample found), ✗ violated, – not applicable.", ""]
+        lines += ["", _LEGEND, ""]
         lines.append("### Counterexamples")
         lines.append("")
         for r in self.rows:

@@ -1,8 +1,7 @@
-r"""What every soft-label baseline shares, and the reference predictors built on it.
+r"""What every soft-label baseline shares (input checks, fit template, linear objective).
 
-The shared parts are the input checks, the fit template and the linear
-objective; the reference predictors the label marginal and shrinkage
-towards it by annotation count. Notation. ``N`` items, ``d`` features, ``K`` ordered classes. ``X`` (N, d)
+Also the reference predictors: the label marginal, and shrinkage towards it
+by annotation count. Notation. ``N`` items, ``d`` features, ``K`` ordered classes. ``X`` (N, d)
 features (dense or scipy.sparse), ``Y`` (N, K) target distributions,
 ``n`` (N,) annotations per item, ``W`` (d, K) weights, ``b`` (K,) biases,
 ``Z = X W + b`` the scores and ``Q = softmax(Z)`` the predicted
@@ -88,12 +87,7 @@ def as_targets(
     n_classes: int | None = None,
     estimator: str = "fit",
 ) -> Targets:
-    """Check training targets: a LabelCounts or an (N, K) matrix of distributions.
-
-    DataError for rows that do not sum to 1, NaN or negative entries, a number
-    of rows other than ``X``'s, fewer than two classes, ``K`` other than
-    ``n_classes``, or items without annotations.
-    """
+    """Check training targets (LabelCounts or an (N, K) matrix of distributions), or DataError."""
     counts: FloatArray | None = None
     n_given: FloatArray | None = None
     if isinstance(Y, LabelCounts):
@@ -124,19 +118,16 @@ def as_targets(
                 f"({P.shape[0]}); got {n_given.shape[0]} values, min {least}."
             )
             raise DataError(msg)
-    if P.shape[0] != n_rows:
-        msg = f"{estimator}: `Y` has {P.shape[0]} rows but `X` has {n_rows}; give one target row per item."
-        raise DataError(msg)
-    K = P.shape[1]
-    if K < 2:
-        msg = f"{estimator}: `Y` has {K} class; a distribution needs at least 2 classes."
-        raise DataError(msg)
-    if n_classes is not None and n_classes != K:
-        msg = (
-            f"{estimator}: `Y` has {K} classes but the estimator was built with "
-            f"n_classes={n_classes}; give targets over {n_classes} classes."
-        )
-        raise DataError(msg)
+    N, K = P.shape
+    for bad, why in [
+        (n_rows != N, f"`Y` has {N} rows but `X` has {n_rows}; give one target row per item."),
+        (K < 2, f"`Y` has {K} class; a distribution needs at least 2 classes."),
+        (n_classes not in (None, K), f"`Y` has {K} classes but the estimator was built with "
+         f"n_classes={n_classes}; give targets over {n_classes} classes."),
+    ]:  # fmt: skip
+        if bad:
+            msg = f"{estimator}: {why}"
+            raise DataError(msg)
     return Targets(np.ascontiguousarray(P), n_given, counts)
 
 
@@ -226,11 +217,7 @@ class LinearModel(SoftLabelModel):
         n_weights: int,
         N: int,
     ) -> FloatArray:
-        """Minimise ``(loss(x) + |x[:n_weights]|² / 2C) / N`` from ``x0``; sets ``n_iter_``.
-
-        ``loss`` returns a summed loss and its gradient; the first
-        ``n_weights`` parameters are the penalised weights.
-        """
+        """Minimise ``(loss(x) + |x[:n_weights]|² / 2C) / N`` from ``x0`` (``loss``: sum, gradient)."""
         C = float(self.C)
 
         def fun(x: FloatArray) -> tuple[float, FloatArray]:
@@ -257,11 +244,7 @@ class Marginal(SoftLabelModel):
     r"""Predict the training items' mean target distribution for every item.
 
     :math:`\bar y = \frac{1}{N}\sum_i y_i`; ignores the features. The floor
-    every model must beat.
-
-    Parameters
-    ----------
-    n_classes : int, optional
+    every model must beat (``n_classes``: see :mod:`dissensus.models`).
 
     Examples
     --------
@@ -288,16 +271,10 @@ class Shrinkage(BaseEstimator):  # type: ignore[misc]
     the posterior-mean weight of a Dirichlet prior of strength :math:`\lambda`
     centred on the marginal :math:`\bar y`: an item with few annotations
     gets a prediction close to the marginal. ``n_i``, the evaluated item's
-    annotation count, is passed to :meth:`predict_proba`.
-
-    Parameters
-    ----------
-    estimator : estimator
-        A soft-label model (cloned and fitted by :meth:`fit`).
-    strength : float, optional
-        :math:`\lambda`; default ``K`` (the uniform Dirichlet prior's total).
-    refit : bool, default True
-        ``False``: use ``estimator`` as fitted on the same training items.
+    annotation count, is passed to :meth:`predict_proba`. ``estimator`` is
+    a soft-label model, cloned and fitted by :meth:`fit` (with
+    ``refit=False``: used as already fitted on the same items);
+    ``strength`` is :math:`\lambda`, default ``K`` (the uniform Dirichlet prior's total).
 
     Examples
     --------

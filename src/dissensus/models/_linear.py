@@ -44,29 +44,9 @@ class SoftmaxRegression(LinearModel):
 
     The loss is the soft cross-entropy :math:`-\sum_k y_k \ln q_k` (natural
     log); subclasses replace :meth:`_loss`. Zero initial weights, so a fit
-    is deterministic: the same data give the same bytes.
-
-    Parameters
-    ----------
-    C : float, default 1.0
-        Inverse L2 strength, as in scikit-learn's ``LogisticRegression``.
-    max_iter : int, default 200
-        L-BFGS iterations.
-    tol : float, default 1e-5
-        Gradient tolerance of L-BFGS.
-    n_classes : int, optional
-        Number of classes the targets must have (default: taken from ``Y``).
-    n_jobs : int or None, default 1
-        BLAS / OpenMP threads during the fit (None: their default, every
-        core). One by default: at this size the threads' synchronisation
-        costs more than it saves, and on a busy machine far more (MovieLens
-        demo, 2 cores at load 10: 0.8 s with one thread, 9.5 s with two).
-
-    Attributes
-    ----------
-    coef_, intercept_ : ndarray, shape (d, K) and (K,)
-    n_iter_, converged_, fit_time_ : int, bool, float
-        L-BFGS iterations, whether it converged, seconds spent in :meth:`fit`.
+    is deterministic: the same data give the same bytes. Parameters ``C``,
+    ``max_iter``, ``tol``, ``n_classes``, ``n_jobs``: see :mod:`dissensus.models`;
+    fitted ``coef_`` (d, K) and ``intercept_`` (K,).
 
     Examples
     --------
@@ -123,14 +103,8 @@ class EMDRegression(SoftmaxRegression):
 
     with cumulative sums :math:`Y_k, Q_k` (ordered classes, ground distance
     :math:`|i - j| / (K - 1)`). ``power=1`` is the EMD (a subgradient where
-    :math:`Y_k = Q_k`); ``power=2`` is the smooth squared-EMD loss of Hou, Yu
-    and Samaras (2016), which L-BFGS minimises reliably.
-
-    Parameters
-    ----------
-    power : {1, 2}, default 2
-    C, max_iter, tol, n_classes, n_jobs
-        As in :class:`SoftmaxRegression`.
+    :math:`Y_k = Q_k`); ``power=2`` (the default) is the smooth squared-EMD
+    loss of Hou, Yu and Samaras (2016), which L-BFGS minimises reliably.
 
     References
     ----------
@@ -186,18 +160,9 @@ class ExpectedEMDRegression(SoftmaxRegression):
     :math:`X \sim \mathrm{Beta}(a, b)`, chained through the cumulative sum and
     the softmax. A wide posterior (few annotations) makes it change slowly
     in :math:`c`, so the item pulls less: the loss itself weighs items by
-    annotation count.
-
-    Parameters
-    ----------
-    prior : see :func:`dissensus.posterior.dirichlet`, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
-        Dirichlet prior of the posteriors.
-    C, max_iter, tol, n_classes, n_jobs
-        As in :class:`SoftmaxRegression`.
-
-    Notes
-    -----
-    Needs counts: ``fit(X, counts)``, or ``fit(X, P, n=n)`` with ``n P`` whole.
+    annotation count. ``prior``: the Dirichlet prior of the posteriors (see
+    :func:`dissensus.posterior.dirichlet`). Needs counts: ``fit(X, counts)``,
+    or ``fit(X, P, n=n)`` with ``n P`` whole.
 
     Examples
     --------
@@ -259,11 +224,6 @@ class CumulativeLink(LinearModel):
     (:math:`\theta_0 = -\infty`, :math:`\theta_K = +\infty`), fitted to the
     soft cross-entropy :math:`-\sum_k y_k \ln q_k` (see the objective);
     :math:`\theta_k = \theta_{k-1} + e^{\delta_k}` keeps them ordered.
-
-    Parameters
-    ----------
-    C, max_iter, tol, n_classes, n_jobs
-        As in :class:`SoftmaxRegression`.
 
     References
     ----------

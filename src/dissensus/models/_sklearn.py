@@ -76,16 +76,8 @@ class SoftCrossEntropy(LinearModel, _OnWeightedRows):
     with scikit-learn's ``LogisticRegression`` (L-BFGS) on weighted hard
     rows (see the module notes): the objective of
     :class:`~dissensus.models.SoftmaxRegression`, solved by scikit-learn.
-    Deterministic.
-
-    Parameters
-    ----------
-    C, max_iter, tol, n_classes
-        As in :class:`~dissensus.models.SoftmaxRegression`.
-    n_jobs : int or None, default 1
-        Threads of scikit-learn's OpenMP and BLAS loops during the fit (as
-        for SoftmaxRegression; MovieLens demo, 2 cores at load 10: 0.9 s with
-        one thread, 31 s with two).
+    Deterministic. Parameters as the linear models' (:mod:`dissensus.models`;
+    ``n_jobs`` MovieLens demo: 0.9 s with one thread, 31 s with two).
 
     Examples
     --------
@@ -124,8 +116,6 @@ class SmoothedKL(SoftCrossEntropy):
     ----------
     sigma : float, default 0.5
         Kernel width in class steps (classes must be ordered: the column order).
-    C, max_iter, tol, n_classes, n_jobs
-        As in :class:`SoftCrossEntropy`.
 
     Examples
     --------
@@ -152,18 +142,16 @@ class SoftNaiveBayes(_OnWeightedRows):
     r"""Multinomial Naive Bayes trained on soft labels (fractional counts).
 
     Class :math:`k` collects the feature counts of every item weighted by
-    :math:`y_{ik}`; its prior is :math:`\sum_i y_{ik} / N`; features are
-    smoothed with ``smoothing`` (Laplace for 1), as in the Naive Bayes
-    classifier of Teufel's MLRD lecture notes (University of Cambridge),
-    here with soft instead of hard labels: scikit-learn's ``MultinomialNB``
-    with sample weights on weighted hard rows. Features must be
-    non-negative (counts, TF-IDF).
+    :math:`y_{ik}`, its prior is :math:`\sum_i y_{ik} / N`, features are
+    smoothed with ``smoothing`` (Laplace for 1): the Naive Bayes classifier
+    of Teufel's MLRD lecture notes (University of Cambridge) with soft
+    labels, as scikit-learn's ``MultinomialNB`` on weighted hard rows.
+    Features must be non-negative (counts, TF-IDF).
 
     Parameters
     ----------
     smoothing : float, default 1.0
         Additive smoothing of the per-class feature counts.
-    n_classes : int, optional
 
     Examples
     --------
@@ -195,11 +183,10 @@ class SoftNaiveBayes(_OnWeightedRows):
 class TextFeatures(BaseEstimator):  # type: ignore[misc]
     """TF-IDF features of a text column, with optional one-hot categorical columns.
 
-    A scikit-learn transformer over an item table (a DataFrame): the text by
+    A scikit-learn transformer of an item table (a DataFrame): the text by
     ``TfidfVectorizer`` (L2-normalised rows, sublinear term frequency), each
-    categorical column (e.g. a decade) one-hot (missing is a category; a
-    category unseen in training gives zeros). All non-negative (Naive Bayes
-    can use them). Fit on training items only.
+    categorical column one-hot (missing is a category, an unseen one gives
+    zeros); all non-negative. Fit on training items only.
 
     Parameters
     ----------
@@ -264,12 +251,8 @@ class TextFeatures(BaseEstimator):  # type: ignore[misc]
         return self
 
     def _categories(self, items: pd.DataFrame) -> pd.DataFrame:
-        return (
-            items[list(self.categorical)]
-            .astype(object)
-            .where(items[list(self.categorical)].notna(), "missing")
-            .astype(str)
-        )
+        columns = items[list(self.categorical)]
+        return columns.astype(object).where(columns.notna(), "missing").astype(str)
 
     def transform(self, items: pd.DataFrame) -> sparse.csr_matrix:
         """Features of ``items``, a sparse (N, d) matrix."""
@@ -280,10 +263,7 @@ class TextFeatures(BaseEstimator):  # type: ignore[misc]
         blocks = [self.vectorizer_.transform(items[self.text].astype(str))]
         if self.encoder_ is not None:
             blocks.append(self.encoder_.transform(self._categories(items)))
-        out: sparse.csr_matrix = sparse.csr_matrix(
-            sparse.hstack(blocks, format="csr", dtype=np.float64)
-        )
-        return out
+        return sparse.csr_matrix(sparse.hstack(blocks, format="csr", dtype=np.float64))
 
     def fit_transform(self, items: pd.DataFrame, y: object = None) -> sparse.csr_matrix:
         """:meth:`fit`, then :meth:`transform` of the same items."""
