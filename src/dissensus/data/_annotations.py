@@ -97,9 +97,6 @@ def _warn_unlabelled(ids: pd.Series, stacklevel: int) -> None:
 class ItemAnnotatorCodes:
     """Items and annotators of one-row-per-annotation data: :class:`Annotations`, ``SetAnnotations``.
 
-    Only what an annotation is (a label code, a set of labels) differs
-    between the two.
-
     Attributes
     ----------
     item_codes : ndarray of int64, shape (M,)
@@ -164,6 +161,14 @@ class ItemAnnotatorCodes:
         """Label counts per item (N × K)."""
         raise NotImplementedError
 
+    def _tally(self, codes: npt.NDArray[np.int64], scale: Scale) -> LabelCounts:
+        """How many annotations of each item have each code (a column of ``scale``)."""
+        K = scale.K
+        flat = np.bincount(self.item_codes * K + codes, minlength=self.n_items * K)
+        return LabelCounts(
+            flat.reshape(self.n_items, K).astype(np.int64), self.items, scale, self.meta
+        )
+
     def _who(self) -> str:
         """``"3 annotators"`` or ``"no annotator ids"``, for a repr."""
         return (
@@ -193,10 +198,9 @@ class ItemAnnotatorCodes:
 class Annotations(ItemAnnotatorCodes):
     """Who gave which label to which item: one row per annotation.
 
-    Stored as integer codes into ``items``, ``annotators`` and ``scale``
-    (the attributes of :class:`ItemAnnotatorCodes`) and ``label_codes``, an
-    ndarray of int64 of shape (M,): the column of ``scale`` of each
-    annotation. Build it with :meth:`from_frame`, :meth:`from_wide` or a reader.
+    Integer codes into ``items``, ``annotators`` and ``scale`` (see
+    :class:`ItemAnnotatorCodes`) and ``label_codes`` (int64, shape (M,)).
+    Build it with :meth:`from_frame`, :meth:`from_wide` or a reader.
 
     Examples
     --------
@@ -373,12 +377,9 @@ class Annotations(ItemAnnotatorCodes):
 
         Notes
         -----
-        When every annotator column holds numbers (int or float dtypes, not
-        bool), the cells go straight to label codes: no long table, no
-        per-column factorisation and no (item, annotator) duplicate check (a
-        wide table has one cell per pair). Strings, objects and mixed types
-        take the general path through :meth:`from_frame`. Both give the same
-        :class:`Annotations`.
+        Numeric annotator columns (int or float, not bool) go straight to
+        label codes (:mod:`dissensus.data._wide`); others take the path
+        through :meth:`from_frame`. Both give the same :class:`Annotations`.
 
         Examples
         --------
@@ -466,11 +467,7 @@ class Annotations(ItemAnnotatorCodes):
         meta: list[str],
         source: str | None,
     ) -> Annotations:
-        """:meth:`from_wide` of numbers: codes straight from the ``(M, N)`` values.
-
-        The result equals the general path's (same items, annotators in order
-        of first appearance, annotations item by item), without a long table.
-        """
+        """:meth:`from_wide` of numbers: the general path's result, without a long table."""
         where = in_source(source)
         wc = encode_wide(VT, scale, ordered=ordered, where=where)
         if wc.has_off_scale():
@@ -509,11 +506,7 @@ class Annotations(ItemAnnotatorCodes):
     # -- conversions ------------------------------------------------------
     def counts(self) -> LabelCounts:
         """Label counts per item (N × K)."""
-        K = self.scale.K
-        flat = np.bincount(self.item_codes * K + self.label_codes, minlength=self.n_items * K)
-        return LabelCounts(
-            flat.reshape(self.n_items, K).astype(np.int64), self.items, self.scale, self.meta
-        )
+        return self._tally(self.label_codes, self.scale)
 
     def rater_matrix(self) -> npt.NDArray[np.float64]:
         """Items × annotators matrix of label codes, NaN where not labelled.

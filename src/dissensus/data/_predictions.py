@@ -271,27 +271,18 @@ def read_predictions(
     Parameters
     ----------
     path : str or path-like
-    format : {"csv", "tsv", "parquet", "jsonl"}, optional
-        Default: from the file extension.
+    format, na_values
+        See :mod:`dissensus.data`; a missing item id or probability is an
+        error naming its line.
     layout : {"wide", "long"}
         ``"wide"``: one row per item, an ``item`` column and one column per
         label (column names such as ``"1"`` or ``"-3"`` are read as numbers).
         ``"long"``: one row per (item, label) with a probability column.
     item, labels, label, prob, scale, normalize
         As in :meth:`Predictions.from_frame`.
-    na_values : sequence of str
-        Cell texts that mean "missing" besides an empty cell. By default an
-        item literally named ``NA``, ``None``, ``null`` or ``n/a`` is data,
-        as in :func:`~dissensus.read_annotations`. A missing item id or
-        probability is an error naming its line either way.
     strip_labels : bool
         Remove whitespace around the labels: the label column names of the
-        wide layout (``item, pos, neg`` written with spaces after the
-        commas), the label cells of the long layout.
-
-    Returns
-    -------
-    Predictions
+        wide layout (``item, pos, neg``), the label cells of the long layout.
 
     Raises
     ------

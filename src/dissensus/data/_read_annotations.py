@@ -48,8 +48,6 @@ def read_annotations(
     path : str or path-like
         The file.
     format : {"csv", "tsv", "parquet", "jsonl", "lewidi", "convabuse"}, optional
-        Default: from the extension (``.csv``, ``.tsv``/``.tab``,
-        ``.parquet``/``.pq``, ``.jsonl``/``.ndjson``, ``.json`` = LeWiDi).
         ``"lewidi"`` and ``"convabuse"`` call :func:`read_lewidi` and
         :func:`read_convabuse`, whose columns are fixed.
     layout : {"long", "wide"}
@@ -59,35 +57,16 @@ def read_annotations(
     annotators : sequence of str, optional
         Wide layout: the annotator columns (default: all but ``item`` and
         ``meta``).
-    item, annotator, label, scale, ordered, meta, dropna, duplicates
+    item, annotator, label, scale, ordered, meta, dropna, duplicates, sep, na_values, strip_labels
         See :mod:`dissensus.data`. ``item`` is also the item column of the
         wide layout; ``annotator``, ``label``, ``dropna`` and ``duplicates``
         apply to the long layout. ``duplicates`` defaults to ``"error"``,
         ``"first"`` for ConvAbuse (see :func:`read_convabuse`).
-    sep : str, optional
-        Field separator of a delimited file (default ``","`` for CSV,
-        tab for TSV).
-    na_values : sequence of str
-        Cell texts that mean "missing" besides an empty cell. By default an
-        item, annotator or label literally named ``NA``, ``None``, ``null``
-        or ``n/a`` is data, not a missing value; pass e.g.
-        ``na_values=["NA"]`` when the file uses it for missing.
-    strip_labels : bool
-        Remove whitespace around labels (``' pos'`` and ``'pos '`` become
-        ``'pos'``). Without it, labels that differ only by whitespace or
-        letter case raise a :class:`~dissensus.LabelSpellingWarning`.
 
     Returns
     -------
     Annotations
-
-    Notes
-    -----
-    Ids are read exactly: an id column is a column of integers only when
-    every id is written as one (``7``, not ``007`` or ``7.0``) and fits in
-    int64; otherwise the ids are strings, so ``007`` and ``7`` are two items
-    and a 19-digit id is never rounded. Labels are numbers when every label
-    is a number, else strings.
+        Labels are numbers when every label is a number, else strings.
 
     Raises
     ------
@@ -95,8 +74,7 @@ def read_annotations(
         If ``path`` does not exist.
     DataError
         If the file cannot be parsed, or for any bad input listed in
-        :meth:`Annotations.from_frame`; messages name the file and line
-        (Parquet: row; LeWiDi: record).
+        :meth:`Annotations.from_frame`.
     ValueError
         For an unknown ``format`` or ``layout``, or column options given for
         a format whose columns are fixed.
@@ -201,8 +179,7 @@ def read_set_annotations(
     path : str or path-like
         The file.
     format : {"csv", "tsv", "parquet", "jsonl", "lewidi"}, optional
-        Default: from the extension, as :func:`read_annotations`. A LeWiDi
-        file goes to :func:`read_lewidi` with ``multilabel=True``.
+        A LeWiDi file goes to :func:`read_lewidi` with ``multilabel=True``.
     label_sep : str, optional
         Separator of the labels within a cell, e.g. ``"|"`` for
         ``entailment|neutral``. Default: cells are JSON lists
@@ -210,19 +187,13 @@ def read_set_annotations(
         the cell is quoted and its quotes doubled), or real lists in JSONL
         and Parquet. An empty cell is a missing annotation, so with
         ``label_sep`` the empty set cannot be written: use JSON lists.
-    item, annotator, label, scale, meta, dropna, duplicates
-        As in :meth:`SetAnnotations.from_frame`.
-    sep, na_values
-        As in :func:`read_annotations` (``sep`` separates columns, not labels).
+    item, annotator, label, scale, meta, dropna, duplicates, sep, na_values
+        As in :meth:`SetAnnotations.from_frame` and :mod:`dissensus.data`
+        (``sep`` separates columns, not labels).
 
     Returns
     -------
     SetAnnotations
-
-    Raises
-    ------
-    DataError
-        As :meth:`SetAnnotations.from_frame`, naming the file and line.
 
     Examples
     --------

@@ -51,13 +51,7 @@ def _lewidi_label(value: Any, where: str, *, single: bool = False) -> Label:
 
 def _lewidi_set(value: Any, where: str) -> tuple[Label, ...]:
     """One set-valued LeWiDi annotation: ``"entailment,neutral"``, a JSON list, or one label."""
-    parts = (
-        value
-        if isinstance(value, list)
-        else value.split(",")
-        if isinstance(value, str)
-        else [value]
-    )
+    parts = [value] if value is None else _split_field(value)
     if any(isinstance(v, str) and not v.strip() for v in parts):
         msg = f"{where}: empty label in the set {value!r} (a stray comma?)."
         raise DataError(msg)
@@ -285,25 +279,16 @@ def read_lewidi(
     Labels that read as numbers become numbers, so ``"0.0"``, ``"0"``,
     ``0`` and ``0.0`` are one label; other labels stay strings.
 
-    The soft label is recomputed from the annotations (the proportion of
-    each label). The file's ``soft_label`` is never used; it is only
-    compared with the recomputed one, and a disagreement larger than its
-    printed precision (half a unit in the last decimal printed, at least
-    1e-6: the 2025 files print 1/3 as 0.33) is reported with a
-    :class:`DissensusWarning` as a data-quality signal. For a multi-label
-    file the nested soft label (VariErrNLI: for each label, the shares
-    ``"0"`` / ``"1"`` of annotators who left it out / chose it) is compared
-    with :meth:`SetAnnotations.binary_targets`. The 2023 ConvAbuse
-    file annotates severities -3..1 but prints the binary abusive/not
-    distribution (the share of severities < 0) as its soft label: that is
-    compared with the binarised annotations, and
-    :func:`dissensus.metrics.lewidi.targets_2023` gives those targets.
+    The file's ``soft_label`` is never used: it is compared with the one
+    recomputed from the annotations (label proportions; multi-label:
+    :meth:`SetAnnotations.binary_targets`; the 2023 ConvAbuse file: the
+    share of severities < 0, as :func:`dissensus.metrics.lewidi.targets_2023`),
+    and a difference beyond its printed precision (half a unit in the last
+    decimal, at least 1e-6: 1/3 printed as 0.33) is a :class:`DissensusWarning`.
 
-    Unlabelled files (the ``*_test_clear.json`` files, whose annotations
-    are empty strings) are refused with a :class:`DataError`. Empty
-    annotations are never read as a label: a record with only empty ones
-    has no annotations, one with some is refused unless ``dropna=True``
-    skips them.
+    Empty annotations (``""``, as in the unlabelled ``*_test_clear.json``
+    files) are never labels: a file of them is refused, and a record with
+    some is refused unless ``dropna=True`` skips them.
 
     Parameters
     ----------
@@ -344,16 +329,9 @@ def read_lewidi(
     DataError
         Invalid JSON (with its line), a record that is not an object,
         annotation and annotator lists of different lengths, multi-label
-        annotations with ``multilabel=False``, and the cases above; messages
-        name the file and the record.
-
-    Warns
-    -----
-    DissensusWarning
-        When the file's ``soft_label`` or stated number of annotations
-        disagrees with the annotations.
-    DataDroppedWarning
-        When ``dropna=True`` skipped records.
+        annotations with ``multilabel=False``, and the cases above, naming
+        the file and the record. A stated number of annotations that
+        differs from those listed is a :class:`DissensusWarning`.
 
     References
     ----------
