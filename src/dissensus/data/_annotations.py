@@ -17,7 +17,7 @@ from dissensus._validation import check_option, computed, examples, is_dask
 from dissensus.data._counts import LabelCounts
 from dissensus.data._scale import Scale, encode_labels
 from dissensus.data._tables import in_source, locations, py
-from dissensus.data._wide import check_columns, encode_wide, numeric_wide, off_scale_message
+from dissensus.data._wide import check_columns, encode_wide, numeric_wide
 
 __all__ = [
     "DUPLICATES",
@@ -470,10 +470,7 @@ class Annotations(ItemAnnotatorCodes):
         """:meth:`from_wide` of numbers: the general path's result, without a long table."""
         where = in_source(source)
         wc = encode_wide(VT, scale, ordered=ordered, where=where)
-        if wc.has_off_scale():
-            rows, _ = wc.off_scale()
-            at = locations(df.index, np.unique(rows), source)
-            raise DataError(off_scale_message(wc, VT, cols, where, at))
+        wc.check_on_scale(VT, cols, where, lambda rows: locations(df.index, rows, source))
         r, c, label_codes = wc.long()
         labelled = np.logical_or.reduce(wc.codes < wc.K, axis=0)
         kept = np.flatnonzero(labelled)

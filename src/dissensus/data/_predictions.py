@@ -19,6 +19,7 @@ from dissensus.data._tables import (
     TABLE_FORMATS,
     PathLike,
     TableFormat,
+    first_repeat,
     locations,
     open_table,
     py,
@@ -331,12 +332,11 @@ def read_predictions(
 def _strip_label_columns(df: pd.DataFrame, path: PathLike, item: str | None) -> pd.DataFrame:
     """Wide predictions: the label column names without surrounding whitespace."""
     names = [c if c == item or not isinstance(c, str) else c.strip() for c in df.columns]
-    seen: dict[Any, Any] = {}
-    for before, after in zip(df.columns, names, strict=True):
-        if after in seen:
-            msg = f"'{path}' line 1: columns {seen[after]!r} and {before!r} are the same label {after!r} once whitespace is stripped; rename one."
-            raise DataError(msg)
-        seen[after] = before
+    repeated = first_repeat(names)
+    if repeated is not None:
+        name, first, second = repeated
+        msg = f"'{path}' line 1: columns {df.columns[first - 1]!r} and {df.columns[second - 1]!r} are the same label {name!r} once whitespace is stripped; rename one."
+        raise DataError(msg)
     return df.set_axis(names, axis=1)
 
 

@@ -159,21 +159,16 @@ def read_convabuse(
     path : str or path-like
         The CSV file.
     duplicates : {"first", "last", "keep", "error"}
-        The rule for repeated annotations. The data set asked some
-        annotators to label the same turn again (to measure intra-annotator
-        agreement), so an (item, annotator) pair can have several responses.
-        The default ``"first"`` keeps each annotator's first response (the
-        earliest row of the full file, the first value listed in a split
-        file's cell) and reports how many were dropped with a
-        :class:`DataDroppedWarning`; ``"last"`` keeps the last; ``"keep"``
-        counts every response; ``"error"`` refuses.
+        Some annotators labelled the same turn again (to measure
+        intra-annotator agreement). ``"first"`` keeps each annotator's first
+        response (the earliest row of the full file, the first value listed
+        in a split file's cell), reporting the dropped ones with a
+        :class:`DataDroppedWarning`; see :mod:`dissensus.data`. The full
+        file has 12,768 responses to 4,185 turns, 357 of them repeats; the
+        split files hold the same (repeats as multi-valued cells).
     meta : sequence of str
         Item-level columns to keep (constant per item); any of ``conv_id``,
         ``bot``, ``prev_agent``, ``prev_user``, ``agent``, ``user``.
-
-    Returns
-    -------
-    Annotations
 
     Raises
     ------
@@ -181,18 +176,6 @@ def read_convabuse(
         A missing column, a one-hot row with no or several severities marked,
         a non-0/1 cell, or split cells listing different numbers of
         responses; messages name the file and line.
-
-    Warns
-    -----
-    DataDroppedWarning
-        With ``duplicates="first"`` or ``"last"``, when repeats were dropped.
-
-    Notes
-    -----
-    On the published files the full file has 12,768 responses to 4,185
-    turns; 357 of them repeat an (item, annotator) pair and are dropped by
-    the default rule. The three split files hold the same 4,185 turns and
-    the same responses (the repeats appear as multi-valued cells).
 
     References
     ----------

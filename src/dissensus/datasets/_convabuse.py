@@ -43,14 +43,12 @@ def load_convabuse(
         holding ``ConvAbuseEMNLPfull.csv``.
     context : bool, default False
         ``False``: ``text`` is the judged user turn. ``True``: ``text`` also
-        holds the conversation before it, the previous agent turn, previous
-        user turn and the agent turn the user answered (the ConvAbuse models
-        A and B of Magnani, 2025, differ only by this). The context's words are
-        marked by their turn (``pa_``, ``pu_``, ``ag_``) so that a bag-of-words
-        featuriser keeps them apart from the user's own words.
+        holds the previous agent turn, previous user turn and the agent turn
+        the user answered (models A and B of Magnani, 2025, differ only by
+        this), their words marked by turn (``pa_``, ``pu_``, ``ag_``) so that
+        a bag-of-words featuriser keeps them apart.
     duplicates : {"first", "last", "keep", "error"}, default "first"
-        Repeated annotations, as in :func:`dissensus.read_convabuse` (which
-        warns with the number dropped).
+        As in :func:`dissensus.read_convabuse`.
 
     Returns
     -------
