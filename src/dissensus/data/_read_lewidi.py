@@ -271,13 +271,11 @@ def read_lewidi(
       "1,0,0,1"`` with ``"annotators": "Ann1,Ann2,Ann3,Ann4"`` (comma
       separated strings, paired by position; JSON lists work too).
     - 2025 (perspectivist: CSC, MP, Paraphrase, VariErrNLI):
-      ``"annotations": {"Ann1": "3", "Ann2": "4"}`` (annotator → label).
-      VariErrNLI annotators may choose several labels:
-      ``{"Ann1": "entailment,neutral", "Ann2": "neutral"}``; such files
-      are read as :class:`~dissensus.SetAnnotations` (see ``multilabel``).
+      ``"annotations": {"Ann1": "3", "Ann2": "4"}`` (annotator → label;
+      VariErrNLI's ``"entailment,neutral"`` is a set, see ``multilabel``).
 
-    Labels that read as numbers become numbers, so ``"0.0"``, ``"0"``,
-    ``0`` and ``0.0`` are one label; other labels stay strings.
+    Labels that read as numbers are numbers (``"0.0"``, ``"0"``, ``0`` and
+    ``0.0`` are one label); item ids are the file's keys (strings).
 
     The file's ``soft_label`` is never used: it is compared with the one
     recomputed from the annotations (label proportions; multi-label:
@@ -294,35 +292,22 @@ def read_lewidi(
     ----------
     path : str or path-like
         The JSON file.
-    scale : Scale or sequence of labels, optional
-        The label set, in order. Default: inferred from the annotations
-        (numbers ordered, strings nominal); labels nobody chose are then
-        absent, so give the scale for an ordinal task.
-    ordered, duplicates
+    scale, ordered, duplicates
         See :mod:`dissensus.data` (``duplicates``: an annotator listed twice
-        on one record).
+        on one record). Labels nobody chose are absent from an inferred scale.
     meta : sequence of str, optional
         Record fields to keep as item-level columns. Default: those of
         ``"split"`` and ``"lang"`` present in the file.
     dropna : bool
         Skip records without annotations, and empty annotations within a
-        record, with a :class:`DataDroppedWarning` (saying how many and
-        which records) instead of raising.
+        record, with a :class:`DataDroppedWarning`, instead of raising.
     multilabel : bool, optional
-        Read every annotation as a set of labels (comma separated, or a
-        JSON list; one label is a set of one). Default: when some record
-        is multi-label (an annotation with a comma or a JSON list, or a
-        VariErrNLI-style per-label ``soft_label``). The label universe is
-        then ``scale`` if given, else the labels present together with the
-        ``soft_label`` keys, sorted: for VariErrNLI contradiction,
-        entailment, neutral, the order of the official files and scorer.
-        ``[]`` is the empty set; ``""`` is a blank annotation as above.
-
-    Returns
-    -------
-    Annotations or SetAnnotations
-        Item ids are the file's keys (strings). :class:`SetAnnotations`
-        for a multi-label file.
+        Read every annotation as a set of labels (comma separated, or a JSON
+        list; ``[]`` is the empty set) and return :class:`SetAnnotations`.
+        Default: when some record is multi-label (a comma or a list in an
+        annotation, or a per-label ``soft_label``). The universe is ``scale``,
+        else the labels present and the ``soft_label`` keys, sorted (for
+        VariErrNLI the official order: contradiction, entailment, neutral).
 
     Raises
     ------

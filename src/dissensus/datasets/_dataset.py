@@ -11,7 +11,7 @@ import pandas as pd
 
 from dissensus._exceptions import DataError
 from dissensus._validation import examples
-from dissensus.data import Annotations, Scale, read_annotations
+from dissensus.data import Annotations, read_annotations
 
 __all__ = ["Dataset", "load_frame"]
 
@@ -38,7 +38,7 @@ class Dataset:
     --------
     >>> df = pd.DataFrame({"item": [1, 1, 2], "annotator": ["a", "b", "a"],
     ...                    "label": [1, 2, 2], "text": ["ok", "ok", "bad"]})
-    >>> ds = Dataset.from_frame(df, scale=Scale.ordinal([1, 2]))
+    >>> ds = Dataset.from_frame(df, scale=[1, 2])
     >>> ds.items["text"].tolist(), ds.annotations.counts().values.tolist()
     (['ok', 'bad'], [[1, 1], [0, 1]])
     """
@@ -120,11 +120,6 @@ class Dataset:
         df: pd.DataFrame,
         *,
         text: str = "text",
-        item: str = "item",
-        annotator: str | None = "annotator",
-        label: str = "label",
-        scale: Scale | Sequence[Any] | None = None,
-        ordered: bool | None = None,
         categorical: Sequence[str] = (),
         name: str = "data",
         **options: Any,
@@ -132,8 +127,8 @@ class Dataset:
         """A long annotation table (one row per annotation) with an item text column.
 
         The text (and each ``categorical`` column) must be constant within an
-        item. Other options go to :meth:`Annotations.from_frame` (``dropna``,
-        ``duplicates``, ...).
+        item. Other options (``item``, ``annotator``, ``label``, ``scale``,
+        ``dropna``, ...) go to :meth:`Annotations.from_frame`.
         """
         missing = [
             c for c in (text, *categorical) if isinstance(df, pd.DataFrame) and c not in df.columns
@@ -141,16 +136,7 @@ class Dataset:
         if missing:
             msg = f"No item text column {examples(missing)} (columns: {examples(list(df.columns), 10)}); name it with text=... (and categorical=[...] for item features)."
             raise DataError(msg)
-        ann = Annotations.from_frame(
-            df,
-            item=item,
-            annotator=annotator,
-            label=label,
-            scale=scale,
-            ordered=ordered,
-            meta=[text, *categorical],
-            **options,
-        )
+        ann = Annotations.from_frame(df, meta=[text, *categorical], **options)
         return cls.from_annotations(ann, text=text, categorical=categorical, name=name)
 
 

