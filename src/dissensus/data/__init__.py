@@ -51,8 +51,12 @@ for data that do not fit, use :mod:`dissensus.distributed`.
 from dissensus.data._annotations import Annotations, Duplicates, as_label_counts
 from dissensus.data._counts import LabelCounts
 from dissensus.data._predictions import Predictions, read_predictions
-from dissensus.data._read_annotations import read_annotations, read_set_annotations
-from dissensus.data._read_convabuse import CONVABUSE_SCALE, read_convabuse
+from dissensus.data._read_annotations import (
+    CONVABUSE_SCALE,
+    read_annotations,
+    read_convabuse,
+    read_set_annotations,
+)
 from dissensus.data._read_lewidi import read_lewidi
 from dissensus.data._scale import Label, Scale
 from dissensus.data._sets import SetAnnotations
