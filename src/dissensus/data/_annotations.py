@@ -295,12 +295,7 @@ class Annotations(ItemAnnotatorCodes):
                         both = pd.Series(pair).duplicated(keep=False).to_numpy()
                         rows = np.flatnonzero(both)
                         first = rows[0]
-                        msg = (
-                            f"{int(dup_mask.sum())} repeated (item, annotator) pairs{in_where}, e.g. item "
-                            f"{py(df[item].iloc[first])!r} by annotator {py(df[annotator].iloc[first])!r} at "
-                            f"{locations(df.index, rows[pair[rows] == pair[first]], source)}. Pass "
-                            "duplicates='first', 'last' or 'keep' (count every annotation)."
-                        )
+                        msg = f"{int(dup_mask.sum())} repeated (item, annotator) pairs{in_where}, e.g. item {py(df[item].iloc[first])!r} by annotator {py(df[annotator].iloc[first])!r} at {locations(df.index, rows[pair[rows] == pair[first]], source)}. Pass duplicates='first', 'last' or 'keep' (count every annotation)."
                         raise DataError(msg)
                     keep = ~dup_mask
                     warnings.warn(
@@ -328,11 +323,7 @@ class Annotations(ItemAnnotatorCodes):
                 if not varying.size:
                     continue
                 bad_item = items[int(codes_i[varying[0]])]
-                msg = (
-                    f"meta column {m!r}{in_where} varies within item {py(bad_item)!r}; item-level "
-                    "columns must be constant per item (group annotations instead, or make the "
-                    "column part of the item id)."
-                )
+                msg = f"meta column {m!r}{in_where} varies within item {py(bad_item)!r}; item-level columns must be constant per item (group annotations instead, or make the column part of the item id)."
                 raise DataError(msg)
             meta_df = df[meta].iloc[rep].set_axis(items)
 
@@ -534,11 +525,7 @@ def as_label_counts(
     if isinstance(annotations, ItemAnnotatorCodes):
         return annotations.counts()
     if is_dask(annotations):
-        msg = (
-            f"`{name}` is a Dask collection, which this function does not take; count it on "
-            "the cluster with dissensus.distributed.label_counts(...), or compute it into "
-            "memory with Annotations.from_frame(ddf, ...)."
-        )
+        msg = f"`{name}` is a Dask collection, which this function does not take; count it on the cluster with dissensus.distributed.label_counts(...), or compute it into memory with Annotations.from_frame(ddf, ...)."
         raise TypeError(msg)
     if isinstance(annotations, pd.DataFrame):
         msg = f"`{name}` is a DataFrame; say what it holds: Annotations.from_frame(df, ...) for a long table, or LabelCounts.from_array(df.to_numpy(), scale=list(df.columns)) for a count table."

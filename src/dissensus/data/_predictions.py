@@ -196,11 +196,7 @@ class Predictions(Matrix):
             if set(self.scale.labels) != set(counts.scale.labels):
                 only_p = [v for v in self.scale.labels if v not in counts.scale]
                 only_c = [v for v in counts.scale.labels if v not in self.scale]
-                msg = (
-                    f"`{name}` labels differ from the annotations' labels: only in the predictions "
-                    f"{examples(only_p) or 'none'}; only in the annotations {examples(only_c) or 'none'}. "
-                    "Rename the columns or give predictions for every label."
-                )
+                msg = f"`{name}` labels differ from the annotations' labels: only in the predictions {examples(only_p) or 'none'}; only in the annotations {examples(only_c) or 'none'}. Rename the columns or give predictions for every label."
                 if _strip_all(self.scale.labels) == _strip_all(counts.scale.labels):
                     msg += " They differ only by surrounding whitespace: read both with strip_labels=True (CLI: --strip-labels)."
                 raise DataError(msg)
@@ -217,11 +213,7 @@ class Predictions(Matrix):
         lacking = np.flatnonzero(pos < 0)
         if lacking.size == 0 and extra.size == 0:
             return Predictions(values[pos], counts.items, counts.scale), counts
-        detail = (
-            f"{lacking.size} of {counts.N} annotated items have no prediction "
-            f"({examples(counts.items[lacking]) or 'none'}); {extra.size} predicted items are not "
-            f"annotated ({examples(extra) or 'none'})"
-        )
+        detail = f"{lacking.size} of {counts.N} annotated items have no prediction ({examples(counts.items[lacking]) or 'none'}); {extra.size} predicted items are not annotated ({examples(extra) or 'none'})"
         if lacking.size == counts.N and self.items.inferred_type != counts.items.inferred_type:
             detail += f" (the ids are {self.items.inferred_type} in `{name}` but {counts.items.inferred_type} in the annotations; convert one side)"
         if how == "exact":

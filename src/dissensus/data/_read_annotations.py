@@ -120,11 +120,7 @@ def read_annotations(
         }
         fixed = [name for name, (value, default) in given.items() if value != default]
         if fixed:
-            msg = (
-                f"The {fmt} format has fixed columns; the option(s) {', '.join(fixed)} of "
-                f"read_annotations do not apply to it. Drop them, or read the file with "
-                f"format='csv' / 'jsonl' to choose the columns yourself."
-            )
+            msg = f"The {fmt} format has fixed columns; the option(s) {', '.join(fixed)} of read_annotations do not apply to it. Drop them, or read the file with format='csv' / 'jsonl' to choose the columns yourself."
             raise ValueError(msg)
         if fmt == "convabuse":
             if scale is not None or ordered is not None:
@@ -273,12 +269,7 @@ def _one_hot_labels(
     off = np.flatnonzero(ones != 1)
     if off.size:
         shown = ", ".join(str(v) for v in lines[off[:5]])
-        msg = (
-            f"'{path}' line{'s' if off.size > 1 else ''} {shown}"
-            f"{f' … ({off.size - 5} more)' if off.size > 5 else ''}: {what} has "
-            f"{int(ones[off[0]])} severities marked (columns {', '.join(block.columns)}); "
-            "exactly one is expected per response."
-        )
+        msg = f"'{path}' line{'s' if off.size > 1 else ''} {shown}{f' … ({off.size - 5} more)' if off.size > 5 else ''}: {what} has {int(ones[off[0]])} severities marked (columns {', '.join(block.columns)}); exactly one is expected per response."
         raise DataError(msg)
     out: npt.NDArray[np.int64] = np.asarray(_LEVELS, dtype=np.int64)[values.argmax(axis=1)]
     return out
@@ -434,11 +425,7 @@ def read_convabuse(
     elif any(_SPLIT_COLUMN.match(c) for c in df.columns):
         long = _convabuse_split(df, path, meta)
     else:
-        msg = (
-            f"'{path}' is not a ConvAbuse file: expected an annotator_id column and is_abuse.K "
-            f"columns (full file) or AnnotatorN_is_abuse.K columns (split files); columns: "
-            f"{examples(list(df.columns), 10)}."
-        )
+        msg = f"'{path}' is not a ConvAbuse file: expected an annotator_id column and is_abuse.K columns (full file) or AnnotatorN_is_abuse.K columns (split files); columns: {examples(list(df.columns), 10)}."
         raise DataError(msg)
     return Annotations.from_frame(
         long, scale=CONVABUSE_SCALE, meta=meta, duplicates=duplicates, source=str(path)

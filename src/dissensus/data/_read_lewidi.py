@@ -211,10 +211,7 @@ def _check_soft_labels(
     bad = np.flatnonzero(checked & (diff > atol))
     if bad.size:
         warnings.warn(
-            f"'{path}': the file's {'per-label ' if multi else ''}soft_label disagrees with the "
-            f"annotations in {bad.size} of {int(checked.sum())} records (largest difference "
-            f"{diff[bad].max():.3g}; records {examples(items[bad].tolist())}); dissensus uses the "
-            f"{'shares' if multi else 'label proportions'} recomputed from the annotations.",
+            f"'{path}': the file's {'per-label ' if multi else ''}soft_label disagrees with the annotations in {bad.size} of {int(checked.sum())} records (largest difference {diff[bad].max():.3g}; records {examples(items[bad].tolist())}); dissensus uses the {'shares' if multi else 'label proportions'} recomputed from the annotations.",
             DissensusWarning,
             stacklevel=3,
         )
@@ -396,11 +393,7 @@ def read_lewidi(
             msg = f"'{path}' has no field {m!r} in any annotated record; cannot keep it as meta."
             raise DataError(msg)
     if len(empty) == len(data):
-        msg = (
-            f"'{path}' is an unlabelled file: none of its {len(data)} records has an annotation "
-            "(empty annotations, as in the LeWiDi *_test_clear.json files). Read the annotated "
-            "train or dev file instead."
-        )
+        msg = f"'{path}' is an unlabelled file: none of its {len(data)} records has an annotation (empty annotations, as in the LeWiDi *_test_clear.json files). Read the annotated train or dev file instead."
         raise DataError(msg)
     if partly_blank:
         if not dropna:

@@ -298,19 +298,12 @@ def encode_labels(
             kinds.setdefault(_kind(other), []).append(other)
     if "boolean" in kinds and len(kinds) > 1:
         v = kinds["boolean"][0]
-        msg = (
-            f"Label {py(v)!r}{where} at {at(v)} is a boolean among {' and '.join(k for k in kinds if k != 'boolean')} "
-            f"labels; a boolean would silently merge with 1/0. Write it as a number or a string."
-        )
+        msg = f"Label {py(v)!r}{where} at {at(v)} is a boolean among {' and '.join(k for k in kinds if k != 'boolean')} labels; a boolean would silently merge with 1/0. Write it as a number or a string."
         raise DataError(msg)
     if "string" in kinds and "number" in kinds:
         odd = min(("string", "number"), key=lambda k: len(kinds[k]))
         v = kinds[odd][0]
-        msg = (
-            f"Labels mix strings and numbers{where}: {odd} label {py(v)!r} at {at(v)} among "
-            f"{'numbers' if odd == 'string' else 'strings'} {examples(kinds['number' if odd == 'string' else 'string'])}. "
-            f"Fix that label, or convert the {column!r} column to one type."
-        )
+        msg = f"Labels mix strings and numbers{where}: {odd} label {py(v)!r} at {at(v)} among {'numbers' if odd == 'string' else 'strings'} {examples(kinds['number' if odd == 'string' else 'string'])}. Fix that label, or convert the {column!r} column to one type."
         raise DataError(msg)
     strings = kinds.get("string", [])
     for v in strings:
@@ -325,9 +318,7 @@ def encode_labels(
     if variants:
         shown = "; ".join(" vs ".join(repr(v) for v in group) for group in variants[:5])
         warnings.warn(
-            f"Labels{where} differ only by whitespace or letter case and are kept as "
-            f"different categories: {shown}. Pass strip_labels=True (CLI: --strip-labels) to "
-            "strip surrounding whitespace, or fix the spelling.",
+            f"Labels{where} differ only by whitespace or letter case and are kept as different categories: {shown}. Pass strip_labels=True (CLI: --strip-labels) to strip surrounding whitespace, or fix the spelling.",
             LabelSpellingWarning,
             stacklevel=4,
         )
@@ -337,10 +328,6 @@ def encode_labels(
     codes = sc.encode(labels)
     off = np.flatnonzero(codes < 0)
     if off.size:
-        msg = (
-            f"{off.size} labels{where} are not on the scale {examples(list(sc.labels), 10)}: "
-            f"{examples(pd.unique(labels.iloc[off]))} at {locations(labels.index, off, source)}. "
-            "Fix the labels or pass a scale that includes them."
-        )
+        msg = f"{off.size} labels{where} are not on the scale {examples(list(sc.labels), 10)}: {examples(pd.unique(labels.iloc[off]))} at {locations(labels.index, off, source)}. Fix the labels or pass a scale that includes them."
         raise DataError(msg)
     return sc, codes

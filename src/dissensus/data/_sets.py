@@ -87,10 +87,7 @@ def _parse_text(text: str, label_sep: str | None) -> list[Any]:
                 parsed = None
         if isinstance(parsed, list | tuple):
             return list(parsed)
-    msg = (
-        f"cannot read {text!r} as a set of labels; write sets as JSON lists "
-        '(["a", "b"], [] for the empty set) or pass label_sep="|" (or the separator used)'
-    )
+    msg = f'cannot read {text!r} as a set of labels; write sets as JSON lists (["a", "b"], [] for the empty set) or pass label_sep="|" (or the separator used)'
     raise ValueError(msg)
 
 
@@ -288,12 +285,7 @@ class SetAnnotations(ItemAnnotatorCodes):
             raise DataError(msg)
         partly = raw_missing.any(axis=1) & ~raw_missing.all(axis=1)
         if partly.any():
-            msg = (
-                f"Some label columns are missing and others not{where} at "
-                f"{locations(df.index, np.flatnonzero(partly), source)}; an annotation is a "
-                "whole set: fill the gaps with 0, or leave every label column empty for a "
-                "missing annotation."
-            )
+            msg = f"Some label columns are missing and others not{where} at {locations(df.index, np.flatnonzero(partly), source)}; an annotation is a whole set: fill the gaps with 0, or leave every label column empty for a missing annotation."
             raise DataError(msg)
         first, codes = _unique_rows(np.nan_to_num(block) == 1.0)
         Z = np.nan_to_num(block[first]) == 1.0
@@ -344,10 +336,7 @@ class SetAnnotations(ItemAnnotatorCodes):
         return self.scale.K
 
     def __repr__(self) -> str:
-        return (
-            f"<SetAnnotations: {self.n_annotations} sets of {self.n_items} items, {self._who()}, "
-            f"labels {list(self.scale.labels)!r}>"
-        )
+        return f"<SetAnnotations: {self.n_annotations} sets of {self.n_items} items, {self._who()}, labels {list(self.scale.labels)!r}>"
 
     # -- distinct sets ------------------------------------------------------
     def distinct_sets(self) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
@@ -469,12 +458,7 @@ class SetAnnotations(ItemAnnotatorCodes):
         TypeError
             Always, naming the two readings to choose from.
         """
-        msg = (
-            "Set-valued annotations have no one-label-per-annotation count matrix. Choose: "
-            "set_counts() (each distinct set is a category), binary_counts(label) (one label, "
-            "included or not), marginals() (per-label shares); for agreement with partial "
-            "credit use krippendorff_alpha(sets, distance='masi' or 'jaccard')."
-        )
+        msg = "Set-valued annotations have no one-label-per-annotation count matrix. Choose: set_counts() (each distinct set is a category), binary_counts(label) (one label, included or not), marginals() (per-label shares); for agreement with partial credit use krippendorff_alpha(sets, distance='masi' or 'jaccard')."
         raise TypeError(msg)
 
     def to_frame(self) -> pd.DataFrame:

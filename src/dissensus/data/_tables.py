@@ -259,10 +259,7 @@ def _header(raw: bytes, sep: str) -> list[str]:
 
 
 def _too_many_fields(path: PathLike, sep: str, line: str, got: str, want: str) -> str:
-    return (
-        f"'{path}' line {line}: {got} fields but the header has {want}; a row with more "
-        f"fields than the header is ambiguous (a trailing '{sep}'?). Fix the row or the header."
-    )
+    return f"'{path}' line {line}: {got} fields but the header has {want}; a row with more fields than the header is ambiguous (a trailing '{sep}'?). Fix the row or the header."
 
 
 def read_delimited(

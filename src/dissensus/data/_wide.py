@@ -164,11 +164,7 @@ class WideCodes:
         if not self.has_off_scale():
             return
         rows, cols = self.off_scale()
-        msg = (
-            f"{rows.size} labels{where} are not on the scale {examples(list(self.scale.labels), 10)}: "
-            f"{examples(pd.unique(VT[cols, rows]))} (first in column {columns[int(cols[0])]!r}) at "
-            f"{at(np.unique(rows))}. Fix the labels or pass a scale that includes them."
-        )
+        msg = f"{rows.size} labels{where} are not on the scale {examples(list(self.scale.labels), 10)}: {examples(pd.unique(VT[cols, rows]))} (first in column {columns[int(cols[0])]!r}) at {at(np.unique(rows))}. Fix the labels or pass a scale that includes them."
         raise DataError(msg)
 
     def first_rows(self) -> IntArray:

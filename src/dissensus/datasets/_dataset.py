@@ -103,11 +103,7 @@ class Dataset:
         have = [] if meta is None else list(meta.columns)
         missing = [c for c in need if c not in have]
         if missing or meta is None:
-            msg = (
-                f"No item-level column {examples(missing)} in the annotations (have: "
-                f"{examples(have) or 'none'}); keep the text when loading, e.g. "
-                f"read_annotations(path, meta=[{text!r}]), or name it with text=..."
-            )
+            msg = f"No item-level column {examples(missing)} in the annotations (have: {examples(have) or 'none'}); keep the text when loading, e.g. read_annotations(path, meta=[{text!r}]), or name it with text=..."
             raise DataError(msg)
         texts = meta[text]
         if texts.isna().any():
@@ -248,9 +244,7 @@ def load_convabuse(
         items,
         name="ConvAbuse" + (" (with context)" if context else ""),
         description=(
-            "ConvAbuse (A. Cercas Curry, G. Abercrombie, V. Rieser, EMNLP 2021, "
-            "doi:10.18653/v1/2021.emnlp-main.587), CC BY 4.0: abuse severity of user turns "
-            "addressed to conversational AI systems."
+            "ConvAbuse (A. Cercas Curry, G. Abercrombie, V. Rieser, EMNLP 2021, doi:10.18653/v1/2021.emnlp-main.587), CC BY 4.0: abuse severity of user turns addressed to conversational AI systems."
         ),
     )
 
