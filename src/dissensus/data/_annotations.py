@@ -86,11 +86,8 @@ def _repeated(
 
 
 def _warn_unlabelled(ids: pd.Series, stacklevel: int) -> None:
-    warnings.warn(
-        f"{len(ids)} items have no annotations at all and are not included: {examples(ids.tolist())}.",
-        DataDroppedWarning,
-        stacklevel=stacklevel + 1,
-    )
+    msg = f"{len(ids)} items have no annotations at all and are not included: {examples(ids.tolist())}."
+    warnings.warn(msg, DataDroppedWarning, stacklevel=stacklevel + 1)
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
@@ -255,22 +252,17 @@ class Annotations(ItemAnnotatorCodes):
         # -- missing values -------------------------------------------------
         key_cols = [c for c in (item, annotator, label) if c is not None]
         missing = df[key_cols].isna()
-        if missing.to_numpy().any():
-            bad_rows = np.flatnonzero(missing.to_numpy().any(axis=1))
+        bad = missing.to_numpy().any(axis=1)
+        if bad.any():
+            bad_rows = np.flatnonzero(bad)
             per_col = {c: int(n) for c, n in missing.sum().items() if n}
             if not dropna:
                 col = next(iter(per_col))
                 msg = f"Missing {col!r} values{in_where}: {sum(per_col.values())} in {locations(df.index, bad_rows, source)}; fill them, or pass dropna=True to drop those rows."
                 raise DataError(msg)
-            warnings.warn(
-                f"Dropped {len(bad_rows)} of {len(df)} rows with missing values{in_where} ({', '.join(f'{c}: {n}' for c, n in per_col.items())}); first: {locations(df.index, bad_rows, source)}.",
-                DataDroppedWarning,
-                stacklevel=2,
-            )
-            # by position: a user's index may repeat labels
-            keep_rows = np.ones(len(df), dtype=bool)
-            keep_rows[bad_rows] = False
-            df = df.iloc[keep_rows]
+            msg = f"Dropped {len(bad_rows)} of {len(df)} rows with missing values{in_where} ({', '.join(f'{c}: {n}' for c, n in per_col.items())}); first: {locations(df.index, bad_rows, source)}."
+            warnings.warn(msg, DataDroppedWarning, stacklevel=2)
+            df = df.iloc[~bad]  # by position: a user's index may repeat labels
 
         sc, label_codes = encode_labels(df[label], scale, ordered, source=source, column=label)
 
@@ -298,11 +290,8 @@ class Annotations(ItemAnnotatorCodes):
                         msg = f"{int(dup_mask.sum())} repeated (item, annotator) pairs{in_where}, e.g. item {py(df[item].iloc[first])!r} by annotator {py(df[annotator].iloc[first])!r} at {locations(df.index, rows[pair[rows] == pair[first]], source)}. Pass duplicates='first', 'last' or 'keep' (count every annotation)."
                         raise DataError(msg)
                     keep = ~dup_mask
-                    warnings.warn(
-                        f"Dropped {int(dup_mask.sum())} repeated (item, annotator) annotations{in_where} (duplicates={duplicates!r}); first: {locations(df.index, np.flatnonzero(dup_mask), source)}.",
-                        DataDroppedWarning,
-                        stacklevel=2,
-                    )
+                    msg = f"Dropped {int(dup_mask.sum())} repeated (item, annotator) annotations{in_where} (duplicates={duplicates!r}); first: {locations(df.index, np.flatnonzero(dup_mask), source)}."
+                    warnings.warn(msg, DataDroppedWarning, stacklevel=2)
                     df = df[keep]
                     item_codes = item_codes[keep]
                     annotator_codes = annotator_codes[keep]

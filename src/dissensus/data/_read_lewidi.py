@@ -210,11 +210,8 @@ def _check_soft_labels(
     diff = np.where(stated[..., None], np.abs(given - recomputed), 0.0).max(axis=(1, 2)) + extra
     bad = np.flatnonzero(checked & (diff > atol))
     if bad.size:
-        warnings.warn(
-            f"'{path}': the file's {'per-label ' if multi else ''}soft_label disagrees with the annotations in {bad.size} of {int(checked.sum())} records (largest difference {diff[bad].max():.3g}; records {examples(items[bad].tolist())}); dissensus uses the {'shares' if multi else 'label proportions'} recomputed from the annotations.",
-            DissensusWarning,
-            stacklevel=3,
-        )
+        msg = f"'{path}': the file's {'per-label ' if multi else ''}soft_label disagrees with the annotations in {bad.size} of {int(checked.sum())} records (largest difference {diff[bad].max():.3g}; records {examples(items[bad].tolist())}); dissensus uses the {'shares' if multi else 'label proportions'} recomputed from the annotations."
+        warnings.warn(msg, DissensusWarning, stacklevel=3)
 
 
 @overload
@@ -399,20 +396,14 @@ def read_lewidi(
         if not dropna:
             msg = f"'{path}': {len(partly_blank)} records have some empty annotations (records {examples(partly_blank)}); pass dropna=True to skip the empty ones."
             raise DataError(msg)
-        warnings.warn(
-            f"Skipped the empty annotations of {len(partly_blank)} records in '{path}' (records {examples(partly_blank)}).",
-            DataDroppedWarning,
-            stacklevel=2,
-        )
+        msg = f"Skipped the empty annotations of {len(partly_blank)} records in '{path}' (records {examples(partly_blank)})."
+        warnings.warn(msg, DataDroppedWarning, stacklevel=2)
     if empty:
         if not dropna:
             msg = f"'{path}': {len(empty)} of {len(data)} records have no annotations (records {examples(empty)}), e.g. an unlabelled test file; pass dropna=True to skip them."
             raise DataError(msg)
-        warnings.warn(
-            f"Skipped {len(empty)} of {len(data)} records without annotations in '{path}' (records {examples(empty)}).",
-            DataDroppedWarning,
-            stacklevel=2,
-        )
+        msg = f"Skipped {len(empty)} of {len(data)} records without annotations in '{path}' (records {examples(empty)})."
+        warnings.warn(msg, DataDroppedWarning, stacklevel=2)
     if no_annotators and len(no_annotators) != len(set(item_col)):
         msg = f"'{path}': some records list annotators and some do not (e.g. record {no_annotators[0]!r}); give annotators for every record or for none."
         raise DataError(msg)
@@ -442,11 +433,8 @@ def read_lewidi(
     else:
         out = Annotations.from_frame(long, scale=scale, ordered=ordered, **options)
     if miscounted:
-        warnings.warn(
-            f"'{path}': the stated number of annotations differs from the annotations listed in {len(miscounted)} records (e.g. {examples(miscounted)}); the listed ones are used.",
-            DissensusWarning,
-            stacklevel=2,
-        )
+        msg = f"'{path}': the stated number of annotations differs from the annotations listed in {len(miscounted)} records (e.g. {examples(miscounted)}); the listed ones are used."
+        warnings.warn(msg, DissensusWarning, stacklevel=2)
     if not soft:
         return out
     if isinstance(out, SetAnnotations):

@@ -317,11 +317,8 @@ def encode_labels(
     variants = [group for group in spelled.values() if len(group) > 1]
     if variants:
         shown = "; ".join(" vs ".join(repr(v) for v in group) for group in variants[:5])
-        warnings.warn(
-            f"Labels{where} differ only by whitespace or letter case and are kept as different categories: {shown}. Pass strip_labels=True (CLI: --strip-labels) to strip surrounding whitespace, or fix the spelling.",
-            LabelSpellingWarning,
-            stacklevel=4,
-        )
+        msg = f"Labels{where} differ only by whitespace or letter case and are kept as different categories: {shown}. Pass strip_labels=True (CLI: --strip-labels) to strip surrounding whitespace, or fix the spelling."
+        warnings.warn(msg, LabelSpellingWarning, stacklevel=4)
     sc = given_scale(scale, ordered)
     if sc is None:
         sc = Scale.infer(labels, ordered=ordered)
