@@ -1,9 +1,11 @@
 """Exceptions and warnings raised by dissensus.
 
 Every error about bad input is a :class:`DataError` (a ``ValueError``), raised
-where the input enters the library, naming what is wrong, where, and how to
-fix it. Answers that are defined but suspicious come with a named warning so
-that users can filter them.
+where the input enters the library, naming what is wrong, where (file, line,
+item, column) and how to fix it. Answers that are defined but suspicious come
+with a named warning so that users can filter them. The command-line tool
+turns :class:`DataError`, :class:`MissingExtraError` and :class:`OutputError`
+into a one-line message and exit code 2.
 """
 
 from __future__ import annotations
@@ -22,21 +24,15 @@ __all__ = [
 
 
 class DataError(ValueError):
-    """Input data that dissensus cannot use as given.
-
-    The message says what is wrong, where (file, line, item, column) and how
-    to fix it. The command-line tool turns it into a one-line message and
-    exit code 2.
-    """
+    """Input data that dissensus cannot use as given (the message says what, where, and the fix)."""
 
 
 class MissingExtraError(ImportError):
     """A feature needs an optional extra that is not installed.
 
-    The message names the missing packages and the one command that installs
-    them (``pip install 'dissensus[report]'``). Raised before anything is
-    computed or written. The command-line tool turns it into a one-line
-    message and exit code 2.
+    The message names the missing packages and the command that installs
+    them (``pip install 'dissensus[report]'``); raised before anything is
+    computed or written.
     """
 
 
@@ -45,8 +41,7 @@ class OutputError(OSError):
 
     Raised before any computation when the output directory is unusable or
     locked by another run, when an output would overwrite an input, and when
-    a write fails (disk full, ...). The message names the path. The
-    command-line tool turns it into a one-line message and exit code 2.
+    a write fails (disk full, ...). The message names the path.
     """
 
 
@@ -63,18 +58,14 @@ class DegenerateAgreementWarning(DissensusWarning):
 
 
 class DataDroppedWarning(DissensusWarning):
-    """Rows, items or labels were dropped because an option asked for it.
-
-    The message states how many and shows examples.
-    """
+    """Rows, items or labels were dropped because an option asked for it (how many, examples)."""
 
 
 class FewItemsWarning(DissensusWarning):
     """A bootstrap interval rests on too few items to be trusted.
 
     A percentile interval from a handful of items is narrow by accident (a
-    single item gives a zero-width interval); the message says how many
-    items there were.
+    single item gives a zero-width interval); the message says how many.
     """
 
 

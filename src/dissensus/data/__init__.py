@@ -23,6 +23,25 @@ source : str, optional
     The file a frame was read from. Its index then holds file positions
     (``"line"``; ``"row"`` for Parquet; ``"record"`` for JSON records keyed by
     item id, as the index name says) and messages say ``in <file> … at line N``.
+format : {"csv", "tsv", "parquet", "jsonl", ...}, optional
+    Readers: the file format; default from the extension (``.csv``,
+    ``.tsv``/``.tab``, ``.parquet``/``.pq``, ``.jsonl``/``.ndjson``, ``.json``
+    = LeWiDi).
+sep : str, optional
+    Field separator of a delimited file (default ``","``, tab for TSV).
+na_values : sequence of str
+    Cell texts that mean "missing" besides an empty cell. By default an id or
+    label literally named ``NA``, ``None``, ``null`` or ``n/a`` is data; pass
+    e.g. ``na_values=["NA"]`` when the file uses it for missing.
+strip_labels : bool
+    Remove whitespace around labels (``' pos'`` becomes ``'pos'``). Without
+    it, labels that differ only by whitespace or letter case raise a
+    :class:`~dissensus.LabelSpellingWarning`.
+
+Readers read ids exactly: an id column is integers only when every id is
+written as one (``7``, not ``007`` or ``7.0``) and fits in int64, else
+strings (``007`` and ``7`` are two items; a 19-digit id is never rounded).
+Their errors name the file and the line (Parquet: row; LeWiDi: record).
 
 A DataFrame argument may be a Dask DataFrame: it is computed into this
 process (one ``.compute()``, keeping its index, which error messages name);
@@ -32,8 +51,12 @@ for data that do not fit, use :mod:`dissensus.distributed`.
 from dissensus.data._annotations import Annotations, Duplicates, as_label_counts
 from dissensus.data._counts import LabelCounts
 from dissensus.data._predictions import Predictions, read_predictions
-from dissensus.data._read_annotations import read_annotations, read_set_annotations
-from dissensus.data._read_convabuse import CONVABUSE_SCALE, read_convabuse
+from dissensus.data._read_annotations import (
+    CONVABUSE_SCALE,
+    read_annotations,
+    read_convabuse,
+    read_set_annotations,
+)
 from dissensus.data._read_lewidi import read_lewidi
 from dissensus.data._scale import Label, Scale
 from dissensus.data._sets import SetAnnotations

@@ -17,7 +17,7 @@ from dissensus._validation import check_option, computed, examples, is_dask
 from dissensus.data._counts import LabelCounts
 from dissensus.data._scale import Scale, encode_labels
 from dissensus.data._tables import in_source, locations, py
-from dissensus.data._wide import check_columns, encode_wide, numeric_wide, off_scale_message
+from dissensus.data._wide import check_columns, encode_wide, numeric_wide
 
 __all__ = [
     "DUPLICATES",
@@ -86,19 +86,13 @@ def _repeated(
 
 
 def _warn_unlabelled(ids: pd.Series, stacklevel: int) -> None:
-    warnings.warn(
-        f"{len(ids)} items have no annotations at all and are not included: {examples(ids.tolist())}.",
-        DataDroppedWarning,
-        stacklevel=stacklevel + 1,
-    )
+    msg = f"{len(ids)} items have no annotations at all and are not included: {examples(ids.tolist())}."
+    warnings.warn(msg, DataDroppedWarning, stacklevel=stacklevel + 1)
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
 class ItemAnnotatorCodes:
     """Items and annotators of one-row-per-annotation data: :class:`Annotations`, ``SetAnnotations``.
-
-    Only what an annotation is (a label code, a set of labels) differs
-    between the two.
 
     Attributes
     ----------
@@ -164,6 +158,14 @@ class ItemAnnotatorCodes:
         """Label counts per item (N × K)."""
         raise NotImplementedError
 
+    def _tally(self, codes: npt.NDArray[np.int64], scale: Scale) -> LabelCounts:
+        """How many annotations of each item have each code (a column of ``scale``)."""
+        K = scale.K
+        flat = np.bincount(self.item_codes * K + codes, minlength=self.n_items * K)
+        return LabelCounts(
+            flat.reshape(self.n_items, K).astype(np.int64), self.items, scale, self.meta
+        )
+
     def _who(self) -> str:
         """``"3 annotators"`` or ``"no annotator ids"``, for a repr."""
         return (
@@ -193,10 +195,9 @@ class ItemAnnotatorCodes:
 class Annotations(ItemAnnotatorCodes):
     """Who gave which label to which item: one row per annotation.
 
-    Stored as integer codes into ``items``, ``annotators`` and ``scale``
-    (the attributes of :class:`ItemAnnotatorCodes`) and ``label_codes``, an
-    ndarray of int64 of shape (M,): the column of ``scale`` of each
-    annotation. Build it with :meth:`from_frame`, :meth:`from_wide` or a reader.
+    Integer codes into ``items``, ``annotators`` and ``scale`` (see
+    :class:`ItemAnnotatorCodes`) and ``label_codes`` (int64, shape (M,)).
+    Build it with :meth:`from_frame`, :meth:`from_wide` or a reader.
 
     Examples
     --------
@@ -251,22 +252,17 @@ class Annotations(ItemAnnotatorCodes):
         # -- missing values -------------------------------------------------
         key_cols = [c for c in (item, annotator, label) if c is not None]
         missing = df[key_cols].isna()
-        if missing.to_numpy().any():
-            bad_rows = np.flatnonzero(missing.to_numpy().any(axis=1))
+        bad = missing.to_numpy().any(axis=1)
+        if bad.any():
+            bad_rows = np.flatnonzero(bad)
             per_col = {c: int(n) for c, n in missing.sum().items() if n}
             if not dropna:
                 col = next(iter(per_col))
                 msg = f"Missing {col!r} values{in_where}: {sum(per_col.values())} in {locations(df.index, bad_rows, source)}; fill them, or pass dropna=True to drop those rows."
                 raise DataError(msg)
-            warnings.warn(
-                f"Dropped {len(bad_rows)} of {len(df)} rows with missing values{in_where} ({', '.join(f'{c}: {n}' for c, n in per_col.items())}); first: {locations(df.index, bad_rows, source)}.",
-                DataDroppedWarning,
-                stacklevel=2,
-            )
-            # by position: a user's index may repeat labels
-            keep_rows = np.ones(len(df), dtype=bool)
-            keep_rows[bad_rows] = False
-            df = df.iloc[keep_rows]
+            msg = f"Dropped {len(bad_rows)} of {len(df)} rows with missing values{in_where} ({', '.join(f'{c}: {n}' for c, n in per_col.items())}); first: {locations(df.index, bad_rows, source)}."
+            warnings.warn(msg, DataDroppedWarning, stacklevel=2)
+            df = df.iloc[~bad]  # by position: a user's index may repeat labels
 
         sc, label_codes = encode_labels(df[label], scale, ordered, source=source, column=label)
 
@@ -291,19 +287,11 @@ class Annotations(ItemAnnotatorCodes):
                         both = pd.Series(pair).duplicated(keep=False).to_numpy()
                         rows = np.flatnonzero(both)
                         first = rows[0]
-                        msg = (
-                            f"{int(dup_mask.sum())} repeated (item, annotator) pairs{in_where}, e.g. item "
-                            f"{py(df[item].iloc[first])!r} by annotator {py(df[annotator].iloc[first])!r} at "
-                            f"{locations(df.index, rows[pair[rows] == pair[first]], source)}. Pass "
-                            "duplicates='first', 'last' or 'keep' (count every annotation)."
-                        )
+                        msg = f"{int(dup_mask.sum())} repeated (item, annotator) pairs{in_where}, e.g. item {py(df[item].iloc[first])!r} by annotator {py(df[annotator].iloc[first])!r} at {locations(df.index, rows[pair[rows] == pair[first]], source)}. Pass duplicates='first', 'last' or 'keep' (count every annotation)."
                         raise DataError(msg)
                     keep = ~dup_mask
-                    warnings.warn(
-                        f"Dropped {int(dup_mask.sum())} repeated (item, annotator) annotations{in_where} (duplicates={duplicates!r}); first: {locations(df.index, np.flatnonzero(dup_mask), source)}.",
-                        DataDroppedWarning,
-                        stacklevel=2,
-                    )
+                    msg = f"Dropped {int(dup_mask.sum())} repeated (item, annotator) annotations{in_where} (duplicates={duplicates!r}); first: {locations(df.index, np.flatnonzero(dup_mask), source)}."
+                    warnings.warn(msg, DataDroppedWarning, stacklevel=2)
                     df = df[keep]
                     item_codes = item_codes[keep]
                     annotator_codes = annotator_codes[keep]
@@ -324,11 +312,7 @@ class Annotations(ItemAnnotatorCodes):
                 if not varying.size:
                     continue
                 bad_item = items[int(codes_i[varying[0]])]
-                msg = (
-                    f"meta column {m!r}{in_where} varies within item {py(bad_item)!r}; item-level "
-                    "columns must be constant per item (group annotations instead, or make the "
-                    "column part of the item id)."
-                )
+                msg = f"meta column {m!r}{in_where} varies within item {py(bad_item)!r}; item-level columns must be constant per item (group annotations instead, or make the column part of the item id)."
                 raise DataError(msg)
             meta_df = df[meta].iloc[rep].set_axis(items)
 
@@ -373,12 +357,9 @@ class Annotations(ItemAnnotatorCodes):
 
         Notes
         -----
-        When every annotator column holds numbers (int or float dtypes, not
-        bool), the cells go straight to label codes: no long table, no
-        per-column factorisation and no (item, annotator) duplicate check (a
-        wide table has one cell per pair). Strings, objects and mixed types
-        take the general path through :meth:`from_frame`. Both give the same
-        :class:`Annotations`.
+        Numeric annotator columns (int or float, not bool) go straight to
+        label codes (:mod:`dissensus.data._wide`); others take the path
+        through :meth:`from_frame`. Both give the same :class:`Annotations`.
 
         Examples
         --------
@@ -466,17 +447,10 @@ class Annotations(ItemAnnotatorCodes):
         meta: list[str],
         source: str | None,
     ) -> Annotations:
-        """:meth:`from_wide` of numbers: codes straight from the ``(M, N)`` values.
-
-        The result equals the general path's (same items, annotators in order
-        of first appearance, annotations item by item), without a long table.
-        """
+        """:meth:`from_wide` of numbers: the general path's result, without a long table."""
         where = in_source(source)
         wc = encode_wide(VT, scale, ordered=ordered, where=where)
-        if wc.has_off_scale():
-            rows, _ = wc.off_scale()
-            at = locations(df.index, np.unique(rows), source)
-            raise DataError(off_scale_message(wc, VT, cols, where, at))
+        wc.check_on_scale(VT, cols, where, lambda rows: locations(df.index, rows, source))
         r, c, label_codes = wc.long()
         labelled = np.logical_or.reduce(wc.codes < wc.K, axis=0)
         kept = np.flatnonzero(labelled)
@@ -509,11 +483,7 @@ class Annotations(ItemAnnotatorCodes):
     # -- conversions ------------------------------------------------------
     def counts(self) -> LabelCounts:
         """Label counts per item (N × K)."""
-        K = self.scale.K
-        flat = np.bincount(self.item_codes * K + self.label_codes, minlength=self.n_items * K)
-        return LabelCounts(
-            flat.reshape(self.n_items, K).astype(np.int64), self.items, self.scale, self.meta
-        )
+        return self._tally(self.label_codes, self.scale)
 
     def rater_matrix(self) -> npt.NDArray[np.float64]:
         """Items × annotators matrix of label codes, NaN where not labelled.
@@ -544,11 +514,7 @@ def as_label_counts(
     if isinstance(annotations, ItemAnnotatorCodes):
         return annotations.counts()
     if is_dask(annotations):
-        msg = (
-            f"`{name}` is a Dask collection, which this function does not take; count it on "
-            "the cluster with dissensus.distributed.label_counts(...), or compute it into "
-            "memory with Annotations.from_frame(ddf, ...)."
-        )
+        msg = f"`{name}` is a Dask collection, which this function does not take; count it on the cluster with dissensus.distributed.label_counts(...), or compute it into memory with Annotations.from_frame(ddf, ...)."
         raise TypeError(msg)
     if isinstance(annotations, pd.DataFrame):
         msg = f"`{name}` is a DataFrame; say what it holds: Annotations.from_frame(df, ...) for a long table, or LabelCounts.from_array(df.to_numpy(), scale=list(df.columns)) for a count table."

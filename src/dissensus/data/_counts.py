@@ -13,7 +13,7 @@ import pandas as pd
 from dissensus._exceptions import DataError
 from dissensus._validation import as_count_matrix, computed, examples
 from dissensus.data._scale import Scale, encode_labels
-from dissensus.data._wide import check_columns, encode_wide, numeric_wide, off_scale_message
+from dissensus.data._wide import check_columns, encode_wide, numeric_wide
 
 __all__ = ["LabelCounts", "Matrix", "as_items"]
 
@@ -116,8 +116,7 @@ class LabelCounts(Matrix):
         Raises
         ------
         DataError
-            For NaN, negative or fractional counts, or ids / labels that do
-            not match the shape.
+            For NaN, negative or fractional counts, or ids / labels not matching the shape.
         """
         raw = np.asarray(values)
         if raw.ndim == 2:
@@ -145,17 +144,14 @@ class LabelCounts(Matrix):
         """Count the labels of a wide table: one row per item, one column per annotator.
 
         The shortest route from a rater table to agreement when annotator
-        identities are not needed (Fleiss, alpha, AC1 work on counts). For
-        numbers (int or float columns, NaN = not labelled) the cells are
-        counted directly, without building a long table; other labels are
-        checked and encoded as :meth:`Annotations.from_frame` does.
+        identities are not needed. Numbers (NaN = not labelled) are counted
+        directly; other labels are checked as :meth:`Annotations.from_frame` does.
 
         Parameters
         ----------
         wide : DataFrame, dask.dataframe.DataFrame or array_like of shape (N, M)
             Every column is an annotator; a DataFrame's index holds the item
-            ids (``df.set_index("item")`` first if they are a column), an
-            array's items are ``0 … N-1``.
+            ids (``df.set_index("item")`` first), an array's are ``0 … N-1``.
         scale, ordered
             See :mod:`dissensus.data`.
 
@@ -163,8 +159,7 @@ class LabelCounts(Matrix):
         -------
         LabelCounts
             One row per row of ``wide``, in order; an item nobody labelled
-            keeps a row of zeros (agreement coefficients exclude it with a
-            warning).
+            keeps a row of zeros.
 
         Raises
         ------
@@ -207,13 +202,8 @@ class LabelCounts(Matrix):
             flat = np.bincount(r * sc.K + codes, minlength=len(index) * sc.K)
             return cls(flat.reshape(len(index), sc.K).astype(np.int64), index, sc)
         wc = encode_wide(VT, scale, ordered=ordered)
-        if wc.has_off_scale():
-            rows, _ = wc.off_scale()
-            at = f"rows {examples(index[np.unique(rows)])}"
-            columns = (
-                list(block.columns) if isinstance(block, pd.DataFrame) else list(range(len(VT)))
-            )
-            raise DataError(off_scale_message(wc, VT, columns, "", at))
+        columns = list(block.columns) if isinstance(block, pd.DataFrame) else list(range(len(VT)))
+        wc.check_on_scale(VT, columns, "", lambda rows: f"rows {examples(index[rows])}")
         return cls(wc.counts_t().T, index, wc.scale)
 
     # -- shape ------------------------------------------------------------

@@ -19,6 +19,7 @@ from dissensus.data._tables import (
     TABLE_FORMATS,
     PathLike,
     TableFormat,
+    first_repeat,
     locations,
     open_table,
     py,
@@ -195,11 +196,7 @@ class Predictions(Matrix):
             if set(self.scale.labels) != set(counts.scale.labels):
                 only_p = [v for v in self.scale.labels if v not in counts.scale]
                 only_c = [v for v in counts.scale.labels if v not in self.scale]
-                msg = (
-                    f"`{name}` labels differ from the annotations' labels: only in the predictions "
-                    f"{examples(only_p) or 'none'}; only in the annotations {examples(only_c) or 'none'}. "
-                    "Rename the columns or give predictions for every label."
-                )
+                msg = f"`{name}` labels differ from the annotations' labels: only in the predictions {examples(only_p) or 'none'}; only in the annotations {examples(only_c) or 'none'}. Rename the columns or give predictions for every label."
                 if _strip_all(self.scale.labels) == _strip_all(counts.scale.labels):
                     msg += " They differ only by surrounding whitespace: read both with strip_labels=True (CLI: --strip-labels)."
                 raise DataError(msg)
@@ -216,11 +213,7 @@ class Predictions(Matrix):
         lacking = np.flatnonzero(pos < 0)
         if lacking.size == 0 and extra.size == 0:
             return Predictions(values[pos], counts.items, counts.scale), counts
-        detail = (
-            f"{lacking.size} of {counts.N} annotated items have no prediction "
-            f"({examples(counts.items[lacking]) or 'none'}); {extra.size} predicted items are not "
-            f"annotated ({examples(extra) or 'none'})"
-        )
+        detail = f"{lacking.size} of {counts.N} annotated items have no prediction ({examples(counts.items[lacking]) or 'none'}); {extra.size} predicted items are not annotated ({examples(extra) or 'none'})"
         if lacking.size == counts.N and self.items.inferred_type != counts.items.inferred_type:
             detail += f" (the ids are {self.items.inferred_type} in `{name}` but {counts.items.inferred_type} in the annotations; convert one side)"
         if how == "exact":
@@ -271,27 +264,18 @@ def read_predictions(
     Parameters
     ----------
     path : str or path-like
-    format : {"csv", "tsv", "parquet", "jsonl"}, optional
-        Default: from the file extension.
+    format, na_values
+        See :mod:`dissensus.data`; a missing item id or probability is an
+        error naming its line.
     layout : {"wide", "long"}
         ``"wide"``: one row per item, an ``item`` column and one column per
         label (column names such as ``"1"`` or ``"-3"`` are read as numbers).
         ``"long"``: one row per (item, label) with a probability column.
     item, labels, label, prob, scale, normalize
         As in :meth:`Predictions.from_frame`.
-    na_values : sequence of str
-        Cell texts that mean "missing" besides an empty cell. By default an
-        item literally named ``NA``, ``None``, ``null`` or ``n/a`` is data,
-        as in :func:`~dissensus.read_annotations`. A missing item id or
-        probability is an error naming its line either way.
     strip_labels : bool
         Remove whitespace around the labels: the label column names of the
-        wide layout (``item, pos, neg`` written with spaces after the
-        commas), the label cells of the long layout.
-
-    Returns
-    -------
-    Predictions
+        wide layout (``item, pos, neg``), the label cells of the long layout.
 
     Raises
     ------
@@ -340,12 +324,11 @@ def read_predictions(
 def _strip_label_columns(df: pd.DataFrame, path: PathLike, item: str | None) -> pd.DataFrame:
     """Wide predictions: the label column names without surrounding whitespace."""
     names = [c if c == item or not isinstance(c, str) else c.strip() for c in df.columns]
-    seen: dict[Any, Any] = {}
-    for before, after in zip(df.columns, names, strict=True):
-        if after in seen:
-            msg = f"'{path}' line 1: columns {seen[after]!r} and {before!r} are the same label {after!r} once whitespace is stripped; rename one."
-            raise DataError(msg)
-        seen[after] = before
+    repeated = first_repeat(names)
+    if repeated is not None:
+        name, first, second = repeated
+        msg = f"'{path}' line 1: columns {df.columns[first - 1]!r} and {df.columns[second - 1]!r} are the same label {name!r} once whitespace is stripped; rename one."
+        raise DataError(msg)
     return df.set_axis(names, axis=1)
 
 

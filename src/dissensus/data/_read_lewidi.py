@@ -51,13 +51,7 @@ def _lewidi_label(value: Any, where: str, *, single: bool = False) -> Label:
 
 def _lewidi_set(value: Any, where: str) -> tuple[Label, ...]:
     """One set-valued LeWiDi annotation: ``"entailment,neutral"``, a JSON list, or one label."""
-    parts = (
-        value
-        if isinstance(value, list)
-        else value.split(",")
-        if isinstance(value, str)
-        else [value]
-    )
+    parts = [value] if value is None else _split_field(value)
     if any(isinstance(v, str) and not v.strip() for v in parts):
         msg = f"{where}: empty label in the set {value!r} (a stray comma?)."
         raise DataError(msg)
@@ -216,14 +210,8 @@ def _check_soft_labels(
     diff = np.where(stated[..., None], np.abs(given - recomputed), 0.0).max(axis=(1, 2)) + extra
     bad = np.flatnonzero(checked & (diff > atol))
     if bad.size:
-        warnings.warn(
-            f"'{path}': the file's {'per-label ' if multi else ''}soft_label disagrees with the "
-            f"annotations in {bad.size} of {int(checked.sum())} records (largest difference "
-            f"{diff[bad].max():.3g}; records {examples(items[bad].tolist())}); dissensus uses the "
-            f"{'shares' if multi else 'label proportions'} recomputed from the annotations.",
-            DissensusWarning,
-            stacklevel=3,
-        )
+        msg = f"'{path}': the file's {'per-label ' if multi else ''}soft_label disagrees with the annotations in {bad.size} of {int(checked.sum())} records (largest difference {diff[bad].max():.3g}; records {examples(items[bad].tolist())}); dissensus uses the {'shares' if multi else 'label proportions'} recomputed from the annotations."
+        warnings.warn(msg, DissensusWarning, stacklevel=3)
 
 
 @overload
@@ -277,83 +265,52 @@ def read_lewidi(
       "1,0,0,1"`` with ``"annotators": "Ann1,Ann2,Ann3,Ann4"`` (comma
       separated strings, paired by position; JSON lists work too).
     - 2025 (perspectivist: CSC, MP, Paraphrase, VariErrNLI):
-      ``"annotations": {"Ann1": "3", "Ann2": "4"}`` (annotator → label).
-      VariErrNLI annotators may choose several labels:
-      ``{"Ann1": "entailment,neutral", "Ann2": "neutral"}``; such files
-      are read as :class:`~dissensus.SetAnnotations` (see ``multilabel``).
+      ``"annotations": {"Ann1": "3", "Ann2": "4"}`` (annotator → label;
+      VariErrNLI's ``"entailment,neutral"`` is a set, see ``multilabel``).
 
-    Labels that read as numbers become numbers, so ``"0.0"``, ``"0"``,
-    ``0`` and ``0.0`` are one label; other labels stay strings.
+    Labels that read as numbers are numbers (``"0.0"``, ``"0"``, ``0`` and
+    ``0.0`` are one label); item ids are the file's keys (strings).
 
-    The soft label is recomputed from the annotations (the proportion of
-    each label). The file's ``soft_label`` is never used; it is only
-    compared with the recomputed one, and a disagreement larger than its
-    printed precision (half a unit in the last decimal printed, at least
-    1e-6: the 2025 files print 1/3 as 0.33) is reported with a
-    :class:`DissensusWarning` as a data-quality signal. For a multi-label
-    file the nested soft label (VariErrNLI: for each label, the shares
-    ``"0"`` / ``"1"`` of annotators who left it out / chose it) is compared
-    with :meth:`SetAnnotations.binary_targets`. The 2023 ConvAbuse
-    file annotates severities -3..1 but prints the binary abusive/not
-    distribution (the share of severities < 0) as its soft label: that is
-    compared with the binarised annotations, and
-    :func:`dissensus.metrics.lewidi.targets_2023` gives those targets.
+    The file's ``soft_label`` is never used: it is compared with the one
+    recomputed from the annotations (label proportions; multi-label:
+    :meth:`SetAnnotations.binary_targets`; the 2023 ConvAbuse file: the
+    share of severities < 0, as :func:`dissensus.metrics.lewidi.targets_2023`),
+    and a difference beyond its printed precision (half a unit in the last
+    decimal, at least 1e-6: 1/3 printed as 0.33) is a :class:`DissensusWarning`.
 
-    Unlabelled files (the ``*_test_clear.json`` files, whose annotations
-    are empty strings) are refused with a :class:`DataError`. Empty
-    annotations are never read as a label: a record with only empty ones
-    has no annotations, one with some is refused unless ``dropna=True``
-    skips them.
+    Empty annotations (``""``, as in the unlabelled ``*_test_clear.json``
+    files) are never labels: a file of them is refused, and a record with
+    some is refused unless ``dropna=True`` skips them.
 
     Parameters
     ----------
     path : str or path-like
         The JSON file.
-    scale : Scale or sequence of labels, optional
-        The label set, in order. Default: inferred from the annotations
-        (numbers ordered, strings nominal); labels nobody chose are then
-        absent, so give the scale for an ordinal task.
-    ordered, duplicates
+    scale, ordered, duplicates
         See :mod:`dissensus.data` (``duplicates``: an annotator listed twice
-        on one record).
+        on one record). Labels nobody chose are absent from an inferred scale.
     meta : sequence of str, optional
         Record fields to keep as item-level columns. Default: those of
         ``"split"`` and ``"lang"`` present in the file.
     dropna : bool
         Skip records without annotations, and empty annotations within a
-        record, with a :class:`DataDroppedWarning` (saying how many and
-        which records) instead of raising.
+        record, with a :class:`DataDroppedWarning`, instead of raising.
     multilabel : bool, optional
-        Read every annotation as a set of labels (comma separated, or a
-        JSON list; one label is a set of one). Default: when some record
-        is multi-label (an annotation with a comma or a JSON list, or a
-        VariErrNLI-style per-label ``soft_label``). The label universe is
-        then ``scale`` if given, else the labels present together with the
-        ``soft_label`` keys, sorted: for VariErrNLI contradiction,
-        entailment, neutral, the order of the official files and scorer.
-        ``[]`` is the empty set; ``""`` is a blank annotation as above.
-
-    Returns
-    -------
-    Annotations or SetAnnotations
-        Item ids are the file's keys (strings). :class:`SetAnnotations`
-        for a multi-label file.
+        Read every annotation as a set of labels (comma separated, or a JSON
+        list; ``[]`` is the empty set) and return :class:`SetAnnotations`.
+        Default: when some record is multi-label (a comma or a list in an
+        annotation, or a per-label ``soft_label``). The universe is ``scale``,
+        else the labels present and the ``soft_label`` keys, sorted (for
+        VariErrNLI the official order: contradiction, entailment, neutral).
 
     Raises
     ------
     DataError
         Invalid JSON (with its line), a record that is not an object,
         annotation and annotator lists of different lengths, multi-label
-        annotations with ``multilabel=False``, and the cases above; messages
-        name the file and the record.
-
-    Warns
-    -----
-    DissensusWarning
-        When the file's ``soft_label`` or stated number of annotations
-        disagrees with the annotations.
-    DataDroppedWarning
-        When ``dropna=True`` skipped records.
+        annotations with ``multilabel=False``, and the cases above, naming
+        the file and the record. A stated number of annotations that
+        differs from those listed is a :class:`DissensusWarning`.
 
     References
     ----------
@@ -433,30 +390,20 @@ def read_lewidi(
             msg = f"'{path}' has no field {m!r} in any annotated record; cannot keep it as meta."
             raise DataError(msg)
     if len(empty) == len(data):
-        msg = (
-            f"'{path}' is an unlabelled file: none of its {len(data)} records has an annotation "
-            "(empty annotations, as in the LeWiDi *_test_clear.json files). Read the annotated "
-            "train or dev file instead."
-        )
+        msg = f"'{path}' is an unlabelled file: none of its {len(data)} records has an annotation (empty annotations, as in the LeWiDi *_test_clear.json files). Read the annotated train or dev file instead."
         raise DataError(msg)
     if partly_blank:
         if not dropna:
             msg = f"'{path}': {len(partly_blank)} records have some empty annotations (records {examples(partly_blank)}); pass dropna=True to skip the empty ones."
             raise DataError(msg)
-        warnings.warn(
-            f"Skipped the empty annotations of {len(partly_blank)} records in '{path}' (records {examples(partly_blank)}).",
-            DataDroppedWarning,
-            stacklevel=2,
-        )
+        msg = f"Skipped the empty annotations of {len(partly_blank)} records in '{path}' (records {examples(partly_blank)})."
+        warnings.warn(msg, DataDroppedWarning, stacklevel=2)
     if empty:
         if not dropna:
             msg = f"'{path}': {len(empty)} of {len(data)} records have no annotations (records {examples(empty)}), e.g. an unlabelled test file; pass dropna=True to skip them."
             raise DataError(msg)
-        warnings.warn(
-            f"Skipped {len(empty)} of {len(data)} records without annotations in '{path}' (records {examples(empty)}).",
-            DataDroppedWarning,
-            stacklevel=2,
-        )
+        msg = f"Skipped {len(empty)} of {len(data)} records without annotations in '{path}' (records {examples(empty)})."
+        warnings.warn(msg, DataDroppedWarning, stacklevel=2)
     if no_annotators and len(no_annotators) != len(set(item_col)):
         msg = f"'{path}': some records list annotators and some do not (e.g. record {no_annotators[0]!r}); give annotators for every record or for none."
         raise DataError(msg)
@@ -486,11 +433,8 @@ def read_lewidi(
     else:
         out = Annotations.from_frame(long, scale=scale, ordered=ordered, **options)
     if miscounted:
-        warnings.warn(
-            f"'{path}': the stated number of annotations differs from the annotations listed in {len(miscounted)} records (e.g. {examples(miscounted)}); the listed ones are used.",
-            DissensusWarning,
-            stacklevel=2,
-        )
+        msg = f"'{path}': the stated number of annotations differs from the annotations listed in {len(miscounted)} records (e.g. {examples(miscounted)}); the listed ones are used."
+        warnings.warn(msg, DissensusWarning, stacklevel=2)
     if not soft:
         return out
     if isinstance(out, SetAnnotations):

@@ -25,17 +25,6 @@ _EXACT_INT = 2**53
 Label = int | float | str
 
 
-def _as_list(values: Any) -> Any:
-    return values if hasattr(values, "dtype") else list(values)
-
-
-def _as_number(value: Any) -> float:
-    """``value`` as a float if it is a number (bools count as 0/1, as in a Scale), else NaN."""
-    if isinstance(value, int | float | np.number | np.bool_):
-        return float(value)
-    return float("nan")
-
-
 def text_label(text: str) -> Label:
     """A label written as text: stripped, and a number when it reads as a finite one.
 
@@ -158,8 +147,7 @@ class Scale:
         if len(uniq) == 0:
             msg = "Cannot infer a scale: no non-missing labels."
             raise DataError(msg)
-        labels = [_normalise_label(v) for v in uniq]
-        labels = list(dict.fromkeys(labels))
+        labels = list(dict.fromkeys(_normalise_label(v) for v in uniq))
         if any(isinstance(v, str) for v in labels):
             if not all(isinstance(v, str) for v in labels):
                 msg = f"Labels mix strings and numbers ({examples(labels)}); convert the label column to one type first (e.g. `df[label].astype(str)`)."
@@ -221,7 +209,10 @@ class Scale:
         Missing values (NaN/None) also give ``-1``; callers decide whether
         that is an error.
         """
-        ser = values if isinstance(values, pd.Series) else pd.Series(_as_list(values))
+        if isinstance(values, pd.Series):
+            ser = values
+        else:
+            ser = pd.Series(values if hasattr(values, "dtype") else list(values))  # type: ignore[arg-type]
         # Encode the distinct values only: an object column of a million rows
         # holds a handful of labels, and per-row Python calls would dominate.
         codes, uniq = pd.factorize(ser, use_na_sentinel=True)
@@ -232,7 +223,9 @@ class Scale:
         else:
             # Object column: numbers match by value (2 == 2.0); text never
             # matches a numeric label, since "2" read as text is another label.
-            num = np.array([_as_number(v) for v in uniq], dtype=np.float64)
+            # (bools count as 0/1, as in a Scale)
+            number = (int, float, np.number, np.bool_)
+            num = np.array([float(v) if isinstance(v, number) else np.nan for v in uniq])
             found = pd.Index(self.values).get_indexer(pd.Index(num))
         lookup = np.append(found.astype(np.int64), np.int64(-1))  # code -1 (missing) -> -1
         return lookup[codes]
@@ -305,19 +298,12 @@ def encode_labels(
             kinds.setdefault(_kind(other), []).append(other)
     if "boolean" in kinds and len(kinds) > 1:
         v = kinds["boolean"][0]
-        msg = (
-            f"Label {py(v)!r}{where} at {at(v)} is a boolean among {' and '.join(k for k in kinds if k != 'boolean')} "
-            f"labels; a boolean would silently merge with 1/0. Write it as a number or a string."
-        )
+        msg = f"Label {py(v)!r}{where} at {at(v)} is a boolean among {' and '.join(k for k in kinds if k != 'boolean')} labels; a boolean would silently merge with 1/0. Write it as a number or a string."
         raise DataError(msg)
     if "string" in kinds and "number" in kinds:
         odd = min(("string", "number"), key=lambda k: len(kinds[k]))
         v = kinds[odd][0]
-        msg = (
-            f"Labels mix strings and numbers{where}: {odd} label {py(v)!r} at {at(v)} among "
-            f"{'numbers' if odd == 'string' else 'strings'} {examples(kinds['number' if odd == 'string' else 'string'])}. "
-            f"Fix that label, or convert the {column!r} column to one type."
-        )
+        msg = f"Labels mix strings and numbers{where}: {odd} label {py(v)!r} at {at(v)} among {'numbers' if odd == 'string' else 'strings'} {examples(kinds['number' if odd == 'string' else 'string'])}. Fix that label, or convert the {column!r} column to one type."
         raise DataError(msg)
     strings = kinds.get("string", [])
     for v in strings:
@@ -331,23 +317,14 @@ def encode_labels(
     variants = [group for group in spelled.values() if len(group) > 1]
     if variants:
         shown = "; ".join(" vs ".join(repr(v) for v in group) for group in variants[:5])
-        warnings.warn(
-            f"Labels{where} differ only by whitespace or letter case and are kept as "
-            f"different categories: {shown}. Pass strip_labels=True (CLI: --strip-labels) to "
-            "strip surrounding whitespace, or fix the spelling.",
-            LabelSpellingWarning,
-            stacklevel=4,
-        )
+        msg = f"Labels{where} differ only by whitespace or letter case and are kept as different categories: {shown}. Pass strip_labels=True (CLI: --strip-labels) to strip surrounding whitespace, or fix the spelling."
+        warnings.warn(msg, LabelSpellingWarning, stacklevel=4)
     sc = given_scale(scale, ordered)
     if sc is None:
         sc = Scale.infer(labels, ordered=ordered)
     codes = sc.encode(labels)
     off = np.flatnonzero(codes < 0)
     if off.size:
-        msg = (
-            f"{off.size} labels{where} are not on the scale {examples(list(sc.labels), 10)}: "
-            f"{examples(pd.unique(labels.iloc[off]))} at {locations(labels.index, off, source)}. "
-            "Fix the labels or pass a scale that includes them."
-        )
+        msg = f"{off.size} labels{where} are not on the scale {examples(list(sc.labels), 10)}: {examples(pd.unique(labels.iloc[off]))} at {locations(labels.index, off, source)}. Fix the labels or pass a scale that includes them."
         raise DataError(msg)
     return sc, codes

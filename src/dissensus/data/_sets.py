@@ -1,23 +1,13 @@
 r"""Set-valued annotations: each annotator picks a *set* of labels per item.
 
-Multi-label tasks (LeWiDi 2025 VariErrNLI, where an annotator may accept
-both "entailment" and "neutral"; multi-label emotion data) give one set of
-labels per (item, annotator). The sets are stored as an ``(M, L)`` boolean
-indicator matrix over the label universe (a :class:`Scale` of L labels, in
-the order given), next to the same item / annotator codes as
-:class:`Annotations`.
-
-Notation: ``M`` annotations, ``N`` items, ``L`` labels in the universe,
-``S`` distinct sets observed; ``z_{mℓ} = 1`` when annotation ``m`` includes
-label ``ℓ``.
-
-Conventions, decided once here:
-
-- The empty set is an annotation ("none of the labels applies", as in
-  multi-label emotion data with no emotion), distinct from a missing one.
-- A label outside the universe is refused, naming the item, annotator and
-  row; so is a label repeated within one set (a set has no repeats; a
-  repeat is usually a broken export).
+Multi-label tasks (LeWiDi 2025 VariErrNLI, where an annotator may accept both
+"entailment" and "neutral"; multi-label emotion data) give one set of labels
+per (item, annotator), stored as an ``(M, L)`` boolean indicator matrix ``z``
+over the label universe (a :class:`Scale` of L labels, in the order given),
+next to the item / annotator codes of :class:`Annotations`. The empty set is an
+annotation ("none applies"), distinct from a missing one; a label outside the
+universe, or repeated within one set (a broken export), is refused, naming the
+item, annotator and row.
 """
 
 from __future__ import annotations
@@ -82,11 +72,6 @@ def _hashable(value: Any) -> Any:
     return key
 
 
-def _element(value: Any) -> Label:
-    """One label of a set; text that reads as a finite number is that number ("1" is 1)."""
-    return text_label(value) if isinstance(value, str) else _normalise_label(value)
-
-
 def _parse_text(text: str, label_sep: str | None) -> list[Any]:
     """A text cell: labels separated by ``label_sep``, or a JSON / Python list literal."""
     stripped = text.strip()
@@ -102,10 +87,7 @@ def _parse_text(text: str, label_sep: str | None) -> list[Any]:
                 parsed = None
         if isinstance(parsed, list | tuple):
             return list(parsed)
-    msg = (
-        f"cannot read {text!r} as a set of labels; write sets as JSON lists "
-        '(["a", "b"], [] for the empty set) or pass label_sep="|" (or the separator used)'
-    )
+    msg = f'cannot read {text!r} as a set of labels; write sets as JSON lists (["a", "b"], [] for the empty set) or pass label_sep="|" (or the separator used)'
     raise ValueError(msg)
 
 
@@ -123,7 +105,7 @@ def _parse_cell(value: Any, label_sep: str | None) -> tuple[Label, ...]:
         if isinstance(v, (*_COLLECTIONS, dict)):
             msg = f"{value!r} nests a collection; a set holds labels (numbers or strings)"
             raise ValueError(msg)
-        out.append(_element(v))
+        out.append(text_label(v) if isinstance(v, str) else _normalise_label(v))  # "1" is 1
     return tuple(out)
 
 
@@ -145,8 +127,7 @@ class SetAnnotations(ItemAnnotatorCodes):
     r"""Set-valued annotations: one set of labels per (item, annotator).
 
     Build them with :meth:`from_frame` (a column of sets), :meth:`from_indicators`
-    (one 0/1 column per label, e.g. GoEmotions) or
-    :func:`~dissensus.read_lewidi` (VariErrNLI).
+    (one 0/1 column per label, e.g. GoEmotions) or :func:`~dissensus.read_lewidi`.
 
     Attributes
     ----------
@@ -158,15 +139,9 @@ class SetAnnotations(ItemAnnotatorCodes):
         ``indicators`` and of every per-label output). Its ``ordered`` flag
         plays no part in set distances.
     item_codes, annotator_codes, items, annotators, meta
-        As in :class:`~dissensus.data._annotations.ItemAnnotatorCodes`.
-
-    Notes
-    -----
-    A :class:`LabelCounts` matrix needs one label per annotation, so
-    :meth:`counts` refuses and says which of the two readings to take:
-    :meth:`set_counts` (each distinct set is a category) or the per-label
-    views :meth:`label_counts`, :meth:`marginals`, :meth:`binary_targets`,
-    :meth:`binary_counts`.
+        As in :class:`Annotations`. :meth:`counts` refuses (no one label per
+        annotation): take :meth:`set_counts` (each distinct set a category)
+        or a per-label view (:meth:`marginals`, :meth:`binary_counts`, ...).
 
     Examples
     --------
@@ -204,29 +179,24 @@ class SetAnnotations(ItemAnnotatorCodes):
         df : DataFrame or dask.dataframe.DataFrame
             One row per (item, annotator, set of labels).
         scale : Scale or sequence of labels, optional
-            The label universe, in order (a sequence makes a nominal scale).
-            Default: the distinct labels present, sorted; give it when a
-            label might be chosen by nobody, or when the order matters (the
-            LeWiDi 2025 VariErrNLI order is contradiction, entailment,
-            neutral, which sorting also gives).
+            The label universe, in order (a sequence is nominal). Default:
+            the labels present, sorted (give it when a label may be chosen
+            by nobody).
         label_sep : str, optional
             Separator of sets written as text, e.g. ``"|"`` for
             ``"entailment|neutral"`` (``""`` is then the empty set). Without
-            it, text cells must be JSON or Python list literals
-            (``'["entailment", "neutral"]'``, ``'[]'``). Lists, tuples,
-            sets and arrays are read as they are. Text that reads as a
-            number is that number (``"1"`` is the label 1).
+            it, text cells are JSON or Python list literals (``'["a", "b"]'``,
+            ``'[]'``); lists, tuples, sets and arrays are read as they are.
+            Text that reads as a number is that number (``"1"`` is 1).
         item, annotator, label, meta, dropna, duplicates, source
-            See :mod:`dissensus.data`. A missing cell (NaN/None) is a
-            missing annotation, not the empty set.
+            See :mod:`dissensus.data`. A missing cell is a missing
+            annotation, not the empty set.
 
         Raises
         ------
         DataError
-            Missing columns or values (without ``dropna``), cells that are
-            not sets, labels outside ``scale`` or repeated within a set
-            (naming the item, annotator and row), repeated (item, annotator)
-            pairs (with ``duplicates="error"``).
+            As :meth:`Annotations.from_frame`, and for cells that are not
+            sets or labels off ``scale`` or repeated within a set.
         """
         check_option("SetAnnotations.from_frame", "duplicates", duplicates, DUPLICATES)
         roles = {"item": item, "annotator": annotator, "label": label}
@@ -288,13 +258,8 @@ class SetAnnotations(ItemAnnotatorCodes):
             names become the labels.
         item, annotator, meta, dropna, duplicates, source
             As in :meth:`from_frame`. A row whose indicators are all missing
-            is a missing annotation; a row with some missing is refused.
-
-        Raises
-        ------
-        DataError
-            Indicator values other than 0/1, rows partly missing, and the
-            problems of :meth:`from_frame`.
+            is a missing annotation; a row with some missing (or a value
+            other than 0/1) is refused.
 
         Examples
         --------
@@ -320,12 +285,7 @@ class SetAnnotations(ItemAnnotatorCodes):
             raise DataError(msg)
         partly = raw_missing.any(axis=1) & ~raw_missing.all(axis=1)
         if partly.any():
-            msg = (
-                f"Some label columns are missing and others not{where} at "
-                f"{locations(df.index, np.flatnonzero(partly), source)}; an annotation is a "
-                "whole set: fill the gaps with 0, or leave every label column empty for a "
-                "missing annotation."
-            )
+            msg = f"Some label columns are missing and others not{where} at {locations(df.index, np.flatnonzero(partly), source)}; an annotation is a whole set: fill the gaps with 0, or leave every label column empty for a missing annotation."
             raise DataError(msg)
         first, codes = _unique_rows(np.nan_to_num(block) == 1.0)
         Z = np.nan_to_num(block[first]) == 1.0
@@ -376,10 +336,7 @@ class SetAnnotations(ItemAnnotatorCodes):
         return self.scale.K
 
     def __repr__(self) -> str:
-        return (
-            f"<SetAnnotations: {self.n_annotations} sets of {self.n_items} items, {self._who()}, "
-            f"labels {list(self.scale.labels)!r}>"
-        )
+        return f"<SetAnnotations: {self.n_annotations} sets of {self.n_items} items, {self._who()}, labels {list(self.scale.labels)!r}>"
 
     # -- distinct sets ------------------------------------------------------
     def distinct_sets(self) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
@@ -413,15 +370,7 @@ class SetAnnotations(ItemAnnotatorCodes):
         (('["x", "y"]', '["x"]'), [[2, 1]])
         """
         sets, codes = self.distinct_sets()
-        S = sets.shape[0]
-        flat = np.bincount(self.item_codes * S + codes, minlength=self.n_items * S)
-        names = [format_set(self._labels_of(row)) for row in sets]
-        return LabelCounts(
-            flat.reshape(self.n_items, S).astype(np.int64),
-            self.items,
-            Scale.nominal(names),
-            self.meta,
-        )
+        return self._tally(codes, Scale.nominal([format_set(self._labels_of(z)) for z in sets]))
 
     def _labels_of(self, row: npt.NDArray[np.bool_]) -> tuple[Label, ...]:
         return tuple(v for v, z in zip(self.scale.labels, row, strict=True) if z)
@@ -450,7 +399,7 @@ class SetAnnotations(ItemAnnotatorCodes):
         -------
         ndarray of float64, shape (N, L)
         """
-        n = np.bincount(self.item_codes, minlength=self.n_items).astype(np.float64)
+        n = self.annotations_per_item.to_numpy(dtype=np.float64)
         return np.asarray(self.label_counts() / n[:, None], dtype=np.float64)
 
     def binary_targets(self) -> npt.NDArray[np.float64]:
@@ -478,7 +427,7 @@ class SetAnnotations(ItemAnnotatorCodes):
         """
         col = self.scale.index(label)
         included = self.label_counts()[:, col]
-        n = np.bincount(self.item_codes, minlength=self.n_items).astype(np.int64)
+        n = self.annotations_per_item.to_numpy(dtype=np.int64)
         return LabelCounts(
             np.column_stack([n - included, included]), self.items, Scale.nominal([0, 1]), self.meta
         )
@@ -509,12 +458,7 @@ class SetAnnotations(ItemAnnotatorCodes):
         TypeError
             Always, naming the two readings to choose from.
         """
-        msg = (
-            "Set-valued annotations have no one-label-per-annotation count matrix. Choose: "
-            "set_counts() (each distinct set is a category), binary_counts(label) (one label, "
-            "included or not), marginals() (per-label shares); for agreement with partial "
-            "credit use krippendorff_alpha(sets, distance='masi' or 'jaccard')."
-        )
+        msg = "Set-valued annotations have no one-label-per-annotation count matrix. Choose: set_counts() (each distinct set is a category), binary_counts(label) (one label, included or not), marginals() (per-label shares); for agreement with partial credit use krippendorff_alpha(sets, distance='masi' or 'jaccard')."
         raise TypeError(msg)
 
     def to_frame(self) -> pd.DataFrame:
@@ -529,11 +473,8 @@ def _unique_rows(Z: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.intp], npt.ND
     """First row of each distinct row of ``Z`` (in order of appearance) and each row's rank."""
     if Z.shape[0] == 0:
         return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
-    packed = np.packbits(Z, axis=1)  # (M, ceil(L/8)) bytes: cheap rows to compare
-    width = max(packed.shape[1], 1)
-    if packed.shape[1] == 0:
-        packed = np.zeros((Z.shape[0], 1), dtype=np.uint8)
-    key = np.ascontiguousarray(packed).view(np.dtype((np.void, width))).ravel()
+    packed = np.packbits(Z, axis=1)  # (M, ceil(L/8)) bytes (L >= 1): cheap rows to compare
+    key = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1]))).ravel()
     _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")  # first appearance, not byte order
     rank = np.empty_like(order)

@@ -88,13 +88,7 @@ def in_source(source: str | None) -> str:
 def locations(
     index: pd.Index, positions: npt.NDArray[np.intp], source: str | None, limit: int = 5
 ) -> str:
-    """Name rows for an error message: file positions when read from a file.
-
-    The messages name the file once (``in <source>``); this says where in it.
-    With a ``source`` the index holds file positions, and its name says which
-    kind (``"line"`` by default, ``"row"`` for Parquet, ``"record"`` for JSON
-    records keyed by item id); without one, the index labels are shown.
-    """
+    """Name rows for an error message: with a ``source``, file positions of the kind the index name says."""
     labels = [py(v) for v in index[positions[:limit]]]
     more = len(positions) - len(labels)
     tail = f" … ({more} more)" if more > 0 else ""
@@ -265,10 +259,7 @@ def _header(raw: bytes, sep: str) -> list[str]:
 
 
 def _too_many_fields(path: PathLike, sep: str, line: str, got: str, want: str) -> str:
-    return (
-        f"'{path}' line {line}: {got} fields but the header has {want}; a row with more "
-        f"fields than the header is ambiguous (a trailing '{sep}'?). Fix the row or the header."
-    )
+    return f"'{path}' line {line}: {got} fields but the header has {want}; a row with more fields than the header is ambiguous (a trailing '{sep}'?). Fix the row or the header."
 
 
 def read_delimited(
@@ -432,14 +423,8 @@ def read_table(path: PathLike, *, format: TableFormat | None = None) -> pd.DataF
     """A table file (CSV, TSV, Parquet or JSONL) as a DataFrame indexed by file line.
 
     The reader behind :func:`read_annotations`, for tables that are not
-    annotations (e.g. a model's predicted labels): ids and labels are read as
-    text, nothing is dropped, and errors name the file and line.
-
-    Parameters
-    ----------
-    path : str or path-like
-    format : {"csv", "tsv", "parquet", "jsonl"}, optional
-        Default: from the extension.
+    annotations (e.g. a model's predicted labels): nothing is dropped, and
+    errors name the file and line. ``format``: see :mod:`dissensus.data`.
 
     Raises
     ------

@@ -18,7 +18,7 @@ out transposed, ``(K, N)``, the layout the agreement coefficients use.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +31,7 @@ from dissensus._validation import examples
 from dissensus.data._scale import Scale, given_scale
 from dissensus.data._tables import first_repeat
 
-__all__ = ["WideCodes", "check_columns", "encode_wide", "numeric_wide", "off_scale_message"]
+__all__ = ["WideCodes", "check_columns", "encode_wide", "numeric_wide"]
 
 IntArray = npt.NDArray[np.intp]
 FloatArray = npt.NDArray[np.float64]
@@ -157,6 +157,16 @@ class WideCodes:
         rows, cols = np.divmod(flat, self.codes.shape[0])
         return rows, cols
 
+    def check_on_scale(
+        self, VT: FloatArray, columns: list[Any], where: str, at: Callable[[IntArray], str]
+    ) -> None:
+        """Refuse numbers not on the scale, naming them, the first column and (by ``at``) the rows."""
+        if not self.has_off_scale():
+            return
+        rows, cols = self.off_scale()
+        msg = f"{rows.size} labels{where} are not on the scale {examples(list(self.scale.labels), 10)}: {examples(pd.unique(VT[cols, rows]))} (first in column {columns[int(cols[0])]!r}) at {at(np.unique(rows))}. Fix the labels or pass a scale that includes them."
+        raise DataError(msg)
+
     def first_rows(self) -> IntArray:
         """First row each annotator (column) labelled; -1 for a column with no label."""
         filled = self.codes < self.K
@@ -254,16 +264,3 @@ def _encode_sorted(VT: FloatArray, scale: Scale | None, ordered: bool | None) ->
     pos = np.minimum(np.searchsorted(sv, VT), K - 1)
     codes = np.where(sv[pos] == VT, order[pos], np.where(present, dt(K + 1), dt(K)))
     return WideCodes(codes.astype(dt, copy=False), scale)
-
-
-def off_scale_message(
-    wc: WideCodes, VT: FloatArray, columns: list[Any], where: str, at: str
-) -> str:
-    """The error for numbers not on the scale (``at`` names the first rows)."""
-    rows, cols = wc.off_scale()
-    values = pd.unique(VT[cols, rows])
-    return (
-        f"{rows.size} labels{where} are not on the scale {examples(list(wc.scale.labels), 10)}: "
-        f"{examples(values)} (first in column {columns[int(cols[0])]!r}) at {at}. Fix the labels "
-        "or pass a scale that includes them."
-    )

@@ -10,10 +10,8 @@ data: no download); :func:`load_convabuse` reads the ConvAbuse CSVs;
 table with an item text column.
 """
 
-from dissensus.datasets._convabuse import load_convabuse
-from dissensus.datasets._dataset import Dataset, load_frame
+from dissensus.datasets._dataset import Dataset, load_convabuse, load_frame, load_movielens
 from dissensus.datasets._examples import EXAMPLE_FILES, example_path, load_example, write_example
-from dissensus.datasets._movielens import load_movielens
 
 __all__ = [
     "EXAMPLE_FILES",

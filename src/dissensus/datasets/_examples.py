@@ -1,34 +1,23 @@
 """Small examples shipped with dissensus: published count tables, and files to try commands on.
 
-:func:`load_example` gives published worked examples as :class:`~dissensus.LabelCounts`:
+:func:`load_example` gives published worked examples as :class:`~dissensus.LabelCounts`
+(S. Teufel, Machine Learning and Real-world Data, lecture 6 "Uncertainty and
+Human Agreement", University of Cambridge, lecture notes):
 
 ``"course_29"``
-    The worked Fleiss' kappa example of the lecture notes (N = 29 items,
-    4 raters, 5 categories; P_a = .5804, P_e = .288, kappa = .41).
+    The worked Fleiss' kappa example (N = 29 items, 4 raters, 5 categories;
+    P_a = .5804, P_e = .288, kappa = .41).
 ``"course_reviews"``
-    The same notes' class judgements (POS / NEG) of four movie reviews, one
-    group per academic year 2017-18 … 2023-24. The 2021-22 rows R2–R4 look
-    swapped relative to every other year: a real data-quality signal,
-    shipped as printed.
+    The class judgements (POS / NEG) of four movie reviews, one group per
+    academic year 2017-18 … 2023-24, as printed (the 2021-22 rows R2–R4 look
+    swapped: a real data-quality signal).
 
-Source: S. Teufel, Machine Learning and Real-world Data (MLRD), lecture 6
-"Uncertainty and Human Agreement", University of Cambridge (lecture notes).
-
-:data:`EXAMPLE_FILES` are synthetic files (drawn from fixed seeds by
+:data:`EXAMPLE_FILES` are synthetic files (fixed seeds, see
 ``tests/datasets/example_files.py``) that ``dissensus example NAME --out PATH``
-writes out:
-
-``ratings.csv``
-    40 items rated 1–5 by 2–6 of 8 annotators (long layout: item,
-    annotator, label, year).
-``a.csv``, ``b.csv``
-    Two models' predicted distributions over the labels 1–5 for those
-    items (wide layout: item, 1, …, 5): ``a`` close to the annotators,
-    ``b`` smoother.
-``convabuse.csv``
-    A made-up sample in the format of the ConvAbuse full file (one row
-    per annotator and response, one-hot ``is_abuse.K`` severities); read
-    it with ``--format convabuse``.
+writes: ``ratings.csv`` (40 items rated 1–5 by 2–6 of 8 annotators; item,
+annotator, label, year), ``a.csv`` and ``b.csv`` (two models' distributions
+over 1–5 for those items, wide; ``b`` smoother), ``convabuse.csv`` (a made-up
+sample in the ConvAbuse full-file format, for ``--format convabuse``).
 """
 
 from __future__ import annotations
@@ -81,8 +70,8 @@ def load_example(name: Literal["course_29", "course_reviews"] = "course_29") -> 
     Parameters
     ----------
     name : {"course_29", "course_reviews"}
-        ``"course_reviews"`` has item ids ``"<year>/R<k>"`` and an
-        item-level column ``year`` for ``by="year"``.
+        ``"course_reviews"`` has item ids ``"<year>/R<k>"`` and item-level
+        columns ``year`` (for ``by="year"``) and ``review``.
 
     Examples
     --------
