@@ -19,37 +19,33 @@ _BAR_WIDTH = 30
 _MAX_BARS = 12
 
 
-def _number(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else f"{x:.1f}"
-
-
 def _spread(values: npt.NDArray[np.int64]) -> str:
-    return f"min {values.min()}, median {_number(float(np.median(values)))}, max {values.max()}"
+    median = float(np.median(values))
+    return f"min {values.min()}, median {int(median) if median.is_integer() else f'{median:.1f}'}, max {values.max()}"  # fmt: skip
 
 
-def _histogram(n: npt.NDArray[np.int64]) -> list[str]:
-    """A text histogram of annotations per item: one bar per count, or binned."""
-    lo, hi = int(n.min()), int(n.max())
-    width = 1 if hi - lo + 1 <= _MAX_BARS else int(np.ceil((hi - lo + 1) / _MAX_BARS))
-    edges = np.arange(lo, hi + width + 1, width)
-    freq = np.histogram(n, bins=edges)[0].tolist()
-    bounds = zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True)
-    names = [str(a) if b - a == 1 else f"{a}–{b - 1}" for a, b in bounds]
-    pad, top = max(map(len, names)), max(*freq, 1)
-    lines = []
-    for name, f in zip(names, freq, strict=True):
-        bar = "█" * max(1, round(_BAR_WIDTH * f / top)) if f else ""  # a nonzero bin shows
-        lines.append(f"    {name:>{pad}} │ {bar} {f:,}")
-    return lines
+def _bars(names: list[str], counts: list[int], top: int, *, share: bool = False) -> list[str]:
+    """One text bar per name, scaled so that ``top`` fills the width (a nonzero count shows)."""
+    pad = max(map(len, names))
+    return [
+        f"    {name:>{pad}} {c:>9,} {c / top:>7.1%}  {'█' * round(_BAR_WIDTH * c / top)}" if share
+        else f"    {name:>{pad}} │ {'█' * max(1, round(_BAR_WIDTH * c / top)) if c else ''} {c:,}"
+        for name, c in zip(names, counts, strict=True)
+    ]  # fmt: skip
 
 
 def format_info(ann: Annotations, *, title: str | None = None) -> str:
     """What ``dissensus info`` prints: counts, annotations per item and annotator, labels.
 
-    With a histogram of annotations per item, the label distribution in scale
-    order and the item-level columns.
+    With a histogram of annotations per item (one bar per count, or binned),
+    the label distribution in scale order and the item-level columns.
     """
     n = ann.annotations_per_item.to_numpy()
+    lo, hi = int(n.min()), int(n.max())
+    width = 1 if hi - lo + 1 <= _MAX_BARS else int(np.ceil((hi - lo + 1) / _MAX_BARS))
+    edges = np.arange(lo, hi + width + 1, width)
+    freq = np.histogram(n, bins=edges)[0].tolist()
+    bins = [str(a) if b - a == 1 else f"{a}–{b - 1}" for a, b in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True)]  # fmt: skip
     annotators = f"{ann.n_annotators:>8,}" if ann.has_annotators else "    none (no annotator ids)"
     lines = [title, ""] if title else []
     lines += [
@@ -58,19 +54,14 @@ def format_info(ann: Annotations, *, title: str | None = None) -> str:
         f"  annotations   {ann.n_annotations:>8,}",
         "",
         f"annotations per item: {_spread(n)}, mean {n.mean():.2f}",
-        *_histogram(n),
+        *_bars(bins, freq, max(*freq, 1)),
     ]
     if ann.has_annotators and ann.annotator_codes is not None:
         per = np.bincount(ann.annotator_codes, minlength=ann.n_annotators)
         lines.append(f"annotations per annotator: {_spread(per)}")
-    kind = "ordinal" if ann.scale.ordered else "nominal"
-    lines += ["", f"labels ({kind}, {ann.scale.K}):"]
     totals = np.bincount(ann.label_codes, minlength=ann.scale.K).tolist()
-    total, names = max(sum(totals), 1), [str(v) for v in ann.scale.labels]
-    pad = max(map(len, names))
-    for name, count in zip(names, totals, strict=True):
-        bar = "█" * round(_BAR_WIDTH * count / total)
-        lines.append(f"    {name:>{pad}} {count:>9,} {count / total:>7.1%}  {bar}")
+    lines += ["", f"labels ({'ordinal' if ann.scale.ordered else 'nominal'}, {ann.scale.K}):"]
+    lines += _bars([str(v) for v in ann.scale.labels], totals, max(sum(totals), 1), share=True)
     if ann.meta is not None and len(ann.meta.columns):
         lines += ["", "item-level columns:"]
         lines += [f"    {col}: {_describe_column(ann.meta[col])}" for col in ann.meta.columns]

@@ -3,23 +3,19 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import click
 
+from dissensus.cli import _reader_options as opt
 from dissensus.metrics import get_metric, list_metrics
 
 __all__ = ["metrics_command"]
 
 
 @click.command("metrics")
-@click.option(
-    "--kind",
-    type=click.Choice(["pointwise", "expected", "debiased"]),
-    default=None,
-    help="Only pointwise (empirical), expected (posterior) or debiased (from counts) metrics.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the registry as JSON.")
+@opt.option("--kind", type=["pointwise", "expected", "debiased"],
+            help="Only pointwise (empirical), expected (posterior) or debiased (from counts) metrics.")  # fmt: skip
+@opt.json_option(help="Print the registry as JSON.")
 def metrics_command(*, kind: str | None, as_json: bool) -> None:
     """List the registered metrics: name, family, direction, whether it needs ordered labels, formula.
 
@@ -27,31 +23,17 @@ def metrics_command(*, kind: str | None, as_json: bool) -> None:
     matter). p is the annotators' label shares (p̂ from the counts n), q the
     prediction, α the item's Dirichlet posterior; logs are natural.
     """
-    metrics = [get_metric(n) for n in list_metrics(kind=kind, unary=False)]  # type: ignore[arg-type]
-    rows: list[dict[str, Any]] = [
-        {
-            "name": m.name,
-            "family": m.kind,
-            "direction": "lower is better" if m.lower_is_better else "higher is better",
-            "needs_ordered_labels": m.needs_order,
-            "formula": m.formula or m.description,
-        }
-        for m in metrics
-    ]
+    rows = [
+        (m.name, m.kind, "lower" if m.lower_is_better else "higher", m.needs_order, m.formula or m.description)
+        for m in map(get_metric, list_metrics(kind=kind, unary=False))  # type: ignore[arg-type]
+    ]  # fmt: skip
     if as_json:
-        click.echo(json.dumps(rows, indent=1, ensure_ascii=False))
+        keys = ("name", "family", "direction", "needs_ordered_labels", "formula")
+        records = [dict(zip(keys, (n, f, f"{d} is better", o, t), strict=True)) for n, f, d, o, t in rows]  # fmt: skip
+        click.echo(json.dumps(records, indent=1, ensure_ascii=False))
         return
-    cells: list[tuple[str, ...]] = [("name", "family", "better", "ordered", "formula")]
-    cells += [
-        (
-            m.name,
-            m.kind,
-            "lower ↓" if m.lower_is_better else "higher ↑",
-            "yes" if m.needs_order else "",
-            m.formula or m.description,
-        )
-        for m in metrics
-    ]
+    cells = [("name", "family", "better", "ordered", "formula")]
+    cells += [(n, f, f"{d} {'↓' if d == 'lower' else '↑'}", "yes" if o else "", t) for n, f, d, o, t in rows]  # fmt: skip
     widths = [max(len(c[i]) for c in cells) for i in range(4)]
     cells.insert(1, tuple("-" * w for w in [*widths, 7]))
     for c in cells:
