@@ -42,9 +42,9 @@ def load(name: str) -> click.Command:
 
         module = {"simulate": _simulate, "tendency": _tendency, "leaderboard": _leaderboard}[name]
     else:  # the light ones
-        from dissensus.cli import _allocate, _audit, _example, _info, _metrics  # noqa: PLC0415
+        from dissensus.cli import _allocate, _info  # noqa: PLC0415
 
-        module = {"allocate": _allocate, "audit": _audit, "example": _example, "info": _info, "metrics": _metrics}[name]  # fmt: skip
+        module = _allocate if name == "allocate" else _info
     command: click.Command = getattr(module, f"{name}_command")
     return command
 
