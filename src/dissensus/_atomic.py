@@ -15,7 +15,7 @@ two runs cannot interleave their files: the second stops with a clear
 :class:`~dissensus.OutputError` before computing anything. An output that
 is one of the run's inputs (same path, symlink or hard link) is refused. A
 single file (:func:`write_file_atomically`) goes through a temporary name
-and one :func:`os.replace`.
+and one :func:`os.replace`. Errors, a full disk included, name the path.
 """
 
 from __future__ import annotations
@@ -55,9 +55,14 @@ _HELD: dict[Path, tuple[int, int]] = {}
 _HELD_GUARD = threading.Lock()
 
 
-def _oserror(exc: OSError, path: Path | str, doing: str) -> OutputError:
-    code = f" (errno {exc.errno})" if exc.errno else ""
-    return OutputError(f"cannot {doing} {path}: {exc.strerror or exc}{code}.")
+@contextlib.contextmanager
+def _oserror(path: Path | str, doing: str) -> Iterator[None]:
+    """Turn an :class:`OSError` inside into an :class:`OutputError` naming ``path``."""
+    try:
+        yield
+    except OSError as exc:
+        code = f" (errno {exc.errno})" if exc.errno else ""
+        raise OutputError(f"cannot {doing} {path}: {exc.strerror or exc}{code}.") from None
 
 
 def check_output_dir(path: str | Path) -> Path:
@@ -72,10 +77,8 @@ def check_output_dir(path: str | Path) -> Path:
         what = "is" if existing == out else f"has a parent {existing} that is"
         msg = f"output directory {out} {what} a file, not a directory; choose another --out."
         raise OutputError(msg)
-    try:
+    with _oserror(out, "create the output directory"):
         out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise _oserror(exc, out, "create the output directory") from None
     if not os.access(out, os.W_OK | os.X_OK):
         msg = (
             f"output directory {out} is not writable; choose another --out or fix its permissions."
@@ -89,14 +92,13 @@ def check_output_file(path: str | Path) -> Path:
     target = Path(path)
     if target.is_dir():
         msg = f"output {target} is a directory; give a file name."
-        raise OutputError(msg)
-    if not target.parent.is_dir():
+    elif not target.parent.is_dir():
         msg = f"cannot write {target}: its directory {target.parent} does not exist."
-        raise OutputError(msg)
-    if not os.access(target.parent, os.W_OK | os.X_OK):
+    elif not os.access(target.parent, os.W_OK | os.X_OK):
         msg = f"cannot write {target}: directory {target.parent} is not writable."
-        raise OutputError(msg)
-    return target
+    else:
+        return target
+    raise OutputError(msg)
 
 
 def _input_at(path: Path, inputs: Iterable[str | Path]) -> Path | None:
@@ -115,30 +117,23 @@ def check_not_inputs(outputs: Iterable[str | Path], inputs: Iterable[str | Path]
     inputs = list(inputs)
     for out in map(Path, outputs):
         if (source := _input_at(out, inputs)) is not None:
-            msg = (
-                f"refusing to write {out}: it is the input file {source}; "
-                "choose another output path so the input is not overwritten."
-            )
+            msg = f"refusing to write {out}: it is the input file {source}; choose another output path so the input is not overwritten."
             raise OutputError(msg)
 
 
 def _lock(directory: Path, shown: Path) -> int:
     """An open descriptor of ``directory`` holding its exclusive flock."""
-    try:
+    with _oserror(shown, "open the output directory"):
         fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError as exc:
-        raise _oserror(exc, shown, "open the output directory") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
         os.close(fd)
-        if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-            raise _oserror(exc, shown, "lock the output directory") from None
-        msg = (
-            f"another dissensus run is writing to {shown}; wait for it to finish or choose "
-            "another output directory."
-        )
-        raise OutputError(msg) from None
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            msg = f"another dissensus run is writing to {shown}; wait for it to finish or choose another output directory."
+            raise OutputError(msg) from None
+        with _oserror(shown, "lock the output directory"):
+            raise
     return fd
 
 
@@ -196,21 +191,21 @@ def _temporary_path(directory: Path, name: str) -> Path:
 
 
 def _fsync(path: Path, data: Data | None = None) -> None:
-    """Flush ``path`` to disk, after writing ``data`` to it when given."""
-    with path.open("rb" if data is None else "wb") as fh:
-        if isinstance(data, str):
-            data = data.encode("utf-8")
-        if isinstance(data, bytes):
-            fh.write(data)
-        elif data is not None:
+    """Flush ``path`` (a file, or a directory when ``data`` is None) to disk, after writing ``data``."""
+    if data is None:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        return
+    with path.open("wb") as fh:
+        if callable(data):
             data(fh)
+        else:
+            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
         fh.flush()
         os.fsync(fh.fileno())
-
-
-def _sha256(path: Path) -> str:
-    with path.open("rb") as fh:
-        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 @contextlib.contextmanager
@@ -276,7 +271,7 @@ class AtomicFileSet:
         self._lock.enter_context(locked_dir(self.out_dir))
         return self
 
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+    def __exit__(self, exc_type: object, *_: object) -> None:
         try:
             if exc_type is None and not self._committed:
                 self.commit()
@@ -306,47 +301,33 @@ class AtomicFileSet:
     def written(self, name: str, writer: Callable[[Path], object]) -> Path:
         """Let ``writer(tmp_path)`` write ``name`` (e.g. ``DataFrame.to_parquet``)."""
         tmp = self.temporary(name)
-        try:
+        with _oserror(self.final_path(name), "write"):
             writer(tmp)
             _fsync(tmp)
-        except OSError as exc:
-            raise _oserror(exc, self.final_path(name), "write") from None
         return self.final_path(name)
 
     def commit(self) -> dict[str, Path]:
         """Move the whole set into place, with its manifest; return name -> final path."""
-        directory = self.out_dir
-        try:
-            files = {
-                name: {"sha256": _sha256(tmp), "bytes": tmp.stat().st_size}
-                for name, tmp in self._tmp.items()
-            }
+        directory, tmp = self.out_dir, self._tmp
+        with _oserror(directory, "write the output files in"):
+            files = {n: {"sha256": _sha256(t), "bytes": t.stat().st_size} for n, t in tmp.items()}
             manifest = {"format": "dissensus-output/1", "params": self.params, "files": files}
-            text = json.dumps(manifest, indent=1, sort_keys=True, default=str) + "\n"
-            self._tmp[MANIFEST] = _temporary_path(directory, MANIFEST)
-            _fsync(self._tmp[MANIFEST], text)
-            previous = set(_previous_set(directory)) - set(self._tmp)
+            tmp[MANIFEST] = _temporary_path(directory, MANIFEST)
+            _fsync(tmp[MANIFEST], json.dumps(manifest, indent=1, sort_keys=True, default=str) + "\n")  # fmt: skip
+            previous = set(_previous_set(directory)) - set(tmp)
             stale = [n for n in sorted(previous) if _input_at(directory / n, self.inputs) is None]
-            plan = {"replace": [[t.name, name] for name, t in self._tmp.items()], "remove": stale}
-            journal = _temporary_path(directory, "journal")
-            _fsync(journal, json.dumps(plan))
-        except OSError as exc:
-            raise _oserror(exc, directory, "write the output files in") from None
+            plan = {"replace": [[t.name, n] for n, t in tmp.items()], "remove": stale}
+            _fsync(journal := _temporary_path(directory, "journal"), json.dumps(plan))
         with _signals_held():
             os.replace(journal, directory / _JOURNAL)
-            for name, tmp in self._tmp.items():
-                os.replace(tmp, directory / name)
+            for name, path in tmp.items():
+                os.replace(path, directory / name)
             for name in stale:
                 (directory / name).unlink(missing_ok=True)
             (directory / _JOURNAL).unlink()
-            fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        done = {name: directory / name for name in self._tmp}
+            _fsync(directory)
         self._tmp, self._committed = {}, True
-        return done
+        return {name: directory / name for name in tmp}
 
     def discard(self) -> None:
         """Remove the temporaries not yet committed."""
@@ -354,6 +335,11 @@ class AtomicFileSet:
             with contextlib.suppress(OSError):
                 tmp.unlink()
         self._tmp = {}
+
+
+def _sha256(path: Path) -> str:
+    with path.open("rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def _previous_set(directory: Path) -> list[str]:
@@ -377,11 +363,9 @@ def write_file_atomically(
     check_not_inputs([target], inputs)
     tmp = _temporary_path(target.parent, target.name)
     try:
-        _fsync(tmp, data)
-        os.replace(tmp, target)
-    except OSError as exc:
-        raise _oserror(exc, target, "write") from None
+        with _oserror(target, "write"):
+            _fsync(tmp, data)
+            os.replace(tmp, target)
     finally:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+        tmp.unlink(missing_ok=True)
     return target

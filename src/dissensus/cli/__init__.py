@@ -12,7 +12,6 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from types import FrameType
 
 import click
 
@@ -29,8 +28,7 @@ EXIT_BAD_INPUT = 2
 #: 128 + SIGINT, the shell's convention for a run stopped by Ctrl-C.
 EXIT_INTERRUPTED = 130
 #: Errors the user fixes (usage errors too): one line on stderr, EXIT_BAD_INPUT.
-_BAD_INPUT = (OutputError, DataError, MissingExtraError, ValueError, TypeError)
-_BAD_PATH = (FileNotFoundError, IsADirectoryError, PermissionError)
+_BAD_INPUT = (OutputError, DataError, MissingExtraError, ValueError, TypeError, FileNotFoundError, IsADirectoryError, PermissionError)  # fmt: skip
 
 
 @click.group(
@@ -46,41 +44,33 @@ def cli(debug: bool) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit code (used by the console script)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    debug = "--debug" in args
     try:
         with _terminate_as_exception(), warnings_as_lines():
             cli.main(args=args, prog_name="dissensus", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
-    except (click.exceptions.Abort, KeyboardInterrupt):
+    except (click.exceptions.Abort, KeyboardInterrupt, _Terminated) as exc:
         # Outputs are committed as a set, so an interrupted run has left the
         # earlier files as they were and removed its temporaries.
-        click.echo("dissensus: interrupted; earlier output files are unchanged", err=True)
-        return EXIT_INTERRUPTED
-    except _Terminated as exc:
-        click.echo("dissensus: terminated; earlier output files are unchanged", err=True)
-        return exc.code
-    except (click.ClickException, *_BAD_INPUT, *_BAD_PATH) as exc:
-        if debug:
+        how = "terminated" if isinstance(exc, _Terminated) else "interrupted"
+        click.echo(f"dissensus: {how}; earlier output files are unchanged", err=True)
+        return 128 + signal.SIGTERM if isinstance(exc, _Terminated) else EXIT_INTERRUPTED
+    except Exception as exc:
+        if "--debug" in args:
             raise
-        text = exc.format_message() if isinstance(exc, click.ClickException) else _one_line(exc)
+        text = cli_message(" ".join((str(exc) or type(exc).__name__).split()))
+        if isinstance(exc, click.ClickException):
+            text = exc.format_message()
+        elif not isinstance(exc, _BAD_INPUT):  # the tool's own failure: say so, in one line
+            click.echo(f"dissensus: internal error: {type(exc).__name__}: {text} (rerun with --debug for the traceback)", err=True)  # fmt: skip
+            return EXIT_INTERNAL
         click.echo(f"dissensus: error: {text}", err=True)
         return EXIT_BAD_INPUT
-    except Exception as exc:  # the tool's own failure: say so, keep it to one line
-        if debug:
-            raise
-        click.echo(
-            f"dissensus: internal error: {type(exc).__name__}: {_one_line(exc)} (rerun with --debug for the traceback)",
-            err=True,
-        )
-        return EXIT_INTERNAL
     return EXIT_OK
 
 
 class _Terminated(BaseException):
-    """SIGTERM as an exception, so that temporaries are cleaned up; ``code``: 128 + signal."""
-
-    code = 128 + signal.SIGTERM
+    """SIGTERM as an exception, so that temporaries are cleaned up."""
 
 
 @contextmanager
@@ -89,7 +79,7 @@ def _terminate_as_exception() -> Iterator[None]:
         yield
         return
 
-    def handler(signum: int, frame: FrameType | None) -> None:
+    def handler(*_: object) -> None:
         raise _Terminated
 
     old = signal.signal(signal.SIGTERM, handler)
@@ -97,8 +87,3 @@ def _terminate_as_exception() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, old)
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
-    return cli_message(" ".join(text.split()))

@@ -30,35 +30,22 @@ SUMMARIES = {
 
 
 def load(name: str) -> click.Command:
-    """Import command ``name`` (one of :data:`SUMMARIES`)."""
-    # Every import here is deferred for CLI start-up speed (module docstring).
+    """Import command ``name`` (one of :data:`SUMMARIES`); deferred for CLI start-up."""
     if name in ("agreement", "evaluate"):  # both also run on a Dask cluster (--engine)
-        from dissensus.cli import _agreement, _engine, _evaluate  # noqa: PLC0415 (CLI start-up)
+        from dissensus.cli import _agreement, _engine, _evaluate  # noqa: PLC0415
 
-        command = (
-            _agreement.agreement_command if name == "agreement" else _evaluate.evaluate_command
-        )
-        return _engine.with_engine(command)
+        return _engine.with_engine(_agreement.agreement_command if name == "agreement" else _evaluate.evaluate_command)  # fmt: skip
     if name in ("experiment", "demo"):
-        from dissensus.cli import _experiment  # noqa: PLC0415 (CLI start-up)
+        from dissensus.cli import _experiment as module  # noqa: PLC0415
+    elif name in ("simulate", "tendency", "leaderboard"):
+        from dissensus.cli import _leaderboard, _simulate, _tendency  # noqa: PLC0415
 
-        return _experiment.experiment_command if name == "experiment" else _experiment.demo_command
-    if name == "allocate":
-        from dissensus.cli._allocate import allocate_command as command  # noqa: PLC0415 (CLI start-up)
-    elif name == "audit":
-        from dissensus.cli._audit import audit_command as command  # noqa: PLC0415 (CLI start-up)
-    elif name == "example":
-        from dissensus.cli._example import example_command as command  # noqa: PLC0415 (CLI start-up)
-    elif name == "info":
-        from dissensus.cli._info import info_command as command  # noqa: PLC0415 (CLI start-up)
-    elif name == "leaderboard":
-        from dissensus.cli._leaderboard import leaderboard_command as command  # noqa: PLC0415 (CLI start-up)
-    elif name == "metrics":
-        from dissensus.cli._metrics import metrics_command as command  # noqa: PLC0415 (CLI start-up)
-    elif name == "simulate":
-        from dissensus.cli._simulate import simulate_command as command  # noqa: PLC0415 (CLI start-up)
-    else:
-        from dissensus.cli._tendency import tendency_command as command  # noqa: PLC0415 (CLI start-up)
+        module = {"simulate": _simulate, "tendency": _tendency, "leaderboard": _leaderboard}[name]
+    else:  # the light ones
+        from dissensus.cli import _allocate, _info  # noqa: PLC0415
+
+        module = _allocate if name == "allocate" else _info
+    command: click.Command = getattr(module, f"{name}_command")
     return command
 
 

@@ -184,17 +184,13 @@ def prior_note(evaluation: Evaluation) -> str | None:
         fit = evaluation.prior_fit()
     except ValueError:
         return None
-    used = fit.iloc[0]
+    used, best = fit.iloc[0], fit.iloc[int(fit["log_likelihood"].to_numpy(dtype=float).argmax())]
     if not float(used["share_items_weak"]) >= _WEAK_SHARE:
         return None
-    best = fit.iloc[int(fit["log_likelihood"].to_numpy(dtype=float).argmax())]
-    flag = str(best["prior"]).split(" ")[0]
     advice = (
-        f"; the annotations support the {best['prior']} prior (--prior {flag}), "
+        f"; the annotations support the {best['prior']} prior (--prior {str(best['prior']).split(' ')[0]}), "
         "and report.html compares the verdict under each prior"
-        if str(best["prior"]) != str(used["prior"])
-        else ""
-    )
+    ) if str(best["prior"]) != str(used["prior"]) else ""  # fmt: skip
     return (
         f"note: the {used['prior']} prior adds {float(used['strength']):g} pseudo-counts per "
         f"item, at least as many as the annotations of {100 * float(used['share_items_weak']):.0f}% "
@@ -205,9 +201,7 @@ def prior_note(evaluation: Evaluation) -> str | None:
 def _json_number(value: float) -> float | str | None:
     """A float for strict JSON: NaN becomes null, an infinite mean "inf" or "-inf"."""
     x = float(value)
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return None if math.isnan(x) else x
+    return None if math.isnan(x) else str(x) if math.isinf(x) else x
 
 
 def summary_record(
@@ -219,22 +213,10 @@ def summary_record(
     files written. Strict JSON: NaN is null, an infinite mean (a zero
     prediction under cross-entropy) the string "inf".
     """
-    columns = [
-        "model",
-        "metric",
-        "mean",
-        "standard_error",
-        "ci_low",
-        "ci_high",
-        "n_items",
-        "lower_is_better",
-    ]
+    columns = ["model", "metric", "mean", "standard_error", "ci_low", "ci_high", "n_items", "lower_is_better"]  # fmt: skip
     rows = summary[[*columns, "best"]].to_dict(orient="records")  # native Python values
     for r in rows:
         r.update({key: _json_number(r[key]) for key in columns[2:6]})
-    best = {
-        m: [r["model"] for r in rows if r["metric"] == m and r["best"]] for m in evaluation.metrics
-    }
     return {
         "n_items": int(evaluation.counts.N),
         "prior": str(evaluation.prior),
@@ -243,7 +225,10 @@ def summary_record(
         "models": [str(m) for m in evaluation.models],
         "metrics": [str(m) for m in evaluation.metrics],
         "summary": rows,
-        "best": best,
+        "best": {
+            m: [r["model"] for r in rows if r["metric"] == m and r["best"]]
+            for m in evaluation.metrics
+        },
         "note": note,
         "written": {str(kind): str(path) for kind, path in written.items()},
     }

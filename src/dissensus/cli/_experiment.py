@@ -31,18 +31,12 @@ def _load(name: str, data: Path | None, **options: Any) -> datasets.Dataset:
         return datasets.load_movielens()
     if name == "convabuse":
         if data is None:
-            msg = (
-                "`dissensus experiment convabuse` needs --data PATH: the ConvAbuse directory or "
-                "ConvAbuseEMNLPfull.csv (https://github.com/amandacurry/convabuse)."
-            )
+            msg = "`dissensus experiment convabuse` needs --data PATH: the ConvAbuse directory or ConvAbuseEMNLPfull.csv (https://github.com/amandacurry/convabuse)."
             raise click.UsageError(msg)
         return datasets.load_convabuse(data, context=options["context"])
     path = Path(name)
     if not path.exists():
-        msg = (
-            f"{name!r} is neither a built-in dataset ({', '.join(_BUILTIN)}) nor an existing "
-            "file; give a long annotation file with an item text column (--text-column)."
-        )
+        msg = f"{name!r} is neither a built-in dataset ({', '.join(_BUILTIN)}) nor an existing file; give a long annotation file with an item text column (--text-column)."
         raise click.BadParameter(msg, param_hint="NAME")
     ann = opt.load_annotations(path, meta_too=[options["text_column"]], **options)
     return datasets.Dataset.from_annotations(ann, text=options["text_column"], name=path.name)
@@ -95,10 +89,7 @@ def experiment_command(
             result = run_experiment(dataset, models=codes, seed=seed, progress=stage, **settings)
             stage(f"report ({n_resamples} bootstrap resamples) -> {target}")
             written = result.save(target, n_resamples=n_resamples)
-    click.echo(
-        f"{dataset.name}: {len(result.train_items):,} training items, "
-        f"{len(result.test_items):,} test items (seed {seed})"
-    )
+    click.echo(f"{dataset.name}: {len(result.train_items):,} training items, {len(result.test_items):,} test items (seed {seed})")  # fmt: skip
     click.echo(format_summary(result.evaluation.summary(n_resamples=n_resamples)))
     bins = ", ".join(f"{r.bin}: {r.n_items}" for r in result.test_items_by_bin().itertuples())
     click.echo(f"test items per bin: {bins}")
@@ -106,16 +97,12 @@ def experiment_command(
         paper = ", ".join(f"{b}: {n}" for b, n in PAPER_CONVABUSE_TEST_BINS.items())
         click.echo(f"  (Magnani (2025)'s ConvAbuse test split: {paper})")
     for r in result.verdicts(n_resamples=n_resamples).to_dict(orient="records"):
-        if r["best"] == r["best_expected"]:
-            tail = "same model"
-        elif r["reversal"]:
-            tail = "reversal, " + ("significant" if r["significant"] else "not significant")
-        else:
-            tail = "different best models, no strict reversal"
-        click.echo(
-            f"best under {r['metric']}: {r['best']}; under {r['expected_metric']}: "
-            f"{r['best_expected']} ({tail})"
-        )
+        tail = (
+            "same model" if r["best"] == r["best_expected"]
+            else f"reversal, {'' if r['significant'] else 'not '}significant" if r["reversal"]
+            else "different best models, no strict reversal"
+        )  # fmt: skip
+        click.echo(f"best under {r['metric']}: {r['best']}; under {r['expected_metric']}: {r['best_expected']} ({tail})")  # fmt: skip
     click.echo(f"report: {written.get('report', written['summary'])}")
     click.echo(f"settings and timings: {written['experiment']}")
 

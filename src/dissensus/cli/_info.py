@@ -1,8 +1,9 @@
-"""``dissensus info FILE``: what is in an annotation file."""
+"""The commands that describe: ``info``, ``metrics``, ``audit`` and ``example``."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import click
@@ -10,46 +11,49 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from dissensus._atomic import write_file_atomically
+from dissensus.audit import AuditResult, audit, auditable_metrics, property_keys
 from dissensus.cli import _reader_options as opt
 from dissensus.data import Annotations
+from dissensus.datasets import EXAMPLE_FILES, example_path
+from dissensus.metrics import get_metric, list_metrics
 
-__all__ = ["format_info", "info_command", "info_record"]
+__all__ = [
+    "audit_command", "audit_document", "example_command", "format_info", "info_command",
+    "info_record", "metrics_command",
+]  # fmt: skip
 
 _BAR_WIDTH = 30
 _MAX_BARS = 12
 
 
-def _number(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else f"{x:.1f}"
-
-
 def _spread(values: npt.NDArray[np.int64]) -> str:
-    return f"min {values.min()}, median {_number(float(np.median(values)))}, max {values.max()}"
+    median = float(np.median(values))
+    return f"min {values.min()}, median {int(median) if median.is_integer() else f'{median:.1f}'}, max {values.max()}"  # fmt: skip
 
 
-def _histogram(n: npt.NDArray[np.int64]) -> list[str]:
-    """A text histogram of annotations per item: one bar per count, or binned."""
-    lo, hi = int(n.min()), int(n.max())
-    width = 1 if hi - lo + 1 <= _MAX_BARS else int(np.ceil((hi - lo + 1) / _MAX_BARS))
-    edges = np.arange(lo, hi + width + 1, width)
-    freq = np.histogram(n, bins=edges)[0].tolist()
-    bounds = zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True)
-    names = [str(a) if b - a == 1 else f"{a}–{b - 1}" for a, b in bounds]
-    pad, top = max(map(len, names)), max(*freq, 1)
-    lines = []
-    for name, f in zip(names, freq, strict=True):
-        bar = "█" * max(1, round(_BAR_WIDTH * f / top)) if f else ""  # a nonzero bin shows
-        lines.append(f"    {name:>{pad}} │ {bar} {f:,}")
-    return lines
+def _bars(names: list[str], counts: list[int], top: int, *, share: bool = False) -> list[str]:
+    """One text bar per name, scaled so that ``top`` fills the width (a nonzero count shows)."""
+    pad = max(map(len, names))
+    return [
+        f"    {name:>{pad}} {c:>9,} {c / top:>7.1%}  {'█' * round(_BAR_WIDTH * c / top)}" if share
+        else f"    {name:>{pad}} │ {'█' * max(1, round(_BAR_WIDTH * c / top)) if c else ''} {c:,}"
+        for name, c in zip(names, counts, strict=True)
+    ]  # fmt: skip
 
 
 def format_info(ann: Annotations, *, title: str | None = None) -> str:
     """What ``dissensus info`` prints: counts, annotations per item and annotator, labels.
 
-    With a histogram of annotations per item, the label distribution in scale
-    order and the item-level columns.
+    With a histogram of annotations per item (one bar per count, or binned),
+    the label distribution in scale order and the item-level columns.
     """
     n = ann.annotations_per_item.to_numpy()
+    lo, hi = int(n.min()), int(n.max())
+    width = 1 if hi - lo + 1 <= _MAX_BARS else int(np.ceil((hi - lo + 1) / _MAX_BARS))
+    edges = np.arange(lo, hi + width + 1, width)
+    freq = np.histogram(n, bins=edges)[0].tolist()
+    bins = [str(a) if b - a == 1 else f"{a}–{b - 1}" for a, b in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True)]  # fmt: skip
     annotators = f"{ann.n_annotators:>8,}" if ann.has_annotators else "    none (no annotator ids)"
     lines = [title, ""] if title else []
     lines += [
@@ -58,19 +62,14 @@ def format_info(ann: Annotations, *, title: str | None = None) -> str:
         f"  annotations   {ann.n_annotations:>8,}",
         "",
         f"annotations per item: {_spread(n)}, mean {n.mean():.2f}",
-        *_histogram(n),
+        *_bars(bins, freq, max(*freq, 1)),
     ]
     if ann.has_annotators and ann.annotator_codes is not None:
         per = np.bincount(ann.annotator_codes, minlength=ann.n_annotators)
         lines.append(f"annotations per annotator: {_spread(per)}")
-    kind = "ordinal" if ann.scale.ordered else "nominal"
-    lines += ["", f"labels ({kind}, {ann.scale.K}):"]
     totals = np.bincount(ann.label_codes, minlength=ann.scale.K).tolist()
-    total, names = max(sum(totals), 1), [str(v) for v in ann.scale.labels]
-    pad = max(map(len, names))
-    for name, count in zip(names, totals, strict=True):
-        bar = "█" * round(_BAR_WIDTH * count / total)
-        lines.append(f"    {name:>{pad}} {count:>9,} {count / total:>7.1%}  {bar}")
+    lines += ["", f"labels ({'ordinal' if ann.scale.ordered else 'nominal'}, {ann.scale.K}):"]
+    lines += _bars([str(v) for v in ann.scale.labels], totals, max(sum(totals), 1), share=True)
     if ann.meta is not None and len(ann.meta.columns):
         lines += ["", "item-level columns:"]
         lines += [f"    {col}: {_describe_column(ann.meta[col])}" for col in ann.meta.columns]
@@ -134,3 +133,107 @@ def info_command(file: str, *, show_items: bool, as_json: bool, **options: Any) 
         per_item = ann.annotations_per_item
         for item, k in zip(per_item.index, per_item.to_numpy(), strict=True):
             click.echo(f"    {item}\t{int(k)}")
+
+
+@click.command("metrics")
+@opt.option("--kind", type=["pointwise", "expected", "debiased"],
+            help="Only pointwise (empirical), expected (posterior) or debiased (from counts) metrics.")  # fmt: skip
+@opt.json_option(help="Print the registry as JSON.")
+def metrics_command(*, kind: str | None, as_json: bool) -> None:
+    """List the registered metrics: name, family, direction, whether it needs ordered labels, formula.
+
+    Names are what --metrics of `dissensus evaluate` takes (case does not
+    matter). p is the annotators' label shares (p̂ from the counts n), q the
+    prediction, α the item's Dirichlet posterior; logs are natural.
+    """
+    rows = [
+        (m.name, m.kind, "lower" if m.lower_is_better else "higher", m.needs_order, m.formula or m.description)
+        for m in map(get_metric, list_metrics(kind=kind, unary=False))  # type: ignore[arg-type]
+    ]  # fmt: skip
+    if as_json:
+        keys = ("name", "family", "direction", "needs_ordered_labels", "formula")
+        records = [dict(zip(keys, (n, f, f"{d} is better", o, t), strict=True)) for n, f, d, o, t in rows]  # fmt: skip
+        click.echo(json.dumps(records, indent=1, ensure_ascii=False))
+        return
+    cells = [("name", "family", "better", "ordered", "formula")]
+    cells += [(n, f, f"{d} {'↓' if d == 'lower' else '↑'}", "yes" if o else "", t) for n, f, d, o, t in rows]  # fmt: skip
+    widths = [max(len(c[i]) for c in cells) for i in range(4)]
+    cells.insert(1, tuple("-" * w for w in [*widths, 7]))
+    for c in cells:
+        click.echo("  ".join(v.ljust(w) for v, w in zip(c, widths, strict=False)) + "  " + c[-1])
+
+
+def audit_document(result: AuditResult, *, command: str) -> str:
+    """The Markdown document checked in as ``docs/audit_k<K>.md``: settings, table, examples."""
+    head = [
+        f"# Metric property audit, K = {result.classes}",
+        "",
+        f"Generated by `{command}` (seed {result.seed}, {result.n_trials:,} trials per metric "
+        "and property); do not edit by hand, `tests/audit/test_docs.py` regenerates it and "
+        "compares. Definitions of the properties, and where this table disagrees with seed "
+        "001's Table 1: [audit.md](audit.md).",
+        "",
+    ]
+    return "\n".join(head) + "\n" + result.to_markdown()
+
+
+@click.command("audit")
+@opt.option("--metric", "metrics", multiple=True, metavar="NAME", help="Registry metric to audit "
+            "(repeat); default every two-argument metric, expected ones included.")  # fmt: skip
+@opt.classes_option(default=2)
+@opt.option("--property", "properties", multiple=True, type=property_keys(),
+            help="Property to check (repeat); default all.")  # fmt: skip
+@opt.count_option("--n-trials", default=100_000, minimum=1, help="Trials per metric and property.")  # fmt: skip
+@opt.seed_option
+@opt.option("--markdown", is_flag=True, help="A Markdown document (as in docs/).")
+@opt.json_option(help="JSON: every row with its counterexample.")
+def audit_command(
+    *,
+    metrics: tuple[str, ...],
+    classes: int,
+    properties: tuple[str, ...],
+    n_trials: int,
+    seed: int,
+    markdown: bool,
+    as_json: bool,
+) -> None:
+    """Audit soft metrics for the properties P1-P8 and the ordinal property.
+
+    P1-P8 are the properties of a good soft metric in Rizzi et al. (2024),
+    "Soft metrics for evaluation with disagreements: an assessment"
+    (NLPerspectives at LREC-COLING 2024). Prints a ✓/✗ table (✓: no
+    counterexample found in the trials) and the simplest counterexample of
+    every violation.
+    """
+    names = list(metrics) or auditable_metrics()
+    result = audit(
+        names, properties=list(properties) or "all", classes=classes, n_trials=n_trials, seed=seed
+    )
+    if as_json:
+        click.echo(result.to_json())
+    elif markdown:
+        command = f"dissensus audit --classes {classes} --n-trials {n_trials} --markdown"
+        if seed:
+            command += f" --seed {seed}"
+        click.echo(audit_document(result, command=command), nl=False)
+    else:
+        click.echo(result.to_markdown(), nl=False)
+
+
+@click.command("example")
+@click.argument("name", type=click.Choice(list(EXAMPLE_FILES)))
+@opt.out_option("File or directory to write (default: the example's file name, here).", kind="any", required=False)  # fmt: skip
+def example_command(*, name: str, out: Path | None) -> None:
+    r"""Write example NAME: ratings (annotations), a and b (two models' predictions), convabuse.
+
+    \b
+    dissensus example ratings --out ratings.csv
+    dissensus example a && dissensus example b
+    dissensus evaluate ratings.csv --pred a=a.csv --pred b=b.csv --out results/
+    """
+    target = Path.cwd() if out is None else out
+    if target.is_dir():
+        target = target / EXAMPLE_FILES[name]
+    source = example_path(name)
+    written = write_file_atomically(target, source.read_bytes(), inputs=[source])
+    click.echo(f"wrote {written}")

@@ -28,10 +28,7 @@ def split_sets(args: tuple[str, ...]) -> list[tuple[str, list[str]]]:
             sets[-1].append(a)
     for i, group in enumerate(sets, 1):
         if len(group) < 2:
-            msg = (
-                f"dataset {i}: give a GOLD file and at least one SUBMISSION "
-                f"(datasets are separated by a lone '{_SEPARATOR}'); got {group}."
-            )
+            msg = f"dataset {i}: give a GOLD file and at least one SUBMISSION (datasets are separated by a lone '{_SEPARATOR}'); got {group}."
             raise click.BadParameter(msg, param_hint="GOLD SUBMISSION...")
     return [(group[0], group[1:]) for group in sets]
 
@@ -74,14 +71,8 @@ def leaderboard_command(
             for (dataset, gold_path), teams in tasks
         ]
         board = lb.combine_leaderboards(boards)
-        text = board.to_markdown()
         if out is not None:
-            params = {
-                "command": "leaderboard",
-                "metrics": names,
-                "prior": options["prior"],
-                **settings,
-            }
-            board.save(out, inputs=inputs, params=params)
+            params = {"command": "leaderboard", "metrics": names, "prior": options["prior"]}
+            board.save(out, inputs=inputs, params={**params, **settings})
             click.echo(f"wrote {out}/{', '.join(_FILES)}", err=True)
-    click.echo(text, nl=False)
+    click.echo(board.to_markdown(), nl=False)

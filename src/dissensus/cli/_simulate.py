@@ -48,30 +48,18 @@ def simulate_command(*, out: Path, **options: Any) -> None:
     items, classes, seed = options["items"], options["classes"], options["seed"]
     metrics, priors = opt.split_names(options["metrics"]), opt.split_names(options["priors"])
     with locked_dir(out):
+        truths, candidates = (opt.split_names(options[k]) for k in ("truths", "candidates"))
         res = sim.study(
-            items,
-            classes,
-            replicates=options["replicates"],
-            truths=opt.split_names(options["truths"]),
-            metrics=metrics,
-            priors=priors,
-            candidates=opt.split_names(options["candidates"]) or sim.DEFAULT_CANDIDATES,
-            debiased=options["debiased"],
-            seed=seed,
-        )
+            items, classes, replicates=options["replicates"], truths=truths, metrics=metrics,
+            priors=priors, candidates=candidates or sim.DEFAULT_CANDIDATES, debiased=options["debiased"], seed=seed,
+        )  # fmt: skip
         cov = alloc = None
         if n := options["coverage_replicates"]:
             cov = sim.coverage(2 * items, classes, replicates=n, priors=priors, seed=seed)
-        if options["allocation_replicates"]:
-            alloc = sim.allocation_study(
-                min(300, items),
-                classes,
-                replicates=options["allocation_replicates"],
-                metric="E[emd]" if "emd" in metrics else f"E[{metrics[0]}]",
-                prior=sim.best_prior(res)[0][2:-1] if priors else "uniform",
-                rounds=6,
-                seed=seed,
-            )
+        if n := options["allocation_replicates"]:
+            metric = "E[emd]" if "emd" in metrics else f"E[{metrics[0]}]"
+            prior = sim.best_prior(res)[0][2:-1] if priors else "uniform"
+            alloc = sim.allocation_study(min(300, items), classes, replicates=n, metric=metric, prior=prior, rounds=6, seed=seed)  # fmt: skip
         paths = sim.write_simulation_report(res, out, cov, alloc)
     click.echo(sim.main_table(res).to_string(index=False))
     if options["debiased"]:

@@ -22,10 +22,6 @@ __all__ = ["tendency_command"]
 _FILES = ("dic.csv", "consistency_true.csv", "overlap.csv", "tau_curve.csv", "report.html")
 
 
-def _fmt(x: float) -> str:
-    return "" if math.isnan(x) else f"{x:.3f}"
-
-
 @click.command("tendency")
 @click.argument("annotations", type=click.Path(dir_okay=False, path_type=Path))
 @opt.pred_option(required=False, help="Per-annotator predictions: long CSV/TSV/Parquet/JSONL with "
@@ -66,10 +62,9 @@ def tendency_command(
     arXiv:2508.10393, 2025). Writes dic.csv, the consistency matrices,
     tau_curve.csv and report.html to --out, and prints the DIC table.
     """
-    seed, soft = options["seed"], options["soft"]
+    seed, soft, tau = options["seed"], options["soft"], options["min_overlap"]
     if not preds and not options["baselines"]:
-        msg = "give --pred PATH (per-annotator predictions) and/or --baselines."
-        raise click.UsageError(msg)
+        raise click.UsageError("give --pred PATH (per-annotator predictions) and/or --baselines.")
     pred_paths = opt.parse_pred(preds, bare=True)
     inputs = [annotations, *pred_paths.values()]
     with locked_dir(out, inputs=inputs, names=_FILES):
@@ -83,9 +78,7 @@ def tendency_command(
                 msg = "no item of the predictions is in the annotations (do the item ids match, including their type?)."
                 raise DataError(msg)
             train, test = td.subset_items(true, ~covered), td.subset_items(true, covered)
-            notes.append(
-                f"evaluated on the {test.n_items} items the predictions cover; {train.n_items} other items train the baselines"
-            )
+            notes.append(f"evaluated on the {test.n_items} items the predictions cover; {train.n_items} other items train the baselines")  # fmt: skip
         else:
             train, test = td.split_items(true, test_size=options["test_size"], seed=seed)
             notes.append(f"items split {train.n_items} train / {test.n_items} test (seed {seed})")
@@ -98,8 +91,7 @@ def tendency_command(
                 msg = "the per-annotator-bias baseline needs training items; the predictions cover every item."
                 raise DataError(msg)
             if text:
-                bias = td.itl_bias_baseline(train, test, text=text, seed=seed)
-                sets["annotator_bias"] = (bias, soft)
+                sets["annotator_bias"] = (td.itl_bias_baseline(train, test, text=text, seed=seed), soft)  # fmt: skip
             else:
                 notes.append("per-annotator-bias baseline skipped: give --text COL,COL (item text)")
         pairs = {key: options[key] for key in ("measure", "weights", "level")}
@@ -109,21 +101,14 @@ def tendency_command(
             for name, (frame, is_soft) in sets.items():
                 results[name] = td.dic(test, frame, soft=is_soft, seed=seed, **boot, **pairs)
                 curves[name] = td.tau_curve(test, frame, soft=is_soft, **pairs)
-        tau = options["min_overlap"]
-        first = next(iter(results.values()))
-        notes.append(
-            f"measure {pairs['measure']}, tau = {tau}; {first.n_pairs} pairs defined in the true matrix"
-        )
+        n_pairs = next(iter(results.values())).n_pairs
+        notes.append(f"measure {pairs['measure']}, tau = {tau}; {n_pairs} pairs defined in the true matrix")  # fmt: skip
         td.write_report(td.TendencyStudy(results, curves, notes), out, seed=seed, figures=not options["tables_only"], inputs=inputs)  # fmt: skip
     click.echo(f"DIC ({pairs['measure']}, tau={tau}, {test.n_items} test items)")
     rows = td.dic_table(results).to_dict("records")
     width = max(len(str(r["predictions"])) for r in rows)
     for r in rows:
-        undefined = int(r["n_pairs_undefined"])
-        click.echo(
-            f"  {r['predictions']!s:<{width}}  {_fmt(float(r['dic']))}  "
-            f"[{_fmt(float(r['ci_low']))}, {_fmt(float(r['ci_high']))}]  "
-            f"bias {float(r['bootstrap_bias']):+.3f}  pairs {int(r['n_pairs'])}"
-            + (f" ({undefined} undefined)" if undefined else "")
-        )
+        dic, low, high = ("" if math.isnan(x) else f"{x:.3f}" for x in (r["dic"], r["ci_low"], r["ci_high"]))  # fmt: skip
+        undefined = f" ({r['n_pairs_undefined']} undefined)" if r["n_pairs_undefined"] else ""
+        click.echo(f"  {r['predictions']!s:<{width}}  {dic}  [{low}, {high}]  bias {float(r['bootstrap_bias']):+.3f}  pairs {int(r['n_pairs'])}{undefined}")  # fmt: skip
     click.echo(f"wrote {out}")
