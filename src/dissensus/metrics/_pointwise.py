@@ -41,7 +41,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from dissensus.metrics._declare import FloatArray, ZeroPolicy, pointwise_metric, rowsum
+from dissensus.metrics._declare import (
+    FloatArray,
+    ZeroPolicy,
+    clip,
+    log_scale,
+    pointwise_metric,
+    rowsum,
+)
 from dissensus.metrics._registry import list_metrics
 
 _EMD_COLUMN_LOOP_MAX_K = 16
@@ -116,23 +123,9 @@ def _rel_entr(X: FloatArray, Y: FloatArray) -> FloatArray:
     return R
 
 
-def _clip(X: FloatArray, zero: str, eps: float) -> FloatArray:
-    """The zero policy (checked by the declaration): ``X`` clipped to [eps, 1 - eps] or as is."""
-    if zero == "inf":
-        return X
-    e = float(eps)
-    return np.clip(X, e, 1.0 - e)
-
-
-def _scale(base: float | None) -> float:
-    """Divisor turning natural-log values into ``base`` units (checked by the declaration)."""
-    return 1.0 if base is None else math.log(float(base))
-
-
 def _in_base(d: FloatArray, base: float | None) -> FloatArray:
-    scale = _scale(base)
-    if scale != 1.0:
-        d /= scale
+    if base is not None:
+        d /= log_scale("", base)  # checked by the declaration
     return d
 
 
@@ -144,7 +137,7 @@ def _jsd(P: FloatArray, Q: FloatArray, base: float | None) -> FloatArray:
     d = rowsum(t)
     # KL(p||m) >= 0; a rounding error of 1e-17 must not turn into NaN under sqrt.
     np.maximum(d, 0.0, out=d)
-    d *= 0.5 / _scale(base)
+    d *= 0.5 / log_scale("js_divergence", base)
     return d
 
 
@@ -197,7 +190,7 @@ def _ratio_terms(P: FloatArray, Q: FloatArray) -> FloatArray:
 def cross_entropy(
     P: Rows, Q: Rows, /, *, zero: ZeroPolicy = "inf", eps: float = 1e-12, base: float | None = None
 ) -> Rows:
-    return _in_base(_neg_rowsum(_xlogy(P, _clip(Q, zero, eps))), base)
+    return _in_base(_neg_rowsum(_xlogy(P, clip("cross_entropy", Q, zero, eps))), base)
 
 
 @pointwise_metric(
@@ -227,7 +220,7 @@ def cross_entropy(
 def kl_divergence(
     P: Rows, Q: Rows, /, *, zero: ZeroPolicy = "inf", eps: float = 1e-12, base: float | None = None
 ) -> Rows:
-    return _in_base(rowsum(_rel_entr(P, _clip(Q, zero, eps))), base)
+    return _in_base(rowsum(_rel_entr(P, clip("kl_divergence", Q, zero, eps))), base)
 
 
 @pointwise_metric(
@@ -254,7 +247,7 @@ def kl_divergence(
 def kl_divergence_reverse(
     P: Rows, Q: Rows, /, *, zero: ZeroPolicy = "inf", eps: float = 1e-12, base: float | None = None
 ) -> Rows:
-    return _in_base(rowsum(_rel_entr(Q, _clip(P, zero, eps))), base)
+    return _in_base(rowsum(_rel_entr(Q, clip("kl_divergence_reverse", P, zero, eps))), base)
 
 
 @pointwise_metric(
