@@ -304,18 +304,7 @@ def manhattan(
     """
     a, Q = _inputs(alpha, q_pred)
     n_threads = workers(n_jobs, "manhattan")
-    N, K = a.shape
-    A = np.empty((K, N))
-    B = np.empty((K, N))
-    C = np.empty((K, N))
-
-    def prep(lo: int, hi: int) -> None:
-        aT = a[lo:hi].T
-        A[:, lo:hi] = aT
-        B[:, lo:hi] = _rest_t(aT)
-        np.clip(Q[lo:hi].T, 0.0, 1.0, out=C[:, lo:hi])
-
-    for_blocks(N, _PREP_ROWS, prep, n_threads)
+    A, B, C = _terms(a, Q, n_threads, cumulative=False)
     return _abs_dev_sum(A, B, C, _beta.half_grid(a, check=False), n_threads)
 
 
@@ -332,24 +321,31 @@ def _rest_t(aT: FloatArray) -> FloatArray:
     return head
 
 
-def _cumulative(
-    a: FloatArray, Q: FloatArray, n_threads: int = 1
+def _terms(
+    a: FloatArray, Q: FloatArray, n_threads: int = 1, *, cumulative: bool
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """(K - 1, N) arrays (A_k, B_k, Q_k), k = 1..K-1, with B_k summed from the tail."""
+    """(T, N) arrays (A, B, C) of the terms E|X - C|, X ~ Beta(A, B), C clipped to [0, 1].
+
+    The marginals (``alpha_k``, ``a0 - alpha_k``, ``q_k``; T = K) or the
+    cumulative sums (``A_k``, ``B_k``, ``Q_k``, k = 1..K-1; T = K - 1); ``B``
+    summed from the other parameters.
+    """
     N, K = a.shape
-    A = np.empty((K - 1, N))
-    B = np.empty((K - 1, N))
-    C = np.empty((K - 1, N))
+    T = K - 1 if cumulative else K
+    A, B, C = np.empty((T, N)), np.empty((T, N)), np.empty((T, N))
 
     def prep(lo: int, hi: int) -> None:
         aT, QT = a[lo:hi].T, Q[lo:hi].T
         Ab, Bb, Cb = A[:, lo:hi], B[:, lo:hi], C[:, lo:hi]
-        Ab[0], Cb[0], Bb[-1] = aT[0], QT[0], aT[-1]
-        for k in range(1, K - 1):
-            np.add(Ab[k - 1], aT[k], out=Ab[k])
-            np.add(Cb[k - 1], QT[k], out=Cb[k])
-        for k in range(K - 3, -1, -1):
-            np.add(Bb[k + 1], aT[k + 1], out=Bb[k])
+        if not cumulative:
+            Ab[:], Bb[:], Cb[:] = aT, _rest_t(aT), QT
+        else:
+            Ab[0], Cb[0], Bb[-1] = aT[0], QT[0], aT[-1]
+            for k in range(1, K - 1):
+                np.add(Ab[k - 1], aT[k], out=Ab[k])
+                np.add(Cb[k - 1], QT[k], out=Cb[k])
+            for k in range(K - 3, -1, -1):
+                np.add(Bb[k + 1], aT[k + 1], out=Bb[k])
         np.clip(Cb, 0.0, 1.0, out=Cb)
 
     for_blocks(N, _PREP_ROWS, prep, n_threads)
@@ -394,7 +390,7 @@ def emd(
     if K == 1:
         return np.zeros(a.shape[0])
     n_threads = workers(n_jobs, "emd")
-    A, B, C = _cumulative(a, Q, n_threads)
+    A, B, C = _terms(a, Q, n_threads, cumulative=True)
     out = _abs_dev_sum(A, B, C, _beta.half_grid(a, check=False), n_threads)
     if normalized_distance:
         out /= K - 1
