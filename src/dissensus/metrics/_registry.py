@@ -96,16 +96,10 @@ class Metric:
 
     def __repr__(self) -> str:
         direction = "lower is better" if self.lower_is_better else "higher is better"
+        traits = (self.needs_order, self.symmetric, self.needs_posterior, self.needs_counts)
+        names = ("ordinal", "symmetric", "needs posterior", "needs counts", "unary")
         flags = [self.kind, direction, f"bounds={self.bounds}"]
-        for flag, text in (
-            (self.needs_order, "ordinal"),
-            (self.symmetric, "symmetric"),
-            (self.needs_posterior, "needs posterior"),
-            (self.needs_counts, "needs counts"),
-            (self.unary, "unary"),
-        ):
-            if flag:
-                flags.append(text)
+        flags += [name for name, on in zip(names, (*traits, self.unary), strict=True) if on]
         return f"Metric({self.name!r}: {', '.join(flags)})"
 
 
@@ -114,18 +108,9 @@ _REGISTRY: dict[str, Metric] = {}
 REGISTRY: Mapping[str, Metric] = MappingProxyType(_REGISTRY)
 
 
-def _check_type(func: str, arg: str, value: object) -> None:
-    if not isinstance(value, str):
-        msg = (
-            f"The {arg!r} parameter of {func} must be a str, e.g. 'emd'. "
-            f"Got {value!r} ({type(value).__name__})."
-        )
-        raise TypeError(msg)
-
-
-def _check_callable(func: object, arg: str = "func") -> None:
-    if not callable(func):
-        msg = f"The {arg!r} parameter of register_metric must be callable. Got {func!r}."
+def _require(ok: bool, func: str, arg: str, want: str, value: object) -> None:
+    if not ok:
+        msg = f"The {arg!r} parameter of {func} must be {want}. Got {value!r} ({type(value).__name__})."
         raise TypeError(msg)
 
 
@@ -195,13 +180,12 @@ def register_metric(
     array([0.5])
     >>> _ = _REGISTRY.pop("total_variation")  # keep the doctest side-effect free
     """
-    _check_type("register_metric", "name", name)
+    _require(isinstance(name, str), "register_metric", "name", "a str, e.g. 'emd'", name)
     if not name:
         msg = "The 'name' parameter of register_metric must be a non-empty string. Got ''."
         raise ValueError(msg)
-    _check_callable(func)
-    if kernel is not None:
-        _check_callable(kernel, "kernel")
+    _require(callable(func), "register_metric", "func", "callable", func)
+    _require(kernel is None or callable(kernel), "register_metric", "kernel", "callable", kernel)
     check_option("register_metric", "kind", kind, _KINDS)
     _check_name(name, kind)
     low, high = (float(b) for b in bounds)
@@ -319,7 +303,7 @@ def get_metric(name: str | Metric) -> Metric:
     """
     if isinstance(name, Metric):
         return name
-    _check_type("get_metric", "name", name)
+    _require(isinstance(name, str), "get_metric", "name", "a str, e.g. 'emd'", name)
     try:
         return _REGISTRY[name]
     except KeyError:

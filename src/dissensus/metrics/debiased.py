@@ -230,95 +230,75 @@ def _jackknife(
     *,
     want_variance: bool,
 ) -> tuple[FloatArray, FloatArray | None]:
-    """The jackknife estimate (and variance) of every item, by cache-sized blocks of rows on threads."""
-    N, K = C.shape
-    est = np.empty(N)
-    var = np.empty(N) if want_variance else None
-    gather = met.kernel is None or _has_logs(met.func)
+    """The jackknife estimate (and variance) of every item, by cache-sized blocks of rows on threads.
 
-    def block(lo: int, hi: int) -> None:
-        e, v = _jackknife_rows(
-            met, C[lo:hi], n[lo:hi], Q[lo:hi], options, want_variance=want_variance, gather=gather
-        )
-        est[lo:hi] = e
-        if var is not None and v is not None:
-            var[lo:hi] = v
-
-    step = max(256, _declare.CHUNK_ELEMENTS // max(K, 1))
-    for_blocks(N, step, block, n_threads(None, "dissensus.metrics"))
-    return est, var
-
-
-def _jackknife_rows(
-    met: Metric,
-    C: npt.NDArray[np.int64],
-    n: FloatArray,
-    Q: FloatArray,
-    options: dict[str, Any],
-    *,
-    want_variance: bool,
-    gather: bool,
-) -> tuple[FloatArray, FloatArray | None]:
-    """:func:`_jackknife` on one block of rows: K + 1 calls of the (unchecked) kernel.
-
-    Leaving out one class-k annotation turns row ``C / n`` into ``(C - e_k) / (n
-    - 1)``: ``B = C / (n - 1)`` with column k replaced by ``(C_k - 1) / (n - 1)``
-    (the bytes of the brute-force leave-one-out). Rows with ``C_k = 0`` keep
-    ``B`` (weight 0); rows with ``n = 1`` use ``n`` for ``n - 1`` and get ``f0``.
+    K + 1 calls of the (unchecked) kernel per block. Leaving out one class-k
+    annotation turns row ``C / n`` into ``(C - e_k) / (n - 1)``: ``B = C / (n -
+    1)`` with column k replaced by ``(C_k - 1) / (n - 1)`` (the bytes of the
+    brute-force leave-one-out). Rows with ``C_k = 0`` keep ``B`` (weight 0);
+    rows with ``n = 1`` use ``n`` for ``n - 1`` and get ``f0``.
     """
-    N, K = C.shape
+    est = np.empty(C.shape[0])
+    var = np.empty(C.shape[0]) if want_variance else None
     unchecked = met.kernel is not None
     f = met.kernel if met.kernel is not None else met.func
-    Cf = C.astype(np.float64)
-    flat = Cf.reshape(-1)
-    # division by a repeated vector: a broadcast n[:, None] runs K-long inner loops (2.5x slower)
-    n_rep = np.repeat(n, K)
-    P = (flat / n_rep).reshape(N, K)
-    many = n >= 2
-    d_rep = np.maximum(n_rep - 1.0, 1.0)  # n - 1, and 1 where n = 1 (those rows keep f0)
-    B = (flat / d_rep).reshape(N, K)
-    Cm = np.maximum(flat - 1.0, 0.0)
-    Cm /= d_rep
-    B1 = Cm.reshape(N, K)  # column k of the leave-one-class-k-out targets
-    CT = np.ascontiguousarray(Cf.T)  # contiguous class columns for the weights
-    f0 = np.asarray(f(P, Q, **options), dtype=np.float64)
-    s1 = np.zeros(N)
-    s2 = np.zeros(N) if want_variance else None
-    for k in range(K):  # one metric call per class: the n_k leave-outs share a value
-        ck = CT[k]
-        hk = (ck > 0) & many
-        m = int(np.count_nonzero(hk))
-        if m == 0:
-            continue
-        keep = None
-        if gather and m < _GATHER_SHARE * N:
-            # an expensive metric on the rows that leave something out only (gathered copies)
-            idx: npt.NDArray[np.intp] | slice = np.flatnonzero(hk)
-            Pk = B[idx]
-            Pk[:, k] = B1[idx, k]
-        else:
-            idx, keep = slice(None), B[:, k].copy()
-            B[:, k] = B1[:, k]
-            # a user metric without a kernel re-checks its rows: give the weight-0 rows p-hat
-            Pk = B if unchecked else np.where(hk[:, None], B, P)
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            g = np.asarray(f(Pk, Q[idx], **options), dtype=np.float64)
-            g -= f0[idx]  # NaN (inf - inf) only where f0 is infinite: those items keep f0
-        if keep is not None:
-            B[:, k] = keep
-        w = g * ck[idx]  # n_k (f_k - f0), then n_k (f_k - f0)^2; 0 where n_k = 0
-        s1[idx] += w
-        if s2 is not None:
-            w *= g
-            s2[idx] += w
-    with np.errstate(invalid="ignore"):
-        # centred on f0: f0 - (n-1)/n * sum n_k (f_k - f0) = n f0 - (n-1) sum (n_k/n) f_k
-        est = np.where(np.isfinite(f0) & many, f0 - (n - 1.0) / n * s1, f0)
-    if s2 is None:
-        return est, None
-    with np.errstate(invalid="ignore", divide="ignore"):
-        var = np.where(many, (n - 1.0) / n * (s2 - s1 * s1 / n), np.nan)
-    return est, np.maximum(var, 0.0)  # rounding only: a sum of squares
+    gather = not unchecked or _has_logs(met.func)
+
+    def block(lo: int, hi: int) -> None:
+        nb, Qb = n[lo:hi], Q[lo:hi]
+        Cf = C[lo:hi].astype(np.float64)
+        N, K = Cf.shape
+        flat = Cf.reshape(-1)
+        # division by a repeated vector: a broadcast n[:, None] runs K-long inner loops (2.5x slower)
+        n_rep = np.repeat(nb, K)
+        P = (flat / n_rep).reshape(N, K)
+        many = nb >= 2
+        d_rep = np.maximum(n_rep - 1.0, 1.0)  # n - 1, and 1 where n = 1 (those rows keep f0)
+        B = (flat / d_rep).reshape(N, K)
+        Cm = np.maximum(flat - 1.0, 0.0)
+        Cm /= d_rep
+        B1 = Cm.reshape(N, K)  # column k of the leave-one-class-k-out targets
+        CT = np.ascontiguousarray(Cf.T)  # contiguous class columns for the weights
+        f0 = np.asarray(f(P, Qb, **options), dtype=np.float64)
+        s1 = np.zeros(N)
+        s2 = np.zeros(N) if want_variance else None
+        for k in range(K):  # one metric call per class: the n_k leave-outs share a value
+            ck = CT[k]
+            hk = (ck > 0) & many
+            m = int(np.count_nonzero(hk))
+            if m == 0:
+                continue
+            keep = None
+            if gather and m < _GATHER_SHARE * N:
+                # an expensive metric on the rows that leave something out only (gathered copies)
+                idx: npt.NDArray[np.intp] | slice = np.flatnonzero(hk)
+                Pk = B[idx]
+                Pk[:, k] = B1[idx, k]
+            else:
+                idx, keep = slice(None), B[:, k].copy()
+                B[:, k] = B1[:, k]
+                # a user metric without a kernel re-checks its rows: give the weight-0 rows p-hat
+                Pk = B if unchecked else np.where(hk[:, None], B, P)
+            with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+                g = np.asarray(f(Pk, Qb[idx], **options), dtype=np.float64)
+                g -= f0[idx]  # NaN (inf - inf) only where f0 is infinite: those items keep f0
+            if keep is not None:
+                B[:, k] = keep
+            w = g * ck[idx]  # n_k (f_k - f0), then n_k (f_k - f0)^2; 0 where n_k = 0
+            s1[idx] += w
+            if s2 is not None:
+                w *= g
+                s2[idx] += w
+        with np.errstate(invalid="ignore", divide="ignore"):
+            # centred on f0: f0 - (n-1)/n * sum n_k (f_k - f0) = n f0 - (n-1) sum (n_k/n) f_k
+            est[lo:hi] = np.where(np.isfinite(f0) & many, f0 - (nb - 1.0) / nb * s1, f0)
+            if var is not None and s2 is not None:
+                v = np.where(many, (nb - 1.0) / nb * (s2 - s1 * s1 / nb), np.nan)
+                var[lo:hi] = np.maximum(v, 0.0)  # rounding only: a sum of squares
+
+    step = max(256, _declare.CHUNK_ELEMENTS // max(C.shape[1], 1))
+    for_blocks(C.shape[0], step, block, n_threads(None, "dissensus.metrics"))
+    return est, var
 
 
 def jackknife_variance(
