@@ -614,7 +614,7 @@ class TestPairTables:
         alpha, q = _posterior_case(3000, 5, 11, prior)
         m = _beta.half_grid(alpha)
         assert m is not None
-        A, B, C = E._cumulative(alpha, q)
+        A, B, C = E._terms(alpha, q, cumulative=True)
         fast = E._abs_dev_sum(A, B, C, m, 1)
         general = E._abs_dev_sum(A, B, C, None, 1)
         # two roundings of the same sum of K - 1 terms in [0, 1]; the general path uses
@@ -628,7 +628,7 @@ class TestPairTables:
         # whole call to the general path (bit-identical to it)
         alpha, q = _posterior_case(3000, 5, 18)
         alpha[2500, 3] += 0.3
-        A, B, C = E._cumulative(alpha, q)
+        A, B, C = E._terms(alpha, q, cumulative=True)
         m = _beta.half_grid(alpha, check=False)
         assert m is not None
         assert _beta.half_grid(alpha) is None

@@ -1,17 +1,14 @@
 r"""Vectorised Beta-marginal expectations behind :mod:`dissensus.metrics.expected`.
 
 Two elementwise kernels over many :math:`X \sim \mathrm{Beta}(a, b)` and
-constants :math:`c`: :func:`abs_dev_into`, :math:`\mathbb{E}|X - c|`
-(regularised incomplete beta plus the Beta density), and :func:`phi_terms`,
-:math:`\mathbb{E}[\varphi(X, c)]`, :math:`\varphi(x, c) = x \ln x + c \ln c -
-(x + c)\ln(x + c)` (quadrature). Posterior parameters are usually ``prior +
-counts``, so the pairs :math:`(a, b)` of a class term take few distinct
-values even for millions of items: what depends on the pair only
-(:func:`density_tables`, :func:`phi_tables`) is computed once per distinct
-pair (one scatter into a flag array, no sort) and gathered, when
-:func:`half_grid` says it applies. The callers run fixed-size blocks on
-threads (NumPy and ``scipy.special`` release the GIL); block boundaries never
-depend on the number of threads, so results are bit-identical for any ``n_jobs``.
+constants :math:`c`: :func:`abs_dev_into`, :math:`\mathbb{E}|X - c|`, and
+:func:`phi_terms`, :math:`\mathbb{E}[\varphi(X, c)]` with :math:`\varphi(x, c) =
+x \ln x + c \ln c - (x + c)\ln(x + c)` (quadrature). Parameters ``prior +
+counts`` take few distinct pairs :math:`(a, b)` even for millions of items:
+what depends on the pair only (:func:`density_tables`, :func:`phi_tables`) is
+computed once per distinct pair and gathered, when :func:`half_grid` says it
+applies. Callers run fixed-size blocks on threads: results are bit-identical
+for any ``n_jobs``.
 """
 
 from __future__ import annotations
@@ -42,8 +39,7 @@ _beta_pdf: Callable[..., FloatArray] | None = getattr(
 def half_grid(a: FloatArray, *, check: bool = True) -> int | None:
     """``M`` such that every ``2 alpha`` and ``2 a0`` is an integer below ``M``, or None.
 
-    ``check=False`` skips the integrality check (one more pass over ``a``), for
-    a caller that checks each block with :func:`is_half_integer` itself.
+    ``check=False`` skips the integrality check, for a caller that checks each block.
     """
     if a.size == 0:
         return None
@@ -76,8 +72,7 @@ def distinct(
 ) -> tuple[IntArray, FloatArray, FloatArray]:
     """The distinct keys present, in increasing order, and their ``(a, b)``.
 
-    One scatter into an ``m * m`` flag array (linear time, unlike a sort);
-    or ``flags`` already set by the caller.
+    One scatter into an ``m * m`` flag array (linear time), or the caller's ``flags``.
     """
     if flags is None:
         flags = np.zeros(m * m, dtype=bool)
@@ -178,19 +173,13 @@ def abs_dev_into(
     r"""``out[:] = E|X - c|``, X ~ Beta(a, b), for 1-D ``a, b, c`` with c in [0, 1].
 
     :math:`\mathbb{E}|X - c| = (c - \mu)(2 I_c(a, b) - 1) + 2 c (1 - c) f(c) / (a + b)`.
-    With ``pair = (tables, keys)`` (half-integer pairs, see :func:`density_tables`)
-    the density term :math:`c^a (1 - c)^b / (B(a, b)(a + b))` is
-    :math:`\exp(a \ln(c/\mu) + b \ln((1-c)/(1-\mu)) + k)`, the two logs taken
-    as ``log1p`` of :math:`\pm t/\mu`, :math:`\mp t/(1-\mu)` with one shared
-    :math:`t = c - \mu`: the rounding of :math:`t` then cancels to first order
-    between the two terms, which ``a ln c + b ln(1 - c)`` (each of size
-    :math:`a + b`) would not. In the tails (:math:`c < \mu/2` or :math:`1 - c
-    < (1 - \mu)/2`) the plain logs are used, where the density is small.
-    This form matches exact rational values to 3e-16, where the plain one
-    errs by up to 2e-14 at :math:`a_0 \approx 1000`. Otherwise SciPy's
-    (Boost's) Beta density, accurate up to 1e9 and beyond. ``betainc`` (about
-    120 ns a term for integer parameters, 350 ns for half-integers) is most
-    of the run time.
+    With ``pair = (tables, keys)`` (:func:`density_tables`) the density term is
+    :math:`\exp(a \ln(c/\mu) + b \ln((1-c)/(1-\mu)) + k)`, the logs taken as
+    ``log1p`` of :math:`\pm t/\mu`, :math:`\mp t/(1-\mu)` with one shared
+    :math:`t = c - \mu`, whose rounding then cancels to first order (plain
+    logs in the tails, where the density is small): within 3e-16 of exact
+    rational values, where ``a ln c + b ln(1 - c)`` errs by up to 2e-14 at
+    :math:`a_0 \approx 1000`. Otherwise SciPy's (Boost's) Beta density.
     """
     s = a + b
     ib = special.betainc(a, b, c)
@@ -317,13 +306,10 @@ def _logit_nodes(
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
     """Nodes of the sinh-logit rule for Beta(a + 1, b + 1): ``(x, ln x, w, x (1 - x))``.
 
-    All pairs must share ``reflect`` (``a > b``). Work in the frame where the
-    mode x' <= 1/2 (x' = 1 - x when reflected) and write x' = xh e^d / D,
-    1 - x' = (1 - xh) / D with D = 1 - xh + xh e^d: both sides stay accurate
-    and only four transcendental calls are needed per node. ``w`` is
-    x^A (1-x)^B relative to the mode times dy/dt, unnormalised; rounding in
-    ln D for huge A, B only perturbs the weights, which every caller
-    normalises away.
+    All pairs share ``reflect`` (``a > b``). In the frame where the mode x' <=
+    1/2, x' = xh e^d / D and 1 - x' = (1 - xh) / D with D = 1 - xh + xh e^d:
+    both sides accurate, four transcendental calls per node. ``w`` (x^A (1-x)^B
+    relative to the mode times dy/dt) is unnormalised; callers normalise it.
     """
     A = ((b if reflect else a) + 1.0)[:, None]
     B = ((a if reflect else b) + 1.0)[:, None]
@@ -348,18 +334,14 @@ def phi_tables(
     r"""Nodes and weights of :class:`PhiTables` for 1-D arrays of pairs ``(a, b)``.
 
     Write :math:`\varphi(x) = \psi(x) + x\varphi(1, c)` with :math:`\psi(0) =
-    \psi(1) = 0`. Then :math:`\mathbb{E}[\psi(X)] = \mathbb{E}[X(1 - X)]\,
-    \mathbb{E}'[r(X')]` with :math:`r = \psi / (x (1 - x))` (bounded up to a
-    log near 0) and :math:`X' \sim \mathrm{Beta}(a + 1, b + 1)`. In
-    :math:`y = \operatorname{logit} x'` the density of :math:`X'` is
-    :math:`\propto x^{a+1}(1 - x)^{b+1}`: smooth, unimodal, with tails at
-    least :math:`e^{-|y|}`, analytic in :math:`|\Im y| < \pi`. It is
-    integrated by the trapezoidal rule in :math:`t`, with :math:`y = \hat y +
-    2.4 s \sinh t` (mode :math:`\hat y`, curvature scale :math:`s`), and
-    self-normalised, so no Beta function of huge arguments is needed.
-    ``rule = (nodes, t_max, scale)`` overrides the default rule (for tests). The
-    weights fold in :math:`\mathbb{E}[X(1 - X)] / (x (1 - x))` and the
-    normalisation, so that only :math:`(x + c) \ln(x + c)` depends on ``c``.
+    \psi(1) = 0`; then :math:`\mathbb{E}[\psi(X)] = \mathbb{E}[X(1 - X)]\,
+    \mathbb{E}'[\psi(X') / (X'(1 - X'))]`, :math:`X' \sim \mathrm{Beta}(a + 1, b
+    + 1)`, whose density in :math:`y = \operatorname{logit} x'` is smooth,
+    unimodal and analytic in :math:`|\Im y| < \pi`: trapezoidal rule in
+    :math:`t`, :math:`y = \hat y + 2.4 s \sinh t` (mode :math:`\hat y`, scale
+    :math:`s`), self-normalised (no Beta function of huge arguments).
+    ``rule = (nodes, t_max, scale)`` overrides the rule (for tests). The weights
+    fold in everything but :math:`(x + c) \ln(x + c)`, the only part with ``c``.
     """
     z, dz = js_grid(*(rule or (JS_NODES, JS_T, JS_KAPPA)))
     x = np.empty((a.size, z.size))
@@ -409,12 +391,7 @@ def phi_terms(tab: PhiTables, pid: IntArray | None, c: FloatArray) -> FloatArray
 
 
 def phi_direct(a: FloatArray, b: FloatArray, c: FloatArray) -> FloatArray:
-    """E[phi(X, c)] term by term, for parameters without few distinct pairs; c > 0.
-
-    Same nodes and weights as :func:`phi_tables`, but only the branch each
-    term needs (mode <= 1/2 or reflected) is evaluated, and nothing is
-    stored per pair: cheaper when every term has its own pair.
-    """
+    """E[phi(X, c)] term by term (the rule of :func:`phi_tables`, nothing stored); c > 0."""
     z, dz = js_grid(JS_NODES, JS_T, JS_KAPPA)
     out = np.empty(a.shape)
     for reflect in (False, True):

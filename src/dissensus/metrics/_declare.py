@@ -144,6 +144,12 @@ def clip_bound(func: str, zero: str, eps: float) -> float | None:
     return e
 
 
+def clip(func: str, X: FloatArray, zero: str, eps: float) -> FloatArray:
+    """The zero policy: ``X`` as is (``"inf"``) or clipped to [eps, 1 - eps], not renormalised."""
+    e = clip_bound(func, zero, eps)
+    return X if e is None else np.clip(X, e, 1.0 - e)
+
+
 def _check_options(func: str, options: dict[str, Any], allowed: frozenset[str]) -> None:
     """The metric's scalar options: known names, a valid zero policy and log base."""
     unknown = options.keys() - allowed

@@ -4,33 +4,25 @@ Each metric is declared once, on its row kernel, with
 :func:`~dissensus.metrics._declare.pointwise_metric`, which makes the public
 function, its docstring and its registry entry.
 
-Notation (Magnani 2025; Rizzi et al. 2024): ``p`` is the target (gold)
-label distribution of an item, ``q`` the predicted one, rows of (N, K)
-matrices on the probability simplex; ``P_k``, ``Q_k`` their cumulative sums
-over the first ``k`` (ordered) classes; ``m = (p + q) / 2``. Every function
-takes ``(p_true, q_pred)`` in that order (like sklearn's ``(y_true,
-y_pred)``), validates both once and returns an (N,) float64 array (a NumPy
-float64 scalar for two 1-D rows; one 1-D row is broadcast against a matrix).
-``normalize=True`` rescales rows that do not sum to 1 instead of raising.
-
-Logs are natural unless ``base`` is given, and ``0 ln 0 = 0``. The metrics
-with the log of a probability that may be 0 (``cross_entropy``,
-``kl_divergence``; ``kl_divergence_reverse`` with ``p`` and ``q`` swapped)
-take a zero policy: ``zero="inf"`` (default, exact: a term with
-``q_i = 0 < p_i`` makes the value ``inf``) or ``zero="clip"`` (``q`` clipped
-to ``[eps, 1 - eps]`` before the log, without renormalising, the convention
-of Rizzi et al. 2024 with ``eps = 1e-12``; the LeWiDi 2023 scorer also adds
-1e-9 inside the log: :func:`dissensus.metrics.lewidi.cross_entropy_2023`).
-The other metrics are finite for every input: JS divergence takes logs of
-``p / m`` only where ``p > 0``, and the ratios of Clark, Canberra and the
-squared chi-square drop a class that both distributions give 0 (0/0).
+Notation (Magnani 2025; Rizzi et al. 2024): ``p`` is the target (gold) label
+distribution of an item, ``q`` the predicted one, rows of (N, K) matrices on
+the simplex; ``P_k``, ``Q_k`` their cumulative sums over the first ``k``
+(ordered) classes; ``m = (p + q) / 2``. Every function takes ``(p_true,
+q_pred)`` in that order (as sklearn's ``(y_true, y_pred)``) and returns an
+(N,) float64 array (a float64 scalar for two 1-D rows; one 1-D row is
+broadcast against a matrix). Logs are natural unless ``base`` is given, and
+``0 ln 0 = 0``. The metrics with the log of a probability that may be 0 take
+a zero policy: ``zero="inf"`` (exact) or ``zero="clip"`` (clipped to ``[eps, 1
+- eps]`` before the log, not renormalised, the convention of Rizzi et al.
+2024; the LeWiDi 2023 scorer also adds 1e-9 inside the log:
+:func:`dissensus.metrics.lewidi.cross_entropy_2023`). The others are finite
+for every input: JS takes logs of ``p / m`` only where ``p > 0``, and the
+ratios of Clark, Canberra and the squared chi-square drop a class that both
+distributions give 0 (0/0).
 
 References: Magnani, A. (2025). Soft metrics for ordinal label uncertainty
-with variable sample sizes. ASSE 2025, ACM. Rizzi, G., Leonardelli, E.,
-Poesio, M., Uma, A., Pavlovic, M., Paun, S., Rosso, P. and Fersini, E.
-(2024). Soft metrics for evaluation with disagreements: an assessment. Proc.
-3rd Workshop on Perspectivist Approaches to NLP (NLPerspectives) at
-LREC-COLING 2024.
+with variable sample sizes. ASSE 2025, ACM. Rizzi et al. (2024): see
+:func:`js_distance`.
 """
 
 from __future__ import annotations
@@ -41,7 +33,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from dissensus.metrics._declare import FloatArray, ZeroPolicy, pointwise_metric, rowsum
+from dissensus.metrics._declare import (
+    FloatArray,
+    ZeroPolicy,
+    clip,
+    log_scale,
+    pointwise_metric,
+    rowsum,
+)
 from dissensus.metrics._registry import list_metrics
 
 _EMD_COLUMN_LOOP_MAX_K = 16
@@ -74,11 +73,7 @@ def _neg_rowsum(x: npt.NDArray[np.floating[Any]]) -> FloatArray:
 
 
 def _xlogy(X: FloatArray, Y: FloatArray) -> FloatArray:
-    """Elementwise ``x ln y`` with ``0 ln y = 0`` (also for ``y = 0``); ``x > 0 = y`` gives -inf.
-
-    Same values as :func:`scipy.special.xlogy` for ``x, y >= 0``, faster
-    because NumPy's log runs in a tight vectorised loop.
-    """
+    """Elementwise ``x ln y``, ``0 ln y = 0``: :func:`scipy.special.xlogy` for ``x, y >= 0``, faster."""
     with np.errstate(divide="ignore"):
         L = np.log(Y)
     np.copyto(L, 0.0, where=X == 0.0)
@@ -87,12 +82,10 @@ def _xlogy(X: FloatArray, Y: FloatArray) -> FloatArray:
 
 
 def _rel_entr(X: FloatArray, Y: FloatArray) -> FloatArray:
-    """Elementwise ``x ln(x / y)`` with ``0 ln(0 / y) = 0``; ``x > 0 = y`` gives +inf.
+    """Elementwise ``x ln(x / y)``, ``0 ln(0 / y) = 0``: :func:`scipy.special.rel_entr`, bit for bit.
 
-    The same operations as :func:`scipy.special.rel_entr` (bit-identical
-    results), vectorised. Where ``x / y`` overflows although ``y > 0``
-    (``y`` subnormal) the term is recomputed as ``x (ln x - ln y)``, which is
-    finite, as scipy's is.
+    Where ``x / y`` overflows although ``y > 0`` (``y`` subnormal) the term is
+    ``x (ln x - ln y)``, finite, as scipy's is.
     """
     # The overflow flag, not a scan of the result, tells whether the rare fix is needed.
     with np.errstate(divide="ignore", invalid="ignore", over="raise"):
@@ -116,23 +109,9 @@ def _rel_entr(X: FloatArray, Y: FloatArray) -> FloatArray:
     return R
 
 
-def _clip(X: FloatArray, zero: str, eps: float) -> FloatArray:
-    """The zero policy (checked by the declaration): ``X`` clipped to [eps, 1 - eps] or as is."""
-    if zero == "inf":
-        return X
-    e = float(eps)
-    return np.clip(X, e, 1.0 - e)
-
-
-def _scale(base: float | None) -> float:
-    """Divisor turning natural-log values into ``base`` units (checked by the declaration)."""
-    return 1.0 if base is None else math.log(float(base))
-
-
 def _in_base(d: FloatArray, base: float | None) -> FloatArray:
-    scale = _scale(base)
-    if scale != 1.0:
-        d /= scale
+    if base is not None:
+        d /= log_scale("", base)  # checked by the declaration
     return d
 
 
@@ -144,7 +123,7 @@ def _jsd(P: FloatArray, Q: FloatArray, base: float | None) -> FloatArray:
     d = rowsum(t)
     # KL(p||m) >= 0; a rounding error of 1e-17 must not turn into NaN under sqrt.
     np.maximum(d, 0.0, out=d)
-    d *= 0.5 / _scale(base)
+    d *= 0.5 / log_scale("js_divergence", base)
     return d
 
 
@@ -176,11 +155,7 @@ def _ratio_terms(P: FloatArray, Q: FloatArray) -> FloatArray:
     description="cross-entropy H(p, q), natural log",
     bounds=(0.0, math.inf),
     symmetric=False,
-    notes="""
-        Not 0 for a perfect prediction: ``H(p, q) >= H(p, p) = H(p)``. With ``zero="clip"`` the
-        first example of Rizzi et al. (2024) gives
-        ``H([.7, .3], [1, 0]) = −0.3 ln 10⁻¹² = 8.2893``.
-    """,
+    notes="Not 0 for a perfect prediction: ``H(p, q) >= H(p, p) = H(p)``.",
     references=[
         "Cover, T. M. and Thomas, J. A. (2006). Elements of Information Theory, 2nd ed. "
         "Wiley. doi:10.1002/047174882X"
@@ -197,7 +172,7 @@ def _ratio_terms(P: FloatArray, Q: FloatArray) -> FloatArray:
 def cross_entropy(
     P: Rows, Q: Rows, /, *, zero: ZeroPolicy = "inf", eps: float = 1e-12, base: float | None = None
 ) -> Rows:
-    return _in_base(_neg_rowsum(_xlogy(P, _clip(Q, zero, eps))), base)
+    return _in_base(_neg_rowsum(_xlogy(P, clip("cross_entropy", Q, zero, eps))), base)
 
 
 @pointwise_metric(
@@ -209,10 +184,8 @@ def cross_entropy(
     symmetric=False,
     debiased="jackknife",
     notes="""
-        ``= H(p, q) − H(p)``; 0 iff ``p == q``. Term by term as :func:`scipy.special.rel_entr`
-        (``scipy.stats.entropy(p, q)``; a subnormal ``q_i > 0`` gives a finite term). With
-        ``zero="clip"`` (no renormalising) a finite value can be lower by about ``eps``
-        (-1e-13 for 0), and ``q_i = 0 < p_i`` gives ``p_i ln(p_i / eps)`` instead of inf.
+        ``= H(p, q) − H(p)``; 0 iff ``p == q``; term by term as :func:`scipy.special.rel_entr`.
+        With ``zero="clip"`` a finite value can be lower by about ``eps`` (-1e-13 for 0).
     """,
     references=[_KL],
     examples="""
@@ -227,7 +200,7 @@ def cross_entropy(
 def kl_divergence(
     P: Rows, Q: Rows, /, *, zero: ZeroPolicy = "inf", eps: float = 1e-12, base: float | None = None
 ) -> Rows:
-    return _in_base(rowsum(_rel_entr(P, _clip(Q, zero, eps))), base)
+    return _in_base(rowsum(_rel_entr(P, clip("kl_divergence", Q, zero, eps))), base)
 
 
 @pointwise_metric(
@@ -239,8 +212,7 @@ def kl_divergence(
     symmetric=False,
     clips="p",
     notes="""
-        The arguments keep the (target, prediction) order; only the divergence is
-        reversed. The zero policy applies to the target ``p``, now inside the log:
+        The arguments keep the (target, prediction) order; the zero policy applies to ``p``:
         ``zero="inf"`` gives ``inf`` where a prediction puts mass where no annotator did.
     """,
     references=[_KL],
@@ -254,7 +226,7 @@ def kl_divergence(
 def kl_divergence_reverse(
     P: Rows, Q: Rows, /, *, zero: ZeroPolicy = "inf", eps: float = 1e-12, base: float | None = None
 ) -> Rows:
-    return _in_base(rowsum(_rel_entr(Q, _clip(P, zero, eps))), base)
+    return _in_base(rowsum(_rel_entr(Q, clip("kl_divergence_reverse", P, zero, eps))), base)
 
 
 @pointwise_metric(
@@ -265,11 +237,8 @@ def kl_divergence_reverse(
     bounds=(0.0, math.log(2.0)),
     debiased="jackknife",
     notes="""
-        Natural log: at most ln 2 (1 with ``base=2``). Always finite, so there is no
-        zero policy: ``m`` is positive wherever ``p`` or ``q`` is. This is the divergence.
-        ``scipy.spatial.distance.jensenshannon`` and the column called
-        "Jensen-Shannon" in Rizzi et al. (2024) give its square root, the
-        :func:`js_distance`.
+        Always finite (no zero policy). This is the divergence; scipy's ``jensenshannon``
+        and the "Jensen-Shannon" of Rizzi et al. (2024) are its square root, :func:`js_distance`.
     """,
     references=[
         "Lin, J. (1991). Divergence measures based on the Shannon entropy. IEEE Trans. Inf. "
@@ -293,10 +262,7 @@ def js_divergence(P: FloatArray, Q: FloatArray, /, *, base: float | None = None)
     description="Jensen-Shannon distance, sqrt of the divergence (scipy's jensenshannon)",
     bounds=(0.0, math.sqrt(math.log(2.0))),
     debiased="jackknife",
-    notes="""
-        ``scipy.spatial.distance.jensenshannon`` and the "Jensen-Shannon" column of Rizzi
-        et al. (2024); a metric (triangle inequality), unlike the divergence.
-    """,
+    notes="A metric (triangle inequality), unlike the divergence.",
     references=[
         "Endres, D. M. and Schindelin, J. E. (2003). A new metric for probability "
         "distributions. IEEE Trans. Inf. Theory 49(7), 1858–1860. doi:10.1109/TIT.2003.813506",
@@ -320,10 +286,7 @@ def js_distance(P: FloatArray, Q: FloatArray, /, *, base: float | None = None) -
     description="Manhattan (L1) distance",
     bounds=(0.0, 2.0),
     debiased="jackknife",
-    notes="""
-        Twice the total variation distance; the LeWiDi 2025 scorer
-        (:func:`dissensus.metrics.lewidi.average_md`) rounds it to 5 decimals per item.
-    """,
+    notes="Twice the total variation distance (:func:`dissensus.metrics.lewidi.average_md`).",
     references=[_RIZZI],
     examples="""
         Rizzi et al. (2024), example 6:
@@ -383,17 +346,14 @@ def squared_euclidean(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     options={
         "normalized_distance": (
             "bool",
-            "Ground distance ``|i − j| / (K − 1)`` (Magnani 2025; values in [0, 1], "
-            "comparable across scales) when True; ``|i − j|`` in class-index units "
-            "(``scipy.stats.wasserstein_distance`` on ``range(K)``, ``ot.emd2`` with that "
-            "cost, and the LeWiDi 2025 ``average_WS``; values in [0, K − 1]) when False.",
+            "Ground distance ``|i − j| / (K − 1)`` (Magnani 2025; in [0, 1]) when True; "
+            "``|i − j|`` (``scipy.stats.wasserstein_distance`` on ``range(K)``, LeWiDi 2025 "
+            "``average_WS``; in [0, K − 1]) when False.",
         )
     },
     notes="""
-        The classes are the columns in order, one step apart; k runs over 1..K − 1. In
-        one dimension the optimal transport cost has this closed form through the
-        cumulative distributions ``P_k = Σ_{i ≤ k} p_i`` (Vallender 1974), without the
-        ``1 / (K − 1)`` when ``normalized_distance=False``; 0 for K = 1.
+        The classes are the columns in order; k runs over 1..K − 1. In one dimension the
+        transport cost is this sum over cumulative distributions (Vallender 1974); 0 for K = 1.
     """,
     references=[
         "Rubner, Y., Tomasi, C. and Guibas, L. J. (2000). The earth mover's distance as a "
@@ -461,10 +421,7 @@ def chebyshev(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     bounds=(0.0, math.inf),
     k_bound="√K",
     debiased="jackknife",
-    notes="""
-        √K is reached by disjoint supports covering all K classes; a class with
-        ``p_k = q_k = 0`` contributes 0, as in ``scipy.spatial.distance.canberra``.
-    """,
+    notes="A class with ``p_k = q_k = 0`` contributes 0 (as ``scipy.spatial.distance.canberra``).",
     references=[_GENG],
     examples=">>> clark([1.0, 0.0, 0.0], [0.0, 1.0, 0.0])\nnp.float64(1.414214)",
 )
@@ -502,10 +459,7 @@ def canberra(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     bounds=(0.0, 1.0),
     lower_is_better=False,
     debiased="jackknife",
-    notes="""
-        1 iff ``p == q`` (rows on the simplex are never zero). A similarity (Geng 2016), not
-        the cosine distance ``1 - cosine(p, q)`` of ``scipy.spatial.distance.cosine``.
-    """,
+    notes="1 iff ``p == q``; a similarity, not scipy's cosine distance ``1 − cosine(p, q)``.",
     references=[_GENG],
     examples=">>> cosine([1.0, 0.0], [0.5, 0.5])\nnp.float64(0.707107)",
 )
@@ -543,9 +497,8 @@ def intersection(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     description="Sørensen (Bray-Curtis) distance, half the L1 on the simplex",
     bounds=(0.0, 1.0),
     notes="""
-        The Bray–Curtis dissimilarity (``scipy.spatial.distance.braycurtis``); 1 for
-        disjoint supports. On the simplex it is ``½ L1(p, q) = 1 − ∩(p, q)``, so it ranks
-        as Manhattan and intersection do; listed for the label-distribution literature.
+        ``scipy.spatial.distance.braycurtis``; on the simplex ``½ L1(p, q) = 1 − ∩(p, q)``, so it
+        ranks as Manhattan and intersection do.
     """,
     references=[_CHA, _GENG],
     examples=">>> sorensen([0.2, 0.5, 0.3], [0.4, 0.4, 0.2])\nnp.float64(0.2)",
@@ -562,10 +515,7 @@ def sorensen(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     label="χ²sq",
     description="squared chi-square distance, sum (p_i - q_i)^2 / (p_i + q_i)",
     bounds=(0.0, 2.0),
-    notes="""
-        2 for disjoint supports. Symmetric, unlike Pearson's or Neyman's chi-square
-        (the triangular discrimination); on the simplex ``2 − 4 Σ_k p_k q_k / (p_k + q_k)``.
-    """,
+    notes="The triangular discrimination: symmetric, unlike Pearson's or Neyman's chi-square.",
     references=[_CHA, _GENG],
     examples=">>> squared_chi2([0.5, 0.5, 0.0], [0.25, 0.25, 0.5])\nnp.float64(0.666667)",
 )
@@ -612,10 +562,7 @@ def fidelity(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     description="Hellinger distance, normalised to [0, 1]",
     bounds=(0.0, 1.0),
     debiased="jackknife",
-    notes="""
-        ``= √(1 − Σ_k √(p_k q_k))``; the ½ makes the maximum (disjoint supports) 1, not √2.
-        Computed from differences of square roots, accurate when ``p`` and ``q`` are close.
-    """,
+    notes="``= √(1 − Σ_k √(p_k q_k))``, computed from differences of square roots.",
     references=[
         "Hellinger, E. (1909). Neue Begründung der Theorie quadratischer Formen von "
         "unendlichvielen Veränderlichen. J. Reine Angew. Math. 136, 210–271. "

@@ -1,16 +1,12 @@
 """The one metric registry: every metric's function and metadata, looked up by name.
 
-The layers above never import metric functions; they ask :func:`get_metric`
-for a :class:`Metric` and read its metadata. Pointwise metrics
-``func(p_true, q_pred)`` (:mod:`~dissensus.metrics._pointwise`) have
-expected forms ``E[<name>]``, ``func(alpha, q_pred)`` under a Dirichlet
-posterior (:mod:`~dissensus.metrics.expected`), and debiased forms
-``debiased[<name>]``, ``func(counts, q_pred)`` against the true distribution
-(:mod:`~dissensus.metrics.debiased`; unbounded). A form is declared with
-:func:`metric_form` next to its formula, copies its metric's metadata and is
-linked from it; the registry stays grouped by kind, forms in the order of
-their metrics. Unary entries (entropy, its expectation) are left out of
-:func:`list_metrics` unless asked.
+The layers above ask :func:`get_metric` for a :class:`Metric` and read its
+metadata. Pointwise metrics ``func(p_true, q_pred)`` have expected forms
+``E[<name>]``, ``func(alpha, q_pred)`` (:mod:`~dissensus.metrics.expected`),
+and debiased forms ``debiased[<name>]``, ``func(counts, q_pred)``
+(:mod:`~dissensus.metrics.debiased`; unbounded), declared with
+:func:`metric_form`: a form copies its metric's metadata and is linked from it.
+The registry stays grouped by kind, forms in the order of their metrics.
 """
 
 from __future__ import annotations
@@ -50,32 +46,17 @@ _INF = math.inf
 class Metric:
     """A metric and what the layers above need to know about it.
 
-    Attributes
-    ----------
-    name : str
-        Registry key, e.g. ``"emd"``, ``"E[emd]"`` or ``"debiased[emd]"``.
-    func : callable
-        ``func(target, q_pred, /, **options) -> (N,)``; the target is a
-        distribution, Dirichlet ``alpha`` (``needs_posterior``) or label counts
-        (``needs_counts``); unary entries take the target only.
-    lower_is_better, needs_order, symmetric : bool
-        Direction; depends on the class order (EMD); ``func(p, q) == func(q,
-        p)`` (never for forms).
-    bounds : tuple of float
-        ``(low, high)`` for every K (``inf`` if unbounded or growing with K:
-        :meth:`bounds_for` uses ``k_bound(K)``).
-    kind : {"pointwise", "expected", "debiased"}
-    expected, debiased, pointwise : str or None
-        Links between a pointwise metric and its forms.
-    zero_policy : bool
-        ``func`` accepts ``zero=`` and ``eps=`` (logs of ``q``).
-    label, description, formula : str
-        For tables, listings, and ``dissensus metrics`` (plain text, ``p``
-        target, ``q`` prediction).
-    kernel : callable or None
-        :attr:`func` without the input checks (the same bytes), on float64 (N,
-        K) arrays of one shape already on the simplex, scalar options still
-        checked: for callers that evaluate a metric many times (the jackknife).
+    ``name`` is the registry key (``"emd"``, ``"E[emd]"``, ``"debiased[emd]"``);
+    ``func(target, q_pred, /, **options) -> (N,)`` takes a distribution,
+    Dirichlet ``alpha`` (``needs_posterior``) or label counts
+    (``needs_counts``), unary entries the target only. ``bounds`` hold for
+    every K (``inf`` if unbounded or growing with K: :meth:`bounds_for` uses
+    ``k_bound(K)``); ``symmetric`` is never true of forms; ``expected``,
+    ``debiased``, ``pointwise`` link a metric and its forms; ``zero_policy``:
+    ``func`` takes ``zero=`` and ``eps=``; ``label``, ``description`` and
+    ``formula`` (plain text over ``p`` and ``q``) are for tables and ``dissensus
+    metrics``; ``kernel`` is :attr:`func` without the input checks (the same
+    bytes on float64 (N, K) arrays on the simplex), for repeated calls.
     """
 
     name: str
@@ -115,16 +96,10 @@ class Metric:
 
     def __repr__(self) -> str:
         direction = "lower is better" if self.lower_is_better else "higher is better"
+        traits = (self.needs_order, self.symmetric, self.needs_posterior, self.needs_counts)
+        names = ("ordinal", "symmetric", "needs posterior", "needs counts", "unary")
         flags = [self.kind, direction, f"bounds={self.bounds}"]
-        for flag, text in (
-            (self.needs_order, "ordinal"),
-            (self.symmetric, "symmetric"),
-            (self.needs_posterior, "needs posterior"),
-            (self.needs_counts, "needs counts"),
-            (self.unary, "unary"),
-        ):
-            if flag:
-                flags.append(text)
+        flags += [name for name, on in zip(names, (*traits, self.unary), strict=True) if on]
         return f"Metric({self.name!r}: {', '.join(flags)})"
 
 
@@ -133,18 +108,9 @@ _REGISTRY: dict[str, Metric] = {}
 REGISTRY: Mapping[str, Metric] = MappingProxyType(_REGISTRY)
 
 
-def _check_type(func: str, arg: str, value: object, typ: type) -> None:
-    if not isinstance(value, typ):
-        msg = (
-            f"The {arg!r} parameter of {func} must be a {typ.__name__}, e.g. 'emd'. "
-            f"Got {value!r} ({type(value).__name__})."
-        )
-        raise TypeError(msg)
-
-
-def _check_callable(func: object, arg: str = "func") -> None:
-    if not callable(func):
-        msg = f"The {arg!r} parameter of register_metric must be callable. Got {func!r}."
+def _require(ok: bool, func: str, arg: str, want: str, value: object) -> None:
+    if not ok:
+        msg = f"The {arg!r} parameter of {func} must be {want}. Got {value!r} ({type(value).__name__})."
         raise TypeError(msg)
 
 
@@ -196,13 +162,12 @@ def register_metric(
 ) -> Metric:
     """Add a metric to the registry and return its :class:`Metric`.
 
-    The parameters are the :class:`Metric` fields (``bounds`` defaults to
-    ``(-inf, inf)``, ``needs_posterior`` to ``kind == "expected"``, ``label``
-    to ``name``; a ``kernel`` must compute exactly what ``func`` computes on
-    valid input), and ``overwrite=True`` to replace an entry. Expected metrics,
-    and only they, are named ``E[<name>]``; debiased metrics, and only they,
-    ``debiased[<name>]``. ``ValueError`` for a name taken or not matching the
-    kind, or bounds not ordered; ``TypeError`` for a ``func`` not callable.
+    The parameters are the :class:`Metric` fields (``needs_posterior``
+    defaults to ``kind == "expected"``, ``label`` to ``name``), and
+    ``overwrite=True`` replaces an entry. Expected and debiased metrics, and
+    only they, are named ``E[<name>]`` and ``debiased[<name>]``. ``ValueError``
+    for a name taken or not matching the kind, or bounds not ordered;
+    ``TypeError`` for a ``func`` not callable.
 
     Examples
     --------
@@ -215,13 +180,12 @@ def register_metric(
     array([0.5])
     >>> _ = _REGISTRY.pop("total_variation")  # keep the doctest side-effect free
     """
-    _check_type("register_metric", "name", name, str)
+    _require(isinstance(name, str), "register_metric", "name", "a str, e.g. 'emd'", name)
     if not name:
         msg = "The 'name' parameter of register_metric must be a non-empty string. Got ''."
         raise ValueError(msg)
-    _check_callable(func)
-    if kernel is not None:
-        _check_callable(kernel, "kernel")
+    _require(callable(func), "register_metric", "func", "callable", func)
+    _require(kernel is None or callable(kernel), "register_metric", "kernel", "callable", kernel)
     check_option("register_metric", "kind", kind, _KINDS)
     _check_name(name, kind)
     low, high = (float(b) for b in bounds)
@@ -264,10 +228,8 @@ def register_form(
 ) -> Metric:
     """Register the expected or debiased form of a pointwise metric, derived from its entry.
 
-    The form takes the pointwise metric's direction, order and zero policy
-    (an expected form also its bounds and arity, and by default the formula
-    ``E_{p ~ Dir(α)} [f]``; a debiased one is unbounded); the pointwise entry
-    links to it.
+    The form takes the metric's direction, order and zero policy (an expected
+    form also its bounds and arity; a debiased one is unbounded).
     """
     base = _REGISTRY[pointwise]
     expected = kind == "expected"
@@ -321,7 +283,7 @@ def get_metric(name: str | Metric) -> Metric:
     """Look a metric up by name (case, and ``-`` or a space for ``_``, do not matter).
 
     A :class:`Metric` is returned as is; an unknown name raises ``ValueError``
-    with the closest matches and the available names.
+    with the closest matches.
 
     Examples
     --------
@@ -341,7 +303,7 @@ def get_metric(name: str | Metric) -> Metric:
     """
     if isinstance(name, Metric):
         return name
-    _check_type("get_metric", "name", name, str)
+    _require(isinstance(name, str), "get_metric", "name", "a str, e.g. 'emd'", name)
     try:
         return _REGISTRY[name]
     except KeyError:
@@ -376,11 +338,9 @@ def list_metrics(
 ) -> list[str]:
     """Names of the registered metrics that match every given filter, in registry order.
 
-    ``kind`` ("pointwise", "expected" or "debiased"), ``needs_order``,
-    ``symmetric`` and ``bounded`` keep the metrics with that value (None: any).
-    ``unary=False`` (default) lists the two-argument metrics only, so every
-    listed ``func`` can be called as ``func(p, q)``; True the one-argument ones
-    (entropy), None both.
+    ``kind``, ``needs_order``, ``symmetric`` and ``bounded`` keep the metrics
+    with that value (None: any); ``unary=False`` (default) lists the
+    two-argument metrics only, True the one-argument ones (entropy), None both.
 
     Examples
     --------

@@ -3,33 +3,25 @@ r"""Debiased soft metrics: estimate :math:`f(\pi, q)` against the TRUE label dis
 Users care about :math:`f(\pi, q)` for an item's true distribution
 :math:`\pi` but see the empirical :math:`\hat p = n_k / n` of its ``n``
 annotations; for ``f`` not linear in the target :math:`\mathbb{E}[f(\hat p,
-q)] \ne f(\pi, q)`, distances are biased upward by an amount that depends on
-``q``, and with 2–3 annotations per item the empirical ranking of models can
-differ from the true one. These functions take the label ``counts`` ((N, K)
-non-negative integers, at least one per item; ``q_pred`` as for the
-pointwise metrics) and remove the leading (:math:`1/n`) term of that bias.
-
-Each metric with a debiased form has one estimator (``dissensus metrics
---kind debiased`` prints the formulas): the exact U-statistic for
-``squared_euclidean``, the empirical value for the target-linear
-``cross_entropy``, and the jackknife over annotations for the metrics
-declared ``debiased="jackknife"`` (:data:`JACKKNIFE_METRICS`; for
-``kl_divergence`` it corrects :math:`-H(\hat p)` only, Zahl's jackknife
-entropy). ``kl_divergence_reverse`` (infinite once a leave-one-out target
-loses a class) and ``entropy`` have none. The registry names the forms
-``debiased[<name>]`` (``needs_counts=True``).
+q)] \ne f(\pi, q)` (distances are biased upward by an amount that depends on
+``q``, enough to reorder models with 2–3 annotations per item). These
+functions take the label ``counts`` ((N, K) non-negative integers, at least
+one per item; ``q_pred`` as for the pointwise metrics) and remove the leading
+(:math:`1/n`) term of that bias. Each metric with a debiased form
+(``debiased[<name>]`` in the registry; ``dissensus metrics --kind debiased``)
+has one estimator: the exact U-statistic for ``squared_euclidean``, the
+empirical value for the target-linear ``cross_entropy``, the jackknife over
+annotations for the metrics declared ``debiased="jackknife"``
+(:data:`JACKKNIFE_METRICS`; for ``kl_divergence`` it corrects :math:`-H(\hat
+p)` only, Zahl's jackknife entropy). ``kl_divergence_reverse`` and ``entropy``
+have none.
 
 **A debiased value can be negative** (above 1 for similarities): means and
-bootstrap intervals use the unclipped values, as clipping would bring the
-bias back. **The jackknife does not fix L1 and EMD** (nor Chebyshev and
-intersection): their bias near :math:`q = \pi` is of order :math:`n^{-1/2}`,
-and on the :math:`1/n` lattice the correction is erratic;
-:func:`binomial_corrected` is the alternative studied (docs/debiased.md has
-the exact-enumeration and ranking studies). Items with one annotation get
-their empirical value and a :class:`RuntimeWarning` (``single="empirical"``)
-or NaN (``single="nan"``); :func:`jackknife_variance` gives each item's
-variance from the same K + 1 kernel calls, :func:`inverse_variance_mean`
-weights items by its inverse.
+intervals use the unclipped values. **The jackknife does not fix L1 and EMD**
+(nor Chebyshev and intersection): their bias near :math:`q = \pi` is of order
+:math:`n^{-1/2}`; :func:`binomial_corrected` is the alternative studied
+(docs/debiased.md). Items with one annotation get their empirical value and a
+:class:`RuntimeWarning` (``single="empirical"``) or NaN (``single="nan"``).
 """
 
 from __future__ import annotations
@@ -89,12 +81,7 @@ def _kernel(name: str) -> MetricFunc:
 def _counts_and_q(
     counts: npt.ArrayLike, q_pred: npt.ArrayLike, single: str, func: str
 ) -> tuple[npt.NDArray[np.int64], FloatArray, FloatArray, bool]:
-    """Validate once: counts (N, K) int with n >= 1 per row, q (N, K) on the simplex.
-
-    Returns the counts, ``n`` as float, ``q`` (one row broadcast to every
-    item) and whether the input was one item. The empirical distributions
-    need no check (counts over a positive total are on the simplex).
-    """
+    """Checked counts (n >= 1 per row), ``n`` as float, ``q`` (N, K), and whether one item."""
     check_option(func, "single", single, _SINGLE)
     arr = np.asarray(counts)
     one = arr.ndim == 1
@@ -169,25 +156,10 @@ def jackknife(
 ) -> FloatArray | tuple[FloatArray, FloatArray]:
     r"""Jackknife-over-annotations estimate of :math:`f(\pi, q)`, per item.
 
-    Parameters
-    ----------
-    counts, q_pred : array_like
-        (N, K) or (K,) label counts and predictions (see the module docstring).
-    metric : str
-        A two-argument pointwise metric of the registry, e.g. ``"emd"``
-        (``ValueError`` otherwise).
-    single : {"empirical", "nan"}, default "empirical"
-        Items with one annotation: their empirical value (with a
-        :class:`RuntimeWarning`), or NaN.
-    return_variance : bool, default False
-        Also return each item's jackknife variance (NaN for one annotation).
-    **options
-        Passed to the metric (``zero=``, ``eps=`` for KL).
-
-    Returns
-    -------
-    ndarray of float64, shape (N,), or a pair of them
-        The estimates (can be negative), and the variances.
+    ``metric`` is a two-argument pointwise metric of the registry, e.g.
+    ``"emd"`` (``ValueError`` otherwise), ``**options`` its options;
+    ``single`` as in the module docstring; ``return_variance=True`` also
+    returns each item's jackknife variance (NaN for one annotation).
 
     Notes
     -----
@@ -204,9 +176,8 @@ def jackknife(
             \Big(f_{(k)} - \sum_j \tfrac{n_j}{n} f_{(j)}\Big)^2 .
 
     It removes the :math:`1/n` term of the bias of a smooth ``f`` (exactly
-    unbiased for a quadratic one); where ``f`` has kinks (L1, EMD, Chebyshev,
-    intersection at :math:`\hat p_k = q_k`) it lowers the bias on average, not
-    for every :math:`(\pi, q)`. An infinite empirical value stays infinite.
+    unbiased for a quadratic one); where ``f`` has kinks it lowers the bias on
+    average only. An infinite empirical value stays infinite.
 
     References
     ----------
@@ -259,102 +230,75 @@ def _jackknife(
     *,
     want_variance: bool,
 ) -> tuple[FloatArray, FloatArray | None]:
-    """The jackknife estimate (and variance) of every item, block by block of rows.
+    """The jackknife estimate (and variance) of every item, by cache-sized blocks of rows on threads.
 
-    The K + 1 calls use the metric's unchecked kernel (inputs were checked once);
-    blocks of about ``CHUNK_ELEMENTS`` entries keep them in cache, on the
-    metrics' threads.
+    K + 1 calls of the (unchecked) kernel per block. Leaving out one class-k
+    annotation turns row ``C / n`` into ``(C - e_k) / (n - 1)``: ``B = C / (n -
+    1)`` with column k replaced by ``(C_k - 1) / (n - 1)`` (the bytes of the
+    brute-force leave-one-out). Rows with ``C_k = 0`` keep ``B`` (weight 0);
+    rows with ``n = 1`` use ``n`` for ``n - 1`` and get ``f0``.
     """
-    N, K = C.shape
-    est = np.empty(N)
-    var = np.empty(N) if want_variance else None
-    gather = met.kernel is None or _has_logs(met.func)
-
-    def block(lo: int, hi: int) -> None:
-        e, v = _jackknife_rows(
-            met, C[lo:hi], n[lo:hi], Q[lo:hi], options, want_variance=want_variance, gather=gather
-        )
-        est[lo:hi] = e
-        if var is not None and v is not None:
-            var[lo:hi] = v
-
-    step = max(256, _declare.CHUNK_ELEMENTS // max(K, 1))
-    for_blocks(N, step, block, n_threads(None, "dissensus.metrics"))
-    return est, var
-
-
-def _jackknife_rows(
-    met: Metric,
-    C: npt.NDArray[np.int64],
-    n: FloatArray,
-    Q: FloatArray,
-    options: dict[str, Any],
-    *,
-    want_variance: bool,
-    gather: bool,
-) -> tuple[FloatArray, FloatArray | None]:
-    """:func:`_jackknife` on one block of rows: K + 1 metric calls.
-
-    Leaving out one class-k annotation turns row ``C / n`` into ``(C - e_k) / (n
-    - 1)``: ``B = C / (n - 1)`` with column k replaced by ``(C_k - 1) / (n - 1)``
-    (the divisions of the brute-force leave-one-out, so the same bytes). Rows
-    with ``C_k = 0`` keep ``B`` (weight 0); rows with ``n = 1`` use ``n`` for ``n -
-    1`` and get ``f0`` back. Few per-item operations: at K = 5 they would
-    otherwise cost more than the metric calls.
-    """
-    N, K = C.shape
+    est = np.empty(C.shape[0])
+    var = np.empty(C.shape[0]) if want_variance else None
     unchecked = met.kernel is not None
     f = met.kernel if met.kernel is not None else met.func
-    Cf = C.astype(np.float64)
-    flat = Cf.reshape(-1)
-    # division by a repeated vector: a broadcast n[:, None] runs K-long inner loops (2.5x slower)
-    n_rep = np.repeat(n, K)
-    P = (flat / n_rep).reshape(N, K)
-    many = n >= 2
-    d_rep = np.maximum(n_rep - 1.0, 1.0)  # n - 1, and 1 where n = 1 (those rows keep f0)
-    B = (flat / d_rep).reshape(N, K)
-    Cm = np.maximum(flat - 1.0, 0.0)
-    Cm /= d_rep
-    B1 = Cm.reshape(N, K)  # column k of the leave-one-class-k-out targets
-    CT = np.ascontiguousarray(Cf.T)  # contiguous class columns for the weights
-    f0 = np.asarray(f(P, Q, **options), dtype=np.float64)
-    s1 = np.zeros(N)
-    s2 = np.zeros(N) if want_variance else None
-    for k in range(K):  # one metric call per class: the n_k leave-outs share a value
-        ck = CT[k]
-        hk = (ck > 0) & many
-        m = int(np.count_nonzero(hk))
-        if m == 0:
-            continue
-        keep = None
-        if gather and m < _GATHER_SHARE * N:
-            # an expensive metric on the rows that leave something out only (gathered copies)
-            idx: npt.NDArray[np.intp] | slice = np.flatnonzero(hk)
-            Pk = B[idx]
-            Pk[:, k] = B1[idx, k]
-        else:
-            idx, keep = slice(None), B[:, k].copy()
-            B[:, k] = B1[:, k]
-            # a user metric without a kernel re-checks its rows: give the weight-0 rows p-hat
-            Pk = B if unchecked else np.where(hk[:, None], B, P)
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            g = np.asarray(f(Pk, Q[idx], **options), dtype=np.float64)
-            g -= f0[idx]  # NaN (inf - inf) only where f0 is infinite: those items keep f0
-        if keep is not None:
-            B[:, k] = keep
-        w = g * ck[idx]  # n_k (f_k - f0), then n_k (f_k - f0)^2; 0 where n_k = 0
-        s1[idx] += w
-        if s2 is not None:
-            w *= g
-            s2[idx] += w
-    with np.errstate(invalid="ignore"):
-        # centred on f0: f0 - (n-1)/n * sum n_k (f_k - f0) = n f0 - (n-1) sum (n_k/n) f_k
-        est = np.where(np.isfinite(f0) & many, f0 - (n - 1.0) / n * s1, f0)
-    if s2 is None:
-        return est, None
-    with np.errstate(invalid="ignore", divide="ignore"):
-        var = np.where(many, (n - 1.0) / n * (s2 - s1 * s1 / n), np.nan)
-    return est, np.maximum(var, 0.0)  # rounding only: a sum of squares
+    gather = not unchecked or _has_logs(met.func)
+
+    def block(lo: int, hi: int) -> None:
+        nb, Qb = n[lo:hi], Q[lo:hi]
+        Cf = C[lo:hi].astype(np.float64)
+        N, K = Cf.shape
+        flat = Cf.reshape(-1)
+        # division by a repeated vector: a broadcast n[:, None] runs K-long inner loops (2.5x slower)
+        n_rep = np.repeat(nb, K)
+        P = (flat / n_rep).reshape(N, K)
+        many = nb >= 2
+        d_rep = np.maximum(n_rep - 1.0, 1.0)  # n - 1, and 1 where n = 1 (those rows keep f0)
+        B = (flat / d_rep).reshape(N, K)
+        Cm = np.maximum(flat - 1.0, 0.0)
+        Cm /= d_rep
+        B1 = Cm.reshape(N, K)  # column k of the leave-one-class-k-out targets
+        CT = np.ascontiguousarray(Cf.T)  # contiguous class columns for the weights
+        f0 = np.asarray(f(P, Qb, **options), dtype=np.float64)
+        s1 = np.zeros(N)
+        s2 = np.zeros(N) if want_variance else None
+        for k in range(K):  # one metric call per class: the n_k leave-outs share a value
+            ck = CT[k]
+            hk = (ck > 0) & many
+            m = int(np.count_nonzero(hk))
+            if m == 0:
+                continue
+            keep = None
+            if gather and m < _GATHER_SHARE * N:
+                # an expensive metric on the rows that leave something out only (gathered copies)
+                idx: npt.NDArray[np.intp] | slice = np.flatnonzero(hk)
+                Pk = B[idx]
+                Pk[:, k] = B1[idx, k]
+            else:
+                idx, keep = slice(None), B[:, k].copy()
+                B[:, k] = B1[:, k]
+                # a user metric without a kernel re-checks its rows: give the weight-0 rows p-hat
+                Pk = B if unchecked else np.where(hk[:, None], B, P)
+            with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+                g = np.asarray(f(Pk, Qb[idx], **options), dtype=np.float64)
+                g -= f0[idx]  # NaN (inf - inf) only where f0 is infinite: those items keep f0
+            if keep is not None:
+                B[:, k] = keep
+            w = g * ck[idx]  # n_k (f_k - f0), then n_k (f_k - f0)^2; 0 where n_k = 0
+            s1[idx] += w
+            if s2 is not None:
+                w *= g
+                s2[idx] += w
+        with np.errstate(invalid="ignore", divide="ignore"):
+            # centred on f0: f0 - (n-1)/n * sum n_k (f_k - f0) = n f0 - (n-1) sum (n_k/n) f_k
+            est[lo:hi] = np.where(np.isfinite(f0) & many, f0 - (nb - 1.0) / nb * s1, f0)
+            if var is not None and s2 is not None:
+                v = np.where(many, (nb - 1.0) / nb * (s2 - s1 * s1 / nb), np.nan)
+                var[lo:hi] = np.maximum(v, 0.0)  # rounding only: a sum of squares
+
+    step = max(256, _declare.CHUNK_ELEMENTS // max(C.shape[1], 1))
+    for_blocks(C.shape[0], step, block, n_threads(None, "dissensus.metrics"))
+    return est, var
 
 
 def jackknife_variance(
@@ -362,10 +306,9 @@ def jackknife_variance(
 ) -> FloatArray:
     r"""The jackknife variance :math:`\widehat{\mathrm{Var}}_J \ge 0` of each item's debiased estimate.
 
-    As :func:`jackknife` (one pass computes both; for ``squared_euclidean`` and
-    ``cross_entropy`` it is also the variance of their exact forms). NaN for
-    items with one annotation; 0 when all annotations of the item agree, an
-    underestimate (see :func:`inverse_variance_mean`).
+    As :func:`jackknife` (also the variance of the exact ``squared_euclidean``
+    and ``cross_entropy`` forms). NaN for one annotation; 0 when all
+    annotations agree, an underestimate (see :func:`inverse_variance_mean`).
 
     Examples
     --------
@@ -414,30 +357,16 @@ def inverse_variance_mean(
 ) -> WeightedMean:
     r"""Mean of per-item estimates weighted by their inverse variance: a DIFFERENT estimand.
 
-    Parameters
-    ----------
-    values, variances : array_like, shape (N,)
-        Per-item estimates (e.g. :func:`jackknife` values of one model) and their
-        variances (e.g. :func:`jackknife_variance`). To compare models, pass the
-        SAME variances for every model (e.g. the mean over models of each item's
-        jackknife variance), so that every model is scored on one estimand.
-    floor : float, "min" or "median", default "min"
-        The smallest variance used in a weight, :math:`v_0`: a variance of 0
-        (unanimous annotations) means "no disagreement seen", not "known
-        exactly". ``"min"``: the smallest positive variance (only the zeros are
-        raised); ``"median"``: the median of the positive ones (flatter
-        weights); a positive number: that floor.
-
-    Returns
-    -------
-    WeightedMean
-
-    Raises
-    ------
-    DataError
-        NaN or infinite values or variances (items with one annotation have no
-        jackknife variance), negative variances, mismatched lengths, or no
-        positive variance for ``"min"`` / ``"median"``.
+    ``values`` and ``variances``, shape (N,): per-item estimates (e.g.
+    :func:`jackknife` values of one model) and their variances (e.g.
+    :func:`jackknife_variance`; to compare models, pass the SAME variances for
+    every model, e.g. their mean over models, so that all are scored on one
+    estimand). ``floor`` is the smallest variance used in a weight,
+    :math:`v_0` (a variance of 0 means "no disagreement seen", not "known
+    exactly"): ``"min"`` the smallest positive variance, ``"median"`` the median
+    of the positive ones (flatter weights), or a positive number. ``DataError``
+    for non-finite values or variances, negative variances, mismatched lengths,
+    or no positive variance for ``"min"`` / ``"median"``.
 
     Notes
     -----
@@ -446,11 +375,9 @@ def inverse_variance_mean(
         \hat\mu_w = \frac{\sum_i w_i x_i}{\sum_i w_i},
         \qquad w_i = \frac{1}{\max(v_i, v_0)} .
 
-    This estimates :math:`\sum_i w_i f(\pi_i, q_i) / \sum_i w_i`, in which
-    well-annotated, agreed-on items count more, NOT the plain mean over items
-    that :func:`dissensus.evaluate` reports ("which model is better on the items
-    we know well"); the least variable weighted mean when the :math:`v_i` are
-    the true variances.
+    This estimates :math:`\sum_i w_i f(\pi_i, q_i) / \sum_i w_i` (well-annotated
+    items count more), NOT the plain mean that :func:`dissensus.evaluate` reports;
+    the least variable weighted mean when the :math:`v_i` are the true variances.
 
     References
     ----------
@@ -554,19 +481,15 @@ def binomial_corrected(
 ) -> FloatArray:
     r"""L1 or EMD against the truth with the binomial bias of each term removed, per item.
 
-    ``counts``, ``q_pred`` and ``single`` as for :func:`jackknife` (classes in
-    order for EMD); ``metric`` is ``"manhattan"`` or ``"emd"`` (ground distance
-    :math:`|i - j| / (K - 1)`); ``prior`` (default 0.5) places the correction at
-    :math:`\tilde F = (X + a) / (n + 2a)` with ``a = prior`` (0.5: the Jeffreys
-    posterior mean of a binomial proportion; 0: the plug-in :math:`\hat F`, the
+    ``metric`` is ``"manhattan"`` or ``"emd"`` (ground distance :math:`|i - j| /
+    (K - 1)`); ``prior`` places the correction at :math:`\tilde F = (X + a) / (n
+    + 2a)`, ``a = prior`` (0.5: the Jeffreys posterior mean; 0: the plug-in, the
     parametric bootstrap).
 
     Notes
     -----
-    Both metrics are sums of :math:`|F - c|` whose target part is a binomial
-    proportion: each class share for L1 (:math:`n \hat p_k \sim
-    \mathrm{Binomial}(n, \pi_k)`), each cumulative share :math:`\hat F_k =
-    \sum_{j \le k} \hat p_j` for EMD. The bias of the plug-in term,
+    Both metrics are sums of :math:`|F - c|` over binomial proportions (class
+    shares for L1, cumulative shares for EMD). The bias of the plug-in term,
     :math:`\beta(F) = \mathbb{E}_F|\hat F - c| - |F - c|`, has a closed form
     (:func:`_binomial_abs_dev`), subtracted at :math:`\tilde F`:
 
@@ -575,9 +498,8 @@ def binomial_corrected(
         \widehat{|F - c|} = |\hat F - c| - \beta(\tilde F),
         \qquad \tilde F = \frac{X + a}{n + 2a}.
 
-    No unbiased estimator of :math:`|F - c|` exists (it is not a polynomial of
-    degree :math:`\le n` in :math:`F`); this is a one-step bias correction
-    (Efron and Tibshirani 1993, ch. 10) at a shrunk :math:`\tilde F`, which does
+    No unbiased estimator of :math:`|F - c|` exists (not a polynomial in
+    :math:`F`); this one-step bias correction at a shrunk :math:`\tilde F` does
     not jump with the lattice :math:`x / n` as the jackknife does.
 
     References
@@ -624,18 +546,14 @@ def squared_euclidean(
 
     Notes
     -----
-    :math:`n_k(n_k - 1) / (n(n - 1))` is the unbiased U-statistic for
-    :math:`\pi_k^2` under :math:`n \sim \mathrm{Multinomial}(n, \pi)`, so
+    :math:`n_k(n_k - 1) / (n(n - 1))` is the unbiased U-statistic for :math:`\pi_k^2`, so
 
     .. math::
 
         \widehat{\lVert \pi - q \rVert^2} = \lVert \hat p - q \rVert^2
             - \frac{1 - \sum_k \hat p_k^2}{n - 1}
 
-    is exactly unbiased for every :math:`\pi` when :math:`n \ge 2` (the
-    correction is the multinomial variance :math:`\sum_k \pi_k(1-\pi_k)/n`,
-    estimated without bias); it equals :func:`jackknife` for this quadratic
-    metric.
+    is exactly unbiased when :math:`n \ge 2`, and equals :func:`jackknife` here.
 
     References
     ----------
@@ -669,8 +587,7 @@ def cross_entropy(
     r"""Cross-entropy against the empirical distribution: already unbiased for :math:`H(\pi, q)`.
 
     :math:`H(p, q) = -\sum_k p_k \ln q_k` is linear in the target and
-    :math:`\mathbb{E}[\hat p] = \pi` (the jackknife returns it unchanged), so
-    ``single="empirical"`` does not warn; ``**options`` are ``zero=``, ``eps=``.
+    :math:`\mathbb{E}[\hat p] = \pi`, so ``single="empirical"`` does not warn.
 
     Examples
     --------

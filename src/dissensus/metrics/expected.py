@@ -4,26 +4,24 @@ When an item's label distribution ``p`` is known only through a few
 annotations, score a prediction ``q`` by :math:`\mathbb{E}_{p \sim
 \mathrm{Dir}(\alpha)}[f(p, q)]` instead of :math:`f(\hat p, q)` (Magnani, A.
 (2025). Soft metrics for ordinal label uncertainty with variable sample
-sizes. ASSE 2025, ACM). Each function is declared the form ``E[<name>]`` of
-the pointwise metric of its name (:func:`~dissensus.metrics._registry.metric_form`).
-
-The functions take ``alpha``, (N, K) posterior Dirichlet parameters (all >
-0, ``a0 <= MAX_A0``, columns in class order), and ``q_pred``, (N, K) or (K,)
-predictions (zeros allowed); return (N,) float64; raise
+sizes. ASSE 2025, ACM). Each function is the form ``E[<name>]`` of the
+pointwise metric of its name, and takes ``alpha``, (N, K) Dirichlet parameters
+(all > 0, ``a0 <= MAX_A0``, columns in class order), and ``q_pred``, (N, K) or
+(K,) predictions (zeros allowed); it returns (N,) float64 and raises
 :class:`~dissensus.DataError` for ``alpha`` not positive, ``q_pred`` off the
-simplex or shapes that differ. ``n_jobs`` (default: ``$DISSENSUS_NUM_THREADS``
-or ``min(cores, 8)``, :mod:`dissensus._parallel`) threads the per-term work,
-bit-identically. Logs are natural.
+simplex or shapes that differ. Logs are natural; ``zero`` and ``eps`` are the
+pointwise metrics' zero policy (``"inf"``: ``inf`` where some ``q_k = 0``;
+``"clip"``: ``q`` clipped to ``[eps, 1 - eps]``, not renormalised). ``n_jobs``
+(default ``$DISSENSUS_NUM_THREADS`` or ``min(cores, 8)``) threads the per-term
+work, bit-identically.
 
-Notation (Magnani 2025): ``a0 = alpha.sum(1)``, ``alpha = prior + n``;
-``A_k = alpha_1 + … + alpha_k``, ``B_k = a0 - A_k`` (summed from the other
-parameters, never subtracted); ``mu = alpha / a0``. Marginals :math:`p_k \sim
-\mathrm{Beta}(\alpha_k, a_0 - \alpha_k)`, cumulative :math:`P_k \sim
-\mathrm{Beta}(A_k, B_k)`. Exact: :func:`cross_entropy`, :func:`kl_divergence`,
-:func:`kl_divergence_reverse`, :func:`entropy`, :func:`squared_euclidean`,
-:func:`manhattan`, :func:`emd`; to about 1e-11: :func:`js_divergence`; Monte
-Carlo: :func:`monte_carlo`, :func:`emd_std`, :func:`manhattan_std`. The Beta
-kernels and what makes them fast are in :mod:`dissensus.metrics._beta`.
+Notation: ``a0 = alpha.sum(1)``, ``A_k = alpha_1 + … + alpha_k``, ``B_k = a0 -
+A_k`` (summed from the other parameters, never subtracted), ``mu = alpha /
+a0``; marginals :math:`p_k \sim \mathrm{Beta}(\alpha_k, a_0 - \alpha_k)`,
+cumulative sums :math:`P_k \sim \mathrm{Beta}(A_k, B_k)`. Exact: cross-entropy,
+both KL, entropy, squared Euclidean, Manhattan, EMD; to about 1e-11: JS
+divergence; Monte Carlo: :func:`monte_carlo`, :func:`emd_std`,
+:func:`manhattan_std`. The Beta kernels are in :mod:`dissensus.metrics._beta`.
 """
 
 from __future__ import annotations
@@ -48,7 +46,7 @@ from dissensus._validation import (
 )
 from dissensus.metrics import _beta
 from dissensus.metrics import _pointwise as pw
-from dissensus.metrics._declare import ZeroPolicy, clip_bound, prediction_for
+from dissensus.metrics._declare import ZeroPolicy, clip, clip_bound, prediction_for
 from dissensus.metrics._registry import metric_form
 
 __all__ = [
@@ -104,26 +102,13 @@ def _inputs(alpha: npt.ArrayLike, q: npt.ArrayLike) -> tuple[FloatArray, FloatAr
     return a, prediction_for(a, q, "alpha")[0]
 
 
-def _clip(func: str, Q: FloatArray, zero: str, eps: float) -> FloatArray:
-    """The pointwise metrics' zero policy: clip ``q`` to [eps, 1 - eps], no renormalising."""
-    e = clip_bound(func, zero, eps)
-    return Q if e is None else np.clip(Q, e, 1.0 - e)
-
-
 @metric_form("expected", "cross_entropy")
 def cross_entropy(
     alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, zero: ZeroPolicy = "inf", eps: float = 1e-12
 ) -> FloatArray:
     r"""Expected cross-entropy :math:`\mathbb{E}[H(p, q)]`, exact.
 
-    ``zero="inf"`` (default): ``inf`` where some ``q_k = 0`` (every class has
-    positive posterior mean); ``zero="clip"``: ``q`` clipped to ``[eps, 1 -
-    eps]`` (default ``eps=1e-12``) without renormalising, as the pointwise
-    metric does. Another policy, or ``eps`` outside (0, 0.5): ``ValueError``.
-
-    Notes
-    -----
-    Cross-entropy is linear in ``p``, so (Magnani 2025, E[CrossEntropy])
+    Linear in ``p``, so (Magnani 2025, E[CrossEntropy])
 
     .. math:: \mathbb{E}[H(p, q)] = -\sum_k \frac{\alpha_k}{a_0} \ln q_k .
 
@@ -136,7 +121,7 @@ def cross_entropy(
     array([1.5632])
     """
     a, Q = _inputs(alpha, q_pred)
-    Qc = _clip("cross_entropy", Q, zero, eps)
+    Qc = clip("cross_entropy", Q, zero, eps)
     mu = a / a.sum(axis=1, keepdims=True)
     with np.errstate(divide="ignore"):
         out: FloatArray = -(mu * np.log(Qc)).sum(axis=1)
@@ -156,10 +141,6 @@ def kl_divergence(
 ) -> FloatArray:
     r"""Expected Kullback-Leibler divergence :math:`\mathbb{E}[\mathrm{KL}(p \| q)]`, exact, >= 0.
 
-    ``zero`` and ``eps`` as for :func:`cross_entropy`.
-
-    Notes
-    -----
     .. math::
 
         \mathbb{E}[\mathrm{KL}(p \| q)] = \sum_k \frac{\alpha_k}{a_0}
@@ -175,7 +156,7 @@ def kl_divergence(
     array([0.1394])
     """
     a, Q = _inputs(alpha, q_pred)
-    Qc = _clip("kl_divergence", Q, zero, eps)
+    Qc = clip("kl_divergence", Q, zero, eps)
     mu = a / a.sum(axis=1, keepdims=True)
     with np.errstate(divide="ignore"):
         out: FloatArray = (_plogp(a) - mu * np.log(Qc)).sum(axis=1)
@@ -190,11 +171,9 @@ def kl_divergence_reverse(
 ) -> FloatArray:
     r"""Expected reverse Kullback-Leibler divergence :math:`\mathbb{E}[\mathrm{KL}(q \| p)]`, exact.
 
-    Finite and non-negative (``q_k = 0`` terms are 0, ``p > 0`` almost surely).
-    ``zero`` and ``eps`` are validated for a uniform signature, without effect:
-    ``p`` is never clipped (so it differs from the clipped pointwise metric for
-    very sparse ``alpha``). From :math:`\mathbb{E}[\ln p_k] = \psi(\alpha_k) -
-    \psi(a_0)`:
+    Finite and non-negative (``q_k = 0`` terms are 0, ``p > 0`` almost surely);
+    ``zero`` and ``eps`` are checked, without effect (``p`` is never clipped).
+    From :math:`\mathbb{E}[\ln p_k] = \psi(\alpha_k) - \psi(a_0)`:
 
     .. math::
 
@@ -207,7 +186,7 @@ def kl_divergence_reverse(
     array([0.3069])
     """
     a, Q = _inputs(alpha, q_pred)
-    _clip("kl_divergence_reverse", Q, zero, eps)
+    clip_bound("kl_divergence_reverse", zero, eps)
     a0 = a.sum(axis=1, keepdims=True)
     dig = special.digamma(a0) - special.digamma(a)
     out: FloatArray = (special.xlogy(Q, Q) + np.where(Q > 0, Q * dig, 0.0)).sum(axis=1)
@@ -306,9 +285,8 @@ def manhattan(
 
     Notes
     -----
-    Each term is one Beta marginal :math:`p_k \sim \mathrm{Beta}(\alpha_k, a_0 -
-    \alpha_k)`, and for :math:`X \sim \mathrm{Beta}(a, b)`, with :math:`I` the
-    regularised incomplete beta and :math:`f` the Beta density,
+    Each term is a Beta marginal; for :math:`X \sim \mathrm{Beta}(a, b)`, with
+    :math:`I` the regularised incomplete beta and :math:`f` the Beta density,
 
     .. math::
 
@@ -326,18 +304,7 @@ def manhattan(
     """
     a, Q = _inputs(alpha, q_pred)
     n_threads = workers(n_jobs, "manhattan")
-    N, K = a.shape
-    A = np.empty((K, N))
-    B = np.empty((K, N))
-    C = np.empty((K, N))
-
-    def prep(lo: int, hi: int) -> None:
-        aT = a[lo:hi].T
-        A[:, lo:hi] = aT
-        B[:, lo:hi] = _rest_t(aT)
-        np.clip(Q[lo:hi].T, 0.0, 1.0, out=C[:, lo:hi])
-
-    for_blocks(N, _PREP_ROWS, prep, n_threads)
+    A, B, C = _terms(a, Q, n_threads, cumulative=False)
     return _abs_dev_sum(A, B, C, _beta.half_grid(a, check=False), n_threads)
 
 
@@ -354,24 +321,31 @@ def _rest_t(aT: FloatArray) -> FloatArray:
     return head
 
 
-def _cumulative(
-    a: FloatArray, Q: FloatArray, n_threads: int = 1
+def _terms(
+    a: FloatArray, Q: FloatArray, n_threads: int = 1, *, cumulative: bool
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """(K - 1, N) arrays (A_k, B_k, Q_k), k = 1..K-1, with B_k summed from the tail."""
+    """(T, N) arrays (A, B, C) of the terms E|X - C|, X ~ Beta(A, B), C clipped to [0, 1].
+
+    The marginals (``alpha_k``, ``a0 - alpha_k``, ``q_k``; T = K) or the
+    cumulative sums (``A_k``, ``B_k``, ``Q_k``, k = 1..K-1; T = K - 1); ``B``
+    summed from the other parameters.
+    """
     N, K = a.shape
-    A = np.empty((K - 1, N))
-    B = np.empty((K - 1, N))
-    C = np.empty((K - 1, N))
+    T = K - 1 if cumulative else K
+    A, B, C = np.empty((T, N)), np.empty((T, N)), np.empty((T, N))
 
     def prep(lo: int, hi: int) -> None:
         aT, QT = a[lo:hi].T, Q[lo:hi].T
         Ab, Bb, Cb = A[:, lo:hi], B[:, lo:hi], C[:, lo:hi]
-        Ab[0], Cb[0], Bb[-1] = aT[0], QT[0], aT[-1]
-        for k in range(1, K - 1):
-            np.add(Ab[k - 1], aT[k], out=Ab[k])
-            np.add(Cb[k - 1], QT[k], out=Cb[k])
-        for k in range(K - 3, -1, -1):
-            np.add(Bb[k + 1], aT[k + 1], out=Bb[k])
+        if not cumulative:
+            Ab[:], Bb[:], Cb[:] = aT, _rest_t(aT), QT
+        else:
+            Ab[0], Cb[0], Bb[-1] = aT[0], QT[0], aT[-1]
+            for k in range(1, K - 1):
+                np.add(Ab[k - 1], aT[k], out=Ab[k])
+                np.add(Cb[k - 1], QT[k], out=Cb[k])
+            for k in range(K - 3, -1, -1):
+                np.add(Bb[k + 1], aT[k + 1], out=Bb[k])
         np.clip(Cb, 0.0, 1.0, out=Cb)
 
     for_blocks(N, _PREP_ROWS, prep, n_threads)
@@ -389,24 +363,20 @@ def emd(
 ) -> FloatArray:
     r"""Expected earth mover's distance on ordered classes, exact; 0 when K = 1.
 
-    ``normalized_distance`` as for the pointwise :func:`dissensus.metrics.emd`:
-    ground distance :math:`|i - j| / (K - 1)` (Magnani 2025; values in [0, 1])
-    when True, :math:`|i - j|` in class steps when False.
+    ``normalized_distance`` as for the pointwise :func:`dissensus.metrics.emd`.
 
     Notes
     -----
-    In one dimension :math:`\mathrm{EMD}(p, q) = \sum_{k=1}^{K-1} |P_k - Q_k| / (K
-    - 1)`, and by the aggregation property of the Dirichlet :math:`P_k \sim
-    \mathrm{Beta}(A_k, a_0 - A_k)`, so exactly (:func:`manhattan` has
-    :math:`\mathbb{E}|X - c|`)
+    :math:`\mathrm{EMD}(p, q) = \sum_{k=1}^{K-1} |P_k - Q_k| / (K - 1)` and by
+    the aggregation property of the Dirichlet :math:`P_k \sim \mathrm{Beta}(A_k,
+    B_k)`, so exactly (:math:`\mathbb{E}|X - c|` as in :func:`manhattan`)
 
     .. math::
 
         \mathbb{E}[\mathrm{EMD}] = \frac{1}{K - 1}\sum_{k=1}^{K-1}
         \mathbb{E}|P_k - Q_k| .
 
-    Magnani (2025) estimates it by Monte Carlo, and its code leaves the EMD
-    unnormalised although the paper divides by :math:`K - 1`.
+    Magnani (2025) estimates it by Monte Carlo (its code omits the :math:`1 / (K - 1)`).
 
     Examples
     --------
@@ -420,7 +390,7 @@ def emd(
     if K == 1:
         return np.zeros(a.shape[0])
     n_threads = workers(n_jobs, "emd")
-    A, B, C = _cumulative(a, Q, n_threads)
+    A, B, C = _terms(a, Q, n_threads, cumulative=True)
     out = _abs_dev_sum(A, B, C, _beta.half_grid(a, check=False), n_threads)
     if normalized_distance:
         out /= K - 1
@@ -504,15 +474,13 @@ def js_divergence(
 
     .. math:: \mathrm{JSD}(p, q) = \ln 2 + \tfrac12 \sum_k \varphi(p_k, q_k),
 
-    a sum of one-dimensional integrals over the Beta marginals. Each is a fixed
-    49-node trapezoidal rule in the logit of :math:`p_k` under a sinh map
-    (:func:`dissensus.metrics._beta.phi_tables`), which handles tiny (1e-3) and
-    huge (1e9) parameters and tiny :math:`q_k` alike: the logit density is
-    analytic in a strip of width :math:`\pi` whatever the parameters. Largest
-    absolute error of a term: 1.0e-12 against 40-digit mpmath quadrature over
-    :math:`a, b \in [10^{-3}, 10^9]`, :math:`c \in \{0, 10^{-12}, 10^{-6}, 0.1,
-    0.5, 1\}`; 2.8e-12 over 20,000 random :math:`(a, b, c)` against a 401-node
-    rule (``tests/metrics/test_expected.py``).
+    one-dimensional integrals over the Beta marginals, each a 49-node
+    trapezoidal rule in the logit of :math:`p_k` under a sinh map
+    (:func:`dissensus.metrics._beta.phi_tables`; the logit density is analytic
+    in a strip of width :math:`\pi` whatever the parameters). Largest absolute
+    error of a term: 1.0e-12 against 40-digit mpmath over :math:`a, b \in
+    [10^{-3}, 10^9]`, :math:`c \in \{0, 10^{-12}, 10^{-6}, 0.1, 0.5, 1\}`;
+    2.8e-12 over 20,000 random :math:`(a, b, c)` against a 401-node rule.
 
     Examples
     --------
@@ -536,20 +504,13 @@ def js_divergence(
 
 @dataclass(frozen=True)
 class MonteCarloResult:
-    """A Monte Carlo estimate of a posterior expectation, per item.
+    """A Monte Carlo estimate of a posterior expectation, per item ((N,) arrays).
 
-    Attributes
-    ----------
-    estimate : ndarray of float64, shape (N,)
-        Mean of the metric over the posterior draws.
-    standard_error : ndarray of float64, shape (N,)
-        ``std / sqrt(n_samples)``. An item where some draw gives ``inf`` has
-        estimate ``inf`` (``nan`` if a draw gives ``nan``) and ``nan`` standard
-        error and deviation.
-    std : ndarray of float64, shape (N,)
-        Posterior standard deviation of the metric (sample, ``ddof=1``).
-    n_samples : int
-        Draws per item.
+    ``estimate`` is the mean of the metric over the ``n_samples`` draws per
+    item, ``std`` its posterior standard deviation (``ddof=1``),
+    ``standard_error`` ``std / sqrt(n_samples)``. An item where some draw gives
+    ``inf`` has estimate ``inf`` (``nan`` if a draw gives ``nan``) and ``nan``
+    standard error and deviation.
     """
 
     estimate: FloatArray
@@ -676,14 +637,9 @@ def emd_std(
 
     How much each item's score could move if its label distribution were known
     (``normalized_distance`` as for :func:`emd`; ``n_samples`` draws, ``seed``).
-
-    Notes
-    -----
-    **Not exact**: the second moment needs :math:`\mathbb{E}|P_j - Q_j||P_k -
-    Q_k|` for dependent cumulative sums, whose difference from the squared mean
-    is tiny for a concentrated posterior (a quadrature would need many digits);
-    the sample variance has no such cancellation. Relative error about
-    :math:`1/\sqrt{2 n}` (1.1 % at 4000 draws).
+    Not exact: the second moment's difference from the squared mean is tiny for
+    a concentrated posterior, and the sample variance has no such cancellation.
+    Relative error about :math:`1/\sqrt{2 n}` (1.1 % at 4000 draws).
 
     Examples
     --------

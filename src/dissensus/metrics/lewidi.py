@@ -1,21 +1,20 @@
 """The LeWiDi shared tasks (2023, 2025): official scorers, reproduced exactly, and submission files.
 
 Each scorer returns what the organisers' code prints, to the last bit (same
-clipping, Python's :func:`round` rather than :func:`numpy.round`, same
-order of summation), vectorised where the official code loops over items.
+clipping, Python's :func:`round`, same order of summation), vectorised.
 LeWiDi 2023 (SemEval-2023 Task 11, binary): :func:`cross_entropy_2023`,
-:func:`micro_f1_2023`, and :func:`targets_2023` for the gold soft labels.
-LeWiDi 2025 (NLPerspectives @ EMNLP 2025), soft: :func:`average_md` (MP),
-:func:`multilabel_average_md` (VariErrNLI), :func:`average_ws` (Paraphrase,
-CSC); perspectivist: :func:`error_rate` (MP), :func:`multilabel_error_rate`
-(VariErrNLI), :func:`mean_absolute_distance` (Paraphrase, CSC). Submission
-files: :func:`read_lewidi_predictions`, :func:`write_lewidi_predictions`.
+:func:`micro_f1_2023`, :func:`targets_2023`. LeWiDi 2025 (NLPerspectives @
+EMNLP 2025), soft: :func:`average_md` (MP), :func:`multilabel_average_md`
+(VariErrNLI), :func:`average_ws` (Paraphrase, CSC); perspectivist:
+:func:`error_rate`, :func:`multilabel_error_rate`,
+:func:`mean_absolute_distance`. Submission files:
+:func:`read_lewidi_predictions`, :func:`write_lewidi_predictions`.
 
-Every scorer takes ``(targets, predictions)`` (``t``, ``p``) of one shape
-and returns a float, lower is better except :func:`micro_f1_2023`. Soft
-labels: (N, K), or (N, L, K) with one distribution per label, used as
-submitted. Perspectivist labels: (N, A) (or (N, L, A)) labels of each item's
-A annotators, NaN where one did not label it, or ragged per-item lists.
+Every scorer takes ``(targets, predictions)`` (``t``, ``p``) of one shape and
+returns a float, lower is better except :func:`micro_f1_2023`. Soft labels:
+(N, K), or (N, L, K) with one distribution per label, used as submitted.
+Perspectivist labels: (N, A) (or (N, L, A)) labels of each item's A
+annotators, NaN where one did not label it, or ragged per-item lists.
 Different shapes, non-finite soft labels, NaN patterns that differ and items
 without labels raise :class:`~dissensus.DataError`.
 
@@ -220,20 +219,15 @@ def read_lewidi_predictions(
 ) -> LewidiPredictions:
     r"""Read a LeWiDi submission file (predictions), 2023 or 2025 format.
 
-    ``year`` says the format; ``task`` (2025) is ``"soft"`` (``*_test_soft.tsv``)
-    or ``"pe"``, per-annotator labels (``*_test_pe.tsv``). Returns a
-    :class:`LewidiPredictions`; raises ``FileNotFoundError``, ``DataError`` (with
-    the line) for a row off the format, ``ValueError`` for an unknown option.
-
-    Notes
-    -----
-    The formats, reconstructed from the task pages and participants' published
-    code (there is no specification), have no header. 2023
-    ``<Dataset>_results.tsv``: ``hard_label<TAB>p_0<TAB>p_1`` (a column per
-    class), no item ids (test file order). 2025 ``<dataset>_test_soft.tsv``:
-    ``item_id<TAB>[p_0, ..., p_{K-1}]`` (VariErrNLI: a list of lists).
-    2025 ``<dataset>_test_pe.tsv``: ``item_id<TAB>[label of annotator 1, ...]``
-    in the gold file's annotator order (NaN-padded to (N, A)).
+    ``task`` (2025) is ``"soft"`` or ``"pe"`` (per-annotator labels). Raises
+    ``FileNotFoundError``, ``DataError`` (with the line) for a row off the
+    format, ``ValueError`` for an unknown option. The formats (reconstructed
+    from the task pages and participants' code; no header): 2023
+    ``<Dataset>_results.tsv``, ``hard_label<TAB>p_0<TAB>p_1`` in test file order;
+    2025 ``<dataset>_test_soft.tsv``, ``item_id<TAB>[p_0, ..., p_{K-1}]``
+    (VariErrNLI: a list of lists); 2025 ``<dataset>_test_pe.tsv``,
+    ``item_id<TAB>[label of annotator 1, ...]`` in the gold file's annotator
+    order (NaN-padded to (N, A)).
 
     Examples
     --------
@@ -274,13 +268,11 @@ def write_lewidi_predictions(
 ) -> Path:
     r"""Write predictions as a LeWiDi submission file (the formats :func:`read_lewidi_predictions` reads).
 
-    ``values`` are soft labels (N, K) or (N, L, K), or for ``task="pe"``
-    per-annotator labels (N, A) or (N, L, A), NaN where an item has fewer
-    annotators; ``items`` the item ids (2025 files; 2023 files have none);
-    ``hard`` the 2023 hard labels (default: the most probable class, the first
-    on ties). Overwrites and returns ``path``. Raises ``DataError`` for missing
-    or misshapen items or labels, ``ValueError`` for an unknown ``year`` or
-    ``task``.
+    ``values``: soft labels (N, K) or (N, L, K), or for ``task="pe"`` labels
+    (N, A) or (N, L, A), NaN where an item has fewer annotators; ``items``: the
+    ids (2025); ``hard``: the 2023 hard labels (default: the most probable class,
+    the first on ties). Overwrites and returns ``path``; ``DataError`` for
+    missing or misshapen items or labels, ``ValueError`` for an unknown option.
 
     Examples
     --------
@@ -328,27 +320,20 @@ def write_lewidi_predictions(
 def _round_like_python(x: FloatArray, ndigits: int) -> FloatArray:
     """Elementwise ``round(float(v), ndigits)``, the way Python rounds.
 
-    :func:`numpy.round` scales by ``10**ndigits`` first, which moves values
-    such as 0.123455 (stored as 0.12345499999999999...) onto an exact tie and
-    rounds them up; Python rounds the exact binary value, down. Only the
-    elements whose scaled value is within 1e-6 of a half are recomputed with
-    Python's :func:`round`.
+    :func:`numpy.round` scales by ``10**ndigits`` first, which moves 0.123455
+    (0.12345499999...) onto a tie and rounds it up; Python rounds the binary
+    value, down. Near-ties (scaled value within 1e-6 of a half) use :func:`round`.
     """
     out = np.round(x, ndigits)
     scaled = x * 10.0**ndigits
     near = np.abs(np.abs(scaled - np.trunc(scaled)) - 0.5) < 1e-6
-    # Only the (rare) near-ties go through Python's round, one by one.
     for i in np.flatnonzero(near):
         out.flat[i] = round(float(x.flat[i]), ndigits)
     return out
 
 
 def _sequential_sum(x: FloatArray, axis: int = -1) -> FloatArray:
-    """Left-to-right sum over a short axis (classes, labels, annotators).
-
-    The order of Python's built-in :func:`sum`, which the official code uses;
-    NumPy's ``sum`` adds pairwise and can differ in the last bit.
-    """
+    """Left-to-right sum over a short axis, as Python's :func:`sum` (NumPy's is pairwise)."""
     moved = np.moveaxis(x, axis, 0)
     total = np.zeros(moved.shape[1:])
     for part in moved:
@@ -389,14 +374,6 @@ def _array(x: Any, name: str, func: str, ndim: int, *, labels: bool = False) -> 
     return arr
 
 
-def _check_finite(arr: FloatArray, name: str, func: str) -> None:
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        where = tuple(int(i) for i in np.argwhere(bad)[0])
-        msg = f"`{name}` of {func} has a non-finite value {arr[where]} at index {where}."
-        raise DataError(msg)
-
-
 def _same_shape(t: FloatArray, p: FloatArray, func: str) -> None:
     if t.shape != p.shape:
         msg = (
@@ -406,35 +383,31 @@ def _same_shape(t: FloatArray, p: FloatArray, func: str) -> None:
         raise DataError(msg)
 
 
-def _soft_pair(
-    targets: Any, predictions: Any, func: str, ndim: int = 2
-) -> tuple[FloatArray, FloatArray]:
-    t = _array(targets, "targets", func, ndim)
-    p = _array(predictions, "predictions", func, ndim)
-    _same_shape(t, p, func)
-    _check_finite(t, "targets", func)
-    _check_finite(p, "predictions", func)
-    return t, p
+def _first(mask: Any) -> tuple[int, ...] | None:
+    """Index of the first True entry of ``mask``, or None."""
+    return tuple(int(i) for i in np.argwhere(mask)[0]) if mask.any() else None
 
 
-def _label_pair(
-    targets: Any, predictions: Any, func: str, ndim: int
+def _pair(
+    targets: Any, predictions: Any, func: str, ndim: int = 2, *, labels: bool = False
 ) -> tuple[FloatArray, FloatArray]:
-    t = _array(targets, "targets", func, ndim, labels=True)
-    p = _array(predictions, "predictions", func, ndim, labels=True)
+    """Soft labels of one shape, finite; or labels NaN at the same places, none all NaN."""
+    t = _array(targets, "targets", func, ndim, labels=labels)
+    p = _array(predictions, "predictions", func, ndim, labels=labels)
     _same_shape(t, p, func)
-    mismatch = np.isnan(t) != np.isnan(p)
-    if mismatch.any():
-        where = tuple(int(i) for i in np.argwhere(mismatch)[0])
+    if not labels:
+        for name, arr in (("targets", t), ("predictions", p)):
+            if (where := _first(~np.isfinite(arr))) is not None:
+                msg = f"`{name}` of {func} has a non-finite value {arr[where]} at index {where}."
+                raise DataError(msg)
+    elif (where := _first(np.isnan(t) != np.isnan(p))) is not None:
         msg = (
             f"`targets` and `predictions` of {func} label different annotators: at index "
             f"{where} one is NaN (no label) and the other is not. Predict a label for "
             "exactly the annotators of each item."
         )
         raise DataError(msg)
-    empty = np.isnan(t).all(axis=-1)
-    if empty.any():
-        where = tuple(int(i) for i in np.argwhere(empty)[0])
+    elif (where := _first(np.isnan(t).all(axis=-1))) is not None:
         msg = f"`targets` of {func} has no labels at all for row {where}."
         raise DataError(msg)
     return t, p
@@ -444,16 +417,14 @@ def targets_2023(annotations: Annotations | LabelCounts | npt.ArrayLike, /) -> F
     r"""The LeWiDi 2023 soft-label targets: (N, 2) probabilities of labels 0 and 1.
 
     For HS-Brexit, ArMIS and MD-Agreement the ``annotations`` (Annotations,
-    LabelCounts or (N, K) counts) are 0/1 and the target is their proportion.
-    ConvAbuse is annotated on severities :math:`\{-3, -2, -1, 0, 1\}` and its
-    target is *binary*, abusive (severity :math:`< 0`) or not:
+    LabelCounts or (N, K) counts) are 0/1 and the target is their proportion;
+    ConvAbuse's severities :math:`\{-3, \dots, 1\}` give a binary target, abusive
+    (:math:`< 0`) or not, as the 2023 JSON files' ``soft_label``:
 
     .. math:: t_{i1} = \frac{\#\{\text{annotations of } i < 0\}}{n_i},
-              \qquad t_{i0} = 1 - t_{i1},
+              \qquad t_{i0} = 1 - t_{i1}.
 
-    what the 2023 JSON files print as ``soft_label`` (to three decimals) and
-    what :func:`cross_entropy_2023` scores. Other labels, and items without
-    annotations, raise :class:`~dissensus.DataError`.
+    Other labels, and items without annotations, raise :class:`~dissensus.DataError`.
 
     Examples
     --------
@@ -491,25 +462,22 @@ def targets_2023(annotations: Annotations | LabelCounts | npt.ArrayLike, /) -> F
 def cross_entropy_2023(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     r"""Soft-label cross-entropy of LeWiDi 2023 (mean over items), as the official scorer computes it.
 
-    ``targets`` are (N, 2) gold soft labels (:func:`targets_2023`); predictions
+    ``targets``: (N, 2) gold soft labels (:func:`targets_2023`); predictions
     are used as submitted (not renormalised).
 
-    Notes
-    -----
     .. math:: \mathrm{CE} = -\frac1N \sum_{i=1}^N \sum_{k=1}^K t_{ik}
               \ln\bigl(\mathrm{clip}(p_{ik}, 10^{-12}, 1 - 10^{-12}) + 10^{-9}\bigr)
 
-    summed over the whole matrix at once (NumPy's pairwise sum) as officially,
-    so bit-identical. The :math:`10^{-9}` shift caps a class's penalty at
-    :math:`\approx 20.72` instead of :math:`-\ln 10^{-12} \approx 27.63`
-    (:func:`dissensus.metrics.cross_entropy` with ``zero="clip"`` has no shift).
+    summed over the whole matrix at once as officially. The :math:`10^{-9}`
+    shift caps a class's penalty at :math:`\approx 20.72`
+    (:func:`dissensus.metrics.cross_entropy` with ``zero="clip"`` has none).
 
     Examples
     --------
     >>> cross_entropy_2023([[0.8, 0.2], [0.4, 0.6]], [[0.7, 0.3], [0.5, 0.5]])
     0.60964
     """
-    t, p = _soft_pair(targets, predictions, "cross_entropy_2023")
+    t, p = _pair(targets, predictions, "cross_entropy_2023")
     eps = 1e-12
     clipped = np.clip(p, eps, 1.0 - eps)
     return float(-np.sum(t * np.log(clipped + 1e-9)) / t.shape[0])
@@ -518,9 +486,8 @@ def cross_entropy_2023(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) ->
 def micro_f1_2023(hard_true: npt.ArrayLike, hard_pred: npt.ArrayLike, /) -> float:
     r"""Micro-averaged F1 of hard labels (two 1-D arrays of one length), the LeWiDi 2023 hard evaluation.
 
-    The official scorer calls ``sklearn.metrics.f1_score(average="micro")``;
-    with one label per item every error is one false positive and one false
-    negative, so :math:`F_1^{\mu} = 2TP / (2TP + FP + FN)` is the accuracy
+    The official ``sklearn.metrics.f1_score(average="micro")``: with one label
+    per item, :math:`F_1^{\mu} = 2TP / (2TP + FP + FN)` is the accuracy
     :math:`\frac1N \sum_i [y_i = \hat y_i]`, computed here (bit-identical).
 
     Examples
@@ -550,9 +517,8 @@ def average_md(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     .. math:: \mathrm{AMD} = \mathrm{round}\Bigl(\frac1N \sum_{i=1}^N
               \mathrm{round}\bigl(\textstyle\sum_k |p_{ik} - t_{ik}|, 5\bigr), 5\Bigr)
 
-    with Python's :func:`round` (ties to even on the exact binary value) and
-    left-to-right sums, as officially; unrounded per item it is
-    :func:`dissensus.metrics.manhattan`.
+    with Python's :func:`round` and left-to-right sums, as officially
+    (unrounded per item: :func:`dissensus.metrics.manhattan`).
 
     Examples
     --------
@@ -562,7 +528,7 @@ def average_md(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     >>> average_md([[0.6, 0.4], [0.2, 0.8]], [[0.5, 0.5], [0.123455, 0.876545]])
     0.17655
     """
-    t, p = _soft_pair(targets, predictions, "average_md")
+    t, p = _pair(targets, predictions, "average_md")
     d = _md_rows(t, p)
     return _rounded_mean(d)
 
@@ -570,11 +536,9 @@ def average_md(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
 def multilabel_average_md(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     """Multilabel average Manhattan distance, the LeWiDi 2025 soft evaluation of VariErrNLI.
 
-    (N, L, K) inputs: VariErrNLI has L = 3 labels (contradiction / entailment /
-    neutral, the keys of ``soft_label``), each a K = 2 distribution over no /
-    yes, paired by position (both sides in one label order). :func:`average_md`
-    over the L distributions of each item (rounded), then the mean over items,
-    rounded to 5 decimals.
+    (N, L, K) inputs: L = 3 labels (contradiction / entailment / neutral), each
+    a K = 2 distribution over no / yes, paired by position. :func:`average_md`
+    over the L distributions of each item (rounded), then the rounded mean.
 
     Examples
     --------
@@ -583,7 +547,7 @@ def multilabel_average_md(targets: npt.ArrayLike, predictions: npt.ArrayLike, /)
     >>> multilabel_average_md(t, p)
     0.13333
     """
-    t, p = _soft_pair(targets, predictions, "multilabel_average_md", ndim=3)
+    t, p = _pair(targets, predictions, "multilabel_average_md", 3)
     d = _md_rows(t, p)  # (N, L)
     per_item = _round_like_python(_sequential_sum(d, axis=1) / d.shape[1], 5)
     return _rounded_mean(per_item)
@@ -592,21 +556,15 @@ def multilabel_average_md(targets: npt.ArrayLike, predictions: npt.ArrayLike, /)
 def average_ws(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     r"""Average Wasserstein distance, the LeWiDi 2025 soft evaluation of Paraphrase and CSC.
 
-    Rows are distributions over the ordered points of the rating scale and must
-    sum to 1 within 1e-6 (``ot.emd2`` requires equal masses).
-
-    Notes
-    -----
-    The official code solves a transport problem per item with ``ot.emd2`` and
-    the cost :math:`|h - k|` in scale steps, whose optimum in one dimension is
-    the L1 distance between the cumulative distributions
-    (:func:`dissensus.metrics.emd` with ``normalized_distance=False``), so
+    Rows are distributions over the ordered scale points, summing to 1 within
+    1e-6. The official ``ot.emd2`` per item, with cost :math:`|h - k|` in scale
+    steps, is in one dimension the L1 distance between the cumulative
+    distributions (:func:`dissensus.metrics.emd`, ``normalized_distance=False``):
 
     .. math:: \mathrm{AWD} = \mathrm{round}\Bigl(\frac1N \sum_{i=1}^N
               \sum_{k=1}^{K-1} |P_{ik} - T_{ik}|, 5\Bigr)
 
-    equals the official value except within ~1e-15 (the two round differently)
-    of a rounding tie.
+    equal to the official value except within ~1e-15 of a rounding tie.
 
     Examples
     --------
@@ -636,32 +594,28 @@ def _error_rows(t: FloatArray, p: FloatArray) -> FloatArray:
 def error_rate(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     r"""Average error rate of per-annotator predictions, the LeWiDi 2025 perspectivist MP score.
 
-    Notes
-    -----
-    With :math:`a_i` the number of annotators of item i:
+    With :math:`a_i` the number of annotators of item i,
 
     .. math:: \mathrm{ER} = \frac1N \sum_{i=1}^N \mathrm{round}\Bigl(1 -
               \frac{a_i - \sum_k |t_{ik} - p_{ik}|}{a_i}, 5\Bigr)
 
-    For binary labels the inner term is the share of the item's annotators
-    predicted wrongly (items count equally); other labels enter through their
-    absolute differences, as officially. The mean is not rounded.
+    for binary labels the share of the item's annotators predicted wrongly
+    (other labels by their absolute differences, as officially); not rounded.
 
     Examples
     --------
     >>> error_rate([[1, 0, 1], [0, 0, np.nan]], [[1, 1, 1], [0, 0, np.nan]])
     0.166665
     """
-    t, p = _label_pair(targets, predictions, "error_rate", 2)
+    t, p = _pair(targets, predictions, "error_rate", labels=True)
     return float(np.mean(_error_rows(t, p)))
 
 
 def multilabel_error_rate(targets: npt.ArrayLike, predictions: npt.ArrayLike, /) -> float:
     """Multilabel average error rate, the LeWiDi 2025 perspectivist VariErrNLI score.
 
-    (N, L, A) 0 / 1 labels: :func:`error_rate` over the L labels of each item
-    (the mean of the rounded per-label scores), then the mean over items;
-    neither mean is rounded.
+    (N, L, A) 0 / 1 labels: the mean over the L labels of each item of the
+    rounded per-label :func:`error_rate` terms, then the mean over items.
 
     Examples
     --------
@@ -670,7 +624,7 @@ def multilabel_error_rate(targets: npt.ArrayLike, predictions: npt.ArrayLike, /)
     >>> multilabel_error_rate(t, p)
     0.16667
     """
-    t, p = _label_pair(targets, predictions, "multilabel_error_rate", 3)
+    t, p = _pair(targets, predictions, "multilabel_error_rate", 3, labels=True)
     per_label = _error_rows(t, p)  # (N, L)
     return float(np.mean(np.mean(per_label, axis=1)))
 
@@ -681,16 +635,13 @@ def mean_absolute_distance(
     r"""Mean normalised absolute distance, the LeWiDi 2025 perspectivist score of Paraphrase and CSC.
 
     ``scale_values`` is the divisor :math:`s`: the official code passes the
-    NUMBER OF POINTS of the scale, 11 for Paraphrase (−5..5) and 6 for CSC
-    (1..6) (:data:`SCALE_VALUES_2025`), not the range its docstring once said; a
-    :class:`~dissensus.Scale` gives its number of labels; not positive:
-    ``ValueError``.
+    NUMBER OF POINTS of the scale (:data:`SCALE_VALUES_2025`), not its range; a
+    :class:`~dissensus.Scale` gives its number of labels; not positive: ``ValueError``.
 
     .. math:: \mathrm{MAD} = \frac1N \sum_{i=1}^N \frac{1}{s} \cdot
               \frac{1}{a_i} \sum_{k=1}^{a_i} |t_{ik} - p_{ik}|
 
-    without the published formula's factor 100 (commented out in the official
-    code) and without rounding.
+    without the published factor 100 (commented out in the official code).
 
     Examples
     --------
@@ -704,7 +655,7 @@ def mean_absolute_distance(
             f"(the official code passes 11 for Paraphrase and 6 for CSC). Got {scale_values!r}."
         )
         raise ValueError(msg)
-    t, p = _label_pair(targets, predictions, "mean_absolute_distance", 2)
+    t, p = _pair(targets, predictions, "mean_absolute_distance", labels=True)
     errors, a = _abs_errors(t, p)
     return float(np.mean(errors / a / s))
 
