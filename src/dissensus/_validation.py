@@ -282,10 +282,6 @@ def refuse_dask(data: object, func: str, entry_point: str) -> None:
         raise TypeError(msg)
 
 
-def dask_engine() -> Any:  # TEMPORARY: until agreement drops its Dask dispatch (helper A)
-    return importlib.import_module("dissensus.distributed")
-
-
 def computed(df: Any) -> Any:
     """A Dask collection computed into this process (one ``.compute()``); anything else as is.
 

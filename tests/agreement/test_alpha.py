@@ -133,16 +133,24 @@ class TestKrippendorffAlpha:
         R = np.where(rng.random((200, 4)) < 0.8, truth[:, None], rng.integers(1, 5, (200, 4)))
         X = np.stack([(v == R).sum(axis=1) for v in range(1, 5)], axis=1)
         lc = LabelCounts.from_array(X, scale=[1, 2, 3, 4])
-        r1 = krippendorff_alpha(lc, level=level, confidence_level=0.9, n_resamples=300, seed=5)
-        r2 = krippendorff_alpha(lc, level=level, confidence_level=0.9, n_resamples=300, seed=5)
-        assert r1.confidence_interval == r2.confidence_interval
-        assert r1.confidence_interval is not None
-        assert r1.confidence_interval.low < r1.statistic < r1.confidence_interval.high
-        rb = krippendorff_alpha(
-            lc, level=level, confidence_level=0.9, n_resamples=300, seed=5, ci_method="bca"
+        r1 = krippendorff_alpha(lc, level=level)
+        r2 = krippendorff_alpha(lc, level=level)
+        assert r1.confidence_interval(0.9, n_resamples=300, seed=5) == r2.confidence_interval(
+            0.9, n_resamples=300, seed=5
         )
-        assert rb.confidence_interval is not None
-        assert rb.confidence_interval.low < rb.statistic < rb.confidence_interval.high
+        assert r1.confidence_interval(0.9, n_resamples=300, seed=5) is not None
+        assert (
+            r1.confidence_interval(0.9, n_resamples=300, seed=5).low
+            < r1.statistic
+            < r1.confidence_interval(0.9, n_resamples=300, seed=5).high
+        )
+        rb = krippendorff_alpha(lc, level=level)
+        assert rb.confidence_interval(0.9, n_resamples=300, seed=5, method="bca") is not None
+        assert (
+            rb.confidence_interval(0.9, n_resamples=300, seed=5, method="bca").low
+            < rb.statistic
+            < rb.confidence_interval(0.9, n_resamples=300, seed=5, method="bca").high
+        )
 
     def test_bootstrap_matches_explicit_resampling(self) -> None:
         # One resample through the weights equals alpha of the resampled items.
@@ -247,17 +255,15 @@ class TestUserDistance:
 
     def test_bootstrap_equals_the_level_it_reproduces(self) -> None:
         X = np.random.default_rng(0).multinomial(4, [0.5, 0.3, 0.2], size=60)
-        squared = krippendorff_alpha(
-            X, distance=lambda c, k: (c - k) ** 2, confidence_level=0.9, n_resamples=200
+        squared = krippendorff_alpha(X, distance=lambda c, k: (c - k) ** 2)
+        interval = krippendorff_alpha(X, level="interval")
+        assert squared.confidence_interval(0.9, n_resamples=200) is not None
+        assert interval.confidence_interval(0.9, n_resamples=200) is not None
+        assert squared.confidence_interval(0.9, n_resamples=200).low == pytest.approx(
+            interval.confidence_interval(0.9, n_resamples=200).low, abs=1e-12
         )
-        interval = krippendorff_alpha(X, level="interval", confidence_level=0.9, n_resamples=200)
-        assert squared.confidence_interval is not None
-        assert interval.confidence_interval is not None
-        assert squared.confidence_interval.low == pytest.approx(
-            interval.confidence_interval.low, abs=1e-12
-        )
-        assert squared.confidence_interval.high == pytest.approx(
-            interval.confidence_interval.high, abs=1e-12
+        assert squared.confidence_interval(0.9, n_resamples=200).high == pytest.approx(
+            interval.confidence_interval(0.9, n_resamples=200).high, abs=1e-12
         )
 
     @pytest.mark.parametrize(
@@ -300,13 +306,15 @@ class TestGwetStandardError:
             est = ref.krippendorff()["est"]
         ours = krippendorff_alpha(LabelCounts.from_wide(R, scale=Scale.ordinal(cats)), level=level)
         assert ours.statistic == pytest.approx(est["coefficient_value"], abs=1e-11)
-        assert ours.se == pytest.approx(est["se"], abs=1e-11)
+        assert ours.standard_error == pytest.approx(est["se"], abs=1e-11)
 
     def test_user_distance_has_an_se_and_ordinal_none(self) -> None:
         X = [[2, 1, 0], [0, 2, 1], [1, 0, 2], [0, 0, 3], [3, 0, 0]]
         squared = krippendorff_alpha(X, distance=lambda c, k: (c - k) ** 2)
-        assert squared.se == pytest.approx(krippendorff_alpha(X, level="interval").se)
-        assert np.isnan(krippendorff_alpha(X, level="ordinal").se)
+        assert squared.standard_error == pytest.approx(
+            krippendorff_alpha(X, level="interval").standard_error
+        )
+        assert np.isnan(krippendorff_alpha(X, level="ordinal").standard_error)
 
 
 class TestQuadraticForms:

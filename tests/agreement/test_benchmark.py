@@ -50,7 +50,7 @@ class TestBenchmarkAgreement:
     @pytest.mark.parametrize(("value", "se"), [(0.67, 0.15), (0.41, 0.05), (0.9, 0.02), (0.1, 0.3)])
     def test_equals_irrcac(self, scale: str, value: float, se: float) -> None:
         ref = getattr(Benchmark(coeff=value, se=se), IRRCAC_METHOD[scale])()
-        ours = benchmark_agreement(value, se=se, scale=scale)  # type: ignore[arg-type]
+        ours = benchmark_agreement(value, standard_error=se, scale=scale)  # type: ignore[arg-type]
         np.testing.assert_allclose(ours.table["cumulative"], ref["CumProb"], atol=5e-6)
         assert list(zip(ours.table["low"], ours.table["high"], strict=True)) == ref["scale"]
         first = int(np.argmax(np.asarray(ref["CumProb"]) >= 0.95))
@@ -60,13 +60,13 @@ class TestBenchmarkAgreement:
     def test_uses_the_result_se(self) -> None:
         r = fleiss_kappa(load_example("course_29"))
         b = benchmark_agreement(r)
-        assert b.se == r.se
+        assert b.standard_error == r.standard_error
         assert b.table["probability"].sum() == pytest.approx(1.0)
         assert str(b) == b.label
 
     def test_large_se_retains_a_lower_benchmark(self) -> None:
-        sure = benchmark_agreement(0.85, se=0.01)
-        unsure = benchmark_agreement(0.85, se=0.2)
+        sure = benchmark_agreement(0.85, standard_error=0.01)
+        unsure = benchmark_agreement(0.85, standard_error=0.2)
         assert sure.label == "almost perfect"
         assert unsure.label in ("moderate", "fair")
 
@@ -74,10 +74,10 @@ class TestBenchmarkAgreement:
         alpha = krippendorff_alpha(load_example("course_29"), level="ordinal")  # no analytic se
         with pytest.raises(ValueError, match="needs a finite positive standard error"):
             benchmark_agreement(alpha)
-        b = benchmark_agreement(alpha, se=0.05)  # e.g. a bootstrap standard error
+        b = benchmark_agreement(alpha, standard_error=0.05)  # e.g. a bootstrap standard error
         assert b.statistic == alpha.statistic
         assert b.table["cumulative"].iloc[-1] == pytest.approx(1.0)
 
     def test_nan_value(self) -> None:
         with pytest.raises(ValueError, match="the coefficient is NaN"):
-            benchmark_agreement(math.nan, se=0.1)
+            benchmark_agreement(math.nan, standard_error=0.1)

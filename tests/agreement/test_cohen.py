@@ -59,7 +59,7 @@ class TestCohenKappa:
         r1 = cohen_kappa(a, b, weights="quadratic")
         r2 = cohen_kappa(table=T, weights="quadratic")
         assert r1.statistic == pytest.approx(r2.statistic)
-        assert r1.se == pytest.approx(r2.se)
+        assert r1.standard_error == pytest.approx(r2.standard_error)
 
     def test_none_and_nan_are_missing(self) -> None:
         r = cohen_kappa(["x", None, "y", "x", "y"], ["x", "y", float("nan"), "x", "y"])
@@ -94,19 +94,22 @@ class TestCohenKappa:
     def test_se_against_simulation(self) -> None:
         # The large-sample SE matches the bootstrap spread on a big table.
         T = np.array(GWET_3X3) * 5
-        r = cohen_kappa(table=T, confidence_level=0.6827, n_resamples=2000, seed=2)
-        assert r.confidence_interval is not None
-        assert (r.confidence_interval.high - r.confidence_interval.low) / 2 == pytest.approx(
-            r.se, rel=0.1
-        )
+        r = cohen_kappa(table=T)
+        assert r.confidence_interval(0.6827, n_resamples=2000, seed=2) is not None
+        assert (
+            r.confidence_interval(0.6827, n_resamples=2000, seed=2).high
+            - r.confidence_interval(0.6827, n_resamples=2000, seed=2).low
+        ) / 2 == pytest.approx(r.standard_error, rel=0.1)
 
     def test_ci_methods(self) -> None:
         for method in ("percentile", "bca"):
-            r = cohen_kappa(
-                table=GWET_3X3, confidence_level=0.95, n_resamples=400, ci_method=method
+            r = cohen_kappa(table=GWET_3X3)
+            assert r.confidence_interval(0.95, n_resamples=400, method=method) is not None
+            assert (
+                r.confidence_interval(0.95, n_resamples=400, method=method).low
+                < r.statistic
+                < r.confidence_interval(0.95, n_resamples=400, method=method).high
             )
-            assert r.confidence_interval is not None
-            assert r.confidence_interval.low < r.statistic < r.confidence_interval.high
 
 
 class TestScottPi:
@@ -123,9 +126,13 @@ class TestScottPi:
         assert s == pytest.approx(f, abs=1e-12, nan_ok=True)
 
     def test_ci(self) -> None:
-        r = scott_pi(table=GWET_3X3, confidence_level=0.9, n_resamples=300)
-        assert r.confidence_interval is not None
-        assert r.confidence_interval.low < r.statistic < r.confidence_interval.high
+        r = scott_pi(table=GWET_3X3)
+        assert r.confidence_interval(0.9, n_resamples=300) is not None
+        assert (
+            r.confidence_interval(0.9, n_resamples=300).low
+            < r.statistic
+            < r.confidence_interval(0.9, n_resamples=300).high
+        )
 
 
 class TestContingencyToCounts:
@@ -187,9 +194,13 @@ class TestCongerKappa:
         rng = np.random.default_rng(0)
         R = rng.integers(0, 3, size=(60, 4)).astype(float)
         R[:30, 1] = R[:30, 0]
-        r = conger_kappa(R, confidence_level=0.9, n_resamples=300)
-        assert r.confidence_interval is not None
-        assert r.confidence_interval.low < r.statistic < r.confidence_interval.high
+        r = conger_kappa(R)
+        assert r.confidence_interval(0.9, n_resamples=300) is not None
+        assert (
+            r.confidence_interval(0.9, n_resamples=300).low
+            < r.statistic
+            < r.confidence_interval(0.9, n_resamples=300).high
+        )
 
 
 class TestLightKappa:
@@ -217,9 +228,13 @@ class TestLightKappa:
         rng = np.random.default_rng(0)
         R = rng.integers(0, 3, size=(50, 3)).astype(float)
         R[:25, 1] = R[:25, 0]
-        r = light_kappa(R, confidence_level=0.9, n_resamples=200, ci_method="bca")
-        assert r.confidence_interval is not None
-        assert r.confidence_interval.low < r.statistic < r.confidence_interval.high
+        r = light_kappa(R)
+        assert r.confidence_interval(0.9, n_resamples=200, method="bca") is not None
+        assert (
+            r.confidence_interval(0.9, n_resamples=200, method="bca").low
+            < r.statistic
+            < r.confidence_interval(0.9, n_resamples=200, method="bca").high
+        )
 
     def test_single_rater_degenerate(self) -> None:
         with (

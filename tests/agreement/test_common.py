@@ -8,7 +8,7 @@ import pytest
 from dissensus import LabelCounts, Scale
 from dissensus.agreement import _common as common
 from dissensus.agreement import fleiss_kappa, krippendorff_alpha
-from dissensus.agreement._common import bootstrap_ci, patterns, weight_matrix
+from dissensus.agreement._common import BootStatistic, bootstrap_cis, patterns, weight_matrix
 from dissensus.agreement._multirater import _core
 from dissensus.stats._bootstrap import bca_interval, pattern_bootstrap_weights
 
@@ -56,14 +56,20 @@ def test_bootstrap_ci_coverage(method: str) -> None:
     for _ in range(reps):
         X = _simulate(rng, 80, 4, 0.6)
         seed = int(rng.integers(1 << 31))
-        rk = fleiss_kappa(X, confidence_level=0.9, n_resamples=400, seed=seed, ci_method=method)
-        ra = krippendorff_alpha(
-            X, confidence_level=0.9, n_resamples=400, seed=seed, ci_method=method
+        rk = fleiss_kappa(X)
+        ra = krippendorff_alpha(X)
+        assert rk.confidence_interval(0.9, n_resamples=400, seed=seed, method=method) is not None
+        assert ra.confidence_interval(0.9, n_resamples=400, seed=seed, method=method) is not None
+        hits_k += (
+            rk.confidence_interval(0.9, n_resamples=400, seed=seed, method=method).low
+            <= truth_k
+            <= rk.confidence_interval(0.9, n_resamples=400, seed=seed, method=method).high
         )
-        assert rk.confidence_interval is not None
-        assert ra.confidence_interval is not None
-        hits_k += rk.confidence_interval.low <= truth_k <= rk.confidence_interval.high
-        hits_a += ra.confidence_interval.low <= truth_a <= ra.confidence_interval.high
+        hits_a += (
+            ra.confidence_interval(0.9, n_resamples=400, seed=seed, method=method).low
+            <= truth_a
+            <= ra.confidence_interval(0.9, n_resamples=400, seed=seed, method=method).high
+        )
     # Binomial(60, 0.9) lies in [47, 59] with probability > 0.99.
     assert 47 <= hits_k <= 60
     assert 47 <= hits_a <= 60
@@ -72,9 +78,13 @@ def test_bootstrap_ci_coverage(method: str) -> None:
 def test_ci_with_scale_values_interval() -> None:
     X = np.array([[2, 0, 0], [1, 1, 0], [0, 1, 1], [0, 0, 2], [1, 0, 1]] * 5)
     lc = LabelCounts.from_array(X, scale=Scale.ordinal([1, 2, 10]))
-    r = krippendorff_alpha(lc, level="interval", confidence_level=0.9, n_resamples=200)
-    assert r.confidence_interval is not None
-    assert r.confidence_interval.low <= r.statistic <= r.confidence_interval.high
+    r = krippendorff_alpha(lc, level="interval")
+    assert r.confidence_interval(0.9, n_resamples=200) is not None
+    assert (
+        r.confidence_interval(0.9, n_resamples=200).low
+        <= r.statistic
+        <= r.confidence_interval(0.9, n_resamples=200).high
+    )
 
 
 class TestBootstrapCi:
@@ -85,10 +95,10 @@ class TestBootstrapCi:
         rows, mult, _ = patterns(X)
         core = _core(np.eye(3), "fleiss")
         theta = fleiss_kappa(X).statistic
-        got = bootstrap_ci(
-            core, rows.astype(float), mult, level=0.9, n_resamples=300, seed=3, method="bca",
-            theta_hat=theta,
-        )  # fmt: skip
+        got = bootstrap_cis(
+            [BootStatistic(core, theta)], rows.astype(float), mult, level=0.9, n_resamples=300,
+            seed=3, method="bca",
+        )[0]  # fmt: skip
         boot = core(rows.astype(float), pattern_bootstrap_weights(mult, 300, seed=3).astype(float))
         jack = np.array([fleiss_kappa(np.delete(X, i, axis=0)).statistic for i in range(len(X))])
         lo, hi = bca_interval(boot, theta, jack, confidence_level=0.9)
@@ -97,9 +107,9 @@ class TestBootstrapCi:
 
     def test_chunking_does_not_change_interval(self, monkeypatch: pytest.MonkeyPatch) -> None:
         X = np.array([[2, 1, 0], [0, 3, 0], [1, 1, 1], [0, 0, 3], [3, 0, 0]] * 8)
-        ref = krippendorff_alpha(X, level="ordinal", confidence_level=0.9, n_resamples=100, seed=2)
+        ref = krippendorff_alpha(X, level="ordinal")
         monkeypatch.setattr(common, "_CHUNK_FLOATS", 50)
-        small = krippendorff_alpha(
-            X, level="ordinal", confidence_level=0.9, n_resamples=100, seed=2
+        small = krippendorff_alpha(X, level="ordinal")
+        assert ref.confidence_interval(0.9, n_resamples=100, seed=2) == small.confidence_interval(
+            0.9, n_resamples=100, seed=2
         )
-        assert ref.confidence_interval == small.confidence_interval

@@ -55,30 +55,30 @@ class TestIcc:
 
     @pytest.mark.parametrize("kind", ["1,1", "A,1", "C,1", "1,k", "A,k", "C,k"])
     def test_ci_contains_estimate(self, kind: str) -> None:
-        r = icc(SF, kind=kind, confidence_level=0.95)
-        assert r.confidence_interval is not None
-        assert r.confidence_interval.low < r.statistic < r.confidence_interval.high
+        r = icc(SF, kind=kind)
+        assert r.confidence_interval(0.95) is not None
+        assert r.confidence_interval(0.95).low < r.statistic < r.confidence_interval(0.95).high
 
     @pytest.mark.parametrize("kind", ["1,1", "A,1", "C,1", "1,k", "A,k", "C,k"])
     def test_ci_equals_pingouin(self, kind: str, pingouin_sf: pd.DataFrame) -> None:
         # pingouin's intraclass_corr (McGraw & Wong's F intervals, as R's irr::icc) prints
         # its CI95 rounded to 2 decimals, hence abs=0.005; the ICC itself is not rounded
         ref = pingouin_sf.loc[f"ICC({kind})"]
-        r = icc(SF, kind=kind, confidence_level=0.95)
+        r = icc(SF, kind=kind)
         assert r.statistic == pytest.approx(ref["ICC"], abs=1e-12)
-        assert r.confidence_interval is not None
-        assert [r.confidence_interval.low, r.confidence_interval.high] == pytest.approx(
+        assert r.confidence_interval(0.95) is not None
+        assert [r.confidence_interval(0.95).low, r.confidence_interval(0.95).high] == pytest.approx(
             list(ref["CI95"]), abs=0.005 + 1e-12
         )
 
     def test_icc3_ci_published(self) -> None:
         # McGraw & Wong (1996) exact F interval for ICC(C,1) on Shrout-Fleiss data:
         # F = MS_R/MS_E = 11.03 with (5, 15) df.
-        r = icc(SF, kind="C,1", confidence_level=0.95)
+        r = icc(SF, kind="C,1")
         F = r.parts["F"]
         lo = F / stats.f.ppf(0.975, 5, 15)
-        assert r.confidence_interval is not None
-        assert r.confidence_interval.low == pytest.approx((lo - 1) / (lo + 3))
+        assert r.confidence_interval(0.95) is not None
+        assert r.confidence_interval(0.95).low == pytest.approx((lo - 1) / (lo + 3))
 
     def test_unbalanced_refused_with_advice(self) -> None:
         x = SF.copy()

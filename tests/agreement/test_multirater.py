@@ -19,7 +19,6 @@ from dissensus.agreement import (
     gwet_ac1,
     gwet_ac2,
     observed_agreement,
-    percent_agreement,
     share_unanimous,
 )
 from dissensus.agreement._common import patterns
@@ -68,7 +67,7 @@ class TestFleissKappa:
         got = fleiss_kappa(X)
         ref = _irrcac(R, k).fleiss()["est"]  # type: ignore[attr-defined]
         assert got.statistic == pytest.approx(ref["coefficient_value"], abs=1e-5 + 1e-12)
-        assert got.se == pytest.approx(ref["se"], abs=1e-5 + 1e-12)
+        assert got.standard_error == pytest.approx(ref["se"], abs=1e-5 + 1e-12)
 
     def test_single_rated_items_excluded_with_warning(self) -> None:
         with pytest.warns(DegenerateAgreementWarning, match="1 of 3 items"):
@@ -114,20 +113,23 @@ class TestFleissKappa:
         assert two.parts["observed_agreement"] > one.parts["observed_agreement"]
 
     def test_ci_and_float(self) -> None:
-        r = fleiss_kappa(load_example("course_29"), confidence_level=0.95, n_resamples=500, seed=1)
-        assert r.confidence_interval is not None
-        assert r.confidence_interval.low < float(r) < r.confidence_interval.high
-        assert "95% CI" in repr(r)
+        r = fleiss_kappa(load_example("course_29"))
+        low, high = r.confidence_interval(0.95, n_resamples=500, seed=1)
+        assert low < float(r) < high
+        assert "fleiss_kappa=0.4103" in repr(r)
 
     def test_bad_ci_method(self) -> None:
-        with pytest.raises(ValueError, match="'ci_method' parameter of fleiss_kappa"):
-            fleiss_kappa([[1, 1]], confidence_level=0.9, ci_method="normal")  # type: ignore[arg-type]
+        with pytest.raises(
+            ValueError, match=r"'method' parameter of fleiss_kappa\.confidence_interval"
+        ):
+            fleiss_kappa([[1, 1]]).confidence_interval(0.9, method="normal")  # type: ignore[arg-type]
 
     def test_bad_ci_level(self) -> None:
         with pytest.raises(
-            ValueError, match="'confidence_level' parameter of fleiss_kappa must be in"
+            ValueError,
+            match=r"'confidence_level' parameter of fleiss_kappa\.confidence_interval must be in",
         ):
-            fleiss_kappa([[1, 1]], confidence_level=95)
+            fleiss_kappa([[1, 1]]).confidence_interval(95)
 
     def test_dataframe_refused_with_advice(self) -> None:
         with pytest.raises(TypeError, match="say what it holds"):
@@ -155,10 +157,14 @@ class TestFleissCategoryKappa:
 class TestObservedAgreement:
     def test_equals_fleiss_part_and_has_ci(self) -> None:
         lc = load_example("course_29")
-        r = observed_agreement(lc, confidence_level=0.9, n_resamples=300)
+        r = observed_agreement(lc)
         assert r.statistic == pytest.approx(fleiss_kappa(lc).parts["observed_agreement"])
-        assert r.confidence_interval is not None
-        assert r.confidence_interval.low < r.statistic < r.confidence_interval.high
+        assert r.confidence_interval(0.9, n_resamples=300) is not None
+        assert (
+            r.confidence_interval(0.9, n_resamples=300).low
+            < r.statistic
+            < r.confidence_interval(0.9, n_resamples=300).high
+        )
 
     def test_seed_five_raters(self) -> None:
         # Seed 002: 5 raters split 3/2 -> 4 of 10 pairs agree.
@@ -175,10 +181,14 @@ class TestObservedAgreement:
 class TestChanceAgreement:
     def test_equals_fleiss_part_and_has_ci(self) -> None:
         lc = load_example("course_29")
-        r = chance_agreement(lc, confidence_level=0.9, n_resamples=300, ci_method="bca")
+        r = chance_agreement(lc)
         assert r.statistic == pytest.approx(fleiss_kappa(lc).parts["chance_agreement"])
-        assert r.confidence_interval is not None
-        assert r.confidence_interval.low < r.statistic < r.confidence_interval.high
+        assert r.confidence_interval(0.9, n_resamples=300, method="bca") is not None
+        assert (
+            r.confidence_interval(0.9, n_resamples=300, method="bca").low
+            < r.statistic
+            < r.confidence_interval(0.9, n_resamples=300, method="bca").high
+        )
 
     @pytest.mark.parametrize(
         ("shares", "expected"),
@@ -194,18 +204,17 @@ class TestShareUnanimous:
     def test_unanimous_share(self) -> None:
         r = share_unanimous([[3, 0], [2, 1], [0, 3], [1, 1]])
         assert float(r) == pytest.approx(0.5)
-        assert r.se == pytest.approx(np.sqrt(0.25 / 4))
+        assert r.standard_error == pytest.approx(np.sqrt(0.25 / 4))
         assert r.name == "share_unanimous"
 
     def test_ci(self) -> None:
-        r = share_unanimous(load_example("course_29"), confidence_level=0.9, n_resamples=200)
-        assert r.confidence_interval is not None
-        assert r.confidence_interval.low <= r.statistic <= r.confidence_interval.high
-
-    def test_old_name_still_works_with_a_deprecation_warning(self) -> None:
-        with pytest.warns(DeprecationWarning, match="now called share_unanimous"):
-            r = percent_agreement([[3, 0], [2, 1], [0, 3], [1, 1]])
-        assert float(r) == pytest.approx(0.5)
+        r = share_unanimous(load_example("course_29"))
+        assert r.confidence_interval(0.9, n_resamples=200) is not None
+        assert (
+            r.confidence_interval(0.9, n_resamples=200).low
+            <= r.statistic
+            <= r.confidence_interval(0.9, n_resamples=200).high
+        )
 
 
 class TestGwetAc1:
@@ -220,12 +229,12 @@ class TestGwetAc1:
         ref = _irrcac(R, k).gwet()["est"]  # type: ignore[attr-defined]
         assume(np.isfinite(ref["coefficient_value"]))
         assert got.statistic == pytest.approx(ref["coefficient_value"], abs=1e-5 + 1e-12)
-        assert got.se == pytest.approx(ref["se"], abs=1e-5 + 1e-12)
+        assert got.standard_error == pytest.approx(ref["se"], abs=1e-5 + 1e-12)
 
     def test_wald_test_two_sided(self) -> None:
         # Gwet 3x3 table: z = AC1 / se, two-sided p (irrCAC reports a one-sided value).
         r = gwet_ac1(table=[[13, 0, 0], [0, 20, 7], [0, 4, 56]])
-        assert r.z == pytest.approx(r.statistic / r.se)
+        assert r.z == pytest.approx(r.statistic / r.standard_error)
         assert r.pvalue == pytest.approx(2 * stats.norm.sf(abs(r.z)))
 
     def test_table_and_data_exclusive(self) -> None:
@@ -278,7 +287,7 @@ class TestBrennanPrediger:
         ref = _irrcac(R, 4).bp()["est"]  # type: ignore[attr-defined]
         got = brennan_prediger(X)
         assert got.statistic == pytest.approx(ref["coefficient_value"], abs=1e-5 + 1e-12)
-        assert got.se == pytest.approx(ref["se"], abs=1e-5 + 1e-12)
+        assert got.standard_error == pytest.approx(ref["se"], abs=1e-5 + 1e-12)
 
 
 class TestOneImplementation:
@@ -324,20 +333,24 @@ class TestPoissonBootstrap:
     def test_interval_follows_items_not_rows(self) -> None:
         c = self._counts()
         perm = np.random.default_rng(0).permutation(c.N)
-        a = fleiss_kappa(c, confidence_level=0.9, n_resamples=200, seed=1, bootstrap="poisson")
-        b = fleiss_kappa(
-            c.take(perm), confidence_level=0.9, n_resamples=200, seed=1, bootstrap="poisson"
-        )
+        a = fleiss_kappa(c)
+        b = fleiss_kappa(c.take(perm))
         assert a.statistic == pytest.approx(b.statistic, abs=1e-12)
-        assert a.confidence_interval == pytest.approx(b.confidence_interval, abs=1e-12)
-        assert a.confidence_interval.low < a.statistic < a.confidence_interval.high
+        assert a.confidence_interval(
+            0.9, n_resamples=200, seed=1, bootstrap="poisson"
+        ) == pytest.approx(
+            b.confidence_interval(0.9, n_resamples=200, seed=1, bootstrap="poisson"), abs=1e-12
+        )
+        assert (
+            a.confidence_interval(0.9, n_resamples=200, seed=1, bootstrap="poisson").low
+            < a.statistic
+            < a.confidence_interval(0.9, n_resamples=200, seed=1, bootstrap="poisson").high
+        )
 
     def test_close_to_the_multinomial_interval(self) -> None:
         c = self._counts()
-        p = gwet_ac1(
-            c, confidence_level=0.95, n_resamples=1000, seed=1, bootstrap="poisson"
-        ).confidence_interval
-        m = gwet_ac1(c, confidence_level=0.95, n_resamples=1000, seed=1).confidence_interval
+        p = gwet_ac1(c).confidence_interval(0.95, n_resamples=1000, seed=1, bootstrap="poisson")
+        m = gwet_ac1(c).confidence_interval(0.95, n_resamples=1000, seed=1)
         assert p is not None
         assert m is not None
         assert p.high - p.low == pytest.approx(m.high - m.low, rel=0.2)
@@ -345,10 +358,10 @@ class TestPoissonBootstrap:
     def test_bca_and_generator_seed_refused(self) -> None:
         c = self._counts()
         with pytest.raises(ValueError, match="percentile"):
-            fleiss_kappa(c, confidence_level=0.9, ci_method="bca", bootstrap="poisson")
+            fleiss_kappa(c).confidence_interval(0.9, method="bca", bootstrap="poisson")
         with pytest.raises(TypeError, match="int seed"):
-            fleiss_kappa(
-                c, confidence_level=0.9, seed=np.random.default_rng(0), bootstrap="poisson"
+            fleiss_kappa(c).confidence_interval(
+                0.9, seed=np.random.default_rng(0), bootstrap="poisson"
             )
         with pytest.raises(ValueError, match="bootstrap"):
-            fleiss_kappa(c, confidence_level=0.9, bootstrap="bayes")  # type: ignore[arg-type]
+            fleiss_kappa(c).confidence_interval(0.9, bootstrap="bayes")  # type: ignore[arg-type]

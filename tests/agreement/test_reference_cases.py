@@ -35,12 +35,14 @@ def _compute(case: dict[str, Any], key: str) -> Any:
         T = case["data"]
         table_fns = {
             "cohen_kappa": lambda: ag.cohen_kappa(table=T),
-            "cohen_kappa_se": lambda: ag.cohen_kappa(table=T).se,
+            "cohen_kappa_se": lambda: ag.cohen_kappa(table=T).standard_error,
             "cohen_kappa_quadratic": lambda: ag.cohen_kappa(table=T, weights="quadratic"),
-            "cohen_kappa_quadratic_se": lambda: ag.cohen_kappa(table=T, weights="quadratic").se,
+            "cohen_kappa_quadratic_se": lambda: (
+                ag.cohen_kappa(table=T, weights="quadratic").standard_error
+            ),
             "scott_pi": lambda: ag.scott_pi(table=T),
             "gwet_ac1": lambda: ag.gwet_ac1(table=T),
-            "gwet_ac1_se": lambda: ag.gwet_ac1(table=T).se,
+            "gwet_ac1_se": lambda: ag.gwet_ac1(table=T).standard_error,
             "brennan_prediger": lambda: ag.brennan_prediger(table=T),
             # the reference file's name for the share of unanimous items
             "percent_agreement": lambda: ag.share_unanimous(ag.contingency_to_counts(T)),
@@ -60,11 +62,11 @@ def _compute(case: dict[str, Any], key: str) -> Any:
         "fleiss_kappa": lambda: fleiss,
         "fleiss_kappa_se0": lambda: fleiss.parts["se0"],
         "fleiss_kappa_z": lambda: fleiss.z,
-        "fleiss_kappa_se_gwet": lambda: fleiss.se,
+        "fleiss_kappa_se_gwet": lambda: fleiss.standard_error,
         "fleiss_kappa_per_category": lambda: ag.fleiss_category_kappa(lc).to_numpy(),
         "brennan_prediger": lambda: ag.brennan_prediger(lc),
         "gwet_ac1": lambda: ag.gwet_ac1(lc),
-        "gwet_ac1_se": lambda: ag.gwet_ac1(lc).se,
+        "gwet_ac1_se": lambda: ag.gwet_ac1(lc).standard_error,
     }
     if key in simple:
         return simple[key]()

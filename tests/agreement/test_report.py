@@ -62,35 +62,29 @@ class TestReport:
         # the draw each coefficient makes on its own.
         lc = load_example("course_reviews")
         t = report(
-            lc, level="ordinal", confidence_level=0.9, n_resamples=150, seed=4, ci_method=ci_method
+            lc, level="ordinal", confidence_level=0.9, n_resamples=150, seed=4, method=ci_method
         )
         t = t.set_index("coefficient")
         own = {
-            "fleiss_kappa": fleiss_kappa(
-                lc, confidence_level=0.9, n_resamples=150, seed=4, ci_method=ci_method
+            "fleiss_kappa": fleiss_kappa(lc).confidence_interval(
+                0.9, n_resamples=150, seed=4, method=ci_method
             ),
             "krippendorff_alpha_ordinal": krippendorff_alpha(
-                lc,
-                level="ordinal",
-                confidence_level=0.9,
-                n_resamples=150,
-                seed=4,
-                ci_method=ci_method,
+                lc, level="ordinal"
+            ).confidence_interval(0.9, n_resamples=150, seed=4, method=ci_method),
+            "gwet_ac2_quadratic": gwet_ac2(lc).confidence_interval(
+                0.9, n_resamples=150, seed=4, method=ci_method
             ),
-            "gwet_ac2_quadratic": gwet_ac2(
-                lc, confidence_level=0.9, n_resamples=150, seed=4, ci_method=ci_method
+            "share_unanimous": share_unanimous(lc).confidence_interval(
+                0.9, n_resamples=150, seed=4, method=ci_method
             ),
-            "share_unanimous": share_unanimous(
-                lc, confidence_level=0.9, n_resamples=150, seed=4, ci_method=ci_method
-            ),
-            "brennan_prediger": brennan_prediger(
-                lc, confidence_level=0.9, n_resamples=150, seed=4, ci_method=ci_method
+            "brennan_prediger": brennan_prediger(lc).confidence_interval(
+                0.9, n_resamples=150, seed=4, method=ci_method
             ),
         }
-        for name, r in own.items():
-            assert r.confidence_interval is not None
+        for name, interval in own.items():
             got = (t.loc[name, "ci_low"], t.loc[name, "ci_high"])
-            np.testing.assert_allclose(got, tuple(r.confidence_interval), rtol=1e-12, err_msg=name)
+            np.testing.assert_allclose(got, tuple(interval), rtol=1e-12, err_msg=name)
         assert (
             t[["ci_low", "ci_high"]]
             .drop(["observed_agreement", "chance_agreement"])
@@ -108,12 +102,11 @@ class TestReport:
             lc, confidence_level=0.9, n_resamples=100, seed=np.random.default_rng(7)
         ).set_index("coefficient")
         for name, fn in (("fleiss_kappa", fleiss_kappa), ("brennan_prediger", brennan_prediger)):
-            r = fn(lc, confidence_level=0.9, n_resamples=100, seed=np.random.default_rng(7))
-            assert r.confidence_interval is not None
+            interval = fn(lc).confidence_interval(
+                0.9, n_resamples=100, seed=np.random.default_rng(7)
+            )
             np.testing.assert_allclose(
-                (t.loc[name, "ci_low"], t.loc[name, "ci_high"]),
-                tuple(r.confidence_interval),
-                rtol=1e-12,
+                (t.loc[name, "ci_low"], t.loc[name, "ci_high"]), tuple(interval), rtol=1e-12
             )
 
     def test_intervals_per_group(self) -> None:
@@ -123,9 +116,8 @@ class TestReport:
         assert (k["ci_low"] < k["value"]).all()
         assert (k["value"] < k["ci_high"]).all()
         one = lc.take(np.asarray(lc.groups("year") == "2019-20"))
-        r = fleiss_kappa(one, confidence_level=0.9, n_resamples=100, seed=2)
-        assert r.confidence_interval is not None
-        assert k.loc["2019-20", "ci_low"] == pytest.approx(r.confidence_interval.low, rel=1e-12)
+        interval = fleiss_kappa(one).confidence_interval(0.9, n_resamples=100, seed=2)
+        assert k.loc["2019-20", "ci_low"] == pytest.approx(interval.low, rel=1e-12)
 
     def test_bad_ci_options(self) -> None:
         with pytest.raises(ValueError, match="'n_resamples' parameter of report"):

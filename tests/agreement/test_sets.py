@@ -159,12 +159,18 @@ class TestKrippendorffAlphaOnSets:
 
     def test_bootstrap_interval_is_seeded(self) -> None:
         sets = SetAnnotations.from_frame(random_sets(3, n_items=60, n_annotators=4, missing=0.0))
-        a = krippendorff_alpha(sets, distance="masi", confidence_level=0.9, n_resamples=200, seed=5)
-        b = krippendorff_alpha(sets, distance="masi", confidence_level=0.9, n_resamples=200, seed=5)
-        assert a.confidence_interval == b.confidence_interval
-        assert a.confidence_interval is not None
-        assert a.confidence_interval.low < a.statistic < a.confidence_interval.high
-        assert np.isfinite(a.se)
+        a = krippendorff_alpha(sets, distance="masi")
+        b = krippendorff_alpha(sets, distance="masi")
+        assert a.confidence_interval(0.9, n_resamples=200, seed=5) == b.confidence_interval(
+            0.9, n_resamples=200, seed=5
+        )
+        assert a.confidence_interval(0.9, n_resamples=200, seed=5) is not None
+        assert (
+            a.confidence_interval(0.9, n_resamples=200, seed=5).low
+            < a.statistic
+            < a.confidence_interval(0.9, n_resamples=200, seed=5).high
+        )
+        assert np.isfinite(a.standard_error)
 
     def test_exact_match_agreement_through_set_counts(self) -> None:
         sets = SetAnnotations.from_frame(hand_example())

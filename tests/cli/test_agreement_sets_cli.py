@@ -58,7 +58,17 @@ class TestAgreementSets:
             'item,annotator,label\n1,a,"[""E"", ""N""]"\n1,b,"[""N""]"\n2,a,"[]"\n2,b,"[""C""]"\n'
         )
         path = _write(tmp_path, "j.csv", text)
-        code, out, _ = _run(capsys, path, "--sets", "--json", "-", "--ci", "0.9", "--n-boot", "50")
+        code, out, _ = _run(
+            capsys,
+            path,
+            "--sets",
+            "--json",
+            "-",
+            "--confidence-level",
+            "0.9",
+            "--n-resamples",
+            "50",
+        )
         assert code == EXIT_OK
         table = json.loads(out)
         assert [r["coefficient"] for r in table] == [

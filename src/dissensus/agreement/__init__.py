@@ -1,13 +1,15 @@
 """Inter-annotator agreement: kappas, alpha, AC1/AC2, ICC, pairwise matrices, reports.
 
 Every coefficient returns an :class:`AgreementResult` (``float(result)`` is
-the value) with its parts, an analytic standard error where a standard one
-exists, and a seeded bootstrap interval over items with ``confidence_level=0.95``.
+the statistic) with its parts and an analytic standard error where a
+standard one exists; its interval is asked of the result, as of a
+``scipy.stats`` result: ``result.confidence_interval(0.95, seed=0)`` (a
+seeded bootstrap over items). :mod:`dissensus.agreement.kernels` holds the
+building blocks for engines that compute the sums elsewhere.
 
 Examples
 --------
-The MLRD class judgements of four reviews, one group per year (seed 002):
-Fleiss' kappa per year and over all years.
+The MLRD class judgements of four reviews, one group per year: Fleiss' kappa per year and over all years.
 
 >>> from dissensus import load_example
 >>> reviews = load_example("course_reviews")
@@ -56,12 +58,18 @@ from dissensus.agreement._multirater import (
     gwet_ac1,
     gwet_ac2,
     observed_agreement,
-    percent_agreement,
     share_unanimous,
 )
 from dissensus.agreement._pairwise import PairwiseAgreement, pairwise
-from dissensus.agreement._report import LabelPatterns, label_patterns, majority_labels, report
-from dissensus.agreement._result import AgreementResult
+from dissensus.agreement._report import (
+    LabelPatterns,
+    agreement_table,
+    label_patterns,
+    majority_labels,
+    report,
+    table_coefficients,
+)
+from dissensus.agreement._result import AgreementResult, Resampler
 
 __all__ = [
     "BENCHMARK_SCALES",
@@ -69,6 +77,8 @@ __all__ = [
     "BenchmarkResult",
     "LabelPatterns",
     "PairwiseAgreement",
+    "Resampler",
+    "agreement_table",
     "agreement_weights",
     "benchmark_agreement",
     "brennan_prediger",
@@ -88,8 +98,8 @@ __all__ = [
     "majority_labels",
     "observed_agreement",
     "pairwise",
-    "percent_agreement",
     "report",
     "scott_pi",
     "share_unanimous",
+    "table_coefficients",
 ]

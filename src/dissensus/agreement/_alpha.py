@@ -22,25 +22,18 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from dissensus._deprecation import renamed_parameters
-from dissensus._validation import SeedLike, check_option, examples, is_dask
+from dissensus._validation import check_option, examples
 from dissensus.agreement._common import (
     BootStatistic,
-    CiMethod,
     FloatArray,
-    Resampling,
-    bootstrap_cis,
-    check_ci,
-    check_resampling,
+    count_rows,
     degenerate,
-    on_dask,
-    patterns,
-    poisson_ci,
     prepare_counts,
+    resampler,
 )
 from dissensus.agreement._result import AgreementResult
 from dissensus.agreement._sets import SetDistance, set_alpha_input
-from dissensus.data import Scale, SetAnnotations
+from dissensus.data import Annotations, LabelCounts, Scale, SetAnnotations
 
 __all__ = ["krippendorff_alpha"]
 
@@ -85,7 +78,7 @@ def _ordinal_delta(nc: FloatArray) -> FloatArray:
     return np.asarray((between - half) ** 2, dtype=np.float64)
 
 
-def _row_stats(
+def alpha_row_stats(
     Pt: FloatArray, level: str, v: FloatArray | None, delta: FloatArray | None = None
 ) -> tuple[FloatArray, FloatArray]:
     r"""Ratings ``n`` and observed disagreement sums of each count column of ``Pt`` (K, U).
@@ -105,7 +98,7 @@ def _row_stats(
             s2 = (v * v) @ Pt
             return n, 2.0 * (n * s2 - s1 * s1) / (n - 1.0)
         if level in ("ratio", "custom"):
-            d = _metric(level, v, delta)
+            d = level_metric(level, v, delta)
             # the diagonal of d is 0, so the -[c = k] x_c term of o vanishes
             return n, quadratic_forms(Pt, d) / (n - 1.0)
         K, U = Pt.shape
@@ -144,7 +137,7 @@ def quadratic_forms(Pt: FloatArray, M: FloatArray) -> FloatArray:
     return np.asarray(np.bincount(u[left], weights=values, minlength=U), dtype=np.float64)
 
 
-def _metric(level: str, v: FloatArray | None, delta: FloatArray | None) -> FloatArray:
+def level_metric(level: str, v: FloatArray | None, delta: FloatArray | None) -> FloatArray:
     """The (K, K) squared distances: the user's matrix for ``"custom"``, else the level's."""
     if level == "custom":
         assert delta is not None
@@ -165,7 +158,7 @@ def _expected_sum(
         t1 = nc @ v
         t2 = nc @ (v * v)
         return np.asarray(2.0 * (nc.sum(axis=1) * t2 - t1 * t1), dtype=np.float64)
-    d = _metric(level, v, delta)
+    d = level_metric(level, v, delta)
     return np.asarray(((nc @ d) * nc).sum(axis=1), dtype=np.float64)
 
 
@@ -181,7 +174,7 @@ def _make_core(level: str, v: FloatArray | None, delta: FloatArray | None = None
 
     def core(P: FloatArray, W: FloatArray) -> FloatArray:
         if cached[0] is not P:
-            n, stat = _row_stats(P.T, level, v, delta)
+            n, stat = alpha_row_stats(P.T, level, v, delta)
             if level == "interval":
                 assert v is not None
                 # interval needs only the first two moments of each row, not its counts
@@ -210,7 +203,7 @@ def alpha_from_coincidences(o: FloatArray, level: str, v: FloatArray | None) -> 
 
     Coincidence matrices add up over disjoint sets of items, so this turns
     the sum of per-partition (or per-resample) matrices into alpha at any
-    level; ``v`` are the values of :func:`_level_values`.
+    level; ``v`` are the values of :func:`level_values`.
     """
     nc = o.sum(axis=2)
     ntot = nc.sum(axis=1)
@@ -227,7 +220,7 @@ def alpha_from_coincidences(o: FloatArray, level: str, v: FloatArray | None) -> 
         return np.asarray(1.0 - (ntot - 1.0) * do / de, dtype=np.float64)
 
 
-def _level_values(scale: Scale, level: str) -> FloatArray | None:
+def level_values(scale: Scale, level: str) -> FloatArray | None:
     """Category values of a fixed-metric level (interval: centred), else None."""
     if level not in ("interval", "ratio"):
         return None
@@ -242,7 +235,7 @@ def alpha_statistic(
     """The bootstrap core of alpha at ``level`` (used by the coefficient and the report)."""
     K = scale.K
     width = n_patterns + {"ordinal": 4 * K * K, "interval": 4}.get(level, 3 * K)
-    core = _make_core(level, _level_values(scale, level), delta)
+    core = _make_core(level, level_values(scale, level), delta)
     return BootStatistic(core, theta_hat, width)
 
 
@@ -389,17 +382,11 @@ def gwet_alpha_se(Xt: FloatArray, delta: FloatArray) -> float:
     return float(np.sqrt((k_i**2).sum() / (N * (N - 1.0))))
 
 
-@renamed_parameters(n_boot="n_resamples", ci="confidence_level", data="annotations")
 def krippendorff_alpha(
-    annotations: Any,
+    annotations: Annotations | LabelCounts | SetAnnotations | npt.ArrayLike,
     *,
     level: Level = "nominal",
     distance: Distance | None = None,
-    confidence_level: float | None = None,
-    n_resamples: int = 1000,
-    seed: SeedLike = 0,
-    ci_method: CiMethod = "percentile",
-    bootstrap: Resampling = "multinomial",
 ) -> AgreementResult:
     r"""Krippendorff's alpha at the nominal, ordinal, interval or ratio level, or any distance.
 
@@ -411,9 +398,6 @@ def krippendorff_alpha(
         labels are ``0 .. K-1`` (their values for interval / ratio).
         Set-valued annotations (:class:`~dissensus.SetAnnotations`) need a
         set distance, ``distance="masi"`` or ``"jaccard"``.
-        A Dask DataFrame of long annotations (``item``, ``label``) or
-        :class:`~dissensus.distributed.DistributedCounts` is computed on the
-        cluster from per-partition sums (``bootstrap="poisson"`` with ``confidence_level``).
     level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
         Level of measurement. Ordinal uses the scale's order and ranks by
         cumulative frequency; interval and ratio use the numeric labels.
@@ -430,25 +414,15 @@ def krippendorff_alpha(
         or object for text labels), and pair by pair if that does not give a
         (K, K) array. It must be 0 between a label and itself, symmetric and
         non-negative.
-    confidence_level : float, optional
-        Coverage of a bootstrap interval over items (e.g. 0.95).
-    n_resamples : int, default 1000
-        Resamples.
-    seed : int, Generator or None, default 0
-        Randomness of the bootstrap.
-    ci_method : {"percentile", "bca"}, default "percentile"
-        Interval method.
-    bootstrap : {"multinomial", "poisson"}, default "multinomial"
-        Resampling scheme, as in :func:`~dissensus.agreement.fleiss_kappa`.
 
     Returns
     -------
     AgreementResult
-        ``statistic`` alpha; ``se`` Gwet's (2014) linearised standard error
+        ``statistic`` alpha; ``standard_error`` Gwet's (2014) linearised standard error
         (:func:`gwet_alpha_se`, as irrCAC) at the nominal, interval and ratio
         levels and for a user distance; NaN at the ordinal level, whose
         distances depend on the data (Krippendorff recommends resampling:
-        ask for ``confidence_level``); ``parts`` observed and expected disagreement.
+        ``result.confidence_interval()``); ``parts`` observed and expected disagreement.
 
     Raises
     ------
@@ -540,19 +514,12 @@ def krippendorff_alpha(
             "Drop one of them."
         )
         raise ValueError(msg)
-    if is_dask(annotations):
-        return on_dask(
-            name, annotations, level=level, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, bootstrap=bootstrap,
-            distance=distance, ci_method=ci_method,
-        )  # fmt: skip
-    lvl = check_ci(name, confidence_level, ci_method, n_resamples)
-    check_resampling(name, bootstrap, ci_method, seed)
     inp = prepare_counts(annotations, name)
     delta_user = None
     if distance is not None:
         level = "custom"  # type: ignore[assignment]  # internal level of a user distance
         delta_user = distance_matrix(distance, inp.scale)
-    v = _level_values(inp.scale, level)
+    v = level_values(inp.scale, level)
     Xt = inp.Xt
     K = inp.scale.K
     note = ""
@@ -570,7 +537,7 @@ def krippendorff_alpha(
             do_sum = float((o * delta).sum())
             de_sum = float(nc @ delta @ nc)
         else:
-            do_sum = float(_row_stats(Xt, level, v, delta_user)[1].sum())
+            do_sum = float(alpha_row_stats(Xt, level, v, delta_user)[1].sum())
             de_sum = float(_expected_sum(nc[None, :], level, v, delta_user)[0])
         do = do_sum / ntot
         de = de_sum / (ntot * (ntot - 1.0))
@@ -585,35 +552,20 @@ def krippendorff_alpha(
             if level != "ordinal":  # ordinal distances depend on the data: bootstrap
                 fixed = delta_user
                 if fixed is None:
-                    fixed = 1.0 - np.eye(K) if level == "nominal" else _metric(level, v, None)
+                    fixed = 1.0 - np.eye(K) if level == "nominal" else level_metric(level, v, None)
                 se = gwet_alpha_se(Xt, fixed)
-    interval = None
-    if lvl is not None and bootstrap == "poisson":
-        assert isinstance(seed, int)
-        core = _make_core(level, v, delta_user)
-        interval = poisson_ci(
-            core, inp, level=lvl, n_resamples=n_resamples, seed=seed, theta_hat=value
-        )
-    elif lvl is not None:
-        rows, mult, _ = patterns(inp.X)
-        interval = bootstrap_cis(
-            [alpha_statistic(inp.scale, level, value, rows.shape[0], delta_user)],
-            rows.astype(np.float64),
-            mult,
-            level=lvl,
-            n_resamples=n_resamples,
-            seed=seed,
-            method=ci_method,
-        )[0]
+    scale, lvl_ = inp.scale, level
+    boot = resampler(
+        name, lambda U: alpha_statistic(scale, lvl_, value, U, delta_user), count_rows(inp), inp
+    )
     return AgreementResult(
         name=f"{name}_{set_name or level}" if set_name or level != "nominal" else name,
         statistic=value,
-        se=se,
-        confidence_interval=interval,
-        confidence_level=lvl,
+        standard_error=se,
         n_items=inp.N,
         n_items_excluded=inp.n_excluded,
         n_annotations=inp.n_annotations,
         parts={"observed_disagreement": do, "expected_disagreement": de},
         note=note,
+        _resampler=boot,
     )

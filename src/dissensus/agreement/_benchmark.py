@@ -25,7 +25,6 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from dissensus._deprecation import deprecated_attribute
 from dissensus._validation import check_option, check_probability_level
 from dissensus.agreement._result import AgreementResult
 
@@ -116,7 +115,7 @@ class BenchmarkResult:
         One row per interval, highest first: ``low``, ``high``, ``label``,
         ``probability`` (that the true coefficient is in it) and
         ``cumulative``.
-    statistic, se : float
+    statistic, standard_error : float
         The coefficient and its standard error.
     scale : str
         The benchmark scale.
@@ -127,12 +126,9 @@ class BenchmarkResult:
     label: str
     table: pd.DataFrame
     statistic: float
-    se: float
+    standard_error: float
     scale: str
     threshold: float
-
-    # a documented name before the glossary (docs/glossary.md); removed in 1.0
-    value = deprecated_attribute("value", "statistic")
 
     def __str__(self) -> str:
         return self.label
@@ -141,7 +137,7 @@ class BenchmarkResult:
 def benchmark_agreement(
     result: float | AgreementResult,
     *,
-    se: float | None = None,
+    standard_error: float | None = None,
     scale: BenchmarkScale = "landis_koch",
     threshold: float = 0.95,
 ) -> BenchmarkResult:
@@ -150,10 +146,10 @@ def benchmark_agreement(
     Parameters
     ----------
     result : AgreementResult or float
-        A coefficient with a standard error (``result.se``), or a value with
-        ``se=``.
-    se : float, optional
-        Standard error, overriding ``result.se`` (e.g. a bootstrap standard
+        A coefficient with a standard error (``result.standard_error``), or a
+        value with ``standard_error=``.
+    standard_error : float, optional
+        Standard error, overriding ``result.standard_error`` (e.g. a bootstrap standard
         error for Krippendorff's alpha, which has no analytic one here).
     scale : {"landis_koch", "fleiss", "altman"}, default "landis_koch"
         The benchmark scale (a convention; see :data:`BENCHMARK_SCALES`).
@@ -197,7 +193,7 @@ def benchmark_agreement(
     Gwet's example (irrCAC): kappa 0.67 with standard error 0.15 is "good" by
     its point on Altman's scale, but only "moderate" is reached with 95%:
 
-    >>> b = benchmark_agreement(0.67, se=0.15, scale="altman")
+    >>> b = benchmark_agreement(0.67, standard_error=0.15, scale="altman")
     >>> b.label, b.table["cumulative"].round(5).tolist()
     ('moderate', [0.18168, 0.67511, 0.96356, 0.99912, 1.0])
     """
@@ -205,10 +201,14 @@ def benchmark_agreement(
     bands = _scale(scale, func)
     threshold = check_probability_level(func, "threshold", threshold)
     value = float(result)
-    s = float(se) if se is not None else float(getattr(result, "se", math.nan))
+    s = (
+        float(standard_error)
+        if standard_error is not None
+        else float(getattr(result, "standard_error", math.nan))
+    )
     if not (math.isfinite(s) and s > 0):
         msg = (
-            f"{func} needs a finite positive standard error; got {s!r}. Pass se=... (for "
+            f"{func} needs a finite positive standard error; got {s!r}. Pass standard_error=... (for "
             "Krippendorff's alpha, e.g. the standard deviation of bootstrap replicates)."
         )
         raise ValueError(msg)
@@ -235,7 +235,7 @@ def benchmark_agreement(
         label=bands[pick][2],
         table=table,
         statistic=value,
-        se=s,
+        standard_error=s,
         scale=scale,
         threshold=threshold,
     )

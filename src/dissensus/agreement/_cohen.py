@@ -19,28 +19,25 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from dissensus._deprecation import renamed_parameters
 from dissensus._exceptions import DataError, DegenerateAgreementWarning
-from dissensus._validation import SeedLike, examples
+from dissensus._validation import examples
 from dissensus.agreement._common import (
-    CiMethod,
+    BootStatistic,
     FloatArray,
     IntArray,
     Weights,
     annotations_rater_matrix,
-    bootstrap_ci,
-    check_ci,
     check_table,
     contingency_to_counts,
     degenerate,
     patterns,
+    resampler,
     two_sided_p,
     weight_matrix,
 )
-from dissensus.agreement._multirater import _item_agreement as item_agreement
-from dissensus.agreement._multirater import _items as item_stats
-from dissensus.agreement._multirater import linearised_se
-from dissensus.agreement._result import AgreementResult
+from dissensus.agreement._multirater import item_agreement, linearised_se
+from dissensus.agreement._multirater import item_terms as item_stats
+from dissensus.agreement._result import AgreementResult, Resampler
 from dissensus.data import Scale
 
 __all__ = [
@@ -139,21 +136,11 @@ def _table_input(
     return T, scale, n_excluded
 
 
-def _table_ci(
-    T: FloatArray,
-    M: FloatArray,
-    value: float,
-    *,
-    level: float,
-    n_resamples: int,
-    seed: SeedLike,
-    method: str,
-    stat: str,
-) -> Any:
+def _table_resampler(name: str, T: FloatArray, M: FloatArray, value: float, stat: str) -> Resampler:
+    """The item bootstrap of a two-rater coefficient: items are the table's cells."""
     K = T.shape[0]
     flat = T.reshape(-1).astype(np.int64)
     cells = np.flatnonzero(flat)
-    P = np.eye(K * K)[cells]
 
     def core(P_: FloatArray, W: FloatArray) -> FloatArray:
         Tb = (W @ P_).reshape(-1, K, K)
@@ -166,19 +153,11 @@ def _table_ci(
         pe = np.einsum("bk,kl,bl->b", pi, M, pi)
         return np.asarray((pa - pe) / (1.0 - pe), dtype=np.float64)
 
-    return bootstrap_ci(
-        core,
-        P,
-        flat[cells],
-        level=level,
-        n_resamples=n_resamples,
-        seed=seed,
-        method=method,
-        theta_hat=value,
+    return resampler(
+        name, lambda _: BootStatistic(core, value), lambda: (np.eye(K * K)[cells], flat[cells])
     )
 
 
-@renamed_parameters(n_boot="n_resamples", ci="confidence_level")
 def cohen_kappa(
     a: Sequence[Any] | npt.ArrayLike | None = None,
     b: Sequence[Any] | npt.ArrayLike | None = None,
@@ -186,10 +165,6 @@ def cohen_kappa(
     table: npt.ArrayLike | None = None,
     weights: Weights = None,
     labels: Sequence[Any] | Scale | None = None,
-    confidence_level: float | None = None,
-    n_resamples: int = 1000,
-    seed: SeedLike = 0,
-    ci_method: CiMethod = "percentile",
 ) -> AgreementResult:
     r"""Cohen's kappa between two raters, optionally weighted.
 
@@ -210,13 +185,11 @@ def cohen_kappa(
     labels : sequence or Scale, optional
         The categories and their order. Default: the sorted union of the
         labels seen (numbers numerically, strings alphabetically).
-    confidence_level, n_resamples, seed, ci_method
-        Bootstrap interval over items, as in :func:`fleiss_kappa`.
 
     Returns
     -------
     AgreementResult
-        ``statistic`` kappa, ``se`` the large-sample standard error of Fleiss,
+        ``statistic`` kappa, ``standard_error`` the large-sample standard error of Fleiss,
         Cohen and Everitt (1969), ``parts`` observed and chance agreement and
         ``se0``, the standard error under independence; ``z = kappa / se0``
         and its two-sided ``pvalue`` test the null of chance agreement.
@@ -245,7 +218,6 @@ def cohen_kappa(
     (0.5, 4, 1)
     """
     name = "cohen_kappa" if weights is None else "weighted_cohen_kappa"
-    level = check_ci(name, confidence_level, ci_method, n_resamples)
     T, scale, n_excluded = _table_input(name, a, b, table, labels)
     M = weight_matrix(weights, scale, name)
     n = int(T.sum())
@@ -261,24 +233,11 @@ def cohen_kappa(
         se = _cohen_se(T, M, value, pa, pe)
         se0 = _cohen_se0(T, M, pe)
         z = value / se0 if se0 > 0 else math.nan
-    interval = None
-    if level is not None:
-        interval = _table_ci(
-            T,
-            M,
-            value,
-            level=level,
-            n_resamples=n_resamples,
-            seed=seed,
-            method=ci_method,
-            stat="cohen",
-        )
+    boot = _table_resampler(name, T, M, value, "cohen")
     return AgreementResult(
         name=name,
         statistic=value,
-        se=se,
-        confidence_interval=interval,
-        confidence_level=level,
+        standard_error=se,
         n_items=n,
         n_items_excluded=n_excluded,
         n_annotations=2 * n,
@@ -286,6 +245,7 @@ def cohen_kappa(
         z=z,
         pvalue=two_sided_p(z),
         note=note,
+        _resampler=boot,
     )
 
 
@@ -296,22 +256,18 @@ def scott_pi(
     table: npt.ArrayLike | None = None,
     weights: Weights = None,
     labels: Sequence[Any] | Scale | None = None,
-    confidence_level: float | None = None,
-    n_resamples: int = 1000,
-    seed: SeedLike = 0,
-    ci_method: CiMethod = "percentile",
 ) -> AgreementResult:
     r"""Scott's pi between two raters (chance from the pooled label shares).
 
     Parameters
     ----------
-    a, b, table, weights, labels, confidence_level, n_resamples, seed, ci_method
+    a, b, table, weights, labels
         As in :func:`cohen_kappa`.
 
     Returns
     -------
     AgreementResult
-        ``se`` is Gwet's (2014) linearised two-rater standard error.
+        ``standard_error`` is Gwet's (2014) linearised two-rater one.
 
     Notes
     -----
@@ -331,7 +287,6 @@ def scott_pi(
     0.7962397
     """
     name = "scott_pi"
-    level = check_ci(name, confidence_level, ci_method, n_resamples)
     T, scale, n_excluded = _table_input(name, a, b, table, labels)
     M = weight_matrix(weights, scale, name)
     n = T.sum()
@@ -352,29 +307,17 @@ def scott_pi(
             counts = contingency_to_counts(T).values  # noqa: PD011 -- LabelCounts, not pandas
             it = item_stats(np.ascontiguousarray(counts.T, dtype=np.float64), M)
             se = linearised_se(it, M, "fleiss", value=value, pe=pe) * math.sqrt((n - 1.0) / n)
-    interval = None
-    if level is not None:
-        interval = _table_ci(
-            T,
-            M,
-            value,
-            level=level,
-            n_resamples=n_resamples,
-            seed=seed,
-            method=ci_method,
-            stat="scott",
-        )
+    boot = _table_resampler(name, T, M, value, "scott")
     return AgreementResult(
         name=name,
         statistic=value,
-        se=se,
-        confidence_interval=interval,
-        confidence_level=level,
+        standard_error=se,
         n_items=int(n),
         n_items_excluded=n_excluded,
         n_annotations=2 * int(n),
         parts={"observed_agreement": pa, "chance_agreement": pe},
         note=note,
+        _resampler=boot,
     )
 
 
@@ -461,15 +404,10 @@ def _rater_patterns(R: FloatArray, K: int) -> tuple[FloatArray, IntArray]:
     return onehot.reshape(len(rows), -1), mult
 
 
-@renamed_parameters(n_boot="n_resamples", ci="confidence_level", ratings="annotations")
 def conger_kappa(
     annotations: Any,
     *,
     weights: Weights = None,
-    confidence_level: float | None = None,
-    n_resamples: int = 1000,
-    seed: SeedLike = 0,
-    ci_method: CiMethod = "percentile",
 ) -> AgreementResult:
     r"""Conger's kappa: Cohen's kappa generalised to several raters.
 
@@ -482,13 +420,11 @@ def conger_kappa(
         Agreement weights: a named scheme of :func:`agreement_weights` (over
         the label values of the scale; codes ``0 .. K-1`` for an array) or
         a matrix.
-    confidence_level, n_resamples, seed, ci_method
-        Bootstrap interval over items, as in :func:`fleiss_kappa`.
 
     Returns
     -------
     AgreementResult
-        ``se`` Gwet's (2014) linearised standard error (as irrCAC; items
+        ``standard_error`` Gwet's (2014) linearised one (as irrCAC; items
         with fewer than two ratings are excluded first).
 
     Notes
@@ -516,7 +452,6 @@ def conger_kappa(
     0.3846
     """
     name = "conger_kappa"
-    level = check_ci(name, confidence_level, ci_method, n_resamples)
     R, scale, n_excluded, _ = _prepare_raters(annotations, name)
     K = scale.K
     M = weight_matrix(weights, scale, name)
@@ -539,30 +474,18 @@ def conger_kappa(
             note = degenerate(name, "chance agreement is 1 (a single category was used)")
         else:
             se = _conger_se(P.reshape(N, n_raters, K), M, value, pe)
-    interval = None
-    if level is not None:
-        rows, mult = _rater_patterns(R, K)
-        interval = bootstrap_ci(
-            _conger_core(M, n_raters, K),
-            rows,
-            mult,
-            level=level,
-            n_resamples=n_resamples,
-            seed=seed,
-            method=ci_method,
-            theta_hat=value,
-        )
+    core = _conger_core(M, n_raters, K)
+    boot = resampler(name, lambda _: BootStatistic(core, value), lambda: _rater_patterns(R, K))
     return AgreementResult(
         name=name,
         statistic=value,
-        se=se,
-        confidence_interval=interval,
-        confidence_level=level,
+        standard_error=se,
         n_items=N,
         n_items_excluded=n_excluded,
         n_annotations=int(np.isfinite(R).sum()),
         parts={"observed_agreement": pa, "chance_agreement": pe},
         note=note,
+        _resampler=boot,
     )
 
 
@@ -588,15 +511,10 @@ def _light_core(M: FloatArray, n_raters: int, K: int) -> Any:
     return core
 
 
-@renamed_parameters(n_boot="n_resamples", ci="confidence_level", ratings="annotations")
 def light_kappa(
     annotations: Any,
     *,
     weights: Weights = None,
-    confidence_level: float | None = None,
-    n_resamples: int = 1000,
-    seed: SeedLike = 0,
-    ci_method: CiMethod = "percentile",
 ) -> AgreementResult:
     r"""Light's kappa: the mean of Cohen's kappa over all pairs of raters.
 
@@ -606,8 +524,6 @@ def light_kappa(
         As in :func:`conger_kappa`.
     weights : None, str or array_like of shape (K, K)
         Agreement weights of each pairwise kappa, as in :func:`conger_kappa`.
-    confidence_level, n_resamples, seed, ci_method
-        Bootstrap interval over items, as in :func:`fleiss_kappa`.
 
     Returns
     -------
@@ -634,7 +550,6 @@ def light_kappa(
     0.4
     """
     name = "light_kappa"
-    level = check_ci(name, confidence_level, ci_method, n_resamples)
     R, scale, n_excluded, _ = _prepare_raters(annotations, name)
     K = scale.K
     M = weight_matrix(weights, scale, name)
@@ -653,28 +568,19 @@ def light_kappa(
             note = degenerate(name, "no pair of raters has a defined kappa")
         else:
             value = float(np.nanmean(kappa))
-    interval = None
-    if level is not None:
-        rows, mult = _rater_patterns(R, K)
-        interval = bootstrap_ci(
-            _light_core(M, n_raters, K),
-            rows,
-            mult,
-            level=level,
-            n_resamples=n_resamples,
-            seed=seed,
-            method=ci_method,
-            theta_hat=value,
-            per_row=rows.shape[0] * (1 + n_raters * n_raters * K * K),
-        )
+    core = _light_core(M, n_raters, K)
+    boot = resampler(
+        name,
+        lambda U: BootStatistic(core, value, U * (1 + n_raters * n_raters * K * K)),
+        lambda: _rater_patterns(R, K),
+    )
     return AgreementResult(
         name=name,
         statistic=value,
-        confidence_interval=interval,
-        confidence_level=level,
         n_items=R.shape[0],
         n_items_excluded=n_excluded,
         n_annotations=int(np.isfinite(R).sum()),
         parts={"n_pairs": float(n_pairs)},
         note=note,
+        _resampler=boot,
     )

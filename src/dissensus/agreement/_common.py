@@ -5,7 +5,7 @@ distinct count rows ``P`` (U, K) and a weight matrix ``W`` (B, U) saying how
 often each row enters each of ``B`` datasets. The point estimate uses the
 data's own rows with weight 1 (``W = ones((1, N))``); the bootstrap uses
 multinomial weights over distinct rows (the package's one weight generator,
-:func:`dissensus.stats._bootstrap.iter_pattern_weights`, drawn in chunks); the
+:func:`dissensus.stats.iter_pattern_weights`, drawn in chunks); the
 jackknife uses the multiplicities minus one. One formula, three uses, no
 loop over resamples.
 """
@@ -28,12 +28,10 @@ from dissensus._validation import (
     SeedLike,
     as_count_matrix,
     check_option,
-    check_probability_level,
-    dask_engine,
     examples,
     is_dask,
 )
-from dissensus.agreement._result import AgreementResult
+from dissensus.agreement._result import Resampler
 from dissensus.data import Annotations, LabelCounts, Scale, as_label_counts
 from dissensus.stats import (
     ConfidenceInterval,
@@ -62,8 +60,6 @@ WEIGHT_SCHEMES: tuple[str, ...] = (
     "bipolar",
 )
 Weights = WeightScheme | npt.ArrayLike | None
-CiMethod = Literal["percentile", "bca"]
-Resampling = Literal["multinomial", "poisson"]
 
 #: Budget (number of float64) for one chunk of bootstrap intermediates.
 _CHUNK_FLOATS = 8_000_000
@@ -309,19 +305,6 @@ def patterns(X: IntArray) -> tuple[IntArray, IntArray, IntArray]:
     return rows.astype(np.int64), mult.astype(np.int64), inverse.reshape(-1).astype(np.int64)
 
 
-def check_ci(
-    func: str, confidence_level: float | None, ci_method: str, n_resamples: int
-) -> float | None:
-    """Validate the interval options shared by every coefficient."""
-    check_option(func, "ci_method", ci_method, ("percentile", "bca"))
-    if confidence_level is None:
-        return None
-    if int(n_resamples) < 2:
-        msg = f"The 'n_resamples' parameter of {func} must be at least 2. Got {n_resamples!r} instead."
-        raise ValueError(msg)
-    return check_probability_level(func, "confidence_level", confidence_level)
-
-
 def _chunks(n_rows: int, per_row: int) -> Iterable[slice]:
     step = max(1, _CHUNK_FLOATS // max(per_row, 1))
     for start in range(0, n_rows, step):
@@ -417,56 +400,29 @@ def bootstrap_cis(
     return out
 
 
-def bootstrap_ci(
+def poisson_ci(
     core: Core,
-    rows: FloatArray,
-    mult: IntArray,
+    Xt: FloatArray,
+    items: Any,
     *,
     level: float,
     n_resamples: int,
-    seed: SeedLike,
-    method: str,
+    seed: int,
     theta_hat: float,
-    per_row: int | None = None,
-) -> ConfidenceInterval:
-    """Percentile or BCa interval of ``core`` under the item bootstrap.
-
-    The one-statistic case of :func:`bootstrap_cis` (same weights for the
-    same ``seed`` and patterns, so a coefficient's interval equals its row of
-    :func:`dissensus.agreement.report` with an integer seed).
-    """
-    stat = BootStatistic(core, theta_hat, per_row)
-    return bootstrap_cis(
-        [stat], rows, mult, level=level, n_resamples=n_resamples, seed=seed, method=method
-    )[0]
-
-
-def check_resampling(func: str, bootstrap: str, ci_method: str, seed: SeedLike) -> None:
-    """Validate ``bootstrap=``: the Poisson scheme needs an int seed and percentile intervals."""
-    check_option(func, "bootstrap", bootstrap, ("multinomial", "poisson"))
-    if bootstrap == "poisson" and ci_method != "percentile":
-        msg = f"{func}: bootstrap='poisson' gives percentile intervals; use ci_method='percentile'."
-        raise ValueError(msg)
-    if bootstrap == "poisson" and (isinstance(seed, bool) or not isinstance(seed, int)):
-        msg = f"{func}: bootstrap='poisson' needs an int seed (its weights are keyed by it)."
-        raise TypeError(msg)
-
-
-def poisson_ci(
-    core: Core, inp: CountInput, *, level: float, n_resamples: int, seed: int, theta_hat: float
 ) -> ConfidenceInterval:
     """Percentile interval of ``core`` under the Poisson bootstrap keyed by item id.
 
-    The weights of :func:`~dissensus.stats._bootstrap.poisson_weights`
-    depend on (seed, item id, resample) only, so this interval equals the
-    one of :mod:`dissensus.distributed` on the same items however they are
+    The weights of :func:`~dissensus.stats.poisson_weights` depend on (seed,
+    item id, resample) only, so this interval equals the one of
+    :mod:`dissensus.distributed` on the same items however they are
     partitioned.
     """
-    if not math.isfinite(theta_hat) or inp.N == 0:
+    N = Xt.shape[1]
+    if not math.isfinite(theta_hat) or N == 0:
         return ConfidenceInterval(math.nan, math.nan)
-    X = np.ascontiguousarray(inp.Xt.T)
-    keys = item_keys(inp.items)
-    step = max(1, _CHUNK_FLOATS // (2 * X.size + inp.N))
+    X = np.ascontiguousarray(Xt.T)
+    keys = item_keys(items)
+    step = max(1, _CHUNK_FLOATS // (2 * X.size + N))
     reps = []
     with np.errstate(invalid="ignore", divide="ignore"):
         for start in range(0, n_resamples, step):
@@ -474,6 +430,57 @@ def poisson_ci(
             reps.append(core(X, W))
     lo, hi = percentile_interval(np.concatenate(reps), confidence_level=level)
     return ConfidenceInterval(float(lo), float(hi))
+
+
+def resampler(
+    name: str,
+    statistic: Callable[[int], BootStatistic],
+    rows: Callable[[], tuple[FloatArray, IntArray]],
+    poisson: CountInput | None = None,
+) -> Resampler:
+    """The :class:`Resampler` of one coefficient: its item bootstrap, computed on request.
+
+    ``rows()`` gives the distinct per-item records and their multiplicities
+    (computed once, at the first request: a point estimate does not pay for
+    them); ``statistic(U)`` the core over ``U`` of them. ``poisson`` holds
+    the counts and item ids of the Poisson bootstrap (None: multinomial
+    only). With an int seed the interval equals the coefficient's row of
+    :func:`dissensus.agreement.report`, which draws the same weights.
+    """
+    cache: list[tuple[FloatArray, IntArray]] = []
+
+    def resample(
+        level: float, n_resamples: int, method: str, bootstrap: str, seed: SeedLike
+    ) -> ConfidenceInterval:
+        if bootstrap == "poisson":
+            if poisson is None:
+                msg = f"{name} resamples with bootstrap='multinomial' only."
+                raise ValueError(msg)
+            st = statistic(0)
+            assert isinstance(seed, int)
+            return poisson_ci(
+                st.core, poisson.Xt, poisson.items, level=level, n_resamples=n_resamples,
+                seed=seed, theta_hat=st.theta_hat,
+            )  # fmt: skip
+        if not cache:
+            cache.append(rows())
+        P, mult = cache[0]
+        return bootstrap_cis(
+            [statistic(P.shape[0])], P, mult, level=level, n_resamples=n_resamples, seed=seed,
+            method=method,
+        )[0]  # fmt: skip
+
+    return resample
+
+
+def count_rows(inp: CountInput) -> Callable[[], tuple[FloatArray, IntArray]]:
+    """The distinct count rows of ``inp`` and their multiplicities, on request."""
+
+    def rows() -> tuple[FloatArray, IntArray]:
+        P, mult, _ = patterns(inp.X)
+        return P.astype(np.float64), mult
+
+    return rows
 
 
 def two_sided_p(z: float) -> float:
@@ -506,9 +513,8 @@ def annotations_rater_matrix(data: Any, func: str) -> tuple[FloatArray, Scale]:
         # np.asarray would collect a long table and read its columns as raters
         msg = (
             f"{func} compares raters in memory and does not take a Dask collection; build "
-            "Annotations with Annotations.from_frame(ddf, ...), which computes it into this "
-            "process (pairwise agreement of long annotations also runs on the cluster: "
-            "dissensus.distributed.pairwise(ddf, ...))."
+            "Annotations with Annotations.from_frame(ddf, ...), or use "
+            "dissensus.distributed.pairwise(ddf, ...) on the cluster."
         )
         raise TypeError(msg)
     if isinstance(data, LabelCounts):
@@ -585,53 +591,3 @@ def contingency_to_counts(table: npt.ArrayLike, *, scale: Any = None) -> LabelCo
     cells = (eye[:, None, :] + eye[None, :, :]).reshape(K * K, K)
     values = np.repeat(cells, T.reshape(-1).astype(np.int64), axis=0)
     return LabelCounts.from_array(values, scale=scale if scale is not None else sc)
-
-
-def on_dask(
-    name: str,
-    data: Any,
-    *,
-    level: str = "nominal",
-    confidence_level: float | None,
-    n_resamples: int,
-    seed: SeedLike,
-    bootstrap: str,
-    **fixed: Any,
-) -> AgreementResult:
-    """``name`` of a Dask DataFrame of long annotations or of distributed counts.
-
-    Computed from per-partition sums by :func:`dissensus.distributed.agreement`;
-    the interval is the Poisson bootstrap, so ``bootstrap="poisson"`` is
-    required with ``confidence_level`` (the same call in memory then gives the same
-    interval). ``fixed`` holds the options the Dask engine does not offer;
-    each must keep its default (None, or "percentile" for ``ci_method``).
-    """
-    given = [k for k, v in fixed.items() if v is not None and v != "percentile"]
-    if given:
-        msg = (
-            f"{name} on a Dask collection does not take {examples(given)}; compute the counts "
-            "in memory (dissensus.distributed.label_counts(...).collect()) to use them."
-        )
-        raise ValueError(msg)
-    if confidence_level is not None and bootstrap != "poisson":
-        msg = (
-            f"{name} on a Dask collection resamples with the Poisson bootstrap; pass "
-            "bootstrap='poisson' (the in-memory call with the same arguments gives the same "
-            "interval)."
-        )
-        raise ValueError(msg)
-    if confidence_level is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        msg = f"{name}: bootstrap='poisson' needs an int seed (its weights are keyed by it)."
-        raise ValueError(msg)
-    engine = dask_engine()
-    counts = data if isinstance(data, engine.DistributedCounts) else engine.label_counts(data)
-    res = engine.agreement(
-        counts,
-        [name],
-        levels=(level,),
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        seed=seed if isinstance(seed, int) else 0,  # unused without confidence_level
-    )
-    result: AgreementResult = next(iter(res.values()))
-    return result

@@ -17,14 +17,10 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from dissensus._deprecation import renamed_parameters
 from dissensus._exceptions import DataError
 from dissensus._validation import (
     SeedLike,
     check_option,
-    check_probability_level,
-    dask_engine,
-    is_dask,
 )
 from dissensus.agreement._common import FloatArray, degenerate
 from dissensus.agreement._icc_reml import (
@@ -114,16 +110,12 @@ def _ratings(data: Any, nan_policy: str) -> tuple[FloatArray, int]:
     return arr[complete], n_excluded
 
 
-@renamed_parameters(ci="confidence_level", ratings="annotations")
 def icc(
     annotations: Any,
     *,
     kind: Kind | str = "A,1",
-    confidence_level: float | None = 0.95,
     nan_policy: Literal["raise", "omit"] | None = None,
     method: Literal["anova", "reml", "ml"] = "anova",
-    n_resamples: int = 1000,
-    seed: SeedLike = 0,
 ) -> AgreementResult:
     r"""Intraclass correlation of interval ratings, with its F-test and exact CI.
 
@@ -131,18 +123,12 @@ def icc(
     ----------
     annotations : array_like or DataFrame of shape (n targets, k raters), or Annotations
         Numeric ratings; Annotations need a numeric scale and annotator ids.
-        A Dask DataFrame of long ratings (``item``, ``annotator``,
-        ``label`` columns) is computed on the cluster by
-        :func:`dissensus.distributed.icc` (``method="anova"``, complete
-        designs only).
     kind : {"1,1", "A,1", "C,1", "1,k", "A,k", "C,k"}, default "A,1"
         McGraw-Wong form: one-way random (``1``), two-way absolute agreement
         (``A``) or consistency (``C``), of a single rating (``1``) or of the
         mean of ``k`` ratings (``k``). Shrout-Fleiss names ``"ICC1"``,
         ``"ICC2"``, ``"ICC3"``, ``"ICC1k"``, ``"ICC2k"``, ``"ICC3k"`` are
         accepted too.
-    confidence_level : float or None, default 0.95
-        Coverage of the F-distribution confidence interval.
     nan_policy : {"raise", "omit"}, optional
         Missing ratings: refused (``"raise"``, the default of
         ``method="anova"``) or their targets dropped (``"omit"``, counted in
@@ -155,18 +141,16 @@ def icc(
         restricted / full maximum likelihood, for missing ratings and
         unbalanced designs (see Notes); equal to the closed forms on a
         complete table whenever those components are positive.
-    n_resamples : int, default 1000
-        Bootstrap resamples of the targets for the interval of
-        ``method="reml"`` / ``"ml"``.
-    seed : int, Generator or None, default 0
-        Randomness of that bootstrap.
 
     Returns
     -------
     AgreementResult
-        ``statistic`` the ICC, ``confidence_interval`` the exact interval, ``parts`` the mean
-        squares and the F statistic with its degrees of freedom,
-        ``pvalue`` of the F-test of ICC = 0.
+        ``statistic`` the ICC, ``parts`` the mean squares and the F statistic
+        with its degrees of freedom, ``pvalue`` of the F-test of ICC = 0.
+        ``confidence_interval(confidence_level)`` is McGraw and Wong's exact
+        F interval (``method="anova"``: the resampling options are not
+        used), or the percentile bootstrap over targets of the refitted
+        components (``"reml"`` / ``"ml"``, multinomial only).
 
     Raises
     ------
@@ -246,34 +230,15 @@ def icc(
     One rating missing: REML uses the other 23.
 
     >>> x[2][1] = float("nan")
-    >>> r = icc(x, kind="A,1", method="reml", confidence_level=None)
+    >>> r = icc(x, kind="A,1", method="reml")
     >>> round(float(r), 3), r.n_annotations
     (0.278, 23)
     """
     kind = check_kind(kind)
     check_option("icc", "nan_policy", nan_policy, ("raise", "omit", None))
     check_option("icc", "method", method, ("anova", "reml", "ml"))
-    level = (
-        None
-        if confidence_level is None
-        else check_probability_level("icc", "confidence_level", confidence_level)
-    )
-    if is_dask(annotations):
-        if method != "anova" or nan_policy == "omit":
-            msg = (
-                "icc on a Dask collection computes the ANOVA ICC of a complete design "
-                f"(method='anova', missing ratings refused); got method={method!r}, "
-                f"nan_policy={nan_policy!r}. For missing ratings collect the data "
-                "(Annotations.from_frame(ddf), which computes it) and call icc(..., method='reml')."
-            )
-            raise ValueError(msg)
-        result: AgreementResult = dask_engine().icc(annotations, kind=kind, confidence_level=level)
-        return result
     if method != "anova":
-        return _icc_mixed(
-            annotations, kind, method=method, level=level, nan_policy=nan_policy,
-            n_resamples=n_resamples, seed=seed,
-        )  # fmt: skip
+        return _icc_mixed(annotations, kind, method=method, nan_policy=nan_policy)
     x, n_excluded = _ratings(annotations, nan_policy or "raise")
     n, k = x.shape
     if n < 2 or k < 2:
@@ -287,7 +252,6 @@ def icc(
         ss_r=float(k * ((x.mean(axis=1) - grand) ** 2).sum()),
         ss_c=float(n * ((x.mean(axis=0) - grand) ** 2).sum()),
         ss_t=float(((x - grand) ** 2).sum()),
-        level=level,
         n_excluded=n_excluded,
     )
 
@@ -300,7 +264,6 @@ def anova_icc(
     ss_r: float,
     ss_c: float,
     ss_t: float,
-    level: float | None,
     n_excluded: int = 0,
 ) -> AgreementResult:
     r"""The ICC ``kind`` of a complete n × k table from its sums of squares.
@@ -344,16 +307,17 @@ def anova_icc(
         note = degenerate(f"icc({kind})", "the ratings have no variance")
         statistic = math.nan
     pvalue = float(special.fdtrc(df1, df2, F)) if math.isfinite(F) else math.nan
-    interval = None
-    if level is not None and not note:
-        interval = _icc_ci(
+
+    def exact(level: float, *_: object) -> ConfidenceInterval:
+        if note:
+            return ConfidenceInterval(math.nan, math.nan)
+        return _icc_ci(
             form, unit, level, n=n, k=k, F=F, df1=df1, df2=df2, ms_r=ms_r, ms_c=ms_c, ms_e=ms_e
         )
+
     return AgreementResult(
         name=f"icc({kind})",
         statistic=statistic,
-        confidence_interval=interval,
-        confidence_level=level if interval is not None else None,
         n_items=n,
         n_items_excluded=n_excluded,
         n_annotations=n * k,
@@ -368,6 +332,7 @@ def anova_icc(
         },
         pvalue=pvalue,
         note=note,
+        _resampler=exact,
     )
 
 
@@ -424,10 +389,7 @@ def _icc_mixed(
     kind: str,
     *,
     method: str,
-    level: float | None,
     nan_policy: str | None,
-    n_resamples: int,
-    seed: SeedLike,
 ) -> AgreementResult:
     """ICC from REML / ML variance components (missing ratings allowed)."""
     form, unit = kind.split(",")
@@ -460,13 +422,17 @@ def _icc_mixed(
     null = fit_components(design, reml=reml, fix_target_zero=True, start=comp.gamma)
     lrt = max(null.deviance - comp.deviance, 0.0)
     pvalue = 0.5 * float(stats.chi2.sf(lrt, 1)) if lrt > 0 else 1.0
-    interval = None
-    if level is not None and not note:
-        if int(n_resamples) < 2:
-            msg = f"The 'n_resamples' parameter of icc must be at least 2. Got {n_resamples!r}."
+
+    def targets(
+        level: float, n_resamples: int, method_: str, bootstrap: str, seed: SeedLike
+    ) -> ConfidenceInterval:
+        if method_ != "percentile" or bootstrap != "multinomial":
+            msg = f"icc({kind}, method={method!r}) gives percentile multinomial intervals only."
             raise ValueError(msg)
+        if note:
+            return ConfidenceInterval(math.nan, math.nan)
         warn_few_items(n)
-        W = bootstrap_weights(n, int(n_resamples), seed=seed).astype(np.float64)
+        W = bootstrap_weights(n, n_resamples, seed=seed).astype(np.float64)
         # every resample is a weighted refit, all refitted together from the full-data optimum
         t, c, e = bootstrap_components(design, W, comp.gamma, reml=reml)
         error = e + (c if form == "A" else 0.0)
@@ -475,12 +441,11 @@ def _icc_mixed(
         with np.errstate(invalid="ignore", divide="ignore"):
             boot = t / (t + error)
         lo, hi = percentile_interval(boot, confidence_level=level)
-        interval = ConfidenceInterval(float(lo), float(hi))
+        return ConfidenceInterval(float(lo), float(hi))
+
     return AgreementResult(
         name=f"icc({kind})",
         statistic=value,
-        confidence_interval=interval,
-        confidence_level=level if interval is not None else None,
         n_items=n,
         n_items_excluded=n_excluded,
         n_annotations=int(y.size),
@@ -494,4 +459,5 @@ def _icc_mixed(
         },
         pvalue=pvalue,
         note=note,
+        _resampler=targets,
     )

@@ -17,8 +17,8 @@ coefficient; every coefficient is ``(P_a - P_e) / (1 - P_e)``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
-import warnings
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -26,28 +26,22 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from dissensus._deprecation import renamed_parameters
-from dissensus._validation import SeedLike, is_dask
 from dissensus.agreement._common import (
-    CiMethod,
+    BootStatistic,
+    Core,
     CountInput,
     FloatArray,
-    Resampling,
     Weights,
-    bootstrap_ci,
-    check_ci,
-    check_resampling,
     contingency_to_counts,
+    count_rows,
     degenerate,
-    on_dask,
-    patterns,
-    poisson_ci,
     prepare_counts,
+    resampler,
     two_sided_p,
     weight_matrix,
 )
-from dissensus.agreement._result import AgreementResult
-from dissensus.data import Scale
+from dissensus.agreement._result import AgreementResult, Resampler
+from dissensus.data import Annotations, LabelCounts, Scale
 
 __all__ = [
     "brennan_prediger",
@@ -57,14 +51,13 @@ __all__ = [
     "gwet_ac1",
     "gwet_ac2",
     "observed_agreement",
-    "percent_agreement",
     "share_unanimous",
 ]
 
 Chance = Literal["fleiss", "gwet", "uniform"]
 
 
-def _item_agreement(
+def item_agreement(
     Xt: FloatArray, n: FloatArray, M: FloatArray
 ) -> tuple[FloatArray, FloatArray | None]:
     r"""Per-item observed agreement :math:`p_{a,i}` of counts in the (K, N) layout.
@@ -86,7 +79,7 @@ def _item_agreement(
     return pa_i, sq
 
 
-def _chance(pi: FloatArray, M: FloatArray, chance: Chance) -> FloatArray:
+def chance_agreement_of(pi: FloatArray, M: FloatArray, chance: Chance) -> FloatArray:
     """Chance agreement :math:`P_e` of category shares ``pi`` (..., K): shape (...)."""
     K = pi.shape[-1]
     if chance == "fleiss":
@@ -103,11 +96,11 @@ def _parts(
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Batch ``(P_a, P_e, pi)`` for weight rows ``W`` (B, U) over count rows ``P`` (U, K)."""
     n = P.sum(axis=1)
-    pa_i, _ = _item_agreement(P.T, n, M)
+    pa_i, _ = item_agreement(P.T, n, M)
     Nw = W.sum(axis=1)
     pa = (W @ pa_i) / Nw
     pi = (W @ (P / n[:, None])) / Nw[:, None]
-    return pa, _chance(pi, M, chance), pi
+    return pa, chance_agreement_of(pi, M, chance), pi
 
 
 def _core(M: FloatArray, chance: Chance) -> Any:
@@ -139,12 +132,12 @@ class _Items:
     pi: FloatArray
 
 
-def _items(Xt: FloatArray, M: FloatArray) -> _Items:
+def item_terms(Xt: FloatArray, M: FloatArray) -> _Items:
     n = Xt.sum(axis=0)
     N = Xt.shape[1]
     with np.errstate(invalid="ignore", divide="ignore"):
         inv_n = 1.0 / n
-    pa_i, sq = _item_agreement(Xt, n, M)
+    pa_i, sq = item_agreement(Xt, n, M)
     pi = (Xt @ inv_n) / N
     return _Items(Xt, n, inv_n, sq, pa_i, pi)
 
@@ -182,16 +175,9 @@ def _count_coefficient(
     *,
     M_spec: Weights,
     chance: Chance,
-    confidence_level: float | None,
-    n_resamples: int,
-    seed: SeedLike,
-    ci_method: CiMethod,
     table: npt.ArrayLike | None = None,
-    bootstrap: Resampling = "multinomial",
     population_size: float | None = None,
 ) -> tuple[AgreementResult, CountInput, _Items | None]:
-    level = check_ci(name, confidence_level, ci_method, n_resamples)
-    check_resampling(name, bootstrap, ci_method, seed)
     if table is not None:
         if data is not None:
             msg = f"{name} takes either `annotations` or `table=`, not both."
@@ -211,9 +197,9 @@ def _count_coefficient(
     elif chance == "gwet" and K < 2:
         note = degenerate(name, "the scale has a single category")
     else:
-        it = _items(inp.Xt, M)
+        it = item_terms(inp.Xt, M)
         pa = float(it.pa_i.mean())
-        pe = float(_chance(it.pi, M, chance))
+        pe = float(chance_agreement_of(it.pi, M, chance))
         if pe >= 1.0 - 1e-12:
             note = degenerate(
                 name,
@@ -227,32 +213,12 @@ def _count_coefficient(
         # Gwet's (2014) two-rater table formulas divide by n, the item formulas by n - 1.
         se *= math.sqrt((inp.N - 1.0) / inp.N)
     se *= finite_population_factor(name, inp.N, population_size)
-    interval = None
-    if level is not None and bootstrap == "poisson":
-        assert isinstance(seed, int)
-        interval = poisson_ci(
-            _core(M, chance), inp, level=level, n_resamples=n_resamples, seed=seed, theta_hat=value
-        )
-    elif level is not None:
-        rows, mult, _ = patterns(inp.X)
-        interval = bootstrap_ci(
-            _core(M, chance),
-            rows.astype(np.float64),
-            mult,
-            level=level,
-            n_resamples=n_resamples,
-            seed=seed,
-            method=ci_method,
-            theta_hat=value,
-        )
     # Wald test with the linearised SE, as Gwet (2014) reports (two-sided).
     z = value / se if se > 0 else math.nan
     result = AgreementResult(
         name=name,
         statistic=value,
-        se=se,
-        confidence_interval=interval,
-        confidence_level=level,
+        standard_error=se,
         n_items=inp.N,
         n_items_excluded=inp.n_excluded,
         n_annotations=inp.n_annotations,
@@ -260,6 +226,7 @@ def _count_coefficient(
         z=z,
         pvalue=two_sided_p(z),
         note=note,
+        _resampler=count_resampler(name, inp, _core(M, chance), value),
     )
     return result, inp, it
 
@@ -282,16 +249,10 @@ def finite_population_factor(func: str, n: int, population_size: float | None) -
     return math.sqrt(1.0 - n / size) if math.isfinite(size) else 1.0
 
 
-@renamed_parameters(n_boot="n_resamples", ci="confidence_level", data="annotations")
 def fleiss_kappa(
-    annotations: Any,
+    annotations: Annotations | LabelCounts | npt.ArrayLike,
     *,
     weights: Weights = None,
-    confidence_level: float | None = None,
-    n_resamples: int = 1000,
-    seed: SeedLike = 0,
-    ci_method: CiMethod = "percentile",
-    bootstrap: Resampling = "multinomial",
     population_size: float | None = None,
 ) -> AgreementResult:
     r"""Fleiss' kappa for any number of raters, which may vary per item.
@@ -300,45 +261,26 @@ def fleiss_kappa(
     ----------
     annotations : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; an array's columns are the categories.
-        A Dask DataFrame of long annotations (``item``, ``label``) or
-        :class:`~dissensus.distributed.DistributedCounts` is computed on the
-        cluster from per-partition sums (``bootstrap="poisson"`` with ``confidence_level``).
     weights : None, str or array_like of shape (K, K)
         Agreement weights for ordered categories: one of Gwet's named schemes
         ``"identity"``, ``"linear"``, ``"quadratic"``, ``"ordinal"``,
         ``"radical"``, ``"ratio"``, ``"circular"``, ``"bipolar"`` (see
         :func:`agreement_weights`; over the label values of a numeric scale),
         or a matrix with 1 on the diagonal. Default: unweighted.
-    confidence_level : float, optional
-        Coverage of a bootstrap interval over items (e.g. 0.95); none by default.
-    n_resamples : int, default 1000
-        Bootstrap resamples.
-    seed : int, Generator or None, default 0
-        Randomness of the bootstrap.
-    ci_method : {"percentile", "bca"}, default "percentile"
-        Percentile or bias-corrected and accelerated interval.
-    bootstrap : {"multinomial", "poisson"}, default "multinomial"
-        Resampling scheme. ``"multinomial"`` resamples ``N`` items with
-        replacement (the classical bootstrap). ``"poisson"`` gives each item
-        an independent Poisson(1) weight keyed by ``(seed, item id,
-        resample)`` (see :func:`dissensus.stats.poisson_weights`): resample
-        sizes vary around ``N``, and the interval is the same as the one
-        :mod:`dissensus.distributed` computes on any partitioning of the
-        items (an int ``seed`` and percentile intervals only).
     population_size : float, optional
         Number of items in the population the rated items were sampled
         from; the standard error gets Gwet's finite-population correction
-        :math:`\sqrt{1 - n / N}` of ``se`` (``n`` items used). Default: infinite.
+        :math:`\sqrt{1 - n / N}` of the standard error (``n`` items used). Default: infinite.
 
     Returns
     -------
     AgreementResult
-        ``statistic`` kappa; ``se`` Gwet's linearised standard error; ``parts``
+        ``statistic`` kappa; ``standard_error`` Gwet's linearised standard error; ``parts``
         observed and chance agreement, the Fleiss-Nee-Landis standard error
         under the null ``se0`` and per-category kappas ``kappa[<label>]``;
         ``z = kappa / se0`` and its two-sided ``pvalue``. Weighted
         (``name`` ``"weighted_fleiss_kappa"``): no ``se0`` nor per-category
-        kappas, and ``z = kappa / se`` (Wald, as Gwet reports).
+        kappas, and ``z = kappa / standard_error`` (Wald, as Gwet reports).
 
     Warns
     -----
@@ -370,7 +312,7 @@ def fleiss_kappa(
 
     where :math:`\sum_i n_i (n_i - 1)` replaces :math:`N m (m - 1)` of the
     fixed-``m`` original (identical when every item has ``m`` ratings, an
-    approximation otherwise). ``se`` is Gwet's linearised standard error
+    approximation otherwise). ``standard_error`` is Gwet's linearised one
     (valid away from the null), as in irrCAC.
 
     References
@@ -395,21 +337,11 @@ def fleiss_kappa(
     >>> round(float(r), 2)
     0.41
     """
-    if is_dask(annotations):
-        return on_dask(
-            "fleiss_kappa", annotations, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, bootstrap=bootstrap,
-            weights=weights, ci_method=ci_method, population_size=population_size,
-        )  # fmt: skip
     result, inp, it = _count_coefficient(
         "fleiss_kappa" if weights is None else "weighted_fleiss_kappa",
         annotations,
         M_spec=weights,
         chance="fleiss",
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        seed=seed,
-        ci_method=ci_method,
-        bootstrap=bootstrap,
         population_size=population_size,
     )
     if result.note or it is None or weights is not None:
@@ -425,25 +357,13 @@ def fleiss_kappa(
     parts["se0"] = se0
     cat = _category_kappa(it.Xt, it)
     parts.update({f"kappa[{lab}]": float(v) for lab, v in zip(inp.scale.labels, cat, strict=True)})
-    return AgreementResult(
-        name=result.name,
-        statistic=result.statistic,
-        se=result.se,
-        confidence_interval=result.confidence_interval,
-        confidence_level=result.confidence_level,
-        n_items=result.n_items,
-        n_items_excluded=result.n_items_excluded,
-        n_annotations=result.n_annotations,
-        parts=parts,
-        z=float(z),
-        pvalue=two_sided_p(float(z)),
-    )
+    return dataclasses.replace(result, parts=parts, z=float(z), pvalue=two_sided_p(float(z)))
 
 
 def _category_kappa(Xt: FloatArray, it: _Items | None = None) -> FloatArray:
     """Per-category kappas from (K, N) counts."""
     if it is None:
-        it = _items(Xt, np.eye(Xt.shape[0]))
+        it = item_terms(Xt, np.eye(Xt.shape[0]))
     n = it.n
     sq = Xt * Xt if it.sq is None else it.sq
     N = n.size
@@ -453,7 +373,6 @@ def _category_kappa(Xt: FloatArray, it: _Items | None = None) -> FloatArray:
         return np.asarray(1.0 - dis / (it.pi * (1.0 - it.pi)), dtype=np.float64)
 
 
-@renamed_parameters(data="annotations")
 def fleiss_category_kappa(annotations: Any) -> pd.Series:
     r"""Fleiss' kappa of each category against all others.
 
@@ -491,21 +410,9 @@ def fleiss_category_kappa(annotations: Any) -> pd.Series:
 
 
 def _plain_statistic(
-    name: str,
-    data: Any,
-    point: Any,
-    core: Any,
-    *,
-    confidence_level: float | None,
-    n_resamples: int,
-    seed: SeedLike,
-    ci_method: CiMethod,
-    binomial_se: bool = False,
-    bootstrap: Resampling = "multinomial",
+    name: str, data: Any, point: Any, core: Core, *, binomial_se: bool = False
 ) -> AgreementResult:
     """A share-type statistic (no chance correction) with its bootstrap interval."""
-    level = check_ci(name, confidence_level, ci_method, n_resamples)
-    check_resampling(name, bootstrap, ci_method, seed)
     inp = prepare_counts(data, name)
     note = ""
     value = se = math.nan
@@ -515,41 +422,27 @@ def _plain_statistic(
         value = float(point(inp.Xt))
         if binomial_se:
             se = math.sqrt(value * (1.0 - value) / inp.N)
-    interval = None
-    if level is not None and bootstrap == "poisson":
-        assert isinstance(seed, int)
-        interval = poisson_ci(
-            core, inp, level=level, n_resamples=n_resamples, seed=seed, theta_hat=value
-        )
-    elif level is not None:
-        rows, mult, _ = patterns(inp.X)
-        interval = bootstrap_ci(
-            core,
-            rows.astype(np.float64),
-            mult,
-            level=level,
-            n_resamples=n_resamples,
-            seed=seed,
-            method=ci_method,
-            theta_hat=value,
-        )
     return AgreementResult(
         name=name,
         statistic=value,
-        se=se,
-        confidence_interval=interval,
-        confidence_level=level,
+        standard_error=se,
         n_items=inp.N,
         n_items_excluded=inp.n_excluded,
         n_annotations=inp.n_annotations,
         note=note,
+        _resampler=count_resampler(name, inp, core, value),
     )
+
+
+def count_resampler(name: str, inp: CountInput, core: Core, value: float) -> Resampler:
+    """The item bootstrap of a count statistic (multinomial or Poisson)."""
+    return resampler(name, lambda _: BootStatistic(core, value), count_rows(inp), inp)
 
 
 # P_a and P_e on their own: the point estimates and the bootstrap cores take the
 # same per-item agreement and chance formulas as the coefficients (one implementation).
 def _pa_point(Xt: FloatArray) -> float:
-    return float(_items(Xt, np.eye(Xt.shape[0])).pa_i.mean())
+    return float(item_terms(Xt, np.eye(Xt.shape[0])).pa_i.mean())
 
 
 def _pa_core(P: FloatArray, W: FloatArray) -> FloatArray:
@@ -557,7 +450,9 @@ def _pa_core(P: FloatArray, W: FloatArray) -> FloatArray:
 
 
 def _pe_point(Xt: FloatArray) -> float:
-    return float(_chance(_items(Xt, np.eye(Xt.shape[0])).pi, np.eye(Xt.shape[0]), "fleiss"))
+    return float(
+        chance_agreement_of(item_terms(Xt, np.eye(Xt.shape[0])).pi, np.eye(Xt.shape[0]), "fleiss")
+    )
 
 
 def _pe_core(P: FloatArray, W: FloatArray) -> FloatArray:
@@ -574,15 +469,8 @@ def unanimous_core(P: FloatArray, W: FloatArray) -> FloatArray:
     return np.asarray((W @ unanimous) / W.sum(axis=1), dtype=np.float64)
 
 
-@renamed_parameters(n_boot="n_resamples", ci="confidence_level", data="annotations")
 def observed_agreement(
-    annotations: Any,
-    *,
-    confidence_level: float | None = None,
-    n_resamples: int = 1000,
-    seed: SeedLike = 0,
-    ci_method: CiMethod = "percentile",
-    bootstrap: Resampling = "multinomial",
+    annotations: Annotations | LabelCounts | npt.ArrayLike,
 ) -> AgreementResult:
     r"""Mean share of agreeing rater pairs per item, :math:`P_a` (Fleiss' :math:`\bar P`).
 
@@ -591,11 +479,6 @@ def observed_agreement(
     annotations : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; items with fewer than two ratings are excluded
         (with a :class:`DegenerateAgreementWarning`).
-        A Dask DataFrame of long annotations (``item``, ``label``) or
-        :class:`~dissensus.distributed.DistributedCounts` is computed on the
-        cluster from per-partition sums (``bootstrap="poisson"`` with ``confidence_level``).
-    confidence_level, n_resamples, seed, ci_method, bootstrap
-        Bootstrap interval options, as in :func:`fleiss_kappa`.
 
     Returns
     -------
@@ -609,33 +492,16 @@ def observed_agreement(
     >>> float(observed_agreement([[3, 2]]))  # 4 agreeing pairs out of 10
     0.4
     """
-    if is_dask(annotations):
-        return on_dask(
-            "observed_agreement", annotations, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, bootstrap=bootstrap,
-            ci_method=ci_method,
-        )  # fmt: skip
     return _plain_statistic(
         "observed_agreement",
         annotations,
         _pa_point,
         _pa_core,
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        seed=seed,
-        ci_method=ci_method,
-        bootstrap=bootstrap,
     )
 
 
-@renamed_parameters(n_boot="n_resamples", ci="confidence_level", data="annotations")
 def chance_agreement(
-    annotations: Any,
-    *,
-    confidence_level: float | None = None,
-    n_resamples: int = 1000,
-    seed: SeedLike = 0,
-    ci_method: CiMethod = "percentile",
-    bootstrap: Resampling = "multinomial",
+    annotations: Annotations | LabelCounts | npt.ArrayLike,
 ) -> AgreementResult:
     r"""Fleiss' chance agreement :math:`P_e = \sum_k \pi_k^2`.
 
@@ -643,8 +509,6 @@ def chance_agreement(
     ----------
     annotations : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; items with fewer than two ratings are excluded.
-    confidence_level, n_resamples, seed, ci_method, bootstrap
-        Bootstrap interval options, as in :func:`fleiss_kappa`.
 
     Returns
     -------
@@ -662,54 +526,11 @@ def chance_agreement(
         annotations,
         _pe_point,
         _pe_core,
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        seed=seed,
-        ci_method=ci_method,
-        bootstrap=bootstrap,
     )
 
 
-@renamed_parameters(n_boot="n_resamples", ci="confidence_level", data="annotations")
-def percent_agreement(
-    annotations: Any,
-    *,
-    confidence_level: float | None = None,
-    n_resamples: int = 1000,
-    seed: SeedLike = 0,
-    ci_method: CiMethod = "percentile",
-    bootstrap: Resampling = "multinomial",
-) -> AgreementResult:
-    """Deprecated name of :func:`share_unanimous` (it is not a pairwise percent agreement).
-
-    .. deprecated::
-        Use :func:`share_unanimous`; pairwise agreement is :func:`observed_agreement`.
-    """
-    warnings.warn(
-        "percent_agreement is the share of unanimous items and is now called share_unanimous; "
-        "the old name will be removed.",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return share_unanimous(
-        annotations,
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        seed=seed,
-        ci_method=ci_method,
-        bootstrap=bootstrap,
-    )
-
-
-@renamed_parameters(n_boot="n_resamples", ci="confidence_level", data="annotations")
 def share_unanimous(
-    annotations: Any,
-    *,
-    confidence_level: float | None = None,
-    n_resamples: int = 1000,
-    seed: SeedLike = 0,
-    ci_method: CiMethod = "percentile",
-    bootstrap: Resampling = "multinomial",
+    annotations: Annotations | LabelCounts | npt.ArrayLike,
 ) -> AgreementResult:
     """Share of items on which every rater chose the same category.
 
@@ -717,14 +538,12 @@ def share_unanimous(
     ----------
     annotations : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; items with fewer than two ratings are excluded.
-    confidence_level, n_resamples, seed, ci_method, bootstrap
-        Bootstrap interval options, as in :func:`fleiss_kappa`.
 
     Returns
     -------
     AgreementResult
         ``statistic`` the share of unanimous items (for two raters this is the
-        plain percent agreement and equals :func:`observed_agreement`); ``se``
+        plain percent agreement and equals :func:`observed_agreement`); ``standard_error``
         the binomial standard error.
 
     Examples
@@ -737,25 +556,14 @@ def share_unanimous(
         annotations,
         _unanimous_point,
         unanimous_core,
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        seed=seed,
-        ci_method=ci_method,
-        bootstrap=bootstrap,
         binomial_se=True,
     )
 
 
-@renamed_parameters(n_boot="n_resamples", ci="confidence_level", data="annotations")
 def gwet_ac1(
-    annotations: Any = None,
+    annotations: Annotations | LabelCounts | npt.ArrayLike | None = None,
     *,
     table: npt.ArrayLike | None = None,
-    confidence_level: float | None = None,
-    n_resamples: int = 1000,
-    seed: SeedLike = 0,
-    ci_method: CiMethod = "percentile",
-    bootstrap: Resampling = "multinomial",
     population_size: float | None = None,
 ) -> AgreementResult:
     r"""Gwet's first-order agreement coefficient AC1 for any number of raters.
@@ -765,25 +573,20 @@ def gwet_ac1(
     annotations : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item. ``K`` is the number of categories on the
         scale, used or not.
-        A Dask DataFrame of long annotations (``item``, ``label``) or
-        :class:`~dissensus.distributed.DistributedCounts` is computed on the
-        cluster from per-partition sums (``bootstrap="poisson"`` with ``confidence_level``).
     table : array_like of shape (K, K), optional
         Instead of ``annotations``: a two-rater contingency table. The standard
         error then follows Gwet's two-rater formula (divisor ``n`` instead of
         ``n - 1``).
-    confidence_level, n_resamples, seed, ci_method, bootstrap
-        Bootstrap interval options, as in :func:`fleiss_kappa`.
     population_size : float, optional
         Number of items in the population the rated items were sampled
         from; the standard error gets Gwet's finite-population correction
-        :math:`\sqrt{1 - n / N}` of ``se`` (``n`` items used). Default: infinite.
+        :math:`\sqrt{1 - n / N}` of the standard error (``n`` items used). Default: infinite.
 
     Returns
     -------
     AgreementResult
-        ``statistic`` AC1, ``se`` Gwet's linearised standard error, ``parts``
-        observed and chance agreement; ``z = value / se`` and its two-sided
+        ``statistic`` AC1, ``standard_error`` Gwet's linearised standard error, ``parts``
+        observed and chance agreement; ``z = statistic / standard_error`` and its two-sided
         ``pvalue`` (Wald test, as Gwet reports; AC2 and Brennan-Prediger
         likewise).
 
@@ -803,37 +606,21 @@ def gwet_ac1(
     >>> round(float(gwet_ac1([[2, 0], [1, 1], [0, 2], [2, 0]])), 4)
     0.5
     """
-    if is_dask(annotations):
-        return on_dask(
-            "gwet_ac1", annotations, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, bootstrap=bootstrap,
-            table=table, ci_method=ci_method, population_size=population_size,
-        )  # fmt: skip
     return _count_coefficient(
         "gwet_ac1",
         annotations,
         table=table,
         M_spec=None,
         chance="gwet",
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        seed=seed,
-        ci_method=ci_method,
-        bootstrap=bootstrap,
         population_size=population_size,
     )[0]
 
 
-@renamed_parameters(n_boot="n_resamples", ci="confidence_level", data="annotations")
 def gwet_ac2(
-    annotations: Any = None,
+    annotations: Annotations | LabelCounts | npt.ArrayLike | None = None,
     *,
     table: npt.ArrayLike | None = None,
     weights: Weights = "quadratic",
-    confidence_level: float | None = None,
-    n_resamples: int = 1000,
-    seed: SeedLike = 0,
-    ci_method: CiMethod = "percentile",
-    bootstrap: Resampling = "multinomial",
     population_size: float | None = None,
 ) -> AgreementResult:
     r"""Gwet's weighted agreement coefficient AC2 for ordered categories.
@@ -850,12 +637,10 @@ def gwet_ac2(
         ``"ratio"``, ``"circular"``, ``"bipolar"``, ``"identity"``; over the
         label values of a numeric scale, codes ``0 .. K-1`` for an array),
         or a matrix with 1 on the diagonal.
-    confidence_level, n_resamples, seed, ci_method, bootstrap
-        Bootstrap interval options, as in :func:`fleiss_kappa`.
     population_size : float, optional
         Number of items in the population the rated items were sampled
         from; the standard error gets Gwet's finite-population correction
-        :math:`\sqrt{1 - n / N}` of ``se`` (``n`` items used). Default: infinite.
+        :math:`\sqrt{1 - n / N}` of the standard error (``n`` items used). Default: infinite.
 
     Returns
     -------
@@ -884,26 +669,15 @@ def gwet_ac2(
         table=table,
         M_spec=weights,
         chance="gwet",
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        seed=seed,
-        ci_method=ci_method,
-        bootstrap=bootstrap,
         population_size=population_size,
     )[0]
 
 
-@renamed_parameters(n_boot="n_resamples", ci="confidence_level", data="annotations")
 def brennan_prediger(
-    annotations: Any = None,
+    annotations: Annotations | LabelCounts | npt.ArrayLike | None = None,
     *,
     table: npt.ArrayLike | None = None,
     weights: Weights = None,
-    confidence_level: float | None = None,
-    n_resamples: int = 1000,
-    seed: SeedLike = 0,
-    ci_method: CiMethod = "percentile",
-    bootstrap: Resampling = "multinomial",
     population_size: float | None = None,
 ) -> AgreementResult:
     r"""Brennan and Prediger's coefficient (chance = uniform over categories).
@@ -912,19 +686,14 @@ def brennan_prediger(
     ----------
     annotations : Annotations, LabelCounts or array_like of shape (N, K)
         Label counts per item; ``K`` counts every category on the scale.
-        A Dask DataFrame of long annotations (``item``, ``label``) or
-        :class:`~dissensus.distributed.DistributedCounts` is computed on the
-        cluster from per-partition sums (``bootstrap="poisson"`` with ``confidence_level``).
     table : array_like of shape (K, K), optional
         Instead of ``annotations``: a two-rater contingency table.
     weights : None, str or array_like of shape (K, K)
         Agreement weights, as in :func:`gwet_ac2` (default: none).
-    confidence_level, n_resamples, seed, ci_method, bootstrap
-        Bootstrap interval options, as in :func:`fleiss_kappa`.
     population_size : float, optional
         Number of items in the population the rated items were sampled
         from; the standard error gets Gwet's finite-population correction
-        :math:`\sqrt{1 - n / N}` of ``se`` (``n`` items used). Default: infinite.
+        :math:`\sqrt{1 - n / N}` of the standard error (``n`` items used). Default: infinite.
 
     Returns
     -------
@@ -947,21 +716,11 @@ def brennan_prediger(
     >>> float(brennan_prediger([[2, 0], [1, 1], [0, 2], [2, 0]]))
     0.5
     """
-    if is_dask(annotations):
-        return on_dask(
-            "brennan_prediger", annotations, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, bootstrap=bootstrap,
-            table=table, weights=weights, ci_method=ci_method, population_size=population_size,
-        )  # fmt: skip
     return _count_coefficient(
         "brennan_prediger",
         annotations,
         table=table,
         M_spec=weights,
         chance="uniform",
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        seed=seed,
-        ci_method=ci_method,
-        bootstrap=bootstrap,
         population_size=population_size,
     )[0]

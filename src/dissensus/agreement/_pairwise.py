@@ -24,7 +24,6 @@ import numpy.typing as npt
 import pandas as pd
 from scipy import sparse
 
-from dissensus._deprecation import deprecated_attribute
 from dissensus._exceptions import DegenerateAgreementWarning
 from dissensus._validation import check_option
 from dissensus.agreement._alpha import LEVELS, Level, _delta, _ordinal_delta, _values
@@ -57,9 +56,6 @@ class PairwiseAgreement:
     statistic: pd.DataFrame
     overlap: pd.DataFrame
     measure: str
-
-    # the documented name before the glossary (docs/glossary.md); removed in 1.0
-    value = deprecated_attribute("value", "statistic")
 
     def __repr__(self) -> str:
         R = self.statistic.shape[0]

@@ -5,26 +5,20 @@ from __future__ import annotations
 import math
 import warnings
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
-from dissensus._deprecation import renamed_parameters
 from dissensus._exceptions import DegenerateAgreementWarning
-from dissensus._validation import SeedLike, check_option
+from dissensus._validation import SeedLike, check_option, check_probability_level
 from dissensus.agreement._alpha import LEVELS, Level, alpha_statistic, krippendorff_alpha
-from dissensus.agreement._common import (
-    BootStatistic,
-    CiMethod,
-    bootstrap_cis,
-    check_ci,
-    patterns,
-    prepare_counts,
-)
+from dissensus.agreement._common import BootStatistic, bootstrap_cis, patterns, prepare_counts
 from dissensus.agreement._multirater import (
+    Chance,
     brennan_prediger,
     count_core,
     fleiss_kappa,
@@ -34,152 +28,202 @@ from dissensus.agreement._multirater import (
     unanimous_core,
 )
 from dissensus.agreement._result import AgreementResult
-from dissensus.data import LabelCounts, Scale, as_label_counts
+from dissensus.data import Annotations, LabelCounts, Scale, as_label_counts
+from dissensus.stats import ConfidenceInterval
 
-__all__ = ["COLUMNS", "LabelPatterns", "label_patterns", "majority_labels", "report"]
+__all__ = [
+    "COLUMNS",
+    "LabelPatterns",
+    "agreement_table",
+    "label_patterns",
+    "majority_labels",
+    "report",
+    "table_coefficients",
+]
 
-#: Columns of :func:`report` (after the group column, when ``by`` is given).
+#: Columns of :func:`agreement_table` (after the group column of :func:`report` with ``by``).
 COLUMNS = (
-    "coefficient", "value", "se", "ci_low", "ci_high",
+    "coefficient", "value", "standard_error", "ci_low", "ci_high",
     "n_items", "n_items_excluded", "n_annotations", "note",
+)  # fmt: skip
+#: The canonical row order: a table row ``name`` ranks with the first prefix it starts with.
+_ORDER = (
+    "share_unanimous", "fleiss_kappa", "krippendorff_alpha", "gwet_ac1", "gwet_ac2_quadratic",
+    "brennan_prediger",
 )  # fmt: skip
 
 
-Coefficient = Callable[..., AgreementResult]
+def table_coefficients(level: str, ordered: bool) -> tuple[str, ...]:
+    """The coefficients of the agreement table, in its order, for Krippendorff's ``level``.
+
+    Gwet's AC2 with quadratic weights joins for any level but nominal, or an
+    ordered scale. Observed and chance agreement are not computed on their
+    own: their rows are the parts of ``fleiss_kappa``.
+
+    Examples
+    --------
+    >>> table_coefficients("ordinal", False)  # doctest: +NORMALIZE_WHITESPACE
+    ('share_unanimous', 'fleiss_kappa', 'krippendorff_alpha_ordinal', 'gwet_ac1',
+     'gwet_ac2_quadratic', 'brennan_prediger')
+    """
+    check_option("table_coefficients", "level", level, LEVELS)
+    alpha = "krippendorff_alpha" if level == "nominal" else f"krippendorff_alpha_{level}"
+    ac2 = ("gwet_ac2_quadratic",) if level != "nominal" or ordered else ()
+    return ("share_unanimous", "fleiss_kappa", alpha, "gwet_ac1", *ac2, "brennan_prediger")
+
+
+def _rank(name: str) -> int:
+    return next(
+        (i for i, p in enumerate(_ORDER) if name == p or name.startswith(p + "_")), len(_ORDER)
+    )
+
+
+def agreement_table(
+    results: Mapping[str, AgreementResult],
+    intervals: Mapping[str, ConfidenceInterval] | None = None,
+) -> pd.DataFrame:
+    """The agreement table of both engines: one row per coefficient, in one canonical order.
+
+    Parameters
+    ----------
+    results : Mapping[str, AgreementResult]
+        Results by table name (:func:`table_coefficients`), from memory or
+        from :mod:`dissensus.distributed`.
+    intervals : Mapping[str, ConfidenceInterval], optional
+        Intervals by the same names; NaN ends for a name without one.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`COLUMNS`; rows in the order share_unanimous,
+        fleiss_kappa, observed_agreement and chance_agreement (the parts of
+        fleiss_kappa, without standard error or interval),
+        krippendorff_alpha[_<level>], gwet_ac1, gwet_ac2_quadratic,
+        brennan_prediger.
+
+    Examples
+    --------
+    >>> r = {"gwet_ac1": gwet_ac1([[2, 0], [1, 1]]), "fleiss_kappa": fleiss_kappa([[2, 0], [1, 1]])}
+    >>> agreement_table(r)["coefficient"].tolist()
+    ['fleiss_kappa', 'observed_agreement', 'chance_agreement', 'gwet_ac1']
+    """
+    intervals = intervals or {}
+    rows: list[dict[str, Any]] = []
+    for name in sorted(results, key=_rank):
+        r = results[name]
+        low, high = intervals.get(name, (math.nan, math.nan))
+        rows.append(
+            {
+                "coefficient": name, "value": r.statistic, "standard_error": r.standard_error,
+                "ci_low": low, "ci_high": high, "n_items": r.n_items,
+                "n_items_excluded": r.n_items_excluded, "n_annotations": r.n_annotations,
+                "note": r.note,
+            }
+        )  # fmt: skip
+        if name == "fleiss_kappa":
+            rows.extend(
+                {**rows[-1], "coefficient": part, "value": r.parts[part], "standard_error": math.nan,
+                 "ci_low": math.nan, "ci_high": math.nan, "note": ""}
+                for part in ("observed_agreement", "chance_agreement")
+            )  # fmt: skip
+    return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
 #: ``(scale, value, n_patterns) -> BootStatistic``: a coefficient's bootstrap core.
 StatBuilder = Callable[[Scale, float, int], BootStatistic]
 
 
-def _count(weights: Any, chance: Any, name: str) -> StatBuilder:
-    return lambda sc, value, _: BootStatistic(count_core(weights, chance, sc, name), value)
-
-
-def _coefficients(level: str, ordered: bool) -> list[tuple[str, Coefficient, StatBuilder]]:
-    alpha_name = "krippendorff_alpha" if level == "nominal" else f"krippendorff_alpha_{level}"
-    out: list[tuple[str, Coefficient, StatBuilder]] = [
-        ("share_unanimous", share_unanimous, lambda _, v, __: BootStatistic(unanimous_core, v)),
-        ("fleiss_kappa", fleiss_kappa, _count(None, "fleiss", "fleiss_kappa")),
-        (
-            alpha_name,
-            lambda d, **kw: krippendorff_alpha(d, level=level, **kw),  # type: ignore[arg-type]
+def _coefficient(
+    name: str, level: str
+) -> tuple[Callable[[LabelCounts], AgreementResult], StatBuilder]:
+    """How :func:`report` computes the table row ``name``, and its bootstrap core."""
+    if name.startswith("krippendorff_alpha"):
+        return (
+            lambda c: krippendorff_alpha(c, level=level),  # type: ignore[arg-type]
             lambda sc, v, U: alpha_statistic(sc, level, v, U),
-        ),
-        ("gwet_ac1", gwet_ac1, _count(None, "gwet", "gwet_ac1")),
-        ("brennan_prediger", brennan_prediger, _count(None, "uniform", "brennan_prediger")),
-    ]
-    if level != "nominal" or ordered:
-        out.insert(
-            4,
-            (
-                "gwet_ac2_quadratic",
-                lambda d, **kw: gwet_ac2(d, weights="quadratic", **kw),
-                _count("quadratic", "gwet", "gwet_ac2"),
-            ),
         )
-    return out
+    if name == "share_unanimous":
+        return share_unanimous, lambda _, v, __: BootStatistic(unanimous_core, v)
+    table: dict[str, tuple[str | None, Chance, Callable[[LabelCounts], AgreementResult]]] = {
+        "fleiss_kappa": (None, "fleiss", fleiss_kappa),
+        "gwet_ac2_quadratic": ("quadratic", "gwet", lambda c: gwet_ac2(c, weights="quadratic")),
+        "gwet_ac1": (None, "gwet", gwet_ac1),
+        "brennan_prediger": (None, "uniform", brennan_prediger),
+    }
+    weights, chance, fn = table[name]
+    kernel = "gwet_ac2" if name == "gwet_ac2_quadratic" else name
+    return fn, lambda sc, v, _: BootStatistic(count_core(weights, chance, sc, kernel), v)
 
 
-def _rows(
+def _block(
     counts: LabelCounts,
-    coefs: list[tuple[str, Coefficient, StatBuilder]],
-    kw: dict[str, Any],
-    level: float | None,
-) -> tuple[list[dict[str, Any]], list[str]]:
-    rows: list[dict[str, Any]] = []
-    notes: list[str] = []
+    names: tuple[str, ...],
+    level: str,
+    confidence_level: float | None,
+    boot: dict[str, Any],
+) -> tuple[pd.DataFrame, list[str]]:
+    """The table of one group, and the degenerate-case warnings its coefficients gave."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DegenerateAgreementWarning)
-        values: list[float] = []
-        for name, fn, _ in coefs:
-            r = fn(counts, **kw)
-            values.append(r.statistic)
-            rows.append(
-                {
-                    "coefficient": name,
-                    "value": r.statistic,
-                    "se": r.se,
-                    "ci_low": math.nan,
-                    "ci_high": math.nan,
-                    "n_items": r.n_items,
-                    "n_items_excluded": r.n_items_excluded,
-                    "n_annotations": r.n_annotations,
-                    "note": r.note,
-                }
+        coefs = {name: _coefficient(name, level) for name in names}
+        results = {name: fn(counts) for name, (fn, _) in coefs.items()}
+        intervals = None
+        if confidence_level is not None:
+            builders = [build for _, build in coefs.values()]
+            intervals = _intervals(
+                counts,
+                names=names,
+                builders=builders,
+                results=results,
+                level=confidence_level,
+                boot=boot,
             )
-            if name == "fleiss_kappa":
-                pa, pe = r.parts["observed_agreement"], r.parts["chance_agreement"]
-                for part, value in (("observed_agreement", pa), ("chance_agreement", pe)):
-                    rows.append(
-                        {
-                            **rows[-1],
-                            "coefficient": part,
-                            "value": value,
-                            "se": math.nan,
-                            "note": "",
-                        }
-                    )
-        if level is not None:
-            _intervals(counts, coefs, values, rows, level=level, kw=kw)
-    notes.extend(
-        str(w.message) for w in caught if issubclass(w.category, DegenerateAgreementWarning)
-    )
-    return rows, notes
+    notes = [str(w.message) for w in caught if issubclass(w.category, DegenerateAgreementWarning)]
+    return agreement_table(results, intervals), notes
 
 
 def _intervals(
     counts: LabelCounts,
-    coefs: list[tuple[str, Coefficient, StatBuilder]],
-    values: list[float],
-    rows: list[dict[str, Any]],
     *,
+    names: tuple[str, ...],
+    builders: list[StatBuilder],
+    results: Mapping[str, AgreementResult],
     level: float,
-    kw: dict[str, Any],
-) -> None:
-    """Fill every coefficient's interval from ONE set of resample weights.
+    boot: dict[str, Any],
+) -> dict[str, ConfidenceInterval]:
+    """Every coefficient's interval from ONE set of resample weights.
 
     Every coefficient uses the same items (at least two ratings) and so the
     same patterns; drawing the weights once makes the intervals paired and
     costs one weight draw instead of one per coefficient. With an integer
-    seed each interval equals the coefficient's own (``fleiss_kappa(...,
-    confidence_level=..., seed=...)``), which draws the same weights.
+    seed each interval equals the coefficient's own
+    (``fleiss_kappa(...).confidence_interval(..., seed=seed)``), which draws
+    the same weights.
     """
     with warnings.catch_warnings():
         # prepare_counts repeats the exclusion warning the coefficients gave
         warnings.simplefilter("ignore", DegenerateAgreementWarning)
         inp = prepare_counts(counts, "report")
     if inp.N == 0:
-        return
+        return {}
     patt, mult, _ = patterns(inp.X)
     stats = [
-        build(inp.scale, value, patt.shape[0])
-        for (_, _, build), value in zip(coefs, values, strict=True)
+        build(inp.scale, results[name].statistic, patt.shape[0])
+        for name, build in zip(names, builders, strict=True)
     ]
-    cis = bootstrap_cis(
-        stats,
-        patt.astype(np.float64),
-        mult,
-        level=level,
-        n_resamples=kw["n_resamples"],
-        seed=kw["seed"],
-        method=kw["ci_method"],
-    )
-    by_name = {name: iv for (name, _, _), iv in zip(coefs, cis, strict=True)}
-    for row in rows:
-        interval = by_name.get(row["coefficient"])
-        if interval is not None:
-            row["ci_low"], row["ci_high"] = interval.low, interval.high
+    cis = bootstrap_cis(stats, patt.astype(np.float64), mult, level=level, **boot)
+    return dict(zip(names, cis, strict=True))
 
 
-@renamed_parameters(n_boot="n_resamples", ci="confidence_level", data="annotations")
 def report(
-    annotations: Any,
+    annotations: Annotations | LabelCounts | npt.ArrayLike,
     *,
     level: Level = "nominal",
     by: str | None = None,
     confidence_level: float | None = None,
     n_resamples: int = 1000,
     seed: SeedLike = 0,
-    ci_method: CiMethod = "percentile",
+    method: Literal["percentile", "bca"] = "percentile",
 ) -> pd.DataFrame:
     """Every count-based agreement coefficient in one tidy table.
 
@@ -189,27 +233,26 @@ def report(
         Label counts per item; with ``by``, an item-level column to group on.
     level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
         Level of Krippendorff's alpha; for anything but nominal (or an
-        ordered scale) Gwet's AC2 with quadratic weights is added.
+        ordered scale) Gwet's AC2 with quadratic weights is added
+        (:func:`table_coefficients`).
     by : str, optional
         Item-level column (``data.meta``) such as a year or a subset: one
         block of rows per group, then the rows over all items
         (group ``"all"``).
     confidence_level : float, optional
-        Coverage of bootstrap intervals over items (per group). One set of
-        resamples per group serves every coefficient, so the intervals are
-        paired; with an integer ``seed`` each equals the coefficient's own
-        interval (e.g. ``fleiss_kappa(annotations, confidence_level=0.95, seed=seed).confidence_interval``).
-    n_resamples, seed, ci_method
-        Bootstrap options, as in :func:`fleiss_kappa`.
+        Coverage of bootstrap intervals over items (per group); none by
+        default. One set of resamples per group serves every coefficient, so
+        the intervals are paired; with an integer ``seed`` each equals the
+        coefficient's own ``result.confidence_interval(confidence_level,
+        seed=seed, ...)``.
+    n_resamples, seed, method
+        As in :meth:`AgreementResult.confidence_interval` (multinomial bootstrap).
 
     Returns
     -------
     pandas.DataFrame
-        One row per coefficient (and group): ``coefficient``, ``value``,
-        ``se``, ``ci_low``, ``ci_high``, ``n_items``, ``n_items_excluded``,
-        ``n_annotations``, ``note`` (why a value is NaN), preceded by the
-        ``by`` column when grouping. Observed and chance agreement (Fleiss'
-        ``P_a`` and ``P_e``) have rows of their own.
+        :func:`agreement_table` (columns :data:`COLUMNS`), preceded by the
+        ``by`` column when grouping.
 
     Warns
     -----
@@ -235,43 +278,39 @@ def report(
      'brennan_prediger': 0.476}
     """
     check_option("report", "level", level, LEVELS)
-    confidence_level = check_ci("report", confidence_level, ci_method, n_resamples)
+    check_option("report", "method", method, ("percentile", "bca"))
+    if confidence_level is not None:
+        confidence_level = check_probability_level("report", "confidence_level", confidence_level)
+        if int(n_resamples) < 2:
+            msg = f"The 'n_resamples' parameter of report must be at least 2. Got {n_resamples!r}."
+            raise ValueError(msg)
     counts = as_label_counts(annotations)
-    coefs = _coefficients(level, counts.scale.ordered)
-    # point estimates and analytic SEs per coefficient; intervals all at once
-    kw: dict[str, Any] = {
-        "confidence_level": None,
-        "n_resamples": n_resamples,
-        "seed": seed,
-        "ci_method": ci_method,
-    }
+    names = table_coefficients(level, counts.scale.ordered)
+    boot = {"n_resamples": int(n_resamples), "seed": seed, "method": method}
     blocks: list[pd.DataFrame] = []
     notes: list[str] = []
     if by is not None:
         groups = counts.groups(by)
         codes, uniques = pd.factorize(groups, sort=True)
         for g, label in enumerate(uniques):
-            rows, n = _rows(counts.take(codes == g), coefs, kw, confidence_level)
+            table, n = _block(counts.take(codes == g), names, level, confidence_level, boot)
             notes.extend(f"{by}={label}: {m}" for m in n)
-            blocks.append(pd.DataFrame(rows).assign(**{by: label}))
-    rows, n = _rows(counts, coefs, kw, confidence_level)
+            blocks.append(table.assign(**{by: label}))
+    out, n = _block(counts, names, level, confidence_level, boot)
     notes.extend(n)
-    overall = pd.DataFrame(rows)
     if by is not None:
-        overall[by] = "all"
-        blocks.append(overall)
-        out = pd.concat(blocks, ignore_index=True)
-        out = out[[by, *COLUMNS]]
-    else:
-        out = overall[list(COLUMNS)]
+        out[by] = "all"
+        blocks.append(out)
+        out = pd.concat(blocks, ignore_index=True)[[by, *COLUMNS]]
     if notes:
         shown = "; ".join(notes[:3]) + (f"; … ({len(notes) - 3} more)" if len(notes) > 3 else "")
         warnings.warn(f"report: {shown}", DegenerateAgreementWarning, stacklevel=2)
     return out
 
 
-@renamed_parameters(data="annotations")
-def majority_labels(annotations: Any, *, columns: Sequence[str] | None = None) -> pd.DataFrame:
+def majority_labels(
+    annotations: Annotations | LabelCounts | npt.ArrayLike, *, columns: Sequence[str] | None = None
+) -> pd.DataFrame:
     """Each item's most frequent label and its share, with the item-level columns.
 
     Parameters
@@ -353,7 +392,7 @@ class LabelPatterns:
     deviations: pd.DataFrame
 
 
-def label_patterns(annotations: Any, *, by: str) -> LabelPatterns:
+def label_patterns(annotations: Annotations | LabelCounts, *, by: str) -> LabelPatterns:
     """Compare each group's majority labels with the other groups' usual pattern.
 
     Kappa-type coefficients are invariant to permuting the labels of an item: rows

@@ -1,28 +1,31 @@
-"""The result object every agreement coefficient returns."""
+"""The result object every agreement coefficient returns, and its interval on request."""
 
 from __future__ import annotations
 
-import html
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Literal
 
-from dissensus._deprecation import deprecated_attribute
+from dissensus._validation import SeedLike, check_option, check_probability_level
+from dissensus.report import Table, format_number, html_fragment
 from dissensus.stats import ConfidenceInterval
 
-__all__ = ["AgreementResult"]
+__all__ = ["AgreementResult", "Resampler"]
+
+#: ``(confidence_level, n_resamples, method, bootstrap, seed) -> interval``: the interval of
+#: one result, computed from what its bootstrap needs (e.g. the distinct count rows).
+Resampler = Callable[[float, int, str, str, SeedLike], ConfidenceInterval]
 
 
-def _fmt(x: float | None) -> str:
-    if x is None:
-        return "None"
-    return "nan" if math.isnan(x) else f"{x:.6g}"
+def _num(x: float) -> str:
+    return format_number(x, digits=4)
 
 
 @dataclass(frozen=True)
 class AgreementResult:
-    """An agreement coefficient with its parts, uncertainty and bookkeeping.
+    """An agreement coefficient with its parts, standard error and bookkeeping.
 
     Attributes
     ----------
@@ -30,12 +33,8 @@ class AgreementResult:
         The coefficient, e.g. ``"fleiss_kappa"``.
     statistic : float
         The estimate (NaN when undefined; see ``note``); also ``float(result)``.
-    se : float
+    standard_error : float
         Analytic standard error where a standard one exists, else NaN.
-    confidence_interval : ConfidenceInterval or None
-        Bootstrap interval over items when asked for with ``confidence_level=``.
-    confidence_level : float or None
-        Coverage of ``confidence_interval``.
     n_items : int
         Items used.
     n_items_excluded : int
@@ -48,13 +47,14 @@ class AgreementResult:
         Test of the null of chance agreement where one is standard, else NaN.
     note : str
         Why the value is NaN or suspicious, empty otherwise.
+
+    The interval is asked of the result, as of ``scipy.stats`` results:
+    :meth:`confidence_interval`.
     """
 
     name: str
     statistic: float
-    se: float = math.nan
-    confidence_interval: ConfidenceInterval | None = None
-    confidence_level: float | None = None
+    standard_error: float = math.nan
     n_items: int = 0
     n_items_excluded: int = 0
     n_annotations: int = 0
@@ -62,12 +62,7 @@ class AgreementResult:
     z: float = math.nan
     pvalue: float = math.nan
     note: str = ""
-
-    # documented names before the glossary (docs/glossary.md); removed in 1.0
-    value = deprecated_attribute("value", "statistic")
-    ci = deprecated_attribute("ci", "confidence_interval")
-    ci_level = deprecated_attribute("ci_level", "confidence_level")
-    p_value = deprecated_attribute("p_value", "pvalue")
+    _resampler: Resampler | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "parts", MappingProxyType(dict(self.parts)))
@@ -75,45 +70,87 @@ class AgreementResult:
     def __float__(self) -> float:
         return float(self.statistic)
 
+    def confidence_interval(
+        self,
+        confidence_level: float = 0.95,
+        *,
+        n_resamples: int = 1000,
+        method: Literal["percentile", "bca"] = "percentile",
+        bootstrap: Literal["multinomial", "poisson"] = "multinomial",
+        seed: SeedLike = 0,
+    ) -> ConfidenceInterval:
+        """Interval of the coefficient, by resampling items (or exact, for the ANOVA ICC).
+
+        Parameters
+        ----------
+        confidence_level : float, default 0.95
+            Coverage of the interval.
+        n_resamples : int, default 1000
+            Bootstrap resamples.
+        method : {"percentile", "bca"}, default "percentile"
+            Percentile or bias-corrected and accelerated (Efron 1987) interval.
+        bootstrap : {"multinomial", "poisson"}, default "multinomial"
+            ``"multinomial"`` resamples ``N`` items with replacement (the
+            classical bootstrap); ``"poisson"`` gives each item an
+            independent Poisson(1) weight keyed by ``(seed, item id,
+            resample)`` (:func:`dissensus.stats.poisson_weights`), so the
+            interval is the one :mod:`dissensus.distributed` computes on any
+            partitioning of the items (an int ``seed`` and percentile only).
+        seed : int, Generator or None, default 0
+            Randomness of the bootstrap.
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``(low, high)``; NaN ends when the coefficient is undefined.
+
+        Examples
+        --------
+        >>> from dissensus.agreement import fleiss_kappa
+        >>> r = fleiss_kappa([[2, 0], [1, 1], [0, 2], [2, 0], [0, 2]])
+        >>> low, high = r.confidence_interval(0.9, n_resamples=200, seed=1)
+        >>> low <= float(r) <= high
+        True
+        """
+        func = f"{self.name}.confidence_interval"
+        level = check_probability_level(func, "confidence_level", confidence_level)
+        if int(n_resamples) < 2:
+            msg = f"The 'n_resamples' parameter of {func} must be at least 2. Got {n_resamples!r}."
+            raise ValueError(msg)
+        check_option(func, "method", method, ("percentile", "bca"))
+        check_option(func, "bootstrap", bootstrap, ("multinomial", "poisson"))
+        if bootstrap == "poisson" and method != "percentile":
+            msg = (
+                f"{func}: bootstrap='poisson' gives percentile intervals; use method='percentile'."
+            )
+            raise ValueError(msg)
+        if bootstrap == "poisson" and (isinstance(seed, bool) or not isinstance(seed, int)):
+            msg = f"{func}: bootstrap='poisson' needs an int seed (its weights are keyed by it)."
+            raise TypeError(msg)
+        if self._resampler is None:
+            msg = f"{self.name} carries no interval (it was built without a resampler)."
+            raise ValueError(msg)
+        return self._resampler(level, int(n_resamples), method, bootstrap, seed)
+
     def _repr_html_(self) -> str:
-        """Compact notebook view: one row with value, se, interval and items."""
-        interval = (
-            ""
-            if self.confidence_interval is None
-            else f"[{_fmt(self.confidence_interval.low)}, {_fmt(self.confidence_interval.high)}]"
+        """Compact notebook view: one row with the statistic, standard error and items."""
+        table = Table(
+            ["coefficient", "statistic", "standard_error", "items"],
+            [[self.name, _num(self.statistic), _num(self.standard_error), str(self.n_items)]],
+            caption=self.note,
         )
-        level = (
-            f" ({self.confidence_level:.0%})"
-            if self.confidence_interval is not None and self.confidence_level
-            else ""
-        )
-        cells = [
-            self.name,
-            _fmt(self.statistic),
-            _fmt(self.se),
-            interval + level,
-            str(self.n_items),
-        ]
-        body = "".join(f"<td>{html.escape(c)}</td>" for c in cells)
-        head = "".join(f"<th>{h}</th>" for h in ("coefficient", "value", "se", "interval", "items"))
-        note = f"<caption>{html.escape(self.note)}</caption>" if self.note else ""
-        return f"<table>{note}<thead><tr>{head}</tr></thead><tbody><tr>{body}</tr></tbody></table>"
+        return html_fragment(table)
 
     def __repr__(self) -> str:
-        bits = [f"{self.name}={_fmt(self.statistic)}"]
-        if not math.isnan(self.se):
-            bits.append(f"se={_fmt(self.se)}")
-        if self.confidence_interval is not None:
-            level = f"{self.confidence_level:.0%} " if self.confidence_level is not None else ""
-            bits.append(
-                f"{level}CI=({_fmt(self.confidence_interval.low)}, {_fmt(self.confidence_interval.high)})"
-            )
+        bits = [f"{self.name}={_num(self.statistic)}"]
+        if not math.isnan(self.standard_error):
+            bits.append(f"standard_error={_num(self.standard_error)}")
         bits.append(f"n_items={self.n_items}")
         if self.n_items_excluded:
             bits.append(f"excluded={self.n_items_excluded}")
-        bits.extend(f"{k}={_fmt(v)}" for k, v in self.parts.items())
+        bits.extend(f"{k}={_num(v)}" for k, v in self.parts.items())
         if not math.isnan(self.z):
-            bits.append(f"z={_fmt(self.z)}, p={_fmt(self.pvalue)}")
+            bits.append(f"z={_num(self.z)}, p={_num(self.pvalue)}")
         if self.note:
             bits.append(f"note={self.note!r}")
         return f"AgreementResult({', '.join(bits)})"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import textwrap
 import warnings
@@ -28,6 +29,7 @@ __all__ = [
     "GLOSSARY",
     "agreement_command",
     "check_level",
+    "emit_table",
     "format_agreement",
     "format_glossary",
     "format_majority",
@@ -65,7 +67,7 @@ def format_agreement(table: pd.DataFrame, *, by: str | None = None) -> str:
             {
                 "coefficient": table["coefficient"],
                 "value": table["value"].map(_num),
-                "se": table["se"].map(_num),
+                "se": table["standard_error"].map(_num),
             }
         )
         if has_ci:
@@ -221,11 +223,37 @@ def check_level(level: str, labels: Sequence[Any]) -> None:
         raise ValueError(msg)
 
 
-def _write(text: str, target: str, inputs: list[str]) -> None:
+def _write(text: str, target: str, inputs: Sequence[str]) -> None:
     if target == "-":
         click.echo(text, nl=False)
     else:
-        write_file_atomically(target, text, inputs=inputs)
+        write_file_atomically(target, text, inputs=list(inputs))
+
+
+def _plain(value: Any) -> Any:
+    """A JSON value: NaN (and missing) as null, NumPy scalars as Python numbers."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return value.item() if hasattr(value, "item") else value
+
+
+def emit_table(
+    table: pd.DataFrame, *, json_out: str | None, csv_out: str | None, inputs: Sequence[str]
+) -> bool:
+    """Write an agreement table as JSON and / or CSV (``"-"``: stdout); True if stdout took one.
+
+    The one writer of both engines: JSON at full float precision (Python's
+    ``repr`` of each float, NaN as ``null``), CSV through the atomic writer;
+    an output never overwrites an input.
+    """
+    if json_out is not None:
+        records = [
+            {str(k): _plain(v) for k, v in row.items()} for row in table.to_dict(orient="records")
+        ]
+        _write(json.dumps(records, indent=1, ensure_ascii=False) + "\n", json_out, inputs)
+    if csv_out is not None:
+        _write(table.to_csv(index=False), csv_out, inputs)
+    return "-" in (json_out, csv_out)
 
 
 def _check_outputs(json_out: str | None, csv_out: str | None, inputs: list[str]) -> None:
@@ -261,11 +289,7 @@ def _emit(
     for w in caught:
         if issubclass(w.category, DissensusWarning):
             click.echo(f"dissensus: warning: {' '.join(str(w.message).split())}", err=True)
-    if json_out is not None:
-        _write(table.to_json(orient="records", indent=1) + "\n", json_out, inputs)
-    if csv_out is not None:
-        _write(table.to_csv(index=False), csv_out, inputs)
-    if "-" in (json_out, csv_out):
+    if emit_table(table, json_out=json_out, csv_out=csv_out, inputs=inputs):
         return False
     click.echo(header)
     click.echo("")
@@ -297,14 +321,12 @@ def _emit(
 )
 @click.option(
     "--confidence-level",
-    "--ci",
     type=float,
     default=None,
-    help="Bootstrap interval coverage, e.g. 0.95 (--ci is the old name).",
+    help="Bootstrap interval coverage, e.g. 0.95.",
 )
 @click.option(
     "--n-resamples",
-    "--n-boot",
     type=int,
     default=1000,
     show_default=True,

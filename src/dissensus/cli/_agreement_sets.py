@@ -11,7 +11,6 @@ alpha per label (chosen or not), in the columns of
 
 from __future__ import annotations
 
-import math
 import warnings
 from typing import Any
 
@@ -19,7 +18,7 @@ import click
 import pandas as pd
 
 from dissensus._exceptions import DataError, DissensusWarning
-from dissensus.agreement import AgreementResult, krippendorff_alpha
+from dissensus.agreement import AgreementResult, agreement_table, krippendorff_alpha
 from dissensus.cli._messages import echo_warnings
 from dissensus.cli._reader_options import parse_labels
 from dissensus.data import Scale, SetAnnotations, read_set_annotations
@@ -65,25 +64,6 @@ def load_set_annotations(path: str, *, label_sep: str | None, **options: Any) ->
     return sets
 
 
-def _row(name: str, r: AgreementResult) -> dict[str, Any]:
-    low, high = (
-        (r.confidence_interval.low, r.confidence_interval.high)
-        if r.confidence_interval is not None
-        else (math.nan, math.nan)
-    )
-    return {
-        "coefficient": name,
-        "value": r.statistic,
-        "se": r.se,
-        "ci_low": low,
-        "ci_high": high,
-        "n_items": r.n_items,
-        "n_items_excluded": r.n_items_excluded,
-        "n_annotations": r.n_annotations,
-        "note": r.note,
-    }
-
-
 def set_agreement_table(
     sets: SetAnnotations, *, confidence_level: float | None, n_resamples: int, seed: int
 ) -> tuple[pd.DataFrame, list[warnings.WarningMessage]]:
@@ -92,27 +72,21 @@ def set_agreement_table(
     Per-label alpha treats each label as a yes/no question (did the
     annotator include it?), on :meth:`SetAnnotations.binary_counts`.
     """
-    rows = []
+    results: dict[str, AgreementResult] = {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DissensusWarning)
         for distance in ("masi", "jaccard"):
-            r = krippendorff_alpha(
-                sets,
-                distance=distance,
-                confidence_level=confidence_level,
-                n_resamples=n_resamples,
-                seed=seed,
-            )
-            rows.append(_row(r.name, r))
+            r = krippendorff_alpha(sets, distance=distance)
+            results[r.name] = r
         for label in sets.scale.labels:
-            r = krippendorff_alpha(
-                sets.binary_counts(label),
-                confidence_level=confidence_level,
-                n_resamples=n_resamples,
-                seed=seed,
-            )
-            rows.append(_row(f"krippendorff_alpha[{label}]", r))
-    return pd.DataFrame(rows), list(caught)
+            results[f"krippendorff_alpha[{label}]"] = krippendorff_alpha(sets.binary_counts(label))
+        intervals = None
+        if confidence_level is not None:
+            intervals = {
+                name: r.confidence_interval(confidence_level, n_resamples=n_resamples, seed=seed)
+                for name, r in results.items()
+            }
+    return agreement_table(results, intervals), list(caught)
 
 
 def check_set_options(*, by: str | None, level: str, example: str | None) -> None:

@@ -148,8 +148,6 @@ class Evaluation(_Tables):
                     n_resamples=n_resamples,
                     seed=self.seed,
                 )
-            # the glossary's name; a table that still says "se" is renamed (no-op otherwise)
-            table = table.rename(columns={"se": "standard_error"})
         except DataError as exc:
             msg = f"The report's agreement table is left out: {exc}"
             warnings.warn(msg, DegenerateAgreementWarning, stacklevel=3)

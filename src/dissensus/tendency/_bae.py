@@ -22,8 +22,7 @@ from scipy.spatial import procrustes
 
 from dissensus._exceptions import DataError, MissingExtraError
 from dissensus._validation import SeedLike, as_generator, examples
-from dissensus.agreement._alpha import Level
-from dissensus.agreement._common import Weights
+from dissensus.agreement.kernels import Level, Weights
 from dissensus.data import Annotations
 from dissensus.tendency._consistency import MeasureArg, _one_row_table, consistency_matrix
 

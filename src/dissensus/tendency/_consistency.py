@@ -38,9 +38,7 @@ from dissensus._validation import (
     examples,
 )
 from dissensus.agreement import PairwiseAgreement, pairwise
-from dissensus.agreement._alpha import LEVELS, Level
-from dissensus.agreement._common import Weights
-from dissensus.agreement._pairwise import MEASURES, table_values
+from dissensus.agreement.kernels import LEVELS, MEASURES, Level, Weights, table_values
 from dissensus.data import Annotations, Scale
 from dissensus.stats import ConfidenceInterval, iter_bootstrap_weights, percentile_interval
 from dissensus.tendency._align import AlignedPredictions, align_predictions, check_annotations
