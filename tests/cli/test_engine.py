@@ -69,7 +69,7 @@ class TestEngineOption:
         self, address: str, data: tuple[Path, pd.DataFrame], tmp_path: Path
     ) -> None:
         # the same example file through both engines: the same coefficients, order, columns
-        path, df = data
+        _, df = data
         csv = tmp_path / "long.csv"
         df.to_csv(csv, index=False)
         rows = {}

@@ -44,10 +44,11 @@ _UNSUPPORTED = {
 def _cluster(scheduler: str, workers: int) -> Iterator[None]:
     """A Dask client for the block: a local cluster, or the scheduler at ``scheduler``."""
     try:
-        import dask.distributed as dist  # noqa: PLC0415 - optional extra, imported on use
+        import dask.distributed  # noqa: PLC0415 - optional extra, imported on use
     except ImportError as err:
         msg = f"--engine dask needs Dask: pip install 'dissensus[distributed]' ({err})."
         raise click.UsageError(msg) from err
+    dist: Any = dask.distributed  # untyped
     cluster = None
     if scheduler == "local":
         # the scheduler logs every shuffle at WARNING: noise in a command's stderr
@@ -92,8 +93,12 @@ def _run_dask(
         )  # fmt: skip
     intervals = None
     if confidence_level is not None:  # computed with the statistics: no second pass
-        poisson = {"n_resamples": n_resamples, "bootstrap": "poisson", "seed": seed}
-        intervals = {k: r.confidence_interval(confidence_level, **poisson) for k, r in res.items()}
+        intervals = {
+            k: r.confidence_interval(
+                confidence_level, n_resamples=n_resamples, bootstrap="poisson", seed=seed
+            )
+            for k, r in res.items()
+        }
     for w in caught:
         click.echo(f"dissensus: warning: {' '.join(str(w.message).split())}", err=True)
     table = agreement_table(res, intervals)

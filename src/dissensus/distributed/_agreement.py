@@ -131,7 +131,7 @@ def _statistics(
             if name in _KAPPAS:
                 chance, weights = _KAPPAS[name]
                 j = int(weights is not None)
-                pe = out[f"pe:{name}"] = chance_agreement_of(pi, Ms[j], chance)  # type: ignore[arg-type]
+                pe = out[f"pe:{name}"] = chance_agreement_of(pi, Ms[j], chance)
                 out[f"pa:{name}"] = sums[f"pa{j}"] / w
                 out[name] = (out[f"pa:{name}"] - pe) / (1.0 - pe)
             elif name in _ALPHAS:
@@ -267,8 +267,8 @@ def agreement(
         raise ValueError(msg)
     Ms = [np.eye(counts.K), agreement_weights("quadratic", counts.scale).to_numpy(np.float64)]
     dask, _ = dask_modules()
-    parts = [dask.delayed(_partition_stats)(p, Ms, B, seed) for p in counts.frame.to_delayed()]
-    tot = merge(compute(*parts))
+    tasks = [dask.delayed(_partition_stats)(p, Ms, B, seed) for p in counts.frame.to_delayed()]
+    tot = merge(compute(*tasks))
     if tot["n_excluded"]:
         warnings.warn(
             f"agreement: {tot['n_excluded']} items have fewer than 2 ratings and are excluded "
@@ -298,10 +298,10 @@ def agreement(
         "n_items_excluded": tot["n_excluded"],
         "n_annotations": int(m @ P.sum(axis=1)),
     }
-    out = {}
+    out: dict[str, AgreementResult] = {}
     for name in names:
         value = point[name] if N else math.nan
-        se, note, parts = math.nan, "", {}
+        se, note, parts = math.nan, "", dict[str, float]()
         if name in _KAPPAS:
             pe = point[f"pe:{name}"]
             parts = {"observed_agreement": point[f"pa:{name}"], "chance_agreement": pe}

@@ -233,7 +233,7 @@ def stream_counts(
     >>> stream_counts(os.path.join(tmp, "a.csv"), scale=["a", "b"], batch_size=2).values.tolist()
     [[0, 1], [1, 1]]
     """
-    import pyarrow.dataset as ds  # noqa: PLC0415 - optional, imported on use
+    import pyarrow.dataset as ds  # type: ignore[import-untyped]  # noqa: PLC0415 - optional
 
     sc = scale if isinstance(scale, Scale) else Scale.nominal(scale)
     fmt = "csv" if str(path).lower().endswith(".csv") else "parquet"
