@@ -69,6 +69,28 @@ COEFFICIENTS = (
 _CHUNK_FLOATS = 4_000_000
 
 
+def _note(name: str, N: int, K: int) -> str:
+    """Why ``name`` is undefined, in the words of the in-memory coefficient."""
+    alpha = name in _ALPHAS
+    if alpha:
+        name = "krippendorff_alpha"
+    if name == "gwet_ac2_quadratic":
+        name = "gwet_ac2"
+    if not N:
+        reason = (
+            "no item has two or more values (nothing is pairable)"
+            if alpha
+            else "no item has two or more ratings"
+        )
+    elif name.startswith("gwet") and K < 2:
+        reason = "the scale has a single category"
+    elif alpha:
+        reason = "the expected disagreement is 0 (every pairable value is the same, so there is no variation to agree on)"
+    else:
+        reason = "chance agreement is 1 (every rating falls in one category, so the expected disagreement is 0)"
+    return f"{name} is undefined: {reason}"
+
+
 def _alpha_level(name: str) -> str:
     return name.removeprefix("krippendorff_alpha").removeprefix("_") or "nominal"
 
@@ -312,9 +334,8 @@ def agreement(
             se = _alpha_se(P, m, counts.scale, _alpha_level(name))
         elif name == "share_unanimous" and N:
             se = math.sqrt(value * (1.0 - value) / N)
-        if not math.isfinite(value):
-            reason = "there is no variation to agree on" if N else "no item has two or more ratings"
-            note = f"{name} is undefined: {reason}"
+        if not math.isfinite(value):  # the in-memory coefficient's note
+            note = _note(name, N, counts.K)
             warnings.warn(note, DegenerateAgreementWarning, stacklevel=2)
         out[name] = AgreementResult(
             name=name, statistic=value, standard_error=se, parts=parts, note=note,
