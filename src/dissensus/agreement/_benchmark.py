@@ -42,11 +42,7 @@ BENCHMARK_SCALES: dict[str, tuple[tuple[float, float, str], ...]] = {
         (0.0, 0.2, "slight"),
         (-1.0, 0.0, "poor"),
     ),
-    "fleiss": (
-        (0.75, 1.0, "excellent"),
-        (0.4, 0.75, "intermediate to good"),
-        (-1.0, 0.4, "poor"),
-    ),
+    "fleiss": ((0.75, 1.0, "excellent"), (0.4, 0.75, "intermediate to good"), (-1.0, 0.4, "poor")),
     "altman": (
         (0.8, 1.0, "very good"),
         (0.6, 0.8, "good"),

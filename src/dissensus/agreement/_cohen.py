@@ -38,14 +38,9 @@ from dissensus.agreement._common import (
 from dissensus.agreement._multirater import item_agreement, linearised_se
 from dissensus.agreement._multirater import item_terms as item_stats
 from dissensus.agreement._result import AgreementResult, Resampler
-from dissensus.data import Scale
+from dissensus.data import Annotations, Scale
 
-__all__ = [
-    "cohen_kappa",
-    "conger_kappa",
-    "light_kappa",
-    "scott_pi",
-]
+__all__ = ["cohen_kappa", "conger_kappa", "light_kappa", "scott_pi"]
 
 
 def table_kappa(T: FloatArray, M: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -330,19 +325,24 @@ def _rater_onehot(R: FloatArray, K: int) -> FloatArray:
     return Y
 
 
-def _prepare_raters(data: Any, func: str) -> tuple[FloatArray, Scale, int, npt.NDArray[np.bool_]]:
+def _prepare_raters(
+    data: Any, func: str, weights: Weights
+) -> tuple[FloatArray, int, FloatArray, int, str]:
+    """``(R, K, M, n_excluded, note)``: items with two ratings, raters who rated one of them."""
     R, scale = annotations_rater_matrix(data, func)
-    rated = np.isfinite(R)
-    keep = rated.sum(axis=1) >= 2
+    keep = np.isfinite(R).sum(axis=1) >= 2
     n_excluded = int((~keep).sum())
     if n_excluded:
-        degenerate_note = (
+        msg = (
             f"{func}: {n_excluded} of {R.shape[0]} items have fewer than 2 ratings and are excluded"
         )
-        warnings.warn(degenerate_note, DegenerateAgreementWarning, stacklevel=3)
+        warnings.warn(msg, DegenerateAgreementWarning, stacklevel=3)
     R = R[keep]
-    active = np.isfinite(R).any(axis=0)
-    return R[:, active], scale, n_excluded, active
+    R = R[:, np.isfinite(R).any(axis=0)]
+    note = ""
+    if R.shape[0] == 0 or R.shape[1] < 2:
+        note = degenerate(func, "fewer than two raters share an item")
+    return R, scale.K, weight_matrix(weights, scale, func), n_excluded, note
 
 
 def _conger_core(M: FloatArray, n_raters: int, K: int) -> Any:
@@ -405,9 +405,7 @@ def _rater_patterns(R: FloatArray, K: int) -> tuple[FloatArray, IntArray]:
 
 
 def conger_kappa(
-    annotations: Any,
-    *,
-    weights: Weights = None,
+    annotations: Annotations | npt.ArrayLike, *, weights: Weights = None
 ) -> AgreementResult:
     r"""Conger's kappa: Cohen's kappa generalised to several raters.
 
@@ -452,17 +450,10 @@ def conger_kappa(
     0.3846
     """
     name = "conger_kappa"
-    R, scale, n_excluded, _ = _prepare_raters(annotations, name)
-    K = scale.K
-    M = weight_matrix(weights, scale, name)
-    n_raters = R.shape[1]
-    note = ""
-    value = math.nan
-    N = R.shape[0]
-    pa = pe = se = math.nan
-    if N == 0 or n_raters < 2:
-        note = degenerate(name, "fewer than two raters share an item")
-    else:
+    R, K, M, n_excluded, note = _prepare_raters(annotations, name, weights)
+    N, n_raters = R.shape
+    value = pa = pe = se = math.nan
+    if not note:
         P = _rater_onehot(R, K).reshape(N, -1)
         with np.errstate(invalid="ignore", divide="ignore"):
             value = float(_conger_core(M, n_raters, K)(P, np.ones((1, N)))[0])
@@ -512,9 +503,7 @@ def _light_core(M: FloatArray, n_raters: int, K: int) -> Any:
 
 
 def light_kappa(
-    annotations: Any,
-    *,
-    weights: Weights = None,
+    annotations: Annotations | npt.ArrayLike, *, weights: Weights = None
 ) -> AgreementResult:
     r"""Light's kappa: the mean of Cohen's kappa over all pairs of raters.
 
@@ -550,16 +539,11 @@ def light_kappa(
     0.4
     """
     name = "light_kappa"
-    R, scale, n_excluded, _ = _prepare_raters(annotations, name)
-    K = scale.K
-    M = weight_matrix(weights, scale, name)
+    R, K, M, n_excluded, note = _prepare_raters(annotations, name, weights)
     n_raters = R.shape[1]
-    note = ""
     value = math.nan
     n_pairs = 0
-    if R.shape[0] == 0 or n_raters < 2:
-        note = degenerate(name, "fewer than two raters share an item")
-    else:
+    if not note:
         T = pair_tables(_rater_onehot(R, K))
         iu = np.triu_indices(n_raters, 1)
         kappa = table_kappa(T[iu], M)[0]

@@ -24,13 +24,7 @@ import pandas as pd
 from scipy import special
 
 from dissensus._exceptions import DataError, DegenerateAgreementWarning
-from dissensus._validation import (
-    SeedLike,
-    as_count_matrix,
-    check_option,
-    examples,
-    is_dask,
-)
+from dissensus._validation import SeedLike, as_count_matrix, check_option, examples, is_dask
 from dissensus.agreement._result import Resampler
 from dissensus.data import Annotations, LabelCounts, Scale, as_label_counts
 from dissensus.stats import (

@@ -14,21 +14,14 @@ import math
 from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from scipy import special, stats
 
 from dissensus._exceptions import DataError
-from dissensus._validation import (
-    SeedLike,
-    check_option,
-)
+from dissensus._validation import SeedLike, check_option
 from dissensus.agreement._common import FloatArray, degenerate
-from dissensus.agreement._icc_reml import (
-    Components,
-    Design,
-    bootstrap_components,
-    fit_components,
-)
+from dissensus.agreement._icc_reml import Components, Design, bootstrap_components, fit_components
 from dissensus.agreement._result import AgreementResult
 from dissensus.data import Annotations
 from dissensus.stats import (
@@ -111,7 +104,7 @@ def _ratings(data: Any, nan_policy: str) -> tuple[FloatArray, int]:
 
 
 def icc(
-    annotations: Any,
+    annotations: Annotations | pd.DataFrame | npt.ArrayLike,
     *,
     kind: Kind | str = "A,1",
     nan_policy: Literal["raise", "omit"] | None = None,
@@ -257,14 +250,7 @@ def icc(
 
 
 def anova_icc(
-    kind: str,
-    *,
-    n: int,
-    k: int,
-    ss_r: float,
-    ss_c: float,
-    ss_t: float,
-    n_excluded: int = 0,
+    kind: str, *, n: int, k: int, ss_r: float, ss_c: float, ss_t: float, n_excluded: int = 0
 ) -> AgreementResult:
     r"""The ICC ``kind`` of a complete n × k table from its sums of squares.
 
@@ -384,13 +370,7 @@ def _icc_from(c: Components, form: str, unit: str, kbar: float) -> float:
     return c.target / total if total > 0 else math.nan
 
 
-def _icc_mixed(
-    ratings: Any,
-    kind: str,
-    *,
-    method: str,
-    nan_policy: str | None,
-) -> AgreementResult:
+def _icc_mixed(ratings: Any, kind: str, *, method: str, nan_policy: str | None) -> AgreementResult:
     """ICC from REML / ML variance components (missing ratings allowed)."""
     form, unit = kind.split(",")
     x, n_excluded = _ratings(ratings, nan_policy or "keep")

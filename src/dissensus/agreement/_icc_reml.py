@@ -271,11 +271,7 @@ def _components(d: Design, w: FloatArray, x: FloatArray, reml: bool) -> tuple[Fl
 
 
 def fit_components(
-    d: Design,
-    *,
-    reml: bool = True,
-    start: FloatArray | None = None,
-    fix_target_zero: bool = False,
+    d: Design, *, reml: bool = True, start: FloatArray | None = None, fix_target_zero: bool = False
 ) -> Components:
     """Minimise the profiled deviance over the variance ratios ``gamma >= 0``.
 

@@ -13,6 +13,20 @@ Notation (Fleiss 1971; Gwet 2014). ``N`` items with at least two ratings,
 so items with many ratings do not dominate; for a fixed number of raters
 this is the share of all ratings); chance agreement ``P_e`` depends on the
 coefficient; every coefficient is ``(P_a - P_e) / (1 - P_e)``.
+
+Parameters shared by the functions below: ``annotations`` (Annotations,
+LabelCounts or an (N, K) array of label counts per item, columns in the
+scale's order; items with fewer than two ratings are excluded with a
+:class:`~dissensus.DegenerateAgreementWarning`); ``table``, instead of
+``annotations``, a two-rater K × K contingency table (the standard error
+then follows Gwet's two-rater formula, divisor ``n`` instead of ``n - 1``);
+``weights``, agreement weights for ordered categories, a named scheme of
+:func:`~dissensus.agreement.agreement_weights` (over the label values of a
+numeric scale, codes ``0 .. K-1`` for an array) or a (K, K) matrix with 1 on
+the diagonal; ``population_size``, the number of items in the population
+the rated ones were sampled from, for Gwet's finite-population correction
+:math:`\sqrt{1 - n / N}` of the standard error (default: infinite).
+Undefined values are NaN with the reason in ``note`` (and a warning).
 """
 
 from __future__ import annotations
@@ -169,10 +183,9 @@ def linearised_terms(
     )
 
 
-def _count_coefficient(
+def _count_coefficient(  # noqa: PLR0917 -- one private caller per coefficient
     name: str,
     data: Any,
-    *,
     M_spec: Weights,
     chance: Chance,
     table: npt.ArrayLike | None = None,
@@ -257,20 +270,8 @@ def fleiss_kappa(
 ) -> AgreementResult:
     r"""Fleiss' kappa for any number of raters, which may vary per item.
 
-    Parameters
-    ----------
-    annotations : Annotations, LabelCounts or array_like of shape (N, K)
-        Label counts per item; an array's columns are the categories.
-    weights : None, str or array_like of shape (K, K)
-        Agreement weights for ordered categories: one of Gwet's named schemes
-        ``"identity"``, ``"linear"``, ``"quadratic"``, ``"ordinal"``,
-        ``"radical"``, ``"ratio"``, ``"circular"``, ``"bipolar"`` (see
-        :func:`agreement_weights`; over the label values of a numeric scale),
-        or a matrix with 1 on the diagonal. Default: unweighted.
-    population_size : float, optional
-        Number of items in the population the rated items were sampled
-        from; the standard error gets Gwet's finite-population correction
-        :math:`\sqrt{1 - n / N}` of the standard error (``n`` items used). Default: infinite.
+    ``annotations``, ``weights`` (default unweighted) and ``population_size``
+    as in the module docstring.
 
     Returns
     -------
@@ -281,13 +282,6 @@ def fleiss_kappa(
         ``z = kappa / se0`` and its two-sided ``pvalue``. Weighted
         (``name`` ``"weighted_fleiss_kappa"``): no ``se0`` nor per-category
         kappas, and ``z = kappa / standard_error`` (Wald, as Gwet reports).
-
-    Warns
-    -----
-    DegenerateAgreementWarning
-        When items with fewer than two ratings are excluded, or when kappa is
-        undefined (every rating in one category: NaN with the reason in
-        ``note``).
 
     Notes
     -----
@@ -337,12 +331,9 @@ def fleiss_kappa(
     >>> round(float(r), 2)
     0.41
     """
+    name = "fleiss_kappa" if weights is None else "weighted_fleiss_kappa"
     result, inp, it = _count_coefficient(
-        "fleiss_kappa" if weights is None else "weighted_fleiss_kappa",
-        annotations,
-        M_spec=weights,
-        chance="fleiss",
-        population_size=population_size,
+        name, annotations, weights, "fleiss", population_size=population_size
     )
     if result.note or it is None or weights is not None:
         return result
@@ -373,13 +364,8 @@ def _category_kappa(Xt: FloatArray, it: _Items | None = None) -> FloatArray:
         return np.asarray(1.0 - dis / (it.pi * (1.0 - it.pi)), dtype=np.float64)
 
 
-def fleiss_category_kappa(annotations: Any) -> pd.Series:
+def fleiss_category_kappa(annotations: Annotations | LabelCounts | npt.ArrayLike) -> pd.Series:
     r"""Fleiss' kappa of each category against all others.
-
-    Parameters
-    ----------
-    annotations : Annotations, LabelCounts or array_like of shape (N, K)
-        Label counts per item.
 
     Returns
     -------
@@ -469,16 +455,8 @@ def unanimous_core(P: FloatArray, W: FloatArray) -> FloatArray:
     return np.asarray((W @ unanimous) / W.sum(axis=1), dtype=np.float64)
 
 
-def observed_agreement(
-    annotations: Annotations | LabelCounts | npt.ArrayLike,
-) -> AgreementResult:
+def observed_agreement(annotations: Annotations | LabelCounts | npt.ArrayLike) -> AgreementResult:
     r"""Mean share of agreeing rater pairs per item, :math:`P_a` (Fleiss' :math:`\bar P`).
-
-    Parameters
-    ----------
-    annotations : Annotations, LabelCounts or array_like of shape (N, K)
-        Label counts per item; items with fewer than two ratings are excluded
-        (with a :class:`DegenerateAgreementWarning`).
 
     Returns
     -------
@@ -492,23 +470,11 @@ def observed_agreement(
     >>> float(observed_agreement([[3, 2]]))  # 4 agreeing pairs out of 10
     0.4
     """
-    return _plain_statistic(
-        "observed_agreement",
-        annotations,
-        _pa_point,
-        _pa_core,
-    )
+    return _plain_statistic("observed_agreement", annotations, _pa_point, _pa_core)
 
 
-def chance_agreement(
-    annotations: Annotations | LabelCounts | npt.ArrayLike,
-) -> AgreementResult:
+def chance_agreement(annotations: Annotations | LabelCounts | npt.ArrayLike) -> AgreementResult:
     r"""Fleiss' chance agreement :math:`P_e = \sum_k \pi_k^2`.
-
-    Parameters
-    ----------
-    annotations : Annotations, LabelCounts or array_like of shape (N, K)
-        Label counts per item; items with fewer than two ratings are excluded.
 
     Returns
     -------
@@ -521,23 +487,11 @@ def chance_agreement(
     >>> float(chance_agreement([[1, 1], [1, 1]]))
     0.5
     """
-    return _plain_statistic(
-        "chance_agreement",
-        annotations,
-        _pe_point,
-        _pe_core,
-    )
+    return _plain_statistic("chance_agreement", annotations, _pe_point, _pe_core)
 
 
-def share_unanimous(
-    annotations: Annotations | LabelCounts | npt.ArrayLike,
-) -> AgreementResult:
+def share_unanimous(annotations: Annotations | LabelCounts | npt.ArrayLike) -> AgreementResult:
     """Share of items on which every rater chose the same category.
-
-    Parameters
-    ----------
-    annotations : Annotations, LabelCounts or array_like of shape (N, K)
-        Label counts per item; items with fewer than two ratings are excluded.
 
     Returns
     -------
@@ -552,11 +506,7 @@ def share_unanimous(
     0.75
     """
     return _plain_statistic(
-        "share_unanimous",
-        annotations,
-        _unanimous_point,
-        unanimous_core,
-        binomial_se=True,
+        "share_unanimous", annotations, _unanimous_point, unanimous_core, binomial_se=True
     )
 
 
@@ -568,19 +518,8 @@ def gwet_ac1(
 ) -> AgreementResult:
     r"""Gwet's first-order agreement coefficient AC1 for any number of raters.
 
-    Parameters
-    ----------
-    annotations : Annotations, LabelCounts or array_like of shape (N, K)
-        Label counts per item. ``K`` is the number of categories on the
-        scale, used or not.
-    table : array_like of shape (K, K), optional
-        Instead of ``annotations``: a two-rater contingency table. The standard
-        error then follows Gwet's two-rater formula (divisor ``n`` instead of
-        ``n - 1``).
-    population_size : float, optional
-        Number of items in the population the rated items were sampled
-        from; the standard error gets Gwet's finite-population correction
-        :math:`\sqrt{1 - n / N}` of the standard error (``n`` items used). Default: infinite.
+    ``annotations`` (``K`` counts every category on the scale, used or not),
+    ``table`` and ``population_size`` as in the module docstring.
 
     Returns
     -------
@@ -606,14 +545,7 @@ def gwet_ac1(
     >>> round(float(gwet_ac1([[2, 0], [1, 1], [0, 2], [2, 0]])), 4)
     0.5
     """
-    return _count_coefficient(
-        "gwet_ac1",
-        annotations,
-        table=table,
-        M_spec=None,
-        chance="gwet",
-        population_size=population_size,
-    )[0]
+    return _count_coefficient("gwet_ac1", annotations, None, "gwet", table, population_size)[0]
 
 
 def gwet_ac2(
@@ -625,26 +557,8 @@ def gwet_ac2(
 ) -> AgreementResult:
     r"""Gwet's weighted agreement coefficient AC2 for ordered categories.
 
-    Parameters
-    ----------
-    annotations : Annotations, LabelCounts or array_like of shape (N, K)
-        Label counts per item, columns in the order of the categories.
-    table : array_like of shape (K, K), optional
-        Instead of ``annotations``: a two-rater contingency table.
-    weights : str or array_like of shape (K, K), default "quadratic"
-        Agreement weights: a named scheme of :func:`agreement_weights`
-        (``"quadratic"``, ``"linear"``, ``"ordinal"``, ``"radical"``,
-        ``"ratio"``, ``"circular"``, ``"bipolar"``, ``"identity"``; over the
-        label values of a numeric scale, codes ``0 .. K-1`` for an array),
-        or a matrix with 1 on the diagonal.
-    population_size : float, optional
-        Number of items in the population the rated items were sampled
-        from; the standard error gets Gwet's finite-population correction
-        :math:`\sqrt{1 - n / N}` of the standard error (``n`` items used). Default: infinite.
-
-    Returns
-    -------
-    AgreementResult
+    ``annotations``, ``table``, ``weights`` (default quadratic) and
+    ``population_size`` as in the module docstring.
 
     Notes
     -----
@@ -663,14 +577,7 @@ def gwet_ac2(
     >>> round(float(gwet_ac2([[2, 0, 0], [1, 1, 0], [0, 1, 1]])), 4)
     0.5
     """
-    return _count_coefficient(
-        "gwet_ac2",
-        annotations,
-        table=table,
-        M_spec=weights,
-        chance="gwet",
-        population_size=population_size,
-    )[0]
+    return _count_coefficient("gwet_ac2", annotations, weights, "gwet", table, population_size)[0]
 
 
 def brennan_prediger(
@@ -682,22 +589,8 @@ def brennan_prediger(
 ) -> AgreementResult:
     r"""Brennan and Prediger's coefficient (chance = uniform over categories).
 
-    Parameters
-    ----------
-    annotations : Annotations, LabelCounts or array_like of shape (N, K)
-        Label counts per item; ``K`` counts every category on the scale.
-    table : array_like of shape (K, K), optional
-        Instead of ``annotations``: a two-rater contingency table.
-    weights : None, str or array_like of shape (K, K)
-        Agreement weights, as in :func:`gwet_ac2` (default: none).
-    population_size : float, optional
-        Number of items in the population the rated items were sampled
-        from; the standard error gets Gwet's finite-population correction
-        :math:`\sqrt{1 - n / N}` of the standard error (``n`` items used). Default: infinite.
-
-    Returns
-    -------
-    AgreementResult
+    ``annotations`` (``K`` counts every category on the scale), ``table``,
+    ``weights`` (default none) and ``population_size`` as in the module docstring.
 
     Notes
     -----
@@ -717,10 +610,5 @@ def brennan_prediger(
     0.5
     """
     return _count_coefficient(
-        "brennan_prediger",
-        annotations,
-        table=table,
-        M_spec=weights,
-        chance="uniform",
-        population_size=population_size,
+        "brennan_prediger", annotations, weights, "uniform", table, population_size
     )[0]

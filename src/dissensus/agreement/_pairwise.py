@@ -17,7 +17,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -172,7 +172,7 @@ def table_values(
 
 
 def pairwise(
-    annotations: Any,
+    annotations: Annotations | pd.DataFrame | npt.ArrayLike,
     measure: Measure | Callable[[npt.NDArray[np.int64], npt.NDArray[np.int64]], float] = "cohen",
     *,
     min_overlap: int = 1,

@@ -320,17 +320,10 @@ def _emit(
     help="Print what each coefficient measures and when to prefer it, then exit.",
 )
 @click.option(
-    "--confidence-level",
-    type=float,
-    default=None,
-    help="Bootstrap interval coverage, e.g. 0.95.",
+    "--confidence-level", type=float, default=None, help="Bootstrap interval coverage, e.g. 0.95."
 )
 @click.option(
-    "--n-resamples",
-    type=int,
-    default=1000,
-    show_default=True,
-    help="Bootstrap resamples.",
+    "--n-resamples", type=int, default=1000, show_default=True, help="Bootstrap resamples."
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
 @click.option(

@@ -45,7 +45,6 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
-from dissensus._deprecation import renamed_parameters
 from dissensus._exceptions import FewItemsWarning
 from dissensus._validation import SeedLike, as_generator, check_probability_level
 
@@ -209,11 +208,7 @@ def _chunk_size(n_resamples: int, chunk: int | None, width: int) -> int:
 
 
 def iter_weight_blocks(
-    multiplicity: npt.ArrayLike,
-    n_resamples: int,
-    *,
-    seed: SeedLike = 0,
-    chunk: int | None = None,
+    multiplicity: npt.ArrayLike, n_resamples: int, *, seed: SeedLike = 0, chunk: int | None = None
 ) -> Iterator[tuple[int, Columns, IntArray]]:
     """Bootstrap weights over patterns, chunk by chunk and block by block.
 
@@ -309,30 +304,12 @@ def weight_blocks(
 
 
 def iter_pattern_weights(
-    multiplicity: npt.ArrayLike,
-    n_resamples: int,
-    *,
-    seed: SeedLike = 0,
-    chunk: int | None = None,
+    multiplicity: npt.ArrayLike, n_resamples: int, *, seed: SeedLike = 0, chunk: int | None = None
 ) -> Iterator[IntArray]:
     """Yield the rows of :func:`pattern_bootstrap_weights`, ``chunk`` resamples at a time.
 
-    The concatenation of the chunks is the same for every ``chunk``.
-
-    Parameters
-    ----------
-    multiplicity : array_like of int, shape (U,)
-        Items per pattern (all >= 1).
-    n_resamples : int
-        Number of resamples ``B``.
-    seed : int, Generator or None, default 0
-    chunk : int, optional
-        Resamples per chunk; default about 64 MB of counts.
-
-    Yields
-    ------
-    ndarray of int64, shape (c, U)
-        Every row sums to ``multiplicity.sum()``.
+    The concatenation of the chunks is the same for every ``chunk`` (default:
+    about 64 MB of counts), so callers bound memory without changing results.
     """
     m = _as_multiplicity("iter_pattern_weights", multiplicity)
     step = _chunk_size(int(n_resamples), chunk, m.size)
@@ -349,31 +326,12 @@ def iter_pattern_weights(
         yield rows
 
 
-@renamed_parameters(n_boot="n_resamples")
 def iter_bootstrap_weights(
     n: int, n_resamples: int, *, seed: SeedLike = 0, chunk: int | None = None
 ) -> Iterator[IntArray]:
-    """Yield the rows of :func:`bootstrap_weights` in chunks of ``chunk`` resamples.
+    """Yield the rows of :func:`bootstrap_weights`, ``chunk`` resamples at a time.
 
-    The concatenation of the chunks equals ``bootstrap_weights(n, n_resamples,
-    seed=seed)`` for every ``chunk``, so callers can bound memory without
-    changing results.
-
-    Parameters
-    ----------
-    n : int
-        Number of items.
-    n_resamples : int
-        Number of resamples ``B``.
-    seed : int, Generator or None, default 0
-        Randomness, turned into a Generator once.
-    chunk : int, optional
-        Resamples per chunk. Default: about 64 MB of counts per block.
-
-    Yields
-    ------
-    ndarray of int64, shape (chunk, n)
-        Multinomial resample counts; every row sums to ``n``.
+    As :func:`iter_pattern_weights` with ``n`` patterns of one item each.
 
     Examples
     --------
@@ -386,40 +344,17 @@ def iter_bootstrap_weights(
     )
 
 
-@renamed_parameters(n_boot="n_resamples")
 def bootstrap_weights(
     n: int, n_resamples: int, *, seed: SeedLike = 0, chunk: int | None = None
 ) -> IntArray:
-    r"""Multinomial resample counts of the nonparametric bootstrap.
+    r"""Multinomial resample counts of the nonparametric bootstrap, shape ``(n_resamples, n)``.
 
     Row ``b`` says how often each of the ``n`` observations is drawn in
-    resample ``b``: a ``Multinomial(n, [1/n] * n)`` vector (drawn by the
-    two-level generator of the module notes, not by ``Generator.multinomial``,
-    which is about ten times slower at 10^6 items).
-
-    Parameters
-    ----------
-    n : int
-        Number of observations.
-    n_resamples : int
-        Number of resamples ``B``.
-    seed : int, Generator or None, default 0
-        Randomness, turned into a Generator once.
-    chunk : int, optional
-        Draw the rows in chunks of this many resamples (same result for every
-        chunk size). Use :func:`iter_bootstrap_weights` to avoid holding the
-        full matrix.
-
-    Returns
-    -------
-    ndarray of int64, shape (n_resamples, n)
-        Each row sums to ``n``.
-
-    Notes
-    -----
-    A statistic that is a sum over observations, :math:`T = \sum_i s_i`,
-    is evaluated on every resample at once as ``W @ s``. For large ``n``
-    with repeated rows prefer :func:`pattern_bootstrap_weights`.
+    resample ``b``: a ``Multinomial(n, [1/n] * n)`` vector, drawn by the
+    two-level generator of the module notes (about ten times faster than
+    ``Generator.multinomial`` at 10^6 items). A statistic that is a sum over
+    observations, :math:`T = \sum_i s_i`, is then ``W @ s`` for every
+    resample at once. ``chunk`` draws the rows in chunks (same result).
 
     Examples
     --------
@@ -433,28 +368,14 @@ def bootstrap_weights(
 def pattern_bootstrap_weights(
     multiplicity: npt.ArrayLike, n_resamples: int, *, seed: SeedLike = 0
 ) -> IntArray:
-    """Bootstrap weights over distinct patterns with given multiplicities.
+    """Bootstrap weights over distinct patterns, shape ``(n_resamples, U)``.
 
     Drawing ``n = multiplicity.sum()`` items with replacement and counting
-    how often each *pattern* (group of identical items) is drawn gives
-    ``Multinomial(n, multiplicity / n)`` counts, so this is exactly the item
-    bootstrap of any statistic that depends on items only through their
-    pattern. ``bootstrap_weights(n, B)`` equals
+    how often each *pattern* (group of identical items; ``multiplicity`` of
+    them, all > 0) is drawn gives ``Multinomial(n, multiplicity / n)``
+    counts: the item bootstrap of any statistic that depends on items only
+    through their pattern. ``bootstrap_weights(n, B)`` equals
     ``pattern_bootstrap_weights(np.ones(n, int), B)``.
-
-    Parameters
-    ----------
-    multiplicity : array_like of int, shape (U,)
-        How many items share each pattern (all > 0).
-    n_resamples : int
-        Number of resamples.
-    seed : int, Generator or None, default 0
-        Randomness.
-
-    Returns
-    -------
-    ndarray of int64, shape (n_resamples, U)
-        Each row sums to ``multiplicity.sum()``.
 
     Examples
     --------
@@ -521,7 +442,6 @@ def warn_few_items(n_items: int, *, what: str = "bootstrap interval", stacklevel
         warnings.warn(msg, FewItemsWarning, stacklevel=stacklevel)
 
 
-@renamed_parameters(level="confidence_level")
 def percentile_interval(
     boot: npt.ArrayLike, *, confidence_level: float = 0.95
 ) -> tuple[FloatArray, FloatArray]:
@@ -556,7 +476,6 @@ def percentile_interval(
     return _sorted_quantile(sorted_boot, count, q_lo), _sorted_quantile(sorted_boot, count, q_hi)
 
 
-@renamed_parameters(level="confidence_level")
 def bca_interval(
     boot: npt.ArrayLike,
     theta_hat: npt.ArrayLike,

@@ -27,7 +27,6 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from dissensus._deprecation import deprecated_attribute, renamed_parameters
 from dissensus._validation import (
     SeedLike,
     as_generator,
@@ -35,11 +34,7 @@ from dissensus._validation import (
     check_probability_level,
     check_resamples,
 )
-from dissensus.stats._bootstrap import (
-    ConfidenceInterval,
-    percentile_interval,
-    weight_blocks,
-)
+from dissensus.stats._bootstrap import ConfidenceInterval, percentile_interval, weight_blocks
 
 __all__ = [
     "PairedTestResult",
@@ -85,11 +80,6 @@ class PairedTestResult:
     test: str
     n: int
 
-    # documented names before the glossary (docs/glossary.md); removed in 1.0. ``.value``
-    # was the p-value here but the estimate elsewhere: use .pvalue or .statistic.
-    value = deprecated_attribute("value", "pvalue")
-    ci = deprecated_attribute("ci", "confidence_interval")
-
     def __float__(self) -> float:
         """The p-value: the number a paired test is asked for."""
         return self.pvalue
@@ -126,13 +116,8 @@ def _paired(x: npt.ArrayLike, y: npt.ArrayLike) -> FloatArray:
 # -- resampling ----------------------------------------------------------------------
 
 
-@renamed_parameters(n_boot="n_resamples")
 def resample_means(
-    scores: npt.ArrayLike,
-    n_resamples: int,
-    *,
-    seed: SeedLike = 0,
-    chunk: int | None = None,
+    scores: npt.ArrayLike, n_resamples: int, *, seed: SeedLike = 0, chunk: int | None = None
 ) -> FloatArray:
     r"""Bootstrap means of several score series resampled *together* (paired).
 
@@ -255,11 +240,7 @@ def _sign_flip_pvalue(null: FloatArray, observed: float, adjustment: int) -> flo
 
 
 def permutation_test(
-    x: npt.ArrayLike,
-    y: npt.ArrayLike,
-    *,
-    n_resamples: int = 9999,
-    seed: SeedLike = 0,
+    x: npt.ArrayLike, y: npt.ArrayLike, *, n_resamples: int = 9999, seed: SeedLike = 0
 ) -> PairedTestResult:
     r"""Paired permutation (sign-flip) test of the mean difference.
 
@@ -326,7 +307,6 @@ def permutation_test(
     )
 
 
-@renamed_parameters(level="confidence_level")
 def bootstrap_test(
     x: npt.ArrayLike,
     y: npt.ArrayLike,
@@ -394,9 +374,7 @@ def bootstrap_test(
 
 
 def adjust_pvalues(
-    pvalues: npt.ArrayLike,
-    *,
-    method: Literal["holm", "bonferroni"] | None = "holm",
+    pvalues: npt.ArrayLike, *, method: Literal["holm", "bonferroni"] | None = "holm"
 ) -> FloatArray:
     r"""Adjust p-values for multiple comparisons (family-wise error rate).
 
