@@ -28,10 +28,10 @@ __all__ = [
     "check_option",
     "check_probability_level",
     "computed",
-    "dask_engine",
     "describe_row",
     "examples",
     "is_dask",
+    "refuse_dask",
     "require_extra",
 ]
 
@@ -268,25 +268,18 @@ def as_alpha_matrix(x: npt.ArrayLike, name: str = "alpha") -> npt.NDArray[np.flo
 
 
 def is_dask(data: object) -> bool:
-    """Whether ``data`` is a Dask collection or distributed counts, without importing Dask."""
-    module = type(data).__module__
-    return module.startswith("dask.") or module == "dissensus.distributed"
+    """Whether ``data`` is a Dask collection or distributed counts (by its type's module: no import)."""
+    return type(data).__module__.startswith(("dask.", "dissensus.distributed"))
 
 
-#: The module that runs the analyses on Dask collections. Loaded by name, as a
-#: plugin, only when a Dask collection is passed: it sits in a higher layer than
-#: the functions that hand it their input (it reuses their formulas), and Dask
-#: is optional.
-DASK_ENGINE = "dissensus.distributed"
-
-
-def dask_engine() -> Any:
-    """The Dask engine module (:mod:`dissensus.distributed`), imported on first use.
-
-    For the public functions of the lower layers (agreement, posterior) that
-    accept a Dask collection (:func:`is_dask`) and hand it on.
-    """
-    return importlib.import_module(DASK_ENGINE)
+def refuse_dask(data: object, func: str, entry_point: str) -> None:
+    """Raise a TypeError naming ``dissensus.distributed.<entry_point>`` when ``data`` is Dask."""
+    if is_dask(data):
+        msg = (
+            f"{func} computes in memory and does not take a Dask collection; for Dask "
+            f"collections use dissensus.distributed.{entry_point}."
+        )
+        raise TypeError(msg)
 
 
 def computed(df: Any) -> Any:

@@ -65,11 +65,37 @@ class TestEngineOption:
             float(krippendorff_alpha(counts, level="ordinal")), abs=1e-12
         )
 
+    def test_both_engines_print_the_same_rows(
+        self, address: str, data: tuple[Path, pd.DataFrame], tmp_path: Path
+    ) -> None:
+        # the same example file through both engines: the same coefficients, order, columns
+        _, df = data
+        csv = tmp_path / "long.csv"
+        df.to_csv(csv, index=False)
+        rows = {}
+        for engine in ("memory", "dask"):
+            res = _run(
+                str(csv), "--engine", engine, *(("--scheduler", address) * (engine == "dask")),
+                "--item", "id", "--no-annotator", "--json", "-",
+            )  # fmt: skip
+            assert res.exit_code == 0, res.output
+            rows[engine] = json.loads(res.stdout)
+        memory, dask = rows["memory"], rows["dask"]
+        assert [r["coefficient"] for r in dask] == [r["coefficient"] for r in memory]
+        assert len(memory) == 8  # with gwet_ac2_quadratic: numeric labels are ordinal
+        for got, want in zip(dask, memory, strict=True):
+            assert got.keys() == want.keys()
+            for key, value in want.items():
+                if isinstance(value, float):
+                    assert got[key] == pytest.approx(value, rel=1e-13, abs=1e-15), key
+                else:
+                    assert got[key] == value, key
+
     def test_text_table_with_interval(self, address: str, data: tuple[Path, pd.DataFrame]) -> None:
         path, _ = data
         res = _run(
-            str(path), "--engine", "dask", "--scheduler", address, "--item", "id", "--ci", "0.9",
-            "--n-resamples", "50",
+            str(path), "--engine", "dask", "--scheduler", address, "--item", "id",
+            "--confidence-level", "0.9", "--n-resamples", "50",
         )  # fmt: skip
         assert res.exit_code == 0, res.output
         assert "dask, Poisson bootstrap" in res.stdout

@@ -7,18 +7,19 @@ the command runs unchanged.
 
 from __future__ import annotations
 
+import contextlib
 import copy
-import importlib
 import logging
-import math
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import click
-import pandas as pd
 
+from dissensus import distributed
 from dissensus._exceptions import DissensusWarning
-from dissensus.cli._agreement import format_agreement
+from dissensus.agreement import agreement_table, table_coefficients
+from dissensus.cli._agreement import emit_table, format_agreement
 from dissensus.cli._reader_options import parse_labels
 from dissensus.data import Scale
 
@@ -39,18 +40,27 @@ _UNSUPPORTED = {
 }
 
 
-def _client(scheduler: str, workers: int) -> tuple[Any, Any]:
+@contextlib.contextmanager
+def _cluster(scheduler: str, workers: int) -> Iterator[None]:
+    """A Dask client for the block: a local cluster, or the scheduler at ``scheduler``."""
     try:
-        dist: Any = importlib.import_module("dask.distributed")
+        import dask.distributed  # noqa: PLC0415 - optional extra, imported on use
     except ImportError as err:
         msg = f"--engine dask needs Dask: pip install 'dissensus[distributed]' ({err})."
         raise click.UsageError(msg) from err
+    dist: Any = dask.distributed  # untyped
+    cluster = None
     if scheduler == "local":
         # the scheduler logs every shuffle at WARNING: noise in a command's stderr
         logging.getLogger("distributed.shuffle").setLevel(logging.ERROR)
         cluster = dist.LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None)
-        return dist.Client(cluster), cluster
-    return dist.Client(scheduler), None
+    client = dist.Client(cluster or scheduler)
+    try:
+        yield
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
 
 
 def _run_dask(
@@ -60,93 +70,49 @@ def _run_dask(
     confidence_level: float | None,
     n_resamples: int,
     seed: int,
-    scheduler: str,
-    workers: int,
     json_out: str | None,
     csv_out: str | None,
     **options: Any,
 ) -> None:
-    from dissensus import distributed  # noqa: PLC0415  (imports Dask)
-
+    """``dissensus agreement`` on Dask: the in-memory table and writer, Poisson intervals."""
     if file is None:
         msg = "--engine dask needs a PATH (a Parquet file or directory, or a CSV file)."
         raise click.UsageError(msg)
-    _check_supported(options)
-    client, cluster = _client(scheduler, workers)
-    try:
-        counts = _dask_counts(file, **options)
-        if level == "auto":
-            level = "ordinal" if counts.scale.ordered else "nominal"
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", DissensusWarning)
-            res = distributed.agreement(
-                counts,
-                levels=(level,),
-                confidence_level=confidence_level,
-                n_resamples=n_resamples,
-                seed=seed,
-            )
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
-    for w in caught:
-        if issubclass(w.category, DissensusWarning):
-            click.echo(f"dissensus: warning: {' '.join(str(w.message).split())}", err=True)
-    nan = math.nan
-    ci = [
-        r.confidence_interval(confidence_level) if confidence_level is not None else (nan, nan)
-        for r in res.values()
+    counts = _dask_counts(file, **options)
+    if level == "auto":
+        level = "ordinal" if counts.scale.ordered else "nominal"
+    names = [
+        "krippendorff_alpha" if n.startswith("krippendorff_alpha") else n
+        for n in table_coefficients(level, counts.scale.ordered)
     ]
-    table = pd.DataFrame(
-        {
-            "coefficient": [r.name for r in res.values()],
-            "value": [r.statistic for r in res.values()],
-            "standard_error": [r.standard_error for r in res.values()],
-            "ci_low": [c[0] for c in ci],
-            "ci_high": [c[1] for c in ci],
-            "n_items": [r.n_items for r in res.values()],
-            "n_items_excluded": [r.n_items_excluded for r in res.values()],
-            "n_annotations": [r.n_annotations for r in res.values()],
-            "note": [r.note for r in res.values()],
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DissensusWarning)
+        res = distributed.agreement(
+            counts, names, levels=(level,), confidence_level=confidence_level,
+            n_resamples=n_resamples, seed=seed,
+        )  # fmt: skip
+    intervals = None
+    if confidence_level is not None:  # computed with the statistics: no second pass
+        intervals = {
+            k: r.confidence_interval(
+                confidence_level, n_resamples=n_resamples, bootstrap="poisson", seed=seed
+            )
+            for k, r in res.items()
         }
-    )
-    for target, fmt in ((json_out, "json"), (csv_out, "csv")):
-        if target is None:
-            continue
-        text = (
-            table.to_json(orient="records", indent=1, double_precision=15) + "\n"
-            if fmt == "json"
-            else table.to_csv(index=False)
+    for w in caught:
+        click.echo(f"dissensus: warning: {' '.join(str(w.message).split())}", err=True)
+    table = agreement_table(res, intervals)
+    if not emit_table(table, json_out=json_out, csv_out=csv_out, inputs=[file]):
+        first = next(iter(res.values()))
+        click.echo(
+            f"Agreement of {file} (dask, Poisson bootstrap): {first.n_items:,} items, "
+            f"{first.n_annotations:,} ratings, labels {list(counts.scale.labels)}\n\n"
+            + format_agreement(table)
         )
-        if target == "-":
-            click.echo(text, nl=False)
-        else:
-            with open(target, "w", encoding="utf-8") as fh:
-                fh.write(text)
-    if "-" in (json_out, csv_out):
-        return
-    first = next(iter(res.values()))
-    click.echo(
-        f"Agreement of {file} (dask, Poisson bootstrap): {first.n_items:,} items, "
-        f"{first.n_annotations:,} ratings, labels {list(counts.scale.labels)}"
-    )
-    click.echo("")
-    click.echo(format_agreement(table))
-
-
-def _check_supported(options: dict[str, Any]) -> None:
-    given = [k for k, default in _UNSUPPORTED.items() if options.get(k, default) != default]
-    if given:
-        names = ", ".join("--" + k.replace("_", "-") for k in given)
-        msg = f"{names} not supported with --engine dask (long item/label tables only)."
-        raise click.UsageError(msg)
 
 
 def _dask_counts(path: str, **options: Any) -> Any:
     """Lazy :class:`~dissensus.distributed.DistributedCounts` of a file or Parquet directory."""
-    from dissensus import distributed  # noqa: PLC0415  (imports Dask)
-
     ordered = options.get("ordered")
     scale: Scale | None = None
     if options.get("labels"):
@@ -161,26 +127,6 @@ def _dask_counts(path: str, **options: Any) -> Any:
     if scale is None and ordered is not None:
         counts = distributed.DistributedCounts(counts.frame, counts.scale.with_order(ordered))
     return counts
-
-
-def _run_dask_evaluate(original: Any, *, scheduler: str, workers: int, **options: Any) -> None:
-    """``dissensus evaluate`` with the annotations counted and the models scored on Dask.
-
-    The scores are then collected and the rest of the command (tables,
-    report, ``--out``, ``--json``) runs as in memory.
-    """
-    _check_supported(options)
-    client, cluster = _client(scheduler, workers)
-    try:
-        original(load=_dask_counts, **options)
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
-
-
-#: What ``--engine dask`` runs, per command (default: agreement's runner).
-_DASK_RUNNERS = {"evaluate": _run_dask_evaluate}
 
 
 def with_engine(command: click.Command) -> click.Command:
@@ -231,11 +177,16 @@ def with_engine(command: click.Command) -> click.Command:
                 msg = "--scheduler and --workers need --engine dask."
                 raise click.UsageError(msg)
             return original(**kwargs)
-        if command.name in _DASK_RUNNERS:
-            return _DASK_RUNNERS[command.name](
-                original, scheduler=scheduler, workers=workers, **kwargs
-            )
-        return _run_dask(scheduler=scheduler, workers=workers, **kwargs)
+        given = [k for k, default in _UNSUPPORTED.items() if kwargs.get(k, default) != default]
+        if given:
+            names = ", ".join("--" + k.replace("_", "-") for k in given)
+            msg = f"{names} not supported with --engine dask (long item/label tables only)."
+            raise click.UsageError(msg)
+        with _cluster(scheduler, workers):
+            if command.name == "evaluate":
+                # counted and scored on Dask, then the same tables and report as in memory
+                return original(load=_dask_counts, **kwargs)
+            return _run_dask(**kwargs)
 
     return click.Command(
         command.name,

@@ -1,8 +1,8 @@
 """evaluate() on a Dask collection: scores computed on the cluster, tables in memory.
 
-Only imported when :func:`~dissensus.evaluation.evaluate` is given a Dask
-DataFrame or a :class:`~dissensus.distributed.DistributedCounts`, so Dask
-stays an optional dependency.
+:func:`~dissensus.evaluation.evaluate` given a Dask DataFrame or
+:class:`~dissensus.distributed.DistributedCounts` scores with
+:func:`dissensus.distributed.score_items` (which imports Dask on use).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from dissensus import distributed
 from dissensus._validation import SeedLike
 from dissensus.evaluation._output import Evaluation
 from dissensus.evaluation._tables import _prior_name
@@ -32,8 +33,6 @@ def evaluate_dask(
     how: str,
 ) -> Evaluation:
     """The Dask branch of evaluate(); ``resolve(metrics, ordered)`` resolves the metrics."""
-    from dissensus import distributed  # noqa: PLC0415  (Dask is optional)
-
     t0 = time.perf_counter()
     n_annotators: int | None = None
     if isinstance(data, distributed.DistributedCounts):

@@ -16,6 +16,7 @@ from dissensus._parallel import thread_limit
 from dissensus._validation import SeedLike, check_option, examples, is_dask
 from dissensus.aggregation import fit_annotator_model
 from dissensus.data import Annotations, LabelCounts, Predictions, as_label_counts
+from dissensus.evaluation._dask import evaluate_dask
 from dissensus.evaluation._output import Evaluation
 from dissensus.evaluation._tables import _prior_name
 from dissensus.metrics import Metric, get_metric
@@ -293,9 +294,6 @@ def evaluate(
                 f"targets={targets!r}."
             )
             raise ValueError(msg)
-        # Dask stays optional: the engine is imported only for a Dask collection
-        from dissensus.evaluation._dask import evaluate_dask  # noqa: PLC0415
-
         return evaluate_dask(
             annotations, predictions, _resolve_metrics, metrics=metrics, prior=prior, bins=bins,
             seed=seed, how=how,
