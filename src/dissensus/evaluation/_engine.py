@@ -19,7 +19,7 @@ from dissensus.data import Annotations, LabelCounts, Predictions, as_label_count
 from dissensus.evaluation._output import Evaluation
 from dissensus.evaluation._tables import _prior_name
 from dissensus.metrics import Metric, get_metric
-from dissensus.posterior import DEFAULT_PRIOR, dirichlet, prior_strength_check
+from dissensus.posterior import DEFAULT_PRIOR, PriorLike, dirichlet, prior_strength_check
 from dissensus.stats import BinsLike, annotation_bins
 
 FloatArray = npt.NDArray[np.float64]
@@ -166,7 +166,7 @@ def evaluate(
     predictions: Mapping[str, PredictionLike],
     *,
     metrics: Sequence[str] | str | None = None,
-    prior: Any = DEFAULT_PRIOR,
+    prior: PriorLike = DEFAULT_PRIOR,
     bins: BinsLike = "auto",
     seed: SeedLike = 0,
     how: Literal["exact", "inner"] = "exact",
@@ -221,20 +221,10 @@ def evaluate(
         your own soft targets, aligned like a model's predictions. Expected and
         debiased metrics model the counts themselves and ignore it.
 
-    Returns
-    -------
-    Evaluation
-
-    Raises
-    ------
-    DataError
-        Predictions that do not match the annotated items or labels; items
-        without annotations when an empirical (pointwise) metric is asked
-        for (their empirical distribution is undefined).
-    ValueError
-        Unknown, repeated or unsuitable metrics (EMD on a nominal scale).
-    TypeError
-        ``predictions`` not a mapping of model names.
+    Returns an :class:`Evaluation`. Raises DataError for predictions that do not
+    match the annotated items or labels, or items without annotations under an
+    empirical metric; ValueError for unknown, repeated or unsuitable metrics (EMD
+    on a nominal scale); TypeError when ``predictions`` is not a mapping.
 
     Notes
     -----

@@ -139,10 +139,12 @@ class _Tables:
     def _interval(
         self, boot: FloatArray, point: FloatArray, confidence_level: float
     ) -> tuple[FloatArray, FloatArray]:
-        level = check_probability_level("Evaluation", "confidence_level", confidence_level)
+        confidence_level = check_probability_level(
+            "Evaluation", "confidence_level", confidence_level
+        )
         warn_few_items(self.values.shape[2], what="evaluation's bootstrap interval", stacklevel=4)
         with np.errstate(invalid="ignore"):  # inf - inf between infinite replicates
-            low, high = percentile_interval(boot, confidence_level=level)
+            low, high = percentile_interval(boot, confidence_level=confidence_level)
         bad = ~np.isfinite(point)
         return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
 
@@ -629,8 +631,9 @@ class _Tables:
         if test == "wilcoxon":
             return wilcoxon_test(x, y)
         if test == "bootstrap":
-            level = confidence_level
-            return bootstrap_test(x, y, n_resamples=n_resamples, confidence_level=level, seed=rng_seed)  # fmt: skip
+            return bootstrap_test(
+                x, y, n_resamples=n_resamples, confidence_level=confidence_level, seed=rng_seed
+            )
         return permutation_test(x, y, n_resamples=n_resamples, seed=rng_seed)
 
     def pairwise_tests(

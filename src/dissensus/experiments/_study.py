@@ -313,11 +313,4 @@ def run_experiment(
         "evaluation": {"prior": ev.prior, "metrics": ev.metrics},
         "python": platform.python_version(),
     }  # fmt: skip
-    return ExperimentResult(
-        evaluation=ev,
-        dataset=dataset.name,
-        train_items=counts.items[train],
-        test_items=counts.items[test],
-        settings=settings,
-        timings=timings,
-    )
+    return ExperimentResult(ev, dataset.name, counts.items[train], counts.items[test], settings, timings)  # fmt: skip
