@@ -168,12 +168,9 @@ class Evaluation(_Tables):
         return table[columns].assign(classes=K, n_trials=int(n_trials), seed=int(seed))
 
     def verdict(
-        self,
-        *,
-        confidence_level: float = 0.95,
-        n_resamples: int = 1000,
+        self, *, confidence_level: float = 0.95, n_resamples: int = 1000,
         priors: Sequence[Any] = _PRIORS,
-    ) -> pd.DataFrame:
+    ) -> pd.DataFrame:  # fmt: skip
         """Which model is best: per family of metrics, per bin of annotations, per prior.
 
         The analysis behind the report's verdict and its plain reading, as one
@@ -201,15 +198,10 @@ class Evaluation(_Tables):
         return self._report_data(options, priors).verdict
 
     def report_data(
-        self,
-        *,
-        title: str = "Model evaluation",
-        confidence_level: float = 0.95,
-        n_resamples: int = 1000,
-        agreement_ci: bool = True,
-        priors: Sequence[Any] = _PRIORS,
+        self, *, title: str = "Model evaluation", confidence_level: float = 0.95,
+        n_resamples: int = 1000, agreement_ci: bool = True, priors: Sequence[Any] = _PRIORS,
         audit: bool = True,
-    ) -> ReportData:
+    ) -> ReportData:  # fmt: skip
         """The tables of the report, as a :class:`ReportData`.
 
         ``confidence_level`` and ``n_resamples``: of every interval (the
@@ -249,11 +241,7 @@ class Evaluation(_Tables):
         )  # fmt: skip
 
     def report(
-        self,
-        *,
-        figures: bool = True,
-        sections: Sequence[Section] = (),
-        **options: Any,
+        self, *, figures: bool = True, sections: Sequence[Section] = (), **options: Any
     ) -> Document:
         """The report as a :class:`~dissensus.report.Document`, ``sections`` appended.
 
@@ -301,18 +289,11 @@ class Evaluation(_Tables):
         return json.dumps(payload, indent=indent, allow_nan=False, ensure_ascii=False)
 
     def save(
-        self,
-        out_dir: str | Path,
-        *,
-        confidence_level: float = 0.95,
-        n_resamples: int = 1000,
-        agreement_ci: bool = True,
-        inputs: Sequence[str | Path] = (),
-        params: Mapping[str, Any] | None = None,
-        scores: bool = True,
-        report_sections: Sequence[Section] = (),
-        extra_files: Mapping[str, str] | None = None,
-    ) -> dict[str, Path]:
+        self, out_dir: str | Path, *, confidence_level: float = 0.95, n_resamples: int = 1000,
+        agreement_ci: bool = True, inputs: Sequence[str | Path] = (),
+        params: Mapping[str, Any] | None = None, scores: bool = True,
+        report_sections: Sequence[Section] = (), extra_files: Mapping[str, str] | None = None,
+    ) -> dict[str, Path]:  # fmt: skip
         """Write ``summary.csv``, ``rankings.csv``, ``scores.parquet``, ``report.html``, ``manifest.json``.
 
         One set (:class:`dissensus._atomic.AtomicFileSet`): every file goes to a

@@ -50,12 +50,9 @@ def difference(
 
 
 def _family(
-    base: dict[str, Any],
-    leads: Mapping[str, tuple[list[str], bool | None]],
-    models: list[str],
-    *,
+    base: dict[str, Any], leads: Mapping[str, tuple[list[str], bool | None]], models: list[str], *,
     tested: bool = True,
-) -> dict[str, Any]:
+) -> dict[str, Any]:  # fmt: skip
     """The family row from each metric's (best models, lead significant or None)."""
     wins = dict.fromkeys(models, 0)
     for best, _ in leads.values():
@@ -129,5 +126,5 @@ def verdict_table(data: ReportData) -> pd.DataFrame:
             )  # fmt: skip
         rows.append(_family(base, firsts, models))
     types = dict.fromkeys(("n_best", "wins", "n_metrics", "n_won", "n_significant"), "Int64")
-    types |= {"significant": "boolean", "lead": np.float64, "ci_low": np.float64, "ci_high": np.float64}  # fmt: skip
+    types |= {"significant": "boolean", "lead": "float64", "ci_low": "float64", "ci_high": "float64"}  # fmt: skip
     return pd.DataFrame(rows, columns=list(VERDICT_COLUMNS)).astype(types)

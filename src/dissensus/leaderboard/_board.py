@@ -150,12 +150,9 @@ class Leaderboard:
         return to_html(self.document())
 
     def save(
-        self,
-        out_dir: str | Path,
-        *,
-        inputs: Sequence[str | Path] = (),
+        self, out_dir: str | Path, *, inputs: Sequence[str | Path] = (),
         params: Mapping[str, Any] | None = None,
-    ) -> dict[str, Path]:
+    ) -> dict[str, Path]:  # fmt: skip
         """Write ``leaderboard.md``, ``leaderboard.html`` and the three tables as CSV, as one set.
 
         The files and a ``manifest.json`` (``params``, each file's SHA-256)
@@ -172,15 +169,10 @@ class Leaderboard:
 
 
 def leaderboard(
-    gold: Annotations | LabelCounts,
-    submissions: Mapping[str, PredictionLike],
-    *,
-    metrics: Sequence[str] | None = None,
-    dataset: str = "dataset",
-    prior: PriorLike = DEFAULT_PRIOR,
-    n_resamples: int = 1000,
-    seed: int = 0,
-) -> Leaderboard:
+    gold: Annotations | LabelCounts, submissions: Mapping[str, PredictionLike], *,
+    metrics: Sequence[str] | None = None, dataset: str = "dataset",
+    prior: PriorLike = DEFAULT_PRIOR, n_resamples: int = 1000, seed: int = 0,
+) -> Leaderboard:  # fmt: skip
     r"""Rank the teams of a shared task under several metrics and measure how the ranks move.
 
     Parameters
