@@ -140,10 +140,24 @@ class ReportData:
                 return bool(rows["lower_is_better"].iloc[0])
         return True
 
+    def label(self, metric: str) -> str:
+        """``metric ↓`` (lower is better) or ``metric ↑``."""
+        return f"{metric} {'↓' if self.lower_is_better(metric) else '↑'}"
+
     def kind(self, metric: str) -> str:
         """The metric's family: ``"pointwise"`` (also when undescribed), ``"expected"``, ``"debiased"``."""
         info = self.metrics_info[self.metrics_info["name"].astype(str) == metric]
         return str(info["kind"].iloc[0]) if len(info) else "pointwise"
+
+    def bin_means(self, metric: str) -> list[tuple[str, dict[str, float], int]]:
+        """Per bin present, in order: its label, each model's mean under ``metric``, its items."""
+        sub = self.by_bin[self.by_bin["metric"].astype(str) == metric]
+        out = []
+        for label in self.bins():
+            if len(in_bin := sub[sub["bin"].astype(str) == label]):
+                means = zip(in_bin["model"].astype(str), in_bin["mean"].astype(float), strict=True)
+                out.append((label, dict(means), int(in_bin["n_items"].max())))
+        return out
 
     def families(self) -> dict[str, list[str]]:
         """The metrics grouped by :meth:`kind`, families and metrics in order of appearance."""

@@ -20,7 +20,7 @@ from dissensus.evaluation._dask import evaluate_dask
 from dissensus.evaluation._output import Evaluation
 from dissensus.evaluation._tables import _prior_name
 from dissensus.metrics import Metric, get_metric
-from dissensus.posterior import DEFAULT_PRIOR, dirichlet, prior_strength_check
+from dissensus.posterior import DEFAULT_PRIOR, PriorLike, dirichlet, prior_strength_check
 from dissensus.stats import BinsLike, annotation_bins
 
 FloatArray = npt.NDArray[np.float64]
@@ -70,32 +70,22 @@ def _align_all(
         for j, (name, pred) in enumerate(preds.items()):
             out[j] = pred.align(counts, how=how, name=name)[0].values  # noqa: PD011
         return counts, out
-    aligned = []
-    for name, pred in preds.items():
-        with warnings.catch_warnings():
-            # one warning for the whole evaluation below, not one per model
-            warnings.simplefilter("ignore")
-            aligned.append(pred.align(counts, how=how, name=name))
-    keep = np.ones(counts.N, dtype=bool)
-    for _, sub in aligned:
-        keep &= counts.items.isin(sub.items)
+    with warnings.catch_warnings():  # one warning for the whole evaluation below, not one per model
+        warnings.simplefilter("ignore")
+        aligned = [pred.align(counts, how=how, name=name) for name, pred in preds.items()]
+    keep = np.logical_and.reduce([counts.items.isin(sub.items) for _, sub in aligned])
     if not keep.any():
         msg = "The models and the annotations have no item in common."
         raise DataError(msg)
     if not keep.all():
         dropped = counts.items[~keep]
-        warnings.warn(
-            f"Kept the {int(keep.sum())} items every model predicts; dropped {dropped.size} "
-            f"annotated items ({examples(list(dropped))}).",
-            DataDroppedWarning,
-            stacklevel=3,
-        )
+        msg = f"Kept the {int(keep.sum())} items every model predicts; dropped {dropped.size} annotated items ({examples(list(dropped))})."  # fmt: skip
+        warnings.warn(msg, DataDroppedWarning, stacklevel=3)
     sub_counts = counts.take(np.flatnonzero(keep))
     out = np.empty((len(aligned), sub_counts.N, sub_counts.K))
     for j, (pred, sub) in enumerate(aligned):
         ids = sub.items if pred.items is None else pred.items  # align() puts both in one order
-        rows = ids.get_indexer(sub_counts.items)
-        out[j] = pred.values[rows]  # noqa: PD011  (Predictions, not pandas)
+        out[j] = pred.values[ids.get_indexer(sub_counts.items)]  # noqa: PD011  (Predictions)
     return sub_counts, out
 
 
@@ -105,12 +95,9 @@ TARGETS: tuple[str, ...] = ("empirical", "dawid_skene", "ordinal_dawid_skene", "
 
 
 def _pointwise_targets(
-    annotations: Any,
-    counts: LabelCounts,
-    targets: str | PredictionLike,
-    seed: SeedLike,
+    annotations: Any, counts: LabelCounts, targets: str | PredictionLike, seed: SeedLike,
     pointwise: list[str],
-) -> tuple[str, FloatArray | None, pd.DataFrame | None]:
+) -> tuple[str, FloatArray | None, pd.DataFrame | None]:  # fmt: skip
     """(name, (N, K) targets of the pointwise metrics in the counts' order, reliability table)."""
     if isinstance(targets, str):
         check_option("evaluate", "targets", targets, TARGETS)
@@ -163,17 +150,11 @@ def _resolve_metrics(metrics: Sequence[str] | str | None, ordered: bool) -> list
 
 
 def evaluate(
-    annotations: Annotations | LabelCounts,
-    predictions: Mapping[str, PredictionLike],
-    *,
-    metrics: Sequence[str] | str | None = None,
-    prior: Any = DEFAULT_PRIOR,
-    bins: BinsLike = "auto",
-    seed: SeedLike = 0,
-    how: Literal["exact", "inner"] = "exact",
-    n_jobs: int | None = None,
-    targets: str | PredictionLike = "empirical",
-) -> Evaluation:
+    annotations: Annotations | LabelCounts, predictions: Mapping[str, PredictionLike], *,
+    metrics: Sequence[str] | str | None = None, prior: PriorLike = DEFAULT_PRIOR,
+    bins: BinsLike = "auto", seed: SeedLike = 0, how: Literal["exact", "inner"] = "exact",
+    n_jobs: int | None = None, targets: str | PredictionLike = "empirical",
+) -> Evaluation:  # fmt: skip
     r"""Score several models against annotated label distributions.
 
     Parameters
@@ -222,20 +203,10 @@ def evaluate(
         your own soft targets, aligned like a model's predictions. Expected and
         debiased metrics model the counts themselves and ignore it.
 
-    Returns
-    -------
-    Evaluation
-
-    Raises
-    ------
-    DataError
-        Predictions that do not match the annotated items or labels; items
-        without annotations when an empirical (pointwise) metric is asked
-        for (their empirical distribution is undefined).
-    ValueError
-        Unknown, repeated or unsuitable metrics (EMD on a nominal scale).
-    TypeError
-        ``predictions`` not a mapping of model names.
+    Returns an :class:`Evaluation`. Raises DataError for predictions that do not
+    match the annotated items or labels, or items without annotations under an
+    empirical metric; ValueError for unknown, repeated or unsuitable metrics (EMD
+    on a nominal scale); TypeError when ``predictions`` is not a mapping.
 
     Notes
     -----

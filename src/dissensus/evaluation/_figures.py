@@ -42,10 +42,6 @@ RELIABILITY_COLUMNS = ("competence", "accuracy", "mean_recall")
 _NAMED_ANNOTATORS = 40
 
 
-def _arrow(data: ReportData, metric: str) -> str:
-    return "↓" if data.lower_is_better(metric) else "↑"
-
-
 def count_bins(counts: npt.NDArray[np.int64], *, max_bars: int = 15) -> list[tuple[str, int]]:
     """Items per number of annotations: exact counts, or widening bins when there are many.
 
@@ -191,8 +187,8 @@ def _draw_by_bin(data: ReportData, metrics: list[str]) -> MplFigure:
             rows = sub[sub["model"] == model].set_index("bin")["mean"]
             y = np.array([float(rows.get(label, np.nan)) for label in bins])
             ax.plot(x, y, label=plot_text(model), clip_on=False, **series_style(i))
-        better = "lower" if data.lower_is_better(metric) else "higher"
-        ax.set_title(plot_text(f"{metric} ({_arrow(data, metric)} {better} is better)"), loc="left")
+        arrow, better = ("↓", "lower") if data.lower_is_better(metric) else ("↑", "higher")
+        ax.set_title(plot_text(f"{metric} ({arrow} {better} is better)"), loc="left")
         ax.set_xticks(x, ticks)
         ax.set_xlim(-0.3, len(bins) - 0.7)
         ax.grid(axis="y")
@@ -226,7 +222,7 @@ def _draw_forest(data: ReportData, metrics: list[str]) -> MplFigure:
                 markerfacecolor=style["color"] if bool(rows.loc[model, "best"]) else "white",
                 ecolor=INK, elinewidth=0.9, capsize=2.0,
             )  # fmt: skip
-        ax.set_title(plot_text(f"{metric} {_arrow(data, metric)}"), loc="left")
+        ax.set_title(plot_text(data.label(metric)), loc="left")
         ax.grid(axis="x")
         ax.tick_params(axis="y", length=0)
         ax.margins(x=0.15)

@@ -63,19 +63,11 @@ class Evaluation(_Tables):
     :class:`~dissensus.report.Document`), :meth:`to_html`, :meth:`to_markdown`
     or the files of :meth:`save`, with the options of :meth:`report_data`.
 
-    Attributes
-    ----------
-    models, metrics : list of str
-        In the order given.
-    values : ndarray of float64, shape (M, J, N), read-only
-        ``values[m, j, i]`` is metric ``m`` of model ``j`` on item ``i``.
-    counts : LabelCounts
-        The annotations the models were scored against (after alignment).
-    n_annotations : ndarray of int64, shape (N,)
-    bins : list of str
-        Labels of the annotation-count bins.
-    timings : dict of str to float
-        Seconds spent on alignment, metrics and each bootstrap.
+    Attributes: ``models`` and ``metrics`` (names, in the order given);
+    ``values``, the read-only (M, J, N) float64 scores (``values[m, j, i]``:
+    metric ``m`` of model ``j`` on item ``i``); ``counts``, the LabelCounts
+    scored against (after alignment); ``n_annotations`` (N,); ``bins``, the
+    annotation-count bin labels; ``timings``, seconds per stage and bootstrap.
     """
 
     def __repr__(self) -> str:
@@ -174,12 +166,9 @@ class Evaluation(_Tables):
         return table[columns].assign(classes=K, n_trials=int(n_trials), seed=int(seed))
 
     def verdict(
-        self,
-        *,
-        confidence_level: float = 0.95,
-        n_resamples: int = 1000,
+        self, *, confidence_level: float = 0.95, n_resamples: int = 1000,
         priors: Sequence[Any] = _PRIORS,
-    ) -> pd.DataFrame:
+    ) -> pd.DataFrame:  # fmt: skip
         """Which model is best: per family of metrics, per bin of annotations, per prior.
 
         The analysis behind the report's verdict and its plain reading, as one
@@ -207,35 +196,21 @@ class Evaluation(_Tables):
         return self._report_data(options, priors).verdict
 
     def report_data(
-        self,
-        *,
-        title: str = "Model evaluation",
-        confidence_level: float = 0.95,
-        n_resamples: int = 1000,
-        agreement_ci: bool = True,
-        priors: Sequence[Any] = _PRIORS,
+        self, *, title: str = "Model evaluation", confidence_level: float = 0.95,
+        n_resamples: int = 1000, agreement_ci: bool = True, priors: Sequence[Any] = _PRIORS,
         audit: bool = True,
-    ) -> ReportData:
+    ) -> ReportData:  # fmt: skip
         """The tables of the report, as a :class:`ReportData`.
 
-        Parameters
-        ----------
-        title : str, default "Model evaluation"
-        confidence_level : float, default 0.95
-        n_resamples : int, default 1000
-            Coverage and resamples of every interval (the resamples of :meth:`summary`).
-        agreement_ci : bool, default True
-            Bootstrap intervals for the agreement coefficients of the dataset
-            section too (:func:`dissensus.agreement.report`, one set of
-            resamples for every coefficient: about 5 s on a million items on
-            2 cores); ``False`` keeps the estimates and their standard errors.
-        priors : sequence, default ("uniform", "jeffreys", "empirical")
-            Priors the expected metrics are rescored under for the verdict's
-            robustness check (:meth:`prior_sensitivity`); each costs about
-            one more scoring of the expected metrics. ``()`` skips it.
-        audit : bool, default True
-            Add the appendix with the property audit of the metrics used
-            (:meth:`metric_audit`; computed once per process per metric and K).
+        ``confidence_level`` and ``n_resamples``: of every interval (the
+        resamples of :meth:`summary`). ``agreement_ci``: bootstrap intervals for
+        the agreement coefficients too (:func:`dissensus.agreement.report`, one
+        set of resamples for all: about 5 s on a million items on 2 cores;
+        ``False`` keeps the estimates and standard errors). ``priors``: rescored
+        for the verdict's robustness check (:meth:`prior_sensitivity`; each
+        costs about one more scoring of the expected metrics; ``()`` skips it).
+        ``audit``: add the appendix with the property audit of the metrics
+        (:meth:`metric_audit`, computed once per process per metric and K).
         """
         options: dict[str, Any] = {"confidence_level": confidence_level, "n_resamples": n_resamples}
         table = self._agreement(confidence_level, n_resamples, agreement_ci)
@@ -264,11 +239,7 @@ class Evaluation(_Tables):
         )  # fmt: skip
 
     def report(
-        self,
-        *,
-        figures: bool = True,
-        sections: Sequence[Section] = (),
-        **options: Any,
+        self, *, figures: bool = True, sections: Sequence[Section] = (), **options: Any
     ) -> Document:
         """The report as a :class:`~dissensus.report.Document`, ``sections`` appended.
 
@@ -316,18 +287,11 @@ class Evaluation(_Tables):
         return json.dumps(payload, indent=indent, allow_nan=False, ensure_ascii=False)
 
     def save(
-        self,
-        out_dir: str | Path,
-        *,
-        confidence_level: float = 0.95,
-        n_resamples: int = 1000,
-        agreement_ci: bool = True,
-        inputs: Sequence[str | Path] = (),
-        params: Mapping[str, Any] | None = None,
-        scores: bool = True,
-        report_sections: Sequence[Section] = (),
-        extra_files: Mapping[str, str] | None = None,
-    ) -> dict[str, Path]:
+        self, out_dir: str | Path, *, confidence_level: float = 0.95, n_resamples: int = 1000,
+        agreement_ci: bool = True, inputs: Sequence[str | Path] = (),
+        params: Mapping[str, Any] | None = None, scores: bool = True,
+        report_sections: Sequence[Section] = (), extra_files: Mapping[str, str] | None = None,
+    ) -> dict[str, Path]:  # fmt: skip
         """Write ``summary.csv``, ``rankings.csv``, ``scores.parquet``, ``report.html``, ``manifest.json``.
 
         One set (:class:`dissensus._atomic.AtomicFileSet`): every file goes to a

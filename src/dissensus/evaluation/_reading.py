@@ -1,10 +1,8 @@
-"""The plain-language reading of an evaluation report, read off its tables.
+"""The plain-language reading of an evaluation report (:meth:`ReportData.reading`).
 
-Who is best, and whether the lead is significant, is the verdict table's
-(:attr:`ReportData.verdict`); the sentences only say it. The rest is read
-off the reversals, per-bin means, metric agreement and prior-fit tables.
-"Significant" always means what the tables say (the interval of the paired
-difference excludes zero); nothing else is implied.
+Who is best, and whether the lead is significant, is the verdict table's; the
+sentences only say it. The rest is read off the reversals, per-bin means,
+metric agreement and prior-fit tables.
 """
 
 from __future__ import annotations
@@ -168,16 +166,13 @@ def _reversal_sentences(data: ReportData) -> list[str]:
 
 def _ahead_by_bin(data: ReportData, metric: str, a: str, b: str) -> dict[str, tuple[str, int]]:
     """Per bin: which of ``a``/``b`` has the better mean under ``metric`` ("" for a tie), and items."""
-    sub = data.by_bin[data.by_bin["metric"].astype(str) == metric]
     lower = data.lower_is_better(metric)
     out: dict[str, tuple[str, int]] = {}
-    for label in data.bins():
-        in_bin = sub[sub["bin"].astype(str) == label]
-        means = {str(m): float(v) for m, v in zip(in_bin["model"], in_bin["mean"], strict=True)}
+    for label, means, n_items in data.bin_means(metric):
         if a not in means or b not in means or not np.isfinite([means[a], means[b]]).all():
             continue
         ahead = a if (means[a] < means[b]) == lower else b
-        out[label] = ("" if means[a] == means[b] else ahead, int(in_bin["n_items"].max()))
+        out[label] = ("" if means[a] == means[b] else ahead, n_items)
     return out
 
 

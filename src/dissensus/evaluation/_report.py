@@ -1,12 +1,7 @@
 """The evaluation report as a document: its sections, tables and legends, in page order.
 
-:func:`build_document` lays out a :class:`ReportData`: the verdict first
-(best model per family of metrics, its robustness to the prior, where the
-families disagree), the plain reading, the dataset, the summary, results per
-number of annotations per item, the items behind the reversals, paired
-differences, rankings (reversals in an appendix), metric agreement and the
-metrics with their property audit. Each ``*_table`` function formats one
-table of the data; the rows a table flags are the ones its legend explains.
+:func:`build_document` lays out a :class:`ReportData`; each ``*_table`` function formats
+one of its tables, and the rows a table flags are the ones its legend explains.
 """
 
 from __future__ import annotations
@@ -67,11 +62,6 @@ _AUDIT_SYMBOL = {"holds": "✓", "violated": "✗", "not applicable": "–"}
 _SHADED = Span("shaded", "shaded")
 
 
-def _label(data: ReportData, metric: str) -> str:
-    """``metric ↓`` (lower is better) or ``metric ↑``."""
-    return f"{metric} {'↓' if data.lower_is_better(metric) else '↑'}"
-
-
 def _legend(*parts: str | Span) -> Paragraph:
     return Paragraph(*parts, style="legend")
 
@@ -128,7 +118,7 @@ def prior_table(data: ReportData) -> Table:
     cells = _lookup(rows, "metric", "prior")
     body: list[list[Cell | str]] = []
     for metric in pd.unique(rows["metric"]):
-        line: list[Cell | str] = [_label(data, str(metric))]
+        line: list[Cell | str] = [data.label(str(metric))]
         for prior in priors:
             r = cells[(str(metric), prior)]
             sig = not is_missing(r["significant"]) and bool(r["significant"])
@@ -170,10 +160,10 @@ def summary_table(data: ReportData) -> Table:
         return Cell(text.rstrip(), best=bool(row["best"]))
 
     if len(models) <= MAX_MODEL_COLUMNS:
-        rows = [[_label(data, m), *(cell(m, model) for model in models)] for m in metrics]
+        rows = [[data.label(m), *(cell(m, model) for model in models)] for m in metrics]
         return Table(["Metric", *models], rows, id="summary-table")
     rows = [[model, *(cell(m, model) for m in metrics)] for model in models]
-    return Table(["Model", *(_label(data, m) for m in metrics)], rows, id="summary-table")
+    return Table(["Model", *(data.label(m) for m in metrics)], rows, id="summary-table")
 
 
 def differences_table(data: ReportData, *, max_rows: int = MAX_ROWS) -> Table:
@@ -183,7 +173,7 @@ def differences_table(data: ReportData, *, max_rows: int = MAX_ROWS) -> Table:
         significant = excludes_zero(rec.ci_low, rec.ci_high)
         better = "" if is_missing(rec.better) else str(rec.better)
         ns = " (n.s.)" if better in {str(rec.model_a), str(rec.model_b)} and not significant else ""
-        rows.append([_label(data, str(rec.metric)), f"{rec.model_a} − {rec.model_b}",
+        rows.append([data.label(str(rec.metric)), f"{rec.model_a} − {rec.model_b}",
                      format_number(rec.diff), format_interval(rec.ci_low, rec.ci_high), better + ns])  # fmt: skip
         flags.append(significant)
     omitted = max(len(data.differences) - max_rows, 0)
@@ -193,19 +183,14 @@ def differences_table(data: ReportData, *, max_rows: int = MAX_ROWS) -> Table:
 
 def by_bin_table(data: ReportData, metric: str, *, id: str = "") -> Table:
     """One metric's mean per bin of annotations per item, models as columns, the best marked."""
-    sub = data.by_bin[data.by_bin["metric"].astype(str) == metric]
     rows: list[list[Cell | str]] = []
-    for label in data.bins():
-        in_bin = sub[sub["bin"].astype(str) == label]
-        if in_bin.empty:
-            continue
-        means = dict(zip(in_bin["model"].astype(str), in_bin["mean"].astype(float), strict=True))
+    for label, means, n_items in data.bin_means(metric):
         finite = [v for v in means.values() if np.isfinite(v)]
         best = (min(finite) if data.lower_is_better(metric) else max(finite)) if finite else np.nan
         values = [means.get(model, np.nan) for model in data.models]
         cells = [Cell(format_number(v), best=len(values) > 1 and v == best) for v in values]
-        rows.append([label, format_count(in_bin["n_items"].max()), *cells])
-    return Table(["Annotations", "Items", *data.models], rows, caption=_label(data, metric), id=id)
+        rows.append([label, format_count(n_items), *cells])
+    return Table(["Annotations", "Items", *data.models], rows, caption=data.label(metric), id=id)
 
 
 def _n_significant(reversals: pd.DataFrame) -> npt.NDArray[np.int64]:
@@ -235,7 +220,7 @@ def rankings_table(data: ReportData) -> Table:
             text = ("=" if bool(row["tied"]) else "") + format_count(row["rank"])
             line.append(Cell(text, best=row["rank"] == 1, flagged=(model, metric) in involved))
         rows.append(line)
-    return Table(["Model", *(_label(data, m) for m in metrics)], rows, id="rankings-table")
+    return Table(["Model", *(data.label(m) for m in metrics)], rows, id="rankings-table")
 
 
 def reversals_table(data: ReportData, *, max_rows: int = MAX_ROWS) -> Table:

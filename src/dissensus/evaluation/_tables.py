@@ -31,7 +31,7 @@ from dissensus._validation import (
     examples,
 )
 from dissensus.data import LabelCounts
-from dissensus.evaluation._data import REQUIRED_COLUMNS
+from dissensus.evaluation._data import OPTIONAL_COLUMNS, REQUIRED_COLUMNS
 from dissensus.metrics import Metric
 from dissensus.metrics.debiased import inverse_variance_mean, jackknife_variance
 from dissensus.posterior import PriorFitWarning, _prior_vector, dirichlet, marginal_log_likelihood
@@ -77,23 +77,12 @@ class _Tables:
     """State of an evaluation and its tables; :class:`Evaluation` adds the output."""
 
     def __init__(
-        self,
-        *,
-        scores_array: FloatArray,
-        counts: LabelCounts,
-        models: list[str],
-        metrics: list[Metric],
-        bin_codes: npt.NDArray[np.int64],
-        bin_labels: list[str],
-        prior: str,
-        seed: SeedLike,
-        n_annotators: int | None,
-        timings: dict[str, float],
-        predictions: FloatArray | None = None,
-        prior_value: Any = None,
-        targets: str = "empirical",
+        self, *, scores_array: FloatArray, counts: LabelCounts, models: list[str],
+        metrics: list[Metric], bin_codes: npt.NDArray[np.int64], bin_labels: list[str], prior: str,
+        seed: SeedLike, n_annotators: int | None, timings: dict[str, float],
+        predictions: FloatArray | None = None, prior_value: Any = None, targets: str = "empirical",
         annotator_reliability: pd.DataFrame | None = None,
-    ) -> None:
+    ) -> None:  # fmt: skip
         self.values, self.counts, self.models, self._metrics = scores_array, counts, models, metrics
         self.metrics, self.bins, self._bin_codes = [m.name for m in metrics], bin_labels, bin_codes
         self.prior, self.seed, self.n_annotators, self.timings = prior, seed, n_annotators, timings
@@ -139,10 +128,12 @@ class _Tables:
     def _interval(
         self, boot: FloatArray, point: FloatArray, confidence_level: float
     ) -> tuple[FloatArray, FloatArray]:
-        level = check_probability_level("Evaluation", "confidence_level", confidence_level)
+        confidence_level = check_probability_level(
+            "Evaluation", "confidence_level", confidence_level
+        )
         warn_few_items(self.values.shape[2], what="evaluation's bootstrap interval", stacklevel=4)
         with np.errstate(invalid="ignore"):  # inf - inf between infinite replicates
-            low, high = percentile_interval(boot, confidence_level=level)
+            low, high = percentile_interval(boot, confidence_level=confidence_level)
         bad = ~np.isfinite(point)
         return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
 
@@ -393,7 +384,8 @@ class _Tables:
         return out
 
     def prior_fit(
-        self, priors: Sequence[Any] = ("uniform", "jeffreys", "empirical")
+        self,
+        priors: Sequence[Any] = ("uniform", "jeffreys", "empirical"),
     ) -> pd.DataFrame:
         r"""How strongly each prior weighs against the annotations, and how well it fits them.
 
@@ -423,12 +415,9 @@ class _Tables:
         return FullFrame(rows, columns=["prior", "strength", "log_likelihood", "share_items_weak", "used"])  # fmt: skip
 
     def prior_sensitivity(
-        self,
-        priors: Sequence[Any] = ("uniform", "jeffreys", "empirical"),
-        *,
-        confidence_level: float = 0.95,
-        n_resamples: int = 1000,
-    ) -> pd.DataFrame:
+        self, priors: Sequence[Any] = ("uniform", "jeffreys", "empirical"), *,
+        confidence_level: float = 0.95, n_resamples: int = 1000,
+    ) -> pd.DataFrame:  # fmt: skip
         """The expected metrics' summary recomputed under other Dirichlet priors.
 
         Each expected metric is rescored on the same predictions under every
@@ -517,10 +506,8 @@ class _Tables:
         (under the evaluation's prior) or a model name (its prediction).
         Empty without reversals or kept predictions.
         """
-        columns = [
-            "reversal", "metric_1", "metric_2", "better_1", "better_2", "item",
-            "n_annotations", "weight", "series", "label", "value",
-        ]  # fmt: skip
+        named = OPTIONAL_COLUMNS["reversal_items"]
+        columns = [*named[:7], "weight", *named[7:]]
         rev = order_reversals(self._means, lower_is_better=self._lower)
         if rev.size == 0 or self.predictions is None or self._prior_value is None:
             return pd.DataFrame(columns=columns)
@@ -534,21 +521,15 @@ class _Tables:
         def edge(r: int) -> tuple[FloatArray, FloatArray, FloatArray]:
             """Model b's per-item edge over a under metric 1 and 2, and the item weights."""
             m1, m2, a, b = (int(v) for v in rev[r])
-            adv = oriented(m1, b) - oriented(m1, a)
-            adv2 = oriented(m2, b) - oriented(m2, a)
+            adv, adv2 = (oriented(m, b) - oriented(m, a) for m in (m1, m2))
             with np.errstate(invalid="ignore", over="ignore"):
-                z1 = np.sign(np.nanmean(adv)) * adv
-                z2 = np.sign(np.nanmean(adv2)) * adv2
-                z1 = z1 / np.nanstd(z1)
-                z2 = z2 / np.nanstd(z2)
-                w = np.nan_to_num(np.minimum(z1, z2), nan=-np.inf, posinf=np.inf)
-            return adv, adv2, w
+                z1, z2 = (np.sign(np.nanmean(x)) * x for x in (adv, adv2))
+                w = np.minimum(z1 / np.nanstd(z1), z2 / np.nanstd(z2))
+            return adv, adv2, np.nan_to_num(w, nan=-np.inf, posinf=np.inf)
 
         # one reversal at a time: a (reversals, items) block of edges would be
         # about 1 GB at a million items and ~100 reversals
-        strength = np.empty(len(rev))
-        for r in range(len(rev)):
-            strength[r] = np.sort(edge(r)[2])[::-1][:n_items].sum()
+        strength = np.array([np.sort(edge(r)[2])[::-1][:n_items].sum() for r in range(len(rev))])
         mixed = kinds[rev[:, 0]] != kinds[rev[:, 1]]
         ranking = np.lexsort((-np.nan_to_num(strength, neginf=-1e300), ~mixed))
         chosen: list[int] = []
@@ -574,14 +555,10 @@ class _Tables:
             top = top[np.isfinite(weight_r[top]) & (weight_r[top] > 0)]
             if top.size == 0:
                 continue
-            better = [
-                self.models[a] if np.nanmean(x) > 0 else self.models[b] for x in (adv_r, adv2_r)
-            ]
+            better = [self.models[a] if np.nanmean(x) > 0 else self.models[b] for x in (adv_r, adv2_r)]  # fmt: skip
             series = ["observed", "posterior mean", *self.models]
             # (series, items, K): shares, posterior mean and every model's prediction
-            blocks = np.stack(
-                [observed[top], posterior_mean[top], *(q[top] for q in self.predictions)]
-            )
+            blocks = np.stack([observed[top], posterior_mean[top], *(q[top] for q in self.predictions)])  # fmt: skip
             S_, T_ = len(series), top.size
             name = f"{self.models[a]} vs {self.models[b]}: {self.metrics[m1]} vs {self.metrics[m2]}"
             per_item = {
@@ -602,16 +579,10 @@ class _Tables:
 
     # -- tests -------------------------------------------------------------
     def compare(
-        self,
-        a: str,
-        b: str,
-        metric: str,
-        *,
-        test: Literal["wilcoxon", "bootstrap", "permutation"] = "wilcoxon",
-        n_resamples: int = 9999,
-        confidence_level: float = 0.95,
-        seed: SeedLike | Literal["default"] = "default",
-    ) -> PairedTestResult:
+        self, a: str, b: str, metric: str, *,
+        test: Literal["wilcoxon", "bootstrap", "permutation"] = "wilcoxon", n_resamples: int = 9999,
+        confidence_level: float = 0.95, seed: SeedLike | Literal["default"] = "default",
+    ) -> PairedTestResult:  # fmt: skip
         """Paired test of model ``a`` against model ``b`` under one metric, over the items.
 
         ``test``: :func:`~dissensus.stats.wilcoxon_test` (scipy's signed-rank
@@ -629,19 +600,17 @@ class _Tables:
         if test == "wilcoxon":
             return wilcoxon_test(x, y)
         if test == "bootstrap":
-            level = confidence_level
-            return bootstrap_test(x, y, n_resamples=n_resamples, confidence_level=level, seed=rng_seed)  # fmt: skip
+            return bootstrap_test(
+                x, y, n_resamples=n_resamples, confidence_level=confidence_level, seed=rng_seed
+            )
         return permutation_test(x, y, n_resamples=n_resamples, seed=rng_seed)
 
     def pairwise_tests(
-        self,
-        metric: str | None = None,
-        *,
+        self, metric: str | None = None, *,
         test: Literal["wilcoxon", "bootstrap", "permutation"] = "wilcoxon",
-        correction: Literal["holm", "bonferroni"] | None = "holm",
-        significance: float = 0.05,
+        correction: Literal["holm", "bonferroni"] | None = "holm", significance: float = 0.05,
         n_resamples: int = 9999,
-    ) -> pd.DataFrame:
+    ) -> pd.DataFrame:  # fmt: skip
         """Paired tests (:meth:`compare`) between every two models, with a multiplicity correction.
 
         ``metric``: one metric (default all); ``correction`` is applied within

@@ -50,12 +50,9 @@ def difference(
 
 
 def _family(
-    base: dict[str, Any],
-    leads: Mapping[str, tuple[list[str], bool | None]],
-    models: list[str],
-    *,
+    base: dict[str, Any], leads: Mapping[str, tuple[list[str], bool | None]], models: list[str], *,
     tested: bool = True,
-) -> dict[str, Any]:
+) -> dict[str, Any]:  # fmt: skip
     """The family row from each metric's (best models, lead significant or None)."""
     wins = dict.fromkeys(models, 0)
     for best, _ in leads.values():
@@ -76,7 +73,7 @@ def verdict_table(data: ReportData) -> pd.DataFrame:
     """The verdict (module docstring) of a report's tables."""
     models, metrics, bins = data.models, data.metrics, data.bins()
     prior = str(data.dataset["prior"])
-    summary, differences, by_bin = data.summary, data.differences, data.by_bin
+    summary, differences = data.summary, data.differences
     kinds, lower = {m: data.kind(m) for m in metrics}, {m: data.lower_is_better(m) for m in metrics}
     families = data.families()
     rows: list[dict[str, Any]] = []
@@ -100,16 +97,16 @@ def verdict_table(data: ReportData) -> pd.DataFrame:
         )  # fmt: skip
     for family, names in families.items():
         rows.append(_family({**overall, "family": family}, {m: leads[m] for m in names}, models))
-    table = by_bin.assign(_bin=by_bin["bin"].astype(str), _metric=by_bin["metric"].astype(str))
+    per_bin = {m: {label: means for label, means, _ in data.bin_means(m)} for m in metrics}
     for family, names in families.items():
         for label in bins:
-            in_bin = table[table["_bin"] == label]
             firsts: dict[str, tuple[list[str], bool | None]] = {}
             for metric in names:
-                sub = in_bin[(in_bin["_metric"] == metric) & in_bin["mean"].notna()]
-                means = sub["mean"].to_numpy(dtype=float)
-                pick = int(means.argmin() if lower[metric] else means.argmax()) if len(sub) else 0
-                firsts[metric] = ([str(sub["model"].iloc[pick])] if len(sub) else [], None)
+                means = {k: v for k, v in per_bin[metric].get(label, {}).items() if not np.isnan(v)}
+                pick = (
+                    (min if lower[metric] else max)(means, key=means.__getitem__) if means else None
+                )
+                firsts[metric] = ([pick] if pick is not None else [], None)
             base = {"scope": "bin", "prior": prior, "bin": label, "family": family}
             rows.append(_family(base, firsts, models, tested=False))
     sens = data.prior_sensitivity if data.prior_sensitivity is not None else pd.DataFrame()
@@ -129,5 +126,5 @@ def verdict_table(data: ReportData) -> pd.DataFrame:
             )  # fmt: skip
         rows.append(_family(base, firsts, models))
     types = dict.fromkeys(("n_best", "wins", "n_metrics", "n_won", "n_significant"), "Int64")
-    types |= {"significant": "boolean", "lead": np.float64, "ci_low": np.float64, "ci_high": np.float64}  # fmt: skip
+    types |= {"significant": "boolean", "lead": "float64", "ci_low": "float64", "ci_high": "float64"}  # fmt: skip
     return pd.DataFrame(rows, columns=list(VERDICT_COLUMNS)).astype(types)

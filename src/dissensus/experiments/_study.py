@@ -113,8 +113,7 @@ class ExperimentResult:
 
     def test_items_by_bin(self) -> pd.DataFrame:
         """``bin, n_items``: test items per annotation-count bin (the evaluation's bins)."""
-        ev = self.evaluation
-        codes, labels = annotation_bins(ev.n_annotations, "auto")
+        codes, labels = annotation_bins(self.evaluation.n_annotations, "auto")
         size = np.bincount(codes, minlength=len(labels))
         return pd.DataFrame({"bin": labels, "n_items": size.astype(np.int64)})
 
@@ -162,12 +161,9 @@ class ExperimentResult:
         timings. All the files are one set: written together, each in the
         manifest. Returns file role -> path.
         """
-        return self.evaluation.save(
-            out_dir,
-            n_resamples=n_resamples,
-            report_sections=[_training_section(self)],
-            extra_files={"experiment.json": self.to_json() + "\n"},
-        )
+        extra = {"experiment.json": self.to_json() + "\n"}
+        sections = [_training_section(self)]
+        return self.evaluation.save(out_dir, n_resamples=n_resamples, report_sections=sections, extra_files=extra)  # fmt: skip
 
 
 def _json_default(value: Any) -> Any:
@@ -181,9 +177,8 @@ def _json_default(value: Any) -> Any:
 def _params(est: Any) -> dict[str, Any]:
     """An estimator's parameters, JSON-ready (a nested estimator as its repr)."""
     plain: tuple[type, ...] = (int, float, str, bool, tuple, list, type(None))
-    return {
-        k: v if isinstance(v, plain) else repr(v) for k, v in est.get_params(deep=False).items()
-    }
+    params = est.get_params(deep=False).items()
+    return {k: v if isinstance(v, plain) else repr(v) for k, v in params}
 
 
 def _training_section(result: ExperimentResult) -> Section:
@@ -223,16 +218,10 @@ def _training_section(result: ExperimentResult) -> Section:
 
 
 def run_experiment(
-    dataset: Dataset,
-    *,
-    models: Sequence[str] = DEFAULT_MODELS,
-    test_size: float = 0.3,
-    seed: int = 0,
-    featurizer: TextFeatures | None = None,
-    C: float = 1.0,
-    max_iter: int = 200,
+    dataset: Dataset, *, models: Sequence[str] = DEFAULT_MODELS, test_size: float = 0.3,
+    seed: int = 0, featurizer: TextFeatures | None = None, C: float = 1.0, max_iter: int = 200,
     progress: Progress | None = None,
-) -> ExperimentResult:
+) -> ExperimentResult:  # fmt: skip
     """Train the soft-label models on the training items, evaluate them on the test items.
 
     ``dataset``: annotations and item texts (:mod:`dissensus.datasets`);
@@ -251,12 +240,8 @@ def run_experiment(
     """
     say: Progress = progress if progress is not None else (lambda _text: None)
     codes = list(models)
-    unknown = [m for m in codes if m not in MODELS]
-    if unknown or not codes or len(set(codes)) != len(codes):
-        msg = (
-            f"The 'models' parameter of run_experiment must list distinct codes from "
-            f"{', '.join(MODELS)}; got {examples(codes)}."
-        )
+    if not codes or len(set(codes)) != len(codes) or not set(codes) <= set(MODELS):
+        msg = f"The 'models' parameter of run_experiment must list distinct codes from {', '.join(MODELS)}; got {examples(codes)}."  # fmt: skip
         raise ValueError(msg)
     ordinal_only = [m for m in codes if m in _ORDINAL_MODELS]
     if ordinal_only and not dataset.annotations.scale.ordered:
@@ -270,11 +255,9 @@ def run_experiment(
     t = time.perf_counter()
     counts: LabelCounts = dataset.annotations.counts()
     train, test = _split_positions(counts.n, test_size=test_size, seed=seed)
-    items = dataset.items
     feat = featurizer if featurizer is not None else TextFeatures(categorical=dataset.categorical)
     say(f"featurising {len(train):,} training items")
-    X_train = feat.fit_transform(items.iloc[train])
-    X_test = feat.transform(items.iloc[test])
+    X_train, X_test = feat.fit_transform(dataset.items.iloc[train]), feat.transform(dataset.items.iloc[test])  # fmt: skip
     y_train, y_test = counts.take(train), counts.take(test)
     timings["split and features"] = time.perf_counter() - t
 
@@ -313,11 +296,4 @@ def run_experiment(
         "evaluation": {"prior": ev.prior, "metrics": ev.metrics},
         "python": platform.python_version(),
     }  # fmt: skip
-    return ExperimentResult(
-        evaluation=ev,
-        dataset=dataset.name,
-        train_items=counts.items[train],
-        test_items=counts.items[test],
-        settings=settings,
-        timings=timings,
-    )
+    return ExperimentResult(ev, dataset.name, counts.items[train], counts.items[test], settings, timings)  # fmt: skip

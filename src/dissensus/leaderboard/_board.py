@@ -16,7 +16,7 @@ import pandas as pd
 from dissensus._atomic import AtomicFileSet
 from dissensus.data import Annotations, LabelCounts
 from dissensus.evaluation import Evaluation, PredictionLike, evaluate
-from dissensus.posterior import DEFAULT_PRIOR
+from dissensus.posterior import DEFAULT_PRIOR, PriorLike
 from dissensus.report import (
     Cell,
     Document,
@@ -68,21 +68,13 @@ def _adjacent(
 class Leaderboard:
     """Leaderboards of one or several datasets under several metrics.
 
-    Attributes
-    ----------
-    scores : DataFrame
-        ``dataset, team, metric, mean, rank``, one row per dataset, team and metric.
-    rerank : DataFrame
-        Rizzi et al. (2024)'s Table 2: ``dataset`` and the columns of
-        :meth:`dissensus.Evaluation.metric_agreement` (share of teams whose
-        rank differs, mean and population sd of the absolute rank change,
-        Kendall's tau), per dataset and, with several datasets, averaged
-        (``dataset == "average"``, as the paper reports it).
-    adjacent : DataFrame
-        Top-to-bottom significance: ``dataset, metric, rank, team,
-        next_team, mean_difference, wilcoxon_p, bootstrap_p`` (Wilcoxon
-        signed-rank over items, as the paper, and a paired bootstrap).
-    datasets, metrics : list of str
+    ``scores``: ``dataset, team, metric, mean, rank``, a row per dataset, team
+    and metric. ``rerank``: Rizzi et al. (2024)'s Table 2, ``dataset`` and the
+    columns of :meth:`dissensus.Evaluation.metric_agreement`, per dataset and,
+    with several, averaged (``dataset == "average"``, as the paper reports it).
+    ``adjacent``: top-to-bottom significance, ``dataset, metric, rank, team,
+    next_team, mean_difference, wilcoxon_p, bootstrap_p`` (Wilcoxon signed-rank
+    over items, as the paper, and a paired bootstrap).
     """
 
     scores: pd.DataFrame
@@ -158,12 +150,9 @@ class Leaderboard:
         return to_html(self.document())
 
     def save(
-        self,
-        out_dir: str | Path,
-        *,
-        inputs: Sequence[str | Path] = (),
+        self, out_dir: str | Path, *, inputs: Sequence[str | Path] = (),
         params: Mapping[str, Any] | None = None,
-    ) -> dict[str, Path]:
+    ) -> dict[str, Path]:  # fmt: skip
         """Write ``leaderboard.md``, ``leaderboard.html`` and the three tables as CSV, as one set.
 
         The files and a ``manifest.json`` (``params``, each file's SHA-256)
@@ -180,15 +169,10 @@ class Leaderboard:
 
 
 def leaderboard(
-    gold: Annotations | LabelCounts,
-    submissions: Mapping[str, PredictionLike],
-    *,
-    metrics: Sequence[str] | None = None,
-    dataset: str = "dataset",
-    prior: Any = DEFAULT_PRIOR,
-    n_resamples: int = 1000,
-    seed: int = 0,
-) -> Leaderboard:
+    gold: Annotations | LabelCounts, submissions: Mapping[str, PredictionLike], *,
+    metrics: Sequence[str] | None = None, dataset: str = "dataset",
+    prior: PriorLike = DEFAULT_PRIOR, n_resamples: int = 1000, seed: int = 0,
+) -> Leaderboard:  # fmt: skip
     r"""Rank the teams of a shared task under several metrics and measure how the ranks move.
 
     Parameters
@@ -206,9 +190,7 @@ def leaderboard(
     n_resamples, seed : int, default 1000 and 0
         Resamples and seed of the paired bootstrap between adjacent teams.
 
-    Returns
-    -------
-    Leaderboard
+    Returns a :class:`Leaderboard`.
 
     Notes
     -----
@@ -224,6 +206,11 @@ def leaderboard(
     >>> lb = leaderboard(counts, subs, metrics=["manhattan", "euclidean"], n_resamples=200)
     >>> lb.ranks()["manhattan"].to_dict()
     {'A': 1.0, 'B': 2.0}
+
+    References
+    ----------
+    Rizzi, Leonardelli, Poesio, Uma, Pavlovic, Paun, Rosso and Fersini (2024). Soft metrics
+    for evaluation with disagreements: an assessment. NLPerspectives at LREC-COLING 2024.
     """
     names = list(metrics) if metrics is not None else list(DEFAULT_METRICS)
     ev = evaluate(gold, submissions, metrics=names, prior=prior, seed=seed)

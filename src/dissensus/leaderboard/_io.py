@@ -36,16 +36,8 @@ def read_submission(path: str | Path) -> PredictionLike:
     ``*_results.tsv`` (``hard<TAB>p_0<TAB>p_1``, rows in the order of the gold
     file, returned as an array) are recognised from their first line; any
     other file is read as a wide table (an ``item`` column and one column per
-    label) by :func:`dissensus.data.read_predictions`.
-
-    Parameters
-    ----------
-    path : str or Path
-
-    Returns
-    -------
-    Predictions or ndarray
-        An (N, K) array for 2023 files, which carry no item ids.
+    label) by :func:`dissensus.data.read_predictions`. Returns Predictions, or
+    an (N, K) array for 2023 files, which carry no item ids.
     """
     p = Path(path)
     if not p.is_file():

@@ -81,13 +81,9 @@ def new_figure(width: float, height: float) -> MplFigure:
 
 
 def panels(
-    n: int,
-    *,
-    max_cols: int,
-    size: tuple[float, float],
-    pad: tuple[float, float] = (0.0, 0.0),
+    n: int, *, max_cols: int, size: tuple[float, float], pad: tuple[float, float] = (0.0, 0.0),
     **subplots: Any,
-) -> tuple[MplFigure, list[Axes]]:
+) -> tuple[MplFigure, list[Axes]]:  # fmt: skip
     """A figure with ``n`` panels of ``size`` inches, ``max_cols`` per row; extra axes hidden."""
     n_cols = min(n, max_cols)
     n_rows = -(-n // n_cols)

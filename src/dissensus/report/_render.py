@@ -141,8 +141,8 @@ def _omitted(table: Table) -> str:
 
 def _html(block: Block, depth: int, numbers: dict[str, int]) -> list[str]:
     if isinstance(block, Section):
-        level = min(depth + 2, 6)
-        out = [f"<section{_attr('id', block.id)}>", f"<h{level}>{_esc(block.title)}</h{level}>"]
+        h = min(depth + 2, 6)
+        out = [f"<section{_attr('id', block.id)}>", f"<h{h}>{_esc(block.title)}</h{h}>"]
         for child in block.blocks:
             out += _html(child, depth + 1, numbers)
         return [*out, "</section>"]
