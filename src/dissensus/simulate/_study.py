@@ -411,16 +411,10 @@ def _resolve(metrics: Sequence[str], *, debiased: bool = False) -> list[str]:
     for name in names:
         met = get_metric(name)
         if met.kind != "pointwise" or met.expected is None or met.unary:
-            msg = (
-                f"The 'metrics' parameter of study takes pointwise metrics with an expected form "
-                f"(e.g. 'emd', scored as 'emd' and 'E[emd]'); {name!r} is not one."
-            )
+            msg = f"The 'metrics' parameter of study takes pointwise metrics with an expected form (e.g. 'emd', scored as 'emd' and 'E[emd]'); {name!r} is not one."
             raise ValueError(msg)
         if debiased and met.debiased is None:
-            msg = (
-                f"study(debiased=True) needs metrics with a debiased form; {name!r} has none "
-                "(see dissensus.metrics.debiased.DEBIASED_METRICS)."
-            )
+            msg = f"study(debiased=True) needs metrics with a debiased form; {name!r} has none (see dissensus.metrics.debiased.DEBIASED_METRICS)."
             raise ValueError(msg)
     return names
 

@@ -10,6 +10,7 @@ annotations, in the long shape :func:`dic` takes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -40,19 +41,12 @@ def subset_items(annotations: Annotations, keep: npt.ArrayLike) -> Annotations:
     if mask.shape != (annotations.n_items,):
         msg = f"`keep` must be a boolean array with one entry per item ({annotations.n_items}); got shape {mask.shape}."
         raise ValueError(msg)
-    new_code = np.cumsum(mask) - 1
-    rows = mask[annotations.item_codes]
-    return Annotations(
-        item_codes=new_code[annotations.item_codes[rows]].astype(np.int64),
-        label_codes=annotations.label_codes[rows],
-        annotator_codes=None
-        if annotations.annotator_codes is None
-        else annotations.annotator_codes[rows],
-        items=annotations.items[mask],
-        annotators=annotations.annotators,
-        scale=annotations.scale,
-        meta=None if annotations.meta is None else annotations.meta[mask],
-    )
+    new_code, rows = np.cumsum(mask) - 1, mask[annotations.item_codes]
+    codes, meta = annotations.annotator_codes, annotations.meta
+    return replace(annotations, item_codes=new_code[annotations.item_codes[rows]].astype(np.int64),
+                   label_codes=annotations.label_codes[rows], items=annotations.items[mask],
+                   annotator_codes=None if codes is None else codes[rows],
+                   meta=None if meta is None else meta[mask])  # fmt: skip
 
 
 def split_items(
@@ -98,10 +92,7 @@ def _annotator_positions(
 ) -> IntArray:
     """Each annotator of ``target`` in ``source``'s annotator index (-1 if absent), by id; one scale."""
     if list(source.scale.labels) != list(target.scale.labels):
-        msg = (
-            f"`{name}` of {func} has the scale {examples(list(source.scale.labels), 10)}, "
-            f"the evaluation annotations {examples(list(target.scale.labels), 10)}; use one scale."
-        )
+        msg = f"`{name}` of {func} has the scale {examples(list(source.scale.labels), 10)}, the evaluation annotations {examples(list(target.scale.labels), 10)}; use one scale."
         raise DataError(msg)
     return source._require_annotators(func)[1].get_indexer(target._require_annotators(func)[1])
 
@@ -188,10 +179,7 @@ def _texts(annotations: Annotations, text: pd.Series | str | Sequence[str], func
     cols = [text] if isinstance(text, str) else list(text)
     if annotations.meta is None or any(c not in annotations.meta.columns for c in cols):
         have = [] if annotations.meta is None else list(annotations.meta.columns)
-        msg = (
-            f"`text` of {func} names item columns {cols!r}, but the annotations keep "
-            f"{have!r}; load them with meta=[...] or pass a Series of texts indexed by item id."
-        )
+        msg = f"`text` of {func} names item columns {cols!r}, but the annotations keep {have!r}; load them with meta=[...] or pass a Series of texts indexed by item id."
         raise DataError(msg)
     # a missing text is an empty text (pandas keeps NaN through astype(str))
     parts = annotations.meta[cols].fillna("").astype(str)
@@ -261,11 +249,7 @@ def itl_bias_baseline(
     tr_has = np.bincount(tr_codes, minlength=len(tr_names)) > 0
     bad = [te_names[c] for c in np.unique(te_codes) if te_pos[c] < 0 or not tr_has[te_pos[c]]]
     if bad:
-        msg = (
-            f"{len(bad)} annotators of `test` have no training labels ({examples(bad)}); a "
-            "per-annotator model cannot predict them. Split by item so that every annotator "
-            "keeps training labels, or drop them."
-        )
+        msg = f"{len(bad)} annotators of `test` have no training labels ({examples(bad)}); a per-annotator model cannot predict them. Split by item so that every annotator keeps training labels, or drop them."
         raise DataError(msg)
     K, R = train.scale.K, len(tr_names)
     vec = TfidfVectorizer(ngram_range=(1, 2), min_df=2, max_features=int(max_features),

@@ -431,10 +431,7 @@ def dic(
     check_option(func, "ci_method", ci_method, ("percentile", "basic"))
     tau = int(min_overlap)
     if callable(measure) and (soft or confidence_level is not None):
-        msg = (
-            "A callable measure works on label codes, so it has no soft form and no vectorised "
-            "bootstrap; pass soft=False and confidence_level=None, or use a built-in measure."
-        )
+        msg = "A callable measure works on label codes, so it has no soft form and no vectorised bootstrap; pass soft=False and confidence_level=None, or use a built-in measure."
         raise ValueError(msg)
     prep = _prepare(true, predicted, soft, func)
     R = len(prep.names)
