@@ -213,17 +213,17 @@ def _coverage(cov: pd.DataFrame | None) -> list[str]:
     g = cov[cov["bin"] == "all"]
     rows = [
         f"{prior} prior on its own family: "
-        + ", ".join(f"{format_percent(lv)} → {format_number(cv)}" for lv, cv in g2.set_index("level")["coverage"].items())
+        + ", ".join(f"{format_percent(lv)} → {format_number(cv)}" for lv, cv in g2.set_index("confidence_level")["coverage"].items())
         for (truth, prior), g2 in g.groupby(["truth", "prior"], sort=False)
         if truth == prior
     ]  # fmt: skip
     out = ["Posterior coverage where the prior generated the data: " + "; ".join(rows) + "."]
     out = out if rows else []
-    worst = g.assign(gap=g["coverage"] - g["level"]).sort_values("gap").head(3)
+    worst = g.assign(gap=g["coverage"] - g["confidence_level"]).sort_values("gap").head(3)
     out.append(
         "Largest under-coverage: "
         + "; ".join(
-            f"{r.prior} on {r.truth} at {format_percent(r.level)}: {format_number(r.coverage)}"
+            f"{r.prior} on {r.truth} at {format_percent(r.confidence_level)}: {format_number(r.coverage)}"
             for r in worst.itertuples()
         )
         + "."
@@ -421,7 +421,10 @@ def simulation_report(
     cw = None
     if cov is not None and not cov.empty:
         cw = cov.pivot_table(
-            index=["truth", "prior", "bin"], columns="level", values="coverage", sort=False
+            index=["truth", "prior", "bin"],
+            columns="confidence_level",
+            values="coverage",
+            sort=False,
         )
         cw.columns = [format_percent(c) for c in cw.columns]
     alloc_caption = (

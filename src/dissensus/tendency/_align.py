@@ -105,7 +105,7 @@ def _columns(
     return cols
 
 
-def _keys(items: Any, annotators: Any) -> pd.MultiIndex:
+def _keys(items: npt.ArrayLike, annotators: npt.ArrayLike) -> pd.MultiIndex:
     return pd.MultiIndex.from_arrays(
         [np.asarray(items, dtype=object), np.asarray(annotators, dtype=object)]
     )

@@ -11,7 +11,7 @@ penultimate-layer features :math:`F_{avg}` or attention maps
 from __future__ import annotations
 
 import inspect
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -161,7 +161,7 @@ def aligned_embeddings(
 
 
 def bae(
-    representations: Mapping[Any, npt.ArrayLike] | pd.DataFrame | npt.ArrayLike,
+    representations: Mapping[Hashable, npt.ArrayLike] | pd.DataFrame | npt.ArrayLike,
     true: Annotations,
     *,
     measure: MeasureArg = "cohen",

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -258,7 +257,7 @@ def itl_bias_baseline(
     X_te_items = vec.transform(_texts(test, text, func))
     y = train.label_codes
 
-    def shared_logp(fit_items: IntArray, X_pred: Any) -> FloatArray:
+    def shared_logp(fit_items: IntArray, X_pred: sparse.csr_matrix) -> FloatArray:
         rows = np.isin(train.item_codes, fit_items)
         # one-vs-rest liblinear on the sparse TF-IDF: seconds, where multinomial
         # lbfgs over K x vocabulary weights took minutes (ConvAbuse, 20k features)
@@ -276,7 +275,7 @@ def itl_bias_baseline(
         z_items[held] = shared_logp(np.flatnonzero(fold != f), X_tr_items[held])
     z_te_items = shared_logp(np.arange(train.n_items), X_te_items)
 
-    def design(z: FloatArray, a: IntArray) -> Any:
+    def design(z: FloatArray, a: IntArray) -> sparse.csr_matrix:
         n = a.size
         rows = np.repeat(np.arange(n), K + 1)
         cols = (a[:, None] * (K + 1) + np.arange(K + 1)[None, :]).ravel()
