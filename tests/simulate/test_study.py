@@ -128,16 +128,18 @@ class TestCoverage:
             replicates=30,
             truths=["uniform", "jeffreys"],
             priors=["uniform", "jeffreys"],
-            levels=[0.5, 0.9, 0.95],
+            confidence_levels=[0.5, 0.9, 0.95],
             seed=0,
         )
         own = cov[(cov["truth"] == cov["prior"]) & (cov["bin"] == "all")]
         assert len(own) == 6
-        z = (own["coverage"] - own["level"]) / own["se"]
+        z = (own["coverage"] - own["confidence_level"]) / own["standard_error"]
         assert (z.abs() < 4).all(), own
 
     def test_wrong_prior_undercovers(self):
-        cov = coverage(400, 5, replicates=5, truths=["skewed"], priors=["uniform"], levels=[0.9])
+        cov = coverage(
+            400, 5, replicates=5, truths=["skewed"], priors=["uniform"], confidence_levels=[0.9]
+        )
         assert float(cov[cov["bin"] == "all"]["coverage"].iloc[0]) < 0.6
 
     def test_matches_credible_interval(self):

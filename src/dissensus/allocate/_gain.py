@@ -98,10 +98,7 @@ def expected_gain(
     a = np.asarray(alpha, dtype=np.float64)
     Q = np.asarray(predictions, dtype=np.float64)
     if Q.ndim != 3 or Q.shape[1:] != a.shape or Q.shape[0] < 2:
-        msg = (
-            f"`predictions` must hold two or more (N, K) arrays shaped like `alpha` {a.shape}; "
-            f"got shape {Q.shape}."
-        )
+        msg = f"`predictions` must hold two or more (N, K) arrays shaped like `alpha` {a.shape}; got shape {Q.shape}."
         raise ValueError(msg)
     met = get_metric(metric)
     if met.unary:
@@ -133,10 +130,7 @@ def _aligned(counts: LabelCounts, predictions: Mapping[str, PredictionLike]) -> 
     """Each model's predictions as an array in the item order of ``counts``."""
     mapping: object = predictions
     if not isinstance(mapping, Mapping):
-        msg = (
-            "`predictions` must map model names to predictions, e.g. {'a': preds_a, 'b': preds_b}; "
-            f"got {type(mapping).__name__}."
-        )
+        msg = f"`predictions` must map model names to predictions, e.g. {{'a': preds_a, 'b': preds_b}}; got {type(mapping).__name__}."
         raise TypeError(msg)
     if len(predictions) < 2:
         msg = f"next_items compares models: give two or more predictions; got {examples(list(predictions))}."
@@ -165,20 +159,13 @@ def next_items(
 ) -> pd.DataFrame:
     r"""The items whose next annotation is expected to sharpen the model comparison most.
 
-    Parameters
-    ----------
-    counts : LabelCounts, Annotations or array_like of int, shape (N, K)
-        Current annotations.
-    predictions : mapping of str to Predictions, DataFrame or array_like
-        Two or more models' predictions, aligned by item id as in
-        :func:`dissensus.evaluation.evaluate` (an array: in the order of ``counts``).
-    metric : str, default "E[emd]"
-        The metric the models are compared by (see :func:`expected_gain`).
-    budget : int, default 100
-        How many items to return (one annotation each).
-    prior : see :func:`dissensus.posterior.dirichlet`, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
-    n_samples, seed : int, default 2000, 0
-        Monte Carlo draws and seed, for metrics without an expected form.
+    ``counts`` are the current annotations (LabelCounts, Annotations or an
+    (N, K) count array), ``predictions`` map two or more model names to
+    predictions aligned by item id as in :func:`dissensus.evaluation.evaluate`
+    (an array: in the order of ``counts``); ``metric``, ``n_samples`` and
+    ``seed`` are :func:`expected_gain`'s, ``prior`` that of
+    :func:`dissensus.posterior.dirichlet`; ``budget`` is how many items to
+    return (one annotation each).
 
     Returns
     -------
@@ -204,10 +191,7 @@ def next_items(
     values = _aligned(lc, predictions)
     b = int(budget)
     if isinstance(budget, bool) or b != budget or not 1 <= b <= lc.N:
-        msg = (
-            f"The 'budget' parameter of next_items must be an integer in 1 … {lc.N} (one annotation "
-            f"per item per round; call again once the labels are in). Got {budget!r}."
-        )
+        msg = f"The 'budget' parameter of next_items must be an integer in 1 … {lc.N} (one annotation per item per round; call again once the labels are in). Got {budget!r}."
         raise ValueError(msg)
     gain = expected_gain(dirichlet(lc, prior=prior), values, metric=metric, n_samples=n_samples,
                          seed=seed)  # fmt: skip

@@ -153,14 +153,10 @@ def plain_reading(
             )
         bins = [b for b in dict.fromkeys(rk["bin"]) if b != "all"]
         first = bins[0] if bins else "all"
-        verdicts = tables[best][tables[best]["bin"] == first].set_index(["truth", "metric"])
-        said: dict[str, list[str]] = {"better": [], "worse": []}
-        for key in dict.fromkeys(zip(rk["truth"], rk["metric"], strict=True)):
-            if key in verdicts.index and (r := verdicts.loc[key])["verdict"] in said:
-                said[r["verdict"]].append(
-                    f"{key[1]} on {key[0]} ({format_number(r['baseline'], digits=2)} → "
-                    f"{format_number(r['value'], digits=2)})"
-                )
+        keys = list(dict.fromkeys(zip(rk["truth"], rk["metric"], strict=True)))
+        v = tables[best][tables[best]["bin"] == first]  # in the rankings' order of truth, metric
+        v = v.iloc[np.argsort([keys.index(k) for k in zip(v["truth"], v["metric"], strict=True)])]
+        said = {verdict: _moves(v, verdict, at_bin=False) for verdict in ("better", "worse")}
         if said["better"]:
             out.append(
                 f"In the fewest-annotations bin ({first}), the expected form under {best} orders "
@@ -186,18 +182,22 @@ def plain_reading(
     return out
 
 
+def _moves(d: pd.DataFrame, verdict: str, *, at_bin: bool = True) -> list[str]:
+    """``metric on truth [at bin] (baseline → value)`` for the rows of ``d`` with ``verdict``."""
+    return [f"{r.metric} on {r.truth}{f' at {r.bin}' if at_bin else ''} "
+            f"({format_number(r.baseline, digits=2)} → {format_number(r.value, digits=2)})"
+            for r in d[d["verdict"] == verdict].itertuples()]  # fmt: skip
+
+
 def _symptom(res: StudyResult) -> list[str]:
     sc = res.scores
-    flat = sc[(sc["metric"] == "cross_entropy") & (sc["bin"] == "all")]
-    lines = []
-    for (fam, est), g in flat[flat["model"].isin(["uniform", "marginal"])].groupby(
-        ["truth", "estimator"], sort=False
-    ):
-        v = g.set_index("model")["estimate"]
-        if "uniform" in v and "marginal" in v and v["uniform"] < v["marginal"] - 5e-4:
-            lines.append(
-                f"{est} on {fam} ({format_number(v['uniform'])} < {format_number(v['marginal'])})"
-            )
+    ce = sc[(sc["metric"] == "cross_entropy") & (sc["bin"] == "all")]
+    v = ce.pivot_table(index=["truth", "estimator"], columns="model", values="estimate", sort=False)
+    if not {"uniform", "marginal"} <= set(v.columns):
+        return []
+    v = v[v["uniform"] < v["marginal"] - 5e-4]
+    lines = [f"{est} on {fam} ({format_number(u)} < {format_number(m)})"
+             for (fam, est), u, m in zip(v.index, v["uniform"], v["marginal"], strict=True)]  # fmt: skip
     if not lines:
         return []
     return [
@@ -213,20 +213,17 @@ def _coverage(cov: pd.DataFrame | None) -> list[str]:
     g = cov[cov["bin"] == "all"]
     rows = [
         f"{prior} prior on its own family: "
-        + ", ".join(f"{format_percent(lv)} → {format_number(cv)}" for lv, cv in g2.set_index("level")["coverage"].items())
+        + ", ".join(f"{format_percent(lv)} → {format_number(cv)}" for lv, cv in g2.set_index("confidence_level")["coverage"].items())
         for (truth, prior), g2 in g.groupby(["truth", "prior"], sort=False)
         if truth == prior
     ]  # fmt: skip
-    out = (
-        ["Posterior coverage where the prior generated the data: " + "; ".join(rows) + "."]
-        if rows
-        else []
-    )
-    worst = g.assign(gap=g["coverage"] - g["level"]).sort_values("gap").head(3)
+    out = ["Posterior coverage where the prior generated the data: " + "; ".join(rows) + "."]
+    out = out if rows else []
+    worst = g.assign(gap=g["coverage"] - g["confidence_level"]).sort_values("gap").head(3)
     out.append(
         "Largest under-coverage: "
         + "; ".join(
-            f"{r.prior} on {r.truth} at {format_percent(r.level)}: {format_number(r.coverage)}"
+            f"{r.prior} on {r.truth} at {format_percent(r.confidence_level)}: {format_number(r.coverage)}"
             for r in worst.itertuples()
         )
         + "."
@@ -300,11 +297,7 @@ def debiased_reading(res: StudyResult) -> list[str]:
         ("p_best_correct", "P(pick the truly best model)"),
     ):
         d = compare_forms(res, "debiased", column=column)
-        worse = [
-            f"{r.metric} on {r.truth} at {r.bin} ({format_number(r.baseline, digits=2)} → "
-            f"{format_number(r.value, digits=2)})"
-            for r in d[d["verdict"] == "worse"].itertuples()
-        ]
+        worse = _moves(d, "worse")
         out.append(
             f"{what}, debiased against empirical over {len(d)} (truth, metric, bin) cells: "
             f"better in {int((d['verdict'] == 'better').sum())}, worse in {len(worse)}."
@@ -428,7 +421,10 @@ def simulation_report(
     cw = None
     if cov is not None and not cov.empty:
         cw = cov.pivot_table(
-            index=["truth", "prior", "bin"], columns="level", values="coverage", sort=False
+            index=["truth", "prior", "bin"],
+            columns="confidence_level",
+            values="coverage",
+            sort=False,
         )
         cw.columns = [format_percent(c) for c in cw.columns]
     alloc_caption = (

@@ -411,16 +411,10 @@ def _resolve(metrics: Sequence[str], *, debiased: bool = False) -> list[str]:
     for name in names:
         met = get_metric(name)
         if met.kind != "pointwise" or met.expected is None or met.unary:
-            msg = (
-                f"The 'metrics' parameter of study takes pointwise metrics with an expected form "
-                f"(e.g. 'emd', scored as 'emd' and 'E[emd]'); {name!r} is not one."
-            )
+            msg = f"The 'metrics' parameter of study takes pointwise metrics with an expected form (e.g. 'emd', scored as 'emd' and 'E[emd]'); {name!r} is not one."
             raise ValueError(msg)
         if debiased and met.debiased is None:
-            msg = (
-                f"study(debiased=True) needs metrics with a debiased form; {name!r} has none "
-                "(see dissensus.metrics.debiased.DEBIASED_METRICS)."
-            )
+            msg = f"study(debiased=True) needs metrics with a debiased form; {name!r} has none (see dissensus.metrics.debiased.DEBIASED_METRICS)."
             raise ValueError(msg)
     return names
 
@@ -564,7 +558,7 @@ def coverage(
     replicates: int = 50,
     truths: Sequence[TruthLike] = ("uniform", "jeffreys", "mixture", "ordinal", "skewed"),
     priors: Sequence[str] = DEFAULT_PRIORS,
-    levels: Sequence[float] = (0.5, 0.9, 0.95),
+    confidence_levels: Sequence[float] = (0.5, 0.9, 0.95),
     bins: BinsLike = "auto",
     n_range: tuple[int, int] = (2, 1000),
     zipf_exponent: float = 2.0,
@@ -573,26 +567,27 @@ def coverage(
     r"""Coverage of the true class probabilities by the posterior credible intervals.
 
     Whether each :math:`\pi_{ik}` lies in the equal-tailed credible interval
-    of :func:`dissensus.posterior.credible_interval` at each of ``levels``,
+    of :func:`dissensus.posterior.credible_interval` at each of ``confidence_levels``,
     under each of ``priors``, per annotation-count bin: exactly when its
     posterior CDF value :math:`u = I_{\pi_{ik}}(\alpha_k, a_0 - \alpha_k)` is
     in :math:`[(1 - L)/2, (1 + L)/2]`, one regularised incomplete beta per
-    entry for every level. In the ``"uniform"`` and ``"jeffreys"`` truth
+    entry for every confidence level. In the ``"uniform"`` and ``"jeffreys"`` truth
     families the matching prior should cover at the nominal rate. The other
-    arguments are :func:`study`'s. Returns ``truth, prior, level, bin,
-    coverage, se, n_replicates``: the share of (item, class) pairs covered,
+    arguments are :func:`study`'s. Returns ``truth, prior, confidence_level,
+    bin, coverage, standard_error, n_replicates``: the share of (item, class) pairs covered,
     its mean over replicates and Monte Carlo standard error.
 
     Examples
     --------
-    >>> cov = coverage(300, 3, replicates=3, truths=["uniform"], priors=["uniform"], levels=[0.9])
+    >>> cov = coverage(300, 3, replicates=3, truths=["uniform"], priors=["uniform"],
+    ...               confidence_levels=[0.9])
     >>> sorted(cov.columns)
-    ['bin', 'coverage', 'level', 'n_replicates', 'prior', 'se', 'truth']
+    ['bin', 'confidence_level', 'coverage', 'n_replicates', 'prior', 'standard_error', 'truth']
     """
     N, K, R = _check_sizes("coverage", n_items, n_classes, replicates)
-    lv = np.asarray([float(v) for v in levels])
+    lv = np.asarray([float(v) for v in confidence_levels])
     if lv.size == 0 or np.any((lv <= 0) | (lv >= 1)):
-        msg = f"The 'levels' parameter of coverage must hold numbers in (0, 1). Got {levels!r}."
+        msg = f"The 'confidence_levels' parameter of coverage must hold numbers in (0, 1). Got {confidence_levels!r}."
         raise ValueError(msg)
     for p in priors:
         check_option("coverage", "priors", p, DEFAULT_PRIORS)
@@ -611,13 +606,15 @@ def coverage(
             hits.append(block.reshape(len(b.alphas), lv.size, b.reps, -1))
         mean, se, cnt = _se(np.concatenate(hits, axis=2), axis=2)  # (P, L, B)
         idx = pd.MultiIndex.from_product(
-            [list(priors), list(lv), b.labels], names=["prior", "level", "bin"]
+            [list(priors), list(lv), b.labels], names=["prior", "confidence_level", "bin"]
         ).to_frame(index=False)
         tname = truth if isinstance(truth, str) else "dirichlet"
-        frames.append(idx.assign(coverage=mean.ravel(), se=se.ravel(), n_replicates=cnt.ravel(),
-                                 truth=tname))  # fmt: skip
+        frames.append(idx.assign(coverage=mean.ravel(), standard_error=se.ravel(),
+                                 n_replicates=cnt.ravel(), truth=tname))  # fmt: skip
     out = pd.concat(frames, ignore_index=True)
-    return out[["truth", "prior", "level", "bin", "coverage", "se", "n_replicates"]]
+    return out[
+        ["truth", "prior", "confidence_level", "bin", "coverage", "standard_error", "n_replicates"]
+    ]
 
 
 STRATEGIES: tuple[str, ...] = ("expected_gain", "uniform", "random")

@@ -152,10 +152,7 @@ def draw_truth(
         return _dirichlet_rows(rng, np.broadcast_to(base, (N, K)).copy())
     a = np.asarray(truth, dtype=np.float64)
     if a.shape != (K,) or not np.all(np.isfinite(a) & (a > 0)):
-        msg = (
-            f"The 'truth' parameter of draw_truth must be one of {examples(TRUTH_FAMILIES, 9)} "
-            f"or {K} positive Dirichlet parameters. Got {truth!r}."
-        )
+        msg = f"The 'truth' parameter of draw_truth must be one of {examples(TRUTH_FAMILIES, 9)} or {K} positive Dirichlet parameters. Got {truth!r}."
         raise ValueError(msg)
     return _dirichlet_rows(rng, np.broadcast_to(a, (N, K)).copy())
 
@@ -291,10 +288,7 @@ def make_synthetic(
         return SyntheticData(lc, pi, family=family)
     A = int(n_annotators)
     if max(int(n.max()), 1) > A:
-        msg = (
-            f"The 'n_annotators' parameter must be at least the largest number of annotations "
-            f"per item ({int(n.max())}), so that each item has distinct annotators. Got {n_annotators!r}."
-        )
+        msg = f"The 'n_annotators' parameter must be at least the largest number of annotations per item ({int(n.max())}), so that each item has distinct annotators. Got {n_annotators!r}."
         raise ValueError(msg)
     if ordered:
         beta = rng.normal(0.0, float(bias_sd), size=A)

@@ -50,10 +50,7 @@ class AlignedPredictions:
 def check_annotations(value: object, name: str, func: str) -> None:
     """Refuse anything but :class:`Annotations` (label counts have no annotator ids)."""
     if not isinstance(value, Annotations):
-        msg = (
-            f"`{name}` of {func} must be Annotations with annotator ids (e.g. from "
-            f"read_annotations or Annotations.from_frame); got {type(value).__name__}."
-        )
+        msg = f"`{name}` of {func} must be Annotations with annotator ids (e.g. from read_annotations or Annotations.from_frame); got {type(value).__name__}."
         if is_dask(value):
             # annotator models compare every annotator over all items: they run in memory
             msg += (
@@ -82,11 +79,7 @@ def _encode(scale: Scale, labels: pd.Series, *, where: str) -> IntArray:
     off = np.flatnonzero(codes < 0)
     if off.size:
         kind = labels.index.name if labels.index.name in ("line", "row") else "row"
-        msg = (
-            f"{off.size} predicted labels in {where} are not on the scale "
-            f"{examples(list(scale.labels), 10)}: {examples(pd.unique(labels.iloc[off]))} at "
-            f"{kind} {labels.index[off[0]]!r}. Predict labels of the true annotations' scale."
-        )
+        msg = f"{off.size} predicted labels in {where} are not on the scale {examples(list(scale.labels), 10)}: {examples(pd.unique(labels.iloc[off]))} at {kind} {labels.index[off[0]]!r}. Predict labels of the true annotations' scale."
         raise DataError(msg)
     return codes
 
@@ -100,26 +93,19 @@ def _columns(
     """
     missing = [c for c in (item, annotator) if c not in frame.columns]
     if missing:
-        msg = (
-            f"{where} has no {missing[0]!r} column (columns: {examples(list(frame.columns), 12)}); "
-            f"name it with {missing[0]}=... ."
-        )
+        msg = f"{where} has no {missing[0]!r} column (columns: {examples(list(frame.columns), 12)}); name it with {missing[0]}=... ."
         raise DataError(msg)
     if label in frame.columns:
         return None
     names = {str(c): c for c in frame.columns}
     cols = [names.get(str(lab)) for lab in scale.labels]
     if any(c is None for c in cols):
-        msg = (
-            f"{where} needs a {label!r} column (predicted labels) or one probability column per "
-            f"label {examples([str(v) for v in scale.labels], 10)}; columns: "
-            f"{examples(list(frame.columns), 12)}."
-        )
+        msg = f"{where} needs a {label!r} column (predicted labels) or one probability column per label {examples([str(v) for v in scale.labels], 10)}; columns: {examples(list(frame.columns), 12)}."
         raise DataError(msg)
     return cols
 
 
-def _keys(items: Any, annotators: Any) -> pd.MultiIndex:
+def _keys(items: npt.ArrayLike, annotators: npt.ArrayLike) -> pd.MultiIndex:
     return pd.MultiIndex.from_arrays(
         [np.asarray(items, dtype=object), np.asarray(annotators, dtype=object)]
     )
@@ -165,10 +151,7 @@ def align_predictions(
     elif isinstance(given, pd.DataFrame):
         frame = given
     else:
-        msg = (
-            f"`predicted` of {func} must be Annotations or a long DataFrame (item, annotator, "
-            f"label or one probability column per label); got {type(predicted).__name__}."
-        )
+        msg = f"`predicted` of {func} must be Annotations or a long DataFrame (item, annotator, label or one probability column per label); got {type(predicted).__name__}."
         raise TypeError(msg)
     where = f"`predicted` of {func}"
     prob_cols = _columns(frame, scale, where, item=item, annotator=annotator, label=label)
@@ -185,31 +168,19 @@ def align_predictions(
         bad |= np.abs(q_all.sum(axis=1) - 1.0) > PROB_ATOL
         if bad.any():
             r = int(np.flatnonzero(bad)[0])
-            msg = (
-                f"{int(bad.sum())} predicted distributions are not probabilities (finite, "
-                f">= 0, summing to 1), e.g. row {frame.index[r]!r} (item "
-                f"{frame[item].iloc[r]!r}, annotator {frame[annotator].iloc[r]!r}): "
-                f"{np.round(q_all[r], 4).tolist()}. Rescale the rows."
-            )
+            msg = f"{int(bad.sum())} predicted distributions are not probabilities (finite, >= 0, summing to 1), e.g. row {frame.index[r]!r} (item {frame[item].iloc[r]!r}, annotator {frame[annotator].iloc[r]!r}): {np.round(q_all[r], 4).tolist()}. Rescale the rows."
             raise DataError(msg)
         hard = bool((np.isclose(q_all.max(axis=1), 1.0)).all())
     pkeys = _keys(frame[item], frame[annotator])
     if pkeys.has_duplicates:
         dup = pkeys[pkeys.duplicated()][0]
-        msg = (
-            f"`predicted` of {func} has {int(pkeys.duplicated().sum())} repeated (item, annotator) "
-            f"cells, e.g. {dup!r}; give one prediction per cell."
-        )
+        msg = f"`predicted` of {func} has {int(pkeys.duplicated().sum())} repeated (item, annotator) cells, e.g. {dup!r}; give one prediction per cell."
         raise DataError(msg)
     tkeys = _keys(true.items[true.item_codes], annotators[acodes])
     pos = pkeys.get_indexer(tkeys)
     if (pos < 0).any():
         miss = tkeys[pos < 0]
-        msg = (
-            f"{int((pos < 0).sum())} true (item, annotator) cells have no prediction in "
-            f"`predicted` of {func}, e.g. {examples(list(miss))}; predict every annotator on "
-            "every item they labelled (ids must match, including their type)."
-        )
+        msg = f"{int((pos < 0).sum())} true (item, annotator) cells have no prediction in `predicted` of {func}, e.g. {examples(list(miss))}; predict every annotator on every item they labelled (ids must match, including their type)."
         raise DataError(msg)
     n_unused = len(frame) - int(np.unique(pos).size)
     return AlignedPredictions(true=true, q=q_all[pos], hard=hard, n_unused=n_unused)

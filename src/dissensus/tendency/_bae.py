@@ -11,7 +11,7 @@ penultimate-layer features :math:`F_{avg}` or attention maps
 from __future__ import annotations
 
 import inspect
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,19 +83,13 @@ def _representations(representations: object, names: pd.Index) -> FloatArray:
     if isinstance(representations, Mapping):
         missing = [a for a in names if a not in representations]
         if missing:
-            msg = (
-                f"`representations` of bae has no vector for {len(missing)} annotators "
-                f"({examples(missing)}); give one per annotator of the annotations."
-            )
+            msg = f"`representations` of bae has no vector for {len(missing)} annotators ({examples(missing)}); give one per annotator of the annotations."
             raise DataError(msg)
         X = np.asarray([np.asarray(representations[a], dtype=np.float64).ravel() for a in names])
     else:
         X = np.asarray(representations, dtype=np.float64)
         if X.ndim != 2 or X.shape[0] != len(names):
-            msg = (
-                f"`representations` of bae must be (M annotators = {len(names)}, d) in the "
-                f"annotations' annotator order; got shape {X.shape}."
-            )
+            msg = f"`representations` of bae must be (M annotators = {len(names)}, d) in the annotations' annotator order; got shape {X.shape}."
             raise DataError(msg)
     if X.ndim != 2 or not np.isfinite(X).all():
         msg = "`representations` of bae must be finite vectors of one length."
@@ -166,7 +160,7 @@ def aligned_embeddings(
 
 
 def bae(
-    representations: Mapping[Any, npt.ArrayLike] | pd.DataFrame | npt.ArrayLike,
+    representations: Mapping[Hashable, npt.ArrayLike] | pd.DataFrame | npt.ArrayLike,
     true: Annotations,
     *,
     measure: MeasureArg = "cohen",

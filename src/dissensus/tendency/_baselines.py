@@ -10,7 +10,7 @@ annotations, in the long shape :func:`dic` takes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
@@ -40,19 +40,12 @@ def subset_items(annotations: Annotations, keep: npt.ArrayLike) -> Annotations:
     if mask.shape != (annotations.n_items,):
         msg = f"`keep` must be a boolean array with one entry per item ({annotations.n_items}); got shape {mask.shape}."
         raise ValueError(msg)
-    new_code = np.cumsum(mask) - 1
-    rows = mask[annotations.item_codes]
-    return Annotations(
-        item_codes=new_code[annotations.item_codes[rows]].astype(np.int64),
-        label_codes=annotations.label_codes[rows],
-        annotator_codes=None
-        if annotations.annotator_codes is None
-        else annotations.annotator_codes[rows],
-        items=annotations.items[mask],
-        annotators=annotations.annotators,
-        scale=annotations.scale,
-        meta=None if annotations.meta is None else annotations.meta[mask],
-    )
+    new_code, rows = np.cumsum(mask) - 1, mask[annotations.item_codes]
+    codes, meta = annotations.annotator_codes, annotations.meta
+    return replace(annotations, item_codes=new_code[annotations.item_codes[rows]].astype(np.int64),
+                   label_codes=annotations.label_codes[rows], items=annotations.items[mask],
+                   annotator_codes=None if codes is None else codes[rows],
+                   meta=None if meta is None else meta[mask])  # fmt: skip
 
 
 def split_items(
@@ -98,10 +91,7 @@ def _annotator_positions(
 ) -> IntArray:
     """Each annotator of ``target`` in ``source``'s annotator index (-1 if absent), by id; one scale."""
     if list(source.scale.labels) != list(target.scale.labels):
-        msg = (
-            f"`{name}` of {func} has the scale {examples(list(source.scale.labels), 10)}, "
-            f"the evaluation annotations {examples(list(target.scale.labels), 10)}; use one scale."
-        )
+        msg = f"`{name}` of {func} has the scale {examples(list(source.scale.labels), 10)}, the evaluation annotations {examples(list(target.scale.labels), 10)}; use one scale."
         raise DataError(msg)
     return source._require_annotators(func)[1].get_indexer(target._require_annotators(func)[1])
 
@@ -188,10 +178,7 @@ def _texts(annotations: Annotations, text: pd.Series | str | Sequence[str], func
     cols = [text] if isinstance(text, str) else list(text)
     if annotations.meta is None or any(c not in annotations.meta.columns for c in cols):
         have = [] if annotations.meta is None else list(annotations.meta.columns)
-        msg = (
-            f"`text` of {func} names item columns {cols!r}, but the annotations keep "
-            f"{have!r}; load them with meta=[...] or pass a Series of texts indexed by item id."
-        )
+        msg = f"`text` of {func} names item columns {cols!r}, but the annotations keep {have!r}; load them with meta=[...] or pass a Series of texts indexed by item id."
         raise DataError(msg)
     # a missing text is an empty text (pandas keeps NaN through astype(str))
     parts = annotations.meta[cols].fillna("").astype(str)
@@ -261,11 +248,7 @@ def itl_bias_baseline(
     tr_has = np.bincount(tr_codes, minlength=len(tr_names)) > 0
     bad = [te_names[c] for c in np.unique(te_codes) if te_pos[c] < 0 or not tr_has[te_pos[c]]]
     if bad:
-        msg = (
-            f"{len(bad)} annotators of `test` have no training labels ({examples(bad)}); a "
-            "per-annotator model cannot predict them. Split by item so that every annotator "
-            "keeps training labels, or drop them."
-        )
+        msg = f"{len(bad)} annotators of `test` have no training labels ({examples(bad)}); a per-annotator model cannot predict them. Split by item so that every annotator keeps training labels, or drop them."
         raise DataError(msg)
     K, R = train.scale.K, len(tr_names)
     vec = TfidfVectorizer(ngram_range=(1, 2), min_df=2, max_features=int(max_features),
@@ -274,7 +257,7 @@ def itl_bias_baseline(
     X_te_items = vec.transform(_texts(test, text, func))
     y = train.label_codes
 
-    def shared_logp(fit_items: IntArray, X_pred: Any) -> FloatArray:
+    def shared_logp(fit_items: IntArray, X_pred: sparse.csr_matrix) -> FloatArray:
         rows = np.isin(train.item_codes, fit_items)
         # one-vs-rest liblinear on the sparse TF-IDF: seconds, where multinomial
         # lbfgs over K x vocabulary weights took minutes (ConvAbuse, 20k features)
@@ -292,7 +275,7 @@ def itl_bias_baseline(
         z_items[held] = shared_logp(np.flatnonzero(fold != f), X_tr_items[held])
     z_te_items = shared_logp(np.arange(train.n_items), X_te_items)
 
-    def design(z: FloatArray, a: IntArray) -> Any:
+    def design(z: FloatArray, a: IntArray) -> sparse.csr_matrix:
         n = a.size
         rows = np.repeat(np.arange(n), K + 1)
         cols = (a[:, None] * (K + 1) + np.arange(K + 1)[None, :]).ravel()

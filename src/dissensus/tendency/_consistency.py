@@ -21,6 +21,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any, Literal
 
 import numpy as np
@@ -295,6 +296,7 @@ class _Prepared:
     overlap: IntArray
     acodes: IntArray
 
+    @cached_property
     def tables(self) -> tuple[FloatArray, FloatArray]:
         """Every pair's true and predicted table on all shared items, (pairs, K, K) each."""
         K, every, ones = self.scale.K, np.arange(self.pairs.n_pairs), np.ones(self.pairs.n_items)
@@ -306,7 +308,7 @@ class _Prepared:
         FloatArray, FloatArray
     ]:  # fmt: skip
         """Every pair's true and predicted coefficient (NaN where undefined)."""
-        Tt, Tp = self.tables()
+        Tt, Tp = self.tables
         return tuple(_values(T, measure, self.scale, weights=weights, level=level, func=func)
                      for T in (Tt, Tp))  # type: ignore[return-value]  # fmt: skip
 
@@ -429,10 +431,7 @@ def dic(
     check_option(func, "ci_method", ci_method, ("percentile", "basic"))
     tau = int(min_overlap)
     if callable(measure) and (soft or confidence_level is not None):
-        msg = (
-            "A callable measure works on label codes, so it has no soft form and no vectorised "
-            "bootstrap; pass soft=False and confidence_level=None, or use a built-in measure."
-        )
+        msg = "A callable measure works on label codes, so it has no soft form and no vectorised bootstrap; pass soft=False and confidence_level=None, or use a built-in measure."
         raise ValueError(msg)
     prep = _prepare(true, predicted, soft, func)
     R = len(prep.names)
@@ -616,7 +615,7 @@ def perturbation_curve(
     local = np.searchsorted(a_pairs, pairs.pair[inc])
     flat = (np.arange(V)[:, None] * a_pairs.size + local[None, :]) * K * K + cell
     Ta = np.bincount(flat.ravel(), minlength=V * a_pairs.size * K * K)
-    Tv = np.broadcast_to(prep.tables()[1], (V, pairs.n_pairs, K, K)).copy()
+    Tv = np.broadcast_to(prep.tables[1], (V, pairs.n_pairs, K, K)).copy()
     Tv[:, a_pairs] = Ta.reshape(V, a_pairs.size, K, K)
     vp = _values(
         Tv.astype(np.float64), measure, prep.scale, weights=weights, level=level, func=func
