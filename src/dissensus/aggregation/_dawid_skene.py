@@ -119,14 +119,9 @@ class DawidSkeneResult(AnnotatorModel):
         # A spammer answers the same whatever the truth: every row equals the mean row.
         spread = np.sqrt(((C - mean_row) ** 2).sum(axis=(1, 2)))
         perfect = np.sqrt(((np.eye(K) - 1.0 / K) ** 2).sum())
-        return pd.DataFrame(
-            {
-                "n_annotations": self.n_annotations,
-                "accuracy": diag @ rho,
-                "mean_recall": diag.mean(axis=1),
-                "spamminess": np.clip(1.0 - spread / perfect, 0.0, 1.0),
-            },
-            index=self.annotators,
+        spamminess = np.clip(1.0 - spread / perfect, 0.0, 1.0)
+        return self._per_annotator(
+            accuracy=diag @ rho, mean_recall=diag.mean(axis=1), spamminess=spamminess
         )
 
 

@@ -156,6 +156,14 @@ class EMRun:
             )
 
 
+def column_of_max(frame: pd.DataFrame) -> npt.NDArray[np.object_]:
+    """The column label of each row's maximum (the first on ties)."""
+    out: npt.NDArray[np.object_] = np.asarray(frame.columns, dtype=object)[
+        frame.to_numpy().argmax(1)
+    ]
+    return out
+
+
 def run_em(T: FloatArray, step: Step, d: Data, *, n_iter: int, tol: float) -> EMRun:
     """Iterate ``T, loglik = step(T)`` until no ``T`` moves by ``tol`` (or ``n_iter`` times).
 
@@ -206,9 +214,11 @@ class AnnotatorModel:
     @property
     def labels(self) -> pd.Series:
         """The most probable label of each item (the first on ties)."""
-        cols = np.asarray(self.posterior.columns, dtype=object)
-        best = cols[self.posterior.to_numpy().argmax(axis=1)]
-        return pd.Series(best, index=self.posterior.index, name="label")
+        return pd.Series(column_of_max(self.posterior), index=self.posterior.index, name="label")
+
+    def _per_annotator(self, **columns: npt.ArrayLike) -> pd.DataFrame:
+        """A reliability table: ``n_annotations`` and ``columns``, one row per annotator."""
+        return pd.DataFrame({"n_annotations": self.n_annotations, **columns}, index=self.annotators)
 
     @staticmethod
     def core(annotations: Annotations, d: Data, run: EMRun) -> dict[str, Any]:

@@ -38,6 +38,7 @@ from dissensus.aggregation._em import (
     Data,
     EMRun,
     check_number,
+    column_of_max,
     data_codes,
     log_normalize,
     run_em,
@@ -81,14 +82,8 @@ class MACEResult(AnnotatorModel):
         spams (the mode of :math:`\xi_a`): a spammer who always answers
         the same shows it here.
         """
-        cols = np.asarray(self.strategy.columns, dtype=object)
-        return pd.DataFrame(
-            {
-                "n_annotations": self.n_annotations,
-                "competence": self.competence.to_numpy(),
-                "spam_label": cols[self.strategy.to_numpy().argmax(axis=1)],
-            },
-            index=self.annotators,
+        return self._per_annotator(
+            competence=self.competence.to_numpy(), spam_label=column_of_max(self.strategy)
         )
 
 
