@@ -119,16 +119,11 @@ def _m_step(
         theta = np.stack([(n_know + smoothing) / total, (n_spam + smoothing) / total], axis=1)
         xi = (per_answer + smoothing) / (n_spam + d.K * smoothing)[:, None]
         return theta, xi
-    a, b = competence_prior
+    (a, b), psi = competence_prior, special.digamma
     # mean-field update: exp E[log p] under the Beta / Dirichlet posteriors
-    norm = special.digamma(n_know + n_spam + a + b)
-    theta = np.exp(
-        np.stack([special.digamma(n_know + a), special.digamma(n_spam + b)], 1) - norm[:, None]
-    )
-    xi = np.exp(
-        special.digamma(per_answer + strategy_prior)
-        - special.digamma(n_spam + d.K * strategy_prior)[:, None]
-    )
+    norm = psi(n_know + n_spam + a + b)
+    theta = np.exp(np.stack([psi(n_know + a), psi(n_spam + b)], 1) - norm[:, None])
+    xi = np.exp(psi(per_answer + strategy_prior) - psi(n_spam + d.K * strategy_prior)[:, None])
     return theta, xi
 
 

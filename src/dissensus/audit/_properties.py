@@ -122,10 +122,7 @@ class Subject:
         return out
 
     def targets(self, rng: np.random.Generator, n: int, K: int) -> FloatArray:
-        """Seeded targets: :func:`points`, or for an expected metric Dirichlet ``alpha``.
-
-        ``alpha = 1 + counts``, counts of 0 to 20 annotations over ``K`` classes.
-        """
+        """Seeded targets: :func:`points`, or ``alpha = 1 + counts`` (0 to 20 annotations)."""
         if not self.expected:
             return points(rng, n, K)
         return 1.0 + _compositions(rng, rng.choice(_EXPECTED_N, size=n).astype(np.float64), K)
