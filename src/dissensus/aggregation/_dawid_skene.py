@@ -11,10 +11,9 @@ sums to 1). With :math:`T_{ic} = P(z_i = c \mid \text{data})`:
   :math:`\pi^{(a)}_{cy} \propto s + \sum_{i:\,(a, y) \in i} T_{ic}`
   (``s`` the ``smoothing`` pseudo-count).
 
-Every step is a handful of :func:`numpy.bincount` calls over the long
-annotation arrays (one per class): no loop over items or annotators. The
-log-likelihood :math:`\sum_i \log Z_i` never decreases; EM stops when no
-posterior :math:`T_{ic}` moves by ``tol`` or more in an iteration.
+Every step is one :func:`numpy.bincount` per class over the annotations (no
+loop over items or annotators); the log-likelihood :math:`\sum_i \log Z_i`
+never decreases.
 
 **Ordinal variant.** Classes at the positions :math:`0..K-1` of the
 ordered labels; annotator :math:`a` perceives :math:`u = z_i + b_a +

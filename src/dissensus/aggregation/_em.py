@@ -191,10 +191,8 @@ class AnnotatorModel:
     posterior : pandas.DataFrame
         ``T[i, c]``, P(item ``i``'s true label is ``c``): rows items (in the
         order of the annotations), columns the scale's labels; rows sum to 1.
-    annotators : pandas.Index
-        Annotator ids, in the order of the per-annotator arrays.
-    n_annotations : ndarray of int64, shape (R,)
-        Annotations per annotator.
+    annotators, n_annotations : pandas.Index, ndarray of int64
+        Annotator ids (the order of the per-annotator arrays), annotations of each.
     scale : Scale
     log_likelihood : tuple of float
         Observed-data log-likelihood per annotation after each iteration.

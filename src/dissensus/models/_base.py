@@ -176,8 +176,7 @@ class SoftLabelModel(BaseEstimator):  # type: ignore[misc]
         name = f"{type(self).__name__}.fit"
         T = as_targets(Y, Xc.shape[0], n=n, n_classes=self.n_classes, estimator=name)
         self._fit(Xc, T)
-        self.n_features_in_ = Xc.shape[1]
-        self.n_classes_ = T.K
+        self.n_features_in_, self.n_classes_ = Xc.shape[1], T.K
         self.fit_time_ = time.perf_counter() - t0
         return self
 
