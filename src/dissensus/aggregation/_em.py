@@ -158,9 +158,8 @@ class EMRun:
 
 def column_of_max(frame: pd.DataFrame) -> npt.NDArray[np.object_]:
     """The column label of each row's maximum (the first on ties)."""
-    out: npt.NDArray[np.object_] = np.asarray(frame.columns, dtype=object)[
-        frame.to_numpy().argmax(1)
-    ]
+    columns = np.asarray(frame.columns, dtype=object)
+    out: npt.NDArray[np.object_] = columns[frame.to_numpy().argmax(axis=1)]
     return out
 
 
@@ -222,13 +221,7 @@ class AnnotatorModel:
     def core(annotations: Annotations, d: Data, run: EMRun) -> dict[str, Any]:
         """The shared fields of a result, from the annotations and the EM run."""
         labels = pd.Index(annotations.scale.labels, name="label")
-        return {
-            "posterior": pd.DataFrame(run.T, index=annotations.items, columns=labels),
-            "annotators": d.annotators,
-            "n_annotations": d.n_annotations,
-            "scale": annotations.scale,
-            "log_likelihood": run.history,
-            "n_iter": len(run.history),
-            "converged": run.converged,
-            "tol": run.tol,
-        }
+        return {"posterior": pd.DataFrame(run.T, index=annotations.items, columns=labels),
+                "annotators": d.annotators, "n_annotations": d.n_annotations,
+                "scale": annotations.scale, "log_likelihood": run.history,
+                "n_iter": len(run.history), "converged": run.converged, "tol": run.tol}  # fmt: skip

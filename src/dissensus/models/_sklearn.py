@@ -232,7 +232,6 @@ class TextFeatures(BaseEstimator):  # type: ignore[misc]
         if self.categorical:
             self.encoder_ = OneHotEncoder(handle_unknown="ignore", dtype=np.float64)
             self.encoder_.fit(self._categories(items))
-        self.n_features_out_ = int(self.transform(items.iloc[:1]).shape[1])
         return self
 
     def _categories(self, items: pd.DataFrame) -> pd.DataFrame:
