@@ -11,10 +11,9 @@ sums to 1). With :math:`T_{ic} = P(z_i = c \mid \text{data})`:
   :math:`\pi^{(a)}_{cy} \propto s + \sum_{i:\,(a, y) \in i} T_{ic}`
   (``s`` the ``smoothing`` pseudo-count).
 
-Every step is a handful of :func:`numpy.bincount` calls over the long
-annotation arrays (one per class): no loop over items or annotators. The
-log-likelihood :math:`\sum_i \log Z_i` never decreases; EM stops when no
-posterior :math:`T_{ic}` moves by ``tol`` or more in an iteration.
+Every step is one :func:`numpy.bincount` per class over the annotations (no
+loop over items or annotators); the log-likelihood :math:`\sum_i \log Z_i`
+never decreases.
 
 **Ordinal variant.** Classes at the positions :math:`0..K-1` of the
 ordered labels; annotator :math:`a` perceives :math:`u = z_i + b_a +
@@ -119,14 +118,9 @@ class DawidSkeneResult(AnnotatorModel):
         # A spammer answers the same whatever the truth: every row equals the mean row.
         spread = np.sqrt(((C - mean_row) ** 2).sum(axis=(1, 2)))
         perfect = np.sqrt(((np.eye(K) - 1.0 / K) ** 2).sum())
-        return pd.DataFrame(
-            {
-                "n_annotations": self.n_annotations,
-                "accuracy": diag @ rho,
-                "mean_recall": diag.mean(axis=1),
-                "spamminess": np.clip(1.0 - spread / perfect, 0.0, 1.0),
-            },
-            index=self.annotators,
+        spamminess = np.clip(1.0 - spread / perfect, 0.0, 1.0)
+        return self._per_annotator(
+            accuracy=diag @ rho, mean_recall=diag.mean(axis=1), spamminess=spamminess
         )
 
 

@@ -156,6 +156,13 @@ class EMRun:
             )
 
 
+def column_of_max(frame: pd.DataFrame) -> npt.NDArray[np.object_]:
+    """The column label of each row's maximum (the first on ties)."""
+    columns = np.asarray(frame.columns, dtype=object)
+    out: npt.NDArray[np.object_] = columns[frame.to_numpy().argmax(axis=1)]
+    return out
+
+
 def run_em(T: FloatArray, step: Step, d: Data, *, n_iter: int, tol: float) -> EMRun:
     """Iterate ``T, loglik = step(T)`` until no ``T`` moves by ``tol`` (or ``n_iter`` times).
 
@@ -183,10 +190,8 @@ class AnnotatorModel:
     posterior : pandas.DataFrame
         ``T[i, c]``, P(item ``i``'s true label is ``c``): rows items (in the
         order of the annotations), columns the scale's labels; rows sum to 1.
-    annotators : pandas.Index
-        Annotator ids, in the order of the per-annotator arrays.
-    n_annotations : ndarray of int64, shape (R,)
-        Annotations per annotator.
+    annotators, n_annotations : pandas.Index, ndarray of int64
+        Annotator ids (the order of the per-annotator arrays), annotations of each.
     scale : Scale
     log_likelihood : tuple of float
         Observed-data log-likelihood per annotation after each iteration.
@@ -206,21 +211,17 @@ class AnnotatorModel:
     @property
     def labels(self) -> pd.Series:
         """The most probable label of each item (the first on ties)."""
-        cols = np.asarray(self.posterior.columns, dtype=object)
-        best = cols[self.posterior.to_numpy().argmax(axis=1)]
-        return pd.Series(best, index=self.posterior.index, name="label")
+        return pd.Series(column_of_max(self.posterior), index=self.posterior.index, name="label")
+
+    def _per_annotator(self, **columns: npt.ArrayLike) -> pd.DataFrame:
+        """A reliability table: ``n_annotations`` and ``columns``, one row per annotator."""
+        return pd.DataFrame({"n_annotations": self.n_annotations, **columns}, index=self.annotators)
 
     @staticmethod
     def core(annotations: Annotations, d: Data, run: EMRun) -> dict[str, Any]:
         """The shared fields of a result, from the annotations and the EM run."""
         labels = pd.Index(annotations.scale.labels, name="label")
-        return {
-            "posterior": pd.DataFrame(run.T, index=annotations.items, columns=labels),
-            "annotators": d.annotators,
-            "n_annotations": d.n_annotations,
-            "scale": annotations.scale,
-            "log_likelihood": run.history,
-            "n_iter": len(run.history),
-            "converged": run.converged,
-            "tol": run.tol,
-        }
+        return {"posterior": pd.DataFrame(run.T, index=annotations.items, columns=labels),
+                "annotators": d.annotators, "n_annotations": d.n_annotations,
+                "scale": annotations.scale, "log_likelihood": run.history,
+                "n_iter": len(run.history), "converged": run.converged, "tol": run.tol}  # fmt: skip

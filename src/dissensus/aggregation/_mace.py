@@ -38,6 +38,7 @@ from dissensus.aggregation._em import (
     Data,
     EMRun,
     check_number,
+    column_of_max,
     data_codes,
     log_normalize,
     run_em,
@@ -81,14 +82,8 @@ class MACEResult(AnnotatorModel):
         spams (the mode of :math:`\xi_a`): a spammer who always answers
         the same shows it here.
         """
-        cols = np.asarray(self.strategy.columns, dtype=object)
-        return pd.DataFrame(
-            {
-                "n_annotations": self.n_annotations,
-                "competence": self.competence.to_numpy(),
-                "spam_label": cols[self.strategy.to_numpy().argmax(axis=1)],
-            },
-            index=self.annotators,
+        return self._per_annotator(
+            competence=self.competence.to_numpy(), spam_label=column_of_max(self.strategy)
         )
 
 
@@ -124,16 +119,11 @@ def _m_step(
         theta = np.stack([(n_know + smoothing) / total, (n_spam + smoothing) / total], axis=1)
         xi = (per_answer + smoothing) / (n_spam + d.K * smoothing)[:, None]
         return theta, xi
-    a, b = competence_prior
+    (a, b), psi = competence_prior, special.digamma
     # mean-field update: exp E[log p] under the Beta / Dirichlet posteriors
-    norm = special.digamma(n_know + n_spam + a + b)
-    theta = np.exp(
-        np.stack([special.digamma(n_know + a), special.digamma(n_spam + b)], 1) - norm[:, None]
-    )
-    xi = np.exp(
-        special.digamma(per_answer + strategy_prior)
-        - special.digamma(n_spam + d.K * strategy_prior)[:, None]
-    )
+    norm = psi(n_know + n_spam + a + b)
+    theta = np.exp(np.stack([psi(n_know + a), psi(n_spam + b)], 1) - norm[:, None])
+    xi = np.exp(psi(per_answer + strategy_prior) - psi(n_spam + d.K * strategy_prior)[:, None])
     return theta, xi
 
 

@@ -94,8 +94,6 @@ def fit_annotator_model(
             "annotator='<column>'."
         )
         raise DataError(msg)
-    if method == "dawid_skene":
-        return dawid_skene(annotations)
-    if method == "ordinal_dawid_skene":
-        return ordinal_dawid_skene(annotations)
-    return mace(annotations, seed=seed)
+    if method == "mace":
+        return mace(annotations, seed=seed)
+    return (ordinal_dawid_skene if method == "ordinal_dawid_skene" else dawid_skene)(annotations)

@@ -122,10 +122,7 @@ class Subject:
         return out
 
     def targets(self, rng: np.random.Generator, n: int, K: int) -> FloatArray:
-        """Seeded targets: :func:`points`, or for an expected metric Dirichlet ``alpha``.
-
-        ``alpha = 1 + counts``, counts of 0 to 20 annotations over ``K`` classes.
-        """
+        """Seeded targets: :func:`points`, or ``alpha = 1 + counts`` (0 to 20 annotations)."""
         if not self.expected:
             return points(rng, n, K)
         return 1.0 + _compositions(rng, rng.choice(_EXPECTED_N, size=n).astype(np.float64), K)
@@ -458,83 +455,59 @@ def _check_ordinal(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> 
 _PQR = ("p", "q", "r")
 
 PROPERTIES: tuple[Property, ...] = (
-    Property(
-        "P1", "symmetry",
+    Property("P1", "symmetry",
         r"$M(p, q) = M(q, p)$ for all $p, q \in \Delta_K$.",
-        ("p", "q"), (0,), _indep(2), _check_p1, same_kind=True,
-    ),
-    Property(
-        "P2", "boundedness",
+        ("p", "q"), (0,), _indep(2), _check_p1, same_kind=True),
+    Property("P2", "boundedness",
         r"There are finite $a \le b$ with $a \le M(p, q) \le b$ for all $p, q \in \Delta_K$, "
         "faces and corners included; checked as: every value is finite (a continuous metric "
         "finite on the compact simplex is bounded).",
-        ("p", "q"), (0,), _indep(2), _check_p2,
-    ),
-    Property(
-        "P3", "triangle inequality",
+        ("p", "q"), (0,), _indep(2), _check_p2),
+    Property("P3", "triangle inequality",
         r"$M(p, r) \le M(p, q) + M(q, r)$ for all $p, q, r \in \Delta_K$.",
-        _PQR, (0,), _indep(3), _check_p3, same_kind=True,
-    ),
-    Property(
-        "P4", "transitivity",
+        _PQR, (0,), _indep(3), _check_p3, same_kind=True),
+    Property("P4", "transitivity",
         r"$M(p, q) < M(p, r) \Rightarrow M(q, r) < M(p, r)$ for all $p, q, r$ (Rizzi et "
         "al. 2024, Property 4, as written).",
-        _PQR, (0,), _indep(3), _check_p4, same_kind=True,
-    ),
-    Property(
-        "P5", "sum invariance",
+        _PQR, (0,), _indep(3), _check_p4, same_kind=True),
+    Property("P5", "sum invariance",
         r"$M(p + c, q + c) \le M(p, q)$ for every $c \in \mathbb{R}^K$ with $\sum_k c_k = 0$ "
         r"and $p + c, q + c \in \Delta_K$ (the paper's constant shift, read as a translation "
         "that keeps both on the simplex).",
-        ("p", "q", "p + c"), (0, 2), _gen_p5, _check_p5, same_kind=True, independent=False,
-    ),
-    Property(
-        "P5a", "minimum penalty at a perfect match",
+        ("p", "q", "p + c"), (0, 2), _gen_p5, _check_p5, same_kind=True, independent=False),
+    Property("P5a", "minimum penalty at a perfect match",
         r"(i) $M(p, \bar p) < M(p, r)$ for every $r \ne \bar p$ (Rizzi et al. 2024, "
         r"Property 5.a, as written), and (ii) $M(p', \bar p') \le M(p, r)$ for all targets "
         r"$p, p'$ and every $r \ne \bar p$: the perfect match gets the minimum penalty the "
         r"metric gives, on any item. Here $r \ne \bar p$ means $\|r - \bar p\|_1 \ge 0.01$.",
-        ("p'", "p", "r"), (0, 1), _indep(3, (0, 1)), _check_p5a,
-    ),
-    Property(
-        "P5b", "fair penalisation",
+        ("p'", "p", "r"), (0, 1), _indep(3, (0, 1)), _check_p5a),
+    Property("P5b", "fair penalisation",
         r"If $|\bar p_k - q_k| \le |\bar p_k - r_k|$ for every class $k$, with "
         r"$\sum_k (|\bar p_k - r_k| - |\bar p_k - q_k|) \ge 10^{-3}$, then $M(p, q) < M(p, r)$ "
         r"(the paper's binary $|p - q| < |p - r|$, class by class; the L1 version is P8).",
-        _PQR, (0,), _gen_p5b, _check_p5b, independent=False, complete=_complete_p5b,
-    ),
-    Property(
-        "P5c", "equal penalty for every perfect match",
+        _PQR, (0,), _gen_p5b, _check_p5b, independent=False, complete=_complete_p5b),
+    Property("P5c", "equal penalty for every perfect match",
         r"$M(p, \bar p) = M(p', \bar p')$ for all targets $p, p'$.",
-        ("p", "p'"), (0, 1), _indep(2, (0, 1)), _check_p5c,
-    ),
-    Property(
-        "P6", "scale sensitivity",
+        ("p", "p'"), (0, 1), _indep(2, (0, 1)), _check_p5c),
+    Property("P6", "scale sensitivity",
         r"There is $\beta > 0$ such that $M(p', q') \le c^\beta M(p, q)$ for all $p, q, s \in "
         r"\Delta_K$ and $c \in (0, 1)$, where $x' = s + c (x - s)$ contracts both towards a "
         r"common centre s (the paper's scaling by c, on the simplex); where it holds the "
         r"table reports $\hat\beta$, the largest order consistent with all trials.",
-        ("p", "q", "s"), (0,), _gen_p6, _check_p6, same_kind=True, independent=False,
-    ),
-    Property(
-        "P7", "non-invariance to the most probable label",
+        ("p", "q", "s"), (0,), _gen_p6, _check_p6, same_kind=True, independent=False),
+    Property("P7", "non-invariance to the most probable label",
         r"If $\arg\max q = \arg\max \bar p \ne \arg\max r$ (each a unique maximum), then "
         "$M(p, q) < M(p, r)$.",
-        _PQR, (0,), _indep(3), _check_p7,
-    ),
-    Property(
-        "P8", "positional error sensitivity",
+        _PQR, (0,), _indep(3), _check_p7),
+    Property("P8", "positional error sensitivity",
         r"If $\sum_k |\bar p_k - q_k| \le \sum_k |\bar p_k - r_k|$ then $M(p, q) \le M(p, r)$ "
         "(Rizzi et al. 2024, Property 8, as written).",
-        _PQR, (0,), _indep(3), _check_p8,
-    ),
-    Property(
-        "ordinal", "ordinal: more distant moves cost more",
+        _PQR, (0,), _indep(3), _check_p8),
+    Property("ordinal", "ordinal: more distant moves cost more",
         r"Moving mass $\delta \ge 10^{-3}$ of $\bar p$ from class $i$ to class $j'$ costs "
         r"strictly more than moving it to class $j$ when $|j' - i| > |j - i|$: "
         r"$M(p, \bar p + \delta(e_j - e_i)) < M(p, \bar p + \delta(e_{j'} - e_i))$ (Magnani "
         "2025, Example 2).",
         _PQR, (0,), _gen_ordinal, _check_ordinal, min_classes=3, independent=False,
-        complete=_complete_ordinal,
-    ),
+        complete=_complete_ordinal),
 )  # fmt: skip

@@ -299,8 +299,7 @@ def check_case(
         raise ValueError(msg)
     subject = as_subject(metric, options=options)
     slots = [np.asarray(d, dtype=np.float64).reshape(1, -1) for d in distributions]
-    K = slots[0].shape[1]
-    checker = _Checker(p, subject, _scale(subject, np.random.default_rng(0), K))
+    checker = _Checker(p, subject, _scale(subject, np.random.default_rng(0), slots[0].shape[1]))
     clauses, _, _ = checker(slots, np.array([float(scalar)]))
     return {
         cl.name: float(cl.lhs[0] - cl.rhs[0]) if cl.applicable[0] else math.nan for cl in clauses

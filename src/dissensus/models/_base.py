@@ -176,8 +176,7 @@ class SoftLabelModel(BaseEstimator):  # type: ignore[misc]
         name = f"{type(self).__name__}.fit"
         T = as_targets(Y, Xc.shape[0], n=n, n_classes=self.n_classes, estimator=name)
         self._fit(Xc, T)
-        self.n_features_in_ = Xc.shape[1]
-        self.n_classes_ = T.K
+        self.n_features_in_, self.n_classes_ = Xc.shape[1], T.K
         self.fit_time_ = time.perf_counter() - t0
         return self
 
@@ -305,13 +304,10 @@ class Shrinkage(BaseEstimator):  # type: ignore[misc]
             raise ValueError(msg)
         else:
             self.estimator_ = self.estimator
-        self.marginal_ = P.mean(axis=0)
-        K = P.shape[1]
-        self.strength_ = float(K)
+        self.marginal_, self.n_features_in_, self.n_classes_ = P.mean(0), Xc.shape[1], P.shape[1]
+        self.strength_ = float(self.n_classes_)
         if self.strength is not None:
             self.strength_ = check_positive("Shrinkage", "strength", self.strength)
-        self.n_features_in_ = Xc.shape[1]
-        self.n_classes_ = K
         self.fit_time_ = time.perf_counter() - t0
         return self
 

@@ -32,9 +32,7 @@ def _transposed(X: Features) -> Features:
 
 def _cumulative_backward(g: FloatArray) -> FloatArray:
     r"""Chain ``g = dL/dQ_k`` (N, K - 1) of the cumulative sums to ``dL/dq_j = \sum_{k \ge j} g_k``."""
-    N, Km1 = g.shape
-    G = np.zeros((N, Km1 + 1))
-    G[:, :Km1] = np.cumsum(g[:, ::-1], axis=1)[:, ::-1]
+    G: FloatArray = np.pad(np.cumsum(g[:, ::-1], axis=1)[:, ::-1], ((0, 0), (0, 1)))
     return G
 
 

@@ -183,22 +183,12 @@ class SoftNaiveBayes(_OnWeightedRows):
 class TextFeatures(BaseEstimator):  # type: ignore[misc]
     """TF-IDF features of a text column, with optional one-hot categorical columns.
 
-    A scikit-learn transformer of an item table (a DataFrame): the text by
-    ``TfidfVectorizer`` (L2-normalised rows, sublinear term frequency), each
-    categorical column one-hot (missing is a category, an unseen one gives
-    zeros); all non-negative. Fit on training items only.
-
-    Parameters
-    ----------
-    text : str, default "text"
-        Text column.
-    categorical : sequence of str, default ()
-        Categorical columns.
-    max_features : int, default 20000
-        Vocabulary size (most frequent terms).
-    ngram_range : tuple of int, default (1, 2)
-    min_df : int, default 2
-        Minimum number of training items a term must appear in.
+    A scikit-learn transformer of an item table (a DataFrame): the ``text``
+    column by ``TfidfVectorizer`` (L2-normalised rows, sublinear term
+    frequency; ``max_features`` most frequent terms of ``ngram_range``, each
+    in at least ``min_df`` training items), each ``categorical`` column
+    one-hot (missing is a category, an unseen one gives zeros); all
+    non-negative. Fit on training items only.
 
     Examples
     --------
@@ -218,8 +208,7 @@ class TextFeatures(BaseEstimator):  # type: ignore[misc]
         if not isinstance(items, pd.DataFrame):
             msg = f"TextFeatures expects the item table as a DataFrame; got {type(items).__name__}."
             raise TypeError(msg)
-        need = [self.text, *self.categorical]
-        missing = [c for c in need if c not in items.columns]
+        missing = [c for c in [self.text, *self.categorical] if c not in items.columns]
         if missing:
             msg = (
                 f"The item table has no column {examples(missing)} (columns: "
@@ -235,19 +224,14 @@ class TextFeatures(BaseEstimator):  # type: ignore[misc]
     def fit(self, items: pd.DataFrame, y: object = None) -> Self:
         """Learn the vocabulary, IDF weights and categories from the training items."""
         items = self._check(items)
-        self.vectorizer_ = TfidfVectorizer(
-            max_features=self.max_features,
-            ngram_range=tuple(self.ngram_range),
-            min_df=self.min_df,
-            sublinear_tf=True,
-            dtype=np.float64,
-        )
+        self.vectorizer_ = TfidfVectorizer(max_features=self.max_features, min_df=self.min_df,
+                                           ngram_range=tuple(self.ngram_range), sublinear_tf=True,
+                                           dtype=np.float64)  # fmt: skip
         self.vectorizer_.fit(items[self.text].astype(str))
         self.encoder_: OneHotEncoder | None = None
         if self.categorical:
             self.encoder_ = OneHotEncoder(handle_unknown="ignore", dtype=np.float64)
             self.encoder_.fit(self._categories(items))
-        self.n_features_out_ = int(self.transform(items.iloc[:1]).shape[1])
         return self
 
     def _categories(self, items: pd.DataFrame) -> pd.DataFrame:
