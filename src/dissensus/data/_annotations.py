@@ -14,10 +14,9 @@ import pandas as pd
 
 from dissensus._exceptions import DataDroppedWarning, DataError
 from dissensus._validation import check_option, computed, examples, is_dask
-from dissensus.data._counts import LabelCounts
+from dissensus.data._counts import LabelCounts, check_columns, encode_wide, numeric_wide
 from dissensus.data._scale import Scale, encode_labels
 from dissensus.data._tables import in_source, locations, py
-from dissensus.data._wide import check_columns, encode_wide, numeric_wide
 
 __all__ = [
     "DUPLICATES",
@@ -252,7 +251,7 @@ class Annotations(ItemAnnotatorCodes):
         # -- missing values -------------------------------------------------
         key_cols = [c for c in (item, annotator, label) if c is not None]
         missing = df[key_cols].isna()
-        bad = missing.to_numpy().any(axis=1)
+        bad = np.asarray(missing.to_numpy().any(axis=1), dtype=bool)
         if bad.any():
             bad_rows = np.flatnonzero(bad)
             per_col = {c: int(n) for c, n in missing.sum().items() if n}
@@ -358,7 +357,7 @@ class Annotations(ItemAnnotatorCodes):
         Notes
         -----
         Numeric annotator columns (int or float, not bool) go straight to
-        label codes (:mod:`dissensus.data._wide`); others take the path
+        label codes (:mod:`dissensus.data._counts`); others take the path
         through :meth:`from_frame`. Both give the same :class:`Annotations`.
 
         Examples
