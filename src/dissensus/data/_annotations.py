@@ -95,15 +95,11 @@ class ItemAnnotatorCodes:
 
     Attributes
     ----------
-    item_codes : ndarray of int64, shape (M,)
-        Row of ``items`` for each annotation.
-    annotator_codes : ndarray of int64, shape (M,), or None
-        Row of ``annotators`` for each annotation; None when the data has no
-        annotator ids (annotator-specific measures then refuse).
-    items : pandas.Index
-        Item ids, in order of first appearance.
-    annotators : pandas.Index or None
-        Annotator ids, in order of first appearance.
+    item_codes, annotator_codes : ndarray of int64, shape (M,)
+        Row of ``items`` / ``annotators`` of each annotation; ``annotator_codes``
+        is None when the data has no annotator ids.
+    items, annotators : pandas.Index
+        Item and annotator ids (or None), in order of first appearance.
     scale : Scale
         The label set.
     meta : pandas.DataFrame or None

@@ -127,13 +127,11 @@ class LabelCounts(Matrix):
         Parameters
         ----------
         values : array_like, shape (N, K)
-            Non-negative whole numbers (integral floats such as ``2.0`` are
-            accepted).
+            Non-negative whole numbers (``2.0`` is accepted).
         scale : Scale or sequence of labels, optional
-            Column labels; a plain sequence makes a nominal scale. Default:
-            nominal labels ``0 … K-1``.
+            Column labels (a sequence is nominal). Default: ``0 … K-1``.
         items : sequence, optional
-            Item ids, unique, one per row. Default ``0 … N-1``.
+            Unique item ids, one per row. Default ``0 … N-1``.
         meta : DataFrame, optional
             Item-level columns, one row per item in the order of ``values``.
 

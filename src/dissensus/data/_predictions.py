@@ -89,16 +89,12 @@ class Predictions(Matrix):
         Parameters
         ----------
         df : DataFrame or dask.dataframe.DataFrame
-            ``layout="wide"``: one row per item, one column per label.
-            ``layout="long"``: one row per (item, label) with a probability
-            column; absent (item, label) pairs are an error, not a zero.
+            ``layout="wide"``: one row per item, one column per label (the
+            ``labels`` in scale order; default all but ``item``).
+            ``layout="long"``: one row per (item, label), with the columns
+            ``label`` and ``prob``; an absent pair is an error, not a zero.
         item : str or None
             Item id column (``None``: the index, wide layout only).
-        labels : sequence, optional
-            Wide layout: the label columns in scale order. Default: every
-            column except ``item``.
-        label, prob : str
-            Long layout: the label and probability columns.
         scale : Scale, optional
             Label set; default from the column names / label values.
         normalize : bool
@@ -171,13 +167,11 @@ class Predictions(Matrix):
     ) -> tuple[Predictions, LabelCounts]:
         """Match these predictions to ``counts`` by item id and label.
 
-        Returns ``(predictions, counts)`` with the same items in the same
-        order (the order of ``counts``) and columns in the order of
-        ``counts.scale``.
+        Returns ``(predictions, counts)`` with the items of ``counts`` in its
+        order and columns in the order of ``counts.scale``.
 
         Parameters
         ----------
-        counts : LabelCounts
         how : {"exact", "inner"}
             ``"exact"``: the item sets must be equal, else :class:`DataError`
             with counts and examples. ``"inner"``: keep the common items and

@@ -78,10 +78,8 @@ class Dataset:
         """Annotations plus item texts.
 
         ``texts``: a Series of texts or a DataFrame with a ``text`` column
-        (and the ``categorical`` ones), indexed by item id; every annotated
-        item needs a row (extra rows are ignored). Without ``texts``, the
-        item-level columns kept with the annotations (``meta=[text, ...]``)
-        are used.
+        (and the ``categorical`` ones), indexed by item id, a row for every
+        annotated item; default: the annotations' ``meta`` columns.
 
         Examples
         --------
