@@ -293,8 +293,14 @@ def read_predictions(
     ids = [item] if item is not None else []
     strip = [label] if strip_labels and layout == "long" else []
     df = read_frame(p, fmt, ids=ids, na_values=tuple(na_values), strip=strip)
-    if strip_labels and layout == "wide":
-        df = _strip_label_columns(df, path, item)
+    if strip_labels and layout == "wide":  # the label column names
+        names = [c if c == item or not isinstance(c, str) else c.strip() for c in df.columns]
+        repeated = first_repeat(names)
+        if repeated is not None:
+            name, first, second = repeated
+            msg = f"'{path}' line 1: columns {df.columns[first - 1]!r} and {df.columns[second - 1]!r} are the same label {name!r} once whitespace is stripped; rename one."
+            raise DataError(msg)
+        df = df.set_axis(names, axis=1)
     _check_cells(df, path, item=item, layout=layout, labels=labels, label=label, prob=prob)
     if layout == "wide" and {label, prob} <= set(df.columns):
         msg = f"{path} has {label!r} and {prob!r} columns: it looks like long predictions (one row per item and label) read as wide; pass layout='long' (CLI: --pred-layout long)."
@@ -313,17 +319,6 @@ def read_predictions(
     except DataError as exc:
         msg = f"{path}: {exc}"
         raise DataError(msg) from exc
-
-
-def _strip_label_columns(df: pd.DataFrame, path: PathLike, item: str | None) -> pd.DataFrame:
-    """Wide predictions: the label column names without surrounding whitespace."""
-    names = [c if c == item or not isinstance(c, str) else c.strip() for c in df.columns]
-    repeated = first_repeat(names)
-    if repeated is not None:
-        name, first, second = repeated
-        msg = f"'{path}' line 1: columns {df.columns[first - 1]!r} and {df.columns[second - 1]!r} are the same label {name!r} once whitespace is stripped; rename one."
-        raise DataError(msg)
-    return df.set_axis(names, axis=1)
 
 
 def _check_cells(
