@@ -1,4 +1,4 @@
-"""Tests of dissensus.data._wide: numeric wide tables straight to codes and counts.
+"""Tests of dissensus.data._counts (wide tables): numeric wide tables straight to codes and counts.
 
 The fast path must give exactly what the general path (long table through
 ``Annotations.from_frame``) gives; the general path is reached by casting the
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from dissensus import Annotations, DataDroppedWarning, DataError, LabelCounts, Scale
-from dissensus.data._wide import encode_wide, numeric_wide
+from dissensus.data._counts import encode_wide, numeric_wide
 
 
 def _same(a: Annotations, b: Annotations) -> None:

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from dissensus import Annotations, DataError, LabelCounts, Scale
-from dissensus.data._wide import numeric_wide
+from dissensus.data._counts import numeric_wide
 
 
 def _annotations(df: pd.DataFrame) -> Any:

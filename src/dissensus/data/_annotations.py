@@ -14,10 +14,9 @@ import pandas as pd
 
 from dissensus._exceptions import DataDroppedWarning, DataError
 from dissensus._validation import check_option, computed, examples, is_dask
-from dissensus.data._counts import LabelCounts
+from dissensus.data._counts import LabelCounts, check_columns, encode_wide, numeric_wide
 from dissensus.data._scale import Scale, encode_labels
 from dissensus.data._tables import in_source, locations, py
-from dissensus.data._wide import check_columns, encode_wide, numeric_wide
 
 __all__ = [
     "DUPLICATES",
@@ -85,26 +84,17 @@ def _repeated(
     return out
 
 
-def _warn_unlabelled(ids: pd.Series, stacklevel: int) -> None:
-    msg = f"{len(ids)} items have no annotations at all and are not included: {examples(ids.tolist())}."
-    warnings.warn(msg, DataDroppedWarning, stacklevel=stacklevel + 1)
-
-
 @dataclass(frozen=True, eq=False, kw_only=True)
 class ItemAnnotatorCodes:
     """Items and annotators of one-row-per-annotation data: :class:`Annotations`, ``SetAnnotations``.
 
     Attributes
     ----------
-    item_codes : ndarray of int64, shape (M,)
-        Row of ``items`` for each annotation.
-    annotator_codes : ndarray of int64, shape (M,), or None
-        Row of ``annotators`` for each annotation; None when the data has no
-        annotator ids (annotator-specific measures then refuse).
-    items : pandas.Index
-        Item ids, in order of first appearance.
-    annotators : pandas.Index or None
-        Annotator ids, in order of first appearance.
+    item_codes, annotator_codes : ndarray of int64, shape (M,)
+        Row of ``items`` / ``annotators`` of each annotation; ``annotator_codes``
+        is None when the data has no annotator ids.
+    items, annotators : pandas.Index
+        Item and annotator ids (or None), in order of first appearance.
     scale : Scale
         The label set.
     meta : pandas.DataFrame or None
@@ -252,7 +242,7 @@ class Annotations(ItemAnnotatorCodes):
         # -- missing values -------------------------------------------------
         key_cols = [c for c in (item, annotator, label) if c is not None]
         missing = df[key_cols].isna()
-        bad = missing.to_numpy().any(axis=1)
+        bad = np.asarray(missing.to_numpy().any(axis=1), dtype=bool)
         if bad.any():
             bad_rows = np.flatnonzero(bad)
             per_col = {c: int(n) for c, n in missing.sum().items() if n}
@@ -358,7 +348,7 @@ class Annotations(ItemAnnotatorCodes):
         Notes
         -----
         Numeric annotator columns (int or float, not bool) go straight to
-        label codes (:mod:`dissensus.data._wide`); others take the path
+        label codes (:mod:`dissensus.data._counts`); others take the path
         through :meth:`from_frame`. Both give the same :class:`Annotations`.
 
         Examples
@@ -410,71 +400,52 @@ class Annotations(ItemAnnotatorCodes):
         block = df[cols]
         name = ids.name if isinstance(ids.name, str) else "item"
         VT = numeric_wide(block)
-        if VT is not None:
-            return cls._from_numeric_wide(
-                df, VT, ids, name, cols, scale=scale, ordered=ordered, meta=meta, source=source
+        if VT is None:  # labels of any kind: a long table through from_frame
+            present = block.notna().to_numpy()
+            r, c = np.nonzero(present)  # row-major: items keep their order
+            long = pd.DataFrame(
+                {
+                    name: ids.to_numpy()[r],
+                    "annotator": np.asarray(cols, dtype=object)[c],
+                    "label": block.to_numpy()[r, c],
+                },
+                index=df.index[r],
             )
-        present = block.notna().to_numpy()
-        r, c = np.nonzero(present)  # row-major: items keep their order
-        long = pd.DataFrame(
-            {
-                name: ids.to_numpy()[r],
-                "annotator": np.asarray(cols, dtype=object)[c],
-                "label": block.to_numpy()[r, c],
-            },
-            index=df.index[r],
-        )
-        for m in meta:
-            long[m] = df[m].to_numpy()[r]
-        out = cls.from_frame(
-            long, item=name, scale=scale, ordered=ordered, meta=meta, source=source
-        )
-        if out.n_items < len(df):
-            _warn_unlabelled(ids.iloc[np.flatnonzero(~present.any(axis=1))], stacklevel=2)
-        return out
-
-    @classmethod
-    def _from_numeric_wide(
-        cls,
-        df: pd.DataFrame,
-        VT: npt.NDArray[np.float64],
-        ids: pd.Series,
-        name: str,
-        cols: list[Any],
-        *,
-        scale: Scale | Sequence[Any] | None,
-        ordered: bool | None,
-        meta: list[str],
-        source: str | None,
-    ) -> Annotations:
-        """:meth:`from_wide` of numbers: the general path's result, without a long table."""
-        where = in_source(source)
-        wc = encode_wide(VT, scale, ordered=ordered, where=where)
-        wc.check_on_scale(VT, cols, where, lambda rows: locations(df.index, rows, source))
-        r, c, label_codes = wc.long()
-        labelled = np.logical_or.reduce(wc.codes < wc.K, axis=0)
-        kept = np.flatnonzero(labelled)
-        item_codes = r.astype(np.int64)
-        if kept.size < labelled.size:
-            item_codes = (np.cumsum(labelled, dtype=np.int64) - 1)[r]
-        # annotators in order of first appearance, reading item by item
-        first_row = wc.first_rows()
-        used = np.flatnonzero(first_row >= 0)
-        by_first = used[np.lexsort((used, first_row[used]))]
-        rank = np.empty(len(cols), dtype=np.int64)
-        rank[by_first] = np.arange(by_first.size, dtype=np.int64)
-        items = pd.Index(ids.to_numpy()[kept], name=name)
-        out = cls(
-            item_codes=item_codes,
-            label_codes=label_codes,
-            annotator_codes=rank[c],
-            items=items,
-            annotators=pd.Index(np.asarray(cols, dtype=object)[by_first], name="annotator"),
-            scale=wc.scale,
-            meta=df[meta].iloc[kept].set_axis(items) if meta else None,
-        )
-        if kept.size < labelled.size:
-            _warn_unlabelled(ids.iloc[np.flatnonzero(~labelled)], stacklevel=3)
+            for m in meta:
+                long[m] = df[m].to_numpy()[r]
+            out = cls.from_frame(
+                long, item=name, scale=scale, ordered=ordered, meta=meta, source=source
+            )
+            labelled = present.any(axis=1)
+        else:  # numbers: the same result, codes straight from VT without a long table
+            wc = encode_wide(VT, scale, ordered=ordered, where=where)
+            wc.check_on_scale(VT, cols, where, lambda rows: locations(df.index, rows, source))
+            r, c, label_codes = wc.long()
+            labelled = np.logical_or.reduce(wc.codes < wc.K, axis=0)
+            kept = np.flatnonzero(labelled)
+            item_codes = r.astype(np.int64)
+            if kept.size < labelled.size:
+                item_codes = (np.cumsum(labelled, dtype=np.int64) - 1)[r]
+            # annotators in order of first appearance, reading item by item
+            first_row = wc.first_rows()
+            used_cols = np.flatnonzero(first_row >= 0)
+            by_first = used_cols[np.lexsort((used_cols, first_row[used_cols]))]
+            rank = np.empty(len(cols), dtype=np.int64)
+            rank[by_first] = np.arange(by_first.size, dtype=np.int64)
+            items = pd.Index(ids.to_numpy()[kept], name=name)
+            out = cls(
+                item_codes=item_codes,
+                label_codes=label_codes,
+                annotator_codes=rank[c],
+                items=items,
+                annotators=pd.Index(np.asarray(cols, dtype=object)[by_first], name="annotator"),
+                scale=wc.scale,
+                meta=df[meta].iloc[kept].set_axis(items) if meta else None,
+            )
+        if not labelled.all():
+            unlabelled = ids.iloc[np.flatnonzero(~labelled)].tolist()
+            msg = f"{len(unlabelled)} items have no annotations at all and are not included: {examples(unlabelled)}."
+            warnings.warn(msg, DataDroppedWarning, stacklevel=2)
         return out
 
     def __repr__(self) -> str:

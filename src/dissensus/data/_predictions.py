@@ -89,16 +89,12 @@ class Predictions(Matrix):
         Parameters
         ----------
         df : DataFrame or dask.dataframe.DataFrame
-            ``layout="wide"``: one row per item, one column per label.
-            ``layout="long"``: one row per (item, label) with a probability
-            column; absent (item, label) pairs are an error, not a zero.
+            ``layout="wide"``: one row per item, one column per label (the
+            ``labels`` in scale order; default all but ``item``).
+            ``layout="long"``: one row per (item, label), with the columns
+            ``label`` and ``prob``; an absent pair is an error, not a zero.
         item : str or None
             Item id column (``None``: the index, wide layout only).
-        labels : sequence, optional
-            Wide layout: the label columns in scale order. Default: every
-            column except ``item``.
-        label, prob : str
-            Long layout: the label and probability columns.
         scale : Scale, optional
             Label set; default from the column names / label values.
         normalize : bool
@@ -171,13 +167,11 @@ class Predictions(Matrix):
     ) -> tuple[Predictions, LabelCounts]:
         """Match these predictions to ``counts`` by item id and label.
 
-        Returns ``(predictions, counts)`` with the same items in the same
-        order (the order of ``counts``) and columns in the order of
-        ``counts.scale``.
+        Returns ``(predictions, counts)`` with the items of ``counts`` in its
+        order and columns in the order of ``counts.scale``.
 
         Parameters
         ----------
-        counts : LabelCounts
         how : {"exact", "inner"}
             ``"exact"``: the item sets must be equal, else :class:`DataError`
             with counts and examples. ``"inner"``: keep the common items and
@@ -299,8 +293,14 @@ def read_predictions(
     ids = [item] if item is not None else []
     strip = [label] if strip_labels and layout == "long" else []
     df = read_frame(p, fmt, ids=ids, na_values=tuple(na_values), strip=strip)
-    if strip_labels and layout == "wide":
-        df = _strip_label_columns(df, path, item)
+    if strip_labels and layout == "wide":  # the label column names
+        names = [c if c == item or not isinstance(c, str) else c.strip() for c in df.columns]
+        repeated = first_repeat(names)
+        if repeated is not None:
+            name, first, second = repeated
+            msg = f"'{path}' line 1: columns {df.columns[first - 1]!r} and {df.columns[second - 1]!r} are the same label {name!r} once whitespace is stripped; rename one."
+            raise DataError(msg)
+        df = df.set_axis(names, axis=1)
     _check_cells(df, path, item=item, layout=layout, labels=labels, label=label, prob=prob)
     if layout == "wide" and {label, prob} <= set(df.columns):
         msg = f"{path} has {label!r} and {prob!r} columns: it looks like long predictions (one row per item and label) read as wide; pass layout='long' (CLI: --pred-layout long)."
@@ -319,17 +319,6 @@ def read_predictions(
     except DataError as exc:
         msg = f"{path}: {exc}"
         raise DataError(msg) from exc
-
-
-def _strip_label_columns(df: pd.DataFrame, path: PathLike, item: str | None) -> pd.DataFrame:
-    """Wide predictions: the label column names without surrounding whitespace."""
-    names = [c if c == item or not isinstance(c, str) else c.strip() for c in df.columns]
-    repeated = first_repeat(names)
-    if repeated is not None:
-        name, first, second = repeated
-        msg = f"'{path}' line 1: columns {df.columns[first - 1]!r} and {df.columns[second - 1]!r} are the same label {name!r} once whitespace is stripped; rename one."
-        raise DataError(msg)
-    return df.set_axis(names, axis=1)
 
 
 def _check_cells(

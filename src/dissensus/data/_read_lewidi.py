@@ -73,12 +73,10 @@ def _blank(value: Any) -> bool:
 
 
 def _lewidi_record(record: Any, where: str) -> tuple[list[Any], list[Any] | None, int | None, int]:
-    """Raw annotations, annotators (or None), the stated count and the number of blank ones.
+    """Raw annotations as written, annotators (or None), the stated count and the number of blanks.
 
     Blank annotations (``""``, as in the unlabelled ``*_test_clear.json``
-    files) are not labels: they are left out here and counted. The values
-    are returned as written; :func:`_lewidi_label` or :func:`_lewidi_set`
-    reads them.
+    files) are not labels: they are left out here and counted.
     """
     if not isinstance(record, dict):
         msg = f"{where}: expected a JSON object, got {type(record).__name__}."
@@ -100,12 +98,8 @@ def _lewidi_record(record: Any, where: str) -> tuple[list[Any], list[Any] | None
         annotators = [a for a, f in zip(annotators, filled, strict=False) if f]
     stated = record.get("number of annotations", record.get("number of annotators"))
     count = stated if isinstance(stated, int) and not isinstance(stated, bool) else None
-    return (
-        [v for v, f in zip(listed, filled, strict=True) if f],
-        annotators,
-        count,
-        filled.count(False),
-    )
+    kept = [v for v, f in zip(listed, filled, strict=True) if f]
+    return kept, annotators, count, filled.count(False)
 
 
 def _is_multilabel(record: Any) -> bool:

@@ -72,18 +72,11 @@ def _normalise_label(value: Any) -> Label:
 class Scale:
     """The K labels annotators choose from, in a fixed order.
 
-    Use the constructors :meth:`nominal`, :meth:`ordinal` and :meth:`infer`.
-    Labels may be ints (severity −3…1), floats (0.5…5 half stars) or strings.
-    For an ordinal scale the order of ``labels`` is the order of the classes;
-    for a nominal scale it is only the column order of count matrices.
-
-    Attributes
-    ----------
-    labels : tuple
-        The labels, in column order.
-    ordered : bool
-        Whether the labels are ordered (ordinal metrics such as EMD and
-        ordinal alpha need it).
+    Build it with :meth:`nominal`, :meth:`ordinal` or :meth:`infer`. Labels
+    (``labels``, a tuple in column order) may be ints (severity −3…1), floats
+    (0.5…5 half stars) or strings; ``ordered`` says whether their order is
+    that of the classes (ordinal metrics such as EMD need it) or only the
+    column order of count matrices.
 
     Examples
     --------

@@ -205,20 +205,16 @@ class SetAnnotations(ItemAnnotatorCodes):
         column = df[label]
         missing = column.isna().to_numpy(dtype=bool)  # elementwise on objects: a list is not NA
         # Parse each distinct cell once: lists are not hashable, their tuples are.
-        keys = column.map(_hashable)
-        nested = keys.map(lambda k: k is _NESTED).to_numpy(dtype=bool)
-        if nested.any():
-            rows = np.flatnonzero(nested)
-            msg = f"Label column {label!r}{where} at {locations(df.index, rows, source)}: {py(column.iloc[int(rows[0])])!r} nests a collection; a set holds labels (numbers or strings)."
-            raise DataError(msg)
-        codes, uniq = pd.factorize(keys.where(~missing, None), use_na_sentinel=True)
+        keys = column.map(_hashable).where(~missing, None)
+        codes, uniq = pd.factorize(keys, use_na_sentinel=True)
         cells: list[tuple[Label, ...]] = []
         for k, value in enumerate(uniq):
             try:
                 cells.append(_parse_cell(value, label_sep))
             except (ValueError, DataError) as exc:
-                at = locations(df.index, np.flatnonzero(codes == k), source)
-                msg = f"Label column {label!r}{where} at {at}: {exc}."
+                rows = np.flatnonzero(codes == k)
+                nested = f"{py(column.iloc[int(rows[0])])!r} nests a collection; a set holds labels (numbers or strings)"
+                msg = f"Label column {label!r}{where} at {locations(df.index, rows, source)}: {nested if value is _NESTED else exc}."
                 raise DataError(msg) from None
         universe = _universe(cells, scale)
         keyed: dict[str, Any] = {"item": item, "annotator": annotator, "meta": meta}

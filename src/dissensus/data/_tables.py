@@ -1,18 +1,12 @@
 """The table-reading core: a file as a DataFrame indexed by its place in the file.
 
-Every reader of :mod:`dissensus.data` goes through here. A frame read from a
-file carries the file position in its index (``"line"``: physical line,
-header = line 1; ``"row"``: 1-based Parquet row; ``"record"``: the item id of
-a JSON record), so the constructors can point at the offending input with
-:func:`locations`. Reading is exact:
-
-- only an empty cell (and the texts in ``na_values``) is missing, so an id
-  or a label literally named ``NA``, ``None``, ``null`` or ``n/a`` is data;
-- id columns are read as text and kept exact (:func:`exact_ids`);
-- ambiguous input (a column name or JSON key given twice, a row longer than
-  the header, bytes that are not UTF-8) is refused with its line.
-
-A file is read once (a FIFO or another pipe cannot be read twice).
+Every reader of :mod:`dissensus.data` goes through here, and reads a file once
+(a pipe cannot be read twice). A frame carries the file position in its index
+(``"line"``: physical line, header = line 1; ``"row"``: 1-based Parquet row;
+``"record"``: the item id of a JSON record), for :func:`locations`. Only an
+empty cell (and ``na_values``) is missing; id columns stay exact
+(:func:`exact_ids`); a column name or JSON key given twice, a row longer than
+the header and bytes that are not UTF-8 are refused with their line.
 """
 
 from __future__ import annotations
@@ -273,16 +267,11 @@ def read_delimited(
 ) -> pd.DataFrame:
     """Read CSV/TSV with the file's line numbers as the index.
 
-    Columns in ``ids`` are read as text and become :func:`exact_ids`;
-    pandas infers the others (numbers when every cell is one). ``strip``
-    names columns whose text cells lose surrounding whitespace (``[]``:
-    none; ``None``: every column but the ids).
-
-    ``text=True`` keeps every cell as a string (empty cells as ``""``), for
-    formats whose columns must not be guessed (ConvAbuse's free text has
-    turns such as "null" and "NA"); repeated column names are then renamed
-    ``name.1``, ... as pandas does, since such a format's reader picks its
-    columns by name.
+    Columns in ``ids`` become :func:`exact_ids`; pandas infers the others.
+    ``strip`` names columns whose text cells lose surrounding whitespace
+    (``None``: all but the ids). ``text=True`` keeps every cell as a string
+    (``""`` when empty; repeated names renamed ``name.1`` as pandas does), for
+    formats whose columns must not be guessed (ConvAbuse turns such as "NA").
     """
     kind = "TSV" if sep == "\t" else "CSV"
     raw = read_bytes(path)

@@ -78,10 +78,8 @@ class Dataset:
         """Annotations plus item texts.
 
         ``texts``: a Series of texts or a DataFrame with a ``text`` column
-        (and the ``categorical`` ones), indexed by item id; every annotated
-        item needs a row (extra rows are ignored). Without ``texts``, the
-        item-level columns kept with the annotations (``meta=[text, ...]``)
-        are used.
+        (and the ``categorical`` ones), indexed by item id, a row for every
+        annotated item; default: the annotations' ``meta`` columns.
 
         Examples
         --------
@@ -170,15 +168,6 @@ _FULL = "ConvAbuseEMNLPfull.csv"
 _WORD = re.compile(r"\b(\w\w+)\b")
 
 
-def _marked(text: pd.Series, prefix: str) -> pd.Series:
-    """Every word of ``text`` prefixed (``prev_agent`` words as ``pa_word``)."""
-    return (
-        text.fillna("")
-        .astype(str)
-        .str.replace(_WORD, lambda m: f"{prefix}_{m.group(1)}", regex=True)
-    )
-
-
 def load_convabuse(
     path: str | os.PathLike[str],
     *,
@@ -233,11 +222,12 @@ def load_convabuse(
     for col in _TURNS:
         items[col] = items[col].fillna("").astype(str)
     text = items["user"]
-    if context:
-        parts = [text]
-        for col, prefix in (("prev_agent", "pa"), ("prev_user", "pu"), ("agent", "ag")):
-            parts.append(_marked(items[col], prefix))
-        text = pd.concat(parts, axis=1).agg(" ".join, axis=1).str.split().str.join(" ")
+    if context:  # each context word marked by its turn: pa_word, pu_word, ag_word
+        marked = [
+            items[col].str.replace(_WORD, rf"{prefix}_\1", regex=True)
+            for col, prefix in (("prev_agent", "pa"), ("prev_user", "pu"), ("agent", "ag"))
+        ]
+        text = pd.concat([text, *marked], axis=1).agg(" ".join, axis=1).str.split().str.join(" ")
     items["text"] = text
     return Dataset(
         dataclasses.replace(ann, meta=None),

@@ -89,10 +89,7 @@ def load_example(name: Literal["course_29", "course_reviews"] = "course_29") -> 
     values = np.concatenate([np.asarray(_COURSE_REVIEWS[y]) for y in years])
     ids = [f"{y}/R{k}" for y in years for k in range(1, 5)]
     meta = pd.DataFrame(
-        {
-            "year": [y for y in years for _ in range(4)],
-            "review": [f"R{k}" for _ in years for k in range(1, 5)],
-        }
+        {"year": np.repeat(years, 4), "review": ["R1", "R2", "R3", "R4"] * len(years)}
     )
     return LabelCounts.from_array(values, scale=Scale.nominal(["POS", "NEG"]), items=ids, meta=meta)
 
