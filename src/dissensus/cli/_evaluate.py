@@ -271,16 +271,15 @@ def allocate_command(
     check_not_inputs([out], inputs)
     counts = opt.load_annotations(annotations, **options).counts()
     predictions = {name: opt.load_predictions(p, **options) for name, p in pred_paths.items()}
+    budget, prior = min(options["budget"], counts.N), opt.parse_prior(options["prior"])
     chosen = next_items(
         counts,
         predictions,
         metric=options["metric"],
-        budget=min(options["budget"], counts.N),
-        prior=opt.parse_prior(options["prior"]),
+        budget=budget,
+        prior=prior,
         seed=options["seed"],
     )
     write_file_atomically(out, chosen.to_csv(index=False, float_format="%.10g"), inputs=inputs)
     gain = chosen["expected_gain"]
-    click.echo(
-        f"wrote {len(chosen)} items to {out} (expected gain {gain.iloc[0]:.3g} … {gain.iloc[-1]:.3g})"
-    )
+    click.echo(f"wrote {len(chosen)} items to {out} (expected gain {gain.iloc[0]:.3g} … {gain.iloc[-1]:.3g})")  # fmt: skip
