@@ -3,7 +3,7 @@
 ``dissensus --help`` lists them from :data:`SUMMARIES`; running one imports
 its module (:func:`load`), which imports what it needs at its top. So
 ``--help``, ``--version`` and the light commands do not pay for
-scikit-learn (experiment), the simulation study, the audit or Dask.
+scikit-learn (experiment), the simulation and tendency studies or Dask.
 """
 
 from __future__ import annotations
@@ -30,21 +30,19 @@ SUMMARIES = {
 
 
 def load(name: str) -> click.Command:
-    """Import command ``name`` (one of :data:`SUMMARIES`); deferred for CLI start-up."""
+    """Import command ``name`` (one of :data:`SUMMARIES`) and the modules it needs, no more."""
     if name in ("agreement", "evaluate"):  # both also run on a Dask cluster (--engine)
         from dissensus.cli import _agreement, _engine, _evaluate  # noqa: PLC0415
 
         return _engine.with_engine(_agreement.agreement_command if name == "agreement" else _evaluate.evaluate_command)  # fmt: skip
-    if name in ("experiment", "demo"):
+    if name in ("experiment", "demo"):  # scikit-learn
         from dissensus.cli import _experiment as module  # noqa: PLC0415
-    elif name in ("simulate", "tendency", "leaderboard"):
-        from dissensus.cli import _leaderboard, _simulate, _tendency  # noqa: PLC0415
-
-        module = {"simulate": _simulate, "tendency": _tendency, "leaderboard": _leaderboard}[name]
-    else:  # the light ones
-        from dissensus.cli import _allocate, _info  # noqa: PLC0415
-
-        module = _allocate if name == "allocate" else _info
+    elif name == "allocate":
+        from dissensus.cli import _evaluate as module  # type: ignore[no-redef]  # noqa: PLC0415
+    elif name in ("leaderboard", "simulate", "tendency"):
+        from dissensus.cli import _studies as module  # type: ignore[no-redef]  # noqa: PLC0415
+    else:  # info, metrics, audit, example
+        from dissensus.cli import _info as module  # type: ignore[no-redef]  # noqa: PLC0415
     command: click.Command = getattr(module, f"{name}_command")
     return command
 

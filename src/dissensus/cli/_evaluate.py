@@ -1,4 +1,4 @@
-"""``dissensus evaluate``: score models against disagreeing annotators, write a report."""
+"""``dissensus evaluate`` scores models against disagreeing annotators; ``allocate`` says where to annotate next."""
 
 from __future__ import annotations
 
@@ -14,15 +14,16 @@ from typing import Any
 import click
 import pandas as pd
 
-from dissensus._atomic import locked_dir
+from dissensus._atomic import check_not_inputs, check_output_dir, locked_dir, write_file_atomically
 from dissensus._exceptions import DataError
 from dissensus._validation import require_extra
+from dissensus.allocate import next_items
 from dissensus.cli import _reader_options as opt
 from dissensus.cli._messages import warnings_as_lines
 from dissensus.data import Annotations, LabelCounts, Predictions
 from dissensus.evaluation import TARGETS, Evaluation, evaluate
 
-__all__ = ["evaluate_command", "format_summary", "prior_note", "stages", "summary_record"]
+__all__ = ["allocate_command", "evaluate_command", "format_summary", "prior_note", "stages", "summary_record"]  # fmt: skip
 
 #: Coverage of the intervals printed (and of summary.csv, written with the same default).
 _CONFIDENCE_LEVEL = 0.95
@@ -101,8 +102,7 @@ def evaluate_command(
         summary = ev.summary(confidence_level=_CONFIDENCE_LEVEL, n_resamples=n_resamples)
     note = prior_note(ev)
     if as_json:
-        record = summary_record(summary, ev, note=note, written=written)
-        record = {"annotations": str(annotations), "n_resamples": n_resamples, **record}
+        record = {"annotations": str(annotations), "n_resamples": n_resamples, **summary_record(summary, ev, note=note, written=written)}  # fmt: skip
         click.echo(json.dumps(record, indent=1, ensure_ascii=False, allow_nan=False))
         return
     click.echo(format_summary(summary))
@@ -126,9 +126,7 @@ def _compute(
         try:
             bins = [int(b) for b in opt.split_names(bins)]
         except ValueError:
-            msg = (
-                f"--bins must be 'auto' or comma-separated integers such as 2,4,6,11; got {bins!r}."
-            )
+            msg = f"--bins must be 'auto' or comma-separated integers such as 2,4,6,11; got {bins!r}."  # fmt: skip
             raise DataError(msg) from None
     with stages(total=len(pred_paths) + 2) as stage:
         stage(f"reading {annotations}")
@@ -154,16 +152,9 @@ def _compute(
                 pred = Predictions(pred.align(data, name=name)[0].values, data.items, data.scale)
             predictions[name] = pred
         stage("scoring")
-        ev = evaluate(
-            data,
-            predictions,
-            metrics=metrics,
-            prior=opt.parse_prior(options["prior"]),
-            bins=bins,
-            seed=options["seed"],
-            how=options["how"],
-            targets=options["targets"],
-        )
+        settings = {key: options[key] for key in ("seed", "how", "targets")}
+        prior = opt.parse_prior(options["prior"])
+        ev = evaluate(data, predictions, metrics=metrics, prior=prior, bins=bins, **settings)
     if n_annotators is not None:
         ev.n_annotators = n_annotators
     return ev
@@ -251,3 +242,44 @@ def format_summary(summary: pd.DataFrame) -> str:
         lines.append(f"{metric} {arrow}".ljust(mwidth) + "".join(cells))
     lines.append("(* best; ↓ lower is better, ↑ higher is better; CIs in summary.csv)")
     return "\n".join(lines)
+
+
+@click.command("allocate")
+@click.argument("annotations", type=click.Path(dir_okay=False, path_type=Path))
+@opt.reader_options
+@opt.prediction_options
+@opt.option("--metric", default="E[emd]", help="Metric the models are compared by.")
+@opt.count_option("--budget", default=500, minimum=1, help="How many items to send (one annotation each).")  # fmt: skip
+@opt.prior_option
+@opt.seed_option
+@opt.out_option("CSV file for the chosen items (its directory is created).", kind="file")
+def allocate_command(
+    *, annotations: Path, preds: tuple[str, ...], out: Path, **options: Any
+) -> None:
+    """Rank the items of ANNOTATIONS by how much one more label would sharpen the comparison.
+
+    Writes ``item, expected_gain, n_annotations, rank`` for the --budget best
+    items to --out (the expected reduction in the posterior variance of the
+    models' score differences; see dissensus.allocate).
+    """
+    pred_paths = opt.parse_pred(preds)
+    if len(pred_paths) < 2:
+        msg = "allocate compares models: give two or more --pred NAME=PATH."
+        raise click.BadParameter(msg, param_hint="--pred")
+    inputs = [annotations, *pred_paths.values()]
+    check_output_dir(out.parent)  # before any work: an unusable --out, or one that is an input
+    check_not_inputs([out], inputs)
+    counts = opt.load_annotations(annotations, **options).counts()
+    predictions = {name: opt.load_predictions(p, **options) for name, p in pred_paths.items()}
+    budget, prior = min(options["budget"], counts.N), opt.parse_prior(options["prior"])
+    chosen = next_items(
+        counts,
+        predictions,
+        metric=options["metric"],
+        budget=budget,
+        prior=prior,
+        seed=options["seed"],
+    )
+    write_file_atomically(out, chosen.to_csv(index=False, float_format="%.10g"), inputs=inputs)
+    gain = chosen["expected_gain"]
+    click.echo(f"wrote {len(chosen)} items to {out} (expected gain {gain.iloc[0]:.3g} … {gain.iloc[-1]:.3g})")  # fmt: skip

@@ -155,7 +155,7 @@ def metrics_command(*, kind: str | None, as_json: bool) -> None:
         records = [dict(zip(keys, (n, f, f"{d} is better", o, t), strict=True)) for n, f, d, o, t in rows]  # fmt: skip
         click.echo(json.dumps(records, indent=1, ensure_ascii=False))
         return
-    cells = [("name", "family", "better", "ordered", "formula")]
+    cells: list[tuple[str, ...]] = [("name", "family", "better", "ordered", "formula")]
     cells += [(n, f, f"{d} {'↓' if d == 'lower' else '↑'}", "yes" if o else "", t) for n, f, d, o, t in rows]  # fmt: skip
     widths = [max(len(c[i]) for c in cells) for i in range(4)]
     cells.insert(1, tuple("-" * w for w in [*widths, 7]))

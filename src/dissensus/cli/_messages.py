@@ -60,12 +60,10 @@ def format_hint(path: str | Path) -> str | None:
             head = fh.read(4096)
     except OSError:
         return None
-    first_line = head.split("\n", 1)[0]
-    if re.search(r"is_abuse\.-?\d", first_line):
+    if re.search(r"is_abuse\.-?\d", head.split("\n", 1)[0]):
         return "convabuse"
-    if head.lstrip().startswith("{") and '"soft_label"' in head and '"annotations"' in head:
-        return "lewidi"
-    return None
+    lewidi = head.lstrip().startswith("{") and '"soft_label"' in head and '"annotations"' in head
+    return "lewidi" if lewidi else None
 
 
 def echo_warnings(caught: Iterable[warnings.WarningMessage]) -> None:
@@ -77,9 +75,7 @@ def echo_warnings(caught: Iterable[warnings.WarningMessage]) -> None:
     for w in caught:
         if not issubclass(w.category, DissensusWarning):  # not ours: Python's filters decide
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-            continue
-        text = cli_message(" ".join(str(w.message).split()))
-        if text not in printed:
+        elif (text := cli_message(" ".join(str(w.message).split()))) not in printed:
             printed.add(text)
             click.echo(f"dissensus: warning: {text}", err=True)
 

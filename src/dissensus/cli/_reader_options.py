@@ -138,17 +138,17 @@ def split_names(values: str | Iterable[str] | None) -> list[str]:
 
 def parse_labels(text: str) -> list[data.Label]:
     """Labels from ``"-3,-2,-1,0,1"`` or ``"NEG,POS"``: numbers where they read as numbers."""
-    out: list[data.Label] = []
-    for token in split_names(text):
+
+    def label(token: str) -> data.Label:
         try:
             number = float(token)
         except ValueError:
-            number = math.nan
-        if not math.isfinite(number):
-            out.append(token)
-        else:
-            out.append(int(number) if number.is_integer() else number)
-    return out
+            return token
+        return (
+            token if not math.isfinite(number) else int(number) if number.is_integer() else number
+        )
+
+    return [label(token) for token in split_names(text)]
 
 
 def parse_prior(value: str) -> float | str:
@@ -192,24 +192,24 @@ def load_annotations(
     The readers' warnings (dropped repeats, rows dropped by ``--dropna``, a
     disagreeing LeWiDi soft label) are printed now, one line each.
     """
-    fmt, ordered = options.get("format"), options.get("ordered")
-    scale = None
-    if options.get("labels"):
-        scale = data.Scale(tuple(parse_labels(options["labels"])), ordered=ordered is not False)
+    fmt, ordered, labels = options.get("format"), options.get("ordered"), options.get("labels")
+    scale = (
+        data.Scale(tuple(parse_labels(labels)), ordered=ordered is not False) if labels else None
+    )
     # Column options go through even for formats with fixed columns, so that
     # read_annotations refuses them instead of silently ignoring them.
-    annotator = None if options.get("no_annotator") else options.get("annotator") or "annotator"
     kwargs: dict[str, Any] = {
+        **{key: options.get(key) or key for key in ("item", "label")},
+        "annotator": None
+        if options.get("no_annotator")
+        else options.get("annotator") or "annotator",
+        "annotators": split_names(options.get("annotators")) or None,
+        "meta": tuple(dict.fromkeys([*split_names(options.get("meta")), *meta_too])),
+        "layout": options.get("layout") or "long",
         "scale": scale,
         "ordered": ordered if scale is None else None,
-        "meta": tuple(dict.fromkeys([*split_names(options.get("meta")), *meta_too])),
         "dropna": bool(options.get("dropna")),
         "duplicates": options.get("duplicates"),
-        "layout": options.get("layout") or "long",
-        "item": options.get("item") or "item",
-        "annotator": annotator,
-        "label": options.get("label") or "label",
-        "annotators": split_names(options.get("annotators")) or None,
     }
     if options.get("na_values"):
         kwargs["na_values"] = tuple(split_names(options["na_values"]))
