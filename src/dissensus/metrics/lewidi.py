@@ -33,6 +33,7 @@ from __future__ import annotations
 import ast
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -253,6 +254,9 @@ def read_lewidi_predictions(
 
 
 def _label_text(row: npt.NDArray[np.float64]) -> list[Any]:
+    """One item's labels (a list per label when 2-D), NaN dropped, integers as such."""
+    if row.ndim > 1:
+        return [_label_text(r) for r in row]
     kept = row[~np.isnan(row)]
     return [int(v) if float(v).is_integer() else float(v) for v in kept]
 
@@ -263,7 +267,7 @@ def write_lewidi_predictions(
     *,
     year: Literal[2023, 2025],
     task: Literal["soft", "pe"] = "soft",
-    items: Any = None,
+    items: Sequence[str] | None = None,
     hard: npt.ArrayLike | None = None,
 ) -> Path:
     r"""Write predictions as a LeWiDi submission file (the formats :func:`read_lewidi_predictions` reads).
@@ -306,12 +310,7 @@ def write_lewidi_predictions(
             msg = f"2025 files need one item id per row ({arr.shape[0]}) in `items`."
             raise DataError(msg)
         for item, row in zip(items, arr, strict=True):
-            if task == "soft":
-                payload: Any = row.tolist()
-            elif row.ndim == 1:
-                payload = _label_text(row)
-            else:
-                payload = [_label_text(r) for r in row]
+            payload = row.tolist() if task == "soft" else _label_text(row)
             lines.append(f"{item}\t{json.dumps(payload)}")
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return out
