@@ -83,11 +83,10 @@ def distinct(
 
 @cache
 def _stirling_table() -> FloatArray:
-    r"""Stirling's remainder :math:`\delta(j/2)` for j = 0..39 (index 0 unused).
+    r"""Stirling's remainder :math:`\delta(j/2)`, j = 0..39 (index 0 unused), to 50 digits.
 
-    :math:`\delta(x) = \ln\Gamma(x) - (x - \tfrac12)\ln x + x - \tfrac12\ln 2\pi`,
-    from exact factorials in 50-digit decimal arithmetic (the double-precision
-    difference of :math:`\ln\Gamma` and its Stirling part would cancel).
+    :math:`\delta(x) = \ln\Gamma(x) - (x - \tfrac12)\ln x + x - \tfrac12\ln 2\pi`
+    from exact factorials (in double precision the difference would cancel).
     """
     pi = decimal.Decimal("3.14159265358979323846264338327950288419716939937510582")
     out = np.zeros(_STIRLING_SMALL)
@@ -140,9 +139,7 @@ def density_tables(keys: IntArray | None, m: int, flags: BoolArray | None = None
     r"""The :class:`DensityTables` for the half-integer pairs present in ``keys``.
 
     By Stirling, :math:`k = \tfrac12 \ln\frac{ab}{2\pi s} - \ln s + \delta(s)
-    - \delta(a) - \delta(b)` (:math:`s = a + b`): a sum of small terms, exact
-    to a few ulp, where :math:`a \ln p + b \ln(1-p) - \ln B(a, b)` would
-    cancel terms of size :math:`s`.
+    - \delta(a) - \delta(b)` (:math:`s = a + b`): small terms, exact to a few ulp.
     """
     u, ua, ub = distinct(keys, m, flags)
     us = ua + ub

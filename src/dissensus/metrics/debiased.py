@@ -185,9 +185,8 @@ def jackknife(
 
     Examples
     --------
-    Two annotations that disagree, scored against the truth ``[0.5, 0.5]``
-    itself: the empirical L1 is 0 here but 0.5 on average over annotation
-    draws; the jackknife averages 0.
+    Two annotations scored against the truth ``[0.5, 0.5]`` itself: the empirical
+    L1 averages 0.5 over annotation draws, the jackknife 0.
 
     >>> jackknife([[1, 1], [2, 0], [0, 2]], [0.5, 0.5], metric="manhattan")
     array([-1.,  1.,  1.])
@@ -322,10 +321,9 @@ def jackknife_variance(
 class WeightedMean:
     r"""An inverse-variance weighted mean over items (:func:`inverse_variance_mean`).
 
-    ``statistic`` is :math:`\sum_i w_i x_i` with the normalised ``weights``;
-    ``standard_error`` :math:`1 / \sqrt{\sum_i 1 / \max(v_i, v_0)}` (floored
-    variances taken as the items' variances, items independent); ``floor`` the
-    :math:`v_0` used; ``n_floored`` how many items were below it.
+    ``statistic`` is :math:`\sum_i w_i x_i` with the normalised ``weights``,
+    ``standard_error`` :math:`1 / \sqrt{\sum_i 1 / \max(v_i, v_0)}` (independent
+    items), ``floor`` the :math:`v_0` used, ``n_floored`` the items below it.
     """
 
     statistic: float
@@ -600,8 +598,6 @@ def debiased(
     **options: Any,
 ) -> FloatArray:
     """The debiased estimate of ``metric`` (one of :data:`DEBIASED_METRICS`) against the truth, per item.
-
-    Calls the metric's declared form (as :func:`jackknife`, without ``return_variance``).
 
     Examples
     --------

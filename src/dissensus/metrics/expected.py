@@ -73,10 +73,8 @@ _PHI_DIRECT_BLOCK = 512
 _MAX_PAIRS = 1 << 15
 
 
-#: Valid range: every alpha_k > 0 (denormals included) and a0 = sum(alpha) <= MAX_A0. The
-#: exact forms switch to their limits where the general formula loses precision: a + b <
-#: 1e-100 (mass on the corners) and both Beta parameters >= 1e12 (the posterior mean plus
-#: its variance correction).
+#: Valid range: every alpha_k > 0 and a0 = sum(alpha) <= MAX_A0 (the exact forms switch to
+#: their limits where the general formula loses precision: a + b < 1e-100, a and b >= 1e12).
 MAX_A0 = 1e300
 
 
@@ -378,10 +376,8 @@ def _e_phi(
 ) -> FloatArray:
     r"""E[φ(X, c)], φ(x, c) = x ln x + c ln c − (x + c) ln(x + c), X ~ Beta(a, b); 1-D arrays.
 
-    See :func:`dissensus.metrics._beta.phi_tables` for the quadrature. With
-    ``m`` (from :func:`_beta.half_grid`) and at most ``_MAX_PAIRS`` distinct
-    pairs, nodes and weights are computed once per pair and gathered;
-    otherwise per term. The c = 0 terms are 0.
+    With ``m`` (:func:`_beta.half_grid`) and at most ``_MAX_PAIRS`` distinct
+    pairs, the quadrature is tabled once per pair; otherwise per term.
     """
     out = np.zeros(a.shape)
     idx = np.flatnonzero(c > 0)
@@ -444,8 +440,6 @@ def js_divergence(
 ) -> FloatArray:
     r"""Expected Jensen-Shannon divergence :math:`\mathbb{E}[\mathrm{JSD}(p, q)]` (the divergence, not the distance).
 
-    Notes
-    -----
     With :math:`\varphi(x, c) = x\ln x + c \ln c - (x + c)\ln(x + c)`,
 
     .. math:: \mathrm{JSD}(p, q) = \ln 2 + \tfrac12 \sum_k \varphi(p_k, q_k),
@@ -504,12 +498,7 @@ class MonteCarloResult:
 
 
 def _dirichlet_draws(rng: np.random.Generator, a: FloatArray, S: int) -> FloatArray:
-    """(S, N, K) Dirichlet draws via Gamma variates, safe for tiny parameters.
-
-    ``G = G' U^{1/alpha}`` with ``G' ~ Gamma(alpha + 1)`` has the Gamma(alpha)
-    law and is formed in log space, so rows of very sparse ``alpha`` (1e-3)
-    never become 0 / 0.
-    """
+    """(S, N, K) Dirichlet draws: ``G' U^{1/alpha}``, ``G' ~ Gamma(alpha + 1)``, in logs (no 0 / 0)."""
     g = rng.standard_gamma(a + 1.0, size=(S, *a.shape))
     u = rng.random((S, *a.shape))
     logg = np.log(g) + np.log(u) / a

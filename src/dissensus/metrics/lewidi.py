@@ -75,11 +75,9 @@ SCALE_VALUES_2025: dict[str, int] = {"Paraphrase": 11, "CSC": 6}
 class LewidiPredictions:
     """The content of one LeWiDi submission file (:func:`read_lewidi_predictions`).
 
-    ``year`` (2023 or 2025) and ``task`` (``"soft"`` or ``"pe"``, perspectivist)
-    say the format; ``items`` are the item ids in file order (None in 2023
-    files); ``soft`` the (N, K) or multilabel (N, L, K) predicted distributions;
-    ``hard`` the (N,) hard labels of 2023 files; ``labels`` the (N, A) or
-    (N, L, A) per-annotator labels of ``"pe"`` files, NaN-padded.
+    ``year`` and ``task`` say the format; ``items`` are the ids in file order
+    (None in 2023); ``soft`` the (N, K) or (N, L, K) distributions; ``hard``
+    the 2023 hard labels; ``labels`` the NaN-padded per-annotator labels.
     """
 
     year: int
@@ -193,11 +191,7 @@ def _read_2025(path: Path, task: Literal["soft", "pe"]) -> LewidiPredictions:
 
 
 def _pad_labels(values: Any, where: str, ndims: tuple[int, ...] = (1, 2)) -> FloatArray:
-    """Per-item label lists (or lists of per-label lists) as one array, padded with NaN.
-
-    Items have different numbers of annotators; ``ndims`` are the accepted
-    dimensions of one item's labels.
-    """
+    """Per-item label lists (``ndims``: of one item's labels) as one array, padded with NaN."""
     try:
         rows = [np.asarray(v, dtype=np.float64) for v in values]
     except (TypeError, ValueError):
