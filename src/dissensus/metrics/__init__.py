@@ -1,11 +1,8 @@
 """Soft metrics: pointwise, expected under a Dirichlet posterior, debiased, and the LeWiDi scorers.
 
 Every metric takes ``(target, prediction)`` (N, K) arrays and returns one
-score per item (N,); each is declared once, on its kernel, and the registry
-(:func:`get_metric`, :func:`list_metrics`) holds its metadata. Submodules:
-:mod:`~dissensus.metrics.expected` (under a Dirichlet posterior),
-:mod:`~dissensus.metrics.debiased` (against the true distribution, from label
-counts), :mod:`~dissensus.metrics.lewidi` (the official LeWiDi scorers).
+score per item (N,); the registry (:func:`get_metric`, :func:`list_metrics`)
+holds each one's metadata.
 """
 
 from dissensus.metrics import debiased, expected, lewidi

@@ -83,11 +83,10 @@ def distinct(
 
 @cache
 def _stirling_table() -> FloatArray:
-    r"""Stirling's remainder :math:`\delta(j/2)` for j = 0..39 (index 0 unused).
+    r"""Stirling's remainder :math:`\delta(j/2)`, j = 0..39 (index 0 unused), to 50 digits.
 
-    :math:`\delta(x) = \ln\Gamma(x) - (x - \tfrac12)\ln x + x - \tfrac12\ln 2\pi`,
-    from exact factorials in 50-digit decimal arithmetic (the double-precision
-    difference of :math:`\ln\Gamma` and its Stirling part would cancel).
+    :math:`\delta(x) = \ln\Gamma(x) - (x - \tfrac12)\ln x + x - \tfrac12\ln 2\pi`
+    from exact factorials (in double precision the difference would cancel).
     """
     pi = decimal.Decimal("3.14159265358979323846264338327950288419716939937510582")
     out = np.zeros(_STIRLING_SMALL)
@@ -140,9 +139,7 @@ def density_tables(keys: IntArray | None, m: int, flags: BoolArray | None = None
     r"""The :class:`DensityTables` for the half-integer pairs present in ``keys``.
 
     By Stirling, :math:`k = \tfrac12 \ln\frac{ab}{2\pi s} - \ln s + \delta(s)
-    - \delta(a) - \delta(b)` (:math:`s = a + b`): a sum of small terms, exact
-    to a few ulp, where :math:`a \ln p + b \ln(1-p) - \ln B(a, b)` would
-    cancel terms of size :math:`s`.
+    - \delta(a) - \delta(b)` (:math:`s = a + b`): small terms, exact to a few ulp.
     """
     u, ua, ub = distinct(keys, m, flags)
     us = ua + ub
@@ -396,24 +393,15 @@ def phi_direct(a: FloatArray, b: FloatArray, c: FloatArray) -> FloatArray:
     out = np.empty(a.shape)
     for reflect in (False, True):
         sl = np.flatnonzero((a > b) == reflect)
-        if sl.size:
-            out[sl] = _phi_direct_block(a[sl], b[sl], c[sl], z, dz, reflect=reflect)
+        if not sl.size:
+            continue
+        ai, bi, cc = a[sl], b[sl], c[sl, None]
+        x, lx, w, lohi = _logit_nodes(ai, bi, z, dz, reflect=reflect)
+        clc = special.xlogy(cc, cc)
+        phi1 = clc - (1.0 + cc) * np.log1p(cc)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+            # x (1 - x) is floored so that far tail nodes (where w underflows to 0) give 0, not nan
+            r = (x * (lx - phi1) + clc - (x + cc) * np.log(x + cc)) / np.maximum(lohi, 1e-300)
+        ex1x = ai * bi / ((ai + bi) * (ai + bi + 1.0))
+        out[sl] = ex1x * (w * r).sum(axis=1) / w.sum(axis=1) + ai / (ai + bi) * phi1[:, 0]
     return out
-
-
-def _phi_direct_block(
-    a: FloatArray, b: FloatArray, c: FloatArray, z: FloatArray, dz: FloatArray, *, reflect: bool
-) -> FloatArray:
-    """The quadrature of :func:`phi_tables`, evaluated term by term (one pair per term)."""
-    x, lx, w, lohi = _logit_nodes(a, b, z, dz, reflect=reflect)
-    cc = c[:, None]
-    clc = special.xlogy(cc, cc)
-    phi1 = clc - (1.0 + cc) * np.log1p(cc)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-        # x (1 - x) is floored so that far tail nodes (where w underflows to 0) give 0, not nan
-        r = (x * (lx - phi1) + clc - (x + cc) * np.log(x + cc)) / np.maximum(lohi, 1e-300)
-    num = (w * r).sum(axis=1)
-    den = w.sum(axis=1)
-    ex1x = a * b / ((a + b) * (a + b + 1.0))
-    res: FloatArray = ex1x * num / den + a / (a + b) * phi1[:, 0]
-    return res

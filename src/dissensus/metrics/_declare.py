@@ -1,13 +1,11 @@
 """How a pointwise metric is declared: one decorator on its row kernel.
 
-From one :func:`pointwise_metric` declaration come the registry entry (whose
-formula ``dissensus metrics`` prints), ``Metric.kernel`` (the row kernel,
-which takes float64 (n, K) blocks on the simplex and the metric's options,
-applied block by block by :func:`chunked` after a check of ``zero``, ``eps``
-and ``base``) and the public function, which validates ``(p_true, q_pred)``
-once (:func:`pair`), calls the kernel and carries the generated numpydoc
-docstring (doctested from the declaring module's ``__test__``). Rows are
-independent: values do not depend on the blocks or the number of threads.
+From one :func:`pointwise_metric` declaration come the registry entry,
+``Metric.kernel`` (the row kernel on float64 (n, K) blocks on the simplex,
+applied by :func:`chunked` after a check of the options) and the public
+function, which validates ``(p_true, q_pred)`` once (:func:`pair`), calls the
+kernel and carries the generated numpydoc docstring (doctested from the
+declaring module's ``__test__``). Values do not depend on the blocks or threads.
 """
 
 from __future__ import annotations
@@ -49,12 +47,10 @@ def as_rows(x: npt.ArrayLike, name: str, *, normalize: bool) -> tuple[FloatArray
 
 
 def _surely_valid(arr: npt.NDArray[Any]) -> bool:
-    """Cheap pre-check that ``as_prob_matrix`` would accept ``arr`` as is.
+    """Cheap pre-check (one read per block) that ``as_prob_matrix`` would accept ``arr`` as is.
 
-    The full validator makes five passes over the data (most of a metric's run
-    time at 10^6 x 5); this reads each block of rows once. Anything it does not
-    accept (NaN and inf fail both tests) goes through :func:`as_prob_matrix`,
-    which raises the documented error or returns the clean array.
+    The full validator makes five passes (most of a metric's run time at 10^6 x
+    5); what this does not accept (NaN, inf too) goes through it.
     """
     if arr.dtype != np.float64 or arr.ndim != 2 or arr.size == 0:
         return False
@@ -165,11 +161,9 @@ def _check_options(func: str, options: dict[str, Any], allowed: frozenset[str]) 
 def chunked(kernel: Callable[..., FloatArray], *arrays: FloatArray) -> FloatArray:
     """Apply a row-wise kernel to blocks of rows, writing into one (N,) result.
 
-    On blocks of about ``CHUNK_ELEMENTS`` entries a metric's temporaries stay in
-    cache, 1.3-2x faster than whole-array passes at 10^6 x 5. The blocks share
-    :func:`dissensus._parallel.n_threads` threads (at most 8 by default,
-    ``$DISSENSUS_NUM_THREADS``, or the ``n_jobs`` of an enclosing
-    :func:`dissensus.evaluate`; NumPy's loops release the GIL).
+    On blocks of ``CHUNK_ELEMENTS`` entries the temporaries stay in cache
+    (1.3-2x faster at 10^6 x 5); the blocks share the
+    :func:`dissensus._parallel.n_threads` threads.
     """
     n, K = arrays[0].shape
     step = max(256, CHUNK_ELEMENTS // max(K, 1))
@@ -185,12 +179,7 @@ def chunked(kernel: Callable[..., FloatArray], *arrays: FloatArray) -> FloatArra
 
 
 def rowsum(x: npt.NDArray[np.floating[Any]]) -> FloatArray:
-    """Row sums that depend only on the row (not on how many rows come with it).
-
-    For small K a running sum over the columns is much faster than
-    ``x.sum(axis=1)``, whose inner loop is only K long (a BLAS matrix-vector
-    product is faster still but rounds a row by its position in the batch).
-    """
+    """Row sums that depend only on the row; for small K a running sum over the columns (faster)."""
     K = x.shape[1]
     if K > COLUMN_LOOP_MAX_K or K == 0:
         out: FloatArray = x.sum(axis=1, dtype=np.float64)
@@ -316,16 +305,12 @@ def pointwise_metric(
 ) -> Callable[[Callable[..., FloatArray]], Callable[..., FloatArray]]:
     """Declare a pointwise metric on its row kernel; return its public function.
 
-    ``name`` is the registry name and the function's; ``formula`` the formula in
-    plain text over ``p`` (target), ``q`` (prediction) and classes ``k``;
-    ``label`` and ``description`` are for tables and listings (and the
-    docstring's first line); ``bounds`` hold for every K (``inf`` where the
-    bound grows with K: ``k_bound`` is then ``"√K"``, ``"K"`` or ``"ln K"``);
-    ``lower_is_better``, ``symmetric``, ``needs_order`` are the
-    :class:`~dissensus.metrics.Metric` fields; ``debiased="jackknife"`` makes
-    the jackknife over annotations its debiased form (other forms are declared
-    in :mod:`dissensus.metrics.debiased`); ``references``, ``notes``,
-    ``examples`` and ``options`` (docs of options the shared table lacks)
+    The :class:`~dissensus.metrics.Metric` fields, with ``formula`` in plain text
+    over ``p``, ``q`` and classes ``k``, ``description`` also the docstring's
+    first line, ``k_bound`` (``"√K"``, ``"K"`` or ``"ln K"``) for a bound that
+    grows with K; ``debiased="jackknife"`` makes the jackknife its debiased form
+    (others are declared in :mod:`dissensus.metrics.debiased`); ``references``,
+    ``notes``, ``examples`` and ``options`` (docs the shared table lacks)
     complete the docstring, ``clips`` names the argument ``zero="clip"`` clips.
     """
     spec = dict(locals())

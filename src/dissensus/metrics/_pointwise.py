@@ -1,24 +1,17 @@
 """Pointwise soft metrics: one score per item from a target and a predicted distribution.
 
-Each metric is declared once, on its row kernel, with
-:func:`~dissensus.metrics._declare.pointwise_metric`, which makes the public
-function, its docstring and its registry entry.
-
-Notation (Magnani 2025; Rizzi et al. 2024): ``p`` is the target (gold) label
-distribution of an item, ``q`` the predicted one, rows of (N, K) matrices on
-the simplex; ``P_k``, ``Q_k`` their cumulative sums over the first ``k``
-(ordered) classes; ``m = (p + q) / 2``. Every function takes ``(p_true,
-q_pred)`` in that order (as sklearn's ``(y_true, y_pred)``) and returns an
-(N,) float64 array (a float64 scalar for two 1-D rows; one 1-D row is
-broadcast against a matrix). Logs are natural unless ``base`` is given, and
-``0 ln 0 = 0``. The metrics with the log of a probability that may be 0 take
-a zero policy: ``zero="inf"`` (exact) or ``zero="clip"`` (clipped to ``[eps, 1
-- eps]`` before the log, not renormalised, the convention of Rizzi et al.
-2024; the LeWiDi 2023 scorer also adds 1e-9 inside the log:
-:func:`dissensus.metrics.lewidi.cross_entropy_2023`). The others are finite
-for every input: JS takes logs of ``p / m`` only where ``p > 0``, and the
-ratios of Clark, Canberra and the squared chi-square drop a class that both
-distributions give 0 (0/0).
+Each is declared once, on its row kernel, with
+:func:`~dissensus.metrics._declare.pointwise_metric` (public function,
+docstring, registry entry). Notation (Magnani 2025; Rizzi et al. 2024): ``p``
+the target label distribution of an item, ``q`` the predicted one, rows of (N,
+K) matrices on the simplex, taken as ``(p_true, q_pred)`` (sklearn's order);
+``P_k``, ``Q_k`` their cumulative sums over the first ``k`` classes; ``m = (p +
+q) / 2``. Logs are natural unless ``base`` is given, ``0 ln 0 = 0``. The
+metrics with the log of a probability that may be 0 take a zero policy,
+``zero="inf"`` (exact) or ``zero="clip"`` (the LeWiDi 2023 scorer also adds
+1e-9 inside the log: :func:`dissensus.metrics.lewidi.cross_entropy_2023`). The
+others are finite for every input: JS takes logs of ``p / m`` only where ``p >
+0``, Clark, Canberra and the squared chi-square drop a class that both give 0.
 
 References: Magnani, A. (2025). Soft metrics for ordinal label uncertainty
 with variable sample sizes. ASSE 2025, ACM. Rizzi et al. (2024): see

@@ -233,14 +233,11 @@ def register_form(
     """
     base = _REGISTRY[pointwise]
     expected = kind == "expected"
-    name, label, what = (
-        (f"E[{pointwise}]", f"E[{base.label}]", "posterior expectation of")
+    name = f"{'E' if expected else 'debiased'}[{pointwise}]"
+    what = (
+        "posterior expectation of"
         if expected
-        else (
-            f"debiased[{pointwise}]",
-            f"deb[{base.label}]",
-            "debiased estimate (vs the true distribution) of",
-        )
+        else "debiased estimate (vs the true distribution) of"
     )
     metric = register_metric(
         name,
@@ -253,12 +250,11 @@ def register_form(
         unary=base.unary and expected,
         zero_policy=base.zero_policy,
         k_bound=base.k_bound if expected else None,
-        label=label,
+        label=f"{'E' if expected else 'deb'}[{base.label}]",
         description=f"{what} {base.description}",
         formula=formula or f"E_{{p ~ Dir(α)}} [{base.formula}]",
     )
-    linked = {"expected": name} if expected else {"debiased": name}
-    _REGISTRY[pointwise] = dataclasses.replace(base, **linked)  # type: ignore[arg-type]
+    _REGISTRY[pointwise] = dataclasses.replace(base, **{kind: name})  # type: ignore[arg-type]
     return metric
 
 

@@ -1,13 +1,10 @@
 r"""Debiased soft metrics: estimate :math:`f(\pi, q)` against the TRUE label distribution.
 
-Users care about :math:`f(\pi, q)` for an item's true distribution
-:math:`\pi` but see the empirical :math:`\hat p = n_k / n` of its ``n``
-annotations; for ``f`` not linear in the target :math:`\mathbb{E}[f(\hat p,
-q)] \ne f(\pi, q)` (distances are biased upward by an amount that depends on
-``q``, enough to reorder models with 2–3 annotations per item). These
-functions take the label ``counts`` ((N, K) non-negative integers, at least
-one per item; ``q_pred`` as for the pointwise metrics) and remove the leading
-(:math:`1/n`) term of that bias. Each metric with a debiased form
+For ``f`` not linear in the target, the empirical :math:`\hat p = n_k / n`
+of ``n`` annotations gives :math:`\mathbb{E}[f(\hat p, q)] \ne f(\pi, q)`
+(biased by an amount that depends on ``q``, enough to reorder models with 2–3
+annotations per item). These functions take the label ``counts`` ((N, K)
+integers, at least one per item) and remove the :math:`1/n` term of the bias. Each metric with a debiased form
 (``debiased[<name>]`` in the registry; ``dissensus metrics --kind debiased``)
 has one estimator: the exact U-statistic for ``squared_euclidean``, the
 empirical value for the target-linear ``cross_entropy``, the jackknife over
@@ -188,9 +185,8 @@ def jackknife(
 
     Examples
     --------
-    Two annotations that disagree, scored against the truth ``[0.5, 0.5]``
-    itself: the empirical L1 is 0 here but 0.5 on average over annotation
-    draws; the jackknife averages 0.
+    Two annotations scored against the truth ``[0.5, 0.5]`` itself: the empirical
+    L1 averages 0.5 over annotation draws, the jackknife 0.
 
     >>> jackknife([[1, 1], [2, 0], [0, 2]], [0.5, 0.5], metric="manhattan")
     array([-1.,  1.,  1.])
@@ -325,10 +321,9 @@ def jackknife_variance(
 class WeightedMean:
     r"""An inverse-variance weighted mean over items (:func:`inverse_variance_mean`).
 
-    ``statistic`` is :math:`\sum_i w_i x_i` with the normalised ``weights``;
-    ``standard_error`` :math:`1 / \sqrt{\sum_i 1 / \max(v_i, v_0)}` (floored
-    variances taken as the items' variances, items independent); ``floor`` the
-    :math:`v_0` used; ``n_floored`` how many items were below it.
+    ``statistic`` is :math:`\sum_i w_i x_i` with the normalised ``weights``,
+    ``standard_error`` :math:`1 / \sqrt{\sum_i 1 / \max(v_i, v_0)}` (independent
+    items), ``floor`` the :math:`v_0` used, ``n_floored`` the items below it.
     """
 
     statistic: float
@@ -370,10 +365,7 @@ def inverse_variance_mean(
 
     Notes
     -----
-    .. math::
-
-        \hat\mu_w = \frac{\sum_i w_i x_i}{\sum_i w_i},
-        \qquad w_i = \frac{1}{\max(v_i, v_0)} .
+    .. math:: \hat\mu_w = \frac{\sum_i w_i x_i}{\sum_i w_i}, \qquad w_i = \frac{1}{\max(v_i, v_0)} .
 
     This estimates :math:`\sum_i w_i f(\pi_i, q_i) / \sum_i w_i` (well-annotated
     items count more), NOT the plain mean that :func:`dissensus.evaluate` reports;
@@ -493,10 +485,7 @@ def binomial_corrected(
     :math:`\beta(F) = \mathbb{E}_F|\hat F - c| - |F - c|`, has a closed form
     (:func:`_binomial_abs_dev`), subtracted at :math:`\tilde F`:
 
-    .. math::
-
-        \widehat{|F - c|} = |\hat F - c| - \beta(\tilde F),
-        \qquad \tilde F = \frac{X + a}{n + 2a}.
+    .. math:: \widehat{|F - c|} = |\hat F - c| - \beta(\tilde F), \qquad \tilde F = \frac{X + a}{n + 2a}.
 
     No unbiased estimator of :math:`|F - c|` exists (not a polynomial in
     :math:`F`); this one-step bias correction at a shrunk :math:`\tilde F` does
@@ -548,10 +537,7 @@ def squared_euclidean(
     -----
     :math:`n_k(n_k - 1) / (n(n - 1))` is the unbiased U-statistic for :math:`\pi_k^2`, so
 
-    .. math::
-
-        \widehat{\lVert \pi - q \rVert^2} = \lVert \hat p - q \rVert^2
-            - \frac{1 - \sum_k \hat p_k^2}{n - 1}
+    .. math:: \widehat{\lVert \pi - q \rVert^2} = \lVert \hat p - q \rVert^2 - \frac{1 - \sum_k \hat p_k^2}{n - 1}
 
     is exactly unbiased when :math:`n \ge 2`, and equals :func:`jackknife` here.
 
@@ -612,8 +598,6 @@ def debiased(
     **options: Any,
 ) -> FloatArray:
     """The debiased estimate of ``metric`` (one of :data:`DEBIASED_METRICS`) against the truth, per item.
-
-    Calls the metric's declared form (as :func:`jackknife`, without ``return_variance``).
 
     Examples
     --------

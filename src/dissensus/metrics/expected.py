@@ -1,27 +1,20 @@
 r"""Expected soft metrics under a Dirichlet posterior over the target distribution.
 
-When an item's label distribution ``p`` is known only through a few
-annotations, score a prediction ``q`` by :math:`\mathbb{E}_{p \sim
-\mathrm{Dir}(\alpha)}[f(p, q)]` instead of :math:`f(\hat p, q)` (Magnani, A.
-(2025). Soft metrics for ordinal label uncertainty with variable sample
-sizes. ASSE 2025, ACM). Each function is the form ``E[<name>]`` of the
-pointwise metric of its name, and takes ``alpha``, (N, K) Dirichlet parameters
-(all > 0, ``a0 <= MAX_A0``, columns in class order), and ``q_pred``, (N, K) or
-(K,) predictions (zeros allowed); it returns (N,) float64 and raises
-:class:`~dissensus.DataError` for ``alpha`` not positive, ``q_pred`` off the
-simplex or shapes that differ. Logs are natural; ``zero`` and ``eps`` are the
-pointwise metrics' zero policy (``"inf"``: ``inf`` where some ``q_k = 0``;
-``"clip"``: ``q`` clipped to ``[eps, 1 - eps]``, not renormalised). ``n_jobs``
-(default ``$DISSENSUS_NUM_THREADS`` or ``min(cores, 8)``) threads the per-term
-work, bit-identically.
+Score a prediction ``q`` by :math:`\mathbb{E}_{p \sim \mathrm{Dir}(\alpha)}[f(p,
+q)]` instead of :math:`f(\hat p, q)` when ``p`` is known through a few
+annotations (Magnani, A. (2025). Soft metrics for ordinal label uncertainty
+with variable sample sizes. ASSE 2025, ACM). Each function is the form
+``E[<name>]`` of the pointwise metric of its name: ``alpha`` (N, K) > 0 with
+``a0 <= MAX_A0``, ``q_pred`` (N, K) or (K,); (N,) float64 out;
+:class:`~dissensus.DataError` for invalid input. Logs are natural; ``zero``
+and ``eps`` are the pointwise zero policy; ``n_jobs`` (default
+``$DISSENSUS_NUM_THREADS`` or ``min(cores, 8)``) threads the work, bit-identically.
 
 Notation: ``a0 = alpha.sum(1)``, ``A_k = alpha_1 + … + alpha_k``, ``B_k = a0 -
-A_k`` (summed from the other parameters, never subtracted), ``mu = alpha /
-a0``; marginals :math:`p_k \sim \mathrm{Beta}(\alpha_k, a_0 - \alpha_k)`,
-cumulative sums :math:`P_k \sim \mathrm{Beta}(A_k, B_k)`. Exact: cross-entropy,
-both KL, entropy, squared Euclidean, Manhattan, EMD; to about 1e-11: JS
-divergence; Monte Carlo: :func:`monte_carlo`, :func:`emd_std`,
-:func:`manhattan_std`. The Beta kernels are in :mod:`dissensus.metrics._beta`.
+A_k`` (summed from the other parameters), ``mu = alpha / a0``; marginals
+:math:`p_k \sim \mathrm{Beta}(\alpha_k, a_0 - \alpha_k)`, cumulative sums
+:math:`P_k \sim \mathrm{Beta}(A_k, B_k)`. Exact: all but JS divergence (to
+about 1e-11) and :func:`monte_carlo`, :func:`emd_std`, :func:`manhattan_std`.
 """
 
 from __future__ import annotations
@@ -80,10 +73,8 @@ _PHI_DIRECT_BLOCK = 512
 _MAX_PAIRS = 1 << 15
 
 
-#: Valid range: every alpha_k > 0 (denormals included) and a0 = sum(alpha) <= MAX_A0. The
-#: exact forms switch to their limits where the general formula loses precision: a + b <
-#: 1e-100 (mass on the corners) and both Beta parameters >= 1e12 (the posterior mean plus
-#: its variance correction).
+#: Valid range: every alpha_k > 0 and a0 = sum(alpha) <= MAX_A0 (the exact forms switch to
+#: their limits where the general formula loses precision: a + b < 1e-100, a and b >= 1e12).
 MAX_A0 = 1e300
 
 
@@ -175,10 +166,7 @@ def kl_divergence_reverse(
     ``zero`` and ``eps`` are checked, without effect (``p`` is never clipped).
     From :math:`\mathbb{E}[\ln p_k] = \psi(\alpha_k) - \psi(a_0)`:
 
-    .. math::
-
-        \mathbb{E}[\mathrm{KL}(q \| p)] = \sum_k q_k \ln q_k
-        + \sum_k q_k (\psi(a_0) - \psi(\alpha_k)).
+    .. math:: \mathbb{E}[\mathrm{KL}(q \| p)] = \sum_k q_k (\ln q_k + \psi(a_0) - \psi(\alpha_k)).
 
     Examples
     --------
@@ -220,11 +208,7 @@ def entropy(alpha: npt.ArrayLike, /) -> FloatArray:
 def squared_euclidean(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /) -> FloatArray:
     r"""Expected squared Euclidean distance :math:`\mathbb{E}\|p - q\|^2`, exact.
 
-    .. math::
-
-        \mathbb{E}\|p - q\|^2 = \sum_k \left[\operatorname{Var} p_k
-        + (\mu_k - q_k)^2\right], \qquad
-        \operatorname{Var} p_k = \frac{\mu_k (1 - \mu_k)}{a_0 + 1}.
+    .. math:: \mathbb{E}\|p - q\|^2 = \sum_k \left[\frac{\mu_k (1 - \mu_k)}{a_0 + 1} + (\mu_k - q_k)^2\right].
 
     Examples
     --------
@@ -283,14 +267,10 @@ def manhattan(
 ) -> FloatArray:
     r"""Expected Manhattan (L1) distance :math:`\mathbb{E}\sum_k |p_k - q_k|`, exact.
 
-    Notes
-    -----
     Each term is a Beta marginal; for :math:`X \sim \mathrm{Beta}(a, b)`, with
     :math:`I` the regularised incomplete beta and :math:`f` the Beta density,
 
-    .. math::
-
-        \mathbb{E}|X - c| = (c - \mu)(2 I_c(a, b) - 1) + \frac{2 c (1 - c) f_{a,b}(c)}{a + b}
+    .. math:: \mathbb{E}|X - c| = (c - \mu)(2 I_c(a, b) - 1) + \frac{2 c (1 - c) f_{a,b}(c)}{a + b}
 
     (:math:`= (\mu - c) + 2(c I_c(a, b) - \mu I_c(a + 1, b))`), computed without
     cancellation by :func:`dissensus.metrics._beta.abs_dev_into`.
@@ -364,17 +344,11 @@ def emd(
     r"""Expected earth mover's distance on ordered classes, exact; 0 when K = 1.
 
     ``normalized_distance`` as for the pointwise :func:`dissensus.metrics.emd`.
-
-    Notes
-    -----
     :math:`\mathrm{EMD}(p, q) = \sum_{k=1}^{K-1} |P_k - Q_k| / (K - 1)` and by
     the aggregation property of the Dirichlet :math:`P_k \sim \mathrm{Beta}(A_k,
     B_k)`, so exactly (:math:`\mathbb{E}|X - c|` as in :func:`manhattan`)
 
-    .. math::
-
-        \mathbb{E}[\mathrm{EMD}] = \frac{1}{K - 1}\sum_{k=1}^{K-1}
-        \mathbb{E}|P_k - Q_k| .
+    .. math:: \mathbb{E}[\mathrm{EMD}] = \frac{1}{K - 1}\sum_{k=1}^{K-1} \mathbb{E}|P_k - Q_k| .
 
     Magnani (2025) estimates it by Monte Carlo (its code omits the :math:`1 / (K - 1)`).
 
@@ -402,10 +376,8 @@ def _e_phi(
 ) -> FloatArray:
     r"""E[φ(X, c)], φ(x, c) = x ln x + c ln c − (x + c) ln(x + c), X ~ Beta(a, b); 1-D arrays.
 
-    See :func:`dissensus.metrics._beta.phi_tables` for the quadrature. With
-    ``m`` (from :func:`_beta.half_grid`) and at most ``_MAX_PAIRS`` distinct
-    pairs, nodes and weights are computed once per pair and gathered;
-    otherwise per term. The c = 0 terms are 0.
+    With ``m`` (:func:`_beta.half_grid`) and at most ``_MAX_PAIRS`` distinct
+    pairs, the quadrature is tabled once per pair; otherwise per term.
     """
     out = np.zeros(a.shape)
     idx = np.flatnonzero(c > 0)
@@ -468,8 +440,6 @@ def js_divergence(
 ) -> FloatArray:
     r"""Expected Jensen-Shannon divergence :math:`\mathbb{E}[\mathrm{JSD}(p, q)]` (the divergence, not the distance).
 
-    Notes
-    -----
     With :math:`\varphi(x, c) = x\ln x + c \ln c - (x + c)\ln(x + c)`,
 
     .. math:: \mathrm{JSD}(p, q) = \ln 2 + \tfrac12 \sum_k \varphi(p_k, q_k),
@@ -528,12 +498,7 @@ class MonteCarloResult:
 
 
 def _dirichlet_draws(rng: np.random.Generator, a: FloatArray, S: int) -> FloatArray:
-    """(S, N, K) Dirichlet draws via Gamma variates, safe for tiny parameters.
-
-    ``G = G' U^{1/alpha}`` with ``G' ~ Gamma(alpha + 1)`` has the Gamma(alpha)
-    law and is formed in log space, so rows of very sparse ``alpha`` (1e-3)
-    never become 0 / 0.
-    """
+    """(S, N, K) Dirichlet draws: ``G' U^{1/alpha}``, ``G' ~ Gamma(alpha + 1)``, in logs (no 0 / 0)."""
     g = rng.standard_gamma(a + 1.0, size=(S, *a.shape))
     u = rng.random((S, *a.shape))
     logg = np.log(g) + np.log(u) / a

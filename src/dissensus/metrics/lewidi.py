@@ -33,6 +33,7 @@ from __future__ import annotations
 import ast
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -74,11 +75,9 @@ SCALE_VALUES_2025: dict[str, int] = {"Paraphrase": 11, "CSC": 6}
 class LewidiPredictions:
     """The content of one LeWiDi submission file (:func:`read_lewidi_predictions`).
 
-    ``year`` (2023 or 2025) and ``task`` (``"soft"`` or ``"pe"``, perspectivist)
-    say the format; ``items`` are the item ids in file order (None in 2023
-    files); ``soft`` the (N, K) or multilabel (N, L, K) predicted distributions;
-    ``hard`` the (N,) hard labels of 2023 files; ``labels`` the (N, A) or
-    (N, L, A) per-annotator labels of ``"pe"`` files, NaN-padded.
+    ``year`` and ``task`` say the format; ``items`` are the ids in file order
+    (None in 2023); ``soft`` the (N, K) or (N, L, K) distributions; ``hard``
+    the 2023 hard labels; ``labels`` the NaN-padded per-annotator labels.
     """
 
     year: int
@@ -192,11 +191,7 @@ def _read_2025(path: Path, task: Literal["soft", "pe"]) -> LewidiPredictions:
 
 
 def _pad_labels(values: Any, where: str, ndims: tuple[int, ...] = (1, 2)) -> FloatArray:
-    """Per-item label lists (or lists of per-label lists) as one array, padded with NaN.
-
-    Items have different numbers of annotators; ``ndims`` are the accepted
-    dimensions of one item's labels.
-    """
+    """Per-item label lists (``ndims``: of one item's labels) as one array, padded with NaN."""
     try:
         rows = [np.asarray(v, dtype=np.float64) for v in values]
     except (TypeError, ValueError):
@@ -253,6 +248,9 @@ def read_lewidi_predictions(
 
 
 def _label_text(row: npt.NDArray[np.float64]) -> list[Any]:
+    """One item's labels (a list per label when 2-D), NaN dropped, integers as such."""
+    if row.ndim > 1:
+        return [_label_text(r) for r in row]
     kept = row[~np.isnan(row)]
     return [int(v) if float(v).is_integer() else float(v) for v in kept]
 
@@ -263,7 +261,7 @@ def write_lewidi_predictions(
     *,
     year: Literal[2023, 2025],
     task: Literal["soft", "pe"] = "soft",
-    items: Any = None,
+    items: Sequence[str] | None = None,
     hard: npt.ArrayLike | None = None,
 ) -> Path:
     r"""Write predictions as a LeWiDi submission file (the formats :func:`read_lewidi_predictions` reads).
@@ -306,12 +304,7 @@ def write_lewidi_predictions(
             msg = f"2025 files need one item id per row ({arr.shape[0]}) in `items`."
             raise DataError(msg)
         for item, row in zip(items, arr, strict=True):
-            if task == "soft":
-                payload: Any = row.tolist()
-            elif row.ndim == 1:
-                payload = _label_text(row)
-            else:
-                payload = [_label_text(r) for r in row]
+            payload = row.tolist() if task == "soft" else _label_text(row)
             lines.append(f"{item}\t{json.dumps(payload)}")
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return out
