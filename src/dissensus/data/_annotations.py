@@ -485,7 +485,11 @@ def as_label_counts(
     if isinstance(annotations, ItemAnnotatorCodes):
         return annotations.counts()
     if is_dask(annotations):
-        msg = f"`{name}` is a Dask collection, which this function does not take; count it on the cluster with dissensus.distributed.label_counts(...), or compute it into memory with Annotations.from_frame(ddf, ...)."
+        msg = (
+            f"`{name}` is a Dask collection, which this function does not take; count it on "
+            "the cluster with dissensus.distributed.label_counts(...), or compute it into "
+            "memory with Annotations.from_frame(ddf, ...)."
+        )
         raise TypeError(msg)
     if isinstance(annotations, pd.DataFrame):
         msg = f"`{name}` is a DataFrame; say what it holds: Annotations.from_frame(df, ...) for a long table, or LabelCounts.from_array(df.to_numpy(), scale=list(df.columns)) for a count table."

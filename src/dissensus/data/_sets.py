@@ -351,11 +351,9 @@ class SetAnnotations(ItemAnnotatorCodes):
     def set_counts(self) -> LabelCounts:
         """How many annotators chose each distinct set: an (N, S) :class:`LabelCounts`.
 
-        Each distinct set observed is one category (its label is
-        :func:`format_set` of it, e.g. ``'["entailment", "neutral"]'``), in
-        order of first appearance: the distribution over distinct sets, and
-        the input of nominal agreement that counts only identical sets as
-        agreeing.
+        Each distinct set is one category, labelled by :func:`format_set`, in
+        order of first appearance: the input of nominal agreement that counts
+        only identical sets as agreeing.
 
         Examples
         --------
@@ -401,14 +399,11 @@ class SetAnnotations(ItemAnnotatorCodes):
     def binary_targets(self) -> npt.NDArray[np.float64]:
         r"""Per-label binary soft labels: (N, L, 2) with ``[:, l] = [1 - p, p]``.
 
-        ``p`` is :meth:`marginals`. This is the layout of the LeWiDi 2025
-        VariErrNLI gold ``soft_label`` (for each label, the shares of
-        ``"0"`` and ``"1"``) and the ``targets`` of
-        :func:`dissensus.metrics.lewidi.multilabel_average_md`, with the
-        labels in the order of :attr:`scale` (VariErrNLI: contradiction,
-        entailment, neutral). ``binary_targets()[:, l]`` is an (N, 2)
-        distribution that any registry metric scores against a binary
-        prediction for label ``l``.
+        ``p`` is :meth:`marginals`: the layout of the LeWiDi 2025 VariErrNLI
+        gold ``soft_label`` and the ``targets`` of
+        :func:`dissensus.metrics.lewidi.multilabel_average_md`, labels in the
+        order of :attr:`scale`; ``[:, l]`` is an (N, 2) distribution any
+        registry metric scores against a binary prediction for label ``l``.
         """
         p = self.marginals()
         return np.stack([1.0 - p, p], axis=-1)
@@ -431,10 +426,8 @@ class SetAnnotations(ItemAnnotatorCodes):
     def rater_array(self) -> npt.NDArray[np.float64]:
         """(N, L, R) 0/1 array: annotator ``r`` included label ``l`` on item ``i``; NaN if unrated.
 
-        Annotators follow :attr:`annotators`. With NaN padding this is the
-        ``targets`` layout of
-        :func:`dissensus.metrics.lewidi.multilabel_error_rate`
-        (predictions must use the same annotator axis).
+        Annotators follow :attr:`annotators` (predictions must use the same axis):
+        the ``targets`` layout of :func:`dissensus.metrics.lewidi.multilabel_error_rate`.
 
         Raises
         ------

@@ -27,16 +27,13 @@ class Dataset:
     Attributes
     ----------
     annotations : Annotations
-        Who gave which label to which item.
     items : DataFrame
-        One row per item, indexed by item id in the order of
-        ``annotations.items``; column ``text`` holds what a model reads.
-    name : str
-        Short name (used in report titles).
+        One row per item, indexed like ``annotations.items``; column ``text``
+        holds what a model reads.
+    name, description : str
+        Short name (for report titles) and one sentence on the data's origin.
     categorical : tuple of str
         Item columns a featuriser should one-hot encode (e.g. ``"decade"``).
-    description : str
-        One sentence on where the data come from.
 
     Examples
     --------
