@@ -23,7 +23,8 @@ from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
 from dissensus.datasets import load_movielens
-from dissensus.experiments import DEFAULT_MODELS, make_model, split_items
+from dissensus.experiments import DEFAULT_MODELS, make_model
+from dissensus.experiments._study import _split_positions
 from dissensus.models import Shrinkage, TextFeatures
 
 GOAL_SECONDS = 60.0
@@ -48,7 +49,7 @@ def main() -> None:
     )
     ml = load_movielens()
     counts = ml.annotations.counts()
-    train, _ = split_items(counts.n, test_size=0.3, seed=0)
+    train, _ = _split_positions(counts.n, test_size=0.3, seed=0)
     X = TextFeatures(categorical=ml.categorical).fit_transform(ml.items.iloc[train])
     y = counts.take(train)
     print(f"training items: {X.shape[0]:,}, features: {X.shape[1]:,}, classes: {y.K}")
