@@ -25,7 +25,6 @@ from scipy import special
 
 from dissensus._exceptions import DataError, DegenerateAgreementWarning
 from dissensus._validation import SeedLike, as_count_matrix, check_option, examples, is_dask
-from dissensus.agreement._result import Resampler
 from dissensus.data import Annotations, LabelCounts, Scale, as_label_counts
 from dissensus.stats import (
     ConfidenceInterval,
@@ -426,55 +425,48 @@ def poisson_ci(
     return ConfidenceInterval(float(lo), float(hi))
 
 
-def resampler(
-    name: str,
-    statistic: Callable[[int], BootStatistic],
-    rows: Callable[[], tuple[FloatArray, IntArray]],
-    poisson: CountInput | None = None,
-) -> Resampler:
+class ItemBootstrap:
     """The :class:`Resampler` of one coefficient: its item bootstrap, computed on request.
 
     ``rows()`` gives the distinct per-item records and their multiplicities
     (computed once, at the first request: a point estimate does not pay for
     them); ``statistic(U)`` the core over ``U`` of them. ``poisson`` holds
     the counts and item ids of the Poisson bootstrap (None: multinomial
-    only). With an int seed the interval equals the coefficient's row of
-    :func:`dissensus.agreement.report`, which draws the same weights.
+    only). :func:`dissensus.agreement.report` draws one set of weights for
+    the statistics of several results; with an int seed each interval equals
+    the result's own.
     """
-    cache: list[tuple[FloatArray, IntArray]] = []
 
-    def resample(
-        confidence_level: float, n_resamples: int, method: str, bootstrap: str, seed: SeedLike
+    def __init__(
+        self,
+        name: str,
+        statistic: Callable[[int], BootStatistic],
+        rows: Callable[[], tuple[FloatArray, IntArray]],
+        poisson: CountInput | None = None,
+    ) -> None:
+        self.name, self.statistic, self.rows, self.poisson = name, statistic, rows, poisson
+        self._rows: tuple[FloatArray, IntArray] | None = None
+
+    def __call__(
+        self, confidence_level: float, n_resamples: int, method: str, bootstrap: str, seed: SeedLike
     ) -> ConfidenceInterval:
         if bootstrap == "poisson":
-            if poisson is None:
-                msg = f"{name} resamples with bootstrap='multinomial' only."
+            if self.poisson is None:
+                msg = f"{self.name} resamples with bootstrap='multinomial' only."
                 raise ValueError(msg)
-            st = statistic(0)
+            st = self.statistic(0)
             assert isinstance(seed, int)
             return poisson_ci(
-                st.core,
-                poisson.Xt,
-                poisson.items,
-                confidence_level=confidence_level,
-                n_resamples=n_resamples,
-                seed=seed,
-                theta_hat=st.theta_hat,
-            )
-        if not cache:
-            cache.append(rows())
-        P, mult = cache[0]
+                st.core, self.poisson.Xt, self.poisson.items, confidence_level=confidence_level,
+                n_resamples=n_resamples, seed=seed, theta_hat=st.theta_hat,
+            )  # fmt: skip
+        if self._rows is None:
+            self._rows = self.rows()
+        P, mult = self._rows
         return bootstrap_cis(
-            [statistic(P.shape[0])],
-            P,
-            mult,
-            confidence_level=confidence_level,
-            n_resamples=n_resamples,
-            seed=seed,
-            method=method,
-        )[0]
-
-    return resample
+            [self.statistic(P.shape[0])], P, mult, confidence_level=confidence_level,
+            n_resamples=n_resamples, seed=seed, method=method,
+        )[0]  # fmt: skip
 
 
 def count_rows(inp: CountInput) -> Callable[[], tuple[FloatArray, IntArray]]:

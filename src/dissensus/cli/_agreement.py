@@ -27,14 +27,9 @@ from dissensus.data import LabelCounts, as_label_counts
 from dissensus.datasets import load_example
 
 __all__ = [
-    "GLOSSARY",
-    "agreement_command",
-    "check_level",
-    "emit_table",
-    "format_agreement",
-    "format_glossary",
-    "format_majority",
-]
+    "GLOSSARY", "agreement_command", "check_level", "check_outputs", "emit_table", "format_agreement",
+    "format_glossary", "format_majority"
+]  # fmt: skip
 
 _LEVELS = ("nominal", "ordinal", "interval", "ratio")
 #: Groups with more items than this get no majority-label table (it would not be readable).
@@ -257,7 +252,7 @@ def emit_table(
     return "-" in (json_out, csv_out)
 
 
-def _check_outputs(json_out: str | None, csv_out: str | None, inputs: list[str]) -> None:
+def check_outputs(json_out: str | None, csv_out: str | None, inputs: list[str]) -> None:
     """Refuse unusable outputs before computing: both on stdout, an input, a missing directory."""
     if json_out == "-" and csv_out == "-":
         msg = (
@@ -378,7 +373,7 @@ def agreement_command(
         msg = "Give either FILE or --example, not both."
         raise click.UsageError(msg)
     inputs = [file] if file is not None else []
-    _check_outputs(json_out, csv_out, inputs)
+    check_outputs(json_out, csv_out, inputs)
     if label_sep is not None and not set_valued:
         msg = "--label-sep splits sets of labels; add --sets."
         raise click.UsageError(msg)

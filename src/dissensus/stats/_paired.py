@@ -13,7 +13,7 @@ resampled means of ``P`` score series held as the rows of ``S`` (P, N) are
 chunk, never a Python loop over resamples. The weights are those of
 :func:`~dissensus.stats.bootstrap_weights` (the package's one weight
 generator), consumed block by block through
-:func:`~dissensus.stats.iter_weight_blocks` so that the full ``(B, N)``
+``iter_weight_blocks`` so that the full ``(B, N)``
 matrix is never assembled.
 
 Every test takes ``x, y``, the per-item scores (array_like, shape (N,)) of
@@ -40,13 +40,9 @@ from dissensus._validation import (
 from dissensus.stats._bootstrap import ConfidenceInterval, percentile_interval, weight_blocks
 
 __all__ = [
-    "PairedTestResult",
-    "adjust_pvalues",
-    "bootstrap_test",
-    "permutation_test",
-    "resample_means",
-    "wilcoxon_test",
-]
+    "PairedTestResult", "adjust_pvalues", "bootstrap_test", "permutation_test", "resample_means",
+    "wilcoxon_test"
+]  # fmt: skip
 
 FloatArray = npt.NDArray[np.float64]
 
