@@ -24,7 +24,7 @@ import pandas as pd
 from scipy import special
 
 from dissensus._exceptions import DataError, DegenerateAgreementWarning
-from dissensus._validation import SeedLike, as_count_matrix, check_option, examples, is_dask
+from dissensus._validation import SeedLike, as_count_matrix, check_option, examples
 from dissensus.data import Annotations, LabelCounts, Scale, as_label_counts
 from dissensus.stats import (
     ConfidenceInterval,
@@ -505,18 +505,18 @@ def annotations_rater_matrix(data: Any, func: str) -> tuple[FloatArray, Scale]:
             )
             raise DataError(msg)
         return data.rater_matrix(), data.scale
-    if is_dask(data):
-        # np.asarray would collect a long table and read its columns as raters
-        msg = (
-            f"{func} compares raters in memory and does not take a Dask collection; build "
-            "Annotations with Annotations.from_frame(ddf, ...), or use "
-            "dissensus.distributed.pairwise(ddf, ...) on the cluster."
-        )
-        raise TypeError(msg)
     if isinstance(data, LabelCounts):
         msg = (
             f"{func} compares individual raters, which label counts cannot tell apart; "
             "pass Annotations with annotator ids or an (N items, R raters) array."
+        )
+        raise TypeError(msg)
+    if not isinstance(data, np.ndarray | pd.DataFrame | list | tuple):
+        # e.g. a Dask collection: np.asarray would collect a long table and read it as raters
+        msg = (
+            f"{func} compares raters in memory: pass Annotations or an (N items, R raters) "
+            f"array, not a {type(data).__name__}. For a Dask DataFrame of long annotations use "
+            "Annotations.from_frame(ddf, ...), or dissensus.distributed.pairwise(ddf, ...)."
         )
         raise TypeError(msg)
     try:
