@@ -26,10 +26,10 @@ from dissensus._validation import check_option, examples
 from dissensus.agreement._common import (
     BootStatistic,
     FloatArray,
+    ItemBootstrap,
     count_rows,
     degenerate,
     prepare_counts,
-    resampler,
 )
 from dissensus.agreement._result import AgreementResult
 from dissensus.agreement._sets import SetDistance, set_alpha_input
@@ -555,7 +555,7 @@ def krippendorff_alpha(
                     fixed = 1.0 - np.eye(K) if level == "nominal" else level_metric(level, v, None)
                 se = gwet_alpha_se(Xt, fixed)
     scale, lvl_ = inp.scale, level
-    boot = resampler(
+    boot = ItemBootstrap(
         name, lambda U: alpha_statistic(scale, lvl_, value, U, delta_user), count_rows(inp), inp
     )
     return AgreementResult(

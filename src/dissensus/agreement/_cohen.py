@@ -25,13 +25,13 @@ from dissensus.agreement._common import (
     BootStatistic,
     FloatArray,
     IntArray,
+    ItemBootstrap,
     Weights,
     annotations_rater_matrix,
     check_table,
     contingency_to_counts,
     degenerate,
     patterns,
-    resampler,
     two_sided_p,
     weight_matrix,
 )
@@ -148,7 +148,7 @@ def _table_resampler(name: str, T: FloatArray, M: FloatArray, value: float, stat
         pe = np.einsum("bk,kl,bl->b", pi, M, pi)
         return np.asarray((pa - pe) / (1.0 - pe), dtype=np.float64)
 
-    return resampler(
+    return ItemBootstrap(
         name, lambda _: BootStatistic(core, value), lambda: (np.eye(K * K)[cells], flat[cells])
     )
 
@@ -466,7 +466,7 @@ def conger_kappa(
         else:
             se = _conger_se(P.reshape(N, n_raters, K), M, value, pe)
     core = _conger_core(M, n_raters, K)
-    boot = resampler(name, lambda _: BootStatistic(core, value), lambda: _rater_patterns(R, K))
+    boot = ItemBootstrap(name, lambda _: BootStatistic(core, value), lambda: _rater_patterns(R, K))
     return AgreementResult(
         name=name,
         statistic=value,
@@ -553,7 +553,7 @@ def light_kappa(
         else:
             value = float(np.nanmean(kappa))
     core = _light_core(M, n_raters, K)
-    boot = resampler(
+    boot = ItemBootstrap(
         name,
         lambda U: BootStatistic(core, value, U * (1 + n_raters * n_raters * K * K)),
         lambda: _rater_patterns(R, K),

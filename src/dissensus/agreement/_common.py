@@ -24,8 +24,7 @@ import pandas as pd
 from scipy import special
 
 from dissensus._exceptions import DataError, DegenerateAgreementWarning
-from dissensus._validation import SeedLike, as_count_matrix, check_option, examples, is_dask
-from dissensus.agreement._result import Resampler
+from dissensus._validation import SeedLike, as_count_matrix, check_option, examples
 from dissensus.data import Annotations, LabelCounts, Scale, as_label_counts
 from dissensus.stats import (
     ConfidenceInterval,
@@ -344,7 +343,7 @@ def bootstrap_cis(
     rows: FloatArray,
     mult: IntArray,
     *,
-    level: float,
+    confidence_level: float,
     n_resamples: int,
     seed: SeedLike,
     method: str,
@@ -378,7 +377,7 @@ def bootstrap_cis(
         boot = np.concatenate(reps[j])
         st = stats[i]
         if method == "percentile":
-            lo, hi = percentile_interval(boot, confidence_level=level)
+            lo, hi = percentile_interval(boot, confidence_level=confidence_level)
         else:
             # Leaving out one item of pattern u: weights mult - e_u, applied
             # implicitly (O(U) per left-out pattern, not O(U^2)).
@@ -389,7 +388,7 @@ def bootstrap_cis(
                 with np.errstate(invalid="ignore", divide="ignore"):
                     jack_u[s] = st.core(rows, cast("FloatArray", _LeaveOneOut(base, s)))
             jack = np.repeat(jack_u, mult)
-            lo, hi = bca_interval(boot, st.theta_hat, jack, confidence_level=level)
+            lo, hi = bca_interval(boot, st.theta_hat, jack, confidence_level=confidence_level)
         out[i] = ConfidenceInterval(float(lo), float(hi))
     return out
 
@@ -399,7 +398,7 @@ def poisson_ci(
     Xt: FloatArray,
     items: Any,
     *,
-    level: float,
+    confidence_level: float,
     n_resamples: int,
     seed: int,
     theta_hat: float,
@@ -422,49 +421,52 @@ def poisson_ci(
         for start in range(0, n_resamples, step):
             W = poisson_weights(keys, min(step, n_resamples - start), seed=seed, start=start)
             reps.append(core(X, W))
-    lo, hi = percentile_interval(np.concatenate(reps), confidence_level=level)
+    lo, hi = percentile_interval(np.concatenate(reps), confidence_level=confidence_level)
     return ConfidenceInterval(float(lo), float(hi))
 
 
-def resampler(
-    name: str,
-    statistic: Callable[[int], BootStatistic],
-    rows: Callable[[], tuple[FloatArray, IntArray]],
-    poisson: CountInput | None = None,
-) -> Resampler:
+class ItemBootstrap:
     """The :class:`Resampler` of one coefficient: its item bootstrap, computed on request.
 
     ``rows()`` gives the distinct per-item records and their multiplicities
     (computed once, at the first request: a point estimate does not pay for
     them); ``statistic(U)`` the core over ``U`` of them. ``poisson`` holds
     the counts and item ids of the Poisson bootstrap (None: multinomial
-    only). With an int seed the interval equals the coefficient's row of
-    :func:`dissensus.agreement.report`, which draws the same weights.
+    only). :func:`dissensus.agreement.report` draws one set of weights for
+    the statistics of several results; with an int seed each interval equals
+    the result's own.
     """
-    cache: list[tuple[FloatArray, IntArray]] = []
 
-    def resample(
-        level: float, n_resamples: int, method: str, bootstrap: str, seed: SeedLike
+    def __init__(
+        self,
+        name: str,
+        statistic: Callable[[int], BootStatistic],
+        rows: Callable[[], tuple[FloatArray, IntArray]],
+        poisson: CountInput | None = None,
+    ) -> None:
+        self.name, self.statistic, self.rows, self.poisson = name, statistic, rows, poisson
+        self._rows: tuple[FloatArray, IntArray] | None = None
+
+    def __call__(
+        self, confidence_level: float, n_resamples: int, method: str, bootstrap: str, seed: SeedLike
     ) -> ConfidenceInterval:
         if bootstrap == "poisson":
-            if poisson is None:
-                msg = f"{name} resamples with bootstrap='multinomial' only."
+            if self.poisson is None:
+                msg = f"{self.name} resamples with bootstrap='multinomial' only."
                 raise ValueError(msg)
-            st = statistic(0)
+            st = self.statistic(0)
             assert isinstance(seed, int)
             return poisson_ci(
-                st.core, poisson.Xt, poisson.items, level=level, n_resamples=n_resamples,
-                seed=seed, theta_hat=st.theta_hat,
+                st.core, self.poisson.Xt, self.poisson.items, confidence_level=confidence_level,
+                n_resamples=n_resamples, seed=seed, theta_hat=st.theta_hat,
             )  # fmt: skip
-        if not cache:
-            cache.append(rows())
-        P, mult = cache[0]
+        if self._rows is None:
+            self._rows = self.rows()
+        P, mult = self._rows
         return bootstrap_cis(
-            [statistic(P.shape[0])], P, mult, level=level, n_resamples=n_resamples, seed=seed,
-            method=method,
+            [self.statistic(P.shape[0])], P, mult, confidence_level=confidence_level,
+            n_resamples=n_resamples, seed=seed, method=method,
         )[0]  # fmt: skip
-
-    return resample
 
 
 def count_rows(inp: CountInput) -> Callable[[], tuple[FloatArray, IntArray]]:
@@ -503,18 +505,18 @@ def annotations_rater_matrix(data: Any, func: str) -> tuple[FloatArray, Scale]:
             )
             raise DataError(msg)
         return data.rater_matrix(), data.scale
-    if is_dask(data):
-        # np.asarray would collect a long table and read its columns as raters
-        msg = (
-            f"{func} compares raters in memory and does not take a Dask collection; build "
-            "Annotations with Annotations.from_frame(ddf, ...), or use "
-            "dissensus.distributed.pairwise(ddf, ...) on the cluster."
-        )
-        raise TypeError(msg)
     if isinstance(data, LabelCounts):
         msg = (
             f"{func} compares individual raters, which label counts cannot tell apart; "
             "pass Annotations with annotator ids or an (N items, R raters) array."
+        )
+        raise TypeError(msg)
+    if not isinstance(data, np.ndarray | pd.DataFrame | list | tuple):
+        # e.g. a Dask collection: np.asarray would collect a long table and read it as raters
+        msg = (
+            f"{func} compares raters in memory: pass Annotations or an (N items, R raters) "
+            f"array, not a {type(data).__name__}. For a Dask DataFrame of long annotations use "
+            "Annotations.from_frame(ddf, ...), or dissensus.distributed.pairwise(ddf, ...)."
         )
         raise TypeError(msg)
     try:

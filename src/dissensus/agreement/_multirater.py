@@ -45,12 +45,12 @@ from dissensus.agreement._common import (
     Core,
     CountInput,
     FloatArray,
+    ItemBootstrap,
     Weights,
     contingency_to_counts,
     count_rows,
     degenerate,
     prepare_counts,
-    resampler,
     two_sided_p,
     weight_matrix,
 )
@@ -58,15 +58,9 @@ from dissensus.agreement._result import AgreementResult, Resampler
 from dissensus.data import Annotations, LabelCounts, Scale
 
 __all__ = [
-    "brennan_prediger",
-    "chance_agreement",
-    "fleiss_category_kappa",
-    "fleiss_kappa",
-    "gwet_ac1",
-    "gwet_ac2",
-    "observed_agreement",
-    "share_unanimous",
-]
+    "brennan_prediger", "chance_agreement", "fleiss_category_kappa", "fleiss_kappa", "gwet_ac1",
+    "gwet_ac2", "observed_agreement", "share_unanimous"
+]  # fmt: skip
 
 Chance = Literal["fleiss", "gwet", "uniform"]
 
@@ -422,7 +416,7 @@ def _plain_statistic(
 
 def count_resampler(name: str, inp: CountInput, core: Core, value: float) -> Resampler:
     """The item bootstrap of a count statistic (multinomial or Poisson)."""
-    return resampler(name, lambda _: BootStatistic(core, value), count_rows(inp), inp)
+    return ItemBootstrap(name, lambda _: BootStatistic(core, value), count_rows(inp), inp)
 
 
 # P_a and P_e on their own: the point estimates and the bootstrap cores take the

@@ -7,7 +7,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -15,31 +15,23 @@ import pandas as pd
 
 from dissensus._exceptions import DegenerateAgreementWarning
 from dissensus._validation import SeedLike, check_option, check_probability_level
-from dissensus.agreement._alpha import LEVELS, Level, alpha_statistic, krippendorff_alpha
-from dissensus.agreement._common import BootStatistic, bootstrap_cis, patterns, prepare_counts
+from dissensus.agreement._alpha import LEVELS, Level, krippendorff_alpha
+from dissensus.agreement._common import ItemBootstrap, bootstrap_cis
 from dissensus.agreement._multirater import (
-    Chance,
     brennan_prediger,
-    count_core,
     fleiss_kappa,
     gwet_ac1,
     gwet_ac2,
     share_unanimous,
-    unanimous_core,
 )
 from dissensus.agreement._result import AgreementResult
-from dissensus.data import Annotations, LabelCounts, Scale, as_label_counts
+from dissensus.data import Annotations, LabelCounts, as_label_counts
 from dissensus.stats import ConfidenceInterval
 
 __all__ = [
-    "COLUMNS",
-    "LabelPatterns",
-    "agreement_table",
-    "label_patterns",
-    "majority_labels",
-    "report",
-    "table_coefficients",
-]
+    "COLUMNS", "LabelPatterns", "agreement_table", "label_patterns", "majority_labels", "report",
+    "table_coefficients"
+]  # fmt: skip
 
 #: Columns of :func:`agreement_table` (after the group column of :func:`report` with ``by``).
 COLUMNS = (
@@ -129,30 +121,14 @@ def agreement_table(
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
-#: ``(scale, value, n_patterns) -> BootStatistic``: a coefficient's bootstrap core.
-StatBuilder = Callable[[Scale, float, int], BootStatistic]
-
-
-def _coefficient(
-    name: str, level: str
-) -> tuple[Callable[[LabelCounts], AgreementResult], StatBuilder]:
-    """How :func:`report` computes the table row ``name``, and its bootstrap core."""
+def _coefficient(name: str, level: str) -> Callable[[LabelCounts], AgreementResult]:
+    """How :func:`report` computes the table row ``name``."""
     if name.startswith("krippendorff_alpha"):
-        return (
-            lambda c: krippendorff_alpha(c, level=level),  # type: ignore[arg-type]
-            lambda sc, v, U: alpha_statistic(sc, level, v, U),
-        )
-    if name == "share_unanimous":
-        return share_unanimous, lambda _, v, __: BootStatistic(unanimous_core, v)
-    table: dict[str, tuple[str | None, Chance, Callable[[LabelCounts], AgreementResult]]] = {
-        "fleiss_kappa": (None, "fleiss", fleiss_kappa),
-        "gwet_ac2_quadratic": ("quadratic", "gwet", lambda c: gwet_ac2(c, weights="quadratic")),
-        "gwet_ac1": (None, "gwet", gwet_ac1),
-        "brennan_prediger": (None, "uniform", brennan_prediger),
-    }
-    weights, chance, fn = table[name]
-    kernel = "gwet_ac2" if name == "gwet_ac2_quadratic" else name
-    return fn, lambda sc, v, _: BootStatistic(count_core(weights, chance, sc, kernel), v)
+        return lambda c: krippendorff_alpha(c, level=level)  # type: ignore[arg-type]
+    if name == "gwet_ac2_quadratic":
+        return lambda c: gwet_ac2(c, weights="quadratic")
+    fns = (share_unanimous, fleiss_kappa, gwet_ac1, brennan_prediger)
+    return next(f for f in fns if f.__name__ == name)
 
 
 def _block(
@@ -165,54 +141,33 @@ def _block(
     """The table of one group, and the degenerate-case warnings its coefficients gave."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DegenerateAgreementWarning)
-        coefs = {name: _coefficient(name, level) for name in names}
-        results = {name: fn(counts) for name, (fn, _) in coefs.items()}
-        intervals = None
-        if confidence_level is not None:
-            builders = [build for _, build in coefs.values()]
-            intervals = _intervals(
-                counts,
-                names=names,
-                builders=builders,
-                results=results,
-                level=confidence_level,
-                boot=boot,
-            )
+        results = {name: _coefficient(name, level)(counts) for name in names}
     notes = [str(w.message) for w in caught if issubclass(w.category, DegenerateAgreementWarning)]
+    intervals = None
+    if confidence_level is not None:
+        intervals = _intervals(results, confidence_level, boot)
     return agreement_table(results, intervals), notes
 
 
 def _intervals(
-    counts: LabelCounts,
-    *,
-    names: tuple[str, ...],
-    builders: list[StatBuilder],
-    results: Mapping[str, AgreementResult],
-    level: float,
-    boot: dict[str, Any],
+    results: Mapping[str, AgreementResult], confidence_level: float, boot: dict[str, Any]
 ) -> dict[str, ConfidenceInterval]:
     """Every coefficient's interval from ONE set of resample weights.
 
     Every coefficient uses the same items (at least two ratings) and so the
-    same patterns; drawing the weights once makes the intervals paired and
-    costs one weight draw instead of one per coefficient. With an integer
-    seed each interval equals the coefficient's own
+    same distinct count rows; drawing the weights once makes the intervals
+    paired and costs one weight draw instead of one per coefficient. With an
+    integer seed each interval equals the coefficient's own
     (``fleiss_kappa(...).confidence_interval(..., seed=seed)``), which draws
     the same weights.
     """
-    with warnings.catch_warnings():
-        # prepare_counts repeats the exclusion warning the coefficients gave
-        warnings.simplefilter("ignore", DegenerateAgreementWarning)
-        inp = prepare_counts(counts, "report")
-    if inp.N == 0:
+    boots = [cast("ItemBootstrap", r._resampler) for r in results.values()]
+    P, mult = boots[0].rows()
+    if mult.size == 0:
         return {}
-    patt, mult, _ = patterns(inp.X)
-    stats = [
-        build(inp.scale, results[name].statistic, patt.shape[0])
-        for name, build in zip(names, builders, strict=True)
-    ]
-    cis = bootstrap_cis(stats, patt.astype(np.float64), mult, level=level, **boot)
-    return dict(zip(names, cis, strict=True))
+    stats = [b.statistic(P.shape[0]) for b in boots]
+    cis = bootstrap_cis(stats, P, mult, confidence_level=confidence_level, **boot)
+    return dict(zip(results, cis, strict=True))
 
 
 def report(

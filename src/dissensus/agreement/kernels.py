@@ -34,25 +34,8 @@ from dissensus.agreement._pairwise import (
 )
 
 __all__ = [
-    "LEVELS",
-    "MEASURES",
-    "Level",
-    "PairwiseAgreement",
-    "Weights",
-    "alpha_from_coincidences",
-    "alpha_item_terms",
-    "alpha_linear_terms",
-    "alpha_row_stats",
-    "alpha_weights",
-    "anova_icc",
-    "chance_agreement_of",
-    "check_kind",
-    "count_core",
-    "item_terms",
-    "level_metric",
-    "level_values",
-    "linearised_terms",
-    "table_values",
-    "tables_to_pairwise",
-    "unanimous_core",
-]
+    "LEVELS", "MEASURES", "Level", "PairwiseAgreement", "Weights", "alpha_from_coincidences",
+    "alpha_item_terms", "alpha_linear_terms", "alpha_row_stats", "alpha_weights", "anova_icc",
+    "chance_agreement_of", "check_kind", "count_core", "item_terms", "level_metric", "level_values",
+    "linearised_terms", "table_values", "tables_to_pairwise", "unanimous_core"
+]  # fmt: skip

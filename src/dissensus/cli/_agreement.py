@@ -21,19 +21,15 @@ from dissensus.cli._agreement_sets import (
     load_set_annotations,
     set_agreement_table,
 )
+from dissensus.cli._messages import echo_warnings
 from dissensus.cli._reader_options import load_annotations, reader_options
 from dissensus.data import LabelCounts, as_label_counts
 from dissensus.datasets import load_example
 
 __all__ = [
-    "GLOSSARY",
-    "agreement_command",
-    "check_level",
-    "emit_table",
-    "format_agreement",
-    "format_glossary",
-    "format_majority",
-]
+    "GLOSSARY", "agreement_command", "check_level", "check_outputs", "emit_table", "format_agreement",
+    "format_glossary", "format_majority"
+]  # fmt: skip
 
 _LEVELS = ("nominal", "ordinal", "interval", "ratio")
 #: Groups with more items than this get no majority-label table (it would not be readable).
@@ -256,7 +252,7 @@ def emit_table(
     return "-" in (json_out, csv_out)
 
 
-def _check_outputs(json_out: str | None, csv_out: str | None, inputs: list[str]) -> None:
+def check_outputs(json_out: str | None, csv_out: str | None, inputs: list[str]) -> None:
     """Refuse unusable outputs before computing: both on stdout, an input, a missing directory."""
     if json_out == "-" and csv_out == "-":
         msg = (
@@ -286,9 +282,7 @@ def _emit(
     by: str | None = None,
 ) -> bool:
     """Print the warnings, write the outputs and the human table; False when stdout took a format."""
-    for w in caught:
-        if issubclass(w.category, DissensusWarning):
-            click.echo(f"dissensus: warning: {' '.join(str(w.message).split())}", err=True)
+    echo_warnings(caught)
     if emit_table(table, json_out=json_out, csv_out=csv_out, inputs=inputs):
         return False
     click.echo(header)
@@ -379,7 +373,7 @@ def agreement_command(
         msg = "Give either FILE or --example, not both."
         raise click.UsageError(msg)
     inputs = [file] if file is not None else []
-    _check_outputs(json_out, csv_out, inputs)
+    check_outputs(json_out, csv_out, inputs)
     if label_sep is not None and not set_valued:
         msg = "--label-sep splits sets of labels; add --sets."
         raise click.UsageError(msg)

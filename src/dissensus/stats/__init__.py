@@ -34,27 +34,9 @@ from dissensus.stats._ranking import (
 )
 
 __all__ = [
-    "BinsLike",
-    "ConfidenceInterval",
-    "PairedTestResult",
-    "RankAgreement",
-    "adjust_pvalues",
-    "annotation_bins",
-    "bca_interval",
-    "bootstrap_test",
-    "bootstrap_weights",
-    "competition_ranks",
-    "item_keys",
-    "iter_bootstrap_weights",
-    "iter_pattern_weights",
-    "kendall_tau_b",
-    "kendall_tau_b_rows",
-    "order_reversals",
-    "percentile_interval",
-    "permutation_test",
-    "poisson_weights",
-    "rank_agreement",
-    "resample_means",
-    "warn_few_items",
-    "wilcoxon_test",
-]
+    "BinsLike", "ConfidenceInterval", "PairedTestResult", "RankAgreement", "adjust_pvalues",
+    "annotation_bins", "bca_interval", "bootstrap_test", "bootstrap_weights", "competition_ranks",
+    "item_keys", "iter_bootstrap_weights", "iter_pattern_weights", "kendall_tau_b",
+    "kendall_tau_b_rows", "order_reversals", "percentile_interval", "permutation_test",
+    "poisson_weights", "rank_agreement", "resample_means", "warn_few_items", "wilcoxon_test"
+]  # fmt: skip
