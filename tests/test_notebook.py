@@ -52,11 +52,11 @@ class TestEvaluationRepr:
 
 class TestAgreementRepr:
     def test_repr_html(self):
-        result = fleiss_kappa(load_example("course_29"), confidence_level=0.95, n_resamples=100)
+        result = fleiss_kappa(load_example("course_29"))
         page = result._repr_html_()
-        assert "<table>" in page
+        assert "<table" in page
         assert "fleiss_kappa" in page
-        assert "95%" in page
+        assert "0.4103" in page
         assert "29" in page
 
 

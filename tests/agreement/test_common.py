@@ -96,7 +96,7 @@ class TestBootstrapCi:
         core = _core(np.eye(3), "fleiss")
         theta = fleiss_kappa(X).statistic
         got = bootstrap_cis(
-            [BootStatistic(core, theta)], rows.astype(float), mult, level=0.9, n_resamples=300,
+            [BootStatistic(core, theta)], rows.astype(float), mult, confidence_level=0.9, n_resamples=300,
             seed=3, method="bca",
         )[0]  # fmt: skip
         boot = core(rows.astype(float), pattern_bootstrap_weights(mult, 300, seed=3).astype(float))

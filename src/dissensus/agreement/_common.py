@@ -344,7 +344,7 @@ def bootstrap_cis(
     rows: FloatArray,
     mult: IntArray,
     *,
-    level: float,
+    confidence_level: float,
     n_resamples: int,
     seed: SeedLike,
     method: str,
@@ -378,7 +378,7 @@ def bootstrap_cis(
         boot = np.concatenate(reps[j])
         st = stats[i]
         if method == "percentile":
-            lo, hi = percentile_interval(boot, confidence_level=level)
+            lo, hi = percentile_interval(boot, confidence_level=confidence_level)
         else:
             # Leaving out one item of pattern u: weights mult - e_u, applied
             # implicitly (O(U) per left-out pattern, not O(U^2)).
@@ -389,7 +389,7 @@ def bootstrap_cis(
                 with np.errstate(invalid="ignore", divide="ignore"):
                     jack_u[s] = st.core(rows, cast("FloatArray", _LeaveOneOut(base, s)))
             jack = np.repeat(jack_u, mult)
-            lo, hi = bca_interval(boot, st.theta_hat, jack, confidence_level=level)
+            lo, hi = bca_interval(boot, st.theta_hat, jack, confidence_level=confidence_level)
         out[i] = ConfidenceInterval(float(lo), float(hi))
     return out
 
@@ -399,7 +399,7 @@ def poisson_ci(
     Xt: FloatArray,
     items: Any,
     *,
-    level: float,
+    confidence_level: float,
     n_resamples: int,
     seed: int,
     theta_hat: float,
@@ -422,7 +422,7 @@ def poisson_ci(
         for start in range(0, n_resamples, step):
             W = poisson_weights(keys, min(step, n_resamples - start), seed=seed, start=start)
             reps.append(core(X, W))
-    lo, hi = percentile_interval(np.concatenate(reps), confidence_level=level)
+    lo, hi = percentile_interval(np.concatenate(reps), confidence_level=confidence_level)
     return ConfidenceInterval(float(lo), float(hi))
 
 
@@ -444,7 +444,7 @@ def resampler(
     cache: list[tuple[FloatArray, IntArray]] = []
 
     def resample(
-        level: float, n_resamples: int, method: str, bootstrap: str, seed: SeedLike
+        confidence_level: float, n_resamples: int, method: str, bootstrap: str, seed: SeedLike
     ) -> ConfidenceInterval:
         if bootstrap == "poisson":
             if poisson is None:
@@ -453,16 +453,26 @@ def resampler(
             st = statistic(0)
             assert isinstance(seed, int)
             return poisson_ci(
-                st.core, poisson.Xt, poisson.items, level=level, n_resamples=n_resamples,
-                seed=seed, theta_hat=st.theta_hat,
-            )  # fmt: skip
+                st.core,
+                poisson.Xt,
+                poisson.items,
+                confidence_level=confidence_level,
+                n_resamples=n_resamples,
+                seed=seed,
+                theta_hat=st.theta_hat,
+            )
         if not cache:
             cache.append(rows())
         P, mult = cache[0]
         return bootstrap_cis(
-            [statistic(P.shape[0])], P, mult, level=level, n_resamples=n_resamples, seed=seed,
+            [statistic(P.shape[0])],
+            P,
+            mult,
+            confidence_level=confidence_level,
+            n_resamples=n_resamples,
+            seed=seed,
             method=method,
-        )[0]  # fmt: skip
+        )[0]
 
     return resample
 

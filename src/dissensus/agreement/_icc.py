@@ -294,11 +294,21 @@ def anova_icc(
         statistic = math.nan
     pvalue = float(special.fdtrc(df1, df2, F)) if math.isfinite(F) else math.nan
 
-    def exact(level: float, *_: object) -> ConfidenceInterval:
+    def exact(confidence_level: float, *_: object) -> ConfidenceInterval:
         if note:
             return ConfidenceInterval(math.nan, math.nan)
         return _icc_ci(
-            form, unit, level, n=n, k=k, F=F, df1=df1, df2=df2, ms_r=ms_r, ms_c=ms_c, ms_e=ms_e
+            form,
+            unit,
+            confidence_level,
+            n=n,
+            k=k,
+            F=F,
+            df1=df1,
+            df2=df2,
+            ms_r=ms_r,
+            ms_c=ms_c,
+            ms_e=ms_e,
         )
 
     return AgreementResult(
@@ -325,7 +335,7 @@ def anova_icc(
 def _icc_ci(
     form: str,
     unit: str,
-    level: float,
+    confidence_level: float,
     *,
     n: int,
     k: int,
@@ -336,7 +346,7 @@ def _icc_ci(
     ms_c: float,
     ms_e: float,
 ) -> ConfidenceInterval:
-    a = (1.0 - level) / 2.0
+    a = (1.0 - confidence_level) / 2.0
     with np.errstate(invalid="ignore", divide="ignore"):
         if form in ("1", "C"):
             f_lo = F / special.fdtri(df1, df2, 1.0 - a)
@@ -404,7 +414,7 @@ def _icc_mixed(ratings: Any, kind: str, *, method: str, nan_policy: str | None) 
     pvalue = 0.5 * float(stats.chi2.sf(lrt, 1)) if lrt > 0 else 1.0
 
     def targets(
-        level: float, n_resamples: int, method_: str, bootstrap: str, seed: SeedLike
+        confidence_level: float, n_resamples: int, method_: str, bootstrap: str, seed: SeedLike
     ) -> ConfidenceInterval:
         if method_ != "percentile" or bootstrap != "multinomial":
             msg = f"icc({kind}, method={method!r}) gives percentile multinomial intervals only."
@@ -420,7 +430,7 @@ def _icc_mixed(ratings: Any, kind: str, *, method: str, nan_policy: str | None) 
             error = error / kbar
         with np.errstate(invalid="ignore", divide="ignore"):
             boot = t / (t + error)
-        lo, hi = percentile_interval(boot, confidence_level=level)
+        lo, hi = percentile_interval(boot, confidence_level=confidence_level)
         return ConfidenceInterval(float(lo), float(hi))
 
     return AgreementResult(

@@ -175,7 +175,7 @@ def _block(
                 names=names,
                 builders=builders,
                 results=results,
-                level=confidence_level,
+                confidence_level=confidence_level,
                 boot=boot,
             )
     notes = [str(w.message) for w in caught if issubclass(w.category, DegenerateAgreementWarning)]
@@ -188,7 +188,7 @@ def _intervals(
     names: tuple[str, ...],
     builders: list[StatBuilder],
     results: Mapping[str, AgreementResult],
-    level: float,
+    confidence_level: float,
     boot: dict[str, Any],
 ) -> dict[str, ConfidenceInterval]:
     """Every coefficient's interval from ONE set of resample weights.
@@ -211,7 +211,9 @@ def _intervals(
         build(inp.scale, results[name].statistic, patt.shape[0])
         for name, build in zip(names, builders, strict=True)
     ]
-    cis = bootstrap_cis(stats, patt.astype(np.float64), mult, level=level, **boot)
+    cis = bootstrap_cis(
+        stats, patt.astype(np.float64), mult, confidence_level=confidence_level, **boot
+    )
     return dict(zip(names, cis, strict=True))
 
 

@@ -113,7 +113,7 @@ class AgreementResult:
         True
         """
         func = f"{self.name}.confidence_interval"
-        level = check_probability_level(func, "confidence_level", confidence_level)
+        confidence_level = check_probability_level(func, "confidence_level", confidence_level)
         if int(n_resamples) < 2:
             msg = f"The 'n_resamples' parameter of {func} must be at least 2. Got {n_resamples!r}."
             raise ValueError(msg)
@@ -130,7 +130,7 @@ class AgreementResult:
         if self._resampler is None:
             msg = f"{self.name} carries no interval (it was built without a resampler)."
             raise ValueError(msg)
-        return self._resampler(level, int(n_resamples), method, bootstrap, seed)
+        return self._resampler(confidence_level, int(n_resamples), method, bootstrap, seed)
 
     def _repr_html_(self) -> str:
         """Compact notebook view: one row with the statistic, standard error and items."""

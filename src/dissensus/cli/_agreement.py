@@ -21,6 +21,7 @@ from dissensus.cli._agreement_sets import (
     load_set_annotations,
     set_agreement_table,
 )
+from dissensus.cli._messages import echo_warnings
 from dissensus.cli._reader_options import load_annotations, reader_options
 from dissensus.data import LabelCounts, as_label_counts
 from dissensus.datasets import load_example
@@ -286,9 +287,7 @@ def _emit(
     by: str | None = None,
 ) -> bool:
     """Print the warnings, write the outputs and the human table; False when stdout took a format."""
-    for w in caught:
-        if issubclass(w.category, DissensusWarning):
-            click.echo(f"dissensus: warning: {' '.join(str(w.message).split())}", err=True)
+    echo_warnings(caught)
     if emit_table(table, json_out=json_out, csv_out=csv_out, inputs=inputs):
         return False
     click.echo(header)

@@ -457,7 +457,7 @@ def percentile_interval(
     Returns
     -------
     low, high : ndarray, shape (...)
-        The ``(1 - level)/2`` and ``(1 + level)/2`` quantiles of the finite
+        The ``(1 - confidence_level)/2`` and ``(1 + confidence_level)/2`` quantiles of the finite
         replicates (linear interpolation); NaN where none is finite.
 
     Examples
@@ -466,9 +466,11 @@ def percentile_interval(
     >>> float(lo), float(hi)
     (5.0, 95.0)
     """
-    level = check_probability_level("percentile_interval", "confidence_level", confidence_level)
+    confidence_level = check_probability_level(
+        "percentile_interval", "confidence_level", confidence_level
+    )
     arr = _as_boot(boot)
-    tail = (1.0 - level) / 2.0
+    tail = (1.0 - confidence_level) / 2.0
     sorted_boot = np.sort(arr, axis=0)  # NaN sort last
     count = np.isfinite(arr).sum(axis=0)
     q_lo = np.full(arr.shape[1:], tail)
@@ -518,7 +520,7 @@ def bca_interval(
 
         \alpha_j = \Phi\left(\hat z_0 + \frac{\hat z_0 + z_j}
                                          {1 - \hat a (\hat z_0 + z_j)}\right),
-        \quad z_j = \Phi^{-1}\left(\tfrac{1 \mp \text{level}}{2}\right).
+        \quad z_j = \Phi^{-1}\left(\tfrac{1 \mp \text{confidence\_level}}{2}\right).
 
     When every replicate lies on one side of :math:`\hat\theta`,
     :math:`\hat z_0` is infinite and the interval is NaN.
@@ -539,7 +541,7 @@ def bca_interval(
     >>> bool(lo < x.mean() < hi)
     True
     """
-    level = check_probability_level("bca_interval", "confidence_level", confidence_level)
+    confidence_level = check_probability_level("bca_interval", "confidence_level", confidence_level)
     arr = _as_boot(boot)
     theta = np.broadcast_to(np.asarray(theta_hat, dtype=np.float64), arr.shape[1:])
     jack = np.asarray(jackknife, dtype=np.float64)
@@ -553,7 +555,7 @@ def bca_interval(
         num = np.nansum(dev**3, axis=0)
         den = 6.0 * np.nansum(dev**2, axis=0) ** 1.5
         accel = np.where(den > 0, num / den, 0.0)
-        tail = (1.0 - level) / 2.0
+        tail = (1.0 - confidence_level) / 2.0
         z_lo, z_hi = special.ndtri(tail), special.ndtri(1.0 - tail)
         q_lo = special.ndtr(z0 + (z0 + z_lo) / (1.0 - accel * (z0 + z_lo)))
         q_hi = special.ndtr(z0 + (z0 + z_hi) / (1.0 - accel * (z0 + z_hi)))

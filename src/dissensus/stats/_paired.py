@@ -11,11 +11,14 @@ vector ``w`` (how often each item is drawn, ``sum(w) == N``), and the
 resampled means of ``P`` score series held as the rows of ``S`` (P, N) are
 ``W @ S.T / N`` for a chunk of weight rows ``W``: one matrix product per
 chunk, never a Python loop over resamples. The weights are those of
-:func:`dissensus.stats._bootstrap.bootstrap_weights` (the package's one
-weight generator, about ten times faster than ``Generator.multinomial`` for
-large ``N``), consumed block by block through
-:func:`dissensus.stats._bootstrap.iter_weight_blocks` so that the full
-``(B, N)`` matrix is never assembled.
+:func:`~dissensus.stats.bootstrap_weights` (the package's one weight
+generator), consumed block by block through
+:func:`~dissensus.stats.iter_weight_blocks` so that the full ``(B, N)``
+matrix is never assembled.
+
+Every test takes ``x, y``, the per-item scores (array_like, shape (N,)) of
+two models on the same items, and returns a :class:`PairedTestResult`;
+``seed`` (int, Generator or None) is the randomness of a resampling test.
 """
 
 from __future__ import annotations
@@ -130,6 +133,7 @@ def resample_means(
     n_resamples : int
         Number of resamples ``B``.
     seed : int, Generator or None, default 0
+        Randomness.
     chunk : int, optional
         Resamples per chunk (memory only: the result does not depend on it).
         Default: a (chunk, 32768) block of weights stays under 64 MB.
@@ -191,16 +195,8 @@ def wilcoxon_test(x: npt.ArrayLike, y: npt.ArrayLike) -> PairedTestResult:
     normal approximation otherwise), so the statistic and p-value are
     scipy's.
 
-    Parameters
-    ----------
-    x, y : array_like, shape (N,)
-        Per-item scores of two models on the same items.
-
-    Returns
-    -------
-    PairedTestResult
-        ``statistic`` is :math:`T = \min(R^+, R^-)`; ``diff`` the mean
-        difference; no interval.
+    ``statistic`` is :math:`T = \min(R^+, R^-)`; ``diff`` the mean
+    difference; no interval.
 
     Notes
     -----
@@ -249,19 +245,9 @@ def permutation_test(
     null distribution of :math:`\bar d` is that of
     :math:`\frac1N \sum_i s_i d_i` over random signs :math:`s_i = \pm 1`.
 
-    Parameters
-    ----------
-    x, y : array_like, shape (N,)
-        Per-item scores of two models on the same items.
-    n_resamples : int, default 9999
-        Random sign vectors. When :math:`2^N \le` ``n_resamples`` all sign
-        vectors are enumerated and the p-value is exact.
-    seed : int, Generator or None, default 0
-
-    Returns
-    -------
-    PairedTestResult
-        ``statistic`` and ``diff`` are :math:`\bar d`; no interval.
+    ``n_resamples`` random sign vectors; when :math:`2^N \le` ``n_resamples``
+    all are enumerated and the p-value is exact. ``statistic`` and ``diff``
+    are :math:`\bar d`; no interval.
 
     Notes
     -----
@@ -317,26 +303,14 @@ def bootstrap_test(
 ) -> PairedTestResult:
     r"""Paired bootstrap of the mean difference, with interval and p-value.
 
-    Parameters
-    ----------
-    x, y : array_like, shape (N,)
-        Per-item scores of two models on the same items.
-    n_resamples : int, default 9999
-        Bootstrap resamples of the items.
-    confidence_level : float, default 0.95
-        Coverage of the percentile interval.
-    seed : int, Generator or None, default 0
-
-    Returns
-    -------
-    PairedTestResult
-        ``statistic`` and ``diff`` are :math:`\bar d`; ``confidence_interval`` the percentile
-        interval of the resampled :math:`\bar d^*`.
+    ``statistic`` and ``diff`` are :math:`\bar d`; ``confidence_interval``
+    the percentile interval (``confidence_level``) of :math:`\bar d^*` over
+    ``n_resamples`` bootstrap resamples of the items.
 
     Notes
     -----
     The p-value inverts the percentile interval: it is the smallest
-    :math:`1 - \text{level}` at which the interval excludes 0,
+    ``1 - confidence_level`` at which the interval excludes 0,
 
     .. math::
 
@@ -356,9 +330,11 @@ def bootstrap_test(
     """
     d = _paired(x, y)
     n_resamples = check_resamples("bootstrap_test", n_resamples)
-    level = check_probability_level("bootstrap_test", "confidence_level", confidence_level)
+    confidence_level = check_probability_level(
+        "bootstrap_test", "confidence_level", confidence_level
+    )
     boot = resample_means(d, n_resamples, seed=seed)[:, 0]
-    low, high = percentile_interval(boot, confidence_level=level)
+    low, high = percentile_interval(boot, confidence_level=confidence_level)
     B = boot.size
     below = (1 + np.count_nonzero(boot <= 0)) / (B + 1)
     above = (1 + np.count_nonzero(boot >= 0)) / (B + 1)
