@@ -20,6 +20,7 @@ from dissensus import distributed
 from dissensus._exceptions import DissensusWarning
 from dissensus.agreement import agreement_table, table_coefficients
 from dissensus.cli._agreement import emit_table, format_agreement
+from dissensus.cli._messages import echo_warnings
 from dissensus.cli._reader_options import parse_labels
 from dissensus.data import Scale
 
@@ -99,8 +100,7 @@ def _run_dask(
             )
             for k, r in res.items()
         }
-    for w in caught:
-        click.echo(f"dissensus: warning: {' '.join(str(w.message).split())}", err=True)
+    echo_warnings(caught)
     table = agreement_table(res, intervals)
     if not emit_table(table, json_out=json_out, csv_out=csv_out, inputs=[file]):
         first = next(iter(res.values()))

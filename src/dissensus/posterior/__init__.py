@@ -17,8 +17,12 @@ Notation (as in Magnani 2025, ASSE):
 
 Marginals: :math:`p_k \sim \mathrm{Beta}(\alpha_k, a_0 - \alpha_k)`.
 
-The functions here are pure NumPy/SciPy on (N, K) arrays; the expected
-metrics that consume ``alpha`` live in :mod:`dissensus.metrics.expected`.
+``counts``, the first argument of every function, is a :class:`LabelCounts`,
+:class:`Annotations` or an (N, K) array of label counts (a raw array's
+columns are the classes in order); bad counts raise :class:`DataError`. The
+functions are NumPy/SciPy on (N, K) arrays; the expected metrics that consume
+``alpha`` live in :mod:`dissensus.metrics.expected`. For Dask collections
+use :mod:`dissensus.distributed`.
 """
 
 from __future__ import annotations
@@ -156,8 +160,6 @@ def marginal_log_likelihood(
 
     Parameters
     ----------
-    counts : LabelCounts, Annotations or array_like of int, shape (N, K)
-        Label counts per item.
     prior : {"uniform", "jeffreys", "empirical", "hierarchical"}, float or array_like, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
         As in :func:`dirichlet`.
 
@@ -212,8 +214,6 @@ def dirichlet(
 
     Parameters
     ----------
-    counts : LabelCounts, Annotations or array_like of int of shape (N, K)
-        Label counts per item.
     prior : {"uniform", "jeffreys", "empirical", "hierarchical"}, float or array_like, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
         ``"uniform"``: all prior parameters 1 (Magnani 2025); ``"jeffreys"``:
         all 0.5; ``"empirical"``: fitted to the whole dataset by
@@ -229,8 +229,6 @@ def dirichlet(
 
     Raises
     ------
-    DataError
-        Bad counts (negative, fractional, NaN).
     ValueError
         Unknown prior name, or a non-positive or wrongly shaped prior.
 
@@ -347,8 +345,6 @@ def prior_strength_check(
 
     Parameters
     ----------
-    counts : LabelCounts, Annotations or array_like of int, shape (N, K)
-        Label counts per item.
     prior : see :func:`dirichlet`, default :data:`DEFAULT_PRIOR`
         The prior to check (a fitted prior is fitted here).
     threshold : float, default 0.5
@@ -366,8 +362,6 @@ def prior_strength_check(
 
     Raises
     ------
-    DataError
-        Bad counts.
     ValueError
         Bad prior, ``threshold`` outside (0, 1].
 
