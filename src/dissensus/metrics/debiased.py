@@ -363,8 +363,6 @@ def inverse_variance_mean(
     for non-finite values or variances, negative variances, mismatched lengths,
     or no positive variance for ``"min"`` / ``"median"``.
 
-    Notes
-    -----
     .. math:: \hat\mu_w = \frac{\sum_i w_i x_i}{\sum_i w_i}, \qquad w_i = \frac{1}{\max(v_i, v_0)} .
 
     This estimates :math:`\sum_i w_i f(\pi_i, q_i) / \sum_i w_i` (well-annotated
@@ -478,8 +476,6 @@ def binomial_corrected(
     + 2a)`, ``a = prior`` (0.5: the Jeffreys posterior mean; 0: the plug-in, the
     parametric bootstrap).
 
-    Notes
-    -----
     Both metrics are sums of :math:`|F - c|` over binomial proportions (class
     shares for L1, cumulative shares for EMD). The bias of the plug-in term,
     :math:`\beta(F) = \mathbb{E}_F|\hat F - c| - |F - c|`, has a closed form
@@ -533,8 +529,6 @@ def squared_euclidean(
 ) -> FloatArray:
     r"""Unbiased estimate of the squared Euclidean distance (Brier score) to the truth.
 
-    Notes
-    -----
     :math:`n_k(n_k - 1) / (n(n - 1))` is the unbiased U-statistic for :math:`\pi_k^2`, so
 
     .. math:: \widehat{\lVert \pi - q \rVert^2} = \lVert \hat p - q \rVert^2 - \frac{1 - \sum_k \hat p_k^2}{n - 1}

@@ -526,8 +526,6 @@ def monte_carlo(
     ``n_samples`` (>= 2) draws per item; ``seed`` makes results reproducible
     (default 0); ``chunk_bytes`` (128 MiB) roughly bounds the memory per chunk.
 
-    Notes
-    -----
     Draws are Gamma variates normalised per row, vectorised over draws and
     items, in chunks over draws; the mean and variance are combined across
     chunks with the pairwise update of Chan, T. F., Golub, G. H. and LeVeque,
