@@ -115,7 +115,6 @@ class DawidSkeneResult(AnnotatorModel):
         rho = self.priors.to_numpy()
         diag = np.einsum("acc->ac", C)
         mean_row = C.mean(axis=1, keepdims=True)
-        # A spammer answers the same whatever the truth: every row equals the mean row.
         spread = np.sqrt(((C - mean_row) ** 2).sum(axis=(1, 2)))
         perfect = np.sqrt(((np.eye(K) - 1.0 / K) ** 2).sum())
         spamminess = np.clip(1.0 - spread / perfect, 0.0, 1.0)
@@ -142,10 +141,7 @@ class OrdinalDawidSkeneResult(DawidSkeneResult):
 
     def reliability(self) -> pd.DataFrame:
         """Dawid–Skene's reliability table plus each annotator's ``bias`` and ``noise``."""
-        table = super().reliability()
-        table["bias"] = self.bias.to_numpy()
-        table["noise"] = self.noise.to_numpy()
-        return table
+        return super().reliability().assign(bias=self.bias.to_numpy(), noise=self.noise.to_numpy())
 
 
 def fit_confusions(
@@ -277,14 +273,6 @@ def _probit_parts(
     return obj, grad, hess, P
 
 
-def _confusion(beta: FloatArray, lam: FloatArray, K: int) -> FloatArray:
-    """Banded confusion matrices (R, K true, K answer), rows summing to 1."""
-    t_hi, t_lo = _offsets(K)
-    P = _probit_parts(beta, lam, np.zeros((beta.size, K, K)), t_hi, t_lo)[3]
-    out: FloatArray = P / P.sum(axis=2, keepdims=True)
-    return out
-
-
 def _m_step_probit(
     W: FloatArray, beta: FloatArray, lam: FloatArray, *, max_newton: int = 50
 ) -> tuple[FloatArray, FloatArray]:
@@ -402,7 +390,10 @@ def ordinal_dawid_skene(
     def confusion(T: FloatArray) -> FloatArray:
         nonlocal beta, lam
         beta, lam = _m_step_probit(answer_sums(T, d), beta, lam)
-        return _confusion(beta, lam, d.K)
+        # banded confusion matrices (R, K true, K answer), rows summing to 1
+        P = _probit_parts(beta, lam, np.zeros((d.R, d.K, d.K)), *_offsets(d.K))[3]
+        out: FloatArray = P / P.sum(axis=2, keepdims=True)
+        return out
 
     def extra() -> dict[str, pd.Series]:
         return {"bias": pd.Series(beta / lam, index=d.annotators, name="bias"),

@@ -53,11 +53,6 @@ class Data:
         """``a * K + y``: the (annotator, answer) cell of each annotation."""
         return self.a * self.K + self.y
 
-    @property
-    def n_annotations(self) -> IntArray:
-        """Annotations per annotator, shape (R,)."""
-        return np.bincount(self.a, minlength=self.R).astype(np.int64)
-
 
 def check_number(func: str, name: str, value: float, *, count: bool = False) -> float:
     """A finite number >= 0 (a whole number >= 1 if ``count``), or ValueError naming it."""
@@ -103,7 +98,6 @@ def initial_posteriors(d: Data, init: str, seed: SeedLike) -> FloatArray:
 
 def answer_sums(T: FloatArray, d: Data) -> FloatArray:
     """``W[a, c, y]``: the sum of ``T[i, c]`` over annotator ``a``'s answers ``y``."""
-    # column c: sum of T[i, c] over the annotations with (annotator, answer) = (a, y)
     ay, K = d.ay, d.K
     sums = np.stack([np.bincount(ay, weights=T[d.i, c], minlength=d.R * K) for c in range(K)], 1)
     out: FloatArray = np.ascontiguousarray(sums.reshape(d.R, K, K).transpose(0, 2, 1))
@@ -222,6 +216,6 @@ class AnnotatorModel:
         """The shared fields of a result, from the annotations and the EM run."""
         labels = pd.Index(annotations.scale.labels, name="label")
         return {"posterior": pd.DataFrame(run.T, index=annotations.items, columns=labels),
-                "annotators": d.annotators, "n_annotations": d.n_annotations,
+                "annotators": d.annotators, "n_annotations": np.bincount(d.a, minlength=d.R).astype(np.int64),
                 "scale": annotations.scale, "log_likelihood": run.history,
                 "n_iter": len(run.history), "converged": run.converged, "tol": run.tol}  # fmt: skip

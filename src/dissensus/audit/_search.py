@@ -19,6 +19,7 @@ from dissensus.audit._properties import (
     MetricLike,
     Property,
     Subject,
+    Trials,
     as_subject,
     points,
 )
@@ -33,6 +34,8 @@ FloatArray = npt.NDArray[np.float64]
 RTOL = 1e-6
 #: Denominators tried when shrinking a counterexample, simplest first.
 _DENOMINATORS = (1, 2, 4, 5, 10, 20, 25, 50, 100)
+#: Floors below which entries are snapped to 0 when shrinking.
+_FLOORS = (0.0, 0.05, 0.15)
 #: Violating trials kept for shrinking.
 _SHRINK_POOL = 64
 #: Violating trials whose simplicity is compared.
@@ -43,6 +46,8 @@ _BINARY_GRID = np.linspace(0.0, 1.0, 11)
 
 #: The properties by key, in table order.
 _BY_KEY = {p.key: p for p in PROPERTIES}
+_SYMBOL = {"holds": "✓", "violated": "✗", "not applicable": "–"}
+_LEGEND = "✓ holds (no counterexample found), ✗ violated, – not applicable."
 
 
 def property_keys() -> list[str]:
@@ -56,14 +61,6 @@ def _properties(keys: Sequence[str]) -> list[Property]:
         msg = f"Unknown properties {unknown}; choose from {list(_BY_KEY)} or 'all'."
         raise ValueError(msg)
     return [_BY_KEY[k] for k in keys]
-
-
-def _binary_grid(n_slots: int) -> list[FloatArray]:
-    combos = np.array(list(itertools.product(_BINARY_GRID, repeat=n_slots)))
-    return [np.column_stack([combos[:, k], 1.0 - combos[:, k]]) for k in range(n_slots)]
-
-
-# --------------------------------------------------------------------------- simplicity
 
 
 def _denominator(x: FloatArray) -> npt.NDArray[np.int64]:
@@ -111,12 +108,6 @@ def _snap(x: FloatArray, floor: npt.NDArray[np.float64]) -> FloatArray:
     s = y.sum(axis=1, keepdims=True)
     out: FloatArray = np.where(s > 0, y / np.where(s > 0, s, 1.0), x)
     return out
-
-
-_FLOORS = (0.0, 0.05, 0.15)
-
-
-# --------------------------------------------------------------------------- checking
 
 
 class _Checker:
@@ -218,12 +209,6 @@ def _beta_hat(checker: _Checker, slots: list[FloatArray], c: FloatArray) -> floa
     return float(beta.min()) if beta.size else math.nan
 
 
-# --------------------------------------------------------------------------- audit
-
-
-Trials = tuple[list[FloatArray], FloatArray]
-
-
 def _draw(prop: Property, subject: Subject, K: int, n: int, seed: int) -> Trials:
     """The seeded trials of a property; they depend on the metric only through its kind of target.
 
@@ -236,9 +221,10 @@ def _draw(prop: Property, subject: Subject, K: int, n: int, seed: int) -> Trials
     if prop.complete is not None:
         slots = prop.complete(subject, slots, c)
     if K == 2 and prop.independent and not subject.expected:
-        grid = _binary_grid(len(prop.slots))
-        slots = [np.concatenate([g, x]) for g, x in zip(grid, slots, strict=True)]
-        c = np.concatenate([np.zeros(len(grid[0])), c])
+        grid = np.array(list(itertools.product(_BINARY_GRID, repeat=len(slots))))
+        pairs = np.stack([grid, 1.0 - grid], axis=2)  # (grid points, slots, 2)
+        slots = [np.concatenate([pairs[:, k], x]) for k, x in enumerate(slots)]
+        c = np.concatenate([np.zeros(len(grid)), c])
     return slots, c
 
 
@@ -304,17 +290,6 @@ def check_case(
     return {
         cl.name: float(cl.lhs[0] - cl.rhs[0]) if cl.applicable[0] else math.nan for cl in clauses
     }
-
-
-def _subjects(
-    metric: MetricLike | Sequence[MetricLike] | Mapping[str, MetricLike],
-    options: Mapping[str, Any] | None,
-) -> list[Subject]:
-    if isinstance(metric, Mapping):
-        return [as_subject(m, name=str(k), options=options) for k, m in metric.items()]
-    if isinstance(metric, Sequence) and not isinstance(metric, str):
-        return [as_subject(m, options=options) for m in metric]
-    return [as_subject(metric, options=options)]
 
 
 def audit(
@@ -385,9 +360,15 @@ def audit(
     if isinstance(properties, str):
         properties = list(_BY_KEY) if properties == "all" else [properties]
     props = _properties(properties)
+    if isinstance(metric, Mapping):
+        subjects = [as_subject(m, name=str(k), options=options) for k, m in metric.items()]
+    elif isinstance(metric, Sequence) and not isinstance(metric, str):
+        subjects = [as_subject(m, options=options) for m in metric]
+    else:
+        subjects = [as_subject(metric, options=options)]
     rows = []
     drawn: dict[tuple[str, bool], Trials] = {}  # per property and kind of target, drawn once
-    for subject in _subjects(metric, options):
+    for subject in subjects:
         scale = _scale(subject, np.random.default_rng([seed, K]), K)
         for prop in props:
             key = (prop.key, subject.expected)
@@ -395,10 +376,6 @@ def audit(
             rows.append(_audit_one(subject, prop, K, trials, scale))
     return AuditResult(rows=tuple(rows), classes=K, n_trials=n, seed=seed,
                        properties=tuple(properties))  # fmt: skip
-
-
-_SYMBOL = {"holds": "✓", "violated": "✗", "not applicable": "–"}
-_LEGEND = "✓ holds (no counterexample found), ✗ violated, – not applicable."
 
 
 def _fmt(x: float) -> str:
@@ -514,9 +491,7 @@ class AuditResult:
         lines = [head, "|" + "---|" * (len(self.properties) + 1)]
         for m, cells in self.matrix().items():
             lines.append(f"| {m} | " + " | ".join(cells[p] for p in self.properties) + " |")
-        lines += ["", _LEGEND, ""]
-        lines.append("### Counterexamples")
-        lines.append("")
+        lines += ["", _LEGEND, "", "### Counterexamples", ""]
         for r in self.rows:
             if r.counterexample is not None:
                 ce = r.counterexample

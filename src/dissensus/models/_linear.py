@@ -133,12 +133,8 @@ class EMDRegression(SoftmaxRegression):
         Ycum: FloatArray = state
         K = Ycum.shape[1] + 1
         diff = np.cumsum(Q, axis=1)[:, :-1] - Ycum
-        if self.power == 1:
-            value = float(np.abs(diff).sum())
-            g = np.sign(diff)
-        else:
-            value = float((diff * diff).sum())
-            g = 2.0 * diff
+        value = float((np.abs(diff) if self.power == 1 else diff * diff).sum())
+        g = np.sign(diff) if self.power == 1 else 2.0 * diff
         return value / (K - 1), _cumulative_backward(g / (K - 1))
 
 

@@ -26,13 +26,7 @@ from threadpoolctl import threadpool_limits
 
 from dissensus._exceptions import DataError
 from dissensus._validation import examples
-from dissensus.models._base import (
-    Features,
-    LinearModel,
-    SoftLabelModel,
-    Targets,
-    check_positive,
-)
+from dissensus.models._base import Features, LinearModel, SoftLabelModel, Targets, check_positive
 from dissensus.posterior import soft_labels
 
 __all__ = ["SmoothedKL", "SoftCrossEntropy", "SoftNaiveBayes", "TextFeatures",
