@@ -341,7 +341,6 @@ def _complete_p5b(s: Subject, x: list[FloatArray], c: FloatArray) -> list[FloatA
     p, q, r = x
     t = s.perfect(p)
     d = np.sign(c)[:, None] * (r - t)
-    # Shorten the step where it would leave the simplex.
     with np.errstate(divide="ignore", invalid="ignore"):
         room = np.where(d < 0, t / -d, np.inf).min(axis=1)
     between, _ = _onto_simplex(t + np.minimum(np.abs(c), room)[:, None] * d)
@@ -368,7 +367,6 @@ def _gen_p6(rng: np.random.Generator, n: int, K: int, tgt: Points, pts: Points) 
 
 def _check_p6(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
     p, q, centre = x
-    # x' = s + c (x - s): both contracted towards the centre
     p2, ok1 = _onto_simplex(centre + c[:, None] * (p - centre))
     q2, ok2 = _onto_simplex(centre + c[:, None] * (q - centre))
     before, after = s.loss(p, q), s.loss(p2, q2)

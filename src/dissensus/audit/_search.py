@@ -378,10 +378,6 @@ def audit(
                        properties=tuple(properties))  # fmt: skip
 
 
-def _fmt(x: float) -> str:
-    return f"{x:.4g}"
-
-
 @dataclass(frozen=True)
 class Counterexample:
     """The simplest violation found: ``clause``, ``distributions``, ``values``, ``margin``.
@@ -398,9 +394,10 @@ class Counterexample:
     def describe(self) -> str:
         """One line: the distributions and the values."""
         dists = ", ".join(
-            f"{k} = [{', '.join(_fmt(v) for v in x)}]" for k, x in self.distributions.items()
+            f"{k} = [{', '.join(format(v, '.4g') for v in x)}]"
+            for k, x in self.distributions.items()
         )
-        vals = ", ".join(f"{k} = {_fmt(v)}" for k, v in self.values.items())
+        vals = ", ".join(f"{k} = {v:.4g}" for k, v in self.values.items())
         return f"{dists}; {vals}"
 
 
@@ -492,13 +489,11 @@ class AuditResult:
         for m, cells in self.matrix().items():
             lines.append(f"| {m} | " + " | ".join(cells[p] for p in self.properties) + " |")
         lines += ["", _LEGEND, "", "### Counterexamples", ""]
-        for r in self.rows:
-            if r.counterexample is not None:
-                ce = r.counterexample
-                lines.append(
-                    f"- **{r.metric}, {r.property}** ({ce.clause}): {ce.describe()}; "
-                    f"margin {_fmt(ce.margin)}."
-                )
+        lines += [
+            f"- **{r.metric}, {r.property}** ({ce.clause}): {ce.describe()}; margin {ce.margin:.4g}."
+            for r in self.rows
+            if (ce := r.counterexample) is not None
+        ]
         notes = [r for r in self.rows if r.note and r.status != "violated"]
         if notes:
             lines += ["", "### Notes", ""]

@@ -144,9 +144,7 @@ def check_positive(estimator: str, name: str, value: float) -> float:
     """The standard parameter error for a number that must be finite and > 0."""
     v = float(value)
     if not (np.isfinite(v) and v > 0):
-        msg = (
-            f"The {name!r} parameter of {estimator} must be finite and > 0. Got {value!r} instead."
-        )
+        msg = f"The {name!r} parameter of {estimator} must be finite and > 0. Got {value!r}."
         raise ValueError(msg)
     return v
 
@@ -245,7 +243,6 @@ class Marginal(SoftLabelModel):
         self.marginal_ = T.proportions.mean(axis=0)
 
     def _predict(self, X: Features) -> FloatArray:
-        """The marginal, once per row of ``X``."""
         return np.tile(self.marginal_, (X.shape[0], 1))
 
 
