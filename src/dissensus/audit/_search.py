@@ -151,12 +151,10 @@ def _shrink(
     checker: _Checker, slots: list[FloatArray], c: FloatArray
 ) -> tuple[list[FloatArray], FloatArray]:
     """Variants of violating trials: small entries snapped to 0, rounded to 1/m for each m."""
-    prop, subject = checker.prop, checker.subject
-    frozen = set(prop.target_slots) if subject.expected else set()
-    n = len(c)
+    frozen = set(checker.prop.target_slots) if checker.subject.expected else set()
     grid = np.array([(f, m) for f in _FLOORS for m in _DENOMINATORS])
-    floors = np.repeat(grid[:, 0], n)
-    dens = np.repeat(grid[:, 1], n).astype(np.int64)
+    floors = np.repeat(grid[:, 0], len(c))
+    dens = np.repeat(grid[:, 1], len(c)).astype(np.int64)
     out = []
     for k, x in enumerate(slots):
         tiled = np.tile(x, (len(grid), 1))
@@ -244,9 +242,7 @@ def _audit_one(
     if n_applicable == 0:
         return not_applicable("no trial met the premise")
     example = _best(checker, slots, c)
-    note = ""
-    if prop.key == "P6" and example is None:
-        note = f"β̂ = {_beta_hat(checker, slots, c):.3g}"
+    note = f"β̂ = {_beta_hat(checker, slots, c):.3g}" if prop.key == "P6" and example is None else ""
     status = "holds" if example is None else "violated"
     return PropertyResult(subject.name, prop.key, status, n_applicable, example, note)
 
