@@ -20,11 +20,9 @@ def others_sum(alpha: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     >>> others_sum(np.array([[1e9, 1.0, 0.5]])).tolist()
     [[1.5, 1000000000.5, 1000000001.0]]
     """
-    K = alpha.shape[1]
     head = np.zeros_like(alpha)
     tail = np.zeros_like(alpha)
-    if K > 1:
-        head[:, 1:] = np.cumsum(alpha[:, :-1], axis=1)
-        tail[:, :-1] = np.cumsum(alpha[:, :0:-1], axis=1)[:, ::-1]
+    head[:, 1:] = np.cumsum(alpha[:, :-1], axis=1)
+    tail[:, :-1] = np.cumsum(alpha[:, :0:-1], axis=1)[:, ::-1]
     out: npt.NDArray[np.float64] = head + tail
     return out

@@ -116,5 +116,4 @@ def for_blocks(n: int, size: int, fn: Callable[[int, int], None], n_threads: int
     per_run = -(-n_blocks // (8 * n_threads)) * size
     runs = [(lo, min(lo + per_run, n)) for lo in range(0, n, per_run)]
     with ThreadPoolExecutor(min(n_threads, len(runs)), thread_name_prefix="dissensus") as pool:
-        for _ in pool.map(run_in_worker, runs):
-            pass
+        list(pool.map(run_in_worker, runs))

@@ -44,28 +44,25 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 import numpy as np
-import numpy.typing as npt
 import pandas as pd
 from scipy import special
 
 from dissensus._exceptions import DataError
-from dissensus._validation import SeedLike
+from dissensus._validation import SeedLike, as_generator
 from dissensus.aggregation._em import (
     EPS,
     AnnotatorModel,
     Data,
-    answer_sums,
+    FloatArray,
     check_number,
-    confusion_e_step,
     data_codes,
-    initial_posteriors,
+    log_normalize,
     run_em,
 )
 from dissensus.data import Annotations
 
 __all__ = ["DawidSkeneResult", "OrdinalDawidSkeneResult", "dawid_skene", "ordinal_dawid_skene"]
 
-FloatArray = npt.NDArray[np.float64]
 Init = Literal["majority", "random"]
 R = TypeVar("R", bound="DawidSkeneResult")
 #: Bounds of 1 / sigma: a noise scale between 1e-3 and 1e3 label steps.
@@ -115,7 +112,6 @@ class DawidSkeneResult(AnnotatorModel):
         rho = self.priors.to_numpy()
         diag = np.einsum("acc->ac", C)
         mean_row = C.mean(axis=1, keepdims=True)
-        # A spammer answers the same whatever the truth: every row equals the mean row.
         spread = np.sqrt(((C - mean_row) ** 2).sum(axis=(1, 2)))
         perfect = np.sqrt(((np.eye(K) - 1.0 / K) ** 2).sum())
         spamminess = np.clip(1.0 - spread / perfect, 0.0, 1.0)
@@ -142,10 +138,15 @@ class OrdinalDawidSkeneResult(DawidSkeneResult):
 
     def reliability(self) -> pd.DataFrame:
         """Dawid–Skene's reliability table plus each annotator's ``bias`` and ``noise``."""
-        table = super().reliability()
-        table["bias"] = self.bias.to_numpy()
-        table["noise"] = self.noise.to_numpy()
-        return table
+        return super().reliability().assign(bias=self.bias.to_numpy(), noise=self.noise.to_numpy())
+
+
+def answer_sums(T: FloatArray, d: Data) -> FloatArray:
+    """``W[a, c, y]``: the sum of ``T[i, c]`` over annotator ``a``'s answers ``y``."""
+    ay, K = d.a * d.K + d.y, d.K  # the (annotator, answer) cell of each annotation
+    sums = np.stack([np.bincount(ay, weights=T[d.i, c], minlength=d.R * K) for c in range(K)], 1)
+    out: FloatArray = np.ascontiguousarray(sums.reshape(d.R, K, K).transpose(0, 2, 1))
+    return out
 
 
 def fit_confusions(
@@ -155,21 +156,29 @@ def fit_confusions(
 ) -> R:  # fmt: skip
     """Fit a confusion-matrix model by EM; ``cls`` built from its last priors and matrices.
 
-    ``confusion(T)`` is the model's M step for the (R, K true, K answer)
-    matrices; the priors' M step and the E step are Dawid and Skene's.
-    ``extra()`` gives the model's own fields once the fit is done.
+    ``confusion(T)``: the model's M step for the (R, K true, K answer) matrices (the priors'
+    and the E step are Dawid and Skene's); ``extra()``: the model's own fields, once fitted.
     """
     last: dict[str, FloatArray] = {}
 
     def step(T: FloatArray) -> tuple[FloatArray, float]:
-        last["rho"] = np.maximum(T.mean(axis=0), EPS)
-        last["conf"] = confusion(T)
-        return confusion_e_step(last["rho"], last["conf"], d)
+        last["rho"] = rho = np.maximum(T.mean(axis=0), EPS)
+        last["conf"] = conf = confusion(T)
+        log_c = np.log(conf)[d.a, :, d.y]  # (M, K): log P(answer y | true c) of each annotation
+        L = np.log(rho)[None, :] + np.stack(
+            [np.bincount(d.i, weights=log_c[:, c], minlength=d.N) for c in range(d.K)], axis=1
+        )
+        return log_normalize(L)
 
-    run = run_em(initial_posteriors(d, init, seed), step, d, n_iter=n_iter, tol=tol)
+    T0: FloatArray
+    if init == "majority":  # each item's label shares
+        X = np.bincount(d.i * d.K + d.y, minlength=d.N * d.K).reshape(d.N, d.K)
+        T0 = X / X.sum(axis=1, keepdims=True)
+    else:
+        T0 = as_generator(seed).dirichlet(np.ones(d.K), size=d.N)
+    run = run_em(T0, step, d, n_iter=n_iter, tol=tol)
     run.warn_unless_converged(func, stacklevel=4)
-    labels = pd.Index(annotations.scale.labels, name="label")
-    priors = pd.Series(last["rho"] / last["rho"].sum(), index=labels, name="prior")
+    priors = pd.Series(last["rho"] / last["rho"].sum(), index=d.labels, name="prior")
     return cls(**AnnotatorModel.core(annotations, d, run), priors=priors, confusion=last["conf"],
                **extra())  # fmt: skip
 
@@ -277,14 +286,6 @@ def _probit_parts(
     return obj, grad, hess, P
 
 
-def _confusion(beta: FloatArray, lam: FloatArray, K: int) -> FloatArray:
-    """Banded confusion matrices (R, K true, K answer), rows summing to 1."""
-    t_hi, t_lo = _offsets(K)
-    P = _probit_parts(beta, lam, np.zeros((beta.size, K, K)), t_hi, t_lo)[3]
-    out: FloatArray = P / P.sum(axis=2, keepdims=True)
-    return out
-
-
 def _m_step_probit(
     W: FloatArray, beta: FloatArray, lam: FloatArray, *, max_newton: int = 50
 ) -> tuple[FloatArray, FloatArray]:
@@ -293,8 +294,7 @@ def _m_step_probit(
     Damped Newton: a step that lowers an annotator's objective is halved
     (up to 30 times); lambda stays inside ``_LAMBDA``.
     """
-    K = W.shape[1]
-    t_hi, t_lo = _offsets(K)
+    t_hi, t_lo = _offsets(W.shape[1])
     obj, grad, hess, _ = _probit_parts(beta, lam, W, t_hi, t_lo)
     for _ in range(max_newton):
         # keep the Newton matrix negative definite (the objective is concave, but
@@ -402,7 +402,10 @@ def ordinal_dawid_skene(
     def confusion(T: FloatArray) -> FloatArray:
         nonlocal beta, lam
         beta, lam = _m_step_probit(answer_sums(T, d), beta, lam)
-        return _confusion(beta, lam, d.K)
+        # banded confusion matrices (R, K true, K answer), rows summing to 1
+        P = _probit_parts(beta, lam, np.zeros((d.R, d.K, d.K)), *_offsets(d.K))[3]
+        out: FloatArray = P / P.sum(axis=2, keepdims=True)
+        return out
 
     def extra() -> dict[str, pd.Series]:
         return {"bias": pd.Series(beta / lam, index=d.annotators, name="bias"),

@@ -18,7 +18,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from dissensus._exceptions import DataError, DissensusWarning
-from dissensus._validation import SeedLike, as_generator, check_option
+from dissensus._validation import check_option
 from dissensus.data import Annotations, Scale
 
 __all__ = ["AnnotatorModel", "ConvergenceWarning", "Data", "data_codes", "run_em"]
@@ -47,16 +47,7 @@ class Data:
     R: int
     K: int
     annotators: pd.Index
-
-    @property
-    def ay(self) -> IntArray:
-        """``a * K + y``: the (annotator, answer) cell of each annotation."""
-        return self.a * self.K + self.y
-
-    @property
-    def n_annotations(self) -> IntArray:
-        """Annotations per annotator, shape (R,)."""
-        return np.bincount(self.a, minlength=self.R).astype(np.int64)
+    labels: pd.Index  # the scale's labels, named "label"
 
 
 def check_number(func: str, name: str, value: float, *, count: bool = False) -> float:
@@ -88,35 +79,7 @@ def data_codes(
         )
         raise DataError(msg)
     return Data(a.item_codes, a.annotator_codes, a.label_codes, a.n_items, len(a.annotators),
-                a.scale.K, a.annotators)  # fmt: skip
-
-
-def initial_posteriors(d: Data, init: str, seed: SeedLike) -> FloatArray:
-    """Majority-vote shares of each item, or a seeded Dirichlet(1) draw per item."""
-    if init == "majority":
-        X = np.bincount(d.i * d.K + d.y, minlength=d.N * d.K).reshape(d.N, d.K)
-        out: FloatArray = X / X.sum(axis=1, keepdims=True)
-        return out
-    draw: FloatArray = as_generator(seed).dirichlet(np.ones(d.K), size=d.N)
-    return draw
-
-
-def answer_sums(T: FloatArray, d: Data) -> FloatArray:
-    """``W[a, c, y]``: the sum of ``T[i, c]`` over annotator ``a``'s answers ``y``."""
-    # column c: sum of T[i, c] over the annotations with (annotator, answer) = (a, y)
-    ay, K = d.ay, d.K
-    sums = np.stack([np.bincount(ay, weights=T[d.i, c], minlength=d.R * K) for c in range(K)], 1)
-    out: FloatArray = np.ascontiguousarray(sums.reshape(d.R, K, K).transpose(0, 2, 1))
-    return out
-
-
-def confusion_e_step(rho: FloatArray, conf: FloatArray, d: Data) -> tuple[FloatArray, float]:
-    """Posteriors (N, K) and the total log-likelihood under priors and confusion matrices."""
-    log_c = np.log(conf)[d.a, :, d.y]  # (M, K): log P(answer y | true c) of each annotation
-    L = np.log(rho)[None, :] + np.stack(
-        [np.bincount(d.i, weights=log_c[:, c], minlength=d.N) for c in range(d.K)], axis=1
-    )
-    return log_normalize(L)
+                a.scale.K, a.annotators, pd.Index(a.scale.labels, name="label"))  # fmt: skip
 
 
 def log_normalize(L: FloatArray) -> tuple[FloatArray, float]:
@@ -139,11 +102,7 @@ class EMRun:
     history: tuple[float, ...]
     change: float
     tol: float
-
-    @property
-    def converged(self) -> bool:
-        """Whether the last iteration moved every posterior by less than ``tol``."""
-        return self.change < self.tol
+    converged: bool  # the last iteration moved every posterior by less than ``tol``
 
     def warn_unless_converged(self, func: str, *, stacklevel: int = 3) -> None:
         """The one ConvergenceWarning text of the aggregators (``stacklevel``: the user's call)."""
@@ -178,7 +137,7 @@ def run_em(T: FloatArray, step: Step, d: Data, *, n_iter: int, tol: float) -> EM
         history.append(loglik / M)
         if change < tol:
             break
-    return EMRun(T, tuple(history), change, float(tol))
+    return EMRun(T, tuple(history), change, float(tol), change < tol)
 
 
 @dataclass(frozen=True)
@@ -220,8 +179,7 @@ class AnnotatorModel:
     @staticmethod
     def core(annotations: Annotations, d: Data, run: EMRun) -> dict[str, Any]:
         """The shared fields of a result, from the annotations and the EM run."""
-        labels = pd.Index(annotations.scale.labels, name="label")
-        return {"posterior": pd.DataFrame(run.T, index=annotations.items, columns=labels),
-                "annotators": d.annotators, "n_annotations": d.n_annotations,
+        return {"posterior": pd.DataFrame(run.T, index=annotations.items, columns=d.labels),
+                "annotators": d.annotators, "n_annotations": np.bincount(d.a, minlength=d.R).astype(np.int64),
                 "scale": annotations.scale, "log_likelihood": run.history,
                 "n_iter": len(run.history), "converged": run.converged, "tol": run.tol}  # fmt: skip

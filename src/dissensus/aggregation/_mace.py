@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
-import numpy.typing as npt
 import pandas as pd
 from scipy import special
 
@@ -37,6 +36,7 @@ from dissensus.aggregation._em import (
     AnnotatorModel,
     Data,
     EMRun,
+    FloatArray,
     check_number,
     column_of_max,
     data_codes,
@@ -46,9 +46,6 @@ from dissensus.aggregation._em import (
 from dissensus.data import Annotations
 
 __all__ = ["MACEResult", "mace"]
-
-FloatArray = npt.NDArray[np.float64]
-Method = Literal["em", "vb"]
 
 
 @dataclass(frozen=True)
@@ -113,7 +110,7 @@ def _m_step(
     """Knowing/spamming weights (R, 2) and spamming distributions (R, K) from the counts."""
     n_know = np.bincount(d.a, weights=knew, minlength=d.R)
     n_spam = np.bincount(d.a, weights=spam, minlength=d.R)
-    per_answer = np.bincount(d.ay, weights=spam, minlength=d.R * d.K).reshape(d.R, d.K)
+    per_answer = np.bincount(d.a * d.K + d.y, weights=spam, minlength=d.R * d.K).reshape(d.R, d.K)
     if method == "em":
         total = n_know + n_spam + 2.0 * smoothing
         theta = np.stack([(n_know + smoothing) / total, (n_spam + smoothing) / total], axis=1)
@@ -146,7 +143,7 @@ def _fit(
 def mace(
     annotations: Annotations,
     *,
-    method: Method = "em",
+    method: Literal["em", "vb"] = "em",
     n_restarts: int = 10,
     n_iter: int = 1000,
     tol: float = 1e-6,
@@ -227,11 +224,10 @@ def mace(
     # the first of equally good restarts
     run, theta, xi = max((restart() for _ in range(n_restarts)), key=lambda f: f[0].history[-1])
     run.warn_unless_converged(func)
-    labels = pd.Index(annotations.scale.labels, name="label")
     return MACEResult(
         **AnnotatorModel.core(annotations, d, run),
         competence=pd.Series(theta[:, 0], index=d.annotators, name="competence"),
-        strategy=pd.DataFrame(xi, index=d.annotators, columns=labels),
+        strategy=pd.DataFrame(xi, index=d.annotators, columns=d.labels),
         restart_log_likelihoods=tuple(finals),
         method=method,
     )

@@ -1,10 +1,7 @@
 """Machine audit of soft-metric properties: which of them does a metric have, and why not.
 
-:func:`audit` checks the properties of Rizzi et al. (2024), *Soft metrics
-for evaluation with disagreements: an assessment* (P1 symmetry ... P8
-positional error sensitivity), and the ordinal property of Magnani (2025),
-*Soft metrics for ordinal label uncertainty with variable sample sizes*, on
-any metric (registry name, expected metric or callable) for any number of
+:func:`audit` checks the properties P1-P8 of Rizzi et al. (2024) and the
+ordinal property of Magnani (2025) on any metric, for any number of
 classes, and returns the simplest counterexample it finds for each
 violation. Definitions and references: :mod:`dissensus.audit._properties`
 and ``docs/audit.md``.

@@ -94,9 +94,8 @@ class Subject:
     """A metric under audit: ``func(target, q, **options) -> (N,)`` named ``name`` in the table.
 
     A similarity (not ``lower_is_better``) with upper bound ``upper`` is
-    audited as the loss ``upper - s`` (``cosine`` as the cosine distance).
-    With ``expected`` the target is Dirichlet ``alpha`` (counts plus a
-    uniform prior of 1), whose perfect match is the posterior mean.
+    audited as the loss ``upper - s`` (``cosine`` as the cosine distance);
+    ``expected``: the target is Dirichlet ``alpha`` (module notation).
     """
 
     name: str
@@ -225,9 +224,6 @@ class Property:
     complete: Callable[[Subject, list[FloatArray], FloatArray], list[FloatArray]] | None = None
 
 
-# --------------------------------------------------------------------------- helpers
-
-
 def _l1(a: FloatArray, b: FloatArray) -> FloatArray:
     out: FloatArray = np.abs(a - b).sum(axis=1)
     return out
@@ -270,9 +266,6 @@ def _indep(n_slots: int, targets: tuple[int, ...] = (0,)) -> Generate:
         return [tgt(n) if k in targets else pts(n) for k in range(n_slots)], np.zeros(n)
 
     return gen
-
-
-# --------------------------------------------------------------------------- checks
 
 
 def _check_p1(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
@@ -348,7 +341,6 @@ def _complete_p5b(s: Subject, x: list[FloatArray], c: FloatArray) -> list[FloatA
     p, q, r = x
     t = s.perfect(p)
     d = np.sign(c)[:, None] * (r - t)
-    # Shorten the step where it would leave the simplex.
     with np.errstate(divide="ignore", invalid="ignore"):
         room = np.where(d < 0, t / -d, np.inf).min(axis=1)
     between, _ = _onto_simplex(t + np.minimum(np.abs(c), room)[:, None] * d)
@@ -375,7 +367,6 @@ def _gen_p6(rng: np.random.Generator, n: int, K: int, tgt: Points, pts: Points) 
 
 def _check_p6(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> list[Clause]:
     p, q, centre = x
-    # x' = s + c (x - s): both contracted towards the centre
     p2, ok1 = _onto_simplex(centre + c[:, None] * (p - centre))
     q2, ok2 = _onto_simplex(centre + c[:, None] * (q - centre))
     before, after = s.loss(p, q), s.loss(p2, q2)
@@ -449,8 +440,6 @@ def _check_ordinal(s: Subject, x: list[FloatArray], c: FloatArray, tol: Tol) -> 
     name = "moving δ from class i to j (q) costs less than to j' (r), |j' - i| > |j - i|"
     return _versus(s, name, ok, x, strict=True)
 
-
-# --------------------------------------------------------------------------- the list
 
 _PQR = ("p", "q", "r")
 

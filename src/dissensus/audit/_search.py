@@ -19,6 +19,7 @@ from dissensus.audit._properties import (
     MetricLike,
     Property,
     Subject,
+    Trials,
     as_subject,
     points,
 )
@@ -33,6 +34,8 @@ FloatArray = npt.NDArray[np.float64]
 RTOL = 1e-6
 #: Denominators tried when shrinking a counterexample, simplest first.
 _DENOMINATORS = (1, 2, 4, 5, 10, 20, 25, 50, 100)
+#: Floors below which entries are snapped to 0 when shrinking.
+_FLOORS = (0.0, 0.05, 0.15)
 #: Violating trials kept for shrinking.
 _SHRINK_POOL = 64
 #: Violating trials whose simplicity is compared.
@@ -43,6 +46,8 @@ _BINARY_GRID = np.linspace(0.0, 1.0, 11)
 
 #: The properties by key, in table order.
 _BY_KEY = {p.key: p for p in PROPERTIES}
+_SYMBOL = {"holds": "✓", "violated": "✗", "not applicable": "–"}
+_LEGEND = "✓ holds (no counterexample found), ✗ violated, – not applicable."
 
 
 def property_keys() -> list[str]:
@@ -56,14 +61,6 @@ def _properties(keys: Sequence[str]) -> list[Property]:
         msg = f"Unknown properties {unknown}; choose from {list(_BY_KEY)} or 'all'."
         raise ValueError(msg)
     return [_BY_KEY[k] for k in keys]
-
-
-def _binary_grid(n_slots: int) -> list[FloatArray]:
-    combos = np.array(list(itertools.product(_BINARY_GRID, repeat=n_slots)))
-    return [np.column_stack([combos[:, k], 1.0 - combos[:, k]]) for k in range(n_slots)]
-
-
-# --------------------------------------------------------------------------- simplicity
 
 
 def _denominator(x: FloatArray) -> npt.NDArray[np.int64]:
@@ -113,12 +110,6 @@ def _snap(x: FloatArray, floor: npt.NDArray[np.float64]) -> FloatArray:
     return out
 
 
-_FLOORS = (0.0, 0.05, 0.15)
-
-
-# --------------------------------------------------------------------------- checking
-
-
 class _Checker:
     def __init__(self, prop: Property, subject: Subject, scale: float) -> None:
         self.prop, self.subject, self.scale = prop, subject, scale
@@ -160,12 +151,10 @@ def _shrink(
     checker: _Checker, slots: list[FloatArray], c: FloatArray
 ) -> tuple[list[FloatArray], FloatArray]:
     """Variants of violating trials: small entries snapped to 0, rounded to 1/m for each m."""
-    prop, subject = checker.prop, checker.subject
-    frozen = set(prop.target_slots) if subject.expected else set()
-    n = len(c)
+    frozen = set(checker.prop.target_slots) if checker.subject.expected else set()
     grid = np.array([(f, m) for f in _FLOORS for m in _DENOMINATORS])
-    floors = np.repeat(grid[:, 0], n)
-    dens = np.repeat(grid[:, 1], n).astype(np.int64)
+    floors = np.repeat(grid[:, 0], len(c))
+    dens = np.repeat(grid[:, 1], len(c)).astype(np.int64)
     out = []
     for k, x in enumerate(slots):
         tiled = np.tile(x, (len(grid), 1))
@@ -218,12 +207,6 @@ def _beta_hat(checker: _Checker, slots: list[FloatArray], c: FloatArray) -> floa
     return float(beta.min()) if beta.size else math.nan
 
 
-# --------------------------------------------------------------------------- audit
-
-
-Trials = tuple[list[FloatArray], FloatArray]
-
-
 def _draw(prop: Property, subject: Subject, K: int, n: int, seed: int) -> Trials:
     """The seeded trials of a property; they depend on the metric only through its kind of target.
 
@@ -236,9 +219,10 @@ def _draw(prop: Property, subject: Subject, K: int, n: int, seed: int) -> Trials
     if prop.complete is not None:
         slots = prop.complete(subject, slots, c)
     if K == 2 and prop.independent and not subject.expected:
-        grid = _binary_grid(len(prop.slots))
-        slots = [np.concatenate([g, x]) for g, x in zip(grid, slots, strict=True)]
-        c = np.concatenate([np.zeros(len(grid[0])), c])
+        grid = np.array(list(itertools.product(_BINARY_GRID, repeat=len(slots))))
+        pairs = np.stack([grid, 1.0 - grid], axis=2)  # (grid points, slots, 2)
+        slots = [np.concatenate([pairs[:, k], x]) for k, x in enumerate(slots)]
+        c = np.concatenate([np.zeros(len(grid)), c])
     return slots, c
 
 
@@ -258,9 +242,7 @@ def _audit_one(
     if n_applicable == 0:
         return not_applicable("no trial met the premise")
     example = _best(checker, slots, c)
-    note = ""
-    if prop.key == "P6" and example is None:
-        note = f"β̂ = {_beta_hat(checker, slots, c):.3g}"
+    note = f"β̂ = {_beta_hat(checker, slots, c):.3g}" if prop.key == "P6" and example is None else ""
     status = "holds" if example is None else "violated"
     return PropertyResult(subject.name, prop.key, status, n_applicable, example, note)
 
@@ -304,17 +286,6 @@ def check_case(
     return {
         cl.name: float(cl.lhs[0] - cl.rhs[0]) if cl.applicable[0] else math.nan for cl in clauses
     }
-
-
-def _subjects(
-    metric: MetricLike | Sequence[MetricLike] | Mapping[str, MetricLike],
-    options: Mapping[str, Any] | None,
-) -> list[Subject]:
-    if isinstance(metric, Mapping):
-        return [as_subject(m, name=str(k), options=options) for k, m in metric.items()]
-    if isinstance(metric, Sequence) and not isinstance(metric, str):
-        return [as_subject(m, options=options) for m in metric]
-    return [as_subject(metric, options=options)]
 
 
 def audit(
@@ -385,9 +356,15 @@ def audit(
     if isinstance(properties, str):
         properties = list(_BY_KEY) if properties == "all" else [properties]
     props = _properties(properties)
+    if isinstance(metric, Mapping):
+        subjects = [as_subject(m, name=str(k), options=options) for k, m in metric.items()]
+    elif isinstance(metric, Sequence) and not isinstance(metric, str):
+        subjects = [as_subject(m, options=options) for m in metric]
+    else:
+        subjects = [as_subject(metric, options=options)]
     rows = []
     drawn: dict[tuple[str, bool], Trials] = {}  # per property and kind of target, drawn once
-    for subject in _subjects(metric, options):
+    for subject in subjects:
         scale = _scale(subject, np.random.default_rng([seed, K]), K)
         for prop in props:
             key = (prop.key, subject.expected)
@@ -395,14 +372,6 @@ def audit(
             rows.append(_audit_one(subject, prop, K, trials, scale))
     return AuditResult(rows=tuple(rows), classes=K, n_trials=n, seed=seed,
                        properties=tuple(properties))  # fmt: skip
-
-
-_SYMBOL = {"holds": "✓", "violated": "✗", "not applicable": "–"}
-_LEGEND = "✓ holds (no counterexample found), ✗ violated, – not applicable."
-
-
-def _fmt(x: float) -> str:
-    return f"{x:.4g}"
 
 
 @dataclass(frozen=True)
@@ -421,9 +390,10 @@ class Counterexample:
     def describe(self) -> str:
         """One line: the distributions and the values."""
         dists = ", ".join(
-            f"{k} = [{', '.join(_fmt(v) for v in x)}]" for k, x in self.distributions.items()
+            f"{k} = [{', '.join(format(v, '.4g') for v in x)}]"
+            for k, x in self.distributions.items()
         )
-        vals = ", ".join(f"{k} = {_fmt(v)}" for k, v in self.values.items())
+        vals = ", ".join(f"{k} = {v:.4g}" for k, v in self.values.items())
         return f"{dists}; {vals}"
 
 
@@ -514,16 +484,12 @@ class AuditResult:
         lines = [head, "|" + "---|" * (len(self.properties) + 1)]
         for m, cells in self.matrix().items():
             lines.append(f"| {m} | " + " | ".join(cells[p] for p in self.properties) + " |")
-        lines += ["", _LEGEND, ""]
-        lines.append("### Counterexamples")
-        lines.append("")
-        for r in self.rows:
-            if r.counterexample is not None:
-                ce = r.counterexample
-                lines.append(
-                    f"- **{r.metric}, {r.property}** ({ce.clause}): {ce.describe()}; "
-                    f"margin {_fmt(ce.margin)}."
-                )
+        lines += ["", _LEGEND, "", "### Counterexamples", ""]
+        lines += [
+            f"- **{r.metric}, {r.property}** ({ce.clause}): {ce.describe()}; margin {ce.margin:.4g}."
+            for r in self.rows
+            if (ce := r.counterexample) is not None
+        ]
         notes = [r for r in self.rows if r.note and r.status != "violated"]
         if notes:
             lines += ["", "### Notes", ""]

@@ -44,6 +44,8 @@ FloatArray = npt.NDArray[np.float64]
 FeaturesLike: TypeAlias = npt.ArrayLike | sparse.spmatrix | sparse.sparray
 #: Training targets: label counts, or an (N, K) matrix of distributions.
 TargetsLike: TypeAlias = LabelCounts | npt.ArrayLike
+#: A summed loss of the parameters and its gradient.
+Loss: TypeAlias = Callable[[FloatArray], tuple[float, FloatArray]]
 #: Checked features: a float64 CSR matrix or 2-D array (scipy-stubs type CSR products loosely).
 Features: TypeAlias = Any
 
@@ -142,9 +144,7 @@ def check_positive(estimator: str, name: str, value: float) -> float:
     """The standard parameter error for a number that must be finite and > 0."""
     v = float(value)
     if not (np.isfinite(v) and v > 0):
-        msg = (
-            f"The {name!r} parameter of {estimator} must be finite and > 0. Got {value!r} instead."
-        )
+        msg = f"The {name!r} parameter of {estimator} must be finite and > 0. Got {value!r}."
         raise ValueError(msg)
     return v
 
@@ -208,14 +208,7 @@ class LinearModel(SoftLabelModel):
     def _check_params(self) -> None:
         check_positive(type(self).__name__, "C", self.C)
 
-    def _minimize(
-        self,
-        loss: Callable[[FloatArray], tuple[float, FloatArray]],
-        x0: FloatArray,
-        *,
-        n_weights: int,
-        N: int,
-    ) -> FloatArray:
+    def _minimize(self, loss: Loss, x0: FloatArray, *, n_weights: int, N: int) -> FloatArray:
         """Minimise ``(loss(x) + |x[:n_weights]|² / 2C) / N`` from ``x0`` (``loss``: sum, gradient)."""
         C = float(self.C)
 
@@ -225,15 +218,10 @@ class LinearModel(SoftLabelModel):
             grad[:n_weights] += w / C
             return (value + float((w * w).sum()) / (2.0 * C)) / N, grad / N
 
+        tol = float(self.tol)
+        options: Any = {"maxiter": int(self.max_iter), "gtol": tol, "ftol": tol * 1e-3}
         with threadpool_limits(limits=self.n_jobs):
-            res = optimize.minimize(
-                fun,
-                x0,
-                jac=True,
-                method="L-BFGS-B",
-                options={"maxiter": int(self.max_iter), "gtol": float(self.tol),
-                         "ftol": float(self.tol) * 1e-3},
-            )  # fmt: skip
+            res = optimize.minimize(fun, x0, jac=True, method="L-BFGS-B", options=options)
         self.n_iter_, self.converged_ = int(res.nit), bool(res.success)
         return np.asarray(res.x, dtype=np.float64)
 
@@ -255,7 +243,6 @@ class Marginal(SoftLabelModel):
         self.marginal_ = T.proportions.mean(axis=0)
 
     def _predict(self, X: Features) -> FloatArray:
-        """The marginal, once per row of ``X``."""
         return np.tile(self.marginal_, (X.shape[0], 1))
 
 

@@ -9,17 +9,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 from scipy import special
 
 from dissensus._exceptions import DataError
 from dissensus.metrics import expected
-from dissensus.models._base import Features, LinearModel, Targets, softmax
+from dissensus.models._base import Features, FloatArray, LinearModel, Targets, softmax
 from dissensus.posterior import DEFAULT_PRIOR, PriorLike, dirichlet
 
 __all__ = ["CumulativeLink", "EMDRegression", "ExpectedEMDRegression", "SoftmaxRegression"]
-
-FloatArray = npt.NDArray[np.float64]
 
 #: Smallest probability inside a logarithm (cumulative-link differences can underflow).
 _TINY = 1e-300
@@ -84,8 +81,7 @@ class SoftmaxRegression(LinearModel):
         d, K = X.shape[1], T.K
         theta = self._minimize(lambda th: self._objective(th, X, XT, state, K),
                                np.zeros(d * K + K), n_weights=d * K, N=X.shape[0])  # fmt: skip
-        self.coef_ = theta[: d * K].reshape(d, K)
-        self.intercept_ = theta[d * K :]
+        self.coef_, self.intercept_ = theta[: d * K].reshape(d, K), theta[d * K :]
 
     def _predict(self, X: Features) -> FloatArray:
         return softmax(np.asarray(X @ self.coef_) + self.intercept_)
@@ -133,12 +129,8 @@ class EMDRegression(SoftmaxRegression):
         Ycum: FloatArray = state
         K = Ycum.shape[1] + 1
         diff = np.cumsum(Q, axis=1)[:, :-1] - Ycum
-        if self.power == 1:
-            value = float(np.abs(diff).sum())
-            g = np.sign(diff)
-        else:
-            value = float((diff * diff).sum())
-            g = 2.0 * diff
+        value = float((np.abs(diff) if self.power == 1 else diff * diff).sum())
+        g = np.sign(diff) if self.power == 1 else 2.0 * diff
         return value / (K - 1), _cumulative_backward(g / (K - 1))
 
 
@@ -193,18 +185,17 @@ class ExpectedEMDRegression(SoftmaxRegression):
                 )
                 raise DataError(msg)
             counts = whole
-        K = counts.shape[1]
         # an int array: columns in class order
         alpha = dirichlet(np.asarray(counts, dtype=np.int64), prior=self.prior)
         A = np.cumsum(alpha, axis=1)[:, :-1]
         B = np.cumsum(alpha[:, ::-1], axis=1)[:, ::-1][:, 1:]  # a0 - A_k, summed from the tail
-        return alpha, A, B, K
+        return alpha, A, B
 
     def _loss(self, Q: FloatArray, state: Any) -> tuple[float, FloatArray]:
-        alpha, A, B, K = state
+        alpha, A, B = state
         value = float(expected.emd(alpha, Q, n_jobs=1).sum())
         Qcum = np.clip(np.cumsum(Q, axis=1)[:, :-1], 0.0, 1.0)
-        g = (2.0 * special.betainc(A, B, Qcum) - 1.0) / (K - 1)
+        g = (2.0 * special.betainc(A, B, Qcum) - 1.0) / (alpha.shape[1] - 1)
         return value, _cumulative_backward(g)
 
 
@@ -245,8 +236,7 @@ class CumulativeLink(LinearModel):
     def _proba(s: FloatArray, theta: FloatArray) -> tuple[FloatArray, FloatArray]:
         """(q (N, K), F (N, K - 1)) with ``F_k = sigma(theta_k - s)``."""
         F = special.expit(theta[None, :] - s[:, None])
-        N = s.shape[0]
-        Fpad = np.concatenate([np.zeros((N, 1)), F, np.ones((N, 1))], axis=1)
+        Fpad = np.pad(F, ((0, 0), (1, 1)), constant_values=((0, 0), (0, 1)))
         return np.diff(Fpad, axis=1), F
 
     def _objective(
@@ -276,8 +266,7 @@ class CumulativeLink(LinearModel):
         XT = _transposed(X)
         params = self._minimize(lambda x: self._objective(x, X, XT, P),
                                 np.concatenate([np.zeros(d), t_init]), n_weights=d, N=X.shape[0])  # fmt: skip
-        self.coef_ = params[:d]
-        self.thresholds_ = self._thresholds(params[d:])
+        self.coef_, self.thresholds_ = params[:d], self._thresholds(params[d:])
 
     def _predict(self, X: Features) -> FloatArray:
         q, _ = self._proba(np.asarray(X @ self.coef_).ravel(), self.thresholds_)

@@ -26,13 +26,7 @@ from threadpoolctl import threadpool_limits
 
 from dissensus._exceptions import DataError
 from dissensus._validation import examples
-from dissensus.models._base import (
-    Features,
-    LinearModel,
-    SoftLabelModel,
-    Targets,
-    check_positive,
-)
+from dissensus.models._base import Features, LinearModel, SoftLabelModel, Targets, check_positive
 from dissensus.posterior import soft_labels
 
 __all__ = ["SmoothedKL", "SoftCrossEntropy", "SoftNaiveBayes", "TextFeatures",
@@ -107,15 +101,11 @@ class SmoothedKL(SoftCrossEntropy):
 
     The targets are :func:`dissensus.posterior.soft_labels` with
     ``method="gaussian"``: each class's mass spread over the ordered classes
-    by a Gaussian kernel of width ``sigma`` class steps. Minimising
+    by a Gaussian kernel of width ``sigma`` class steps (default 0.5; the
+    classes must be ordered: the column order). Minimising
     :math:`\mathrm{KL}(\tilde y \,\|\, q) = \sum_k \tilde y_k \ln(\tilde y_k/q_k)`
     is minimising the soft cross-entropy to :math:`\tilde y` (the two differ by
     the entropy of :math:`\tilde y`, which does not depend on the model).
-
-    Parameters
-    ----------
-    sigma : float, default 0.5
-        Kernel width in class steps (classes must be ordered: the column order).
 
     Examples
     --------
@@ -143,15 +133,10 @@ class SoftNaiveBayes(_OnWeightedRows):
 
     Class :math:`k` collects the feature counts of every item weighted by
     :math:`y_{ik}`, its prior is :math:`\sum_i y_{ik} / N`, features are
-    smoothed with ``smoothing`` (Laplace for 1): the Naive Bayes classifier
+    smoothed with ``smoothing`` (default 1.0, Laplace): the Naive Bayes classifier
     of Teufel's MLRD lecture notes (University of Cambridge) with soft
     labels, as scikit-learn's ``MultinomialNB`` on weighted hard rows.
     Features must be non-negative (counts, TF-IDF).
-
-    Parameters
-    ----------
-    smoothing : float, default 1.0
-        Additive smoothing of the per-class feature counts.
 
     Examples
     --------
