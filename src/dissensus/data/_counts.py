@@ -1,18 +1,10 @@
 """LabelCounts, the N × K matrix of how many annotators chose each label, and wide tables of numbers.
 
-A wide table of numbers (items × annotators, NaN = not labelled) needs none of
-the long-table machinery: no per-column factorisation, no (item, annotator)
-duplicate check (one cell per pair), no long DataFrame. The values are read
-once as an annotator-major ``(M, N)`` float64 array (``VT``; the transposed
-view of a pandas block is already C-contiguous) and turned into integer codes:
-
-- integral labels spanning at most :data:`_MAX_SPAN` values (Likert items,
-  severities, star ratings) by a lookup table indexed by ``value - lowest``;
-- any other numbers by :func:`numpy.searchsorted` on the sorted scale.
-
-Code ``k < K`` is a label, ``K`` an empty cell and ``K + 1`` a number that is
-not on the scale, in the smallest integer type that holds them. Counts come
-out transposed, ``(K, N)``, the layout the agreement coefficients use.
+A wide table of numbers (items × annotators, NaN = not labelled) skips the
+long-table machinery: its values are read once as an annotator-major
+``(M, N)`` float64 array ``VT`` and coded by a lookup table (integral labels
+spanning at most :data:`_MAX_SPAN` values) or :func:`numpy.searchsorted` on
+the sorted scale (see :class:`WideCodes` for the codes).
 """
 
 from __future__ import annotations
@@ -295,11 +287,7 @@ def _is_plain_numeric(dtype: Any) -> bool:
 
 
 def numeric_wide(block: pd.DataFrame | npt.NDArray[Any]) -> FloatArray | None:
-    """The annotator-major ``(M, N)`` float64 values of a numeric wide block, else None.
-
-    None (the caller takes the general path) for strings, objects, booleans,
-    categoricals and mixed column types.
-    """
+    """The annotator-major ``(M, N)`` float64 values of a numeric wide block, else None (general path)."""
     if isinstance(block, pd.DataFrame):
         if not all(_is_plain_numeric(dt) for dt in block.dtypes):
             return None
@@ -317,23 +305,12 @@ def numeric_wide(block: pd.DataFrame | npt.NDArray[Any]) -> FloatArray | None:
 
 
 def _beyond_float(values: npt.NDArray[Any]) -> bool:
-    """Whether some integer is at or beyond 2**53, where float64 may merge it with a neighbour.
-
-    Such a table takes the general path, which keeps the integers and
-    refuses them with the reason (see :class:`Scale`), as it does for any
-    other input.
-    """
+    """Whether some integer is at or beyond 2**53 (float64 may merge it): the general path refuses it."""
     return bool(values.size) and bool(np.abs(values.astype(np.float64)).max() >= 2.0**53)
 
 
 def check_columns(columns: Sequence[Any], where: str, what: str = "column") -> None:
-    """Refuse a wide table whose columns repeat a name (which one is the annotator?).
-
-    Raises
-    ------
-    DataError
-        Naming the repeated column and both positions (1-based).
-    """
+    """Refuse a wide table whose columns repeat a name (which one is the annotator?)."""
     repeated = first_repeat(columns)
     if repeated is not None:
         name, first, second = repeated
@@ -372,12 +349,7 @@ class WideCodes:
         return self.scale.K
 
     def counts_t(self) -> npt.NDArray[np.int64]:
-        """``(K, N)`` label counts per item (transposed: one contiguous row per label).
-
-        Up to :data:`_MAX_COMPARE` labels: one comparison pass per label,
-        summed down the annotator axis (contiguous rows, a small accumulator);
-        beyond that one :func:`numpy.bincount` of ``item * (K + 2) + code``.
-        """
+        """``(K, N)`` label counts per item: a comparison pass per label, or one bincount beyond 32."""
         M, N = self.codes.shape
         K = self.K
         if K > _MAX_COMPARE:
@@ -437,11 +409,7 @@ def encode_wide(
 ) -> WideCodes:
     """Codes of the annotator-major values ``VT`` (M, N) on ``scale`` (inferred when None).
 
-    Raises
-    ------
-    DataError
-        For infinite values, or when no cell holds a label and the scale is
-        to be inferred.
+    Refuses infinite values, and an empty table when the scale is to be inferred.
     """
     scale = given_scale(scale, ordered)
     # fmin/fmax skip NaN (no warning for an all-empty table); an inf shows up in them

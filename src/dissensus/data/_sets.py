@@ -42,11 +42,7 @@ _COLLECTIONS = (list, tuple, set, frozenset, np.ndarray)
 
 
 def format_set(labels: Sequence[Label]) -> str:
-    """The name of a set: its labels as a JSON list, e.g. ``'["entailment", "neutral"]'``.
-
-    JSON lists name sets one to one (no separator can clash with a label),
-    and they are what a long file's label column holds (see
-    :meth:`SetAnnotations.from_frame`).
+    """The name of a set: its labels as a JSON list (no separator can clash with a label).
 
     Examples
     --------
@@ -300,14 +296,10 @@ class SetAnnotations(ItemAnnotatorCodes):
         label: str,
         **keyed: Any,
     ) -> SetAnnotations:
-        """Items, annotators, duplicates, missing values and meta, by :meth:`Annotations.from_frame`.
+        """The rows through :meth:`Annotations.from_frame` (same rules), with set ``codes`` as labels.
 
-        ``Z`` holds the U distinct sets, ``codes`` the row of ``Z`` of each
-        row of ``df`` (-1: missing). The rows are handed to
-        :meth:`Annotations.from_frame` with their code as the label, so every
-        rule about items, annotators, missing values, repeated pairs and meta
-        columns is the same as for single-label data; the kept rows' codes
-        select their sets.
+        ``Z`` holds the U distinct sets, ``codes`` the row of ``Z`` of each row
+        of ``df`` (-1: missing); the kept rows' codes select their sets.
         """
         item, annotator = keyed["item"], keyed["annotator"]
         frame = df[list(dict.fromkeys([item, *([annotator] if annotator else []), *keyed["meta"]]))]
@@ -419,9 +411,8 @@ class SetAnnotations(ItemAnnotatorCodes):
         col = self.scale.index(label)
         included = self.label_counts()[:, col]
         n = self.annotations_per_item.to_numpy(dtype=np.int64)
-        return LabelCounts(
-            np.column_stack([n - included, included]), self.items, Scale.nominal([0, 1]), self.meta
-        )
+        counts = np.column_stack([n - included, included])
+        return LabelCounts(counts, self.items, Scale.nominal([0, 1]), self.meta)
 
     def rater_array(self) -> npt.NDArray[np.float64]:
         """(N, L, R) 0/1 array: annotator ``r`` included label ``l`` on item ``i``; NaN if unrated.
@@ -480,11 +471,7 @@ class _BadSetError(ValueError):
 
 
 def _indicators(cells: list[tuple[Label, ...]], universe: Scale) -> npt.NDArray[np.bool_]:
-    """The (U, L) indicators of the distinct cells; unknown and repeated labels refused.
-
-    Every label of every distinct cell is encoded in one call; the messages
-    are built for the first offending cell only.
-    """
+    """The (U, L) indicators of the distinct cells (encoded in one call); unknown and repeated labels refused."""
     sizes = np.fromiter(map(len, cells), dtype=np.intp, count=len(cells))
     owner = np.repeat(np.arange(len(cells), dtype=np.intp), sizes)
     flat = np.fromiter((v for cell in cells for v in cell), dtype=object, count=int(sizes.sum()))
