@@ -362,23 +362,14 @@ class WideCodes:
             np.add.reduce(self.codes == k, axis=0, dtype=acc.dtype, out=acc[k])
         return acc.astype(np.int64)
 
-    def has_off_scale(self) -> bool:
-        """Whether some cell holds a number that is not on the scale."""
-        return bool((self.codes == self.K + 1).any())
-
-    def off_scale(self) -> tuple[IntArray, IntArray]:
-        """``(rows, columns)`` of the cells holding a number that is not on the scale."""
-        flat = np.flatnonzero(np.ascontiguousarray(self.codes.T) == self.K + 1)
-        rows, cols = np.divmod(flat, self.codes.shape[0])
-        return rows, cols
-
     def check_on_scale(
         self, VT: FloatArray, columns: list[Any], where: str, at: Callable[[IntArray], str]
     ) -> None:
         """Refuse numbers not on the scale, naming them, the first column and (by ``at``) the rows."""
-        if not self.has_off_scale():
+        if not (self.codes == self.K + 1).any():
             return
-        rows, cols = self.off_scale()
+        flat = np.flatnonzero(np.ascontiguousarray(self.codes.T) == self.K + 1)
+        rows, cols = np.divmod(flat, self.codes.shape[0])
         msg = f"{rows.size} labels{where} are not on the scale {examples(list(self.scale.labels), 10)}: {examples(pd.unique(VT[cols, rows]))} (first in column {columns[int(cols[0])]!r}) at {at(np.unique(rows))}. Fix the labels or pass a scale that includes them."
         raise DataError(msg)
 

@@ -205,10 +205,6 @@ def read_set_annotations(
         As in :meth:`SetAnnotations.from_frame` and :mod:`dissensus.data`
         (``sep`` separates columns, not labels).
 
-    Returns
-    -------
-    SetAnnotations
-
     Examples
     --------
     >>> import tempfile, pathlib

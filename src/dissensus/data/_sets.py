@@ -380,10 +380,6 @@ class SetAnnotations(ItemAnnotatorCodes):
         an (N, L) matrix of marginal probabilities (rows need not sum to 1).
         This is the ``"1"`` entry of each label in the LeWiDi 2025
         VariErrNLI ``soft_label``; :meth:`binary_targets` gives both entries.
-
-        Returns
-        -------
-        ndarray of float64, shape (N, L)
         """
         n = self.annotations_per_item.to_numpy(dtype=np.float64)
         return np.asarray(self.label_counts() / n[:, None], dtype=np.float64)
@@ -419,11 +415,7 @@ class SetAnnotations(ItemAnnotatorCodes):
 
         Annotators follow :attr:`annotators` (predictions must use the same axis):
         the ``targets`` layout of :func:`dissensus.metrics.lewidi.multilabel_error_rate`.
-
-        Raises
-        ------
-        DataError
-            Without annotator ids, or when an annotator labelled an item twice.
+        Raises :class:`DataError` without annotator ids, or when an annotator labelled an item twice.
         """
         cell, R = self._cells("rater_array", "set")
         out = np.full((self.n_items * R, self.L), np.nan)
@@ -431,13 +423,7 @@ class SetAnnotations(ItemAnnotatorCodes):
         return np.ascontiguousarray(out.reshape(self.n_items, R, self.L).transpose(0, 2, 1))
 
     def counts(self) -> LabelCounts:
-        """Refused: set-valued annotations have no single label per annotation.
-
-        Raises
-        ------
-        TypeError
-            Always, naming the two readings to choose from.
-        """
+        """Refused (TypeError naming the readings to choose from): no single label per annotation."""
         msg = "Set-valued annotations have no one-label-per-annotation count matrix. Choose: set_counts() (each distinct set is a category), binary_counts(label) (one label, included or not), marginals() (per-label shares); for agreement with partial credit use krippendorff_alpha(sets, distance='masi' or 'jaccard')."
         raise TypeError(msg)
 

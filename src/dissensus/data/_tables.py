@@ -42,7 +42,6 @@ __all__ = [
     "open_table",
     "parse_json",
     "py",
-    "read_bytes",
     "read_delimited",
     "read_frame",
     "read_table",
@@ -136,12 +135,6 @@ def open_table(
         format = inferred
     check_option(caller, "format", format, tuple(formats))
     return p, format
-
-
-def read_bytes(path: Path) -> bytes:
-    """The whole file, read once."""
-    with path.open("rb") as fh:
-        return fh.read()
 
 
 def check_utf8(raw: bytes, path: PathLike) -> None:
@@ -274,7 +267,7 @@ def read_delimited(
     formats whose columns must not be guessed (ConvAbuse turns such as "NA").
     """
     kind = "TSV" if sep == "\t" else "CSV"
-    raw = read_bytes(path)
+    raw = path.read_bytes()
     check_utf8(raw, path)
     header = _header(raw, sep)
     repeated = None if text else first_repeat(header)
@@ -318,7 +311,7 @@ def read_delimited(
 # -- Parquet and JSON -----------------------------------------------------------------
 def _read_parquet(path: Path) -> pd.DataFrame:
     try:
-        df = pd.read_parquet(io.BytesIO(read_bytes(path)))
+        df = pd.read_parquet(io.BytesIO(path.read_bytes()))
     except Exception as exc:  # pyarrow raises several unrelated types
         detail = " ".join(str(exc).split())
         msg = f"Cannot read '{path}' as Parquet: {detail}"
@@ -366,7 +359,7 @@ def parse_json(text: str, path: PathLike, line: int | None = None, what: str = "
 
 
 def _read_jsonl(path: Path) -> pd.DataFrame:
-    raw = read_bytes(path)
+    raw = path.read_bytes()
     check_utf8(raw, path)
     records: list[dict[str, Any]] = []
     lines: list[int] = []
@@ -413,12 +406,8 @@ def read_table(path: PathLike, *, format: TableFormat | None = None) -> pd.DataF
 
     The reader behind :func:`read_annotations`, for tables that are not
     annotations (e.g. a model's predicted labels): nothing is dropped, and
-    errors name the file and line. ``format``: see :mod:`dissensus.data`.
-
-    Raises
-    ------
-    FileNotFoundError, IsADirectoryError, DataError
-        A missing file, a directory, an unknown extension or a malformed row.
+    errors name the file and line. ``format``: see :mod:`dissensus.data`. Raises
+    FileNotFoundError, IsADirectoryError, or DataError (unknown extension, malformed row).
     """
     p, fmt = open_table(path, format, TABLE_FORMATS, "read_table")
     return read_frame(p, fmt)

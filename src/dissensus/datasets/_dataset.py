@@ -150,12 +150,8 @@ def load_frame(
     """
     meta = [text, *categorical, *options.pop("meta", ())]
     ann = read_annotations(path, meta=list(dict.fromkeys(meta)), **options)
-    return Dataset.from_annotations(
-        ann,
-        text=text,
-        categorical=categorical,
-        name=name or os.path.basename(os.fspath(path)),
-    )
+    name = name or os.path.basename(os.fspath(path))
+    return Dataset.from_annotations(ann, text=text, categorical=categorical, name=name)
 
 
 # -- ConvAbuse, with the text of the judged user turn (and its context) --------
