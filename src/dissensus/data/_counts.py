@@ -158,8 +158,10 @@ class LabelCounts(Matrix):
         """Count the labels of a wide table: one row per item, one column per annotator.
 
         The shortest route from a rater table to agreement when annotator
-        identities are not needed. Numbers (NaN = not labelled) are counted
-        directly; other labels are checked as :meth:`Annotations.from_frame` does.
+        identities are not needed: one row per row of ``wide``, in order (an
+        item nobody labelled keeps a row of zeros). Numbers (NaN = not
+        labelled) are counted directly; other labels are checked as
+        :meth:`Annotations.from_frame` does.
 
         Parameters
         ----------
@@ -168,12 +170,6 @@ class LabelCounts(Matrix):
             ids (``df.set_index("item")`` first), an array's are ``0 … N-1``.
         scale, ordered
             See :mod:`dissensus.data`.
-
-        Returns
-        -------
-        LabelCounts
-            One row per row of ``wide``, in order; an item nobody labelled
-            keeps a row of zeros.
 
         Raises
         ------

@@ -216,9 +216,8 @@ class Predictions(Matrix):
         if pos.max(initial=-1) < 0:
             msg = f"`{name}` and the annotations have no item in common: {detail}."
             raise DataError(msg)
-        warnings.warn(
-            f"`{name}`: kept the common items; {detail}.", DataDroppedWarning, stacklevel=2
-        )
+        msg = f"`{name}`: kept the common items; {detail}."
+        warnings.warn(msg, DataDroppedWarning, stacklevel=2)
         keep = pos >= 0
         sub = counts.take(keep)
         return Predictions(values[pos[keep]], sub.items, counts.scale), sub

@@ -1,9 +1,4 @@
-"""Reading annotation files: tables (CSV, TSV, Parquet, JSONL), ConvAbuse CSVs, and the dispatch.
-
-Every reader returns :class:`~dissensus.data.Annotations` (set-valued labels:
-:class:`~dissensus.data.SetAnnotations`) and names the file and the line (or
-row, or record) in its errors; see :mod:`dissensus.data._tables`.
-"""
+"""Reading annotation files: tables (CSV, TSV, Parquet, JSONL), ConvAbuse CSVs, and the dispatch."""
 
 from __future__ import annotations
 

@@ -28,11 +28,7 @@ SoftLabels = dict[str, tuple[dict[Label, tuple[float, ...]], float]]
 
 
 def _lewidi_label(value: Any, where: str, *, single: bool = False) -> Label:
-    """One LeWiDi label: ``"0.0"``, ``"0"``, ``0`` and ``0.0`` are the same label.
-
-    ``single``: an annotation of a file read as single-label, where a comma
-    or a list means several labels.
-    """
+    """One LeWiDi label: ``"0.0"``, ``"0"``, ``0`` and ``0.0`` are one label (``single``: no sets)."""
     if isinstance(value, list | dict) or (single and isinstance(value, str) and "," in value):
         msg = f"{where}: multi-label annotation {value!r} in a file read as single-label; read it with read_lewidi(path) or multilabel=True, which gives SetAnnotations."
         raise DataError(msg)

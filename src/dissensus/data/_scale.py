@@ -191,11 +191,7 @@ class Scale:
         return int(pos)
 
     def encode(self, values: Sequence[Any] | npt.ArrayLike) -> npt.NDArray[np.int64]:
-        """Column indices of ``values``; ``-1`` where a value is not on the scale.
-
-        Missing values (NaN/None) also give ``-1``; callers decide whether
-        that is an error.
-        """
+        """Column indices of ``values``; ``-1`` where a value is missing or not on the scale."""
         if isinstance(values, pd.Series):
             ser = values
         else:

@@ -328,14 +328,9 @@ class SetAnnotations(ItemAnnotatorCodes):
 
     # -- distinct sets ------------------------------------------------------
     def distinct_sets(self) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
-        """The S distinct sets observed and the set of each annotation.
+        """``(sets, codes)``: the (S, L) distinct sets, in order of first appearance, and each row's set.
 
-        Returns
-        -------
-        sets : ndarray of bool, shape (S, L)
-            Each distinct set once, in order of first appearance.
-        codes : ndarray of int64, shape (M,)
-            Row of ``sets`` of each annotation.
+        ``codes[m]`` (int64, shape (M,)) is the row of ``sets`` of annotation ``m``.
         """
         first, codes = _unique_rows(self.indicators)
         return self.indicators[first], codes.astype(np.int64)
@@ -457,7 +452,7 @@ class _BadSetError(ValueError):
 
 
 def _indicators(cells: list[tuple[Label, ...]], universe: Scale) -> npt.NDArray[np.bool_]:
-    """The (U, L) indicators of the distinct cells (encoded in one call); unknown and repeated labels refused."""
+    """The (U, L) indicators of the distinct cells; unknown and repeated labels refused."""
     sizes = np.fromiter(map(len, cells), dtype=np.intp, count=len(cells))
     owner = np.repeat(np.arange(len(cells), dtype=np.intp), sizes)
     flat = np.fromiter((v for cell in cells for v in cell), dtype=object, count=int(sizes.sum()))

@@ -1,11 +1,7 @@
-"""The table-reading core: a file as a DataFrame indexed by its place in the file.
+"""The table-reading core: a file, read once, as a DataFrame indexed by its place in the file.
 
-Every reader of :mod:`dissensus.data` goes through here, and reads a file once
-(a pipe cannot be read twice). A frame carries the file position in its index
-(``"line"``: physical line, header = line 1; ``"row"``: 1-based Parquet row;
-``"record"``: the item id of a JSON record), for :func:`locations`. Only an
-empty cell (and ``na_values``) is missing; id columns stay exact
-(:func:`exact_ids`); a column name or JSON key given twice, a row longer than
+The index holds file positions (see ``source`` in :mod:`dissensus.data`) for
+:func:`locations`. A column name or JSON key given twice, a row longer than
 the header and bytes that are not UTF-8 are refused with their line.
 """
 
@@ -177,10 +173,8 @@ def _first_bad_byte(raw: bytes, start: int) -> int:
 def exact_ids(values: pd.Series) -> pd.Series:
     """Id cells read as text, as exact ids: integers only when that loses nothing.
 
-    ``"7"`` becomes the integer 7; ``"007"``, ``"+7"``, ``"7.0"`` and an
-    integer beyond int64 stay strings (so ``"007"`` and ``"7"`` are two ids,
-    and a 19-digit id is never rounded through a float). A column with a
-    missing cell stays text too.
+    ``"7"`` is 7; ``"007"``, ``"+7"``, ``"7.0"``, an integer beyond int64 and a
+    column with a missing cell stay text (see :mod:`dissensus.data`).
     """
     if not len(values):
         return values.astype(str)
@@ -204,11 +198,9 @@ def exact_ids(values: pd.Series) -> pd.Series:
 
 # -- delimited text -----------------------------------------------------------------
 def _record_lines(raw: bytes, sep: str, n_records: int) -> pd.Index:
-    """Physical start line of each data record (header = line 1).
+    """Physical start line of each data record (header = line 1), by the ``csv`` module if needed.
 
-    A quoted field may span lines and pandas skips blank lines, so the line
-    of record ``k`` is not always ``k + 2``: when the line count says so, the
-    ``csv`` module finds the start lines.
+    Quoted fields span lines and pandas skips blank lines: record ``k`` is not always at ``k + 2``.
     """
     n_lines = raw.count(b"\n") + (0 if raw.endswith(b"\n") or not raw else 1)
     if n_lines == n_records + 1:
