@@ -50,15 +50,6 @@ def as_items(items: Sequence[Any] | pd.Index | None, n: int, what: str) -> pd.In
     return index
 
 
-def _as_scale(scale: Scale | Sequence[Any] | None, K: int) -> Scale:
-    if not isinstance(scale, Scale):
-        scale = Scale.nominal(range(K) if scale is None else scale)
-    if scale.K != K:
-        msg = f"The scale has {scale.K} labels {examples(list(scale.labels))} but the data has {K} columns."
-        raise DataError(msg)
-    return scale
-
-
 class Matrix:
     """The (N items, K labels) shape of :class:`LabelCounts` and ``Predictions``."""
 
@@ -139,7 +130,12 @@ class LabelCounts(Matrix):
         else:
             arr = as_count_matrix(raw, "values")
             index = as_items(items, arr.shape[0], "`values`")
-        sc = _as_scale(scale, arr.shape[1])
+        K = arr.shape[1]
+        given = range(K) if scale is None else scale
+        sc = given if isinstance(given, Scale) else Scale.nominal(given)
+        if sc.K != K:
+            msg = f"The scale has {sc.K} labels {examples(list(sc.labels))} but the data has {K} columns."
+            raise DataError(msg)
         if meta is not None:
             if len(meta) != len(index):
                 msg = f"`meta` has {len(meta)} rows but there are {len(index)} items."

@@ -152,10 +152,8 @@ class Predictions(Matrix):
 
     def to_frame(self) -> pd.DataFrame:
         """Wide DataFrame: one row per item, one column per label."""
-        cols = pd.Index(
-            self.scale.labels if self.scale is not None else range(self.K), name="label"
-        )
-        return pd.DataFrame(self.values, index=self.items, columns=cols)
+        labels = range(self.K) if self.scale is None else self.scale.labels
+        return pd.DataFrame(self.values, index=self.items, columns=pd.Index(labels, name="label"))
 
     # -- alignment --------------------------------------------------------
     def align(

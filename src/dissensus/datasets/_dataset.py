@@ -226,9 +226,7 @@ def load_convabuse(
         dataclasses.replace(ann, meta=None),
         items,
         name="ConvAbuse" + (" (with context)" if context else ""),
-        description=(
-            "ConvAbuse (A. Cercas Curry, G. Abercrombie, V. Rieser, EMNLP 2021, doi:10.18653/v1/2021.emnlp-main.587), CC BY 4.0: abuse severity of user turns addressed to conversational AI systems."
-        ),
+        description="ConvAbuse (A. Cercas Curry, G. Abercrombie, V. Rieser, EMNLP 2021, doi:10.18653/v1/2021.emnlp-main.587), CC BY 4.0: abuse severity of user turns addressed to conversational AI systems.",
     )
 
 
