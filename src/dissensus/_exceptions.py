@@ -65,10 +65,7 @@ class LabelSpellingWarning(DissensusWarning):
 class PriorDominanceWarning(DissensusWarning):
     """The Dirichlet prior weighs as much as the annotations on most items.
 
-    Expected metrics then reward predictions that lean towards the prior's
-    mean (flat ones under a uniform prior). Issued by
-    :func:`dissensus.posterior.prior_strength_check`; the message gives the
-    share of items concerned and what to do (a weaker prior such as
-    ``prior="jeffreys"`` or ``0.1``, a prior fitted to the data,
-    ``prior="hierarchical"``, or more annotations per item).
+    Expected metrics then reward predictions that lean towards the prior's mean.
+    Issued by :func:`dissensus.posterior.prior_strength_check`, with the share of
+    items concerned and the remedies (a weaker or fitted prior, more annotations).
     """

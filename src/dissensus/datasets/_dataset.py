@@ -323,13 +323,9 @@ def load_movielens(min_ratings: int = 5, levels: int = 10) -> Dataset:
             "text": (title.astype(str) + " | " + genres).to_numpy(),
         }
     )
+    meta = ["title", "genres", "year", "decade", "text"]
     ann = Annotations.from_frame(
-        long,
-        item="movieId",
-        annotator="userId",
-        label="rating",
-        scale=scale,
-        meta=["title", "genres", "year", "decade", "text"],
+        long, item="movieId", annotator="userId", label="rating", scale=scale, meta=meta
     )
     return Dataset(
         dataclasses.replace(ann, meta=None),
