@@ -28,20 +28,17 @@ class DataError(ValueError):
 
 
 class MissingExtraError(ImportError):
-    """A feature needs an optional extra that is not installed.
+    """A feature needs an optional extra that is not installed (raised before any work).
 
-    The message names the missing packages and the command that installs
-    them (``pip install 'dissensus[report]'``); raised before anything is
-    computed or written.
+    The message names the missing packages and the command that installs them.
     """
 
 
 class OutputError(OSError):
-    """An output could not be written safely; nothing was overwritten.
+    """An output could not be written safely (nothing was overwritten); the message names the path.
 
-    Raised before any computation when the output directory is unusable or
-    locked by another run, when an output would overwrite an input, and when
-    a write fails (disk full, ...). The message names the path.
+    Unusable or locked output directory, an output that would overwrite an
+    input, or a failed write (disk full, ...).
     """
 
 
@@ -50,11 +47,7 @@ class DissensusWarning(UserWarning):
 
 
 class DegenerateAgreementWarning(DissensusWarning):
-    """An agreement coefficient is defined but degenerate.
-
-    For example NaN because every rating fell in one category, or items were
-    excluded for having fewer than two ratings.
-    """
+    """Agreement is degenerate (NaN from one category, or items with < 2 ratings dropped)."""
 
 
 class DataDroppedWarning(DissensusWarning):
@@ -62,28 +55,17 @@ class DataDroppedWarning(DissensusWarning):
 
 
 class FewItemsWarning(DissensusWarning):
-    """A bootstrap interval rests on too few items to be trusted.
-
-    A percentile interval from a handful of items is narrow by accident (a
-    single item gives a zero-width interval); the message says how many.
-    """
+    """A bootstrap interval rests on too few items to be trusted (narrow by accident)."""
 
 
 class LabelSpellingWarning(DissensusWarning):
-    """Labels differ only by surrounding whitespace or letter case.
-
-    ``' pos'``, ``'pos '`` and ``'pos'`` are three categories unless the
-    reader is asked to strip them (``strip_labels=True``).
-    """
+    """Labels differ only by whitespace or letter case (kept apart unless ``strip_labels=True``)."""
 
 
 class PriorDominanceWarning(DissensusWarning):
     """The Dirichlet prior weighs as much as the annotations on most items.
 
-    Expected metrics then reward predictions that lean towards the prior's
-    mean (flat ones under a uniform prior). Issued by
-    :func:`dissensus.posterior.prior_strength_check`; the message gives the
-    share of items concerned and what to do (a weaker prior such as
-    ``prior="jeffreys"`` or ``0.1``, a prior fitted to the data,
-    ``prior="hierarchical"``, or more annotations per item).
+    Expected metrics then reward predictions that lean towards the prior's mean.
+    Issued by :func:`dissensus.posterior.prior_strength_check`, with the share of
+    items concerned and the remedies (a weaker or fitted prior, more annotations).
     """

@@ -82,9 +82,10 @@ class TestEncodeWide:
         wc = encode_wide(VT, Scale.ordinal([1, 2]))
         assert wc.codes.tolist() == [[0, 2, 3]]  # K = 2 empty, K + 1 off the scale
         assert wc.codes.dtype == np.int8
-        assert wc.has_off_scale()
-        rows, cols = wc.off_scale()
-        assert (rows.tolist(), cols.tolist()) == ([2], [0])
+        with pytest.raises(
+            DataError, match=r"^1 labels .*\(first in column 'c0'\) at rows \[2\]\."
+        ):
+            wc.check_on_scale(VT, ["c0"], "", lambda rows: f"rows {rows.tolist()}")
 
     def test_scale_order_is_kept(self):
         wc = encode_wide(np.array([[3.0, 1.0, 2.0]]), Scale.ordinal([3, 2, 1]))

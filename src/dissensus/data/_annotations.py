@@ -62,10 +62,7 @@ def checked_frame(
 def _repeated(
     keys: npt.NDArray[np.int64], *, keep: Literal["first", "last"]
 ) -> npt.NDArray[np.bool_]:
-    """``pd.Series(keys).duplicated(keep=keep)`` by a stable sort.
-
-    A hash table over millions of distinct keys costs several times the
-    keys' memory; the sort needs the permutation and one sorted copy.
+    """``pd.Series(keys).duplicated(keep=keep)`` by a stable sort (a hash table costs more memory).
 
     Examples
     --------
@@ -159,9 +156,7 @@ class ItemAnnotatorCodes:
     def _who(self) -> str:
         """``"3 annotators"`` or ``"no annotator ids"``, for a repr."""
         return (
-            f"{len(self.annotators)} annotators"
-            if self.annotators is not None
-            else "no annotator ids"
+            "no annotator ids" if self.annotators is None else f"{len(self.annotators)} annotators"
         )
 
     def _cells(self, what: str, one: str) -> tuple[npt.NDArray[np.int64], int]:
@@ -345,12 +340,6 @@ class Annotations(ItemAnnotatorCodes):
         scale, ordered, meta, source
             See :mod:`dissensus.data`.
 
-        Notes
-        -----
-        Numeric annotator columns (int or float, not bool) go straight to
-        label codes (:mod:`dissensus.data._counts`); others take the path
-        through :meth:`from_frame`. Both give the same :class:`Annotations`.
-
         Examples
         --------
         >>> wide = np.array([[1, 2, np.nan], [2, 2, 1]])
@@ -459,11 +448,8 @@ class Annotations(ItemAnnotatorCodes):
     def rater_matrix(self) -> npt.NDArray[np.float64]:
         """Items × annotators matrix of label codes, NaN where not labelled.
 
-        Raises
-        ------
-        DataError
-            Without annotator ids, or when an annotator labelled an item
-            twice (``duplicates="keep"``).
+        Raises :class:`DataError` without annotator ids, or when an annotator
+        labelled an item twice (``duplicates="keep"``).
         """
         cell, R = self._cells("rater_matrix", "label")
         out = np.full(self.n_items * R, np.nan)

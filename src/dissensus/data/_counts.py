@@ -1,18 +1,10 @@
 """LabelCounts, the N × K matrix of how many annotators chose each label, and wide tables of numbers.
 
-A wide table of numbers (items × annotators, NaN = not labelled) needs none of
-the long-table machinery: no per-column factorisation, no (item, annotator)
-duplicate check (one cell per pair), no long DataFrame. The values are read
-once as an annotator-major ``(M, N)`` float64 array (``VT``; the transposed
-view of a pandas block is already C-contiguous) and turned into integer codes:
-
-- integral labels spanning at most :data:`_MAX_SPAN` values (Likert items,
-  severities, star ratings) by a lookup table indexed by ``value - lowest``;
-- any other numbers by :func:`numpy.searchsorted` on the sorted scale.
-
-Code ``k < K`` is a label, ``K`` an empty cell and ``K + 1`` a number that is
-not on the scale, in the smallest integer type that holds them. Counts come
-out transposed, ``(K, N)``, the layout the agreement coefficients use.
+A wide table of numbers (items × annotators, NaN = not labelled) skips the
+long-table machinery: its values are read once as an annotator-major
+``(M, N)`` float64 array ``VT`` and coded by a lookup table (integral labels
+spanning at most :data:`_MAX_SPAN` values) or :func:`numpy.searchsorted` on
+the sorted scale (see :class:`WideCodes` for the codes).
 """
 
 from __future__ import annotations
@@ -56,15 +48,6 @@ def as_items(items: Sequence[Any] | pd.Index | None, n: int, what: str) -> pd.In
     if index.name is None:
         index = pd.Index(index, name="item")
     return index
-
-
-def _as_scale(scale: Scale | Sequence[Any] | None, K: int) -> Scale:
-    if not isinstance(scale, Scale):
-        scale = Scale.nominal(range(K) if scale is None else scale)
-    if scale.K != K:
-        msg = f"The scale has {scale.K} labels {examples(list(scale.labels))} but the data has {K} columns."
-        raise DataError(msg)
-    return scale
 
 
 class Matrix:
@@ -147,7 +130,12 @@ class LabelCounts(Matrix):
         else:
             arr = as_count_matrix(raw, "values")
             index = as_items(items, arr.shape[0], "`values`")
-        sc = _as_scale(scale, arr.shape[1])
+        K = arr.shape[1]
+        given = range(K) if scale is None else scale
+        sc = given if isinstance(given, Scale) else Scale.nominal(given)
+        if sc.K != K:
+            msg = f"The scale has {sc.K} labels {examples(list(sc.labels))} but the data has {K} columns."
+            raise DataError(msg)
         if meta is not None:
             if len(meta) != len(index):
                 msg = f"`meta` has {len(meta)} rows but there are {len(index)} items."
@@ -166,8 +154,10 @@ class LabelCounts(Matrix):
         """Count the labels of a wide table: one row per item, one column per annotator.
 
         The shortest route from a rater table to agreement when annotator
-        identities are not needed. Numbers (NaN = not labelled) are counted
-        directly; other labels are checked as :meth:`Annotations.from_frame` does.
+        identities are not needed: one row per row of ``wide``, in order (an
+        item nobody labelled keeps a row of zeros). Numbers (NaN = not
+        labelled) are counted directly; other labels are checked as
+        :meth:`Annotations.from_frame` does.
 
         Parameters
         ----------
@@ -176,12 +166,6 @@ class LabelCounts(Matrix):
             ids (``df.set_index("item")`` first), an array's are ``0 … N-1``.
         scale, ordered
             See :mod:`dissensus.data`.
-
-        Returns
-        -------
-        LabelCounts
-            One row per row of ``wide``, in order; an item nobody labelled
-            keeps a row of zeros.
 
         Raises
         ------
@@ -295,11 +279,7 @@ def _is_plain_numeric(dtype: Any) -> bool:
 
 
 def numeric_wide(block: pd.DataFrame | npt.NDArray[Any]) -> FloatArray | None:
-    """The annotator-major ``(M, N)`` float64 values of a numeric wide block, else None.
-
-    None (the caller takes the general path) for strings, objects, booleans,
-    categoricals and mixed column types.
-    """
+    """The annotator-major ``(M, N)`` float64 values of a numeric wide block, else None (general path)."""
     if isinstance(block, pd.DataFrame):
         if not all(_is_plain_numeric(dt) for dt in block.dtypes):
             return None
@@ -317,23 +297,12 @@ def numeric_wide(block: pd.DataFrame | npt.NDArray[Any]) -> FloatArray | None:
 
 
 def _beyond_float(values: npt.NDArray[Any]) -> bool:
-    """Whether some integer is at or beyond 2**53, where float64 may merge it with a neighbour.
-
-    Such a table takes the general path, which keeps the integers and
-    refuses them with the reason (see :class:`Scale`), as it does for any
-    other input.
-    """
+    """Whether some integer is at or beyond 2**53 (float64 may merge it): the general path refuses it."""
     return bool(values.size) and bool(np.abs(values.astype(np.float64)).max() >= 2.0**53)
 
 
 def check_columns(columns: Sequence[Any], where: str, what: str = "column") -> None:
-    """Refuse a wide table whose columns repeat a name (which one is the annotator?).
-
-    Raises
-    ------
-    DataError
-        Naming the repeated column and both positions (1-based).
-    """
+    """Refuse a wide table whose columns repeat a name (which one is the annotator?)."""
     repeated = first_repeat(columns)
     if repeated is not None:
         name, first, second = repeated
@@ -372,12 +341,7 @@ class WideCodes:
         return self.scale.K
 
     def counts_t(self) -> npt.NDArray[np.int64]:
-        """``(K, N)`` label counts per item (transposed: one contiguous row per label).
-
-        Up to :data:`_MAX_COMPARE` labels: one comparison pass per label,
-        summed down the annotator axis (contiguous rows, a small accumulator);
-        beyond that one :func:`numpy.bincount` of ``item * (K + 2) + code``.
-        """
+        """``(K, N)`` label counts per item: a comparison pass per label, or one bincount beyond 32."""
         M, N = self.codes.shape
         K = self.K
         if K > _MAX_COMPARE:
@@ -390,23 +354,14 @@ class WideCodes:
             np.add.reduce(self.codes == k, axis=0, dtype=acc.dtype, out=acc[k])
         return acc.astype(np.int64)
 
-    def has_off_scale(self) -> bool:
-        """Whether some cell holds a number that is not on the scale."""
-        return bool((self.codes == self.K + 1).any())
-
-    def off_scale(self) -> tuple[IntArray, IntArray]:
-        """``(rows, columns)`` of the cells holding a number that is not on the scale."""
-        flat = np.flatnonzero(np.ascontiguousarray(self.codes.T) == self.K + 1)
-        rows, cols = np.divmod(flat, self.codes.shape[0])
-        return rows, cols
-
     def check_on_scale(
         self, VT: FloatArray, columns: list[Any], where: str, at: Callable[[IntArray], str]
     ) -> None:
         """Refuse numbers not on the scale, naming them, the first column and (by ``at``) the rows."""
-        if not self.has_off_scale():
+        if not (self.codes == self.K + 1).any():
             return
-        rows, cols = self.off_scale()
+        flat = np.flatnonzero(np.ascontiguousarray(self.codes.T) == self.K + 1)
+        rows, cols = np.divmod(flat, self.codes.shape[0])
         msg = f"{rows.size} labels{where} are not on the scale {examples(list(self.scale.labels), 10)}: {examples(pd.unique(VT[cols, rows]))} (first in column {columns[int(cols[0])]!r}) at {at(np.unique(rows))}. Fix the labels or pass a scale that includes them."
         raise DataError(msg)
 
@@ -437,11 +392,7 @@ def encode_wide(
 ) -> WideCodes:
     """Codes of the annotator-major values ``VT`` (M, N) on ``scale`` (inferred when None).
 
-    Raises
-    ------
-    DataError
-        For infinite values, or when no cell holds a label and the scale is
-        to be inferred.
+    Refuses infinite values, and an empty table when the scale is to be inferred.
     """
     scale = given_scale(scale, ordered)
     # fmin/fmax skip NaN (no warning for an all-empty table); an inf shows up in them

@@ -152,10 +152,8 @@ class Predictions(Matrix):
 
     def to_frame(self) -> pd.DataFrame:
         """Wide DataFrame: one row per item, one column per label."""
-        cols = pd.Index(
-            self.scale.labels if self.scale is not None else range(self.K), name="label"
-        )
-        return pd.DataFrame(self.values, index=self.items, columns=cols)
+        labels = range(self.K) if self.scale is None else self.scale.labels
+        return pd.DataFrame(self.values, index=self.items, columns=pd.Index(labels, name="label"))
 
     # -- alignment --------------------------------------------------------
     def align(
@@ -216,9 +214,8 @@ class Predictions(Matrix):
         if pos.max(initial=-1) < 0:
             msg = f"`{name}` and the annotations have no item in common: {detail}."
             raise DataError(msg)
-        warnings.warn(
-            f"`{name}`: kept the common items; {detail}.", DataDroppedWarning, stacklevel=2
-        )
+        msg = f"`{name}`: kept the common items; {detail}."
+        warnings.warn(msg, DataDroppedWarning, stacklevel=2)
         keep = pos >= 0
         sub = counts.take(keep)
         return Predictions(values[pos[keep]], sub.items, counts.scale), sub

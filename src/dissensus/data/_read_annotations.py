@@ -1,9 +1,4 @@
-"""Reading annotation files: tables (CSV, TSV, Parquet, JSONL), ConvAbuse CSVs, and the dispatch.
-
-Every reader returns :class:`~dissensus.data.Annotations` (set-valued labels:
-:class:`~dissensus.data.SetAnnotations`) and names the file and the line (or
-row, or record) in its errors; see :mod:`dissensus.data._tables`.
-"""
+"""Reading annotation files: tables (CSV, TSV, Parquet, JSONL), ConvAbuse CSVs, and the dispatch."""
 
 from __future__ import annotations
 
@@ -204,10 +199,6 @@ def read_set_annotations(
     item, annotator, label, scale, meta, dropna, duplicates, sep, na_values
         As in :meth:`SetAnnotations.from_frame` and :mod:`dissensus.data`
         (``sep`` separates columns, not labels).
-
-    Returns
-    -------
-    SetAnnotations
 
     Examples
     --------

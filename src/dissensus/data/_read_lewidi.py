@@ -17,7 +17,7 @@ from dissensus._validation import check_option, examples
 from dissensus.data._annotations import DUPLICATES, Annotations, Duplicates
 from dissensus.data._scale import Label, Scale, text_label
 from dissensus.data._sets import SetAnnotations
-from dissensus.data._tables import PathLike, check_utf8, existing_file, parse_json, read_bytes
+from dissensus.data._tables import PathLike, check_utf8, existing_file, parse_json
 
 __all__ = ["read_lewidi"]
 
@@ -28,11 +28,7 @@ SoftLabels = dict[str, tuple[dict[Label, tuple[float, ...]], float]]
 
 
 def _lewidi_label(value: Any, where: str, *, single: bool = False) -> Label:
-    """One LeWiDi label: ``"0.0"``, ``"0"``, ``0`` and ``0.0`` are the same label.
-
-    ``single``: an annotation of a file read as single-label, where a comma
-    or a list means several labels.
-    """
+    """One LeWiDi label: ``"0.0"``, ``"0"``, ``0`` and ``0.0`` are one label (``single``: no sets)."""
     if isinstance(value, list | dict) or (single and isinstance(value, str) and "," in value):
         msg = f"{where}: multi-label annotation {value!r} in a file read as single-label; read it with read_lewidi(path) or multilabel=True, which gives SetAnnotations."
         raise DataError(msg)
@@ -73,11 +69,7 @@ def _blank(value: Any) -> bool:
 
 
 def _lewidi_record(record: Any, where: str) -> tuple[list[Any], list[Any] | None, int | None, int]:
-    """Raw annotations as written, annotators (or None), the stated count and the number of blanks.
-
-    Blank annotations (``""``, as in the unlabelled ``*_test_clear.json``
-    files) are not labels: they are left out here and counted.
-    """
+    """Annotations as written less the blank ones (``""``), annotators (or None), stated count, blanks."""
     if not isinstance(record, dict):
         msg = f"{where}: expected a JSON object, got {type(record).__name__}."
         raise DataError(msg)
@@ -103,11 +95,9 @@ def _lewidi_record(record: Any, where: str) -> tuple[list[Any], list[Any] | None
 
 
 def _is_multilabel(record: Any) -> bool:
-    """Whether a record holds set-valued annotations or VariErrNLI's per-label soft label.
+    """Whether a record holds a list, a 2025 annotation with a comma, or a per-label soft label.
 
-    A 2025 record's annotation with a comma (``"entailment,neutral"``), a
-    JSON list as an annotation, or a ``soft_label`` of per-label ``{"0": …,
-    "1": …}`` marginals. (A 2023 record's commas separate annotators.)
+    (A 2023 record's commas separate annotators.)
     """
     if not isinstance(record, dict):
         return False
@@ -126,11 +116,7 @@ def _is_number(value: Any) -> bool:
 
 
 def _printed_precision(values: Any) -> float:
-    """Half a unit in the last decimal the file prints (0.33 → 0.005), at least 1e-6.
-
-    LeWiDi 2025 files round soft labels to two decimals (1/3 printed as
-    0.33); a difference within that rounding is not a disagreement.
-    """
+    """Half a unit in the last decimal the file prints (0.33 → 0.005), at least 1e-6."""
     decimals = 0
     for v in values:
         text = repr(float(v))
@@ -327,7 +313,7 @@ def read_lewidi(
     """
     p = existing_file(path)
     check_option("read_lewidi", "duplicates", duplicates, DUPLICATES)
-    raw = read_bytes(p)
+    raw = p.read_bytes()
     check_utf8(raw, path)
     data = parse_json(
         raw.decode("utf-8"), path, what="a LeWiDi file (a record is one or two levels deep)"
@@ -409,12 +395,8 @@ def read_lewidi(
     )
     for m in keep:
         long[m] = meta_cols[m]
-    options: dict[str, Any] = {
-        "annotator": None if no_annotators else "annotator",
-        "meta": keep,
-        "duplicates": duplicates,
-        "source": str(path),
-    }
+    options: dict[str, Any] = {"annotator": None if no_annotators else "annotator", "meta": keep}
+    options.update(duplicates=duplicates, source=str(path))
     out: Annotations | SetAnnotations
     if multi:
         if scale is None:

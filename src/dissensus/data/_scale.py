@@ -164,13 +164,7 @@ class Scale:
 
     @property
     def values(self) -> npt.NDArray[np.float64]:
-        """Numeric values of the labels, in column order.
-
-        Raises
-        ------
-        TypeError
-            If the labels are strings.
-        """
+        """Numeric values of the labels, in column order (TypeError if the labels are strings)."""
         if not self.is_numeric:
             msg = f"Scale labels {examples(list(self.labels))} are not numbers; interval and ratio measures need numeric labels."
             raise TypeError(msg)
@@ -197,11 +191,7 @@ class Scale:
         return int(pos)
 
     def encode(self, values: Sequence[Any] | npt.ArrayLike) -> npt.NDArray[np.int64]:
-        """Column indices of ``values``; ``-1`` where a value is not on the scale.
-
-        Missing values (NaN/None) also give ``-1``; callers decide whether
-        that is an error.
-        """
+        """Column indices of ``values``; ``-1`` where a value is missing or not on the scale."""
         if isinstance(values, pd.Series):
             ser = values
         else:
@@ -261,11 +251,9 @@ def encode_labels(
 ) -> tuple[Scale, npt.NDArray[np.int64]]:
     """The scale (given, or inferred from ``labels``) and the code of each label.
 
-    Labels that would silently merge or split categories are refused (a
-    boolean among numbers, strings mixed with numbers, control characters),
-    as are labels off the scale; labels that differ only by whitespace or
-    letter case are warned about. The checks work on the distinct labels
-    (few), then locate the first row of an offending one in ``labels.index``.
+    Refuses labels off the scale and labels that would silently merge or split
+    categories (a boolean among numbers, strings mixed with numbers, control
+    characters); warns about labels that differ only by whitespace or case.
     """
     uniq = [v for v in pd.unique(labels) if not (isinstance(v, float) and np.isnan(v))]
     where = in_source(source)

@@ -42,11 +42,7 @@ _COLLECTIONS = (list, tuple, set, frozenset, np.ndarray)
 
 
 def format_set(labels: Sequence[Label]) -> str:
-    """The name of a set: its labels as a JSON list, e.g. ``'["entailment", "neutral"]'``.
-
-    JSON lists name sets one to one (no separator can clash with a label),
-    and they are what a long file's label column holds (see
-    :meth:`SetAnnotations.from_frame`).
+    """The name of a set: its labels as a JSON list (no separator can clash with a label).
 
     Examples
     --------
@@ -300,14 +296,10 @@ class SetAnnotations(ItemAnnotatorCodes):
         label: str,
         **keyed: Any,
     ) -> SetAnnotations:
-        """Items, annotators, duplicates, missing values and meta, by :meth:`Annotations.from_frame`.
+        """The rows through :meth:`Annotations.from_frame` (same rules), with set ``codes`` as labels.
 
-        ``Z`` holds the U distinct sets, ``codes`` the row of ``Z`` of each
-        row of ``df`` (-1: missing). The rows are handed to
-        :meth:`Annotations.from_frame` with their code as the label, so every
-        rule about items, annotators, missing values, repeated pairs and meta
-        columns is the same as for single-label data; the kept rows' codes
-        select their sets.
+        ``Z`` holds the U distinct sets, ``codes`` the row of ``Z`` of each row
+        of ``df`` (-1: missing); the kept rows' codes select their sets.
         """
         item, annotator = keyed["item"], keyed["annotator"]
         frame = df[list(dict.fromkeys([item, *([annotator] if annotator else []), *keyed["meta"]]))]
@@ -336,14 +328,9 @@ class SetAnnotations(ItemAnnotatorCodes):
 
     # -- distinct sets ------------------------------------------------------
     def distinct_sets(self) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
-        """The S distinct sets observed and the set of each annotation.
+        """``(sets, codes)``: the (S, L) distinct sets, in order of first appearance, and each row's set.
 
-        Returns
-        -------
-        sets : ndarray of bool, shape (S, L)
-            Each distinct set once, in order of first appearance.
-        codes : ndarray of int64, shape (M,)
-            Row of ``sets`` of each annotation.
+        ``codes[m]`` (int64, shape (M,)) is the row of ``sets`` of annotation ``m``.
         """
         first, codes = _unique_rows(self.indicators)
         return self.indicators[first], codes.astype(np.int64)
@@ -388,10 +375,6 @@ class SetAnnotations(ItemAnnotatorCodes):
         an (N, L) matrix of marginal probabilities (rows need not sum to 1).
         This is the ``"1"`` entry of each label in the LeWiDi 2025
         VariErrNLI ``soft_label``; :meth:`binary_targets` gives both entries.
-
-        Returns
-        -------
-        ndarray of float64, shape (N, L)
         """
         n = self.annotations_per_item.to_numpy(dtype=np.float64)
         return np.asarray(self.label_counts() / n[:, None], dtype=np.float64)
@@ -419,20 +402,15 @@ class SetAnnotations(ItemAnnotatorCodes):
         col = self.scale.index(label)
         included = self.label_counts()[:, col]
         n = self.annotations_per_item.to_numpy(dtype=np.int64)
-        return LabelCounts(
-            np.column_stack([n - included, included]), self.items, Scale.nominal([0, 1]), self.meta
-        )
+        counts = np.column_stack([n - included, included])
+        return LabelCounts(counts, self.items, Scale.nominal([0, 1]), self.meta)
 
     def rater_array(self) -> npt.NDArray[np.float64]:
         """(N, L, R) 0/1 array: annotator ``r`` included label ``l`` on item ``i``; NaN if unrated.
 
         Annotators follow :attr:`annotators` (predictions must use the same axis):
         the ``targets`` layout of :func:`dissensus.metrics.lewidi.multilabel_error_rate`.
-
-        Raises
-        ------
-        DataError
-            Without annotator ids, or when an annotator labelled an item twice.
+        Raises :class:`DataError` without annotator ids, or when an annotator labelled an item twice.
         """
         cell, R = self._cells("rater_array", "set")
         out = np.full((self.n_items * R, self.L), np.nan)
@@ -440,13 +418,7 @@ class SetAnnotations(ItemAnnotatorCodes):
         return np.ascontiguousarray(out.reshape(self.n_items, R, self.L).transpose(0, 2, 1))
 
     def counts(self) -> LabelCounts:
-        """Refused: set-valued annotations have no single label per annotation.
-
-        Raises
-        ------
-        TypeError
-            Always, naming the two readings to choose from.
-        """
+        """Refused (TypeError naming the readings to choose from): no single label per annotation."""
         msg = "Set-valued annotations have no one-label-per-annotation count matrix. Choose: set_counts() (each distinct set is a category), binary_counts(label) (one label, included or not), marginals() (per-label shares); for agreement with partial credit use krippendorff_alpha(sets, distance='masi' or 'jaccard')."
         raise TypeError(msg)
 
@@ -480,11 +452,7 @@ class _BadSetError(ValueError):
 
 
 def _indicators(cells: list[tuple[Label, ...]], universe: Scale) -> npt.NDArray[np.bool_]:
-    """The (U, L) indicators of the distinct cells; unknown and repeated labels refused.
-
-    Every label of every distinct cell is encoded in one call; the messages
-    are built for the first offending cell only.
-    """
+    """The (U, L) indicators of the distinct cells; unknown and repeated labels refused."""
     sizes = np.fromiter(map(len, cells), dtype=np.intp, count=len(cells))
     owner = np.repeat(np.arange(len(cells), dtype=np.intp), sizes)
     flat = np.fromiter((v for cell in cells for v in cell), dtype=object, count=int(sizes.sum()))

@@ -1,11 +1,7 @@
-"""The table-reading core: a file as a DataFrame indexed by its place in the file.
+"""The table-reading core: a file, read once, as a DataFrame indexed by its place in the file.
 
-Every reader of :mod:`dissensus.data` goes through here, and reads a file once
-(a pipe cannot be read twice). A frame carries the file position in its index
-(``"line"``: physical line, header = line 1; ``"row"``: 1-based Parquet row;
-``"record"``: the item id of a JSON record), for :func:`locations`. Only an
-empty cell (and ``na_values``) is missing; id columns stay exact
-(:func:`exact_ids`); a column name or JSON key given twice, a row longer than
+The index holds file positions (see ``source`` in :mod:`dissensus.data`) for
+:func:`locations`. A column name or JSON key given twice, a row longer than
 the header and bytes that are not UTF-8 are refused with their line.
 """
 
@@ -42,7 +38,6 @@ __all__ = [
     "open_table",
     "parse_json",
     "py",
-    "read_bytes",
     "read_delimited",
     "read_frame",
     "read_table",
@@ -138,12 +133,6 @@ def open_table(
     return p, format
 
 
-def read_bytes(path: Path) -> bytes:
-    """The whole file, read once."""
-    with path.open("rb") as fh:
-        return fh.read()
-
-
 def check_utf8(raw: bytes, path: PathLike) -> None:
     """Refuse bytes that are not UTF-8, naming the line and column of the first bad byte."""
     # in slices through one incremental decoder: decoding a large file whole
@@ -184,10 +173,8 @@ def _first_bad_byte(raw: bytes, start: int) -> int:
 def exact_ids(values: pd.Series) -> pd.Series:
     """Id cells read as text, as exact ids: integers only when that loses nothing.
 
-    ``"7"`` becomes the integer 7; ``"007"``, ``"+7"``, ``"7.0"`` and an
-    integer beyond int64 stay strings (so ``"007"`` and ``"7"`` are two ids,
-    and a 19-digit id is never rounded through a float). A column with a
-    missing cell stays text too.
+    ``"7"`` is 7; ``"007"``, ``"+7"``, ``"7.0"``, an integer beyond int64 and a
+    column with a missing cell stay text (see :mod:`dissensus.data`).
     """
     if not len(values):
         return values.astype(str)
@@ -211,11 +198,9 @@ def exact_ids(values: pd.Series) -> pd.Series:
 
 # -- delimited text -----------------------------------------------------------------
 def _record_lines(raw: bytes, sep: str, n_records: int) -> pd.Index:
-    """Physical start line of each data record (header = line 1).
+    """Physical start line of each data record (header = line 1), by the ``csv`` module if needed.
 
-    A quoted field may span lines and pandas skips blank lines, so the line
-    of record ``k`` is not always ``k + 2``: when the line count says so, the
-    ``csv`` module finds the start lines.
+    Quoted fields span lines and pandas skips blank lines: record ``k`` is not always at ``k + 2``.
     """
     n_lines = raw.count(b"\n") + (0 if raw.endswith(b"\n") or not raw else 1)
     if n_lines == n_records + 1:
@@ -274,7 +259,7 @@ def read_delimited(
     formats whose columns must not be guessed (ConvAbuse turns such as "NA").
     """
     kind = "TSV" if sep == "\t" else "CSV"
-    raw = read_bytes(path)
+    raw = path.read_bytes()
     check_utf8(raw, path)
     header = _header(raw, sep)
     repeated = None if text else first_repeat(header)
@@ -318,7 +303,7 @@ def read_delimited(
 # -- Parquet and JSON -----------------------------------------------------------------
 def _read_parquet(path: Path) -> pd.DataFrame:
     try:
-        df = pd.read_parquet(io.BytesIO(read_bytes(path)))
+        df = pd.read_parquet(io.BytesIO(path.read_bytes()))
     except Exception as exc:  # pyarrow raises several unrelated types
         detail = " ".join(str(exc).split())
         msg = f"Cannot read '{path}' as Parquet: {detail}"
@@ -366,7 +351,7 @@ def parse_json(text: str, path: PathLike, line: int | None = None, what: str = "
 
 
 def _read_jsonl(path: Path) -> pd.DataFrame:
-    raw = read_bytes(path)
+    raw = path.read_bytes()
     check_utf8(raw, path)
     records: list[dict[str, Any]] = []
     lines: list[int] = []
@@ -413,12 +398,8 @@ def read_table(path: PathLike, *, format: TableFormat | None = None) -> pd.DataF
 
     The reader behind :func:`read_annotations`, for tables that are not
     annotations (e.g. a model's predicted labels): nothing is dropped, and
-    errors name the file and line. ``format``: see :mod:`dissensus.data`.
-
-    Raises
-    ------
-    FileNotFoundError, IsADirectoryError, DataError
-        A missing file, a directory, an unknown extension or a malformed row.
+    errors name the file and line. ``format``: see :mod:`dissensus.data`. Raises
+    FileNotFoundError, IsADirectoryError, or DataError (unknown extension, malformed row).
     """
     p, fmt = open_table(path, format, TABLE_FORMATS, "read_table")
     return read_frame(p, fmt)

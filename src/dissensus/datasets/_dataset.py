@@ -150,12 +150,8 @@ def load_frame(
     """
     meta = [text, *categorical, *options.pop("meta", ())]
     ann = read_annotations(path, meta=list(dict.fromkeys(meta)), **options)
-    return Dataset.from_annotations(
-        ann,
-        text=text,
-        categorical=categorical,
-        name=name or os.path.basename(os.fspath(path)),
-    )
+    name = name or os.path.basename(os.fspath(path))
+    return Dataset.from_annotations(ann, text=text, categorical=categorical, name=name)
 
 
 # -- ConvAbuse, with the text of the judged user turn (and its context) --------
@@ -230,9 +226,7 @@ def load_convabuse(
         dataclasses.replace(ann, meta=None),
         items,
         name="ConvAbuse" + (" (with context)" if context else ""),
-        description=(
-            "ConvAbuse (A. Cercas Curry, G. Abercrombie, V. Rieser, EMNLP 2021, doi:10.18653/v1/2021.emnlp-main.587), CC BY 4.0: abuse severity of user turns addressed to conversational AI systems."
-        ),
+        description="ConvAbuse (A. Cercas Curry, G. Abercrombie, V. Rieser, EMNLP 2021, doi:10.18653/v1/2021.emnlp-main.587), CC BY 4.0: abuse severity of user turns addressed to conversational AI systems.",
     )
 
 
@@ -329,13 +323,9 @@ def load_movielens(min_ratings: int = 5, levels: int = 10) -> Dataset:
             "text": (title.astype(str) + " | " + genres).to_numpy(),
         }
     )
+    meta = ["title", "genres", "year", "decade", "text"]
     ann = Annotations.from_frame(
-        long,
-        item="movieId",
-        annotator="userId",
-        label="rating",
-        scale=scale,
-        meta=["title", "genres", "year", "decade", "text"],
+        long, item="movieId", annotator="userId", label="rating", scale=scale, meta=meta
     )
     return Dataset(
         dataclasses.replace(ann, meta=None),

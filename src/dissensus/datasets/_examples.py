@@ -56,12 +56,7 @@ _COURSE_REVIEWS = {
 }
 
 #: Example file name -> file, for ``dissensus example NAME``.
-EXAMPLE_FILES: dict[str, str] = {
-    "ratings": "ratings.csv",
-    "a": "a.csv",
-    "b": "b.csv",
-    "convabuse": "convabuse.csv",
-}
+EXAMPLE_FILES: dict[str, str] = {name: f"{name}.csv" for name in ("ratings", "a", "b", "convabuse")}
 
 
 def load_example(name: Literal["course_29", "course_reviews"] = "course_29") -> LabelCounts:
