@@ -83,7 +83,7 @@ def icc_race(model: str, kind: str, n: int) -> None:
         model_sm = smf.mixedlm(formula, long, groups="t")
     t = race(
         {
-            "dissensus": lambda: icc(x, kind=kind, method="reml", confidence_level=None),
+            "dissensus": lambda: icc(x, kind=kind, method="reml"),
             "statsmodels": lambda: model_sm.fit(reml=True),
         },
         repeat=3,

@@ -47,8 +47,8 @@ from dissensus.agreement import (
     fleiss_kappa,
     gwet_ac1,
     krippendorff_alpha,
-    percent_agreement,
     report,
+    share_unanimous,
 )
 from dissensus.agreement._common import patterns
 from dissensus.data import Annotations, LabelCounts
@@ -274,11 +274,11 @@ def main() -> None:
     # Bootstrap CI of alpha: dissensus (1000 resamples, one multinomial draw) vs a loop
     # of krippendorff calls on resampled items (20 timed, extrapolated to 1000).
     t_bn, bn = best_of(
-        lambda: krippendorff_alpha(X, confidence_level=0.95, n_resamples=1000, seed=1), 2
+        lambda: krippendorff_alpha(X).confidence_interval(0.95, n_resamples=1000, seed=1), 2
     )
     t_bo, bo = best_of(
-        lambda: krippendorff_alpha(
-            X, level="ordinal", confidence_level=0.95, n_resamples=1000, seed=1
+        lambda: krippendorff_alpha(X, level="ordinal").confidence_interval(
+            0.95, n_resamples=1000, seed=1
         ),
         2,
     )
@@ -297,12 +297,12 @@ def main() -> None:
         (
             "dissensus alpha nominal + 1000-resample CI",
             t_bn,
-            f"[{bn.confidence_interval.low:.4f}, {bn.confidence_interval.high:.4f}]",
+            f"[{bn.low:.4f}, {bn.high:.4f}]",
         ),
         (
             "dissensus alpha ordinal + 1000-resample CI",
             t_bo,
-            f"[{bo.confidence_interval.low:.4f}, {bo.confidence_interval.high:.4f}]",
+            f"[{bo.low:.4f}, {bo.high:.4f}]",
         ),
         ("krippendorff loop, 1000 resamples (20 timed x 50)", t_loop, "extrapolated"),
     ]
@@ -312,9 +312,9 @@ def main() -> None:
     t_rep, rep = best_of(lambda: report(X, confidence_level=0.95, n_resamples=1000, seed=1), 2)
     t_sep, _ = best_of(
         lambda: [
-            fn(X, confidence_level=0.95, n_resamples=1000, seed=1)
+            fn(X).confidence_interval(0.95, n_resamples=1000, seed=1)
             for fn in (
-                percent_agreement,
+                share_unanimous,
                 fleiss_kappa,
                 krippendorff_alpha,
                 gwet_ac1,
