@@ -105,9 +105,7 @@ def annotations_histogram(counts: npt.NDArray[np.int64]) -> Figure | None:
     return render_figure(_draw_histogram, bins, id="fig-annotations", caption=caption, alt=alt)
 
 
-def _draw_reliability(
-    names: list[str], values: np.ndarray, column: str, reference: float | None
-) -> MplFigure:
+def _draw_reliability(names: list[str], values: np.ndarray, column: str, reference: float | None) -> MplFigure:  # fmt: skip
     n = values.size
     named = n <= _NAMED_ANNOTATORS
     fig = new_figure(4.2, 0.17 * n + 0.8 if named else 2.6)
@@ -144,10 +142,7 @@ def annotator_reliability_figure(
     if column is None:
         present = [c for c in RELIABILITY_COLUMNS if c in table.columns]
         if not present:
-            msg = (
-                f"The reliability table has none of the columns {list(RELIABILITY_COLUMNS)}; "
-                f"it has {list(table.columns)}. Pass column=."
-            )
+            msg = f"The reliability table has none of the columns {list(RELIABILITY_COLUMNS)}; it has {list(table.columns)}. Pass column=."  # fmt: skip
             raise ValueError(msg)
         column = present[0]
     elif column not in table.columns:
@@ -279,9 +274,7 @@ def metric_agreement_figure(data: ReportData) -> Figure | None:
         "from 1 (same order, dark blue) to −1 (reversed, dark red); blank when undefined. "
         "The full table is in the appendix."
     )
-    return render_figure(
-        _draw_agreement, metrics, tau, id="fig-agreement", caption=caption, alt=alt
-    )
+    return render_figure(_draw_agreement, metrics, tau, id="fig-agreement", caption=caption, alt=alt)  # fmt: skip
 
 
 def _draw_items(block: pd.DataFrame, labels: list[str], series: list[str]) -> MplFigure:
@@ -303,9 +296,7 @@ def _draw_items(block: pd.DataFrame, labels: list[str], series: list[str]) -> Mp
                 linewidth=0.3, hatch="///" if name == "posterior mean" else None, label=plot_text(name),
             )  # fmt: skip
         ax.set_title(plot_text(f"{item} (n={int(sub['n_annotations'].iloc[0])})"), loc="left")
-        ax.set_xticks(
-            x, [plot_text(label) for label in labels], rotation=45 if len(labels) > 4 else 0
-        )
+        ax.set_xticks(x, [plot_text(v) for v in labels], rotation=45 if len(labels) > 4 else 0)
         ax.grid(axis="y")
         ax.tick_params(axis="x", length=0)
     axes[0].set_ylabel("Probability")
@@ -325,10 +316,8 @@ def reversal_item_figures(data: ReportData) -> list[Figure]:
         series = list(dict.fromkeys(block["series"].astype(str)))
         first = block.iloc[0]
         counts = block.drop_duplicates("item")
-        described = ", ".join(
-            f"{item} (n={int(n)})"
-            for item, n in zip(counts["item"], counts["n_annotations"], strict=True)
-        )
+        pairs = zip(counts["item"], counts["n_annotations"], strict=True)
+        described = ", ".join(f"{item} (n={int(n)})" for item, n in pairs)
         alt = (
             f"Bar charts of the items behind the reversal {name}: {described}; for each item, "
             "the observed label shares, the posterior mean and each model's prediction."
@@ -339,19 +328,14 @@ def reversal_item_figures(data: ReportData) -> list[Figure]:
             "apart the most; n is the item's number of annotations. Dark bars: observed "
             "shares; hatched: posterior mean; coloured: each model's prediction."
         )
-        out.append(
-            render_figure(
-                _draw_items, block, labels, series, id=f"fig-items-{k}", caption=caption, alt=alt
-            )
-        )
+        args = (block, labels, series)
+        out.append(render_figure(_draw_items, *args, id=f"fig-items-{k}", caption=caption, alt=alt))
     return out
 
 
 def report_figures(data: ReportData) -> dict[str, Figure]:
     """Every figure the data allow, keyed by its role (``annotations``, ``summary``, ...)."""
-    out: dict[str, Figure | None] = {
-        "annotations": annotations_histogram(data.annotations_per_item)
-    }
+    out: dict[str, Figure | None] = {"annotations": annotations_histogram(data.annotations_per_item)}  # fmt: skip
     present = set(data.summary["metric"].astype(str))
     metrics = [m for m in data.metrics if m in present]
     if metrics:
@@ -363,9 +347,7 @@ def report_figures(data: ReportData) -> dict[str, Figure]:
             "Mean per model with its interval, one panel per metric (↓ lower is better, ↑ higher "
             "is better); the best model's marker is filled."
         )
-        out["summary"] = render_figure(
-            _draw_forest, data, metrics, id="fig-summary", caption=caption, alt=alt
-        )
+        out["summary"] = render_figure(_draw_forest, data, metrics, id="fig-summary", caption=caption, alt=alt)  # fmt: skip
     binned = set(data.by_bin["metric"].astype(str))
     metrics = [m for m in data.metrics if m in binned]
     if metrics and data.bins():
@@ -379,9 +361,7 @@ def report_figures(data: ReportData) -> dict[str, Figure]:
             "model; n is the number of items in the bin. Differences between models are largest "
             "where the lines separate."
         )
-        out["by_bin"] = render_figure(
-            _draw_by_bin, data, metrics, id="fig-by-bin", caption=caption, alt=alt
-        )
+        out["by_bin"] = render_figure(_draw_by_bin, data, metrics, id="fig-by-bin", caption=caption, alt=alt)  # fmt: skip
     out["agreement"] = metric_agreement_figure(data)
     reliability = data.annotator_reliability
     if reliability is not None:

@@ -14,6 +14,7 @@ import pandas as pd
 
 from dissensus.evaluation._figures import count_bins, report_figures, reversal_item_figures
 from dissensus.evaluation._reading import (
+    flag,
     plain_reading,
     prior_sentences,
     reversal_statements,
@@ -121,10 +122,8 @@ def prior_table(data: ReportData) -> Table:
         line: list[Cell | str] = [data.label(str(metric))]
         for prior in priors:
             r = cells[(str(metric), prior)]
-            sig = not is_missing(r["significant"]) and bool(r["significant"])
-            line.append(
-                Cell(r["best"] + ("" if sig else " (n.s.)"), best=sig) if r["best"] else MISSING
-            )
+            sig = flag(r["significant"])
+            line.append(Cell(r["best"] + ("" if sig else " (n.s.)"), best=sig) if r["best"] else MISSING)  # fmt: skip
         body.append(line)
     caption = "Best model under each expected metric, recomputed under each prior"
     return Table(header, body, align="l" * len(header), caption=caption, id="prior-table")
@@ -195,7 +194,7 @@ def by_bin_table(data: ReportData, metric: str, *, id: str = "") -> Table:
 
 def _n_significant(reversals: pd.DataFrame) -> npt.NDArray[np.int64]:
     """Per reversal, under how many of its two metrics it is significant (0, 1 or 2)."""
-    flags = reversals[["significant_1", "significant_2"]].map(lambda f: not is_missing(f) and bool(f))  # fmt: skip
+    flags = reversals[["significant_1", "significant_2"]].map(flag)
     total: npt.NDArray[np.int64] = flags.to_numpy(dtype=np.int64).sum(axis=1)
     return total
 
@@ -236,8 +235,7 @@ def reversals_table(data: ReportData, *, max_rows: int = MAX_ROWS) -> Table:
         line = [f"{rec['metric_1']} vs {rec['metric_2']}", f"{rec['model_a']} vs {rec['model_b']}"]
         for k in ("_1", "_2"):
             diff = f"{format_number(rec['diff' + k])} {format_interval(rec['ci_low' + k], rec['ci_high' + k])}"
-            sig = "no" if is_missing(rec["significant" + k]) or not rec["significant" + k] else "yes"  # fmt: skip
-            line += [str(rec["better" + k]), diff, sig]
+            line += [str(rec["better" + k]), diff, "yes" if flag(rec["significant" + k]) else "no"]
         rows.append(line)
     header = ["Metrics", "Models", "Better under 1st", "Difference (1st)", "Sig."]
     header += ["Better under 2nd", "Difference (2nd)", "Sig."]
