@@ -60,7 +60,6 @@ class ReportData:
     :meth:`Evaluation.report_data` builds it; :attr:`verdict` and
     :meth:`reading` read it, :meth:`document` lays it out for
     :func:`dissensus.report.to_html` and :func:`~dissensus.report.to_markdown`.
-
     ``dataset`` has the keys :data:`DATASET_KEYS` (``n_annotators`` None when
     annotator ids are unknown, ``labels`` in scale order, ``prior`` the
     expected metrics' Dirichlet prior) and optionally ``targets``;

@@ -94,20 +94,12 @@ def annotations_histogram(counts: npt.NDArray[np.int64]) -> Figure | None:
         return None
     bins = count_bins(counts)
     top_label, top_n = max(bins, key=lambda b: b[1])
-    alt = (
-        f"Bar chart of items per number of annotations: {counts.size:,} items, "
-        f"most often {top_label} annotations ({top_n:,} items)."
-    )
-    caption = (
-        f"Number of items by number of annotations per item ({counts.size:,} items; "
-        f"median {np.median(counts):g}, range {counts.min():,}–{counts.max():,})."
-    )
+    alt = f"Bar chart of items per number of annotations: {counts.size:,} items, most often {top_label} annotations ({top_n:,} items)."  # fmt: skip
+    caption = f"Number of items by number of annotations per item ({counts.size:,} items; median {np.median(counts):g}, range {counts.min():,}–{counts.max():,})."  # fmt: skip
     return render_figure(_draw_histogram, bins, id="fig-annotations", caption=caption, alt=alt)
 
 
-def _draw_reliability(
-    names: list[str], values: np.ndarray, column: str, reference: float | None
-) -> MplFigure:
+def _draw_reliability(names: list[str], values: np.ndarray, column: str, reference: float | None) -> MplFigure:  # fmt: skip
     n = values.size
     named = n <= _NAMED_ANNOTATORS
     fig = new_figure(4.2, 0.17 * n + 0.8 if named else 2.6)
@@ -144,10 +136,7 @@ def annotator_reliability_figure(
     if column is None:
         present = [c for c in RELIABILITY_COLUMNS if c in table.columns]
         if not present:
-            msg = (
-                f"The reliability table has none of the columns {list(RELIABILITY_COLUMNS)}; "
-                f"it has {list(table.columns)}. Pass column=."
-            )
+            msg = f"The reliability table has none of the columns {list(RELIABILITY_COLUMNS)}; it has {list(table.columns)}. Pass column=."  # fmt: skip
             raise ValueError(msg)
         column = present[0]
     elif column not in table.columns:
@@ -162,14 +151,8 @@ def annotator_reliability_figure(
     names = [str(v) for v in np.asarray(table.index, dtype=object)[keep][order]]
     label = column.replace("_", " ")
     first, last, median = (format_number(v, digits=2, fixed=True) for v in (values[0], values[-1], np.median(values)))  # fmt: skip
-    alt = (
-        f"Dot plot of the {label} of {values.size:,} annotators, sorted: from "
-        f"{first} ({names[0]}) to {last} ({names[-1]})."
-    )
-    caption = (
-        f"Annotator {label}, sorted, one point per annotator ({values.size:,} annotators; "
-        f"median {median})."
-    )
+    alt = f"Dot plot of the {label} of {values.size:,} annotators, sorted: from {first} ({names[0]}) to {last} ({names[-1]})."  # fmt: skip
+    caption = f"Annotator {label}, sorted, one point per annotator ({values.size:,} annotators; median {median})."  # fmt: skip
     args = (names, values, column, reference)
     return render_figure(_draw_reliability, *args, id="fig-annotators", caption=caption, alt=alt)
 
@@ -270,18 +253,9 @@ def metric_agreement_figure(data: ReportData) -> Figure | None:
         i, j = index.get(str(rec.metric_1)), index.get(str(rec.metric_2))
         if i is not None and j is not None:
             tau[i, j] = tau[j, i] = float(rec.kendall_tau)  # type: ignore[arg-type]
-    alt = (
-        f"Heatmap of Kendall's tau between the model rankings of {len(metrics)} metrics; "
-        "blue: the two metrics rank the models alike, red: in opposite orders."
-    )
-    caption = (
-        "How alike each two metrics rank the models: Kendall's τ between their rankings, "
-        "from 1 (same order, dark blue) to −1 (reversed, dark red); blank when undefined. "
-        "The full table is in the appendix."
-    )
-    return render_figure(
-        _draw_agreement, metrics, tau, id="fig-agreement", caption=caption, alt=alt
-    )
+    alt = f"Heatmap of Kendall's tau between the model rankings of {len(metrics)} metrics; blue: the two metrics rank the models alike, red: in opposite orders."  # fmt: skip
+    caption = "How alike each two metrics rank the models: Kendall's τ between their rankings, from 1 (same order, dark blue) to −1 (reversed, dark red); blank when undefined. The full table is in the appendix."  # fmt: skip
+    return render_figure(_draw_agreement, metrics, tau, id="fig-agreement", caption=caption, alt=alt)  # fmt: skip
 
 
 def _draw_items(block: pd.DataFrame, labels: list[str], series: list[str]) -> MplFigure:
@@ -303,9 +277,7 @@ def _draw_items(block: pd.DataFrame, labels: list[str], series: list[str]) -> Mp
                 linewidth=0.3, hatch="///" if name == "posterior mean" else None, label=plot_text(name),
             )  # fmt: skip
         ax.set_title(plot_text(f"{item} (n={int(sub['n_annotations'].iloc[0])})"), loc="left")
-        ax.set_xticks(
-            x, [plot_text(label) for label in labels], rotation=45 if len(labels) > 4 else 0
-        )
+        ax.set_xticks(x, [plot_text(v) for v in labels], rotation=45 if len(labels) > 4 else 0)
         ax.grid(axis="y")
         ax.tick_params(axis="x", length=0)
     axes[0].set_ylabel("Probability")
@@ -325,63 +297,30 @@ def reversal_item_figures(data: ReportData) -> list[Figure]:
         series = list(dict.fromkeys(block["series"].astype(str)))
         first = block.iloc[0]
         counts = block.drop_duplicates("item")
-        described = ", ".join(
-            f"{item} (n={int(n)})"
-            for item, n in zip(counts["item"], counts["n_annotations"], strict=True)
-        )
-        alt = (
-            f"Bar charts of the items behind the reversal {name}: {described}; for each item, "
-            "the observed label shares, the posterior mean and each model's prediction."
-        )
-        caption = (
-            f"{name}: {first['better_1']} is better under {first['metric_1']}, "
-            f"{first['better_2']} under {first['metric_2']}. These items push the two metrics "
-            "apart the most; n is the item's number of annotations. Dark bars: observed "
-            "shares; hatched: posterior mean; coloured: each model's prediction."
-        )
-        out.append(
-            render_figure(
-                _draw_items, block, labels, series, id=f"fig-items-{k}", caption=caption, alt=alt
-            )
-        )
+        pairs = zip(counts["item"], counts["n_annotations"], strict=True)
+        described = ", ".join(f"{item} (n={int(n)})" for item, n in pairs)
+        alt = f"Bar charts of the items behind the reversal {name}: {described}; for each item, the observed label shares, the posterior mean and each model's prediction."  # fmt: skip
+        caption = f"{name}: {first['better_1']} is better under {first['metric_1']}, {first['better_2']} under {first['metric_2']}. These items push the two metrics apart the most; n is the item's number of annotations. Dark bars: observed shares; hatched: posterior mean; coloured: each model's prediction."  # fmt: skip
+        args = (block, labels, series)
+        out.append(render_figure(_draw_items, *args, id=f"fig-items-{k}", caption=caption, alt=alt))
     return out
 
 
 def report_figures(data: ReportData) -> dict[str, Figure]:
     """Every figure the data allow, keyed by its role (``annotations``, ``summary``, ...)."""
-    out: dict[str, Figure | None] = {
-        "annotations": annotations_histogram(data.annotations_per_item)
-    }
+    out: dict[str, Figure | None] = {"annotations": annotations_histogram(data.annotations_per_item)}  # fmt: skip
     present = set(data.summary["metric"].astype(str))
     metrics = [m for m in data.metrics if m in present]
     if metrics:
-        alt = (
-            f"Dot-and-interval plots, one panel per metric ({', '.join(metrics)}), of each "
-            f"model's mean score with its interval; models {', '.join(data.models)}."
-        )
-        caption = (
-            "Mean per model with its interval, one panel per metric (↓ lower is better, ↑ higher "
-            "is better); the best model's marker is filled."
-        )
-        out["summary"] = render_figure(
-            _draw_forest, data, metrics, id="fig-summary", caption=caption, alt=alt
-        )
+        alt = f"Dot-and-interval plots, one panel per metric ({', '.join(metrics)}), of each model's mean score with its interval; models {', '.join(data.models)}."  # fmt: skip
+        caption = "Mean per model with its interval, one panel per metric (↓ lower is better, ↑ higher is better); the best model's marker is filled."  # fmt: skip
+        out["summary"] = render_figure(_draw_forest, data, metrics, id="fig-summary", caption=caption, alt=alt)  # fmt: skip
     binned = set(data.by_bin["metric"].astype(str))
     metrics = [m for m in data.metrics if m in binned]
     if metrics and data.bins():
-        alt = (
-            f"Line plots, one panel per metric ({', '.join(metrics)}), of each model's mean score "
-            f"against the number of annotations per item (bins {', '.join(data.bins())}); "
-            f"one line per model ({', '.join(data.models)})."
-        )
-        caption = (
-            "Mean score per bin of annotations per item, one panel per metric and one line per "
-            "model; n is the number of items in the bin. Differences between models are largest "
-            "where the lines separate."
-        )
-        out["by_bin"] = render_figure(
-            _draw_by_bin, data, metrics, id="fig-by-bin", caption=caption, alt=alt
-        )
+        alt = f"Line plots, one panel per metric ({', '.join(metrics)}), of each model's mean score against the number of annotations per item (bins {', '.join(data.bins())}); one line per model ({', '.join(data.models)})."  # fmt: skip
+        caption = "Mean score per bin of annotations per item, one panel per metric and one line per model; n is the number of items in the bin. Differences between models are largest where the lines separate."  # fmt: skip
+        out["by_bin"] = render_figure(_draw_by_bin, data, metrics, id="fig-by-bin", caption=caption, alt=alt)  # fmt: skip
     out["agreement"] = metric_agreement_figure(data)
     reliability = data.annotator_reliability
     if reliability is not None:

@@ -46,11 +46,7 @@ _RESAMPLED = ("summary", "differences", "reversals")
 
 @functools.lru_cache(maxsize=512)
 def _cached_audit(metric: str, classes: int, n_trials: int, seed: int) -> Any:
-    """:func:`dissensus.audit.audit` of one registry metric, computed once per process.
-
-    The audit depends only on the metric, K, the number of trials and the seed, not
-    on the data, so every report of the session shares it.
-    """
+    """:func:`dissensus.audit.audit` of one metric, once per process (it does not depend on the data)."""
     return property_audit.audit(metric, classes=classes, n_trials=n_trials, seed=seed)
 
 
@@ -84,11 +80,7 @@ class Evaluation(_Tables):
             + [Cell(format_number(v), best=r == 1) for v, r in zip(self._means[i], ranks[i], strict=True)]
             for i, metric in enumerate(self.metrics)
         ]  # fmt: skip
-        caption = (
-            f"Evaluation: {len(self.models)} models × {len(self.metrics)} metrics on "
-            f"{self.counts.N:,} items (prior {self.prior}); mean per item, ★ best. "
-            "Intervals: .summary(); report: .to_html()."
-        )
+        caption = f"Evaluation: {len(self.models)} models × {len(self.metrics)} metrics on {self.counts.N:,} items (prior {self.prior}); mean per item, ★ best. Intervals: .summary(); report: .to_html()."  # fmt: skip
         return html_fragment(Table(["metric", *self.models], rows, caption=caption))
 
     # -- helpers -----------------------------------------------------------
@@ -96,14 +88,10 @@ class Evaluation(_Tables):
         """``n_items, n_annotators, n_annotations, labels, ordered, prior, targets``."""
         scale = self.counts.scale
         return {
-            "n_items": int(self.counts.N),
-            "n_annotators": self.n_annotators,
-            "n_annotations": int(self.n_annotations.sum()),
-            "labels": [_python(v) for v in scale.labels],
-            "ordered": bool(scale.ordered),
-            "prior": self.prior,
-            "targets": self.targets,
-        }
+            "n_items": int(self.counts.N), "n_annotators": self.n_annotators,
+            "n_annotations": int(self.n_annotations.sum()), "labels": [_python(v) for v in scale.labels],
+            "ordered": bool(scale.ordered), "prior": self.prior, "targets": self.targets,
+        }  # fmt: skip
 
     def metrics_info(self) -> pd.DataFrame:
         """``name, lower_is_better, kind, description`` of each metric."""
@@ -111,9 +99,7 @@ class Evaluation(_Tables):
         info = {"name": self.metrics, "lower_is_better": self._lower, "kind": kinds}
         return pd.DataFrame({**info, "description": notes})
 
-    def _agreement(
-        self, confidence_level: float, n_resamples: int, with_ci: bool
-    ) -> pd.DataFrame | None:
+    def _agreement(self, confidence_level: float, n_resamples: int, with_ci: bool) -> pd.DataFrame | None:  # fmt: skip
         """The report's agreement table; None, with a warning saying why, for data it refuses.
 
         Items with fewer than two annotations are left out by the coefficients
@@ -243,10 +229,9 @@ class Evaluation(_Tables):
     ) -> Document:
         """The report as a :class:`~dissensus.report.Document`, ``sections`` appended.
 
-        ``options`` are those of :meth:`report_data`; ``figures=False``
-        leaves the figures out (no ``report`` extra needed). Render it with
-        :func:`dissensus.report.to_html` or :func:`~dissensus.report.to_markdown`,
-        after adding your own sections if you like.
+        ``options``: of :meth:`report_data`; ``figures=False`` leaves the
+        figures out (no ``report`` extra needed). Render it with
+        :func:`dissensus.report.to_html` or :func:`~dissensus.report.to_markdown`.
         """
         if figures:
             require_figures("The HTML report")
@@ -258,11 +243,10 @@ class Evaluation(_Tables):
         return to_markdown(self.report(figures=False, **options))
 
     def to_html(self, path: str | Path | None = None, **options: Any) -> HtmlPage:
-        """The report as one self-contained HTML page; written to ``path`` when given.
+        """The report as one self-contained HTML page, written to ``path`` when given.
 
-        Options as in :meth:`report_data`. Needs the ``report`` extra
-        (matplotlib): :class:`~dissensus.MissingExtraError` otherwise, raised
-        before any work.
+        Options of :meth:`report_data`. Needs the ``report`` extra (matplotlib),
+        else :class:`~dissensus.MissingExtraError` before any work.
         """
         require_figures("Evaluation.to_html")
         page = to_html(self.report(**options))
@@ -275,8 +259,7 @@ class Evaluation(_Tables):
     ) -> str:
         """Dataset info, summary, differences, by-bin means, rankings, reversals, metric agreement.
 
-        NaN becomes ``null`` and ±inf the strings ``"inf"`` / ``"-inf"`` (JSON
-        has neither).
+        NaN becomes ``null``, ±inf the strings ``"inf"``/``"-inf"`` (JSON has neither).
         """
         options: dict[str, Any] = {"confidence_level": confidence_level, "n_resamples": n_resamples}
         payload: dict[str, Any] = {"dataset": self.dataset_info(), **self._run_info(options)}
@@ -294,45 +277,39 @@ class Evaluation(_Tables):
     ) -> dict[str, Path]:  # fmt: skip
         """Write ``summary.csv``, ``rankings.csv``, ``scores.parquet``, ``report.html``, ``manifest.json``.
 
-        One set (:class:`dissensus._atomic.AtomicFileSet`): every file goes to a
-        temporary name and all move into place together with a ``manifest.json``
-        (parameters, each file's SHA-256), so a failed save leaves the earlier set
-        intact; the directory is locked meanwhile. Floats are written ``%.10g``
-        (same inputs and seed, same bytes). ``report.html`` (options of
-        :meth:`report_data`) needs the ``report`` extra: without it
-        :class:`~dissensus.MissingExtraError` is raised before any file is written.
-
-        ``inputs``: files the evaluation was read from (an output that would
-        overwrite one is refused); ``params``: more run parameters for the
-        manifest; ``scores``: write the per-item scores (one Parquet row group
-        per (metric, model), so memory stays at N rows); ``report_sections``:
-        more sections at the end of the report; ``extra_files``: more text
-        files of the set, name -> content (role: the name without extension).
-        Returns file role (``"summary"``, ``"rankings"``, ``"scores"``,
-        ``"report"``, ``"manifest"``) -> path. :class:`~dissensus.OutputError`
-        when the directory is unusable or locked, an output is an input, or a
-        write fails (the message names the path).
+        One set (:class:`dissensus._atomic.AtomicFileSet`): the files move into
+        place together with ``manifest.json`` (parameters, each file's SHA-256),
+        so a failed save leaves the earlier set intact; the directory is locked
+        meanwhile. Floats are written ``%.10g`` (same inputs and seed, same
+        bytes). ``report.html`` (options of :meth:`report_data`) needs the
+        ``report`` extra, else :class:`~dissensus.MissingExtraError` before any
+        file is written. ``inputs``: files the evaluation was read from (an
+        output that would overwrite one is refused); ``params``: more run
+        parameters for the manifest; ``scores``: write the per-item scores (one
+        Parquet row group per (metric, model): memory stays at N rows);
+        ``report_sections``: more sections at the end of the report;
+        ``extra_files``: more text files, name -> content (role: the name
+        without extension). Returns file role (``"summary"``, ``"rankings"``,
+        ``"scores"``, ``"report"``, ``"manifest"``) -> path.
+        :class:`~dissensus.OutputError` when the directory is unusable or
+        locked, an output is an input, or a write fails (naming the path).
         """
         require_figures("Evaluation.save (report.html)")
-        names = {"summary": "summary.csv", "rankings": "rankings.csv", "scores": "scores.parquet"}
-        names["report"] = "report.html"
+        names = {"summary": "summary.csv", "rankings": "rankings.csv", "scores": "scores.parquet", "report": "report.html"}  # fmt: skip
         options: dict[str, Any] = {"confidence_level": confidence_level, "n_resamples": n_resamples}
         run = {"dissensus": VERSION, **self._run_info(options), **(params or {})}
         extra = dict(extra_files or {})
-        clash = sorted(set(extra) & {*names.values(), "manifest.json"})
-        if clash:
+        if clash := sorted(set(extra) & {*names.values(), "manifest.json"}):
             msg = f"Evaluation.save: extra_files may not replace {clash}; give other names."
             raise ValueError(msg)
         with AtomicFileSet(out_dir, inputs=inputs, params=run) as files:
             for name in (*names.values(), *extra):
                 files.temporary(name)  # refuses an input before any work
             files.discard()
+            tables = {"summary": self.summary(**options), "rankings": self.rankings()}
             paths = {
                 role: files.write(names[role], table.to_csv(index=False, float_format="%.10g"))
-                for role, table in (
-                    ("summary", self.summary(**options)),
-                    ("rankings", self.rankings()),
-                )
+                for role, table in tables.items()
             }
             if scores:
                 paths["scores"] = files.written(names["scores"], self._write_scores)

@@ -37,7 +37,8 @@ def join(items: Sequence[str], word: str = "and") -> str:
     return "".join(items) if len(items) <= 1 else ", ".join(items[:-1]) + f" {word} " + items[-1]
 
 
-def _flag(value: Any) -> bool:
+def flag(value: Any) -> bool:
+    """Whether a boolean cell is true (missing is false)."""
     return False if is_missing(value) else bool(value)
 
 
@@ -80,7 +81,7 @@ def _best_sentence(data: ReportData) -> str | None:
 def _lead_sentence(data: ReportData) -> str | None:
     rows = _metric_rows(data)
     leads = [
-        (str(r.metric), str(r.best), str(r.runner_up), _flag(r.significant))
+        (str(r.metric), str(r.best), str(r.runner_up), flag(r.significant))
         for r in rows[(rows["n_best"] == 1) & rows["lead"].notna()].itertuples()
     ]
     if not leads:
@@ -92,9 +93,7 @@ def _lead_sentence(data: ReportData) -> str | None:
         names = [[m for m, _, _, s in leads if s is sig] for sig in (True, False)]
     else:
         subject = "The best model's lead over the runner-up"
-        names = [
-            [f"{m} ({w} over {r})" for m, w, r, s in leads if s is sig] for sig in (True, False)
-        ]
+        names = [[f"{m} ({w} over {r})" for m, w, r, s in leads if s is sig] for sig in (True, False)]  # fmt: skip
     significant, not_significant = names
     if not not_significant:
         if len(leads) < len(data.metrics):
@@ -120,7 +119,7 @@ def _headline_reversal(data: ReportData) -> pd.Series:
         m1, m2 = str(row["metric_1"]), str(row["metric_2"])
         top = str(row["better_1"]) in best.get(m1, []) and str(row["better_2"]) in best.get(m2, [])
         mixed = {data.kind(m1), data.kind(m2)} == {"pointwise", "expected"}
-        return int(top), int(mixed), _flag(row["significant_1"]) + _flag(row["significant_2"])
+        return int(top), int(mixed), flag(row["significant_1"]) + flag(row["significant_2"])
 
     rev = data.reversals
     scores = [score(row) for _, row in rev.iterrows()]
@@ -133,8 +132,7 @@ def _reversal_sentences(data: ReportData) -> list[str]:
         return []
     if rev.empty:
         return ["No pair of models changes order between any two metrics."]
-    sig_1 = rev["significant_1"].map(_flag).to_numpy(dtype=bool)
-    sig_2 = rev["significant_2"].map(_flag).to_numpy(dtype=bool)
+    sig_1, sig_2 = (rev[f"significant_{k}"].map(flag).to_numpy(dtype=bool) for k in (1, 2))
     n_both, n_one = int(np.sum(sig_1 & sig_2)), int(np.sum(sig_1 ^ sig_2))
     noun = "reversal" if len(rev) == 1 else "reversals"
     sentences = [
@@ -145,7 +143,7 @@ def _reversal_sentences(data: ReportData) -> list[str]:
     row = _headline_reversal(data)
     a, b = str(row["model_a"]), str(row["model_b"])
     m1, m2 = str(row["metric_1"]), str(row["metric_2"])
-    s1, s2 = _flag(row["significant_1"]), _flag(row["significant_2"])
+    s1, s2 = flag(row["significant_1"]), flag(row["significant_2"])
     loser_1, loser_2 = (b if str(row[f"better_{k}"]) == a else a for k in (1, 2))
     verdict = "so this reversal is " + (
         "significant under both metrics" if s1 and s2
@@ -225,10 +223,7 @@ def _dataset_sentence(data: ReportData) -> str | None:
     if counts.size == 0:
         return None
     few = int(np.count_nonzero(counts <= 3))
-    sentence = (
-        f"{counts.size:,} items with a median of {float(np.median(counts)):g} annotations each "
-        f"(range {counts.min():,}–{counts.max():,})"
-    )
+    sentence = f"{counts.size:,} items with a median of {float(np.median(counts)):g} annotations each (range {counts.min():,}–{counts.max():,})"  # fmt: skip
     if few:
         sentence += (
             f"; {format_percent(few / counts.size)} have at most 3, where an item's observed "
@@ -249,13 +244,8 @@ def _dataset_sentence(data: ReportData) -> str | None:
 
 def plain_reading(data: ReportData) -> list[str]:
     """The sentences of :meth:`ReportData.reading`; empty tables give fewer sentences."""
-    sentences = [
-        _best_sentence(data),
-        _lead_sentence(data),
-        *_reversal_sentences(data),
-        _agreement_sentence(data),
-        _dataset_sentence(data),
-    ]
+    sentences = [_best_sentence(data), _lead_sentence(data), *_reversal_sentences(data)]
+    sentences += [_agreement_sentence(data), _dataset_sentence(data)]
     return [s for s in sentences if s]
 
 
@@ -300,12 +290,7 @@ def prior_sentences(data: ReportData) -> tuple[list[str], str | None]:
         used = fit[fit["used"].astype(bool)]
         row = used.iloc[0] if len(used) else fit.iloc[0]
         if not is_missing(row["share_items_weak"]) and row["share_items_weak"] >= WEAK_SHARE:
-            warning = (
-                f"The {row['prior']} prior adds {format_number(row['strength'], digits=2)} "
-                f"pseudo-counts per item, at least as many as the annotations of "
-                f"{format_percent(row['share_items_weak'])} of items; on those items the "
-                "expected metrics reflect the prior more than the annotators."
-            )
+            warning = f"The {row['prior']} prior adds {format_number(row['strength'], digits=2)} pseudo-counts per item, at least as many as the annotations of {format_percent(row['share_items_weak'])} of items; on those items the expected metrics reflect the prior more than the annotators."  # fmt: skip
     if supported is not None and fit is not None and len(fit) > 1:
         others = [
             f"{format_number(rec['log_likelihood'], digits=1)} for {rec['prior']}"

@@ -1,13 +1,11 @@
 """The statistical tables of an :class:`~dissensus.evaluation.Evaluation`.
 
 Summary, paired differences, bins, rankings, reversals, prior sensitivity and
-paired tests, all from the dense score array and one shared paired bootstrap.
-Every interval is a percentile interval of that bootstrap, asked for with
-``confidence_level`` (its coverage, default 0.95) and ``n_resamples`` (default
-1000; the resamples are drawn once per value and shared by every table). A
-non-finite mean (an infinite cross-entropy) has a NaN interval. Tables print
-whole (:class:`~dissensus.report.FullFrame`); metrics and models keep the
-order given to :func:`evaluate`.
+paired tests, from the dense score array and one paired bootstrap (drawn once
+per ``n_resamples``, default 1000, shared by every table). ``confidence_level``
+(default 0.95) is each percentile interval's coverage; a non-finite mean (an
+infinite cross-entropy) has a NaN interval. Tables print whole
+(:class:`~dissensus.report.FullFrame`), metrics and models in the order given.
 """
 
 from __future__ import annotations
@@ -125,21 +123,13 @@ class _Tables:
             self.timings[f"bootstrap (n_resamples={n_resamples})"] = time.perf_counter() - t
         return self._boot_cache[n_resamples]
 
-    def _interval(
-        self, boot: FloatArray, point: FloatArray, confidence_level: float
-    ) -> tuple[FloatArray, FloatArray]:
-        confidence_level = check_probability_level(
-            "Evaluation", "confidence_level", confidence_level
-        )
+    def _interval(self, boot: FloatArray, point: FloatArray, confidence_level: float) -> tuple[FloatArray, FloatArray]:  # fmt: skip
+        confidence_level = check_probability_level("Evaluation", "confidence_level", confidence_level)  # fmt: skip
         warn_few_items(self.values.shape[2], what="evaluation's bootstrap interval", stacklevel=4)
         with np.errstate(invalid="ignore"):  # inf - inf between infinite replicates
             low, high = percentile_interval(boot, confidence_level=confidence_level)
         bad = ~np.isfinite(point)
         return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
-
-    def _oriented_means(self) -> FloatArray:
-        out: FloatArray = np.where(self._lower[:, None], self._means, -self._means)
-        return out
 
     # -- tables ------------------------------------------------------------
     def _tidy(self, metrics: npt.NDArray[np.intp], models: npt.NDArray[np.intp]) -> pd.DataFrame:
@@ -151,9 +141,7 @@ class _Tables:
             item: Any = pd.Categorical.from_codes(np.tile(np.arange(N), reps), dtype=dtype)
         else:
             item = np.tile(np.asarray(items, dtype=object), reps)
-        bins = self._dtypes.setdefault(
-            "bin", pd.CategoricalDtype(pd.Index(self.bins), ordered=True)
-        )
+        bins = self._dtypes.setdefault("bin", pd.CategoricalDtype(pd.Index(self.bins), ordered=True))  # fmt: skip
         return pd.DataFrame(
             {
                 "item": item,
@@ -206,9 +194,7 @@ class _Tables:
             np.repeat(self._lower, J), (ranks == 1.0).ravel(),
         )  # fmt: skip
 
-    def differences(
-        self, *, confidence_level: float = 0.95, n_resamples: int = 1000
-    ) -> pd.DataFrame:
+    def differences(self, *, confidence_level: float = 0.95, n_resamples: int = 1000) -> pd.DataFrame:  # fmt: skip
         """Paired differences: ``metric, model_a, model_b, diff, ci_low, ci_high, better``.
 
         One row per metric and unordered model pair (``model_a`` first),
@@ -232,8 +218,7 @@ class _Tables:
             [names[a][None, :], names[b][None, :], np.array(None, dtype=object)],
             default="tie",
         )
-        P = a.size
-        M = len(self.metrics)
+        P, M = a.size, len(self.metrics)
         return _frame(
             "differences", np.repeat(self.metrics, P), np.tile(names[a], M), np.tile(names[b], M),
             diff.ravel(), low.ravel(), high.ravel(), better.ravel().astype(object),
@@ -290,11 +275,9 @@ class _Tables:
         """
         rev = np.asarray(order_reversals(self._means, lower_is_better=self._lower), dtype=np.intp)
         m1, m2, a, b = rev.reshape(-1, 4).T
-        boot, oriented = self._boot(n_resamples), self._oriented_means()
-        metrics, models = (
-            np.asarray(self.metrics, dtype=object),
-            np.asarray(self.models, dtype=object),
-        )
+        boot = self._boot(n_resamples)
+        oriented = np.where(self._lower[:, None], self._means, -self._means)
+        metrics, models = (np.asarray(n, dtype=object) for n in (self.metrics, self.models))
         cols: dict[str, Any] = {"metric_1": metrics[m1], "metric_2": metrics[m2]}
         cols |= {"model_a": models[a], "model_b": models[b]}
         for k, m in (("1", m1), ("2", m2)):
@@ -311,19 +294,15 @@ class _Tables:
 
         For each debiased metric the item weights are :math:`w_i \propto 1 /
         \max(\bar v_i, v_0)`, with :math:`\bar v_i` the mean over the models of
-        the item's jackknife variance
-        (:func:`dissensus.metrics.debiased.jackknife_variance`), so every model
-        is scored with the SAME weights; see
-        :func:`dissensus.metrics.debiased.inverse_variance_mean` for the floor
-        :math:`v_0` and the standard error. Items whose annotations disagree
-        little weigh more, so the weighted mean answers "which model is closer on
-        the items we can measure precisely", not the plain item average of
-        :meth:`summary`; report which one you use.
-
-        Returns ``model, metric, weighted_mean, standard_error, mean, n_items,
-        n_floored`` (``mean``: the plain mean, for comparison); empty without a
-        debiased metric. A ValueError when the predictions (needed for the
-        variances) were not kept.
+        the item's jackknife variance (:func:`dissensus.metrics.debiased.jackknife_variance`),
+        so every model is scored with the SAME weights; the floor :math:`v_0` and
+        the standard error are those of :func:`dissensus.metrics.debiased.inverse_variance_mean`.
+        Precisely measurable items weigh more, so the weighted mean answers "which
+        model is closer on the items we can measure precisely", not the plain item
+        average of :meth:`summary`; report which one you use. Returns ``model,
+        metric, weighted_mean, standard_error, mean, n_items, n_floored``
+        (``mean``: the plain mean); empty without a debiased metric; ValueError
+        when the predictions (needed for the variances) were not kept.
         """
         columns = ["model", "metric", "weighted_mean", "standard_error", "mean", "n_items", "n_floored"]  # fmt: skip
         debiased = [m for m in self._metrics if m.name.startswith("debiased[")]
@@ -355,12 +334,10 @@ class _Tables:
         absolute rank change, and Kendall's :math:`\tau_b` between the rankings.
         """
         ranks, _ = competition_ranks(self._means, lower_is_better=self._lower)
-        rows = []
-        M = len(self.metrics)
-        for m1 in range(M):
-            for m2 in range(m1 + 1, M):
-                agr = rank_agreement(ranks[m1], ranks[m2])
-                rows.append((self.metrics[m1], self.metrics[m2], *agr))
+        rows = [
+            (self.metrics[m1], self.metrics[m2], *rank_agreement(ranks[m1], ranks[m2]))
+            for m1, m2 in itertools.combinations(range(len(self.metrics)), 2)
+        ]
         columns = REQUIRED_COLUMNS["metric_agreement"]
         # every column after the metric pair is a number
         return FullFrame(
@@ -371,10 +348,7 @@ class _Tables:
     def _priors(self, priors: Sequence[Any]) -> list[tuple[str, Any]]:
         """(label, prior) pairs: the evaluation's own prior first, then the others once each."""
         if self._prior_value is None:
-            msg = (
-                f"This Evaluation knows its prior only by name ({self.prior!r}); build it with "
-                "evaluate() to compare priors."
-            )
+            msg = f"This Evaluation knows its prior only by name ({self.prior!r}); build it with evaluate() to compare priors."  # fmt: skip
             raise ValueError(msg)
         out: list[tuple[str, Any]] = [(self.prior, self._prior_value)]
         for prior in priors:
@@ -384,8 +358,7 @@ class _Tables:
         return out
 
     def prior_fit(
-        self,
-        priors: Sequence[Any] = ("uniform", "jeffreys", "empirical"),
+        self, priors: Sequence[Any] = ("uniform", "jeffreys", "empirical")
     ) -> pd.DataFrame:
         r"""How strongly each prior weighs against the annotations, and how well it fits them.
 
@@ -438,8 +411,7 @@ class _Tables:
             return pd.DataFrame(columns=columns)
         pairs = self._priors(priors)
         labels = self.prior_fit(priors)["prior"].tolist()
-        E, J, N = len(expected), len(self.models), self.counts.N
-        P = len(pairs)
+        E, J, N, P = len(expected), len(self.models), self.counts.N, len(pairs)
         # the evaluation's own prior is read from self.values, not copied; the other
         # priors are scored one at a time, (E, J, N) each, and reduced to their means
         # and resampled means before the next (the same resamples: one seed, one N)
@@ -499,12 +471,11 @@ class _Tables:
         and pair of metric kinds, significant ones first.
 
         Returns ``n_items`` items for each of at most ``max_reversals``
-        reversals, long format, one row per (reversal, item, series, label):
-        ``reversal, metric_1, metric_2, better_1, better_2, item,
-        n_annotations, weight, series, label, value``; ``series`` is
-        ``"observed"`` (the annotators' label shares), ``"posterior mean"``
-        (under the evaluation's prior) or a model name (its prediction).
-        Empty without reversals or kept predictions.
+        reversals, one row per (reversal, item, series, label): ``reversal,
+        metric_1, metric_2, better_1, better_2, item, n_annotations, weight,
+        series, label, value``; ``series`` is ``"observed"`` (label shares),
+        ``"posterior mean"`` (under the evaluation's prior) or a model name
+        (its prediction). Empty without reversals or kept predictions.
         """
         named = OPTIONAL_COLUMNS["reversal_items"]
         columns = [*named[:7], "weight", *named[7:]]
@@ -561,10 +532,7 @@ class _Tables:
             blocks = np.stack([observed[top], posterior_mean[top], *(q[top] for q in self.predictions)])  # fmt: skip
             S_, T_ = len(series), top.size
             name = f"{self.models[a]} vs {self.models[b]}: {self.metrics[m1]} vs {self.metrics[m2]}"
-            per_item = {
-                "item": np.asarray(self.counts.items[top], dtype=object), "n_annotations": n[top],
-                "weight": weight_r[top],
-            }  # fmt: skip
+            per_item = {"item": np.asarray(self.counts.items[top], dtype=object), "n_annotations": n[top], "weight": weight_r[top]}  # fmt: skip
             frame = pd.DataFrame(
                 {"reversal": name, "metric_1": self.metrics[m1], "metric_2": self.metrics[m2],
                  "better_1": better[0], "better_2": better[1],
@@ -600,9 +568,7 @@ class _Tables:
         if test == "wilcoxon":
             return wilcoxon_test(x, y)
         if test == "bootstrap":
-            return bootstrap_test(
-                x, y, n_resamples=n_resamples, confidence_level=confidence_level, seed=rng_seed
-            )
+            return bootstrap_test(x, y, n_resamples=n_resamples, confidence_level=confidence_level, seed=rng_seed)  # fmt: skip
         return permutation_test(x, y, n_resamples=n_resamples, seed=rng_seed)
 
     def pairwise_tests(
@@ -622,8 +588,9 @@ class _Tables:
         ``n_resamples`` < 1.
         """
         check_option("Evaluation.pairwise_tests", "test", test, _TESTS)
-        corrections = ("holm", "bonferroni", None)
-        check_option("Evaluation.pairwise_tests", "correction", correction, corrections)
+        check_option(
+            "Evaluation.pairwise_tests", "correction", correction, ("holm", "bonferroni", None)
+        )
         if test != "wilcoxon":
             check_resamples("Evaluation.pairwise_tests", n_resamples)
         metrics = self.metrics if metric is None else [self.metrics[self._index("metric", metric)]]

@@ -32,9 +32,7 @@ def excludes_zero(low: Any, high: Any) -> bool:
     return bool(float(low) > 0 or float(high) < 0)
 
 
-def difference(
-    differences: pd.DataFrame, metric: str, a: str, b: str
-) -> tuple[float, Any, Any] | None:
+def difference(differences: pd.DataFrame, metric: str, a: str, b: str) -> tuple[float, Any, Any] | None:  # fmt: skip
     """``mean(a) - mean(b)`` under ``metric`` with its interval, from either orientation."""
     rows = differences[differences["metric"].astype(str) == metric]
     first, second = rows["model_a"].astype(str), rows["model_b"].astype(str)
@@ -103,9 +101,7 @@ def verdict_table(data: ReportData) -> pd.DataFrame:
             firsts: dict[str, tuple[list[str], bool | None]] = {}
             for metric in names:
                 means = {k: v for k, v in per_bin[metric].get(label, {}).items() if not np.isnan(v)}
-                pick = (
-                    (min if lower[metric] else max)(means, key=means.__getitem__) if means else None
-                )
+                pick = (min if lower[metric] else max)(means, key=means.__getitem__) if means else None  # fmt: skip
                 firsts[metric] = ([pick] if pick is not None else [], None)
             base = {"scope": "bin", "prior": prior, "bin": label, "family": family}
             rows.append(_family(base, firsts, models, tested=False))

@@ -145,13 +145,11 @@ class ExperimentResult:
     def to_json(self, *, indent: int | None = 2) -> str:
         """Settings, timings and the split's per-bin counts as JSON."""
         payload = {
-            "dataset": self.dataset,
-            "n_train_items": len(self.train_items),
+            "dataset": self.dataset, "n_train_items": len(self.train_items),
             "n_test_items": len(self.test_items),
             "test_items_by_bin": self.test_items_by_bin().to_dict(orient="records"),
-            "settings": self.settings,
-            "timings_seconds": {k: round(v, 4) for k, v in self.timings.items()},
-        }
+            "settings": self.settings, "timings_seconds": {k: round(v, 4) for k, v in self.timings.items()},
+        }  # fmt: skip
         return json.dumps(payload, indent=indent, default=_json_default, ensure_ascii=False)
 
     def save(self, out_dir: str | Path, *, n_resamples: int = 1000) -> dict[str, Path]:
@@ -245,11 +243,7 @@ def run_experiment(
         raise ValueError(msg)
     ordinal_only = [m for m in codes if m in _ORDINAL_MODELS]
     if ordinal_only and not dataset.annotations.scale.ordered:
-        msg = (
-            f"Models {examples(ordinal_only)} need ordered labels, but the scale of {dataset.name!r} "
-            "is nominal; load the data with ordered labels (--ordinal, Scale.ordinal) or choose "
-            "from A, NB, marginal, A+shrink."
-        )
+        msg = f"Models {examples(ordinal_only)} need ordered labels, but the scale of {dataset.name!r} is nominal; load the data with ordered labels (--ordinal, Scale.ordinal) or choose from A, NB, marginal, A+shrink."  # fmt: skip
         raise ValueError(msg)
     timings: dict[str, float] = {}
     t = time.perf_counter()

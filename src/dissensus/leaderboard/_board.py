@@ -43,9 +43,7 @@ AVERAGE = "average"
 _AGREEMENT = ["share_reranked", "mean_abs_change", "sd_abs_change", "kendall_tau"]
 
 
-def _adjacent(
-    ev: Evaluation, dataset: str, ranks: npt.NDArray[np.float64], n_resamples: int
-) -> list[dict[str, Any]]:
+def _adjacent(ev: Evaluation, dataset: str, ranks: npt.NDArray[np.float64], n_resamples: int) -> list[dict[str, Any]]:  # fmt: skip
     """Each team against the next one down, per metric: Wilcoxon and paired bootstrap over items."""
     rows, teams = [], ev.models
     for m, metric in enumerate(ev.metrics):
@@ -106,11 +104,7 @@ class Leaderboard:
         """Compact notebook view: teams × metrics ranks (mean rank over several datasets)."""
         one = len(self.datasets) == 1
         what = f"dataset {self.datasets[0]}" if one else f"mean rank over {len(self.datasets)} datasets"  # fmt: skip
-        caption = (
-            f"Leaderboard: {len(self.ranks(AVERAGE))} teams × {len(self.metrics)} metrics, {what}; "
-            "rank 1 (★) is best, ⇄ differs from the first metric. Re-ranking: .rerank; report: "
-            ".to_html()."
-        )
+        caption = f"Leaderboard: {len(self.ranks(AVERAGE))} teams × {len(self.metrics)} metrics, {what}; rank 1 (★) is best, ⇄ differs from the first metric. Re-ranking: .rerank; report: .to_html()."  # fmt: skip
         return html_fragment(self.ranks_table(self.datasets[0] if one else AVERAGE, caption=caption))  # fmt: skip
 
     def document(self) -> Document:
@@ -239,17 +233,13 @@ def combine_leaderboards(boards: Sequence[Leaderboard]) -> Leaderboard:
         msg = f"Dataset names must be distinct to combine leaderboards; got {names}."
         raise ValueError(msg)
     metrics = boards[0].metrics
-    for b in boards[1:]:
-        if b.metrics != metrics:
-            msg = f"All leaderboards must use the same metrics: {metrics} vs {b.metrics}."
-            raise ValueError(msg)
+    if (other := next((b.metrics for b in boards[1:] if b.metrics != metrics), None)) is not None:
+        msg = f"All leaderboards must use the same metrics: {metrics} vs {other}."
+        raise ValueError(msg)
     per = pd.concat([b.rerank[b.rerank["dataset"] != AVERAGE] for b in boards], ignore_index=True)
     avg = per.groupby(["metric_1", "metric_2"], sort=False)[_AGREEMENT].mean().reset_index()
     avg.insert(0, "dataset", AVERAGE)
-    return Leaderboard(
-        scores=pd.concat([b.scores for b in boards], ignore_index=True),
-        rerank=pd.concat([per, avg], ignore_index=True) if len(names) > 1 else per,
-        adjacent=pd.concat([b.adjacent for b in boards], ignore_index=True),
-        datasets=names,
-        metrics=list(metrics),
-    )
+    scores = pd.concat([b.scores for b in boards], ignore_index=True)
+    adjacent = pd.concat([b.adjacent for b in boards], ignore_index=True)
+    rerank = pd.concat([per, avg], ignore_index=True) if len(names) > 1 else per
+    return Leaderboard(scores, rerank, adjacent, names, list(metrics))

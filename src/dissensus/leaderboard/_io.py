@@ -75,11 +75,7 @@ def team_names(paths: Sequence[str]) -> list[tuple[str, Path]]:
         auto = p.stem if stems.count(p.stem) == 1 else p.resolve().parent.name
         out.append((auto if given_name is None else given_name, p))
     names = [n for n, _ in out]
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        msg = (
-            f"Team name(s) {dup} given to more than one submission; name them with TEAM=PATH "
-            "(e.g. bert=runs/bert/HS-Brexit_results.tsv)."
-        )
+    if dup := sorted({n for n in names if names.count(n) > 1}):
+        msg = f"Team name(s) {dup} given to more than one submission; name them with TEAM=PATH (e.g. bert=runs/bert/HS-Brexit_results.tsv)."  # fmt: skip
         raise ValueError(msg)
     return out

@@ -9,10 +9,8 @@ scripts or fetches), :func:`to_markdown` or, in a notebook,
 :func:`render_figure` (matplotlib: the ``report`` extra).
 
 This package is a low layer: it knows nothing of agreement, metrics or
-evaluation, so every result class can build its notebook view from it.
-For example, ``to_markdown(Document("Models", Section("Summary",
-Table(["Model", "Mean"], [["A", Cell("0.400", best=True)], ["B", "0.450"]]))))``
-gives a heading, a subheading and a pipe table with ``**0.400** ★``.
+evaluation, so every result class can build its notebook view from it
+(examples: :func:`to_html`, :func:`to_markdown`).
 """
 
 from dissensus.report._document import (

@@ -98,9 +98,7 @@ class Table:
         return [[c if isinstance(c, Cell) else Cell(c) for c in row] for row in self.rows]
 
     @classmethod
-    def from_frame(
-        cls, frame: pd.DataFrame, *, digits: int = 3, caption: str = "", id: str = ""
-    ) -> Table:
+    def from_frame(cls, frame: pd.DataFrame, *, digits: int = 3, caption: str = "", id: str = "") -> Table:  # fmt: skip
         """A DataFrame's columns: floats with ``digits`` decimals, integers as counts.
 
         Examples
@@ -111,9 +109,7 @@ class Table:
         """
         types = pd.api.types
         numeric = [types.is_numeric_dtype(t) and not types.is_bool_dtype(t) for t in frame.dtypes]
-        rows = [
-            [_value(v, digits) for v in rec] for rec in frame.itertuples(index=False, name=None)
-        ]
+        rows = [[_value(v, digits) for v in rec] for rec in frame.itertuples(index=False, name=None)]  # fmt: skip
         align = "".join("r" if n else "l" for n in numeric)
         return cls([str(c) for c in frame.columns], rows, align=align, caption=caption, id=id)
 

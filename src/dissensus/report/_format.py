@@ -77,9 +77,7 @@ def format_interval(low: Any, high: Any, *, digits: int = 3) -> str:
 
 
 def format_pm(value: Any, spread: Any, *, digits: int = 3) -> str:
-    """``value ± spread`` (a standard error or deviation), both to ``digits`` decimals.
-
-    ``value`` alone without a spread.
+    """``value ± spread`` (a standard error or deviation), both to ``digits`` decimals; ``value`` alone without one.
 
     Examples
     --------
