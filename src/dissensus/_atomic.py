@@ -13,9 +13,8 @@ are removed (now, or by the next run when the process was killed outright).
 A directory being written is locked (``flock`` on the directory itself), so
 two runs cannot interleave their files: the second stops with a clear
 :class:`~dissensus.OutputError` before computing anything. An output that
-is one of the run's inputs (same path, symlink or hard link) is refused. A
-single file (:func:`write_file_atomically`) goes through a temporary name
-and one :func:`os.replace`. Errors, a full disk included, name the path.
+is one of the run's inputs (same path, symlink or hard link) is refused.
+Errors, a full disk included, name the path.
 """
 
 from __future__ import annotations
@@ -66,11 +65,7 @@ def _oserror(path: Path | str, doing: str) -> Iterator[None]:
 
 
 def check_output_dir(path: str | Path) -> Path:
-    """``path`` as a writable directory, created with its parents when missing.
-
-    Raises :class:`~dissensus.OutputError` when it (or a parent) is a file
-    or it is not writable, so that a bad ``--out`` fails before any work.
-    """
+    """``path`` as a writable directory, created with its parents (OutputError if it cannot be)."""
     out = Path(path)
     existing = next(p for p in (out, *out.parents) if p.exists())
     if not existing.is_dir():
@@ -80,9 +75,7 @@ def check_output_dir(path: str | Path) -> Path:
     with _oserror(out, "create the output directory"):
         out.mkdir(parents=True, exist_ok=True)
     if not os.access(out, os.W_OK | os.X_OK):
-        msg = (
-            f"output directory {out} is not writable; choose another --out or fix its permissions."
-        )
+        msg = f"output directory {out} is not writable; choose another --out or fix its permissions."  # fmt: skip
         raise OutputError(msg)
     return out
 
@@ -143,9 +136,8 @@ def locked_dir(
 ) -> Iterator[Path]:
     """Hold the lock of directory ``path`` (checked and created; re-entrant within a process).
 
-    A command holds it from before its work until its outputs are committed,
-    so that a bad ``--out``, a concurrent run or an output file ``names``
-    that is one of the ``inputs`` fails before any work.
+    A command holds it from before its work until its outputs are committed: a bad ``--out``,
+    a concurrent run or an output file (of ``names``) that is an input fails before any work.
     """
     out = check_output_dir(path)
     check_not_inputs([out / name for name in names], inputs)
@@ -354,9 +346,9 @@ def _previous_set(directory: Path) -> list[str]:
 def write_file_atomically(
     path: str | Path, data: str | bytes, *, inputs: Iterable[str | Path] = ()
 ) -> Path:
-    """Write one file whole (the old one or the new one, never a mix); return its path.
+    """Write one file whole (the old one or the new one, never a mix) by one :func:`os.replace`.
 
-    Raises :class:`~dissensus.OutputError` naming the path when it is one of
+    Returns its path; :class:`~dissensus.OutputError` names it when it is one of
     ``inputs``, its directory is unusable, or the write fails.
     """
     target = check_output_file(path)
