@@ -46,10 +46,9 @@ _TMP_PREFIX = ".dissensus-tmp-"
 #: What a file is written from: text (UTF-8), bytes, or a callback given the open binary file.
 Data = str | bytes | Callable[[IO[bytes]], None]
 
-# Locks held by this process: resolved directory -> (fd, depth). flock locks
-# belong to an open file description, so a nested lock on the same directory
-# (the CLI holds it while it computes, Evaluation.save takes it again) must
-# reuse the descriptor instead of opening a second one that would conflict.
+# Locks held by this process: resolved directory -> (fd, depth). flock locks belong to an open
+# file description, so a nested lock on the same directory (the CLI holds it while it computes,
+# Evaluation.save takes it again) must reuse the descriptor, not open a conflicting second one.
 _HELD: dict[Path, tuple[int, int]] = {}
 _HELD_GUARD = threading.Lock()
 
@@ -208,9 +207,8 @@ def _signals_held() -> Iterator[None]:
         return
     old = signal.pthread_sigmask(signal.SIG_BLOCK, ())  # the current mask, unchanged
     try:
-        # Inside the try: a signal that arrived just before is raised by this call
-        # after the mask changed, and the finally must still restore it (else a
-        # notebook's kernel would ignore Ctrl-C from then on).
+        # Inside the try: a signal that arrived just before is raised by this call after the mask
+        # changed, and the finally must restore it (else a notebook would ignore Ctrl-C from then on).
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         yield
     finally:
@@ -220,20 +218,11 @@ def _signals_held() -> Iterator[None]:
 class AtomicFileSet:
     r"""Write a set of files into one directory; commit them together or not at all.
 
-    A context manager holding the directory's lock: :meth:`write` (or
-    :meth:`written` / :meth:`temporary` for writers that want a path) puts
-    each file under a temporary name; leaving the block normally commits the
-    set, leaving it with an exception (``KeyboardInterrupt`` too) removes the
-    temporaries. :class:`~dissensus.OutputError` names the path that failed.
-
-    Parameters
-    ----------
-    out_dir : str or Path
-        Destination directory; created when missing.
-    inputs : iterable of str or Path, optional
-        Files the run read; writing over any of them is refused.
-    params : mapping, optional
-        The run's parameters, recorded in the manifest (JSON-serialisable).
+    A context manager holding the lock of ``out_dir`` (created when missing): :meth:`write`
+    (or :meth:`written` / :meth:`temporary` for writers that want a path) puts each file
+    under a temporary name, refusing one of the ``inputs``; leaving the block normally
+    commits the set, with the run's ``params`` (JSON-serialisable) in the manifest; leaving
+    it with an exception (``KeyboardInterrupt`` too) removes the temporaries.
 
     Examples
     --------
@@ -346,11 +335,7 @@ def _previous_set(directory: Path) -> list[str]:
 def write_file_atomically(
     path: str | Path, data: str | bytes, *, inputs: Iterable[str | Path] = ()
 ) -> Path:
-    """Write one file whole (the old one or the new one, never a mix) by one :func:`os.replace`.
-
-    Returns its path; :class:`~dissensus.OutputError` names it when it is one of
-    ``inputs``, its directory is unusable, or the write fails.
-    """
+    """Write ``path`` whole (never a mix of old and new), refusing one of ``inputs``; return it."""
     target = check_output_file(path)
     check_not_inputs([target], inputs)
     tmp = _temporary_path(target.parent, target.name)

@@ -90,7 +90,7 @@ def evaluate_command(
         "requested_metrics": ",".join(metric_names) if metric_names else None,
     }
     with locked_dir(out, inputs=inputs, names=_FILES), warnings_as_lines():
-        ev = _compute(annotations, pred_paths, metrics=metric_names, load=load, **options)
+        ev = _compute(annotations, pred_paths, load, **options, metrics=metric_names)
         written = ev.save(out, n_resamples=n_resamples, inputs=inputs, params=params, scores=not no_scores)  # fmt: skip
         summary = ev.summary(confidence_level=_CONFIDENCE_LEVEL, n_resamples=n_resamples)
     note = prior_note(ev)
@@ -106,12 +106,7 @@ def evaluate_command(
 
 
 def _compute(
-    annotations: Path,
-    pred_paths: dict[str, Path],
-    *,
-    metrics: list[str] | None,
-    load: Callable[..., Any] | None,
-    **options: Any,
+    annotations: Path, pred_paths: dict[str, Path], load: Callable[..., Any] | None, **options: Any
 ) -> Evaluation:
     """Read, then evaluate; ``load(path, **options)`` reads the annotations (``--engine dask``)."""
     bins: Any = options["bins"]
@@ -126,9 +121,8 @@ def _compute(
         loaded = (load or opt.load_annotations)(str(annotations), **options)
         n_annotators = None
         if isinstance(loaded, Annotations) and options["targets"] == "empirical":
-            # Only the counts are scored: the annotation table (three codes per
-            # annotation, 130 MB at 5.5M annotations) is dropped before the
-            # predictions are read, so it is not held through the scoring.
+            # Only the counts are scored: the annotation table (three codes per annotation,
+            # 130 MB at 5.5M) is dropped before reading the predictions, not held through scoring.
             n_annotators = loaded.n_annotators if loaded.has_annotators else None
             data: Any = loaded.counts()
             del loaded
@@ -145,9 +139,9 @@ def _compute(
                 pred = Predictions(pred.align(data, name=name)[0].values, data.items, data.scale)
             predictions[name] = pred
         stage("scoring")
-        settings = {key: options[key] for key in ("seed", "how", "targets")}
+        settings = {key: options[key] for key in ("metrics", "seed", "how", "targets")}
         prior = opt.parse_prior(options["prior"])
-        ev = evaluate(data, predictions, metrics=metrics, prior=prior, bins=bins, **settings)
+        ev = evaluate(data, predictions, prior=prior, bins=bins, **settings)
     if n_annotators is not None:
         ev.n_annotators = n_annotators
     return ev

@@ -40,10 +40,7 @@ def _bars(names: list[str], counts: list[int], top: int, *, share: bool = False)
 
 
 def format_info(ann: Annotations, *, title: str | None = None) -> str:
-    """What ``dissensus info`` prints: counts, annotations per item and annotator, labels.
-
-    With a histogram of annotations per item, labels in scale order and item-level columns.
-    """
+    """What ``dissensus info`` prints: counts, annotations per item (histogram), labels, meta."""
     n = ann.annotations_per_item.to_numpy()
     lo, hi = int(n.min()), int(n.max())
     width = 1 if hi - lo + 1 <= _MAX_BARS else int(np.ceil((hi - lo + 1) / _MAX_BARS))

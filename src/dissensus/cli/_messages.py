@@ -62,10 +62,7 @@ def format_hint(path: str | Path) -> str | None:
 
 
 def echo_warnings(caught: Iterable[warnings.WarningMessage]) -> None:
-    """Print the library's warnings as ``dissensus: warning: …`` lines; re-issue the others.
-
-    A message repeated (the bootstrap warns once per metric) is printed once.
-    """
+    """Print the library's warnings as ``dissensus: warning: …`` lines, once each; re-issue others."""
     printed = set()
     for w in caught:
         if not issubclass(w.category, DissensusWarning):  # not ours: Python's filters decide

@@ -224,8 +224,7 @@ def load_predictions(
 ) -> data.Predictions:
     """Read a ``--pred`` file; ``--na-values``, ``--strip-labels`` apply as to the annotations.
 
-    So an item named ``NA`` is data unless ``--na-values NA`` says otherwise,
-    and the label columns of both are stripped alike, staying comparable.
+    So an item ``NA`` is data unless ``--na-values NA`` says otherwise; labels stay comparable.
     """
     return data.read_predictions(
         path,
