@@ -13,9 +13,8 @@ are removed (now, or by the next run when the process was killed outright).
 A directory being written is locked (``flock`` on the directory itself), so
 two runs cannot interleave their files: the second stops with a clear
 :class:`~dissensus.OutputError` before computing anything. An output that
-is one of the run's inputs (same path, symlink or hard link) is refused. A
-single file (:func:`write_file_atomically`) goes through a temporary name
-and one :func:`os.replace`. Errors, a full disk included, name the path.
+is one of the run's inputs (same path, symlink or hard link) is refused.
+Errors, a full disk included, name the path.
 """
 
 from __future__ import annotations
@@ -47,10 +46,9 @@ _TMP_PREFIX = ".dissensus-tmp-"
 #: What a file is written from: text (UTF-8), bytes, or a callback given the open binary file.
 Data = str | bytes | Callable[[IO[bytes]], None]
 
-# Locks held by this process: resolved directory -> (fd, depth). flock locks
-# belong to an open file description, so a nested lock on the same directory
-# (the CLI holds it while it computes, Evaluation.save takes it again) must
-# reuse the descriptor instead of opening a second one that would conflict.
+# Locks held by this process: resolved directory -> (fd, depth). flock locks belong to an open
+# file description, so a nested lock on the same directory (the CLI holds it while it computes,
+# Evaluation.save takes it again) must reuse the descriptor, not open a conflicting second one.
 _HELD: dict[Path, tuple[int, int]] = {}
 _HELD_GUARD = threading.Lock()
 
@@ -66,11 +64,7 @@ def _oserror(path: Path | str, doing: str) -> Iterator[None]:
 
 
 def check_output_dir(path: str | Path) -> Path:
-    """``path`` as a writable directory, created with its parents when missing.
-
-    Raises :class:`~dissensus.OutputError` when it (or a parent) is a file
-    or it is not writable, so that a bad ``--out`` fails before any work.
-    """
+    """``path`` as a writable directory, created with its parents (OutputError if it cannot be)."""
     out = Path(path)
     existing = next(p for p in (out, *out.parents) if p.exists())
     if not existing.is_dir():
@@ -80,9 +74,7 @@ def check_output_dir(path: str | Path) -> Path:
     with _oserror(out, "create the output directory"):
         out.mkdir(parents=True, exist_ok=True)
     if not os.access(out, os.W_OK | os.X_OK):
-        msg = (
-            f"output directory {out} is not writable; choose another --out or fix its permissions."
-        )
+        msg = f"output directory {out} is not writable; choose another --out or fix its permissions."  # fmt: skip
         raise OutputError(msg)
     return out
 
@@ -143,9 +135,8 @@ def locked_dir(
 ) -> Iterator[Path]:
     """Hold the lock of directory ``path`` (checked and created; re-entrant within a process).
 
-    A command holds it from before its work until its outputs are committed,
-    so that a bad ``--out``, a concurrent run or an output file ``names``
-    that is one of the ``inputs`` fails before any work.
+    A command holds it from before its work until its outputs are committed: a bad ``--out``,
+    a concurrent run or an output file (of ``names``) that is an input fails before any work.
     """
     out = check_output_dir(path)
     check_not_inputs([out / name for name in names], inputs)
@@ -216,9 +207,8 @@ def _signals_held() -> Iterator[None]:
         return
     old = signal.pthread_sigmask(signal.SIG_BLOCK, ())  # the current mask, unchanged
     try:
-        # Inside the try: a signal that arrived just before is raised by this call
-        # after the mask changed, and the finally must still restore it (else a
-        # notebook's kernel would ignore Ctrl-C from then on).
+        # Inside the try: a signal that arrived just before is raised by this call after the mask
+        # changed, and the finally must restore it (else a notebook would ignore Ctrl-C from then on).
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         yield
     finally:
@@ -228,20 +218,11 @@ def _signals_held() -> Iterator[None]:
 class AtomicFileSet:
     r"""Write a set of files into one directory; commit them together or not at all.
 
-    A context manager holding the directory's lock: :meth:`write` (or
-    :meth:`written` / :meth:`temporary` for writers that want a path) puts
-    each file under a temporary name; leaving the block normally commits the
-    set, leaving it with an exception (``KeyboardInterrupt`` too) removes the
-    temporaries. :class:`~dissensus.OutputError` names the path that failed.
-
-    Parameters
-    ----------
-    out_dir : str or Path
-        Destination directory; created when missing.
-    inputs : iterable of str or Path, optional
-        Files the run read; writing over any of them is refused.
-    params : mapping, optional
-        The run's parameters, recorded in the manifest (JSON-serialisable).
+    A context manager holding the lock of ``out_dir`` (created when missing): :meth:`write`
+    (or :meth:`written` / :meth:`temporary` for writers that want a path) puts each file
+    under a temporary name, refusing one of the ``inputs``; leaving the block normally
+    commits the set, with the run's ``params`` (JSON-serialisable) in the manifest; leaving
+    it with an exception (``KeyboardInterrupt`` too) removes the temporaries.
 
     Examples
     --------
@@ -354,11 +335,7 @@ def _previous_set(directory: Path) -> list[str]:
 def write_file_atomically(
     path: str | Path, data: str | bytes, *, inputs: Iterable[str | Path] = ()
 ) -> Path:
-    """Write one file whole (the old one or the new one, never a mix); return its path.
-
-    Raises :class:`~dissensus.OutputError` naming the path when it is one of
-    ``inputs``, its directory is unusable, or the write fails.
-    """
+    """Write ``path`` whole (never a mix of old and new), refusing one of ``inputs``; return it."""
     target = check_output_file(path)
     check_not_inputs([target], inputs)
     tmp = _temporary_path(target.parent, target.name)

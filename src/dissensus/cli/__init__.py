@@ -1,8 +1,7 @@
 """The ``dissensus`` command: a thin layer over the public API.
 
-Exit codes are named constants: 0 ok, 1 internal error, 2 bad input. A bad
-input prints one line on stderr (``dissensus: error: …``); a traceback
-appears only with ``--debug``.
+Exit codes: 0 ok, 1 internal error, 2 bad input. A bad input prints one line on stderr
+(``dissensus: error: …``); a traceback appears only with ``--debug``.
 """
 
 from __future__ import annotations
@@ -22,9 +21,7 @@ from dissensus.cli._messages import cli_message, warnings_as_lines
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK", "cli", "main"]
 
-EXIT_OK = 0
-EXIT_INTERNAL = 1
-EXIT_BAD_INPUT = 2
+EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
 #: 128 + SIGINT, the shell's convention for a run stopped by Ctrl-C.
 EXIT_INTERRUPTED = 130
 #: Errors the user fixes (usage errors too): one line on stderr, EXIT_BAD_INPUT.

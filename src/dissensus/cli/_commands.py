@@ -1,8 +1,7 @@
 """The subcommands, imported only when one runs: the CLI's one lazy-import mechanism.
 
-``dissensus --help`` lists them from :data:`SUMMARIES`; running one imports
-its module (:func:`load`), which imports what it needs at its top. So
-``--help``, ``--version`` and the light commands do not pay for
+``dissensus --help`` lists them from :data:`SUMMARIES`; running one imports its module
+(:func:`load`). So ``--help``, ``--version`` and the light commands do not pay for
 scikit-learn (experiment), the simulation and tendency studies or Dask.
 """
 

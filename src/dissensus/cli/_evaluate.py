@@ -68,27 +68,20 @@ def stages(total: int) -> Iterator[Callable[[str], None]]:
 @opt.json_option(help="Print the summary as JSON (means, intervals, best models, files written) "
                  "instead of the table; the files are still written to --out.")  # fmt: skip
 def evaluate_command(
-    *,
-    annotations: Path,
-    preds: tuple[str, ...],
-    metrics: tuple[str, ...],
-    n_resamples: int,
-    out: Path,
-    no_scores: bool,
-    as_json: bool,
-    load: Callable[..., Any] | None = None,
-    **options: Any,
+    *, annotations: Path, preds: tuple[str, ...], out: Path, **options: Any
 ) -> None:
     """Compare models' predicted label distributions against ANNOTATIONS.
 
     Prints the summary (mean per model and metric with a paired bootstrap CI)
     and writes the report and tables to --out.
     """
+    load: Callable[..., Any] | None = options.pop("load", None)
+    n_resamples, no_scores = options["n_resamples"], options["no_scores"]
     # report.html needs the report extra: say so before reading or writing anything
     require_extra("report", ("matplotlib",), "dissensus evaluate (report.html)")
     pred_paths = opt.parse_pred(preds)
     inputs = [annotations, *pred_paths.values()]
-    metric_names = opt.split_names(metrics) or None
+    metric_names = opt.split_names(options.pop("metrics")) or None
     params = {
         "command": "evaluate",
         "annotations": str(annotations),
@@ -97,11 +90,11 @@ def evaluate_command(
         "requested_metrics": ",".join(metric_names) if metric_names else None,
     }
     with locked_dir(out, inputs=inputs, names=_FILES), warnings_as_lines():
-        ev = _compute(annotations, pred_paths, metrics=metric_names, load=load, **options)
+        ev = _compute(annotations, pred_paths, load, **options, metrics=metric_names)
         written = ev.save(out, n_resamples=n_resamples, inputs=inputs, params=params, scores=not no_scores)  # fmt: skip
         summary = ev.summary(confidence_level=_CONFIDENCE_LEVEL, n_resamples=n_resamples)
     note = prior_note(ev)
-    if as_json:
+    if options["as_json"]:
         record = {"annotations": str(annotations), "n_resamples": n_resamples, **summary_record(summary, ev, note=note, written=written)}  # fmt: skip
         click.echo(json.dumps(record, indent=1, ensure_ascii=False, allow_nan=False))
         return
@@ -113,12 +106,7 @@ def evaluate_command(
 
 
 def _compute(
-    annotations: Path,
-    pred_paths: dict[str, Path],
-    *,
-    metrics: list[str] | None,
-    load: Callable[..., Any] | None,
-    **options: Any,
+    annotations: Path, pred_paths: dict[str, Path], load: Callable[..., Any] | None, **options: Any
 ) -> Evaluation:
     """Read, then evaluate; ``load(path, **options)`` reads the annotations (``--engine dask``)."""
     bins: Any = options["bins"]
@@ -133,9 +121,8 @@ def _compute(
         loaded = (load or opt.load_annotations)(str(annotations), **options)
         n_annotators = None
         if isinstance(loaded, Annotations) and options["targets"] == "empirical":
-            # Only the counts are scored: the annotation table (three codes per
-            # annotation, 130 MB at 5.5M annotations) is dropped before the
-            # predictions are read, so it is not held through the scoring.
+            # Only the counts are scored: the annotation table (three codes per annotation,
+            # 130 MB at 5.5M) is dropped before reading the predictions, not held through scoring.
             n_annotators = loaded.n_annotators if loaded.has_annotators else None
             data: Any = loaded.counts()
             del loaded
@@ -152,9 +139,9 @@ def _compute(
                 pred = Predictions(pred.align(data, name=name)[0].values, data.items, data.scale)
             predictions[name] = pred
         stage("scoring")
-        settings = {key: options[key] for key in ("seed", "how", "targets")}
+        settings = {key: options[key] for key in ("metrics", "seed", "how", "targets")}
         prior = opt.parse_prior(options["prior"])
-        ev = evaluate(data, predictions, metrics=metrics, prior=prior, bins=bins, **settings)
+        ev = evaluate(data, predictions, prior=prior, bins=bins, **settings)
     if n_annotators is not None:
         ev.n_annotators = n_annotators
     return ev
@@ -200,9 +187,8 @@ def summary_record(
 ) -> dict[str, Any]:
     """What ``dissensus evaluate --json`` prints: :meth:`Evaluation.summary`'s rows, and more.
 
-    Also the best models per metric (every tied one), the prior note and the
-    files written. Strict JSON: NaN is null, an infinite mean (a zero
-    prediction under cross-entropy) the string "inf".
+    Also the best models per metric (every tied one), the prior note and the files
+    written; strict JSON (:func:`_json_number`).
     """
     columns = ["model", "metric", "mean", "standard_error", "ci_low", "ci_high", "n_items", "lower_is_better"]  # fmt: skip
     rows = summary[[*columns, "best"]].to_dict(orient="records")  # native Python values
@@ -271,15 +257,9 @@ def allocate_command(
     check_not_inputs([out], inputs)
     counts = opt.load_annotations(annotations, **options).counts()
     predictions = {name: opt.load_predictions(p, **options) for name, p in pred_paths.items()}
+    settings = {key: options[key] for key in ("metric", "seed")}
     budget, prior = min(options["budget"], counts.N), opt.parse_prior(options["prior"])
-    chosen = next_items(
-        counts,
-        predictions,
-        metric=options["metric"],
-        budget=budget,
-        prior=prior,
-        seed=options["seed"],
-    )
+    chosen = next_items(counts, predictions, budget=budget, prior=prior, **settings)
     write_file_atomically(out, chosen.to_csv(index=False, float_format="%.10g"), inputs=inputs)
     gain = chosen["expected_gain"]
     click.echo(f"wrote {len(chosen)} items to {out} (expected gain {gain.iloc[0]:.3g} … {gain.iloc[-1]:.3g})")  # fmt: skip

@@ -20,7 +20,6 @@ __all__ = ["demo_command", "experiment_command"]
 #: ConvAbuse test items per annotation-count bin in Magnani (2025), "Soft metrics for
 #: ordinal label uncertainty with variable sample sizes", ASSE 2025 (ACM), Table 3.
 PAPER_CONVABUSE_TEST_BINS = {"2–3": 508, "4–5": 93, "6–10": 8}
-_BUILTIN = ("movielens", "convabuse")
 #: What ExperimentResult.save writes; checked against the inputs before any work.
 _FILES = ("summary.csv", "rankings.csv", "scores.parquet", "report.html", "experiment.json")
 
@@ -36,7 +35,7 @@ def _load(name: str, data: Path | None, **options: Any) -> datasets.Dataset:
         return datasets.load_convabuse(data, context=options["context"])
     path = Path(name)
     if not path.exists():
-        msg = f"{name!r} is neither a built-in dataset ({', '.join(_BUILTIN)}) nor an existing file; give a long annotation file with an item text column (--text-column)."
+        msg = f"{name!r} is neither a built-in dataset (movielens, convabuse) nor an existing file; give a long annotation file with an item text column (--text-column)."
         raise click.BadParameter(msg, param_hint="NAME")
     ann = opt.load_annotations(path, meta_too=[options["text_column"]], **options)
     return datasets.Dataset.from_annotations(ann, text=options["text_column"], name=path.name)

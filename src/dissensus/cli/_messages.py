@@ -1,9 +1,7 @@
 """Library messages in the command line's words: one mapping from keyword arguments to flags.
 
-The library's errors say how to fix a call (``pass how='inner'``); on the
-command line the fix is a flag (``--how inner``). :func:`cli_message`
-rewrites the keyword-argument hints, and :func:`format_hint` suggests
-``--format convabuse|lewidi`` for a file that looks like one.
+The library's errors say how to fix a call (``pass how='inner'``); on the command line
+the fix is a flag (``--how inner``): :func:`cli_message` rewrites the hints.
 """
 
 from __future__ import annotations
@@ -38,11 +36,8 @@ FLAG_HINTS: tuple[tuple[str, Replacement], ...] = (
     (r"\bmetrics=\[((?:'[^']*'(?:,\s*)?)+)\]", lambda m: "--metrics " + re.sub(r"['\s]", "", m[1])),
     (r"\bprior=(['\"]?)(\w+)\1", r"--prior \2"),
     (r"\blabel_sep=(['\"])([^'\"]*)\1", r"--label-sep '\2'"),
-    (
-        r"read it with read_lewidi\(path\) or multilabel=True, which gives SetAnnotations",
-        "add --sets to read its sets of labels",
-    ),
-)
+    (r"read it with read_lewidi\(path\) or multilabel=True, which gives SetAnnotations", "add --sets to read its sets of labels"),
+)  # fmt: skip
 _COMPILED = tuple((re.compile(p), r) for p, r in FLAG_HINTS)
 
 
@@ -67,10 +62,7 @@ def format_hint(path: str | Path) -> str | None:
 
 
 def echo_warnings(caught: Iterable[warnings.WarningMessage]) -> None:
-    """Print the library's warnings as ``dissensus: warning: …`` lines; re-issue the others.
-
-    A message repeated (the bootstrap warns once per metric) is printed once.
-    """
+    """Print the library's warnings as ``dissensus: warning: …`` lines, once each; re-issue others."""
     printed = set()
     for w in caught:
         if not issubclass(w.category, DissensusWarning):  # not ours: Python's filters decide

@@ -1,9 +1,7 @@
 """The options several commands share, each defined once, and the readers behind them.
 
-Commands import this module as ``opt``, take a group by decorator
-(``@opt.reader_options``) and read it with the function beside it
-(``opt.load_annotations(file, **options)``). Every :func:`option` shows its
-default in ``--help`` when it has one; a list as ``type`` is a choice.
+Commands import this module as ``opt``, take a group by decorator (``@opt.reader_options``)
+and read it with the function beside it (``opt.load_annotations(file, **options)``).
 """
 
 from __future__ import annotations
@@ -32,7 +30,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def option(*flags: str, help: str, **settings: Any) -> Callable[[F], F]:
-    """:func:`click.option` with the conventions above."""
+    """:func:`click.option` showing its default in ``--help``; a list as ``type`` is a choice."""
     if isinstance(settings.get("type"), list):
         settings["type"] = click.Choice(settings["type"])
     default = settings.get("default")
@@ -136,19 +134,17 @@ def split_names(values: str | Iterable[str] | None) -> list[str]:
     return [n.strip() for v in values for n in v.split(",") if n.strip()]
 
 
+def _label(token: str) -> data.Label:
+    try:
+        number = float(token)
+    except ValueError:
+        return token
+    return token if not math.isfinite(number) else int(number) if number.is_integer() else number
+
+
 def parse_labels(text: str) -> list[data.Label]:
     """Labels from ``"-3,-2,-1,0,1"`` or ``"NEG,POS"``: numbers where they read as numbers."""
-
-    def label(token: str) -> data.Label:
-        try:
-            number = float(token)
-        except ValueError:
-            return token
-        return (
-            token if not math.isfinite(number) else int(number) if number.is_integer() else number
-        )
-
-    return [label(token) for token in split_names(text)]
+    return [_label(token) for token in split_names(text)]
 
 
 def parse_prior(value: str) -> float | str:
@@ -187,22 +183,19 @@ def load_annotations(
 ) -> data.Annotations:
     """Read ``path`` with the :func:`reader_options` among ``options`` (the others are ignored).
 
-    ``meta_too`` names item-level columns a command needs besides ``--meta``.
-
-    The readers' warnings (dropped repeats, rows dropped by ``--dropna``, a
-    disagreeing LeWiDi soft label) are printed now, one line each.
+    ``meta_too``: item-level columns a command needs besides ``--meta``. The readers'
+    warnings (dropped repeats, ``--dropna``, a disagreeing LeWiDi soft label) print now.
     """
     fmt, ordered, labels = options.get("format"), options.get("ordered"), options.get("labels")
     scale = (
         data.Scale(tuple(parse_labels(labels)), ordered=ordered is not False) if labels else None
     )
+    annotator = None if options.get("no_annotator") else options.get("annotator") or "annotator"
     # Column options go through even for formats with fixed columns, so that
     # read_annotations refuses them instead of silently ignoring them.
     kwargs: dict[str, Any] = {
         **{key: options.get(key) or key for key in ("item", "label")},
-        "annotator": None
-        if options.get("no_annotator")
-        else options.get("annotator") or "annotator",
+        "annotator": annotator,
         "annotators": split_names(options.get("annotators")) or None,
         "meta": tuple(dict.fromkeys([*split_names(options.get("meta")), *meta_too])),
         "layout": options.get("layout") or "long",
@@ -231,8 +224,7 @@ def load_predictions(
 ) -> data.Predictions:
     """Read a ``--pred`` file; ``--na-values``, ``--strip-labels`` apply as to the annotations.
 
-    So an item named ``NA`` is data unless ``--na-values NA`` says otherwise,
-    and the label columns of both are stripped alike, staying comparable.
+    So an item ``NA`` is data unless ``--na-values NA`` says otherwise; labels stay comparable.
     """
     return data.read_predictions(
         path,

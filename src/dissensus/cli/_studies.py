@@ -23,23 +23,13 @@ from dissensus.cli._messages import warnings_as_lines
 __all__ = ["leaderboard_command", "simulate_command", "split_sets", "tendency_command"]
 
 _SEPARATOR = "+"
-_LEADERBOARD_FILES = (
-    "leaderboard.md",
-    "leaderboard.html",
-    "scores.csv",
-    "rerank.csv",
-    "adjacent.csv",
-)
+_LEADERBOARD_FILES = ("leaderboard.md", "leaderboard.html", "scores.csv", "rerank.csv", "adjacent.csv")  # fmt: skip
 
 
 def split_sets(args: tuple[str, ...]) -> list[tuple[str, list[str]]]:
     """``GOLD SUB... + GOLD SUB...`` -> ``[(gold, [sub, ...]), ...]``."""
-    sets: list[list[str]] = [[]]
-    for a in args:
-        if a == _SEPARATOR:
-            sets.append([])
-        else:
-            sets[-1].append(a)
+    cuts = [i for i, a in enumerate(args) if a == _SEPARATOR]
+    sets = [list(args[i + 1 : j]) for i, j in zip([-1, *cuts], [*cuts, len(args)], strict=True)]
     for i, group in enumerate(sets, 1):
         if len(group) < 2:
             msg = f"dataset {i}: give a GOLD file and at least one SUBMISSION (datasets are separated by a lone '{_SEPARATOR}'); got {group}."
@@ -222,13 +212,13 @@ def tendency_command(
             sets["random"] = (td.random_baseline(test, train=train, seed=seed), False)
             sets["consensus"] = (td.consensus_baseline(test), False)
             sets["consensus_soft"] = (td.consensus_baseline(test, soft=True), True)
-            if text and train.n_items == 0:
+            if not text:
+                notes.append("per-annotator-bias baseline skipped: give --text COL,COL (item text)")
+            elif train.n_items == 0:
                 msg = "the per-annotator-bias baseline needs training items; the predictions cover every item."
                 raise DataError(msg)
-            if text:
-                sets["annotator_bias"] = (td.itl_bias_baseline(train, test, text=text, seed=seed), soft)  # fmt: skip
             else:
-                notes.append("per-annotator-bias baseline skipped: give --text COL,COL (item text)")
+                sets["annotator_bias"] = (td.itl_bias_baseline(train, test, text=text, seed=seed), soft)  # fmt: skip
         pairs = {key: options[key] for key in ("measure", "weights", "level")}
         boot = {key: options[key] for key in ("min_overlap", "ci_method", "n_resamples")}
         results, curves = {}, {}
