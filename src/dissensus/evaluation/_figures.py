@@ -94,8 +94,14 @@ def annotations_histogram(counts: npt.NDArray[np.int64]) -> Figure | None:
         return None
     bins = count_bins(counts)
     top_label, top_n = max(bins, key=lambda b: b[1])
-    alt = f"Bar chart of items per number of annotations: {counts.size:,} items, most often {top_label} annotations ({top_n:,} items)."  # fmt: skip
-    caption = f"Number of items by number of annotations per item ({counts.size:,} items; median {np.median(counts):g}, range {counts.min():,}–{counts.max():,})."  # fmt: skip
+    alt = (
+        f"Bar chart of items per number of annotations: {counts.size:,} items, "
+        f"most often {top_label} annotations ({top_n:,} items)."
+    )
+    caption = (
+        f"Number of items by number of annotations per item ({counts.size:,} items; "
+        f"median {np.median(counts):g}, range {counts.min():,}–{counts.max():,})."
+    )
     return render_figure(_draw_histogram, bins, id="fig-annotations", caption=caption, alt=alt)
 
 
@@ -151,8 +157,14 @@ def annotator_reliability_figure(
     names = [str(v) for v in np.asarray(table.index, dtype=object)[keep][order]]
     label = column.replace("_", " ")
     first, last, median = (format_number(v, digits=2, fixed=True) for v in (values[0], values[-1], np.median(values)))  # fmt: skip
-    alt = f"Dot plot of the {label} of {values.size:,} annotators, sorted: from {first} ({names[0]}) to {last} ({names[-1]})."  # fmt: skip
-    caption = f"Annotator {label}, sorted, one point per annotator ({values.size:,} annotators; median {median})."  # fmt: skip
+    alt = (
+        f"Dot plot of the {label} of {values.size:,} annotators, sorted: from "
+        f"{first} ({names[0]}) to {last} ({names[-1]})."
+    )
+    caption = (
+        f"Annotator {label}, sorted, one point per annotator ({values.size:,} annotators; "
+        f"median {median})."
+    )
     args = (names, values, column, reference)
     return render_figure(_draw_reliability, *args, id="fig-annotators", caption=caption, alt=alt)
 
@@ -253,8 +265,15 @@ def metric_agreement_figure(data: ReportData) -> Figure | None:
         i, j = index.get(str(rec.metric_1)), index.get(str(rec.metric_2))
         if i is not None and j is not None:
             tau[i, j] = tau[j, i] = float(rec.kendall_tau)  # type: ignore[arg-type]
-    alt = f"Heatmap of Kendall's tau between the model rankings of {len(metrics)} metrics; blue: the two metrics rank the models alike, red: in opposite orders."  # fmt: skip
-    caption = "How alike each two metrics rank the models: Kendall's τ between their rankings, from 1 (same order, dark blue) to −1 (reversed, dark red); blank when undefined. The full table is in the appendix."  # fmt: skip
+    alt = (
+        f"Heatmap of Kendall's tau between the model rankings of {len(metrics)} metrics; "
+        "blue: the two metrics rank the models alike, red: in opposite orders."
+    )
+    caption = (
+        "How alike each two metrics rank the models: Kendall's τ between their rankings, "
+        "from 1 (same order, dark blue) to −1 (reversed, dark red); blank when undefined. "
+        "The full table is in the appendix."
+    )
     return render_figure(_draw_agreement, metrics, tau, id="fig-agreement", caption=caption, alt=alt)  # fmt: skip
 
 
@@ -299,8 +318,16 @@ def reversal_item_figures(data: ReportData) -> list[Figure]:
         counts = block.drop_duplicates("item")
         pairs = zip(counts["item"], counts["n_annotations"], strict=True)
         described = ", ".join(f"{item} (n={int(n)})" for item, n in pairs)
-        alt = f"Bar charts of the items behind the reversal {name}: {described}; for each item, the observed label shares, the posterior mean and each model's prediction."  # fmt: skip
-        caption = f"{name}: {first['better_1']} is better under {first['metric_1']}, {first['better_2']} under {first['metric_2']}. These items push the two metrics apart the most; n is the item's number of annotations. Dark bars: observed shares; hatched: posterior mean; coloured: each model's prediction."  # fmt: skip
+        alt = (
+            f"Bar charts of the items behind the reversal {name}: {described}; for each item, "
+            "the observed label shares, the posterior mean and each model's prediction."
+        )
+        caption = (
+            f"{name}: {first['better_1']} is better under {first['metric_1']}, "
+            f"{first['better_2']} under {first['metric_2']}. These items push the two metrics "
+            "apart the most; n is the item's number of annotations. Dark bars: observed "
+            "shares; hatched: posterior mean; coloured: each model's prediction."
+        )
         args = (block, labels, series)
         out.append(render_figure(_draw_items, *args, id=f"fig-items-{k}", caption=caption, alt=alt))
     return out
@@ -312,14 +339,28 @@ def report_figures(data: ReportData) -> dict[str, Figure]:
     present = set(data.summary["metric"].astype(str))
     metrics = [m for m in data.metrics if m in present]
     if metrics:
-        alt = f"Dot-and-interval plots, one panel per metric ({', '.join(metrics)}), of each model's mean score with its interval; models {', '.join(data.models)}."  # fmt: skip
-        caption = "Mean per model with its interval, one panel per metric (↓ lower is better, ↑ higher is better); the best model's marker is filled."  # fmt: skip
+        alt = (
+            f"Dot-and-interval plots, one panel per metric ({', '.join(metrics)}), of each "
+            f"model's mean score with its interval; models {', '.join(data.models)}."
+        )
+        caption = (
+            "Mean per model with its interval, one panel per metric (↓ lower is better, ↑ higher "
+            "is better); the best model's marker is filled."
+        )
         out["summary"] = render_figure(_draw_forest, data, metrics, id="fig-summary", caption=caption, alt=alt)  # fmt: skip
     binned = set(data.by_bin["metric"].astype(str))
     metrics = [m for m in data.metrics if m in binned]
     if metrics and data.bins():
-        alt = f"Line plots, one panel per metric ({', '.join(metrics)}), of each model's mean score against the number of annotations per item (bins {', '.join(data.bins())}); one line per model ({', '.join(data.models)})."  # fmt: skip
-        caption = "Mean score per bin of annotations per item, one panel per metric and one line per model; n is the number of items in the bin. Differences between models are largest where the lines separate."  # fmt: skip
+        alt = (
+            f"Line plots, one panel per metric ({', '.join(metrics)}), of each model's mean score "
+            f"against the number of annotations per item (bins {', '.join(data.bins())}); "
+            f"one line per model ({', '.join(data.models)})."
+        )
+        caption = (
+            "Mean score per bin of annotations per item, one panel per metric and one line per "
+            "model; n is the number of items in the bin. Differences between models are largest "
+            "where the lines separate."
+        )
         out["by_bin"] = render_figure(_draw_by_bin, data, metrics, id="fig-by-bin", caption=caption, alt=alt)  # fmt: skip
     out["agreement"] = metric_agreement_figure(data)
     reliability = data.annotator_reliability

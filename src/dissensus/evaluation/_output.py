@@ -80,7 +80,11 @@ class Evaluation(_Tables):
             + [Cell(format_number(v), best=r == 1) for v, r in zip(self._means[i], ranks[i], strict=True)]
             for i, metric in enumerate(self.metrics)
         ]  # fmt: skip
-        caption = f"Evaluation: {len(self.models)} models × {len(self.metrics)} metrics on {self.counts.N:,} items (prior {self.prior}); mean per item, ★ best. Intervals: .summary(); report: .to_html()."  # fmt: skip
+        caption = (
+            f"Evaluation: {len(self.models)} models × {len(self.metrics)} metrics on "
+            f"{self.counts.N:,} items (prior {self.prior}); mean per item, ★ best. "
+            "Intervals: .summary(); report: .to_html()."
+        )
         return html_fragment(Table(["metric", *self.models], rows, caption=caption))
 
     # -- helpers -----------------------------------------------------------

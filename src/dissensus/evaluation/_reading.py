@@ -223,7 +223,10 @@ def _dataset_sentence(data: ReportData) -> str | None:
     if counts.size == 0:
         return None
     few = int(np.count_nonzero(counts <= 3))
-    sentence = f"{counts.size:,} items with a median of {float(np.median(counts)):g} annotations each (range {counts.min():,}–{counts.max():,})"  # fmt: skip
+    sentence = (
+        f"{counts.size:,} items with a median of {float(np.median(counts)):g} annotations each "
+        f"(range {counts.min():,}–{counts.max():,})"
+    )
     if few:
         sentence += (
             f"; {format_percent(few / counts.size)} have at most 3, where an item's observed "
@@ -290,7 +293,12 @@ def prior_sentences(data: ReportData) -> tuple[list[str], str | None]:
         used = fit[fit["used"].astype(bool)]
         row = used.iloc[0] if len(used) else fit.iloc[0]
         if not is_missing(row["share_items_weak"]) and row["share_items_weak"] >= WEAK_SHARE:
-            warning = f"The {row['prior']} prior adds {format_number(row['strength'], digits=2)} pseudo-counts per item, at least as many as the annotations of {format_percent(row['share_items_weak'])} of items; on those items the expected metrics reflect the prior more than the annotators."  # fmt: skip
+            warning = (
+                f"The {row['prior']} prior adds {format_number(row['strength'], digits=2)} "
+                f"pseudo-counts per item, at least as many as the annotations of "
+                f"{format_percent(row['share_items_weak'])} of items; on those items the "
+                "expected metrics reflect the prior more than the annotators."
+            )
     if supported is not None and fit is not None and len(fit) > 1:
         others = [
             f"{format_number(rec['log_likelihood'], digits=1)} for {rec['prior']}"

@@ -104,7 +104,11 @@ class Leaderboard:
         """Compact notebook view: teams × metrics ranks (mean rank over several datasets)."""
         one = len(self.datasets) == 1
         what = f"dataset {self.datasets[0]}" if one else f"mean rank over {len(self.datasets)} datasets"  # fmt: skip
-        caption = f"Leaderboard: {len(self.ranks(AVERAGE))} teams × {len(self.metrics)} metrics, {what}; rank 1 (★) is best, ⇄ differs from the first metric. Re-ranking: .rerank; report: .to_html()."  # fmt: skip
+        caption = (
+            f"Leaderboard: {len(self.ranks(AVERAGE))} teams × {len(self.metrics)} metrics, {what}; "
+            "rank 1 (★) is best, ⇄ differs from the first metric. Re-ranking: .rerank; report: "
+            ".to_html()."
+        )
         return html_fragment(self.ranks_table(self.datasets[0] if one else AVERAGE, caption=caption))  # fmt: skip
 
     def document(self) -> Document:
