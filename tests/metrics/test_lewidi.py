@@ -196,10 +196,6 @@ class TestAverageMd:
         p = [[0.123455, 0.876545], [0.500002, 0.499998]]
         assert average_md(t, p) == oracle_average_md(t, p) == 0.12345
 
-    def test_official_name_alias(self) -> None:
-        assert lewidi.average_MD is average_md
-        assert lewidi.average_WS is average_ws
-
 
 class TestMultilabelAverageMd:
     @pytest.mark.parametrize("seed", range(3))

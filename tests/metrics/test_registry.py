@@ -13,11 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dissensus.metrics import (
-    BOUNDED_METRICS,
-    EXPECTED_METRICS,
-    ORDINAL_METRICS,
     REGISTRY,
-    SYMMETRIC_METRICS,
     Metric,
     _registry,
     entropy,
@@ -29,6 +25,10 @@ from dissensus.metrics import (
 from tests.strategies import simplex_rows
 
 POINTWISE = list_metrics(kind="pointwise")
+SYMMETRIC_METRICS = frozenset(list_metrics(symmetric=True, unary=None))
+BOUNDED_METRICS = frozenset(list_metrics(bounded=True, unary=None))
+ORDINAL_METRICS = frozenset(list_metrics(needs_order=True, unary=None))
+EXPECTED_METRICS = frozenset(list_metrics(kind="expected", unary=None))
 ASYMMETRIC = [n for n in POINTWISE if n not in SYMMETRIC_METRICS]
 SIMILARITIES = [n for n in POINTWISE if not REGISTRY[n].lower_is_better]
 #: Divergences and distances: 0 exactly when the prediction equals the target.

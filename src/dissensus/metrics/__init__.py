@@ -29,24 +29,8 @@ from dissensus.metrics._pointwise import (
 )
 from dissensus.metrics._registry import REGISTRY, Metric, get_metric, list_metrics, register_metric
 
-#: Built-in metrics with ``func(p, q) == func(q, p)`` (drives the shared symmetry tests).
-SYMMETRIC_METRICS = frozenset(list_metrics(symmetric=True, unary=None))
-#: Built-in metrics with a finite range for each K (drives the shared bound tests).
-BOUNDED_METRICS = frozenset(list_metrics(bounded=True, unary=None))
-#: Built-in metrics that depend on the order of the classes.
-ORDINAL_METRICS = frozenset(list_metrics(needs_order=True, unary=None))
-#: Built-in expected metrics (take Dirichlet ``alpha``).
-EXPECTED_METRICS = frozenset(list_metrics(kind="expected", unary=None))
-#: Built-in debiased metrics (take label counts).
-DEBIASED_METRICS = frozenset(list_metrics(kind="debiased", unary=None))
-
 __all__ = [
-    "BOUNDED_METRICS",
-    "DEBIASED_METRICS",
-    "EXPECTED_METRICS",
-    "ORDINAL_METRICS",
     "REGISTRY",
-    "SYMMETRIC_METRICS",
     "Metric",
     "canberra",
     "chebyshev",

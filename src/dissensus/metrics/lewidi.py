@@ -49,8 +49,6 @@ from dissensus.metrics._pointwise import emd
 __all__ = [
     "SCALE_VALUES_2025",
     "LewidiPredictions",
-    "average_MD",
-    "average_WS",
     "average_md",
     "average_ws",
     "cross_entropy_2023",
@@ -651,8 +649,3 @@ def mean_absolute_distance(
     t, p = _pair(targets, predictions, "mean_absolute_distance", labels=True)
     errors, a = _abs_errors(t, p)
     return float(np.mean(errors / a / s))
-
-
-#: The organisers' names (the same functions).
-average_MD = average_md  # noqa: N816 (the official function name)
-average_WS = average_ws  # noqa: N816 (the official function name)
