@@ -221,12 +221,8 @@ def agreement(
 
     Parameters
     ----------
-    counts : DistributedCounts
-        From :func:`label_counts`.
     coefficients : sequence of str, default :data:`COEFFICIENTS`
-        Any of ``share_unanimous``, ``fleiss_kappa``, ``observed_agreement``,
-        ``chance_agreement``, ``krippendorff_alpha``, ``gwet_ac2_quadratic``,
-        ``gwet_ac1``, ``brennan_prediger``.
+        Any of :data:`COEFFICIENTS`.
     levels : sequence of str, default ("nominal",)
         Levels of measurement of Krippendorff's alpha (nominal, ordinal,
         interval, ratio), one result each, named as in memory

@@ -76,18 +76,6 @@ def label_counts(
 
     Parameters
     ----------
-    annotations : str, path-like, dask.dataframe.DataFrame or pandas.DataFrame
-        Long annotations, one row per annotation: a Parquet file or
-        directory, a CSV/TSV file or glob (read in blocks), or a data frame;
-        an item's annotations may be spread over any files and partitions.
-    scale : Scale or sequence of labels, optional
-        The labels (a sequence makes a nominal scale). Default: inferred
-        from the distinct labels (one pass over the data), as
-        :meth:`Scale.infer` does.
-    item, label : str, default "item", "label"
-        Column names.
-    npartitions : int, optional
-        Partitions after the shuffle by item (default: as many as the input).
     shuffle : {"p2p", "tasks"}, optional
         Dask's shuffle method (default: Dask's choice). ``"tasks"`` is
         faster on one machine; ``"p2p"`` holds less in memory when the data
@@ -97,12 +85,7 @@ def label_counts(
     -------
     DistributedCounts
         Lazy: nothing is computed until a statistic is asked for.
-
-    Raises
-    ------
-    DataError
-        Missing columns (here), missing item ids or labels not on the scale
-        (when computed; the message names an offending item).
+        Missing columns raise here, bad rows when computed.
 
     Examples
     --------
@@ -213,8 +196,6 @@ def stream_counts(
         A Parquet file or directory, or a CSV file (``.csv``).
     scale : Scale or sequence of labels
         The labels (required: a stream cannot be read twice to infer them).
-    item, label : str, default "item", "label"
-        Column names.
     batch_size : int, default 1_000_000
         Rows per batch.
 

@@ -195,8 +195,6 @@ def score_items(
 
     Parameters
     ----------
-    counts : DistributedCounts
-        From :func:`label_counts`.
     predictions : mapping of str to DataFrame or Predictions
         Model name -> wide predictions (pandas or Dask): an ``item`` column
         (or index) and one column per label, named ``str(label)``; or a
