@@ -19,7 +19,7 @@ Marginals: :math:`p_k \sim \mathrm{Beta}(\alpha_k, a_0 - \alpha_k)`.
 
 ``counts``, the first argument of every function, is a :class:`LabelCounts`,
 :class:`Annotations` or an (N, K) array of label counts (a raw array's
-columns are the classes in order); bad counts raise :class:`DataError`. The
+columns are the classes in order, as ``method="gaussian"`` needs); bad counts raise :class:`DataError`. The
 functions are NumPy/SciPy on (N, K) arrays; the expected metrics that consume
 ``alpha`` live in :mod:`dissensus.metrics.expected`. For Dask collections
 use :mod:`dissensus.distributed`.
@@ -209,8 +209,6 @@ def dirichlet(
     prior: PriorLike = DEFAULT_PRIOR,
 ) -> FloatArray:
     r"""Posterior Dirichlet parameters of each item's label distribution.
-
-    For Dask collections use :func:`dissensus.distributed.dirichlet`.
 
     Parameters
     ----------
@@ -408,13 +406,6 @@ def prior_strength_check(
     return info
 
 
-def _gaussian_kernel(K: int, sigma: float) -> FloatArray:
-    j = np.arange(K, dtype=np.float64)
-    W = np.exp(-((j[:, None] - j[None, :]) ** 2) / (2.0 * sigma * sigma))
-    kernel: FloatArray = W / W.sum(axis=1, keepdims=True)
-    return kernel
-
-
 def soft_labels(
     counts: LabelCounts | Annotations | npt.ArrayLike,
     *,
@@ -424,14 +415,8 @@ def soft_labels(
 ) -> FloatArray:
     r"""Soft labels: one label distribution per item, rows on the simplex.
 
-    For Dask collections use :func:`dissensus.distributed.soft_labels`.
-
     Parameters
     ----------
-    counts : LabelCounts, Annotations or array_like of int of shape (N, K)
-        Label counts. A raw array's column order is taken as the class
-        order (what ``method="gaussian"`` needs). Rows follow the items of
-        the counts (of ``Annotations.counts()`` for Annotations).
     method : {"empirical", "posterior_mean", "gaussian", "dawid_skene", "ordinal_dawid_skene", \
 "mace"}, default "empirical"
         ``"empirical"``: the proportions ``n_k / n``. ``"posterior_mean"``:
@@ -451,7 +436,7 @@ def soft_labels(
     Returns
     -------
     ndarray of float64, shape (N, K)
-        Rows summing to 1.
+        Rows summing to 1, one per item of the counts (of ``Annotations.counts()``).
 
     Raises
     ------
@@ -524,7 +509,9 @@ def soft_labels(
     phat: FloatArray = n / ni[:, None].astype(np.float64)
     if method == "empirical":
         return phat
-    smooth: FloatArray = phat @ _gaussian_kernel(n.shape[1], sigma)
+    j = np.arange(n.shape[1], dtype=np.float64)
+    W = np.exp(-((j[:, None] - j[None, :]) ** 2) / (2.0 * sigma * sigma))
+    smooth: FloatArray = phat @ (W / W.sum(axis=1, keepdims=True))
     smooth /= smooth.sum(axis=1, keepdims=True)
     return smooth
 

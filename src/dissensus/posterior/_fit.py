@@ -116,7 +116,7 @@ def _polya_loglik(alpha0: FloatArray, n: npt.NDArray[np.int64]) -> float:
 
 
 def _check_fit_counts(n: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], FloatArray]:
-    """(annotations per item, per class) of counts to fit a prior to; refuse or warn."""
+    """(annotations per item, floored class shares) of counts to fit a prior to; refuse or warn."""
     ni = n.sum(axis=1)
     total = n.sum(axis=0).astype(np.float64)
     if ni.sum() == 0:
@@ -129,7 +129,8 @@ def _check_fit_counts(n: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], 
             f"floored at {_MIN_ALPHA:g} (the maximum-likelihood value is 0)."
         )
         warnings.warn(msg, PriorFitWarning, stacklevel=3)
-    return ni, total
+    mean = np.maximum(total / total.sum(), _MIN_ALPHA)
+    return ni, mean / mean.sum()
 
 
 def _moment_strength(n: npt.NDArray[np.int64]) -> float:
@@ -225,25 +226,22 @@ def fit_dirichlet_prior(
     """
     n, _, _ = _counts_and_order(counts)
     K = n.shape[1]
-    ni, total = _check_fit_counts(n)
+    ni, mean = _check_fit_counts(n)
 
     # Distinct values with multiplicities: psi sums cost O(#distinct) per iteration.
     col_vals = [np.unique(n[:, k], return_counts=True) for k in range(K)]
     tot_vals, tot_mult = np.unique(ni, return_counts=True)
     tot_f = tot_vals.astype(np.float64)
 
-    mean = np.maximum(total / total.sum(), _MIN_ALPHA)
-    multi = ni >= 2
-    if not multi.any():
+    if not (ni >= 2).any():
         msg = (
             "No item has two or more annotations, so the prior's strength is not "
             "identified by the data; only its mean is fitted (strength left at 1)."
         )
         warnings.warn(msg, PriorFitWarning, stacklevel=2)
-        alpha0 = mean / mean.sum()
-        return DirichletPrior(alpha0, float(alpha0.sum()), 0, True, _polya_loglik(alpha0, n))
+        return DirichletPrior(mean, float(mean.sum()), 0, True, _polya_loglik(mean, n))
 
-    alpha0 = mean / mean.sum() * _moment_strength(n)
+    alpha0 = mean * _moment_strength(n)
 
     converged = False
     it = 0
@@ -397,10 +395,8 @@ def fit_hierarchical_prior(
         )
         raise ValueError(msg)
     K = n.shape[1]
-    ni, total = _check_fit_counts(n)
+    ni, mean = _check_fit_counts(n)
     centre = float(np.log(K)) + loc
-    mean = np.maximum(total / total.sum(), _MIN_ALPHA)
-    mean /= mean.sum()
     if not (ni >= 2).any():
         msg = (
             "No item has two or more annotations, so the data say nothing about the prior's "
