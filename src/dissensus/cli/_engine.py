@@ -28,17 +28,9 @@ __all__ = ["with_engine"]
 
 #: Options of the in-memory command that the Dask engine does not support, with their defaults.
 _UNSUPPORTED = {
-    "example": None,
-    "by": None,
-    "format": None,
-    "layout": "long",
-    "annotators": None,
-    "meta": None,
-    "dropna": False,
-    "duplicates": None,
-    "na_values": None,
-    "strip_labels": False,
-}
+    "example": None, "by": None, "format": None, "layout": "long", "annotators": None,
+    "meta": None, "dropna": False, "duplicates": None, "na_values": None, "strip_labels": False,
+}  # fmt: skip
 
 
 @contextlib.contextmanager

@@ -194,20 +194,6 @@ def _alpha_se(P: FloatArray, m: FloatArray, scale: Scale, lvl: str) -> float:
     return math.sqrt(float(m @ (k * k)) / (N * (N - 1.0)))
 
 
-def _intervals(
-    boot: dict[str, FloatArray], point: dict[str, float], level: float
-) -> dict[str, ConfidenceInterval]:
-    """Percentile intervals of the replicates of ``point``'s coefficients (NaN when undefined)."""
-    out = {}
-    with np.errstate(invalid="ignore"):
-        for name, value in point.items():
-            lo, hi = percentile_interval(boot[name], confidence_level=level)
-            out[name] = ConfidenceInterval(float(lo), float(hi))
-            if not math.isfinite(value):
-                out[name] = ConfidenceInterval(math.nan, math.nan)
-    return out
-
-
 def agreement(
     counts: DistributedCounts,
     coefficients: Sequence[str] = COEFFICIENTS,
@@ -274,15 +260,15 @@ def agreement(
     names = list(
         dict.fromkeys(n for c in coefficients for n in (alphas if c == _ALPHAS[0] else [c]))
     )
-    level = (
-        None
-        if confidence_level is None
-        else check_probability_level("agreement", "confidence_level", confidence_level)
-    )
-    B = 0 if level is None else int(n_resamples)
-    if level is not None and B < 2:
-        msg = f"The 'n_resamples' parameter of agreement must be at least 2. Got {n_resamples!r}."
-        raise ValueError(msg)
+    level, B = None, 0
+    if confidence_level is not None:
+        level = check_probability_level("agreement", "confidence_level", confidence_level)
+        B = int(n_resamples)
+        if B < 2:
+            msg = (
+                f"The 'n_resamples' parameter of agreement must be at least 2. Got {n_resamples!r}."
+            )
+            raise ValueError(msg)
     Ms = [np.eye(counts.K), agreement_weights("quadratic", counts.scale).to_numpy(np.float64)]
     dask, _ = dask_modules()
     tasks = [dask.delayed(_partition_stats)(p, Ms, B, seed) for p in counts.frame.to_delayed()]
@@ -298,19 +284,21 @@ def agreement(
     rows, mult = rows_of(distinct, counts.K)
     P, m, N = rows.astype(np.float64), mult.astype(np.float64), int(mult.sum())
     sums = {k: np.asarray(m @ v)[None] for k, v in _item_values(P, Ms).items()}
-    point = {
-        k: float(v[0])
-        for k, v in _statistics(
-            {**sums, "w": np.array([float(N)])}, names, Ms, counts.scale
-        ).items()
-    }
+    stats = _statistics({**sums, "w": np.array([float(N)])}, names, Ms, counts.scale)
+    point = {k: float(v[0]) for k, v in stats.items()}
     for name in _KAPPAS:
         if name in point and point[f"pe:{name}"] >= 1.0 - 1e-12:
             point[name] = math.nan  # every rating in one category: no chance-corrected value
     cache: dict[tuple[float, int, int], dict[str, ConfidenceInterval]] = {}
     if level is not None:
         boot = _statistics(merge(tot["boot"]), names, Ms, counts.scale)
-        cache[level, B, seed] = _intervals(boot, {n: point[n] for n in names}, level)
+        cache[level, B, seed] = intervals = {}
+        for name in names:  # percentile intervals, NaN for an undefined coefficient
+            with np.errstate(invalid="ignore"):
+                lo, hi = map(float, percentile_interval(boot[name], confidence_level=level))
+            if not math.isfinite(point[name]):
+                lo = hi = math.nan
+            intervals[name] = ConfidenceInterval(lo, hi)
     common = {
         "n_items": N,
         "n_items_excluded": tot["n_excluded"],

@@ -84,13 +84,9 @@ SoftLabelMethod = Literal[
 _NAMED_PRIORS = ("uniform", "jeffreys", "empirical", "hierarchical")
 #: The prior every public ``prior=`` default uses (``evaluate``, ``dirichlet``,
 #: ``next_items``, ``leaderboard``, the models, the CLI's ``--prior``).
-#: Jeffreys, from the study in docs/priors.md (``simulate.study``, 100 replicates
-#: × 1,000 items per truth family, 5 metrics, 7 models): the share of model pairs
-#: that expected metrics order as the truth does, averaged over the mixture,
-#: ordinal, skewed (ConvAbuse-like) and flat families, is 0.509 under the uniform
-#: prior, 0.713 under Jeffreys (>= uniform in 96% of the 140 cells), 0.787 under
-#: the fitted priors ("empirical", "hierarchical"), which however fall to 0.599 on
-#: the flat family (Jeffreys 0.928) and make every posterior depend on all items.
+#: Jeffreys, from the study in docs/priors.md: expected metrics order model pairs as
+#: the truth does in 0.713 of cases (uniform 0.509); the fitted priors reach 0.787 but
+#: fall to 0.599 on flat truths (Jeffreys 0.928) and tie every posterior to all items.
 DEFAULT_PRIOR: str = "jeffreys"
 _METHODS = ("empirical", "posterior_mean", "gaussian", "dawid_skene", "ordinal_dawid_skene", "mace")
 

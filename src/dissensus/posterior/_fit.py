@@ -168,11 +168,10 @@ def fit_dirichlet_prior(
     ``p_i ~ Dir(alpha0)``; ``alpha0`` maximises the marginal (Pólya)
     likelihood of all items, found with Minka's fixed point.
 
+    Items with no annotations are ignored; items with one inform the mean only.
+
     Parameters
     ----------
-    counts : LabelCounts, Annotations or array_like of int, shape (N, K)
-        Label counts. Items with no annotations carry no information and
-        are ignored; items with one annotation inform the mean only.
     tol : float, default 1e-10
         Stop when no parameter changes by more than ``tol`` relatively.
     max_iter : int, default 5000
@@ -299,8 +298,6 @@ def fit_hierarchical_prior(
 
     Parameters
     ----------
-    counts : LabelCounts, Annotations or array_like of int, shape (N, K)
-        Label counts. Items with no annotations are ignored.
     loc : float, default :data:`HYPERPRIOR_LOC` (0)
         Hyperprior centre, as an offset from :math:`\log K` (the uniform
         prior's strength): :math:`\log s \sim N(\log K + \text{loc}, \text{scale}^2)`.
