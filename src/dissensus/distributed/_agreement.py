@@ -72,15 +72,10 @@ _CHUNK_FLOATS = 4_000_000
 def _note(name: str, N: int, K: int) -> str:
     """Why ``name`` is undefined, in the words of the in-memory coefficient."""
     alpha = name in _ALPHAS
-    if alpha:
-        name = "krippendorff_alpha"
-    if name == "gwet_ac2_quadratic":
-        name = "gwet_ac2"
+    name = "krippendorff_alpha" if alpha else name.removesuffix("_quadratic")  # gwet_ac2
     if not N:
-        reason = (
-            "no item has two or more values (nothing is pairable)"
-            if alpha
-            else "no item has two or more ratings"
+        reason = "no item has two or more " + (
+            "values (nothing is pairable)" if alpha else "ratings"
         )
     elif name.startswith("gwet") and K < 2:
         reason = "the scale has a single category"

@@ -39,13 +39,7 @@ def pooled_moments(
 
 
 def _icc_partition(df: pd.DataFrame, item: str, annotator: str, label: str) -> dict[str, Any]:
-    """Mergeable sums of one partition for the ICC (every rating of its items is here).
-
-    The moments of the ratings and of the item means, the per-rater sums, and
-    the item with the fewest ratings (with its raters) for the completeness
-    check; a repeated (item, rater) pair or a missing id or rating is a
-    DataError naming the item.
-    """
+    """Mergeable sums of one partition for the ICC, and its item with the fewest ratings."""
     y = df[label].to_numpy(dtype=np.float64, na_value=np.nan)
     bad = df[item].isna().to_numpy() | df[annotator].isna().to_numpy() | ~np.isfinite(y)
     if bad.any():

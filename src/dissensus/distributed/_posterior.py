@@ -64,10 +64,8 @@ def _posterior_partition(
 def _per_partition(
     counts: DistributedCounts, func: Callable[..., Any], options: dict[str, Any]
 ) -> Any:
-    """Lazy ``func`` of every partition; the options are checked here on zero items."""
-    empty = counts.frame._meta
-    # the in-memory function on no items: its option errors, raised now, and the meta
-    meta = _posterior_partition(empty, counts.scale, func, options)
+    """Lazy ``func`` of every partition; run here on zero items, it checks the options now."""
+    meta = _posterior_partition(counts.frame._meta, counts.scale, func, options)
     return counts.frame.map_partitions(_posterior_partition, counts.scale, func, options, meta=meta)
 
 

@@ -24,10 +24,7 @@ __all__ = ["ItemScores", "metric_means", "score_items"]
 
 @dataclass(frozen=True)
 class ItemScores:
-    """Per-item scores computed on the cluster and collected: the input of an Evaluation.
-
-    Everything is in this process and sorted by item id; memory is about
-    ``N (M J + J K + K)`` numbers (:func:`score_items`).
+    """Per-item scores computed on the cluster and collected (sorted by item id): an Evaluation's input.
 
     Attributes
     ----------

@@ -31,13 +31,7 @@ _TOL = 1e-10
 
 
 class PriorFitWarning(DissensusWarning):
-    """The empirical Dirichlet prior could not be fitted cleanly.
-
-    Raised when a class is never used (its parameter is floored), when no
-    item has two or more annotations (the strength is not identified), or
-    when the fixed point did not converge (the data show no overdispersion,
-    so the maximum-likelihood strength is infinite).
-    """
+    """A fitted Dirichlet prior is degenerate (see the Warns of :func:`fit_dirichlet_prior`)."""
 
 
 @dataclass(frozen=True)
