@@ -18,24 +18,6 @@ import pandas as pd
 
 from dissensus._exceptions import DataError, MissingExtraError
 
-__all__ = [
-    "PROB_ATOL",
-    "Items",
-    "SeedLike",
-    "as_alpha_matrix",
-    "as_count_matrix",
-    "as_generator",
-    "as_prob_matrix",
-    "check_option",
-    "check_probability_level",
-    "computed",
-    "describe_row",
-    "examples",
-    "is_dask",
-    "refuse_dask",
-    "require_extra",
-]
-
 #: Tolerance on row sums of probability matrices.
 PROB_ATOL = 1e-6
 

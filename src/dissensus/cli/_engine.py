@@ -126,15 +126,10 @@ def with_engine(command: click.Command) -> click.Command:
 
     PATH may then be a directory (a partitioned Parquet dataset).
     """
-    params = []
-    for param in command.params:
-        if param.name in ("file", "annotations"):
-            # a partitioned Parquet dataset is a directory
-            path = copy.copy(param)
-            path.type = click.Path(path_type=getattr(param.type, "path_type", None))
-            params.append(path)
-        else:
-            params.append(param)
+    params = [copy.copy(param) for param in command.params]
+    for param in params:
+        if param.name in ("file", "annotations"):  # a partitioned Parquet dataset is a directory
+            param.type = click.Path(path_type=getattr(param.type, "path_type", None))
     params += [
         click.Option(
             ["--engine"],

@@ -24,7 +24,8 @@ DataFrame; an item's rows may be spread over any files and partitions);
 labels (a sequence makes a nominal scale; default: inferred, one pass over the
 data); ``npartitions`` is the number of partitions after the shuffle by item
 (default: as many as the input); ``counts`` are :class:`DistributedCounts`
-from :func:`label_counts`. Missing columns, missing ids and labels not on
+from :func:`label_counts` (:func:`dirichlet` and :func:`soft_labels` also
+count annotations with its defaults). Missing columns, missing ids and labels not on
 the scale raise :class:`~dissensus.DataError` naming an offending item.
 
 The in-memory functions do not take Dask collections: call these instead.

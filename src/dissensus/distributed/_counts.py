@@ -47,10 +47,7 @@ class DistributedCounts:
         return self.scale.K
 
     def distinct(self) -> Any:
-        """Lazy multiplicity of each distinct count row: few, whatever the number of items.
-
-        Computed, :func:`rows_of` turns it into ``(rows (U, K), multiplicities (U,))``.
-        """
+        """Lazy multiplicity of each distinct count row (few, whatever the number of items)."""
         return self.frame.groupby(count_columns(self.K)).size()
 
     def persist(self) -> DistributedCounts:

@@ -78,10 +78,6 @@ def dirichlet(counts: DistributedCounts | Any, *, prior: PriorLike = DEFAULT_PRI
 
     Parameters
     ----------
-    counts : DistributedCounts, dask.dataframe.DataFrame, pandas.DataFrame or path
-        Counts from :func:`label_counts`, or long annotations (a Dask or
-        pandas DataFrame, a Parquet/CSV path) turned into them by
-        :func:`label_counts` with its defaults.
     prior : see :func:`dissensus.posterior.dirichlet`, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
         A fitted prior is fitted once to all the items, from their distinct
         count rows (one group-by on the cluster); a per-item (N, K) prior is

@@ -380,18 +380,16 @@ def prior_strength_check(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PriorFitWarning)
         alpha0 = prior_vector(prior, n, "prior_strength_check")
-    s = alpha0.sum(axis=-1)
-    ni = n.sum(axis=1)
+    s, ni = alpha0.sum(axis=-1), n.sum(axis=1)
     weak = ni <= s
     N = len(ni)
-    share = float(weak.mean()) if N else 0.0
-    if N == 0 or share < threshold:
+    if N == 0 or weak.mean() < threshold:
         return None
     name = prior if isinstance(prior, str) else ("array" if np.ndim(prior) else f"{float(prior):g}")  # type: ignore[arg-type]
     info = PriorWarningInfo(
         prior=str(name),
         strength=float(np.median(s)),
-        share_weak=share,
+        share_weak=float(weak.mean()),
         n_weak=int(weak.sum()),
         n_items=N,
         median_annotations=float(np.median(ni)),
