@@ -110,12 +110,8 @@ def _dask_counts(path: str, **options: Any) -> Any:
     if options.get("labels"):
         parsed = parse_labels(options["labels"])
         scale = Scale(tuple(parsed), ordered=True if ordered is None else ordered)
-    counts = distributed.label_counts(
-        path,
-        scale=scale,
-        item=options.get("item") or "item",
-        label=options.get("label") or "label",
-    )
+    item, label = options.get("item") or "item", options.get("label") or "label"
+    counts = distributed.label_counts(path, scale=scale, item=item, label=label)
     if scale is None and ordered is not None:
         counts = distributed.DistributedCounts(counts.frame, counts.scale.with_order(ordered))
     return counts

@@ -1,18 +1,11 @@
 r"""Count-based agreement of distributed counts, from their distinct count rows.
 
-Each partition sends its distinct count rows (items with two or more
-ratings) and their multiplicities, which merge exactly across partitions:
-the client holds the ``U`` distinct rows ``P`` and multiplicities ``m``
-(a few thousand, whatever the number of items) and finalises every
-coefficient with the formulas of :mod:`dissensus.agreement`, as sums
-:math:`\sum_u m_u f(P_u)` over the rows. The linearised standard errors
-(Gwet 2014) are sums of squared per-row terms, likewise.
-
-Intervals use the Poisson bootstrap of :func:`dissensus.stats.poisson_weights`,
-whose weights depend on (seed, item id, resample) only: each partition sums
-its weighted per-item terms per resample, so the interval equals the
-in-memory ``result.confidence_interval(..., bootstrap="poisson")`` for the
-same seed, however the items are partitioned.
+Each partition sends its distinct count rows (items with two or more ratings)
+and their multiplicities, which merge exactly: a few thousand rows, whatever the
+number of items, finalised with the formulas of :mod:`dissensus.agreement`
+(Notes of :func:`agreement`). The Poisson bootstrap weights of
+:func:`dissensus.stats.poisson_weights` depend on (seed, item id, resample)
+only, so the intervals do not depend on the partitioning.
 """
 
 from __future__ import annotations

@@ -113,11 +113,7 @@ def label_counts(
 
 
 def _compact(parts: list[pd.DataFrame]) -> list[pd.DataFrame]:
-    """Merge partial counts: the same item in several batches becomes one row.
-
-    A hash of the item ids and one weighted ``bincount`` (counts stay exact
-    below 2**53), several times faster than ``groupby(level=0).sum()``.
-    """
+    """One row per item of partial counts: a weighted ``bincount``, exact below 2**53 (fast)."""
     if len(parts) <= 1:
         return parts
     index = parts[0].index.append([p.index for p in parts[1:]])
@@ -142,10 +138,7 @@ _DENSE_CELLS = 80_000_000
 def _add_dense(
     dense: npt.NDArray[np.int64], enc: pd.DataFrame, K: int
 ) -> npt.NDArray[np.int64] | None:
-    """Add a batch to counts indexed by the item id itself; None if the ids do not fit.
-
-    Small non-negative integer ids (the usual case) need no hashing at all.
-    """
+    """Add a batch to counts indexed by the (small non-negative int) item id; None if they do not fit."""
     ids = enc["item"].to_numpy()
     if ids.dtype.kind not in "iu":
         return None

@@ -359,11 +359,6 @@ def prior_strength_check(
     ValueError
         Bad prior, ``threshold`` outside (0, 1].
 
-    Warns
-    -----
-    PriorDominanceWarning
-        When the check fires and ``warn`` is true; the message says what to do.
-
     Examples
     --------
     >>> info = prior_strength_check([[2, 0, 0, 0, 1], [0, 3, 0, 0, 0]], "uniform", warn=False)
@@ -472,8 +467,7 @@ def soft_labels(
     if method in ("dawid_skene", "ordinal_dawid_skene", "mace"):
         # the annotator-id check and the fit live in one place, beside the models
         fit = fit_annotator_model(counts, method, func="soft_labels")  # type: ignore[arg-type]
-        posterior: FloatArray = fit.posterior.to_numpy(dtype=np.float64)
-        return posterior
+        return np.asarray(fit.posterior, dtype=np.float64)
     n, items, ordered = _counts_and_order(counts)
     if method == "posterior_mean":
         alpha = n.astype(np.float64) + prior_vector(prior, n, "soft_labels")

@@ -174,8 +174,7 @@ def fit_dirichlet_prior(
     Returns
     -------
     DirichletPrior
-        ``alpha0`` (K,), its ``strength`` ``alpha0.sum()``, the iterations
-        used, whether they converged, and the log-likelihood.
+        ``alpha0`` (K,), with its strength, iterations and log-likelihood.
 
     Raises
     ------
@@ -308,9 +307,7 @@ def fit_hierarchical_prior(
     Returns
     -------
     DirichletPrior
-        ``alpha0`` at the posterior mode, its ``strength``, the iterations,
-        whether the optimiser converged, and the Dirichlet-multinomial
-        log-likelihood at ``alpha0`` (without the hyperprior term).
+        ``alpha0`` at the posterior mode; its log-likelihood is without the hyperprior term.
 
     Raises
     ------
@@ -374,8 +371,7 @@ def fit_hierarchical_prior(
     (True, 13.1)
     """
     n, _, _ = _counts_and_order(counts)
-    loc = float(loc)
-    scale = float(scale)
+    loc, scale = float(loc), float(scale)
     if not np.isfinite(loc):
         msg = f"The 'loc' parameter of fit_hierarchical_prior must be finite. Got {loc!r}."
         raise ValueError(msg)
