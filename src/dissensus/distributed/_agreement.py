@@ -58,6 +58,8 @@ COEFFICIENTS = (
     "share_unanimous", "fleiss_kappa", "observed_agreement", "chance_agreement",
     "krippendorff_alpha", "gwet_ac2_quadratic", "gwet_ac1", "brennan_prediger",
 )  # fmt: skip
+#: Intervals already computed, by (confidence level, resamples, seed), then coefficient.
+_Cache = dict[tuple[float, int, int], dict[str, ConfidenceInterval]]
 #: float64 intermediates per chunk of bootstrap weights inside a partition.
 _CHUNK_FLOATS = 4_000_000
 
@@ -277,7 +279,7 @@ def agreement(
     for name in _KAPPAS:
         if name in point and point[f"pe:{name}"] >= 1.0 - 1e-12:
             point[name] = math.nan  # every rating in one category: no chance-corrected value
-    cache: dict[tuple[float, int, int], dict[str, ConfidenceInterval]] = {}
+    cache: _Cache = {}
     if level is not None:
         boot = _statistics(merge(tot["boot"]), names, Ms, counts.scale)
         cache[level, B, seed] = intervals = {}
@@ -316,11 +318,7 @@ def agreement(
     return out
 
 
-def _resampler(
-    counts: DistributedCounts,
-    name: str,
-    cache: dict[tuple[float, int, int], dict[str, ConfidenceInterval]],
-) -> Resampler:
+def _resampler(counts: DistributedCounts, name: str, cache: _Cache) -> Resampler:
     """The Poisson-bootstrap interval of ``name``: from ``cache``, else one more pass."""
 
     def resample(

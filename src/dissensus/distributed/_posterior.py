@@ -29,10 +29,8 @@ _ANNOTATOR_METHODS = ("dawid_skene", "ordinal_dawid_skene", "mace")
 def prior_for(counts: DistributedCounts, prior: Any, func: str) -> Any:
     """The prior every partition uses: a fitted one fitted once here, on all the items.
 
-    A name the in-memory functions resolve per item (``"uniform"``,
-    ``"jeffreys"``) or a (K,) vector is passed on as it is; a fitted name
-    (per partition the fit would differ) becomes the (K,) parameters fitted
-    as in memory to the distinct count rows, expanded by their multiplicities.
+    A fitted name (per partition the fit would differ) becomes the (K,) parameters fitted to
+    the distinct count rows expanded by their multiplicities; other priors pass as they are.
     """
     if isinstance(prior, str):
         check_option(func, "prior", prior, ("uniform", "jeffreys", *_FITTED_PRIORS))
@@ -122,9 +120,8 @@ def soft_labels(
     Each partition's items get :func:`dissensus.posterior.soft_labels`
     (per-item formulas: partitioning does not change them); the arguments
     are as there and in :func:`dirichlet`. The annotator models
-    (``"dawid_skene"``, ``"ordinal_dawid_skene"``, ``"mace"``) fit every
-    annotator to all the items at once and need annotator ids, which counts
-    do not keep: they are refused (run them in memory).
+    (``"dawid_skene"``, ``"ordinal_dawid_skene"``, ``"mace"``) need
+    annotator ids, which counts do not keep: run them in memory.
 
     Returns
     -------

@@ -122,9 +122,7 @@ def _scored(
 ) -> tuple[list[str], list[str], Any, list[Any]]:
     """``(metric names, models, lazy per-item scores, lazy prediction row counts)``.
 
-    The counts are joined to every model's predictions by item id (a hash
-    join: both sides are shuffled by item, never sorted; the posterior is
-    computed once per item) and scored per partition by :func:`_score_joined`.
+    A hash join by item id (shuffled, never sorted), scored per partition by :func:`_score_joined`.
     """
     names = [get_metric(m).name for m in metrics]
     models = [str(m) for m in predictions]

@@ -253,8 +253,7 @@ def dirichlet(
     refuse_dask(counts, "dirichlet", "dirichlet")
     n, _, _ = _counts_and_order(counts)
     alpha0 = prior_vector(prior, n, "dirichlet")
-    out: FloatArray = n.astype(np.float64) + alpha0
-    return out
+    return n.astype(np.float64) + alpha0
 
 
 @dataclass(frozen=True)
@@ -346,8 +345,7 @@ def prior_strength_check(
     warn : bool, default True
         Issue :class:`~dissensus.PriorDominanceWarning` when the check fires.
     stacklevel : int, default 2
-        Passed to :func:`warnings.warn`; a caller such as ``evaluate`` passes
-        3 so that the warning points at its user's line.
+        Of :func:`warnings.warn` (``evaluate`` passes 3: its user's line).
 
     Returns
     -------

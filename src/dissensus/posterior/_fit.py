@@ -14,20 +14,9 @@ from dissensus._exceptions import DataError, DissensusWarning
 from dissensus._validation import as_count_matrix, examples
 from dissensus.data import Annotations, LabelCounts, as_label_counts
 
-__all__ = [
-    "HYPERPRIOR_LOC",
-    "HYPERPRIOR_SCALE",
-    "DirichletPrior",
-    "PriorFitWarning",
-    "fit_dirichlet_prior",
-    "fit_hierarchical_prior",
-]
-
 FloatArray = npt.NDArray[np.float64]
 #: Floor for fitted prior parameters of classes the data never (or hardly) use.
 _MIN_ALPHA = 1e-6
-#: The fixed point stops when no parameter moves by more than this, relatively.
-_TOL = 1e-10
 
 
 class PriorFitWarning(DissensusWarning):
@@ -153,7 +142,7 @@ def _moment_strength(n: npt.NDArray[np.int64]) -> float:
 def fit_dirichlet_prior(
     counts: LabelCounts | Annotations | npt.ArrayLike,
     *,
-    tol: float = _TOL,
+    tol: float = 1e-10,
     max_iter: int = 5000,
 ) -> DirichletPrior:
     r"""Fit a Dirichlet prior to a whole dataset's counts (Dirichlet-multinomial MLE).
@@ -396,8 +385,7 @@ def fit_hierarchical_prior(
     # distinct (value, class) pairs and distinct totals, with multiplicities
     kk = np.broadcast_to(np.arange(K), n.shape).ravel()
     pair, pair_mult = np.unique(n.ravel() * K + kk, return_counts=True)
-    vals = (pair // K).astype(np.float64)
-    cls = pair % K
+    vals, cls = (pair // K).astype(np.float64), pair % K
     wts = pair_mult.astype(np.float64)
     tot_vals, tot_mult = np.unique(ni, return_counts=True)
     tot_f = tot_vals.astype(np.float64)
@@ -418,9 +406,7 @@ def fit_hierarchical_prior(
         ).astype(np.float64)
         g -= float(np.dot(tot_w, special.digamma(tot_f + s) - special.digamma(s)))
         g -= dev * inv_var / s
-        value = -(ll - 0.5 * dev * dev * inv_var) / n_items
-        grad: FloatArray = -(g * a) / n_items
-        return value, grad
+        return -(ll - 0.5 * dev * dev * inv_var) / n_items, -(g * a) / n_items
 
     start = np.log(
         mean * float(np.clip(_moment_strength(n), np.exp(centre - 3 * min(scale, 1e3)), 1e4))
