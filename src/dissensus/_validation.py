@@ -18,27 +18,12 @@ import pandas as pd
 
 from dissensus._exceptions import DataError, MissingExtraError
 
-__all__ = [
-    "PROB_ATOL",
-    "SeedLike",
-    "as_alpha_matrix",
-    "as_count_matrix",
-    "as_generator",
-    "as_prob_matrix",
-    "check_option",
-    "check_probability_level",
-    "computed",
-    "describe_row",
-    "examples",
-    "is_dask",
-    "refuse_dask",
-    "require_extra",
-]
-
 #: Tolerance on row sums of probability matrices.
 PROB_ATOL = 1e-6
 
 SeedLike = int | np.random.Generator | None
+#: Item ids that error messages name rows by.
+Items = Sequence[Any] | pd.Index | None
 
 
 def as_generator(seed: SeedLike) -> np.random.Generator:
@@ -123,14 +108,9 @@ def examples(values: Iterable[Any], limit: int = 5) -> str:
     return text + (f", … ({more} more)" if more > 0 else "")
 
 
-def describe_row(i: int, items: Sequence[Any] | pd.Index | None = None) -> str:
+def describe_row(i: int, items: Items = None) -> str:
     """``"row 3 (item 'a17')"``, or ``"row 3"`` without item ids."""
-    if items is None:
-        return f"row {i}"
-    item = items[i]
-    if isinstance(item, np.generic):
-        item = item.item()
-    return f"row {i} (item {item!r})"
+    return f"row {i}" if items is None else f"row {i} (item {examples([items[i]])})"
 
 
 def _as_2d(x: npt.ArrayLike, name: str, dtype: type | None = None) -> npt.NDArray[Any]:
@@ -160,11 +140,7 @@ def _as_float(arr: npt.NDArray[Any], name: str, what: str) -> npt.NDArray[np.flo
 
 
 def _refuse_cells(
-    mask: npt.NDArray[np.bool_],
-    arr: npt.NDArray[Any],
-    name: str,
-    items: Sequence[Any] | pd.Index | None,
-    rule: str,
+    mask: npt.NDArray[np.bool_], arr: npt.NDArray[Any], name: str, items: Items, rule: str
 ) -> None:
     """Raise for the first cell flagged in ``mask``: "`name` row r (item i) column c is v; rule"."""
     if mask.any():
@@ -179,7 +155,7 @@ _MAX_COUNT = 2**53
 
 
 def as_count_matrix(
-    x: npt.ArrayLike, name: str = "counts", items: Sequence[Any] | pd.Index | None = None
+    x: npt.ArrayLike, name: str = "counts", items: Items = None
 ) -> npt.NDArray[np.int64]:
     """Check an (N, K) matrix of label counts and return it as ``int64``.
 
@@ -205,14 +181,11 @@ def as_count_matrix(
     )
     _refuse_cells(arr < 0, arr, name, items, "counts must be non-negative.")
     _refuse_cells(arr > _MAX_COUNT, arr, name, items, too_big)
-    _refuse_cells(
-        arr != np.round(arr),
-        arr,
-        name,
-        items,
+    whole = (
         "counts must be whole numbers. For soft labels (probabilities) use "
-        "Predictions or pass them as targets to the metrics.",
+        "Predictions or pass them as targets to the metrics."
     )
+    _refuse_cells(arr != np.round(arr), arr, name, items, whole)
     return arr.astype(np.int64)
 
 
@@ -221,7 +194,7 @@ def as_prob_matrix(
     name: str = "q",
     *,
     normalize: bool = False,
-    items: Sequence[Any] | pd.Index | None = None,
+    items: Items = None,
     atol: float = PROB_ATOL,
 ) -> npt.NDArray[np.float64]:
     """Check an (N, K) matrix of probability rows and return it as ``float64``.
@@ -257,13 +230,8 @@ def as_prob_matrix(
 def as_alpha_matrix(x: npt.ArrayLike, name: str = "alpha") -> npt.NDArray[np.float64]:
     """Check an (N, K) matrix of Dirichlet parameters: finite and > 0."""
     arr = _as_float(_as_2d(x, name), name, "Dirichlet parameters")
-    _refuse_cells(
-        ~(np.isfinite(arr) & (arr > 0)),
-        arr,
-        name,
-        None,
-        "Dirichlet parameters must be finite and > 0 (add a prior, e.g. posterior.dirichlet(counts)).",
-    )
+    rule = "Dirichlet parameters must be finite and > 0 (add a prior, e.g. posterior.dirichlet(counts))."
+    _refuse_cells(~(np.isfinite(arr) & (arr > 0)), arr, name, None, rule)
     return arr
 
 

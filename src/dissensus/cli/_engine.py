@@ -28,17 +28,9 @@ __all__ = ["with_engine"]
 
 #: Options of the in-memory command that the Dask engine does not support, with their defaults.
 _UNSUPPORTED = {
-    "example": None,
-    "by": None,
-    "format": None,
-    "layout": "long",
-    "annotators": None,
-    "meta": None,
-    "dropna": False,
-    "duplicates": None,
-    "na_values": None,
-    "strip_labels": False,
-}
+    "example": None, "by": None, "format": None, "layout": "long", "annotators": None,
+    "meta": None, "dropna": False, "duplicates": None, "na_values": None, "strip_labels": False,
+}  # fmt: skip
 
 
 @contextlib.contextmanager
@@ -118,12 +110,8 @@ def _dask_counts(path: str, **options: Any) -> Any:
     if options.get("labels"):
         parsed = parse_labels(options["labels"])
         scale = Scale(tuple(parsed), ordered=True if ordered is None else ordered)
-    counts = distributed.label_counts(
-        path,
-        scale=scale,
-        item=options.get("item") or "item",
-        label=options.get("label") or "label",
-    )
+    item, label = options.get("item") or "item", options.get("label") or "label"
+    counts = distributed.label_counts(path, scale=scale, item=item, label=label)
     if scale is None and ordered is not None:
         counts = distributed.DistributedCounts(counts.frame, counts.scale.with_order(ordered))
     return counts
@@ -134,15 +122,10 @@ def with_engine(command: click.Command) -> click.Command:
 
     PATH may then be a directory (a partitioned Parquet dataset).
     """
-    params = []
-    for param in command.params:
-        if param.name in ("file", "annotations"):
-            # a partitioned Parquet dataset is a directory
-            path = copy.copy(param)
-            path.type = click.Path(path_type=getattr(param.type, "path_type", None))
-            params.append(path)
-        else:
-            params.append(param)
+    params = [copy.copy(param) for param in command.params]
+    for param in params:
+        if param.name in ("file", "annotations"):  # a partitioned Parquet dataset is a directory
+            param.type = click.Path(path_type=getattr(param.type, "path_type", None))
     params += [
         click.Option(
             ["--engine"],

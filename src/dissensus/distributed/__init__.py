@@ -17,6 +17,17 @@ reuse:
 - scores: :func:`score_items` (:class:`ItemScores`, collected for
   :func:`dissensus.evaluate`), :func:`metric_means`.
 
+Shared parameters: ``annotations`` are long rows, one per annotation (a
+Parquet file or directory, a CSV/TSV file or glob, or a pandas or Dask
+DataFrame; an item's rows may be spread over any files and partitions);
+``item``, ``annotator`` and ``label`` name their columns; ``scale`` gives the
+labels (a sequence makes a nominal scale; default: inferred, one pass over the
+data); ``npartitions`` is the number of partitions after the shuffle by item
+(default: as many as the input); ``counts`` are :class:`DistributedCounts`
+from :func:`label_counts` (:func:`dirichlet` and :func:`soft_labels` also
+count annotations with its defaults). Missing columns, missing ids and labels not on
+the scale raise :class:`~dissensus.DataError` naming an offending item.
+
 The in-memory functions do not take Dask collections: call these instead.
 Needs the ``distributed`` extra: ``pip install 'dissensus[distributed]'``.
 """

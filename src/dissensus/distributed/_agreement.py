@@ -1,18 +1,11 @@
 r"""Count-based agreement of distributed counts, from their distinct count rows.
 
-Each partition sends its distinct count rows (items with two or more
-ratings) and their multiplicities, which merge exactly across partitions:
-the client holds the ``U`` distinct rows ``P`` and multiplicities ``m``
-(a few thousand, whatever the number of items) and finalises every
-coefficient with the formulas of :mod:`dissensus.agreement`, as sums
-:math:`\sum_u m_u f(P_u)` over the rows. The linearised standard errors
-(Gwet 2014) are sums of squared per-row terms, likewise.
-
-Intervals use the Poisson bootstrap of :func:`dissensus.stats.poisson_weights`,
-whose weights depend on (seed, item id, resample) only: each partition sums
-its weighted per-item terms per resample, so the interval equals the
-in-memory ``result.confidence_interval(..., bootstrap="poisson")`` for the
-same seed, however the items are partitioned.
+Each partition sends its distinct count rows (items with two or more ratings)
+and their multiplicities, which merge exactly: a few thousand rows, whatever the
+number of items, finalised with the formulas of :mod:`dissensus.agreement`
+(Notes of :func:`agreement`). The Poisson bootstrap weights of
+:func:`dissensus.stats.poisson_weights` depend on (seed, item id, resample)
+only, so the intervals do not depend on the partitioning.
 """
 
 from __future__ import annotations
@@ -65,6 +58,8 @@ COEFFICIENTS = (
     "share_unanimous", "fleiss_kappa", "observed_agreement", "chance_agreement",
     "krippendorff_alpha", "gwet_ac2_quadratic", "gwet_ac1", "brennan_prediger",
 )  # fmt: skip
+#: Intervals already computed, by (confidence level, resamples, seed), then coefficient.
+_Cache = dict[tuple[float, int, int], dict[str, ConfidenceInterval]]
 #: float64 intermediates per chunk of bootstrap weights inside a partition.
 _CHUNK_FLOATS = 4_000_000
 
@@ -72,15 +67,10 @@ _CHUNK_FLOATS = 4_000_000
 def _note(name: str, N: int, K: int) -> str:
     """Why ``name`` is undefined, in the words of the in-memory coefficient."""
     alpha = name in _ALPHAS
-    if alpha:
-        name = "krippendorff_alpha"
-    if name == "gwet_ac2_quadratic":
-        name = "gwet_ac2"
+    name = "krippendorff_alpha" if alpha else name.removesuffix("_quadratic")  # gwet_ac2
     if not N:
-        reason = (
-            "no item has two or more values (nothing is pairable)"
-            if alpha
-            else "no item has two or more ratings"
+        reason = "no item has two or more " + (
+            "values (nothing is pairable)" if alpha else "ratings"
         )
     elif name.startswith("gwet") and K < 2:
         reason = "the scale has a single category"
@@ -194,20 +184,6 @@ def _alpha_se(P: FloatArray, m: FloatArray, scale: Scale, lvl: str) -> float:
     return math.sqrt(float(m @ (k * k)) / (N * (N - 1.0)))
 
 
-def _intervals(
-    boot: dict[str, FloatArray], point: dict[str, float], level: float
-) -> dict[str, ConfidenceInterval]:
-    """Percentile intervals of the replicates of ``point``'s coefficients (NaN when undefined)."""
-    out = {}
-    with np.errstate(invalid="ignore"):
-        for name, value in point.items():
-            lo, hi = percentile_interval(boot[name], confidence_level=level)
-            out[name] = ConfidenceInterval(float(lo), float(hi))
-            if not math.isfinite(value):
-                out[name] = ConfidenceInterval(math.nan, math.nan)
-    return out
-
-
 def agreement(
     counts: DistributedCounts,
     coefficients: Sequence[str] = COEFFICIENTS,
@@ -221,12 +197,8 @@ def agreement(
 
     Parameters
     ----------
-    counts : DistributedCounts
-        From :func:`label_counts`.
     coefficients : sequence of str, default :data:`COEFFICIENTS`
-        Any of ``share_unanimous``, ``fleiss_kappa``, ``observed_agreement``,
-        ``chance_agreement``, ``krippendorff_alpha``, ``gwet_ac2_quadratic``,
-        ``gwet_ac1``, ``brennan_prediger``.
+        Any of :data:`COEFFICIENTS`.
     levels : sequence of str, default ("nominal",)
         Levels of measurement of Krippendorff's alpha (nominal, ordinal,
         interval, ratio), one result each, named as in memory
@@ -278,15 +250,15 @@ def agreement(
     names = list(
         dict.fromkeys(n for c in coefficients for n in (alphas if c == _ALPHAS[0] else [c]))
     )
-    level = (
-        None
-        if confidence_level is None
-        else check_probability_level("agreement", "confidence_level", confidence_level)
-    )
-    B = 0 if level is None else int(n_resamples)
-    if level is not None and B < 2:
-        msg = f"The 'n_resamples' parameter of agreement must be at least 2. Got {n_resamples!r}."
-        raise ValueError(msg)
+    level, B = None, 0
+    if confidence_level is not None:
+        level = check_probability_level("agreement", "confidence_level", confidence_level)
+        B = int(n_resamples)
+        if B < 2:
+            msg = (
+                f"The 'n_resamples' parameter of agreement must be at least 2. Got {n_resamples!r}."
+            )
+            raise ValueError(msg)
     Ms = [np.eye(counts.K), agreement_weights("quadratic", counts.scale).to_numpy(np.float64)]
     dask, _ = dask_modules()
     tasks = [dask.delayed(_partition_stats)(p, Ms, B, seed) for p in counts.frame.to_delayed()]
@@ -302,19 +274,21 @@ def agreement(
     rows, mult = rows_of(distinct, counts.K)
     P, m, N = rows.astype(np.float64), mult.astype(np.float64), int(mult.sum())
     sums = {k: np.asarray(m @ v)[None] for k, v in _item_values(P, Ms).items()}
-    point = {
-        k: float(v[0])
-        for k, v in _statistics(
-            {**sums, "w": np.array([float(N)])}, names, Ms, counts.scale
-        ).items()
-    }
+    stats = _statistics({**sums, "w": np.array([float(N)])}, names, Ms, counts.scale)
+    point = {k: float(v[0]) for k, v in stats.items()}
     for name in _KAPPAS:
         if name in point and point[f"pe:{name}"] >= 1.0 - 1e-12:
             point[name] = math.nan  # every rating in one category: no chance-corrected value
-    cache: dict[tuple[float, int, int], dict[str, ConfidenceInterval]] = {}
+    cache: _Cache = {}
     if level is not None:
         boot = _statistics(merge(tot["boot"]), names, Ms, counts.scale)
-        cache[level, B, seed] = _intervals(boot, {n: point[n] for n in names}, level)
+        cache[level, B, seed] = intervals = {}
+        for name in names:  # percentile intervals, NaN for an undefined coefficient
+            with np.errstate(invalid="ignore"):
+                lo, hi = map(float, percentile_interval(boot[name], confidence_level=level))
+            if not math.isfinite(point[name]):
+                lo = hi = math.nan
+            intervals[name] = ConfidenceInterval(lo, hi)
     common = {
         "n_items": N,
         "n_items_excluded": tot["n_excluded"],
@@ -344,11 +318,7 @@ def agreement(
     return out
 
 
-def _resampler(
-    counts: DistributedCounts,
-    name: str,
-    cache: dict[tuple[float, int, int], dict[str, ConfidenceInterval]],
-) -> Resampler:
+def _resampler(counts: DistributedCounts, name: str, cache: _Cache) -> Resampler:
     """The Poisson-bootstrap interval of ``name``: from ``cache``, else one more pass."""
 
     def resample(

@@ -73,8 +73,7 @@ def read_frame(data: Any, columns: list[str], npartitions: int | None) -> Any:
 
 def scale_of(ddf: Any, label: str, scale: Scale | Sequence[Any] | None) -> Scale:
     if scale is None:
-        labels = ddf[label].dropna().unique().compute()
-        return Scale.infer(labels.tolist())
+        return Scale.infer(ddf[label].dropna().unique().compute().tolist())
     return scale if isinstance(scale, Scale) else Scale.nominal(scale)
 
 

@@ -47,10 +47,7 @@ class DistributedCounts:
         return self.scale.K
 
     def distinct(self) -> Any:
-        """Lazy multiplicity of each distinct count row: few, whatever the number of items.
-
-        Computed, :func:`rows_of` turns it into ``(rows (U, K), multiplicities (U,))``.
-        """
+        """Lazy multiplicity of each distinct count row (few, whatever the number of items)."""
         return self.frame.groupby(count_columns(self.K)).size()
 
     def persist(self) -> DistributedCounts:
@@ -76,18 +73,6 @@ def label_counts(
 
     Parameters
     ----------
-    annotations : str, path-like, dask.dataframe.DataFrame or pandas.DataFrame
-        Long annotations, one row per annotation: a Parquet file or
-        directory, a CSV/TSV file or glob (read in blocks), or a data frame;
-        an item's annotations may be spread over any files and partitions.
-    scale : Scale or sequence of labels, optional
-        The labels (a sequence makes a nominal scale). Default: inferred
-        from the distinct labels (one pass over the data), as
-        :meth:`Scale.infer` does.
-    item, label : str, default "item", "label"
-        Column names.
-    npartitions : int, optional
-        Partitions after the shuffle by item (default: as many as the input).
     shuffle : {"p2p", "tasks"}, optional
         Dask's shuffle method (default: Dask's choice). ``"tasks"`` is
         faster on one machine; ``"p2p"`` holds less in memory when the data
@@ -97,12 +82,7 @@ def label_counts(
     -------
     DistributedCounts
         Lazy: nothing is computed until a statistic is asked for.
-
-    Raises
-    ------
-    DataError
-        Missing columns (here), missing item ids or labels not on the scale
-        (when computed; the message names an offending item).
+        Missing columns raise here, bad rows when computed.
 
     Examples
     --------
@@ -133,11 +113,7 @@ def label_counts(
 
 
 def _compact(parts: list[pd.DataFrame]) -> list[pd.DataFrame]:
-    """Merge partial counts: the same item in several batches becomes one row.
-
-    A hash of the item ids and one weighted ``bincount`` (counts stay exact
-    below 2**53), several times faster than ``groupby(level=0).sum()``.
-    """
+    """One row per item of partial counts: a weighted ``bincount``, exact below 2**53 (fast)."""
     if len(parts) <= 1:
         return parts
     index = parts[0].index.append([p.index for p in parts[1:]])
@@ -162,10 +138,7 @@ _DENSE_CELLS = 80_000_000
 def _add_dense(
     dense: npt.NDArray[np.int64], enc: pd.DataFrame, K: int
 ) -> npt.NDArray[np.int64] | None:
-    """Add a batch to counts indexed by the item id itself; None if the ids do not fit.
-
-    Small non-negative integer ids (the usual case) need no hashing at all.
-    """
+    """Add a batch to counts indexed by the (small non-negative int) item id; None if they do not fit."""
     ids = enc["item"].to_numpy()
     if ids.dtype.kind not in "iu":
         return None
@@ -213,8 +186,6 @@ def stream_counts(
         A Parquet file or directory, or a CSV file (``.csv``).
     scale : Scale or sequence of labels
         The labels (required: a stream cannot be read twice to infer them).
-    item, label : str, default "item", "label"
-        Column names.
     batch_size : int, default 1_000_000
         Rows per batch.
 

@@ -39,13 +39,7 @@ def pooled_moments(
 
 
 def _icc_partition(df: pd.DataFrame, item: str, annotator: str, label: str) -> dict[str, Any]:
-    """Mergeable sums of one partition for the ICC (every rating of its items is here).
-
-    The moments of the ratings and of the item means, the per-rater sums, and
-    the item with the fewest ratings (with its raters) for the completeness
-    check; a repeated (item, rater) pair or a missing id or rating is a
-    DataError naming the item.
-    """
+    """Mergeable sums of one partition for the ICC, and its item with the fewest ratings."""
     y = df[label].to_numpy(dtype=np.float64, na_value=np.nan)
     bad = df[item].isna().to_numpy() | df[annotator].isna().to_numpy() | ~np.isfinite(y)
     if bad.any():
@@ -120,15 +114,10 @@ def icc(
     Parameters
     ----------
     annotations : str, path-like, dask.dataframe.DataFrame or pandas.DataFrame
-        Long ratings, one row per (item, annotator, numeric rating), as
-        :func:`label_counts` reads them.
+        Long ratings, one row per (item, annotator, numeric rating in ``label``).
     kind : {"1,1", "A,1", "C,1", "1,k", "A,k", "C,k"}, default "A,1"
         McGraw-Wong form (Shrout-Fleiss names ``"ICC1"`` … ``"ICC3k"``), as
         in :func:`dissensus.agreement.icc`.
-    item, annotator, label : str, default "item", "annotator", "label"
-        Column names (``label`` holds the numeric rating).
-    npartitions : int, optional
-        Partitions after the shuffle by item (default: as many as the input).
 
     Returns
     -------
@@ -138,10 +127,8 @@ def icc(
     Raises
     ------
     DataError
-        Missing columns, non-numeric ratings, a missing id or rating, an
-        annotator rating an item twice, or an incomplete design, naming an
-        offending item (for missing ratings fit ``icc(..., method="reml")``
-        in memory).
+        Also for non-numeric or missing ratings, an annotator rating an item
+        twice, or an incomplete design (fit ``icc(..., method="reml")`` in memory).
     TypeError
         For :class:`DistributedCounts`, which have no annotator ids.
 

@@ -80,21 +80,12 @@ def pairwise(
 
     Parameters
     ----------
-    annotations : str, path-like, dask.dataframe.DataFrame or pandas.DataFrame
-        Long annotations with item, annotator and label columns (see
-        :func:`label_counts`).
     measure : {"cohen", "weighted_cohen", "alpha", "pearson"}, default "cohen"
         As in :func:`dissensus.agreement.pairwise`.
-    scale : Scale or sequence of labels, optional
-        The labels (default: inferred, one pass over the data).
-    item, annotator, label : str
-        Column names.
     min_overlap : int, default 1
         Pairs sharing fewer items get NaN.
     weights, level
         Of ``"weighted_cohen"`` and ``"alpha"``, as in memory.
-    npartitions : int, optional
-        Partitions after the shuffle by item.
 
     Returns
     -------
@@ -105,8 +96,7 @@ def pairwise(
     Raises
     ------
     DataError
-        Missing columns, missing ids, labels not on the scale, or an
-        annotator labelling an item twice.
+        Also for an annotator labelling an item twice.
 
     Examples
     --------

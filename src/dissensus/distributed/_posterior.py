@@ -29,10 +29,8 @@ _ANNOTATOR_METHODS = ("dawid_skene", "ordinal_dawid_skene", "mace")
 def prior_for(counts: DistributedCounts, prior: Any, func: str) -> Any:
     """The prior every partition uses: a fitted one fitted once here, on all the items.
 
-    A name the in-memory functions resolve per item (``"uniform"``,
-    ``"jeffreys"``) or a (K,) vector is passed on as it is; a fitted name
-    (per partition the fit would differ) becomes the (K,) parameters fitted
-    as in memory to the distinct count rows, expanded by their multiplicities.
+    A fitted name (per partition the fit would differ) becomes the (K,) parameters fitted to
+    the distinct count rows expanded by their multiplicities; other priors pass as they are.
     """
     if isinstance(prior, str):
         check_option(func, "prior", prior, ("uniform", "jeffreys", *_FITTED_PRIORS))
@@ -64,10 +62,8 @@ def _posterior_partition(
 def _per_partition(
     counts: DistributedCounts, func: Callable[..., Any], options: dict[str, Any]
 ) -> Any:
-    """Lazy ``func`` of every partition; the options are checked here on zero items."""
-    empty = counts.frame._meta
-    # the in-memory function on no items: its option errors, raised now, and the meta
-    meta = _posterior_partition(empty, counts.scale, func, options)
+    """Lazy ``func`` of every partition; run here on zero items, it checks the options now."""
+    meta = _posterior_partition(counts.frame._meta, counts.scale, func, options)
     return counts.frame.map_partitions(_posterior_partition, counts.scale, func, options, meta=meta)
 
 
@@ -80,10 +76,6 @@ def dirichlet(counts: DistributedCounts | Any, *, prior: PriorLike = DEFAULT_PRI
 
     Parameters
     ----------
-    counts : DistributedCounts, dask.dataframe.DataFrame, pandas.DataFrame or path
-        Counts from :func:`label_counts`, or long annotations (a Dask or
-        pandas DataFrame, a Parquet/CSV path) turned into them by
-        :func:`label_counts` with its defaults.
     prior : see :func:`dissensus.posterior.dirichlet`, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
         A fitted prior is fitted once to all the items, from their distinct
         count rows (one group-by on the cluster); a per-item (N, K) prior is
@@ -128,9 +120,8 @@ def soft_labels(
     Each partition's items get :func:`dissensus.posterior.soft_labels`
     (per-item formulas: partitioning does not change them); the arguments
     are as there and in :func:`dirichlet`. The annotator models
-    (``"dawid_skene"``, ``"ordinal_dawid_skene"``, ``"mace"``) fit every
-    annotator to all the items at once and need annotator ids, which counts
-    do not keep: they are refused (run them in memory).
+    (``"dawid_skene"``, ``"ordinal_dawid_skene"``, ``"mace"``) need
+    annotator ids, which counts do not keep: run them in memory.
 
     Returns
     -------

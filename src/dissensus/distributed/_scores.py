@@ -24,10 +24,7 @@ __all__ = ["ItemScores", "metric_means", "score_items"]
 
 @dataclass(frozen=True)
 class ItemScores:
-    """Per-item scores computed on the cluster and collected: the input of an Evaluation.
-
-    Everything is in this process and sorted by item id; memory is about
-    ``N (M J + J K + K)`` numbers (:func:`score_items`).
+    """Per-item scores computed on the cluster and collected (sorted by item id): an Evaluation's input.
 
     Attributes
     ----------
@@ -125,9 +122,7 @@ def _scored(
 ) -> tuple[list[str], list[str], Any, list[Any]]:
     """``(metric names, models, lazy per-item scores, lazy prediction row counts)``.
 
-    The counts are joined to every model's predictions by item id (a hash
-    join: both sides are shuffled by item, never sorted; the posterior is
-    computed once per item) and scored per partition by :func:`_score_joined`.
+    A hash join by item id (shuffled, never sorted), scored per partition by :func:`_score_joined`.
     """
     names = [get_metric(m).name for m in metrics]
     models = [str(m) for m in predictions]
@@ -195,8 +190,6 @@ def score_items(
 
     Parameters
     ----------
-    counts : DistributedCounts
-        From :func:`label_counts`.
     predictions : mapping of str to DataFrame or Predictions
         Model name -> wide predictions (pandas or Dask): an ``item`` column
         (or index) and one column per label, named ``str(label)``; or a

@@ -1,9 +1,4 @@
-"""evaluate() on a Dask collection: scores computed on the cluster, tables in memory.
-
-:func:`~dissensus.evaluation.evaluate` given a Dask DataFrame or
-:class:`~dissensus.distributed.DistributedCounts` scores with
-:func:`dissensus.distributed.score_items` (which imports Dask on use).
-"""
+"""evaluate() on a Dask collection: scores on the cluster (:func:`dissensus.distributed.score_items`), tables in memory."""
 
 from __future__ import annotations
 

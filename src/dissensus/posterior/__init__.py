@@ -19,7 +19,7 @@ Marginals: :math:`p_k \sim \mathrm{Beta}(\alpha_k, a_0 - \alpha_k)`.
 
 ``counts``, the first argument of every function, is a :class:`LabelCounts`,
 :class:`Annotations` or an (N, K) array of label counts (a raw array's
-columns are the classes in order); bad counts raise :class:`DataError`. The
+columns are the classes in order, as ``method="gaussian"`` needs); bad counts raise :class:`DataError`. The
 functions are NumPy/SciPy on (N, K) arrays; the expected metrics that consume
 ``alpha`` live in :mod:`dissensus.metrics.expected`. For Dask collections
 use :mod:`dissensus.distributed`.
@@ -84,13 +84,9 @@ SoftLabelMethod = Literal[
 _NAMED_PRIORS = ("uniform", "jeffreys", "empirical", "hierarchical")
 #: The prior every public ``prior=`` default uses (``evaluate``, ``dirichlet``,
 #: ``next_items``, ``leaderboard``, the models, the CLI's ``--prior``).
-#: Jeffreys, from the study in docs/priors.md (``simulate.study``, 100 replicates
-#: × 1,000 items per truth family, 5 metrics, 7 models): the share of model pairs
-#: that expected metrics order as the truth does, averaged over the mixture,
-#: ordinal, skewed (ConvAbuse-like) and flat families, is 0.509 under the uniform
-#: prior, 0.713 under Jeffreys (>= uniform in 96% of the 140 cells), 0.787 under
-#: the fitted priors ("empirical", "hierarchical"), which however fall to 0.599 on
-#: the flat family (Jeffreys 0.928) and make every posterior depend on all items.
+#: Jeffreys, from the study in docs/priors.md: expected metrics order model pairs as
+#: the truth does in 0.713 of cases (uniform 0.509); the fitted priors reach 0.787 but
+#: fall to 0.599 on flat truths (Jeffreys 0.928) and tie every posterior to all items.
 DEFAULT_PRIOR: str = "jeffreys"
 _METHODS = ("empirical", "posterior_mean", "gaussian", "dawid_skene", "ordinal_dawid_skene", "mace")
 
@@ -210,8 +206,6 @@ def dirichlet(
 ) -> FloatArray:
     r"""Posterior Dirichlet parameters of each item's label distribution.
 
-    For Dask collections use :func:`dissensus.distributed.dirichlet`.
-
     Parameters
     ----------
     prior : {"uniform", "jeffreys", "empirical", "hierarchical"}, float or array_like, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
@@ -259,8 +253,7 @@ def dirichlet(
     refuse_dask(counts, "dirichlet", "dirichlet")
     n, _, _ = _counts_and_order(counts)
     alpha0 = prior_vector(prior, n, "dirichlet")
-    out: FloatArray = n.astype(np.float64) + alpha0
-    return out
+    return n.astype(np.float64) + alpha0
 
 
 @dataclass(frozen=True)
@@ -352,8 +345,7 @@ def prior_strength_check(
     warn : bool, default True
         Issue :class:`~dissensus.PriorDominanceWarning` when the check fires.
     stacklevel : int, default 2
-        Passed to :func:`warnings.warn`; a caller such as ``evaluate`` passes
-        3 so that the warning points at its user's line.
+        Of :func:`warnings.warn` (``evaluate`` passes 3: its user's line).
 
     Returns
     -------
@@ -364,11 +356,6 @@ def prior_strength_check(
     ------
     ValueError
         Bad prior, ``threshold`` outside (0, 1].
-
-    Warns
-    -----
-    PriorDominanceWarning
-        When the check fires and ``warn`` is true; the message says what to do.
 
     Examples
     --------
@@ -386,18 +373,16 @@ def prior_strength_check(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PriorFitWarning)
         alpha0 = prior_vector(prior, n, "prior_strength_check")
-    s = alpha0.sum(axis=-1)
-    ni = n.sum(axis=1)
+    s, ni = alpha0.sum(axis=-1), n.sum(axis=1)
     weak = ni <= s
     N = len(ni)
-    share = float(weak.mean()) if N else 0.0
-    if N == 0 or share < threshold:
+    if N == 0 or weak.mean() < threshold:
         return None
     name = prior if isinstance(prior, str) else ("array" if np.ndim(prior) else f"{float(prior):g}")  # type: ignore[arg-type]
     info = PriorWarningInfo(
         prior=str(name),
         strength=float(np.median(s)),
-        share_weak=share,
+        share_weak=float(weak.mean()),
         n_weak=int(weak.sum()),
         n_items=N,
         median_annotations=float(np.median(ni)),
@@ -406,13 +391,6 @@ def prior_strength_check(
     if warn:
         warnings.warn(info.message, PriorDominanceWarning, stacklevel=stacklevel)
     return info
-
-
-def _gaussian_kernel(K: int, sigma: float) -> FloatArray:
-    j = np.arange(K, dtype=np.float64)
-    W = np.exp(-((j[:, None] - j[None, :]) ** 2) / (2.0 * sigma * sigma))
-    kernel: FloatArray = W / W.sum(axis=1, keepdims=True)
-    return kernel
 
 
 def soft_labels(
@@ -424,14 +402,8 @@ def soft_labels(
 ) -> FloatArray:
     r"""Soft labels: one label distribution per item, rows on the simplex.
 
-    For Dask collections use :func:`dissensus.distributed.soft_labels`.
-
     Parameters
     ----------
-    counts : LabelCounts, Annotations or array_like of int of shape (N, K)
-        Label counts. A raw array's column order is taken as the class
-        order (what ``method="gaussian"`` needs). Rows follow the items of
-        the counts (of ``Annotations.counts()`` for Annotations).
     method : {"empirical", "posterior_mean", "gaussian", "dawid_skene", "ordinal_dawid_skene", \
 "mace"}, default "empirical"
         ``"empirical"``: the proportions ``n_k / n``. ``"posterior_mean"``:
@@ -451,7 +423,7 @@ def soft_labels(
     Returns
     -------
     ndarray of float64, shape (N, K)
-        Rows summing to 1.
+        Rows summing to 1, one per item of the counts (of ``Annotations.counts()``).
 
     Raises
     ------
@@ -493,8 +465,7 @@ def soft_labels(
     if method in ("dawid_skene", "ordinal_dawid_skene", "mace"):
         # the annotator-id check and the fit live in one place, beside the models
         fit = fit_annotator_model(counts, method, func="soft_labels")  # type: ignore[arg-type]
-        posterior: FloatArray = fit.posterior.to_numpy(dtype=np.float64)
-        return posterior
+        return np.asarray(fit.posterior, dtype=np.float64)
     n, items, ordered = _counts_and_order(counts)
     if method == "posterior_mean":
         alpha = n.astype(np.float64) + prior_vector(prior, n, "soft_labels")
@@ -524,7 +495,9 @@ def soft_labels(
     phat: FloatArray = n / ni[:, None].astype(np.float64)
     if method == "empirical":
         return phat
-    smooth: FloatArray = phat @ _gaussian_kernel(n.shape[1], sigma)
+    j = np.arange(n.shape[1], dtype=np.float64)
+    W = np.exp(-((j[:, None] - j[None, :]) ** 2) / (2.0 * sigma * sigma))
+    smooth: FloatArray = phat @ (W / W.sum(axis=1, keepdims=True))
     smooth /= smooth.sum(axis=1, keepdims=True)
     return smooth
 

@@ -14,30 +14,13 @@ from dissensus._exceptions import DataError, DissensusWarning
 from dissensus._validation import as_count_matrix, examples
 from dissensus.data import Annotations, LabelCounts, as_label_counts
 
-__all__ = [
-    "HYPERPRIOR_LOC",
-    "HYPERPRIOR_SCALE",
-    "DirichletPrior",
-    "PriorFitWarning",
-    "fit_dirichlet_prior",
-    "fit_hierarchical_prior",
-]
-
 FloatArray = npt.NDArray[np.float64]
 #: Floor for fitted prior parameters of classes the data never (or hardly) use.
 _MIN_ALPHA = 1e-6
-#: The fixed point stops when no parameter moves by more than this, relatively.
-_TOL = 1e-10
 
 
 class PriorFitWarning(DissensusWarning):
-    """The empirical Dirichlet prior could not be fitted cleanly.
-
-    Raised when a class is never used (its parameter is floored), when no
-    item has two or more annotations (the strength is not identified), or
-    when the fixed point did not converge (the data show no overdispersion,
-    so the maximum-likelihood strength is infinite).
-    """
+    """A fitted Dirichlet prior is degenerate (see the Warns of :func:`fit_dirichlet_prior`)."""
 
 
 @dataclass(frozen=True)
@@ -116,7 +99,7 @@ def _polya_loglik(alpha0: FloatArray, n: npt.NDArray[np.int64]) -> float:
 
 
 def _check_fit_counts(n: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], FloatArray]:
-    """(annotations per item, per class) of counts to fit a prior to; refuse or warn."""
+    """(annotations per item, floored class shares) of counts to fit a prior to; refuse or warn."""
     ni = n.sum(axis=1)
     total = n.sum(axis=0).astype(np.float64)
     if ni.sum() == 0:
@@ -129,7 +112,8 @@ def _check_fit_counts(n: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], 
             f"floored at {_MIN_ALPHA:g} (the maximum-likelihood value is 0)."
         )
         warnings.warn(msg, PriorFitWarning, stacklevel=3)
-    return ni, total
+    mean = np.maximum(total / total.sum(), _MIN_ALPHA)
+    return ni, mean / mean.sum()
 
 
 def _moment_strength(n: npt.NDArray[np.int64]) -> float:
@@ -158,7 +142,7 @@ def _moment_strength(n: npt.NDArray[np.int64]) -> float:
 def fit_dirichlet_prior(
     counts: LabelCounts | Annotations | npt.ArrayLike,
     *,
-    tol: float = _TOL,
+    tol: float = 1e-10,
     max_iter: int = 5000,
 ) -> DirichletPrior:
     r"""Fit a Dirichlet prior to a whole dataset's counts (Dirichlet-multinomial MLE).
@@ -167,11 +151,10 @@ def fit_dirichlet_prior(
     ``p_i ~ Dir(alpha0)``; ``alpha0`` maximises the marginal (Pólya)
     likelihood of all items, found with Minka's fixed point.
 
+    Items with no annotations are ignored; items with one inform the mean only.
+
     Parameters
     ----------
-    counts : LabelCounts, Annotations or array_like of int, shape (N, K)
-        Label counts. Items with no annotations carry no information and
-        are ignored; items with one annotation inform the mean only.
     tol : float, default 1e-10
         Stop when no parameter changes by more than ``tol`` relatively.
     max_iter : int, default 5000
@@ -180,8 +163,7 @@ def fit_dirichlet_prior(
     Returns
     -------
     DirichletPrior
-        ``alpha0`` (K,), its ``strength`` ``alpha0.sum()``, the iterations
-        used, whether they converged, and the log-likelihood.
+        ``alpha0`` (K,), with its strength, iterations and log-likelihood.
 
     Raises
     ------
@@ -225,25 +207,22 @@ def fit_dirichlet_prior(
     """
     n, _, _ = _counts_and_order(counts)
     K = n.shape[1]
-    ni, total = _check_fit_counts(n)
+    ni, mean = _check_fit_counts(n)
 
     # Distinct values with multiplicities: psi sums cost O(#distinct) per iteration.
     col_vals = [np.unique(n[:, k], return_counts=True) for k in range(K)]
     tot_vals, tot_mult = np.unique(ni, return_counts=True)
     tot_f = tot_vals.astype(np.float64)
 
-    mean = np.maximum(total / total.sum(), _MIN_ALPHA)
-    multi = ni >= 2
-    if not multi.any():
+    if not (ni >= 2).any():
         msg = (
             "No item has two or more annotations, so the prior's strength is not "
             "identified by the data; only its mean is fitted (strength left at 1)."
         )
         warnings.warn(msg, PriorFitWarning, stacklevel=2)
-        alpha0 = mean / mean.sum()
-        return DirichletPrior(alpha0, float(alpha0.sum()), 0, True, _polya_loglik(alpha0, n))
+        return DirichletPrior(mean, float(mean.sum()), 0, True, _polya_loglik(mean, n))
 
-    alpha0 = mean / mean.sum() * _moment_strength(n)
+    alpha0 = mean * _moment_strength(n)
 
     converged = False
     it = 0
@@ -301,8 +280,6 @@ def fit_hierarchical_prior(
 
     Parameters
     ----------
-    counts : LabelCounts, Annotations or array_like of int, shape (N, K)
-        Label counts. Items with no annotations are ignored.
     loc : float, default :data:`HYPERPRIOR_LOC` (0)
         Hyperprior centre, as an offset from :math:`\log K` (the uniform
         prior's strength): :math:`\log s \sim N(\log K + \text{loc}, \text{scale}^2)`.
@@ -319,9 +296,7 @@ def fit_hierarchical_prior(
     Returns
     -------
     DirichletPrior
-        ``alpha0`` at the posterior mode, its ``strength``, the iterations,
-        whether the optimiser converged, and the Dirichlet-multinomial
-        log-likelihood at ``alpha0`` (without the hyperprior term).
+        ``alpha0`` at the posterior mode; its log-likelihood is without the hyperprior term.
 
     Raises
     ------
@@ -385,8 +360,7 @@ def fit_hierarchical_prior(
     (True, 13.1)
     """
     n, _, _ = _counts_and_order(counts)
-    loc = float(loc)
-    scale = float(scale)
+    loc, scale = float(loc), float(scale)
     if not np.isfinite(loc):
         msg = f"The 'loc' parameter of fit_hierarchical_prior must be finite. Got {loc!r}."
         raise ValueError(msg)
@@ -397,10 +371,8 @@ def fit_hierarchical_prior(
         )
         raise ValueError(msg)
     K = n.shape[1]
-    ni, total = _check_fit_counts(n)
+    ni, mean = _check_fit_counts(n)
     centre = float(np.log(K)) + loc
-    mean = np.maximum(total / total.sum(), _MIN_ALPHA)
-    mean /= mean.sum()
     if not (ni >= 2).any():
         msg = (
             "No item has two or more annotations, so the data say nothing about the prior's "
@@ -413,8 +385,7 @@ def fit_hierarchical_prior(
     # distinct (value, class) pairs and distinct totals, with multiplicities
     kk = np.broadcast_to(np.arange(K), n.shape).ravel()
     pair, pair_mult = np.unique(n.ravel() * K + kk, return_counts=True)
-    vals = (pair // K).astype(np.float64)
-    cls = pair % K
+    vals, cls = (pair // K).astype(np.float64), pair % K
     wts = pair_mult.astype(np.float64)
     tot_vals, tot_mult = np.unique(ni, return_counts=True)
     tot_f = tot_vals.astype(np.float64)
@@ -435,9 +406,7 @@ def fit_hierarchical_prior(
         ).astype(np.float64)
         g -= float(np.dot(tot_w, special.digamma(tot_f + s) - special.digamma(s)))
         g -= dev * inv_var / s
-        value = -(ll - 0.5 * dev * dev * inv_var) / n_items
-        grad: FloatArray = -(g * a) / n_items
-        return value, grad
+        return -(ll - 0.5 * dev * dev * inv_var) / n_items, -(g * a) / n_items
 
     start = np.log(
         mean * float(np.clip(_moment_strength(n), np.exp(centre - 3 * min(scale, 1e3)), 1e4))
