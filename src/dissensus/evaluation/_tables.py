@@ -32,7 +32,7 @@ from dissensus.data import LabelCounts
 from dissensus.evaluation._data import OPTIONAL_COLUMNS, REQUIRED_COLUMNS
 from dissensus.metrics import Metric
 from dissensus.metrics.debiased import inverse_variance_mean, jackknife_variance
-from dissensus.posterior import PriorFitWarning, _prior_vector, dirichlet, marginal_log_likelihood
+from dissensus.posterior import PriorFitWarning, dirichlet, marginal_log_likelihood, prior_vector
 from dissensus.report import FullFrame
 from dissensus.stats import (
     BinsLike,
@@ -376,7 +376,7 @@ class _Tables:
         for label, prior in self._priors(priors):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", PriorFitWarning)
-                alpha0 = _prior_vector(prior, n, "Evaluation.prior_fit")
+                alpha0 = prior_vector(prior, n, "Evaluation.prior_fit")
             if alpha0.ndim == 1:
                 strength = float(alpha0.sum())
                 loglik = marginal_log_likelihood(n, prior=alpha0)

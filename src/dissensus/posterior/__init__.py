@@ -137,10 +137,6 @@ def prior_vector(prior: PriorLike, n: npt.NDArray[np.int64], func: str) -> Float
     return arr
 
 
-#: The former private name, until dissensus.evaluation imports :func:`prior_vector`.
-_prior_vector = prior_vector
-
-
 def marginal_log_likelihood(
     counts: LabelCounts | Annotations | npt.ArrayLike,
     *,
