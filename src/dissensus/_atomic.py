@@ -74,7 +74,9 @@ def check_output_dir(path: str | Path) -> Path:
     with _oserror(out, "create the output directory"):
         out.mkdir(parents=True, exist_ok=True)
     if not os.access(out, os.W_OK | os.X_OK):
-        msg = f"output directory {out} is not writable; choose another --out or fix its permissions."  # fmt: skip
+        msg = (
+            f"output directory {out} is not writable; choose another --out or fix its permissions."
+        )
         raise OutputError(msg)
     return out
 
@@ -294,7 +296,9 @@ class AtomicFileSet:
             files = {n: {"sha256": _sha256(t), "bytes": t.stat().st_size} for n, t in tmp.items()}
             manifest = {"format": "dissensus-output/1", "params": self.params, "files": files}
             tmp[MANIFEST] = _temporary_path(directory, MANIFEST)
-            _fsync(tmp[MANIFEST], json.dumps(manifest, indent=1, sort_keys=True, default=str) + "\n")  # fmt: skip
+            _fsync(
+                tmp[MANIFEST], json.dumps(manifest, indent=1, sort_keys=True, default=str) + "\n"
+            )
             previous = set(_previous_set(directory)) - set(tmp)
             stale = [n for n in sorted(previous) if _input_at(directory / n, self.inputs) is None]
             plan = {"replace": [[t.name, n] for n, t in tmp.items()], "remove": stale}

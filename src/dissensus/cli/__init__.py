@@ -25,7 +25,16 @@ EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
 #: 128 + SIGINT, the shell's convention for a run stopped by Ctrl-C.
 EXIT_INTERRUPTED = 130
 #: Errors the user fixes (usage errors too): one line on stderr, EXIT_BAD_INPUT.
-_BAD_INPUT = (OutputError, DataError, MissingExtraError, ValueError, TypeError, FileNotFoundError, IsADirectoryError, PermissionError)  # fmt: skip
+_BAD_INPUT = (
+    OutputError,
+    DataError,
+    MissingExtraError,
+    ValueError,
+    TypeError,
+    FileNotFoundError,
+    IsADirectoryError,
+    PermissionError,
+)
 
 
 @click.group(
@@ -59,7 +68,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(exc, click.ClickException):
             text = exc.format_message()
         elif not isinstance(exc, _BAD_INPUT):  # the tool's own failure: say so, in one line
-            click.echo(f"dissensus: internal error: {type(exc).__name__}: {text} (rerun with --debug for the traceback)", err=True)  # fmt: skip
+            click.echo(
+                f"dissensus: internal error: {type(exc).__name__}: {text} (rerun with --debug for the traceback)",
+                err=True,
+            )
             return EXIT_INTERNAL
         click.echo(f"dissensus: error: {text}", err=True)
         return EXIT_BAD_INPUT

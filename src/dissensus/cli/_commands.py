@@ -33,7 +33,9 @@ def load(name: str) -> click.Command:
     if name in ("agreement", "evaluate"):  # both also run on a Dask cluster (--engine)
         from dissensus.cli import _agreement, _engine, _evaluate  # noqa: PLC0415
 
-        return _engine.with_engine(_agreement.agreement_command if name == "agreement" else _evaluate.evaluate_command)  # fmt: skip
+        return _engine.with_engine(
+            _agreement.agreement_command if name == "agreement" else _evaluate.evaluate_command
+        )
     if name in ("experiment", "demo"):  # scikit-learn
         from dissensus.cli import _experiment as module  # noqa: PLC0415
     elif name == "allocate":

@@ -23,7 +23,14 @@ from dissensus.cli._messages import warnings_as_lines
 from dissensus.data import Annotations, LabelCounts, Predictions
 from dissensus.evaluation import TARGETS, Evaluation, evaluate
 
-__all__ = ["allocate_command", "evaluate_command", "format_summary", "prior_note", "stages", "summary_record"]  # fmt: skip
+__all__ = [
+    "allocate_command",
+    "evaluate_command",
+    "format_summary",
+    "prior_note",
+    "stages",
+    "summary_record",
+]
 
 #: Coverage of the intervals printed (and of summary.csv, written with the same default).
 _CONFIDENCE_LEVEL = 0.95
@@ -52,7 +59,9 @@ def stages(total: int) -> Iterator[Callable[[str], None]]:
 @opt.reader_options
 @opt.alignment_options
 @opt.prediction_options
-@opt.metrics_option(help="Metrics from the registry, e.g. 'emd,E[emd],cross_entropy'. Default: the standard set.")  # fmt: skip
+@opt.metrics_option(
+    help="Metrics from the registry, e.g. 'emd,E[emd],cross_entropy'. Default: the standard set."
+)
 @opt.prior_option
 @opt.option("--bins", default="auto", metavar="auto|E1,E2,…",
             help="Annotation-count bins: 'auto' or left edges such as 2,4,6,11.")  # fmt: skip
@@ -91,11 +100,17 @@ def evaluate_command(
     }
     with locked_dir(out, inputs=inputs, names=_FILES), warnings_as_lines():
         ev = _compute(annotations, pred_paths, load, **options, metrics=metric_names)
-        written = ev.save(out, n_resamples=n_resamples, inputs=inputs, params=params, scores=not no_scores)  # fmt: skip
+        written = ev.save(
+            out, n_resamples=n_resamples, inputs=inputs, params=params, scores=not no_scores
+        )
         summary = ev.summary(confidence_level=_CONFIDENCE_LEVEL, n_resamples=n_resamples)
     note = prior_note(ev)
     if options["as_json"]:
-        record = {"annotations": str(annotations), "n_resamples": n_resamples, **summary_record(summary, ev, note=note, written=written)}  # fmt: skip
+        record = {
+            "annotations": str(annotations),
+            "n_resamples": n_resamples,
+            **summary_record(summary, ev, note=note, written=written),
+        }
         click.echo(json.dumps(record, indent=1, ensure_ascii=False, allow_nan=False))
         return
     click.echo(format_summary(summary))
@@ -114,7 +129,9 @@ def _compute(
         try:
             bins = [int(b) for b in opt.split_names(bins)]
         except ValueError:
-            msg = f"--bins must be 'auto' or comma-separated integers such as 2,4,6,11; got {bins!r}."  # fmt: skip
+            msg = (
+                f"--bins must be 'auto' or comma-separated integers such as 2,4,6,11; got {bins!r}."
+            )
             raise DataError(msg) from None
     with stages(total=len(pred_paths) + 2) as stage:
         stage(f"reading {annotations}")
@@ -190,7 +207,16 @@ def summary_record(
     Also the best models per metric (every tied one), the prior note and the files
     written; strict JSON (:func:`_json_number`).
     """
-    columns = ["model", "metric", "mean", "standard_error", "ci_low", "ci_high", "n_items", "lower_is_better"]  # fmt: skip
+    columns = [
+        "model",
+        "metric",
+        "mean",
+        "standard_error",
+        "ci_low",
+        "ci_high",
+        "n_items",
+        "lower_is_better",
+    ]
     rows = summary[[*columns, "best"]].to_dict(orient="records")  # native Python values
     for r in rows:
         r.update({key: _json_number(r[key]) for key in columns[2:6]})
@@ -235,7 +261,9 @@ def format_summary(summary: pd.DataFrame) -> str:
 @opt.reader_options
 @opt.prediction_options
 @opt.option("--metric", default="E[emd]", help="Metric the models are compared by.")
-@opt.count_option("--budget", default=500, minimum=1, help="How many items to send (one annotation each).")  # fmt: skip
+@opt.count_option(
+    "--budget", default=500, minimum=1, help="How many items to send (one annotation each)."
+)
 @opt.prior_option
 @opt.seed_option
 @opt.out_option("CSV file for the chosen items (its directory is created).", kind="file")
@@ -262,4 +290,6 @@ def allocate_command(
     chosen = next_items(counts, predictions, budget=budget, prior=prior, **settings)
     write_file_atomically(out, chosen.to_csv(index=False, float_format="%.10g"), inputs=inputs)
     gain = chosen["expected_gain"]
-    click.echo(f"wrote {len(chosen)} items to {out} (expected gain {gain.iloc[0]:.3g} … {gain.iloc[-1]:.3g})")  # fmt: skip
+    click.echo(
+        f"wrote {len(chosen)} items to {out} (expected gain {gain.iloc[0]:.3g} … {gain.iloc[-1]:.3g})"
+    )

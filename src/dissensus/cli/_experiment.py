@@ -57,7 +57,9 @@ def _load(name: str, data: Path | None, **options: Any) -> datasets.Dataset:
             "marginal, A+shrink. Default: all.")  # fmt: skip
 @opt.test_size_option
 @opt.resamples_option
-@opt.count_option("--max-iter", default=200, minimum=1, help="Optimiser iterations of the linear models.")  # fmt: skip
+@opt.count_option(
+    "--max-iter", default=200, minimum=1, help="Optimiser iterations of the linear models."
+)
 def experiment_command(
     *, name: str, data: Path | None, out: Path | None, models: str | None, **options: Any
 ) -> None:
@@ -88,7 +90,9 @@ def experiment_command(
             result = run_experiment(dataset, models=codes, seed=seed, progress=stage, **settings)
             stage(f"report ({n_resamples} bootstrap resamples) -> {target}")
             written = result.save(target, n_resamples=n_resamples)
-    click.echo(f"{dataset.name}: {len(result.train_items):,} training items, {len(result.test_items):,} test items (seed {seed})")  # fmt: skip
+    click.echo(
+        f"{dataset.name}: {len(result.train_items):,} training items, {len(result.test_items):,} test items (seed {seed})"
+    )
     click.echo(format_summary(result.evaluation.summary(n_resamples=n_resamples)))
     bins = ", ".join(f"{r.bin}: {r.n_items}" for r in result.test_items_by_bin().itertuples())
     click.echo(f"test items per bin: {bins}")
@@ -101,7 +105,9 @@ def experiment_command(
             else f"reversal, {'' if r['significant'] else 'not '}significant" if r["reversal"]
             else "different best models, no strict reversal"
         )  # fmt: skip
-        click.echo(f"best under {r['metric']}: {r['best']}; under {r['expected_metric']}: {r['best_expected']} ({tail})")  # fmt: skip
+        click.echo(
+            f"best under {r['metric']}: {r['best']}; under {r['expected_metric']}: {r['best_expected']} ({tail})"
+        )
     click.echo(f"report: {written.get('report', written['summary'])}")
     click.echo(f"settings and timings: {written['experiment']}")
 

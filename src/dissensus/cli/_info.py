@@ -18,7 +18,14 @@ from dissensus.data import Annotations
 from dissensus.datasets import EXAMPLE_FILES, example_path
 from dissensus.metrics import get_metric, list_metrics
 
-__all__ = ["audit_command", "example_command", "format_info", "info_command", "info_record", "metrics_command"]  # fmt: skip
+__all__ = [
+    "audit_command",
+    "example_command",
+    "format_info",
+    "info_command",
+    "info_record",
+    "metrics_command",
+]
 
 _BAR_WIDTH = 30
 _MAX_BARS = 12
@@ -26,7 +33,7 @@ _MAX_BARS = 12
 
 def _spread(values: npt.NDArray[np.int64]) -> str:
     median = float(np.median(values))
-    return f"min {values.min()}, median {int(median) if median.is_integer() else f'{median:.1f}'}, max {values.max()}"  # fmt: skip
+    return f"min {values.min()}, median {int(median) if median.is_integer() else f'{median:.1f}'}, max {values.max()}"
 
 
 def _bars(names: list[str], counts: list[int], top: int, *, share: bool = False) -> list[str]:
@@ -46,7 +53,10 @@ def format_info(ann: Annotations, *, title: str | None = None) -> str:
     width = 1 if hi - lo + 1 <= _MAX_BARS else int(np.ceil((hi - lo + 1) / _MAX_BARS))
     edges = np.arange(lo, hi + width + 1, width)
     freq = np.histogram(n, bins=edges)[0].tolist()
-    bins = [str(a) if b - a == 1 else f"{a}–{b - 1}" for a, b in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True)]  # fmt: skip
+    bins = [
+        str(a) if b - a == 1 else f"{a}–{b - 1}"
+        for a, b in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True)
+    ]
     annotators = f"{ann.n_annotators:>8,}" if ann.has_annotators else "    none (no annotator ids)"
     lines = [title, ""] if title else []
     lines += [
@@ -127,8 +137,11 @@ def info_command(file: str, *, show_items: bool, as_json: bool, **options: Any) 
 
 
 @click.command("metrics")
-@opt.option("--kind", type=["pointwise", "expected", "debiased"],
-            help="Only pointwise (empirical), expected (posterior) or debiased (from counts) metrics.")  # fmt: skip
+@opt.option(
+    "--kind",
+    type=["pointwise", "expected", "debiased"],
+    help="Only pointwise (empirical), expected (posterior) or debiased (from counts) metrics.",
+)
 @opt.json_option(help="Print the registry as JSON.")
 def metrics_command(*, kind: str | None, as_json: bool) -> None:
     """List the registered metrics: name, family, direction, whether it needs ordered labels, formula.
@@ -143,11 +156,16 @@ def metrics_command(*, kind: str | None, as_json: bool) -> None:
     ]  # fmt: skip
     if as_json:
         keys = ("name", "family", "direction", "needs_ordered_labels", "formula")
-        records = [dict(zip(keys, (n, f, f"{d} is better", o, t), strict=True)) for n, f, d, o, t in rows]  # fmt: skip
+        records = [
+            dict(zip(keys, (n, f, f"{d} is better", o, t), strict=True)) for n, f, d, o, t in rows
+        ]
         click.echo(json.dumps(records, indent=1, ensure_ascii=False))
         return
     cells: list[tuple[str, ...]] = [("name", "family", "better", "ordered", "formula")]
-    cells += [(n, f, f"{d} {'↓' if d == 'lower' else '↑'}", "yes" if o else "", t) for n, f, d, o, t in rows]  # fmt: skip
+    cells += [
+        (n, f, f"{d} {'↓' if d == 'lower' else '↑'}", "yes" if o else "", t)
+        for n, f, d, o, t in rows
+    ]
     widths = [max(len(c[i]) for c in cells) for i in range(4)]
     cells.insert(1, tuple("-" * w for w in [*widths, 7]))
     for c in cells:
@@ -160,7 +178,7 @@ def metrics_command(*, kind: str | None, as_json: bool) -> None:
 @opt.classes_option(default=2)
 @opt.option("--property", "properties", multiple=True, type=property_keys(),
             help="Property to check (repeat); default all.")  # fmt: skip
-@opt.count_option("--n-trials", default=100_000, minimum=1, help="Trials per metric and property.")  # fmt: skip
+@opt.count_option("--n-trials", default=100_000, minimum=1, help="Trials per metric and property.")
 @opt.seed_option
 @opt.option("--markdown", is_flag=True, help="A Markdown document (as in docs/).")
 @opt.json_option(help="JSON: every row with its counterexample.")
@@ -175,7 +193,9 @@ def audit_command(*, metrics: tuple[str, ...], properties: tuple[str, ...], **op
     """
     classes, n_trials, seed = options["classes"], options["n_trials"], options["seed"]
     names = list(metrics) or auditable_metrics()
-    result = audit(names, properties=list(properties) or "all", classes=classes, n_trials=n_trials, seed=seed)  # fmt: skip
+    result = audit(
+        names, properties=list(properties) or "all", classes=classes, n_trials=n_trials, seed=seed
+    )
     if options["as_json"]:
         click.echo(result.to_json())
     elif options["markdown"]:
@@ -196,7 +216,11 @@ def audit_command(*, metrics: tuple[str, ...], properties: tuple[str, ...], **op
 
 @click.command("example")
 @click.argument("name", type=click.Choice(list(EXAMPLE_FILES)))
-@opt.out_option("File or directory to write (default: the example's file name, here).", kind="any", required=False)  # fmt: skip
+@opt.out_option(
+    "File or directory to write (default: the example's file name, here).",
+    kind="any",
+    required=False,
+)
 def example_command(*, name: str, out: Path | None) -> None:
     r"""Write example NAME: ratings (annotations), a and b (two models' predictions), convabuse.
 

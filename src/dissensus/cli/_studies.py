@@ -23,7 +23,13 @@ from dissensus.cli._messages import warnings_as_lines
 __all__ = ["leaderboard_command", "simulate_command", "split_sets", "tendency_command"]
 
 _SEPARATOR = "+"
-_LEADERBOARD_FILES = ("leaderboard.md", "leaderboard.html", "scores.csv", "rerank.csv", "adjacent.csv")  # fmt: skip
+_LEADERBOARD_FILES = (
+    "leaderboard.md",
+    "leaderboard.html",
+    "scores.csv",
+    "rerank.csv",
+    "adjacent.csv",
+)
 
 
 def split_sets(args: tuple[str, ...]) -> list[tuple[str, list[str]]]:
@@ -38,14 +44,18 @@ def split_sets(args: tuple[str, ...]) -> list[tuple[str, list[str]]]:
 
 
 @click.command("leaderboard")
-@click.argument("args", nargs=-1, required=True, metavar="GOLD SUBMISSION... [+ GOLD SUBMISSION...]")  # fmt: skip
+@click.argument(
+    "args", nargs=-1, required=True, metavar="GOLD SUBMISSION... [+ GOLD SUBMISSION...]"
+)
 @opt.reader_options
 @opt.metrics_option(help="Registry metrics (default: cross_entropy, manhattan, euclidean, js_distance "
                     "and E[cross_entropy], E[manhattan]).")  # fmt: skip
 @opt.prior_option
 @opt.resamples_option
 @opt.seed_option
-@opt.out_option("Write leaderboard.md, leaderboard.html (bump charts) and CSV tables here.", required=False)  # fmt: skip
+@opt.out_option(
+    "Write leaderboard.md, leaderboard.html (bump charts) and CSV tables here.", required=False
+)
 def leaderboard_command(
     *, args: tuple[str, ...], metrics: tuple[str, ...], out: Path | None, **options: Any
 ) -> None:
@@ -83,7 +93,9 @@ def leaderboard_command(
 
 
 @click.command("simulate")
-@opt.count_option("--replicates", default=200, minimum=2, help="Synthetic datasets per truth family.")  # fmt: skip
+@opt.count_option(
+    "--replicates", default=200, minimum=2, help="Synthetic datasets per truth family."
+)
 @opt.count_option("--items", default=400, minimum=10, help="Items per dataset.")
 @opt.classes_option(default=5)
 @opt.option("--truths", default="mixture,skewed,ordinal", metavar="NAME,NAME",
@@ -126,7 +138,15 @@ def simulate_command(*, out: Path, **options: Any) -> None:
         if n := options["allocation_replicates"]:
             metric = "E[emd]" if "emd" in metrics else f"E[{metrics[0]}]"
             prior = sim.best_prior(res)[0][2:-1] if priors else "uniform"
-            alloc = sim.allocation_study(min(300, items), classes, replicates=n, metric=metric, prior=prior, rounds=6, seed=seed)  # fmt: skip
+            alloc = sim.allocation_study(
+                min(300, items),
+                classes,
+                replicates=n,
+                metric=metric,
+                prior=prior,
+                rounds=6,
+                seed=seed,
+            )
         paths = sim.write_simulation_report(res, out, cov, alloc)
     click.echo(sim.main_table(res).to_string(index=False))
     if options["debiased"]:
@@ -149,9 +169,12 @@ _TENDENCY_FILES = ("dic.csv", "consistency_true.csv", "overlap.csv", "tau_curve.
 
 @click.command("tendency")
 @click.argument("annotations", type=click.Path(dir_okay=False, path_type=Path))
-@opt.pred_option(required=False, help="Per-annotator predictions: long CSV/TSV/Parquet/JSONL with "
-                 "item, annotator and label (or one probability column per label); a bare PATH is "
-                 "named by its file stem. Repeatable. The items it covers are the test items.")  # fmt: skip
+@opt.pred_option(
+    required=False,
+    help="Per-annotator predictions: long CSV/TSV/Parquet/JSONL with "
+    "item, annotator and label (or one probability column per label); a bare PATH is "
+    "named by its file stem. Repeatable. The items it covers are the test items.",
+)
 @opt.option("--measure", type=["cohen", "weighted_cohen", "alpha", "pearson"], default="cohen",
             help="Pair agreement; ordinal/interval scales: weighted_cohen, alpha --level ordinal, "
             "pearson.")  # fmt: skip
@@ -166,12 +189,19 @@ _TENDENCY_FILES = ("dic.csv", "consistency_true.csv", "overlap.csv", "tau_curve.
             help="Add the random, consensus and per-annotator-bias baselines (trained on the items "
             "the predictions do not cover; without --pred, on a --test-size split).")  # fmt: skip
 @opt.test_size_option
-@opt.option("--text", metavar="COL,COL",
-            help="Item text columns for the per-annotator-bias baseline (loaded as --meta).")  # fmt: skip
+@opt.option(
+    "--text",
+    metavar="COL,COL",
+    help="Item text columns for the per-annotator-bias baseline (loaded as --meta).",
+)
 @opt.resamples_option
 @opt.seed_option
-@opt.option("--ci-method", type=["percentile", "basic"], default="percentile",
-            help="Bootstrap interval; basic corrects for DIC's upward bias with few items per pair.")  # fmt: skip
+@opt.option(
+    "--ci-method",
+    type=["percentile", "basic"],
+    default="percentile",
+    help="Bootstrap interval; basic corrects for DIC's upward bias with few items per pair.",
+)
 @opt.option("--tables-only", is_flag=True,
             help="Write the CSV tables but not report.html (no matplotlib).")  # fmt: skip
 @opt.out_option("Output directory.")
@@ -203,7 +233,9 @@ def tendency_command(
                 msg = "no item of the predictions is in the annotations (do the item ids match, including their type?)."
                 raise DataError(msg)
             train, test = td.subset_items(true, ~covered), td.subset_items(true, covered)
-            notes.append(f"evaluated on the {test.n_items} items the predictions cover; {train.n_items} other items train the baselines")  # fmt: skip
+            notes.append(
+                f"evaluated on the {test.n_items} items the predictions cover; {train.n_items} other items train the baselines"
+            )
         else:
             train, test = td.split_items(true, test_size=options["test_size"], seed=seed)
             notes.append(f"items split {train.n_items} train / {test.n_items} test (seed {seed})")
@@ -218,7 +250,10 @@ def tendency_command(
                 msg = "the per-annotator-bias baseline needs training items; the predictions cover every item."
                 raise DataError(msg)
             else:
-                sets["annotator_bias"] = (td.itl_bias_baseline(train, test, text=text, seed=seed), soft)  # fmt: skip
+                sets["annotator_bias"] = (
+                    td.itl_bias_baseline(train, test, text=text, seed=seed),
+                    soft,
+                )
         pairs = {key: options[key] for key in ("measure", "weights", "level")}
         boot = {key: options[key] for key in ("min_overlap", "ci_method", "n_resamples")}
         results, curves = {}, {}
@@ -227,13 +262,25 @@ def tendency_command(
                 results[name] = td.dic(test, frame, soft=is_soft, seed=seed, **boot, **pairs)
                 curves[name] = td.tau_curve(test, frame, soft=is_soft, **pairs)
         n_pairs = next(iter(results.values())).n_pairs
-        notes.append(f"measure {pairs['measure']}, tau = {tau}; {n_pairs} pairs defined in the true matrix")  # fmt: skip
-        td.write_report(td.TendencyStudy(results, curves, notes), out, seed=seed, figures=not options["tables_only"], inputs=inputs)  # fmt: skip
+        notes.append(
+            f"measure {pairs['measure']}, tau = {tau}; {n_pairs} pairs defined in the true matrix"
+        )
+        td.write_report(
+            td.TendencyStudy(results, curves, notes),
+            out,
+            seed=seed,
+            figures=not options["tables_only"],
+            inputs=inputs,
+        )
     click.echo(f"DIC ({pairs['measure']}, tau={tau}, {test.n_items} test items)")
     rows = td.dic_table(results).to_dict("records")
     width = max(len(str(r["predictions"])) for r in rows)
     for r in rows:
-        dic, low, high = ("" if math.isnan(x) else f"{x:.3f}" for x in (r["dic"], r["ci_low"], r["ci_high"]))  # fmt: skip
+        dic, low, high = (
+            "" if math.isnan(x) else f"{x:.3f}" for x in (r["dic"], r["ci_low"], r["ci_high"])
+        )
         undefined = f" ({r['n_pairs_undefined']} undefined)" if r["n_pairs_undefined"] else ""
-        click.echo(f"  {r['predictions']!s:<{width}}  {dic}  [{low}, {high}]  bias {float(r['bootstrap_bias']):+.3f}  pairs {int(r['n_pairs'])}{undefined}")  # fmt: skip
+        click.echo(
+            f"  {r['predictions']!s:<{width}}  {dic}  [{low}, {high}]  bias {float(r['bootstrap_bias']):+.3f}  pairs {int(r['n_pairs'])}{undefined}"
+        )
     click.echo(f"wrote {out}")

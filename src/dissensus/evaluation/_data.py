@@ -95,9 +95,16 @@ class ReportData:
         for name, kind in (("title", str), ("dataset", Mapping)):
             value: object = getattr(self, name)
             what = "a str" if kind is str else "a mapping"
-            _check(isinstance(value, kind), f"ReportData.{name} must be {what}; got {type(value).__name__}.", TypeError)  # fmt: skip
+            _check(
+                isinstance(value, kind),
+                f"ReportData.{name} must be {what}; got {type(value).__name__}.",
+                TypeError,
+            )
         missing = [key for key in DATASET_KEYS if key not in self.dataset]
-        _check(not missing, f"ReportData.dataset is missing keys {missing}; it needs {list(DATASET_KEYS)}.")  # fmt: skip
+        _check(
+            not missing,
+            f"ReportData.dataset is missing keys {missing}; it needs {list(DATASET_KEYS)}.",
+        )
         for name, required in (REQUIRED_COLUMNS | OPTIONAL_COLUMNS).items():
             table: object = getattr(self, name)
             if table is None and (name in OPTIONAL_COLUMNS or name == "agreement"):
@@ -106,11 +113,20 @@ class ReportData:
                 msg = f"ReportData.{name} must be a pandas DataFrame; got {type(table).__name__}."
                 raise TypeError(msg)
             missing = [col for col in required if col not in table.columns]
-            _check(not missing, f"ReportData.{name} is missing columns {missing}; it has {list(map(str, table.columns))} and needs {list(required)}.")  # fmt: skip
+            _check(
+                not missing,
+                f"ReportData.{name} is missing columns {missing}; it has {list(map(str, table.columns))} and needs {list(required)}.",
+            )
         kinds = set(self.metrics_info["kind"].astype(str)) - _KINDS
-        _check(not kinds, f"ReportData.metrics_info.kind must be 'pointwise', 'expected' or 'debiased'; got {sorted(kinds)}.")  # fmt: skip
+        _check(
+            not kinds,
+            f"ReportData.metrics_info.kind must be 'pointwise', 'expected' or 'debiased'; got {sorted(kinds)}.",
+        )
         counts = np.asarray(self.annotations_per_item)
-        _check(counts.ndim == 1, f"ReportData.annotations_per_item must be 1-D; got shape {counts.shape}.")  # fmt: skip
+        _check(
+            counts.ndim == 1,
+            f"ReportData.annotations_per_item must be 1-D; got shape {counts.shape}.",
+        )
         _check(
             not counts.size
             or (np.issubdtype(counts.dtype, np.number) and bool(np.all(np.isfinite(counts)))

@@ -28,7 +28,13 @@ PredictionLike = Predictions | npt.ArrayLike | pd.DataFrame
 
 #: Pointwise metrics scored by default, each with its expected form (EMD only
 #: on ordered scales).
-DEFAULT_METRICS: tuple[str, ...] = ("cross_entropy", "kl_divergence", "js_divergence", "manhattan", "emd")  # fmt: skip
+DEFAULT_METRICS: tuple[str, ...] = (
+    "cross_entropy",
+    "kl_divergence",
+    "js_divergence",
+    "manhattan",
+    "emd",
+)
 
 
 # --------------------------------------------------------------------------- inputs
@@ -44,7 +50,7 @@ def _as_predictions(name: str, pred: Any) -> Predictions:
     try:
         arr = np.asarray(pred, dtype=np.float64)
     except (TypeError, ValueError):
-        msg = f"Predictions of model {name!r} must be a Predictions, an (N, K) array or a DataFrame; got {type(pred).__name__}."  # fmt: skip
+        msg = f"Predictions of model {name!r} must be a Predictions, an (N, K) array or a DataFrame; got {type(pred).__name__}."
         raise TypeError(msg) from None
     try:
         return Predictions.from_array(arr)
@@ -75,7 +81,7 @@ def _align_all(
         raise DataError(msg)
     if not keep.all():
         dropped = counts.items[~keep]
-        msg = f"Kept the {int(keep.sum())} items every model predicts; dropped {dropped.size} annotated items ({examples(list(dropped))})."  # fmt: skip
+        msg = f"Kept the {int(keep.sum())} items every model predicts; dropped {dropped.size} annotated items ({examples(list(dropped))})."
         warnings.warn(msg, DataDroppedWarning, stacklevel=3)
     sub_counts = counts.take(np.flatnonzero(keep))
     out = np.empty((len(aligned), sub_counts.N, sub_counts.K))
@@ -109,7 +115,9 @@ def _pointwise_targets(
         aligned, sub = source.align(counts, how="inner", name="targets")
     if sub.N != counts.N:
         missing = counts.items[~counts.items.isin(sub.items)]
-        msg = f"`targets` has no row for {missing.size} annotated items ({examples(list(missing))})."  # fmt: skip
+        msg = (
+            f"`targets` has no row for {missing.size} annotated items ({examples(list(missing))})."
+        )
         raise DataError(msg)
     rows = (sub.items if aligned.items is None else aligned.items).get_indexer(counts.items)
     return name, np.asarray(aligned.values[rows], dtype=np.float64), reliability  # noqa: PD011
@@ -133,7 +141,7 @@ def _resolve_metrics(metrics: Sequence[str] | str | None, ordered: bool) -> list
             msg = f"Metric {met.name!r} takes the target only and cannot score predictions."
             raise ValueError(msg)
         if met.needs_order and not ordered:
-            msg = f"Metric {met.name!r} needs ordered labels, but the scale is nominal; load the data with ordered=True (or Scale.ordinal) or drop the metric."  # fmt: skip
+            msg = f"Metric {met.name!r} needs ordered labels, but the scale is nominal; load the data with ordered=True (or Scale.ordinal) or drop the metric."
             raise ValueError(msg)
     return resolved
 
@@ -240,7 +248,7 @@ def evaluate(
     t0 = time.perf_counter()
     given: object = predictions  # checked at run time whatever the annotation says
     if not isinstance(given, Mapping):
-        msg = f"`predictions` must map model names to predictions, e.g. {{'model_a': preds}}; got {type(given).__name__}."  # fmt: skip
+        msg = f"`predictions` must map model names to predictions, e.g. {{'model_a': preds}}; got {type(given).__name__}."
         raise TypeError(msg)
     if not predictions:
         msg = "`predictions` is empty; give at least one model."
@@ -269,7 +277,7 @@ def evaluate(
     pointwise = [m.name for m in met if not m.needs_posterior]
     if pointwise and (n == 0).any():
         empty = counts.items[n == 0]
-        msg = f"{empty.size} items have no annotation ({examples(list(empty))}), so the empirical metrics {examples(pointwise)} are undefined for them; drop these items or use expected metrics only (e.g. metrics=['E[emd]'])."  # fmt: skip
+        msg = f"{empty.size} items have no annotation ({examples(list(empty))}), so the empirical metrics {examples(pointwise)} are undefined for them; drop these items or use expected metrics only (e.g. metrics=['E[emd]'])."
         raise DataError(msg)
     bin_codes, bin_labels = annotation_bins(n, bins)
     t1 = time.perf_counter()

@@ -105,7 +105,9 @@ def annotations_histogram(counts: npt.NDArray[np.int64]) -> Figure | None:
     return render_figure(_draw_histogram, bins, id="fig-annotations", caption=caption, alt=alt)
 
 
-def _draw_reliability(names: list[str], values: np.ndarray, column: str, reference: float | None) -> MplFigure:  # fmt: skip
+def _draw_reliability(
+    names: list[str], values: np.ndarray, column: str, reference: float | None
+) -> MplFigure:
     n = values.size
     named = n <= _NAMED_ANNOTATORS
     fig = new_figure(4.2, 0.17 * n + 0.8 if named else 2.6)
@@ -142,7 +144,7 @@ def annotator_reliability_figure(
     if column is None:
         present = [c for c in RELIABILITY_COLUMNS if c in table.columns]
         if not present:
-            msg = f"The reliability table has none of the columns {list(RELIABILITY_COLUMNS)}; it has {list(table.columns)}. Pass column=."  # fmt: skip
+            msg = f"The reliability table has none of the columns {list(RELIABILITY_COLUMNS)}; it has {list(table.columns)}. Pass column=."
             raise ValueError(msg)
         column = present[0]
     elif column not in table.columns:
@@ -156,7 +158,9 @@ def annotator_reliability_figure(
     values = values[keep][order]
     names = [str(v) for v in np.asarray(table.index, dtype=object)[keep][order]]
     label = column.replace("_", " ")
-    first, last, median = (format_number(v, digits=2, fixed=True) for v in (values[0], values[-1], np.median(values)))  # fmt: skip
+    first, last, median = (
+        format_number(v, digits=2, fixed=True) for v in (values[0], values[-1], np.median(values))
+    )
     alt = (
         f"Dot plot of the {label} of {values.size:,} annotators, sorted: from "
         f"{first} ({names[0]}) to {last} ({names[-1]})."
@@ -274,7 +278,9 @@ def metric_agreement_figure(data: ReportData) -> Figure | None:
         "from 1 (same order, dark blue) to −1 (reversed, dark red); blank when undefined. "
         "The full table is in the appendix."
     )
-    return render_figure(_draw_agreement, metrics, tau, id="fig-agreement", caption=caption, alt=alt)  # fmt: skip
+    return render_figure(
+        _draw_agreement, metrics, tau, id="fig-agreement", caption=caption, alt=alt
+    )
 
 
 def _draw_items(block: pd.DataFrame, labels: list[str], series: list[str]) -> MplFigure:
@@ -335,7 +341,9 @@ def reversal_item_figures(data: ReportData) -> list[Figure]:
 
 def report_figures(data: ReportData) -> dict[str, Figure]:
     """Every figure the data allow, keyed by its role (``annotations``, ``summary``, ...)."""
-    out: dict[str, Figure | None] = {"annotations": annotations_histogram(data.annotations_per_item)}  # fmt: skip
+    out: dict[str, Figure | None] = {
+        "annotations": annotations_histogram(data.annotations_per_item)
+    }
     present = set(data.summary["metric"].astype(str))
     metrics = [m for m in data.metrics if m in present]
     if metrics:
@@ -347,7 +355,9 @@ def report_figures(data: ReportData) -> dict[str, Figure]:
             "Mean per model with its interval, one panel per metric (↓ lower is better, ↑ higher "
             "is better); the best model's marker is filled."
         )
-        out["summary"] = render_figure(_draw_forest, data, metrics, id="fig-summary", caption=caption, alt=alt)  # fmt: skip
+        out["summary"] = render_figure(
+            _draw_forest, data, metrics, id="fig-summary", caption=caption, alt=alt
+        )
     binned = set(data.by_bin["metric"].astype(str))
     metrics = [m for m in data.metrics if m in binned]
     if metrics and data.bins():
@@ -361,7 +371,9 @@ def report_figures(data: ReportData) -> dict[str, Figure]:
             "model; n is the number of items in the bin. Differences between models are largest "
             "where the lines separate."
         )
-        out["by_bin"] = render_figure(_draw_by_bin, data, metrics, id="fig-by-bin", caption=caption, alt=alt)  # fmt: skip
+        out["by_bin"] = render_figure(
+            _draw_by_bin, data, metrics, id="fig-by-bin", caption=caption, alt=alt
+        )
     out["agreement"] = metric_agreement_figure(data)
     reliability = data.annotator_reliability
     if reliability is not None:

@@ -103,7 +103,9 @@ class Evaluation(_Tables):
         info = {"name": self.metrics, "lower_is_better": self._lower, "kind": kinds}
         return pd.DataFrame({**info, "description": notes})
 
-    def _agreement(self, confidence_level: float, n_resamples: int, with_ci: bool) -> pd.DataFrame | None:  # fmt: skip
+    def _agreement(
+        self, confidence_level: float, n_resamples: int, with_ci: bool
+    ) -> pd.DataFrame | None:
         """The report's agreement table; None, with a warning saying why, for data it refuses.
 
         Items with fewer than two annotations are left out by the coefficients
@@ -215,7 +217,9 @@ class Evaluation(_Tables):
         seed = self.seed if isinstance(self.seed, int) else None
         return {"models": self.models, "metrics": self.metrics, **options, "seed": seed}
 
-    def _report_data(self, options: dict[str, Any], priors: Sequence[Any], **extra: Any) -> ReportData:  # fmt: skip
+    def _report_data(
+        self, options: dict[str, Any], priors: Sequence[Any], **extra: Any
+    ) -> ReportData:
         """The tables every report needs (the verdict's) and the ``extra`` fields of ReportData."""
         sensitivity = fit = None
         if self.predictions is not None and self._prior_value is not None:
@@ -299,7 +303,12 @@ class Evaluation(_Tables):
         locked, an output is an input, or a write fails (naming the path).
         """
         require_figures("Evaluation.save (report.html)")
-        names = {"summary": "summary.csv", "rankings": "rankings.csv", "scores": "scores.parquet", "report": "report.html"}  # fmt: skip
+        names = {
+            "summary": "summary.csv",
+            "rankings": "rankings.csv",
+            "scores": "scores.parquet",
+            "report": "report.html",
+        }
         options: dict[str, Any] = {"confidence_level": confidence_level, "n_resamples": n_resamples}
         run = {"dissensus": VERSION, **self._run_info(options), **(params or {})}
         extra = dict(extra_files or {})

@@ -93,7 +93,9 @@ def _lead_sentence(data: ReportData) -> str | None:
         names = [[m for m, _, _, s in leads if s is sig] for sig in (True, False)]
     else:
         subject = "The best model's lead over the runner-up"
-        names = [[f"{m} ({w} over {r})" for m, w, r, s in leads if s is sig] for sig in (True, False)]  # fmt: skip
+        names = [
+            [f"{m} ({w} over {r})" for m, w, r, s in leads if s is sig] for sig in (True, False)
+        ]
     significant, not_significant = names
     if not not_significant:
         if len(leads) < len(data.metrics):
@@ -188,7 +190,11 @@ def _bins_sentence(data: ReportData, a: str, b: str, m1: str, m2: str) -> str | 
             f"Within every bin of annotations per item, {m1} and {m2} order {a} and {b} "
             "the same way; the overall reversal comes from ties or bins missing a model."
         )
-    tail = f" and the same way among items with {join(agree, 'or')}" if agree else ", that is, in every bin"  # fmt: skip
+    tail = (
+        f" and the same way among items with {join(agree, 'or')}"
+        if agree
+        else ", that is, in every bin"
+    )
     return (
         f"{m1} and {m2} order {a} and {b} differently among items with "
         f"{join(disagree, 'or')} annotations ({n_disagree:,} of {total:,} items){tail}."
@@ -205,7 +211,9 @@ def _agreement_sentence(data: ReportData) -> str | None:
         return f"{format_percent(row['share_reranked'])} of models re-ranked, Kendall's τ = {tau}"
 
     ordered = table.assign(_tau=table["kendall_tau"].astype(float).fillna(0.0))
-    ordered = ordered.sort_values(["share_reranked", "_tau"], ascending=[False, True], kind="stable")  # fmt: skip
+    ordered = ordered.sort_values(
+        ["share_reranked", "_tau"], ascending=[False, True], kind="stable"
+    )
     most, least = ordered.iloc[0], ordered.iloc[-1]
     if len(ordered) == 1:
         return f"Rankings under {most['metric_1']} and {most['metric_2']}: {describe(most)}."

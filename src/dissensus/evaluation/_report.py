@@ -88,7 +88,9 @@ def verdict_table(data: ReportData) -> Table:
     for r in families.to_dict("records"):
         bins = per_bin[per_bin["family"] == r["family"]]
         changes = bins[(bins["best"] != "") & (bins["best"] != r["best"])]
-        by_bin = "; ".join(f"{b}: {w}" for b, w in zip(changes["bin"], changes["best"], strict=True))  # fmt: skip
+        by_bin = "; ".join(
+            f"{b}: {w}" for b, w in zip(changes["bin"], changes["best"], strict=True)
+        )
         if len(bins) <= 1 or changes.empty:
             by_bin = "one bin only" if len(bins) <= 1 else "the same in every bin"
         n, won = r["n_metrics"], r["n_won"]
@@ -97,7 +99,13 @@ def verdict_table(data: ReportData) -> Table:
             f"{r['n_significant']} of {won}" if won else MISSING, by_bin,
         ])  # fmt: skip
         flags.append(bool(r["significant"]))
-    header = ["Metrics", "Best model", "Best under", "Lead significant", "Best model by annotations per item"]  # fmt: skip
+    header = [
+        "Metrics",
+        "Best model",
+        "Best under",
+        "Lead significant",
+        "Best model by annotations per item",
+    ]
     return Table(header, rows, align="llrrl", id="verdict-table", flagged_rows=flags)
 
 
@@ -115,7 +123,10 @@ def prior_table(data: ReportData) -> Table:
     supported = supported_prior(data)
     marks = [[*(["used"] if p in used else []), *(["★ best fit"] if supported and str(supported["prior"]) == p else [])]
              for p in priors]  # fmt: skip
-    header = ["Metric", *(p + (f" ({', '.join(m)})" if m else "") for p, m in zip(priors, marks, strict=True))]  # fmt: skip
+    header = [
+        "Metric",
+        *(p + (f" ({', '.join(m)})" if m else "") for p, m in zip(priors, marks, strict=True)),
+    ]
     cells = _lookup(rows, "metric", "prior")
     body: list[list[Cell | str]] = []
     for metric in pd.unique(rows["metric"]):
@@ -123,7 +134,9 @@ def prior_table(data: ReportData) -> Table:
         for prior in priors:
             r = cells[(str(metric), prior)]
             sig = flag(r["significant"])
-            line.append(Cell(r["best"] + ("" if sig else " (n.s.)"), best=sig) if r["best"] else MISSING)  # fmt: skip
+            line.append(
+                Cell(r["best"] + ("" if sig else " (n.s.)"), best=sig) if r["best"] else MISSING
+            )
         body.append(line)
     caption = "Best model under each expected metric, recomputed under each prior"
     return Table(header, body, align="l" * len(header), caption=caption, id="prior-table")
@@ -172,8 +185,15 @@ def differences_table(data: ReportData, *, max_rows: int = MAX_ROWS) -> Table:
         significant = excludes_zero(rec.ci_low, rec.ci_high)
         better = "" if is_missing(rec.better) else str(rec.better)
         ns = " (n.s.)" if better in {str(rec.model_a), str(rec.model_b)} and not significant else ""
-        rows.append([data.label(str(rec.metric)), f"{rec.model_a} − {rec.model_b}",
-                     format_number(rec.diff), format_interval(rec.ci_low, rec.ci_high), better + ns])  # fmt: skip
+        rows.append(
+            [
+                data.label(str(rec.metric)),
+                f"{rec.model_a} − {rec.model_b}",
+                format_number(rec.diff),
+                format_interval(rec.ci_low, rec.ci_high),
+                better + ns,
+            ]
+        )
         flags.append(significant)
     omitted = max(len(data.differences) - max_rows, 0)
     header = ["Metric", "Difference", "Estimate", "Interval", "Better"]
@@ -240,7 +260,9 @@ def reversals_table(data: ReportData, *, max_rows: int = MAX_ROWS) -> Table:
     header = ["Metrics", "Models", "Better under 1st", "Difference (1st)", "Sig."]
     header += ["Better under 2nd", "Difference (2nd)", "Sig."]
     flags, omitted = list(n_sig[order] == 2), max(len(rev) - max_rows, 0)
-    return Table(header, rows, "lllrclrc", id="reversals-table", flagged_rows=flags, omitted=omitted)  # fmt: skip
+    return Table(
+        header, rows, "lllrclrc", id="reversals-table", flagged_rows=flags, omitted=omitted
+    )
 
 
 def metric_agreement_table(data: ReportData) -> Table:
@@ -365,7 +387,9 @@ def _dataset_section(data: ReportData, figs: dict[str, Any], figures: bool) -> S
 
 
 def _summary_section(data: ReportData, figs: dict[str, Any]) -> Section:
-    means = np.concatenate([data.summary["mean"].to_numpy(float), data.by_bin["mean"].to_numpy(float)])  # fmt: skip
+    means = np.concatenate(
+        [data.summary["mean"].to_numpy(float), data.by_bin["mean"].to_numpy(float)]
+    )
     return Section(
         "Summary",
         _legend("Mean [interval] per model and metric. ↓ lower is better, ↑ higher is better; ",
@@ -383,7 +407,11 @@ def _summary_section(data: ReportData, figs: dict[str, Any]) -> Section:
 
 
 def _by_bin_section(data: ReportData, figs: dict[str, Any], figures: bool) -> Section | None:
-    tables = [t for i, m in enumerate(data.metrics, 1) if (t := by_bin_table(data, m, id=f"by-bin-{i}")).rows]  # fmt: skip
+    tables = [
+        t
+        for i, m in enumerate(data.metrics, 1)
+        if (t := by_bin_table(data, m, id=f"by-bin-{i}")).rows
+    ]
     if "by_bin" not in figs and not tables:
         return None
     items = data.by_bin.groupby(data.by_bin["bin"].astype(str))["n_items"].max()
@@ -432,7 +460,9 @@ def _metrics_section(data: ReportData) -> Section | None:
     audit, appendix = data.metric_audit, None
     if audit is not None and not audit.empty:
         K, n_trials, seed = (int(audit[k].iloc[0]) for k in ("classes", "n_trials", "seed"))
-        names = "; ".join(_property(r) for r in audit.drop_duplicates("property").to_dict("records"))  # fmt: skip
+        names = "; ".join(
+            _property(r) for r in audit.drop_duplicates("property").to_dict("records")
+        )
         matrix, examples = audit_tables(audit)
         appendix = Details(
             f"Appendix: properties of these metrics (machine audit, K = {K} classes)",

@@ -105,7 +105,9 @@ class _Tables:
     def _index(self, what: str, name: str) -> int:
         names: list[str] = getattr(self, f"{what}s")
         if name not in names:
-            msg = f"{what.title()} {name!r} is not in this evaluation; it has {examples(names, 12)}."  # fmt: skip
+            msg = (
+                f"{what.title()} {name!r} is not in this evaluation; it has {examples(names, 12)}."
+            )
             raise ValueError(msg)
         return names.index(name)
 
@@ -114,7 +116,7 @@ class _Tables:
         n_resamples = int(n_resamples)
         if n_resamples not in self._boot_cache:
             if n_resamples < 2:
-                msg = f"The 'n_resamples' parameter must be at least 2 (one resample gives an interval of width zero). Got {n_resamples!r} instead."  # fmt: skip
+                msg = f"The 'n_resamples' parameter must be at least 2 (one resample gives an interval of width zero). Got {n_resamples!r} instead."
                 raise ValueError(msg)
             t = time.perf_counter()
             M, J, N = self.values.shape
@@ -123,8 +125,12 @@ class _Tables:
             self.timings[f"bootstrap (n_resamples={n_resamples})"] = time.perf_counter() - t
         return self._boot_cache[n_resamples]
 
-    def _interval(self, boot: FloatArray, point: FloatArray, confidence_level: float) -> tuple[FloatArray, FloatArray]:  # fmt: skip
-        confidence_level = check_probability_level("Evaluation", "confidence_level", confidence_level)  # fmt: skip
+    def _interval(
+        self, boot: FloatArray, point: FloatArray, confidence_level: float
+    ) -> tuple[FloatArray, FloatArray]:
+        confidence_level = check_probability_level(
+            "Evaluation", "confidence_level", confidence_level
+        )
         warn_few_items(self.values.shape[2], what="evaluation's bootstrap interval", stacklevel=4)
         with np.errstate(invalid="ignore"):  # inf - inf between infinite replicates
             low, high = percentile_interval(boot, confidence_level=confidence_level)
@@ -141,7 +147,9 @@ class _Tables:
             item: Any = pd.Categorical.from_codes(np.tile(np.arange(N), reps), dtype=dtype)
         else:
             item = np.tile(np.asarray(items, dtype=object), reps)
-        bins = self._dtypes.setdefault("bin", pd.CategoricalDtype(pd.Index(self.bins), ordered=True))  # fmt: skip
+        bins = self._dtypes.setdefault(
+            "bin", pd.CategoricalDtype(pd.Index(self.bins), ordered=True)
+        )
         return pd.DataFrame(
             {
                 "item": item,
@@ -185,7 +193,9 @@ class _Tables:
         low, high = self._interval(boot, self._means, confidence_level)
         M, J, N = self.values.shape
         with np.errstate(invalid="ignore", over="ignore"):
-            se = self.values.std(axis=2, ddof=1) / math.sqrt(N) if N > 1 else np.full((M, J), np.nan)  # fmt: skip
+            se = (
+                self.values.std(axis=2, ddof=1) / math.sqrt(N) if N > 1 else np.full((M, J), np.nan)
+            )
         se = np.where(np.isfinite(self._means), se, np.nan)
         ranks, _ = competition_ranks(self._means, lower_is_better=self._lower)
         return _frame(
@@ -194,7 +204,9 @@ class _Tables:
             np.repeat(self._lower, J), (ranks == 1.0).ravel(),
         )  # fmt: skip
 
-    def differences(self, *, confidence_level: float = 0.95, n_resamples: int = 1000) -> pd.DataFrame:  # fmt: skip
+    def differences(
+        self, *, confidence_level: float = 0.95, n_resamples: int = 1000
+    ) -> pd.DataFrame:
         """Paired differences: ``metric, model_a, model_b, diff, ci_low, ci_high, better``.
 
         One row per metric and unordered model pair (``model_a`` first),
@@ -284,7 +296,11 @@ class _Tables:
             cols[f"better_{k}"] = models[np.where(oriented[m, a] < oriented[m, b], a, b)]
         for k, m in (("1", m1), ("2", m2)):
             d = self._means[m, a] - self._means[m, b]
-            low, high = self._interval(boot[:, m, a] - boot[:, m, b], d, confidence_level) if a.size else (d, d)  # fmt: skip
+            low, high = (
+                self._interval(boot[:, m, a] - boot[:, m, b], d, confidence_level)
+                if a.size
+                else (d, d)
+            )
             cols |= {f"diff_{k}": d, f"ci_low_{k}": low, f"ci_high_{k}": high}
             cols[f"significant_{k}"] = (low > 0) | (high < 0)
         return FullFrame(cols, columns=list(REQUIRED_COLUMNS["reversals"]))
@@ -304,7 +320,15 @@ class _Tables:
         (``mean``: the plain mean); empty without a debiased metric; ValueError
         when the predictions (needed for the variances) were not kept.
         """
-        columns = ["model", "metric", "weighted_mean", "standard_error", "mean", "n_items", "n_floored"]  # fmt: skip
+        columns = [
+            "model",
+            "metric",
+            "weighted_mean",
+            "standard_error",
+            "mean",
+            "n_items",
+            "n_floored",
+        ]
         debiased = [m for m in self._metrics if m.name.startswith("debiased[")]
         if not debiased:
             return FullFrame(pd.DataFrame(columns=columns))
@@ -348,7 +372,7 @@ class _Tables:
     def _priors(self, priors: Sequence[Any]) -> list[tuple[str, Any]]:
         """(label, prior) pairs: the evaluation's own prior first, then the others once each."""
         if self._prior_value is None:
-            msg = f"This Evaluation knows its prior only by name ({self.prior!r}); build it with evaluate() to compare priors."  # fmt: skip
+            msg = f"This Evaluation knows its prior only by name ({self.prior!r}); build it with evaluate() to compare priors."
             raise ValueError(msg)
         out: list[tuple[str, Any]] = [(self.prior, self._prior_value)]
         for prior in priors:
@@ -385,7 +409,9 @@ class _Tables:
                 strength = loglik = weak = math.nan
             shown = f"empirical (strength {strength:.3g})" if label == "empirical" else label
             rows.append((shown, strength, loglik, weak, not rows))
-        return FullFrame(rows, columns=["prior", "strength", "log_likelihood", "share_items_weak", "used"])  # fmt: skip
+        return FullFrame(
+            rows, columns=["prior", "strength", "log_likelihood", "share_items_weak", "used"]
+        )
 
     def prior_sensitivity(
         self, priors: Sequence[Any] = ("uniform", "jeffreys", "empirical"), *,
@@ -402,7 +428,17 @@ class _Tables:
         excludes zero, for the others whether they are significantly worse
         than the best. Empty without an expected metric or kept predictions.
         """
-        columns = ["prior", "metric", "model", "mean", "ci_low", "ci_high", "rank", "best", "significant"]  # fmt: skip
+        columns = [
+            "prior",
+            "metric",
+            "model",
+            "mean",
+            "ci_low",
+            "ci_high",
+            "rank",
+            "best",
+            "significant",
+        ]
         expected = [i for i, m in enumerate(self._metrics) if m.needs_posterior]
         key = (tuple(_prior_name(p) for p in priors), float(confidence_level), int(n_resamples))
         if key in self._prior_cache:
@@ -526,13 +562,21 @@ class _Tables:
             top = top[np.isfinite(weight_r[top]) & (weight_r[top] > 0)]
             if top.size == 0:
                 continue
-            better = [self.models[a] if np.nanmean(x) > 0 else self.models[b] for x in (adv_r, adv2_r)]  # fmt: skip
+            better = [
+                self.models[a] if np.nanmean(x) > 0 else self.models[b] for x in (adv_r, adv2_r)
+            ]
             series = ["observed", "posterior mean", *self.models]
             # (series, items, K): shares, posterior mean and every model's prediction
-            blocks = np.stack([observed[top], posterior_mean[top], *(q[top] for q in self.predictions)])  # fmt: skip
+            blocks = np.stack(
+                [observed[top], posterior_mean[top], *(q[top] for q in self.predictions)]
+            )
             S_, T_ = len(series), top.size
             name = f"{self.models[a]} vs {self.models[b]}: {self.metrics[m1]} vs {self.metrics[m2]}"
-            per_item = {"item": np.asarray(self.counts.items[top], dtype=object), "n_annotations": n[top], "weight": weight_r[top]}  # fmt: skip
+            per_item = {
+                "item": np.asarray(self.counts.items[top], dtype=object),
+                "n_annotations": n[top],
+                "weight": weight_r[top],
+            }
             frame = pd.DataFrame(
                 {"reversal": name, "metric_1": self.metrics[m1], "metric_2": self.metrics[m2],
                  "better_1": better[0], "better_2": better[1],
@@ -568,7 +612,9 @@ class _Tables:
         if test == "wilcoxon":
             return wilcoxon_test(x, y)
         if test == "bootstrap":
-            return bootstrap_test(x, y, n_resamples=n_resamples, confidence_level=confidence_level, seed=rng_seed)  # fmt: skip
+            return bootstrap_test(
+                x, y, n_resamples=n_resamples, confidence_level=confidence_level, seed=rng_seed
+            )
         return permutation_test(x, y, n_resamples=n_resamples, seed=rng_seed)
 
     def pairwise_tests(

@@ -32,7 +32,9 @@ def excludes_zero(low: Any, high: Any) -> bool:
     return bool(float(low) > 0 or float(high) < 0)
 
 
-def difference(differences: pd.DataFrame, metric: str, a: str, b: str) -> tuple[float, Any, Any] | None:  # fmt: skip
+def difference(
+    differences: pd.DataFrame, metric: str, a: str, b: str
+) -> tuple[float, Any, Any] | None:
     """``mean(a) - mean(b)`` under ``metric`` with its interval, from either orientation."""
     rows = differences[differences["metric"].astype(str) == metric]
     first, second = rows["model_a"].astype(str), rows["model_b"].astype(str)
@@ -101,7 +103,9 @@ def verdict_table(data: ReportData) -> pd.DataFrame:
             firsts: dict[str, tuple[list[str], bool | None]] = {}
             for metric in names:
                 means = {k: v for k, v in per_bin[metric].get(label, {}).items() if not np.isnan(v)}
-                pick = (min if lower[metric] else max)(means, key=means.__getitem__) if means else None  # fmt: skip
+                pick = (
+                    (min if lower[metric] else max)(means, key=means.__getitem__) if means else None
+                )
                 firsts[metric] = ([pick] if pick is not None else [], None)
             base = {"scope": "bin", "prior": prior, "bin": label, "family": family}
             rows.append(_family(base, firsts, models, tested=False))
@@ -122,5 +126,10 @@ def verdict_table(data: ReportData) -> pd.DataFrame:
             )  # fmt: skip
         rows.append(_family(base, firsts, models))
     types = dict.fromkeys(("n_best", "wins", "n_metrics", "n_won", "n_significant"), "Int64")
-    types |= {"significant": "boolean", "lead": "float64", "ci_low": "float64", "ci_high": "float64"}  # fmt: skip
+    types |= {
+        "significant": "boolean",
+        "lead": "float64",
+        "ci_low": "float64",
+        "ci_high": "float64",
+    }
     return pd.DataFrame(rows, columns=list(VERDICT_COLUMNS)).astype(types)

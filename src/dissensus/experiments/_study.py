@@ -161,7 +161,9 @@ class ExperimentResult:
         """
         extra = {"experiment.json": self.to_json() + "\n"}
         sections = [_training_section(self)]
-        return self.evaluation.save(out_dir, n_resamples=n_resamples, report_sections=sections, extra_files=extra)  # fmt: skip
+        return self.evaluation.save(
+            out_dir, n_resamples=n_resamples, report_sections=sections, extra_files=extra
+        )
 
 
 def _json_default(value: Any) -> Any:
@@ -239,11 +241,11 @@ def run_experiment(
     say: Progress = progress if progress is not None else (lambda _text: None)
     codes = list(models)
     if not codes or len(set(codes)) != len(codes) or not set(codes) <= set(MODELS):
-        msg = f"The 'models' parameter of run_experiment must list distinct codes from {', '.join(MODELS)}; got {examples(codes)}."  # fmt: skip
+        msg = f"The 'models' parameter of run_experiment must list distinct codes from {', '.join(MODELS)}; got {examples(codes)}."
         raise ValueError(msg)
     ordinal_only = [m for m in codes if m in _ORDINAL_MODELS]
     if ordinal_only and not dataset.annotations.scale.ordered:
-        msg = f"Models {examples(ordinal_only)} need ordered labels, but the scale of {dataset.name!r} is nominal; load the data with ordered labels (--ordinal, Scale.ordinal) or choose from A, NB, marginal, A+shrink."  # fmt: skip
+        msg = f"Models {examples(ordinal_only)} need ordered labels, but the scale of {dataset.name!r} is nominal; load the data with ordered labels (--ordinal, Scale.ordinal) or choose from A, NB, marginal, A+shrink."
         raise ValueError(msg)
     timings: dict[str, float] = {}
     t = time.perf_counter()
@@ -251,7 +253,10 @@ def run_experiment(
     train, test = _split_positions(counts.n, test_size=test_size, seed=seed)
     feat = featurizer if featurizer is not None else TextFeatures(categorical=dataset.categorical)
     say(f"featurising {len(train):,} training items")
-    X_train, X_test = feat.fit_transform(dataset.items.iloc[train]), feat.transform(dataset.items.iloc[test])  # fmt: skip
+    X_train, X_test = (
+        feat.fit_transform(dataset.items.iloc[train]),
+        feat.transform(dataset.items.iloc[test]),
+    )
     y_train, y_test = counts.take(train), counts.take(test)
     timings["split and features"] = time.perf_counter() - t
 
@@ -290,4 +295,6 @@ def run_experiment(
         "evaluation": {"prior": ev.prior, "metrics": ev.metrics},
         "python": platform.python_version(),
     }  # fmt: skip
-    return ExperimentResult(ev, dataset.name, counts.items[train], counts.items[test], settings, timings)  # fmt: skip
+    return ExperimentResult(
+        ev, dataset.name, counts.items[train], counts.items[test], settings, timings
+    )

@@ -43,7 +43,9 @@ AVERAGE = "average"
 _AGREEMENT = ["share_reranked", "mean_abs_change", "sd_abs_change", "kendall_tau"]
 
 
-def _adjacent(ev: Evaluation, dataset: str, ranks: npt.NDArray[np.float64], n_resamples: int) -> list[dict[str, Any]]:  # fmt: skip
+def _adjacent(
+    ev: Evaluation, dataset: str, ranks: npt.NDArray[np.float64], n_resamples: int
+) -> list[dict[str, Any]]:
     """Each team against the next one down, per metric: Wilcoxon and paired bootstrap over items."""
     rows, teams = [], ev.models
     for m, metric in enumerate(ev.metrics):
@@ -103,13 +105,19 @@ class Leaderboard:
     def _repr_html_(self) -> str:
         """Compact notebook view: teams × metrics ranks (mean rank over several datasets)."""
         one = len(self.datasets) == 1
-        what = f"dataset {self.datasets[0]}" if one else f"mean rank over {len(self.datasets)} datasets"  # fmt: skip
+        what = (
+            f"dataset {self.datasets[0]}"
+            if one
+            else f"mean rank over {len(self.datasets)} datasets"
+        )
         caption = (
             f"Leaderboard: {len(self.ranks(AVERAGE))} teams × {len(self.metrics)} metrics, {what}; "
             "rank 1 (★) is best, ⇄ differs from the first metric. Re-ranking: .rerank; report: "
             ".to_html()."
         )
-        return html_fragment(self.ranks_table(self.datasets[0] if one else AVERAGE, caption=caption))  # fmt: skip
+        return html_fragment(
+            self.ranks_table(self.datasets[0] if one else AVERAGE, caption=caption)
+        )
 
     def document(self) -> Document:
         """Ranks per dataset (and mean ranks), Table 2 (re-ranking per pair of metrics), adjacent teams."""

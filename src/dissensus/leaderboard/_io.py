@@ -76,6 +76,6 @@ def team_names(paths: Sequence[str]) -> list[tuple[str, Path]]:
         out.append((auto if given_name is None else given_name, p))
     names = [n for n, _ in out]
     if dup := sorted({n for n in names if names.count(n) > 1}):
-        msg = f"Team name(s) {dup} given to more than one submission; name them with TEAM=PATH (e.g. bert=runs/bert/HS-Brexit_results.tsv)."  # fmt: skip
+        msg = f"Team name(s) {dup} given to more than one submission; name them with TEAM=PATH (e.g. bert=runs/bert/HS-Brexit_results.tsv)."
         raise ValueError(msg)
     return out

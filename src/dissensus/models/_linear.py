@@ -264,8 +264,12 @@ class CumulativeLink(LinearModel):
         theta0 = special.logit(np.maximum.accumulate(cum))
         t_init = np.concatenate([[theta0[0]], np.log(np.maximum(np.diff(theta0), 1e-3))])
         XT = _transposed(X)
-        params = self._minimize(lambda x: self._objective(x, X, XT, P),
-                                np.concatenate([np.zeros(d), t_init]), n_weights=d, N=X.shape[0])  # fmt: skip
+        params = self._minimize(
+            lambda x: self._objective(x, X, XT, P),
+            np.concatenate([np.zeros(d), t_init]),
+            n_weights=d,
+            N=X.shape[0],
+        )
         self.coef_, self.thresholds_ = params[:d], self._thresholds(params[d:])
 
     def _predict(self, X: Features) -> FloatArray:

@@ -52,7 +52,12 @@ class Paragraph:
     style: Literal["text", "legend", "note", "warning"] = "text"
     id: str = ""
 
-    def __init__(self, *parts: str | Span, style: Literal["text", "legend", "note", "warning"] = "text", id: str = "") -> None:  # fmt: skip
+    def __init__(
+        self,
+        *parts: str | Span,
+        style: Literal["text", "legend", "note", "warning"] = "text",
+        id: str = "",
+    ) -> None:
         _init(self, parts=parts, style=style, id=id)
 
 
@@ -98,7 +103,9 @@ class Table:
         return [[c if isinstance(c, Cell) else Cell(c) for c in row] for row in self.rows]
 
     @classmethod
-    def from_frame(cls, frame: pd.DataFrame, *, digits: int = 3, caption: str = "", id: str = "") -> Table:  # fmt: skip
+    def from_frame(
+        cls, frame: pd.DataFrame, *, digits: int = 3, caption: str = "", id: str = ""
+    ) -> Table:
         """A DataFrame's columns: floats with ``digits`` decimals, integers as counts.
 
         Examples
@@ -109,7 +116,9 @@ class Table:
         """
         types = pd.api.types
         numeric = [types.is_numeric_dtype(t) and not types.is_bool_dtype(t) for t in frame.dtypes]
-        rows = [[_value(v, digits) for v in rec] for rec in frame.itertuples(index=False, name=None)]  # fmt: skip
+        rows = [
+            [_value(v, digits) for v in rec] for rec in frame.itertuples(index=False, name=None)
+        ]
         align = "".join("r" if n else "l" for n in numeric)
         return cls([str(c) for c in frame.columns], rows, align=align, caption=caption, id=id)
 
@@ -153,7 +162,9 @@ class Details:
     id: str = ""
     open: bool = False
 
-    def __init__(self, summary: Text, *blocks: Block | None, id: str = "", open: bool = False) -> None:  # fmt: skip
+    def __init__(
+        self, summary: Text, *blocks: Block | None, id: str = "", open: bool = False
+    ) -> None:
         _init(self, summary=summary, blocks=blocks, id=id, open=open)
 
 
@@ -181,5 +192,7 @@ class Document:
     subtitle: str = ""
     footer: str = ""
 
-    def __init__(self, title: str, *blocks: Block | None, subtitle: str = "", footer: str = "") -> None:  # fmt: skip
+    def __init__(
+        self, title: str, *blocks: Block | None, subtitle: str = "", footer: str = ""
+    ) -> None:
         _init(self, title=title, blocks=blocks, subtitle=subtitle, footer=footer)

@@ -111,7 +111,9 @@ def _svg(fig: MplFigure, fig_id: str, alt: str) -> str:
     svg = re.sub(r"<defs>\s*</defs>", "", svg)
     svg = re.sub(r'\s+xmlns(:\w+)?="[^"]*"', "", svg)
     ids = set(_ID.findall(svg))
-    svg = _REF.sub(lambda m: f"{m.group(1)}{fig_id}-{m.group(2)}" if m.group(2) in ids else m.group(0), svg)  # fmt: skip
+    svg = _REF.sub(
+        lambda m: f"{m.group(1)}{fig_id}-{m.group(2)}" if m.group(2) in ids else m.group(0), svg
+    )
     open_end = svg.index(">") + 1
     root = svg[:open_end]
     # Scale with the page, up to 1.25 times the drawn size (text stays proportionate).
@@ -125,7 +127,9 @@ def _svg(fig: MplFigure, fig_id: str, alt: str) -> str:
     return root + title + body.rstrip() + "\n"
 
 
-def render_figure(draw: Callable[..., MplFigure], *args: Any, id: str, caption: str, alt: str) -> Figure:  # fmt: skip
+def render_figure(
+    draw: Callable[..., MplFigure], *args: Any, id: str, caption: str, alt: str
+) -> Figure:
     """``draw(*args)`` in the house style, as a document :class:`Figure` with inline SVG.
 
     ``id`` prefixes every id inside the SVG (unique within the page); ``alt``

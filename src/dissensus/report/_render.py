@@ -160,7 +160,10 @@ def _html(block: Block, depth: int, numbers: dict[str, int]) -> list[str]:
         caption = f"<figcaption><b>Figure {number}.</b> {_esc(block.caption)}</figcaption>"
         return [f"<figure{_attr('id', block.id)}>", block.svg.rstrip("\n") + caption, "</figure>"]
     if isinstance(block, Details):
-        out = [f"<details{_attr('id', block.id)}{' open' if block.open else ''}>", f"<summary>{_h(block.summary)}</summary>"]  # fmt: skip
+        out = [
+            f"<details{_attr('id', block.id)}{' open' if block.open else ''}>",
+            f"<summary>{_h(block.summary)}</summary>",
+        ]
         for child in block.blocks:
             out += _html(child, depth + 1, numbers)
         return [*out, "</details>"]

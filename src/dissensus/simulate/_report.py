@@ -196,8 +196,10 @@ def _symptom(res: StudyResult) -> list[str]:
     if not {"uniform", "marginal"} <= set(v.columns):
         return []
     v = v[v["uniform"] < v["marginal"] - 5e-4]
-    lines = [f"{est} on {fam} ({format_number(u)} < {format_number(m)})"
-             for (fam, est), u, m in zip(v.index, v["uniform"], v["marginal"], strict=True)]  # fmt: skip
+    lines = [
+        f"{est} on {fam} ({format_number(u)} < {format_number(m)})"
+        for (fam, est), u, m in zip(v.index, v["uniform"], v["marginal"], strict=True)
+    ]
     if not lines:
         return []
     return [

@@ -384,9 +384,19 @@ def study(
             strength_rows.append((tname, key, v.mean(), np.median(v), v.min(), v.max()))
         timings[tname] = time.perf_counter() - t0
     truths_ = [t if isinstance(t, str) else list(np.asarray(t)) for t in truth_list]
-    config = {"n_items": N, "n_classes": K, "replicates": R, "truths": truths_,
-              "candidates": cands, "metrics": mets, "priors": prior_names, "n_range": (lo, hi),
-              "zipf_exponent": float(zipf_exponent), "seed": seed, "candidate_options": opts}  # fmt: skip
+    config = {
+        "n_items": N,
+        "n_classes": K,
+        "replicates": R,
+        "truths": truths_,
+        "candidates": cands,
+        "metrics": mets,
+        "priors": prior_names,
+        "n_range": (lo, hi),
+        "zipf_exponent": float(zipf_exponent),
+        "seed": seed,
+        "candidate_options": opts,
+    }
     rankings, pairs, scores = (pd.concat(t, ignore_index=True) for t in zip(*tables, strict=True))
     columns = ["truth", "prior", "strength_mean", "strength_median", "strength_min", "strength_max"]
     strength = pd.DataFrame(strength_rows, columns=columns)

@@ -436,8 +436,15 @@ def candidate_predictions(
         msg = f"`truth` has {pi.shape[0]} rows, not a multiple of groups={groups}."
         raise ValueError(msg)
     n_arr = np.zeros(pi.shape[0], np.int64) if n is None else np.asarray(n, dtype=np.int64)
-    params = {"noise_strength": noise_strength, "temperature": temperature, "sharpen": sharpen,
-              "sigma": sigma, "train_size": train_size, "groups": groups, "shrink": shrink}  # fmt: skip
+    params = {
+        "noise_strength": noise_strength,
+        "temperature": temperature,
+        "sharpen": sharpen,
+        "sigma": sigma,
+        "train_size": train_size,
+        "groups": groups,
+        "shrink": shrink,
+    }
     base = int(as_generator(seed).integers(2**63))
     K = pi.shape[1]
     out = {}

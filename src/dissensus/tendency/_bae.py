@@ -67,8 +67,12 @@ class BAEResult:
 
     def _repr_html_(self) -> str:
         """Compact notebook view: one row with BAE, the pairs, the disparity and annotators."""
-        row = [format_number(self.statistic, digits=4), format_count(self.n_pairs),
-               format_number(self.disparity, digits=4), examples(self.similarity_true.index)]  # fmt: skip
+        row = [
+            format_number(self.statistic, digits=4),
+            format_count(self.n_pairs),
+            format_number(self.disparity, digits=4),
+            examples(self.similarity_true.index),
+        ]
         caption = "BAE (higher is better); Procrustes disparity (lower is better): .embedding_true, .embedding_model."
         return html_fragment(
             Table(["BAE", "pairs", "disparity", "annotators"], [row], align="rrrl", caption=caption)
