@@ -1,13 +1,7 @@
 """The simulation report: which metric form ranks models as the truth does, as tables and prose.
 
-:func:`compare_forms` is the analysis (a form against the empirical one, per
-truth family, metric and bin, with the Monte Carlo standard error of the
-difference) and :func:`best_prior` picks the prior whose expected metrics
-rank closest to the truth; :func:`plain_reading` and
-:func:`debiased_reading` only say what they find, :func:`simulation_report`
-lays everything out as a :class:`~dissensus.report.Document` (figures in the
-house style) and :func:`write_simulation_report` writes it with the CSV
-tables as one set of files.
+The readings only say what :func:`compare_forms` and :func:`best_prior` find;
+figures are in the house style (:func:`dissensus.report.render_figure`).
 """
 
 from __future__ import annotations

@@ -105,13 +105,6 @@ def _sample_labels(rng: np.random.Generator, probs: FloatArray) -> IntArray:
     return out
 
 
-def _skew_mean(K: int) -> FloatArray:
-    convabuse = len(_CONVABUSE_MARGINAL) == K
-    m = np.asarray(_CONVABUSE_MARGINAL) if convabuse else np.r_[np.full(K - 1, 0.2 / (K - 1)), 0.8]
-    out: FloatArray = m / m.sum()
-    return out
-
-
 def draw_truth(
     n_items: int, n_classes: int, *, truth: TruthLike = "mixture", seed: SeedLike = 0
 ) -> FloatArray:
@@ -143,8 +136,11 @@ def draw_truth(
             w = np.exp(-0.5 * z * z)
             out: FloatArray = w / w.sum(axis=1, keepdims=True)
             return out
+        m = np.r_[np.full(K - 1, 0.2 / (K - 1)), 0.8]
+        if len(_CONVABUSE_MARGINAL) == K:
+            m = np.asarray(_CONVABUSE_MARGINAL)
         base = {
-            "skewed": _SKEW_STRENGTH * _skew_mean(K),
+            "skewed": _SKEW_STRENGTH * (m / m.sum()),
             "flat": np.full(K, 10.0),
             "uniform": np.ones(K),
             "jeffreys": np.full(K, 0.5),

@@ -36,16 +36,12 @@ FloatArray = npt.NDArray[np.float64]
 class BAEResult:
     r"""Behaviour alignment of model representations with annotator agreement (higher is better).
 
-    ``statistic`` is :math:`1 - \lVert S_{model} - S_{true} \rVert_F / \lVert S_{true} \rVert_F`
-    over the ``n_pairs`` off-diagonal pairs defined in ``similarity_true``
-    (:math:`S_{true}`, the consistency matrix; ``similarity_model`` is the
-    cosine :math:`S_{model}`). ``embedding_true`` and ``embedding_model`` are
-    two-dimensional metric MDS of :math:`1 - S`, the model's
-    Procrustes-aligned to the true one (both standardised by
-    :func:`scipy.spatial.procrustes`; None when :math:`S_{true}` has an
-    undefined pair), ``disparity`` their Procrustes disparity (sum of squared
-    differences after alignment, in [0, 1], lower is better; NaN without
-    embeddings).
+    ``statistic`` is :func:`bae` over the ``n_pairs`` off-diagonal pairs
+    defined in ``similarity_true`` (:math:`S_{true}`; ``similarity_model`` is
+    :math:`S_{model}`). ``embedding_true``, ``embedding_model`` and
+    ``disparity`` are :func:`aligned_embeddings` of the two (None, None and
+    NaN when :math:`S_{true}` has an undefined pair or ``embed=False``); the
+    disparity is in [0, 1], lower is better.
     """
 
     statistic: float
@@ -148,8 +144,9 @@ def aligned_embeddings(
 
     ``reference`` and ``other`` are annotator × annotator similarities with
     the same index. Returns ``(embedding_reference, embedding_other,
-    disparity)``, both standardised by :func:`scipy.spatial.procrustes`, or
-    None when a matrix has an undefined entry or fewer than three annotators.
+    disparity)``, both standardised by :func:`scipy.spatial.procrustes`
+    (disparity: the sum of squared differences after alignment), or None
+    when a matrix has an undefined entry or fewer than three annotators.
     """
     S1, S2 = reference.to_numpy(), other.to_numpy()
     if S1.shape[0] < 3 or not (np.isfinite(S1).all() and np.isfinite(S2).all()):

@@ -51,18 +51,10 @@ def subset_items(annotations: Annotations, keep: npt.ArrayLike) -> Annotations:
 def split_items(
     annotations: Annotations, *, test_size: float = 0.3, seed: SeedLike = 0
 ) -> tuple[Annotations, Annotations]:
-    """Split the items (not the annotations) into training and test sets, seeded.
+    """Split the items (not the annotations) into ``train, test`` Annotations, seeded.
 
-    Parameters
-    ----------
-    annotations : Annotations
-    test_size : float in (0, 1), default 0.3
-        Share of items in the test set (rounded, at least one item each side).
-    seed : int, Generator or None, default 0
-
-    Returns
-    -------
-    train, test : Annotations
+    ``test_size`` in (0, 1) is the share of items in the test set (rounded,
+    at least one item each side).
 
     Examples
     --------

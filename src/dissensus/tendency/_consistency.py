@@ -154,9 +154,6 @@ class _Pairs:
     def n_pairs(self) -> int:
         return self.R * (self.R - 1) // 2
 
-    def overlap(self) -> IntArray:
-        return np.bincount(self.pair, minlength=self.n_pairs).astype(np.int64)
-
 
 def _cell_pairs(item_codes: IntArray, annotator_codes: IntArray, R: int) -> _Pairs:
     order = np.lexsort((annotator_codes, item_codes))
@@ -238,12 +235,10 @@ class DICResult:
     but an undefined coefficient (e.g. a predicted annotator using one label).
     ``confidence_interval`` is the bootstrap interval over items (None without
     one), ``bootstrap_bias`` the mean of the bootstrap replicates minus
-    ``statistic`` (NaN without an interval): DIC, a norm of noisy differences,
-    is biased upwards with few items per pair (``ci_method="basic"`` corrects
-    the interval). ``true`` and ``predicted`` are :math:`M` and :math:`M'`
-    (diagonal 1), ``overlap`` the items each pair shares,
-    ``n_unused_predictions`` the predictions for cells without a true label;
-    ``measure``, ``min_overlap``, ``diagonal`` and ``n_resamples`` the settings.
+    ``statistic`` (NaN without an interval; see :func:`dic`). ``true`` and
+    ``predicted`` are :math:`M` and :math:`M'` (diagonal 1), ``overlap`` the
+    items each pair shares, ``n_unused_predictions`` the predictions for cells
+    without a true label; the other fields are the settings.
     """
 
     statistic: float
@@ -329,19 +324,8 @@ def _prepare(
         q_pred = np.eye(true.scale.K)[q_pred.argmax(axis=1)]
     pairs = _cell_pairs(true.item_codes, acodes, len(names))
     names = pd.Index(names, name="annotator")
-    return _Prepared(aligned, pairs, q_true, q_pred, true.scale, names, pairs.overlap(), acodes)
-
-
-def _callable_values(
-    prep: _Prepared, measure: Callable[[IntArray, IntArray], float], tau: int
-) -> tuple[FloatArray, FloatArray]:
-    true = prep.aligned.true
-    pred = replace(true, label_codes=prep.q_pred.argmax(axis=1).astype(np.int64))
-    iu, ju = np.triu_indices(len(prep.names), 1)
-    with warnings.catch_warnings(action="ignore", category=DegenerateAgreementWarning):
-        vt = pairwise(true, measure, min_overlap=tau).statistic.to_numpy()[iu, ju]
-        vp = pairwise(pred, measure, min_overlap=tau).statistic.to_numpy()[iu, ju]
-    return vt, vp
+    overlap = np.bincount(pairs.pair, minlength=pairs.n_pairs).astype(np.int64)
+    return _Prepared(aligned, pairs, q_true, q_pred, true.scale, names, overlap, acodes)
 
 
 def dic(
@@ -436,8 +420,14 @@ def dic(
     prep = _prepare(true, predicted, soft, func)
     R = len(prep.names)
     options: dict[str, Any] = {"weights": weights, "level": level, "func": func}
-    if callable(measure):
-        vt, vp = _callable_values(prep, measure, tau)
+    if callable(measure):  # on the argmax labels of the predictions
+        pred = replace(true, label_codes=prep.q_pred.argmax(axis=1).astype(np.int64))
+        iu, ju = np.triu_indices(R, 1)
+        with warnings.catch_warnings(action="ignore", category=DegenerateAgreementWarning):
+            vt, vp = (
+                pairwise(t, measure, min_overlap=tau).statistic.to_numpy()[iu, ju]
+                for t in (true, pred)
+            )
     else:
         vt, vp = prep.values(measure, **options)
     enough = prep.overlap >= tau
