@@ -97,15 +97,6 @@ def _check_sizes(func: str, n_items: int, n_classes: int, replicates: int) -> tu
             check_integer(func, "replicates", replicates))  # fmt: skip
 
 
-def _bin_codes(n: IntArray, n_range: tuple[int, int], bins: BinsLike) -> tuple[IntArray, list[str]]:
-    """Bins fixed by ``n_range`` (not by each replicate's min and max)."""
-    lo, hi = n_range
-    if isinstance(bins, str):
-        codes, labels = annotation_bins(np.r_[lo, hi, n], bins)
-        return codes[2:], labels
-    return annotation_bins(n, bins)
-
-
 @dataclass(frozen=True)
 class _Block:
     """Replicates drawn together: truth, counts, (replicate, bin) groups, posteriors per prior."""
@@ -131,55 +122,40 @@ def _blocks(
     bins: BinsLike,
     priors: Sequence[str | float],
 ) -> Iterator[_Block]:
-    """The blocks of ``R`` replicates of ``N`` items and ``K`` classes (``size``), each from its own stream.
-
-    Truths, annotation counts (``law`` = ``(n_range, zipf_exponent)``) and
-    counts come from a stream spawned from ``seeds`` (``rng`` continues it);
-    fitted priors are fitted per replicate.
-    """
+    """The blocks of ``size = (R, N, K)``, ``law = (n_range, zipf_exponent)`` (module docstring)."""
     R, N, K = size
     per_block = max(1, _BLOCK_ROWS // N)
     starts = range(0, R, per_block)
     for start, ss in zip(starts, seeds.spawn(len(starts)), strict=True):
         rng = np.random.default_rng(ss)
         reps = min(per_block, R - start)
-        pi = draw_truth(reps * N, K, truth=truth, seed=rng)
-        n = annotation_counts(reps * N, n_range=law[0], zipf_exponent=law[1], seed=rng)
+        rows = reps * N
+        pi = draw_truth(rows, K, truth=truth, seed=rng)
+        n = annotation_counts(rows, n_range=law[0], zipf_exponent=law[1], seed=rng)
         counts = rng.multinomial(n, pi / pi.sum(axis=1, keepdims=True))
-        codes, labels = _bin_codes(n, law[0], bins)
-        G, sizes = _groups(codes, reps, N, len(labels) + 1)
-        alphas, strengths = _fit_priors(counts, reps, N, priors)
+        # named bins are fixed by n_range, not by each replicate's min and max
+        named = isinstance(bins, str)
+        codes, labels = annotation_bins(np.r_[law[0], n] if named else n, bins)
+        codes = codes[2:] if named else codes
+        # item -> (replicate, bin) 0/1 matrix, each item also in its replicate's "all"
+        B, rep = len(labels) + 1, np.repeat(np.arange(reps), N)
+        cols = np.r_[rep * B + codes, rep * B + B - 1]
+        G = sparse.csr_matrix(
+            (np.ones(2 * rows), (np.r_[np.arange(rows), np.arange(rows)], cols)),
+            shape=(rows, reps * B),
+        )
+        sizes = np.asarray(G.sum(axis=0), dtype=np.float64).ravel()
+        alphas, strengths = [], {}
+        for prior in priors:  # posterior alpha (rows, K); fitted priors: strength per replicate
+            if not (isinstance(prior, str) and prior in _FITTED):
+                alphas.append(dirichlet(counts, prior=prior))
+                continue
+            with warnings.catch_warnings(action="ignore", category=PriorFitWarning):
+                fits = [_FITTED[prior](b) for b in counts.reshape(reps, N, -1)]
+            strengths[prior] = [f.strength for f in fits]
+            alpha0 = np.repeat(np.stack([f.alpha0 for f in fits]), N, 0)
+            alphas.append(dirichlet(counts, prior=alpha0))
         yield _Block(rng, reps, pi, n, counts, [*labels, "all"], G, sizes, alphas, strengths)
-
-
-def _fit_priors(
-    counts: IntArray, reps: int, N: int, priors: Sequence[Any]
-) -> tuple[list[FloatArray], dict[str, list[float]]]:
-    """Posterior alpha (rows, K) for each prior, and each fitted prior's strength per replicate."""
-    alphas = []
-    strengths: dict[str, list[float]] = {}
-    for prior in priors:
-        if not (isinstance(prior, str) and prior in _FITTED):
-            alphas.append(dirichlet(counts, prior=prior))
-            continue
-        with warnings.catch_warnings(action="ignore", category=PriorFitWarning):
-            fits = [_FITTED[prior](b) for b in counts.reshape(reps, N, -1)]
-        strengths[prior] = [f.strength for f in fits]
-        alphas.append(dirichlet(counts, prior=np.repeat(np.stack([f.alpha0 for f in fits]), N, 0)))
-    return alphas, strengths
-
-
-def _groups(codes: IntArray, reps: int, N: int, B: int) -> tuple[sparse.csr_matrix, FloatArray]:
-    """Item -> (replicate, bin) 0/1 matrix (also each replicate's "all"), and group sizes."""
-    rows = reps * N
-    rep = np.repeat(np.arange(reps), N)
-    cols = np.r_[rep * B + codes, rep * B + B - 1]
-    G = sparse.csr_matrix(
-        (np.ones(2 * rows), (np.r_[np.arange(rows), np.arange(rows)], cols)),
-        shape=(rows, reps * B),
-    )
-    sizes: FloatArray = np.asarray(G.sum(axis=0), dtype=np.float64).ravel()
-    return G, sizes
 
 
 def _group_means(S: FloatArray, G: sparse.csr_matrix, sizes: FloatArray) -> FloatArray:
