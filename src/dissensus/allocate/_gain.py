@@ -165,20 +165,11 @@ def next_items(
     (an array: in the order of ``counts``); ``metric``, ``n_samples`` and
     ``seed`` are :func:`expected_gain`'s, ``prior`` that of
     :func:`dissensus.posterior.dirichlet`; ``budget`` is how many items to
-    return (one annotation each).
-
-    Returns
-    -------
-    DataFrame
-        ``budget`` rows, best first (ties in item order): ``item``,
-        ``expected_gain``, ``n_annotations`` (current), ``rank``.
-
-    Raises
-    ------
-    ValueError
-        Fewer than two models, ``budget`` not in ``1 … N``, an unknown or unary metric.
-    DataError
-        Predictions that do not match the items or labels.
+    return (one annotation each). Returns ``budget`` rows, best first (ties
+    in item order): ``item``, ``expected_gain``, ``n_annotations`` (current),
+    ``rank``. Raises ValueError for fewer than two models, ``budget`` not in
+    ``1 … N`` or an unknown or unary metric, DataError for predictions that
+    do not match the items or labels.
 
     Examples
     --------

@@ -197,15 +197,11 @@ def read_annotator_predictions(
 ) -> pd.DataFrame:
     """Read per-annotator predictions from a long CSV, TSV, Parquet or JSONL file.
 
-    One row per (item, annotator): a ``label`` column, or one column per label
-    of ``scale`` (named like ``"-3"``) with the predicted distribution. Labels
-    are read on ``scale``, the true annotations' (a CSV label ``"1"`` is the
-    number 1 on a numeric scale); ``format`` defaults to the extension;
-    ``item``, ``annotator`` and ``label`` name the columns. Returns ``item``,
-    ``annotator`` and ``label`` (or the probability columns), indexed by file
-    line (row for Parquet), ready for :func:`dic`. A missing file
-    (FileNotFoundError) or column, or labels off the scale (DataError, with the
-    line), raise.
+    The long frame of :func:`align_predictions`, labels read on ``scale``, the
+    true annotations' (a CSV label ``"1"`` is the number 1 on a numeric
+    scale); ``format`` defaults to the extension. Indexed by file line (row
+    for Parquet), ready for :func:`dic`. A missing file (FileNotFoundError)
+    or column, or labels off the scale (DataError, with the line), raise.
     """
     df = read_table(path, format=format)
     cols = _columns(df, scale, f"'{path}'", item=item, annotator=annotator, label=label)

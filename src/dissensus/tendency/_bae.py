@@ -183,14 +183,11 @@ def bae(
     items, NaN below ``min_overlap``), over the off-diagonal pairs defined
     in :math:`S_{true}` (the diagonal is 1 on both sides; see :func:`dic`).
 
-    What the paper defines and what is ours: the paper defines BAE as above
-    (with representations or attention maps, cosine similarity, and MDS as
-    the projection it visualises). Ours: the behavioural similarity is made
-    concrete as the same pair agreement as DIC (any of its measures, with
-    :math:`\tau`); the diagonal is excluded; the MDS (scikit-learn, metric,
-    seeded) is of dissimilarities :math:`1 - S`; and the Procrustes
-    disparity of the two embeddings (:func:`scipy.spatial.procrustes`) is an
-    added number for the alignment the paper shows as pictures.
+    The paper defines BAE as above. Ours: the behavioural similarity is the
+    same pair agreement as DIC (any of its measures, with :math:`\tau`); the
+    diagonal is excluded; the Procrustes disparity of the MDS embeddings
+    (:func:`aligned_embeddings`) adds a number for the alignment the paper
+    shows as pictures.
 
     Parameters
     ----------
