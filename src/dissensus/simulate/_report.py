@@ -282,8 +282,7 @@ def debiased_markdown(res: StudyResult) -> str:
 def debiased_reading(res: StudyResult) -> list[str]:
     """Where the debiased form ranks closer to the truth than the empirical one, and where not.
 
-    A difference counts when it exceeds two Monte Carlo standard errors
-    (of the difference, taken as the two standard errors combined).
+    A difference counts as in :func:`compare_forms`.
     """
     if "debiased" not in set(res.rankings["estimator"]):
         return []

@@ -196,10 +196,9 @@ class StudyResult:
         One row per (truth, metric, estimator, bin): ``truth, metric, form``
         (``"empirical"``, ``"expected"``, ``"debiased"``), ``prior`` (``"-"``
         unless expected), ``estimator`` (``"empirical"``, ``"E[uniform]"`` …),
-        ``bin``, then with its ``se_`` each: ``p_same_ranking`` (the whole
-        ranking is the true one), ``kendall_tau``, ``p_best_correct`` (the truly
-        best model first), ``p_pairs_correct`` (share of pairs ordered right);
-        ``n_replicates``.
+        ``bin``, then the four measures of the module docstring with their
+        ``se_``: ``p_same_ranking``, ``kendall_tau``, ``p_best_correct``,
+        ``p_pairs_correct``; ``n_replicates``.
     pairs : DataFrame
         One row per (truth, metric, estimator, bin, model pair):
         ``model_a, model_b, p_correct, se``, ``true_diff`` (mean over

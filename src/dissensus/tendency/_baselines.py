@@ -213,18 +213,10 @@ def itl_bias_baseline(
         Folds (assigned with ``seed``), inverse regularisation of both
         regressions, TF-IDF vocabulary.
 
-    Returns
-    -------
-    DataFrame
-        ``item``, ``annotator`` and one probability column per label.
-
-    Raises
-    ------
-    MissingExtraError
-        Without scikit-learn (``pip install 'dissensus[models]'``).
-    DataError
-        Missing texts, different scales, annotators of ``test`` never seen in
-        ``train``.
+    Returns a DataFrame: ``item``, ``annotator`` and one probability column
+    per label. Raises MissingExtraError without scikit-learn (``pip install
+    'dissensus[models]'``), DataError for missing texts, different scales or
+    annotators of ``test`` never seen in ``train``.
     """
     func = "itl_bias_baseline"
     require_extra("models", ["sklearn"], func)
