@@ -18,13 +18,10 @@ Pointwise metrics compare ``p`` with the prediction ``q``; expected metrics
 
 Every interval is a percentile interval of a *paired* item bootstrap: one
 set of resampled items per resample, shared by all models and metrics
-(weights from :func:`dissensus.stats._bootstrap.iter_weight_blocks`, means by
-one matrix product per chunk), so differences between models, and between
-metrics, are resampled consistently. The resamples depend only on ``seed``,
-``N`` and ``n_resamples``: the same inputs and seed give byte-identical tables.
-
-The package is split by job: scoring (``_engine``), tables (``_tables``), the
-verdict (``_verdict``), the report's data, document and figures, output (``_output``).
+(:func:`dissensus.stats.resample_means`), so differences between models, and
+between metrics, are resampled consistently. The resamples depend only on
+``seed``, ``N`` and ``n_resamples``: the same inputs and seed give
+byte-identical tables.
 """
 
 from dissensus.evaluation._data import ReportData

@@ -48,9 +48,9 @@ OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {
 _KINDS = frozenset({"pointwise", "expected", "debiased"})
 
 
-def _check(ok: bool, message: str, error: type[Exception] = DataError) -> None:
+def _check(ok: bool, message: str) -> None:
     if not ok:
-        raise error(message)
+        raise DataError(message)
 
 
 @dataclass(frozen=True)
@@ -92,19 +92,14 @@ class ReportData:
     annotator_reliability: pd.DataFrame | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        for name, kind in (("title", str), ("dataset", Mapping)):
-            value: object = getattr(self, name)
-            what = "a str" if kind is str else "a mapping"
-            _check(
-                isinstance(value, kind),
-                f"ReportData.{name} must be {what}; got {type(value).__name__}.",
-                TypeError,
-            )
+        for name, kind, what in (("title", str, "a str"), ("dataset", Mapping, "a mapping")):
+            if not isinstance(value := getattr(self, name), kind):
+                msg = f"ReportData.{name} must be {what}; got {type(value).__name__}."
+                raise TypeError(msg)
         missing = [key for key in DATASET_KEYS if key not in self.dataset]
-        _check(
-            not missing,
-            f"ReportData.dataset is missing keys {missing}; it needs {list(DATASET_KEYS)}.",
-        )
+        if missing:
+            msg = f"ReportData.dataset is missing keys {missing}; it needs {list(DATASET_KEYS)}."
+            raise DataError(msg)
         for name, required in (REQUIRED_COLUMNS | OPTIONAL_COLUMNS).items():
             table: object = getattr(self, name)
             if table is None and (name in OPTIONAL_COLUMNS or name == "agreement"):
@@ -113,20 +108,17 @@ class ReportData:
                 msg = f"ReportData.{name} must be a pandas DataFrame; got {type(table).__name__}."
                 raise TypeError(msg)
             missing = [col for col in required if col not in table.columns]
-            _check(
-                not missing,
-                f"ReportData.{name} is missing columns {missing}; it has {list(map(str, table.columns))} and needs {list(required)}.",
-            )
+            if missing:
+                msg = f"ReportData.{name} is missing columns {missing}; it has {list(map(str, table.columns))} and needs {list(required)}."
+                raise DataError(msg)
         kinds = set(self.metrics_info["kind"].astype(str)) - _KINDS
-        _check(
-            not kinds,
-            f"ReportData.metrics_info.kind must be 'pointwise', 'expected' or 'debiased'; got {sorted(kinds)}.",
-        )
+        if kinds:
+            msg = f"ReportData.metrics_info.kind must be 'pointwise', 'expected' or 'debiased'; got {sorted(kinds)}."
+            raise DataError(msg)
         counts = np.asarray(self.annotations_per_item)
-        _check(
-            counts.ndim == 1,
-            f"ReportData.annotations_per_item must be 1-D; got shape {counts.shape}.",
-        )
+        if counts.ndim != 1:
+            msg = f"ReportData.annotations_per_item must be 1-D; got shape {counts.shape}."
+            raise DataError(msg)
         _check(
             not counts.size
             or (np.issubdtype(counts.dtype, np.number) and bool(np.all(np.isfinite(counts)))

@@ -11,12 +11,12 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from dissensus import distributed
 from dissensus._exceptions import DataDroppedWarning, DataError
 from dissensus._parallel import thread_limit
 from dissensus._validation import SeedLike, check_option, examples, is_dask
 from dissensus.aggregation import fit_annotator_model
 from dissensus.data import Annotations, LabelCounts, Predictions, as_label_counts
-from dissensus.evaluation._dask import evaluate_dask
 from dissensus.evaluation._output import Evaluation
 from dissensus.evaluation._tables import _prior_name
 from dissensus.metrics import Metric, get_metric
@@ -254,6 +254,7 @@ def evaluate(
         msg = "`predictions` is empty; give at least one model."
         raise ValueError(msg)
     check_option("evaluate", "how", how, ("exact", "inner"))
+    n_annotators: int | None = None
     if is_dask(annotations):
         if not (isinstance(targets, str) and targets == "empirical"):
             msg = (
@@ -262,11 +263,35 @@ def evaluate(
                 f"targets={targets!r}."
             )
             raise ValueError(msg)
-        return evaluate_dask(
-            annotations, predictions, _resolve_metrics, metrics=metrics, prior=prior, bins=bins,
-            seed=seed, how=how,
-        )  # fmt: skip
-    n_annotators: int | None = None
+        # scores on the cluster (distributed.score_items), tables in memory
+        data: Any = annotations
+        if isinstance(data, distributed.DistributedCounts):
+            dist = data
+        else:
+            dist = distributed.label_counts(data)
+            if "annotator" in data.columns:
+                n_annotators = int(data["annotator"].nunique().compute())
+        met = _resolve_metrics(metrics, dist.scale.ordered)
+        t1 = time.perf_counter()
+        got = distributed.score_items(
+            dist, predictions, [m.name for m in met], prior=prior, how=how
+        )
+        got.scores.flags.writeable = False
+        bin_codes, bin_labels = annotation_bins(got.counts.n, bins)
+        return Evaluation(
+            scores_array=got.scores,
+            counts=got.counts,
+            models=[str(m) for m in predictions],
+            metrics=met,
+            bin_codes=bin_codes,
+            bin_labels=bin_labels,
+            prior=_prior_name(prior),
+            seed=seed,
+            n_annotators=n_annotators,
+            timings={"alignment": t1 - t0, "metrics (dask)": time.perf_counter() - t1},
+            predictions=got.predictions,
+            prior_value=prior,
+        )
     if isinstance(annotations, Annotations) and annotations.has_annotators:
         n_annotators = annotations.n_annotators
     counts = as_label_counts(annotations)

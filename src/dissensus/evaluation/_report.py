@@ -185,14 +185,9 @@ def differences_table(data: ReportData, *, max_rows: int = MAX_ROWS) -> Table:
         significant = excludes_zero(rec.ci_low, rec.ci_high)
         better = "" if is_missing(rec.better) else str(rec.better)
         ns = " (n.s.)" if better in {str(rec.model_a), str(rec.model_b)} and not significant else ""
+        pair, interval = f"{rec.model_a} − {rec.model_b}", format_interval(rec.ci_low, rec.ci_high)
         rows.append(
-            [
-                data.label(str(rec.metric)),
-                f"{rec.model_a} − {rec.model_b}",
-                format_number(rec.diff),
-                format_interval(rec.ci_low, rec.ci_high),
-                better + ns,
-            ]
+            [data.label(str(rec.metric)), pair, format_number(rec.diff), interval, better + ns]
         )
         flags.append(significant)
     omitted = max(len(data.differences) - max_rows, 0)

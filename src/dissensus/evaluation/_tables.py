@@ -292,9 +292,8 @@ class _Tables:
         metrics, models = (np.asarray(n, dtype=object) for n in (self.metrics, self.models))
         cols: dict[str, Any] = {"metric_1": metrics[m1], "metric_2": metrics[m2]}
         cols |= {"model_a": models[a], "model_b": models[b]}
-        for k, m in (("1", m1), ("2", m2)):
+        for k, m in (("1", m1), ("2", m2)):  # the columns are put in order below
             cols[f"better_{k}"] = models[np.where(oriented[m, a] < oriented[m, b], a, b)]
-        for k, m in (("1", m1), ("2", m2)):
             d = self._means[m, a] - self._means[m, b]
             low, high = (
                 self._interval(boot[:, m, a] - boot[:, m, b], d, confidence_level)
@@ -409,9 +408,7 @@ class _Tables:
                 strength = loglik = weak = math.nan
             shown = f"empirical (strength {strength:.3g})" if label == "empirical" else label
             rows.append((shown, strength, loglik, weak, not rows))
-        return FullFrame(
-            rows, columns=["prior", "strength", "log_likelihood", "share_items_weak", "used"]
-        )
+        return FullFrame(rows, columns=list(OPTIONAL_COLUMNS["prior_fit"]))
 
     def prior_sensitivity(
         self, priors: Sequence[Any] = ("uniform", "jeffreys", "empirical"), *,
@@ -428,17 +425,8 @@ class _Tables:
         excludes zero, for the others whether they are significantly worse
         than the best. Empty without an expected metric or kept predictions.
         """
-        columns = [
-            "prior",
-            "metric",
-            "model",
-            "mean",
-            "ci_low",
-            "ci_high",
-            "rank",
-            "best",
-            "significant",
-        ]
+        named = OPTIONAL_COLUMNS["prior_sensitivity"]
+        columns = [*named[:4], "ci_low", "ci_high", *named[4:]]
         expected = [i for i, m in enumerate(self._metrics) if m.needs_posterior]
         key = (tuple(_prior_name(p) for p in priors), float(confidence_level), int(n_resamples))
         if key in self._prior_cache:

@@ -126,10 +126,5 @@ def verdict_table(data: ReportData) -> pd.DataFrame:
             )  # fmt: skip
         rows.append(_family(base, firsts, models))
     types = dict.fromkeys(("n_best", "wins", "n_metrics", "n_won", "n_significant"), "Int64")
-    types |= {
-        "significant": "boolean",
-        "lead": "float64",
-        "ci_low": "float64",
-        "ci_high": "float64",
-    }
+    types |= dict.fromkeys(("lead", "ci_low", "ci_high"), "float64") | {"significant": "boolean"}
     return pd.DataFrame(rows, columns=list(VERDICT_COLUMNS)).astype(types)

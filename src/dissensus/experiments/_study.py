@@ -253,10 +253,8 @@ def run_experiment(
     train, test = _split_positions(counts.n, test_size=test_size, seed=seed)
     feat = featurizer if featurizer is not None else TextFeatures(categorical=dataset.categorical)
     say(f"featurising {len(train):,} training items")
-    X_train, X_test = (
-        feat.fit_transform(dataset.items.iloc[train]),
-        feat.transform(dataset.items.iloc[test]),
-    )
+    X_train = feat.fit_transform(dataset.items.iloc[train])
+    X_test = feat.transform(dataset.items.iloc[test])
     y_train, y_test = counts.take(train), counts.take(test)
     timings["split and features"] = time.perf_counter() - t
 

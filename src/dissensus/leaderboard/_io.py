@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
-from dissensus._exceptions import DataError
-from dissensus.data import Predictions, read_predictions
+from dissensus.data import read_predictions
 from dissensus.evaluation import PredictionLike
 from dissensus.metrics.lewidi import read_lewidi_predictions
 
 
-def _lewidi_year(path: Path) -> int | None:
+def _lewidi_year(path: Path) -> Literal[2023, 2025] | None:
     """2023 or 2025 when ``path`` looks like a LeWiDi submission (headerless TSV), else None."""
     if path.suffix.lower() != ".tsv":
         return None
@@ -46,14 +46,10 @@ def read_submission(path: str | Path) -> PredictionLike:
     year = _lewidi_year(p)
     if year is None:
         return read_predictions(p)
-    sub = read_lewidi_predictions(p, year=2025 if year == 2025 else 2023)
-    if sub.items is None:
-        if sub.soft is None:  # pragma: no cover - the 2023 reader always fills soft
-            msg = f"'{p}' holds no soft labels."
-            raise DataError(msg)
+    sub = read_lewidi_predictions(p, year=year)
+    if sub.items is None:  # 2023: no item ids, rows in the order of the gold file
         return np.asarray(sub.soft, dtype=np.float64)
-    pred: Predictions = sub.to_predictions()
-    return pred
+    return sub.to_predictions()
 
 
 def team_names(paths: Sequence[str]) -> list[tuple[str, Path]]:
