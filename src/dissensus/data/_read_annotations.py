@@ -59,7 +59,6 @@ def read_annotations(
     Parameters
     ----------
     path : str or path-like
-        The file.
     format : {"csv", "tsv", "parquet", "jsonl", "lewidi", "convabuse"}, optional
         ``"lewidi"`` and ``"convabuse"`` call :func:`read_lewidi` and
         :func:`read_convabuse`, whose columns are fixed.
@@ -186,19 +185,13 @@ def read_set_annotations(
     Parameters
     ----------
     path : str or path-like
-        The file.
     format : {"csv", "tsv", "parquet", "jsonl", "lewidi"}, optional
         A LeWiDi file goes to :func:`read_lewidi` with ``multilabel=True``.
-    label_sep : str, optional
-        Separator of the labels within a cell, e.g. ``"|"`` for
-        ``entailment|neutral``. Default: cells are JSON lists
-        (``["entailment", "neutral"]``, ``[]`` for the empty set; in a CSV
-        the cell is quoted and its quotes doubled), or real lists in JSONL
-        and Parquet. An empty cell is a missing annotation, so with
-        ``label_sep`` the empty set cannot be written: use JSON lists.
-    item, annotator, label, scale, meta, dropna, duplicates, sep, na_values
+    item, annotator, label, label_sep, scale, meta, dropna, duplicates, sep, na_values
         As in :meth:`SetAnnotations.from_frame` and :mod:`dissensus.data`
-        (``sep`` separates columns, not labels).
+        (``sep`` separates columns, ``label_sep`` labels). In a CSV a JSON list
+        cell is quoted and its quotes doubled; an empty cell is a missing
+        annotation, so with ``label_sep`` the empty set cannot be written.
 
     Examples
     --------
@@ -372,7 +365,6 @@ def read_convabuse(
     Parameters
     ----------
     path : str or path-like
-        The CSV file.
     duplicates : {"first", "last", "keep", "error"}
         Some annotators labelled the same turn again (to measure
         intra-annotator agreement). ``"first"`` keeps each annotator's first

@@ -81,11 +81,10 @@ def _lewidi_record(record: Any, where: str) -> tuple[list[Any], list[Any] | None
         listed = _split_field(raw)
         given = _split_field(record.get("annotators"))
         annotators = [str(a) for a in given] if "annotators" in record else None
-        blanks = sum(map(_blank, listed))
-        if annotators is not None and len(listed) > blanks and len(annotators) != len(listed):
-            msg = f"{where}: {len(listed)} annotations but {len(annotators)} annotators; the two lists must pair up one to one."
-            raise DataError(msg)
     filled = [not _blank(v) for v in listed]
+    if annotators is not None and any(filled) and len(annotators) != len(listed):
+        msg = f"{where}: {len(listed)} annotations but {len(annotators)} annotators; the two lists must pair up one to one."
+        raise DataError(msg)
     if annotators is not None and not all(filled):
         annotators = [a for a, f in zip(annotators, filled, strict=False) if f]
     stated = record.get("number of annotations", record.get("number of annotators"))
@@ -265,7 +264,6 @@ def read_lewidi(
     Parameters
     ----------
     path : str or path-like
-        The JSON file.
     scale, ordered, duplicates
         See :mod:`dissensus.data` (``duplicates``: an annotator listed twice
         on one record). Labels nobody chose are absent from an inferred scale.

@@ -114,17 +114,6 @@ def _require(ok: bool, func: str, arg: str, want: str, value: object) -> None:
         raise TypeError(msg)
 
 
-def _check_name(name: str, kind: str) -> None:
-    for form, prefix in (("expected", "E["), ("debiased", "debiased[")):
-        named = name.startswith(prefix) and name.endswith("]") and len(name) > len(prefix) + 1
-        if (kind == form) != named:
-            msg = (
-                f"Metric {name!r} has kind={kind!r}: {form} metrics, and only they, are "
-                f"named '{prefix}<pointwise name>]', e.g. '{prefix}emd]'."
-            )
-            raise ValueError(msg)
-
-
 def _keep_grouped() -> None:
     """Order the registry by kind, each form after the forms of earlier pointwise metrics."""
     rank = {name: i for i, name in enumerate(_REGISTRY)}
@@ -187,7 +176,14 @@ def register_metric(
     _require(callable(func), "register_metric", "func", "callable", func)
     _require(kernel is None or callable(kernel), "register_metric", "kernel", "callable", kernel)
     check_option("register_metric", "kind", kind, _KINDS)
-    _check_name(name, kind)
+    for form, prefix in (("expected", "E["), ("debiased", "debiased[")):
+        named = name.startswith(prefix) and name.endswith("]") and len(name) > len(prefix) + 1
+        if (kind == form) != named:
+            msg = (
+                f"Metric {name!r} has kind={kind!r}: {form} metrics, and only they, are "
+                f"named '{prefix}<pointwise name>]', e.g. '{prefix}emd]'."
+            )
+            raise ValueError(msg)
     low, high = (float(b) for b in bounds)
     if not low <= high:
         msg = (
