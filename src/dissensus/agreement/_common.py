@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
@@ -298,12 +298,6 @@ def patterns(X: IntArray) -> tuple[IntArray, IntArray, IntArray]:
     return rows.astype(np.int64), mult.astype(np.int64), inverse.reshape(-1).astype(np.int64)
 
 
-def _chunks(n_rows: int, per_row: int) -> Iterable[slice]:
-    step = max(1, _CHUNK_FLOATS // max(per_row, 1))
-    for start in range(0, n_rows, step):
-        yield slice(start, min(start + step, n_rows))
-
-
 class _LeaveOneOut:
     """The weight rows ``base - e_u`` for ``u`` in a slice, without forming them.
 
@@ -384,7 +378,9 @@ def bootstrap_cis(
             U = mult.size
             jack_u = np.empty(U)
             base = mult.astype(np.float64)
-            for s in _chunks(U, widths[j]):
+            jstep = max(1, _CHUNK_FLOATS // max(widths[j], 1))
+            for start in range(0, U, jstep):
+                s = slice(start, min(start + jstep, U))
                 with np.errstate(invalid="ignore", divide="ignore"):
                     jack_u[s] = st.core(rows, cast("FloatArray", _LeaveOneOut(base, s)))
             jack = np.repeat(jack_u, mult)
