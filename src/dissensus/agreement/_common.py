@@ -259,12 +259,8 @@ def agreement_weights(scheme: WeightScheme, labels: Scale | Sequence[Any] | int)
     """
     func = "agreement_weights"
     check_option(func, "scheme", scheme, WEIGHT_SCHEMES)
-    if isinstance(labels, int):
-        sc = Scale(tuple(range(labels)))
-    elif isinstance(labels, Scale):
-        sc = labels
-    else:
-        sc = Scale(tuple(labels))
+    values = range(labels) if isinstance(labels, int) else labels
+    sc = labels if isinstance(labels, Scale) else Scale(tuple(values))
     W = weight_matrix(scheme, sc, func)
     return pd.DataFrame(W, index=pd.Index(sc.labels), columns=pd.Index(sc.labels))
 
