@@ -354,20 +354,12 @@ def gwet_alpha_se(Xt: FloatArray, delta: FloatArray) -> float:
     r"""Gwet's (2014) linearised standard error of alpha with fixed distances ``delta``.
 
     Alpha with squared distances :math:`\delta^2` is Gwet's weighted alpha
-    with weights :math:`w = 1 - \delta^2 / \max \delta^2`. With ``Xt`` the
-    (K, N) counts of the pairable items, :math:`r_i` their ratings and
-    :math:`\bar r` the mean, :math:`\epsilon = 1 / \sum_i r_i`,
-    :math:`p'_a = \frac1N \sum_i \frac{\sum_k x_{ik}(x^w_{ik} - 1)}{\bar r (r_i - 1)}`,
-    :math:`p_a = (1 - \epsilon) p'_a + \epsilon`,
-    :math:`\pi_k = \frac1N \sum_i x_{ik} / \bar r`,
-    :math:`p_e = \pi^\top w \pi`; the variance is that of the per-item
-    terms :math:`\kappa_i - 2 (1 - \alpha')(p_{e|i} - p_e) / (1 - p_e)`
-    around :math:`\alpha' = (p'_a - p_e) / (1 - p_e)` (Gwet 2014, ch. 5;
-    as irrCAC), with :math:`p_{a|i} = \frac{\sum_k x_{ik}(x^w_{ik} - 1)}{\bar r (r_i - 1)}
-    - p_a (r_i - \bar r) / \bar r`,
-    :math:`p_{e|i} = \pi^\top w x_i / \bar r - p_e (r_i - \bar r) / \bar r`.
-    The terms are linear in per-item sums (:func:`alpha_linear_terms`), which
-    the Dask engine sums per partition.
+    with weights :math:`w = 1 - \delta^2 / \max \delta^2` (:func:`alpha_weights`);
+    ``Xt`` are the (K, N) counts of the pairable items. The variance is that
+    of the per-item terms :math:`\kappa_i - 2 (1 - \alpha')(p_{e|i} - p_e) / (1 - p_e)`
+    around :math:`\alpha'` (Gwet 2014, ch. 5; as irrCAC), linear in per-item
+    sums with the coefficients and notation of :func:`alpha_linear_terms`
+    (which the Dask engine sums per partition).
     """
     N = Xt.shape[1]
     W = alpha_weights(delta)

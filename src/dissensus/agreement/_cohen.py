@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+from scipy import sparse
 
 from dissensus._exceptions import DataError, DegenerateAgreementWarning
 from dissensus._validation import examples
@@ -56,28 +57,23 @@ def table_kappa(T: FloatArray, M: FloatArray) -> tuple[FloatArray, FloatArray, F
     return np.asarray(kappa), np.asarray(pa), np.asarray(pe)
 
 
-def _cohen_se(T: FloatArray, M: FloatArray, kappa: float, pa: float, pe: float) -> float:
-    """Large-sample SE of (weighted) kappa (Fleiss, Cohen and Everitt 1969)."""
+def _cohen_se(
+    T: FloatArray, M: FloatArray, kappa: float, pa: float, pe: float
+) -> tuple[float, float]:
+    """Large-sample SE of (weighted) kappa and SE under independence (Fleiss et al. 1969)."""
     n = T.sum()
     p = T / n
     row, col = p.sum(axis=1), p.sum(axis=0)
-    w_row = M @ col  # \bar w_{k.}
-    w_col = M.T @ row  # \bar w_{.l}
-    s = (p * (M - (1.0 - kappa) * (w_row[:, None] + w_col[None, :])) ** 2).sum()
+    w_sum = (M @ col)[:, None] + (M.T @ row)[None, :]  # \bar w_{k.} + \bar w_{.l}
+    s = (p * (M - (1.0 - kappa) * w_sum) ** 2).sum()
     var = (s - (pa - 2.0 * (1.0 - kappa) * pe) ** 2) / (n * (1.0 - pe) ** 2)
-    return float(np.sqrt(max(var, 0.0)))
+    s0 = (row[:, None] * col[None, :] * (M - w_sum) ** 2).sum()
+    var0 = (s0 - pe**2) / (n * (1.0 - pe) ** 2)
+    return float(np.sqrt(max(var, 0.0))), float(np.sqrt(max(var0, 0.0)))
 
 
-def _cohen_se0(T: FloatArray, M: FloatArray, pe: float) -> float:
-    """SE of (weighted) kappa under independence (Fleiss, Cohen and Everitt 1969)."""
-    n = T.sum()
-    p = T / n
-    row, col = p.sum(axis=1), p.sum(axis=0)
-    w_row = M @ col
-    w_col = M.T @ row
-    s = (row[:, None] * col[None, :] * (M - (w_row[:, None] + w_col[None, :])) ** 2).sum()
-    var = (s - pe**2) / (n * (1.0 - pe) ** 2)
-    return float(np.sqrt(max(var, 0.0)))
+def _as_scale(labels: Sequence[Any] | Scale) -> Scale:
+    return labels if isinstance(labels, Scale) else Scale(tuple(labels))
 
 
 def _encode_pair(
@@ -97,7 +93,7 @@ def _encode_pair(
     if labels is None:
         scale = Scale.infer(pd.concat([sa, sb]), ordered=None) if both.any() else Scale((0,))
     else:
-        scale = labels if isinstance(labels, Scale) else Scale(tuple(labels))
+        scale = _as_scale(labels)
     ca, cb = scale.encode(sa), scale.encode(sb)
     off = (ca < 0) | (cb < 0)
     if off.any():
@@ -115,13 +111,7 @@ def _table_input(
             msg = f"{func} takes either two label sequences `a`, `b` or `table=`, not both."
             raise TypeError(msg)
         T = check_table(table)
-        if isinstance(labels, Scale):
-            scale = labels
-        elif labels is not None:
-            scale = Scale(tuple(labels))
-        else:
-            scale = Scale(tuple(range(T.shape[0])))
-        return T, scale, 0
+        return T, _as_scale(range(T.shape[0]) if labels is None else labels), 0
     if a is None or b is None:
         msg = f"{func} needs two label sequences `a` and `b`, or a contingency `table=`."
         raise TypeError(msg)
@@ -225,8 +215,7 @@ def cohen_kappa(
     elif math.isnan(value):
         note = degenerate(name, "chance agreement is 1 (both raters used a single category)")
     else:
-        se = _cohen_se(T, M, value, pa, pe)
-        se0 = _cohen_se0(T, M, pe)
+        se, se0 = _cohen_se(T, M, value, pa, pe)
         z = value / se0 if se0 > 0 else math.nan
     boot = _table_resampler(name, T, M, value, "cohen")
     return AgreementResult(
@@ -480,9 +469,17 @@ def conger_kappa(
     )
 
 
-def pair_tables(Y: FloatArray) -> FloatArray:
-    """All rater-pair contingency tables (R, R, K, K) from one-hot ``Y`` (N, R, K)."""
-    return np.asarray(np.einsum("nrk,nsl->rskl", Y, Y, optimize=True), dtype=np.float64)
+def pair_tables(R: FloatArray, K: int) -> FloatArray:
+    """All rater-pair contingency tables (R, R, K, K) of label codes ``R`` (N, R; NaN missing)."""
+    n, r = R.shape
+    ok = np.isfinite(R)
+    rows, cols = np.nonzero(ok)
+    codes = R[rows, cols].astype(np.int64)
+    Y = sparse.csr_matrix(
+        (np.ones(rows.size), (rows, cols * K + codes)), shape=(n, r * K), dtype=np.float64
+    )
+    T = np.asarray((Y.T @ Y).toarray(), dtype=np.float64)
+    return T.reshape(r, K, r, K).transpose(0, 2, 1, 3)
 
 
 def _light_core(M: FloatArray, n_raters: int, K: int) -> Any:
@@ -544,7 +541,7 @@ def light_kappa(
     value = math.nan
     n_pairs = 0
     if not note:
-        T = pair_tables(_rater_onehot(R, K))
+        T = pair_tables(R, K)
         iu = np.triu_indices(n_raters, 1)
         kappa = table_kappa(T[iu], M)[0]
         n_pairs = int(np.isfinite(kappa).sum())

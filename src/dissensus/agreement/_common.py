@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
@@ -259,12 +259,8 @@ def agreement_weights(scheme: WeightScheme, labels: Scale | Sequence[Any] | int)
     """
     func = "agreement_weights"
     check_option(func, "scheme", scheme, WEIGHT_SCHEMES)
-    if isinstance(labels, int):
-        sc = Scale(tuple(range(labels)))
-    elif isinstance(labels, Scale):
-        sc = labels
-    else:
-        sc = Scale(tuple(labels))
+    values = range(labels) if isinstance(labels, int) else labels
+    sc = labels if isinstance(labels, Scale) else Scale(tuple(values))
     W = weight_matrix(scheme, sc, func)
     return pd.DataFrame(W, index=pd.Index(sc.labels), columns=pd.Index(sc.labels))
 
@@ -296,12 +292,6 @@ def patterns(X: IntArray) -> tuple[IntArray, IntArray, IntArray]:
         return X[first], mult.astype(np.int64), inverse.astype(np.int64)
     rows, inverse, mult = np.unique(X, axis=0, return_inverse=True, return_counts=True)
     return rows.astype(np.int64), mult.astype(np.int64), inverse.reshape(-1).astype(np.int64)
-
-
-def _chunks(n_rows: int, per_row: int) -> Iterable[slice]:
-    step = max(1, _CHUNK_FLOATS // max(per_row, 1))
-    for start in range(0, n_rows, step):
-        yield slice(start, min(start + step, n_rows))
 
 
 class _LeaveOneOut:
@@ -384,7 +374,9 @@ def bootstrap_cis(
             U = mult.size
             jack_u = np.empty(U)
             base = mult.astype(np.float64)
-            for s in _chunks(U, widths[j]):
+            jstep = max(1, _CHUNK_FLOATS // max(widths[j], 1))
+            for start in range(0, U, jstep):
+                s = slice(start, min(start + jstep, U))
                 with np.errstate(invalid="ignore", divide="ignore"):
                     jack_u[s] = st.core(rows, cast("FloatArray", _LeaveOneOut(base, s)))
             jack = np.repeat(jack_u, mult)

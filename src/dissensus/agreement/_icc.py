@@ -21,7 +21,7 @@ from scipy import special, stats
 from dissensus._exceptions import DataError
 from dissensus._validation import SeedLike, check_option
 from dissensus.agreement._common import FloatArray, degenerate
-from dissensus.agreement._icc_reml import Components, Design, bootstrap_components, fit_components
+from dissensus.agreement._icc_reml import Design, bootstrap_components, fit_components
 from dissensus.agreement._result import AgreementResult
 from dissensus.data import Annotations
 from dissensus.stats import (
@@ -297,19 +297,30 @@ def anova_icc(
     def exact(confidence_level: float, *_: object) -> ConfidenceInterval:
         if note:
             return ConfidenceInterval(math.nan, math.nan)
-        return _icc_ci(
-            form,
-            unit,
-            confidence_level,
-            n=n,
-            k=k,
-            F=F,
-            df1=df1,
-            df2=df2,
-            ms_r=ms_r,
-            ms_c=ms_c,
-            ms_e=ms_e,
-        )
+        a = (1.0 - confidence_level) / 2.0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if form in ("1", "C"):
+                f_lo = F / special.fdtri(df1, df2, 1.0 - a)
+                f_hi = F * special.fdtri(df2, df1, 1.0 - a)
+                if unit == "1":
+                    return ConfidenceInterval(
+                        float((f_lo - 1.0) / (f_lo + k - 1.0)),
+                        float((f_hi - 1.0) / (f_hi + k - 1.0)),
+                    )
+                return ConfidenceInterval(float(1.0 - 1.0 / f_lo), float(1.0 - 1.0 / f_hi))
+            # Two-way random, absolute agreement: Satterthwaite df (McGraw & Wong 1996).
+            rho = (ms_r - ms_e) / (ms_r + (k - 1) * ms_e + k * (ms_c - ms_e) / n)
+            fj = ms_c / ms_e
+            vn = (k - 1) * (n - 1) * (k * rho * fj + n * (1 + (k - 1) * rho) - k * rho) ** 2
+            vd = (n - 1) * k**2 * rho**2 * fj**2 + (n * (1 + (k - 1) * rho) - k * rho) ** 2
+            v = vn / vd
+            f_u = special.fdtri(n - 1, v, 1.0 - a)
+            f_l = special.fdtri(v, n - 1, 1.0 - a)
+            lo = n * (ms_r - f_u * ms_e) / (f_u * (k * ms_c + (k * n - k - n) * ms_e) + n * ms_r)
+            hi = n * (f_l * ms_r - ms_e) / (k * ms_c + (k * n - k - n) * ms_e + n * f_l * ms_r)
+            if unit == "k":
+                lo, hi = lo * k / (1 + lo * (k - 1)), hi * k / (1 + hi * (k - 1))
+        return ConfidenceInterval(float(lo), float(hi))
 
     return AgreementResult(
         name=f"icc({kind})",
@@ -332,52 +343,13 @@ def anova_icc(
     )
 
 
-def _icc_ci(
-    form: str,
-    unit: str,
-    confidence_level: float,
-    *,
-    n: int,
-    k: int,
-    F: float,
-    df1: float,
-    df2: float,
-    ms_r: float,
-    ms_c: float,
-    ms_e: float,
-) -> ConfidenceInterval:
-    a = (1.0 - confidence_level) / 2.0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if form in ("1", "C"):
-            f_lo = F / special.fdtri(df1, df2, 1.0 - a)
-            f_hi = F * special.fdtri(df2, df1, 1.0 - a)
-            if unit == "1":
-                return ConfidenceInterval(
-                    float((f_lo - 1.0) / (f_lo + k - 1.0)), float((f_hi - 1.0) / (f_hi + k - 1.0))
-                )
-            return ConfidenceInterval(float(1.0 - 1.0 / f_lo), float(1.0 - 1.0 / f_hi))
-        # Two-way random, absolute agreement: Satterthwaite df (McGraw & Wong 1996).
-        rho = (ms_r - ms_e) / (ms_r + (k - 1) * ms_e + k * (ms_c - ms_e) / n)
-        fj = ms_c / ms_e
-        vn = (k - 1) * (n - 1) * (k * rho * fj + n * (1 + (k - 1) * rho) - k * rho) ** 2
-        vd = (n - 1) * k**2 * rho**2 * fj**2 + (n * (1 + (k - 1) * rho) - k * rho) ** 2
-        v = vn / vd
-        f_u = special.fdtri(n - 1, v, 1.0 - a)
-        f_l = special.fdtri(v, n - 1, 1.0 - a)
-        lo = n * (ms_r - f_u * ms_e) / (f_u * (k * ms_c + (k * n - k - n) * ms_e) + n * ms_r)
-        hi = n * (f_l * ms_r - ms_e) / (k * ms_c + (k * n - k - n) * ms_e + n * f_l * ms_r)
-        if unit == "k":
-            lo, hi = lo * k / (1 + lo * (k - 1)), hi * k / (1 + hi * (k - 1))
-    return ConfidenceInterval(float(lo), float(hi))
-
-
-def _icc_from(c: Components, form: str, unit: str, kbar: float) -> float:
-    """The ICC of ``kind = form,unit`` from fitted components."""
-    error = c.residual + (c.rater if form == "A" else 0.0)
+def _icc_from(target: Any, rater: Any, residual: Any, *, form: str, unit: str, kbar: float) -> Any:
+    """The ICC of ``kind = form,unit`` from fitted components (floats or arrays of them)."""
+    error = np.add(residual, rater if form == "A" else 0.0)
     if unit == "k":
-        error /= kbar
-    total = c.target + error
-    return c.target / total if total > 0 else math.nan
+        error = error / kbar
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return target / (target + error)
 
 
 def _icc_mixed(ratings: Any, kind: str, *, method: str, nan_policy: str | None) -> AgreementResult:
@@ -405,7 +377,9 @@ def _icc_mixed(ratings: Any, kind: str, *, method: str, nan_policy: str | None) 
     reml = method == "reml"
     comp = fit_components(design, reml=reml)
     kbar = y.size / n
-    value = _icc_from(comp, form, unit, kbar)
+    value = float(
+        _icc_from(comp.target, comp.rater, comp.residual, form=form, unit=unit, kbar=kbar)
+    )
     note = (
         "" if math.isfinite(value) else degenerate(f"icc({kind})", "the ratings have no variance")
     )
@@ -425,11 +399,7 @@ def _icc_mixed(ratings: Any, kind: str, *, method: str, nan_policy: str | None) 
         W = bootstrap_weights(n, n_resamples, seed=seed).astype(np.float64)
         # every resample is a weighted refit, all refitted together from the full-data optimum
         t, c, e = bootstrap_components(design, W, comp.gamma, reml=reml)
-        error = e + (c if form == "A" else 0.0)
-        if unit == "k":
-            error = error / kbar
-        with np.errstate(invalid="ignore", divide="ignore"):
-            boot = t / (t + error)
+        boot = _icc_from(t, c, e, form=form, unit=unit, kbar=kbar)
         lo, hi = percentile_interval(boot, confidence_level=confidence_level)
         return ConfidenceInterval(float(lo), float(hi))
 

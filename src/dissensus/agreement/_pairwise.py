@@ -22,12 +22,11 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from scipy import sparse
 
 from dissensus._exceptions import DegenerateAgreementWarning
 from dissensus._validation import check_option
 from dissensus.agreement._alpha import LEVELS, Level, _delta, _ordinal_delta, _values
-from dissensus.agreement._cohen import table_kappa
+from dissensus.agreement._cohen import pair_tables, table_kappa
 from dissensus.agreement._common import FloatArray, Weights, annotations_rater_matrix, weight_matrix
 from dissensus.data import Annotations, Scale
 
@@ -63,18 +62,6 @@ class PairwiseAgreement:
         finite = off[np.isfinite(off)]
         span = f"{finite.min():.3g}–{finite.max():.3g}" if finite.size else "none defined"
         return f"<PairwiseAgreement {self.measure}: {R} annotators, pairs {span}>"
-
-
-def _pair_tables(R: FloatArray, K: int) -> FloatArray:
-    n, r = R.shape
-    ok = np.isfinite(R)
-    rows, cols = np.nonzero(ok)
-    codes = R[rows, cols].astype(np.int64)
-    Y = sparse.csr_matrix(
-        (np.ones(rows.size), (rows, cols * K + codes)), shape=(n, r * K), dtype=np.float64
-    )
-    T = np.asarray((Y.T @ Y).toarray(), dtype=np.float64)
-    return T.reshape(r, K, r, K).transpose(0, 2, 1, 3)
 
 
 def _pair_alpha(T: FloatArray, level: str, v: FloatArray | None) -> FloatArray:
@@ -235,7 +222,7 @@ def pairwise(
     else:
         names = pd.RangeIndex(R.shape[1])
     K = scale.K
-    T = _pair_tables(R, K)
+    T = pair_tables(R, K)
     if isinstance(measure, str):
         return tables_to_pairwise(
             T, names, scale, measure, min_overlap=min_overlap, weights=weights, level=level

@@ -22,16 +22,8 @@ BinsLike = Literal["auto"] | Sequence[int] | None
 
 #: Readable left edges for ``bins="auto"``: 1, 2, 4, 6, 11, 21, 51, then 101,
 #: 201, 501, 1001, ... (1-2-5 steps).
-_LADDER: tuple[int, ...] = (
-    1,
-    2,
-    4,
-    6,
-    11,
-    21,
-    51,
-    *(m * 10**e + 1 for e in range(2, 10) for m in (1, 2, 5)),
-)
+_LADDER: tuple[int, ...] = (1, 2, 4, 6, 11, 21, 51)
+_LADDER += tuple(m * 10**e + 1 for e in range(2, 10) for m in (1, 2, 5))
 _MAX_AUTO_BINS = 6
 
 
