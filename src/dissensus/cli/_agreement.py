@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 import textwrap
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,7 +12,7 @@ import click
 import pandas as pd
 
 from dissensus._atomic import check_not_inputs, check_output_file, write_file_atomically
-from dissensus._exceptions import DataError, DissensusWarning
+from dissensus._exceptions import DataError
 from dissensus.agreement import label_patterns, report
 from dissensus.cli._agreement_sets import (
     check_set_options,
@@ -21,14 +20,14 @@ from dissensus.cli._agreement_sets import (
     load_set_annotations,
     set_agreement_table,
 )
-from dissensus.cli._messages import echo_warnings
+from dissensus.cli._messages import warnings_as_lines
 from dissensus.cli._reader_options import load_annotations, reader_options
 from dissensus.data import LabelCounts, as_label_counts
 from dissensus.datasets import load_example
 
 __all__ = [
-    "GLOSSARY", "agreement_command", "check_level", "check_outputs", "emit_table", "format_agreement",
-    "format_glossary", "format_majority"
+    "GLOSSARY", "agreement_command", "check_level", "check_outputs", "emit_report", "emit_table",
+    "format_agreement", "format_glossary", "format_majority"
 ]  # fmt: skip
 
 _LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -271,9 +270,8 @@ def check_outputs(json_out: str | None, csv_out: str | None, inputs: list[str]) 
     check_not_inputs(targets, inputs)
 
 
-def _emit(
+def emit_report(
     table: pd.DataFrame,
-    caught: Sequence[warnings.WarningMessage],
     header: str,
     *,
     json_out: str | None,
@@ -281,13 +279,10 @@ def _emit(
     inputs: list[str],
     by: str | None = None,
 ) -> bool:
-    """Print the warnings, write the outputs and the human table; False when stdout took a format."""
-    echo_warnings(caught)
+    """Write the outputs and the human table (both engines); False when stdout took a format."""
     if emit_table(table, json_out=json_out, csv_out=csv_out, inputs=inputs):
         return False
-    click.echo(header)
-    click.echo("")
-    click.echo(format_agreement(table, by=by))
+    click.echo(f"{header}\n\n{format_agreement(table, by=by)}")
     return True
 
 
@@ -383,12 +378,10 @@ def agreement_command(
             msg = "--sets needs FILE."
             raise click.UsageError(msg)
         sets = load_set_annotations(file, label_sep=label_sep, **reader)
-        table, caught = set_agreement_table(
+        table = set_agreement_table(
             sets, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed
         )
-        _emit(
-            table, caught, describe(sets, file), json_out=json_out, csv_out=csv_out, inputs=inputs
-        )
+        emit_report(table, describe(sets, file), json_out=json_out, csv_out=csv_out, inputs=inputs)
         return
     if file is None:
         name = example or "course_29"
@@ -415,8 +408,7 @@ def agreement_command(
     if level == "auto":
         level = "ordinal" if counts.scale.ordered else "nominal"
     check_level(level, [v.item() if hasattr(v, "item") else v for v in counts.scale.labels])
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", DissensusWarning)
+    with warnings_as_lines():
         table = report(
             counts,
             level=level,  # type: ignore[arg-type]
@@ -430,10 +422,6 @@ def agreement_command(
         f"Agreement of {title}: {counts.N:,} items, {int(n.sum()):,} ratings "
         f"({int(n.min())}–{int(n.max())} per item), labels {list(counts.scale.labels)}"
     )
-    if not _emit(table, caught, header, json_out=json_out, csv_out=csv_out, inputs=inputs, by=by):
-        return
-    if by is not None:
-        text = format_majority(counts, by)
-        if text:
-            click.echo("")
-            click.echo(text)
+    shown = emit_report(table, header, json_out=json_out, csv_out=csv_out, inputs=inputs, by=by)
+    if shown and by is not None and (text := format_majority(counts, by)):
+        click.echo("\n" + text)

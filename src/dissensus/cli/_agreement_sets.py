@@ -11,16 +11,15 @@ alpha per label (chosen or not), in the columns of
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import click
 import pandas as pd
 
-from dissensus._exceptions import DataError, DissensusWarning
+from dissensus._exceptions import DataError
 from dissensus.agreement import AgreementResult, agreement_table, krippendorff_alpha
-from dissensus.cli._messages import echo_warnings
-from dissensus.cli._reader_options import parse_labels
+from dissensus.cli._messages import warnings_as_lines
+from dissensus.cli._reader_options import parse_labels, split_names
 from dissensus.data import Scale, SetAnnotations, read_set_annotations
 
 __all__ = ["load_set_annotations", "set_agreement_table"]
@@ -41,11 +40,8 @@ def load_set_annotations(path: str, *, label_sep: str | None, **options: Any) ->
         msg = f"{', '.join(given)} does not apply to set-valued labels (--sets); drop it."
         raise click.UsageError(msg)
     labels = options.get("labels")
-    na_values = [c.strip() for c in (options.get("na_values") or "").split(",") if c.strip()]
-    meta = [c.strip() for c in (options.get("meta") or "").split(",") if c.strip()]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", DissensusWarning)
-        sets = read_set_annotations(
+    with warnings_as_lines():
+        return read_set_annotations(
             path,
             options.get("format"),
             item=options.get("item") or "item",
@@ -55,26 +51,23 @@ def load_set_annotations(path: str, *, label_sep: str | None, **options: Any) ->
             label=options.get("label") or "label",
             label_sep=label_sep,
             scale=Scale.nominal(parse_labels(labels)) if labels else None,
-            meta=meta,
+            meta=split_names(options.get("meta")),
             dropna=bool(options.get("dropna", False)),
             duplicates=options.get("duplicates") or "error",
-            na_values=na_values,
+            na_values=split_names(options.get("na_values")),
         )
-    echo_warnings(caught)
-    return sets
 
 
 def set_agreement_table(
     sets: SetAnnotations, *, confidence_level: float | None, n_resamples: int, seed: int
-) -> tuple[pd.DataFrame, list[warnings.WarningMessage]]:
-    """Alpha with MASI and Jaccard distances, then per-label nominal alpha; and the warnings.
+) -> pd.DataFrame:
+    """Alpha with MASI and Jaccard distances, then per-label nominal alpha (warnings printed).
 
     Per-label alpha treats each label as a yes/no question (did the
     annotator include it?), on :meth:`SetAnnotations.binary_counts`.
     """
     results: dict[str, AgreementResult] = {}
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", DissensusWarning)
+    with warnings_as_lines():
         for distance in ("masi", "jaccard"):
             r = krippendorff_alpha(sets, distance=distance)
             results[r.name] = r
@@ -86,7 +79,7 @@ def set_agreement_table(
                 name: r.confidence_interval(confidence_level, n_resamples=n_resamples, seed=seed)
                 for name, r in results.items()
             }
-    return agreement_table(results, intervals), list(caught)
+    return agreement_table(results, intervals)
 
 
 def check_set_options(*, by: str | None, level: str, example: str | None) -> None:

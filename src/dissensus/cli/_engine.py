@@ -10,17 +10,15 @@ from __future__ import annotations
 import contextlib
 import copy
 import logging
-import warnings
 from collections.abc import Iterator
 from typing import Any
 
 import click
 
 from dissensus import distributed
-from dissensus._exceptions import DissensusWarning
 from dissensus.agreement import agreement_table, table_coefficients
-from dissensus.cli._agreement import emit_table, format_agreement
-from dissensus.cli._messages import echo_warnings
+from dissensus.cli._agreement import emit_report
+from dissensus.cli._messages import warnings_as_lines
 from dissensus.cli._reader_options import parse_labels
 from dissensus.data import Scale
 
@@ -78,8 +76,7 @@ def _run_dask(
         "krippendorff_alpha" if n.startswith("krippendorff_alpha") else n
         for n in table_coefficients(level, counts.scale.ordered)
     ]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", DissensusWarning)
+    with warnings_as_lines():
         res = distributed.agreement(
             counts, names, levels=(level,), confidence_level=confidence_level,
             n_resamples=n_resamples, seed=seed,
@@ -92,15 +89,13 @@ def _run_dask(
             )
             for k, r in res.items()
         }
-    echo_warnings(caught)
+    first = next(iter(res.values()))
+    header = (
+        f"Agreement of {file} (dask, Poisson bootstrap): {first.n_items:,} items, "
+        f"{first.n_annotations:,} ratings, labels {list(counts.scale.labels)}"
+    )
     table = agreement_table(res, intervals)
-    if not emit_table(table, json_out=json_out, csv_out=csv_out, inputs=[file]):
-        first = next(iter(res.values()))
-        click.echo(
-            f"Agreement of {file} (dask, Poisson bootstrap): {first.n_items:,} items, "
-            f"{first.n_annotations:,} ratings, labels {list(counts.scale.labels)}\n\n"
-            + format_agreement(table)
-        )
+    emit_report(table, header, json_out=json_out, csv_out=csv_out, inputs=[file])
 
 
 def _dask_counts(path: str, **options: Any) -> Any:
