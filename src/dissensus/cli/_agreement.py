@@ -44,11 +44,11 @@ def _table(df: pd.DataFrame, right: set[str]) -> list[str]:
     cells = [[str(v) for v in row] for row in df.itertuples(index=False)]
     widths = [max(len(str(c)), *(len(r[i]) for r in cells)) for i, c in enumerate(cols)]
 
+    pads = [str.rjust if c in right else str.ljust for c in cols]
+
     def line(values: list[str]) -> str:
-        out = []
-        for i, v in enumerate(values):
-            out.append(v.rjust(widths[i]) if cols[i] in right else v.ljust(widths[i]))
-        return "  " + "  ".join(out).rstrip()
+        row = zip(pads, values, widths, strict=True)
+        return "  " + "  ".join(pad(v, w) for pad, v, w in row).rstrip()
 
     return [line([str(c) for c in cols]), line(["-" * w for w in widths]), *map(line, cells)]
 
@@ -58,13 +58,8 @@ def format_agreement(table: pd.DataFrame, *, by: str | None = None) -> str:
     lines: list[str] = []
     has_ci = table["ci_low"].notna().any()
     if by is None:
-        show = pd.DataFrame(
-            {
-                "coefficient": table["coefficient"],
-                "value": table["value"].map(_num),
-                "se": table["standard_error"].map(_num),
-            }
-        )
+        show = table[["coefficient"]].copy()
+        show["value"], show["se"] = table["value"].map(_num), table["standard_error"].map(_num)
         if has_ci:
             show["ci"] = [
                 f"[{_num(lo)}, {_num(hi)}]" if not math.isnan(lo) else ""
@@ -102,9 +97,7 @@ def format_agreement(table: pd.DataFrame, *, by: str | None = None) -> str:
         )
         lines += textwrap.wrap(f"({legend})", 96, initial_indent="  ", subsequent_indent="   ")
         if has_ci:
-            lines.append("")
-            lines.append("  Bootstrap intervals over items:")
-            lines.append("")
+            lines += ["", "  Bootstrap intervals over items:", ""]
             ci_cols = [c for c in coefs if c == "fleiss_kappa" or c.startswith("krippendorff")]
             ci_show = pd.DataFrame({by: order})
             for c in ci_cols:
@@ -258,15 +251,10 @@ def check_outputs(json_out: str | None, csv_out: str | None, inputs: list[str]) 
             "--json - and --csv - would mix two formats on stdout; send at most one of them to '-'."
         )
         raise click.UsageError(msg)
-    targets = [t for t in (json_out, csv_out) if t is not None and t != "-"]
-    if (
-        len(targets) == 2
-        and check_output_file(targets[0]).resolve() == check_output_file(targets[1]).resolve()
-    ):
-        msg = f"--json and --csv both name {targets[0]}; give them different files."
+    targets = [check_output_file(t) for t in (json_out, csv_out) if t is not None and t != "-"]
+    if len(targets) == 2 and targets[0].resolve() == targets[1].resolve():
+        msg = f"--json and --csv both name {json_out}; give them different files."
         raise click.UsageError(msg)
-    for target in targets:
-        check_output_file(target)
     check_not_inputs(targets, inputs)
 
 
@@ -388,12 +376,8 @@ def agreement_command(
         counts = load_example(name)  # type: ignore[arg-type]
         title = f"example {name!r}"
     else:
-        if by:
-            meta = [c for c in (reader.get("meta") or "").split(",") if c]
-            if by not in meta:
-                reader["meta"] = ",".join([*meta, by])
         try:
-            counts = as_label_counts(load_annotations(file, **reader))
+            counts = as_label_counts(load_annotations(file, meta_too=[by] if by else [], **reader))
         except DataError as exc:
             if by and str(exc).startswith(f"No meta column {by!r}"):
                 # the column came from --by: say so, not --meta

@@ -16,7 +16,6 @@ from typing import Any
 import click
 import pandas as pd
 
-from dissensus._exceptions import DataError
 from dissensus.agreement import AgreementResult, agreement_table, krippendorff_alpha
 from dissensus.cli._messages import warnings_as_lines
 from dissensus.cli._reader_options import parse_labels, split_names
@@ -39,7 +38,6 @@ def load_set_annotations(path: str, *, label_sep: str | None, **options: Any) ->
     if given:
         msg = f"{', '.join(given)} does not apply to set-valued labels (--sets); drop it."
         raise click.UsageError(msg)
-    labels = options.get("labels")
     with warnings_as_lines():
         return read_set_annotations(
             path,
@@ -50,7 +48,7 @@ def load_set_annotations(path: str, *, label_sep: str | None, **options: Any) ->
             else (options.get("annotator") or "annotator"),
             label=options.get("label") or "label",
             label_sep=label_sep,
-            scale=Scale.nominal(parse_labels(labels)) if labels else None,
+            scale=Scale.nominal(parse_labels(options["labels"])) if options.get("labels") else None,
             meta=split_names(options.get("meta")),
             dropna=bool(options.get("dropna", False)),
             duplicates=options.get("duplicates") or "error",
@@ -68,8 +66,7 @@ def set_agreement_table(
     """
     results: dict[str, AgreementResult] = {}
     with warnings_as_lines():
-        for distance in ("masi", "jaccard"):
-            r = krippendorff_alpha(sets, distance=distance)
+        for r in (krippendorff_alpha(sets, distance=d) for d in ("masi", "jaccard")):
             results[r.name] = r
         for label in sets.scale.labels:
             results[f"krippendorff_alpha[{label}]"] = krippendorff_alpha(sets.binary_counts(label))
@@ -98,8 +95,6 @@ def check_set_options(*, by: str | None, level: str, example: str | None) -> Non
 def describe(sets: SetAnnotations, title: str) -> str:
     """The first line of the human output."""
     n = sets.annotations_per_item
-    if not len(n):  # pragma: no cover - a reader never returns no annotations
-        raise DataError(f"{title} has no annotations.")
     return (
         f"Agreement of {title}: {sets.n_items:,} items, {sets.n_annotations:,} sets of labels "
         f"({int(n.min())}–{int(n.max())} per item), labels {list(sets.scale.labels)}"

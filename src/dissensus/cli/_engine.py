@@ -1,9 +1,4 @@
-"""``--engine dask``: run ``dissensus agreement`` and ``dissensus evaluate`` on a Dask cluster.
-
-The options are added to an existing command by :func:`with_engine`, so the
-command's own module stays as it is; with ``--engine memory`` (the default)
-the command runs unchanged.
-"""
+"""``--engine dask``: run ``dissensus agreement`` and ``dissensus evaluate`` on a Dask cluster."""
 
 from __future__ import annotations
 
@@ -19,8 +14,7 @@ from dissensus import distributed
 from dissensus.agreement import agreement_table, table_coefficients
 from dissensus.cli._agreement import emit_report
 from dissensus.cli._messages import warnings_as_lines
-from dissensus.cli._reader_options import parse_labels
-from dissensus.data import Scale
+from dissensus.cli._reader_options import scale_option
 
 __all__ = ["with_engine"]
 
@@ -101,10 +95,7 @@ def _run_dask(
 def _dask_counts(path: str, **options: Any) -> Any:
     """Lazy :class:`~dissensus.distributed.DistributedCounts` of a file or Parquet directory."""
     ordered = options.get("ordered")
-    scale: Scale | None = None
-    if options.get("labels"):
-        parsed = parse_labels(options["labels"])
-        scale = Scale(tuple(parsed), ordered=True if ordered is None else ordered)
+    scale = scale_option(options.get("labels"), ordered)
     item, label = options.get("item") or "item", options.get("label") or "label"
     counts = distributed.label_counts(path, scale=scale, item=item, label=label)
     if scale is None and ordered is not None:
@@ -115,7 +106,8 @@ def _dask_counts(path: str, **options: Any) -> Any:
 def with_engine(command: click.Command) -> click.Command:
     """A copy of ``command`` with ``--engine``, ``--scheduler`` and ``--workers``.
 
-    PATH may then be a directory (a partitioned Parquet dataset).
+    ``--engine memory`` (the default) runs it unchanged; with ``--engine dask``, PATH may
+    be a directory (a partitioned Parquet dataset).
     """
     params = [copy.copy(param) for param in command.params]
     for param in params:
