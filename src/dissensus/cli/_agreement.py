@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 import textwrap
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,7 +12,7 @@ import click
 import pandas as pd
 
 from dissensus._atomic import check_not_inputs, check_output_file, write_file_atomically
-from dissensus._exceptions import DataError, DissensusWarning
+from dissensus._exceptions import DataError
 from dissensus.agreement import label_patterns, report
 from dissensus.cli._agreement_sets import (
     check_set_options,
@@ -21,14 +20,14 @@ from dissensus.cli._agreement_sets import (
     load_set_annotations,
     set_agreement_table,
 )
-from dissensus.cli._messages import echo_warnings
+from dissensus.cli._messages import warnings_as_lines
 from dissensus.cli._reader_options import load_annotations, reader_options
 from dissensus.data import LabelCounts, as_label_counts
 from dissensus.datasets import load_example
 
 __all__ = [
-    "GLOSSARY", "agreement_command", "check_level", "check_outputs", "emit_table", "format_agreement",
-    "format_glossary", "format_majority"
+    "GLOSSARY", "agreement_command", "check_level", "check_outputs", "emit_report", "emit_table",
+    "format_agreement", "format_glossary", "format_majority"
 ]  # fmt: skip
 
 _LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -45,11 +44,11 @@ def _table(df: pd.DataFrame, right: set[str]) -> list[str]:
     cells = [[str(v) for v in row] for row in df.itertuples(index=False)]
     widths = [max(len(str(c)), *(len(r[i]) for r in cells)) for i, c in enumerate(cols)]
 
+    pads = [str.rjust if c in right else str.ljust for c in cols]
+
     def line(values: list[str]) -> str:
-        out = []
-        for i, v in enumerate(values):
-            out.append(v.rjust(widths[i]) if cols[i] in right else v.ljust(widths[i]))
-        return "  " + "  ".join(out).rstrip()
+        row = zip(pads, values, widths, strict=True)
+        return "  " + "  ".join(pad(v, w) for pad, v, w in row).rstrip()
 
     return [line([str(c) for c in cols]), line(["-" * w for w in widths]), *map(line, cells)]
 
@@ -59,13 +58,8 @@ def format_agreement(table: pd.DataFrame, *, by: str | None = None) -> str:
     lines: list[str] = []
     has_ci = table["ci_low"].notna().any()
     if by is None:
-        show = pd.DataFrame(
-            {
-                "coefficient": table["coefficient"],
-                "value": table["value"].map(_num),
-                "se": table["standard_error"].map(_num),
-            }
-        )
+        show = table[["coefficient"]].copy()
+        show["value"], show["se"] = table["value"].map(_num), table["standard_error"].map(_num)
         if has_ci:
             show["ci"] = [
                 f"[{_num(lo)}, {_num(hi)}]" if not math.isnan(lo) else ""
@@ -103,9 +97,7 @@ def format_agreement(table: pd.DataFrame, *, by: str | None = None) -> str:
         )
         lines += textwrap.wrap(f"({legend})", 96, initial_indent="  ", subsequent_indent="   ")
         if has_ci:
-            lines.append("")
-            lines.append("  Bootstrap intervals over items:")
-            lines.append("")
+            lines += ["", "  Bootstrap intervals over items:", ""]
             ci_cols = [c for c in coefs if c == "fleiss_kappa" or c.startswith("krippendorff")]
             ci_show = pd.DataFrame({by: order})
             for c in ci_cols:
@@ -259,21 +251,15 @@ def check_outputs(json_out: str | None, csv_out: str | None, inputs: list[str]) 
             "--json - and --csv - would mix two formats on stdout; send at most one of them to '-'."
         )
         raise click.UsageError(msg)
-    targets = [t for t in (json_out, csv_out) if t is not None and t != "-"]
-    if (
-        len(targets) == 2
-        and check_output_file(targets[0]).resolve() == check_output_file(targets[1]).resolve()
-    ):
-        msg = f"--json and --csv both name {targets[0]}; give them different files."
+    targets = [check_output_file(t) for t in (json_out, csv_out) if t is not None and t != "-"]
+    if len(targets) == 2 and targets[0].resolve() == targets[1].resolve():
+        msg = f"--json and --csv both name {json_out}; give them different files."
         raise click.UsageError(msg)
-    for target in targets:
-        check_output_file(target)
     check_not_inputs(targets, inputs)
 
 
-def _emit(
+def emit_report(
     table: pd.DataFrame,
-    caught: Sequence[warnings.WarningMessage],
     header: str,
     *,
     json_out: str | None,
@@ -281,13 +267,10 @@ def _emit(
     inputs: list[str],
     by: str | None = None,
 ) -> bool:
-    """Print the warnings, write the outputs and the human table; False when stdout took a format."""
-    echo_warnings(caught)
+    """Write the outputs and the human table (both engines); False when stdout took a format."""
     if emit_table(table, json_out=json_out, csv_out=csv_out, inputs=inputs):
         return False
-    click.echo(header)
-    click.echo("")
-    click.echo(format_agreement(table, by=by))
+    click.echo(f"{header}\n\n{format_agreement(table, by=by)}")
     return True
 
 
@@ -383,24 +366,18 @@ def agreement_command(
             msg = "--sets needs FILE."
             raise click.UsageError(msg)
         sets = load_set_annotations(file, label_sep=label_sep, **reader)
-        table, caught = set_agreement_table(
+        table = set_agreement_table(
             sets, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed
         )
-        _emit(
-            table, caught, describe(sets, file), json_out=json_out, csv_out=csv_out, inputs=inputs
-        )
+        emit_report(table, describe(sets, file), json_out=json_out, csv_out=csv_out, inputs=inputs)
         return
     if file is None:
         name = example or "course_29"
         counts = load_example(name)  # type: ignore[arg-type]
         title = f"example {name!r}"
     else:
-        if by:
-            meta = [c for c in (reader.get("meta") or "").split(",") if c]
-            if by not in meta:
-                reader["meta"] = ",".join([*meta, by])
         try:
-            counts = as_label_counts(load_annotations(file, **reader))
+            counts = as_label_counts(load_annotations(file, meta_too=[by] if by else [], **reader))
         except DataError as exc:
             if by and str(exc).startswith(f"No meta column {by!r}"):
                 # the column came from --by: say so, not --meta
@@ -415,8 +392,7 @@ def agreement_command(
     if level == "auto":
         level = "ordinal" if counts.scale.ordered else "nominal"
     check_level(level, [v.item() if hasattr(v, "item") else v for v in counts.scale.labels])
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", DissensusWarning)
+    with warnings_as_lines():
         table = report(
             counts,
             level=level,  # type: ignore[arg-type]
@@ -430,10 +406,6 @@ def agreement_command(
         f"Agreement of {title}: {counts.N:,} items, {int(n.sum()):,} ratings "
         f"({int(n.min())}–{int(n.max())} per item), labels {list(counts.scale.labels)}"
     )
-    if not _emit(table, caught, header, json_out=json_out, csv_out=csv_out, inputs=inputs, by=by):
-        return
-    if by is not None:
-        text = format_majority(counts, by)
-        if text:
-            click.echo("")
-            click.echo(text)
+    shown = emit_report(table, header, json_out=json_out, csv_out=csv_out, inputs=inputs, by=by)
+    if shown and by is not None and (text := format_majority(counts, by)):
+        click.echo("\n" + text)

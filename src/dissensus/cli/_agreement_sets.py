@@ -11,16 +11,14 @@ alpha per label (chosen or not), in the columns of
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import click
 import pandas as pd
 
-from dissensus._exceptions import DataError, DissensusWarning
 from dissensus.agreement import AgreementResult, agreement_table, krippendorff_alpha
-from dissensus.cli._messages import echo_warnings
-from dissensus.cli._reader_options import parse_labels
+from dissensus.cli._messages import warnings_as_lines
+from dissensus.cli._reader_options import parse_labels, split_names
 from dissensus.data import Scale, SetAnnotations, read_set_annotations
 
 __all__ = ["load_set_annotations", "set_agreement_table"]
@@ -40,12 +38,8 @@ def load_set_annotations(path: str, *, label_sep: str | None, **options: Any) ->
     if given:
         msg = f"{', '.join(given)} does not apply to set-valued labels (--sets); drop it."
         raise click.UsageError(msg)
-    labels = options.get("labels")
-    na_values = [c.strip() for c in (options.get("na_values") or "").split(",") if c.strip()]
-    meta = [c.strip() for c in (options.get("meta") or "").split(",") if c.strip()]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", DissensusWarning)
-        sets = read_set_annotations(
+    with warnings_as_lines():
+        return read_set_annotations(
             path,
             options.get("format"),
             item=options.get("item") or "item",
@@ -54,29 +48,25 @@ def load_set_annotations(path: str, *, label_sep: str | None, **options: Any) ->
             else (options.get("annotator") or "annotator"),
             label=options.get("label") or "label",
             label_sep=label_sep,
-            scale=Scale.nominal(parse_labels(labels)) if labels else None,
-            meta=meta,
+            scale=Scale.nominal(parse_labels(options["labels"])) if options.get("labels") else None,
+            meta=split_names(options.get("meta")),
             dropna=bool(options.get("dropna", False)),
             duplicates=options.get("duplicates") or "error",
-            na_values=na_values,
+            na_values=split_names(options.get("na_values")),
         )
-    echo_warnings(caught)
-    return sets
 
 
 def set_agreement_table(
     sets: SetAnnotations, *, confidence_level: float | None, n_resamples: int, seed: int
-) -> tuple[pd.DataFrame, list[warnings.WarningMessage]]:
-    """Alpha with MASI and Jaccard distances, then per-label nominal alpha; and the warnings.
+) -> pd.DataFrame:
+    """Alpha with MASI and Jaccard distances, then per-label nominal alpha (warnings printed).
 
     Per-label alpha treats each label as a yes/no question (did the
     annotator include it?), on :meth:`SetAnnotations.binary_counts`.
     """
     results: dict[str, AgreementResult] = {}
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", DissensusWarning)
-        for distance in ("masi", "jaccard"):
-            r = krippendorff_alpha(sets, distance=distance)
+    with warnings_as_lines():
+        for r in (krippendorff_alpha(sets, distance=d) for d in ("masi", "jaccard")):
             results[r.name] = r
         for label in sets.scale.labels:
             results[f"krippendorff_alpha[{label}]"] = krippendorff_alpha(sets.binary_counts(label))
@@ -86,7 +76,7 @@ def set_agreement_table(
                 name: r.confidence_interval(confidence_level, n_resamples=n_resamples, seed=seed)
                 for name, r in results.items()
             }
-    return agreement_table(results, intervals), list(caught)
+    return agreement_table(results, intervals)
 
 
 def check_set_options(*, by: str | None, level: str, example: str | None) -> None:
@@ -105,8 +95,6 @@ def check_set_options(*, by: str | None, level: str, example: str | None) -> Non
 def describe(sets: SetAnnotations, title: str) -> str:
     """The first line of the human output."""
     n = sets.annotations_per_item
-    if not len(n):  # pragma: no cover - a reader never returns no annotations
-        raise DataError(f"{title} has no annotations.")
     return (
         f"Agreement of {title}: {sets.n_items:,} items, {sets.n_annotations:,} sets of labels "
         f"({int(n.min())}–{int(n.max())} per item), labels {list(sets.scale.labels)}"

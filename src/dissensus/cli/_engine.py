@@ -1,28 +1,20 @@
-"""``--engine dask``: run ``dissensus agreement`` and ``dissensus evaluate`` on a Dask cluster.
-
-The options are added to an existing command by :func:`with_engine`, so the
-command's own module stays as it is; with ``--engine memory`` (the default)
-the command runs unchanged.
-"""
+"""``--engine dask``: run ``dissensus agreement`` and ``dissensus evaluate`` on a Dask cluster."""
 
 from __future__ import annotations
 
 import contextlib
 import copy
 import logging
-import warnings
 from collections.abc import Iterator
 from typing import Any
 
 import click
 
 from dissensus import distributed
-from dissensus._exceptions import DissensusWarning
 from dissensus.agreement import agreement_table, table_coefficients
-from dissensus.cli._agreement import emit_table, format_agreement
-from dissensus.cli._messages import echo_warnings
-from dissensus.cli._reader_options import parse_labels
-from dissensus.data import Scale
+from dissensus.cli._agreement import emit_report
+from dissensus.cli._messages import warnings_as_lines
+from dissensus.cli._reader_options import scale_option
 
 __all__ = ["with_engine"]
 
@@ -78,8 +70,7 @@ def _run_dask(
         "krippendorff_alpha" if n.startswith("krippendorff_alpha") else n
         for n in table_coefficients(level, counts.scale.ordered)
     ]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", DissensusWarning)
+    with warnings_as_lines():
         res = distributed.agreement(
             counts, names, levels=(level,), confidence_level=confidence_level,
             n_resamples=n_resamples, seed=seed,
@@ -92,24 +83,19 @@ def _run_dask(
             )
             for k, r in res.items()
         }
-    echo_warnings(caught)
+    first = next(iter(res.values()))
+    header = (
+        f"Agreement of {file} (dask, Poisson bootstrap): {first.n_items:,} items, "
+        f"{first.n_annotations:,} ratings, labels {list(counts.scale.labels)}"
+    )
     table = agreement_table(res, intervals)
-    if not emit_table(table, json_out=json_out, csv_out=csv_out, inputs=[file]):
-        first = next(iter(res.values()))
-        click.echo(
-            f"Agreement of {file} (dask, Poisson bootstrap): {first.n_items:,} items, "
-            f"{first.n_annotations:,} ratings, labels {list(counts.scale.labels)}\n\n"
-            + format_agreement(table)
-        )
+    emit_report(table, header, json_out=json_out, csv_out=csv_out, inputs=[file])
 
 
 def _dask_counts(path: str, **options: Any) -> Any:
     """Lazy :class:`~dissensus.distributed.DistributedCounts` of a file or Parquet directory."""
     ordered = options.get("ordered")
-    scale: Scale | None = None
-    if options.get("labels"):
-        parsed = parse_labels(options["labels"])
-        scale = Scale(tuple(parsed), ordered=True if ordered is None else ordered)
+    scale = scale_option(options.get("labels"), ordered)
     item, label = options.get("item") or "item", options.get("label") or "label"
     counts = distributed.label_counts(path, scale=scale, item=item, label=label)
     if scale is None and ordered is not None:
@@ -120,7 +106,8 @@ def _dask_counts(path: str, **options: Any) -> Any:
 def with_engine(command: click.Command) -> click.Command:
     """A copy of ``command`` with ``--engine``, ``--scheduler`` and ``--workers``.
 
-    PATH may then be a directory (a partitioned Parquet dataset).
+    ``--engine memory`` (the default) runs it unchanged; with ``--engine dask``, PATH may
+    be a directory (a partitioned Parquet dataset).
     """
     params = [copy.copy(param) for param in command.params]
     for param in params:

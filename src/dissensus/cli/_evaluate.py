@@ -207,19 +207,11 @@ def summary_record(
     Also the best models per metric (every tied one), the prior note and the files
     written; strict JSON (:func:`_json_number`).
     """
-    columns = [
-        "model",
-        "metric",
-        "mean",
-        "standard_error",
-        "ci_low",
-        "ci_high",
-        "n_items",
-        "lower_is_better",
-    ]
-    rows = summary[[*columns, "best"]].to_dict(orient="records")  # native Python values
+    numbers = ["mean", "standard_error", "ci_low", "ci_high"]
+    columns = ["model", "metric", *numbers, "n_items", "lower_is_better", "best"]
+    rows = summary[columns].to_dict(orient="records")  # native Python values
     for r in rows:
-        r.update({key: _json_number(r[key]) for key in columns[2:6]})
+        r.update({key: _json_number(r[key]) for key in numbers})
     return {
         "n_items": int(evaluation.counts.N),
         "prior": str(evaluation.prior),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -16,7 +16,7 @@ import click
 
 from dissensus._exceptions import DissensusWarning
 
-__all__ = ["FLAG_HINTS", "cli_message", "echo_warnings", "format_hint", "warnings_as_lines"]
+__all__ = ["FLAG_HINTS", "cli_message", "format_hint", "warnings_as_lines"]
 
 Replacement = str | Callable[[re.Match[str]], str]
 
@@ -61,23 +61,18 @@ def format_hint(path: str | Path) -> str | None:
     return "lewidi" if lewidi else None
 
 
-def echo_warnings(caught: Iterable[warnings.WarningMessage]) -> None:
-    """Print the library's warnings as ``dissensus: warning: …`` lines, once each; re-issue others."""
-    printed = set()
-    for w in caught:
-        if not issubclass(w.category, DissensusWarning):  # not ours: Python's filters decide
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-        elif (text := cli_message(" ".join(str(w.message).split()))) not in printed:
-            printed.add(text)
-            click.echo(f"dissensus: warning: {text}", err=True)
-
-
 @contextmanager
 def warnings_as_lines() -> Iterator[None]:
-    """Catch the warnings raised inside; print them with :func:`echo_warnings` at the end."""
+    """Print the library's warnings raised inside as ``dissensus: warning: …`` lines, once each."""
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", DissensusWarning)  # one line each, flags named
             yield
     finally:
-        echo_warnings(caught)
+        printed = set()
+        for w in caught:
+            if not issubclass(w.category, DissensusWarning):  # not ours: Python's filters decide
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            elif (text := cli_message(" ".join(str(w.message).split()))) not in printed:
+                printed.add(text)
+                click.echo(f"dissensus: warning: {text}", err=True)

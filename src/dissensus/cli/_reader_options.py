@@ -21,9 +21,9 @@ from dissensus.posterior import DEFAULT_PRIOR
 
 __all__ = [
     "alignment_options", "classes_option", "count_option", "json_option", "load_annotations",
-    "load_predictions", "metrics_option", "option", "out_option", "parse_labels",
-    "parse_pred", "parse_prior", "pred_option", "prediction_options", "prior_option",
-    "reader_options", "resamples_option", "seed_option", "split_names", "test_size_option",
+    "load_predictions", "metrics_option", "option", "out_option", "parse_labels", "parse_pred",
+    "parse_prior", "pred_option", "prediction_options", "prior_option", "reader_options",
+    "resamples_option", "scale_option", "seed_option", "split_names", "test_size_option",
 ]  # fmt: skip
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -178,6 +178,11 @@ def parse_pred(values: Iterable[str], *, bare: bool = False) -> dict[str, Path]:
     return preds
 
 
+def scale_option(labels: str | None, ordered: bool | None) -> data.Scale | None:
+    """The scale ``--labels`` (ordered unless ``--nominal``) gives; None without it."""
+    return data.Scale(tuple(parse_labels(labels)), ordered=ordered is not False) if labels else None
+
+
 def load_annotations(
     path: str | Path, *, meta_too: Iterable[str] = (), **options: Any
 ) -> data.Annotations:
@@ -186,10 +191,8 @@ def load_annotations(
     ``meta_too``: item-level columns a command needs besides ``--meta``. The readers'
     warnings (dropped repeats, ``--dropna``, a disagreeing LeWiDi soft label) print now.
     """
-    fmt, ordered, labels = options.get("format"), options.get("ordered"), options.get("labels")
-    scale = (
-        data.Scale(tuple(parse_labels(labels)), ordered=ordered is not False) if labels else None
-    )
+    fmt, ordered = options.get("format"), options.get("ordered")
+    scale = scale_option(options.get("labels"), ordered)
     annotator = None if options.get("no_annotator") else options.get("annotator") or "annotator"
     # Column options go through even for formats with fixed columns, so that
     # read_annotations refuses them instead of silently ignoring them.

@@ -250,10 +250,8 @@ def tendency_command(
                 msg = "the per-annotator-bias baseline needs training items; the predictions cover every item."
                 raise DataError(msg)
             else:
-                sets["annotator_bias"] = (
-                    td.itl_bias_baseline(train, test, text=text, seed=seed),
-                    soft,
-                )
+                bias = td.itl_bias_baseline(train, test, text=text, seed=seed)
+                sets["annotator_bias"] = (bias, soft)
         pairs = {key: options[key] for key in ("measure", "weights", "level")}
         boot = {key: options[key] for key in ("min_overlap", "ci_method", "n_resamples")}
         results, curves = {}, {}
@@ -265,13 +263,8 @@ def tendency_command(
         notes.append(
             f"measure {pairs['measure']}, tau = {tau}; {n_pairs} pairs defined in the true matrix"
         )
-        td.write_report(
-            td.TendencyStudy(results, curves, notes),
-            out,
-            seed=seed,
-            figures=not options["tables_only"],
-            inputs=inputs,
-        )
+        study = td.TendencyStudy(results, curves, notes)
+        td.write_report(study, out, seed=seed, figures=not options["tables_only"], inputs=inputs)
     click.echo(f"DIC ({pairs['measure']}, tau={tau}, {test.n_items} test items)")
     rows = td.dic_table(results).to_dict("records")
     width = max(len(str(r["predictions"])) for r in rows)
