@@ -33,11 +33,6 @@ from typing import IO, Any
 
 from dissensus._exceptions import OutputError
 
-__all__ = [
-    "MANIFEST", "AtomicFileSet", "check_not_inputs", "check_output_dir", "check_output_file",
-    "locked_dir", "write_file_atomically",
-]  # fmt: skip
-
 #: Name of the manifest written with every set of files.
 MANIFEST = "manifest.json"
 _JOURNAL = ".dissensus-commit.json"

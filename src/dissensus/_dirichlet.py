@@ -5,8 +5,6 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["others_sum"]
-
 
 def others_sum(alpha: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """``a0 - alpha_k`` for every entry, summed from the other parameters.

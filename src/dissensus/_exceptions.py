@@ -10,18 +10,6 @@ into a one-line message and exit code 2.
 
 from __future__ import annotations
 
-__all__ = [
-    "DataDroppedWarning",
-    "DataError",
-    "DegenerateAgreementWarning",
-    "DissensusWarning",
-    "FewItemsWarning",
-    "LabelSpellingWarning",
-    "MissingExtraError",
-    "OutputError",
-    "PriorDominanceWarning",
-]
-
 
 class DataError(ValueError):
     """Input data that dissensus cannot use as given (the message says what, where, and the fix)."""

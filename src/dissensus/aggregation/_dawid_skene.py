@@ -61,8 +61,6 @@ from dissensus.aggregation._em import (
 )
 from dissensus.data import Annotations
 
-__all__ = ["DawidSkeneResult", "OrdinalDawidSkeneResult", "dawid_skene", "ordinal_dawid_skene"]
-
 Init = Literal["majority", "random"]
 R = TypeVar("R", bound="DawidSkeneResult")
 #: Bounds of 1 / sigma: a noise scale between 1e-3 and 1e3 label steps.

@@ -21,8 +21,6 @@ from dissensus._exceptions import DataError, DissensusWarning
 from dissensus._validation import check_option
 from dissensus.data import Annotations, Scale
 
-__all__ = ["AnnotatorModel", "ConvergenceWarning", "Data", "data_codes", "run_em"]
-
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 #: One EM iteration: an M step then an E step, ``T -> (T_new, log-likelihood)``.

@@ -45,8 +45,6 @@ from dissensus.aggregation._em import (
 )
 from dissensus.data import Annotations
 
-__all__ = ["MACEResult", "mace"]
-
 
 @dataclass(frozen=True)
 class MACEResult(AnnotatorModel):

@@ -12,8 +12,6 @@ from dissensus.aggregation._dawid_skene import DawidSkeneResult, dawid_skene, or
 from dissensus.aggregation._mace import MACEResult, mace
 from dissensus.data import Annotations, LabelCounts, Predictions
 
-__all__ = ["TARGET_METHODS", "fit_annotator_model", "soft_targets"]
-
 TargetMethod = Literal["empirical", "dawid_skene", "ordinal_dawid_skene", "mace"]
 TARGET_METHODS: tuple[str, ...] = ("empirical", "dawid_skene", "ordinal_dawid_skene", "mace")
 

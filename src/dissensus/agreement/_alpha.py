@@ -35,8 +35,6 @@ from dissensus.agreement._result import AgreementResult
 from dissensus.agreement._sets import SetDistance, set_alpha_input
 from dissensus.data import Annotations, LabelCounts, Scale, SetAnnotations
 
-__all__ = ["krippendorff_alpha"]
-
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 #: A user difference function on label values, a (K, K) matrix of them, or a set distance.

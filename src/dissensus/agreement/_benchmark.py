@@ -28,8 +28,6 @@ from scipy import special
 from dissensus._validation import check_option, check_probability_level
 from dissensus.agreement._result import AgreementResult
 
-__all__ = ["BENCHMARK_SCALES", "BenchmarkResult", "benchmark_agreement", "interpret_agreement"]
-
 BenchmarkScale = Literal["landis_koch", "fleiss", "altman"]
 
 #: (lower bound, upper bound, label), highest interval first.

@@ -41,8 +41,6 @@ from dissensus.agreement._multirater import item_terms as item_stats
 from dissensus.agreement._result import AgreementResult, Resampler
 from dissensus.data import Annotations, Scale
 
-__all__ = ["cohen_kappa", "conger_kappa", "light_kappa", "scott_pi"]
-
 
 def table_kappa(T: FloatArray, M: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Cohen's kappa, P_a and P_e of a batch of tables ``T`` (..., K, K)."""

@@ -31,8 +31,6 @@ from dissensus.stats import (
     warn_few_items,
 )
 
-__all__ = ["icc"]
-
 Kind = Literal["1,1", "A,1", "C,1", "1,k", "A,k", "C,k"]
 KINDS = ("1,1", "A,1", "C,1", "1,k", "A,k", "C,k")
 _ALIASES = {

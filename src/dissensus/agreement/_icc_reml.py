@@ -42,8 +42,6 @@ import numpy as np
 import numpy.typing as npt
 from scipy import optimize, sparse
 
-__all__ = ["Components", "Design", "bootstrap_components", "fit_components"]
-
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 

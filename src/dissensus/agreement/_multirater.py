@@ -57,11 +57,6 @@ from dissensus.agreement._common import (
 from dissensus.agreement._result import AgreementResult, Resampler
 from dissensus.data import Annotations, LabelCounts, Scale
 
-__all__ = [
-    "brennan_prediger", "chance_agreement", "fleiss_category_kappa", "fleiss_kappa", "gwet_ac1",
-    "gwet_ac2", "observed_agreement", "share_unanimous"
-]  # fmt: skip
-
 Chance = Literal["fleiss", "gwet", "uniform"]
 
 

@@ -30,8 +30,6 @@ from dissensus.agreement._cohen import pair_tables, table_kappa
 from dissensus.agreement._common import FloatArray, Weights, annotations_rater_matrix, weight_matrix
 from dissensus.data import Annotations, Scale
 
-__all__ = ["MEASURES", "PairwiseAgreement", "pairwise", "table_values", "tables_to_pairwise"]
-
 Measure = Literal["cohen", "weighted_cohen", "alpha", "pearson"]
 #: The built-in pair coefficients, all functions of the pair's K × K table.
 MEASURES: tuple[str, ...] = ("cohen", "weighted_cohen", "alpha", "pearson")

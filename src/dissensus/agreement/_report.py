@@ -28,11 +28,6 @@ from dissensus.agreement._result import AgreementResult
 from dissensus.data import Annotations, LabelCounts, as_label_counts
 from dissensus.stats import ConfidenceInterval
 
-__all__ = [
-    "COLUMNS", "LabelPatterns", "agreement_table", "label_patterns", "majority_labels", "report",
-    "table_coefficients"
-]  # fmt: skip
-
 #: Columns of :func:`agreement_table` (after the group column of :func:`report` with ``by``).
 COLUMNS = (
     "coefficient", "value", "standard_error", "ci_low", "ci_high",

@@ -12,8 +12,6 @@ from dissensus._validation import SeedLike, check_option, check_probability_leve
 from dissensus.report import Table, format_number, html_fragment
 from dissensus.stats import ConfidenceInterval
 
-__all__ = ["AgreementResult", "Resampler"]
-
 #: ``(confidence_level, n_resamples, method, bootstrap, seed) -> interval``: the interval of
 #: one result, computed from what its bootstrap needs (e.g. the distinct count rows).
 Resampler = Callable[[float, int, str, str, SeedLike], ConfidenceInterval]

@@ -30,8 +30,6 @@ import numpy.typing as npt
 from dissensus._validation import check_option
 from dissensus.data import LabelCounts, SetAnnotations
 
-__all__ = ["SET_DISTANCES", "SetDistance", "set_alpha_input", "set_distance_matrix"]
-
 SetDistance = Literal["masi", "jaccard"]
 SET_DISTANCES: tuple[str, ...] = ("masi", "jaccard")
 

@@ -63,8 +63,6 @@ from dissensus.metrics import get_metric
 from dissensus.metrics.expected import monte_carlo
 from dissensus.posterior import DEFAULT_PRIOR, PriorLike, dirichlet
 
-__all__ = ["expected_gain", "next_items"]
-
 FloatArray = npt.NDArray[np.float64]
 #: One model's predictions: Predictions, a frame with an ``item`` column, or an (N, K) array.
 PredictionLike = Predictions | pd.DataFrame | npt.ArrayLike

@@ -42,9 +42,6 @@ import numpy.typing as npt
 
 from dissensus.metrics import Metric, get_metric, list_metrics
 
-__all__ = ["PROPERTIES", "Clause", "MetricLike", "Property", "Subject", "Tol", "as_subject",
-           "auditable_metrics", "points"]  # fmt: skip
-
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 Tol = Callable[[FloatArray, FloatArray], FloatArray]

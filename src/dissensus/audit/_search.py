@@ -25,9 +25,6 @@ from dissensus.audit._properties import (
 )
 from dissensus.report import Table, html_fragment
 
-__all__ = ["AuditResult", "Counterexample", "PropertyResult", "audit", "check_case",
-           "property_keys"]  # fmt: skip
-
 FloatArray = npt.NDArray[np.float64]
 
 #: Relative tolerance of every comparison (times the metric's scale plus the two values).

@@ -25,11 +25,6 @@ from dissensus.cli._reader_options import load_annotations, reader_options
 from dissensus.data import LabelCounts, as_label_counts
 from dissensus.datasets import load_example
 
-__all__ = [
-    "GLOSSARY", "agreement_command", "check_level", "check_outputs", "emit_report", "emit_table",
-    "format_agreement", "format_glossary", "format_majority"
-]  # fmt: skip
-
 _LEVELS = ("nominal", "ordinal", "interval", "ratio")
 #: Groups with more items than this get no majority-label table (it would not be readable).
 _MAX_MAJORITY_ITEMS = 12

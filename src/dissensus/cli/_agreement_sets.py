@@ -21,8 +21,6 @@ from dissensus.cli._messages import warnings_as_lines
 from dissensus.cli._reader_options import parse_labels, split_names
 from dissensus.data import Scale, SetAnnotations, read_set_annotations
 
-__all__ = ["load_set_annotations", "set_agreement_table"]
-
 #: Reader options that have no meaning for set-valued labels, with what they would need.
 _NOT_FOR_SETS = {
     "layout": ("long", "--layout wide"),

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import click
 
-__all__ = ["SUMMARIES", "LazyGroup", "load"]
-
 #: Command name -> the line ``dissensus --help`` shows for it.
 SUMMARIES = {
     "agreement": "Agreement coefficients of FILE, overall and per group.",

@@ -16,8 +16,6 @@ from dissensus.cli._agreement import emit_report
 from dissensus.cli._messages import warnings_as_lines
 from dissensus.cli._reader_options import scale_option
 
-__all__ = ["with_engine"]
-
 #: Options of the in-memory command that the Dask engine does not support, with their defaults.
 _UNSUPPORTED = {
     "example": None, "by": None, "format": None, "layout": "long", "annotators": None,

@@ -23,15 +23,6 @@ from dissensus.cli._messages import warnings_as_lines
 from dissensus.data import Annotations, LabelCounts, Predictions
 from dissensus.evaluation import TARGETS, Evaluation, evaluate
 
-__all__ = [
-    "allocate_command",
-    "evaluate_command",
-    "format_summary",
-    "prior_note",
-    "stages",
-    "summary_record",
-]
-
 #: Coverage of the intervals printed (and of summary.csv, written with the same default).
 _CONFIDENCE_LEVEL = 0.95
 #: What Evaluation.save writes; checked against the inputs before any work.

@@ -15,8 +15,6 @@ from dissensus.cli._evaluate import format_summary, stages
 from dissensus.cli._messages import warnings_as_lines
 from dissensus.experiments import DEFAULT_MODELS, MODELS, run_experiment
 
-__all__ = ["demo_command", "experiment_command"]
-
 #: ConvAbuse test items per annotation-count bin in Magnani (2025), "Soft metrics for
 #: ordinal label uncertainty with variable sample sizes", ASSE 2025 (ACM), Table 3.
 PAPER_CONVABUSE_TEST_BINS = {"2–3": 508, "4–5": 93, "6–10": 8}

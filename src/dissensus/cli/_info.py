@@ -18,15 +18,6 @@ from dissensus.data import Annotations
 from dissensus.datasets import EXAMPLE_FILES, example_path
 from dissensus.metrics import get_metric, list_metrics
 
-__all__ = [
-    "audit_command",
-    "example_command",
-    "format_info",
-    "info_command",
-    "info_record",
-    "metrics_command",
-]
-
 _BAR_WIDTH = 30
 _MAX_BARS = 12
 

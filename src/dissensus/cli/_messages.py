@@ -16,8 +16,6 @@ import click
 
 from dissensus._exceptions import DissensusWarning
 
-__all__ = ["FLAG_HINTS", "cli_message", "format_hint", "warnings_as_lines"]
-
 Replacement = str | Callable[[re.Match[str]], str]
 
 #: (pattern in a library message, what to say on the command line), applied in order.

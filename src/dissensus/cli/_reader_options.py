@@ -19,13 +19,6 @@ from dissensus._exceptions import DataError
 from dissensus.cli._messages import format_hint, warnings_as_lines
 from dissensus.posterior import DEFAULT_PRIOR
 
-__all__ = [
-    "alignment_options", "classes_option", "count_option", "json_option", "load_annotations",
-    "load_predictions", "metrics_option", "option", "out_option", "parse_labels", "parse_pred",
-    "parse_prior", "pred_option", "prediction_options", "prior_option", "reader_options",
-    "resamples_option", "scale_option", "seed_option", "split_names", "test_size_option",
-]  # fmt: skip
-
 F = TypeVar("F", bound=Callable[..., Any])
 
 

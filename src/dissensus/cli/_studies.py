@@ -20,8 +20,6 @@ from dissensus._exceptions import DataError
 from dissensus.cli import _reader_options as opt
 from dissensus.cli._messages import warnings_as_lines
 
-__all__ = ["leaderboard_command", "simulate_command", "split_sets", "tendency_command"]
-
 _SEPARATOR = "+"
 _LEADERBOARD_FILES = (
     "leaderboard.md",

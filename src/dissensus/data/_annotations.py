@@ -18,15 +18,6 @@ from dissensus.data._counts import LabelCounts, check_columns, encode_wide, nume
 from dissensus.data._scale import Scale, encode_labels
 from dissensus.data._tables import in_source, locations, py
 
-__all__ = [
-    "DUPLICATES",
-    "Annotations",
-    "Duplicates",
-    "ItemAnnotatorCodes",
-    "as_label_counts",
-    "checked_frame",
-]
-
 Duplicates = Literal["error", "first", "last", "keep"]
 DUPLICATES: tuple[str, ...] = ("error", "first", "last", "keep")
 

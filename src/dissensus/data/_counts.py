@@ -23,16 +23,6 @@ from dissensus._validation import as_count_matrix, computed, examples
 from dissensus.data._scale import Scale, encode_labels, given_scale
 from dissensus.data._tables import first_repeat
 
-__all__ = [
-    "LabelCounts",
-    "Matrix",
-    "WideCodes",
-    "as_items",
-    "check_columns",
-    "encode_wide",
-    "numeric_wide",
-]
-
 
 def as_items(items: Sequence[Any] | pd.Index | None, n: int, what: str) -> pd.Index:
     if items is None:

@@ -26,8 +26,6 @@ from dissensus.data._tables import (
     read_frame,
 )
 
-__all__ = ["Predictions", "read_predictions"]
-
 
 @dataclass(frozen=True, eq=False)
 class Predictions(Matrix):

@@ -25,14 +25,6 @@ from dissensus.data._tables import (
     read_frame,
 )
 
-__all__ = [
-    "CONVABUSE_SCALE",
-    "Format",
-    "read_annotations",
-    "read_convabuse",
-    "read_set_annotations",
-]
-
 Format = Literal["csv", "tsv", "parquet", "jsonl", "lewidi", "convabuse"]
 
 

@@ -19,8 +19,6 @@ from dissensus.data._scale import Label, Scale, text_label
 from dissensus.data._sets import SetAnnotations
 from dissensus.data._tables import PathLike, check_utf8, existing_file, parse_json
 
-__all__ = ["read_lewidi"]
-
 #: Smallest tolerance when comparing a LeWiDi file's ``soft_label`` with the recomputed one.
 _SOFT_LABEL_ATOL = 1e-6
 #: A file's soft label per record: {label: shares} and the precision it is printed with.

@@ -17,8 +17,6 @@ from dissensus._exceptions import DataError, LabelSpellingWarning
 from dissensus._validation import examples
 from dissensus.data._tables import in_source, locations, py
 
-__all__ = ["Label", "Scale", "encode_labels", "given_scale", "text_label"]
-
 #: Integers up to 2**53 are exact in float64 (the numeric scale's values).
 _EXACT_INT = 2**53
 

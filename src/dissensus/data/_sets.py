@@ -35,8 +35,6 @@ from dissensus.data._counts import LabelCounts
 from dissensus.data._scale import Label, Scale, _normalise_label, text_label
 from dissensus.data._tables import in_source, locations, py
 
-__all__ = ["SetAnnotations", "format_set"]
-
 #: Cell types read as a set of labels.
 _COLLECTIONS = (list, tuple, set, frozenset, np.ndarray)
 

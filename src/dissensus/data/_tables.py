@@ -25,24 +25,6 @@ import pandas as pd
 from dissensus._exceptions import DataError
 from dissensus._validation import check_option
 
-__all__ = [
-    "TABLE_FORMATS",
-    "PathLike",
-    "TableFormat",
-    "check_utf8",
-    "exact_ids",
-    "existing_file",
-    "first_repeat",
-    "in_source",
-    "locations",
-    "open_table",
-    "parse_json",
-    "py",
-    "read_delimited",
-    "read_frame",
-    "read_table",
-]
-
 PathLike = str | os.PathLike[str]
 TableFormat = Literal["csv", "tsv", "parquet", "jsonl"]
 TABLE_FORMATS: tuple[str, ...] = ("csv", "tsv", "parquet", "jsonl")

@@ -17,8 +17,6 @@ from dissensus._exceptions import DataError
 from dissensus._validation import examples, require_extra
 from dissensus.data import Annotations, Duplicates, Scale, read_annotations, read_convabuse
 
-__all__ = ["Dataset", "load_convabuse", "load_frame", "load_movielens"]
-
 
 @dataclass(frozen=True, eq=False)
 class Dataset:

@@ -33,8 +33,6 @@ import pandas as pd
 from dissensus._validation import check_option
 from dissensus.data import LabelCounts, Scale
 
-__all__ = ["EXAMPLE_FILES", "example_path", "load_example", "write_example"]
-
 _COURSE_29 = [
     [0, 0, 0, 0, 4], [2, 0, 2, 0, 0], [0, 0, 0, 0, 4], [2, 0, 2, 0, 0], [0, 0, 0, 1, 3],
     [1, 1, 2, 0, 0], [3, 0, 1, 0, 0], [3, 0, 1, 0, 0], [0, 0, 2, 2, 0], [3, 0, 1, 0, 0],

@@ -40,8 +40,6 @@ from dissensus.distributed._common import FloatArray, compute, dask_modules, mer
 from dissensus.distributed._counts import DistributedCounts, rows_of
 from dissensus.stats import ConfidenceInterval, item_keys, percentile_interval, poisson_weights
 
-__all__ = ["COEFFICIENTS", "agreement"]
-
 Chance = Literal["fleiss", "gwet", "uniform"]
 #: Chance-corrected count coefficients: (chance model, agreement weights).
 _KAPPAS: dict[str, tuple[Chance, str | None]] = {

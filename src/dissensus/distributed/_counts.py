@@ -22,8 +22,6 @@ from dissensus.distributed._common import (
     scale_of,
 )
 
-__all__ = ["DistributedCounts", "as_counts", "label_counts", "rows_of", "stream_counts"]
-
 
 @dataclass(frozen=True)
 class DistributedCounts:

@@ -15,8 +15,6 @@ from dissensus.agreement.kernels import anova_icc, check_kind
 from dissensus.distributed._common import FloatArray, dask_modules, merge, py, read_frame
 from dissensus.distributed._counts import DistributedCounts
 
-__all__ = ["icc"]
-
 
 def moments(Y: FloatArray) -> list[tuple[int, FloatArray, FloatArray]]:
     """Count, mean and centred cross-product matrix of the rows of ``Y`` (one partition)."""

@@ -22,8 +22,6 @@ from dissensus.agreement.kernels import (
 from dissensus.data import Scale
 from dissensus.distributed._common import dask_modules, label_codes, py, read_frame, scale_of
 
-__all__ = ["pairwise"]
-
 
 def _pair_partition(
     df: pd.DataFrame, columns: tuple[str, str, str], scale: Scale, raters: pd.Index

@@ -20,8 +20,6 @@ from dissensus.posterior import (
     fit_hierarchical_prior,
 )
 
-__all__ = ["dirichlet", "prior_for", "soft_labels"]
-
 _FITTED_PRIORS = ("empirical", "hierarchical")
 _ANNOTATOR_METHODS = ("dawid_skene", "ordinal_dawid_skene", "mace")
 

@@ -19,8 +19,6 @@ from dissensus.distributed._posterior import prior_for
 from dissensus.metrics import get_metric
 from dissensus.posterior import DEFAULT_PRIOR, PriorLike, dirichlet
 
-__all__ = ["ItemScores", "metric_means", "score_items"]
-
 
 @dataclass(frozen=True)
 class ItemScores:

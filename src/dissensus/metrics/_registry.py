@@ -25,16 +25,6 @@ import numpy.typing as npt
 
 from dissensus._validation import check_option
 
-__all__ = [
-    "Metric",
-    "MetricKind",
-    "get_metric",
-    "list_metrics",
-    "metric_form",
-    "register_form",
-    "register_metric",
-]
-
 MetricKind = Literal["pointwise", "expected", "debiased"]
 _KINDS: tuple[MetricKind, ...] = ("pointwise", "expected", "debiased")
 MetricFunc = Callable[..., npt.NDArray[np.float64]]

@@ -36,9 +36,6 @@ from dissensus._exceptions import DataError
 from dissensus._validation import as_prob_matrix
 from dissensus.data import LabelCounts
 
-__all__ = ["FeaturesLike", "LinearModel", "Marginal", "Shrinkage", "SoftLabelModel", "Targets",
-           "TargetsLike", "as_targets"]  # fmt: skip
-
 FloatArray = npt.NDArray[np.float64]
 #: Features given to ``fit`` and ``predict_proba``: an (N, d) array or a scipy.sparse matrix.
 FeaturesLike: TypeAlias = npt.ArrayLike | sparse.spmatrix | sparse.sparray

@@ -16,8 +16,6 @@ from dissensus.metrics import expected
 from dissensus.models._base import Features, FloatArray, LinearModel, Targets, softmax
 from dissensus.posterior import DEFAULT_PRIOR, PriorLike, dirichlet
 
-__all__ = ["CumulativeLink", "EMDRegression", "ExpectedEMDRegression", "SoftmaxRegression"]
-
 #: Smallest probability inside a logarithm (cumulative-link differences can underflow).
 _TINY = 1e-300
 

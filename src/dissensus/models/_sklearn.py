@@ -29,9 +29,6 @@ from dissensus._validation import examples
 from dissensus.models._base import Features, LinearModel, SoftLabelModel, Targets, check_positive
 from dissensus.posterior import soft_labels
 
-__all__ = ["SmoothedKL", "SoftCrossEntropy", "SoftNaiveBayes", "TextFeatures",
-           "expand_soft_targets"]  # fmt: skip
-
 FloatArray = npt.NDArray[np.float64]
 
 

@@ -37,11 +37,6 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = [
-    "best_prior", "compare_forms", "debiased_markdown", "debiased_reading", "debiased_table",
-    "main_table", "plain_reading", "simulation_report", "write_simulation_report",
-]  # fmt: skip
-
 _SE = {
     c: f"se_{c.removeprefix('p_')}" for c in ("p_pairs_correct", "kendall_tau", "p_best_correct")
 }

@@ -67,9 +67,6 @@ from dissensus.simulate._synthetic import (
 )
 from dissensus.stats import BinsLike, annotation_bins, competition_ranks, kendall_tau_b_rows
 
-__all__ = ["DEFAULT_PRIORS", "DEFAULT_STUDY_METRICS", "STRATEGIES", "StudyResult",
-           "allocation_study", "coverage", "study"]  # fmt: skip
-
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 

@@ -62,9 +62,6 @@ from dissensus._validation import SeedLike, as_generator, check_option, examples
 from dissensus.data import Annotations, LabelCounts, Scale
 from dissensus.posterior import soft_labels
 
-__all__ = ["CANDIDATES", "DEFAULT_CANDIDATES", "TRUTH_FAMILIES", "SyntheticData", "annotation_counts",
-           "candidate_predictions", "draw_truth", "make_synthetic"]  # fmt: skip
-
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 TruthLike = Literal["mixture", "ordinal", "skewed", "flat", "uniform", "jeffreys"] | npt.ArrayLike

@@ -16,8 +16,6 @@ import numpy.typing as npt
 from dissensus._exceptions import DataError
 from dissensus._validation import check_option, examples
 
-__all__ = ["BinsLike", "annotation_bins"]
-
 BinsLike = Literal["auto"] | Sequence[int] | None
 
 #: Readable left edges for ``bins="auto"``: 1, 2, 4, 6, 11, 21, 51, then 101,

@@ -48,12 +48,6 @@ from scipy import special
 from dissensus._exceptions import FewItemsWarning
 from dissensus._validation import SeedLike, as_generator, check_probability_level
 
-__all__ = [
-    "MIN_ITEMS_FOR_INTERVAL", "ConfidenceInterval", "bca_interval", "bootstrap_weights",
-    "item_keys", "iter_bootstrap_weights", "iter_pattern_weights", "iter_weight_blocks",
-    "pattern_bootstrap_weights", "percentile_interval", "poisson_weights", "warn_few_items"
-]  # fmt: skip
-
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 Columns = slice | IntArray

@@ -39,11 +39,6 @@ from dissensus._validation import (
 )
 from dissensus.stats._bootstrap import ConfidenceInterval, percentile_interval, weight_blocks
 
-__all__ = [
-    "PairedTestResult", "adjust_pvalues", "bootstrap_test", "permutation_test", "resample_means",
-    "wilcoxon_test"
-]  # fmt: skip
-
 FloatArray = npt.NDArray[np.float64]
 
 #: Memory budget (bytes) of the sign arrays of one permutation chunk.

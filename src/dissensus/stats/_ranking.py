@@ -20,11 +20,6 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-__all__ = [
-    "RankAgreement", "competition_ranks", "kendall_tau_b", "kendall_tau_b_rows", "order_reversals",
-    "rank_agreement"
-]  # fmt: skip
-
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 

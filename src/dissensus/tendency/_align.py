@@ -23,9 +23,6 @@ from dissensus._exceptions import DataError
 from dissensus._validation import PROB_ATOL, computed, examples, is_dask
 from dissensus.data import Annotations, Scale, read_table
 
-__all__ = ["AlignedPredictions", "align_predictions", "check_annotations", "long_frame",
-           "read_annotator_predictions"]  # fmt: skip
-
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 _COLUMNS = ("item", "annotator", "label")

@@ -27,8 +27,6 @@ from dissensus.data import Annotations
 from dissensus.report import Table, format_count, format_number, html_fragment
 from dissensus.tendency._consistency import MeasureArg, consistency_matrix
 
-__all__ = ["BAEResult", "aligned_embeddings", "bae", "mds_embedding"]
-
 FloatArray = npt.NDArray[np.float64]
 
 

@@ -22,9 +22,6 @@ from dissensus._validation import SeedLike, as_generator, examples, require_extr
 from dissensus.data import Annotations
 from dissensus.tendency._align import check_annotations, long_frame
 
-__all__ = ["consensus_baseline", "itl_bias_baseline", "random_baseline", "split_items",
-           "subset_items"]  # fmt: skip
-
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 

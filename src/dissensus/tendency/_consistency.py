@@ -44,8 +44,6 @@ from dissensus.report import Table, format_count, format_interval, format_number
 from dissensus.stats import ConfidenceInterval, iter_bootstrap_weights, percentile_interval
 from dissensus.tendency._align import AlignedPredictions, align_predictions, check_annotations
 
-__all__ = ["DICResult", "consistency_matrix", "dic", "perturbation_curve", "tau_curve"]
-
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 MeasureArg = str | Callable[[IntArray, IntArray], float]

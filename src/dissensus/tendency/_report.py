@@ -41,8 +41,6 @@ from dissensus.tendency._consistency import DICResult
 if TYPE_CHECKING:
     from matplotlib.figure import Figure as MplFigure
 
-__all__ = ["TendencyStudy", "dic_table", "tendency_report", "write_report"]
-
 
 @dataclass(frozen=True)
 class TendencyStudy:
