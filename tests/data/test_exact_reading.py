@@ -222,7 +222,8 @@ def _feed_fifo(path: Path, data: bytes) -> threading.Thread:
 )
 def test_a_fifo_is_read_once(tmp_path, reader, name, data):
     # A reader that opened the file twice would wait forever for a second
-    # writer: run it in a child process with a timeout.
+    # writer: run it in a child process with a timeout (generous: importing dissensus
+    # on a loaded 2-core machine has taken over 20 s, and a hung reader never returns).
     fifo = tmp_path / name
     os.mkfifo(fifo)
     script = (
@@ -235,7 +236,7 @@ def test_a_fifo_is_read_once(tmp_path, reader, name, data):
     )
     writer = _feed_fifo(fifo, data)
     try:
-        out, err = proc.communicate(timeout=20)
+        out, err = proc.communicate(timeout=120)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
