@@ -47,7 +47,7 @@ def annotation_bins(
         one is closed at the next ladder value minus one or at ``max(n)``,
         whichever is smaller (``"6–8"`` when no item has more than 8, so the
         label shows the real range); otherwise the sixth bin is open
-        (``"101+"``). This gives the seed paper's bins: 2–3, 4–5, 6–8 on
+        (``"101+"``). This gives the bins of Magnani (2025): 2–3, 4–5, 6–8 on
         ConvAbuse (2 to 8 annotations) and
         5, 6–10, 11–20, 21–50, 51–100, 101+ on product reviews (5 to
         thousands of ratings).
