@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from collections import Counter
@@ -25,7 +26,8 @@ from dissensus.agreement._multirater import (
     share_unanimous,
 )
 from dissensus.agreement._result import AgreementResult
-from dissensus.data import Annotations, LabelCounts, as_label_counts
+from dissensus.agreement._rows import count_row_results
+from dissensus.data import Annotations, LabelCounts, Scale, as_label_counts
 from dissensus.stats import ConfidenceInterval
 
 #: Columns of :func:`agreement_table` (after the group column of :func:`report` with ``by``).
@@ -141,7 +143,29 @@ def _block(
     intervals = None
     if confidence_level is not None:
         intervals = _intervals(results, confidence_level, boot)
-    return agreement_table(results, intervals), notes
+    return agreement_table(_from_rows(results, counts.scale), intervals), notes
+
+
+def _from_rows(results: Mapping[str, AgreementResult], scale: Scale) -> dict[str, AgreementResult]:
+    """``results`` with statistic, standard error and parts from the distinct count rows.
+
+    The same numbers to ~1e-16, summed the way the Dask engine sums them
+    (:func:`~dissensus.agreement.kernels.count_row_results`), so that both
+    engines print bit-identical tables.
+    """
+    P, mult = cast("ItemBootstrap", next(iter(results.values()))._resampler).rows()
+    with warnings.catch_warnings():  # the coefficients have warned already
+        warnings.simplefilter("ignore", DegenerateAgreementWarning)
+        exact = count_row_results(P, mult, scale, list(results))
+    return {
+        name: dataclasses.replace(
+            r,
+            statistic=exact[name].statistic,
+            standard_error=exact[name].standard_error,
+            parts=exact[name].parts or r.parts,
+        )
+        for name, r in results.items()
+    }
 
 
 def _intervals(

@@ -32,10 +32,43 @@ from dissensus.agreement._pairwise import (
     table_values,
     tables_to_pairwise,
 )
+from dissensus.agreement._rows import (
+    ALPHA_NAMES,
+    KAPPAS,
+    alpha_level,
+    count_row_results,
+    count_weights,
+    row_terms,
+    statistics_of_sums,
+)
 
 __all__ = [
-    "LEVELS", "MEASURES", "Level", "PairwiseAgreement", "Weights", "alpha_from_coincidences",
-    "alpha_item_terms", "alpha_linear_terms", "alpha_row_stats", "alpha_weights", "anova_icc",
-    "chance_agreement_of", "check_kind", "count_core", "item_terms", "level_metric", "level_values",
-    "linearised_terms", "table_values", "tables_to_pairwise", "unanimous_core"
+    "ALPHA_NAMES",
+    "KAPPAS",
+    "LEVELS",
+    "MEASURES",
+    "Level",
+    "PairwiseAgreement",
+    "Weights",
+    "alpha_from_coincidences",
+    "alpha_item_terms",
+    "alpha_level",
+    "alpha_linear_terms",
+    "alpha_row_stats",
+    "alpha_weights",
+    "anova_icc",
+    "chance_agreement_of",
+    "check_kind",
+    "count_core",
+    "count_row_results",
+    "count_weights",
+    "item_terms",
+    "level_metric",
+    "level_values",
+    "linearised_terms",
+    "row_terms",
+    "statistics_of_sums",
+    "table_values",
+    "tables_to_pairwise",
+    "unanimous_core"
 ]  # fmt: skip
