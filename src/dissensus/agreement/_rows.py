@@ -14,7 +14,6 @@ import dataclasses
 import math
 import warnings
 from collections.abc import Sequence
-from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -31,13 +30,17 @@ from dissensus.agreement._alpha import (
     level_values,
 )
 from dissensus.agreement._common import agreement_weights
-from dissensus.agreement._multirater import chance_agreement_of, item_terms, linearised_terms
+from dissensus.agreement._multirater import (
+    Chance,
+    chance_agreement_of,
+    item_terms,
+    linearised_terms,
+)
 from dissensus.agreement._result import AgreementResult
 from dissensus.data import Scale
 
 FloatArray = npt.NDArray[np.float64]
 
-Chance = Literal["fleiss", "gwet", "uniform"]
 #: Chance-corrected count coefficients: (chance model, agreement weights).
 KAPPAS: dict[str, tuple[Chance, str | None]] = {
     "fleiss_kappa": ("fleiss", None),
