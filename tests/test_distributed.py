@@ -187,6 +187,9 @@ class TestPosteriorDirichlet:
                 P.dirichlet(data)
             with pytest.raises(TypeError, match=r"dissensus\.distributed\.soft_labels"):
                 P.soft_labels(data)
+            for coefficient in (fleiss_kappa, gwet_ac1, krippendorff_alpha):
+                with pytest.raises(TypeError, match=r"dissensus\.distributed\.agreement"):
+                    coefficient(data)
 
     def test_refuses_bad_priors_before_computing(self, counts: Any) -> None:
         with pytest.raises(ValueError, match=r"per-item \(N, K\) prior"):

@@ -24,7 +24,7 @@ import pandas as pd
 from scipy import special
 
 from dissensus._exceptions import DataError, DegenerateAgreementWarning
-from dissensus._validation import SeedLike, as_count_matrix, check_option, examples
+from dissensus._validation import SeedLike, as_count_matrix, check_option, examples, refuse_dask
 from dissensus.data import Annotations, LabelCounts, Scale, as_label_counts
 from dissensus.stats import (
     ConfidenceInterval,
@@ -95,6 +95,7 @@ def prepare_counts(data: Any, func: str, *, min_ratings: int = 2) -> CountInput:
     Items with fewer ratings are excluded and counted; a
     :class:`DegenerateAgreementWarning` says how many.
     """
+    refuse_dask(data, func, "agreement")
     items: pd.Index | None
     if isinstance(data, LabelCounts | pd.DataFrame) or callable(getattr(data, "counts", None)):
         # (a DataFrame is refused by as_label_counts with advice on what to pass)
