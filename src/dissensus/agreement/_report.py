@@ -17,7 +17,7 @@ import pandas as pd
 from dissensus._exceptions import DegenerateAgreementWarning
 from dissensus._validation import SeedLike, check_option, check_probability_level
 from dissensus.agreement._alpha import LEVELS, Level, krippendorff_alpha
-from dissensus.agreement._common import ItemBootstrap, bootstrap_cis
+from dissensus.agreement._common import FloatArray, IntArray, ItemBootstrap, bootstrap_cis
 from dissensus.agreement._multirater import (
     brennan_prediger,
     fleiss_kappa,
@@ -140,20 +140,23 @@ def _block(
         warnings.simplefilter("always", DegenerateAgreementWarning)
         results = {name: _coefficient(name, level)(counts) for name in names}
     notes = [str(w.message) for w in caught if issubclass(w.category, DegenerateAgreementWarning)]
+    # the distinct count rows, computed once for the point values and the intervals
+    P, mult = cast("ItemBootstrap", next(iter(results.values()))._resampler).rows()
     intervals = None
     if confidence_level is not None:
-        intervals = _intervals(results, confidence_level, boot)
-    return agreement_table(_from_rows(results, counts.scale), intervals), notes
+        intervals = _intervals(results, P, mult, confidence_level, boot)
+    return agreement_table(_from_rows(results, P, mult, counts.scale), intervals), notes
 
 
-def _from_rows(results: Mapping[str, AgreementResult], scale: Scale) -> dict[str, AgreementResult]:
+def _from_rows(
+    results: Mapping[str, AgreementResult], P: FloatArray, mult: IntArray, scale: Scale
+) -> dict[str, AgreementResult]:
     """``results`` with statistic, standard error and parts from the distinct count rows.
 
     The same numbers to ~1e-16, summed the way the Dask engine sums them
     (:func:`~dissensus.agreement.kernels.count_row_results`), so that both
     engines print bit-identical tables.
     """
-    P, mult = cast("ItemBootstrap", next(iter(results.values()))._resampler).rows()
     with warnings.catch_warnings():  # the coefficients have warned already
         warnings.simplefilter("ignore", DegenerateAgreementWarning)
         exact = count_row_results(P, mult, scale, list(results))
@@ -169,7 +172,11 @@ def _from_rows(results: Mapping[str, AgreementResult], scale: Scale) -> dict[str
 
 
 def _intervals(
-    results: Mapping[str, AgreementResult], confidence_level: float, boot: dict[str, Any]
+    results: Mapping[str, AgreementResult],
+    P: FloatArray,
+    mult: IntArray,
+    confidence_level: float,
+    boot: dict[str, Any],
 ) -> dict[str, ConfidenceInterval]:
     """Every coefficient's interval from ONE set of resample weights.
 
@@ -181,7 +188,6 @@ def _intervals(
     the same weights.
     """
     boots = [cast("ItemBootstrap", r._resampler) for r in results.values()]
-    P, mult = boots[0].rows()
     if mult.size == 0:
         return {}
     stats = [b.statistic(P.shape[0]) for b in boots]
