@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -104,7 +105,7 @@ def true_differences(
     J = len(models)
     a, b = np.triu_indices(J, k=1)
     names = np.asarray(models, dtype=object)
-    parts: list[dict[str, object]] = []
+    parts: list[dict[str, npt.NDArray[Any]]] = []
     for m in chosen:
         met = metrics[m]
         keep = n_annotations >= int(met.difference_degree or 0)
@@ -139,7 +140,7 @@ def true_differences(
                 "n_infinite": n_inf.astype(np.int64),
             }
         )
-    columns = {
+    columns: dict[str, Any] = {
         c: np.concatenate([part[c] for part in parts]) if parts else []
         for c in TRUE_DIFFERENCE_COLUMNS
     }
