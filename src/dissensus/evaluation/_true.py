@@ -28,18 +28,17 @@ is better.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from scipy import stats
 
 from dissensus._validation import check_probability_level
 from dissensus.metrics import Metric
 from dissensus.report import FullFrame
+from dissensus.stats import t_interval
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -109,35 +108,25 @@ def true_differences(
     for m in chosen:
         met = metrics[m]
         keep = n_annotations >= int(met.difference_degree or 0)
-        n_used = int(keep.sum())
         with np.errstate(invalid="ignore", over="ignore"):
             D = values[m][a][:, keep] - values[m][b][:, keep]  # (pairs, items)
-        finite = np.isfinite(D)
-        n_inf = (~finite).sum(axis=1)
-        diff, se = _mean_and_se(D, n_used)
-        ok = (n_inf == 0) & (n_used >= 2)
-        se = np.where(ok, se, np.nan)
-        t = stats.t(df=max(n_used - 1, 1))
-        half = t.ppf(0.5 + level / 2.0) * se
-        # P(A truly better): gain > 0 means A better; a zero SE (equal differences) gives 0, 1/2 or 1
-        gain = -diff if met.lower_is_better else diff
-        ratio = np.divide(gain, se, out=np.zeros_like(gain), where=se > 0)
-        p = np.where(se > 0, t.cdf(ratio), 0.5 * (1.0 + np.sign(gain)))
+        r = t_interval(D, confidence_level=level)
         parts.append(
             {
                 "metric": np.full(a.size, met.name, dtype=object),
                 "model_a": names[a],
                 "model_b": names[b],
-                "diff": diff,
-                "standard_error": se,
-                "ci_low": diff - half,
-                "ci_high": diff + half,
-                "p_a_better": np.where(ok, p, np.nan),
-                "n_items": np.full(a.size, n_used, dtype=np.int64),
+                "diff": r.mean,
+                "standard_error": r.standard_error,
+                "ci_low": r.ci_low,
+                "ci_high": r.ci_high,
+                # a is better when a - b < 0 for a loss, > 0 for a similarity
+                "p_a_better": 1.0 - r.p_positive if met.lower_is_better else r.p_positive,
+                "n_items": np.full(a.size, r.n, dtype=np.int64),
                 "estimator": np.full(
                     a.size, "debiased" if met.kind == "debiased" else "empirical", dtype=object
                 ),
-                "n_infinite": n_inf.astype(np.int64),
+                "n_infinite": r.n_infinite,
             }
         )
     columns: dict[str, Any] = {
@@ -145,15 +134,3 @@ def true_differences(
         for c in TRUE_DIFFERENCE_COLUMNS
     }
     return FullFrame(columns, columns=list(TRUE_DIFFERENCE_COLUMNS))
-
-
-def _mean_and_se(D: FloatArray, n: int) -> tuple[FloatArray, FloatArray]:
-    """Row means of (P, n) differences and their standard errors ``s / sqrt(n)`` (NaN for n < 2)."""
-    if n == 0:
-        return np.full(D.shape[0], np.nan), np.full(D.shape[0], np.nan)
-    with np.errstate(invalid="ignore", over="ignore"):
-        mean = D.mean(axis=1)
-        if n < 2:
-            return mean, np.full(D.shape[0], np.nan)
-        se = D.std(axis=1, ddof=1) / math.sqrt(n)
-    return mean, se
