@@ -129,6 +129,13 @@ class TestEvaluate:
         with pytest.raises(ValueError, match="'emd' needs ordered labels"):
             evaluate(lc, {"m": [[0.5, 0.5]]}, metrics=["emd"])
 
+    def test_models_named_alike_as_text_are_refused(self):
+        # 1 and "1" are two keys of the mapping but one name in every table
+        lc, preds = _small()
+        first, second = list(preds.values())[:2]
+        with pytest.raises(ValueError, match="the models 1 and '1' are both named '1'"):
+            evaluate(lc, {1: first, "1": second})
+
     def test_unknown_and_repeated_metrics(self):
         lc, preds = _small()
         with pytest.raises(ValueError, match="Unknown metric 'nope'"):

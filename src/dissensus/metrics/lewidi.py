@@ -41,6 +41,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from dissensus._atomic import write_file_atomically
 from dissensus._exceptions import DataError
 from dissensus._validation import as_prob_matrix, check_option
 from dissensus.data import Annotations, LabelCounts, Predictions, Scale, as_label_counts
@@ -267,8 +268,10 @@ def write_lewidi_predictions(
     ``values``: soft labels (N, K) or (N, L, K), or for ``task="pe"`` labels
     (N, A) or (N, L, A), NaN where an item has fewer annotators; ``items``: the
     ids (2025); ``hard``: the 2023 hard labels (default: the most probable class,
-    the first on ties). Overwrites and returns ``path``; ``DataError`` for
-    missing or misshapen items or labels, ``ValueError`` for an unknown option.
+    the first on ties). Replaces ``path`` whole (a temporary file moved into
+    place: never a half-written file, :func:`dissensus._atomic.write_file_atomically`)
+    and returns it; ``DataError`` for missing or misshapen items or labels,
+    ``ValueError`` for an unknown option, ``OutputError`` when it cannot be written.
 
     Examples
     --------
@@ -304,8 +307,7 @@ def write_lewidi_predictions(
         for item, row in zip(items, arr, strict=True):
             payload = row.tolist() if task == "soft" else _label_text(row)
             lines.append(f"{item}\t{json.dumps(payload)}")
-    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return out
+    return write_file_atomically(out, "\n".join(lines) + "\n")
 
 
 def _round_like_python(x: FloatArray, ndigits: int) -> FloatArray:
