@@ -20,6 +20,17 @@ Replacement = str | Callable[[re.Match[str]], str]
 
 #: (pattern in a library message, what to say on the command line), applied in order.
 FLAG_HINTS: tuple[tuple[str, Replacement], ...] = (
+    # a hint that names its flag itself: "pass layout='long' (CLI: --pred-layout long)"
+    (r"\b(?:[\w.]+=(?:'[^']*'|\[\.\.\.\]|\.\.\.|\w+)|[\w.]+\(\)|read_set_annotations) \(CLI: ([^)]+)\)", r"\1"),
+    (r"\bthe option\(s\) ([\w, ]+) of read_annotations\b",
+     lambda m: "the option(s) " + ", ".join("--" + n.strip().replace("_", "-") for n in m[1].split(","))),
+    (r"\bformat='\.\.\.'", "--format FORMAT"),
+    (r"\bformat='(\w+)'( / '(\w+)')?", lambda m: f"--format {m[1]}" + (f" / --format {m[3]}" if m[3] else "")),
+    (r"\blayout='(long|wide)'", r"--layout \1"),
+    (r"\bdrop scale/ordered\b", "drop --labels/--ordinal"),
+    (r"\bdropna and duplicates apply\b", "--dropna and --duplicates apply"),
+    (r"\bstrip_labels=True\b", "--strip-labels"),
+    (r"\bna_values=\[\.\.\.\]", "--na-values TEXT"),
     (r"pass annotator=None\b", "pass --no-annotator"),
     (r"\b(item|annotator|label)=\.\.\.", lambda m: f"--{m[1]} COLUMN"),
     (r"\bmeta=\.\.\.", "--meta COLUMN"),

@@ -112,22 +112,28 @@ class LewidiPredictions:
 def _parse_list(text: str, where: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: a list nested too deeply
         pass
     try:
         return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
+    except (ValueError, SyntaxError, RecursionError, MemoryError):
         msg = f"{where}: cannot read {text[:60]!r} as a list of numbers, e.g. [0.2, 0.8]."
         raise DataError(msg) from None
 
 
 def _lines(path: Path) -> list[tuple[int, list[str]]]:
     rows = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            stripped = line.rstrip("\r\n")
-            if stripped.strip():
-                rows.append((lineno, stripped.split("\t")))
+    if not path.is_file():  # a device such as /dev/zero would be read without end
+        msg = f"'{path}' is not a regular file; give the submission file."
+        raise DataError(msg)
+    try:
+        text = path.read_text(encoding="utf-8-sig")  # -sig: a leading BOM is not part of an id
+    except UnicodeDecodeError as exc:
+        msg = f"'{path}': byte {exc.start} is not UTF-8; a LeWiDi submission is a UTF-8 TSV file."
+        raise DataError(msg) from None
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            rows.append((lineno, line.split("\t")))
     if not rows:
         msg = f"'{path}' is empty: a LeWiDi submission file has one row per test item."
         raise DataError(msg)
