@@ -293,6 +293,25 @@ def spelling_keys(texts: pd.Series, *, fold_case: bool = True) -> pd.Series:
     return spaced.str.casefold() if fold_case else spaced
 
 
+#: The remedy for a defective id (ids are kept exactly as written: no option strips them).
+ID_FIX = (
+    "Ids are kept exactly as written; clean them in the file (or the frame) if they are one id."
+)
+
+
+def has_defect(texts: pd.Series) -> npt.NDArray[np.bool_]:
+    """Which texts :func:`check_text_values` would refuse or warn about on their own.
+
+    A control character, an invisible character, surrounding whitespace or
+    decomposed (NFD) Unicode. For the Dask engine, which collects only these
+    (few) ids instead of every distinct id.
+    """
+    pattern = f"{_CONTROL.pattern}|{_ZERO_WIDTH}|{_SPACE_LIKE}|^\\s|\\s$"
+    found = texts.str.contains(pattern, regex=True, na=False).to_numpy(dtype=bool)
+    nfd = (texts.str.normalize("NFC") != texts).fillna(False).to_numpy(dtype=bool)
+    return np.asarray(found | nfd, dtype=bool)
+
+
 def _defects(texts: pd.Series) -> pd.Series:
     """What is invisible in each text (an invisible character, surrounding whitespace, NFD), or ""."""
     out = pd.Series("", index=texts.index, dtype=object)

@@ -13,7 +13,14 @@ import numpy.typing as npt
 import pandas as pd
 
 from dissensus._exceptions import DataDroppedWarning, DataError
-from dissensus._validation import check_option, check_text_values, computed, examples, is_dask
+from dissensus._validation import (
+    ID_FIX,
+    check_option,
+    check_text_values,
+    computed,
+    examples,
+    is_dask,
+)
 from dissensus.data._counts import LabelCounts, check_columns, encode_wide, numeric_wide
 from dissensus.data._scale import Scale, encode_labels
 from dissensus.data._tables import in_source, locations, py
@@ -48,12 +55,6 @@ def checked_frame(
         msg = f"No {noun} column {col!r}{in_source(source)} (columns: {examples(list(df.columns), 12)});{hint} name the column with {param}=...{guess}"
         raise DataError(msg)
     return df
-
-
-#: The remedy for a defective id (ids are kept exactly as written: no option strips them).
-ID_FIX = (
-    "Ids are kept exactly as written; clean them in the file (or the frame) if they are one id."
-)
 
 
 def check_ids(
