@@ -215,7 +215,8 @@ class Evaluation(_Tables):
         """Which estimator (empirical, debiased, expected) ranks these models most reliably on these data.
 
         A parametric bootstrap in the data's own world
-        (:func:`dissensus.metrics.selection.select_estimators`): every item's
+        (:func:`dissensus.metrics.selection.select_estimators`; empirical or
+        debiased is selected, the expected form is measured as the posterior view): every item's
         plausible truth is drawn from its posterior under the prior the data
         support best (:meth:`prior_fit`'s highest likelihood), its annotations
         are redrawn at its observed count, and each estimator's ranking of the

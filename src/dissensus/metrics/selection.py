@@ -22,8 +22,10 @@ the data:
    :math:`T` does (a tie counts one half), and how often its best model is
    the truly best.
 
-The estimator that most often picks the truly best model is *selected* (the
-verdict names the best model); ties, within a Monte Carlo standard error of
+Of the ``candidates`` (by default empirical and debiased: see
+:data:`CANDIDATES` for why not the expected form), the estimator that most
+often picks the truly best model is *selected* (the verdict names the best
+model); ties, within a Monte Carlo standard error of
 the leader, go to the higher share of correctly ordered pairs (exact ties:
 empirical, debiased, expected, in that order). Monte Carlo standard errors: of a share of correct
 orders, the standard deviation over replicas of each replica's share over
@@ -42,7 +44,7 @@ so the same arguments give the same bytes. Infinite true or estimated means
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +57,7 @@ from dissensus._validation import SeedLike
 from dissensus.metrics._registry import Metric, get_metric
 
 __all__ = [
+    "CANDIDATES",
     "DEFAULT_REPLICAS",
     "ESTIMATORS",
     "MIN_REPLICAS",
@@ -63,6 +66,7 @@ __all__ = [
     "TARGET_SE",
     "Selection",
     "estimator_forms",
+    "pick_estimator",
     "select_estimators",
 ]
 
@@ -78,6 +82,11 @@ MIN_REPLICAS = 100
 TARGET_SE = 0.02
 #: The estimators compared, in the order that breaks exact ties.
 ESTIMATORS: tuple[str, ...] = ("empirical", "debiased", "expected")
+#: The estimators that can be selected by default. The expected form is measured but not
+#: eligible: the replicas' truths are drawn from the very posterior it averages over, so in
+#: the replicas it is the Bayes estimator by construction, whatever the real truth is; where
+#: the truth is known (docs/estimator_selection.md) selecting it lost to the debiased form.
+CANDIDATES: tuple[str, ...] = ("empirical", "debiased")
 #: Columns of :attr:`Selection.summary`.
 SELECTION_COLUMNS: tuple[str, ...] = (
     "metric", "estimator", "form", "prior", "p_correct_order", "se_correct_order", "p_best",
@@ -145,7 +154,7 @@ def _orient(means: FloatArray, lower: bool) -> FloatArray:
 def select_estimators(
     counts: npt.ArrayLike, predictions: npt.ArrayLike, metrics: Sequence[str], alpha0: npt.ArrayLike,
     *, models: Sequence[str] | None = None, prior: str = "", n_replicas: int | str = "auto",
-    seed: SeedLike = 0, chunk_rows: int = _CHUNK_ROWS,
+    seed: SeedLike = 0, chunk_rows: int = _CHUNK_ROWS, candidates: Sequence[str] = CANDIDATES,
 ) -> Selection:  # fmt: skip
     """The parametric bootstrap of the module docstring.
 
@@ -167,6 +176,8 @@ def select_estimators(
     seed : int or SeedSequence, default 0
     chunk_rows : int
         (replica, item) rows drawn and scored at once (memory: a few (rows, K) arrays).
+    candidates : sequence of str, default :data:`CANDIDATES`
+        The estimators that may be selected (every registered one is measured).
 
     Returns a :class:`Selection`. ValueError for mismatched shapes, fewer than
     two models, an item without annotations or a non-positive prior.
@@ -220,10 +231,14 @@ def select_estimators(
         )
         done = r1
         if auto and done >= MIN_REPLICAS and done < R:
-            sel = _tables(_head(means, done), forms, names, prior=prior, R=done, N=N)
+            sel = _tables(
+                _head(means, done), forms, names, prior=prior, R=done, N=N, candidates=candidates
+            )
             if float(sel.summary[["se_correct_order", "se_best"]].max().max()) <= TARGET_SE:
                 return sel
-    return _tables(_head(means, done), forms, names, prior=prior, R=done, N=N)
+    return _tables(
+        _head(means, done), forms, names, prior=prior, R=done, N=N, candidates=candidates
+    )
 
 
 def _head(means: dict[str, dict[str, FloatArray]], R: int) -> dict[str, dict[str, FloatArray]]:
@@ -260,9 +275,25 @@ def _replicas(
                 means[base][est][r0:r1, j] = s.reshape(reps, N).mean(axis=1)
 
 
+def pick_estimator(
+    rows: Sequence[Mapping[str, Any]], candidates: Sequence[str] = ESTIMATORS
+) -> int:
+    """The index of the selected row among ``rows`` (a metric's summary rows) whose estimator is a candidate.
+
+    The highest ``p_best``; rows within one standard error (``se_best``) of it
+    are decided by ``p_correct_order``, then by ``p_best``, then by order.
+    """
+    ok = [i for i, r in enumerate(rows) if r["estimator"] in candidates] or list(range(len(rows)))
+    top = max(float(rows[i]["p_best"]) for i in ok)
+    near = [i for i in ok if float(rows[i]["p_best"]) >= top - float(rows[i]["se_best"])]
+    return min(
+        near, key=lambda i: (-float(rows[i]["p_correct_order"]), -float(rows[i]["p_best"]), i)
+    )
+
+
 def _tables(
     means: dict[str, dict[str, FloatArray]], forms: dict[str, dict[str, str]], names: list[str],
-    *, prior: str, R: int, N: int,
+    *, prior: str, R: int, N: int, candidates: Sequence[str] = ESTIMATORS,
 ) -> Selection:  # fmt: skip
     J = len(names)
     a_idx, b_idx = np.triu_indices(J, k=1)
@@ -300,10 +331,7 @@ def _tables(
                 "p_true_a_above_b": np.where(t_sgn == 0, 0.5, t_sgn > 0).mean(axis=0),
                 "p_correct": hit.mean(axis=0),
             }))  # fmt: skip
-        top = max(r["p_best"] for r in rows)
-        near = [i for i, r in enumerate(rows) if r["p_best"] >= top - r["se_best"]]
-        pick = min(near, key=lambda i: (-rows[i]["p_correct_order"], -rows[i]["p_best"], i))
-        rows[pick]["selected"] = True
+        rows[pick_estimator(rows, candidates)]["selected"] = True
         summary.extend(rows)
     table = pd.DataFrame(summary, columns=list(SELECTION_COLUMNS))
     pair_table = (
