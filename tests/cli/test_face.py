@@ -114,6 +114,14 @@ class TestMetricsCommand:
         emd = next(r for r in rows if r["name"] == "E[emd]")
         assert emd["needs_ordered_labels"] is True
         assert emd["direction"] == "lower is better"
+        assert (emd["degree"], emd["difference_degree"]) == (None, None)
+
+    def test_degree_column(self, capsys) -> None:
+        assert main(["metrics", "--kind", "debiased"]) == EXIT_OK
+        line = next(
+            x for x in capsys.readouterr().out.splitlines() if x.startswith("debiased[rps]")
+        )
+        assert "2, diff 1" in line
 
 
 class TestInfoOptions:

@@ -27,6 +27,7 @@ from dissensus.metrics.debiased import (
     inverse_variance_mean,
     jackknife,
     jackknife_variance,
+    rps,
     squared_euclidean,
 )
 
@@ -250,6 +251,49 @@ class TestSquaredEuclidean:
                 emp, deb = _exact_means("squared_euclidean", pi, q, n)
                 assert deb == pytest.approx(truth, abs=1e-13)
                 assert emp > truth  # the empirical one is biased upward
+
+
+class TestRps:
+    def test_equals_jackknife(self) -> None:
+        rng = np.random.default_rng(12)
+        C = _random_counts(rng, 200, 5)
+        q = rng.dirichlet(np.ones(5), size=200)
+        np.testing.assert_allclose(rps(C, q), jackknife(C, q, metric="rps"), atol=1e-12)
+
+    def test_exactly_unbiased_by_enumeration(self) -> None:
+        rng = np.random.default_rng(24)
+        for _ in range(10):
+            K = int(rng.integers(2, 6))
+            pi, q = rng.dirichlet(np.full(K, 0.6)), rng.dirichlet(np.ones(K))
+            truth = float(get_metric("rps")(pi, q))
+            for n in range(2, 9):
+                emp, deb = _exact_means("rps", pi, q, n)
+                assert deb == pytest.approx(truth, abs=1e-12)
+                assert emp > truth  # the empirical one is biased upward
+
+    def test_paired_difference_of_the_empirical_scores_is_unbiased_from_one(self) -> None:
+        # the difference between two predictions is linear in the target
+        rng = np.random.default_rng(8)
+        pi, qa, qb = (rng.dirichlet(np.ones(4)) for _ in range(3))
+        truth = float(get_metric("rps")(pi, qa) - get_metric("rps")(pi, qb))
+        for n in (1, 2, 3):
+            C = _outcomes(n, 4)
+            logw = gammaln(n + 1) - gammaln(C + 1).sum(axis=1) + (C * np.log(pi)).sum(axis=1)
+            w = np.exp(logw)
+            d = get_metric("rps")(C / n, qa) - get_metric("rps")(C / n, qb)
+            assert float(w @ d) == pytest.approx(truth, abs=1e-12)
+
+    def test_single_annotation(self) -> None:
+        C = np.array([[1, 0, 0], [0, 2, 1]])
+        with pytest.warns(RuntimeWarning, match="1 items have one annotation"):
+            est = rps(C, [0.2, 0.5, 0.3])
+        assert est[0] == pytest.approx(float(get_metric("rps")([1.0, 0.0, 0.0], [0.2, 0.5, 0.3])))
+        assert np.isnan(rps(C, [0.2, 0.5, 0.3], single="nan")[0])
+
+    def test_registered(self) -> None:
+        assert REGISTRY["rps"].debiased == "debiased[rps]"
+        assert "rps" in DEBIASED_METRICS
+        assert "rps" not in JACKKNIFE_METRICS
 
 
 class TestBiasByEnumeration:

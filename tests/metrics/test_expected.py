@@ -150,6 +150,7 @@ EXACT = {
     "squared_euclidean": (E.squared_euclidean, pw.squared_euclidean),
     "manhattan": (E.manhattan, pw.manhattan),
     "emd": (E.emd, pw.emd),
+    "rps": (E.rps, pw.rps),
     "js_divergence": (E.js_divergence, pw.js_divergence),
     "entropy": (lambda a, q: E.entropy(a), lambda p, q: pw.entropy(p)),
 }
@@ -169,6 +170,7 @@ def _definitions(P, q):
         "squared_euclidean": ((P - q) ** 2).sum(1),
         "manhattan": np.abs(P - q).sum(1),
         "emd": np.abs(cum).sum(1) / (P.shape[1] - 1),
+        "rps": (cum**2).sum(1) / (P.shape[1] - 1),
         "js_divergence": 0.5 * (plp + (q * lq).sum(1)) - (special.xlogy(m, m)).sum(1),
         "entropy": -plp,
     }
@@ -410,6 +412,21 @@ class TestSquaredEuclidean:
     def test_bias_variance_by_hand(self):
         # U(0,1): Var = 1/12 per class, q = (1/2, 1/2): 2/12
         assert E.squared_euclidean([[1.0, 1.0]], [0.5, 0.5])[0] == pytest.approx(1 / 6)
+
+
+class TestRps:
+    def test_uniform_binary_by_hand(self):
+        # U(0,1), q = (1/2, 1/2): E(U - 1/2)^2 = 1/12
+        assert E.rps([[1.0, 1.0]], [0.5, 0.5])[0] == pytest.approx(1 / 12)
+
+    def test_two_classes_equals_half_squared_euclidean(self):
+        rng = np.random.default_rng(5)
+        alpha = rng.uniform(0.2, 5, (10, 2))
+        q = rng.dirichlet(np.ones(2), 10)
+        np.testing.assert_allclose(E.rps(alpha, q), E.squared_euclidean(alpha, q) / 2, rtol=1e-12)
+
+    def test_k1(self):
+        np.testing.assert_array_equal(E.rps([[3.0], [1.0]], [[1.0], [1.0]]), [0.0, 0.0])
 
 
 class TestManhattanAndEmd:

@@ -31,6 +31,7 @@ from dissensus.metrics import (
     kl_divergence,
     kl_divergence_reverse,
     manhattan,
+    rps,
     sorensen,
     squared_chi2,
     squared_euclidean,
@@ -53,6 +54,7 @@ PAIR_METRICS = [
     kl_divergence,
     kl_divergence_reverse,
     manhattan,
+    rps,
     sorensen,
     squared_chi2,
     squared_euclidean,
@@ -286,6 +288,41 @@ class TestEmd:
         with pytest.raises(DataError, match=r"pass `normalize=True` to rescale"):
             emd([[1.0, 1.0]], [[0.5, 0.5]])
         np.testing.assert_allclose(emd([[2.0, 2.0]], [[0.0, 3.0]], normalize=True), [0.5])
+
+
+class TestRps:
+    def test_equals_direct_formula(self, pq: tuple[np.ndarray, np.ndarray]) -> None:
+        p, q = pq
+        K = p.shape[1]
+        direct = [
+            sum((p[i, : k + 1].sum() - q[i, : k + 1].sum()) ** 2 for k in range(K - 1)) / (K - 1)
+            for i in range(p.shape[0])
+        ]
+        np.testing.assert_allclose(rps(p, q), direct, rtol=1e-12, atol=1e-15)
+
+    def test_binary_is_the_brier_score(self) -> None:
+        rng = np.random.default_rng(3)
+        p, q = rng.dirichlet(np.ones(2), 50), rng.dirichlet(np.ones(2), 50)
+        # the binary Brier score (p_1 - q_1)^2, half the two-class squared Euclidean distance
+        np.testing.assert_allclose(rps(p, q), (p[:, 0] - q[:, 0]) ** 2, rtol=1e-12)
+        np.testing.assert_allclose(rps(p, q), squared_euclidean(p, q) / 2, rtol=1e-12)
+
+    def test_order_matters_and_scale(self) -> None:
+        # moving mass one step costs less than moving it across the scale; the worst is 1
+        assert rps([1.0, 0.0, 0.0], [0.0, 1.0, 0.0]) == pytest.approx(0.5)
+        assert rps([1.0, 0.0, 0.0], [0.0, 0.0, 1.0]) == pytest.approx(1.0)
+        assert squared_euclidean([1.0, 0.0, 0.0], [0.0, 1.0, 0.0]) == squared_euclidean(
+            [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]
+        )
+
+    def test_single_class_is_zero(self) -> None:
+        assert rps([[1.0], [1.0]], [[1.0], [1.0]]).tolist() == [0.0, 0.0]
+
+    def test_large_k(self) -> None:
+        rng = np.random.default_rng(4)
+        p, q = rng.dirichlet(np.ones(40), 20), rng.dirichlet(np.ones(40), 20)
+        cum = np.cumsum(p - q, axis=1)[:, :-1]
+        np.testing.assert_allclose(rps(p, q), (cum**2).sum(axis=1) / 39, rtol=1e-12)
 
 
 class TestGeometric:

@@ -132,7 +132,14 @@ class TestListMetrics:
         assert len(list_metrics(unary=None)) == len(REGISTRY)
 
     def test_filters(self) -> None:
-        assert list_metrics(needs_order=True) == ["emd", "E[emd]", "debiased[emd]"]
+        assert list_metrics(needs_order=True) == [
+            "emd",
+            "rps",
+            "E[emd]",
+            "E[rps]",
+            "debiased[emd]",
+            "debiased[rps]",
+        ]
         assert set(list_metrics(symmetric=False, kind="pointwise")) == {
             "cross_entropy",
             "kl_divergence",
@@ -146,7 +153,9 @@ class TestListMetrics:
             list_metrics(kind="pointwize")  # type: ignore[arg-type]
 
     def test_property_sets(self) -> None:
-        assert {"emd", "E[emd]", "debiased[emd]"} == ORDINAL_METRICS
+        assert {"emd", "E[emd]", "debiased[emd]", "rps", "E[rps]", "debiased[rps]"} == (
+            ORDINAL_METRICS
+        )
         assert "js_distance" in SYMMETRIC_METRICS
         assert "kl_divergence" not in SYMMETRIC_METRICS
         assert "hellinger" in BOUNDED_METRICS
@@ -157,6 +166,35 @@ class TestListMetrics:
             exp = REGISTRY[name].expected
             if exp is not None:
                 assert REGISTRY[exp].pointwise == name
+
+    def test_polynomial_degrees(self) -> None:
+        degrees = {
+            name: (REGISTRY[name].degree, REGISTRY[name].difference_degree)
+            for name in list_metrics(kind="pointwise")
+            if REGISTRY[name].difference_degree is not None
+        }
+        assert degrees == {
+            "cross_entropy": (1, 1),
+            "kl_divergence": (None, 1),
+            "squared_euclidean": (2, 1),
+            "rps": (2, 1),
+        }
+        for name in list_metrics(kind="debiased"):
+            base = REGISTRY[str(REGISTRY[name].pointwise)]
+            assert (REGISTRY[name].degree, REGISTRY[name].difference_degree) == (
+                base.degree,
+                base.difference_degree,
+            )
+        assert all(
+            REGISTRY[name].degree is None and REGISTRY[name].difference_degree is None
+            for name in list_metrics(kind="expected", unary=None)
+        )
+
+    @pytest.mark.parametrize("degree", [-1, 1.5, True, "2"])
+    def test_bad_degree(self, degree: object) -> None:
+        with pytest.raises(ValueError, match="'degree' parameter of register_metric"):
+            register_metric("x", entropy, lower_is_better=True, degree=degree)  # type: ignore[arg-type]
+        assert "x" not in REGISTRY
 
     @pytest.mark.parametrize("name", list_metrics(kind="pointwise", unary=None))
     def test_zero_policy_flag_matches_the_signature(self, name: str) -> None:

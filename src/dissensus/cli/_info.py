@@ -135,32 +135,54 @@ def info_command(file: str, *, show_items: bool, as_json: bool, **options: Any) 
 )
 @opt.json_option(help="Print the registry as JSON.")
 def metrics_command(*, kind: str | None, as_json: bool) -> None:
-    """List the registered metrics: name, family, direction, whether it needs ordered labels, formula.
+    """List the registered metrics: name, family, direction, ordered labels, degree, formula.
 
     Names are what --metrics of `dissensus evaluate` takes (case does not
     matter). p is the annotators' label shares (p̂ from the counts n), q the
-    prediction, α the item's Dirichlet posterior; logs are natural.
+    prediction, α the item's Dirichlet posterior; logs are natural. The degree
+    is the metric's degree as a polynomial in the true p, then that of the
+    difference between two models ("—": not a polynomial): from n annotations
+    per item exactly the polynomials of degree <= n have unbiased estimators.
     """
-    rows = [
-        (m.name, m.kind, "lower" if m.lower_is_better else "higher", m.needs_order, m.formula or m.description)
-        for m in map(get_metric, list_metrics(kind=kind, unary=False))  # type: ignore[arg-type]
-    ]  # fmt: skip
+    metrics = list(map(get_metric, list_metrics(kind=kind, unary=False)))  # type: ignore[arg-type]
     if as_json:
-        keys = ("name", "family", "direction", "needs_ordered_labels", "formula")
         records = [
-            dict(zip(keys, (n, f, f"{d} is better", o, t), strict=True)) for n, f, d, o, t in rows
+            {
+                "name": m.name,
+                "family": m.kind,
+                "direction": f"{'lower' if m.lower_is_better else 'higher'} is better",
+                "needs_ordered_labels": m.needs_order,
+                "degree": m.degree,
+                "difference_degree": m.difference_degree,
+                "formula": m.formula or m.description,
+            }
+            for m in metrics
         ]
         click.echo(json.dumps(records, indent=1, ensure_ascii=False))
         return
-    cells: list[tuple[str, ...]] = [("name", "family", "better", "ordered", "formula")]
+    cells: list[tuple[str, ...]] = [("name", "family", "better", "ordered", "degree", "formula")]
     cells += [
-        (n, f, f"{d} {'↓' if d == 'lower' else '↑'}", "yes" if o else "", t)
-        for n, f, d, o, t in rows
+        (
+            m.name,
+            m.kind,
+            "lower ↓" if m.lower_is_better else "higher ↑",
+            "yes" if m.needs_order else "",
+            _degrees(m.degree, m.difference_degree),
+            m.formula or m.description,
+        )
+        for m in metrics
     ]
-    widths = [max(len(c[i]) for c in cells) for i in range(4)]
+    widths = [max(len(c[i]) for c in cells) for i in range(5)]
     cells.insert(1, tuple("-" * w for w in [*widths, 7]))
     for c in cells:
         click.echo("  ".join(v.ljust(w) for v, w in zip(c, widths, strict=False)) + "  " + c[-1])
+
+
+def _degrees(degree: int | None, difference: int | None) -> str:
+    """``"2, diff 1"``: the polynomial degrees of a metric and of a paired difference."""
+    if degree is None and difference is None:
+        return ""
+    return f"{'—' if degree is None else degree}, diff {'—' if difference is None else difference}"
 
 
 @click.command("audit")

@@ -30,6 +30,7 @@ from dissensus._validation import (
 )
 from dissensus.data import LabelCounts
 from dissensus.evaluation._data import OPTIONAL_COLUMNS, REQUIRED_COLUMNS
+from dissensus.evaluation._true import true_differences
 from dissensus.metrics import Metric
 from dissensus.metrics.debiased import inverse_variance_mean, jackknife_variance
 from dissensus.posterior import PriorFitWarning, dirichlet, marginal_log_likelihood, prior_vector
@@ -235,6 +236,28 @@ class _Tables:
             "differences", np.repeat(self.metrics, P), np.tile(names[a], M), np.tile(names[b], M),
             diff.ravel(), low.ravel(), high.ravel(), better.ravel().astype(object),
         )  # fmt: skip
+
+    def true_differences(self, *, confidence_level: float = 0.95) -> pd.DataFrame:
+        """Interval for the difference of TRUE mean scores and P(a truly better), per pair.
+
+        For every evaluated metric whose paired difference has an unbiased
+        estimator (``Metric.difference_degree``: cross-entropy, KL, squared
+        Euclidean, RPS, empirical when scored against the label shares, or
+        their debiased forms) and every model pair (``model_a`` before
+        ``model_b``): ``metric, model_a, model_b, diff, standard_error,
+        ci_low, ci_high, p_a_better, n_items, estimator, n_infinite``, a Student
+        t interval from the per-item differences
+        (:func:`dissensus.evaluation._true.true_differences` gives the formulas;
+        docs/true_difference.md the coverage measured). No bootstrap.
+        """
+        return true_differences(
+            self.values,
+            self._metrics,
+            self.models,
+            self.n_annotations,
+            targets=self.targets,
+            confidence_level=confidence_level,
+        )
 
     def by_bin(self, bins: BinsLike | Literal["default"] = "default") -> pd.DataFrame:
         """Mean score per annotation-count bin, model and metric: ``bin, model, metric, mean, n_items``.

@@ -302,6 +302,8 @@ def pointwise_metric(
     notes: str = "",
     options: Mapping[str, tuple[str, str]] | None = None,
     clips: Literal["p", "q"] = "q",
+    degree: int | None = None,
+    difference_degree: int | None = None,
 ) -> Callable[[Callable[..., FloatArray]], Callable[..., FloatArray]]:
     """Declare a pointwise metric on its row kernel; return its public function.
 
@@ -311,7 +313,9 @@ def pointwise_metric(
     grows with K; ``debiased="jackknife"`` makes the jackknife its debiased form
     (others are declared in :mod:`dissensus.metrics.debiased`); ``references``,
     ``notes``, ``examples`` and ``options`` (docs the shared table lacks)
-    complete the docstring, ``clips`` names the argument ``zero="clip"`` clips.
+    complete the docstring, ``clips`` names the argument ``zero="clip"`` clips;
+    ``degree`` and ``difference_degree``: the polynomial degrees in ``p`` of the
+    metric and of a paired difference (:class:`~dissensus.metrics.Metric`).
     """
     spec = dict(locals())
     spec["options"] = options or {}
@@ -369,6 +373,8 @@ def pointwise_metric(
             debiased=f"debiased[{name}]" if debiased == "jackknife" else None,
             kernel=kernel,
             formula=formula,
+            degree=degree,
+            difference_degree=difference_degree,
         )
         return public
 

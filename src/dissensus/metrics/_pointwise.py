@@ -148,6 +148,8 @@ def _ratio_terms(P: FloatArray, Q: FloatArray) -> FloatArray:
     description="cross-entropy H(p, q), natural log",
     bounds=(0.0, math.inf),
     symmetric=False,
+    degree=1,
+    difference_degree=1,
     notes="Not 0 for a perfect prediction: ``H(p, q) >= H(p, p) = H(p)``.",
     references=[
         "Cover, T. M. and Thomas, J. A. (2006). Elements of Information Theory, 2nd ed. "
@@ -176,6 +178,7 @@ def cross_entropy(
     bounds=(0.0, math.inf),
     symmetric=False,
     debiased="jackknife",
+    difference_degree=1,
     notes="""
         ``= H(p, q) − H(p)``; 0 iff ``p == q``; term by term as :func:`scipy.special.rel_entr`.
         With ``zero="clip"`` a finite value can be lower by about ``eps`` (-1e-13 for 0).
@@ -317,6 +320,8 @@ def euclidean(P: FloatArray, Q: FloatArray, /) -> FloatArray:
     label="L2²",
     description="squared Euclidean distance (multi-class Brier score)",
     bounds=(0.0, 2.0),
+    degree=2,
+    difference_degree=1,
     notes="Unlike the Euclidean distance, it has a closed-form expectation under a Dirichlet.",
     references=[
         "Brier, G. W. (1950). Verification of forecasts expressed in terms of probability. "
@@ -384,6 +389,56 @@ def emd(P: FloatArray, Q: FloatArray, /, *, normalized_distance: bool = True) ->
         d = rowsum(C)
     if normalized_distance and K > 1:
         d /= K - 1
+    return d
+
+
+@pointwise_metric(
+    "rps",
+    formula="Σ_k (P_k − Q_k)² / (K − 1), P, Q cumulative",
+    label="RPS",
+    description="ranked probability score, squared distance between cumulative distributions",
+    bounds=(0.0, 1.0),
+    needs_order=True,
+    degree=2,
+    difference_degree=1,
+    notes="""
+        The ordinal counterpart of the Brier score (:func:`squared_euclidean`): the classes are
+        the columns in order, k runs over 1..K − 1, and the sum is divided by K − 1 so that the
+        score lies in [0, 1] for every K (0 for K = 1). At K = 2 it is ``(p_1 − q_1)²``, the
+        binary Brier score, half the two-class :func:`squared_euclidean`. A polynomial of degree
+        2 in ``p``: ``debiased[rps]`` is its exact U-statistic from 2 annotations per item, and
+        the difference between two predictions is linear in ``p``.
+    """,
+    references=[
+        "Epstein, E. S. (1969). A scoring system for probability forecasts of ranked "
+        "categories. J. Appl. Meteorol. 8(6), 985–987. "
+        "doi:10.1175/1520-0450(1969)008<0985:ASSFPF>2.0.CO;2",
+        "Murphy, A. H. (1971). A note on the ranked probability score. J. Appl. Meteorol. "
+        "10(1), 155–156. doi:10.1175/1520-0450(1971)010<0155:ANOTRP>2.0.CO;2",
+    ],
+    examples="""
+        Same KL, different ordinal error (Magnani 2025, example 2):
+
+        >>> p = [[0, 0.8, 0.2, 0, 0], [0, 0.8, 0, 0, 0.2]]
+        >>> q = [[0, 0.2, 0.8, 0, 0], [0, 0.2, 0, 0, 0.8]]
+        >>> rps(p, q)
+        array([0.09, 0.27])
+        >>> rps([1.0, 0.0], [0.5, 0.5])
+        np.float64(0.25)
+    """,
+)
+def rps(P: FloatArray, Q: FloatArray, /) -> FloatArray:
+    K = P.shape[1]
+    if K == 1:
+        return np.zeros(P.shape[0])
+    D = P - Q
+    # a running sum over the columns, as in emd (np.cumsum(axis=1) has K-long inner loops)
+    run = D[:, 0].copy()
+    d = run * run
+    for k in range(1, K - 1):
+        run += D[:, k]
+        d += run * run
+    d /= K - 1
     return d
 
 

@@ -47,6 +47,16 @@ class Metric:
     ``formula`` (plain text over ``p`` and ``q``) are for tables and ``dissensus
     metrics``; ``kernel`` is :attr:`func` without the input checks (the same
     bytes on float64 (N, K) arrays on the simplex), for repeated calls.
+
+    ``degree`` is the degree of ``f(p, q)`` as a polynomial in the target ``p``
+    and ``difference_degree`` that of the paired difference ``f(p, q_A) − f(p,
+    q_B)`` (None: not a polynomial). From ``n`` multinomial annotations exactly
+    the polynomials of degree <= n in the true distribution have unbiased
+    estimators, so the level has one from ``degree`` annotations per item and
+    the difference from ``difference_degree`` (cross-entropy 1 and 1, KL None
+    and 1: the entropy cancels, Brier and RPS 2 and 1; EMD, L1, JS: None).
+    Debiased forms keep both (they estimate the same quantity); expected forms,
+    functions of the posterior, have neither.
     """
 
     name: str
@@ -68,6 +78,8 @@ class Metric:
     description: str = ""
     kernel: MetricFunc | None = None
     formula: str = ""
+    degree: int | None = None
+    difference_degree: int | None = None
 
     @property
     def bounded(self) -> bool:
@@ -138,6 +150,8 @@ def register_metric(
     debiased: str | None = None,
     kernel: MetricFunc | None = None,
     formula: str = "",
+    degree: int | None = None,
+    difference_degree: int | None = None,
 ) -> Metric:
     """Add a metric to the registry and return its :class:`Metric`.
 
@@ -174,6 +188,13 @@ def register_metric(
                 f"named '{prefix}<pointwise name>]', e.g. '{prefix}emd]'."
             )
             raise ValueError(msg)
+    for arg, deg in (("degree", degree), ("difference_degree", difference_degree)):
+        if deg is not None and (isinstance(deg, bool) or not isinstance(deg, int) or deg < 0):
+            msg = (
+                f"The {arg!r} parameter of register_metric must be an integer >= 0 or None "
+                f"(not a polynomial in the target). Got {deg!r}."
+            )
+            raise ValueError(msg)
     low, high = (float(b) for b in bounds)
     if not low <= high:
         msg = (
@@ -203,6 +224,8 @@ def register_metric(
         debiased=debiased,
         kernel=kernel,
         formula=formula,
+        degree=degree,
+        difference_degree=difference_degree,
     )
     _REGISTRY[name] = metric
     _keep_grouped()
@@ -215,7 +238,8 @@ def register_form(
     """Register the expected or debiased form of a pointwise metric, derived from its entry.
 
     The form takes the metric's direction, order and zero policy (an expected
-    form also its bounds and arity; a debiased one is unbounded).
+    form also its bounds and arity; a debiased one is unbounded and keeps the
+    polynomial degrees, an expected one has none).
     """
     base = _REGISTRY[pointwise]
     expected = kind == "expected"
@@ -239,6 +263,8 @@ def register_form(
         label=f"{'E' if expected else 'deb'}[{base.label}]",
         description=f"{what} {base.description}",
         formula=formula or f"E_{{p ~ Dir(α)}} [{base.formula}]",
+        degree=None if expected else base.degree,
+        difference_degree=None if expected else base.difference_degree,
     )
     _REGISTRY[pointwise] = dataclasses.replace(base, **{kind: name})  # type: ignore[arg-type]
     return metric
@@ -327,7 +353,7 @@ def list_metrics(
     Examples
     --------
     >>> list_metrics(needs_order=True)
-    ['emd', 'E[emd]', 'debiased[emd]']
+    ['emd', 'rps', 'E[emd]', 'E[rps]', 'debiased[emd]', 'debiased[rps]']
     >>> list_metrics(kind="expected")[:3]
     ['E[cross_entropy]', 'E[kl_divergence]', 'E[kl_divergence_reverse]']
     """

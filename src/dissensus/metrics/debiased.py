@@ -59,6 +59,7 @@ __all__ = [
     "inverse_variance_mean",
     "jackknife",
     "jackknife_variance",
+    "rps",
     "squared_euclidean",
 ]
 
@@ -552,6 +553,51 @@ def squared_euclidean(
         est = f0 - (1.0 - np.einsum("ij,ij->i", P, P)) / (n - 1.0)
     est = np.where(n >= 2, est, f0)
     _single(est, n, single, "squared_euclidean")
+    return est[0] if one else est
+
+
+@metric_form(
+    "debiased",
+    "rps",
+    formula="RPS(p̂, q) − Σ_k P̂_k (1 − P̂_k) / ((n − 1)(K − 1)), P̂ cumulative",
+)
+def rps(
+    counts: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, single: SinglePolicy = "empirical"
+) -> FloatArray:
+    r"""Unbiased estimate of the ranked probability score to the truth (exact U-statistic).
+
+    The cumulative count :math:`X_k = n_1 + \dots + n_k` is
+    :math:`\mathrm{Binomial}(n, \Pi_k)`, and :math:`X_k (X_k - 1) / (n (n - 1))`
+    is the unbiased U-statistic for :math:`\Pi_k^2`; with :math:`\hat P_k = X_k / n`,
+
+    .. math::
+
+        \widehat{\mathrm{RPS}} = \frac{1}{K - 1} \sum_{k=1}^{K-1} \left[(\hat P_k - Q_k)^2
+            - \frac{\hat P_k (1 - \hat P_k)}{n - 1}\right]
+
+    is exactly unbiased for :math:`\mathrm{RPS}(\pi, q)` when :math:`n \ge 2` (and
+    equals :func:`jackknife` of ``"rps"``: the jackknife is exact for a quadratic).
+    ``single`` as for :func:`squared_euclidean`.
+
+    References
+    ----------
+    .. [1] Hoeffding, W. (1948). A class of statistics with asymptotically normal
+       distribution. Ann. Math. Statist. 19(3), 293-325. doi:10.1214/aoms/1177730196
+
+    Examples
+    --------
+    >>> rps([[1, 1], [2, 0]], [0.5, 0.5])
+    array([-0.25,  0.25])
+    """
+    C, n, Q, one = _counts_and_q(counts, q_pred, single, "rps")
+    K = C.shape[1]
+    P: FloatArray = C / n[:, None]  # the empirical distributions
+    f0 = _kernel("rps")(P, Q)
+    F = np.cumsum(P[:, :-1], axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        est = f0 - (F * (1.0 - F)).sum(axis=1) / ((n - 1.0) * max(K - 1, 1))
+    est = np.where(n >= 2, est, f0)
+    _single(est, n, single, "rps")
     return est[0] if one else est
 
 

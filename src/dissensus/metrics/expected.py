@@ -54,6 +54,7 @@ __all__ = [
     "manhattan",
     "manhattan_std",
     "monte_carlo",
+    "rps",
     "squared_euclidean",
 ]
 
@@ -220,6 +221,39 @@ def squared_euclidean(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /) -> FloatAr
     mu = a / a0
     var = mu * (others_sum(a) / a0) / (a0 + 1.0)
     out: FloatArray = (var + (mu - Q) ** 2).sum(axis=1)
+    return out
+
+
+@metric_form("expected", "rps")
+def rps(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /) -> FloatArray:
+    r"""Expected ranked probability score :math:`\mathbb{E}[\mathrm{RPS}(p, q)]`, exact; 0 when K = 1.
+
+    By the aggregation property :math:`P_k \sim \mathrm{Beta}(A_k, B_k)`, with
+    mean :math:`m_k = A_k / a_0` and variance :math:`A_k B_k / (a_0^2 (a_0 + 1))`, so
+
+    .. math::
+
+        \mathbb{E}[\mathrm{RPS}] = \frac{1}{K - 1} \sum_{k=1}^{K-1}
+            \left[\frac{m_k (1 - m_k)}{a_0 + 1} + (m_k - Q_k)^2\right],
+
+    :math:`1 - m_k = B_k / a_0` summed from the parameters above ``k`` (no cancellation).
+
+    Examples
+    --------
+    Uniform Dirichlet on two classes: :math:`\mathbb{E}(U - 1/2)^2 = 1/12`.
+
+    >>> rps([[1.0, 1.0]], [0.5, 0.5]).round(6)
+    array([0.083333])
+    """
+    a, Q = _inputs(alpha, q_pred)
+    K = a.shape[1]
+    if K == 1:
+        return np.zeros(a.shape[0])
+    a0 = a.sum(axis=1, keepdims=True)
+    m = np.cumsum(a[:, :-1], axis=1) / a0
+    rest = np.cumsum(a[:, :0:-1], axis=1)[:, ::-1] / a0  # B_k / a0 = 1 - m_k
+    F = np.cumsum(Q[:, :-1], axis=1)
+    out: FloatArray = (m * rest / (a0 + 1.0) + (m - F) ** 2).sum(axis=1) / (K - 1)
     return out
 
 

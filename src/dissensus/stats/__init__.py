@@ -17,11 +17,13 @@ from dissensus.stats._bootstrap import (
     warn_few_items,
 )
 from dissensus.stats._paired import (
+    MeanInterval,
     PairedTestResult,
     adjust_pvalues,
     bootstrap_test,
     permutation_test,
     resample_means,
+    t_interval,
     wilcoxon_test,
 )
 from dissensus.stats._ranking import (
@@ -34,9 +36,10 @@ from dissensus.stats._ranking import (
 )
 
 __all__ = [
-    "BinsLike", "ConfidenceInterval", "PairedTestResult", "RankAgreement", "adjust_pvalues",
-    "annotation_bins", "bca_interval", "bootstrap_test", "bootstrap_weights", "competition_ranks",
-    "item_keys", "iter_bootstrap_weights", "iter_pattern_weights", "kendall_tau_b",
-    "kendall_tau_b_rows", "order_reversals", "percentile_interval", "permutation_test",
-    "poisson_weights", "rank_agreement", "resample_means", "warn_few_items", "wilcoxon_test"
+    "BinsLike", "ConfidenceInterval", "MeanInterval", "PairedTestResult", "RankAgreement",
+    "adjust_pvalues", "annotation_bins", "bca_interval", "bootstrap_test", "bootstrap_weights",
+    "competition_ranks", "item_keys", "iter_bootstrap_weights", "iter_pattern_weights",
+    "kendall_tau_b", "kendall_tau_b_rows", "order_reversals", "percentile_interval",
+    "permutation_test", "poisson_weights", "rank_agreement", "resample_means", "t_interval",
+    "warn_few_items", "wilcoxon_test",
 ]  # fmt: skip

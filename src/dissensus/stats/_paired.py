@@ -29,6 +29,7 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
+from scipy import special
 
 from dissensus._validation import (
     SeedLike,
@@ -395,3 +396,55 @@ def adjust_pvalues(
     adjusted[order] = np.maximum.accumulate(stepped)
     out[ok] = adjusted
     return out
+
+
+@dataclass(frozen=True)
+class MeanInterval:
+    r"""Student t interval for the mean of the last axis (:func:`t_interval`); arrays of the leading shape.
+
+    ``mean`` :math:`\bar d`, ``standard_error`` :math:`s / \sqrt{n}` (``ddof=1``),
+    ``ci_low`` and ``ci_high`` :math:`\bar d \mp t_{n-1,(1+c)/2}\,s/\sqrt{n}`,
+    ``p_positive`` :math:`F_{t_{n-1}}(\bar d / \mathrm{SE})` (the probability that
+    the true mean is positive, flat prior, t approximation; 0, 1/2 or 1 when the
+    standard error is 0), ``n`` the values per row, ``n_infinite`` the non-finite
+    ones: a row with any has its infinite (or NaN) mean and NaN elsewhere, as
+    has every row when ``n < 2``.
+    """
+
+    mean: FloatArray
+    standard_error: FloatArray
+    ci_low: FloatArray
+    ci_high: FloatArray
+    p_positive: FloatArray
+    n: int
+    n_infinite: npt.NDArray[np.int64]
+
+
+def t_interval(values: npt.ArrayLike, *, confidence_level: float = 0.95) -> MeanInterval:
+    r"""Student t interval and P(mean > 0) for the mean of the last axis, vectorised over the others.
+
+    For paired differences ``d`` (shape (..., n)): the interval for the mean of
+    the distribution they are drawn from, with the standard error of the
+    sample mean; no resampling. ``ValueError`` for a ``confidence_level``
+    outside (0, 1).
+
+    Examples
+    --------
+    >>> r = t_interval([[1.0, 2.0, 3.0, 4.0], [0.0, 0.0, 0.0, 0.0]], confidence_level=0.9)
+    >>> r.mean.tolist(), r.ci_low.round(4).tolist(), r.p_positive.round(4).tolist()
+    ([2.5, 0.0], [0.9809, 0.0], [0.9848, 0.5])
+    """
+    level = check_probability_level("t_interval", "confidence_level", confidence_level)
+    x = np.asarray(values, dtype=np.float64)
+    n = x.shape[-1]
+    n_inf = (~np.isfinite(x)).sum(axis=-1).astype(np.int64)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        mean = x.mean(axis=-1) if n else np.full(x.shape[:-1], np.nan)
+        se = x.std(axis=-1, ddof=1) / np.sqrt(n) if n >= 2 else np.full(x.shape[:-1], np.nan)
+    se = np.where(n_inf == 0, se, np.nan)
+    df = float(max(n - 1, 1))
+    half = special.stdtrit(df, 0.5 + level / 2.0) * se
+    ratio = np.divide(mean, se, out=np.zeros_like(se), where=se > 0)
+    p = np.where(se > 0, special.stdtr(df, ratio), 0.5 * (1.0 + np.sign(mean)))
+    p = np.where(np.isnan(se), np.nan, p)
+    return MeanInterval(mean, se, mean - half, mean + half, p, n, n_inf)
