@@ -113,8 +113,9 @@ class TestEvaluate:
     def test_default_metrics_ordinal(self):
         lc, preds = _small()
         ev = evaluate(lc, preds)
-        assert ev.metrics == [*DEFAULT_METRICS, *(f"E[{m}]" for m in DEFAULT_METRICS)]
-        assert ev.values.shape == (10, 3, 60)
+        expected = [*DEFAULT_METRICS, *(f"E[{m}]" for m in DEFAULT_METRICS)]
+        assert ev.metrics == [*expected, *(f"debiased[{m}]" for m in DEFAULT_METRICS)]
+        assert ev.values.shape == (15, 3, 60)
         assert not ev.values.flags.writeable
 
     def test_default_metrics_nominal_drop_emd(self):
@@ -510,17 +511,19 @@ class TestMetricAgreement:
         assert ma.kendall_tau == pytest.approx(1 / 3)
 
 
-class TestVerdict:
-    """Evaluation.verdict(): the analysis the report's verdict and reading only render."""
+class TestFamilyVerdict:
+    """ReportData.family_verdict: the per-family, per-bin, per-prior rankings of the report's detail."""
 
-    def test_is_the_reports_verdict(self, reversal_eval):
-        table = reversal_eval.verdict(n_resamples=200)
+    def test_is_the_reports_family_table(self, reversal_eval):
         data = reversal_eval.report_data(n_resamples=200, agreement_ci=False, audit=False)
-        pd.testing.assert_frame_equal(table, data.verdict)
-        assert list(table["scope"].unique()) == ["overall", "bin", "prior"]
+        assert list(data.family_verdict["scope"].unique()) == ["overall", "bin", "prior"]
+        pd.testing.assert_frame_equal(reversal_eval.verdict(), data.verdict)
 
     def test_metric_rows_follow_summary_and_differences(self, reversal_eval):
-        table = reversal_eval.verdict(n_resamples=200, priors=())
+        data = reversal_eval.report_data(
+            n_resamples=200, agreement_ci=False, audit=False, priors=()
+        )
+        table = data.family_verdict
         summary = reversal_eval.summary(n_resamples=200)
         rows = table[(table["scope"] == "overall") & table["metric"].notna()].set_index("metric")
         diffs = reversal_eval.differences(n_resamples=200)
@@ -542,7 +545,10 @@ class TestVerdict:
         assert (families["n_metrics"] == 1).all()
 
     def test_prior_rows_read_prior_sensitivity(self, reversal_eval):
-        table = reversal_eval.verdict(n_resamples=100, priors=("jeffreys",))
+        data = reversal_eval.report_data(
+            n_resamples=100, agreement_ci=False, audit=False, priors=("jeffreys",)
+        )
+        table = data.family_verdict
         sens = reversal_eval.prior_sensitivity(("jeffreys",), n_resamples=100)
         rows = table[(table["scope"] == "prior") & table["metric"].notna()]
         assert list(rows["prior"]) == ["uniform", "jeffreys"]
@@ -550,6 +556,54 @@ class TestVerdict:
             best = sens[(sens["prior"] == r.prior) & (sens["metric"] == r.metric) & sens["best"]]
             assert r.best == " = ".join(best["model"])
             assert r.significant == bool(best["significant"].all())
+
+
+class TestVerdict:
+    """Evaluation.verdict(): one answer per metric, on the evidence that supports it."""
+
+    def test_one_answer_per_pointwise_metric(self, reversal_eval):
+        table = reversal_eval.verdict(n_replicas=40)
+        # manhattan and E[manhattan] are two estimators of one metric: one answer
+        assert table["metric"].tolist() == ["manhattan"]
+        row = table.iloc[0]
+        assert row["basis"] == "selection"
+        sel = reversal_eval.estimator_selection(metrics=["manhattan"], n_replicas=40)
+        picked = sel[sel["selected"]].iloc[0]
+        assert row["estimator"] == picked["estimator"]
+        assert row["form"] == picked["form"]
+        assert row["best"] != row["runner_up"]
+        assert row["sentence"].startswith(f"{row['best']} ranks above {row['runner_up']}")
+        assert "cannot be estimated without bias" in row["sentence"]
+
+    def test_best_is_the_selected_estimators_best(self, reversal_eval):
+        row = reversal_eval.verdict(n_replicas=40).iloc[0]
+        form = row["form"]
+        if form in reversal_eval.metrics and not form.startswith("E["):
+            means = reversal_eval.summary(n_resamples=50).query("metric == @form")
+            assert means.sort_values("mean")["model"].iloc[0] == row["best"]
+
+    def test_lines_end_on_the_posterior_view(self, reversal_eval):
+        lines = reversal_eval.verdict_lines(n_replicas=40)
+        assert len(lines) == 2
+        assert "posterior view under the uniform prior" in lines[-1]
+
+    def test_an_infinite_mean_is_not_scored(self):
+        lc, preds = _small(J=3)
+        zero = preds["m0"].values.copy()
+        zero[:5, 0] = 0.0
+        zero /= zero.sum(axis=1, keepdims=True)
+        counts = lc.values.copy()
+        counts[:5, 0] += 1  # an annotation where m0 predicts 0
+        lc2 = LabelCounts.from_array(counts, items=lc.items, scale=lc.scale)
+        preds["m0"] = Predictions.from_array(zero, items=lc.items)
+        ev = evaluate(lc2, preds, metrics=["cross_entropy", "manhattan"])
+        table = ev.verdict(n_replicas=20).set_index("metric")
+        ce = table.loc["cross_entropy"]
+        assert ce["not_scored"] == "m0 (5 items infinite)"
+        assert "m0" not in {ce["best"], ce["runner_up"]}
+        assert "not scored: m0 (5 items infinite)" in ce["sentence"]
+        assert "inf" not in ce["sentence"].replace("infinite", "")
+        assert table.loc["manhattan", "not_scored"] == ""
 
 
 class TestTablesPrintWhole:

@@ -1,4 +1,4 @@
-"""Dirichlet helpers of :mod:`dissensus.posterior` and :mod:`dissensus.metrics` (``alpha`` (N, K))."""
+"""Dirichlet helpers of :mod:`dissensus.posterior`, :mod:`dissensus.metrics` and :mod:`dissensus.simulate` (``alpha`` (N, K))."""
 
 from __future__ import annotations
 
@@ -23,4 +23,19 @@ def others_sum(alpha: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     head[:, 1:] = np.cumsum(alpha[:, :-1], axis=1)
     tail[:, :-1] = np.cumsum(alpha[:, :0:-1], axis=1)[:, ::-1]
     out: npt.NDArray[np.float64] = head + tail
+    return out
+
+
+def draw_rows(rng: np.random.Generator, alpha: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """One Dirichlet draw per row of ``alpha`` (N, K), by normalised gamma variates.
+
+    A row whose gammas all underflow (tiny parameters) gets its largest-parameter class.
+    """
+    g = rng.standard_gamma(alpha)
+    s = g.sum(axis=1, keepdims=True)
+    empty = s[:, 0] <= 0
+    if empty.any():
+        g[empty, np.argmax(alpha[empty], axis=1)] = 1.0
+        s = g.sum(axis=1, keepdims=True)
+    out: npt.NDArray[np.float64] = g / s
     return out

@@ -68,6 +68,14 @@ class TestEvaluateCommand:
         for line in table:
             assert "*" in line
 
+    def test_ends_with_the_verdict(self, files, tmp_path, capsys):
+        assert _run(files, tmp_path / "o", "--metrics", "emd,E[emd],debiased[emd]") == EXIT_OK
+        lines = capsys.readouterr().out.splitlines()
+        # one answer for emd (its three estimators), then the expected metric's place
+        assert " under emd (" in lines[-2]
+        assert "cannot be estimated without bias" in lines[-2]
+        assert lines[-1].startswith("The expected metrics (E[...]) are the posterior view")
+
     def test_quiet_on_stderr_when_not_a_terminal(self, files, tmp_path, capsys):
         assert _run(files, tmp_path / "o") == EXIT_OK
         assert capsys.readouterr().err == ""

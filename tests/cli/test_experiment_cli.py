@@ -33,7 +33,13 @@ class TestExperimentCommand:
         assert lines[1].split() == ["metric", "A", "C", "marginal"]
         assert any(line.startswith("E[emd] ↓") for line in lines)
         assert any(line.startswith("test items per bin: 2–3: ") for line in lines)
-        assert any(line.startswith("best under emd: ") for line in lines)
+        # the verdict: one answer per metric (emd ranks by the selected estimator), then the
+        # expected metrics' place as the posterior view
+        assert any(" under emd (" in line and "simulated replicas" in line for line in lines)
+        assert any(
+            line.startswith("The expected metrics (E[...]) are the posterior view")
+            for line in lines
+        )
         assert f"report: {out / 'report.html'}" in printed.out
         assert {p.name for p in out.iterdir()} >= {"report.html", "experiment.json", "summary.csv"}
         assert printed.err == ""  # no progress bar when stderr is not a terminal

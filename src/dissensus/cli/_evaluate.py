@@ -109,6 +109,8 @@ def evaluate_command(
         click.echo(note)
     for kind, path in written.items():
         click.echo(f"wrote {kind}: {path}")
+    for line in ev.verdict_lines():
+        click.echo(line)
 
 
 def _compute(

@@ -100,15 +100,8 @@ def experiment_command(
     if name == "convabuse":
         paper = ", ".join(f"{b}: {n}" for b, n in PAPER_CONVABUSE_TEST_BINS.items())
         click.echo(f"  (Magnani (2025)'s ConvAbuse test split: {paper})")
-    for r in result.verdicts(n_resamples=n_resamples).to_dict(orient="records"):
-        tail = (
-            "same model" if r["best"] == r["best_expected"]
-            else f"reversal, {'' if r['significant'] else 'not '}significant" if r["reversal"]
-            else "different best models, no strict reversal"
-        )  # fmt: skip
-        click.echo(
-            f"best under {r['metric']}: {r['best']}; under {r['expected_metric']}: {r['best_expected']} ({tail})"
-        )
+    for line in result.evaluation.verdict_lines():
+        click.echo(line)
     click.echo(f"report: {written.get('report', written['summary'])}")
     click.echo(f"settings and timings: {written['experiment']}")
 

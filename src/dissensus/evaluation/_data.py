@@ -21,7 +21,7 @@ import pandas as pd
 from dissensus._exceptions import DataError
 from dissensus.evaluation._reading import plain_reading
 from dissensus.evaluation._report import build_document
-from dissensus.evaluation._verdict import verdict_table
+from dissensus.evaluation._verdict import ANSWER_COLUMNS, family_table
 from dissensus.report import Document
 
 #: Keys every ``ReportData.dataset`` mapping must have.
@@ -44,6 +44,7 @@ OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {
     "prior_fit": ("prior", "strength", "log_likelihood", "share_items_weak", "used"),
     "reversal_items": ("reversal", "metric_1", "metric_2", "better_1", "better_2", "item", "n_annotations", "series", "label", "value"),
     "metric_audit": ("metric", "property", "title", "status", "counterexample", "classes", "n_trials", "seed"),
+    "answers": ANSWER_COLUMNS,
 }  # fmt: skip
 _KINDS = frozenset({"pointwise", "expected", "debiased"})
 
@@ -90,6 +91,8 @@ class ReportData:
     reversal_items: pd.DataFrame | None = field(default=None, repr=False)
     metric_audit: pd.DataFrame | None = field(default=None, repr=False)
     annotator_reliability: pd.DataFrame | None = field(default=None, repr=False)
+    #: the verdict, one answer per metric (:meth:`Evaluation.verdict`)
+    answers: pd.DataFrame | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         for name, kind, what in (("title", str, "a str"), ("dataset", Mapping, "a mapping")):
@@ -181,10 +184,17 @@ class ReportData:
             return [str(b) for b in column.cat.categories if str(b) in present]
         return [str(b) for b in pd.unique(column.dropna())]
 
-    @cached_property
+    @property
     def verdict(self) -> pd.DataFrame:
-        """The verdict table of these tables (see :meth:`Evaluation.verdict`)."""
-        return verdict_table(self)
+        """The verdict, one answer per metric (:meth:`Evaluation.verdict`; empty when not computed)."""
+        if self.answers is None:
+            return pd.DataFrame(columns=list(ANSWER_COLUMNS))
+        return self.answers
+
+    @cached_property
+    def family_verdict(self) -> pd.DataFrame:
+        """The best model per metric, family, bin and prior (:func:`family_table`), the report's detail."""
+        return family_table(self)
 
     def reading(self) -> list[str]:
         """A short plain-language reading of the tables, one sentence (or two) per point.

@@ -26,8 +26,8 @@ from dissensus.stats import BinsLike, annotation_bins
 FloatArray = npt.NDArray[np.float64]
 PredictionLike = Predictions | npt.ArrayLike | pd.DataFrame
 
-#: Pointwise metrics scored by default, each with its expected form (EMD only
-#: on ordered scales).
+#: Pointwise metrics scored by default, each with its expected and debiased forms (EMD
+#: only on ordered scales).
 DEFAULT_METRICS: tuple[str, ...] = (
     "cross_entropy",
     "kl_divergence",
@@ -139,6 +139,7 @@ def _resolve_metrics(metrics: Sequence[str] | str | None, ordered: bool) -> list
     if metrics is None:
         base = [m for m in DEFAULT_METRICS if ordered or not get_metric(m).needs_order]
         names = base + [e for m in base if (e := get_metric(m).expected) is not None]
+        names += [d for m in base if (d := get_metric(m).debiased) is not None]
     else:
         names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names:
@@ -192,7 +193,9 @@ def evaluate(
         process by :meth:`~dissensus.Predictions.from_frame`.
     metrics : sequence of str, optional
         Registered metric names (expected ones ``E[emd]``, ...). Default:
-        :data:`DEFAULT_METRICS` (emd on ordered scales only), then the expected form of each.
+        :data:`DEFAULT_METRICS` (emd on ordered scales only), then the expected form of
+        each, then the debiased form of each (the verdict, :meth:`Evaluation.verdict`,
+        selects among them).
     prior : {"jeffreys", "uniform", "empirical", "hierarchical"}, float or array_like, default :data:`~dissensus.posterior.DEFAULT_PRIOR`
         Dirichlet prior of the expected metrics (:func:`dissensus.posterior.dirichlet`);
         Jeffreys (K/2 pseudo-counts) after the prior study in ``docs/priors.md``.

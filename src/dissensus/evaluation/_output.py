@@ -19,7 +19,9 @@ from dissensus._atomic import AtomicFileSet, write_file_atomically
 from dissensus._exceptions import DataError, DegenerateAgreementWarning
 from dissensus._validation import examples
 from dissensus.evaluation._data import ReportData
+from dissensus.evaluation._selection import run_selection
 from dissensus.evaluation._tables import _python, _Tables
+from dissensus.evaluation._verdict import verdict_answers, verdict_lines
 from dissensus.report import (
     VERSION,
     Cell,
@@ -154,34 +156,89 @@ class Evaluation(_Tables):
         return table[columns].assign(classes=K, n_trials=int(n_trials), seed=int(seed))
 
     def verdict(
-        self, *, confidence_level: float = 0.95, n_resamples: int = 1000,
-        priors: Sequence[Any] = _PRIORS,
+        self, *, confidence_level: float = 0.95, n_replicas: int | str = "auto",
+        seed: int | None = None,
     ) -> pd.DataFrame:  # fmt: skip
-        """Which model is best: per family of metrics, per bin of annotations, per prior.
+        """Which model is better, ONE answer per metric, on the evidence that supports it.
 
-        The analysis behind the report's verdict and its plain reading, as one
-        tidy table (the report only renders it); ``priors`` are those of the
-        ``"prior"`` rows (:meth:`prior_sensitivity`, after the evaluation's own).
+        For a metric whose paired difference :math:`f(p, q_A) - f(p, q_B)` is
+        a polynomial in the true distribution ``p`` (``Metric.difference_degree``:
+        cross-entropy, KL, Brier, RPS), the unbiased estimate of the
+        difference of TRUE scores with its interval and the probability that
+        the best model is truly better than the runner-up
+        (``true_differences``). For the others (EMD, L1, JS, ...), whose true
+        values have no unbiased estimator from few annotations, the estimator
+        the parametric bootstrap selects on these data
+        (:meth:`estimator_selection`; ``n_replicas``, ``seed``) ranks the
+        models, and the evidence is the share of simulated replicas in which
+        that estimator orders the best model and the runner-up as their drawn
+        true scores do (``p_better``), and in which it picks the truly best. A model whose
+        mean is infinite under the metric is "not scored" and left out, with
+        the number of infinite items. Computed once per arguments.
 
         Returns
         -------
         DataFrame
-            ``scope, prior, bin, family, metric, best, n_best, wins,
-            n_metrics, runner_up, lead, ci_low, ci_high, significant, n_won,
-            n_significant``. ``scope`` is ``"overall"`` (a row per metric, then
-            per family, ``metric`` missing), ``"bin"`` (per family and bin of
-            annotations per item) or ``"prior"`` (per expected metric and prior,
-            then per prior). ``family`` is the metric's ``Metric.kind``
-            (``"pointwise"``, i.e. empirical, ``"expected"``, ``"debiased"``).
-            ``best``: the best model(s) (``n_best``, joined by ``" = "``); a
-            family's is best under most of its metrics (``wins`` of
-            ``n_metrics``). ``lead``: best minus ``runner_up`` (the next model
-            with a finite mean), its interval and ``significant`` (it excludes
-            zero); for a family, under ``n_significant`` of the ``n_won``
-            metrics a family winner wins, and ``significant`` if under all.
+            ``metric, basis, estimator, form, prior, best, runner_up, diff,
+            ci_low, ci_high, p_better, p_correct_order, p_best, alternatives,
+            n_replicas, not_scored, sentence``, a row per pointwise metric
+            (its forms ``E[f]`` and ``debiased[f]`` are estimators of it).
+            ``basis``: ``"true difference"``, ``"selection"`` or ``"none"``;
+            ``estimator``: ``"unbiased"``, ``"empirical"``, ``"debiased"`` or
+            ``"expected"`` and ``form`` its registered name; ``diff`` (best
+            minus runner-up, the metric's units) and its interval for the
+            true-difference answers; ``p_better`` the probability the best is
+            truly better (selection: the share of replicas in which the estimator
+            orders the two as the truth does); ``sentence`` the answer in words (:meth:`verdict_lines`).
         """
-        options: dict[str, Any] = {"confidence_level": confidence_level, "n_resamples": n_resamples}
-        return self._report_data(options, priors).verdict
+        key = (float(confidence_level), str(n_replicas), seed)
+        cache: dict[Any, pd.DataFrame] = self.__dict__.setdefault("_verdict_cache", {})
+        if key not in cache:
+            cache[key] = verdict_answers(
+                self, confidence_level=confidence_level, n_replicas=n_replicas, seed=seed
+            )
+        return cache[key].copy()
+
+    def verdict_lines(self, **options: Any) -> list[str]:
+        """The verdict's sentences (:meth:`verdict`, ``options`` its arguments), then where the expected metrics stand."""
+        expected = any(m.needs_posterior for m in self._metrics)
+        return verdict_lines(self.verdict(**options), prior=self.prior, expected=expected)
+
+    def estimator_selection(
+        self, *, metrics: Sequence[str] | None = None, n_replicas: int | str = "auto",
+        seed: int | None = None, pairs: bool = False,
+    ) -> pd.DataFrame:  # fmt: skip
+        """Which estimator (empirical, debiased, expected) ranks these models most reliably on these data.
+
+        A parametric bootstrap in the data's own world
+        (:func:`dissensus.metrics.selection.select_estimators`; empirical or
+        debiased is selected, the expected form is measured as the posterior view): every item's
+        plausible truth is drawn from its posterior under the prior the data
+        support best (:meth:`prior_fit`'s highest likelihood), its annotations
+        are redrawn at its observed count, and each estimator's ranking of the
+        models is compared with the drawn truth's. ``metrics``: the pointwise
+        metrics (or their forms) to study, default every one evaluated;
+        ``n_replicas``: ``"auto"`` (until every Monte Carlo standard error is
+        at most 0.02; 100 to 625 replicas) or a number; ``seed``: default the
+        evaluation's. Computed once per arguments.
+
+        Returns ``metric, estimator, form, prior, p_correct_order,
+        se_correct_order, p_best, se_best, selected, n_replicas, n_items`` (a
+        row per metric and estimator), or with ``pairs=True`` ``metric,
+        model_a, model_b, estimator, p_a_above_b, p_true_a_above_b,
+        p_correct`` (a row per metric, model pair and estimator).
+        """
+        key = (None if metrics is None else tuple(metrics), str(n_replicas), seed)
+        cache: dict[Any, Any] = self.__dict__.setdefault("_selection_cache", {})
+        if key not in cache:
+            t = time.perf_counter()
+            used = self.seed if seed is None else seed
+            cache[key] = run_selection(
+                self, metrics, n_replicas, used if isinstance(used, int) else 0
+            )
+            self.timings["estimator selection"] = time.perf_counter() - t
+        sel = cache[key]
+        return sel.pairs.copy() if pairs else sel.summary.copy()
 
     def report_data(
         self, *, title: str = "Model evaluation", confidence_level: float = 0.95,
@@ -225,7 +282,8 @@ class Evaluation(_Tables):
             title=extra.pop("title", ""), dataset=self.dataset_info(),
             annotations_per_item=np.asarray(self.n_annotations, dtype=np.int64),
             agreement=extra.pop("agreement", None), **tables, metrics_info=self.metrics_info(),
-            prior_sensitivity=sensitivity, prior_fit=fit, **extra,
+            prior_sensitivity=sensitivity, prior_fit=fit,
+            answers=self.verdict(confidence_level=options["confidence_level"]), **extra,
         )  # fmt: skip
 
     def report(

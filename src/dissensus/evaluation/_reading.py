@@ -43,7 +43,7 @@ def flag(value: Any) -> bool:
 
 
 def _metric_rows(data: ReportData, scope: str = "overall") -> pd.DataFrame:
-    v = data.verdict
+    v = data.family_verdict
     return v[(v["scope"] == scope) & v["metric"].notna() & (v["best"] != "")]
 
 

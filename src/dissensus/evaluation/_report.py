@@ -78,9 +78,35 @@ def _lookup(table: pd.DataFrame, first: str, second: str) -> dict[tuple[str, str
 # --- tables ------------------------------------------------------------------------------------
 
 
+def answers_table(data: ReportData) -> Table:
+    """The verdict, one row per metric: the answer, on what it rests, its numbers."""
+    rows: list[list[Cell | str]] = []
+    for r in data.verdict.to_dict("records"):
+        if is_missing(r["best"]):
+            continue
+        if r["basis"] == "true difference":
+            evidence = (
+                f"{format_number(r['diff'])} {format_interval(r['ci_low'], r['ci_high'])}, "
+                f"P = {format_number(r['p_better'], digits=2)}"
+            )
+        else:
+            evidence = (
+                f"ordered right in {format_percent(r['p_better'])} of {r['n_replicas']} replicas"
+            )
+        estimator = str(r["estimator"]) + (
+            f" ({r['prior']})" if r["estimator"] == "expected" else ""
+        )
+        rows.append([
+            str(r["metric"]), Cell(str(r["best"]), best=True), str(r["runner_up"]), evidence,
+            estimator, str(r["not_scored"]) or MISSING,
+        ])  # fmt: skip
+    header = ["Metric", "Better model", "Runner-up", "Evidence", "Estimator", "Not scored"]
+    return Table(header, rows, align="llllll", id="answers-table")
+
+
 def verdict_table(data: ReportData) -> Table:
     """Best model per family of metrics, how often its lead is significant, per bin."""
-    v = data.verdict
+    v = data.family_verdict
     per_bin = v[v["scope"] == "bin"]
     rows: list[list[Cell | str]] = []
     flags = []
@@ -115,7 +141,7 @@ def prior_table(data: ReportData) -> Table:
     The evaluation's prior is marked "used" and the one the data support best
     (highest marginal likelihood) "★ best fit".
     """
-    v = data.verdict
+    v = data.family_verdict
     rows = v[(v["scope"] == "prior") & v["metric"].notna()]
     priors = [str(p) for p in pd.unique(rows["prior"])]
     fit = data.prior_fit if data.prior_fit is not None else pd.DataFrame(columns=["prior", "used"])
@@ -326,19 +352,31 @@ def dataset_facts(data: ReportData) -> Table:
 
 
 def _verdict_section(data: ReportData) -> Section:
-    verdict, priors = verdict_table(data), prior_table(data)
+    verdict, priors, answers = verdict_table(data), prior_table(data), answers_table(data)
     notes, warning = prior_sentences(data)
     statements = reversal_statements(data)
     n_items = int(data.dataset["n_items"])
+    sentences = [str(s) for s in data.verdict["sentence"]]
     return Section(
         "Verdict",
-        verdict if verdict.rows else None,
+        Bullets(sentences) if sentences else None,
+        answers if answers.rows else None,
         _legend(
+            "One answer per metric. Cross-entropy, KL, Brier and RPS: the paired difference of "
+            "TRUE scores has an unbiased estimator, given with its interval and the probability "
+            "that the better model is truly better. Other metrics (EMD, L1, JS, ...): their true "
+            "values cannot be estimated without bias from few annotations; the estimator that "
+            "ranks the models most reliably in simulated replicas of these data (the items' "
+            "plausible truths under the prior the data support, annotations redrawn at their "
+            "counts) ranks them, and the evidence is the share of replicas in which it orders the two "
+            "models as their true scores do. Expected metrics are the posterior view under the prior."
+        ) if answers.rows else None,
+        Section("Rankings by family of metrics", verdict, _legend(
             "Best model: the one best under most metrics of the family. “Lead significant”: under "
             "how many of the metrics it wins, the paired interval of its lead over the runner-up "
             "excludes zero. The last column lists the bins of annotations per item where another "
             "model is best."
-        ) if verdict.rows else None,
+        )) if verdict.rows else None,
         Paragraph(Span("Prior check."), f" {warning}", style="warning") if warning else None,
         Section(
             "Robustness to the prior",

@@ -1,7 +1,12 @@
 """The verdict of an evaluation (:meth:`Evaluation.verdict`, whose docstring describes it).
 
-:func:`verdict_table` holds every "which model wins" answer of the report,
-with the counts its sentences quote; the report and its reading only render it.
+:func:`verdict_answers` gives ONE answer per metric: from the unbiased estimate of
+the difference of TRUE scores where the metric's paired difference is a polynomial
+of the true distribution (``Metric.difference_degree``: cross-entropy, KL, Brier,
+RPS), else from the estimator the parametric bootstrap selects on the data
+(:meth:`Evaluation.estimator_selection`). :func:`family_table` holds the
+per-family, per-bin and per-prior rankings of the report's detail, with the counts
+its sentences quote; the report and its reading only render them.
 """
 
 from __future__ import annotations
@@ -10,15 +15,25 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
-from dissensus.report import is_missing
+from dissensus.evaluation._selection import base_metrics, observed_scores, supported_prior
+from dissensus.metrics import REGISTRY, get_metric
+from dissensus.report import format_interval, format_number, is_missing
 
 if TYPE_CHECKING:
     from dissensus.evaluation._data import ReportData
+    from dissensus.evaluation._tables import _Tables
 
 
-#: Columns of :func:`verdict_table`.
+#: Columns of :func:`verdict_answers` (one row per metric).
+ANSWER_COLUMNS = (
+    "metric", "basis", "estimator", "form", "prior", "best", "runner_up", "diff", "ci_low",
+    "ci_high", "p_better", "p_correct_order", "p_best", "alternatives", "n_replicas",
+    "not_scored", "sentence",
+)  # fmt: skip
+#: Columns of :func:`family_table`.
 VERDICT_COLUMNS = (
     "scope", "prior", "bin", "family", "metric", "best", "n_best", "wins", "n_metrics",
     "runner_up", "lead", "ci_low", "ci_high", "significant", "n_won", "n_significant",
@@ -69,8 +84,16 @@ def _family(
     }  # fmt: skip
 
 
-def verdict_table(data: ReportData) -> pd.DataFrame:
-    """The verdict (module docstring) of a report's tables."""
+def family_table(data: ReportData) -> pd.DataFrame:
+    """Best model per metric, family of metrics, bin and prior, from a report's tables.
+
+    ``scope, prior, bin, family, metric, best, n_best, wins, n_metrics,
+    runner_up, lead, ci_low, ci_high, significant, n_won, n_significant``:
+    ``scope`` is ``"overall"`` (a row per metric, then per family, ``metric``
+    missing), ``"bin"`` (per family and bin) or ``"prior"`` (per expected
+    metric and prior, then per prior); ``lead`` is best minus ``runner_up``
+    with its bootstrap interval (of the estimates, not of the true scores).
+    """
     models, metrics, bins = data.models, data.metrics, data.bins()
     prior = str(data.dataset["prior"])
     summary, differences = data.summary, data.differences
@@ -128,3 +151,175 @@ def verdict_table(data: ReportData) -> pd.DataFrame:
     types = dict.fromkeys(("n_best", "wins", "n_metrics", "n_won", "n_significant"), "Int64")
     types |= dict.fromkeys(("lead", "ci_low", "ci_high"), "float64") | {"significant": "boolean"}
     return pd.DataFrame(rows, columns=list(VERDICT_COLUMNS)).astype(types)
+
+
+# --------------------------------------------------------------------------- one answer per metric
+
+
+def difference_degree(metric: str) -> int | None:
+    """The degree in the true distribution of the metric's paired difference (None: not polynomial)."""
+    degree = getattr(get_metric(metric), "difference_degree", None)
+    return None if degree is None else int(degree)
+
+
+def _oriented(row: Mapping[str, Any], flip: bool) -> tuple[float, float, float, float]:
+    """(diff, ci_low, ci_high, p_a_better) of a true_differences row, as ``b - a`` when ``flip``."""
+    d, lo, hi, p = (float(row[k]) for k in ("diff", "ci_low", "ci_high", "p_a_better"))
+    return (-d, -hi, -lo, 1.0 - p) if flip else (d, lo, hi, p)
+
+
+def _counts_phrase(n: npt.NDArray[np.int64]) -> str:
+    """The middle 80% of annotations per item as "2–3" (one number when they agree)."""
+    lo, hi = (int(v) for v in np.percentile(n, [10, 90], method="nearest"))
+    return f"{lo}" if lo == hi else f"{lo}–{hi}"
+
+
+def _ranking(
+    ev: _Tables, form: str, alpha0: npt.NDArray[np.float64] | None
+) -> tuple[list[str], str]:
+    """(scored models from best to worst, "M (k items infinite)" for the others)."""
+    if form in ev.metrics and (not get_metric(form).needs_posterior or alpha0 is None):
+        scores = ev.values[ev.metrics.index(form)]  # noqa: PD011  (the score array)
+    else:
+        scores = observed_scores(ev, form, alpha0)
+    with np.errstate(invalid="ignore", over="ignore"):
+        means = scores.mean(axis=1)
+    lower = get_metric(form).lower_is_better
+    finite = np.isfinite(means)
+    order = [int(j) for j in np.argsort(means if lower else -means, kind="stable") if finite[j]]
+    bad = [
+        f"{ev.models[j]} ({int((~np.isfinite(scores[j])).sum()):,} items infinite)"
+        for j in range(len(ev.models)) if not finite[j]
+    ]  # fmt: skip
+    return [ev.models[j] for j in order], ", ".join(bad)
+
+
+def _true_answer(ev: _Tables, base: str, true: pd.DataFrame, row: dict[str, Any]) -> dict[str, Any]:
+    """The answer from the unbiased estimate of the true difference (``true``: true_differences)."""
+    forms = [
+        m for m in pd.unique(true["metric"].astype(str)) if (get_metric(m).pointwise or m) == base
+    ]
+    form = base if base in forms else forms[0]
+    scored, bad = _ranking(ev, form, None)
+    row.update(basis="true difference", estimator="unbiased", form=form, not_scored=bad)
+    if len(scored) < 2:
+        return row
+    a, b = scored[:2]
+    rows = true[true["metric"].astype(str) == form]
+    first, second = rows["model_a"].astype(str), rows["model_b"].astype(str)
+    hit = rows[((first == a) & (second == b)) | ((first == b) & (second == a))]
+    if hit.empty:
+        return row
+    rec = hit.iloc[0].to_dict()
+    d, lo, hi, p = _oriented(rec, flip=str(rec["model_a"]) != a)
+    row.update(best=a, runner_up=b, diff=d, ci_low=lo, ci_high=hi, p_better=p)
+    row["sentence"] = (
+        f"{a} is better than {b} on the true distribution under {base}, P = {p:.2f}, difference "
+        f"{format_number(d)} {format_interval(lo, hi)} (unbiased estimator)"
+    )
+    return row
+
+
+def _selected_answer(
+    ev: _Tables, base: str, sel: pd.DataFrame, pairs: pd.DataFrame, *,
+    alpha0: npt.NDArray[np.float64], row: dict[str, Any],
+) -> dict[str, Any]:  # fmt: skip
+    """The answer from the estimator the parametric bootstrap selects."""
+    rows = sel[sel["metric"].astype(str) == base]
+    pick = rows[rows["selected"].astype(bool)].iloc[0]
+    est, form = str(pick["estimator"]), str(pick["form"])
+    scored, bad = _ranking(ev, form, alpha0)
+    others = rows[~rows["selected"].astype(bool)]
+    alternatives = ", ".join(
+        f"{r.estimator} {100 * float(r.p_best):.0f}%" for r in others.itertuples()
+    )
+    row.update(
+        basis="selection", estimator=est, form=form, prior=str(pick["prior"]), not_scored=bad,
+        p_correct_order=float(pick["p_correct_order"]), p_best=float(pick["p_best"]),
+        alternatives=alternatives, n_replicas=int(pick["n_replicas"]),
+    )  # fmt: skip
+    if len(scored) < 2:
+        return row
+    a, b = scored[:2]
+    sub = pairs[(pairs["metric"].astype(str) == base) & (pairs["estimator"].astype(str) == est)]
+    first, second = sub["model_a"].astype(str), sub["model_b"].astype(str)
+    same, flipped = sub[(first == a) & (second == b)], sub[(first == b) & (second == a)]
+    hit = same if len(same) else flipped
+    if hit.empty:
+        return row
+    p = float(hit["p_correct"].iloc[0])
+    what = f"{est} estimator" + (f" under the {pick['prior']} prior" if est == "expected" else "")
+    n_phrase = _counts_phrase(ev.n_annotations[ev.n_annotations > 0])
+    row.update(best=a, runner_up=b, p_better=p)
+    row["sentence"] = (
+        f"{a} ranks above {b} under {base} ({what}); in {int(pick['n_replicas'])} simulated "
+        f"replicas of your data this estimator orders the two as their true scores do in "
+        f"{100 * p:.0f}% and picks the truly best model in {100 * float(pick['p_best']):.0f}% "
+        f"(chosen over {alternatives}); the size of the {base} difference cannot be estimated "
+        f"without bias from {n_phrase} annotations per item"
+    )
+    if ev.counts.scale.ordered and "rps" in REGISTRY:
+        row["sentence"] += (
+            "; RPS is the ordinal metric that can be judged without bias from 2 annotations"
+        )
+    return row
+
+
+def verdict_answers(
+    ev: _Tables, *, confidence_level: float = 0.95, n_replicas: int | str = "auto",
+    seed: int | None = None,
+) -> pd.DataFrame:  # fmt: skip
+    """One answer per pointwise metric of an evaluation (module docstring; :meth:`Evaluation.verdict`)."""
+    bases = base_metrics(ev.metrics)
+    true = None
+    if hasattr(ev, "true_differences") and any(difference_degree(b) is not None for b in bases):
+        true = ev.true_differences(confidence_level=confidence_level)
+    has_true = (
+        set()
+        if true is None
+        else {get_metric(m).pointwise or m for m in true["metric"].astype(str)}
+    )
+    rest = [b for b in bases if b not in has_true]
+    sel = pairs = None
+    alpha0 = None
+    if rest and len(ev.models) >= 2 and ev.predictions is not None:
+        sel = ev.estimator_selection(metrics=rest, n_replicas=n_replicas, seed=seed)  # type: ignore[attr-defined]
+        pairs = ev.estimator_selection(metrics=rest, n_replicas=n_replicas, seed=seed, pairs=True)  # type: ignore[attr-defined]
+        alpha0 = supported_prior(ev)[1]
+    out = []
+    for base in bases:
+        row: dict[str, Any] = dict.fromkeys(ANSWER_COLUMNS)
+        row.update(metric=base, basis="none", not_scored="")
+        if true is not None and base in has_true:
+            row = _true_answer(ev, base, true, row)
+        elif sel is not None and pairs is not None and alpha0 is not None:
+            row = _selected_answer(ev, base, sel, pairs, alpha0=alpha0, row=row)
+        if row["sentence"] is None:
+            row["sentence"] = (
+                f"{base}: no verdict (fewer than two models with a finite mean, or no kept predictions)"
+            )
+        if row["not_scored"]:
+            row["sentence"] += (
+                f"; not scored: {row['not_scored']} (a zero prediction where an annotation or the posterior puts mass; smooth the predictions with a stated epsilon)"
+            )
+        row["sentence"] += "."
+        out.append(row)
+    types = dict.fromkeys(
+        ("diff", "ci_low", "ci_high", "p_better", "p_correct_order", "p_best"), "float64"
+    )
+    return pd.DataFrame(out, columns=list(ANSWER_COLUMNS)).astype(types | {"n_replicas": "Int64"})
+
+
+def verdict_lines(
+    answers: pd.DataFrame, *, prior: str | None = None, expected: bool = False
+) -> list[str]:
+    """The verdict's sentences, then, when ``expected`` metrics were scored, where they stand."""
+    lines = [str(s) for s in answers["sentence"]]
+    if expected:
+        picked = answers["estimator"].astype(str).eq("expected").any()
+        lines.append(
+            f"The expected metrics (E[...]) are the posterior view under the {prior} prior"
+            + ("; the verdict uses an expected form only where the selection picks it." if picked
+               else "; the selection picks none of them, so they are not part of the verdict.")
+        )  # fmt: skip
+    return lines

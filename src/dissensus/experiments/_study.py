@@ -124,30 +124,9 @@ class ExperimentResult:
         size = np.bincount(codes, minlength=len(labels))
         return pd.DataFrame({"bin": labels, "n_items": size.astype(np.int64)})
 
-    def verdicts(self, *, n_resamples: int = 1000) -> pd.DataFrame:
-        """Best model under each pointwise metric and under its expected form.
-
-        Returns ``metric, expected_metric, best, best_expected, reversal,
-        significant``: the best model under each (:meth:`Evaluation.verdict`,
-        ties joined by ``"="``); ``reversal`` when the two best models differ
-        and the two metrics order them oppositely; ``significant`` when the
-        paired bootstrap intervals of their difference exclude zero under both.
-        """
-        ev = self.evaluation
-        v = ev.verdict(n_resamples=n_resamples, priors=())
-        v = v[(v["scope"] == "overall") & v["metric"].notna()]
-        best = dict(zip(v["metric"], v["best"].str.split(" = "), strict=True))
-        rev = ev.reversals(n_resamples=n_resamples)
-        rows = []
-        for m in [m for m in ev.metrics if f"E[{m}]" in ev.metrics]:
-            em, pair = f"E[{m}]", {best[m][0], best[f"E[{m}]"][0]}
-            hit = rev[(rev["metric_1"] == m) & (rev["metric_2"] == em)]
-            hit = hit[hit["model_a"].isin(pair) & hit["model_b"].isin(pair)]
-            reversal = len(pair) == 2 and len(hit) > 0
-            significant = bool(reversal and (hit["significant_1"] & hit["significant_2"]).any())
-            rows.append((m, em, "=".join(best[m]), "=".join(best[em]), reversal, significant))
-        columns = ["metric", "expected_metric", "best", "best_expected", "reversal", "significant"]
-        return pd.DataFrame(rows, columns=columns)
+    def verdicts(self) -> pd.DataFrame:
+        """The evaluation's verdict, one answer per metric (:meth:`Evaluation.verdict`)."""
+        return self.evaluation.verdict()
 
     def to_json(self, *, indent: int | None = 2) -> str:
         """Settings, timings and the split's per-bin counts as JSON."""

@@ -58,6 +58,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from dissensus._dirichlet import draw_rows
 from dissensus._validation import SeedLike, as_generator, check_option, examples
 from dissensus.data import Annotations, LabelCounts, Scale
 from dissensus.posterior import soft_labels
@@ -82,16 +83,8 @@ def check_integer(func: str, name: str, value: Any, low: int = 1) -> int:
 
 
 def _dirichlet_rows(rng: np.random.Generator, a: FloatArray) -> FloatArray:
-    """One Dirichlet draw per row of ``a`` (N, K), by normalised gammas."""
-    g = rng.standard_gamma(a)
-    s = g.sum(axis=1, keepdims=True)
-    # a row whose gammas all underflow (tiny parameters) gets its largest-parameter class
-    empty = s[:, 0] <= 0
-    if empty.any():
-        g[empty, np.argmax(a[empty], axis=1)] = 1.0
-        s = g.sum(axis=1, keepdims=True)
-    out: FloatArray = g / s
-    return out
+    """One Dirichlet draw per row of ``a`` (N, K) (:func:`dissensus._dirichlet.draw_rows`)."""
+    return draw_rows(rng, a)
 
 
 def _sample_labels(rng: np.random.Generator, probs: FloatArray) -> IntArray:
