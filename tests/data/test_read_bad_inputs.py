@@ -25,7 +25,13 @@ import pytest
 
 from dissensus import DataError
 from dissensus.cli import EXIT_BAD_INPUT, main
-from dissensus.data import _tables, read_annotations, read_lewidi, read_predictions
+from dissensus.data import (
+    _tables,
+    read_annotations,
+    read_lewidi,
+    read_predictions,
+    read_set_annotations,
+)
 from dissensus.metrics.lewidi import read_lewidi_predictions
 
 Content = bytes | Callable[[], bytes]
@@ -298,6 +304,43 @@ class TestBadPredictionFiles:
         out = tmp_path / "out"
         code, err = _cli("evaluate", ann, "--pred", f"m={pred}", "--out", out, capsys=capsys)
         _assert_clear(code, err, fragment)
+
+
+#: (case, file name, content, fragment) for files of sets of labels.
+SET_CASES: list[tuple[str, str, Content, str]] = [
+    ("header_only", "s.csv", b"item,annotator,label\n", "has a header but no rows"),
+    ("all_labels_empty", "s.csv", b"item,annotator,label\n1,a,\n", "all 1 labels"),
+    ("gzip_as_csv", "s.csv", lambda: gzip.compress(_LONG), "is gzip-compressed"),
+    (
+        "dict_label",
+        "s.jsonl",
+        _jsonl({"item": 1, "annotator": "a", "label": {"x": 1}}),
+        "column 'label' holds a dict {'x': 1} at line 1",
+    ),
+    ("deep_cell", "s.csv", f'item,annotator,label\n1,a,"{DEEP}"\n'.encode(), "cannot read"),
+    (
+        "deep_jsonl",
+        "s.jsonl",
+        f'{{"item": 1, "annotator": "a", "label": {DEEP}}}\n'.encode(),
+        "JSON nested too deeply",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "fragment"), [c[1:] for c in SET_CASES], ids=[c[0] for c in SET_CASES]
+)
+class TestBadSetFiles:
+    def test_read_set_annotations_refuses(self, tmp_path, name, content, fragment):
+        with pytest.raises(DataError) as info:
+            read_set_annotations(_write(tmp_path, name, content))
+        assert fragment in str(info.value)
+
+    def test_agreement_sets_refuses_with_exit_2(self, tmp_path, capsys, name, content, fragment):
+        path = _write(tmp_path, name, content)
+        code, err = _cli("agreement", "--sets", path, capsys=capsys)
+        _assert_clear(code, err, fragment)
+        assert len(err) < 2000
 
 
 class TestFlagsNotParameters:

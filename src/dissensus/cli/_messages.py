@@ -50,11 +50,24 @@ FLAG_HINTS: tuple[tuple[str, Replacement], ...] = (
 _COMPILED = tuple((re.compile(p), r) for p, r in FLAG_HINTS)
 
 
+#: A run of this many characters without a space (a cell 50,000 brackets deep) is shortened.
+LONGEST_WORD = 300
+_LONG_WORD = re.compile(rf"\S{{{LONGEST_WORD + 1},}}")
+
+
+def _shorten(match: re.Match[str]) -> str:
+    word = match[0]
+    return f"{word[:100]}…{word[-40:]} ({len(word):,} characters)"
+
+
 def cli_message(text: str) -> str:
-    """``text`` with every keyword-argument hint (``how='inner'``) replaced by its flag."""
+    """``text`` with every keyword-argument hint (``how='inner'``) replaced by its flag.
+
+    A value quoted whole from the input (a huge cell) is shortened to one readable line.
+    """
     for pattern, replacement in _COMPILED:
         text = pattern.sub(replacement, text)
-    return text
+    return _LONG_WORD.sub(_shorten, text)
 
 
 def format_hint(path: str | Path) -> str | None:

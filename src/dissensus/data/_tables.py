@@ -548,26 +548,28 @@ def _read_jsonl(path: Path, ids: Sequence[str] = ()) -> pd.DataFrame:
 
 
 # -- tables -----------------------------------------------------------------------------
-def nested_cells(values: pd.Series) -> npt.NDArray[np.intp]:
+def nested_cells(values: pd.Series, *, dicts_only: bool = False) -> npt.NDArray[np.intp]:
     """Positions of cells holding a list, a dict or an array (JSON lists, Parquet list columns)."""
     if values.dtype != object:
         return np.empty(0, dtype=np.intp)
     cells = values.to_numpy()
-    nested = np.fromiter(
-        (isinstance(v, list | dict | tuple | np.ndarray) for v in cells), bool, len(cells)
-    )
+    kinds = dict if dicts_only else list | dict | tuple | np.ndarray
+    nested = np.fromiter((isinstance(v, kinds) for v in cells), bool, len(cells))
     return np.flatnonzero(nested)
 
 
-def refuse_nested(df: pd.DataFrame, columns: Sequence[str], path: PathLike, role: str) -> None:
+def refuse_nested(
+    df: pd.DataFrame, columns: Sequence[str], path: PathLike, role: str, *, sets: bool = False
+) -> None:
     """Refuse list/dict cells in ``columns``, where one value is expected, naming the line.
 
-    ``role`` ends the message: what the cell should be, and the fix.
+    ``role`` ends the message: what the cell should be, and the fix. ``sets``:
+    a list is a set of labels, only a dict (a JSON object) is refused.
     """
     for column in columns:
         if column not in df.columns:
             continue
-        bad = nested_cells(df[column])
+        bad = nested_cells(df[column], dicts_only=sets)
         if bad.size:
             value = df[column].iloc[bad[0]]
             msg = f"'{path}': column {column!r} holds a {type(value).__name__} {shown(value)} at {locations(df.index, bad, str(path))}; {role}."
