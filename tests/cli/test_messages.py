@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dissensus.cli._messages import LONGEST_WORD, cli_message
+from dissensus.cli._messages import FLAG_PARAMETERS, LONGEST_WORD, cli_message
 
 
 @pytest.mark.parametrize(
@@ -56,3 +56,43 @@ def test_a_huge_quoted_value_is_shortened_to_one_readable_line() -> None:
 def test_words_up_to_the_limit_are_kept() -> None:
     word = "x" * LONGEST_WORD
     assert cli_message(f"file {word} is bad") == f"file {word} is bad"
+
+
+def _cli_flags() -> set[str]:
+    """Every long flag of every dissensus command."""
+    import click  # noqa: PLC0415
+
+    from dissensus.cli import cli  # noqa: PLC0415
+
+    ctx = click.Context(cli)
+    flags: set[str] = set()
+    for name in cli.list_commands(ctx):
+        command = cli.get_command(ctx, name)
+        assert command is not None
+        for param in command.params:
+            flags.update(o for o in [*param.opts, *param.secondary_opts] if o.startswith("--"))
+    return flags
+
+
+def test_every_parameter_translated_to_a_flag_is_a_flag() -> None:
+    flags = _cli_flags()
+    missing = {f"--{p.replace('_', '-')}" for p in FLAG_PARAMETERS} - flags
+    assert not missing
+
+
+@pytest.mark.parametrize(
+    ("library", "cli"),
+    [
+        ("The 'prior' parameter of dirichlet must be finite", "--prior must be finite"),
+        (
+            "The 'confidence_level' parameter of report must be in (0, 1)",
+            "--confidence-level must be in (0, 1)",
+        ),
+        (
+            "The 'alpha' parameter of f must be positive",
+            "The 'alpha' parameter of f must be positive",
+        ),
+    ],
+)
+def test_parameter_errors_name_the_flag_when_there_is_one(library: str, cli: str) -> None:
+    assert cli_message(library) == cli
