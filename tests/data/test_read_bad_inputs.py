@@ -526,6 +526,18 @@ class TestExactIds:
         )
         assert [int(i) for i in read_annotations(path).items] == ids
 
+    def test_float_ids_beyond_2_53_are_refused(self, tmp_path):
+        path = tmp_path / "a.parquet"
+        ids = [2.0**53, 1.0]
+        pd.DataFrame({"item": ids, "annotator": "a", "label": [1, 2]}).to_parquet(path)
+        with pytest.raises(DataError, match=r"ids as floating-point numbers, and the ids at row 1"):
+            read_annotations(path)
+
+    def test_small_float_ids_are_read(self, tmp_path):
+        path = tmp_path / "a.parquet"
+        pd.DataFrame({"item": [1.5, 2.0], "annotator": "a", "label": [1, 2]}).to_parquet(path)
+        assert list(read_annotations(path).items) == [1.5, 2.0]
+
     def test_predictions_jsonl_and_parquet(self, tmp_path):
         records = [{"item": i, "1": 0.5, "2": 0.5} for i in BIG_IDS]
         jsonl = read_predictions(_write(tmp_path, "p.jsonl", _jsonl(*records)))

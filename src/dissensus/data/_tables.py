@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import csv
+import decimal
 import io
 import json
 import math
@@ -47,6 +48,8 @@ _DECODE_SLICE = 1 << 24
 #: 10**0 ... 10**18: the number of them <= |n| is the number of digits of n.
 _POWERS_OF_TEN = 10 ** np.arange(19, dtype=np.int64)
 _FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+#: From 2**53 on, float64 does not hold every integer: ids stored as floats there are not exact.
+_EXACT_FLOAT = 2.0**53
 _UNCLOSED = re.compile(r"EOF inside string starting at row (\d+)")
 #: Most bytes read from a pipe: a stream that never ends is refused, not read until memory runs out.
 MAX_PIPE_BYTES = 1 << 32
@@ -448,6 +451,8 @@ def exact_id_column(values: pd.Series) -> pd.Series:
     if values.dtype != object:
         return values
     cells = values.to_numpy()
+    if any(isinstance(v, decimal.Decimal) for v in cells):  # 1.10 == 1.1: keep the text
+        return values.map(lambda v: str(v) if isinstance(v, decimal.Decimal) else v)
     whole = np.fromiter(
         (isinstance(v, int) and not isinstance(v, bool) for v in cells), bool, len(cells)
     )
@@ -572,7 +577,8 @@ def refuse_nested(
         bad = nested_cells(df[column], dicts_only=sets)
         if bad.size:
             value = df[column].iloc[bad[0]]
-            msg = f"'{path}': column {column!r} holds a {type(value).__name__} {shown(value)} at {locations(df.index, bad, str(path))}; {role}."
+            kind = "list" if isinstance(value, np.ndarray) else type(value).__name__
+            msg = f"'{path}': column {column!r} holds a {kind} {shown(value)} at {locations(df.index, bad, str(path))}; {role}."
             raise DataError(msg)
 
 
@@ -593,9 +599,15 @@ def refuse_merging_ids(df: pd.DataFrame, ids: Sequence[str], path: PathLike) -> 
     """Refuse typed ids (JSON, Parquet) that differ but compare equal: ``true``/``1``, ``1.0``/``1``.
 
     CSV ids are text, so ``"1.0"`` and ``"1"`` stay two ids; a JSON reader
-    would otherwise merge them without a word.
+    would otherwise merge them without a word. Floating-point ids of 2**53 or
+    more are refused too: the file cannot tell 2**53 + 1 from 2**53 any more.
     """
     for column in ids:
+        if column in df.columns and df[column].dtype.kind == "f":
+            big = np.flatnonzero(np.abs(df[column].to_numpy()) >= _EXACT_FLOAT)
+            if big.size:
+                msg = f"'{path}': column {column!r} stores ids as floating-point numbers, and the ids at {locations(df.index, big, str(path))} (e.g. {py(df[column].iloc[big[0]])!r}) are 2**53 or more, where neighbouring ids are one number (2**53 + 1 == 2**53); the ids may already be merged. Write the ids as integers or as text."
+                raise DataError(msg)
         if column not in df.columns or df[column].dtype != object:
             continue
         cells = [v for v in df[column].to_numpy() if v is not None and v == v]  # noqa: PLR0124 - NaN
