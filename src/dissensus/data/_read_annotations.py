@@ -219,6 +219,7 @@ def read_set_annotations(
         )
     ids = [c for c in (item, annotator) if c is not None]
     df = read_frame(p, fmt, sep, ids=ids, na_values=na_values)
+    refuse_nested(df, [label], path, 'a set of labels is a list, e.g. ["a", "b"]', sets=True)
     refuse_nested(df, list(meta), path, _ONE_META)
     refuse_all_empty(df, [label], path, "labels")
     return SetAnnotations.from_frame(

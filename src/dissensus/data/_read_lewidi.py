@@ -81,6 +81,10 @@ def _lewidi_record(record: Any, where: str) -> tuple[list[Any], list[Any] | None
     else:  # LeWiDi 2023: "1,0,0,1" with "Ann1,Ann2,Ann3,Ann4"
         listed = _split_field(raw)
         given = _split_field(record.get("annotators"))
+        nested = [a for a in given if isinstance(a, list | dict) or a is None]
+        if nested:
+            msg = f"{where}: annotator {shown(nested[0])} is not an id; annotators are strings or numbers."
+            raise DataError(msg)
         annotators = [str(a) for a in given] if "annotators" in record else None
     filled = [not _blank(v) for v in listed]
     if annotators is not None and any(filled) and len(annotators) != len(listed):
@@ -371,7 +375,11 @@ def read_lewidi(
         annotator_col.extend(annotators)
         label_col.extend(labels)
         for m in keep:
-            meta_cols[m].extend([record.get(m)] * len(labels))
+            value = record.get(m)
+            if isinstance(value, list | dict):
+                msg = f"{where}: field {m!r} is {shown(value)}; a field kept as meta is one value (a string or a number) per record. Name the fields to keep with meta=[...] (CLI: --meta COL,COL)."
+                raise DataError(msg)
+            meta_cols[m].extend([value] * len(labels))
         # Only a flat distribution is comparable with single labels; VariErrNLI's
         # nested per-label marginals ({"entailment": {"0": .5, "1": .5}, ...}) are not.
         file_soft = _soft_label(record.get("soft_label"), where, multi)

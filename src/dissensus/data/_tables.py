@@ -10,8 +10,10 @@ from __future__ import annotations
 import codecs
 import contextlib
 import csv
+import decimal
 import io
 import json
+import math
 import os
 import re
 import reprlib
@@ -46,6 +48,9 @@ _DECODE_SLICE = 1 << 24
 #: 10**0 ... 10**18: the number of them <= |n| is the number of digits of n.
 _POWERS_OF_TEN = 10 ** np.arange(19, dtype=np.int64)
 _FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+#: From 2**53 on, float64 does not hold every integer: ids stored as floats there are not exact.
+_EXACT_FLOAT = 2.0**53
+_UNCLOSED = re.compile(r"EOF inside string starting at row (\d+)")
 #: Most bytes read from a pipe: a stream that never ends is refused, not read until memory runs out.
 MAX_PIPE_BYTES = 1 << 32
 _BOM = b"\xef\xbb\xbf"
@@ -63,7 +68,7 @@ _MAGIC: tuple[tuple[bytes, str, str], ...] = (
     (b"SQLite format 3\x00", "an SQLite database", "export the table as CSV"),
     (b"\x89PNG", "a PNG image", "give the data file instead"),
     (b"%PDF", "a PDF document", "give the data file instead"),
-)  # fmt: skip
+)
 
 
 # -- messages -------------------------------------------------------------------
@@ -159,7 +164,7 @@ def read_input(path: Path, expected: str) -> bytes:
         with p.open("rb") as fh:
             raw = fh.read(MAX_PIPE_BYTES + 1)
         if len(raw) > MAX_PIPE_BYTES:
-            msg = f"'{path}' is a pipe that sent more than {MAX_PIPE_BYTES >> 30} GiB; save the data to a file and read the file."
+            msg = f"'{path}' is a pipe that sent more than {MAX_PIPE_BYTES:,} bytes; save the data to a file and read the file."
             raise DataError(msg)
     else:
         raw = p.read_bytes()
@@ -363,6 +368,10 @@ def read_delimited(
         if found:
             want, line, got = found.groups()
             raise DataError(_too_many_fields(path, sep, line, got, want)) from None
+        unclosed = _UNCLOSED.search(detail)
+        if unclosed:
+            msg = f"'{path}': a quoted field opened on line {int(unclosed[1]) + 1} is never closed, so the rest of the file would be one cell; close the quote, or double a quote that is part of the text (\"\")."
+            raise DataError(msg) from None
         msg = f"Cannot read '{path}' as {kind}: {detail}"
         raise DataError(msg) from None
     if not isinstance(df.index, pd.RangeIndex):  # every row one field longer: pandas made an index
@@ -390,14 +399,14 @@ def read_delimited(
 
 
 def _refuse_no_rows(path: PathLike, columns: Sequence[Any]) -> None:
-    msg = f"'{path}' has a header but no rows: there is nothing to read (columns: {', '.join(map(repr, columns[:10]))}{' …' if len(columns) > 10 else ''}). Add the data rows below the header."
+    msg = f"'{path}' has a header but no rows: there is nothing to read (columns: {', '.join(map(shown, columns[:10]))}{' …' if len(columns) > 10 else ''}). Add the data rows below the header."
     raise DataError(msg)
 
 
 # -- Parquet and JSON -----------------------------------------------------------------
 def _read_parquet(path: Path) -> pd.DataFrame:
-    import pyarrow as pa  # noqa: PLC0415 - only Parquet needs it
-    import pyarrow.parquet as pq  # noqa: PLC0415
+    import pyarrow as pa  # type: ignore[import-untyped]  # noqa: PLC0415 - only Parquet needs it
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]  # noqa: PLC0415
 
     raw = read_input(path, "a Parquet file")
     if not raw.startswith(b"PAR1"):
@@ -415,7 +424,7 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     try:
         # integer_object_nulls: an integer column with a null keeps exact
         # Python ints instead of becoming float64 (2**53 + 1 would be 2**53)
-        df = pq.read_table(pa.BufferReader(raw)).to_pandas(integer_object_nulls=True)
+        df: pd.DataFrame = pq.read_table(pa.BufferReader(raw)).to_pandas(integer_object_nulls=True)
     except Exception as exc:  # pyarrow raises several unrelated types
         detail = " ".join(str(exc).split())
         msg = f"Cannot read '{path}' as Parquet: {detail}"
@@ -442,6 +451,8 @@ def exact_id_column(values: pd.Series) -> pd.Series:
     if values.dtype != object:
         return values
     cells = values.to_numpy()
+    if any(isinstance(v, decimal.Decimal) for v in cells):  # 1.10 == 1.1: keep the text
+        return values.map(lambda v: str(v) if isinstance(v, decimal.Decimal) else v)
     whole = np.fromiter(
         (isinstance(v, int) and not isinstance(v, bool) for v in cells), bool, len(cells)
     )
@@ -467,6 +478,26 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+class _NotANumberError(ValueError):
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+def _json_constant(text: str) -> float:
+    """``NaN`` is read as missing (as pandas writes it); ``Infinity`` is refused."""
+    if text == "NaN":
+        return math.nan
+    raise _NotANumberError(text)
+
+
+def _json_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):  # 1e400: beyond float64
+        raise _NotANumberError(text if len(text) <= 40 else text[:37] + "...")
+    return value
+
+
 def parse_json(text: str, path: PathLike, line: int | None = None, what: str = "a record") -> Any:
     """``json.loads`` refusing repeated keys; errors name the file and line.
 
@@ -475,7 +506,14 @@ def parse_json(text: str, path: PathLike, line: int | None = None, what: str = "
     """
     at = "" if line is None else f" line {line}"
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys)
+        return json.loads(
+            text,
+            object_pairs_hook=_unique_keys,
+            parse_constant=_json_constant,
+            parse_float=_json_float,
+        )
+    except _NotANumberError as exc:
+        msg = f"'{path}'{at}: {exc.text} is not a finite number (JSON has no infinity); write the value as text, or leave the cell null if it is missing."
     except json.JSONDecodeError as exc:
         msg = f"'{path}' line {line or exc.lineno}: invalid JSON ({exc.msg} at column {exc.colno})."
     except _RepeatedKeyError as exc:
@@ -515,29 +553,32 @@ def _read_jsonl(path: Path, ids: Sequence[str] = ()) -> pd.DataFrame:
 
 
 # -- tables -----------------------------------------------------------------------------
-def nested_cells(values: pd.Series) -> npt.NDArray[np.intp]:
+def nested_cells(values: pd.Series, *, dicts_only: bool = False) -> npt.NDArray[np.intp]:
     """Positions of cells holding a list, a dict or an array (JSON lists, Parquet list columns)."""
     if values.dtype != object:
         return np.empty(0, dtype=np.intp)
     cells = values.to_numpy()
-    nested = np.fromiter(
-        (isinstance(v, list | dict | tuple | np.ndarray) for v in cells), bool, len(cells)
-    )
+    kinds = dict if dicts_only else list | dict | tuple | np.ndarray
+    nested = np.fromiter((isinstance(v, kinds) for v in cells), bool, len(cells))
     return np.flatnonzero(nested)
 
 
-def refuse_nested(df: pd.DataFrame, columns: Sequence[str], path: PathLike, role: str) -> None:
+def refuse_nested(
+    df: pd.DataFrame, columns: Sequence[str], path: PathLike, role: str, *, sets: bool = False
+) -> None:
     """Refuse list/dict cells in ``columns``, where one value is expected, naming the line.
 
-    ``role`` ends the message: what the cell should be, and the fix.
+    ``role`` ends the message: what the cell should be, and the fix. ``sets``:
+    a list is a set of labels, only a dict (a JSON object) is refused.
     """
     for column in columns:
         if column not in df.columns:
             continue
-        bad = nested_cells(df[column])
+        bad = nested_cells(df[column], dicts_only=sets)
         if bad.size:
             value = df[column].iloc[bad[0]]
-            msg = f"'{path}': column {column!r} holds a {type(value).__name__} {shown(value)} at {locations(df.index, bad, str(path))}; {role}."
+            kind = "list" if isinstance(value, np.ndarray) else type(value).__name__
+            msg = f"'{path}': column {column!r} holds a {kind} {shown(value)} at {locations(df.index, bad, str(path))}; {role}."
             raise DataError(msg)
 
 
@@ -552,6 +593,33 @@ def refuse_all_empty(df: pd.DataFrame, columns: Sequence[str], path: PathLike, w
         )
         msg = f"'{path}': all {len(df) * len(present)} {what} in {where} are empty, so there are no annotations. Fill them in, or name the column that holds them."
         raise DataError(msg)
+
+
+def refuse_merging_ids(df: pd.DataFrame, ids: Sequence[str], path: PathLike) -> None:
+    """Refuse typed ids (JSON, Parquet) that differ but compare equal: ``true``/``1``, ``1.0``/``1``.
+
+    CSV ids are text, so ``"1.0"`` and ``"1"`` stay two ids; a JSON reader
+    would otherwise merge them without a word. Floating-point ids of 2**53 or
+    more are refused too: the file cannot tell 2**53 + 1 from 2**53 any more.
+    """
+    for column in ids:
+        if column in df.columns and df[column].dtype.kind == "f":
+            big = np.flatnonzero(np.abs(df[column].to_numpy()) >= _EXACT_FLOAT)
+            if big.size:
+                msg = f"'{path}': column {column!r} stores ids as floating-point numbers, and the ids at {locations(df.index, big, str(path))} (e.g. {py(df[column].iloc[big[0]])!r}) are 2**53 or more, where neighbouring ids are one number (2**53 + 1 == 2**53); the ids may already be merged. Write the ids as integers or as text."
+                raise DataError(msg)
+        if column not in df.columns or df[column].dtype != object:
+            continue
+        cells = [v for v in df[column].to_numpy() if v is not None and v == v]  # noqa: PLR0124 - NaN
+        typed = {(type(v), v) for v in cells}
+        if len(typed) == len(set(cells)):
+            continue
+        first: dict[Any, Any] = {}
+        for value in cells:  # in file order, so that the message names the first clash
+            other = first.setdefault(value, value)
+            if type(other) is not type(value):
+                msg = f"'{path}': column {column!r} holds the ids {shown(other)} and {shown(value)}, different JSON values that would count as one item (true == 1, 1.0 == 1); write the ids as strings, or as integers only."
+                raise DataError(msg)
 
 
 def read_frame(
@@ -575,6 +643,7 @@ def read_frame(
     else:
         df = _read_jsonl(path, ids)
     refuse_nested(df, ids, path, "an id must be one value (a string or a number) per row")
+    refuse_merging_ids(df, ids, path)
     for column in df.columns if strip is None else strip:
         if column in df.columns and column not in ids:
             df[column] = df[column].map(lambda v: v.strip() if isinstance(v, str) else v)
