@@ -220,7 +220,8 @@ def _pct(x: Any) -> str:
 
 
 def _num(x: Any) -> str:
-    return f"{float(x):+.4f}"
+    # below half a unit of the last digit: no sign (not "-0.0000")
+    return "0.0000" if abs(float(x)) < 5e-5 else f"{float(x):+.4f}"
 
 
 def _grid(df: pd.DataFrame, cell: str, ns: list[int]) -> list[str]:
@@ -274,19 +275,28 @@ def true_difference_markdown(result: pd.DataFrame, *, command: str, settings: st
             f"The plain Student t interval (without Hall's skewness correction) covers "
             f"{_pct(req['coverage_plain_t'].min())}–{_pct(req['coverage_plain_t'].max())}%."
         )
+    few = [n for n in ns if n in (2, 3)]
     for metric, g in non.groupby("metric", sort=False):
         low = g.iloc[int(np.argmin(g["coverage"].to_numpy()))]
+        at_few = ""
+        if few:
+            parts = []
+            for est, ge in g[g["n"].isin(few)].groupby("estimator", sort=False):
+                parts.append(f"{est} {_pct(ge['coverage'].min())}–{_pct(ge['coverage'].max())}%")
+            at_few = f"; at n = {'–'.join(map(str, few))}: {', '.join(parts)}"
         lines.append(
             f"- {metric}: no unbiased estimator exists at any n; coverage "
-            f"{_pct(g['coverage'].min())}–{_pct(g['coverage'].max())}% (lowest: {low['estimator']}, "
-            f"n = {low['n']}, {low['family']}: bias {_num(low['bias'])} for a true difference "
-            f"of {_num(low['true_diff'])})."
+            f"{_pct(g['coverage'].min())}–{_pct(g['coverage'].max())}%{at_few} (lowest: "
+            f"{low['estimator']}, n = {low['n']}, {low['family']}: bias {_num(low['bias'])} "
+            f"for a true difference of {_num(low['true_diff'])})."
         )
     lines += [
         "",
         "The size of an EMD, L1 or JS difference cannot be estimated without bias from a few "
-        "annotations per item, and its interval does not cover the true difference; for ordinal "
-        "labels RPS is the metric that can be judged honestly from 2 annotations per item.",
+        "annotations per item: its interval covers the true difference only where the bias "
+        "happens to be small next to the interval's width, which depends on the unknown truth "
+        "(compare the families below). For ordinal labels RPS is the metric that can be judged "
+        "honestly from 2 annotations per item.",
         "",
         "Each family: coverage of the 95% interval (%, ✗ where a metric with an unbiased "
         "difference falls below the requirement), then the mean bias of the estimated "
