@@ -40,8 +40,8 @@ def check_item_totals(values: npt.NDArray[np.int64], items: pd.Index, name: str)
     approx = values.sum(axis=1, dtype=np.float64)
     slack = 4.0 * values.shape[1]
     over = approx > MAX_ITEM_TOTAL + slack
-    for i in np.flatnonzero(np.abs(approx - MAX_ITEM_TOTAL) <= slack):
-        over[i] = sum(int(v) for v in values[i]) > MAX_ITEM_TOTAL
+    for near in np.flatnonzero(np.abs(approx - MAX_ITEM_TOTAL) <= slack):
+        over[near] = sum(int(v) for v in values[near]) > MAX_ITEM_TOTAL
     if over.any():
         i = int(np.flatnonzero(over)[0])
         total = sum(int(v) for v in values[i])
