@@ -216,6 +216,10 @@ def icc(
     :math:`\tfrac12\chi^2_0 + \tfrac12\chi^2_1` boundary mixture (Self and
     Liang 1987). A rater who rated a target twice is refused (pingouin
     averages the two silently, which can move ICC(A,1) from 0.90 to −0.25).
+    Both methods work on standardised ratings (:func:`standardize`), so the
+    ICC and its interval of :math:`a y + b` (:math:`a > 0`) are those of
+    :math:`y` to about 1e-12; the mean squares and variance components are
+    reported in the ratings' unit.
 
     References
     ----------
