@@ -111,3 +111,26 @@ class TestIcc:
             assert icc(3 * SF + 7, kind=kind).statistic == pytest.approx(
                 icc(SF, kind=kind).statistic
             )
+
+
+class TestWideItemColumn:
+    """Issue 23: `icc` on a wide frame counted a column named `item` as a rater."""
+
+    def test_item_column_is_not_a_rater(self):
+        df = pd.DataFrame(SF, columns=["j1", "j2", "j3", "j4"])
+        with_ids = df.assign(item=np.arange(100, 106))[["item", "j1", "j2", "j3", "j4"]]
+        for kind in ("1,1", "A,1", "C,k"):
+            got = icc(with_ids, kind=kind)
+            assert got.n_annotations == SF.size
+            assert got.statistic == pytest.approx(icc(SF, kind=kind).statistic, abs=1e-12)
+        reml = icc(with_ids, kind="A,1", method="reml")
+        assert reml.n_annotations == SF.size
+
+    def test_item_by_name_and_ambiguous_id(self):
+        df = pd.DataFrame(SF, columns=["j1", "j2", "j3", "j4"]).assign(target=list("abcdef"))
+        assert icc(df, item="target").n_items == 6
+        with pytest.raises(DataError, match="may hold item ids"):
+            icc(pd.DataFrame(SF, columns=["id", "j2", "j3", "j4"]))
+        assert (
+            icc(pd.DataFrame(SF, columns=["id", "j2", "j3", "j4"]), item=None).n_annotations == 24
+        )

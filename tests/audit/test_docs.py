@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+import dissensus
 from dissensus.cli import cli
 
 _DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -24,3 +28,21 @@ def test_generated_audit_doc_is_current(K: int) -> None:
     assert result.output == text, (
         f"{path} is out of date; regenerate it with `dissensus {command.group(1)} > {path}`"
     )
+
+
+def test_generation_is_the_same_in_a_fresh_process() -> None:
+    # The byte comparison above is sound only if the document does not depend on what ran
+    # before in the process (no cache, no order): a fresh interpreter prints the same bytes.
+    args = ["audit", "--classes", "3", "--n-trials", "300", "--markdown"]
+    here = CliRunner().invoke(cli, args)
+    src = str(Path(dissensus.__file__).resolve().parents[1])
+    fresh = subprocess.run(
+        [sys.executable, "-c", f"from dissensus.cli import main; main({args!r})"],
+        capture_output=True,
+        check=True,
+        text=True,
+        encoding="utf-8",
+        env={**os.environ, "PYTHONPATH": src, "PYTHONHASHSEED": "123"},
+    )
+    assert here.exit_code == 0, here.output
+    assert fresh.stdout == here.output

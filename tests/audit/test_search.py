@@ -12,8 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dissensus.audit import PROPERTIES, audit, check_case, property_keys
-from dissensus.audit._properties import points
+from dissensus.audit._exact import exact_values, has_exact
+from dissensus.audit._properties import auditable_metrics, points
 from dissensus.audit._search import _round_rows
+from dissensus.cli import main
 from dissensus.metrics import cross_entropy, get_metric
 from tests.conftest import SHARED, shared_path
 
@@ -291,3 +293,75 @@ class TestReprHtml:
             row = "".join(f'<td class="mid">{cells[p]}</td>' for p in ("P3", "P5a"))
             assert f"{metric.replace('<', '&lt;').replace('>', '&gt;')}</th>{row}</tr>" in page
         assert "300 trials" in page
+
+
+class TestConfirmedVerdicts:
+    """Issue 23: a violation is reported only when a 50-digit recomputation confirms it."""
+
+    #: Quadratic near p = q: values around 1e-7 there, where an absolute tolerance of
+    #: 1e-6 × scale turned a genuine decrease into "not strictly less".
+    _QUADRATIC = (
+        "js_divergence",
+        "kl_divergence",
+        "kl_divergence_reverse",
+        "squared_euclidean",
+        "squared_chi2",
+        "fidelity",
+    )
+
+    def test_issue_case_is_a_decrease(self) -> None:
+        # p = [.5505, .4495], q = [.55, .45], c = 0.9: M(p', q') is 0.83 M(p, q)
+        p, q, s = [0.5505, 0.4495], [0.55, 0.45], [0.5, 0.5]
+        m = check_case("js_divergence", "P6", p, q, s, scalar=0.9)
+        assert m["M(p', q') < M(p, q) for x' = s + c(x - s), c < 1"] < 0
+
+    def test_quadratic_metrics_are_scale_sensitive_k2(self) -> None:
+        table = audit(list(self._QUADRATIC), properties=["P6"], classes=2, n_trials=20_000)
+        assert {r.metric: r.status for r in table.rows} == dict.fromkeys(self._QUADRATIC, "holds")
+
+    @pytest.mark.parametrize("K", [3, 5])
+    def test_squared_euclidean_is_scale_sensitive(self, K: int) -> None:
+        assert (
+            audit("squared_euclidean", properties=["P6"], classes=K, n_trials=5000).status(
+                "squared_euclidean", "P6"
+            )
+            == "holds"
+        )
+
+    def test_every_reported_margin_is_a_violation(self) -> None:
+        names = [n for n in auditable_metrics() if has_exact(n)]
+        table = audit(names, classes=3, n_trials=1000)
+        examples = [r.counterexample for r in table.rows if r.counterexample is not None]
+        assert examples
+        # the margin printed is the recomputed one: >= 0 (strict clauses), never negative
+        assert all(ce.margin >= 0 for ce in examples)
+
+    def test_exact_values_agree_with_the_kernels(self) -> None:
+        rng = np.random.default_rng(4)
+        P, Q = rng.dirichlet(np.ones(4), size=40), rng.dirichlet(np.ones(4), size=40)
+        P[0], Q[0] = [0.5, 0.5, 0, 0], [0.5, 0, 0.5, 0]  # zeros: inf and 0 ln 0
+        for name in auditable_metrics():
+            if not has_exact(name):
+                continue
+            fast = np.asarray(get_metric(name).func(P, Q), dtype=np.float64)
+            exact = exact_values(name, P, Q)
+            np.testing.assert_allclose(fast, exact, rtol=1e-12, atol=1e-15, err_msg=name)
+
+    def test_order_of_metrics_does_not_change_a_row(self) -> None:
+        names = ["squared_euclidean", "manhattan", "E[emd]", "cosine"]
+        forward = audit(names, classes=3, n_trials=1000)
+        backward = audit(names[::-1], classes=3, n_trials=1000)
+        for r in forward.rows:
+            assert backward.get(r.metric, r.property) == r
+
+    def test_huge_k_is_refused_before_allocating(self) -> None:
+        with pytest.raises(ValueError, match=r"at most K = [\d,]+ classes fit"):
+            audit("manhattan", classes=100_000)
+        with pytest.raises(ValueError, match="GiB"):
+            audit("manhattan", classes=10**9, n_trials=1)
+
+    def test_cli_huge_k_names_the_flags(self, capsys: pytest.CaptureFixture[str]) -> None:
+        assert main(["audit", "--classes", "100000"]) == 2  # bad input, not internal error
+        err = capsys.readouterr().err
+        assert "--classes" in err
+        assert "internal error" not in err

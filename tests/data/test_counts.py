@@ -142,3 +142,57 @@ class TestAsLabelCounts:
     def test_dataframe_refused(self):
         with pytest.raises(TypeError, match=r"`annotations` is a DataFrame; say what it holds"):
             as_label_counts(pd.DataFrame({"a": [1]}))
+
+
+class TestItemTotals:
+    """Issue 23: row sums beyond int64 wrapped to negative; refused, naming the item."""
+
+    def test_sum_beyond_2_53_refused_naming_the_item(self):
+        big = 2**53
+        with pytest.raises(DataError, match=r"row 1 \(item 'b'\) sums to 18,014,398,509,481,984"):
+            LabelCounts.from_array(np.array([[1, 2], [big, big]]), items=["a", "b"])
+
+    def test_sum_that_would_wrap_int64_refused(self):
+        values = np.full((2, 1100), 2**53, dtype=np.int64)  # 1100 * 2**53 > 2**63
+        values[0] = 1
+        assert int(values.sum(axis=1)[1]) < 0  # what int64 would have said
+        with pytest.raises(DataError, match=r"row 1 \(item 1\)"):
+            LabelCounts.from_array(values)
+
+    def test_sum_at_the_limit_accepted(self):
+        c = LabelCounts.from_array(np.array([[2**52, 2**52], [1, 0]]))
+        assert c.n.tolist() == [2**53, 1]
+
+    def test_negative_and_fractional_still_refused(self):
+        with pytest.raises(DataError, match="non-negative"):
+            LabelCounts.from_array([[1, -1]])
+        with pytest.raises(DataError, match="whole numbers"):
+            LabelCounts.from_array([[1, 0.5]])
+
+
+class TestWideItemColumn:
+    """Issue 23: a column named `item` in a wide table was counted as a rater."""
+
+    def test_item_column_is_the_ids(self):
+        df = pd.DataFrame({"item": [10, 20, 30], "a": [1, 2, 1], "b": [1, 2, 2]})
+        c = LabelCounts.from_wide(df)
+        assert c.items.tolist() == [10, 20, 30]
+        assert c.values.tolist() == [[2, 0], [0, 2], [1, 1]]
+        assert c.n.tolist() == [2, 2, 2]
+
+    def test_item_named_explicitly_or_not_at_all(self):
+        df = pd.DataFrame({"key": ["x", "y"], "a": [1, 2], "b": [2, 2]})
+        assert LabelCounts.from_wide(df, item="key").items.tolist() == ["x", "y"]
+        ids_as_rater = pd.DataFrame({"item": [1, 2], "a": [1, 2]})
+        assert LabelCounts.from_wide(ids_as_rater, item=None).n.tolist() == [2, 2]
+        with pytest.raises(DataError, match="no item column 'nope'"):
+            LabelCounts.from_wide(df, item="nope")
+
+    def test_text_id_column_detected(self):
+        df = pd.DataFrame({"id": ["x", "y"], "a": [1, 2], "b": [2, 2]})
+        assert LabelCounts.from_wide(df).items.tolist() == ["x", "y"]
+
+    def test_numeric_id_column_is_ambiguous(self):
+        df = pd.DataFrame({"item_id": [1, 2], "a": [1, 2], "b": [2, 2]})
+        with pytest.raises(DataError, match=r"item='<column>'.*item=None"):
+            LabelCounts.from_wide(df)

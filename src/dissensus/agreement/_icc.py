@@ -23,7 +23,7 @@ from dissensus._validation import SeedLike, check_option
 from dissensus.agreement._common import FloatArray, degenerate
 from dissensus.agreement._icc_reml import Design, bootstrap_components, fit_components
 from dissensus.agreement._result import AgreementResult
-from dissensus.data import Annotations
+from dissensus.data import Annotations, item_indexed
 from dissensus.stats import (
     ConfidenceInterval,
     bootstrap_weights,
@@ -68,7 +68,7 @@ def _refuse_duplicates(data: Annotations) -> None:
     raise DataError(msg)
 
 
-def _ratings(data: Any, nan_policy: str) -> tuple[FloatArray, int]:
+def _ratings(data: Any, nan_policy: str, item: str | None = "auto") -> tuple[FloatArray, int]:
     if isinstance(data, Annotations):
         if not data.scale.is_numeric:
             msg = f"icc needs numeric ratings; the scale is {data.scale!r}."
@@ -79,7 +79,7 @@ def _ratings(data: Any, nan_policy: str) -> tuple[FloatArray, int]:
         ok = np.isfinite(codes)
         arr = np.where(ok, values[np.where(ok, codes, 0).astype(np.int64)], np.nan)
     elif isinstance(data, pd.DataFrame):
-        arr = data.to_numpy(dtype=np.float64)
+        arr = item_indexed(data, item, "icc").to_numpy(dtype=np.float64)
     else:
         arr = np.asarray(data, dtype=np.float64)
     if arr.ndim != 2:
@@ -126,6 +126,7 @@ def icc(
     kind: Kind | str = "A,1",
     nan_policy: Literal["raise", "omit"] | None = None,
     method: Literal["anova", "reml", "ml"] = "anova",
+    item: str | None = "auto",
 ) -> AgreementResult:
     r"""Intraclass correlation of interval ratings, with its F-test and exact CI.
 
@@ -151,6 +152,12 @@ def icc(
         restricted / full maximum likelihood, for missing ratings and
         unbalanced designs (see Notes); equal to the closed forms on a
         complete table whenever those components are positive.
+    item : str or None, default "auto"
+        A DataFrame's item id column, never taken for a rater (as
+        :meth:`~dissensus.data.LabelCounts.from_wide`): ``"auto"`` takes a
+        column named ``item`` (or a non-numeric ``item_id`` / ``id``) and
+        refuses a numeric ``item_id`` / ``id`` as ambiguous; ``None``: every
+        column is a rater.
 
     Returns
     -------
@@ -209,6 +216,10 @@ def icc(
     :math:`\tfrac12\chi^2_0 + \tfrac12\chi^2_1` boundary mixture (Self and
     Liang 1987). A rater who rated a target twice is refused (pingouin
     averages the two silently, which can move ICC(A,1) from 0.90 to −0.25).
+    Both methods work on standardised ratings (:func:`standardize`), so the
+    ICC and its interval of :math:`a y + b` (:math:`a > 0`) are those of
+    :math:`y` to about 1e-12; the mean squares and variance components are
+    reported in the ratings' unit.
 
     References
     ----------
@@ -248,8 +259,8 @@ def icc(
     check_option("icc", "nan_policy", nan_policy, ("raise", "omit", None))
     check_option("icc", "method", method, ("anova", "reml", "ml"))
     if method != "anova":
-        return _icc_mixed(annotations, kind, method=method, nan_policy=nan_policy)
-    x, n_excluded = _ratings(annotations, nan_policy or "raise")
+        return _icc_mixed(annotations, kind, method=method, nan_policy=nan_policy, item=item)
+    x, n_excluded = _ratings(annotations, nan_policy or "raise", item)
     n, k = x.shape
     if n < 2 or k < 2:
         msg = f"icc needs at least 2 complete targets and 2 raters; got {n} × {k}."
@@ -380,10 +391,12 @@ def _icc_from(target: Any, rater: Any, residual: Any, *, form: str, unit: str, k
         return target / (target + error)
 
 
-def _icc_mixed(ratings: Any, kind: str, *, method: str, nan_policy: str | None) -> AgreementResult:
+def _icc_mixed(
+    ratings: Any, kind: str, *, method: str, nan_policy: str | None, item: str | None
+) -> AgreementResult:
     """ICC from REML / ML variance components (missing ratings allowed)."""
     form, unit = kind.split(",")
-    x, n_excluded = _ratings(ratings, nan_policy or "keep")
+    x, n_excluded = _ratings(ratings, nan_policy or "keep", item)
     if x.shape[0] == 0 or x.ndim != 2:
         msg = "icc needs at least 2 targets and 2 raters; got none."
         raise DataError(msg)

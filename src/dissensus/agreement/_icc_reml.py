@@ -163,7 +163,7 @@ def _criterion(
     h = np.where(idle, 0.0, h)
     # A resample with (nearly) no variance drives gamma so high that S loses definiteness
     # by cancellation: that fit gets an infinite deviance (a line search rejects the step).
-    lost = ~np.isfinite(S).all(axis=(1, 2))
+    lost = np.asarray(~np.isfinite(S).all(axis=(1, 2)), dtype=bool)
     S = np.where(lost[:, None, None], np.eye(m2)[None], S)
     lost |= np.linalg.eigvalsh(S)[:, 0] <= 0
     S = np.where(lost[:, None, None], np.eye(m2)[None], S)

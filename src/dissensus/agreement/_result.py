@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
 
+from dissensus._exceptions import FewItemsWarning
 from dissensus._validation import SeedLike, check_option, check_probability_level
 from dissensus.report import Table, format_number, html_fragment
 from dissensus.stats import ConfidenceInterval
@@ -15,6 +17,10 @@ from dissensus.stats import ConfidenceInterval
 #: ``(confidence_level, n_resamples, method, bootstrap, seed) -> interval``: the interval of
 #: one result, computed from what its bootstrap needs (e.g. the distinct count rows).
 Resampler = Callable[[float, int, str, str, SeedLike], ConfidenceInterval]
+
+#: Fewest items an interval is computed from: from one item it has nothing to vary over
+#: (every resample is that item), so it is NaN, never a point, with a FewItemsWarning.
+MIN_ITEMS = 2
 
 
 def _num(x: float) -> str:
@@ -100,7 +106,9 @@ class AgreementResult:
         Returns
         -------
         ConfidenceInterval
-            ``(low, high)``; NaN ends when the coefficient is undefined.
+            ``(low, high)``; NaN ends when the coefficient is undefined or rests
+            on fewer than :data:`MIN_ITEMS` items (with a
+            :class:`~dissensus.FewItemsWarning`).
 
         Examples
         --------
@@ -128,6 +136,13 @@ class AgreementResult:
         if self._resampler is None:
             msg = f"{self.name} carries no interval (it was built without a resampler)."
             raise ValueError(msg)
+        if self.n_items < MIN_ITEMS:
+            msg = (
+                f"The {self.name} interval needs at least {MIN_ITEMS} items; got "
+                f"{self.n_items}: it is NaN (one item has nothing to resample over)."
+            )
+            warnings.warn(msg, FewItemsWarning, stacklevel=2)
+            return ConfidenceInterval(math.nan, math.nan)
         return self._resampler(confidence_level, int(n_resamples), method, bootstrap, seed)
 
     def _repr_html_(self) -> str:

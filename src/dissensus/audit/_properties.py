@@ -14,10 +14,13 @@ The definitions follow Properties 1–8 of Rizzi et al. (2024) and the
 ordinal example of Magnani (2025); where a paper does not say what to do
 with distributions, the definition states the reading taken. Strict
 inequalities are checked on premises that are not degenerate (predictions
-at least ``1e-3`` apart in L1), so a floating-point tie is never a
-violation; every comparison allows ``1e-6 × (scale + |a| + |b|)``, ``scale``
-the median value of the metric on random pairs (the rounding of square
-roots, as in the Jensen-Shannon distance, never counts as a violation).
+at least ``1e-3`` apart in L1). The search screens trials in float64 with a
+tolerance relative to the values compared, ``1e-6 × (|a| + |b|)`` plus
+``1e-12 × scale`` (``scale`` the median value of the metric on random
+pairs), and a candidate is a violation only when an independent
+recomputation confirms it (:mod:`dissensus.audit._search`): a metric
+quadratic near ``p = q`` (values near 1e-7) is judged on its values, not on
+an absolute tolerance.
 
 References
 ----------

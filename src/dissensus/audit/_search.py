@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
@@ -13,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from dissensus.audit._exact import exact_values, has_exact
 from dissensus.audit._properties import (
     PROPERTIES,
     Clause,
@@ -23,12 +25,20 @@ from dissensus.audit._properties import (
     as_subject,
     points,
 )
+from dissensus.metrics import get_metric, list_metrics
 from dissensus.report import Table, html_fragment
 
 FloatArray = npt.NDArray[np.float64]
 
-#: Relative tolerance of every comparison (times the metric's scale plus the two values).
+#: Relative tolerance of the float screen (times the two values compared).
 RTOL = 1e-6
+#: Absolute floor of the screen's tolerance, times the metric's scale: rounding noise of a
+#: value near 0 (a perfect match) computed from terms of order 1.
+ATOL = 1e-12
+#: Bytes one trial of one class may take in the search (slots, losses and temporaries).
+_BYTES_PER_ENTRY = 8 * 24
+#: Memory the search may take; more is refused before anything is drawn.
+MEMORY_LIMIT = 2 * 1024**3
 #: Denominators tried when shrinking a counterexample, simplest first.
 _DENOMINATORS = (1, 2, 4, 5, 10, 20, 25, 50, 100)
 #: Floors below which entries are snapped to 0 when shrinking.
@@ -108,13 +118,22 @@ def _snap(x: FloatArray, floor: npt.NDArray[np.float64]) -> FloatArray:
 
 
 class _Checker:
-    def __init__(self, prop: Property, subject: Subject, scale: float) -> None:
-        self.prop, self.subject, self.scale = prop, subject, scale
+    """The clauses of a property on a batch of trials, with their margins.
+
+    ``exact=False``: the float screen, tolerance ``RTOL (|lhs| + |rhs|) + ATOL scale`` on
+    the side that makes a trial a candidate (a strict clause's near-tie is a candidate).
+    ``exact=True``: the confirmation, no tolerance (the values are correctly rounded).
+    """
+
+    def __init__(
+        self, prop: Property, subject: Subject, scale: float, *, exact: bool = False
+    ) -> None:
+        self.prop, self.subject, self.scale, self.exact = prop, subject, scale, exact
 
     def tol(self, a: FloatArray, b: FloatArray) -> FloatArray:
         with np.errstate(invalid="ignore"):
-            out: FloatArray = RTOL * (self.scale + np.abs(a) + np.abs(b))
-        return out
+            out: FloatArray = RTOL * (np.abs(a) + np.abs(b)) + ATOL * self.scale
+        return out * (not self.exact)
 
     def __call__(
         self, slots: list[FloatArray], c: FloatArray
@@ -126,7 +145,7 @@ class _Checker:
         for cl in clauses:
             with np.errstate(invalid="ignore"):
                 ref = np.abs(cl.lhs) + np.abs(cl.rhs) if cl.ref is None else cl.ref
-                t = RTOL * (self.scale + np.nan_to_num(ref, posinf=0.0))
+                t = (RTOL * np.nan_to_num(ref, posinf=0.0) + ATOL * self.scale) * (not self.exact)
                 margin = cl.lhs - cl.rhs + (t if cl.strict else -t)
                 both_inf = np.isinf(cl.lhs) & np.isinf(cl.rhs)
             ok = cl.applicable & ~both_inf & ~np.isnan(margin)
@@ -161,38 +180,81 @@ def _shrink(
 
 
 def _simplest(
-    checker: _Checker, slots: list[FloatArray], margins: list[FloatArray]
+    checker: _Checker, slots: list[FloatArray], c: FloatArray, margins: list[FloatArray]
 ) -> npt.NDArray[np.intp]:
-    """Violating trials, simplest first (largest margin among equally simple ones)."""
+    """Candidate trials, simplest first, ties broken by the rows' values (lexicographic).
+
+    The order depends on the trials' coordinates only, never on a margin: the last bits
+    of a platform's SIMD log or exp cannot pick another counterexample.
+    """
     margin = np.max(np.stack(margins), axis=0)
-    # The first violations are enough to find the simplest (trials are in random order).
+    # The first candidates are enough to find the simplest (trials are in random order).
     bad = np.flatnonzero(margin >= 0)[:_KEY_POOL]
     key = _complexity(checker.prop, checker.subject, [x[bad] for x in slots])
-    # Margins that differ only by rounding (mirror-image trials) tie, so the trial order,
-    # not the last bits of a platform's SIMD log or exp, picks among them.
-    with np.errstate(over="ignore", invalid="ignore"):
-        rounded = np.round(margin[bad], 10)
-    finite = np.where(np.isfinite(rounded), rounded, 1e300)
-    out: npt.NDArray[np.intp] = bad[np.lexsort((-finite, key))][:_SHRINK_POOL]
+    if bad.size == 0:
+        return bad
+    coords = np.column_stack([x[bad] for x in slots] + [c[bad].reshape(len(bad), -1)])
+    out: npt.NDArray[np.intp] = bad[np.lexsort((*coords.T[::-1], key))][:_SHRINK_POOL]
     return out
 
 
+def _exact_subject(subject: Subject) -> Subject | None:
+    """The subject with its values in 50-digit decimal (:mod:`._exact`), if it has a form there.
+
+    Only a registry metric under its own name and function, with default options.
+    """
+    name = subject.name
+    if subject.expected or subject.options or not has_exact(name) or name not in list_metrics():
+        return None
+    if get_metric(name).func is not subject.func:
+        return None
+    return dataclasses.replace(subject, func=lambda P, Q: exact_values(name, P, Q))
+
+
+def _confirm(
+    checker: _Checker, slots: list[FloatArray], c: FloatArray, pool: npt.NDArray[np.intp]
+) -> tuple[list[Clause], list[FloatArray], npt.NDArray[np.intp]]:
+    """The candidates of ``pool`` that an independent recomputation confirms, in pool order.
+
+    Where the metric has a decimal form its values are recomputed in 50 digits and the
+    clauses checked without tolerance; otherwise the float screen stands (its margin
+    exceeds the relative tolerance). Returns the clauses and margins of the pool's trials
+    and the positions (in the pool) of the confirmed ones.
+    """
+    rows = [x[pool] for x in slots]
+    exact = _exact_subject(checker.subject)
+    judge = checker if exact is None else _Checker(checker.prop, exact, checker.scale, exact=True)
+    clauses, margins, _ = judge(rows, c[pool])
+    confirmed = np.flatnonzero(np.max(np.stack(margins), axis=0) >= 0)
+    return clauses, margins, confirmed
+
+
 def _best(checker: _Checker, slots: list[FloatArray], c: FloatArray) -> Counterexample | None:
-    clauses, margins, _ = checker(slots, c)
-    pool = _simplest(checker, slots, margins)
+    """The simplest confirmed counterexample, or None (no candidate survives confirmation).
+
+    The float screen's candidates are shrunk (rounder variants), ordered simplest first,
+    and the first one that :func:`_confirm` confirms is reported, with the recomputed
+    values and margin.
+    """
+    _, margins, _ = checker(slots, c)
+    pool = _simplest(checker, slots, c, margins)
     if pool.size == 0:
         return None
-    for size in (64, 16):
-        slots, c = _shrink(checker, [x[pool[:size]] for x in slots], c[pool[:size]])
-        clauses, margins, _ = checker(slots, c)
-        pool = _simplest(checker, slots, margins)
-    i = int(pool[0])
-    cl = clauses[int(np.argmax([m[i] for m in margins]))]
+    # the shrunk variants of the candidates, the candidates themselves included
+    slots, c = _shrink(checker, [x[pool] for x in slots], c[pool])
+    _, margins, _ = checker(slots, c)
+    pool = _simplest(checker, slots, c, margins)
+    clauses, margins, confirmed = _confirm(checker, slots, c, pool)
+    if confirmed.size == 0:
+        return None
+    j = int(confirmed[0])
+    i = int(pool[j])
+    cl = clauses[int(np.argmax([m[j] for m in margins]))]
     alpha = {k for k in checker.prop.target_slots if checker.subject.expected}
     names = [f"alpha[{s}]" if k in alpha else s for k, s in enumerate(checker.prop.slots)]
     shown = {names[k]: [float(v) for v in slots[k][i]] for k in cl.shown}
-    values = {name: float(v[i]) for name, v in cl.values.items()}  # noqa: PD011 - a dict
-    return Counterexample(cl.name, shown, values, float(cl.lhs[i] - cl.rhs[i]))
+    values = {name: float(v[j]) for name, v in cl.values.items()}  # noqa: PD011 - a dict
+    return Counterexample(cl.name, shown, values, float(cl.lhs[j] - cl.rhs[j]))
 
 
 def _beta_hat(checker: _Checker, slots: list[FloatArray], c: FloatArray) -> float:
@@ -299,9 +361,14 @@ def audit(
     For each property (:data:`dissensus.audit.PROPERTIES`, ``docs/audit.md``)
     the audit draws ``n_trials`` seeded trials on the simplex over ``classes``
     classes (interior points, faces with zeros, corners, round grid points;
-    for K = 2 also every tuple of the 0.1 grid), checks them all at once,
-    and shrinks a violation to the simplest one it finds (fewest non-zero
-    entries, then the roundest numbers: multiples of 1/2, 1/4, 1/5, ...).
+    for K = 2 also every tuple of the 0.1 grid), screens them all at once in
+    float64 with a tolerance relative to the values compared, shrinks the
+    candidates to the simplest (fewest non-zero entries, then the roundest
+    numbers: multiples of 1/2, 1/4, 1/5, ..., then the rows' values in
+    lexicographic order) and reports the first one an independent
+    recomputation confirms: for the registry's pointwise metrics the values
+    in 50-digit decimal arithmetic (:mod:`dissensus.audit._exact`), compared
+    without tolerance. A candidate that is not confirmed is not a violation.
 
     Parameters
     ----------
@@ -312,7 +379,9 @@ def audit(
     properties : "all" or sequence of str, default "all"
         Property keys, e.g. ``["P1", "P3"]``.
     classes, n_trials, seed : int, default 2, 100_000, 0
-        K, trials per property and metric, and their seed (same seed, same table).
+        K, trials per property and metric, and their seed (same seed, same table). A
+        search that would take more than :data:`MEMORY_LIMIT` bytes (about
+        ``n_trials × K × 192``) is refused before anything is drawn.
 
     Returns
     -------
@@ -349,6 +418,16 @@ def audit(
     n = int(n_trials)
     if n < 1:
         msg = f"The 'n_trials' parameter of audit must be a positive integer. Got {n_trials!r}."
+        raise ValueError(msg)
+    need = n * K * _BYTES_PER_ENTRY
+    if need > MEMORY_LIMIT:
+        fits = MEMORY_LIMIT // (n * _BYTES_PER_ENTRY)
+        msg = (
+            f"An audit of K = {K:,} classes with {n:,} trials per property would take about "
+            f"{need / 1024**3:.1f} GiB, above the limit of {MEMORY_LIMIT / 1024**3:.0f} GiB; "
+            + (f"at most K = {fits:,} classes fit with {n:,} trials. " if fits >= 2 else "")
+            + "Lower the number of classes or of trials (CLI: --classes, --n-trials)."
+        )
         raise ValueError(msg)
     if isinstance(properties, str):
         properties = list(_BY_KEY) if properties == "all" else [properties]

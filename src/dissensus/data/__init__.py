@@ -49,7 +49,7 @@ for data that do not fit, use :mod:`dissensus.distributed`.
 """
 
 from dissensus.data._annotations import Annotations, Duplicates, as_label_counts
-from dissensus.data._counts import LabelCounts
+from dissensus.data._counts import LabelCounts, item_indexed
 from dissensus.data._predictions import Predictions, read_predictions
 from dissensus.data._read_annotations import (
     CONVABUSE_SCALE,
@@ -72,6 +72,7 @@ __all__ = [
     "Scale",
     "SetAnnotations",
     "as_label_counts",
+    "item_indexed",
     "read_annotations",
     "read_convabuse",
     "read_lewidi",

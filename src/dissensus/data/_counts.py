@@ -19,9 +19,75 @@ import numpy.typing as npt
 import pandas as pd
 
 from dissensus._exceptions import DataError
-from dissensus._validation import as_count_matrix, computed, examples
+from dissensus._validation import as_count_matrix, computed, describe_row, examples
 from dissensus.data._scale import Scale, encode_labels, given_scale
 from dissensus.data._tables import first_repeat
+
+#: Largest number of annotations of one item: beyond 2**53 neither the int64 sums (which
+#: wrap past 2**63) nor the float64 posteriors built on them are exact.
+MAX_ITEM_TOTAL = 2**53
+
+
+def check_item_totals(values: npt.NDArray[np.int64], items: pd.Index, name: str) -> None:
+    """Refuse a row whose sum exceeds :data:`MAX_ITEM_TOTAL`, naming the item.
+
+    Summed in float64 (no wrap-around: every entry is at most 2**53), whose error is at
+    most ``K`` units here; the rows within ``4 K`` of the limit are summed exactly in
+    Python integers (in practice none).
+    """
+    if values.size == 0:
+        return
+    approx = values.sum(axis=1, dtype=np.float64)
+    slack = 4.0 * values.shape[1]
+    over = approx > MAX_ITEM_TOTAL + slack
+    for near in np.flatnonzero(np.abs(approx - MAX_ITEM_TOTAL) <= slack):
+        over[near] = sum(int(v) for v in values[near]) > MAX_ITEM_TOTAL
+    if over.any():
+        i = int(np.flatnonzero(over)[0])
+        total = sum(int(v) for v in values[i])
+        msg = (
+            f"`{name}` {describe_row(i, items)} sums to {total:,} annotations, more than "
+            f"2**53 = {MAX_ITEM_TOTAL:,} ({int(over.sum())} such rows): int64 sums would wrap "
+            "to negative and float64 posteriors are not exact beyond it. Check the counts (a "
+            "column of ids or totals read as counts?) or scale them down."
+        )
+        raise DataError(msg)
+
+
+#: Column names taken for item ids in a wide table when ``item`` is not given.
+ITEM_COLUMNS = ("item", "item_id", "id")
+
+
+def item_indexed(wide: pd.DataFrame, item: Any, func: str) -> pd.DataFrame:
+    """``wide`` with its item id column as the index, so that no id is counted as a rating.
+
+    ``item`` names the column; ``None`` keeps the index (every column is an annotator);
+    ``"auto"`` takes a column named ``item``, or a non-numeric ``item_id`` or ``id``.
+    A numeric ``item_id`` / ``id`` column, or several of these names, is ambiguous and
+    refused: it could be ids or an annotator's ratings.
+    """
+    if item is None:
+        return wide
+    if item != "auto":
+        if item not in wide.columns:
+            msg = (
+                f"{func}: no item column {item!r} in the wide table (columns "
+                f"{examples(list(wide.columns))}); pass item=None if the index holds the ids."
+            )
+            raise DataError(msg)
+        return wide.set_index(item)
+    found = [c for c in wide.columns if isinstance(c, str) and c.lower() in ITEM_COLUMNS]
+    if not found:
+        return wide
+    numeric = [c for c in found if pd.api.types.is_numeric_dtype(wide[c].dtype)]
+    if len(found) == 1 and (found[0].lower() == "item" or not numeric):
+        return wide.set_index(found[0])
+    msg = (
+        f"{func}: the wide table has column(s) {examples(found)} that may hold item ids "
+        "or an annotator's ratings; pass item='<column>' to take a column as the item ids, "
+        "or item=None to count every column as an annotator."
+    )
+    raise DataError(msg)
 
 
 def as_items(items: Sequence[Any] | pd.Index | None, n: int, what: str) -> pd.Index:
@@ -111,7 +177,8 @@ class LabelCounts(Matrix):
         Raises
         ------
         DataError
-            For NaN, negative or fractional counts, or ids / labels not matching the shape.
+            For NaN, negative or fractional counts, a row summing to more than
+            :data:`MAX_ITEM_TOTAL`, or ids / labels not matching the shape.
         """
         raw = np.asarray(values)
         if raw.ndim == 2:
@@ -120,6 +187,7 @@ class LabelCounts(Matrix):
         else:
             arr = as_count_matrix(raw, "values")
             index = as_items(items, arr.shape[0], "`values`")
+        check_item_totals(arr, index, "values")
         K = arr.shape[1]
         given = range(K) if scale is None else scale
         sc = given if isinstance(given, Scale) else Scale.nominal(given)
@@ -140,6 +208,7 @@ class LabelCounts(Matrix):
         *,
         scale: Scale | Sequence[Any] | None = None,
         ordered: bool | None = None,
+        item: str | None = "auto",
     ) -> LabelCounts:
         """Count the labels of a wide table: one row per item, one column per annotator.
 
@@ -152,16 +221,21 @@ class LabelCounts(Matrix):
         Parameters
         ----------
         wide : DataFrame, dask.dataframe.DataFrame or array_like of shape (N, M)
-            Every column is an annotator; a DataFrame's index holds the item
-            ids (``df.set_index("item")`` first), an array's are ``0 … N-1``.
+            Every column but the item column is an annotator; an array's items
+            are ``0 … N-1``.
         scale, ordered
             See :mod:`dissensus.data`.
+        item : str or None, default "auto"
+            A DataFrame's item id column, never counted as an annotator.
+            ``None``: the index holds the ids. ``"auto"``: a column named
+            ``item``, or a non-numeric ``item_id`` / ``id``, else the index; a
+            numeric ``item_id`` / ``id`` column is refused as ambiguous.
 
         Raises
         ------
         DataError
             For labels not on ``scale``, infinite values, repeated item ids,
-            or a table without any label.
+            an ambiguous item column, or a table without any label.
 
         Examples
         --------
@@ -173,6 +247,7 @@ class LabelCounts(Matrix):
         block: pd.DataFrame | npt.NDArray[Any]
         wide = computed(wide)
         if isinstance(wide, pd.DataFrame):
+            wide = item_indexed(wide, item, "LabelCounts.from_wide")
             block = wide
             # the checks of Annotations.from_wide, before the numeric/general split
             check_columns(list(wide.columns), "")
