@@ -268,6 +268,19 @@ class TestOnlyWhatDissensusWrote:
             files.write("report.html", "new\n")
         assert sorted(p.name for p in out.iterdir()) == [MANIFEST, "report.html"]
 
+    def test_two_outputs_of_one_run_never_share_a_file(self, tmp_path):
+        out = tmp_path / "out"
+        old = _old_set(out)
+
+        def run() -> None:
+            with AtomicFileSet(out) as files:
+                files.write("consistency_a_b.csv", "a.b\n")
+                files.write("consistency_a_b.csv", "a_b\n")
+
+        with pytest.raises(OutputError, match=r"two outputs of this run .*consistency_a_b\.csv"):
+            run()
+        assert _snapshot(out) == old
+
     def test_two_sets_in_one_lock(self, tmp_path):
         # the CLI holds the lock; a library call inside commits twice
         out = tmp_path / "out"
@@ -277,6 +290,26 @@ class TestOnlyWhatDissensusWrote:
                     files.write("summary.csv", text)
         assert (out / "summary.csv").read_text() == "two\n"
         _manifest_matches(out)
+
+    @pytest.mark.parametrize(
+        "plan",
+        [
+            {"replace": [], "remove": ["../keep.csv"]},
+            {"replace": [["keep.csv", "summary.csv"]], "remove": []},
+            {"replace": [[".dissensus-tmp-x", "../x"]], "remove": []},
+            {"remove": ["keep.csv"]},
+        ],
+    )
+    def test_a_foreign_journal_is_not_followed(self, tmp_path, plan):
+        out = tmp_path / "out"
+        out.mkdir()
+        (out / "keep.csv").write_text("precious\n")
+        (tmp_path / "keep.csv").write_text("precious too\n")
+        (out / ".dissensus-commit.json").write_text(json.dumps(plan))
+        before = _snapshot(tmp_path / "out"), (tmp_path / "keep.csv").read_bytes()
+        with pytest.raises(OutputError, match="move it away"), locked_dir(out):
+            pytest.fail("the block was entered")
+        assert (_snapshot(out), (tmp_path / "keep.csv").read_bytes()) == before
 
 
 class TestSignalsHeld:
