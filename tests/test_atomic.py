@@ -468,6 +468,37 @@ class TestFaults:
         assert _snapshot(out) == old  # no 0-byte file, no temporary
         _manifest_matches(out)
 
+    @pytest.mark.parametrize("failing", [1, 2, 4])
+    def test_a_move_that_fails_is_finished_by_the_next_run(self, tmp_path, monkeypatch, failing):
+        # 1: the journal's own move (nothing moved: the old set stays), 2 and 4: a file's
+        out = tmp_path / "out"
+        old = _old_set(out)
+        real, calls = os.replace, {"n": 0}
+
+        def flaky(src, dst):
+            calls["n"] += 1
+            if calls["n"] == failing:
+                raise _fail(errno.EIO)
+            real(src, dst)
+
+        def run() -> None:
+            with AtomicFileSet(out, params={"run": "new"}) as files:
+                files.write("summary.csv", "model,mean\nb,2\n")
+                files.write("other.csv", "x\n")
+
+        monkeypatch.setattr(os, "replace", flaky)
+        with pytest.raises(OutputError, match=r"Input/output error \(errno 5\)"):
+            run()
+        monkeypatch.undo()
+        with locked_dir(out):  # the next run: the old set, or the whole new one
+            pass
+        if failing == 1:
+            assert _snapshot(out) == old
+        else:
+            assert sorted(p.name for p in out.iterdir()) == [MANIFEST, "other.csv", "summary.csv"]
+            assert json.loads((out / MANIFEST).read_text())["params"] == {"run": "new"}
+        _manifest_matches(out)
+
     def test_disk_full_on_a_single_file_keeps_the_old_one(self, tmp_path, monkeypatch):
         target = tmp_path / "r.csv"
         target.write_text("old\n")

@@ -408,13 +408,30 @@ class AtomicFileSet:
             _fsync(journal, json.dumps(plan))
             del tmp[_JOURNAL]
         with _signals_held():
-            os.replace(journal, directory / _JOURNAL)  # from here on a later run finishes it
-            for name, path in tmp.items():
-                os.replace(path, directory / name)
-            for name in stale:
-                (directory / name).unlink(missing_ok=True)
-            (directory / _JOURNAL).unlink()
-            _fsync(directory)
+            try:
+                os.replace(journal, directory / _JOURNAL)  # from here on a run finishes it
+            except OSError as exc:
+                journal.unlink(missing_ok=True)
+                with _oserror(directory, "write the output files in"):
+                    raise exc from None
+            try:
+                for name, path in tmp.items():
+                    os.replace(path, directory / name)
+                for name in stale:
+                    (directory / name).unlink(missing_ok=True)
+                (directory / _JOURNAL).unlink()
+                _fsync(directory)
+            except OSError as exc:
+                # The temporaries belong to the journal now: kept, so that the next run
+                # in the directory (or this one's next lock) completes the new set.
+                self._tmp = {}
+                code = f" (errno {exc.errno})" if exc.errno else ""
+                msg = (
+                    f"cannot finish moving the output files into {directory}: "
+                    f"{exc.strerror or exc}{code}; the next dissensus run writing there "
+                    "completes them (the plan is in its .dissensus-commit.json)."
+                )
+                raise OutputError(msg) from None
         self._tmp, self._committed = {}, True
         self._owned.clear()
         self._owned.update({name: str(info["sha256"]) for name, info in files.items()})
