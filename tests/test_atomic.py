@@ -268,6 +268,19 @@ class TestOnlyWhatDissensusWrote:
             files.write("report.html", "new\n")
         assert sorted(p.name for p in out.iterdir()) == [MANIFEST, "report.html"]
 
+    def test_two_outputs_of_one_run_never_share_a_file(self, tmp_path):
+        out = tmp_path / "out"
+        old = _old_set(out)
+
+        def run() -> None:
+            with AtomicFileSet(out) as files:
+                files.write("consistency_a_b.csv", "a.b\n")
+                files.write("consistency_a_b.csv", "a_b\n")
+
+        with pytest.raises(OutputError, match=r"two outputs of this run .*consistency_a_b\.csv"):
+            run()
+        assert _snapshot(out) == old
+
     def test_two_sets_in_one_lock(self, tmp_path):
         # the CLI holds the lock; a library call inside commits twice
         out = tmp_path / "out"
@@ -277,6 +290,26 @@ class TestOnlyWhatDissensusWrote:
                     files.write("summary.csv", text)
         assert (out / "summary.csv").read_text() == "two\n"
         _manifest_matches(out)
+
+    @pytest.mark.parametrize(
+        "plan",
+        [
+            {"replace": [], "remove": ["../keep.csv"]},
+            {"replace": [["keep.csv", "summary.csv"]], "remove": []},
+            {"replace": [[".dissensus-tmp-x", "../x"]], "remove": []},
+            {"remove": ["keep.csv"]},
+        ],
+    )
+    def test_a_foreign_journal_is_not_followed(self, tmp_path, plan):
+        out = tmp_path / "out"
+        out.mkdir()
+        (out / "keep.csv").write_text("precious\n")
+        (tmp_path / "keep.csv").write_text("precious too\n")
+        (out / ".dissensus-commit.json").write_text(json.dumps(plan))
+        before = _snapshot(tmp_path / "out"), (tmp_path / "keep.csv").read_bytes()
+        with pytest.raises(OutputError, match="move it away"), locked_dir(out):
+            pytest.fail("the block was entered")
+        assert (_snapshot(out), (tmp_path / "keep.csv").read_bytes()) == before
 
 
 class TestSignalsHeld:
@@ -433,6 +466,37 @@ class TestFaults:
             run()
         monkeypatch.undo()
         assert _snapshot(out) == old  # no 0-byte file, no temporary
+        _manifest_matches(out)
+
+    @pytest.mark.parametrize("failing", [1, 2, 4])
+    def test_a_move_that_fails_is_finished_by_the_next_run(self, tmp_path, monkeypatch, failing):
+        # 1: the journal's own move (nothing moved: the old set stays), 2 and 4: a file's
+        out = tmp_path / "out"
+        old = _old_set(out)
+        real, calls = os.replace, {"n": 0}
+
+        def flaky(src, dst):
+            calls["n"] += 1
+            if calls["n"] == failing:
+                raise _fail(errno.EIO)
+            real(src, dst)
+
+        def run() -> None:
+            with AtomicFileSet(out, params={"run": "new"}) as files:
+                files.write("summary.csv", "model,mean\nb,2\n")
+                files.write("other.csv", "x\n")
+
+        monkeypatch.setattr(os, "replace", flaky)
+        with pytest.raises(OutputError, match=r"Input/output error \(errno 5\)"):
+            run()
+        monkeypatch.undo()
+        with locked_dir(out):  # the next run: the old set, or the whole new one
+            pass
+        if failing == 1:
+            assert _snapshot(out) == old
+        else:
+            assert sorted(p.name for p in out.iterdir()) == [MANIFEST, "other.csv", "summary.csv"]
+            assert json.loads((out / MANIFEST).read_text())["params"] == {"run": "new"}
         _manifest_matches(out)
 
     def test_disk_full_on_a_single_file_keeps_the_old_one(self, tmp_path, monkeypatch):

@@ -230,18 +230,38 @@ def _recover(directory: Path) -> None:
     if journal.exists():
         try:
             plan = json.loads(journal.read_text(encoding="utf-8"))
-            for tmp, final in plan.get("replace", []):
+            replace, remove = _plan(plan)
+        except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+            # not a journal dissensus wrote (or not readable): touch nothing it names
+            msg = f"cannot finish the interrupted write recorded in {journal} ({exc}); move it away or choose another --out."
+            raise OutputError(msg) from None
+        with _oserror(journal, "finish the interrupted write recorded in"):
+            for tmp, final in replace:
                 if (directory / tmp).exists():
                     os.replace(directory / tmp, directory / final)
-            for name in plan.get("remove", []):
+            for name in remove:
                 (directory / name).unlink(missing_ok=True)
-        except (OSError, ValueError) as exc:
-            msg = f"cannot finish the interrupted write recorded in {journal}: {exc}; remove it by hand."
-            raise OutputError(msg) from None
-        journal.unlink()
+            journal.unlink()
     for stale in directory.glob(_TMP_PREFIX + "*"):
         with contextlib.suppress(OSError):
             stale.unlink()
+
+
+def _plan(plan: Any) -> tuple[list[tuple[str, str]], list[str]]:
+    """The moves and removals of a commit journal, checked to be ones dissensus writes."""
+    replace = [(str(tmp), str(final)) for tmp, final in plan["replace"]]
+    remove = [str(name) for name in plan["remove"]]
+    for tmp, final in replace:
+        if not tmp.startswith(_TMP_PREFIX) or "/" in tmp:
+            msg = f"it moves {tmp!r}, not a temporary of dissensus"
+            raise ValueError(msg)
+        if final != MANIFEST and not _plain_name(final):
+            msg = f"it writes {final!r}, not a file name"
+            raise ValueError(msg)
+    if bad := [name for name in remove if not _plain_name(name)]:
+        msg = f"it removes {bad[0]!r}, not a file name"
+        raise ValueError(msg)
+    return replace, remove
 
 
 def _temporary_path(directory: Path, name: str) -> Path:
@@ -344,8 +364,9 @@ class AtomicFileSet:
             raise ValueError(msg)
         check_not_inputs([self.final_path(name)], self.inputs)
         _check_replaceable(self.out_dir, name, self._owned)
-        if name in self._tmp:
-            self._tmp[name].unlink(missing_ok=True)
+        if name in self._tmp:  # two outputs of one run, one file: neither may silently win
+            msg = f"two outputs of this run would both be written to {self.final_path(name)}; give them different names."
+            raise OutputError(msg)
         self._tmp[name] = _temporary_path(self.out_dir, name)
         return self._tmp[name]
 
@@ -387,13 +408,30 @@ class AtomicFileSet:
             _fsync(journal, json.dumps(plan))
             del tmp[_JOURNAL]
         with _signals_held():
-            os.replace(journal, directory / _JOURNAL)  # from here on a later run finishes it
-            for name, path in tmp.items():
-                os.replace(path, directory / name)
-            for name in stale:
-                (directory / name).unlink(missing_ok=True)
-            (directory / _JOURNAL).unlink()
-            _fsync(directory)
+            try:
+                os.replace(journal, directory / _JOURNAL)  # from here on a run finishes it
+            except OSError as exc:
+                journal.unlink(missing_ok=True)
+                with _oserror(directory, "write the output files in"):
+                    raise exc from None
+            try:
+                for name, path in tmp.items():
+                    os.replace(path, directory / name)
+                for name in stale:
+                    (directory / name).unlink(missing_ok=True)
+                (directory / _JOURNAL).unlink()
+                _fsync(directory)
+            except OSError as exc:
+                # The temporaries belong to the journal now: kept, so that the next run
+                # in the directory (or this one's next lock) completes the new set.
+                self._tmp = {}
+                code = f" (errno {exc.errno})" if exc.errno else ""
+                msg = (
+                    f"cannot finish moving the output files into {directory}: "
+                    f"{exc.strerror or exc}{code}; the next dissensus run writing there "
+                    "completes them (the plan is in its .dissensus-commit.json)."
+                )
+                raise OutputError(msg) from None
         self._tmp, self._committed = {}, True
         self._owned.clear()
         self._owned.update({name: str(info["sha256"]) for name, info in files.items()})

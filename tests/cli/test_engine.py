@@ -101,6 +101,45 @@ class TestEngineOption:
         assert main(["agreement", str(path), "--engine", "dask", "--by", "year"]) == 2
         assert main(["agreement", "--scheduler", "tcp://x:1"]) == 2
 
+    @pytest.mark.parametrize("inside", [False, True])
+    def test_an_output_over_the_input_is_refused_before_the_cluster(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, inside: bool
+    ) -> None:
+        import dissensus.cli._engine as engine  # noqa: PLC0415
+
+        def boom(*args: object) -> None:
+            raise AssertionError("started a cluster before checking --csv")
+
+        monkeypatch.setattr(engine, "_cluster", boom)
+        data = tmp_path / "d.csv"
+        data.write_text("item,label\n1,a\n1,b\n2,a\n2,a\n")
+        target = data
+        if inside:  # a file inside a partitioned dataset would become part of it
+            data = tmp_path / "dataset"
+            data.mkdir()
+            target = data / "table.csv"
+        before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+        assert main(["agreement", str(data), "--engine", "dask", "--csv", str(target)]) == 2
+        assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+
+    def test_evaluate_out_in_the_dataset_is_refused_before_the_cluster(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        import dissensus.cli._engine as engine  # noqa: PLC0415
+
+        def boom(*args: object) -> None:
+            raise AssertionError("started a cluster before checking --out")
+
+        monkeypatch.setattr(engine, "_cluster", boom)
+        data = tmp_path / "dataset"
+        data.mkdir()
+        (data / "p0.csv").write_text("item,label\n1,a\n1,b\n")
+        pred = tmp_path / "m.csv"
+        pred.write_text("item,a,b\n1,0.5,0.5\n")
+        args = ["evaluate", str(data), "--engine", "dask", "--pred", f"m={pred}"]
+        assert main([*args, "--out", str(data / "report")]) == 2
+        assert sorted(p.name for p in data.iterdir()) == ["p0.csv"]
+
     def test_memory_engine_runs_the_command_unchanged(self) -> None:
         res = _run()
         assert res.exit_code == 0

@@ -23,7 +23,7 @@ import dissensus.cli._experiment
 import dissensus.cli._reader_options
 import dissensus.simulate
 from dissensus._atomic import AtomicFileSet
-from dissensus.cli import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, main
+from dissensus.cli import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, _Terminated, main
 from dissensus.cli._commands import SUMMARIES, load
 from dissensus.datasets import example_path
 from dissensus.leaderboard import Leaderboard
@@ -540,6 +540,25 @@ class TestEveryCommandThatWrites:
         assert err.count("\n") == 1
         assert f"is not writable: {os.strerror(code)} (errno {code})" in err
         assert "internal error" not in err
+        assert _state(out) == before
+
+    @pytest.mark.parametrize(
+        ("stop", "code"),
+        [(KeyboardInterrupt, EXIT_INTERRUPTED), (_Terminated, 128 + signal.SIGTERM)],
+    )
+    def test_a_run_stopped_while_writing_keeps_the_previous_output(
+        self, name, inputs, tmp_path, capsys, monkeypatch, stop, code
+    ):
+        # Ctrl-C, or SIGTERM (which the CLI turns into _Terminated), as a file is flushed
+        out = _previous(name, tmp_path)
+        before = _state(out)
+
+        def stopped(fd: int) -> None:
+            raise stop
+
+        monkeypatch.setattr(os, "fsync", stopped)
+        assert main(_command(name, inputs, out)) == code
+        assert "earlier output files are unchanged" in capsys.readouterr().err
         assert _state(out) == before
 
     def test_a_full_disk_keeps_the_previous_output(

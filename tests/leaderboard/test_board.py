@@ -173,6 +173,15 @@ class TestLeaderboardCommand:
         files = json.loads((out / "manifest.json").read_text())["files"]
         assert set(files) == {p.name for p in out.iterdir()} - {"manifest.json"}
 
+    def test_a_dataset_named_average_is_refused_before_reading(self, tmp_path: Path) -> None:
+        args = _write_task(tmp_path, "average", set())
+        res = CliRunner().invoke(
+            cli, ["leaderboard", *args, "+", *_write_task(tmp_path, "B", set())]
+        )
+        assert res.exit_code == 2
+        assert "a dataset named 'average'" in res.output
+        assert "DATASET=PATH" in res.output
+
     def test_needs_a_submission(self, tmp_path: Path) -> None:
         gold = _write_task(tmp_path, "A", set())[0]
         res = CliRunner().invoke(cli, ["leaderboard", gold])

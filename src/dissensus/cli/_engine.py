@@ -11,10 +11,12 @@ from typing import Any
 import click
 
 from dissensus import distributed
+from dissensus._atomic import locked_dir
 from dissensus.agreement import agreement_table, table_coefficients
 from dissensus.cli._agreement import check_outputs, emit_report
+from dissensus.cli._evaluate import OUTPUT_FILES
 from dissensus.cli._messages import warnings_as_lines
-from dissensus.cli._reader_options import scale_option
+from dissensus.cli._reader_options import parse_pred, scale_option
 
 #: Options of the in-memory command that the Dask engine does not support, with their defaults.
 _UNSUPPORTED = {
@@ -153,15 +155,20 @@ def with_engine(command: click.Command) -> click.Command:
             names = ", ".join("--" + k.replace("_", "-") for k in given)
             msg = f"{names} not supported with --engine dask (long item/label tables only)."
             raise click.UsageError(msg)
-        if command.name != "evaluate":  # evaluate checks its --out before reading
-            # before the cluster starts: an output that is the input (or a file of the
-            # partitioned dataset), or that cannot be written, fails now
-            file = kwargs.get("file")
-            check_outputs(kwargs["json_out"], kwargs["csv_out"], [file] if file else [])
-        with _cluster(scheduler, workers):
-            if command.name == "evaluate":
-                # counted and scored on Dask, then the same tables and report as in memory
+        # The outputs are checked before the cluster starts: one that is an input (or lies
+        # in the partitioned dataset), or that cannot be written, fails at once.
+        if command.name == "evaluate":
+            inputs = [kwargs["annotations"], *parse_pred(kwargs["preds"]).values()]
+            # The lock is held through the run (the command takes it again: re-entrant);
+            # counted and scored on Dask, then the same tables and report as in memory.
+            with (
+                locked_dir(kwargs["out"], inputs=inputs, names=OUTPUT_FILES),
+                _cluster(scheduler, workers),
+            ):
                 return original(load=_dask_counts, **kwargs)
+        file = kwargs.get("file")
+        check_outputs(kwargs["json_out"], kwargs["csv_out"], [file] if file else [])
+        with _cluster(scheduler, workers):
             return _run_dask(**kwargs)
 
     return click.Command(

@@ -26,7 +26,7 @@ from dissensus.evaluation import TARGETS, Evaluation, evaluate
 #: Coverage of the intervals printed (and of summary.csv, written with the same default).
 _CONFIDENCE_LEVEL = 0.95
 #: What Evaluation.save writes; checked against the inputs before any work.
-_FILES = ("summary.csv", "rankings.csv", "scores.parquet", "report.html")
+OUTPUT_FILES = ("summary.csv", "rankings.csv", "scores.parquet", "report.html")
 
 
 @contextmanager
@@ -89,7 +89,7 @@ def evaluate_command(
         **{key: options[key] for key in ("pred_layout", "prior", "bins", "targets")},
         "requested_metrics": ",".join(metric_names) if metric_names else None,
     }
-    with locked_dir(out, inputs=inputs, names=_FILES), warnings_as_lines():
+    with locked_dir(out, inputs=inputs, names=OUTPUT_FILES), warnings_as_lines():
         ev = _compute(annotations, pred_paths, load, **options, metrics=metric_names)
         written = ev.save(
             out, n_resamples=n_resamples, inputs=inputs, params=params, scores=not no_scores

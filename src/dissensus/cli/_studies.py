@@ -67,6 +67,9 @@ def leaderboard_command(
     paired bootstrap compares adjacent teams.
     """
     tasks = [(lb.team_names([gold])[0], lb.team_names(subs)) for gold, subs in split_sets(args)]
+    if any(dataset == lb.AVERAGE for (dataset, _), _ in tasks):  # before reading anything
+        msg = f"a dataset named {lb.AVERAGE!r} would take the place of the rows averaged over the datasets; name it otherwise with DATASET=PATH."
+        raise click.BadParameter(msg, param_hint="GOLD")
     inputs = [path for gold, teams in tasks for _, path in (gold, *teams)]
     names = opt.split_names(metrics) or list(lb.DEFAULT_METRICS)
     settings = {key: options[key] for key in ("n_resamples", "seed")}

@@ -15,7 +15,7 @@ import pandas as pd
 
 from dissensus import agreement
 from dissensus import audit as property_audit
-from dissensus._atomic import AtomicFileSet, write_file_atomically
+from dissensus._atomic import AtomicFileSet, check_output_file, write_file_atomically
 from dissensus._exceptions import DataError, DegenerateAgreementWarning
 from dissensus._validation import examples
 from dissensus.evaluation._data import ReportData
@@ -311,6 +311,8 @@ class Evaluation(_Tables):
         else :class:`~dissensus.MissingExtraError` before any work.
         """
         require_figures("Evaluation.to_html")
+        if path is not None:
+            check_output_file(path)  # an unusable path fails before the report is built
         page = to_html(self.report(**options))
         if path is not None:
             write_file_atomically(path, page)
