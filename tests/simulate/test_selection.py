@@ -37,5 +37,10 @@ def test_document_names_where_selection_falls_short():
     doc = selection_document(table)
     assert "- flat, n = 3, emd: selected P(best) 0.10, debiased 0.80." in doc
     assert "| flat | 3 | emd | selected | 0.80 ± 0.01 | 0.10 ± 0.05 | **no** |" in doc
-    fixed = table.assign(p_best=table["p_best"].where(table["estimator"] != "selected", 0.8))
+    assert "- flat, n = 3, emd: selected P(correct order) 0.80, debiased 0.90." in doc
+    is_sel = table["estimator"] == "selected"
+    fixed = table.assign(
+        p_best=table["p_best"].where(~is_sel, 0.8),
+        p_correct_order=table["p_correct_order"].where(~is_sel, 0.9),
+    )
     assert "Nowhere beyond two standard errors" in selection_document(fixed)

@@ -210,7 +210,7 @@ def _true_answer(ev: _Tables, base: str, true: pd.DataFrame, row: dict[str, Any]
     hit = rows[((first == a) & (second == b)) | ((first == b) & (second == a))]
     if hit.empty:
         return row
-    rec = hit.iloc[0].to_dict()
+    rec = {str(k): v for k, v in hit.iloc[0].items()}
     d, lo, hi, p = _oriented(rec, flip=str(rec["model_a"]) != a)
     row.update(best=a, runner_up=b, diff=d, ci_low=lo, ci_high=hi, p_better=p)
     row["sentence"] = (
@@ -231,7 +231,8 @@ def _selected_answer(
     scored, bad = _ranking(ev, form, alpha0)
     others = rows[~rows["selected"].astype(bool)]
     alternatives = ", ".join(
-        f"{r.estimator} {100 * float(r.p_best):.0f}%" for r in others.itertuples()
+        f"{est_} {100 * float(p_):.0f}%"
+        for est_, p_ in zip(others["estimator"], others["p_best"], strict=True)
     )
     row.update(
         basis="selection", estimator=est, form=form, prior=str(pick["prior"]), not_scored=bad,

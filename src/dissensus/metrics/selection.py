@@ -53,7 +53,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from dissensus._dirichlet import draw_rows
-from dissensus._validation import SeedLike
+from dissensus._validation import SeedLike, examples
 from dissensus.metrics._registry import Metric, get_metric
 
 __all__ = [
@@ -138,8 +138,6 @@ def _chunks(R: int, N: int, chunk_rows: int) -> list[tuple[int, int]]:
 
 def _seed_sequence(seed: SeedLike) -> np.random.SeedSequence:
     """An int (or None: fresh entropy) seeds a sequence; a Generator gives one from its stream."""
-    if isinstance(seed, np.random.SeedSequence):
-        return seed
     if isinstance(seed, np.random.Generator):
         return np.random.SeedSequence(int(seed.integers(2**63)))
     return np.random.SeedSequence(seed)
@@ -177,7 +175,8 @@ def select_estimators(
     chunk_rows : int
         (replica, item) rows drawn and scored at once (memory: a few (rows, K) arrays).
     candidates : sequence of str, default :data:`CANDIDATES`
-        The estimators that may be selected (every registered one is measured).
+        The estimators measured and eligible (those registered for each metric;
+        always ``"empirical"``). :data:`ESTIMATORS` measures the expected form too.
 
     Returns a :class:`Selection`. ValueError for mismatched shapes, fewer than
     two models, an item without annotations or a non-positive prior.
@@ -216,7 +215,15 @@ def select_estimators(
     if R < 2:
         msg = f"The 'n_replicas' parameter must be 'auto' or an integer >= 2. Got {n_replicas!r}."
         raise ValueError(msg)
-    forms = {get_metric(m).pointwise or get_metric(m).name: estimator_forms(m) for m in metrics}
+    forms = {
+        get_metric(m).pointwise or get_metric(m).name: {
+            e: f for e, f in estimator_forms(m).items() if e in candidates
+        }
+        for m in metrics
+    }
+    if any(not f or "empirical" not in f for f in forms.values()):
+        msg = f"The 'candidates' of select_estimators must include 'empirical' (of {examples(ESTIMATORS)}). Got {candidates!r}."
+        raise ValueError(msg)
     # means[metric][estimator or "truth"]: (R, J) mean scores per replica and model
     means = {
         b: {e: np.empty((R, J)) for e in ("truth", *f)} for b, f in forms.items()
