@@ -600,8 +600,11 @@ class TestVerdict:
             sign = 1.0 if hit["model_a"] == a else -1.0
             assert row["diff"] == pytest.approx(sign * hit["diff"])
             assert row["diff"] <= 0  # a is better: lower
+            told = row["ci_high"] < 0
             assert row["sentence"].startswith(
                 f"{a} is better than {b} on the true distribution under {metric}, P = "
+                if told
+                else f"{a} and {b} cannot be told apart on the true distribution under {metric}"
             )
             assert row["sentence"].endswith("(unbiased estimator).")
         assert table.loc["emd", "basis"] == "selection"

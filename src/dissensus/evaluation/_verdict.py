@@ -213,10 +213,16 @@ def _true_answer(ev: _Tables, base: str, true: pd.DataFrame, row: dict[str, Any]
     rec = {str(k): v for k, v in hit.iloc[0].items()}
     d, lo, hi, p = _oriented(rec, flip=str(rec["model_a"]) != a)
     row.update(best=a, runner_up=b, diff=d, ci_low=lo, ci_high=hi, p_better=p)
-    row["sentence"] = (
-        f"{a} is better than {b} on the true distribution under {base}, P = {p:.2f}, difference "
-        f"{format_number(d)} {format_interval(lo, hi)} (unbiased estimator)"
-    )
+    numbers = f"difference {format_number(d)} {format_interval(lo, hi)} (unbiased estimator)"
+    if excludes_zero(lo, hi):
+        row["sentence"] = (
+            f"{a} is better than {b} on the true distribution under {base}, P = {p:.2f}, {numbers}"
+        )
+    else:
+        row["sentence"] = (
+            f"{a} and {b} cannot be told apart on the true distribution under {base}: "
+            f"P({a} better) = {p:.2f}, {numbers}"
+        )
     return row
 
 

@@ -31,8 +31,9 @@ empirical, debiased, expected, in that order). Monte Carlo standard errors: of a
 orders, the standard deviation over replicas of each replica's share over
 :math:`\sqrt{R}`; of the share of best picks, :math:`\sqrt{\tilde p(1-\tilde
 p)/R}` with :math:`\tilde p = (x + 1)/(R + 2)` (a share of 0 or 1 is not
-exact). ``n_replicas="auto"`` draws replicas until every error is at most
-0.02 (:data:`TARGET_SE`), from 100 up to 625 (where it holds for any share).
+exact). ``n_replicas="auto"`` draws replicas until every error of a metric is
+at most 0.02 (:data:`TARGET_SE`), from 100 up to 625 (where it holds for any
+share), each metric stopping on its own (``n_replicas`` says where).
 
 Replicas are drawn in chunks of about ``chunk_rows`` (replica, item) rows,
 every metric is one call per chunk and model (no loop over items or
@@ -231,25 +232,35 @@ def select_estimators(
     chunks = _chunks(R, N, chunk_rows)
     streams = _seed_sequence(seed).spawn(len(chunks))
     post = a0[None, :] + C
-    done = 0
+    # each metric stops on its own ("auto"): the replicas drawn later skip the metrics done
+    done = dict.fromkeys(forms, 0)
+    active = dict(forms)
     for (r0, r1), stream in zip(chunks, streams, strict=True):
+        if not active:
+            break
         _replicas(
-            means, forms, np.random.default_rng(stream), post=post, a0=a0, n=n, Q=Q, rows=(r0, r1)
+            means, active, np.random.default_rng(stream), post=post, a0=a0, n=n, Q=Q, rows=(r0, r1)
         )
-        done = r1
-        if auto and done >= MIN_REPLICAS and done < R:
-            sel = _tables(
-                _head(means, done), forms, names, prior=prior, R=done, N=N, candidates=candidates
-            )
-            if float(sel.summary[["se_correct_order", "se_best"]].max().max()) <= TARGET_SE:
-                return sel
-    return _tables(
-        _head(means, done), forms, names, prior=prior, R=done, N=N, candidates=candidates
+        for base in list(active):
+            done[base] = r1
+            if auto and MIN_REPLICAS <= r1 < R:
+                one = _metric_tables(means, forms, base, done[base], names, prior, N, candidates)
+                if float(one.summary[["se_correct_order", "se_best"]].max().max()) <= TARGET_SE:
+                    del active[base]
+    parts = [_metric_tables(means, forms, b, done[b], names, prior, N, candidates) for b in forms]
+    return Selection(
+        pd.concat([p.summary for p in parts], ignore_index=True),
+        pd.concat([p.pairs for p in parts], ignore_index=True),
     )
 
 
-def _head(means: dict[str, dict[str, FloatArray]], R: int) -> dict[str, dict[str, FloatArray]]:
-    return {b: {e: x[:R] for e, x in f.items()} for b, f in means.items()}
+def _metric_tables(  # noqa: PLR0917  (private; two call sites)
+    means: dict[str, dict[str, FloatArray]], forms: dict[str, dict[str, str]], base: str, R: int,
+    names: list[str], prior: str, N: int, candidates: Sequence[str],
+) -> Selection:  # fmt: skip
+    """:func:`_tables` of one metric on its first ``R`` replicas."""
+    head = {base: {e: x[:R] for e, x in means[base].items()}}
+    return _tables(head, {base: forms[base]}, names, prior=prior, R=R, N=N, candidates=candidates)
 
 
 def _replicas(
