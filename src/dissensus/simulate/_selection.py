@@ -22,6 +22,7 @@ from __future__ import annotations
 import sys
 import warnings
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -83,7 +84,10 @@ def selection_study(
                     forms = estimator_forms(metric)
                     targets = {"empirical": C / C.sum(axis=1, keepdims=True), "debiased": C,
                                "expected": alpha0[None, :] + C}  # fmt: skip
-                    mine = sel[sel["metric"] == metric].to_dict("records")
+                    mine = [
+                        {str(k): v for k, v in r.items()}
+                        for r in sel[sel["metric"] == metric].to_dict("records")
+                    ]
                     picked = str(mine[pick_estimator(mine, CANDIDATES)]["estimator"])
                     picked_all = str(mine[pick_estimator(mine, ESTIMATORS)]["estimator"])
                     got: dict[str, tuple[float, float]] = {}
@@ -111,6 +115,16 @@ def selection_study(
     return pd.DataFrame(rows)
 
 
+def _short_of(sel: dict[str, Any], fixed: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """(share, best fixed row) where ``sel`` is more than two standard errors below the best fixed estimator."""
+    out = []
+    for c, se in (("p_best", "se_best"), ("p_correct_order", "se_correct_order")):
+        best = max(fixed, key=lambda r: float(r[c]))
+        if float(best[c]) - float(sel[c]) > 2 * float(np.hypot(sel[se], best[se])):
+            out.append((c, best))
+    return out
+
+
 def selection_markdown(table: pd.DataFrame) -> str:
     """The study as a Markdown table: per (truth, n, metric), each estimator's two shares ± MC SE.
 
@@ -122,20 +136,15 @@ def selection_markdown(table: pd.DataFrame) -> str:
         "| --- | --: | --- | --- | --: | --: | --- |",
     ]
     for (truth, n, metric), g in table.groupby(["truth", "n_annotations", "metric"], sort=False):
-        fixed = g[~g["estimator"].str.startswith("selected")]
-        for r in g.itertuples():
+        recs = [{str(k): v for k, v in r.items()} for r in g.to_dict("records")]
+        fixed = [r for r in recs if not str(r["estimator"]).startswith("selected")]
+        for r in recs:
             verdict = ""
-            if r.estimator.startswith("selected"):
-                ok = all(
-                    float(getattr(r, c))
-                    >= float(fixed[c].max())
-                    - 2 * float(np.hypot(getattr(r, s), fixed.loc[fixed[c].idxmax(), s]))
-                    for c, s in (("p_correct_order", "se_correct_order"), ("p_best", "se_best"))
-                )
-                verdict = "yes" if ok else "**no**"
+            if str(r["estimator"]).startswith("selected"):
+                verdict = "**no**" if _short_of(r, fixed) else "yes"
             lines.append(
-                f"| {truth} | {n} | {metric} | {r.estimator} | {r.p_correct_order:.2f} ± "
-                f"{r.se_correct_order:.2f} | {r.p_best:.2f} ± {r.se_best:.2f} | {verdict} |"
+                f"| {truth} | {n} | {metric} | {r['estimator']} | {r['p_correct_order']:.2f} ± "
+                f"{r['se_correct_order']:.2f} | {r['p_best']:.2f} ± {r['se_best']:.2f} | {verdict} |"
             )
     return "\n".join(lines) + "\n"
 
@@ -148,16 +157,15 @@ def selection_document(table: pd.DataFrame, settings: dict[str, int] = DOC_SETTI
     """``docs/estimator_selection.md``: how the study was run, its table, and where selection falls short."""
     short = []
     for (truth, n, metric), g in table.groupby(["truth", "n_annotations", "metric"], sort=False):
-        fixed = g[~g["estimator"].str.startswith("selected")]
-        sel = g[g["estimator"] == "selected"].iloc[0]
-        for c, se, what in (("p_best", "se_best", "P(best)"),
-                            ("p_correct_order", "se_correct_order", "P(correct order)")):  # fmt: skip
-            best = fixed.loc[fixed[c].idxmax()]
-            if float(best[c]) - float(sel[c]) > 2 * float(np.hypot(sel[se], best[se])):
-                short.append(
-                    f"- {truth}, n = {n}, {metric}: selected {what} {sel[c]:.2f}, "
-                    f"{best['estimator']} {best[c]:.2f}."
-                )
+        recs = [{str(k): v for k, v in r.items()} for r in g.to_dict("records")]
+        fixed = [r for r in recs if not str(r["estimator"]).startswith("selected")]
+        sel = next(r for r in recs if r["estimator"] == "selected")
+        for c, best in _short_of(sel, fixed):
+            what = "P(best)" if c == "p_best" else "P(correct order)"
+            short.append(
+                f"- {truth}, n = {n}, {metric}: selected {what} {sel[c]:.2f}, "
+                f"{best['estimator']} {best[c]:.2f}."
+            )
     s = settings
     head = f"""# Estimator selection: does the parametric bootstrap pick the right estimator?
 
@@ -193,7 +201,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Print ``docs/estimator_selection.md`` (``python -m dissensus.simulate._selection [replicates]``)."""
     args = list(sys.argv[1:] if argv is None else argv)
     settings = DOC_SETTINGS | ({"replicates": int(args[0])} if args else {})
-    table = selection_study(**settings)
+    table = selection_study(
+        replicates=settings["replicates"], n_items=settings["n_items"],
+        n_replicas=settings["n_replicas"], seed=settings["seed"],
+    )  # fmt: skip
     sys.stdout.write(selection_document(table, settings))
 
 
