@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dissensus import DataError, evaluate
+from dissensus import DataError, LabelSpellingWarning, evaluate
 from dissensus import posterior as P
 from dissensus.agreement import (
     brennan_prediger,
@@ -25,7 +25,7 @@ from dissensus.agreement import (
     pairwise,
     share_unanimous,
 )
-from dissensus.data import Annotations, LabelCounts, Scale
+from dissensus.data import Annotations, LabelCounts, Scale, read_annotations
 from dissensus.posterior import PriorFitWarning
 
 distributed = pytest.importorskip("dask.distributed")
@@ -695,3 +695,66 @@ class TestIcc:
             D.icc(D.label_counts(ratings.assign(label=1)))
         with pytest.raises(ValueError, match="kind"):
             D.icc(ratings, kind="2,1")
+
+
+class TestSameChecksBothEngines:
+    """The in-memory readers and the Dask engine apply one set of checks to the same bad files."""
+
+    @staticmethod
+    def _counts(engine: str, path: Path) -> LabelCounts:
+        if engine == "memory":
+            return read_annotations(path).counts()
+        return D.label_counts(str(path)).collect()
+
+    @staticmethod
+    def _csv(tmp_path: Path, rows: str) -> Path:
+        path = tmp_path / "a.csv"
+        path.write_text("item,annotator,label\n" + rows, encoding="utf-8")
+        return path
+
+    @pytest.mark.parametrize("engine", ["memory", "dask"])
+    def test_zero_padded_ids_stay_apart(self, client, tmp_path, engine):
+        counts = self._counts(engine, self._csv(tmp_path, "007,a,1\n7,b,2\n7,a,2\n"))
+        assert sorted(counts.items) == ["007", "7"]
+        assert counts.values.sum() == 3
+
+    @pytest.mark.parametrize("engine", ["memory", "dask"])
+    def test_canonical_integer_ids_are_integers(self, client, tmp_path, engine):
+        counts = self._counts(engine, self._csv(tmp_path, "7,a,1\n8,b,2\n7,b,2\n"))
+        assert sorted(counts.items) == [7, 8]
+        assert counts.scale == Scale.ordinal([1, 2])
+
+    @pytest.mark.parametrize("engine", ["memory", "dask"])
+    def test_repeated_pair_is_refused(self, client, tmp_path, engine):
+        path = self._csv(tmp_path, "1,a,1\n1,a,2\n2,a,2\n2,b,2\n")
+        with pytest.raises(
+            DataError, match=r"1 repeated \(item, annotator\) pairs.* e.g. item 1 by annotator 'a'"
+        ):
+            self._counts(engine, path)
+
+    @pytest.mark.parametrize("engine", ["memory", "dask"])
+    def test_whitespace_variant_label_warns(self, client, tmp_path, engine):
+        path = self._csv(tmp_path, "1,a,pos\n1,b,pos \n2,a,neg\n2,b,neg\n")
+        with pytest.warns(LabelSpellingWarning, match="'pos' vs 'pos '"):
+            counts = self._counts(engine, path)
+        assert counts.scale.labels == ("neg", "pos", "pos ")
+
+    @pytest.mark.parametrize("engine", ["memory", "dask"])
+    def test_stray_text_among_numbers_is_refused(self, client, tmp_path, engine):
+        path = self._csv(tmp_path, "1,a,1\n1,b,2\n2,a,NA\n2,b,3\n")
+        with pytest.raises(DataError, match=r"numbers except 'NA' at .*--na-values NA"):
+            self._counts(engine, path)
+
+    @pytest.mark.parametrize("engine", ["memory", "dask"])
+    def test_id_variants_warn_naming_both(self, client, tmp_path, engine):
+        path = self._csv(tmp_path, " 1,a,pos\n1,b,pos\n")
+        with pytest.warns(LabelSpellingWarning, match="Item ids in column 'item'") as rec:
+            counts = self._counts(engine, path)
+        assert "' 1'" in str(rec[0].message)
+        assert len(counts.items) == 2
+
+    @pytest.mark.parametrize("engine", ["memory", "dask"])
+    def test_control_character_in_id_is_refused(self, client, tmp_path, engine):
+        path = self._csv(tmp_path, '"1\n",a,pos\n2,b,pos\n')
+        with pytest.raises(DataError, match="contains the control character U\\+000A"):
+            self._counts(engine, path)

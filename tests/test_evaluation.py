@@ -39,7 +39,6 @@ from dissensus.evaluation import (
     evaluate,
 )
 from dissensus.evaluation._data import REQUIRED_COLUMNS
-from dissensus.evaluation._output import _cached_audit
 from dissensus.metrics import get_metric
 from dissensus.metrics.debiased import inverse_variance_mean, jackknife_variance
 from dissensus.posterior import dirichlet, marginal_log_likelihood
@@ -131,6 +130,13 @@ class TestEvaluate:
         lc = LabelCounts.from_array([[2, 1]], scale=Scale.nominal(["a", "b"]))
         with pytest.raises(ValueError, match="'emd' needs ordered labels"):
             evaluate(lc, {"m": [[0.5, 0.5]]}, metrics=["emd"])
+
+    def test_models_named_alike_as_text_are_refused(self):
+        # 1 and "1" are two keys of the mapping but one name in every table
+        lc, preds = _small()
+        first, second = list(preds.values())[:2]
+        with pytest.raises(ValueError, match="the models 1 and '1' are both named '1'"):
+            evaluate(lc, {1: first, "1": second})
 
     def test_unknown_and_repeated_metrics(self):
         lc, preds = _small()
@@ -1054,32 +1060,24 @@ class TestMetricAudit:
         violated = table[table["status"] == "violated"]
         assert (violated["counterexample"].str.len() > 0).all()
 
-    def test_computed_once_per_metric_and_k(self, monkeypatch):
+    def test_no_process_cache(self, monkeypatch):
+        # issue 23: a process-global cache keyed by metric name made results depend on
+        # which test ran first; every call audits the metrics it is given, afresh
         real = dissensus.audit.audit
-        calls: list[tuple[object, int, int]] = []
+        calls: list[tuple[tuple[str, ...], int, int]] = []
 
         def counting(metric, *, classes, n_trials, seed):
-            calls.append((metric, classes, n_trials))
+            calls.append((tuple(metric), classes, n_trials))
             return real(metric, classes=classes, n_trials=n_trials, seed=seed)
 
         monkeypatch.setattr(dissensus.audit, "audit", counting)
-        _cached_audit.cache_clear()
-        try:
-            ev = evaluate(*_small(n_items=30, K=3), metrics=["manhattan", "kl_divergence"])
-            first = ev.report_data(n_resamples=20, agreement_ci=False, priors=())
-            assert sorted(c[0] for c in calls) == ["kl_divergence", "manhattan"]
-            # a second report, and a report of another evaluation with the same K, reuse it
-            second = ev.report_data(n_resamples=20, agreement_ci=False, priors=())
-            other = evaluate(*_small(seed=2, n_items=30, K=3), metrics=["manhattan"])
-            other.to_markdown(n_resamples=20, agreement_ci=False)
-            assert len(calls) == 2
-            pd.testing.assert_frame_equal(first.metric_audit, second.metric_audit)
-            # another K is another audit
-            evaluate(*_small(n_items=30, K=4), metrics=["manhattan"]).metric_audit()
-            assert calls[-1] == ("manhattan", 4, REPORT_AUDIT_TRIALS)
-            assert len(calls) == 3
-        finally:
-            _cached_audit.cache_clear()  # no entries computed through the patched function
+        ev = evaluate(*_small(n_items=30, K=3), metrics=["manhattan", "kl_divergence"])
+        first = ev.metric_audit(n_trials=300)
+        second = ev.metric_audit(n_trials=300)
+        assert calls == [(("manhattan", "kl_divergence"), 3, 300)] * 2
+        pd.testing.assert_frame_equal(first, second)
+        evaluate(*_small(n_items=30, K=4), metrics=["manhattan"]).metric_audit(n_trials=300)
+        assert calls[-1] == (("manhattan",), 4, 300)
 
     def test_html_appendix_and_switch(self):
         ev = evaluate(*_small(n_items=30, K=3), metrics=["manhattan", "kl_divergence"])

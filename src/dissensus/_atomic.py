@@ -4,7 +4,11 @@ Every file goes to a temporary name in its destination directory, is
 flushed to disk, and is moved into place with :func:`os.replace` only when
 the whole set is complete, with a ``manifest.json`` recording the run's
 parameters and the SHA-256 of each file; files of the previous set that the
-new one lacks are removed (never one of the run's inputs). The moves are
+new one lacks are removed (never one of the run's inputs). A file is replaced
+or removed only when dissensus wrote it: the manifest in the directory is
+signed (``"written_by": "dissensus"``) and the file's SHA-256 still matches
+the one it lists; a foreign or damaged manifest, or a file of the new set
+already there and not in the manifest, is refused before any work. The moves are
 journalled (``.dissensus-commit.json``) and done with SIGINT/SIGTERM held
 back, so a commit killed half-way is finished by the next run there; a run
 stopped before its commit leaves the old set untouched and its temporaries
@@ -13,8 +17,10 @@ are removed (now, or by the next run when the process was killed outright).
 A directory being written is locked (``flock`` on the directory itself), so
 two runs cannot interleave their files: the second stops with a clear
 :class:`~dissensus.OutputError` before computing anything. An output that
-is one of the run's inputs (same path, symlink or hard link) is refused.
-Errors, a full disk included, name the path.
+is one of the run's inputs (same path, symlink or hard link), an output
+directory that is, holds or lies inside an input, are refused; whether the
+directory is writable is tried (a probe file created and removed) before any
+work. Errors, a full disk or a read-only file system included, name the path.
 """
 
 from __future__ import annotations
@@ -41,10 +47,11 @@ _TMP_PREFIX = ".dissensus-tmp-"
 #: What a file is written from: text (UTF-8), bytes, or a callback given the open binary file.
 Data = str | bytes | Callable[[IO[bytes]], None]
 
-# Locks held by this process: resolved directory -> (fd, depth). flock locks belong to an open
-# file description, so a nested lock on the same directory (the CLI holds it while it computes,
-# Evaluation.save takes it again) must reuse the descriptor, not open a conflicting second one.
-_HELD: dict[Path, tuple[int, int]] = {}
+# Locks held by this process: resolved directory -> (fd, depth, the files dissensus wrote there:
+# name -> SHA-256). flock locks belong to an open file description, so a nested lock on the same
+# directory (the CLI holds it while it computes, Evaluation.save takes it again) must reuse the
+# descriptor, not open a conflicting second one; the previous set is read (and hashed) once.
+_HELD: dict[Path, tuple[int, int, dict[str, str]]] = {}
 _HELD_GUARD = threading.Lock()
 
 
@@ -68,12 +75,25 @@ def check_output_dir(path: str | Path) -> Path:
         raise OutputError(msg)
     with _oserror(out, "create the output directory"):
         out.mkdir(parents=True, exist_ok=True)
-    if not os.access(out, os.W_OK | os.X_OK):
-        msg = (
-            f"output directory {out} is not writable; choose another --out or fix its permissions."
-        )
-        raise OutputError(msg)
+    _probe(out, f"output directory {out}", "choose another --out or fix its permissions")
     return out
+
+
+def _probe(directory: Path, what: str, fix: str) -> None:
+    """Create and remove a file in ``directory``: refuse it now, not after the work, if that fails.
+
+    ``os.access`` is not enough: root passes it on a read-only directory, and
+    a read-only file system (EROFS) only shows when a file is created.
+    """
+    probe = _temporary_path(directory, "probe")
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        code = f" (errno {exc.errno})" if exc.errno else ""
+        msg = f"{what} is not writable: {exc.strerror or exc}{code}; {fix}."
+        raise OutputError(msg) from None
 
 
 def check_output_file(path: str | Path) -> Path:
@@ -83,17 +103,17 @@ def check_output_file(path: str | Path) -> Path:
         msg = f"output {target} is a directory; give a file name."
     elif not target.parent.is_dir():
         msg = f"cannot write {target}: its directory {target.parent} does not exist."
-    elif not os.access(target.parent, os.W_OK | os.X_OK):
-        msg = f"cannot write {target}: directory {target.parent} is not writable."
     else:
+        fix = "choose another output path or fix the directory's permissions"
+        _probe(target.parent, f"cannot write {target}: directory {target.parent}", fix)
         return target
     raise OutputError(msg)
 
 
 def _input_at(path: Path, inputs: Iterable[str | Path]) -> Path | None:
-    """The input that ``path`` is (after resolving symlinks, or by device and inode), if any."""
+    """The input that ``path`` is or lies inside (symlinks resolved, or by device and inode)."""
     for source in (Path(p) for p in inputs if str(p) not in ("", "-")):
-        if path.resolve() == source.resolve():
+        if path.resolve().is_relative_to(source.resolve()):  # the input itself, or a directory
             return source
         with contextlib.suppress(OSError):
             if path.exists() and source.exists() and os.path.samefile(path, source):
@@ -102,11 +122,33 @@ def _input_at(path: Path, inputs: Iterable[str | Path]) -> Path | None:
 
 
 def check_not_inputs(outputs: Iterable[str | Path], inputs: Iterable[str | Path]) -> None:
-    """Refuse to write any output over one of the inputs (hard links and symlinks included)."""
+    """Refuse to write any output over one of the inputs (hard links and symlinks included).
+
+    An output inside an input directory (a partitioned Parquet dataset) is refused too:
+    it would become part of that input.
+    """
     inputs = list(inputs)
     for out in map(Path, outputs):
         if (source := _input_at(out, inputs)) is not None:
-            msg = f"refusing to write {out}: it is the input file {source}; choose another output path so the input is not overwritten."
+            inside = source.is_dir() and out.resolve() != source.resolve()
+            what = "inside the input directory" if inside else "the input file"
+            msg = f"refusing to write {out}: it is {what} {source}; choose another output path so the input is not overwritten."
+            raise OutputError(msg)
+
+
+def check_output_dir_not_inputs(out: str | Path, inputs: Iterable[str | Path]) -> None:
+    """Refuse an output directory that is an input, lies inside one, or directly holds one.
+
+    A set of files written into the directory of an input could take an input's
+    name (``leaderboard gold.csv ... --out DIR`` with DIR/gold.csv the gold), and
+    removing the previous set could touch it: the outputs go to a directory of their own.
+    """
+    directory = Path(out)
+    sources = [Path(p) for p in inputs if str(p) not in ("", "-")]
+    check_not_inputs([directory], sources)
+    for source in sources:
+        if source.exists() and source.resolve().parent == directory.resolve():
+            msg = f"refusing to write into {directory}: it holds the input {source}; choose another --out (a directory of its own for the output files)."
             raise OutputError(msg)
 
 
@@ -132,26 +174,54 @@ def locked_dir(
 ) -> Iterator[Path]:
     """Hold the lock of directory ``path`` (checked and created; re-entrant within a process).
 
-    A command holds it from before its work until its outputs are committed: a bad ``--out``,
-    a concurrent run or an output file (of ``names``) that is an input fails before any work.
+    A command holds it from before its work until its outputs are committed: a bad
+    ``--out`` (not writable, an input, holding an input), a concurrent run, a foreign
+    ``manifest.json``, or an output file (of ``names``) that is an input or that
+    dissensus did not write, fails before any work.
     """
+    with _locked(path, inputs, names) as (out, _):
+        yield out
+
+
+@contextlib.contextmanager
+def _locked(
+    path: str | Path, inputs: Iterable[str | Path], names: Iterable[str]
+) -> Iterator[tuple[Path, dict[str, str]]]:
+    """:func:`locked_dir`, also yielding the previous set (shared with the nested holders)."""
+    inputs, names = list(inputs), list(names)
+    check_output_dir_not_inputs(path, inputs)
     out = check_output_dir(path)
     check_not_inputs([out / name for name in names], inputs)
     key = out.resolve()
     with _HELD_GUARD:
-        fd, depth = _HELD.get(key) or (_lock(key, out), 0)
-        _HELD[key] = (fd, depth + 1)
-        if depth == 0:
-            _recover(key)
+        held = _HELD.get(key)
+        fd, depth, owned = held or (_lock(key, out), 0, {})
+        _HELD[key] = (fd, depth + 1, owned)
     try:
-        yield out
+        if held is None:
+            _recover(key)
+            owned.update(previous_set(out, inputs))
+        for name in names:
+            _check_replaceable(out, name, owned)
+        yield out, owned
     finally:
         with _HELD_GUARD:
-            fd, depth = _HELD.pop(key)
+            fd, depth, owned = _HELD.pop(key)
             if depth > 1:
-                _HELD[key] = (fd, depth - 1)
+                _HELD[key] = (fd, depth - 1, owned)
             else:
                 os.close(fd)
+
+
+def _check_replaceable(directory: Path, name: str, owned: Mapping[str, str]) -> None:
+    """Refuse to replace ``directory/name`` unless the manifest there says dissensus wrote it."""
+    target = directory / name
+    if (target.exists() or target.is_symlink()) and name not in owned:
+        msg = (
+            f"refusing to replace {target}: dissensus did not write it (it is not in "
+            f"{directory / MANIFEST} with its SHA-256); move it away or choose another --out."
+        )
+        raise OutputError(msg)
 
 
 def _recover(directory: Path) -> None:
@@ -244,9 +314,11 @@ class AtomicFileSet:
         self._tmp: dict[str, Path] = {}
         self._lock = contextlib.ExitStack()
         self._committed = False
+        # the previous set, shared with an enclosing lock of the directory (updated on commit)
+        self._owned: dict[str, str] = {}
 
     def __enter__(self) -> AtomicFileSet:
-        self._lock.enter_context(locked_dir(self.out_dir))
+        _, self._owned = self._lock.enter_context(_locked(self.out_dir, self.inputs, ()))
         return self
 
     def __exit__(self, exc_type: object, *_: object) -> None:
@@ -262,11 +334,16 @@ class AtomicFileSet:
         return self.out_dir / name
 
     def temporary(self, name: str) -> Path:
-        """A fresh temporary path for ``name``; refuses (OutputError) a name that is an input."""
-        if name in (MANIFEST, _JOURNAL) or "/" in name or name.startswith(_TMP_PREFIX):
+        """A fresh temporary path for ``name``.
+
+        Refuses (OutputError) a name that is an input, or a file already there that
+        dissensus did not write (see :func:`previous_set`).
+        """
+        if not _plain_name(name):
             msg = f"{name!r} is not a valid output file name here."
             raise ValueError(msg)
         check_not_inputs([self.final_path(name)], self.inputs)
+        _check_replaceable(self.out_dir, name, self._owned)
         if name in self._tmp:
             self._tmp[name].unlink(missing_ok=True)
         self._tmp[name] = _temporary_path(self.out_dir, name)
@@ -289,17 +366,28 @@ class AtomicFileSet:
         directory, tmp = self.out_dir, self._tmp
         with _oserror(directory, "write the output files in"):
             files = {n: {"sha256": _sha256(t), "bytes": t.stat().st_size} for n, t in tmp.items()}
-            manifest = {"format": "dissensus-output/1", "params": self.params, "files": files}
+            manifest = {
+                "format": _FORMAT,
+                _SIGNATURE[0]: _SIGNATURE[1],
+                "params": self.params,
+                "files": files,
+            }
             tmp[MANIFEST] = _temporary_path(directory, MANIFEST)
             _fsync(
                 tmp[MANIFEST], json.dumps(manifest, indent=1, sort_keys=True, default=str) + "\n"
             )
-            previous = set(_previous_set(directory)) - set(tmp)
-            stale = [n for n in sorted(previous) if _input_at(directory / n, self.inputs) is None]
+            # Only files whose content is still what dissensus wrote (checked again now).
+            stale = [
+                name
+                for name, digest in sorted(self._owned.items())
+                if name not in tmp and _still(directory / name, digest, self.inputs)
+            ]
             plan = {"replace": [[t.name, n] for n, t in tmp.items()], "remove": stale}
-            _fsync(journal := _temporary_path(directory, "journal"), json.dumps(plan))
+            tmp[_JOURNAL] = journal = _temporary_path(directory, "journal")
+            _fsync(journal, json.dumps(plan))
+            del tmp[_JOURNAL]
         with _signals_held():
-            os.replace(journal, directory / _JOURNAL)
+            os.replace(journal, directory / _JOURNAL)  # from here on a later run finishes it
             for name, path in tmp.items():
                 os.replace(path, directory / name)
             for name in stale:
@@ -307,6 +395,8 @@ class AtomicFileSet:
             (directory / _JOURNAL).unlink()
             _fsync(directory)
         self._tmp, self._committed = {}, True
+        self._owned.clear()
+        self._owned.update({name: str(info["sha256"]) for name, info in files.items()})
         return {name: directory / name for name in tmp}
 
     def discard(self) -> None:
@@ -317,18 +407,90 @@ class AtomicFileSet:
         self._tmp = {}
 
 
+def _still(path: Path, digest: str, inputs: Iterable[str | Path]) -> bool:
+    """``path`` still holds what dissensus wrote (SHA-256 ``digest``) and is not an input."""
+    return (
+        path.is_file()
+        and not path.is_symlink()
+        and _sha256(path) == digest
+        and _input_at(path, inputs) is None
+    )
+
+
 def _sha256(path: Path) -> str:
     with path.open("rb") as fh:
         return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
-def _previous_set(directory: Path) -> list[str]:
-    """Files of the set the manifest in ``directory`` describes (empty without one)."""
+#: The signature of a manifest dissensus wrote (with its "format").
+_SIGNATURE = ("written_by", "dissensus")
+_FORMAT = "dissensus-output/1"
+
+
+def _foreign(manifest: Path, why: str) -> OutputError:
+    msg = (
+        f"{manifest} was not written by dissensus ({why}), so the files it lists are not "
+        f"replaced or removed; move it away or choose another --out."
+    )
+    return OutputError(msg)
+
+
+def previous_set(directory: str | Path, inputs: Iterable[str | Path] = ()) -> dict[str, str]:
+    """The files of the previous set in ``directory`` that dissensus wrote: name -> SHA-256.
+
+    Read from ``manifest.json``, which must be one dissensus wrote: a JSON object
+    with ``"format": "dissensus-output/1"`` (and ``"written_by": "dissensus"``; the
+    format alone is accepted from earlier versions) whose files are plain names in
+    the directory, none of them an input, each with its SHA-256. A listed file that
+    is missing is left out; one whose content no longer matches its SHA-256 (changed
+    since) is refused, like a foreign manifest (:class:`OutputError`), so that
+    nothing dissensus did not write is ever replaced or removed. Empty without a manifest.
+    """
+    directory = Path(directory)
+    path = directory / MANIFEST
+    if not (path.exists() or path.is_symlink()):
+        return {}
     try:
-        manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
-        return [str(name) for name in manifest.get("files", {}) if "/" not in str(name)]
-    except (OSError, ValueError, AttributeError):
-        return []
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise _foreign(path, f"it is not readable JSON: {exc}") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != _FORMAT:
+        raise _foreign(path, f'no "format": "{_FORMAT}" signature')
+    if manifest.get(_SIGNATURE[0], _SIGNATURE[1]) != _SIGNATURE[1]:
+        raise _foreign(path, f"it says written_by {manifest.get(_SIGNATURE[0])!r}")
+    files = manifest.get("files")
+    if not isinstance(files, dict):
+        raise _foreign(path, 'no "files" object')
+    inputs = list(inputs)
+    owned: dict[str, str] = {}
+    for name, info in files.items():
+        digest = info.get("sha256") if isinstance(info, dict) else None
+        if not _plain_name(name) or not isinstance(digest, str):
+            raise _foreign(path, f"it lists {name!r}, not a file name with its SHA-256")
+        target = directory / name
+        if (source := _input_at(target, inputs)) is not None:
+            raise _foreign(path, f"it lists {name}, the input {source}")
+        if not target.exists():
+            continue
+        if not target.is_file() or target.is_symlink() or _sha256(target) != digest:
+            msg = (
+                f"refusing to replace {target}: it changed since dissensus wrote it (its SHA-256 "
+                f"differs from {path}'s); move it away or choose another --out."
+            )
+            raise OutputError(msg)
+        owned[name] = digest
+    return owned
+
+
+def _plain_name(name: object) -> bool:
+    """A file name dissensus writes: no directory part, not its own bookkeeping."""
+    return (
+        isinstance(name, str)
+        and name not in ("", ".", "..", MANIFEST, _JOURNAL)
+        and "/" not in name
+        and "\0" not in name
+        and not name.startswith(_TMP_PREFIX)
+    )
 
 
 def write_file_atomically(

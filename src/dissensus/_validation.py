@@ -9,14 +9,17 @@ name the argument, show the offending value or row, say the fix.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Collection, Iterable, Sequence
+import math
+import re
+import warnings
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from dissensus._exceptions import DataError, MissingExtraError
+from dissensus._exceptions import DataError, LabelSpellingWarning, MissingExtraError
 
 #: Tolerance on row sums of probability matrices.
 PROB_ATOL = 1e-6
@@ -260,3 +263,153 @@ def computed(df: Any) -> Any:
     if is_dask(df) and callable(getattr(df, "compute", None)):
         return df.compute()
     return df
+
+
+# -- text values: labels and ids ------------------------------------------------------
+#: Control characters (C0 and DEL): never part of a real label or id, often a broken export.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+#: Characters that print as nothing: zero-width space, non-joiner and joiner, word joiner,
+#: byte-order mark, soft hyphen.
+_ZERO_WIDTH = "[\u200b\u200c\u200d\u2060\ufeff\u00ad]"
+#: Characters that print as a plain space: no-break spaces.
+_SPACE_LIKE = "[\u00a0\u202f\u2007]"
+
+
+def spelling_keys(texts: pd.Series, *, fold_case: bool = True) -> pd.Series:
+    """What a reader sees of each text: NFC, invisible characters dropped, spaces collapsed, casefolded.
+
+    Two texts with one key differ only by whitespace, letter case, invisible
+    characters or Unicode normalisation (NFC vs NFD): almost surely one value
+    spelled two ways. Vectorised (pandas string methods), for millions of ids.
+
+    Examples
+    --------
+    >>> spelling_keys(pd.Series([" Pos\u200b ", "pos", "cafe\u0301", "caf\u00e9"])).tolist()
+    ['pos', 'pos', 'café', 'café']
+    """
+    nfc = texts.str.normalize("NFC")
+    visible = nfc.str.replace(_ZERO_WIDTH, "", regex=True).str.replace(_SPACE_LIKE, " ", regex=True)
+    spaced = visible.str.split().str.join(" ")
+    return spaced.str.casefold() if fold_case else spaced
+
+
+#: The remedy for a defective id (ids are kept exactly as written: no option strips them).
+ID_FIX = (
+    "Ids are kept exactly as written; clean them in the file (or the frame) if they are one id."
+)
+
+
+def has_defect(texts: pd.Series) -> npt.NDArray[np.bool_]:
+    """Which texts :func:`check_text_values` would refuse or warn about on their own.
+
+    A control character, an invisible character, surrounding whitespace or
+    decomposed (NFD) Unicode. For the Dask engine, which collects only these
+    (few) ids instead of every distinct id.
+    """
+    pattern = f"{_CONTROL.pattern}|{_ZERO_WIDTH}|{_SPACE_LIKE}|^\\s|\\s$"
+    found = texts.str.contains(pattern, regex=True, na=False).to_numpy(dtype=bool)
+    nfd = (texts.str.normalize("NFC") != texts).fillna(False).to_numpy(dtype=bool)
+    return np.asarray(found | nfd, dtype=bool)
+
+
+def _defects(texts: pd.Series) -> pd.Series:
+    """What is invisible in each text (an invisible character, surrounding whitespace, NFD), or ""."""
+    out = pd.Series("", index=texts.index, dtype=object)
+    out[texts.str.normalize("NFC") != texts] = "decomposed (NFD) Unicode"
+    out[texts.str.strip() != texts] = "surrounding whitespace"
+    invisible = texts.str.extract(f"({_ZERO_WIDTH}|{_SPACE_LIKE})", expand=False)
+    found = invisible.notna()
+    out[found] = [f"the invisible character U+{ord(c):04X}" for c in invisible[found]]
+    return out
+
+
+def check_text_values(
+    values: Iterable[Any],
+    *,
+    noun: str,
+    where: str,
+    at: Callable[[Any], str],
+    fix: str,
+    fold_case: bool = True,
+) -> None:
+    """The one check of label and id text, for every reader and both engines.
+
+    ``values`` are the distinct values of a column (non-strings are skipped).
+    A control character is refused (a broken export); values that differ only
+    by whitespace, letter case, invisible characters (zero-width space,
+    byte-order mark, no-break space) or Unicode normalisation (NFC vs NFD)
+    warn naming each variant, since they are kept as different values; else
+    a value with surrounding whitespace, an invisible character or decomposed
+    Unicode warns. ``noun`` names the values (``"Label"``, ``"Item id"``),
+    ``where`` the source (``" in f.csv"``), ``at(value)`` its rows or lines,
+    ``fix`` the remedy. ``fold_case=False`` (ids, where case may be meant)
+    does not count letter case as a spelling variant.
+
+    Raises
+    ------
+    DataError
+        For a control character. Warns :class:`~dissensus.LabelSpellingWarning`.
+    """
+    ser = pd.Series(list(values), dtype=object)
+    texts = ser[ser.map(lambda v: isinstance(v, str))].reset_index(drop=True).astype(object)
+    if texts.empty:
+        return
+    control = texts.str.extract(f"({_CONTROL.pattern})", expand=False)
+    if control.notna().any():
+        first = int(np.flatnonzero(control.notna().to_numpy())[0])
+        v = texts.iloc[first]
+        msg = f"{noun} {v!r}{where} at {at(v)} contains the control character U+{ord(control.iloc[first]):04X}; control characters are not part of {noun.lower()}s (a broken export?). Clean the file."
+        raise DataError(msg)
+    keys = spelling_keys(texts, fold_case=fold_case)
+    split = keys.duplicated(keep=False).to_numpy()
+    if split.any():
+        groups = texts[split].groupby(keys[split].to_numpy(), sort=False)
+        shown = "; ".join(
+            " vs ".join(repr(v) for v in group)
+            + f" (at {'; '.join(at(v) for v in list(group)[:3])})"
+            for _, group in list(groups)[:5]
+        )
+        case = " letter case," if fold_case else ""
+        msg = f"{noun}s{where} differ only by whitespace,{case} invisible characters or Unicode normalisation (NFC vs NFD) and are kept apart as different values: {shown}. {fix}"
+        warnings.warn(msg, LabelSpellingWarning, stacklevel=4)
+        return
+    defects = _defects(texts)
+    odd = np.flatnonzero((defects != "").to_numpy())
+    if odd.size:
+        v = texts.iloc[odd[0]]
+        more = f" ({odd.size - 1} more: {examples(texts.iloc[odd[1:]])})" if odd.size > 1 else ""
+        msg = f"{noun} {v!r}{where} at {at(v)} has {defects.iloc[odd[0]]}, which does not show but makes it a different value{more}. {fix}"
+        warnings.warn(msg, LabelSpellingWarning, stacklevel=4)
+
+
+def _reads_as_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+def check_numeric_text(
+    values: Sequence[Any], *, where: str, at: Callable[[Any], str], column: str
+) -> None:
+    """Refuse text labels that are numbers but for a few: a stray value would make the scale text.
+
+    A CSV column of 1 … 5 with one ``x``, an R ``NA`` or a ``True`` is read as
+    text, and every label would become a text category (``"10" < "2"``, no
+    numeric order). Called on the distinct labels when no scale is given.
+
+    Examples
+    --------
+    >>> check_numeric_text(["1", "2", "x"], where="", at=lambda v: "line 4", column="label")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    dissensus._exceptions.DataError: Labels of column 'label' are numbers except 'x' at line 4 (numbers: '1', '2'): ...
+    """
+    strings = [v for v in values if isinstance(v, str)]
+    numbers = [v for v in strings if _reads_as_number(v)]
+    if not numbers or len(numbers) == len(strings):
+        return
+    odd = [v for v in strings if not _reads_as_number(v)]
+    shown = "; ".join(f"{v!r} at {at(v)}" for v in odd[:5])
+    msg = f"Labels of column {column!r}{where} are numbers except {shown} (numbers: {examples(numbers)}): one stray text value would silently turn the whole numeric scale into text categories. Fix or drop those rows; if {odd[0]!r} means a missing label, pass na_values=[{odd[0]!r}] with dropna=True (CLI: --na-values {odd[0]} --dropna); or give every label with scale=[...] (CLI: --labels ...)."
+    raise DataError(msg)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
-from dissensus import Annotations, DataError, FewItemsWarning
+from dissensus import Annotations, DataError, DissensusWarning, FewItemsWarning
 from dissensus.agreement import icc
 from dissensus.agreement._icc_reml import Design, bootstrap_components, fit_components
 
@@ -161,3 +165,73 @@ class TestIccReml:
             icc(SF, method="bayes")  # type: ignore[arg-type]
         with pytest.raises(ValueError, match="'n_resamples' parameter of icc"):
             icc(_table(7, 40, 3), method="reml").confidence_interval(n_resamples=1)
+
+
+def _same(a: float, b: float, tol: float = 1e-9) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or abs(a - b) <= tol
+
+
+@st.composite
+def _ratings_and_map(draw: st.DrawFn) -> tuple[np.ndarray, float, float]:
+    """Integer ratings (some missing) and ``a x + b`` exact in floats (a = m 2^e, b an integer).
+
+    Exact so that the test is of the fit, not of the rounding of the data: ``1e-6 x + 1e9``
+    of arbitrary floats keeps no digit of ``x``.
+    """
+    n, k = draw(st.integers(3, 8)), draw(st.integers(2, 4))
+    x = draw(hnp.arrays(np.float64, (n, k), elements=st.integers(0, 10).map(float)))
+    holes = draw(hnp.arrays(np.bool_, (n, k), elements=st.booleans()))
+    holes[:, 0] = False  # every target keeps a rating
+    holes[0, :] = False  # and every rater
+    x[holes & draw(st.booleans())] = np.nan
+    a = draw(st.sampled_from([1.0, 1.25, 1.5, 3.0])) * 2.0 ** draw(st.integers(-20, 19))
+    b = float(draw(st.integers(-(10**9), 10**9)))
+    return x, a, b
+
+
+class TestAffineInvariance:
+    """icc(a x + b) = icc(x) to 1e-9 for a > 0 (issue 23: + 1e9 gave 0.333 or LinAlgError)."""
+
+    @settings(max_examples=15, deadline=None, derandomize=True)
+    @given(_ratings_and_map(), st.sampled_from(KINDS), st.sampled_from(["anova", "reml", "ml"]))
+    def test_exact_maps(
+        self, case: tuple[np.ndarray, float, float], kind: str, method: str
+    ) -> None:
+        x, a, b = case
+        if method == "anova":
+            x = x[np.isfinite(x).all(axis=1)]
+            if x.shape[0] < 2:
+                return
+        with warnings.catch_warnings():
+            # constant ratings (undefined ICC) and small samples warn; both fits must agree
+            warnings.simplefilter("ignore", DissensusWarning)
+            ref, got = icc(x, kind=kind, method=method), icc(a * x + b, kind=kind, method=method)
+            lo, hi = got.confidence_interval(n_resamples=20, seed=3)
+            lo0, hi0 = ref.confidence_interval(n_resamples=20, seed=3)
+        assert _same(got.statistic, ref.statistic)
+        assert _same(lo, lo0)
+        assert _same(hi, hi0)
+
+    @settings(max_examples=10, deadline=None, derandomize=True)
+    @given(st.floats(1e-6, 1e6), st.sampled_from(KINDS), st.sampled_from(["anova", "reml"]))
+    def test_any_positive_scale(self, a: float, kind: str, method: str) -> None:
+        x = _table(5, 12, 3)
+        ref, got = icc(x, kind=kind, method=method), icc(a * x, kind=kind, method=method)
+        assert _same(got.statistic, ref.statistic)
+
+    @pytest.mark.parametrize("shift", [1e6, 1e9])
+    def test_issue_shift(self, shift: float) -> None:
+        x = np.round(_table(2, 30, 4) * 4) / 4  # quarter points: x + 1e9 is exact
+        x[1, 2] = np.nan
+        for kind in KINDS:
+            ref = icc(x, kind=kind, method="reml").statistic
+            assert icc(x + shift, kind=kind, method="reml").statistic == pytest.approx(
+                ref, abs=1e-9
+            )
+
+    def test_components_in_the_ratings_unit(self) -> None:
+        x = _table(3, 25, 4)
+        ref, got = icc(x, kind="A,1", method="reml"), icc(1000.0 * x + 7, kind="A,1", method="reml")
+        for part in ("sigma2_target", "sigma2_rater", "sigma2_residual"):
+            assert got.parts[part] == pytest.approx(1e6 * ref.parts[part], rel=1e-8)
+        assert got.parts["lrt"] == pytest.approx(ref.parts["lrt"], rel=1e-8)

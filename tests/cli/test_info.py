@@ -136,7 +136,7 @@ class TestInfoCommand:
         path = _write(tmp_path, "a.csv", CSV)
         code, _, err = _run(capsys, "info", path, "--format", "convabuse", "--item", "x")
         assert code == EXIT_BAD_INPUT
-        assert "The convabuse format has fixed columns; the option(s) item" in err
+        assert "The convabuse format has fixed columns; the option(s) --item" in err
 
     def test_unknown_format_choice(self, tmp_path, capsys):
         code, _, err = _run(capsys, "info", _write(tmp_path, "a.csv", CSV), "--format", "xlsx")

@@ -58,7 +58,7 @@ class TestMain:
         path = tmp_path / "a.xlsx"
         path.write_text("")
         assert main(["info", str(path)]) == EXIT_BAD_INPUT
-        assert "pass format=" in capsys.readouterr().err
+        assert "pass --format FORMAT" in capsys.readouterr().err
 
     def test_usage_error(self, capsys):
         assert main(["info"]) == EXIT_BAD_INPUT

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import json
@@ -21,6 +22,7 @@ import pytest
 import dissensus.cli._experiment
 import dissensus.cli._reader_options
 import dissensus.simulate
+from dissensus._atomic import AtomicFileSet
 from dissensus.cli import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, main
 from dissensus.cli._commands import SUMMARIES, load
 from dissensus.datasets import example_path
@@ -181,8 +183,8 @@ def test_disk_full_is_one_line_naming_the_path_and_keeps_the_old_set(
 ):
     out = tiny_tmpfs / "out"
     # An old set small enough for the disk (no report), then a run that cannot fit.
-    out.mkdir()
-    (out / "summary.csv").write_text("model,mean\nold,1\n")
+    with AtomicFileSet(out) as old_set:
+        old_set.write("summary.csv", "model,mean\nold,1\n")
     old = _snapshot(out)
     assert main(_args(files, out)) == EXIT_BAD_INPUT
     err = capsys.readouterr().err
@@ -424,3 +426,134 @@ class TestFailedWritesKeepTheOldOutput:
         assert main(["example", "ratings", "--out", str(out)]) == EXIT_BAD_INPUT
         assert "No space left on device" in capsys.readouterr().err
         assert out.read_text() == "old\n"
+
+
+# --------------------------------------------------------------------------- every command
+#: Every command that writes files: its arguments (``{out}`` the output, ``{ann}``, ``{a}``,
+#: ``{b}``, ``{pred}`` and ``{data}`` inputs), whether it writes a set of files into a
+#: directory or one file, and the name of the step that does the work (patched to fail).
+_WRITERS = {
+    "evaluate": ("evaluate {ann} --pred a={a} --pred b={b} --n-resamples 20 --metrics emd,E[emd] --out {out}", "set", "read"),
+    "leaderboard": ("leaderboard {ann} {a} {b} --n-resamples 20 --metrics emd,manhattan --out {out}", "set", "read"),
+    "tendency": ("tendency {ann} --pred p={pred} --n-resamples 20 --min-overlap 5 --tables-only --out {out}", "set", "read"),
+    "simulate": ("simulate --replicates 2 --items 10 --classes 3 --metrics emd --priors uniform --coverage-replicates 0 --allocation-replicates 0 --out {out}", "set", "study"),
+    "experiment": ("experiment {data} --models A,B --n-resamples 20 --out {out}", "set", "experiment"),
+    "allocate": ("allocate {ann} --pred a={a} --pred b={b} --budget 5 --out {out}", "file", "read"),
+    "agreement": ("agreement {ann} --n-resamples 20 --csv {out}", "file", "read"),
+    "agreement --json": ("agreement {ann} --n-resamples 20 --json {out}", "file", "read"),
+    "example": ("example ratings --out {out}", "file", None),
+}  # fmt: skip
+
+
+@pytest.fixture
+def inputs(files: dict[str, Path], tmp_path: Path) -> dict[str, Path]:
+    """The fixture's files, per-annotator predictions and a text dataset, all in ``tmp_path``."""
+    ann = pd.read_csv(files["ann"])
+    pred = tmp_path / "pred.csv"
+    ann.assign(label=(ann["label"] % K) + 1).to_csv(pred, index=False)
+    data = tmp_path / "data.csv"
+    tiny_frame(60).to_csv(data, index=False)
+    return {**files, "pred": pred, "data": data}
+
+
+def _command(name: str, inputs: dict[str, Path], out: Path) -> list[str]:
+    template = _WRITERS[name][0]
+    return [part.format(out=out, **inputs) for part in template.split()]
+
+
+def _forbid_work(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the command's work fail: the checks of its outputs must come first."""
+    step = _WRITERS[name][2]
+    if step == "read":
+        monkeypatch.setattr(dissensus.cli._reader_options, "load_annotations", _boom)
+    elif step == "study":
+        monkeypatch.setattr(dissensus.simulate, "study", _boom)
+    elif step == "experiment":
+        monkeypatch.setattr(dissensus.cli._experiment, "_load", _boom)
+
+
+def _previous(name: str, tmp_path: Path) -> Path:
+    """The output of an earlier run (a set dissensus wrote, or one file); returns ``{out}``."""
+    if _WRITERS[name][1] == "file":
+        out = tmp_path / "earlier" / "result.txt"
+        out.parent.mkdir()
+        out.write_text("earlier result\n")
+        return out
+    out = tmp_path / "earlier"
+    with AtomicFileSet(out) as files:
+        files.write("summary.csv", "model,mean\nold,1\n")
+    return out
+
+
+def _state(out: Path) -> dict[str, bytes]:
+    return _snapshot(out if out.is_dir() else out.parent)
+
+
+@pytest.mark.parametrize("name", list(_WRITERS))
+class TestEveryCommandThatWrites:
+    """One row per command: the guarantees of the one output writer hold on every path."""
+
+    def test_an_output_that_is_or_holds_an_input_is_refused_before_work(self, name, inputs, tmp_path, capsys, monkeypatch):  # fmt: skip
+        if name in ("simulate", "example"):
+            pytest.skip(f"{name} reads no file of the user's")
+        _forbid_work(name, monkeypatch)
+        # a directory holding the inputs, or the annotations themselves
+        out = tmp_path if _WRITERS[name][1] == "set" else inputs["ann"]
+        before = _snapshot(tmp_path)
+        assert main(_command(name, inputs, out)) == EXIT_BAD_INPUT
+        assert "refusing to write" in capsys.readouterr().err
+        assert _snapshot(tmp_path) == before
+
+    def test_a_foreign_manifest_deletes_nothing(self, name, inputs, tmp_path, capsys, monkeypatch):
+        if _WRITERS[name][1] == "file":
+            pytest.skip("a single file has no manifest")
+        _forbid_work(name, monkeypatch)
+        out = tmp_path / "out"
+        out.mkdir()
+        (out / "keep.csv").write_text("the user's\n")
+        (out / "summary.csv").write_text("the user's too\n")
+        (out / "manifest.json").write_text('{"files": {"keep.csv": {}, "summary.csv": {}}}')
+        before = _snapshot(out)
+        assert main(_command(name, inputs, out)) == EXIT_BAD_INPUT
+        err = capsys.readouterr().err
+        assert f"{out / 'manifest.json'} was not written by dissensus" in err
+        assert "move it away or choose another --out" in err
+        assert _snapshot(out) == before
+
+    @pytest.mark.parametrize("code", [errno.EROFS, errno.EACCES])
+    def test_a_read_only_output_fails_before_work(self, name, inputs, tmp_path, capsys, monkeypatch, code):  # fmt: skip
+        # root ignores permissions, so the file system's refusal is simulated
+        out = _previous(name, tmp_path)
+        before = _state(out)
+        _forbid_work(name, monkeypatch)
+        real = os.open
+        directory = out if out.is_dir() else out.parent
+
+        def read_only(path, flags, *args, **kwargs):
+            if flags & os.O_CREAT and Path(path).parent == directory:
+                raise OSError(code, os.strerror(code))
+            return real(path, flags, *args, **kwargs)
+
+        monkeypatch.setattr(os, "open", read_only)
+        assert main(_command(name, inputs, out)) == EXIT_BAD_INPUT
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1
+        assert f"is not writable: {os.strerror(code)} (errno {code})" in err
+        assert "internal error" not in err
+        assert _state(out) == before
+
+    def test_a_full_disk_keeps_the_previous_output(
+        self, name, inputs, tmp_path, capsys, monkeypatch
+    ):
+        out = _previous(name, tmp_path)
+        before = _state(out)
+
+        def full(fd: int) -> None:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        monkeypatch.setattr(os, "fsync", full)
+        assert main(_command(name, inputs, out)) == EXIT_BAD_INPUT
+        err = capsys.readouterr().err
+        assert "No space left on device" in err
+        assert "internal error" not in err
+        assert _state(out) == before  # byte-identical: no 0-byte file, no temporary

@@ -80,3 +80,39 @@ class TestTendencyCommand:
         err = capsys.readouterr().err
         assert err.startswith("dissensus: error:")
         assert "have no prediction" in err
+
+
+class TestNamesThatCollide:
+    """Two prediction sets never share a file or a row: refused before any work, naming both."""
+
+    @pytest.mark.parametrize(
+        ("preds", "baselines", "says"),
+        [
+            (["a.b={pred}", "a_b={pred}"], False, "'a.b' and 'a_b' would both be written to consistency_a_b.csv"),
+            (["true={pred}"], False, "'true' would be written to consistency_true.csv, the annotators' own"),
+            (["random={pred}"], True, "'random' is the name of a baseline that --baselines adds"),
+        ],
+    )  # fmt: skip
+    def test_refused_before_reading(self, files, tmp_path, capsys, monkeypatch, preds, baselines, says):  # fmt: skip
+        import dissensus.cli._reader_options as opt  # noqa: PLC0415
+
+        def boom(*args, **kwargs):
+            raise AssertionError("read before checking the names")
+
+        monkeypatch.setattr(opt, "load_annotations", boom)
+        args = ["tendency", str(files["ann"]), "--out", str(tmp_path / "o")]
+        for pred in preds:
+            args += ["--pred", pred.format(pred=files["pred"])]
+        code = main([*args, *(["--baselines"] if baselines else [])])
+        assert code == EXIT_BAD_INPUT
+        err = capsys.readouterr().err
+        assert says in err
+        assert "--pred" in err
+        assert not (tmp_path / "o").exists()
+
+    def test_a_baseline_name_without_baselines_is_a_model(self, files, tmp_path, capsys) -> None:
+        out = tmp_path / "out"
+        args = ["tendency", str(files["ann"]), "--pred", f"random={files['pred']}",
+                "--min-overlap", "10", "--n-resamples", "20", "--tables-only", "--out", str(out)]  # fmt: skip
+        assert main(args) == EXIT_OK, capsys.readouterr().err
+        assert (out / "consistency_random.csv").exists()

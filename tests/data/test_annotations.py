@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from dissensus import Annotations, DataDroppedWarning, DataError, Scale
+from dissensus import Annotations, DataDroppedWarning, DataError, LabelSpellingWarning, Scale
+from dissensus.data import read_annotations
 from dissensus.data._annotations import _repeated
 
 
@@ -320,3 +321,48 @@ class TestRepeatedPairs:
         k = np.asarray(keys, dtype=np.int64)
         want = pd.Series(k, dtype=np.int64).duplicated(keep=keep).to_numpy()
         np.testing.assert_array_equal(_repeated(k, keep=keep), want)
+
+
+class TestIdText:
+    """Ids get the label text checks: same refusals, same warnings, the column and rows named."""
+
+    @staticmethod
+    def _csv(tmp_path, rows: str):
+        path = tmp_path / "a.csv"
+        path.write_text("item,annotator,label\n" + rows, encoding="utf-8")
+        return path
+
+    @pytest.mark.parametrize(
+        ("first", "second"),
+        [(" 7", "7"), ("7 ", "7"), ("7\u200b", "7"), ("\ufeff7", "7"), ("caf\u00e9", "cafe\u0301")],
+        ids=repr,
+    )
+    def test_item_variants_warn_naming_both(self, tmp_path, first, second):
+        path = self._csv(tmp_path, f"{first},a,pos\n{second},b,pos\n")
+        with pytest.warns(LabelSpellingWarning, match="Item ids in column 'item'") as rec:
+            ann = read_annotations(path)
+        assert repr(first) in str(rec[0].message)
+        assert repr(second) in str(rec[0].message)
+        assert ann.n_items == 2  # kept as written, but not silently
+
+    def test_annotator_trailing_space_warns(self, tmp_path):
+        path = self._csv(tmp_path, "1,a,pos\n1,a ,neg\n")
+        with pytest.warns(
+            LabelSpellingWarning, match="Annotator ids in column 'annotator'.*line 3"
+        ):
+            read_annotations(path)
+
+    @pytest.mark.parametrize("bad", ['"1\n"', "1\x00"], ids=repr)
+    def test_control_character_in_id_is_refused(self, tmp_path, bad):
+        path = self._csv(tmp_path, f"{bad},a,pos\n2,b,pos\n")
+        with pytest.raises(DataError, match=r"Item id .* at line 2 contains the control character"):
+            read_annotations(path)
+
+    def test_lone_defect_warns_in_a_frame(self):
+        df = pd.DataFrame({"item": ["x\u00a0", "y"], "annotator": ["a", "b"], "label": [1, 2]})
+        with pytest.warns(LabelSpellingWarning, match="U\\+00A0"):
+            Annotations.from_frame(df)
+
+    def test_case_is_not_a_spelling_variant_of_an_id(self):
+        df = pd.DataFrame({"item": ["A1", "a1"], "annotator": ["a", "b"], "label": [1, 2]})
+        assert Annotations.from_frame(df).n_items == 2  # no warning (warnings are errors here)

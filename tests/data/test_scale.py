@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dissensus import DataError, Scale
+from dissensus import Annotations, DataDroppedWarning, DataError, LabelSpellingWarning, Scale
+from dissensus.data import read_annotations
 
 
 class TestConstructors:
@@ -164,3 +165,74 @@ class TestEncode:
         s = Scale.ordinal([-3, -2, -1, 0, 1])
         codes = s.encode(pd.Series(values, dtype=object))
         assert [s.labels[c] for c in codes] == values
+
+
+class TestLabelText:
+    """One check of label text (dissensus._validation) on every reader path."""
+
+    @staticmethod
+    def _read(tmp_path, fmt: str, labels: list, **options):
+        df = pd.DataFrame(
+            {
+                "item": [1, 1, 2, 2, 3, 3][: len(labels)],
+                "annotator": list("abab" * 2)[: len(labels)],
+            }
+        )
+        df["label"] = labels
+        if fmt == "frame":
+            return Annotations.from_frame(df, **options)
+        path = tmp_path / f"a.{fmt}"
+        if fmt == "csv":
+            df.to_csv(path, index=False)
+        elif fmt == "jsonl":
+            df.to_json(path, orient="records", lines=True)
+        else:
+            df.to_parquet(path)
+        return read_annotations(path, **options)
+
+    @pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet", "frame"])
+    @pytest.mark.parametrize("stray", ["x", "NA", "True"])
+    def test_stray_text_among_numbers_is_refused(self, tmp_path, fmt, stray):
+        labels = ["1", "2", "3", stray] if fmt != "csv" else [1, 2, 3, stray]
+        with pytest.raises(DataError, match=f"except '{stray}' at .*--na-values {stray} --dropna"):
+            self._read(tmp_path, fmt, labels)
+
+    def test_stray_marked_missing_reads_as_numbers(self, tmp_path):
+        with pytest.warns(DataDroppedWarning):
+            ann = self._read(tmp_path, "csv", [1, 2, 3, "NA"], na_values=["NA"], dropna=True)
+        assert ann.scale.labels == (1, 2, 3)
+
+    def test_given_scale_of_text_labels_is_kept(self, tmp_path):
+        ann = self._read(tmp_path, "csv", ["0", "1", "unsure", "1"], scale=["0", "1", "unsure"])
+        assert ann.scale.labels == ("0", "1", "unsure")
+
+    @pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet", "frame"])
+    @pytest.mark.parametrize(
+        "variant", ["pos\u200b", "pos\ufeff", "pos\u00a0", "pos ", "po\u0301s"], ids=repr
+    )
+    def test_invisible_variants_warn_with_both(self, tmp_path, fmt, variant):
+        other = "p\u00f3s" if "\u0301" in variant else "pos"
+        with pytest.warns(
+            LabelSpellingWarning, match=f"{other!r} vs {variant!r}".replace("\\", "\\\\")
+        ):
+            ann = self._read(tmp_path, fmt, [other, variant, "neg", "neg"])
+        assert ann.scale.K == 3  # kept apart, as written, but not silently
+
+    def test_lone_invisible_character_warns(self):
+        df = pd.DataFrame({"item": [1, 1], "annotator": ["a", "b"], "label": ["pos\u200b", "neg"]})
+        with pytest.warns(LabelSpellingWarning, match="U\\+200B"):
+            Annotations.from_frame(df)
+
+    def test_ordered_categorical_order_is_kept(self):
+        cat = pd.Categorical(
+            ["low", "high", "mid", "low"], categories=["low", "mid", "high"], ordered=True
+        )
+        df = pd.DataFrame({"item": [1, 1, 2, 2], "annotator": list("abab"), "label": cat})
+        ann = Annotations.from_frame(df)
+        assert ann.scale == Scale.ordinal(["low", "mid", "high"])
+        assert ann.counts().values.tolist() == [[1, 0, 1], [1, 1, 0]]
+
+    def test_unordered_categorical_is_nominal_in_its_order(self):
+        cat = pd.Categorical(["b", "a"], categories=["b", "a"])
+        df = pd.DataFrame({"item": [1, 1], "annotator": list("ab"), "label": cat})
+        assert Annotations.from_frame(df).scale == Scale.nominal(["b", "a"])

@@ -84,13 +84,22 @@ class TestTrueDifferences:
             rps.loc[rps["model"] == "A", "value"].to_numpy()
             - rps.loc[rps["model"] == "C", "value"].to_numpy()
         )
-        se = d.std(ddof=1) / np.sqrt(d.size)
-        t = stats.t.ppf(0.95, d.size - 1)
+        N = d.size
+        se = d.std(ddof=1) / np.sqrt(N)
+        # Hall (1992): g(T) = ((1 + aT)^3 - 1) / (3a) + b, a = skew / (3 sqrt N), b = skew / (6 sqrt N)
+        a = stats.skew(d) / (3 * np.sqrt(N))
+        b = a / 2
+        t = stats.t.ppf(0.95, N - 1)
+
+        def g_inv(y: float) -> float:
+            return (np.cbrt(1 + 3 * a * (y - b)) - 1) / a
+
+        g0 = ((1 + a * d.mean() / se) ** 3 - 1) / (3 * a) + b
         assert row["diff"] == pytest.approx(d.mean(), rel=1e-12)
         assert row["standard_error"] == pytest.approx(se, rel=1e-12)
-        assert row["ci_low"] == pytest.approx(d.mean() - t * se, rel=1e-12)
-        assert row["ci_high"] == pytest.approx(d.mean() + t * se, rel=1e-12)
-        assert row["p_a_better"] == pytest.approx(stats.t.cdf(-d.mean() / se, d.size - 1))
+        assert row["ci_low"] == pytest.approx(d.mean() - se * g_inv(t), rel=1e-9)
+        assert row["ci_high"] == pytest.approx(d.mean() - se * g_inv(-t), rel=1e-9)
+        assert row["p_a_better"] == pytest.approx(stats.t.cdf(-g0, N - 1), rel=1e-9)
 
     def test_debiased_corrections_cancel_in_the_difference(self, ev: Evaluation) -> None:
         table = ev.true_differences().set_index(["metric", "model_a", "model_b"])

@@ -99,6 +99,37 @@ class TestRunExperiment:
         again = run_experiment(ds, models=["A", "E", "marginal", "A+shrink"], max_iter=50, seed=3)
         assert again.evaluation.values.tobytes() == result.evaluation.values.tobytes()
 
+    def test_recorded_prior_is_the_one_that_ran(self, tmp_path, monkeypatch):
+        # the prior is read back from the fitted model E and the evaluation, never assumed
+        monkeypatch.setattr(_report, "report_figures", lambda data: {})
+        monkeypatch.setattr(_report, "reversal_item_figures", lambda data: [])
+        ds = Dataset.from_frame(tiny_frame(), name="tiny")
+        for prior in ("uniform", "jeffreys"):
+            res = run_experiment(ds, models=["A", "E"], max_iter=20, seed=1, prior=prior)
+            assert res.evaluation.prior == prior
+            paths = res.save(tmp_path / prior, n_resamples=20)
+            payload = json.loads(paths["experiment"].read_text())
+            assert payload["settings"]["evaluation"]["prior"] == prior
+            assert payload["settings"]["models"]["E"]["params"]["prior"] == prior
+            page = paths["report"].read_text()
+            training = page[page.index('<section id="training">') :]
+            assert f"trained on E[emd] under the {prior} Dirichlet prior, the prior the" in training
+            other = "jeffreys" if prior == "uniform" else "uniform"
+            assert f"under the {other}" not in training
+            assert page.index('<section id="training">') < page.index("<footer>")
+
+    def test_training_sentence_says_when_priors_differ(self, result):
+        from dissensus.experiments._study import _prior_caveat  # noqa: PLC0415
+
+        settings = {**result.settings, "evaluation": {"prior": "uniform"}}
+        caveat = _prior_caveat(settings)
+        assert caveat is not None
+        text = "".join(str(p) for p in caveat.parts)
+        assert (
+            "under the jeffreys Dirichlet prior, while the expected metrics use the uniform" in text
+        )
+        assert _prior_caveat({**settings, "models": {"A": {}}}) is None
+
     def test_errors(self):
         ds = Dataset.from_frame(tiny_frame(60), name="tiny")
         with pytest.raises(ValueError, match="distinct codes from A, B"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -116,6 +117,17 @@ class TestLeaderboard:
             combine_leaderboards([one, two])
         with pytest.raises(ValueError, match="distinct"):
             combine_leaderboards([one, one])
+
+    def test_a_dataset_named_average_is_refused(self) -> None:
+        # the rows averaged over the datasets are called "average": a dataset of that name
+        # would vanish from the re-ranking table (or take the average's place)
+        c, s = _task(set())
+        with pytest.raises(ValueError, match="'average' is the name of the rows averaged"):
+            leaderboard(c, s, metrics=["manhattan"], dataset="average", n_resamples=50)
+        one = leaderboard(c, s, metrics=["manhattan"], dataset="X", n_resamples=50)
+        renamed = dataclasses.replace(one, datasets=["average"])
+        with pytest.raises(ValueError, match="DATASET=PATH"):
+            combine_leaderboards([renamed, one])
 
 
 def _write_task(root: Path, name: str, swapped: set[int]) -> list[str]:

@@ -9,7 +9,9 @@ github.com/Le-Wi-Di/le-wi-di.github.io. Scores must agree bit for bit.
 
 from __future__ import annotations
 
+import errno
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,7 @@ import pytest
 from scipy.stats import wasserstein_distance
 from sklearn.metrics import f1_score
 
-from dissensus import DataError, LabelCounts, Predictions, Scale
+from dissensus import DataError, LabelCounts, OutputError, Predictions, Scale
 from dissensus.data import CONVABUSE_SCALE
 from dissensus.metrics import cross_entropy, lewidi
 from dissensus.metrics.lewidi import (
@@ -445,3 +447,19 @@ class TestTargets2023:
             targets_2023(LabelCounts.from_array([[1, 1, 1]], scale=Scale.ordinal([1, 2, 3])))
         with pytest.raises(DataError, match="1 items have no annotations"):
             targets_2023(LabelCounts.from_array([[0, 0], [1, 0]], scale=Scale.nominal([0, 1])))
+
+
+class TestWriterIsAtomic:
+    def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(self, tmp_path, monkeypatch):
+        target = tmp_path / "ArMIS_results.tsv"
+        target.write_text("old\n")
+
+        def full(fd: int) -> None:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        monkeypatch.setattr(os, "fsync", full)
+        with pytest.raises(OutputError, match="No space left on device"):
+            write_lewidi_predictions(target, [[0.5, 0.5]], year=2023)
+        monkeypatch.undo()
+        assert [p.name for p in tmp_path.iterdir()] == ["ArMIS_results.tsv"]
+        assert target.read_text() == "old\n"

@@ -32,8 +32,18 @@ class TestFigures:
         svg = fig.svg
         assert svg.startswith("<svg ")
         assert svg.rstrip().endswith("</svg>")
-        for forbidden in ("<?xml", "<!DOCTYPE", "<!--", "http", "<metadata", "<style", "<text"):
+        for forbidden in ("<?xml", "<!DOCTYPE", "<!--", "http", "<metadata", "@import", "*{"):
             assert forbidden not in svg, forbidden
+        # text is text (small, selectable), drawn in the figure's font family
+        assert "<text" in svg
+        # the one stylesheet of a figure holds only its own classes (nothing leaks into the page)
+        (rules,) = re.findall(r"<style>(.*?)</style>", svg)
+        selectors = re.findall(r"([^{}]+)\{[^{}]*\}", rules)
+        assert selectors
+        assert all(re.fullmatch(rf"\.{fig.id}-s\d+", s) for s in selectors), selectors
+        assert "  " not in svg  # no indentation
+        tags = "".join(re.findall(r"<[^>]*>", svg.split("</title>", 1)[1]))
+        assert not re.search(r"\d\.\d\d", tags)  # coordinates to 0.1 pt
         assert f'aria-labelledby="{fig.id}-title"' in svg
         assert f'<title id="{fig.id}-title">' in svg
         ids = re.findall(r'\bid="([^"]+)"', svg)
@@ -49,9 +59,15 @@ class TestFigures:
 
     def test_one_line_per_model_and_panel_per_metric(self, sample_figures):
         svg = sample_figures["by_bin"].svg
-        # matplotlib names each axes and line; 4 panels x 3 models + 3 legend handles
-        assert len(re.findall(r'id="fig-by-bin-axes_\d+"', svg)) == 4
-        assert len(re.findall(r'id="fig-by-bin-line2d_\d+"', svg)) >= 4 * 3
+        # one clipping rectangle per panel; one open polyline per model and panel
+        assert len(re.findall(r"<clipPath ", svg)) == 4
+        assert len(re.findall(r'<path d="M[^"z]*( L[^"z]*){2,}"', svg)) >= 4 * 3
+
+    def test_smaller_than_glyph_paths(self, sample_figures):
+        # text as text and styles as classes: each figure is a few kilobytes per panel
+        sizes = {k: len(f.svg) for k, f in sample_figures.items()}
+        assert sizes["annotations"] < 12_000, sizes
+        assert sizes["by_bin"] < 40_000, sizes
 
     def test_alt_text_names_models_and_metrics(self, sample_figures):
         alt = sample_figures["by_bin"].alt

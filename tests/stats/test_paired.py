@@ -16,6 +16,7 @@ from dissensus.stats._bootstrap import bootstrap_weights, iter_weight_blocks
 from dissensus.stats._paired import (
     adjust_pvalues,
     bootstrap_test,
+    mean_interval,
     permutation_test,
     resample_means,
     wilcoxon_test,
@@ -280,3 +281,59 @@ class TestAdjustPvalues:
     def test_bad_method(self):
         with pytest.raises(ValueError, match="'method' parameter of adjust_pvalues"):
             adjust_pvalues([0.1], method="fdr")  # type: ignore[arg-type]
+
+
+class TestMeanInterval:
+    def test_plain_is_the_student_t_interval(self):
+        rng = np.random.default_rng(1)
+        x = rng.normal(size=(5, 40))
+        r = mean_interval(x, confidence_level=0.9, skew_correction=False)
+        for i in range(5):
+            low, high = sps.t.interval(0.9, 39, loc=x[i].mean(), scale=sps.sem(x[i]))
+            assert (r.ci_low[i], r.ci_high[i]) == (pytest.approx(low), pytest.approx(high))
+            p = sps.t.cdf(x[i].mean() / sps.sem(x[i]), 39)
+            assert r.p_positive[i] == pytest.approx(p)
+
+    def test_vectorised_rows_equal_single_rows(self):
+        rng = np.random.default_rng(2)
+        x = rng.exponential(size=(3, 4, 25))
+        r = mean_interval(x)
+        one = mean_interval(x[2, 1])
+        assert r.ci_low.shape == (3, 4)
+        assert r.ci_low[2, 1] == pytest.approx(float(one.ci_low))
+        assert r.p_positive[2, 1] == pytest.approx(float(one.p_positive))
+
+    def test_skew_correction_restores_coverage_of_a_skewed_mean(self):
+        # lognormal(0, 1), 50 values: the plain t interval undercovers (about 0.90)
+        reps, level = 4000, 0.95
+        x = np.random.default_rng(0).lognormal(0.0, 1.0, (reps, 50))
+        mu = np.exp(0.5)
+        se = np.sqrt(level * (1 - level) / reps)
+        cover = {}
+        for corrected in (True, False):
+            r = mean_interval(x, confidence_level=level, skew_correction=corrected)
+            cover[corrected] = float(np.mean((r.ci_low <= mu) & (mu <= r.ci_high)))
+        assert cover[False] < level - 10 * se
+        assert cover[True] > cover[False] + 6 * se
+
+    def test_interval_and_probability_agree(self):
+        x = np.random.default_rng(3).exponential(size=(200, 30)) - 0.8
+        r = mean_interval(x, confidence_level=0.9)
+        # the one-sided level at which the interval reaches 0 is P(mean > 0)
+        assert (r.p_positive[r.ci_low > 0] > 0.95).all()
+        assert (r.p_positive[r.ci_high < 0] < 0.05).all()
+        inside = (r.ci_low < 0) & (r.ci_high > 0)
+        assert ((r.p_positive[inside] >= 0.05) & (r.p_positive[inside] <= 0.95)).all()
+
+    def test_degenerate_rows(self):
+        r = mean_interval([[1.0, np.inf, 2.0], [3.0, 3.0, 3.0], [-1.0, -1.0, -1.0]])
+        assert r.n_infinite.tolist() == [1, 0, 0]
+        assert r.mean[0] == np.inf
+        assert np.isnan([r.standard_error[0], r.ci_low[0], r.p_positive[0]]).all()
+        assert r.standard_error[1:].tolist() == [0.0, 0.0]
+        assert r.p_positive[1:].tolist() == [1.0, 0.0]
+        assert np.isnan(mean_interval([2.0]).ci_low)
+
+    def test_bad_level(self):
+        with pytest.raises(ValueError, match="'confidence_level' parameter of mean_interval"):
+            mean_interval([1.0, 2.0], confidence_level=1.5)

@@ -101,6 +101,25 @@ def _ratings(data: Any, nan_policy: str) -> tuple[FloatArray, int]:
     return arr[complete], n_excluded
 
 
+def standardize(x: FloatArray) -> tuple[FloatArray, float]:
+    """``(x - m) / u`` and ``u``: the ratings centred on their mean and divided by their spread.
+
+    The ICC of ``a x + b`` is that of ``x`` (a > 0). Centring first on a rating (the
+    smallest: the difference of two close floats is exact) and then on the mean keeps
+    sums of squares of ratings near 1e9 from cancelling; ``u`` (the largest distance to
+    the mean, so ``a x + b`` gives the same standardised ratings to rounding) keeps the
+    REML optimiser's path and tolerances independent of the unit. NaN entries stay NaN.
+    """
+    finite = np.isfinite(x)
+    if not finite.any():
+        return x, 1.0
+    z = x - np.min(x, where=finite, initial=np.inf)
+    z = z - np.mean(z, where=finite)
+    spread = float(np.max(np.abs(z), where=finite, initial=0.0))
+    unit = spread if spread > 0 else 1.0
+    return z / unit, unit
+
+
 def icc(
     annotations: Annotations | pd.DataFrame | npt.ArrayLike,
     *,
@@ -235,6 +254,7 @@ def icc(
     if n < 2 or k < 2:
         msg = f"icc needs at least 2 complete targets and 2 raters; got {n} × {k}."
         raise DataError(msg)
+    x, rating_unit = standardize(x)
     grand = x.mean()
     return anova_icc(
         kind,
@@ -244,11 +264,20 @@ def icc(
         ss_c=float(n * ((x.mean(axis=0) - grand) ** 2).sum()),
         ss_t=float(((x - grand) ** 2).sum()),
         n_excluded=n_excluded,
+        rating_unit=rating_unit,
     )
 
 
 def anova_icc(
-    kind: str, *, n: int, k: int, ss_r: float, ss_c: float, ss_t: float, n_excluded: int = 0
+    kind: str,
+    *,
+    n: int,
+    k: int,
+    ss_r: float,
+    ss_c: float,
+    ss_t: float,
+    n_excluded: int = 0,
+    rating_unit: float = 1.0,
 ) -> AgreementResult:
     r"""The ICC ``kind`` of a complete n × k table from its sums of squares.
 
@@ -261,7 +290,8 @@ def anova_icc(
     :math:`MS_R = SS_R / (n - 1)`, :math:`MS_C = SS_C / (k - 1)`,
     :math:`MS_E = (SS_T - SS_R - SS_C) / ((n - 1)(k - 1))`,
     :math:`MS_W = (SS_T - SS_R) / (n (k - 1))`; the coefficients are those
-    of :func:`icc`'s Notes.
+    of :func:`icc`'s Notes. The sums of squares may be of ratings divided by
+    ``rating_unit`` (:func:`standardize`); the mean squares reported are in the ratings' unit.
     """
     # NumPy scalars: a zero mean square gives NaN/inf under errstate, not ZeroDivisionError
     ss_r, ss_c, ss_t = np.float64(ss_r), np.float64(ss_c), np.float64(ss_t)
@@ -327,10 +357,10 @@ def anova_icc(
         n_items_excluded=n_excluded,
         n_annotations=n * k,
         parts={
-            "MS_R": ms_r,
-            "MS_C": ms_c,
-            "MS_E": ms_e,
-            "MS_W": ms_w,
+            "MS_R": ms_r * rating_unit**2,
+            "MS_C": ms_c * rating_unit**2,
+            "MS_E": ms_e * rating_unit**2,
+            "MS_W": ms_w * rating_unit**2,
             "F": float(F),
             "df1": df1,
             "df2": df2,
@@ -367,7 +397,8 @@ def _icc_mixed(ratings: Any, kind: str, *, method: str, nan_policy: str | None) 
         msg = f"icc needs at least 2 rated targets and 2 raters; got {n} × {k}."
         raise DataError(msg)
     target, rater = np.nonzero(rated)
-    y = x[target, rater]
+    # the fit is of standardised ratings: the ICC of a x + b is that of x (a > 0)
+    y, rating_unit = standardize(x[target, rater])
     design = Design.build(y, target.astype(np.int64), rater.astype(np.int64), n=n, k=k, model=form)
     if y.size <= design.p + 1:
         msg = f"icc({kind}, method={method!r}) needs more ratings than parameters; got {y.size}."
@@ -408,11 +439,13 @@ def _icc_mixed(ratings: Any, kind: str, *, method: str, nan_policy: str | None) 
         n_items_excluded=n_excluded,
         n_annotations=int(y.size),
         parts={
-            "sigma2_target": comp.target,
-            "sigma2_rater": comp.rater,
-            "sigma2_residual": comp.residual,
+            "sigma2_target": comp.target * rating_unit**2,
+            "sigma2_rater": comp.rater * rating_unit**2,
+            "sigma2_residual": comp.residual * rating_unit**2,
             "k_mean": kbar,
-            "deviance": comp.deviance,
+            # r^2 scales by unit^2 in the nu log r^2 term of the profiled deviance
+            "deviance": comp.deviance
+            + (y.size - (design.p if reml else 0)) * math.log(rating_unit**2),
             "lrt": lrt,
         },
         pvalue=pvalue,

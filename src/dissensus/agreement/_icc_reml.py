@@ -161,6 +161,12 @@ def _criterion(
     S[:, diag, diag] += idle
     h = lam * (w @ d.PY - g_r[:, None] * ((wD * d.Zry) @ d.P))
     h = np.where(idle, 0.0, h)
+    # A resample with (nearly) no variance drives gamma so high that S loses definiteness
+    # by cancellation: that fit gets an infinite deviance (a line search rejects the step).
+    lost = ~np.isfinite(S).all(axis=(1, 2))
+    S = np.where(lost[:, None, None], np.eye(m2)[None], S)
+    lost |= np.linalg.eigvalsh(S)[:, 0] <= 0
+    S = np.where(lost[:, None, None], np.eye(m2)[None], S)
     L = np.linalg.cholesky(S)
     Sinv = np.linalg.inv(S)
     c2 = np.einsum("bjk,bk->bj", Sinv, h)
@@ -186,7 +192,7 @@ def _criterion(
             Mcx = Mat[:, :kc, kc]
             Phi = Mat[:, :kc, :kc] - Mcx[:, :, None] * Mcx[:, None, :] / Mat[:, kc, kc, None, None]
             t_c = (Sinv[:, :kc, :kc] * Phi).sum(axis=(1, 2))
-    elif kc:
+    elif kc:  # a leading block of a definite S is definite
         Lz = np.linalg.cholesky(S[:, :kc, :kc])
         Szz_inv = np.linalg.inv(S[:, :kc, :kc])
         logdet = sum_log_D + 2.0 * np.log(np.einsum("bii->bi", Lz)).sum(axis=1)
@@ -198,7 +204,7 @@ def _criterion(
     if kc:
         Zce = np.asarray(d.Zc @ (w[:, d.target] * E).T).T  # (B, k)
         grads.append(t_c - nu * (Zce * Zce).sum(axis=1) / r2)
-    return logdet + nu * np.log(r2), np.stack(grads, axis=1), r2, nu
+    return np.where(lost, np.inf, logdet + nu * np.log(r2)), np.stack(grads, axis=1), r2, nu
 
 
 def _newton(

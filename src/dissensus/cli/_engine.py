@@ -12,7 +12,7 @@ import click
 
 from dissensus import distributed
 from dissensus.agreement import agreement_table, table_coefficients
-from dissensus.cli._agreement import emit_report
+from dissensus.cli._agreement import check_outputs, emit_report
 from dissensus.cli._messages import warnings_as_lines
 from dissensus.cli._reader_options import scale_option
 
@@ -95,7 +95,10 @@ def _dask_counts(path: str, **options: Any) -> Any:
     ordered = options.get("ordered")
     scale = scale_option(options.get("labels"), ordered)
     item, label = options.get("item") or "item", options.get("label") or "label"
-    counts = distributed.label_counts(path, scale=scale, item=item, label=label)
+    annotator = None if options.get("no_annotator") else options.get("annotator") or "annotator"
+    counts = distributed.label_counts(
+        path, scale=scale, item=item, label=label, annotator=annotator
+    )
     if scale is None and ordered is not None:
         counts = distributed.DistributedCounts(counts.frame, counts.scale.with_order(ordered))
     return counts
@@ -150,6 +153,11 @@ def with_engine(command: click.Command) -> click.Command:
             names = ", ".join("--" + k.replace("_", "-") for k in given)
             msg = f"{names} not supported with --engine dask (long item/label tables only)."
             raise click.UsageError(msg)
+        if command.name != "evaluate":  # evaluate checks its --out before reading
+            # before the cluster starts: an output that is the input (or a file of the
+            # partitioned dataset), or that cannot be written, fails now
+            file = kwargs.get("file")
+            check_outputs(kwargs["json_out"], kwargs["csv_out"], [file] if file else [])
         with _cluster(scheduler, workers):
             if command.name == "evaluate":
                 # counted and scored on Dask, then the same tables and report as in memory

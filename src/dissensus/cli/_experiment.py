@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +77,9 @@ def experiment_command(
         msg = f"give distinct codes from {', '.join(MODELS)}; got {models!r}."
         raise click.BadParameter(msg, param_hint="--models")
     inputs = [p for p in (data, Path(name)) if p is not None and p.is_file()]
-    with stages(total=len(codes) + 4) as stage:
+    with stages(total=len(codes) + 4) as stage, ExitStack() as lock:
+        if out is not None:  # checked and locked before reading: a bad --out fails at once
+            lock.enter_context(locked_dir(out, inputs=inputs, names=_FILES))
         stage(f"loading {name}")
         # reading warnings (e.g. dropped repeats) now, one line each, not after the training
         with warnings_as_lines():

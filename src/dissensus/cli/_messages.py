@@ -20,6 +20,17 @@ Replacement = str | Callable[[re.Match[str]], str]
 
 #: (pattern in a library message, what to say on the command line), applied in order.
 FLAG_HINTS: tuple[tuple[str, Replacement], ...] = (
+    # a hint that names its flag itself: "pass layout='long' (CLI: --pred-layout long)"
+    (r"\b(?:[\w.]+=(?:'[^']*'|\[\.\.\.\]|\.\.\.|\w+)|[\w.]+\(\)|read_set_annotations) \(CLI: ([^)]+)\)", r"\1"),
+    (r"\bthe option\(s\) ([\w, ]+) of read_annotations\b",
+     lambda m: "the option(s) " + ", ".join("--" + n.strip().replace("_", "-") for n in m[1].split(","))),
+    (r"\bformat='\.\.\.'", "--format FORMAT"),
+    (r"\bformat='(\w+)'( / '(\w+)')?", lambda m: f"--format {m[1]}" + (f" / --format {m[3]}" if m[3] else "")),
+    (r"\blayout='(long|wide)'", r"--layout \1"),
+    (r"\bdrop scale/ordered\b", "drop --labels/--ordinal"),
+    (r"\bdropna and duplicates apply\b", "--dropna and --duplicates apply"),
+    (r"\bstrip_labels=True\b", "--strip-labels"),
+    (r"\bna_values=\[\.\.\.\]", "--na-values TEXT"),
     (r"pass annotator=None\b", "pass --no-annotator"),
     (r"\b(item|annotator|label)=\.\.\.", lambda m: f"--{m[1]} COLUMN"),
     (r"\bmeta=\.\.\.", "--meta COLUMN"),
@@ -36,14 +47,43 @@ FLAG_HINTS: tuple[tuple[str, Replacement], ...] = (
     (r"\blabel_sep=(['\"])([^'\"]*)\1", r"--label-sep '\2'"),
     (r"read it with read_lewidi\(path\) or multilabel=True, which gives SetAnnotations", "add --sets to read its sets of labels"),
 )  # fmt: skip
-_COMPILED = tuple((re.compile(p), r) for p, r in FLAG_HINTS)
+#: Library parameters that a flag of the same name (underscores as hyphens) sets.
+FLAG_PARAMETERS = frozenset(
+    {"prior", "confidence_level", "n_resamples", "level", "ci_method", "weights", "measure"}
+    | {"format", "layout", "duplicates", "how", "metrics", "seed", "budget", "targets"}
+)
+
+
+def _parameter(match: re.Match[str]) -> str:
+    name = match[1]
+    return f"--{name.replace('_', '-')}" if name in FLAG_PARAMETERS else match[0]
+
+
+_COMPILED = (
+    *((re.compile(p), r) for p, r in FLAG_HINTS),
+    # "The 'prior' parameter of dirichlet must be ..." -> "--prior must be ..."
+    (re.compile(r"\bThe '(\w+)' parameter of [\w.]+(?= must)"), _parameter),
+)
+
+
+#: A run of this many characters without a space (a cell 50,000 brackets deep) is shortened.
+LONGEST_WORD = 300
+_LONG_WORD = re.compile(rf"\S{{{LONGEST_WORD + 1},}}")
+
+
+def _shorten(match: re.Match[str]) -> str:
+    word = match[0]
+    return f"{word[:100]}…{word[-40:]} ({len(word):,} characters)"
 
 
 def cli_message(text: str) -> str:
-    """``text`` with every keyword-argument hint (``how='inner'``) replaced by its flag."""
+    """``text`` with every keyword-argument hint (``how='inner'``) replaced by its flag.
+
+    A value quoted whole from the input (a huge cell) is shortened to one readable line.
+    """
     for pattern, replacement in _COMPILED:
         text = pattern.sub(replacement, text)
-    return text
+    return _LONG_WORD.sub(_shorten, text)
 
 
 def format_hint(path: str | Path) -> str | None:

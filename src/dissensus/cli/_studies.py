@@ -124,7 +124,12 @@ def simulate_command(*, out: Path, **options: Any) -> None:
     t0 = time.perf_counter()
     items, classes, seed = options["items"], options["classes"], options["seed"]
     metrics, priors = opt.split_names(options["metrics"]), opt.split_names(options["priors"])
-    with locked_dir(out):
+    # what write_simulation_report writes: checked before the study (nothing there it did not write)
+    files = ["rankings.csv", "pairs.csv", "scores.csv", "decision_accuracy.csv", "report.html"]
+    files += ["coverage.csv"] * bool(options["coverage_replicates"])
+    files += ["allocation.csv"] * bool(options["allocation_replicates"])
+    files += ["debiased.csv", "debiased.md"] * options["debiased"]
+    with locked_dir(out, names=files):
         truths, candidates = (opt.split_names(options[k]) for k in ("truths", "candidates"))
         res = sim.study(
             items, classes, replicates=options["replicates"], truths=truths, metrics=metrics,
@@ -161,8 +166,8 @@ def simulate_command(*, out: Path, **options: Any) -> None:
     click.echo(f"done in {time.perf_counter() - t0:.1f} s", err=True)
 
 
-#: What write_report writes whatever the predictions' names; checked against the inputs first.
-_TENDENCY_FILES = ("dic.csv", "consistency_true.csv", "overlap.csv", "tau_curve.csv", "report.html")
+#: The prediction sets --baselines adds: a --pred of one of these names is refused, not replaced.
+_TENDENCY_BASELINES = ("random", "consensus", "consensus_soft", "annotator_bias")
 
 
 @click.command("tendency")
@@ -220,7 +225,18 @@ def tendency_command(
         raise click.UsageError("give --pred PATH (per-annotator predictions) and/or --baselines.")
     pred_paths = opt.parse_pred(preds, bare=True)
     inputs = [annotations, *pred_paths.values()]
-    with locked_dir(out, inputs=inputs, names=_TENDENCY_FILES):
+    names = list(pred_paths)
+    if options["baselines"]:
+        if taken := [n for n in names if n in _TENDENCY_BASELINES]:
+            msg = f"{taken[0]!r} is the name of a baseline that --baselines adds; give the predictions another NAME (--pred NAME=PATH)."
+            raise click.BadParameter(msg, param_hint="--pred")
+        names += _TENDENCY_BASELINES
+    try:
+        files = [*td.REPORT_FILES, *td.report_files(names).values()]
+    except ValueError as exc:  # two names, one file: say so before any work
+        msg = f"{str(exc).removesuffix('.')} (--pred NAME=PATH)."
+        raise click.BadParameter(msg, param_hint="--pred") from None
+    with locked_dir(out, inputs=inputs, names=files):
         text = opt.split_names(options["text"])
         true = opt.load_annotations(annotations, meta_too=text, **options)
         frames = {n: td.read_annotator_predictions(p, true.scale) for n, p in pred_paths.items()}

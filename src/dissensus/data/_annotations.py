@@ -13,7 +13,14 @@ import numpy.typing as npt
 import pandas as pd
 
 from dissensus._exceptions import DataDroppedWarning, DataError
-from dissensus._validation import check_option, computed, examples, is_dask
+from dissensus._validation import (
+    ID_FIX,
+    check_option,
+    check_text_values,
+    computed,
+    examples,
+    is_dask,
+)
 from dissensus.data._counts import LabelCounts, check_columns, encode_wide, numeric_wide
 from dissensus.data._scale import Scale, encode_labels
 from dissensus.data._tables import in_source, locations, py
@@ -48,6 +55,32 @@ def checked_frame(
         msg = f"No {noun} column {col!r}{in_source(source)} (columns: {examples(list(df.columns), 12)});{hint} name the column with {param}=...{guess}"
         raise DataError(msg)
     return df
+
+
+def check_ids(
+    codes: npt.NDArray[np.integer[Any]],
+    uniques: pd.Index,
+    *,
+    noun: str,
+    column: Any,
+    index: pd.Index,
+    source: str | None,
+) -> None:
+    """The label text checks (:func:`~dissensus._validation.check_text_values`) on item or annotator ids.
+
+    ``codes`` and ``uniques`` are ``pd.factorize`` of the id column, ``index``
+    the rows' index (file lines), so the messages name the rows of each id.
+    """
+    if pd.api.types.is_numeric_dtype(uniques.dtype) or pd.api.types.is_bool_dtype(uniques.dtype):
+        return
+    position = pd.Index(uniques)
+
+    def at(value: Any) -> str:
+        rows = np.flatnonzero(codes == position.get_loc(value))
+        return locations(index, rows, source)
+
+    where = f" in column {column!r}{in_source(source)}"
+    check_text_values(uniques, noun=noun, where=where, at=at, fix=ID_FIX, fold_case=False)
 
 
 def _repeated(
@@ -245,13 +278,21 @@ class Annotations(ItemAnnotatorCodes):
         # -- items and annotators ------------------------------------------
         item_codes, items = pd.factorize(df[item], sort=False)
         items = pd.Index(items, name=item)
+        check_ids(item_codes, items, noun="Item id", column=item, index=df.index, source=source)
         annotator_codes: npt.NDArray[np.int64] | None = None
         annotators: pd.Index | None = None
         if annotator is not None:
             acodes, auniq = pd.factorize(df[annotator], sort=False)
             annotator_codes = acodes.astype(np.int64, copy=False)
-            del acodes
             annotators = pd.Index(auniq, name=annotator)
+            check_ids(
+                acodes,
+                annotators,
+                noun="Annotator id",
+                column=annotator,
+                index=df.index,
+                source=source,
+            )
             # in place: at millions of annotations each temporary is tens of MB
             pair = item_codes.astype(np.int64)
             pair *= len(annotators)
@@ -413,6 +454,14 @@ class Annotations(ItemAnnotatorCodes):
             rank = np.empty(len(cols), dtype=np.int64)
             rank[by_first] = np.arange(by_first.size, dtype=np.int64)
             items = pd.Index(ids.to_numpy()[kept], name=name)
+            check_ids(
+                np.arange(len(ids)),
+                pd.Index(ids.to_numpy()),
+                noun="Item id",
+                column=name,
+                index=df.index,
+                source=source,
+            )
             out = cls(
                 item_codes=item_codes,
                 label_codes=label_codes,

@@ -288,6 +288,9 @@ def read_predictions(
     ids = [item] if item is not None else []
     strip = [label] if strip_labels and layout == "long" else []
     df = read_frame(p, fmt, ids=ids, na_values=tuple(na_values), strip=strip)
+    if item is not None and item not in df.columns:
+        msg = f"'{path}' has no item column {item!r} (columns: {examples(list(df.columns), 12)}); name the column that holds the item ids with item='...' (CLI: --pred-item COLUMN)."
+        raise DataError(msg)
     if strip_labels and layout == "wide":  # the label column names
         names = [c if c == item or not isinstance(c, str) else c.strip() for c in df.columns]
         repeated = first_repeat(names)

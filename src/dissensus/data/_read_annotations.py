@@ -23,9 +23,13 @@ from dissensus.data._tables import (
     open_table,
     read_delimited,
     read_frame,
+    refuse_all_empty,
+    refuse_nested,
 )
 
 Format = Literal["csv", "tsv", "parquet", "jsonl", "lewidi", "convabuse"]
+_ONE_LABEL = "a single-label annotation is one label per cell; for sets of labels read the file with read_set_annotations (CLI: --sets)"
+_ONE_META = "an item-level column holds one value (a string or a number) per row"
 
 
 def read_annotations(
@@ -139,6 +143,12 @@ def read_annotations(
             raise ValueError(msg)
         strip = (list(annotators) if annotators else None) if strip_labels else []
         df = read_frame(p, fmt, sep, ids=[item], na_values=na_values, strip=strip)
+        raters = (
+            list(annotators) if annotators else [c for c in df.columns if c not in (item, *meta)]
+        )
+        refuse_nested(df, raters, path, _ONE_LABEL)
+        refuse_nested(df, list(meta), path, _ONE_META)
+        refuse_all_empty(df, raters, path, "label cells")
         return Annotations.from_wide(df, item=item, annotators=annotators, **options)
     if annotators is not None:
         msg = "annotators=[...] names the annotator columns of a wide table; pass layout='wide'."
@@ -146,6 +156,9 @@ def read_annotations(
     ids = [c for c in (item, annotator) if c is not None]
     strip = [label] if strip_labels else []
     df = read_frame(p, fmt, sep, ids=ids, na_values=na_values, strip=strip)
+    refuse_nested(df, [label], path, _ONE_LABEL)
+    refuse_nested(df, list(meta), path, _ONE_META)
+    refuse_all_empty(df, [label], path, "labels")
     return Annotations.from_frame(
         df,
         item=item,
@@ -206,6 +219,9 @@ def read_set_annotations(
         )
     ids = [c for c in (item, annotator) if c is not None]
     df = read_frame(p, fmt, sep, ids=ids, na_values=na_values)
+    refuse_nested(df, [label], path, 'a set of labels is a list, e.g. ["a", "b"]', sets=True)
+    refuse_nested(df, list(meta), path, _ONE_META)
+    refuse_all_empty(df, [label], path, "labels")
     return SetAnnotations.from_frame(
         df,
         item=item,

@@ -17,7 +17,7 @@ from dissensus._validation import check_option, examples
 from dissensus.data._annotations import DUPLICATES, Annotations, Duplicates
 from dissensus.data._scale import Label, Scale, text_label
 from dissensus.data._sets import SetAnnotations
-from dissensus.data._tables import PathLike, check_utf8, existing_file, parse_json
+from dissensus.data._tables import PathLike, existing_file, parse_json, shown, text_input
 
 #: Smallest tolerance when comparing a LeWiDi file's ``soft_label`` with the recomputed one.
 _SOFT_LABEL_ATOL = 1e-6
@@ -27,8 +27,11 @@ SoftLabels = dict[str, tuple[dict[Label, tuple[float, ...]], float]]
 
 def _lewidi_label(value: Any, where: str, *, single: bool = False) -> Label:
     """One LeWiDi label: ``"0.0"``, ``"0"``, ``0`` and ``0.0`` are one label (``single``: no sets)."""
+    if isinstance(value, list | dict) and not single:
+        msg = f'{where}: a set holds {shown(value)}, a JSON {"list" if isinstance(value, list) else "object"}; a set lists labels (numbers or strings), e.g. ["entailment", "neutral"].'
+        raise DataError(msg)
     if isinstance(value, list | dict) or (single and isinstance(value, str) and "," in value):
-        msg = f"{where}: multi-label annotation {value!r} in a file read as single-label; read it with read_lewidi(path) or multilabel=True, which gives SetAnnotations."
+        msg = f"{where}: multi-label annotation {shown(value)} in a file read as single-label; read it with read_lewidi(path) or multilabel=True, which gives SetAnnotations."
         raise DataError(msg)
     if isinstance(value, bool):
         msg = f"{where}: label {json.dumps(value)} is a JSON boolean; it would merge with 1/0. Write labels as numbers or strings."
@@ -39,7 +42,7 @@ def _lewidi_label(value: Any, where: str, *, single: bool = False) -> Label:
         return value
     if isinstance(value, float) and math.isfinite(value):
         return int(value) if value.is_integer() else value
-    msg = f"{where}: label {value!r} is not a number or a string."
+    msg = f"{where}: label {shown(value)} is not a number or a string."
     raise DataError(msg)
 
 
@@ -47,7 +50,7 @@ def _lewidi_set(value: Any, where: str) -> tuple[Label, ...]:
     """One set-valued LeWiDi annotation: ``"entailment,neutral"``, a JSON list, or one label."""
     parts = [value] if value is None else _split_field(value)
     if any(isinstance(v, str) and not v.strip() for v in parts):
-        msg = f"{where}: empty label in the set {value!r} (a stray comma?)."
+        msg = f"{where}: empty label in the set {shown(value)} (a stray comma?)."
         raise DataError(msg)
     return tuple(_lewidi_label(v, where) for v in parts)
 
@@ -78,6 +81,10 @@ def _lewidi_record(record: Any, where: str) -> tuple[list[Any], list[Any] | None
     else:  # LeWiDi 2023: "1,0,0,1" with "Ann1,Ann2,Ann3,Ann4"
         listed = _split_field(raw)
         given = _split_field(record.get("annotators"))
+        nested = [a for a in given if isinstance(a, list | dict) or a is None]
+        if nested:
+            msg = f"{where}: annotator {shown(nested[0])} is not an id; annotators are strings or numbers."
+            raise DataError(msg)
         annotators = [str(a) for a in given] if "annotators" in record else None
     filled = [not _blank(v) for v in listed]
     if annotators is not None and any(filled) and len(annotators) != len(listed):
@@ -189,6 +196,15 @@ def _check_soft_labels(
     if bad.size:
         msg = f"'{path}': the file's {'per-label ' if multi else ''}soft_label disagrees with the annotations in {bad.size} of {int(checked.sum())} records (largest difference {diff[bad].max():.3g}; records {examples(items[bad].tolist())}); dissensus uses the {'shares' if multi else 'label proportions'} recomputed from the annotations."
         warnings.warn(msg, DissensusWarning, stacklevel=3)
+
+
+def _is_json_lines(text: str) -> bool:
+    """Whether the first two non-blank lines are each one JSON object (a JSONL file)."""
+    lines = [line for line in text.splitlines()[:100] if line.strip()][:2]
+    try:
+        return len(lines) == 2 and all(isinstance(json.loads(line), dict) for line in lines)
+    except (ValueError, RecursionError):
+        return False
 
 
 @overload
@@ -309,11 +325,15 @@ def read_lewidi(
     """
     p = existing_file(path)
     check_option("read_lewidi", "duplicates", duplicates, DUPLICATES)
-    raw = p.read_bytes()
-    check_utf8(raw, path)
-    data = parse_json(
-        raw.decode("utf-8"), path, what="a LeWiDi file (a record is one or two levels deep)"
-    )
+    raw = text_input(p, "a LeWiDi JSON file", "a LeWiDi JSON file (an object of records)")
+    text = raw.decode("utf-8")
+    try:
+        data = parse_json(text, path, what="a LeWiDi file (a record is one or two levels deep)")
+    except DataError as exc:
+        if "Extra data" in str(exc) and _is_json_lines(text):
+            msg = f"'{path}' is JSON Lines (one JSON object per line), not a LeWiDi JSON file (one object mapping item ids to records); read it with format='jsonl', or name it .jsonl."
+            raise DataError(msg) from None
+        raise
     if not isinstance(data, dict) or not data:
         msg = f"'{path}' is not a LeWiDi file: expected a JSON object mapping item ids to records, got {'an empty object' if isinstance(data, dict) else type(data).__name__}."
         raise DataError(msg)
@@ -335,7 +355,7 @@ def read_lewidi(
     soft: SoftLabels = {}
     for key, record in data.items():
         item_id = str(key)
-        where = f"'{path}' record {item_id!r}"
+        where = f"'{path}' record {shown(item_id)}"
         values, annotators, stated, blank = _lewidi_record(record, where)
         labels = [
             _lewidi_set(v, where) if multi else _lewidi_label(v, where, single=True) for v in values
@@ -355,7 +375,11 @@ def read_lewidi(
         annotator_col.extend(annotators)
         label_col.extend(labels)
         for m in keep:
-            meta_cols[m].extend([record.get(m)] * len(labels))
+            value = record.get(m)
+            if isinstance(value, list | dict):
+                msg = f"{where}: field {m!r} is {shown(value)}; a field kept as meta is one value (a string or a number) per record. Name the fields to keep with meta=[...] (CLI: --meta COL,COL)."
+                raise DataError(msg)
+            meta_cols[m].extend([value] * len(labels))
         # Only a flat distribution is comparable with single labels; VariErrNLI's
         # nested per-label marginals ({"entailment": {"0": .5, "1": .5}, ...}) are not.
         file_soft = _soft_label(record.get("soft_label"), where, multi)

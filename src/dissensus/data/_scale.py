@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
-import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,8 +11,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from dissensus._exceptions import DataError, LabelSpellingWarning
-from dissensus._validation import examples
+from dissensus._exceptions import DataError
+from dissensus._validation import check_numeric_text, check_text_values, examples
 from dissensus.data._tables import in_source, locations, py
 
 #: Integers up to 2**53 are exact in float64 (the numeric scale's values).
@@ -229,8 +227,20 @@ def given_scale(scale: Scale | Sequence[Any] | None, ordered: bool | None) -> Sc
     return Scale(tuple(scale), ordered=True if ordered is None else ordered)
 
 
-#: Control characters (C0 and DEL): never part of a real label, often a broken export.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+def categorical_scale(labels: pd.Series, ordered: bool | None) -> Scale | None:
+    """The scale of a pandas Categorical column: its categories, in their order; else None.
+
+    An ordered Categorical gives an ordinal scale (its order is the user's, not
+    the alphabet's); an unordered one a nominal scale (``ordered`` overrides).
+    Every category is a label, used or not.
+    """
+    dtype = labels.dtype
+    if not isinstance(dtype, pd.CategoricalDtype):
+        return None
+    categories = list(dtype.categories)
+    if not categories:
+        return None
+    return Scale(tuple(categories), ordered=bool(dtype.ordered) if ordered is None else ordered)
 
 
 def _kind(value: Any) -> str:
@@ -284,22 +294,18 @@ def encode_labels(
         v = kinds[odd][0]
         msg = f"Labels mix strings and numbers{where}: {odd} label {py(v)!r} at {at(v)} among {'numbers' if odd == 'string' else 'strings'} {examples(kinds['number' if odd == 'string' else 'string'])}. Fix that label, or convert the {column!r} column to one type."
         raise DataError(msg)
-    strings = kinds.get("string", [])
-    for v in strings:
-        found = _CONTROL.search(v)
-        if found:
-            msg = f"Label {v!r}{where} at {at(v)} contains the control character U+{ord(found.group()):04X}; control characters are not part of a label (a broken export?). Clean the file."
-            raise DataError(msg)
-    spelled: dict[str, list[str]] = {}
-    for v in strings:
-        spelled.setdefault(" ".join(v.split()).casefold(), []).append(v)
-    variants = [group for group in spelled.values() if len(group) > 1]
-    if variants:
-        shown = "; ".join(" vs ".join(repr(v) for v in group) for group in variants[:5])
-        msg = f"Labels{where} differ only by whitespace or letter case and are kept as different categories: {shown}. Pass strip_labels=True (CLI: --strip-labels) to strip surrounding whitespace, or fix the spelling."
-        warnings.warn(msg, LabelSpellingWarning, stacklevel=4)
+    check_text_values(
+        kinds.get("string", []),
+        noun="Label",
+        where=where,
+        at=at,
+        fix="Pass strip_labels=True (CLI: --strip-labels) to strip surrounding whitespace, or fix the spelling.",
+    )
     sc = given_scale(scale, ordered)
     if sc is None:
+        sc = categorical_scale(labels, ordered)
+    if sc is None:
+        check_numeric_text(kinds.get("string", []), where=where, at=at, column=column)
         sc = Scale.infer(labels, ordered=ordered)
     codes = sc.encode(labels)
     off = np.flatnonzero(codes < 0)

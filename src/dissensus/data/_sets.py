@@ -74,10 +74,10 @@ def _parse_text(text: str, label_sep: str | None) -> list[Any]:
     if stripped.startswith("["):
         try:
             parsed = json.loads(stripped)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deeply
             try:
                 parsed = ast.literal_eval(stripped)
-            except (ValueError, SyntaxError):
+            except (ValueError, SyntaxError, RecursionError, MemoryError):
                 parsed = None
         if isinstance(parsed, list | tuple):
             return list(parsed)

@@ -10,10 +10,15 @@ from __future__ import annotations
 import codecs
 import contextlib
 import csv
+import decimal
 import io
 import json
+import math
 import os
 import re
+import reprlib
+import stat
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -43,12 +48,42 @@ _DECODE_SLICE = 1 << 24
 #: 10**0 ... 10**18: the number of them <= |n| is the number of digits of n.
 _POWERS_OF_TEN = 10 ** np.arange(19, dtype=np.int64)
 _FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+#: From 2**53 on, float64 does not hold every integer: ids stored as floats there are not exact.
+_EXACT_FLOAT = 2.0**53
+_UNCLOSED = re.compile(r"EOF inside string starting at row (\d+)")
+#: Most bytes read from a pipe: a stream that never ends is refused, not read until memory runs out.
+MAX_PIPE_BYTES = 1 << 32
+_BOM = b"\xef\xbb\xbf"
+_EXPORT = "export the sheet as CSV (UTF-8)"
+#: (magic bytes, what the file is, how to read it), checked against the first bytes of a text file.
+_MAGIC: tuple[tuple[bytes, str, str], ...] = (
+    (b"PAR1", "a Parquet file", "read it as Parquet (format='parquet', or name it .parquet)"),
+    (b"\x1f\x8b", "gzip-compressed", "decompress it first (gunzip)"),
+    (b"BZh", "bzip2-compressed", "decompress it first (bunzip2)"),
+    (b"\xfd7zXZ\x00", "xz-compressed", "decompress it first (unxz)"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed", "decompress it first (unzstd)"),
+    (b"PK\x03\x04", "a zip archive", "extract the file from it first (unzip)"),
+    (b"PK\x05\x06", "an empty zip archive", "extract the file from it first (unzip)"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Excel (.xls) or other OLE document", _EXPORT),
+    (b"SQLite format 3\x00", "an SQLite database", "export the table as CSV"),
+    (b"\x89PNG", "a PNG image", "give the data file instead"),
+    (b"%PDF", "a PDF document", "give the data file instead"),
+)
 
 
 # -- messages -------------------------------------------------------------------
 def py(value: Any) -> Any:
     """Plain Python value for a message (``1``, not ``np.int64(1)``)."""
     return value.item() if isinstance(value, np.generic) else value
+
+
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel, _SHOWN.maxlist, _SHOWN.maxdict, _SHOWN.maxstring = 3, 4, 4, 40
+
+
+def shown(value: Any) -> str:
+    """A short ``repr`` of a cell for a message, bounded in length and depth (a deep list too)."""
+    return _SHOWN.repr(value.tolist() if isinstance(value, np.ndarray) else value)
 
 
 def in_source(source: str | None) -> str:
@@ -89,7 +124,11 @@ def first_repeat(columns: Sequence[Any]) -> tuple[Any, int, int] | None:
 
 # -- files ------------------------------------------------------------------------
 def existing_file(path: PathLike) -> Path:
-    """``path`` as a Path, refused when it does not exist or is a directory."""
+    """``path`` as a Path, refused unless it is a regular file or a pipe.
+
+    A device (``/dev/zero``, ``/dev/urandom``), a socket or a directory is
+    refused by its kind: reading one would not end, or would not be data.
+    """
     p = Path(path)
     if not p.exists():
         msg = f"No such file: '{path}'."
@@ -97,7 +136,72 @@ def existing_file(path: PathLike) -> Path:
     if p.is_dir():
         msg = f"'{path}' is a directory; give a file."
         raise IsADirectoryError(msg)
+    mode = p.stat().st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+        kind = (
+            "a character device"
+            if stat.S_ISCHR(mode)
+            else "a block device"
+            if stat.S_ISBLK(mode)
+            else "a socket"
+            if stat.S_ISSOCK(mode)
+            else "not a regular file"
+        )
+        msg = f"'{path}' is {kind}, not a data file; give a regular file (or a pipe)."
+        raise DataError(msg)
     return p
+
+
+def read_input(path: Path, expected: str) -> bytes:
+    """The bytes of ``path`` (see :func:`existing_file`), refused when empty.
+
+    A pipe is read up to :data:`MAX_PIPE_BYTES` and refused beyond, so an
+    endless stream ends in a clear error instead of exhausting memory.
+    ``expected`` names the format for the message (``"a CSV file with a header line"``).
+    """
+    p = existing_file(path)
+    if stat.S_ISFIFO(p.stat().st_mode):
+        with p.open("rb") as fh:
+            raw = fh.read(MAX_PIPE_BYTES + 1)
+        if len(raw) > MAX_PIPE_BYTES:
+            msg = f"'{path}' is a pipe that sent more than {MAX_PIPE_BYTES:,} bytes; save the data to a file and read the file."
+            raise DataError(msg)
+    else:
+        raw = p.read_bytes()
+    if not raw.strip():
+        msg = f"'{path}' is empty{'' if not raw else ' (only whitespace)'}; expected {expected}."
+        raise DataError(msg)
+    return raw
+
+
+def refuse_binary(raw: bytes, path: PathLike, kind: str) -> None:
+    """Refuse a compressed, archived or binary file given as text ``kind``, saying what it is.
+
+    Checked on the magic bytes at the start of the file, before any decoding,
+    so that a gzip file named ``.csv`` is not reported as "not UTF-8".
+    """
+    for magic, what, how in _MAGIC:
+        if raw.startswith(magic):
+            xlsx = magic == b"PK\x03\x04" and _is_xlsx(raw)
+            is_, fix = ("an Excel workbook (.xlsx)", _EXPORT) if xlsx else (what, how)
+            msg = f"'{path}' is {is_}, not {kind}; {fix}."
+            raise DataError(msg)
+
+
+def _is_xlsx(raw: bytes) -> bool:
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+            return any(name.startswith("xl/") for name in archive.namelist())
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return False
+
+
+def text_input(path: Path, kind: str, expected: str) -> bytes:
+    """:func:`read_input` for a text format: no known binary format, UTF-8, a leading BOM dropped."""
+    raw = read_input(path, expected)
+    refuse_binary(raw, path, kind)
+    check_utf8(raw, path)
+    return raw.removeprefix(_BOM)
 
 
 def open_table(
@@ -108,7 +212,7 @@ def open_table(
     if format is None:
         inferred = _EXTENSIONS.get(p.suffix.lower())
         if inferred is None or inferred not in formats:
-            msg = f"Cannot tell the format of '{path}' from its extension {p.suffix or '(none)'!r}; pass format= one of {', '.join(map(repr, formats))}."
+            msg = f"Cannot tell the format of '{path}' from its extension {p.suffix or '(none)'!r}; pass format='...', one of {', '.join(map(repr, formats))}."
             raise DataError(msg)
         format = inferred
     check_option(caller, "format", format, tuple(formats))
@@ -241,8 +345,7 @@ def read_delimited(
     formats whose columns must not be guessed (ConvAbuse turns such as "NA").
     """
     kind = "TSV" if sep == "\t" else "CSV"
-    raw = path.read_bytes()
-    check_utf8(raw, path)
+    raw = text_input(path, kind, f"a {kind} file with a header line")
     header = _header(raw, sep)
     repeated = None if text else first_repeat(header)
     if repeated is not None:
@@ -265,34 +368,98 @@ def read_delimited(
         if found:
             want, line, got = found.groups()
             raise DataError(_too_many_fields(path, sep, line, got, want)) from None
+        unclosed = _UNCLOSED.search(detail)
+        if unclosed:
+            msg = f"'{path}': a quoted field opened on line {int(unclosed[1]) + 1} is never closed, so the rest of the file would be one cell; close the quote, or double a quote that is part of the text (\"\")."
+            raise DataError(msg) from None
         msg = f"Cannot read '{path}' as {kind}: {detail}"
         raise DataError(msg) from None
     if not isinstance(df.index, pd.RangeIndex):  # every row one field longer: pandas made an index
         raise DataError(_too_many_fields(path, sep, "2", str(len(header) + 1), str(len(header))))
+    if df.empty:
+        _refuse_no_rows(path, list(df.columns))
     if not text:
+        # replaced all at once: one assignment per column fragments a wide
+        # frame, and pandas then warns about its own internals
+        changed: dict[str, pd.Series] = {}
         for column in df.columns:
             cells = df[column]
             if column in ids:
-                df[column] = exact_ids(cells)
+                changed[column] = exact_ids(cells)
             elif (strip is None or column in strip) and not pd.api.types.is_numeric_dtype(cells):
                 stripped = cells.str.strip()
                 with contextlib.suppress(ValueError, TypeError):  # numbers if every cell is one
                     stripped = pd.to_numeric(stripped)
-                df[column] = stripped
+                changed[column] = stripped
+        if changed:
+            df = pd.concat([df.drop(columns=list(changed)), pd.DataFrame(changed)], axis=1)[
+                df.columns
+            ]
     return df.set_axis(_record_lines(raw, sep, len(df)), axis=0)
+
+
+def _refuse_no_rows(path: PathLike, columns: Sequence[Any]) -> None:
+    msg = f"'{path}' has a header but no rows: there is nothing to read (columns: {', '.join(map(shown, columns[:10]))}{' …' if len(columns) > 10 else ''}). Add the data rows below the header."
+    raise DataError(msg)
 
 
 # -- Parquet and JSON -----------------------------------------------------------------
 def _read_parquet(path: Path) -> pd.DataFrame:
+    import pyarrow as pa  # type: ignore[import-untyped]  # noqa: PLC0415 - only Parquet needs it
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]  # noqa: PLC0415
+
+    raw = read_input(path, "a Parquet file")
+    if not raw.startswith(b"PAR1"):
+        msg = f"'{path}' is not a Parquet file (it does not start with the bytes PAR1)"
+        try:
+            refuse_binary(raw, path, "a Parquet file")
+        except DataError as exc:
+            msg = str(exc).removesuffix(".")
+        text = raw[:4096].removeprefix(_BOM).lstrip()
+        if text.startswith(b"{"):
+            msg += "; it looks like JSON Lines: pass format='jsonl' or name it .jsonl"
+        elif b"," in text.split(b"\n", 1)[0]:
+            msg += "; it looks like CSV: pass format='csv' or name it .csv"
+        raise DataError(msg + ".")
     try:
-        df = pd.read_parquet(io.BytesIO(path.read_bytes()))
+        # integer_object_nulls: an integer column with a null keeps exact
+        # Python ints instead of becoming float64 (2**53 + 1 would be 2**53)
+        df: pd.DataFrame = pq.read_table(pa.BufferReader(raw)).to_pandas(integer_object_nulls=True)
     except Exception as exc:  # pyarrow raises several unrelated types
         detail = " ".join(str(exc).split())
         msg = f"Cannot read '{path}' as Parquet: {detail}"
         raise DataError(msg) from None
     if not isinstance(df.index, pd.RangeIndex):  # a stored index (e.g. item ids) is data
         df = df.reset_index()
+    if df.empty:
+        _refuse_no_rows(path, list(df.columns))
     return df.set_axis(pd.RangeIndex(1, len(df) + 1, name="row"), axis=0)
+
+
+def exact_id_column(values: pd.Series) -> pd.Series:
+    """An id column from JSON or Parquet with no id turned into a float.
+
+    Whole numbers are int64 when every id is one and none is missing, else the
+    ids stay Python objects (exact at any size; a missing one stays missing for
+    the caller to refuse). pandas' own inference would make ``[2**53 + 1, None]``
+    float64 and merge ``2**53 + 1`` with ``2**53``.
+    """
+    if pd.api.types.is_extension_array_dtype(values.dtype) and pd.api.types.is_integer_dtype(
+        values.dtype
+    ):  # nullable Int64 and its kin: Python ints, None where missing
+        values = values.astype(object).where(values.notna(), None)
+    if values.dtype != object:
+        return values
+    cells = values.to_numpy()
+    if any(isinstance(v, decimal.Decimal) for v in cells):  # 1.10 == 1.1: keep the text
+        return values.map(lambda v: str(v) if isinstance(v, decimal.Decimal) else v)
+    whole = np.fromiter(
+        (isinstance(v, int) and not isinstance(v, bool) for v in cells), bool, len(cells)
+    )
+    if whole.all():
+        with contextlib.suppress(OverflowError):  # beyond int64: exact Python ints
+            return pd.Series(cells.astype(np.int64), index=values.index, name=values.name)
+    return values
 
 
 class _RepeatedKeyError(ValueError):
@@ -311,6 +478,26 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+class _NotANumberError(ValueError):
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+def _json_constant(text: str) -> float:
+    """``NaN`` is read as missing (as pandas writes it); ``Infinity`` is refused."""
+    if text == "NaN":
+        return math.nan
+    raise _NotANumberError(text)
+
+
+def _json_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):  # 1e400: beyond float64
+        raise _NotANumberError(text if len(text) <= 40 else text[:37] + "...")
+    return value
+
+
 def parse_json(text: str, path: PathLike, line: int | None = None, what: str = "a record") -> Any:
     """``json.loads`` refusing repeated keys; errors name the file and line.
 
@@ -319,7 +506,14 @@ def parse_json(text: str, path: PathLike, line: int | None = None, what: str = "
     """
     at = "" if line is None else f" line {line}"
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys)
+        return json.loads(
+            text,
+            object_pairs_hook=_unique_keys,
+            parse_constant=_json_constant,
+            parse_float=_json_float,
+        )
+    except _NotANumberError as exc:
+        msg = f"'{path}'{at}: {exc.text} is not a finite number (JSON has no infinity); write the value as text, or leave the cell null if it is missing."
     except json.JSONDecodeError as exc:
         msg = f"'{path}' line {line or exc.lineno}: invalid JSON ({exc.msg} at column {exc.colno})."
     except _RepeatedKeyError as exc:
@@ -332,9 +526,9 @@ def parse_json(text: str, path: PathLike, line: int | None = None, what: str = "
     raise DataError(msg)
 
 
-def _read_jsonl(path: Path) -> pd.DataFrame:
-    raw = path.read_bytes()
-    check_utf8(raw, path)
+def _read_jsonl(path: Path, ids: Sequence[str] = ()) -> pd.DataFrame:
+    """JSON Lines as a DataFrame indexed by line; ``ids`` columns keep their values exactly."""
+    raw = text_input(path, "JSON Lines", "one JSON object per line")
     records: list[dict[str, Any]] = []
     lines: list[int] = []
     for number, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
@@ -349,10 +543,85 @@ def _read_jsonl(path: Path) -> pd.DataFrame:
     if not records:
         msg = f"'{path}' holds no JSON records."
         raise DataError(msg)
-    return pd.DataFrame.from_records(records, index=pd.Index(lines, name="line"))
+    index = pd.Index(lines, name="line")
+    df = pd.DataFrame.from_records(records, index=index)
+    for column in ids:
+        if column in df.columns:  # built from the records, not from pandas' float64 guess
+            cells = np.fromiter((r.get(column) for r in records), object, len(records))
+            df[column] = exact_id_column(pd.Series(cells, index=index, name=column))
+    return df
 
 
 # -- tables -----------------------------------------------------------------------------
+def nested_cells(values: pd.Series, *, dicts_only: bool = False) -> npt.NDArray[np.intp]:
+    """Positions of cells holding a list, a dict or an array (JSON lists, Parquet list columns)."""
+    if values.dtype != object:
+        return np.empty(0, dtype=np.intp)
+    cells = values.to_numpy()
+    kinds = dict if dicts_only else list | dict | tuple | np.ndarray
+    nested = np.fromiter((isinstance(v, kinds) for v in cells), bool, len(cells))
+    return np.flatnonzero(nested)
+
+
+def refuse_nested(
+    df: pd.DataFrame, columns: Sequence[str], path: PathLike, role: str, *, sets: bool = False
+) -> None:
+    """Refuse list/dict cells in ``columns``, where one value is expected, naming the line.
+
+    ``role`` ends the message: what the cell should be, and the fix. ``sets``:
+    a list is a set of labels, only a dict (a JSON object) is refused.
+    """
+    for column in columns:
+        if column not in df.columns:
+            continue
+        bad = nested_cells(df[column], dicts_only=sets)
+        if bad.size:
+            value = df[column].iloc[bad[0]]
+            kind = "list" if isinstance(value, np.ndarray) else type(value).__name__
+            msg = f"'{path}': column {column!r} holds a {kind} {shown(value)} at {locations(df.index, bad, str(path))}; {role}."
+            raise DataError(msg)
+
+
+def refuse_all_empty(df: pd.DataFrame, columns: Sequence[str], path: PathLike, what: str) -> None:
+    """Refuse a table whose ``columns`` exist and hold no value at all (nothing to count)."""
+    present = [c for c in columns if c in df.columns]
+    if present and len(df) and df[present].isna().all(axis=None):
+        where = (
+            f"column {present[0]!r}"
+            if len(present) == 1
+            else f"columns {', '.join(map(repr, present[:5]))}{' …' if len(present) > 5 else ''}"
+        )
+        msg = f"'{path}': all {len(df) * len(present)} {what} in {where} are empty, so there are no annotations. Fill them in, or name the column that holds them."
+        raise DataError(msg)
+
+
+def refuse_merging_ids(df: pd.DataFrame, ids: Sequence[str], path: PathLike) -> None:
+    """Refuse typed ids (JSON, Parquet) that differ but compare equal: ``true``/``1``, ``1.0``/``1``.
+
+    CSV ids are text, so ``"1.0"`` and ``"1"`` stay two ids; a JSON reader
+    would otherwise merge them without a word. Floating-point ids of 2**53 or
+    more are refused too: the file cannot tell 2**53 + 1 from 2**53 any more.
+    """
+    for column in ids:
+        if column in df.columns and df[column].dtype.kind == "f":
+            big = np.flatnonzero(np.abs(df[column].to_numpy()) >= _EXACT_FLOAT)
+            if big.size:
+                msg = f"'{path}': column {column!r} stores ids as floating-point numbers, and the ids at {locations(df.index, big, str(path))} (e.g. {py(df[column].iloc[big[0]])!r}) are 2**53 or more, where neighbouring ids are one number (2**53 + 1 == 2**53); the ids may already be merged. Write the ids as integers or as text."
+                raise DataError(msg)
+        if column not in df.columns or df[column].dtype != object:
+            continue
+        cells = [v for v in df[column].to_numpy() if v is not None and v == v]  # noqa: PLR0124 - NaN
+        typed = {(type(v), v) for v in cells}
+        if len(typed) == len(set(cells)):
+            continue
+        first: dict[Any, Any] = {}
+        for value in cells:  # in file order, so that the message names the first clash
+            other = first.setdefault(value, value)
+            if type(other) is not type(value):
+                msg = f"'{path}': column {column!r} holds the ids {shown(other)} and {shown(value)}, different JSON values that would count as one item (true == 1, 1.0 == 1); write the ids as strings, or as integers only."
+                raise DataError(msg)
+
+
 def read_frame(
     path: Path,
     fmt: str,
@@ -366,7 +635,15 @@ def read_frame(
     if fmt not in ("parquet", "jsonl"):
         sep = sep if sep is not None else ("\t" if fmt == "tsv" else ",")
         return read_delimited(path, sep, ids=ids, na_values=na_values, strip=strip)
-    df = _read_parquet(path) if fmt == "parquet" else _read_jsonl(path)
+    if fmt == "parquet":
+        df = _read_parquet(path)
+        for column in ids:
+            if column in df.columns:
+                df[column] = exact_id_column(df[column])
+    else:
+        df = _read_jsonl(path, ids)
+    refuse_nested(df, ids, path, "an id must be one value (a string or a number) per row")
+    refuse_merging_ids(df, ids, path)
     for column in df.columns if strip is None else strip:
         if column in df.columns and column not in ids:
             df[column] = df[column].map(lambda v: v.strip() if isinstance(v, str) else v)

@@ -18,8 +18,7 @@ from dissensus.distributed._common import (
     count_columns,
     count_partition,
     encode_partition,
-    read_frame,
-    scale_of,
+    read_annotations,
 )
 
 
@@ -64,10 +63,17 @@ def label_counts(
     scale: Scale | Sequence[Any] | None = None,
     item: str = "item",
     label: str = "label",
+    annotator: str | None = "annotator",
     npartitions: int | None = None,
     shuffle: str | None = None,
 ) -> DistributedCounts:
     """Count labels per item on a Dask cluster, items kept partitioned.
+
+    The in-memory readers' checks apply: ids exact (a CSV's ``007`` and ``7``
+    are two items), labels and ids with control characters refused, invisible
+    or whitespace variants warned, a stray text label among numbers refused,
+    and, when the data have the ``annotator`` column, a repeated
+    (item, annotator) pair refused (``annotator=None``: not checked).
 
     Parameters
     ----------
@@ -92,13 +98,17 @@ def label_counts(
     """
     if shuffle is not None:
         check_option("label_counts", "shuffle", shuffle, ("p2p", "tasks", "disk"))
-    ddf = read_frame(annotations, [item, label], npartitions)
-    sc = scale_of(ddf, label, scale)
+    ddf, sc = read_annotations(
+        annotations, item=item, annotator=annotator, label=label, scale=scale,
+        npartitions=npartitions,
+    )  # fmt: skip
+    who = annotator if annotator is not None and annotator in ddf.columns else None
     item_dtype = ddf._meta[item].dtype
-    meta = pd.DataFrame(
-        {"item": pd.Series(dtype=item_dtype), "code": pd.Series(dtype=code_dtype(sc.K))}
-    )
-    encoded = ddf.map_partitions(encode_partition, item, label, sc, meta=meta)
+    columns = {"item": pd.Series(dtype=item_dtype), "code": pd.Series(dtype=code_dtype(sc.K))}
+    if who is not None:
+        columns["annotator"] = pd.Series(dtype=ddf._meta[who].dtype)
+    meta = pd.DataFrame(columns)
+    encoded = ddf.map_partitions(encode_partition, item, label, sc, who, meta=meta)
     shuffled = encoded.shuffle(
         on="item", npartitions=npartitions or ddf.npartitions, shuffle_method=shuffle
     )

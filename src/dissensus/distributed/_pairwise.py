@@ -20,7 +20,7 @@ from dissensus.agreement.kernels import (
     tables_to_pairwise,
 )
 from dissensus.data import Scale
-from dissensus.distributed._common import dask_modules, label_codes, py, read_frame, scale_of
+from dissensus.distributed._common import dask_modules, label_codes, py, read_annotations
 
 
 def _pair_partition(
@@ -111,8 +111,13 @@ def pairwise(
     if int(min_overlap) < 1:
         msg = f"The 'min_overlap' parameter of pairwise must be at least 1. Got {min_overlap!r}."
         raise ValueError(msg)
-    ddf = read_frame(annotations, [item, annotator, label], npartitions)
-    sc = scale_of(ddf, label, scale)
+    ddf, sc = read_annotations(
+        annotations, item=item, annotator=annotator, label=label, scale=scale,
+        npartitions=npartitions,
+    )  # fmt: skip
+    if annotator not in ddf.columns:
+        msg = f"The annotations have no annotator column {annotator!r}; name it with annotator=."
+        raise DataError(msg)
     raters = pd.Index(np.sort(ddf[annotator].dropna().unique().compute().to_numpy()))
     raters = raters.rename("annotator")
     shuffled = ddf.shuffle(on=item, npartitions=npartitions or ddf.npartitions)

@@ -61,6 +61,18 @@ def _as_predictions(name: str, pred: Any) -> Predictions:
         raise DataError(msg) from None
 
 
+def _check_model_names(predictions: Mapping[Any, Any]) -> None:
+    """Refuse two models whose names are one as text (``1`` and ``"1"``): one would replace the other.
+
+    Models are named by ``str(name)`` in every table and file.
+    """
+    seen: dict[str, Any] = {}
+    for name in predictions:
+        if (first := seen.setdefault(str(name), name)) is not name:
+            msg = f"the models {first!r} and {name!r} are both named {str(name)!r} in the tables; give them distinct names."
+            raise ValueError(msg)
+
+
 def _align_all(
     counts: LabelCounts, preds: Mapping[str, Predictions], how: Literal["exact", "inner"]
 ) -> tuple[LabelCounts, FloatArray]:
@@ -258,6 +270,7 @@ def evaluate(
     if not predictions:
         msg = "`predictions` is empty; give at least one model."
         raise ValueError(msg)
+    _check_model_names(predictions)
     check_option("evaluate", "how", how, ("exact", "inner"))
     n_annotators: int | None = None
     if is_dask(annotations):

@@ -319,20 +319,24 @@ def reversal_item_figures(data: ReportData) -> list[Figure]:
     out = []
     for k, name in enumerate(pd.unique(table["reversal"].astype(str)), start=1):
         block = table[table["reversal"].astype(str) == name]
-        series = list(dict.fromkeys(block["series"].astype(str)))
         first = block.iloc[0]
+        # the two models of the reversal only: the others' bars would hide theirs
+        shown = {"observed", "posterior mean", str(first["better_1"]), str(first["better_2"])}
+        block = block[block["series"].astype(str).isin(shown)]
+        series = list(dict.fromkeys(block["series"].astype(str)))
         counts = block.drop_duplicates("item")
         pairs = zip(counts["item"], counts["n_annotations"], strict=True)
         described = ", ".join(f"{item} (n={int(n)})" for item, n in pairs)
         alt = (
             f"Bar charts of the items behind the reversal {name}: {described}; for each item, "
-            "the observed label shares, the posterior mean and each model's prediction."
+            f"the observed label shares, the posterior mean and the predictions of "
+            f"{first['better_1']} and {first['better_2']}."
         )
         caption = (
             f"{name}: {first['better_1']} is better under {first['metric_1']}, "
             f"{first['better_2']} under {first['metric_2']}. These items push the two metrics "
             "apart the most; n is the item's number of annotations. Dark bars: observed "
-            "shares; hatched: posterior mean; coloured: each model's prediction."
+            "shares; hatched: posterior mean; coloured: the two models' predictions."
         )
         args = (block, labels, series)
         out.append(render_figure(_draw_items, *args, id=f"fig-items-{k}", caption=caption, alt=alt))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import time
@@ -45,12 +44,6 @@ REPORT_AUDIT_TRIALS = 2_000
 _PRIORS = ("uniform", "jeffreys", "empirical")
 _JSON_TABLES = ("summary", "differences", "by_bin", "rankings", "reversals", "metric_agreement")
 _RESAMPLED = ("summary", "differences", "reversals")
-
-
-@functools.lru_cache(maxsize=512)
-def _cached_audit(metric: str, classes: int, n_trials: int, seed: int) -> Any:
-    """:func:`dissensus.audit.audit` of one metric, once per process (it does not depend on the data)."""
-    return property_audit.audit(metric, classes=classes, n_trials=n_trials, seed=seed)
 
 
 class Evaluation(_Tables):
@@ -142,21 +135,24 @@ class Evaluation(_Tables):
         """The property audit (:func:`dissensus.audit.audit`) of the metrics used, for this K.
 
         ``n_trials`` per property and metric (a quick screen; ``dissensus audit
-        --classes K`` runs the full search), seeded by ``seed``; each (metric,
-        K, trials, seed) is audited once per process. ``debiased[...]`` metrics
+        --classes K`` runs the full search), seeded by ``seed``; computed on each
+        call (no cache: a metric re-registered under the same name is audited
+        afresh, and no result depends on what ran before). ``debiased[...]`` metrics
         are left out (their properties are those of the metric they estimate).
         Returns ``metric, property, title, status, counterexample, classes,
         n_trials, seed``, one row per (metric, property).
         """
         titles = {p.key: p.title for p in property_audit.PROPERTIES}
         K = int(self.counts.K)
-        frames = [
-            _cached_audit(m.name, K, int(n_trials), int(seed)).to_frame()
-            for m in self._metrics
-            if not m.needs_counts
-        ]
+        audited = {m.name: m for m in self._metrics if not m.needs_counts}
         columns = ["metric", "property", "title", "status", "counterexample"]
-        table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+        table = (
+            property_audit.audit(audited, classes=K, n_trials=int(n_trials), seed=int(seed))
+            .to_frame()
+            .reset_index(drop=True)
+            if audited
+            else pd.DataFrame(columns=columns)
+        )
         table["title"] = table["property"].map(titles)
         return table[columns].assign(classes=K, n_trials=int(n_trials), seed=int(seed))
 

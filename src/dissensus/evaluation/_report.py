@@ -440,11 +440,10 @@ def _summary_section(data: ReportData, figs: dict[str, Any]) -> Section:
 
 
 def _by_bin_section(data: ReportData, figs: dict[str, Any], figures: bool) -> Section | None:
-    tables = [
-        t
-        for i, m in enumerate(data.metrics, 1)
-        if (t := by_bin_table(data, m, id=f"by-bin-{i}")).rows
-    ]
+    # the figure plots these numbers; the tables stand in for it (Markdown, no matplotlib)
+    tables = [] if "by_bin" in figs else [
+        t for i, m in enumerate(data.metrics, 1) if (t := by_bin_table(data, m, id=f"by-bin-{i}")).rows
+    ]  # fmt: skip
     if "by_bin" not in figs and not tables:
         return None
     items = data.by_bin.groupby(data.by_bin["bin"].astype(str))["n_items"].max()

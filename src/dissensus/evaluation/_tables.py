@@ -245,10 +245,11 @@ class _Tables:
         Euclidean, RPS, empirical when scored against the label shares, or
         their debiased forms) and every model pair (``model_a`` before
         ``model_b``): ``metric, model_a, model_b, diff, standard_error,
-        ci_low, ci_high, p_a_better, n_items, estimator, n_infinite``, a Student
-        t interval from the per-item differences
-        (:func:`dissensus.evaluation._true.true_differences` gives the formulas;
-        docs/true_difference.md the coverage measured). No bootstrap.
+        ci_low, ci_high, p_a_better, n_items, estimator, n_infinite``: a t
+        interval with Hall's skewness correction from the per-item differences
+        (:func:`dissensus.stats.mean_interval`; the module
+        ``dissensus.evaluation._true`` gives the details, docs/true_difference.md
+        the coverage measured). No bootstrap.
         """
         return true_differences(
             self.values,

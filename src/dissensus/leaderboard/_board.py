@@ -218,6 +218,7 @@ def leaderboard(
     Rizzi, Leonardelli, Poesio, Uma, Pavlovic, Paun, Rosso and Fersini (2024). Soft metrics
     for evaluation with disagreements: an assessment. NLPerspectives at LREC-COLING 2024.
     """
+    _check_dataset_name(dataset)
     names = list(metrics) if metrics is not None else list(DEFAULT_METRICS)
     ev = evaluate(gold, submissions, metrics=names, prior=prior, seed=seed)
     scores = ev.rankings().rename(columns={"model": "team"})[["team", "metric", "mean", "rank"]]
@@ -228,6 +229,16 @@ def leaderboard(
     ranks = scores["rank"].to_numpy().reshape(len(ev.metrics), len(ev.models))
     adjacent = _adjacent(ev, dataset, ranks, n_resamples)
     return Leaderboard(scores, rerank, pd.DataFrame(adjacent), [dataset], list(ev.metrics))
+
+
+def _check_dataset_name(name: str) -> None:
+    """Refuse the name of the averaged rows as a dataset's: they would take its place."""
+    if str(name) == AVERAGE:
+        msg = (
+            f"the dataset name {AVERAGE!r} is the name of the rows averaged over the datasets; "
+            "name the dataset otherwise (DATASET=PATH on the command line, dataset= in Python)."
+        )
+        raise ValueError(msg)
 
 
 def combine_leaderboards(boards: Sequence[Leaderboard]) -> Leaderboard:
@@ -241,6 +252,8 @@ def combine_leaderboards(boards: Sequence[Leaderboard]) -> Leaderboard:
         msg = "combine_leaderboards needs at least one leaderboard."
         raise ValueError(msg)
     names = [d for b in boards for d in b.datasets]
+    for name in names:
+        _check_dataset_name(name)
     if len(set(names)) != len(names):
         msg = f"Dataset names must be distinct to combine leaderboards; got {names}."
         raise ValueError(msg)

@@ -105,6 +105,7 @@ def _stirling_table() -> FloatArray:
                     + pi.ln() / 2
                 )
             out[j] = float(lg - (x - decimal.Decimal("0.5")) * x.ln() + x - half_ln_2pi)
+    out.flags.writeable = False  # cached: a caller must not change what the next one reads
     return out
 
 
@@ -277,7 +278,9 @@ def js_grid(n_nodes: int, t_max: float, kappa: float) -> tuple[FloatArray, Float
     """Standardised nodes z = kappa sinh(t) and trapezoid weights dz (cached)."""
     t = np.linspace(-t_max, t_max, n_nodes)
     h = t[1] - t[0]
-    return kappa * np.sinh(t), kappa * np.cosh(t) * h
+    z, dz = kappa * np.sinh(t), kappa * np.cosh(t) * h
+    z.flags.writeable = dz.flags.writeable = False  # cached and shared: read-only
+    return z, dz
 
 
 class PhiTables(NamedTuple):

@@ -41,6 +41,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from dissensus._atomic import write_file_atomically
 from dissensus._exceptions import DataError
 from dissensus._validation import as_prob_matrix, check_option
 from dissensus.data import Annotations, LabelCounts, Predictions, Scale, as_label_counts
@@ -111,22 +112,28 @@ class LewidiPredictions:
 def _parse_list(text: str, where: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: a list nested too deeply
         pass
     try:
         return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
+    except (ValueError, SyntaxError, RecursionError, MemoryError):
         msg = f"{where}: cannot read {text[:60]!r} as a list of numbers, e.g. [0.2, 0.8]."
         raise DataError(msg) from None
 
 
 def _lines(path: Path) -> list[tuple[int, list[str]]]:
     rows = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            stripped = line.rstrip("\r\n")
-            if stripped.strip():
-                rows.append((lineno, stripped.split("\t")))
+    if not path.is_file():  # a device such as /dev/zero would be read without end
+        msg = f"'{path}' is not a regular file; give the submission file."
+        raise DataError(msg)
+    try:
+        text = path.read_text(encoding="utf-8-sig")  # -sig: a leading BOM is not part of an id
+    except UnicodeDecodeError as exc:
+        msg = f"'{path}': byte {exc.start} is not UTF-8; a LeWiDi submission is a UTF-8 TSV file."
+        raise DataError(msg) from None
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            rows.append((lineno, line.split("\t")))
     if not rows:
         msg = f"'{path}' is empty: a LeWiDi submission file has one row per test item."
         raise DataError(msg)
@@ -267,8 +274,10 @@ def write_lewidi_predictions(
     ``values``: soft labels (N, K) or (N, L, K), or for ``task="pe"`` labels
     (N, A) or (N, L, A), NaN where an item has fewer annotators; ``items``: the
     ids (2025); ``hard``: the 2023 hard labels (default: the most probable class,
-    the first on ties). Overwrites and returns ``path``; ``DataError`` for
-    missing or misshapen items or labels, ``ValueError`` for an unknown option.
+    the first on ties). Replaces ``path`` whole (a temporary file moved into
+    place: never a half-written file, :func:`dissensus._atomic.write_file_atomically`)
+    and returns it; ``DataError`` for missing or misshapen items or labels,
+    ``ValueError`` for an unknown option, ``OutputError`` when it cannot be written.
 
     Examples
     --------
@@ -304,8 +313,7 @@ def write_lewidi_predictions(
         for item, row in zip(items, arr, strict=True):
             payload = row.tolist() if task == "soft" else _label_text(row)
             lines.append(f"{item}\t{json.dumps(payload)}")
-    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return out
+    return write_file_atomically(out, "\n".join(lines) + "\n")
 
 
 def _round_like_python(x: FloatArray, ndigits: int) -> FloatArray:

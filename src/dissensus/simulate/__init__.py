@@ -9,7 +9,10 @@ how often each metric form (empirical, expected under each prior) ranks the
 models as the truth does, per annotation-count bin, :func:`coverage` checks
 the posterior credible intervals, and :func:`allocation_study` checks
 whether :func:`dissensus.allocate.next_items` spends an annotation budget
-better than uniform or random allocation.
+better than uniform or random allocation. :mod:`dissensus.simulate.true_difference`
+measures the coverage of the intervals for the TRUE difference between two
+models (``python -m dissensus.simulate.true_difference`` writes
+docs/true_difference.md).
 """
 
 from dissensus.simulate._report import (

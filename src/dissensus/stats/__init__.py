@@ -21,9 +21,9 @@ from dissensus.stats._paired import (
     PairedTestResult,
     adjust_pvalues,
     bootstrap_test,
+    mean_interval,
     permutation_test,
     resample_means,
-    t_interval,
     wilcoxon_test,
 )
 from dissensus.stats._ranking import (
@@ -39,7 +39,7 @@ __all__ = [
     "BinsLike", "ConfidenceInterval", "MeanInterval", "PairedTestResult", "RankAgreement",
     "adjust_pvalues", "annotation_bins", "bca_interval", "bootstrap_test", "bootstrap_weights",
     "competition_ranks", "item_keys", "iter_bootstrap_weights", "iter_pattern_weights",
-    "kendall_tau_b", "kendall_tau_b_rows", "order_reversals", "percentile_interval",
-    "permutation_test", "poisson_weights", "rank_agreement", "resample_means", "t_interval",
+    "kendall_tau_b", "kendall_tau_b_rows", "mean_interval", "order_reversals",
+    "percentile_interval", "permutation_test", "poisson_weights", "rank_agreement", "resample_means",
     "warn_few_items", "wilcoxon_test",
 ]  # fmt: skip

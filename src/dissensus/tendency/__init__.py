@@ -40,11 +40,18 @@ from dissensus.tendency._consistency import (
     perturbation_curve,
     tau_curve,
 )
-from dissensus.tendency._report import TendencyStudy, dic_table, write_report
+from dissensus.tendency._report import (
+    REPORT_FILES,
+    TendencyStudy,
+    dic_table,
+    report_files,
+    write_report,
+)
 
 __all__ = [
-    "AlignedPredictions", "BAEResult", "DICResult", "TendencyStudy", "align_predictions",
-    "aligned_embeddings", "bae", "consensus_baseline", "consistency_matrix", "dic", "dic_table",
-    "itl_bias_baseline", "mds_embedding", "perturbation_curve", "random_baseline",
-    "read_annotator_predictions", "split_items", "subset_items", "tau_curve", "write_report",
+    "REPORT_FILES", "AlignedPredictions", "BAEResult", "DICResult", "TendencyStudy",
+    "align_predictions", "aligned_embeddings", "bae", "consensus_baseline", "consistency_matrix",
+    "dic", "dic_table", "itl_bias_baseline", "mds_embedding", "perturbation_curve",
+    "random_baseline", "read_annotator_predictions", "report_files", "split_items",
+    "subset_items", "tau_curve", "write_report",
 ]  # fmt: skip

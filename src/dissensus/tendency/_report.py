@@ -9,7 +9,7 @@ files (:class:`dissensus._atomic.AtomicFileSet`).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -197,6 +197,45 @@ def tendency_report(study: TendencyStudy, *, seed: int = 0) -> Document:
     )
 
 
+#: The files of a report whatever its prediction sets are called (besides consistency_<name>.csv).
+REPORT_FILES = ("dic.csv", "consistency_true.csv", "overlap.csv", "tau_curve.csv", "report.html")
+
+
+def report_files(names: Iterable[str]) -> dict[str, str]:
+    """The file of each prediction set's consistency matrix: name -> ``consistency_<name>.csv``.
+
+    A name keeps its letters, digits, ``-`` and ``_`` (anything else becomes
+    ``_``), so two names can meet in one file (``a.b`` and ``a_b``; on a
+    case-insensitive disk ``A`` and ``a`` too), and ``true`` would take the
+    annotators' own matrix: ``ValueError`` naming both, never one file over the other.
+
+    Examples
+    --------
+    >>> report_files(["bert", "a.b"])
+    {'bert': 'consistency_bert.csv', 'a.b': 'consistency_a_b.csv'}
+    >>> report_files(["a.b", "a_b"])
+    Traceback (most recent call last):
+    ...
+    ValueError: the prediction sets 'a.b' and 'a_b' would both be written to consistency_a_b.csv (a name keeps its letters, digits, '-' and '_'); give them names that differ there.
+    """
+    files: dict[str, str] = {}
+    taken: dict[str, str | None] = {"consistency_true.csv": None}  # file -> the set written there
+    for name in names:
+        safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in str(name))
+        files[name] = file = f"consistency_{safe}.csv"
+        clash = next((f for f in taken if f.casefold() == file.casefold()), None)
+        if clash is None:
+            taken[file] = name
+            continue
+        other = taken[clash]
+        if other is None:
+            msg = f"the prediction set {name!r} would be written to {clash}, the annotators' own consistency matrix; give it another name."
+        else:
+            msg = f"the prediction sets {other!r} and {name!r} would both be written to {file} (a name keeps its letters, digits, '-' and '_'); give them names that differ there."
+        raise ValueError(msg)
+    return files
+
+
 def write_report(
     study: TendencyStudy,
     out: str | Path,
@@ -211,19 +250,20 @@ def write_report(
     ``consistency_<name>.csv``, ``overlap.csv``, ``tau_curve.csv`` and
     ``report.html`` (:func:`tendency_report`), with a ``manifest.json``; they
     are moved into place together, and an output that would overwrite one of
-    ``inputs`` is refused. The page needs matplotlib (``pip install
+    ``inputs`` is refused, and so are two prediction sets whose names give one
+    file (:func:`report_files`). The page needs matplotlib (``pip install
     'dissensus[report]'``, checked before anything is written);
     ``figures=False`` writes the tables only. Returns the files written.
     """
     if figures:
         require_figures("The tendency report")
     results = dict(study.results)
+    matrices = report_files(results)
     first = next(iter(results.values()))
     tables = {"dic.csv": (dic_table(results), False), "consistency_true.csv": (first.true, True)}
     tables["overlap.csv"] = (first.overlap, True)
     for name, r in results.items():
-        safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)
-        tables[f"consistency_{safe}.csv"] = (r.predicted, True)
+        tables[matrices[name]] = (r.predicted, True)
     if study.tau_curves:
         curves = [c.assign(predictions=n) for n, c in study.tau_curves.items()]
         tables["tau_curve.csv"] = (pd.concat(curves, ignore_index=True), False)
