@@ -115,7 +115,7 @@ class TestEvaluate:
         ev = evaluate(lc, preds)
         expected = [*DEFAULT_METRICS, *(f"E[{m}]" for m in DEFAULT_METRICS)]
         assert ev.metrics == [*expected, *(f"debiased[{m}]" for m in DEFAULT_METRICS)]
-        assert ev.values.shape == (15, 3, 60)
+        assert ev.values.shape == (3 * len(DEFAULT_METRICS), 3, 60)
         assert not ev.values.flags.writeable
 
     def test_default_metrics_nominal_drop_emd(self):
@@ -123,6 +123,7 @@ class TestEvaluate:
         ev = evaluate(lc, {"m": [[0.5, 0.5], [0.1, 0.9]]})
         assert "emd" not in ev.metrics
         assert "E[emd]" not in ev.metrics
+        assert not {"rps", "E[rps]", "debiased[rps]"} & set(ev.metrics)
         assert "E[cross_entropy]" in ev.metrics
 
     def test_emd_on_nominal_refused(self):
@@ -586,6 +587,34 @@ class TestVerdict:
         lines = reversal_eval.verdict_lines(n_replicas=40)
         assert len(lines) == 2
         assert "posterior view under the uniform prior" in lines[-1]
+
+    def test_polynomial_metrics_answer_with_the_true_difference(self):
+        lc, preds = _small(J=3, n_items=200)
+        ev = evaluate(lc, preds, metrics=["rps", "E[rps]", "squared_euclidean", "emd"])
+        table = ev.verdict(n_replicas=20).set_index("metric")
+        assert table.index.tolist() == ["rps", "squared_euclidean", "emd"]
+        true = ev.true_differences()
+        for metric in ("rps", "squared_euclidean"):
+            row = table.loc[metric]
+            assert row["basis"] == "true difference"
+            assert row["estimator"] == "unbiased"
+            a, b = row["best"], row["runner_up"]
+            means = ev.summary(n_resamples=50).query("metric == @metric").set_index("model")["mean"]
+            assert means[a] == means.min()
+            hit = true[(true["metric"] == metric) & true["model_a"].isin([a, b])
+                       & true["model_b"].isin([a, b])].iloc[0]  # fmt: skip
+            sign = 1.0 if hit["model_a"] == a else -1.0
+            assert row["diff"] == pytest.approx(sign * hit["diff"])
+            assert row["diff"] <= 0  # a is better: lower
+            told = row["ci_high"] < 0
+            assert row["sentence"].startswith(
+                f"{a} is better than {b} on the true distribution under {metric}, P = "
+                if told
+                else f"{a} and {b} cannot be told apart on the true distribution under {metric}"
+            )
+            assert row["sentence"].endswith("(unbiased estimator).")
+        assert table.loc["emd", "basis"] == "selection"
+        assert "RPS is the ordinal metric" in table.loc["emd", "sentence"]
 
     def test_an_infinite_mean_is_not_scored(self):
         lc, preds = _small(J=3)

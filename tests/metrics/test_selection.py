@@ -4,9 +4,11 @@ import numpy as np
 import pytest
 
 from dissensus.metrics.selection import (
+    ESTIMATORS,
     PAIR_COLUMNS,
     SELECTION_COLUMNS,
     estimator_forms,
+    pick_estimator,
     select_estimators,
 )
 
@@ -28,6 +30,8 @@ def test_tables_and_one_selected_per_metric():
     assert list(sel.summary.columns) == list(SELECTION_COLUMNS)
     assert list(sel.pairs.columns) == list(PAIR_COLUMNS)
     assert sel.summary.groupby("metric")["selected"].sum().tolist() == [1, 1]
+    # by default the expected form is neither measured nor eligible
+    assert set(sel.summary["estimator"]) == {"empirical", "debiased"}
     assert set(sel.summary["metric"]) == {"manhattan", "js_divergence"}
     assert (sel.summary["n_replicas"] == 30).all()
     assert sel.summary[["p_correct_order", "p_best"]].stack().between(0, 1).all()
@@ -35,6 +39,19 @@ def test_tables_and_one_selected_per_metric():
     truth = sel.pairs.pivot_table(index=["metric", "model_a", "model_b"], columns="estimator",
                                   values="p_true_a_above_b")  # fmt: skip
     assert np.allclose(truth.to_numpy() - truth.to_numpy()[:, :1], 0)
+
+
+def test_all_three_estimators_on_request():
+    counts, preds = _data()
+    sel = select_estimators(counts, preds, ["emd"], [0.3, 0.3, 3.0], n_replicas=20,
+                            candidates=ESTIMATORS)  # fmt: skip
+    assert sel.summary["estimator"].tolist() == ["empirical", "debiased", "expected"]
+    assert sel.summary["form"].tolist() == ["emd", "debiased[emd]", "E[emd]"]
+    rows = sel.summary.to_dict("records")
+    assert rows[pick_estimator(rows, ESTIMATORS)]["selected"]
+    assert pick_estimator(rows, ("empirical",)) == 0
+    with pytest.raises(ValueError, match="must include 'empirical'"):
+        select_estimators(counts, preds, ["emd"], [1.0, 1.0, 1.0], candidates=("debiased",))
 
 
 def test_a_clearly_better_model_is_found():

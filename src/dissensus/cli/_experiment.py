@@ -100,10 +100,11 @@ def experiment_command(
     if name == "convabuse":
         paper = ", ".join(f"{b}: {n}" for b, n in PAPER_CONVABUSE_TEST_BINS.items())
         click.echo(f"  (Magnani (2025)'s ConvAbuse test split: {paper})")
-    for line in result.evaluation.verdict_lines():
-        click.echo(line)
     click.echo(f"report: {written.get('report', written['summary'])}")
     click.echo(f"settings and timings: {written['experiment']}")
+    # the answer last, where the reader's eye lands
+    for line in result.evaluation.verdict_lines():
+        click.echo(line)
 
 
 @click.command("demo")

@@ -27,13 +27,15 @@ FloatArray = npt.NDArray[np.float64]
 PredictionLike = Predictions | npt.ArrayLike | pd.DataFrame
 
 #: Pointwise metrics scored by default, each with its expected and debiased forms (EMD
-#: only on ordered scales).
+#: and RPS only on ordered scales: RPS, the ordinal metric whose true differences have an
+#: unbiased estimator, gets the verdict's interval; Evaluation.verdict).
 DEFAULT_METRICS: tuple[str, ...] = (
     "cross_entropy",
     "kl_divergence",
     "js_divergence",
     "manhattan",
     "emd",
+    "rps",
 )
 
 
@@ -193,7 +195,7 @@ def evaluate(
         process by :meth:`~dissensus.Predictions.from_frame`.
     metrics : sequence of str, optional
         Registered metric names (expected ones ``E[emd]``, ...). Default:
-        :data:`DEFAULT_METRICS` (emd on ordered scales only), then the expected form of
+        :data:`DEFAULT_METRICS` (emd and rps on ordered scales only), then the expected form of
         each, then the debiased form of each (the verdict, :meth:`Evaluation.verdict`,
         selects among them).
     prior : {"jeffreys", "uniform", "empirical", "hierarchical"}, float or array_like, default :data:`~dissensus.posterior.DEFAULT_PRIOR`

@@ -22,6 +22,7 @@ from dissensus.evaluation._data import ReportData
 from dissensus.evaluation._selection import run_selection
 from dissensus.evaluation._tables import _python, _Tables
 from dissensus.evaluation._verdict import verdict_answers, verdict_lines
+from dissensus.metrics.selection import Selection
 from dissensus.report import (
     VERSION,
     Cell,
@@ -237,7 +238,7 @@ class Evaluation(_Tables):
                 self, metrics, n_replicas, used if isinstance(used, int) else 0
             )
             self.timings["estimator selection"] = time.perf_counter() - t
-        sel = cache[key]
+        sel: Selection = cache[key]
         return sel.pairs.copy() if pairs else sel.summary.copy()
 
     def report_data(

@@ -88,8 +88,9 @@ def observed_scores(ev: _Tables, form: str, alpha0: FloatArray | None) -> FloatA
     m = get_metric(form)
     C = ev.counts.values
     n = C.sum(axis=1, keepdims=True)
+    target: npt.NDArray[np.float64] | npt.NDArray[np.int64]
     if m.needs_counts:
-        target: FloatArray = C
+        target = C
     elif m.needs_posterior:
         target = (alpha0 if alpha0 is not None else np.ones(C.shape[1]))[None, :] + C
     else:

@@ -210,13 +210,19 @@ def _true_answer(ev: _Tables, base: str, true: pd.DataFrame, row: dict[str, Any]
     hit = rows[((first == a) & (second == b)) | ((first == b) & (second == a))]
     if hit.empty:
         return row
-    rec = hit.iloc[0].to_dict()
+    rec = {str(k): v for k, v in hit.iloc[0].items()}
     d, lo, hi, p = _oriented(rec, flip=str(rec["model_a"]) != a)
     row.update(best=a, runner_up=b, diff=d, ci_low=lo, ci_high=hi, p_better=p)
-    row["sentence"] = (
-        f"{a} is better than {b} on the true distribution under {base}, P = {p:.2f}, difference "
-        f"{format_number(d)} {format_interval(lo, hi)} (unbiased estimator)"
-    )
+    numbers = f"difference {format_number(d)} {format_interval(lo, hi)} (unbiased estimator)"
+    if excludes_zero(lo, hi):
+        row["sentence"] = (
+            f"{a} is better than {b} on the true distribution under {base}, P = {p:.2f}, {numbers}"
+        )
+    else:
+        row["sentence"] = (
+            f"{a} and {b} cannot be told apart on the true distribution under {base}: "
+            f"P({a} better) = {p:.2f}, {numbers}"
+        )
     return row
 
 
@@ -231,7 +237,8 @@ def _selected_answer(
     scored, bad = _ranking(ev, form, alpha0)
     others = rows[~rows["selected"].astype(bool)]
     alternatives = ", ".join(
-        f"{r.estimator} {100 * float(r.p_best):.0f}%" for r in others.itertuples()
+        f"{est_} {100 * float(p_):.0f}%"
+        for est_, p_ in zip(others["estimator"], others["p_best"], strict=True)
     )
     row.update(
         basis="selection", estimator=est, form=form, prior=str(pick["prior"]), not_scored=bad,

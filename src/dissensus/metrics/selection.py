@@ -31,8 +31,9 @@ empirical, debiased, expected, in that order). Monte Carlo standard errors: of a
 orders, the standard deviation over replicas of each replica's share over
 :math:`\sqrt{R}`; of the share of best picks, :math:`\sqrt{\tilde p(1-\tilde
 p)/R}` with :math:`\tilde p = (x + 1)/(R + 2)` (a share of 0 or 1 is not
-exact). ``n_replicas="auto"`` draws replicas until every error is at most
-0.02 (:data:`TARGET_SE`), from 100 up to 625 (where it holds for any share).
+exact). ``n_replicas="auto"`` draws replicas until every error of a metric is
+at most 0.02 (:data:`TARGET_SE`), from 100 up to 625 (where it holds for any
+share), each metric stopping on its own (``n_replicas`` says where).
 
 Replicas are drawn in chunks of about ``chunk_rows`` (replica, item) rows,
 every metric is one call per chunk and model (no loop over items or
@@ -53,7 +54,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from dissensus._dirichlet import draw_rows
-from dissensus._validation import SeedLike
+from dissensus._validation import SeedLike, examples
 from dissensus.metrics._registry import Metric, get_metric
 
 __all__ = [
@@ -138,8 +139,6 @@ def _chunks(R: int, N: int, chunk_rows: int) -> list[tuple[int, int]]:
 
 def _seed_sequence(seed: SeedLike) -> np.random.SeedSequence:
     """An int (or None: fresh entropy) seeds a sequence; a Generator gives one from its stream."""
-    if isinstance(seed, np.random.SeedSequence):
-        return seed
     if isinstance(seed, np.random.Generator):
         return np.random.SeedSequence(int(seed.integers(2**63)))
     return np.random.SeedSequence(seed)
@@ -177,7 +176,8 @@ def select_estimators(
     chunk_rows : int
         (replica, item) rows drawn and scored at once (memory: a few (rows, K) arrays).
     candidates : sequence of str, default :data:`CANDIDATES`
-        The estimators that may be selected (every registered one is measured).
+        The estimators measured and eligible (those registered for each metric;
+        always ``"empirical"``). :data:`ESTIMATORS` measures the expected form too.
 
     Returns a :class:`Selection`. ValueError for mismatched shapes, fewer than
     two models, an item without annotations or a non-positive prior.
@@ -216,7 +216,15 @@ def select_estimators(
     if R < 2:
         msg = f"The 'n_replicas' parameter must be 'auto' or an integer >= 2. Got {n_replicas!r}."
         raise ValueError(msg)
-    forms = {get_metric(m).pointwise or get_metric(m).name: estimator_forms(m) for m in metrics}
+    forms = {
+        get_metric(m).pointwise or get_metric(m).name: {
+            e: f for e, f in estimator_forms(m).items() if e in candidates
+        }
+        for m in metrics
+    }
+    if any(not f or "empirical" not in f for f in forms.values()):
+        msg = f"The 'candidates' of select_estimators must include 'empirical' (of {examples(ESTIMATORS)}). Got {candidates!r}."
+        raise ValueError(msg)
     # means[metric][estimator or "truth"]: (R, J) mean scores per replica and model
     means = {
         b: {e: np.empty((R, J)) for e in ("truth", *f)} for b, f in forms.items()
@@ -224,25 +232,35 @@ def select_estimators(
     chunks = _chunks(R, N, chunk_rows)
     streams = _seed_sequence(seed).spawn(len(chunks))
     post = a0[None, :] + C
-    done = 0
+    # each metric stops on its own ("auto"): the replicas drawn later skip the metrics done
+    done = dict.fromkeys(forms, 0)
+    active = dict(forms)
     for (r0, r1), stream in zip(chunks, streams, strict=True):
+        if not active:
+            break
         _replicas(
-            means, forms, np.random.default_rng(stream), post=post, a0=a0, n=n, Q=Q, rows=(r0, r1)
+            means, active, np.random.default_rng(stream), post=post, a0=a0, n=n, Q=Q, rows=(r0, r1)
         )
-        done = r1
-        if auto and done >= MIN_REPLICAS and done < R:
-            sel = _tables(
-                _head(means, done), forms, names, prior=prior, R=done, N=N, candidates=candidates
-            )
-            if float(sel.summary[["se_correct_order", "se_best"]].max().max()) <= TARGET_SE:
-                return sel
-    return _tables(
-        _head(means, done), forms, names, prior=prior, R=done, N=N, candidates=candidates
+        for base in list(active):
+            done[base] = r1
+            if auto and MIN_REPLICAS <= r1 < R:
+                one = _metric_tables(means, forms, base, done[base], names, prior, N, candidates)
+                if float(one.summary[["se_correct_order", "se_best"]].max().max()) <= TARGET_SE:
+                    del active[base]
+    parts = [_metric_tables(means, forms, b, done[b], names, prior, N, candidates) for b in forms]
+    return Selection(
+        pd.concat([p.summary for p in parts], ignore_index=True),
+        pd.concat([p.pairs for p in parts], ignore_index=True),
     )
 
 
-def _head(means: dict[str, dict[str, FloatArray]], R: int) -> dict[str, dict[str, FloatArray]]:
-    return {b: {e: x[:R] for e, x in f.items()} for b, f in means.items()}
+def _metric_tables(  # noqa: PLR0917  (private; two call sites)
+    means: dict[str, dict[str, FloatArray]], forms: dict[str, dict[str, str]], base: str, R: int,
+    names: list[str], prior: str, N: int, candidates: Sequence[str],
+) -> Selection:  # fmt: skip
+    """:func:`_tables` of one metric on its first ``R`` replicas."""
+    head = {base: {e: x[:R] for e, x in means[base].items()}}
+    return _tables(head, {base: forms[base]}, names, prior=prior, R=R, N=N, candidates=candidates)
 
 
 def _replicas(
