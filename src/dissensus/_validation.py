@@ -319,7 +319,7 @@ def _defects(texts: pd.Series) -> pd.Series:
     out[texts.str.strip() != texts] = "surrounding whitespace"
     invisible = texts.str.extract(f"({_ZERO_WIDTH}|{_SPACE_LIKE})", expand=False)
     found = invisible.notna()
-    out[found] = [f"the invisible character U+{ord(c):04X}" for c in invisible[found]]
+    out[found] = invisible[found].map(lambda c: f"the invisible character U+{ord(c):04X}")
     return out
 
 
