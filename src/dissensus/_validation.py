@@ -356,7 +356,7 @@ def check_text_values(
         For a control character. Warns :class:`~dissensus.LabelSpellingWarning`.
     """
     ser = pd.Series(values if isinstance(values, pd.Index | pd.Series) else list(values))
-    if not pd.api.types.is_string_dtype(ser.dtype) or ser.isna().any():
+    if pd.api.types.infer_dtype(ser, skipna=False) != "string":  # mixed: keep the strings
         ser = ser[ser.map(lambda v: isinstance(v, str))]
     texts = ser.reset_index(drop=True).astype("str")
     if texts.empty:
