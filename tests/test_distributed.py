@@ -758,3 +758,16 @@ class TestSameChecksBothEngines:
         path = self._csv(tmp_path, '"1\n",a,pos\n2,b,pos\n')
         with pytest.raises(DataError, match="contains the control character U\\+000A"):
             self._counts(engine, path)
+
+    @pytest.mark.parametrize("engine", ["memory", "dask"])
+    def test_ordered_categorical_order_is_kept(self, client, engine):
+        cat = pd.Categorical(
+            ["low", "high", "mid", "low"], categories=["low", "mid", "high"], ordered=True
+        )
+        df = pd.DataFrame({"item": [1, 1, 2, 2], "annotator": list("abab"), "label": cat})
+        if engine == "memory":
+            counts = Annotations.from_frame(df).counts()
+        else:
+            counts = D.label_counts(dd.from_pandas(df, npartitions=2)).collect()
+        assert counts.scale == Scale.ordinal(["low", "mid", "high"])
+        assert counts.values.tolist() == [[1, 0, 1], [1, 1, 0]]

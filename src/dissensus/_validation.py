@@ -300,26 +300,31 @@ ID_FIX = (
 
 
 def has_defect(texts: pd.Series) -> npt.NDArray[np.bool_]:
-    """Which texts :func:`check_text_values` would refuse or warn about on their own.
+    """Which texts differ from their :func:`spelling_keys` by more than letter case, or hold a control character.
 
-    A control character, an invisible character, surrounding whitespace or
-    decomposed (NFD) Unicode. For the Dask engine, which collects only these
-    (few) ids instead of every distinct id.
+    A control character, an invisible character, surrounding or repeated
+    whitespace, or decomposed (NFD) Unicode: what :func:`check_text_values`
+    refuses or warns about. One vectorised regex pass, and NFC only for the
+    non-ASCII texts, so that a million distinct ids cost little; the Dask
+    engine collects only these (few) ids instead of every distinct id.
     """
-    pattern = f"{_CONTROL.pattern}|{_ZERO_WIDTH}|{_SPACE_LIKE}|^\\s|\\s$"
-    found = texts.str.contains(pattern, regex=True, na=False).to_numpy(dtype=bool)
-    nfd = (texts.str.normalize("NFC") != texts).fillna(False).to_numpy(dtype=bool)
-    return np.asarray(found | nfd, dtype=bool)
+    pattern = f"{_CONTROL.pattern}|{_ZERO_WIDTH}|{_SPACE_LIKE}|^\\s|\\s$|\\s\\s"
+    found = np.array(texts.str.contains(pattern, regex=True, na=False), dtype=bool)
+    wide = ~texts.str.isascii().fillna(True).to_numpy(dtype=bool)
+    if wide.any():
+        some = texts[wide]
+        found[wide] |= (some.str.normalize("NFC") != some).fillna(False).to_numpy(dtype=bool)
+    return np.asarray(found, dtype=bool)
 
 
 def _defects(texts: pd.Series) -> pd.Series:
-    """What is invisible in each text (an invisible character, surrounding whitespace, NFD), or ""."""
-    out = pd.Series("", index=texts.index, dtype=object)
+    """What is invisible in each defective text (see :func:`has_defect`)."""
+    out = pd.Series("repeated whitespace", index=texts.index, dtype=object)
     out[texts.str.normalize("NFC") != texts] = "decomposed (NFD) Unicode"
     out[texts.str.strip() != texts] = "surrounding whitespace"
     invisible = texts.str.extract(f"({_ZERO_WIDTH}|{_SPACE_LIKE})", expand=False)
     found = invisible.notna()
-    out[found] = [f"the invisible character U+{ord(c):04X}" for c in invisible[found]]
+    out[found] = invisible[found].map(lambda c: f"the invisible character U+{ord(c):04X}")
     return out
 
 
@@ -350,17 +355,23 @@ def check_text_values(
     DataError
         For a control character. Warns :class:`~dissensus.LabelSpellingWarning`.
     """
-    ser = pd.Series(list(values), dtype=object)
-    texts = ser[ser.map(lambda v: isinstance(v, str))].reset_index(drop=True).astype(object)
+    ser = pd.Series(values if isinstance(values, pd.Index | pd.Series) else list(values))
+    if pd.api.types.infer_dtype(ser, skipna=False) != "string":  # mixed: keep the strings
+        ser = ser[ser.map(lambda v: isinstance(v, str))]
+    texts = ser.reset_index(drop=True).astype("str")
     if texts.empty:
         return
-    control = texts.str.extract(f"({_CONTROL.pattern})", expand=False)
-    if control.notna().any():
-        first = int(np.flatnonzero(control.notna().to_numpy())[0])
-        v = texts.iloc[first]
-        msg = f"{noun} {v!r}{where} at {at(v)} contains the control character U+{ord(control.iloc[first]):04X}; control characters are not part of {noun.lower()}s (a broken export?). Clean the file."
+    odd = has_defect(texts)
+    control = texts[odd].str.extract(f"({_CONTROL.pattern})", expand=False).dropna()
+    if len(control):
+        v = texts[control.index[0]]
+        msg = f"{noun} {v!r}{where} at {at(v)} contains the control character U+{ord(control.iloc[0]):04X}; control characters are not part of {noun.lower()}s (a broken export?). Clean the file."
         raise DataError(msg)
-    keys = spelling_keys(texts, fold_case=fold_case)
+    if fold_case:  # labels: few distinct values, every one keyed
+        keys = spelling_keys(texts)
+    else:  # ids: only a defective id differs from its key
+        keys = texts.astype(object)
+        keys[odd] = spelling_keys(texts[odd]).astype(object)
     split = keys.duplicated(keep=False).to_numpy()
     if split.any():
         groups = texts[split].groupby(keys[split].to_numpy(), sort=False)
@@ -373,12 +384,16 @@ def check_text_values(
         msg = f"{noun}s{where} differ only by whitespace,{case} invisible characters or Unicode normalisation (NFC vs NFD) and are kept apart as different values: {shown}. {fix}"
         warnings.warn(msg, LabelSpellingWarning, stacklevel=4)
         return
-    defects = _defects(texts)
-    odd = np.flatnonzero((defects != "").to_numpy())
-    if odd.size:
-        v = texts.iloc[odd[0]]
-        more = f" ({odd.size - 1} more: {examples(texts.iloc[odd[1:]])})" if odd.size > 1 else ""
-        msg = f"{noun} {v!r}{where} at {at(v)} has {defects.iloc[odd[0]]}, which does not show but makes it a different value{more}. {fix}"
+    if odd.any():
+        defects = _defects(texts[odd])
+        first = int(np.flatnonzero(odd)[0])
+        v = texts.iloc[first]
+        more = (
+            f" ({int(odd.sum()) - 1} more: {examples(texts[odd].iloc[1:])})"
+            if odd.sum() > 1
+            else ""
+        )
+        msg = f"{noun} {v!r}{where} at {at(v)} has {defects.iloc[0]}, which does not show but makes it a different value{more}. {fix}"
         warnings.warn(msg, LabelSpellingWarning, stacklevel=4)
 
 

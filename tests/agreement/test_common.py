@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from dissensus import LabelCounts, Scale
+from dissensus import Annotations, DataError, LabelCounts, Scale
 from dissensus.agreement import _common as common
-from dissensus.agreement import fleiss_kappa, krippendorff_alpha
+from dissensus.agreement import fleiss_kappa, gwet_ac2, krippendorff_alpha, report
 from dissensus.agreement._common import BootStatistic, bootstrap_cis, patterns, weight_matrix
 from dissensus.agreement._multirater import _core
 from dissensus.stats._bootstrap import bca_interval, pattern_bootstrap_weights
@@ -113,3 +114,68 @@ class TestBootstrapCi:
         assert ref.confidence_interval(0.9, n_resamples=100, seed=2) == small.confidence_interval(
             0.9, n_resamples=100, seed=2
         )
+
+
+class TestOrderNeeded:
+    """Order-dependent measures refuse text labels with no known order instead of sorting them."""
+
+    @staticmethod
+    def _annotations(scale=None) -> Annotations:
+        df = pd.DataFrame(
+            {
+                "item": np.repeat(np.arange(6), 2),
+                "annotator": ["a", "b"] * 6,
+                "label": [
+                    "low",
+                    "mid",
+                    "mid",
+                    "high",
+                    "high",
+                    "high",
+                    "low",
+                    "low",
+                    "low",
+                    "mid",
+                    "mid",
+                    "high",
+                ],
+            }
+        )
+        return Annotations.from_frame(df, scale=scale)
+
+    @pytest.mark.parametrize(
+        "call",
+        [
+            lambda a: krippendorff_alpha(a, level="ordinal"),
+            lambda a: gwet_ac2(a, weights="quadratic"),
+            lambda a: fleiss_kappa(a, weights="linear"),
+            lambda a: report(a, level="ordinal"),
+        ],
+        ids=["alpha-ordinal", "ac2-quadratic", "kappa-linear", "report-ordinal"],
+    )
+    def test_refused_without_order(self, call) -> None:
+        with pytest.raises(
+            DataError, match=r"needs the order of the labels.*--labels.*ordered pandas Categorical"
+        ):
+            call(self._annotations())
+
+    def test_given_order_is_used(self) -> None:
+        given = krippendorff_alpha(self._annotations(["low", "mid", "high"]), level="ordinal")
+        cat = pd.Categorical(
+            self._annotations().to_frame()["label"], categories=["low", "mid", "high"], ordered=True
+        )
+        frame = self._annotations().to_frame().assign(label=cat)
+        from_categorical = krippendorff_alpha(Annotations.from_frame(frame), level="ordinal")
+        assert float(given) == float(from_categorical)
+        alphabetical = krippendorff_alpha(
+            self._annotations(["high", "low", "mid"]), level="ordinal"
+        )
+        assert float(given) == pytest.approx(0.5416666666666667)  # low < mid < high
+        assert float(alphabetical) == pytest.approx(-0.14583333333333326)  # high < low < mid
+
+    def test_nominal_measures_need_no_order(self) -> None:
+        assert np.isfinite(float(krippendorff_alpha(self._annotations())))
+
+    def test_two_labels_need_no_order(self) -> None:
+        lc = LabelCounts.from_array([[1, 1], [2, 0], [0, 2]], scale=Scale.nominal(["pos", "neg"]))
+        assert np.isfinite(float(krippendorff_alpha(lc, level="ordinal")))

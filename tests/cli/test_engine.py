@@ -181,3 +181,54 @@ class TestEvaluateEngine:
 
     def test_memory_engine_refuses_scheduler(self) -> None:
         assert main(["evaluate", "x.csv", "--pred", "a=b.csv", "--out", "o", "--workers", "3"]) == 2
+
+
+class TestSameRefusalsBothEngines:
+    """The CLI's refusals name the flag that fixes them, on either engine."""
+
+    @staticmethod
+    def _engine(engine: str, address: str) -> list[str]:
+        return [] if engine == "memory" else ["--engine", "dask", "--scheduler", address]
+
+    @pytest.mark.parametrize("engine", ["memory", "dask"])
+    def test_ordinal_level_on_text_labels_needs_their_order(
+        self, address: str, tmp_path: Path, engine: str
+    ) -> None:
+        path = tmp_path / "a.csv"
+        rows = ["low,mid", "mid,high", "high,high", "low,low", "low,mid", "mid,high"]
+        lines = [
+            f"{i},{who},{lab}"
+            for i, pair in enumerate(rows)
+            for who, lab in zip("ab", pair.split(","), strict=True)
+        ]
+        path.write_text("item,annotator,label\n" + "\n".join(lines) + "\n", encoding="utf-8")
+        res = _run(str(path), "--level", "ordinal", *self._engine(engine, address))
+        assert res.exit_code != 0
+        message = str(res.exception)  # main() prints it as "dissensus: error: ..."
+        assert "needs the order of the labels" in message
+        assert "--labels high,low,mid" in message
+        res = _run(
+            str(path),
+            "--level",
+            "ordinal",
+            "--labels",
+            "low,mid,high",
+            *self._engine(engine, address),
+            "--json",
+            "-",
+        )
+        assert res.exit_code == 0, res.output
+        alpha = {r["coefficient"]: r["value"] for r in json.loads(res.stdout)}[
+            "krippendorff_alpha_ordinal"
+        ]
+        assert alpha > 0.5  # low < mid < high: the pairs are near neighbours
+
+    @pytest.mark.parametrize("engine", ["memory", "dask"])
+    def test_stray_na_among_numbers_names_the_flag(
+        self, address: str, tmp_path: Path, engine: str
+    ) -> None:
+        path = tmp_path / "a.csv"
+        path.write_text("item,annotator,label\n1,a,1\n1,b,2\n2,a,NA\n2,b,3\n", encoding="utf-8")
+        res = _run(str(path), *self._engine(engine, address))
+        assert res.exit_code != 0
+        assert "--na-values NA --dropna" in str(res.exception)

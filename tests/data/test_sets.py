@@ -258,3 +258,34 @@ class TestReadAnnotationsFiles:
         assert sets.indicators.astype(int).tolist() == [[1, 1], [0, 1]]
         # the single-label reader sees the text as labels, not sets
         assert read_annotations(path).scale.labels == ('["E", "N"]', '["N"]')
+
+
+class TestNoPhantomOrMergedLabels:
+    @pytest.mark.parametrize(
+        "labels",
+        [[[True, 2], [1]], [[True], [2]], [[np.True_], [1.5]]],
+        ids=["same", "apart", "numpy"],
+    )
+    def test_booleans_among_numbers_are_refused(self, labels) -> None:
+        df = pd.DataFrame({"item": [1, 1], "annotator": ["a", "b"], "label": labels})
+        with pytest.raises(DataError, match=r"mixes booleans and numbers.*row 0"):
+            SetAnnotations.from_frame(df)
+
+    def test_booleans_alone_are_labels_0_and_1(self) -> None:
+        df = pd.DataFrame(
+            {"item": [1, 1], "annotator": ["a", "b"], "label": [[True], [False, True]]}
+        )
+        assert SetAnnotations.from_frame(df).scale.labels == (0, 1)
+
+    @pytest.mark.parametrize("cell", ["a||b", "a|", "|a"])
+    def test_stray_separator_is_refused_naming_the_row(self, cell) -> None:
+        df = pd.DataFrame({"item": [1, 1], "annotator": ["a", "b"], "label": ["b", cell]})
+        with pytest.raises(
+            DataError, match=r"row 1: .* holds an empty label \(a doubled or trailing '\|'\?\)"
+        ):
+            SetAnnotations.from_frame(df, label_sep="|")
+
+    def test_empty_string_in_a_list_is_refused(self) -> None:
+        df = pd.DataFrame({"item": [1], "annotator": ["a"], "label": [["a", " "]]})
+        with pytest.raises(DataError, match="holds an empty label"):
+            SetAnnotations.from_frame(df)

@@ -227,3 +227,17 @@ class TestLabelCountsFromWide:
             assert float(krippendorff_alpha(wide, level=level)) == pytest.approx(
                 float(krippendorff_alpha(long, level=level)), abs=1e-14
             )
+
+
+def test_ordered_categorical_columns_keep_their_order() -> None:
+    dtype = pd.CategoricalDtype(["low", "mid", "high"], ordered=True)
+    wide = pd.DataFrame(
+        {
+            "item": [1, 2],
+            "r1": pd.Series(["high", "low"], dtype=dtype),
+            "r2": pd.Series(["mid", None], dtype=dtype),
+        }
+    )
+    ann = Annotations.from_wide(wide)
+    assert ann.scale == Scale.ordinal(["low", "mid", "high"])
+    assert ann.counts().values.tolist() == [[0, 1, 1], [1, 0, 0]]

@@ -30,6 +30,7 @@ from dissensus.agreement._common import (
     count_rows,
     degenerate,
     prepare_counts,
+    require_order,
 )
 from dissensus.agreement._result import AgreementResult
 from dissensus.agreement._sets import SetDistance, set_alpha_input
@@ -219,7 +220,12 @@ def alpha_from_coincidences(o: FloatArray, level: str, v: FloatArray | None) -> 
 
 
 def level_values(scale: Scale, level: str) -> FloatArray | None:
-    """Category values of a fixed-metric level (interval: centred), else None."""
+    """Category values of a fixed-metric level (interval: centred), else None.
+
+    The ordinal level needs the scale's order (:func:`require_order`).
+    """
+    if level == "ordinal":
+        require_order(scale, "Krippendorff's alpha at the 'ordinal' level")
     if level not in ("interval", "ratio"):
         return None
     v = _values(scale, level)

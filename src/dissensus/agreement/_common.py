@@ -125,6 +125,28 @@ def prepare_counts(data: Any, func: str, *, min_ratings: int = 2) -> CountInput:
     return CountInput(Xt, scale, n_excluded, ids)
 
 
+def require_order(scale: Scale, what: str) -> None:
+    """Refuse an order-dependent measure on text labels whose order is unknown.
+
+    Numbers have their natural order and a scale given as a list (or an
+    ordered pandas Categorical, or ``--labels``) is ordered; text labels
+    inferred from the data are only sorted alphabetically ("high" < "low" <
+    "mid"), which an ordinal measure would silently take for their order. Two
+    labels need none: every such measure is unchanged when the order is reversed.
+    """
+    if scale.ordered or scale.is_numeric or scale.K <= 2:
+        return
+    labels = list(scale.labels)
+    msg = (
+        f"{what} needs the order of the labels, but {examples(labels, 10)} are text with no "
+        "known order (their alphabetical order is not one). Give the order, lowest first: "
+        f"--labels {','.join(map(str, labels))} rearranged on the command line; in "
+        "Python scale=[...] (e.g. Annotations.from_frame(df, scale=['low', 'mid', 'high'])) "
+        "or an ordered pandas Categorical label column. Or use a nominal measure."
+    )
+    raise DataError(msg)
+
+
 def _weight_values(scale: Scale | int) -> tuple[FloatArray, int]:
     """Category values for weights: a numeric scale's labels, else positions ``1 .. K``."""
     if isinstance(scale, Scale):
@@ -192,6 +214,8 @@ def weight_matrix(weights: Weights, scale: Scale | int, func: str) -> FloatArray
         return np.eye(K)
     if isinstance(weights, str):
         check_option(func, "weights", weights, (None, *WEIGHT_SCHEMES))
+        if weights != "identity" and isinstance(scale, Scale):
+            require_order(scale, f"{func} with weights={weights!r}")
         return _scheme(weights, x, func)
     arr = np.asarray(weights, dtype=np.float64)
     if arr.shape != (K, K):
@@ -261,7 +285,8 @@ def agreement_weights(scheme: WeightScheme, labels: Scale | Sequence[Any] | int)
     func = "agreement_weights"
     check_option(func, "scheme", scheme, WEIGHT_SCHEMES)
     values = range(labels) if isinstance(labels, int) else labels
-    sc = labels if isinstance(labels, Scale) else Scale(tuple(values))
+    # labels listed by the user are in their order (as a scale given as a list is)
+    sc = labels if isinstance(labels, Scale) else Scale(tuple(values), ordered=True)
     W = weight_matrix(scheme, sc, func)
     return pd.DataFrame(W, index=pd.Index(sc.labels), columns=pd.Index(sc.labels))
 

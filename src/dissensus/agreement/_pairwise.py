@@ -27,7 +27,13 @@ from dissensus._exceptions import DegenerateAgreementWarning
 from dissensus._validation import check_option
 from dissensus.agreement._alpha import LEVELS, Level, _delta, _ordinal_delta, _values
 from dissensus.agreement._cohen import pair_tables, table_kappa
-from dissensus.agreement._common import FloatArray, Weights, annotations_rater_matrix, weight_matrix
+from dissensus.agreement._common import (
+    FloatArray,
+    Weights,
+    annotations_rater_matrix,
+    require_order,
+    weight_matrix,
+)
 from dissensus.data import Annotations, Scale
 
 Measure = Literal["cohen", "weighted_cohen", "alpha", "pearson"]
@@ -91,7 +97,8 @@ def _pair_pearson(T: FloatArray, v: FloatArray) -> FloatArray:
 
 
 def pearson_values(scale: Scale) -> FloatArray:
-    """Label values for Pearson's r: the numbers of a numeric scale, else positions 0..K-1."""
+    """Label values for Pearson's r: the numbers of a numeric scale, else positions 0..K-1 (ordered only)."""
+    require_order(scale, "Pearson's r")
     if scale.is_numeric:
         return scale.values  # noqa: PD011 - Scale, not pandas
     return np.arange(scale.K, dtype=np.float64)

@@ -29,7 +29,7 @@ from dissensus.agreement._alpha import (
     level_metric,
     level_values,
 )
-from dissensus.agreement._common import agreement_weights
+from dissensus.agreement._common import agreement_weights, require_order
 from dissensus.agreement._multirater import (
     Chance,
     chance_agreement_of,
@@ -147,7 +147,13 @@ def _alpha_se(P: FloatArray, m: FloatArray, scale: Scale, lvl: str) -> float:
 
 
 def count_weights(scale: Scale) -> list[FloatArray]:
-    """The agreement weights of the count rows: identity, then quadratic (Gwet's AC2)."""
+    """The agreement weights of the count rows: identity, then quadratic (Gwet's AC2).
+
+    Quadratic weights need the labels' order: without one (text labels inferred
+    from the data) they are NaN, and :func:`count_row_results` refuses AC2.
+    """
+    if not (scale.ordered or scale.is_numeric or scale.K <= 2):
+        return [np.eye(scale.K), np.full((scale.K, scale.K), np.nan)]
     return [np.eye(scale.K), agreement_weights("quadratic", scale).to_numpy(np.float64)]
 
 
@@ -170,6 +176,8 @@ def count_row_results(
     order = np.lexsort(P.T[::-1])
     P, m = P[order], m[order]
     N = int(m.sum())
+    if "gwet_ac2_quadratic" in names:
+        require_order(scale, "Gwet's AC2 with quadratic weights")
     Ms = count_weights(scale)
     sums = {k: np.asarray(m @ v)[None] for k, v in row_terms(P, Ms).items()}
     stats = statistics_of_sums({**sums, "w": np.array([float(N)])}, names, Ms, scale)

@@ -83,6 +83,21 @@ def check_ids(
     check_text_values(uniques, noun=noun, where=where, at=at, fix=ID_FIX, fold_case=False)
 
 
+def _wide_labels(
+    block: pd.DataFrame, r: npt.NDArray[np.intp], c: npt.NDArray[np.intp]
+) -> npt.ArrayLike:
+    """The labelled cells of a wide block, as a Categorical when every column is one alike.
+
+    The cells of one Categorical dtype keep it (an ordered Categorical's order
+    is the scale's); anything else is the cells' values.
+    """
+    values = block.to_numpy()[r, c]
+    dtypes = set(block.dtypes)
+    if len(dtypes) == 1 and isinstance(next(iter(dtypes)), pd.CategoricalDtype):
+        return pd.Categorical(values, dtype=next(iter(dtypes)))
+    return values
+
+
 def _repeated(
     keys: npt.NDArray[np.int64], *, keep: Literal["first", "last"]
 ) -> npt.NDArray[np.bool_]:
@@ -428,7 +443,7 @@ class Annotations(ItemAnnotatorCodes):
                 {
                     name: ids.to_numpy()[r],
                     "annotator": np.asarray(cols, dtype=object)[c],
-                    "label": block.to_numpy()[r, c],
+                    "label": _wide_labels(block, r, c),
                 },
                 index=df.index[r],
             )

@@ -147,6 +147,28 @@ class Scale:
             return cls(tuple(sorted(labels)), ordered=False)
         return cls(tuple(sorted(labels)), ordered=True if ordered is None else ordered)
 
+    @classmethod
+    def of_categorical(cls, dtype: Any, *, ordered: bool | None = None) -> Scale | None:
+        """The scale of a pandas Categorical column's dtype: its categories, in their order.
+
+        An ordered Categorical gives an ordinal scale (its order is the user's,
+        not the alphabet's), an unordered one a nominal scale in the order of
+        its categories (``ordered`` overrides). Every category is a label, used
+        or not. None for any other dtype, or a Categorical without categories.
+
+        Examples
+        --------
+        >>> dtype = pd.CategoricalDtype(["low", "mid", "high"], ordered=True)
+        >>> Scale.of_categorical(dtype)
+        Scale.ordinal(['low', 'mid', 'high'])
+        """
+        if not isinstance(dtype, pd.CategoricalDtype) or dtype.categories is None:
+            return None
+        categories = list(dtype.categories)
+        if not categories:
+            return None
+        return cls(tuple(categories), ordered=bool(dtype.ordered) if ordered is None else ordered)
+
     # -- properties -------------------------------------------------------
     @property
     def K(self) -> int:
@@ -227,22 +249,6 @@ def given_scale(scale: Scale | Sequence[Any] | None, ordered: bool | None) -> Sc
     return Scale(tuple(scale), ordered=True if ordered is None else ordered)
 
 
-def categorical_scale(labels: pd.Series, ordered: bool | None) -> Scale | None:
-    """The scale of a pandas Categorical column: its categories, in their order; else None.
-
-    An ordered Categorical gives an ordinal scale (its order is the user's, not
-    the alphabet's); an unordered one a nominal scale (``ordered`` overrides).
-    Every category is a label, used or not.
-    """
-    dtype = labels.dtype
-    if not isinstance(dtype, pd.CategoricalDtype):
-        return None
-    categories = list(dtype.categories)
-    if not categories:
-        return None
-    return Scale(tuple(categories), ordered=bool(dtype.ordered) if ordered is None else ordered)
-
-
 def _kind(value: Any) -> str:
     if isinstance(value, bool | np.bool_):
         return "boolean"
@@ -303,7 +309,7 @@ def encode_labels(
     )
     sc = given_scale(scale, ordered)
     if sc is None:
-        sc = categorical_scale(labels, ordered)
+        sc = Scale.of_categorical(labels.dtype, ordered=ordered)
     if sc is None:
         check_numeric_text(kinds.get("string", []), where=where, at=at, column=column)
         sc = Scale.infer(labels, ordered=ordered)

@@ -99,8 +99,54 @@ def _parse_cell(value: Any, label_sep: str | None) -> tuple[Label, ...]:
         if isinstance(v, (*_COLLECTIONS, dict)):
             msg = f"{value!r} nests a collection; a set holds labels (numbers or strings)"
             raise ValueError(msg)
+        if isinstance(v, str) and not v.strip():
+            sep = f" (a doubled or trailing {label_sep!r}?)" if label_sep is not None else ""
+            msg = f"{value!r} holds an empty label{sep}, which would count as a label of its own; remove it"
+            raise ValueError(msg)
         out.append(text_label(v) if isinstance(v, str) else _normalise_label(v))  # "1" is 1
     return tuple(out)
+
+
+def _is_bool(v: Any) -> bool:
+    return isinstance(v, bool | np.bool_)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float | np.number) and not _is_bool(v)
+
+
+def _refuse_booleans_among_numbers(
+    column: pd.Series, label: str, index: pd.Index, source: str | None
+) -> None:
+    """Refuse sets holding booleans where other sets (or the same) hold numbers.
+
+    ``True == 1`` and hashes alike, so ``[True, 2]`` would silently count True
+    as label 1 (the single-label readers refuse the same mix).
+    """
+
+    def holds(v: Any, test: Any) -> bool:
+        return isinstance(v, _COLLECTIONS) and any(test(x) for x in v)
+
+    booleans = column.map(lambda v: holds(v, _is_bool)).to_numpy(dtype=bool)
+    if not booleans.any():
+        return
+    numbers = column.map(lambda v: holds(v, _is_number)).to_numpy(dtype=bool)
+    if not numbers.any():
+        return
+    b, n = np.flatnonzero(booleans), np.flatnonzero(numbers)
+    both = np.flatnonzero(booleans & numbers)
+    shown = (
+        f"{py(column.iloc[int(both[0])])!r} at {locations(index, both, source)}"
+        if both.size
+        else f"{py(column.iloc[int(b[0])])!r} at {locations(index, b, source)} and "
+        f"{py(column.iloc[int(n[0])])!r} at {locations(index, n, source)}"
+    )
+    msg = (
+        f"Label column {label!r}{in_source(source)} mixes booleans and numbers: {shown}; True "
+        "would silently merge with label 1 (False with 0). Write the booleans as numbers or "
+        "as strings."
+    )
+    raise DataError(msg)
 
 
 def _universe(cells: list[tuple[Label, ...]], scale: Scale | Sequence[Any] | None) -> Scale:
@@ -198,6 +244,7 @@ class SetAnnotations(ItemAnnotatorCodes):
         where = in_source(source)
         column = df[label]
         missing = column.isna().to_numpy(dtype=bool)  # elementwise on objects: a list is not NA
+        _refuse_booleans_among_numbers(column, label, df.index, source)
         # Parse each distinct cell once: lists are not hashable, their tuples are.
         keys = column.map(_hashable).where(~missing, None)
         codes, uniq = pd.factorize(keys, use_na_sentinel=True)

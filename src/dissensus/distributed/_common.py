@@ -183,6 +183,11 @@ def labels_and_scale(
                 **{label: ddf[label].map_partitions(_as_numbers, meta=(label, object))}
             )
         return ddf, sc
+    if isinstance(ddf[label].dtype, pd.CategoricalDtype) and not ddf[label].cat.known:
+        ddf = ddf.assign(**{label: ddf[label].cat.as_known()})
+    categorical = Scale.of_categorical(ddf[label].dtype)
+    if categorical is not None:  # an ordered Categorical's order is the scale's, as in memory
+        return ddf, categorical
     distinct = ddf[label].dropna().unique().compute().tolist()
     check_text_values(
         distinct,
