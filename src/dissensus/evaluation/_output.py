@@ -220,7 +220,7 @@ class Evaluation(_Tables):
         models is compared with the drawn truth's. ``metrics``: the pointwise
         metrics (or their forms) to study, default every one evaluated;
         ``n_replicas``: ``"auto"`` (until every Monte Carlo standard error is
-        at most 0.02; 100 to 625 replicas) or a number; ``seed``: default the
+        at most 0.035; 100 to 200 replicas) or a number; ``seed``: default the
         evaluation's. Computed once per arguments.
 
         Returns ``metric, estimator, form, prior, p_correct_order,
