@@ -232,6 +232,8 @@ class TestRegisterMetric:
         m = register_metric("E[mine]", entropy, lower_is_better=True, kind="expected")
         assert m.needs_posterior
 
+    # a refused call must not leak a half-registered name into later tests
+    @pytest.mark.usefixtures("clean_registry")
     def test_bad_arguments(self) -> None:
         with pytest.raises(TypeError, match="'func' parameter of register_metric must be call"):
             register_metric("x", 3, lower_is_better=True)  # type: ignore[arg-type]

@@ -8,6 +8,7 @@ expected ones, and the reversal sits in the items with 2–3 annotations.
 
 from __future__ import annotations
 
+import copy
 import functools
 import itertools
 from typing import Any
@@ -77,8 +78,25 @@ def per_item_scores(
     return n, pd.concat(frames, ignore_index=True)
 
 
-@functools.cache
 def sample_report_data(
+    models: tuple[str, ...] = ("A", "B", "C"),
+    *,
+    title: str = "Evaluation report",
+    n_items: int = 400,
+    seed: int = 7,
+    with_agreement: bool = True,
+) -> ReportData:
+    """A fresh copy of the built report data (built once per process): a test that changes it
+    in place cannot change what the next test sees, whatever the order."""
+    return copy.deepcopy(
+        _sample_report_data(
+            models, title=title, n_items=n_items, seed=seed, with_agreement=with_agreement
+        )
+    )
+
+
+@functools.cache
+def _sample_report_data(
     models: tuple[str, ...] = ("A", "B", "C"),
     *,
     title: str = "Evaluation report",
@@ -272,8 +290,13 @@ def sample_report_data(
     )
 
 
-@functools.cache
 def evaluation_report_data(n_items: int = 150, seed: int = 3) -> ReportData:
+    """A fresh copy of :func:`_evaluation_report_data` (see :func:`sample_report_data`)."""
+    return copy.deepcopy(_evaluation_report_data(n_items, seed))
+
+
+@functools.cache
+def _evaluation_report_data(n_items: int = 150, seed: int = 3) -> ReportData:
     """A report built by the evaluation layer itself: the issue-12 ConvAbuse-like setting.
 
     Five classes, 2–7 annotations per item; models predict the uniform
