@@ -76,6 +76,7 @@ def test_bootstrap_ci_coverage(method: str) -> None:
     assert 47 <= hits_a <= 60
 
 
+@pytest.mark.filterwarnings("ignore::dissensus.FewItemsWarning")  # a small worked example
 def test_ci_with_scale_values_interval() -> None:
     X = np.array([[2, 0, 0], [1, 1, 0], [0, 1, 1], [0, 0, 2], [1, 0, 1]] * 5)
     lc = LabelCounts.from_array(X, scale=Scale.ordinal([1, 2, 10]))

@@ -112,6 +112,7 @@ class TestFleissKappa:
         assert two.parts["chance_agreement"] == pytest.approx(one.parts["chance_agreement"])
         assert two.parts["observed_agreement"] > one.parts["observed_agreement"]
 
+    @pytest.mark.filterwarnings("ignore::dissensus.FewItemsWarning")  # a small worked example
     def test_ci_and_float(self) -> None:
         r = fleiss_kappa(load_example("course_29"))
         low, high = r.confidence_interval(0.95, n_resamples=500, seed=1)
@@ -155,6 +156,7 @@ class TestFleissCategoryKappa:
 
 
 class TestObservedAgreement:
+    @pytest.mark.filterwarnings("ignore::dissensus.FewItemsWarning")  # a small worked example
     def test_equals_fleiss_part_and_has_ci(self) -> None:
         lc = load_example("course_29")
         r = observed_agreement(lc)
@@ -179,6 +181,7 @@ class TestObservedAgreement:
 
 
 class TestChanceAgreement:
+    @pytest.mark.filterwarnings("ignore::dissensus.FewItemsWarning")  # a small worked example
     def test_equals_fleiss_part_and_has_ci(self) -> None:
         lc = load_example("course_29")
         r = chance_agreement(lc)
@@ -207,6 +210,7 @@ class TestShareUnanimous:
         assert r.standard_error == pytest.approx(np.sqrt(0.25 / 4))
         assert r.name == "share_unanimous"
 
+    @pytest.mark.filterwarnings("ignore::dissensus.FewItemsWarning")  # a small worked example
     def test_ci(self) -> None:
         r = share_unanimous(load_example("course_29"))
         assert r.confidence_interval(0.9, n_resamples=200) is not None

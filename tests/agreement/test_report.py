@@ -51,11 +51,13 @@ class TestReport:
             krippendorff_alpha(lc, level="ordinal").statistic
         )
 
+    @pytest.mark.filterwarnings("ignore::dissensus.FewItemsWarning")  # a small worked example
     def test_ci_columns(self) -> None:
         t = report(load_example("course_29"), confidence_level=0.9, n_resamples=200)
         k = t.set_index("coefficient").loc["fleiss_kappa"]
         assert k["ci_low"] < k["value"] < k["ci_high"]
 
+    @pytest.mark.filterwarnings("ignore::dissensus.FewItemsWarning")  # a small worked example
     @pytest.mark.parametrize("ci_method", ["percentile", "bca"])
     def test_intervals_equal_each_coefficients_own(self, ci_method: str) -> None:
         # One weight draw serves every coefficient; with an integer seed it is
@@ -93,6 +95,7 @@ class TestReport:
             .all()
         )
 
+    @pytest.mark.filterwarnings("ignore::dissensus.FewItemsWarning")  # a small worked example
     def test_weights_drawn_once_for_all_coefficients(self) -> None:
         # A Generator seed is consumed by the one draw: every coefficient sees
         # the weights a fresh generator gives to a single coefficient (drawing
@@ -109,6 +112,7 @@ class TestReport:
                 (t.loc[name, "ci_low"], t.loc[name, "ci_high"]), tuple(interval), rtol=1e-12
             )
 
+    @pytest.mark.filterwarnings("ignore::dissensus.FewItemsWarning")  # a small worked example
     def test_intervals_per_group(self) -> None:
         lc = load_example("course_reviews")
         t = report(lc, by="year", confidence_level=0.9, n_resamples=100, seed=2)

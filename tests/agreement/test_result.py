@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -30,8 +31,19 @@ class TestFewItems:
 
     def test_two_items_give_an_interval(self) -> None:
         r = fleiss_kappa([[2, 1], [0, 3]])
-        low, high = r.confidence_interval(n_resamples=50, seed=1)
+        with pytest.warns(FewItemsWarning, match="only 2 item"):
+            low, high = r.confidence_interval(n_resamples=50, seed=1)
         assert low <= high
+
+    def test_bootstrap_intervals_under_30_items_warn_as_evaluate_does(self) -> None:
+        rows = [[2, 1], [0, 3], [3, 0]] * 9  # 27 items
+        with pytest.warns(FewItemsWarning, match="only 27 item.*fewer than 30"):
+            fleiss_kappa(rows).confidence_interval(n_resamples=20, seed=1)
+        with pytest.warns(FewItemsWarning, match="only 27 item"):
+            fleiss_kappa(rows).confidence_interval(n_resamples=20, seed=1, bootstrap="poisson")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", FewItemsWarning)
+            fleiss_kappa(rows + rows[:3]).confidence_interval(n_resamples=20, seed=1)  # 30
 
     def test_reml_interval_under_30_items_warns_naming_n(self) -> None:
         x = np.arange(12.0).reshape(6, 2) + np.array([0.0, 0.5])

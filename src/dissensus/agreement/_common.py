@@ -33,6 +33,7 @@ from dissensus.stats import (
     iter_pattern_weights,
     percentile_interval,
     poisson_weights,
+    warn_few_items,
 )
 
 FloatArray = npt.NDArray[np.float64]
@@ -378,6 +379,8 @@ def bootstrap_cis(
     out = [nan] * len(stats)
     if mult.size == 0 or not todo:
         return out
+    # the same threshold as every bootstrap interval of the package (evaluate's included)
+    warn_few_items(int(mult.sum()), what="bootstrap interval of the agreement coefficients")
     default = rows.shape[0] + rows.size
     widths = [default if stats[i].width is None else int(stats[i].width or 0) for i in todo]
     # Weights are drawn chunk by chunk (the same weights for every chunk size)
@@ -431,6 +434,7 @@ def poisson_ci(
     N = Xt.shape[1]
     if not math.isfinite(theta_hat) or N == 0:
         return ConfidenceInterval(math.nan, math.nan)
+    warn_few_items(N, what="bootstrap interval of the agreement coefficients")
     X = np.ascontiguousarray(Xt.T)
     keys = item_keys(items)
     step = max(1, _CHUNK_FLOATS // (2 * X.size + N))
