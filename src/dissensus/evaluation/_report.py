@@ -480,8 +480,8 @@ def infinite_note(data: ReportData) -> Paragraph | None:
     causes = []
     if "expected" in kinds:
         causes.append(
-            "under an expected metric, a prediction of 0 for any label: the posterior gives every "
-            "label some mass, so the expected log-loss of a zero is infinite"
+            "under an expected metric, a prediction of 0 for any label, because the posterior "
+            "gives every label mass (the expected log-loss of a zero is infinite)"
         )
     if kinds - {"expected"}:
         causes.append(
