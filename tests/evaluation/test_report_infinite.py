@@ -124,3 +124,18 @@ class TestSmooth:
     def test_bad_epsilon(self, bad):
         with pytest.raises(ValueError, match="'smooth' parameter of evaluate must be a number in"):
             _evaluate(smooth=bad)
+
+
+class TestPriorTable:
+    def test_no_ns_beside_an_infinite_mean(self, ev):
+        from dissensus.evaluation._report import prior_table  # noqa: PLC0415
+
+        data = ev.report_data(n_resamples=50, priors=("jeffreys", "uniform"), audit=False)
+        table = prior_table(data)
+        assert table.rows
+        # every model with a zero prediction has an infinite E[cross_entropy] under every prior
+        for row in table.cells():
+            assert row[0].text.startswith("E[cross_entropy]")
+            for cell in row[1:]:
+                assert "(n.s.)" not in cell.text
+                assert cell.text.endswith("(∞: see the note)")

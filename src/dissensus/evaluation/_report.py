@@ -131,15 +131,25 @@ def prior_table(data: ReportData) -> Table:
         *(p + (f" ({', '.join(m)})" if m else "") for p, m in zip(priors, marks, strict=True)),
     ]
     cells = _lookup(rows, "metric", "prior")
+    # an infinite mean has no interval: its lead is neither significant nor "(n.s.)"
+    infinite: set[tuple[str, str]] = set()
+    if (ps := data.prior_sensitivity) is not None and len(ps):
+        bad = ps[np.isinf(ps["mean"].to_numpy(float))]
+        infinite = set(zip(bad["metric"].astype(str), bad["prior"].astype(str), strict=True))
     body: list[list[Cell | str]] = []
     for metric in pd.unique(rows["metric"]):
         line: list[Cell | str] = [data.label(str(metric))]
         for prior in priors:
             r = cells[(str(metric), prior)]
             sig = flag(r["significant"])
-            line.append(
-                Cell(r["best"] + ("" if sig else " (n.s.)"), best=sig) if r["best"] else MISSING
+            mark = (
+                " (∞: see the note)"
+                if (str(metric), prior) in infinite
+                else ""
+                if sig
+                else " (n.s.)"
             )
+            line.append(Cell(r["best"] + mark, best=sig) if r["best"] else MISSING)
         body.append(line)
     caption = "Best model under each expected metric, recomputed under each prior"
     return Table(header, body, align="l" * len(header), caption=caption, id="prior-table")

@@ -1,6 +1,7 @@
 """The one number formatter of every table, figure caption and sentence.
 
-Conventions: fixed decimals (``digits``), a true minus sign (``−``), ``∞``
+Conventions: fixed decimals (``digits``), a true minus sign (``−``, in an
+exponent too: ``1.23e−05``), ``∞``
 for an infinite value (a result, e.g. cross-entropy of a zero prediction,
 not a gap), a dash ``–`` for a missing value (None, NaN, ``pd.NA``),
 thousands separators for counts and for numbers of 1,000 or more.
@@ -28,7 +29,8 @@ def is_missing(value: Any) -> bool:
 
 
 def _minus(text: str) -> str:
-    return "−" + text[1:] if text.startswith("-") else text
+    """One minus sign everywhere, the exponent's included (``−3.07e−05``, never ``e-05``)."""
+    return text.replace("-", "−")
 
 
 def format_number(value: Any, *, digits: int = 3, fixed: bool = False) -> str:
@@ -41,7 +43,9 @@ def format_number(value: Any, *, digits: int = 3, fixed: bool = False) -> str:
     >>> format_number(float("inf")), format_number(float("-inf"))
     ('∞', '−∞')
     >>> format_number(0.000787), format_number(0.0000123), format_number(-0.5)
-    ('0.000787', '1.23e-05', '−0.500')
+    ('0.000787', '1.23e−05', '−0.500')
+    >>> format_number(-3.07e-05), format_pvalue(5.78e-05)
+    ('−3.07e−05', '5.78e−05')
     """
     if isinstance(value, str):
         return value
@@ -120,9 +124,9 @@ def format_pvalue(p: Any, *, digits: int = 4) -> str:
     Examples
     --------
     >>> format_pvalue(0.0312345), format_pvalue(1.9e-07), format_pvalue(float("nan"))
-    ('0.03123', '1.9e-07', '–')
+    ('0.03123', '1.9e−07', '–')
     """
-    return MISSING if is_missing(p) else f"{float(p):.{digits}g}"
+    return MISSING if is_missing(p) else _minus(f"{float(p):.{digits}g}")
 
 
 def format_rank(rank: Any) -> str:
