@@ -34,6 +34,7 @@ from dissensus.report import (
     Span,
     Table,
     format_count,
+    format_estimate,
     format_interval,
     format_number,
     format_percent,
@@ -219,8 +220,7 @@ def _metric_groups(data: ReportData, metrics: list[str]) -> list[tuple[str, list
 
 
 def _interval_cell(row: dict[str, Any], best: bool) -> Cell:
-    text = f"{format_number(row['mean'])} {format_interval(row['ci_low'], row['ci_high'])}"
-    return Cell(text.rstrip(), best=best)
+    return Cell(format_estimate(row["mean"], row["ci_low"], row["ci_high"]), best=best)
 
 
 def summary_tables(data: ReportData) -> list[Table]:
@@ -256,7 +256,7 @@ def differences_table(data: ReportData, *, max_rows: int = MAX_ROWS) -> Table:
     for rec in data.differences.head(max_rows).itertuples(index=False):
         significant = excludes_zero(rec.ci_low, rec.ci_high)
         better = "" if is_missing(rec.better) else str(rec.better)
-        if not is_missing(rec.diff) and not np.isfinite(float(rec.diff)):
+        if np.isinf(np.asarray(rec.diff, dtype=float)):
             better = "∞: see the note"  # an infinite mean on one side: no interval, no "(n.s.)"
         ns = " (n.s.)" if better in {str(rec.model_a), str(rec.model_b)} and not significant else ""
         pair, interval = f"{rec.model_a} − {rec.model_b}", format_interval(rec.ci_low, rec.ci_high)
@@ -327,7 +327,7 @@ def reversals_table(data: ReportData, *, max_rows: int = MAX_ROWS) -> Table:
     for rec in rev.iloc[order].to_dict("records"):
         line = [f"{rec['metric_1']} vs {rec['metric_2']}", f"{rec['model_a']} vs {rec['model_b']}"]
         for k in ("_1", "_2"):
-            diff = f"{format_number(rec['diff' + k])} {format_interval(rec['ci_low' + k], rec['ci_high' + k])}"
+            diff = format_estimate(rec["diff" + k], rec["ci_low" + k], rec["ci_high" + k])
             line += [str(rec["better" + k]), diff, "yes" if flag(rec["significant" + k]) else "no"]
         rows.append(line)
     header = ["Metrics", "Models", "Better under 1st", "Difference (1st)", "Sig."]

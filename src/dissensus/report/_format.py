@@ -67,17 +67,50 @@ def format_number(value: Any, *, digits: int = 3, fixed: bool = False) -> str:
     return _minus(text)
 
 
+def _shared(values: tuple[Any, ...], digits: int) -> list[str]:
+    """Format ``values`` to one number of decimals (never ``[0.000508, 0.003]``).
+
+    ``digits`` decimals, or 3 significant digits of the largest magnitude when it
+    is below ``10**-digits``.
+    """
+    finite = [abs(float(v)) for v in values if not is_missing(v) and math.isfinite(float(v))]
+    top = max(finite, default=0.0)
+    if top == 0.0 or top >= 10.0 ** (-digits) or top >= 100:
+        return [format_number(v, digits=digits, fixed=True) for v in values]
+    decimals = min(-math.floor(math.log10(top)) + 2, 12)
+    return [format_number(v, digits=decimals, fixed=True) for v in values]
+
+
 def format_interval(low: Any, high: Any, *, digits: int = 3) -> str:
-    """``[low, high]``, or an empty string when both ends are missing.
+    """``[low, high]`` with both ends to the same decimals, or "" when both are missing.
 
     Examples
     --------
     >>> format_interval(-0.1, 0.2), format_interval(float("nan"), None)
     ('[−0.100, 0.200]', '')
+    >>> format_interval(0.000508, 0.003), format_interval(0.000182, 0.000435)
+    ('[0.001, 0.003]', '[0.000182, 0.000435]')
     """
     if is_missing(low) and is_missing(high):
         return ""
-    return f"[{format_number(low, digits=digits)}, {format_number(high, digits=digits)}]"
+    a, b = _shared((low, high), digits)
+    return f"[{a}, {b}]"
+
+
+def format_estimate(value: Any, low: Any, high: Any, *, digits: int = 3) -> str:
+    """``value [low, high]``, the three to the same decimals (:func:`format_interval`).
+
+    Examples
+    --------
+    >>> format_estimate(0.000311, 0.000182, 0.000435), format_estimate(0.002, 0.000508, 0.003)
+    ('0.000311 [0.000182, 0.000435]', '0.002 [0.001, 0.003]')
+    >>> format_estimate(float("inf"), None, None)
+    '∞'
+    """
+    if is_missing(low) and is_missing(high):
+        return format_number(value, digits=digits)
+    v, a, b = _shared((value, low, high), digits)
+    return f"{v} [{a}, {b}]"
 
 
 def format_pm(value: Any, spread: Any, *, digits: int = 3) -> str:
