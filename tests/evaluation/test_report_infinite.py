@@ -139,3 +139,47 @@ class TestPriorTable:
             for cell in row[1:]:
                 assert "(n.s.)" not in cell.text
                 assert cell.text.endswith("(∞: see the note)")
+
+
+class TestCli:
+    """``dissensus evaluate``: an infinite mean comes with its note; --smooth removes it."""
+
+    def _files(self, tmp_path):
+        import pandas as pd  # noqa: PLC0415
+
+        lc, preds = _data()
+        counts = lc.values
+        rows = [
+            (f"i{i}", f"a{i}-{j}-{k}", k + 1)
+            for i in range(N) for k in range(3) for j in range(int(counts[i, k]))
+        ]  # fmt: skip
+        rows.append((f"i{N - 1}", "extra", 3))  # every label used once, so the scale has three
+        ann = tmp_path / "ann.csv"
+        pd.DataFrame(rows, columns=["item", "annotator", "label"]).to_csv(ann, index=False)
+        args = ["evaluate", str(ann)]
+        for name in ("good", "wrong"):
+            df = pd.DataFrame(preds[name], columns=["1", "2", "3"])
+            df.insert(0, "item", [f"i{i}" for i in range(N)])
+            df.to_csv(path := tmp_path / f"{name}.csv", index=False)
+            args += ["--pred", f"{name}={path}"]
+        return args + ["--metrics", "cross_entropy", "--n-resamples", "50"]
+
+    def test_note_then_smoothing(self, tmp_path, capsys):
+        from dissensus.cli import main  # noqa: PLC0415
+
+        args = self._files(tmp_path)
+        assert main([*args, "--out", str(tmp_path / "raw")]) == 0
+        out = capsys.readouterr().out
+        assert "inf" in out
+        assert "note: inf = an infinite mean (cross_entropy: wrong (5 items))" in out
+        assert main([*args, "--out", str(tmp_path / "smooth"), "--smooth", "1e-6"]) == 0
+        out = capsys.readouterr().out
+        assert "inf" not in out.split("note: predictions smoothed")[0]
+        assert "rows that held a 0: good 0, wrong 5." in out
+
+    def test_bad_smooth_names_the_flag(self, tmp_path, capsys):
+        from dissensus.cli import main  # noqa: PLC0415
+
+        code = main([*self._files(tmp_path), "--out", str(tmp_path / "o"), "--smooth", "2"])
+        assert code != 0
+        assert "--smooth" in capsys.readouterr().err
