@@ -162,7 +162,7 @@ class TestCli:
             df.insert(0, "item", [f"i{i}" for i in range(N)])
             df.to_csv(path := tmp_path / f"{name}.csv", index=False)
             args += ["--pred", f"{name}={path}"]
-        return args + ["--metrics", "cross_entropy", "--n-resamples", "50"]
+        return [*args, "--metrics", "cross_entropy", "--n-resamples", "50"]
 
     def test_note_then_smoothing(self, tmp_path, capsys):
         from dissensus.cli import main  # noqa: PLC0415
