@@ -119,6 +119,15 @@ class TestSmooth:
 
     def test_no_smoothing_by_default(self, ev):
         assert ev.smoothing is None
+        assert "smoothing" not in ev.dataset_info()
+
+    def test_report_says_it_smoothed(self):
+        ev = _evaluate(smooth=1e-6)
+        data = ev.report_data(n_resamples=50, priors=(), audit=False, agreement_ci=False)
+        page = to_html(data.document(figures=False))
+        assert 'id="smoothing-note"' in page
+        assert "with ε = 1e−06; rows that held a 0: good 0, zeroed 60, wrong 5" in page
+        assert 'id="infinite-note"' not in page
 
     @pytest.mark.parametrize("bad", [0.0, 1.0, -1e-3, float("nan"), "x"])
     def test_bad_epsilon(self, bad):

@@ -6,6 +6,7 @@ one of its tables, and the rows a table flags are the ones its legend explains.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -381,6 +382,15 @@ def _property(row: dict[Any, Any]) -> str:
     return title if title.startswith(key) else f"{key} {title}"
 
 
+def smoothing_text(smoothing: Mapping[str, Any]) -> str:
+    """What ``evaluate(smooth=)`` did: ε, the formula, and per model the rows that held a 0."""
+    eps = format_number(smoothing["epsilon"])
+    rows = ", ".join(f"{m} {format_count(n)}" for m, n in smoothing["rows_with_zero"].items())
+    return (
+        f"predictions smoothed, q ← (q + ε) / (1 + Kε) with ε = {eps}; rows that held a 0: {rows}"
+    )
+
+
 def dataset_facts(data: ReportData) -> Table:
     """The dataset at a glance, as a two-column table."""
     ds, counts = data.dataset, data.annotations_per_item
@@ -392,6 +402,8 @@ def dataset_facts(data: ReportData) -> Table:
         ["Labels", f"{labels} ({'ordinal' if bool(ds['ordered']) else 'nominal'})"],
         ["Prior", str(ds["prior"])],
     ]  # fmt: skip
+    if (smoothing := ds.get("smoothing")) is not None:
+        rows.append(["Smoothing", smoothing_text(smoothing)])
     if (targets := str(ds.get("targets", "empirical"))) != "empirical":
         rows.append(["Pointwise targets", _TARGET_WORDS.get(targets, targets)])
     if counts.size:
@@ -516,6 +528,8 @@ def _summary_section(data: ReportData, figs: dict[str, Any]) -> Section:
                 Span("bold"), _HIGHLIGHT),
         *tables,
         infinite_note(data),
+        Paragraph(f"Scored after smoothing: {smoothing_text(sm)}.", style="note", id="smoothing-note")
+        if (sm := data.dataset.get("smoothing")) is not None else None,
         figs.get("summary"),
         id="summary",
     )  # fmt: skip
