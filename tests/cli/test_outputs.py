@@ -186,6 +186,9 @@ def test_disk_full_is_one_line_naming_the_path_and_keeps_the_old_set(
     with AtomicFileSet(out) as old_set:
         old_set.write("summary.csv", "model,mean\nold,1\n")
     old = _snapshot(out)
+    # the report is small now (tens of KB): leave the new set less room than it needs
+    free = os.statvfs(tiny_tmpfs).f_bavail * os.statvfs(tiny_tmpfs).f_frsize
+    (tiny_tmpfs / "filler").write_bytes(b"\0" * max(free - 8 * 1024, 0))
     assert main(_args(files, out)) == EXIT_BAD_INPUT
     err = capsys.readouterr().err
     # a small example also warns (one line per warning); the error itself is one line

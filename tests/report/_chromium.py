@@ -71,6 +71,72 @@ def chromium_or_skip() -> str:
     return exe
 
 
+#: Layout checks run in the page (every ``<details>`` opened first). Each list names what fails:
+#: ``wide``: a table wider than its container (scrollWidth > clientWidth); ``tall``: a column
+#: header taller than two lines of its text; ``split``: a word of a table cell, header or
+#: caption broken across lines other than after a hyphen (its characters' boxes lie on more than one line: e.g.
+#: "Mo / del", one character per line); ``overlap``: two texts of one figure overlapping
+#: (e.g. adjacent axis labels "101–200201–500"; rotated labels are left out, their boxes are
+#: not their glyphs).
+LAYOUT = r"""
+(() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  const out = {wide: [], tall: [], split: [], overlap: []};
+  const name = el => `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}`;
+  for (const t of document.querySelectorAll('table')) {
+    const box = t.parentElement;
+    const width = Math.max(t.scrollWidth, t.getBoundingClientRect().width);
+    if (width > box.clientWidth + 1 || box.scrollWidth > box.clientWidth + 1) {
+      out.wide.push(`${name(t)}: ${Math.round(width)}px in ${box.clientWidth}px`);
+    }
+  }
+  for (const th of document.querySelectorAll('thead th')) {
+    const cs = getComputedStyle(th);
+    const line = parseFloat(cs.lineHeight) || 1.2 * parseFloat(cs.fontSize);
+    const inner = th.clientHeight - parseFloat(cs.paddingTop) - parseFloat(cs.paddingBottom);
+    if (inner > 2 * line + 1) out.tall.push(`${th.textContent}: ${Math.round(inner / line)} lines`);
+  }
+  const range = document.createRange();
+  for (const cell of document.querySelectorAll('th, td, caption')) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) {
+      const node = walker.currentNode;
+      // a line may break after a hyphen (bert-base-uncased), as in running text
+      const words = /[^ \t\n\r-]+-?/g;
+      let m;
+      while ((m = words.exec(node.data))) {
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const rects = [...range.getClientRects()].filter(r => r.width > 0 && r.height > 0);
+        const tops = rects.map(r => r.top);
+        if (rects.length && Math.max(...tops) - Math.min(...tops) > rects[0].height / 2) {
+          out.split.push(`"${m[0]}" in ${name(cell.closest('table') || cell)}`);
+        }
+      }
+    }
+  }
+  for (const svg of document.querySelectorAll('svg')) {
+    const texts = [...svg.querySelectorAll('text')].filter(
+      t => !/rotate\((?!-?0[ ,)])/.test(t.getAttribute('transform') || ''));
+    const boxes = texts.map(t => [t, t.getBoundingClientRect()]).filter(([, r]) => r.width > 0);
+    for (let i = 0; i < boxes.length; i++) {
+      for (let j = i + 1; j < boxes.length; j++) {
+        const [a, ra] = boxes[i], [b, rb] = boxes[j];
+        const w = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+        const h = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+        // side by side with less than 2 px between them ("101–200201–500"), or on top of each
+        // other; glyph boxes include some air above and below the letters
+        if (w > -2 && h > 0.4 * Math.min(ra.height, rb.height)) {
+          out.overlap.push(`${svg.closest('figure')?.id}: "${a.textContent}" / "${b.textContent}"`);
+        }
+      }
+    }
+  }
+  return out;
+})()
+"""
+
+
 class ChromiumError(RuntimeError):
     """The browser did not answer as expected."""
 
@@ -272,12 +338,13 @@ class Chromium:
 
 if __name__ == "__main__":
     html_path, png_path = Path(sys.argv[1]).resolve(), Path(sys.argv[2])
+    width = int(sys.argv[3]) if len(sys.argv) > 3 else 1280
     exe = find_chromium()
     if exe is None:
         sys.exit("chromium not found")
     with Chromium(exe) as browser:
-        page = browser.open(html_path.as_uri())
+        page = browser.open(html_path.as_uri(), width=width)
         print("errors:", page.errors())
         print("requests:", page.requests)
         png_path.write_bytes(browser.screenshot(full_page=True))
-        print(browser.evaluate("getComputedStyle(document.body).fontFamily"))
+        print(json.dumps(browser.evaluate(LAYOUT), indent=1, ensure_ascii=False))

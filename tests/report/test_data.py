@@ -16,9 +16,10 @@ from dissensus.evaluation._figures import count_bins
 from dissensus.evaluation._report import (
     audit_tables,
     differences_table,
-    rankings_table,
+    rankings_tables,
     reversals_table,
-    summary_table,
+    significant_best,
+    summary_tables,
 )
 from dissensus.report import format_interval, format_number, to_markdown
 from tests.report._sample import example_report_data, sample_report_data
@@ -101,26 +102,35 @@ class TestFormatting:
 
 class TestViews:
     def test_summary_marks_best(self):
-        table = summary_table(example_report_data())
+        data = example_report_data()
+        (table,) = summary_tables(data)
         assert table.header == ["Metric", "A", "B"]
-        assert [c.best for c in table.cells()[0][1:]] == [True, False]
+        marked = significant_best(data)
+        assert [c.best for c in table.cells()[0][1:]] == [("CE", m) in marked for m in "AB"]
         assert table.cells()[0][1].text == "0.400 [0.370, 0.430]"
         assert table.cells()[1][0].text == "E[CE] ↓"
 
-    def test_rankings_flag_reversal_cells(self):
+    def test_highlight_only_a_significant_lead(self):
+        # the best mean is marked only where its interval against every other model excludes 0
         data = sample_report_data()
-        flagged = {
-            (row[0].text, data.metrics[j])
-            for row in rankings_table(data).cells()
-            for j, cell in enumerate(row[1:])
-            if cell.flagged
-        }
-        expected = set()
-        for rec in data.reversals.itertuples():
-            expected |= {
-                (m, k) for m in (rec.model_a, rec.model_b) for k in (rec.metric_1, rec.metric_2)
-            }
-        assert flagged == expected
+        marked = significant_best(data)
+        diffs = data.differences
+        for metric in data.metrics:
+            best = data.summary[(data.summary["metric"] == metric) & data.summary["best"]]
+            (model,) = best["model"]
+            rows = diffs[
+                (diffs["metric"] == metric)
+                & ((diffs["model_a"] == model) | (diffs["model_b"] == model))
+            ]
+            assert ((metric, model) in marked) == bool((rows["better"] == model).all())
+        # a lead within the noise: no model is marked
+        noisy = diffs.assign(better="tie")
+        assert significant_best(replace(data, differences=noisy)) == set()
+        for table in rankings_tables(replace(data, differences=noisy)):
+            assert not any(c.best for row in table.cells() for c in row)
+        assert any(c.best for t in rankings_tables(data) for row in t.cells() for c in row) == bool(
+            marked
+        )
 
     def test_reversals_significance_flags(self):
         table = reversals_table(example_report_data())
@@ -150,10 +160,15 @@ class TestLongTables:
 class TestSummaryLayout:
     def test_many_models_transpose(self):
         data = sample_report_data(models=tuple("ABCDEF"))
-        table = summary_table(data)
-        assert table.header == ["Model", "CE ↓", "EMD ↓", "E[CE] ↓", "E[EMD] ↓"]
-        assert [row[0].text for row in table.cells()] == list("ABCDEF")
-        assert [c.best for c in table.cells()[0][1:]] == [True, True, False, False]
+        tables = summary_tables(data)
+        # a row per model, a table per family of metrics: narrow enough for the page
+        assert [t.header for t in tables] == [
+            ["Model", "CE ↓", "EMD ↓"],
+            ["Model", "E[CE] ↓", "E[EMD] ↓"],
+        ]
+        assert [t.caption for t in tables] == ["Empirical metrics", "Expected metrics"]
+        assert [t.id for t in tables] == ["summary-table", "summary-table-2"]
+        assert [row[0].text for row in tables[0].cells()] == list("ABCDEF")
 
 
 class TestFormatNumberProperties:

@@ -13,7 +13,7 @@ from PIL import Image
 
 from dissensus.evaluation._reading import prior_sentences
 from dissensus.report import to_html
-from tests.report._chromium import Chromium, chromium_or_skip
+from tests.report._chromium import LAYOUT, Chromium, chromium_or_skip
 from tests.report._sample import evaluation_report_data, example_report_data, sample_report_data
 
 EVIL = "<script>alert(1)</script>"
@@ -117,26 +117,26 @@ class TestRenderHtml:
             "metrics-table",
         ):
             assert f'<table id="{table}">' in page
+        # intervals keep their two ends on one line (a no-break space)
         assert (
-            '<td class="num best">0.615 [0.582, 0.648]<span class="mark" aria-label="best">★</span></td>'
+            '<td class="num best">0.615 [0.582,\xa00.648]<span class="mark" aria-label="best">★</span></td>'
             in page
         )
-        assert page.count('class="num best flagged"') == 4  # rank 1 cells, all in reversals
+        assert "flagged" not in page[page.index('id="rankings-table"') :].split("</table>")[0]
         assert "Kendall's τ" in page
         assert '<td class="num">67%</td>' in page
 
     def test_reversal_rows_and_legend(self, page):
-        rankings = page[
-            page.index('id="rankings-table"') : page.index(
-                "</table>", page.index('id="rankings-table"')
-            )
-        ]
-        rows = rankings.split("<tr")[2:]  # after the header row
-        assert sum('class="num flagged"' in r or 'best flagged"' in r for r in rows) == 3
-        assert "⇄ highlighted</span> ranks are involved in a reversal" in page
+        assert "★ marks the best model under a metric only where its lead is significant" in page
         reversals = page[page.index('id="reversals-table"') :]
         reversals = reversals[: reversals.index("</table>")]
         assert reversals.count('<tr class="flagged">') == 10
+
+    def test_sections_after_the_verdict_are_collapsed(self, page):
+        sections = re.findall(r'<section id="([^"]+)">\n(<details class="fold">)?', page)
+        assert sections[0] == ("verdict", "")
+        assert all(fold for _, fold in sections[1:] if _ != "verdict"), sections
+        assert '<summary><h2>Summary <span class="gist">' in page
 
     def test_byte_identical(self, page):
         assert render_html(sample_report_data()) == page
@@ -158,7 +158,6 @@ class TestRenderHtml:
         page = render_html(replace(data, reversals=data.reversals.iloc[0:0]), figures=False)
         assert "No ranking reversals" in page
         assert "reversals-table" not in page
-        assert 'class="num best flagged"' not in page
 
     def test_optional_parts_missing(self):
         data = example_report_data()
@@ -187,6 +186,7 @@ class TestWriteHtml:
 # --- headless Chromium ---------------------------------------------------------------------
 
 MEASURE = """
+document.querySelectorAll('details').forEach(d => { d.open = true; }),
 [...document.querySelectorAll('figure svg')].map(s => {
   const r = s.getBoundingClientRect();
   return {id: s.closest('figure').id, x: r.left + scrollX, y: r.top + scrollY,
@@ -242,6 +242,9 @@ class TestInChromium:
         path = tmp_path / "report.html"
         path.write_text(page, encoding="utf-8")
         browser.open(path.as_uri(), width=1280, height=1000)
+        first_screen = _pixels(browser.screenshot(full_page=True))
+        assert first_screen.shape[0] < 1500  # collapsed: the verdict and the section headings
+        browser.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
         pixels = _pixels(browser.screenshot(full_page=True))
         assert pixels.shape[0] > 2000
         assert pixels.std() > 10
@@ -401,7 +404,80 @@ class TestVerdictInChromium:
         assert browser.evaluate(OVERFLOW) != []
 
 
+BROKEN_PAGES = {
+    # each page breaks one rule; the layout check must name it
+    "wide": "<main style='width:300px'><div><table id='t'><tr><td style='white-space:nowrap'>"
+    + "x " * 100
+    + "</td></tr></table></div></main>",
+    "tall": "<table><thead><tr><th style='width:3em'>Mean position change of the models</th>"
+    "</tr></thead><tbody><tr><td>1</td></tr></tbody></table>",
+    "split": "<table><tr><td style='width:2em; overflow-wrap:anywhere'>cross_entropy</td>"
+    "<td>0.1</td></tr></table>",
+    "overlap": "<figure id='f'><svg width='300' height='40'><text x='10' y='20' "
+    "style='font-size:10px'>101–200</text><text x='40' y='20' style='font-size:10px'>"
+    "201–500</text></svg></figure>",
+}
+
+
+def _layout(browser, path, width: int, media: str = "") -> dict[str, list[str]]:
+    browser.open(path.as_uri(), width=width, height=1000)
+    browser.send("Emulation.setEmulatedMedia", {"media": media})
+    try:
+        return browser.evaluate(LAYOUT)
+    finally:
+        browser.send("Emulation.setEmulatedMedia", {"media": ""})
+
+
+@pytest.mark.parametrize("width", [1280, 1920])
+class TestLayoutInChromium:
+    """Tables fit, headers take at most two lines, no word breaks inside, figure texts apart."""
+
+    @pytest.mark.parametrize("which", ["sample", "verdict", "many-models"])
+    def test_fits(self, browser, tmp_path, page, verdict_page, width, which):
+        html = {
+            "sample": page, "verdict": verdict_page,
+            "many-models": render_html(sample_report_data(models=tuple("ABCDEFGH"))),
+        }[which]  # fmt: skip
+        path = tmp_path / f"{which}.html"
+        path.write_text(html, encoding="utf-8")
+        problems = _layout(browser, path, width)
+        shot = tmp_path / f"{which}-{width}.png"
+        shot.write_bytes(browser.screenshot(full_page=True))
+        print(f"full-page screenshot (every section open): {shot}")
+        assert problems == {"wide": [], "tall": [], "split": [], "overlap": []}
+
+    @pytest.mark.parametrize("rule", list(BROKEN_PAGES))
+    def test_each_check_can_fail(self, browser, tmp_path, width, rule):
+        path = tmp_path / f"broken-{rule}.html"
+        path.write_text(
+            f"<!DOCTYPE html><html><head><title>x</title></head><body>{BROKEN_PAGES[rule]}</body></html>",
+            encoding="utf-8",
+        )
+        problems = _layout(browser, path, width)
+        assert problems[rule], problems
+        assert not any(v for k, v in problems.items() if k != rule), problems
+
+
 class TestVerdictInPrint:
+    def test_layout_in_print(self, browser, tmp_path, verdict_page):
+        path = tmp_path / "report.html"
+        path.write_text(verdict_page, encoding="utf-8")
+        problems = _layout(browser, path, 690, media="print")
+        assert problems == {"wide": [], "tall": [], "split": [], "overlap": []}
+
+    def test_collapsed_sections_print_open(self, browser, tmp_path, verdict_page):
+        # on paper a closed <details> would hide its section: print shows every section
+        path = tmp_path / "report.html"
+        path.write_text(verdict_page, encoding="utf-8")
+        browser.open(path.as_uri(), width=690, height=1000)
+        visible = "document.getElementById('summary-table').checkVisibility()"
+        assert browser.evaluate(visible) is False
+        browser.send("Emulation.setEmulatedMedia", {"media": "print"})
+        try:
+            assert browser.evaluate(visible) is True
+        finally:
+            browser.send("Emulation.setEmulatedMedia", {"media": ""})
+
     def test_fits_an_a4_page_in_print(self, browser, tmp_path, verdict_page):
         # A4 at 96 dpi minus the 14 mm margins is about 690 px wide
         path = tmp_path / "report.html"

@@ -152,7 +152,7 @@ class TestFormatter:
             (format_pm(-1.0, 0.25, digits=2), "−1.00 ± 0.25"),
             (format_count(np.int64(12000)), "12,000"),
             (format_percent(0.995), "100%"),
-            (format_pvalue(1.23456e-9), "1.235e-09"),
+            (format_pvalue(1.23456e-9), "1.235e−09"),
             (format_rank(np.float64(3.0)), "3"),
             (format_rank(2.5), "2.50"),
         ],

@@ -353,6 +353,7 @@ class TestReprHtml:
         assert f'<td class="num">{format_number(r.statistic, digits=4)}</td>' in page
         interval = r.confidence_interval
         assert interval is not None
-        span = format_interval(interval.low, interval.high, digits=4)
+        # the renderer joins an interval's two ends with a no-break space
+        span = format_interval(interval.low, interval.high, digits=4).replace(" ", "\xa0")
         assert f'<td class="num">{span}</td>' in page
         assert f'<td class="num">{r.n_pairs:,}' in page

@@ -62,6 +62,9 @@ def stages(total: int) -> Iterator[Callable[[str], None]]:
             help="What the pointwise metrics compare predictions with: each item's label shares, "
             "or an annotator model's posterior (needs --annotator; the report shows each "
             "annotator's reliability). Expected metrics always use the counts.")  # fmt: skip
+@opt.option("--smooth", type=float, default=None, metavar="EPS",
+            help="Smooth every prediction, q <- (q + EPS) / (1 + K EPS), e.g. 1e-6, so that a "
+            "predicted 0 does not make cross-entropy or KL infinite (as LeWiDi's scorers clip).")  # fmt: skip
 @opt.option("--no-scores", is_flag=True,
             help="Do not write scores.parquet (one row per metric, model and item).")  # fmt: skip
 @opt.out_option("Directory for report.html, summary.csv, scores.parquet, rankings.csv.")
@@ -86,7 +89,7 @@ def evaluate_command(
         "command": "evaluate",
         "annotations": str(annotations),
         "predictions": {name: str(path) for name, path in pred_paths.items()},
-        **{key: options[key] for key in ("pred_layout", "prior", "bins", "targets")},
+        **{key: options[key] for key in ("pred_layout", "prior", "bins", "targets", "smooth")},
         "requested_metrics": ",".join(metric_names) if metric_names else None,
     }
     with locked_dir(out, inputs=inputs, names=OUTPUT_FILES), warnings_as_lines():
@@ -105,6 +108,8 @@ def evaluate_command(
         click.echo(json.dumps(record, indent=1, ensure_ascii=False, allow_nan=False))
         return
     click.echo(format_summary(summary))
+    if ev.smoothing is not None:
+        click.echo(smoothing_note(ev.smoothing))
     if note is not None:
         click.echo(note)
     for kind, path in written.items():
@@ -149,9 +154,15 @@ def _compute(
                 pred = Predictions(pred.align(data, name=name)[0].values, data.items, data.scale)
             predictions[name] = pred
         stage("scoring")
-        settings = {key: options[key] for key in ("metrics", "seed", "how", "targets")}
+        settings = {key: options[key] for key in ("metrics", "seed", "how", "targets", "smooth")}
         prior = opt.parse_prior(options["prior"])
-        ev = evaluate(data, predictions, prior=prior, bins=bins, **settings)
+        try:
+            ev = evaluate(data, predictions, prior=prior, bins=bins, **settings)
+        except ValueError as exc:
+            if "'smooth' parameter" not in str(exc) and "smooth=" not in str(exc):
+                raise
+            msg = f"--smooth must be a number in (0, 1), e.g. 1e-6, with in-memory data; got {options['smooth']!r}."
+            raise click.BadParameter(msg, param_hint="--smooth") from None
     if n_annotators is not None:
         ev.n_annotators = n_annotators
     return ev
@@ -222,8 +233,46 @@ def summary_record(
     }
 
 
+def smoothing_note(smoothing: dict[str, Any]) -> str:
+    """The line saying the predictions were smoothed: ε and the rows that held a zero."""
+    rows = ", ".join(f"{m} {n:,}" for m, n in smoothing["rows_with_zero"].items())
+    return (
+        f"note: predictions smoothed, q <- (q + {smoothing['epsilon']:g}) / (1 + K x "
+        f"{smoothing['epsilon']:g}) (--smooth); rows that held a 0: {rows}."
+    )
+
+
+def infinite_note(summary: pd.DataFrame) -> str | None:
+    """Why a printed mean is ``inf``: per metric and model the items, the cause and the remedy."""
+    bad = summary[summary["mean"].map(lambda v: math.isinf(float(v)))]
+    if bad.empty:
+        return None
+    counted = "n_infinite" in bad.columns
+    parts = [
+        f"{metric}: " + ", ".join(
+            f"{r['model']}" + (f" ({int(r['n_infinite']):,} items)" if counted else "")
+            for r in rows.to_dict("records")
+        )
+        for metric, rows in bad.groupby("metric", sort=False)
+    ]  # fmt: skip
+    expected = any(str(m).startswith("E[") for m in bad["metric"])
+    empirical = any(not str(m).startswith("E[") for m in bad["metric"])
+    causes = [
+        *(["under E[...], a prediction of 0 for any label (the posterior gives every label mass)"] if expected else []),
+        *(["under an empirical metric, a prediction of 0 for a label some annotator chose"] if empirical else []),
+    ]  # fmt: skip
+    return (
+        f"note: inf = an infinite mean ({'; '.join(parts)}): {'; '.join(causes)}. One such item "
+        "makes the mean infinite; no verdict rests on it. Remedy: --smooth 1e-6 "
+        "(q <- (q + eps) / (1 + K eps), as LeWiDi's scorers clip)."
+    )
+
+
 def format_summary(summary: pd.DataFrame) -> str:
-    """Compact table: one row per metric, one column per model, best marked with *."""
+    """Compact table: one row per metric, one column per model, best marked with *.
+
+    An infinite mean prints as ``inf`` followed by a note (:func:`infinite_note`).
+    """
     models = list(dict.fromkeys(summary["model"]))
     metric_names = list(dict.fromkeys(summary["metric"]))
     width = max(12, *(len(m) + 2 for m in models))
@@ -238,6 +287,8 @@ def format_summary(summary: pd.DataFrame) -> str:
         ]
         lines.append(f"{metric} {arrow}".ljust(mwidth) + "".join(cells))
     lines.append("(* best; ↓ lower is better, ↑ higher is better; CIs in summary.csv)")
+    if (note := infinite_note(summary)) is not None:
+        lines.append(note)
     return "\n".join(lines)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 import warnings
 from collections.abc import Mapping, Sequence
@@ -169,6 +170,7 @@ def evaluate(
     metrics: Sequence[str] | str | None = None, prior: PriorLike = DEFAULT_PRIOR,
     bins: BinsLike = "auto", seed: SeedLike = 0, how: Literal["exact", "inner"] = "exact",
     n_jobs: int | None = None, targets: str | PredictionLike = "empirical",
+    smooth: float | None = None,
 ) -> Evaluation:  # fmt: skip
     r"""Score several models against annotated label distributions.
 
@@ -219,6 +221,15 @@ def evaluate(
         needs annotator ids; its reliability table goes into the report); or
         your own soft targets, aligned like a model's predictions. Expected and
         debiased metrics model the counts themselves and ignore it.
+    smooth : float, optional
+        Additive smoothing of every prediction, :math:`q \leftarrow (q + \varepsilon) /
+        (1 + K\varepsilon)` with :math:`\varepsilon` = ``smooth`` in (0, 1), as LeWiDi's
+        scorers clip: a prediction of 0 makes cross-entropy and KL infinite on
+        every item where the target (or, for ``E[...]``, the posterior, which gives
+        every label mass) puts mass on that label. ``Evaluation.smoothing`` records
+        ε and, per model, the number of rows that held a zero (default None: the
+        predictions as given; infinite scores are kept and counted in
+        ``summary().n_infinite``).
 
     Returns an :class:`Evaluation`. Raises DataError for predictions that do not
     match the annotated items or labels, or items without annotations under an
@@ -274,6 +285,9 @@ def evaluate(
     check_option("evaluate", "how", how, ("exact", "inner"))
     n_annotators: int | None = None
     if is_dask(annotations):
+        if smooth is not None:
+            msg = "evaluate(smooth=) smooths in-memory predictions; compute the Dask collections (or smooth the predictions) first."
+            raise ValueError(msg)
         if not (isinstance(targets, str) and targets == "empirical"):
             msg = (
                 "evaluate on Dask scores against the label shares only (targets='empirical'); "
@@ -315,6 +329,7 @@ def evaluate(
     counts = as_label_counts(annotations)
     preds = {str(name): _as_predictions(str(name), p) for name, p in predictions.items()}
     counts, values = _align_all(counts, preds, how)
+    smoothing = None if smooth is None else _smooth(values, smooth, list(preds))
     met = _resolve_metrics(metrics, counts.scale.ordered)
     n = counts.n
     pointwise = [m.name for m in met if not m.needs_posterior]
@@ -341,9 +356,30 @@ def evaluate(
                 S[i, j] = m.func(target, v)
     S.flags.writeable = False
     t2 = time.perf_counter()
-    return Evaluation(
+    ev = Evaluation(
         scores_array=S, counts=counts, models=list(preds), metrics=met, bin_codes=bin_codes,
         bin_labels=bin_labels, prior=_prior_name(prior), seed=seed, n_annotators=n_annotators,
         timings={"alignment": t1 - t0, "metrics": t2 - t1}, predictions=values, prior_value=prior,
         targets=target_name, annotator_reliability=reliability,
     )  # fmt: skip
+    ev.smoothing = smoothing
+    return ev
+
+
+def _smooth(values: FloatArray, eps: Any, models: list[str]) -> dict[str, Any]:
+    """Smooth the (J, N, K) predictions in place, q <- (q + eps) / (1 + K eps).
+
+    Returns ``{"epsilon": eps, "rows_with_zero": {model: rows that held a 0}}``;
+    ValueError unless ``eps`` is a number in (0, 1).
+    """
+    try:
+        e = float(eps)
+    except (TypeError, ValueError):
+        e = math.nan
+    if not 0.0 < e < 1.0:
+        msg = f"The 'smooth' parameter of evaluate must be a number in (0, 1), e.g. 1e-6; got {eps!r}."
+        raise ValueError(msg)
+    zero = (values == 0.0).any(axis=2).sum(axis=1)
+    values += e
+    values /= 1.0 + values.shape[2] * e
+    return {"epsilon": e, "rows_with_zero": dict(zip(models, zero.tolist(), strict=True))}

@@ -71,7 +71,9 @@ def count_bins(counts: npt.NDArray[np.int64], *, max_bars: int = 15) -> list[tup
 
 
 def _draw_histogram(bins: list[tuple[str, int]]) -> MplFigure:
-    fig = new_figure(max(3.2, 0.42 * len(bins) + 1.2), 2.1)
+    # room for the longest label under each bar: 8 pt DejaVu Sans is about 0.07 in per character
+    per_bar = max(0.42, 0.075 * max((len(label) for label, _ in bins), default=0) + 0.12)
+    fig = new_figure(max(3.2, per_bar * len(bins) + 1.2), 2.1)
     ax = fig.subplots()
     x = np.arange(len(bins))
     heights = np.array([n for _, n in bins])
@@ -219,7 +221,7 @@ def _draw_forest(data: ReportData, metrics: list[str]) -> MplFigure:
             ax.errorbar(
                 [mean], [y[i]], xerr=err, fmt=style["marker"], color=style["color"],
                 markerfacecolor=style["color"] if bool(rows.loc[model, "best"]) else "white",
-                ecolor=INK, elinewidth=0.9, capsize=2.0,
+                ecolor=INK, elinewidth=0.9, capsize=0.0,
             )  # fmt: skip
         ax.set_title(plot_text(data.label(metric)), loc="left")
         ax.grid(axis="x")

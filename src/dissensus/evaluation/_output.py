@@ -85,12 +85,16 @@ class Evaluation(_Tables):
 
     # -- helpers -----------------------------------------------------------
     def dataset_info(self) -> dict[str, Any]:
-        """``n_items, n_annotators, n_annotations, labels, ordered, prior, targets``."""
+        """``n_items, n_annotators, n_annotations, labels, ordered, prior, targets``.
+
+        With ``evaluate(smooth=)`` also ``smoothing`` (:attr:`smoothing`).
+        """
         scale = self.counts.scale
         return {
             "n_items": int(self.counts.N), "n_annotators": self.n_annotators,
             "n_annotations": int(self.n_annotations.sum()), "labels": [_python(v) for v in scale.labels],
             "ordered": bool(scale.ordered), "prior": self.prior, "targets": self.targets,
+            **({"smoothing": self.smoothing} if self.smoothing is not None else {}),
         }  # fmt: skip
 
     def metrics_info(self) -> pd.DataFrame:

@@ -6,6 +6,7 @@ one of its tables, and the rows a table flags are the ones its legend explains.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,6 +35,7 @@ from dissensus.report import (
     Span,
     Table,
     format_count,
+    format_estimate,
     format_interval,
     format_number,
     format_percent,
@@ -48,8 +50,11 @@ if TYPE_CHECKING:
 #: Up to this many models the summary has a column per model (as in Magnani 2025's
 #: tables); with more, a row per model, so that it stays narrow enough to print.
 MAX_MODEL_COLUMNS = 5
+#: At most this many metrics as columns of one table (names do not break inside: more
+#: columns would make it wider than the page).
+MAX_METRIC_COLUMNS = 5
 #: Longest differences / reversals table shown; both grow with the square of the models.
-MAX_ROWS = 100
+MAX_ROWS = 50
 #: Below this many items a bootstrap interval is rough; the report says so.
 MIN_ITEMS_FOR_INTERVAL = 30
 FAMILY_LABELS = {"pointwise": "Empirical", "expected": "Expected", "debiased": "Debiased"}
@@ -154,15 +159,25 @@ def prior_table(data: ReportData) -> Table:
         *(p + (f" ({', '.join(m)})" if m else "") for p, m in zip(priors, marks, strict=True)),
     ]
     cells = _lookup(rows, "metric", "prior")
+    # an infinite mean has no interval: its lead is neither significant nor "(n.s.)"
+    infinite: set[tuple[str, str]] = set()
+    if (ps := data.prior_sensitivity) is not None and len(ps):
+        bad = ps[np.isinf(ps["mean"].to_numpy(float))]
+        infinite = set(zip(bad["metric"].astype(str), bad["prior"].astype(str), strict=True))
     body: list[list[Cell | str]] = []
     for metric in pd.unique(rows["metric"]):
         line: list[Cell | str] = [data.label(str(metric))]
         for prior in priors:
             r = cells[(str(metric), prior)]
             sig = flag(r["significant"])
-            line.append(
-                Cell(r["best"] + ("" if sig else " (n.s.)"), best=sig) if r["best"] else MISSING
+            mark = (
+                " (∞: see the note)"
+                if (str(metric), prior) in infinite
+                else ""
+                if sig
+                else " (n.s.)"
             )
+            line.append(Cell(r["best"] + mark, best=sig) if r["best"] else MISSING)
         body.append(line)
     caption = "Best model under each expected metric, recomputed under each prior"
     return Table(header, body, align="l" * len(header), caption=caption, id="prior-table")
@@ -182,26 +197,84 @@ def prior_fit_table(data: ReportData) -> Table:
     return Table(header, rows, caption=caption, id="prior-fit-table")
 
 
-def summary_table(data: ReportData) -> Table:
-    """``mean [low, high]`` per metric and model, the best model per metric marked.
+def significant_best(data: ReportData) -> set[tuple[str, str]]:
+    """(metric, model) pairs where the model is best and its lead is significant.
 
-    Metrics are rows and models columns up to :data:`MAX_MODEL_COLUMNS`
-    models; beyond that the table is transposed (a row per model).
+    The model has the best mean under the metric (alone: a tie is no lead) and the paired
+    interval of its difference with every other model excludes zero in its favour
+    (``differences.better`` names it). This is what a highlight means in the report's
+    tables; a best mean whose lead is within the noise is not highlighted.
+    """
+    best = data.summary[data.summary["best"].astype(bool)]
+    n_best = best.groupby(best["metric"].astype(str))["model"].nunique()
+    diffs = data.differences.astype({"metric": str, "model_a": str, "model_b": str})
+    out = set()
+    for metric, model in zip(best["metric"].astype(str), best["model"].astype(str), strict=True):
+        if n_best.get(metric, 0) != 1:
+            continue
+        rows = diffs[
+            (diffs["metric"] == metric)
+            & ((diffs["model_a"] == model) | (diffs["model_b"] == model))
+        ]
+        if (
+            len(rows) == len(data.models) - 1
+            and len(rows)
+            and (rows["better"].astype(str) == model).all()
+        ):
+            out.add((metric, model))
+    return out
+
+
+def _metric_groups(data: ReportData, metrics: list[str]) -> list[tuple[str, list[str]]]:
+    """Metrics by family (empirical, expected, debiased), at most :data:`MAX_METRIC_COLUMNS` each.
+
+    A table with a column per metric fits the page (1280 px and A4) only up to
+    that many columns: metric names do not break inside, so more columns make
+    the table wider than the page; a longer family is cut in parts.
+    """
+    families: dict[str, list[str]] = {}
+    for m in metrics:
+        families.setdefault(data.kind(m), []).append(m)
+    groups = []
+    for kind, names in families.items():
+        parts = [
+            names[i : i + MAX_METRIC_COLUMNS] for i in range(0, len(names), MAX_METRIC_COLUMNS)
+        ]
+        for k, part in enumerate(parts, 1):
+            label = f"{FAMILY_LABELS.get(kind, kind)} metrics"
+            groups.append((label + (f" ({k} of {len(parts)})" if len(parts) > 1 else ""), part))
+    return groups
+
+
+def _interval_cell(row: dict[str, Any], best: bool) -> Cell:
+    return Cell(format_estimate(row["mean"], row["ci_low"], row["ci_high"]), best=best)
+
+
+def summary_tables(data: ReportData) -> list[Table]:
+    """``mean [low, high]`` per metric and model; bold ★ a best model whose lead is significant.
+
+    Up to :data:`MAX_MODEL_COLUMNS` models: one table, metrics as rows and
+    models as columns. With more models: a row per model and a table per family of
+    metrics (:func:`_metric_groups`), so that no table is wider than the page.
     """
     models, metrics = data.models, data.metrics
     summary = _lookup(data.summary, "metric", "model")
+    marked = significant_best(data)
 
     def cell(metric: str, model: str) -> Cell | str:
         if (row := summary.get((metric, model))) is None:
             return MISSING
-        text = f"{format_number(row['mean'])} {format_interval(row['ci_low'], row['ci_high'])}"
-        return Cell(text.rstrip(), best=bool(row["best"]))
+        return _interval_cell(row, (metric, model) in marked)
 
     if len(models) <= MAX_MODEL_COLUMNS:
         rows = [[data.label(m), *(cell(m, model) for model in models)] for m in metrics]
-        return Table(["Metric", *models], rows, id="summary-table")
-    rows = [[model, *(cell(m, model) for m in metrics)] for model in models]
-    return Table(["Model", *(data.label(m) for m in metrics)], rows, id="summary-table")
+        return [Table(["Metric", *models], rows, id="summary-table")]
+    return [
+        Table(["Model", *(data.label(m) for m in group)],
+              [[model, *(cell(m, model) for m in group)] for model in models],
+              caption=caption, id="summary-table" + (f"-{i}" if i > 1 else ""))
+        for i, (caption, group) in enumerate(_metric_groups(data, metrics), 1)
+    ]  # fmt: skip
 
 
 def differences_table(data: ReportData, *, max_rows: int = MAX_ROWS) -> Table:
@@ -210,6 +283,8 @@ def differences_table(data: ReportData, *, max_rows: int = MAX_ROWS) -> Table:
     for rec in data.differences.head(max_rows).itertuples(index=False):
         significant = excludes_zero(rec.ci_low, rec.ci_high)
         better = "" if is_missing(rec.better) else str(rec.better)
+        if np.isinf(np.asarray(rec.diff, dtype=float)):
+            better = "∞: see the note"  # an infinite mean on one side: no interval, no "(n.s.)"
         ns = " (n.s.)" if better in {str(rec.model_a), str(rec.model_b)} and not significant else ""
         pair, interval = f"{rec.model_a} − {rec.model_b}", format_interval(rec.ci_low, rec.ci_high)
         rows.append(
@@ -240,27 +315,31 @@ def _n_significant(reversals: pd.DataFrame) -> npt.NDArray[np.int64]:
     return total
 
 
-def rankings_table(data: ReportData) -> Table:
-    """Models × metrics ranks (``=2`` marks a tie); the ranks in a reversal are flagged."""
-    involved = {
-        (str(model), str(metric))
-        for rec in data.reversals.itertuples(index=False)
-        for model in (rec.model_a, rec.model_b)
-        for metric in (rec.metric_1, rec.metric_2)
-    }
+def rankings_tables(data: ReportData) -> list[Table]:
+    """Models × metrics ranks (``=2`` marks a tie), a table per family of metrics.
+
+    Bold ★ marks rank 1 where the lead is significant (:func:`significant_best`).
+    """
     ranks = _lookup(data.rankings, "model", "metric")
     metrics = [m for m in data.metrics if m in {metric for _, metric in ranks}]
-    rows = []
-    for model in data.models:
-        line: list[Cell | str] = [model]
-        for metric in metrics:
-            if (row := ranks.get((model, metric))) is None:
-                line.append(MISSING)
-                continue
-            text = ("=" if bool(row["tied"]) else "") + format_count(row["rank"])
-            line.append(Cell(text, best=row["rank"] == 1, flagged=(model, metric) in involved))
-        rows.append(line)
-    return Table(["Model", *(data.label(m) for m in metrics)], rows, id="rankings-table")
+    marked = significant_best(data)
+    tables = []
+    groups = _metric_groups(data, metrics)
+    for i, (caption, group) in enumerate(groups, 1):
+        rows = []
+        for model in data.models:
+            line: list[Cell | str] = [model]
+            for metric in group:
+                if (row := ranks.get((model, metric))) is None:
+                    line.append(MISSING)
+                    continue
+                text = ("=" if bool(row["tied"]) else "") + format_count(row["rank"])
+                line.append(Cell(text, best=(metric, model) in marked))
+            rows.append(line)
+        tables.append(Table(["Model", *(data.label(m) for m in group)], rows,
+                            caption=caption if len(groups) > 1 else "",
+                            id="rankings-table" + (f"-{i}" if i > 1 else "")))  # fmt: skip
+    return tables
 
 
 def reversals_table(data: ReportData, *, max_rows: int = MAX_ROWS) -> Table:
@@ -275,7 +354,7 @@ def reversals_table(data: ReportData, *, max_rows: int = MAX_ROWS) -> Table:
     for rec in rev.iloc[order].to_dict("records"):
         line = [f"{rec['metric_1']} vs {rec['metric_2']}", f"{rec['model_a']} vs {rec['model_b']}"]
         for k in ("_1", "_2"):
-            diff = f"{format_number(rec['diff' + k])} {format_interval(rec['ci_low' + k], rec['ci_high' + k])}"
+            diff = format_estimate(rec["diff" + k], rec["ci_low" + k], rec["ci_high" + k])
             line += [str(rec["better" + k]), diff, "yes" if flag(rec["significant" + k]) else "no"]
         rows.append(line)
     header = ["Metrics", "Models", "Better under 1st", "Difference (1st)", "Sig."]
@@ -329,6 +408,15 @@ def _property(row: dict[Any, Any]) -> str:
     return title if title.startswith(key) else f"{key} {title}"
 
 
+def smoothing_text(smoothing: Mapping[str, Any]) -> str:
+    """What ``evaluate(smooth=)`` did: ε, the formula, and per model the rows that held a 0."""
+    eps = format_number(smoothing["epsilon"])
+    rows = ", ".join(f"{m} {format_count(n)}" for m, n in smoothing["rows_with_zero"].items())
+    return (
+        f"predictions smoothed, q ← (q + ε) / (1 + Kε) with ε = {eps}; rows that held a 0: {rows}"
+    )
+
+
 def dataset_facts(data: ReportData) -> Table:
     """The dataset at a glance, as a two-column table."""
     ds, counts = data.dataset, data.annotations_per_item
@@ -340,6 +428,8 @@ def dataset_facts(data: ReportData) -> Table:
         ["Labels", f"{labels} ({'ordinal' if bool(ds['ordered']) else 'nominal'})"],
         ["Prior", str(ds["prior"])],
     ]  # fmt: skip
+    if (smoothing := ds.get("smoothing")) is not None:
+        rows.append(["Smoothing", smoothing_text(smoothing)])
     if (targets := str(ds.get("targets", "empirical"))) != "empirical":
         rows.append(["Pointwise targets", _TARGET_WORDS.get(targets, targets)])
     if counts.size:
@@ -419,21 +509,65 @@ def _dataset_section(data: ReportData, figs: dict[str, Any], figures: bool) -> S
     )  # fmt: skip
 
 
+_HIGHLIGHT = (
+    " ★ marks the best model under a metric only where its lead is significant: the paired "
+    "interval of its difference with every other model excludes zero; a best mean within "
+    "the noise is not marked."
+)
+
+
+def infinite_note(data: ReportData) -> Paragraph | None:
+    """Why a mean is infinite, per metric and model with its number of items, and the remedy.
+
+    An expected metric (E[cross_entropy], E[kl_divergence]) is infinite where a
+    prediction is 0 for any label: the Dirichlet posterior gives every label
+    mass. An empirical one is infinite where a prediction is 0 for a label the
+    target gives mass (a label some annotator chose, with the label shares).
+    """
+    s = data.summary
+    bad = s[~np.isfinite(s["mean"].to_numpy(float)) & s["mean"].notna()]
+    if bad.empty:
+        return None
+    counts = "n_infinite" in bad.columns
+    parts, kinds = [], set()
+    for metric, rows in bad.groupby(bad["metric"].astype(str), sort=False):
+        kinds.add(data.kind(metric))
+        models = ", ".join(
+            f"{r['model']}" + (f" ({format_count(r['n_infinite'])} items)" if counts else "")
+            for r in rows.to_dict("records")
+        )
+        parts.append(f"{metric}: {models}")
+    causes = []
+    if "expected" in kinds:
+        causes.append(
+            "under an expected metric, a prediction of 0 for any label, because the posterior "
+            "gives every label mass (the expected log-loss of a zero is infinite)"
+        )
+    if kinds - {"expected"}:
+        causes.append(
+            "under an empirical metric, a prediction of 0 for a label the target gives mass (a "
+            "label some annotator chose)"
+        )
+    return Paragraph(
+        Span("∞ (infinite mean)."), f" {'; '.join(parts)}. Cause: {'; '.join(causes)}. One such "
+        "item makes the mean infinite; it is a result, not a missing value, and no verdict rests "
+        "on it. Remedy: smooth the predictions, q ← (q + ε) / (1 + Kε), with ",
+        Span("evaluate(..., smooth=1e-6)", "code"), " or ", Span("--smooth 1e-6", "code"),
+        " (LeWiDi's scorers clip likewise).",
+        style="note", id="infinite-note",
+    )  # fmt: skip
+
+
 def _summary_section(data: ReportData, figs: dict[str, Any]) -> Section:
-    means = np.concatenate(
-        [data.summary["mean"].to_numpy(float), data.by_bin["mean"].to_numpy(float)]
-    )
+    tables = summary_tables(data)
     return Section(
         "Summary",
         _legend("Mean [interval] per model and metric. ↓ lower is better, ↑ higher is better; ",
-                Span("bold"), " ★ marks the best model per metric."),
-        summary_table(data),
-        Paragraph(
-            "∞: the mean is infinite because the model gives probability zero to a label some "
-            "annotator chose, and cross-entropy (or KL divergence) of a zero prediction is "
-            "infinite. It is a result, not a missing value; smooth the predictions to get a "
-            "finite score.", style="note", id="infinite-note",
-        ) if np.isinf(means).any() else None,
+                Span("bold"), _HIGHLIGHT),
+        *tables,
+        infinite_note(data),
+        Paragraph(f"Scored after smoothing: {smoothing_text(sm)}.", style="note", id="smoothing-note")
+        if (sm := data.dataset.get("smoothing")) is not None else None,
         figs.get("summary"),
         id="summary",
     )  # fmt: skip
@@ -463,19 +597,19 @@ def _by_bin_section(data: ReportData, figs: dict[str, Any], figures: bool) -> Se
 
 
 def _rankings_section(data: ReportData) -> Section | None:
-    rankings, reversals = rankings_table(data), reversals_table(data)
-    if not rankings.rows:
+    rankings, reversals = rankings_tables(data), reversals_table(data)
+    if not any(t.rows for t in rankings):
         return None
     n, n_both = len(data.reversals), int(np.count_nonzero(_n_significant(data.reversals) == 2))
     summary = f"Appendix: all {n} reversal{'' if n == 1 else 's'} ({n_both} significant under both metrics)"
     return Section(
         "Rankings",
-        _legend("Rank 1 is best; “=” marks a tie. ", Span("⇄ highlighted", "swatch"), " ranks are "
-                "involved in a reversal: two models that two metrics order differently."),
-        rankings,
+        _legend("Rank 1 is best; “=” marks a tie; ", Span("bold"), _HIGHLIGHT),
+        *rankings,
         Details(summary, _legend(
-            "Differences are first model minus second; “Sig.” says whether the interval excludes "
-            "zero; ", _SHADED, " rows are significant under both metrics."), reversals,
+            "A reversal: two models that two metrics order differently. Differences are first "
+            "model minus second; “Sig.” says whether the interval excludes zero; ", _SHADED,
+            " rows are significant under both metrics."), reversals,
             id="reversals-appendix") if reversals.rows else
         Paragraph("No ranking reversals: every pair of models keeps its order across metrics.", style="note"),
         id="rankings",
@@ -512,8 +646,42 @@ def _metrics_section(data: ReportData) -> Section | None:
     return Section("Metrics", table, appendix, id="metrics")
 
 
+def _gists(data: ReportData, n_figures: int) -> dict[str, str]:
+    """The line under each collapsed section's heading: what is inside, in a few words."""
+    ds, n_rev = data.dataset, len(data.reversals)
+    diffs = data.differences
+    n_sig = sum(
+        excludes_zero(lo, hi) for lo, hi in zip(diffs["ci_low"], diffs["ci_high"], strict=True)
+    )
+    marked = significant_best(data)
+    return {
+        "reading": "the tables below, in sentences",
+        "dataset": f"{format_count(ds['n_items'])} items, {format_count(ds['n_annotations'])} "
+                   f"annotations, {len(ds['labels'])} labels",
+        "summary": f"mean and interval of {len(data.models)} models under {len(data.metrics)} "
+                   f"metrics; a significant lead under {len(marked)}",
+        "by-bin": f"means per bin of annotations per item ({', '.join(data.bins())})",
+        "where-models-disagree": f"{n_figures} figure{'' if n_figures == 1 else 's'}: the items "
+                                 "behind the strongest reversals",
+        "differences": f"{len(diffs):,} paired differences, {n_sig:,} excluding zero",
+        "rankings": f"ranks per metric; {n_rev:,} reversal{'' if n_rev == 1 else 's'}",
+        "metric-agreement": "how alike the metrics rank the models (Kendall's τ)",
+        "metrics": "definitions, direction, audited properties",
+    }  # fmt: skip
+
+
+def _fold(section: Section, gist: str) -> Section:
+    """``section`` collapsed behind its heading, its own subsections collapsed too."""
+    blocks = [b.folded() if isinstance(b, Section) else b for b in section.blocks]
+    return Section(section.title, *blocks, id=section.id, collapsed=True, gist=gist)
+
+
 def build_document(data: ReportData, *, figures: bool = True) -> Document:
-    """The report of ``data`` as a document; ``figures=False`` leaves the figures out."""
+    """The report of ``data`` as a document; ``figures=False`` leaves the figures out.
+
+    The verdict comes first and open (its subsections collapsed); every other
+    section is collapsed behind its heading and a line saying what it holds.
+    """
     figs = report_figures(data) if figures else {}
     items = reversal_item_figures(data) if figures else []
     reading, differences = plain_reading(data), differences_table(data)
@@ -524,9 +692,13 @@ def build_document(data: ReportData, *, figures: bool = True) -> Document:
         f"{'' if n_metrics == 1 else 's'} · {format_count(data.dataset['n_items'])} items. "
         f"Generated by dissensus {VERSION}."
     )
-    return Document(
-        data.title,
-        _verdict_section(data),
+    verdict = _verdict_section(data)
+    verdict = Section(
+        verdict.title,
+        *(b.folded() if isinstance(b, Section) else b for b in verdict.blocks),
+        id=verdict.id,
+    )
+    rest = [
         Section("Details in plain words", Bullets(reading), id="reading") if reading else None,
         _dataset_section(data, figs, figures),
         _summary_section(data, figs),
@@ -536,7 +708,8 @@ def build_document(data: ReportData, *, figures: bool = True) -> Document:
             "other under the second the most."), *items, id="where-models-disagree") if items else None,
         Section("Paired differences", _legend(
             _SHADED, " rows: the interval of the difference (first model minus second) excludes "
-            "zero; (n.s.) marks an interval that includes zero."), differences,
+            "zero; (n.s.) marks an interval that includes zero; ∞: an infinite difference (see "
+            "the note under the summary), neither significant nor not."), differences,
             id="differences") if differences.rows else None,
         _rankings_section(data),
         Section("Metric agreement", figs.get("agreement"), Details(
@@ -547,6 +720,12 @@ def build_document(data: ReportData, *, figures: bool = True) -> Document:
             agreement, id="metric-agreement-appendix", open="agreement" not in figs,
         ), id="metric-agreement") if agreement.rows else None,
         _metrics_section(data),
+    ]  # fmt: skip
+    gists = _gists(data, len(items))
+    return Document(
+        data.title,
+        verdict,
+        *(_fold(sec, gists.get(sec.id, "")) for sec in rest if sec is not None),
         subtitle=subtitle,
         footer=f"Generated by dissensus {VERSION}. Self-contained file: styles and figures are "
         "inline; nothing is loaded from the network.",

@@ -89,6 +89,8 @@ class _Tables:
         #: what the pointwise metrics were computed against (``targets=`` of evaluate), and the
         #: per-annotator reliability of the annotator model behind it (or None)
         self.targets, self.annotator_reliability = targets, annotator_reliability
+        #: ``evaluate(smooth=)``: ``{"epsilon": ε, "rows_with_zero": {model: n}}``, or None
+        self.smoothing: dict[str, Any] | None = None
         #: (J, N, K) predicted distributions, aligned to ``counts`` (None when not kept).
         self.predictions = predictions
         # the prior itself (not its display name) is needed to rescore under other priors
@@ -188,7 +190,9 @@ class _Tables:
             ``model, metric, mean, standard_error, ci_low, ci_high, n_items,
             lower_is_better, best``: ``standard_error`` is :math:`s / \sqrt{N}`
             (sample standard deviation, ``ddof=1``; NaN for a non-finite mean);
-            ``best`` marks the best mean under each metric (every tied model).
+            ``best`` marks the best mean under each metric (every tied model);
+            ``n_infinite``: items whose score is infinite (a prediction of 0 where the
+            target or the posterior puts mass; one makes the mean infinite).
         """
         boot = self._boot(n_resamples)
         low, high = self._interval(boot, self._means, confidence_level)
@@ -199,11 +203,13 @@ class _Tables:
             )
         se = np.where(np.isfinite(self._means), se, np.nan)
         ranks, _ = competition_ranks(self._means, lower_is_better=self._lower)
-        return _frame(
+        out = _frame(
             "summary", np.tile(self.models, M), np.repeat(self.metrics, J), self._means.ravel(),
             se.ravel(), low.ravel(), high.ravel(), np.full(M * J, N, dtype=np.int64),
             np.repeat(self._lower, J), (ranks == 1.0).ravel(),
         )  # fmt: skip
+        out["n_infinite"] = np.count_nonzero(np.isinf(self.values), axis=2).ravel().astype(np.int64)
+        return out
 
     def differences(
         self, *, confidence_level: float = 0.95, n_resamples: int = 1000

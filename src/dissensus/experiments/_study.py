@@ -177,7 +177,7 @@ def _training_section(result: ExperimentResult) -> Section:
         rows.append(
             [code, f"{info['class']}: {MODELS.get(code, '')}", params,
              "" if conv is None else ("yes" if conv else "no"),
-             format_number(result.timings.get(f"fit {code}", float("nan")), digits=2)]
+             format_number(result.timings.get(f"fit {code}", float("nan")), digits=2, fixed=True)]
         )  # fmt: skip
     feat = ", ".join(f"{k}={v}" for k, v in s["featuriser"]["params"].items())
     split = s["split"]
@@ -193,6 +193,7 @@ def _training_section(result: ExperimentResult) -> Section:
                   id="training-table")  # fmt: skip
     return Section(
         "Training", Paragraph(legend, style="legend"), table, _prior_caveat(s), id="training",
+        collapsed=True, gist=f"split, features and {len(rows)} models, as they ran",
     )  # fmt: skip
 
 

@@ -42,6 +42,7 @@ from dissensus.report._figures import (
 from dissensus.report._format import (
     MISSING,
     format_count,
+    format_estimate,
     format_interval,
     format_number,
     format_percent,
@@ -63,7 +64,7 @@ from dissensus.report._render import (
 __all__ = [
     "COLOURS", "GRID", "INK", "MISSING", "VERSION", "Block", "Bullets", "Cell", "Details",
     "Document", "Figure", "FullFrame", "Group", "HtmlPage", "Paragraph", "Section", "Span", "Table",
-    "Text", "escape_markdown", "format_count", "format_interval", "format_number", "format_percent",
+    "Text", "escape_markdown", "format_count", "format_estimate", "format_interval", "format_number", "format_percent",
     "format_pm", "format_pvalue", "format_rank", "html_fragment", "is_missing", "new_figure",
     "panels", "plot_text", "render_figure", "require_figures", "series_style", "to_html",
     "to_markdown", "top_legend",

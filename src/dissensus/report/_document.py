@@ -143,14 +143,28 @@ class Figure:
 
 @dataclass(frozen=True, init=False)
 class Section:
-    """A heading over blocks (None entries are dropped)."""
+    """A heading over blocks (None entries are dropped).
+
+    ``collapsed``: in HTML the heading is a summary line that opens the section
+    (one click away; open in print), followed by ``gist``, a short line saying what
+    is inside. Markdown shows it like any section.
+    """
 
     title: str
     blocks: tuple[Block, ...]
     id: str = ""
+    collapsed: bool = False
+    gist: str = ""
 
-    def __init__(self, title: str, *blocks: Block | None, id: str = "") -> None:
-        _init(self, title=title, blocks=blocks, id=id)
+    def __init__(
+        self, title: str, *blocks: Block | None, id: str = "", collapsed: bool = False,
+        gist: str = "",
+    ) -> None:  # fmt: skip
+        _init(self, title=title, blocks=blocks, id=id, collapsed=collapsed, gist=gist)
+
+    def folded(self, gist: str = "") -> Section:
+        """Return the section collapsed behind its heading and ``gist`` (kept if empty)."""
+        return Section(self.title, *self.blocks, id=self.id, collapsed=True, gist=gist or self.gist)
 
 
 @dataclass(frozen=True, init=False)

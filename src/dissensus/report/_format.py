@@ -1,6 +1,7 @@
 """The one number formatter of every table, figure caption and sentence.
 
-Conventions: fixed decimals (``digits``), a true minus sign (``−``), ``∞``
+Conventions: fixed decimals (``digits``), a true minus sign (``−``, in an
+exponent too: ``1.23e−05``), ``∞``
 for an infinite value (a result, e.g. cross-entropy of a zero prediction,
 not a gap), a dash ``–`` for a missing value (None, NaN, ``pd.NA``),
 thousands separators for counts and for numbers of 1,000 or more.
@@ -28,7 +29,8 @@ def is_missing(value: Any) -> bool:
 
 
 def _minus(text: str) -> str:
-    return "−" + text[1:] if text.startswith("-") else text
+    """One minus sign everywhere, the exponent's included (``−3.07e−05``, never ``e-05``)."""
+    return text.replace("-", "−")
 
 
 def format_number(value: Any, *, digits: int = 3, fixed: bool = False) -> str:
@@ -41,7 +43,9 @@ def format_number(value: Any, *, digits: int = 3, fixed: bool = False) -> str:
     >>> format_number(float("inf")), format_number(float("-inf"))
     ('∞', '−∞')
     >>> format_number(0.000787), format_number(0.0000123), format_number(-0.5)
-    ('0.000787', '1.23e-05', '−0.500')
+    ('0.000787', '1.23e−05', '−0.500')
+    >>> format_number(-3.07e-05), format_pvalue(5.78e-05)
+    ('−3.07e−05', '5.78e−05')
     """
     if isinstance(value, str):
         return value
@@ -63,17 +67,50 @@ def format_number(value: Any, *, digits: int = 3, fixed: bool = False) -> str:
     return _minus(text)
 
 
+def _shared(values: tuple[Any, ...], digits: int) -> list[str]:
+    """Format ``values`` to one number of decimals (never ``[0.000508, 0.003]``).
+
+    ``digits`` decimals, or 3 significant digits of the largest magnitude when it
+    is below ``10**-digits``.
+    """
+    finite = [abs(float(v)) for v in values if not is_missing(v) and math.isfinite(float(v))]
+    top = max(finite, default=0.0)
+    if top == 0.0 or top >= 10.0 ** (-digits) or top >= 100:
+        return [format_number(v, digits=digits, fixed=True) for v in values]
+    decimals = min(-math.floor(math.log10(top)) + 2, 12)
+    return [format_number(v, digits=decimals, fixed=True) for v in values]
+
+
 def format_interval(low: Any, high: Any, *, digits: int = 3) -> str:
-    """``[low, high]``, or an empty string when both ends are missing.
+    """``[low, high]`` with both ends to the same decimals, or "" when both are missing.
 
     Examples
     --------
     >>> format_interval(-0.1, 0.2), format_interval(float("nan"), None)
     ('[−0.100, 0.200]', '')
+    >>> format_interval(0.000508, 0.003), format_interval(0.000182, 0.000435)
+    ('[0.001, 0.003]', '[0.000182, 0.000435]')
     """
     if is_missing(low) and is_missing(high):
         return ""
-    return f"[{format_number(low, digits=digits)}, {format_number(high, digits=digits)}]"
+    a, b = _shared((low, high), digits)
+    return f"[{a}, {b}]"
+
+
+def format_estimate(value: Any, low: Any, high: Any, *, digits: int = 3) -> str:
+    """``value [low, high]``, the three to the same decimals (:func:`format_interval`).
+
+    Examples
+    --------
+    >>> format_estimate(0.000311, 0.000182, 0.000435), format_estimate(0.002, 0.000508, 0.003)
+    ('0.000311 [0.000182, 0.000435]', '0.002 [0.001, 0.003]')
+    >>> format_estimate(float("inf"), None, None)
+    '∞'
+    """
+    if is_missing(low) and is_missing(high):
+        return format_number(value, digits=digits)
+    v, a, b = _shared((value, low, high), digits)
+    return f"{v} [{a}, {b}]"
 
 
 def format_pm(value: Any, spread: Any, *, digits: int = 3) -> str:
@@ -120,9 +157,9 @@ def format_pvalue(p: Any, *, digits: int = 4) -> str:
     Examples
     --------
     >>> format_pvalue(0.0312345), format_pvalue(1.9e-07), format_pvalue(float("nan"))
-    ('0.03123', '1.9e-07', '–')
+    ('0.03123', '1.9e−07', '–')
     """
-    return MISSING if is_missing(p) else f"{float(p):.{digits}g}"
+    return MISSING if is_missing(p) else _minus(f"{float(p):.{digits}g}")
 
 
 def format_rank(rank: Any) -> str:

@@ -51,6 +51,24 @@ def _esc(text: str) -> str:
     return html.escape(text, quote=False)
 
 
+#: An interval ``[low, high]`` (its space becomes a no-break space) and a range of numbers
+#: ``101–200`` (kept in a ``nowrap`` span: a line may break after an en dash).
+_INTERVAL = re.compile(r"\[[^\[\]<>&]{1,40}\]")
+_RANGE = re.compile(r"[−-]?\d[\d.,]*–\d[\d.,]*\+?")
+
+
+def _esc_nw(text: str) -> str:
+    r""":func:`_esc`, with intervals and numeric ranges kept on one line.
+
+    Examples
+    --------
+    >>> _esc_nw("0.12 [−0.03, 0.27] in 101–200")
+    '0.12 [−0.03,\xa00.27] in <span class="nw">101–200</span>'
+    """
+    text = _INTERVAL.sub(lambda m: m.group(0).replace(" ", "\N{NO-BREAK SPACE}"), _esc(text))
+    return _RANGE.sub(lambda m: f'<span class="nw">{m.group(0)}</span>', text)
+
+
 class HtmlPage(str):
     """A rendered page: a plain :class:`str` that a notebook shows rendered.
 
@@ -94,7 +112,7 @@ def _text(text: Text, span: dict[str, str], escape: Callable[[str], str]) -> str
 
 
 def _h(text: Text) -> str:
-    return _text(text, _SPAN_HTML, _esc)
+    return _text(text, _SPAN_HTML, _esc_nw)
 
 
 def _attr(name: str, value: str) -> str:
@@ -118,7 +136,7 @@ def _html_table(table: Table) -> list[str]:
             classes = " ".join(
                 [align[j], *(["best"] if cell.best else []), *(["flagged"] if cell.flagged else [])]
             )
-            text = _esc(cell.text)
+            text = _esc_nw(cell.text)
             if j == 0:
                 cells.append(f'<th scope="row" class="{classes}">{text}</th>')
                 continue
@@ -142,10 +160,16 @@ def _omitted(table: Table) -> str:
 def _html(block: Block, depth: int, numbers: dict[str, int]) -> list[str]:
     if isinstance(block, Section):
         h = min(depth + 2, 6)
-        out = [f"<section{_attr('id', block.id)}>", f"<h{h}>{_esc(block.title)}</h{h}>"]
+        heading = f"<h{h}>{_esc(block.title)}</h{h}>"
+        if block.collapsed:
+            gist = f' <span class="gist">{_esc(block.gist)}</span>' if block.gist else ""
+            heading = (
+                f'<details class="fold"><summary><h{h}>{_esc(block.title)}{gist}</h{h}></summary>'
+            )
+        out = [f"<section{_attr('id', block.id)}>", heading]
         for child in block.blocks:
             out += _html(child, depth + 1, numbers)
-        return [*out, "</section>"]
+        return [*out, *(["</details>"] if block.collapsed else []), "</section>"]
     if isinstance(block, Paragraph):
         if block.style == "warning":
             return [f'<p class="warning" role="note"{_attr("id", block.id)}>{_h(block.parts)}</p>']
