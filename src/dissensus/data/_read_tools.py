@@ -142,13 +142,10 @@ def _pick_question(questions: Iterable[str], question: str | None, path: PathLik
     return names[0]
 
 
-def _json_file(path: Path) -> Any:
-    raw = text_input(path, "JSON", "a JSON export")
-    return parse_json(raw.decode("utf-8"), path, what="an export")
-
-
-def _json_lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    raw = text_input(path, "JSON Lines", "one JSON object per line")
+def _json_lines(path: Path, raw: bytes | None = None) -> list[tuple[int, dict[str, Any]]]:
+    """The objects of a JSON Lines file with their line numbers (blank lines skipped)."""
+    if raw is None:
+        raw = text_input(path, "JSON Lines", "one JSON object per line")
     out: list[tuple[int, dict[str, Any]]] = []
     for number, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
         if line.strip():
@@ -162,12 +159,13 @@ def _json_lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
 
 def _records(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], str]:
     """A JSON list of objects (place ``record``, from 1) or JSON Lines (place ``line``)."""
-    head = path.read_bytes()[:_SNIFF_BYTES].lstrip(b"\xef\xbb\xbf \t\r\n")
-    if not head.startswith(b"["):
-        return _json_lines(path), "line"
-    data = _json_file(path)
-    if not all(isinstance(r, dict) for r in data):
-        msg = f"'{path}': expected a JSON list of objects (one per task or record)."
+    raw = text_input(path, "JSON", "a JSON export")
+    if not raw.lstrip().startswith(b"["):
+        return _json_lines(path, raw), "line"
+    data = parse_json(raw.decode("utf-8"), path, what="an export")
+    bad = [k for k, r in enumerate(data, start=1) if not isinstance(r, dict)]
+    if bad:
+        msg = f"'{path}' record {bad[0]}: expected a JSON object per task or record, got {shown(data[bad[0] - 1])}."
         raise DataError(msg)
     return list(enumerate(data, start=1)), "record"
 
@@ -201,7 +199,8 @@ def _read_labelstudio(path: Path, question: str | None) -> pd.DataFrame:
     if path.suffix.lower() == ".csv":
         df = read_delimited(path, ",", text=True)
         rows = [
-            (int(line), dict(r)) for line, r in zip(df.index, df.to_dict("records"), strict=True)
+            (int(line), {str(k): v for k, v in r.items()})
+            for line, r in zip(df.index, df.to_dict("records"), strict=True)
         ]
         return _labelstudio_min(path, rows, "line", question, text=True)
     tasks, place = _records(path)
@@ -337,7 +336,7 @@ def _read_prodigy(path: Path, question: str | None) -> pd.DataFrame:
 # -- doccano ----------------------------------------------------------------------------------
 def _doccano_files(path: PathLike | Sequence[PathLike]) -> list[Path]:
     if isinstance(path, str | Path) or not isinstance(path, Sequence):
-        p = Path(path)  # type: ignore[arg-type]
+        p = Path(path)
         if p.is_dir():
             files = sorted(p.glob("*.jsonl"))
             if not files:
