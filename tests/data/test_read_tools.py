@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import warnings
 from pathlib import Path
 
@@ -198,3 +199,32 @@ def test_column_options_do_not_apply() -> None:
         read_annotations(FIXTURES / "mturk/Batch_4242_batch_results.csv", label="stars")
     with pytest.raises(ValueError, match="question="):
         read_annotations(FIXTURES / "doccano/alice.jsonl", format="jsonl", question="x")
+
+
+def test_mturk_errors_name_line_and_column(tmp_path: Path) -> None:
+    f = tmp_path / "batch.csv"
+    f.write_text("HITId,WorkerId,AssignmentStatus,Answer.q\nH1,W1,Approved,a\nH1,,Approved,b\n")
+    with pytest.raises(DataError, match=r"line 3, field 'WorkerId'"):
+        read_annotations(f)
+    f.write_text("HITId,WorkerId,AssignmentStatus,Answer.q\nH1,W1,Rejected,a\n")
+    with (
+        pytest.warns(DataDroppedWarning, match="1 rejected"),
+        pytest.raises(DataError, match="no labelled annotation"),
+    ):
+        read_annotations(f)
+    f.write_text("HITId,WorkerId,Answer.q,Answer.r\nH1,W1,a,b\n")
+    with pytest.raises(DataError, match=r"2 labelling questions: 'q', 'r'"):
+        read_annotations(f)
+
+
+def test_the_text_is_item_level_meta() -> None:
+    ann, _ = _read(FIXTURES / "labelstudio/export.json", meta=["text"])
+    assert ann.meta["text"].tolist()[:2] == ["Great product", "Broke after a day"]  # type: ignore[attr-defined]
+
+
+def test_what_cannot_be_sniffed_is_left_to_the_readers(tmp_path: Path) -> None:
+    assert sniff_tool(tmp_path) is None  # a directory without .jsonl files
+    assert sniff_tool(tmp_path / "missing.json") is None
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    assert sniff_tool(fifo) is None  # not opened: its bytes are read once, by the reader

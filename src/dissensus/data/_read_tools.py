@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from dissensus._exceptions import DataDroppedWarning, DataError
@@ -66,6 +67,7 @@ class _Collector:
     def __init__(self, path: PathLike, place: str) -> None:
         self.path, self.place = path, place
         self.rows: list[Row] = []
+        self.frames: list[pd.DataFrame] = []  # rows built whole, without a loop over them
         self.dropped: dict[str, list[Any]] = {}
 
     def add(self, at: Any, item: Any, annotator: Any, label: Any, text: Any = None) -> None:
@@ -83,6 +85,10 @@ class _Collector:
             total = sum(len(at) for at in self.dropped.values())
             msg = f"Dropped {total} annotation{'s' if total > 1 else ''} without a label from '{self.path}': {'; '.join(parts)}."
             warnings.warn(msg, DataDroppedWarning, stacklevel=4)
+        if self.frames:
+            whole = pd.concat(self.frames).rename_axis(self.place)
+            if len(whole):
+                return whole
         if not self.rows:
             msg = f"'{self.path}' holds no labelled annotation (dropped: {', '.join(self.dropped) or 'none'})."
             raise DataError(msg)
@@ -489,19 +495,34 @@ def _read_mturk(path: Path, question: str | None) -> pd.DataFrame:
         if "AssignmentStatus" in df.columns
         else pd.Series("", index=df.index)
     )
+    answer = df[column].str.strip()
+    rejected = status.eq("Rejected").to_numpy()
+    empty = ~rejected & answer.eq("").to_numpy()
+    keep = ~(rejected | empty)
+    for field in ("HITId", "WorkerId"):
+        blank = np.flatnonzero(keep & df[field].str.strip().eq("").to_numpy())
+        if blank.size:
+            msg = f"{_where(path, 'line', df.index[blank[0]], field)}: empty ({blank.size} such rows); every assignment needs one."
+            raise DataError(msg)
     out = _Collector(path, "line")
-    text = df["Input.text"] if "Input.text" in df.columns else pd.Series(None, index=df.index)
-    for at, hit, worker, state, value, t in zip(
-        df.index, df["HITId"], df["WorkerId"], status, df[column], text, strict=True
-    ):
-        if state == "Rejected":
-            out.drop("rejected", at)
-            continue
-        if not value.strip():
-            out.drop(f"with no answer in {column!r}", at)
-            continue
-        item = _id(hit, _where(path, "line", at, "HITId"))
-        out.add(at, item, _id(worker, _where(path, "line", at, "WorkerId")), text_label(value), t)
+    out.dropped.update(
+        {
+            reason: df.index[mask].tolist()
+            for reason, mask in (("rejected", rejected), (f"with no answer in {column!r}", empty))
+            if mask.any()
+        }
+    )
+    long = pd.DataFrame(
+        {
+            "item": df["HITId"].to_numpy()[keep],
+            "annotator": df["WorkerId"].to_numpy()[keep],
+            "label": answer[keep].map(text_label).to_numpy(dtype=object),
+        },
+        index=df.index[keep],
+    )
+    if "Input.text" in df.columns:
+        long["text"] = df["Input.text"].to_numpy()[keep]
+    out.frames.append(long)
     return out.frame()
 
 
