@@ -60,3 +60,11 @@ def test_multiple_choices_without_sets_name_the_flag(capsys: pytest.CaptureFixtu
     err = capsys.readouterr().err
     assert "--sets" in err
     assert "read_set_annotations" not in err
+
+
+def test_question_for_a_plain_table_names_the_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    path = FIXTURES / "mturk/Batch_4242_batch_results.csv"
+    assert main(["agreement", str(path), "--format", "csv", "--question", "x"]) == 2
+    err = capsys.readouterr().err
+    assert "--question" in err
+    assert "question=" not in err

@@ -148,7 +148,7 @@ def read_annotations(
             source=str(path),
         )
     if question is not None:
-        msg = "question= names the labelling question of an annotation-tool export (format='labelstudio', 'prodigy', 'argilla', 'sagemaker', 'mturk'); drop it for this file."
+        msg = f"question={question!r} (CLI: --question) names a labelling question of an annotation-tool export (Label Studio, Prodigy, Argilla, SageMaker, MTurk); '{path}' is read as {format or 'a table'}, so drop it."
         raise ValueError(msg)
     p, fmt = open_table(path, format, formats, "read_annotations")
     if fmt in ("lewidi", "convabuse"):
@@ -301,7 +301,7 @@ def read_set_annotations(
             long, scale=scale, meta=meta, dropna=dropna, duplicates=duplicates, source=str(path)
         )
     if question is not None:
-        msg = "question= names the labelling question of an annotation-tool export; drop it for this file."
+        msg = f"question={question!r} (CLI: --question) names a labelling question of an annotation-tool export; '{path}' is read as {format or 'a table'}, so drop it."
         raise ValueError(msg)
     p, fmt = open_table(path, format, formats, "read_set_annotations")
     if fmt == "lewidi":

@@ -1,17 +1,40 @@
 """Reading the exports of annotation tools: Label Studio, Prodigy, doccano, Argilla, SageMaker Ground Truth, MTurk.
 
 Every reader maps its tool's export to one long table (``item``, ``annotator``,
-``label``, and ``text`` when the export holds the item's text) indexed by the
-place of each annotation in the file (``record`` for JSON lists, ``line`` for
-JSON Lines and CSV). A label is one value, or a tuple when the annotator chose
-several (a set-valued annotation, read with :func:`read_set_annotations`).
+``label``, and ``text`` when the export holds the item's text, available as
+``meta=["text"]``) indexed by the place of each annotation in the file
+(``record`` for JSON lists, ``line`` for JSON Lines and CSV). A label is one
+value, or a tuple when the annotator chose several (a set-valued annotation,
+read with :func:`read_set_annotations`; :func:`read_annotations` refuses it,
+naming its place). The mapping, one per tool (``docs/formats/<tool>.md``
+shows the export step):
+
+============  ====================  =============================  ==========================================
+format        item                  annotator                      label
+============  ====================  =============================  ==========================================
+labelstudio   task ``id``           ``completed_by`` (id, or the   the ``result[]`` entry whose ``from_name``
+                                    user object's ``email``);      is the question: ``choices``, ``rating``,
+                                    JSON-MIN/CSV: ``annotator``    ``number``, ``taxonomy`` (a path "A / B")
+prodigy       ``_input_hash``       ``_annotator_id`` (else        binary views: ``answer`` (accept/reject);
+                                    ``_session_id``)               choice views: the ``accept`` list
+doccano       ``id`` (else text)    ``user``, else the file stem   the ``label`` list
+argilla       ``id``                ``<q>.responses.users``        ``<q>.responses`` where the status is
+                                                                   ``submitted``
+sagemaker     ``source-ref``        ``annotationsFromAllWorkers``  the ``label`` in ``annotationData.content``
+                                    ``[].workerId``
+mturk         ``HITId``             ``WorkerId``                   ``Answer.<q>`` (or ``Answer.<q>.label``)
+============  ====================  =============================  ==========================================
 
 Nothing is dropped silently: annotations that carry no label (a cancelled or
-skipped Label Studio annotation, a Prodigy ``ignore``, an Argilla ``discarded``
-or ``draft`` response, a rejected MTurk assignment, an empty answer) are
-dropped and counted, by reason, in one :class:`~dissensus.DataDroppedWarning`.
-A project with several labelling questions is refused with the list of them
-until ``question`` (CLI: ``--question NAME``) names one.
+skipped Label Studio annotation, a Prodigy ``ignore``, or ``reject`` in a
+choice view where it rejects the task, an Argilla ``discarded`` or ``draft``
+response, a rejected MTurk assignment, an empty answer) are dropped and
+counted, by reason and place, in one :class:`~dissensus.DataDroppedWarning`.
+A project with several labelling questions (Label Studio ``from_name``,
+Argilla questions, Prodigy binary labels, SageMaker label attributes, MTurk
+``Answer.`` fields) is refused with the list of them until ``question``
+(CLI: ``--question NAME``) names one. Errors name the file, the record or
+line, and the field.
 """
 
 from __future__ import annotations
@@ -541,7 +564,7 @@ def read_tool(
     """The long table (item, annotator, label[, text]) of a tool export; see the module docstring."""
     if fmt == "doccano":
         if question is not None:
-            msg = "A doccano export holds one classification per file; question= does not apply to it."
+            msg = f"A doccano export holds one classification per file; question={question!r} (CLI: --question) does not apply to it."
             raise ValueError(msg)
         return read_doccano(path)
     if not isinstance(path, str | Path):
