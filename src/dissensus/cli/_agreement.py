@@ -270,7 +270,8 @@ def emit_report(
 
 
 @click.command("agreement")
-@click.argument("file", required=False, type=click.Path(dir_okay=False))
+# a directory is a doccano export (one file per annotator)
+@click.argument("file", required=False, type=click.Path())
 @reader_options
 @click.option(
     "--example",

@@ -51,6 +51,7 @@ def load_set_annotations(path: str, *, label_sep: str | None, **options: Any) ->
             dropna=bool(options.get("dropna", False)),
             duplicates=options.get("duplicates") or "error",
             na_values=split_names(options.get("na_values")),
+            question=options.get("question"),
         )
 
 

@@ -42,8 +42,13 @@ def count_option(*flags: str, default: int, minimum: int, help: str) -> Callable
 
 
 reader_options = _group(
-    option("--format", "format", type=["csv", "tsv", "parquet", "jsonl", "lewidi", "convabuse"],
-           help="File format (default: from the extension; .json = LeWiDi)."),
+    option("--format", "format", type=["csv", "tsv", "parquet", "jsonl", "lewidi", "convabuse",
+                                       "labelstudio", "prodigy", "doccano", "argilla", "sagemaker",
+                                       "mturk"],
+           help="File format (default: an annotation-tool export from its content, else from the "
+           "extension; .json = LeWiDi)."),
+    option("--question", metavar="NAME",
+           help="Annotation-tool exports: the labelling question to read when there are several."),
     option("--layout", type=["long", "wide"], default="long",
            help="long: one row per annotation; wide: one row per item, one column per annotator."),
     option("--item", default="item", help="Item id column."),
@@ -204,6 +209,8 @@ def load_annotations(
         kwargs["na_values"] = tuple(split_names(options["na_values"]))
     if options.get("strip_labels"):
         kwargs["strip_labels"] = True
+    if options.get("question"):
+        kwargs["question"] = options["question"]
     with warnings_as_lines():
         try:
             return data.read_annotations(path, fmt, **kwargs)

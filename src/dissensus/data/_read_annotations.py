@@ -14,6 +14,7 @@ from dissensus._exceptions import DataError
 from dissensus._validation import check_option, examples
 from dissensus.data._annotations import DUPLICATES, Annotations, Duplicates
 from dissensus.data._read_lewidi import read_lewidi
+from dissensus.data._read_tools import TOOL_FORMATS, read_tool, sniff_tool
 from dissensus.data._scale import Scale
 from dissensus.data._sets import SetAnnotations
 from dissensus.data._tables import (
@@ -27,7 +28,20 @@ from dissensus.data._tables import (
     refuse_nested,
 )
 
-Format = Literal["csv", "tsv", "parquet", "jsonl", "lewidi", "convabuse"]
+Format = Literal[
+    "csv",
+    "tsv",
+    "parquet",
+    "jsonl",
+    "lewidi",
+    "convabuse",
+    "labelstudio",
+    "prodigy",
+    "doccano",
+    "argilla",
+    "sagemaker",
+    "mturk",
+]
 _ONE_LABEL = "a single-label annotation is one label per cell; for sets of labels read the file with read_set_annotations (CLI: --sets)"
 _ONE_META = "an item-level column holds one value (a string or a number) per row"
 
@@ -49,15 +63,27 @@ def read_annotations(
     sep: str | None = None,
     na_values: Sequence[str] = (),
     strip_labels: bool = False,
+    question: str | None = None,
 ) -> Annotations:
     r"""Read annotations from a file.
 
     Parameters
     ----------
     path : str or path-like
-    format : {"csv", "tsv", "parquet", "jsonl", "lewidi", "convabuse"}, optional
+    format : {"csv", "tsv", "parquet", "jsonl", "lewidi", "convabuse", "labelstudio", "prodigy", "doccano", "argilla", "sagemaker", "mturk"}, optional
         ``"lewidi"`` and ``"convabuse"`` call :func:`read_lewidi` and
-        :func:`read_convabuse`, whose columns are fixed.
+        :func:`read_convabuse`, whose columns are fixed. The annotation-tool
+        formats (Label Studio JSON/JSON-MIN/CSV, Prodigy ``db-out`` JSONL,
+        doccano per-user JSONL, Argilla 2.x records, SageMaker Ground Truth
+        output manifests, MTurk batch results) have fixed columns too; each
+        maps to (item, annotator, label, text) as its page in
+        ``docs/formats/`` says. Without ``format``, a tool export is
+        recognised from its content (a directory is a doccano export);
+        a set-valued answer (several choices) is read with
+        :func:`read_set_annotations`.
+    question : str, optional
+        Annotation-tool formats: the labelling question to read when the
+        project has several (the error lists them).
     layout : {"long", "wide"}
         ``"long"``: one row per annotation (item, annotator, label).
         ``"wide"``: one row per item, one column per annotator (an empty
@@ -94,24 +120,39 @@ def read_annotations(
     >>> ann.n_items, ann.n_annotators, ann.scale
     (40, 8, Scale.ordinal([1, 2, 3, 4, 5]))
     """
-    formats = (*TABLE_FORMATS, "lewidi", "convabuse")
-    p, fmt = open_table(path, format, formats, "read_annotations")
+    formats = (*TABLE_FORMATS, "lewidi", "convabuse", *TOOL_FORMATS)
     check_option("read_annotations", "layout", layout, ("long", "wide"))
+    fixed_columns = {
+        "layout": (layout, "long"),
+        "item": (item, "item"),
+        "annotator": (annotator, "annotator"),
+        "label": (label, "label"),
+        "annotators": (annotators, None),
+        "sep": (sep, None),
+        "na_values": (tuple(na_values), ()),
+        "strip_labels": (strip_labels, False),
+    }
+    fmt = format or sniff_tool(path)
+    if fmt in TOOL_FORMATS:
+        check_option("read_annotations", "format", fmt, formats)
+        _refuse_fixed(str(fmt), fixed_columns, "read_annotations")
+        long = read_tool(path, str(fmt), question)
+        _refuse_sets(long, path, str(fmt))
+        return Annotations.from_frame(
+            long,
+            scale=scale,
+            ordered=ordered,
+            meta=meta,
+            dropna=dropna,
+            duplicates=duplicates or "error",
+            source=str(path),
+        )
+    if question is not None:
+        msg = f"question={question!r} (CLI: --question) names a labelling question of an annotation-tool export (Label Studio, Prodigy, Argilla, SageMaker, MTurk); '{path}' is read as {format or 'a table'}, so drop it."
+        raise ValueError(msg)
+    p, fmt = open_table(path, format, formats, "read_annotations")
     if fmt in ("lewidi", "convabuse"):
-        given = {
-            "layout": (layout, "long"),
-            "item": (item, "item"),
-            "annotator": (annotator, "annotator"),
-            "label": (label, "label"),
-            "annotators": (annotators, None),
-            "sep": (sep, None),
-            "na_values": (tuple(na_values), ()),
-            "strip_labels": (strip_labels, False),
-        }
-        fixed = [name for name, (value, default) in given.items() if value != default]
-        if fixed:
-            msg = f"The {fmt} format has fixed columns; the option(s) {', '.join(fixed)} of read_annotations do not apply to it. Drop them, or read the file with format='csv' / 'jsonl' to choose the columns yourself."
-            raise ValueError(msg)
+        _refuse_fixed(fmt, fixed_columns, "read_annotations")
         if fmt == "convabuse":
             if scale is not None or ordered is not None:
                 msg = (
@@ -170,9 +211,39 @@ def read_annotations(
     )
 
 
+def _refuse_fixed(fmt: str, given: dict[str, tuple[Any, Any]], caller: str) -> None:
+    """Refuse column options for a format whose columns are fixed (``given``: name -> (value, default))."""
+    fixed = [name for name, (value, default) in given.items() if value != default]
+    if fixed:
+        msg = f"The {fmt} format has fixed columns; the option(s) {', '.join(fixed)} of {caller} do not apply to it. Drop them, or read the file with format='csv' / 'jsonl' to choose the columns yourself."
+        raise ValueError(msg)
+
+
+def _refuse_sets(long: pd.DataFrame, path: Any, fmt: str) -> None:
+    """Refuse a set-valued answer (several choices) where single labels are read, naming its place."""
+    sets = np.flatnonzero(long["label"].map(lambda v: isinstance(v, tuple)).to_numpy(dtype=bool))
+    if sets.size:
+        at = long.index[sets[0]]
+        msg = f"'{path}' {long.index.name} {at}: the annotation chose several labels {list(long['label'].iloc[sets[0]])!r} ({sets.size} such annotations), a set-valued answer; read the {fmt} export with read_set_annotations (CLI: --sets)."
+        raise DataError(msg)
+
+
 def read_set_annotations(
     path: PathLike,
-    format: Literal["csv", "tsv", "parquet", "jsonl", "lewidi"] | None = None,
+    format: Literal[
+        "csv",
+        "tsv",
+        "parquet",
+        "jsonl",
+        "lewidi",
+        "labelstudio",
+        "prodigy",
+        "doccano",
+        "argilla",
+        "sagemaker",
+        "mturk",
+    ]
+    | None = None,
     *,
     item: str = "item",
     annotator: str | None = "annotator",
@@ -184,14 +255,19 @@ def read_set_annotations(
     duplicates: Duplicates = "error",
     sep: str | None = None,
     na_values: Sequence[str] = (),
+    question: str | None = None,
 ) -> SetAnnotations:
     r"""Read set-valued annotations (several labels per annotation) from a long file.
 
     Parameters
     ----------
     path : str or path-like
-    format : {"csv", "tsv", "parquet", "jsonl", "lewidi"}, optional
+    format : {"csv", "tsv", "parquet", "jsonl", "lewidi", "labelstudio", "prodigy", "doccano", "argilla", "sagemaker", "mturk"}, optional
         A LeWiDi file goes to :func:`read_lewidi` with ``multilabel=True``.
+        An annotation-tool export (see :func:`read_annotations`) gives every
+        answer as a set: several choices a set of them, one label a set of one.
+    question : str, optional
+        Annotation-tool formats: the labelling question to read.
     item, annotator, label, label_sep, scale, meta, dropna, duplicates, sep, na_values
         As in :meth:`SetAnnotations.from_frame` and :mod:`dissensus.data`
         (``sep`` separates columns, ``label_sep`` labels). In a CSV a JSON list
@@ -206,7 +282,27 @@ def read_set_annotations(
     >>> read_set_annotations(f, label_sep="|").marginals()
     array([[0.5, 1. ]])
     """
-    formats = (*TABLE_FORMATS, "lewidi")
+    formats = (*TABLE_FORMATS, "lewidi", *TOOL_FORMATS)
+    tool = format or sniff_tool(path)
+    if tool in TOOL_FORMATS:
+        check_option("read_set_annotations", "format", tool, formats)
+        given = {
+            "item": (item, "item"),
+            "annotator": (annotator, "annotator"),
+            "label": (label, "label"),
+            "label_sep": (label_sep, None),
+            "sep": (sep, None),
+            "na_values": (tuple(na_values), ()),
+        }
+        _refuse_fixed(str(tool), given, "read_set_annotations")
+        long = read_tool(path, str(tool), question)
+        long["label"] = long["label"].map(lambda v: v if isinstance(v, tuple) else (v,))
+        return SetAnnotations.from_frame(
+            long, scale=scale, meta=meta, dropna=dropna, duplicates=duplicates, source=str(path)
+        )
+    if question is not None:
+        msg = f"question={question!r} (CLI: --question) names a labelling question of an annotation-tool export; '{path}' is read as {format or 'a table'}, so drop it."
+        raise ValueError(msg)
     p, fmt = open_table(path, format, formats, "read_set_annotations")
     if fmt == "lewidi":
         return read_lewidi(
