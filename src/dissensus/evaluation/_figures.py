@@ -345,27 +345,37 @@ def reversal_item_figures(data: ReportData) -> list[Figure]:
     return out
 
 
+def _verdict_forms(data: ReportData, available: set[str]) -> list[str]:
+    """The metric forms the verdict rests on (one per metric), else every available metric.
+
+    The per-metric figures show what the verdict uses (e.g. ``debiased[emd]`` and ``rps``),
+    not all three estimators of every metric: the tables hold the rest, and a panel per
+    form would triple the figures (and the report's size) without a new answer.
+    """
+    forms = [str(f) for f in data.verdict.get("form", pd.Series(dtype=object)).dropna()]
+    chosen = [f for f in dict.fromkeys(forms) if f in available]
+    return chosen or [m for m in data.metrics if m in available]
+
+
 def report_figures(data: ReportData) -> dict[str, Figure]:
     """Every figure the data allow, keyed by its role (``annotations``, ``summary``, ...)."""
     out: dict[str, Figure | None] = {
         "annotations": annotations_histogram(data.annotations_per_item)
     }
-    present = set(data.summary["metric"].astype(str))
-    metrics = [m for m in data.metrics if m in present]
+    metrics = _verdict_forms(data, set(data.summary["metric"].astype(str)))
     if metrics:
         alt = (
             f"Dot-and-interval plots, one panel per metric ({', '.join(metrics)}), of each "
             f"model's mean score with its interval; models {', '.join(data.models)}."
         )
         caption = (
-            "Mean per model with its interval, one panel per metric (↓ lower is better, ↑ higher "
-            "is better); the best model's marker is filled."
+            "Mean per model with its interval, one panel per metric in the form the verdict uses "
+            "(↓ lower is better, ↑ higher is better); the best model's marker is filled."
         )
         out["summary"] = render_figure(
             _draw_forest, data, metrics, id="fig-summary", caption=caption, alt=alt
         )
-    binned = set(data.by_bin["metric"].astype(str))
-    metrics = [m for m in data.metrics if m in binned]
+    metrics = _verdict_forms(data, set(data.by_bin["metric"].astype(str)))
     if metrics and data.bins():
         alt = (
             f"Line plots, one panel per metric ({', '.join(metrics)}), of each model's mean score "
@@ -373,8 +383,8 @@ def report_figures(data: ReportData) -> dict[str, Figure]:
             f"one line per model ({', '.join(data.models)})."
         )
         caption = (
-            "Mean score per bin of annotations per item, one panel per metric and one line per "
-            "model; n is the number of items in the bin. Differences between models are largest "
+            "Mean score per bin of annotations per item, one panel per metric (in the form the "
+            "verdict uses) and one line per model; n is the number of items in the bin. Differences between models are largest "
             "where the lines separate."
         )
         out["by_bin"] = render_figure(

@@ -54,7 +54,7 @@ MAX_MODEL_COLUMNS = 5
 #: columns would make it wider than the page).
 MAX_METRIC_COLUMNS = 5
 #: Longest differences / reversals table shown; both grow with the square of the models.
-MAX_ROWS = 50
+MAX_ROWS = 30
 #: Below this many items a bootstrap interval is rough; the report says so.
 MIN_ITEMS_FOR_INTERVAL = 30
 FAMILY_LABELS = {"pointwise": "Empirical", "expected": "Expected", "debiased": "Debiased"}

@@ -20,7 +20,7 @@ import pandas as pd
 
 from dissensus.evaluation._selection import base_metrics, observed_scores, supported_prior
 from dissensus.metrics import REGISTRY, get_metric
-from dissensus.report import format_interval, format_number, is_missing
+from dissensus.report import format_estimate, is_missing
 
 if TYPE_CHECKING:
     from dissensus.evaluation._data import ReportData
@@ -213,7 +213,7 @@ def _true_answer(ev: _Tables, base: str, true: pd.DataFrame, row: dict[str, Any]
     rec = {str(k): v for k, v in hit.iloc[0].items()}
     d, lo, hi, p = _oriented(rec, flip=str(rec["model_a"]) != a)
     row.update(best=a, runner_up=b, diff=d, ci_low=lo, ci_high=hi, p_better=p)
-    numbers = f"difference {format_number(d)} {format_interval(lo, hi)} (unbiased estimator)"
+    numbers = f"difference {format_estimate(d, lo, hi)} (unbiased estimator)"
     if excludes_zero(lo, hi):
         row["sentence"] = (
             f"{a} is better than {b} on the true distribution under {base}, P = {p:.2f}, {numbers}"
