@@ -25,7 +25,7 @@ class TestEvaluationRepr:
         ev = _evaluation()
         page = ev._repr_html_()
         assert page.startswith('<div class="table-wrap"><table>')
-        assert "<caption>Evaluation: 4 models × 8 metrics on 50 items" in page
+        assert "<caption>Evaluation: 4 models × 12 metrics on 50 items" in page
         assert len(page) < 8_000
         for metric in ev.metrics:
             assert metric in page

@@ -113,7 +113,7 @@ class AgreementResult:
         Examples
         --------
         >>> from dissensus.agreement import fleiss_kappa
-        >>> r = fleiss_kappa([[2, 0], [1, 1], [0, 2], [2, 0], [0, 2]])
+        >>> r = fleiss_kappa([[2, 0], [1, 1], [0, 2], [2, 0], [0, 2]] * 6)  # 30 items
         >>> low, high = r.confidence_interval(0.9, n_resamples=200, seed=1)
         >>> low <= float(r) <= high
         True

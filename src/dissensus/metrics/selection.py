@@ -191,8 +191,8 @@ def select_estimators(
     >>> counts = rng.multinomial(3, pi)
     >>> preds = np.stack([pi, 0.5 * pi + 0.5 / 3, np.full_like(pi, 1 / 3)])
     >>> sel = select_estimators(counts, preds, ["manhattan"], [0.3, 0.3, 3.0], n_replicas=50)
-    >>> sel.summary[["estimator", "selected"]].shape
-    (3, 2)
+    >>> sel.summary[["estimator", "selected"]].shape  # empirical and debiased (CANDIDATES)
+    (2, 2)
     """
     C = np.asarray(counts)
     Q = np.asarray(predictions, dtype=np.float64)
