@@ -426,5 +426,5 @@ def check_numeric_text(
         return
     odd = [v for v in strings if not _reads_as_number(v)]
     shown = "; ".join(f"{v!r} at {at(v)}" for v in odd[:5])
-    msg = f"Labels of column {column!r}{where} are numbers except {shown} (numbers: {examples(numbers)}): one stray text value would silently turn the whole numeric scale into text categories. Fix or drop those rows; if {odd[0]!r} means a missing label, pass na_values=[{odd[0]!r}] with dropna=True (CLI: --na-values {odd[0]} --dropna); or give every label with scale=[...] (CLI: --labels ...)."
+    msg = f"Labels of column {column!r}{where} are numbers except {shown} (numbers: {examples(numbers)}): one stray text value would silently turn the whole numeric scale into text categories. Fix or drop those rows; if {odd[0]!r} means a missing label, pass na_values=[...] (CLI: --na-values {odd[0]}) with dropna=True (CLI: --dropna); or give every label with scale=[...] (CLI: --labels ...)."
     raise DataError(msg)

@@ -231,4 +231,5 @@ class TestSameRefusalsBothEngines:
         path.write_text("item,annotator,label\n1,a,1\n1,b,2\n2,a,NA\n2,b,3\n", encoding="utf-8")
         res = _run(str(path), *self._engine(engine, address))
         assert res.exit_code != 0
-        assert "--na-values NA --dropna" in str(res.exception)
+        assert "--na-values NA" in str(res.exception)
+        assert "--dropna" in str(res.exception)

@@ -88,9 +88,7 @@ class TestInfer:
         assert s == Scale.nominal(["NEG", "POS"])
 
     def test_ordered_strings_refused(self):
-        with pytest.raises(
-            DataError, match=r"Cannot infer the order of string labels.*Scale\.ordinal"
-        ):
+        with pytest.raises(DataError, match=r"Cannot infer the order of string labels.*--labels"):
             Scale.infer(["low", "high"], ordered=True)
 
     def test_mixed_refused(self):
@@ -194,7 +192,9 @@ class TestLabelText:
     @pytest.mark.parametrize("stray", ["x", "NA", "True"])
     def test_stray_text_among_numbers_is_refused(self, tmp_path, fmt, stray):
         labels = ["1", "2", "3", stray] if fmt != "csv" else [1, 2, 3, stray]
-        with pytest.raises(DataError, match=f"except '{stray}' at .*--na-values {stray} --dropna"):
+        with pytest.raises(
+            DataError, match=f"except '{stray}' at .*--na-values {stray}\\).*--dropna"
+        ):
             self._read(tmp_path, fmt, labels)
 
     def test_stray_marked_missing_reads_as_numbers(self, tmp_path):

@@ -140,10 +140,9 @@ def require_order(scale: Scale, what: str) -> None:
     labels = list(scale.labels)
     msg = (
         f"{what} needs the order of the labels, but {examples(labels, 10)} are text with no "
-        "known order (their alphabetical order is not one). Give the order, lowest first: "
-        f"--labels {','.join(map(str, labels))} rearranged on the command line; in "
-        "Python scale=[...] (e.g. Annotations.from_frame(df, scale=['low', 'mid', 'high'])) "
-        "or an ordered pandas Categorical label column. Or use a nominal measure."
+        "known order (their alphabetical order is not one). Give the order, lowest first, with "
+        f"scale=[...] (CLI: --labels {','.join(map(str, labels))} rearranged) or an ordered "
+        "pandas Categorical label column. Or use a nominal measure."
     )
     raise DataError(msg)
 

@@ -142,7 +142,7 @@ class Scale:
                 msg = f"Labels mix strings and numbers ({examples(labels)}); convert the label column to one type first (e.g. `df[label].astype(str)`)."
                 raise DataError(msg)
             if ordered:
-                msg = f"Cannot infer the order of string labels ({examples(sorted(labels))}); give it explicitly with Scale.ordinal([...])."
+                msg = f"Cannot infer the order of string labels ({examples(sorted(labels))}); give it explicitly, lowest first, with scale=[...] (CLI: --labels low,mid,high)."
                 raise DataError(msg)
             return cls(tuple(sorted(labels)), ordered=False)
         return cls(tuple(sorted(labels)), ordered=True if ordered is None else ordered)
