@@ -11,6 +11,16 @@ from dissensus.cli._messages import FLAG_PARAMETERS, LONGEST_WORD, cli_message
     ("library", "cli"),
     [
         ("pass layout='long' (CLI: --pred-layout long).", "pass --pred-layout long."),
+        (
+            "a.csv: `predictions` row 3 (item 'i003') column 1 is inf",
+            "a.csv: row 3 (item 'i003') column 1 is inf",
+        ),
+        (
+            "evaluate(method='mace') models each annotator; load them with annotator='<column>'.",
+            "--targets mace models each annotator; load them with --annotator COLUMN.",
+        ),
+        ("name them with item=/annotator=/label=.", "name them with --item/--annotator/--label."),
+        ("or pass the full scale with scale=.", "or pass the full scale with --labels."),
         ("pass na_values=[...] (CLI: --na-values) if", "pass --na-values if"),
         (
             "read both with strip_labels=True (CLI: --strip-labels).",
@@ -84,6 +94,7 @@ def test_every_parameter_translated_to_a_flag_is_a_flag() -> None:
     ("library", "cli"),
     [
         ("The 'prior' parameter of dirichlet must be finite", "--prior must be finite"),
+        ("The 'bins' parameter of annotation_bins must be increasing", "--bins must be increasing"),
         (
             "The 'confidence_level' parameter of report must be in (0, 1)",
             "--confidence-level must be in (0, 1)",

@@ -46,11 +46,17 @@ FLAG_HINTS: tuple[tuple[str, Replacement], ...] = (
     (r"\bprior=(['\"]?)(\w+)\1", r"--prior \2"),
     (r"\blabel_sep=(['\"])([^'\"]*)\1", r"--label-sep '\2'"),
     (r"read it with read_lewidi\(path\) or multilabel=True, which gives SetAnnotations", "add --sets to read its sets of labels"),
+    # the prediction reader's hints name the argument; on the command line the file is named
+    (r"`predictions` (row|column)", r"\1"),
+    (r"\bevaluate\(method='(\w+)'\)", r"--targets \1"),
+    (r"\bannotator='<column>'", "--annotator COLUMN"),
+    (r"\bitem=/annotator=/label=", "--item/--annotator/--label"),
+    (r"\bwith scale=(?=[.;]|$)", "with --labels"),
 )  # fmt: skip
 #: Library parameters that a flag of the same name (underscores as hyphens) sets.
 FLAG_PARAMETERS = frozenset(
     {"prior", "confidence_level", "n_resamples", "level", "ci_method", "weights", "measure"}
-    | {"format", "layout", "duplicates", "how", "metrics", "seed", "budget", "targets"}
+    | {"format", "layout", "duplicates", "how", "metrics", "seed", "budget", "targets", "bins"}
 )
 
 
