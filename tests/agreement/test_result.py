@@ -49,3 +49,17 @@ class TestFewItems:
         x = np.arange(12.0).reshape(6, 2) + np.array([0.0, 0.5])
         with pytest.warns(FewItemsWarning, match="only 6 item"):
             icc(x, method="reml").confidence_interval(n_resamples=20)
+
+
+class TestFewItemsCoefficient:
+    """Issue 23: a coefficient from 2 or 3 items came without a word."""
+
+    def test_a_coefficient_from_fewer_than_the_minimum_warns_naming_n(self) -> None:
+        with pytest.warns(FewItemsWarning, match=r"only 2 item\(s\); below 10 items"):
+            krippendorff_alpha([[1, 1, 2], [2, 2, 2]])
+
+    def test_from_the_minimum_on_no_warning(self) -> None:
+        rows = [[2, 1], [0, 3], [3, 0]] * 4  # 12 items
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", FewItemsWarning)
+            fleiss_kappa(rows[:10])

@@ -21,6 +21,11 @@ Resampler = Callable[[float, int, str, str, SeedLike], ConfidenceInterval]
 #: Fewest items an interval is computed from: from one item it has nothing to vary over
 #: (every resample is that item), so it is NaN, never a point, with a FewItemsWarning.
 MIN_ITEMS = 2
+#: Below this many items a coefficient is flagged with a FewItemsWarning: its value is
+#: decided by a handful of items (one item changes a kappa from 9 items by up to about
+#: 1/9 of its range), so it is reported but not to be read as the annotators' agreement.
+#: (Its bootstrap interval is flagged below ``dissensus.stats.MIN_ITEMS_FOR_INTERVAL``, 30.)
+MIN_ITEMS_FOR_COEFFICIENT = 10
 
 
 def _num(x: float) -> str:
@@ -70,6 +75,14 @@ class AgreementResult:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "parts", MappingProxyType(dict(self.parts)))
+        if 0 < self.n_items < MIN_ITEMS_FOR_COEFFICIENT and math.isfinite(self.statistic):
+            # one message for every coefficient of a table: the CLI prints it once
+            msg = (
+                f"An agreement coefficient rests on only {self.n_items} item(s); below "
+                f"{MIN_ITEMS_FOR_COEFFICIENT} items a few items decide its value: annotate more "
+                "items before reading it as the annotators' agreement."
+            )
+            warnings.warn(msg, FewItemsWarning, stacklevel=4)
 
     def __float__(self) -> float:
         return float(self.statistic)
