@@ -41,6 +41,14 @@ class TestReadAnnotations:
         assert ann.scale == Scale.ordinal([2, 3])
         assert ann.counts().values.tolist() == [[1, 1], [0, 2]]
 
+    def test_item_and_label_naming_one_column_is_refused(self, tmp_path):
+        path = _write(tmp_path, "a.csv", LONG_CSV)
+        with pytest.raises(
+            DataError,
+            match=r"Column 'item' in .*a\.csv is named as both the item column and the label column",
+        ):
+            read_annotations(path, item="item", label="item")
+
     def test_tsv_long(self, tmp_path):
         ann = read_annotations(_write(tmp_path, "a.tsv", LONG_CSV.replace(",", "\t")))
         assert ann.counts().values.tolist() == [[1, 1], [0, 2]]
