@@ -89,6 +89,22 @@ class TestFromFrame:
         ):
             Annotations.from_frame(_long(), item="task")
 
+    @pytest.mark.parametrize(
+        ("roles", "first", "second"),
+        [
+            ({"item": "item", "label": "item"}, "item", "label"),
+            ({"annotator": "label"}, "annotator", "label"),
+            ({"item": "annotator"}, "item", "annotator"),
+        ],
+    )
+    def test_one_column_in_two_roles_is_refused(self, roles, first, second):
+        column = next(iter(roles.values()))
+        with pytest.raises(
+            DataError,
+            match=rf"Column '{column}' is named as both the {first} column and the {second} column;.*{first}=\.\.\. or {second}=\.\.\.",
+        ):
+            Annotations.from_frame(_long(), **roles)
+
     def test_missing_annotator_column(self):
         with pytest.raises(DataError, match=r"No annotator column 'worker'.*pass annotator=None"):
             Annotations.from_frame(_long(), annotator="worker")

@@ -41,6 +41,32 @@ class TestReadAnnotations:
         assert ann.scale == Scale.ordinal([2, 3])
         assert ann.counts().values.tolist() == [[1, 1], [0, 2]]
 
+    def test_item_and_label_naming_one_column_is_refused(self, tmp_path):
+        path = _write(tmp_path, "a.csv", LONG_CSV)
+        with pytest.raises(
+            DataError,
+            match=r"Column 'item' in .*a\.csv is named as both the item column and the label column",
+        ):
+            read_annotations(path, item="item", label="item")
+
+    def test_wide_csv_with_a_pandas_index_is_refused(self, tmp_path):
+        path = tmp_path / "wide.csv"
+        pd.DataFrame({"a": [1, 2], "b": [2, 2]}, index=["i1", "i2"]).to_csv(path)
+        with pytest.raises(
+            DataError,
+            match=r"column 1 has no name \(a pandas index written by to_csv\?\): drop it or name it, e\.g\. item=\.\.\.",
+        ):
+            read_annotations(path, layout="wide")
+        ann = read_annotations(path, layout="wide", item="Unnamed: 0")  # named: the item ids
+        assert ann.annotators.tolist() == ["a", "b"]
+        assert ann.items.tolist() == ["i1", "i2"]
+
+    def test_wide_csv_with_an_index_besides_the_item_column_is_refused(self, tmp_path):
+        path = tmp_path / "wide.csv"
+        pd.DataFrame({"item": ["i1", "i2"], "a": [1, 2]}).to_csv(path)
+        with pytest.raises(DataError, match=r"column 1 has no name"):
+            read_annotations(path, layout="wide")
+
     def test_tsv_long(self, tmp_path):
         ann = read_annotations(_write(tmp_path, "a.tsv", LONG_CSV.replace(",", "\t")))
         assert ann.counts().values.tolist() == [[1, 1], [0, 2]]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dissensus import DataDroppedWarning, DataError, LabelCounts, Scale, SetAnnotations
+from dissensus import (
+    DataDroppedWarning,
+    DataError,
+    LabelCounts,
+    LabelSpellingWarning,
+    Scale,
+    SetAnnotations,
+)
 from dissensus.data import read_annotations
 from dissensus.data._sets import format_set
 from dissensus.metrics import get_metric
@@ -47,8 +55,26 @@ class TestFromFrame:
         assert sets.to_frame()["label"].tolist() == [("x",), ("y", "x")]
 
     def test_separator(self) -> None:
-        sets = SetAnnotations.from_frame(frame(["E|N", "N", "", " C | E "]), label_sep="|")
+        sets = SetAnnotations.from_frame(frame(["E|N", "N", "", "C|E"]), label_sep="|")
         assert sets.indicators.astype(int).tolist() == [[0, 1, 1], [0, 0, 1], [0, 0, 0], [1, 1, 0]]
+
+    def test_spaces_after_the_separator_warn_naming_the_variants(self) -> None:
+        with pytest.warns(LabelSpellingWarning, match=r"' b' vs 'b'|'b' vs ' b'"):
+            sets = SetAnnotations.from_frame(frame(["a, b", "b"]), label_sep=",")
+        assert sets.scale.labels == (" b", "a", "b")
+
+    def test_trailing_space_and_nfd_warn_naming_the_variants(self) -> None:
+        with pytest.warns(LabelSpellingWarning, match=r"'a ' vs 'a'|'a' vs 'a '"):
+            SetAnnotations.from_frame(frame([["a "], ["a"]]))
+        nfc, nfd = unicodedata.normalize("NFC", "é"), unicodedata.normalize("NFD", "é")
+        with pytest.warns(LabelSpellingWarning, match=f"{nfc!r} vs {nfd!r}"):
+            SetAnnotations.from_frame(frame([[nfc], [nfd]]))
+
+    def test_a_number_and_its_text_across_sets_are_refused(self) -> None:
+        with pytest.raises(
+            DataError, match=r"holds 1 as a number at row 0 and '1' as text at row 1"
+        ):
+            SetAnnotations.from_frame(frame([[1, 2], ["1"]]))
 
     def test_json_and_python_list_text(self) -> None:
         sets = SetAnnotations.from_frame(frame(['["E", "N"]', "['N']", "[]", '["C"]']))

@@ -29,19 +29,30 @@ Duplicates = Literal["error", "first", "last", "keep"]
 DUPLICATES: tuple[str, ...] = ("error", "first", "last", "keep")
 
 
+#: The roles of the columns of a long table, each its own column.
+_ROLES = ("item", "annotator", "label")
+
+
 def checked_frame(
     df: pd.DataFrame, caller: str, columns: dict[str, str | None], source: str | None
 ) -> pd.DataFrame:
     """The pandas frame (a Dask one computed once), refused when a named column is absent.
 
     ``columns`` maps a role (``"item"``, ``"meta 'year'"``, ``"annotator 'r1'"``)
-    to its column; the message names the option that chooses the column.
+    to its column; the message names the option that chooses the column. The
+    item, annotator and label roles naming one column is refused.
     """
     df = computed(df)
     given: object = df  # users pass other things despite the annotation
     if not isinstance(given, pd.DataFrame):
         msg = f"{caller} expects a pandas DataFrame; got {type(given).__name__}."
         raise TypeError(msg)
+    named = [(role, c) for role, c in columns.items() if role in _ROLES and c is not None]
+    for k, (role, col) in enumerate(named):
+        other = next((r for r, c in named[k + 1 :] if c == col), None)
+        if other is not None:  # one column read twice would silently pass as two
+            msg = f"Column {col!r}{in_source(source)} is named as both the {role} column and the {other} column; each role needs a column of its own: name another with {role}=... or {other}=..."
+            raise DataError(msg)
     missing = {role: c for role, c in columns.items() if c is not None and c not in df.columns}
     if missing:
         role, col = next(iter(missing.items()))

@@ -28,6 +28,24 @@ from dissensus.data._tables import (
     refuse_nested,
 )
 
+#: How pandas names a column whose header cell is empty.
+_UNNAMED = re.compile(r"Unnamed: \d+")
+
+
+def _refuse_unnamed(df: pd.DataFrame, raters: Sequence[Any], path: PathLike) -> None:
+    """Refuse an annotator column with an empty header: most likely an index, not an annotator.
+
+    ``df.to_csv(path)`` writes the index first under an empty header cell,
+    which pandas reads back as ``'Unnamed: 0'``; counted as an annotator its
+    item ids (or row numbers) would silently become labels.
+    """
+    named = {str(c) for c in raters}
+    for k, c in enumerate(df.columns):
+        if isinstance(c, str) and c in named and _UNNAMED.fullmatch(c):
+            msg = f"'{path}': column {k + 1} has no name (a pandas index written by to_csv?): drop it or name it, e.g. item=... (pandas reads it as {c!r}); without a name it would count as an annotator."
+            raise DataError(msg)
+
+
 Format = Literal[
     "csv",
     "tsv",
@@ -187,6 +205,7 @@ def read_annotations(
         raters = (
             list(annotators) if annotators else [c for c in df.columns if c not in (item, *meta)]
         )
+        _refuse_unnamed(df, raters, path)
         refuse_nested(df, raters, path, _ONE_LABEL)
         refuse_nested(df, list(meta), path, _ONE_META)
         refuse_all_empty(df, raters, path, "label cells")

@@ -23,7 +23,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from dissensus._exceptions import DataError
-from dissensus._validation import check_option, examples
+from dissensus._validation import check_option, check_text_values, examples
 from dissensus.data._annotations import (
     DUPLICATES,
     Annotations,
@@ -70,7 +70,8 @@ def _parse_text(text: str, label_sep: str | None) -> list[Any]:
     """A text cell: labels separated by ``label_sep``, or a JSON / Python list literal."""
     stripped = text.strip()
     if label_sep is not None:
-        return [] if not stripped else [v.strip() for v in stripped.split(label_sep)]
+        # Parts are not stripped: " b" in "a, b" is checked (and warned about) as any label is.
+        return [] if not stripped else stripped.split(label_sep)
     if stripped.startswith("["):
         try:
             parsed = json.loads(stripped)
@@ -85,8 +86,8 @@ def _parse_text(text: str, label_sep: str | None) -> list[Any]:
     raise ValueError(msg)
 
 
-def _parse_cell(value: Any, label_sep: str | None) -> tuple[Label, ...]:
-    """The labels of one cell, in the order written (repeats kept for the caller to refuse)."""
+def _parse_cell(value: Any, label_sep: str | None) -> tuple[Any, ...]:
+    """The labels of one cell as written, in order (repeats kept for the caller to refuse)."""
     if isinstance(value, str):
         raw = _parse_text(value, label_sep)
     elif isinstance(value, _COLLECTIONS):
@@ -103,8 +104,59 @@ def _parse_cell(value: Any, label_sep: str | None) -> tuple[Label, ...]:
             sep = f" (a doubled or trailing {label_sep!r}?)" if label_sep is not None else ""
             msg = f"{value!r} holds an empty label{sep}, which would count as a label of its own; remove it"
             raise ValueError(msg)
-        out.append(text_label(v) if isinstance(v, str) else _normalise_label(v))  # "1" is 1
+        out.append(v)
     return tuple(out)
+
+
+def _as_label(value: Any) -> Label:
+    """A label as written: text that reads as a number is that number ("1" is 1), other text kept as is."""
+    if not isinstance(value, str):
+        return _normalise_label(value)
+    number = text_label(value)
+    return value if isinstance(number, str) else number
+
+
+def _check_labels(
+    raw: list[tuple[Any, ...]],
+    codes: npt.NDArray[np.intp],
+    label: str,
+    index: pd.Index,
+    source: str | None,
+) -> None:
+    """The single-label text checks on the labels of the sets, as written.
+
+    Spelling variants (``"a "`` vs ``"a"``, NFC vs NFD) warn through
+    :func:`~dissensus._validation.check_text_values`; a number written both
+    as a number and as text (``1`` and ``"1"``) is refused, since both would
+    silently become one label.
+    """
+    where = in_source(source)
+    sizes = np.fromiter(map(len, raw), dtype=np.intp, count=len(raw))
+    owner = np.repeat(np.arange(len(raw), dtype=np.intp), sizes)
+    flat = pd.Series([v for cell in raw for v in cell], dtype=object)
+
+    def at(value: Any) -> str:
+        mine = flat.map(lambda v: type(v) is type(value) and v == value).to_numpy(dtype=bool)
+        rows = np.flatnonzero(np.isin(codes, owner[mine]))
+        return locations(index, rows, source)
+
+    is_text = flat.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
+    texts = pd.unique(flat[is_text])
+    check_text_values(
+        texts,
+        noun="Label",
+        where=where,
+        at=at,
+        fix="Fix the spelling; with label_sep, include the spaces around the separator in it (e.g. label_sep=', ').",
+    )
+    read = {_as_label(v): v for v in texts}
+    numbers = [v for v in pd.unique(flat[~is_text]) if not _is_bool(v)]
+    clash = [v for v in numbers if _normalise_label(v) in read]
+    if clash:
+        n = clash[0]
+        s = read[_normalise_label(n)]
+        msg = f"Label column {label!r}{where} holds {py(n)!r} as a number at {at(n)} and {s!r} as text at {at(s)}; both would silently become one label. Write the labels of the column one way (all numbers or all text)."
+        raise DataError(msg)
 
 
 def _is_bool(v: Any) -> bool:
@@ -227,7 +279,11 @@ class SetAnnotations(ItemAnnotatorCodes):
             ``"entailment|neutral"`` (``""`` is then the empty set). Without
             it, text cells are JSON or Python list literals (``'["a", "b"]'``,
             ``'[]'``); lists, tuples, sets and arrays are read as they are.
-            Text that reads as a number is that number (``"1"`` is 1).
+            Text that reads as a number is that number (``"1"`` is 1);
+            other labels are kept as written, and checked as single labels
+            are: spelling variants (``"a "`` vs ``"a"``, NFC vs NFD, or
+            ``" b"`` from ``"a, b"``: pass ``label_sep=", "``) warn, and a
+            number written both as a number and as text is refused.
         item, annotator, label, meta, dropna, duplicates, source
             See :mod:`dissensus.data`. A missing cell is a missing
             annotation, not the empty set.
@@ -248,7 +304,7 @@ class SetAnnotations(ItemAnnotatorCodes):
         # Parse each distinct cell once: lists are not hashable, their tuples are.
         keys = column.map(_hashable).where(~missing, None)
         codes, uniq = pd.factorize(keys, use_na_sentinel=True)
-        cells: list[tuple[Label, ...]] = []
+        cells: list[tuple[Any, ...]] = []
         for k, value in enumerate(uniq):
             try:
                 cells.append(_parse_cell(value, label_sep))
@@ -257,16 +313,18 @@ class SetAnnotations(ItemAnnotatorCodes):
                 nested = f"{py(column.iloc[int(rows[0])])!r} nests a collection; a set holds labels (numbers or strings)"
                 msg = f"Label column {label!r}{where} at {locations(df.index, rows, source)}: {nested if value is _NESTED else exc}."
                 raise DataError(msg) from None
-        universe = _universe(cells, scale)
+        _check_labels(cells, codes, label, df.index, source)
+        labels = [tuple(map(_as_label, cell)) for cell in cells]
+        universe = _universe(labels, scale)
         keyed: dict[str, Any] = {"item": item, "annotator": annotator, "meta": meta}
         keyed.update(dropna=dropna, duplicates=duplicates, source=source)
         try:
-            Z = _indicators(cells, universe)
+            Z = _indicators(labels, universe)
         except _BadSetError as exc:
             rows = np.flatnonzero(codes == exc.cell)
             first = int(rows[0])
             who = f" by annotator {py(df[annotator].iloc[first])!r}" if annotator else ""
-            msg = f"Set {list(cells[exc.cell])!r} of item {py(df[item].iloc[first])!r}{who}{where} at {locations(df.index, rows, source)} (column {label!r}): {exc}."
+            msg = f"Set {list(labels[exc.cell])!r} of item {py(df[item].iloc[first])!r}{who}{where} at {locations(df.index, rows, source)} (column {label!r}): {exc}."
             raise DataError(msg) from None
         return cls._build(df, Z, codes, universe, label, **keyed)
 
