@@ -57,6 +57,12 @@ class TestAgreementCommand:
         assert k["ci_low"] < k["value"] < k["ci_high"]
         assert "[" in out  # the interval column is printed
 
+    def test_too_many_resamples_are_refused_with_the_range(self) -> None:
+        code, _, err = _run("--confidence-level", "0.9", "--n-resamples", "100000000000")
+        assert code == 2
+        assert "--n-resamples" in err
+        assert "2<=x<=10000000" in err
+
     def test_reads_a_file_with_groups(self, tmp_path: Path) -> None:
         rows = []
         for item in range(6):

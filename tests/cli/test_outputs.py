@@ -108,6 +108,14 @@ class TestEvaluateOut:
         assert main(_args(files, tmp_path / "o", "--n-resamples", "1")) == EXIT_BAD_INPUT
         assert "--n-resamples" in capsys.readouterr().err
 
+    def test_too_many_resamples_are_refused_with_the_range(self, files, tmp_path, capsys):
+        args = _args(files, tmp_path / "o", "--n-resamples", "1000000000000")
+        assert main(args) == EXIT_BAD_INPUT
+        err = capsys.readouterr().err
+        assert "--n-resamples" in err
+        assert "2<=x<=10000000" in err
+        assert "MemoryError" not in err
+
     def test_a_rerun_replaces_the_set_and_the_manifest_ties_it(self, files, tmp_path, capsys):
         out = tmp_path / "out"
         assert main(_args(files, out, "--seed", "1")) == EXIT_OK

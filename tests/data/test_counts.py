@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 
 from dissensus import Annotations, DataError, LabelCounts, Scale
-from dissensus.data import as_label_counts
+from dissensus.data import _counts, as_label_counts
 from tests.strategies import count_matrices
 
 
@@ -196,3 +196,41 @@ class TestWideItemColumn:
         df = pd.DataFrame({"item_id": [1, 2], "a": [1, 2], "b": [2, 2]})
         with pytest.raises(DataError, match=r"item='<column>'.*item=None"):
             LabelCounts.from_wide(df)
+
+
+class TestCountTableSize:
+    """Issue 23: a label column that is really an id asked for an N x K table of 74.5 GiB."""
+
+    @staticmethod
+    def _ids_as_labels(n: int) -> pd.DataFrame:
+        return pd.DataFrame(
+            {"item": np.arange(n), "annotator": "a", "label": [f"id{i}" for i in range(n)]}
+        )
+
+    def test_the_real_size_is_refused_before_allocating(self):
+        with pytest.raises(DataError) as info:
+            _counts.check_count_table(100_000, 100_000)
+        text = str(info.value)
+        for part in ("100,000 distinct labels (K)", "100,000 items (N)", "74.5 GiB", "--label"):
+            assert part in text
+
+    def test_too_many_labels_in_long_annotations(self, monkeypatch):
+        monkeypatch.setattr(_counts, "MAX_LABELS", 20)
+        ann = Annotations.from_frame(self._ids_as_labels(30))
+        with pytest.raises(DataError, match=r"30 distinct labels \(K\) over 30 items \(N\)"):
+            ann.counts()
+        assert Annotations.from_frame(self._ids_as_labels(20)).counts().K == 20
+
+    def test_too_many_bytes(self, monkeypatch):
+        monkeypatch.setattr(_counts, "MAX_COUNT_BYTES", 30 * 30 * 8 - 1)
+        with pytest.raises(DataError, match=r"7,200 bytes .* Is the label column"):
+            Annotations.from_frame(self._ids_as_labels(30)).counts()
+
+    def test_wide_tables_of_labels_and_of_numbers(self, monkeypatch):
+        monkeypatch.setattr(_counts, "MAX_LABELS", 5)
+        words = pd.DataFrame({"a": [f"w{i}" for i in range(6)], "b": ["w0"] * 6})
+        with pytest.raises(DataError, match="6 distinct labels"):
+            LabelCounts.from_wide(words)
+        numbers = pd.DataFrame({"item": range(6), "a": range(6), "b": range(6)})
+        with pytest.raises(DataError, match="6 distinct labels"):
+            LabelCounts.from_wide(numbers)

@@ -8,6 +8,7 @@ the same fragment, no "internal error", no Python parameter where a flag is mean
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import json
@@ -406,6 +407,43 @@ class TestPipes:
         monkeypatch.setattr(_tables, "MAX_PIPE_BYTES", 16)
         with pytest.raises(DataError, match=r"is a pipe that sent more than 16 bytes"):
             read_annotations(self._pipe(tmp_path, _LONG))
+
+    def test_a_pipe_is_read_in_chunks(self, tmp_path, monkeypatch):
+        monkeypatch.setattr(_tables, "_PIPE_CHUNK", 3)
+        assert read_annotations(self._pipe(tmp_path, _LONG)).n_items == 2
+
+    def test_info_reads_a_pipe(self, tmp_path, capsys):
+        assert main(["info", str(self._pipe(tmp_path, _LONG))]) == 0
+        assert "MemoryError" not in capsys.readouterr().err
+
+    def test_an_endless_pipe_is_refused_at_the_limit(self, tmp_path, monkeypatch):
+        monkeypatch.setattr(_tables, "MAX_PIPE_BYTES", 1000)
+        monkeypatch.setattr(_tables, "_PIPE_CHUNK", 64)
+        path = tmp_path / "endless.csv"
+        os.mkfifo(path)
+
+        def feed() -> None:
+            # Writes until the reader closes the pipe (BrokenPipeError).
+            with contextlib.suppress(BrokenPipeError), path.open("wb") as fh:
+                fh.write(b"item,annotator,label\n")
+                while True:
+                    fh.write(b"1,a,x\n" * 100)
+
+        threading.Thread(target=feed, daemon=True).start()
+        with pytest.raises(DataError, match=r"is a pipe that sent more than 1,000 bytes"):
+            read_annotations(path)
+
+
+class TestOutOfMemory:
+    def test_memory_error_while_reading_is_a_data_error(self, tmp_path, monkeypatch):
+        path = _write(tmp_path, "a.csv", _LONG)
+
+        def exhausted(self: Path) -> bytes:
+            raise MemoryError
+
+        monkeypatch.setattr(Path, "read_bytes", exhausted)
+        with pytest.raises(DataError, match=r"too large to read into memory: .*--engine dask"):
+            read_annotations(path)
 
 
 class TestDirectory:

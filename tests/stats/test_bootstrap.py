@@ -9,6 +9,7 @@ from scipy import stats
 from dissensus import FewItemsWarning
 from dissensus.stats import item_keys, poisson_weights
 from dissensus.stats._bootstrap import (
+    MAX_RESAMPLES,
     MIN_ITEMS_FOR_INTERVAL,
     ConfidenceInterval,
     bca_interval,
@@ -75,6 +76,16 @@ class TestBootstrapWeights:
             bootstrap_weights(5, 0)
         with pytest.raises(ValueError, match="'n' parameter"):
             bootstrap_weights(0, 5)
+
+    def test_too_many_resamples_are_refused_before_allocating(self) -> None:
+        # 10^11 resamples would need terabytes; the refusal names the limit.
+        for draw in (
+            lambda: bootstrap_weights(5, 10**11),
+            lambda: pattern_bootstrap_weights([2, 3], MAX_RESAMPLES + 1),
+            lambda: poisson_weights(item_keys([1, 2]), 10**12),
+        ):
+            with pytest.raises(ValueError, match="at most 10,000,000"):
+                draw()
 
 
 class TestPatternBootstrapWeights:

@@ -21,7 +21,7 @@ from dissensus.cli._agreement_sets import (
     set_agreement_table,
 )
 from dissensus.cli._messages import warnings_as_lines
-from dissensus.cli._reader_options import load_annotations, reader_options
+from dissensus.cli._reader_options import RESAMPLES_RANGE, load_annotations, reader_options
 from dissensus.data import LabelCounts, as_label_counts
 from dissensus.datasets import load_example
 
@@ -296,7 +296,11 @@ def emit_report(
     "--confidence-level", type=float, default=None, help="Bootstrap interval coverage, e.g. 0.95."
 )
 @click.option(
-    "--n-resamples", type=int, default=1000, show_default=True, help="Bootstrap resamples."
+    "--n-resamples",
+    type=RESAMPLES_RANGE,
+    default=1000,
+    show_default=True,
+    help="Bootstrap resamples (2 to 10,000,000).",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
 @click.option(

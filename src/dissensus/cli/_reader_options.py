@@ -100,8 +100,13 @@ prior_option = option(
     "jeffreys, empirical, hierarchical or a number.",
 )  # fmt: skip
 seed_option = option("--seed", type=int, default=0, help="Seed of every random step.")
-resamples_option = count_option(
-    "--n-resamples", default=1000, minimum=2, help="Bootstrap resamples (at least 2)."
+#: Bounds of every ``--n-resamples``: the library refuses more than 10^7 resamples.
+RESAMPLES_RANGE = click.IntRange(2, 10_000_000)
+resamples_option = option(
+    "--n-resamples",
+    default=1000,
+    type=RESAMPLES_RANGE,
+    help="Bootstrap resamples (2 to 10,000,000).",
 )
 test_size_option = option(
     "--test-size", type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True), default=0.3,

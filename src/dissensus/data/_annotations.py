@@ -21,7 +21,13 @@ from dissensus._validation import (
     examples,
     is_dask,
 )
-from dissensus.data._counts import LabelCounts, check_columns, encode_wide, numeric_wide
+from dissensus.data._counts import (
+    LabelCounts,
+    check_columns,
+    check_count_table,
+    encode_wide,
+    numeric_wide,
+)
 from dissensus.data._scale import Scale, encode_labels
 from dissensus.data._tables import in_source, locations, py
 
@@ -198,6 +204,7 @@ class ItemAnnotatorCodes:
     def _tally(self, codes: npt.NDArray[np.int64], scale: Scale) -> LabelCounts:
         """How many annotations of each item have each code (a column of ``scale``)."""
         K = scale.K
+        check_count_table(self.n_items, K)
         flat = np.bincount(self.item_codes * K + codes, minlength=self.n_items * K)
         return LabelCounts(
             flat.reshape(self.n_items, K).astype(np.int64), self.items, scale, self.meta

@@ -26,6 +26,28 @@ from dissensus.data._tables import first_repeat
 #: Largest number of annotations of one item: beyond 2**53 neither the int64 sums (which
 #: wrap past 2**63) nor the float64 posteriors built on them are exact.
 MAX_ITEM_TOTAL = 2**53
+#: Most distinct labels of one scale: more is almost always an id column read as labels.
+MAX_LABELS = 10_000
+#: Largest (N, K) int64 count table built in memory (8 GiB).
+MAX_COUNT_BYTES = 8 * 2**30
+
+
+def check_count_table(n_items: int, n_labels: int) -> None:
+    """Refuse an ``(n_items, n_labels)`` int64 count table before allocating it.
+
+    Refused beyond :data:`MAX_LABELS` labels or :data:`MAX_COUNT_BYTES` bytes
+    (``N * K * 8``): 100,000 distinct labels over 100,000 items would take
+    74.5 GiB, and such a label set is nearly always a column of ids.
+    """
+    need = n_items * n_labels * 8
+    if n_labels > MAX_LABELS or need > MAX_COUNT_BYTES:
+        msg = (
+            f"{n_labels:,} distinct labels (K) over {n_items:,} items (N): the N x K label "
+            f"count table would take {need:,} bytes ({need / 2**30:,.1f} GiB; limits: "
+            f"{MAX_LABELS:,} labels, {MAX_COUNT_BYTES:,} bytes). Is the label column (--label) the right "
+            "column? A column of ids or free text gives one label per annotation."
+        )
+        raise DataError(msg)
 
 
 def check_item_totals(values: npt.NDArray[np.int64], items: pd.Index, name: str) -> None:
@@ -270,6 +292,7 @@ class LabelCounts(Matrix):
             r, c = np.nonzero(pd.notna(cells))
             labels = pd.Series(cells[r, c], index=index[r], dtype=object)
             sc, codes = encode_labels(labels, scale, ordered, source=None, column="label")
+            check_count_table(len(index), sc.K)
             flat = np.bincount(r * sc.K + codes, minlength=len(index) * sc.K)
             return cls(flat.reshape(len(index), sc.K).astype(np.int64), index, sc)
         wc = encode_wide(VT, scale, ordered=ordered)
@@ -409,6 +432,7 @@ class WideCodes:
         """``(K, N)`` label counts per item: a comparison pass per label, or one bincount beyond 32."""
         M, N = self.codes.shape
         K = self.K
+        check_count_table(N, K)
         if K > _MAX_COMPARE:
             width = K + 2
             flat = self.codes.astype(np.intp) + (width * np.arange(N, dtype=np.intp))[None, :]

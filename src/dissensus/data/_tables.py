@@ -53,6 +53,8 @@ _EXACT_FLOAT = 2.0**53
 _UNCLOSED = re.compile(r"EOF inside string starting at row (\d+)")
 #: Most bytes read from a pipe: a stream that never ends is refused, not read until memory runs out.
 MAX_PIPE_BYTES = 1 << 32
+#: Bytes read from a pipe at a time (the limit is never preallocated).
+_PIPE_CHUNK = 1 << 20
 _BOM = b"\xef\xbb\xbf"
 _EXPORT = "export the sheet as CSV (UTF-8)"
 #: (magic bytes, what the file is, how to read it), checked against the first bytes of a text file.
@@ -155,23 +157,44 @@ def existing_file(path: PathLike) -> Path:
 def read_input(path: Path, expected: str) -> bytes:
     """The bytes of ``path`` (see :func:`existing_file`), refused when empty.
 
-    A pipe is read up to :data:`MAX_PIPE_BYTES` and refused beyond, so an
-    endless stream ends in a clear error instead of exhausting memory.
+    A pipe is read in chunks of :data:`_PIPE_CHUNK` bytes up to
+    :data:`MAX_PIPE_BYTES` and refused beyond, so an endless stream ends in a
+    clear error instead of exhausting memory (one ``read(MAX_PIPE_BYTES + 1)``
+    would preallocate the whole limit). Running out of memory while reading
+    any input is a :class:`DataError` pointing to the out-of-core engine.
     ``expected`` names the format for the message (``"a CSV file with a header line"``).
     """
     p = existing_file(path)
-    if stat.S_ISFIFO(p.stat().st_mode):
-        with p.open("rb") as fh:
-            raw = fh.read(MAX_PIPE_BYTES + 1)
-        if len(raw) > MAX_PIPE_BYTES:
-            msg = f"'{path}' is a pipe that sent more than {MAX_PIPE_BYTES:,} bytes; save the data to a file and read the file."
-            raise DataError(msg)
-    else:
-        raw = p.read_bytes()
+    try:
+        raw = _read_pipe(p, path) if stat.S_ISFIFO(p.stat().st_mode) else p.read_bytes()
+    except MemoryError:
+        size = "" if stat.S_ISFIFO(p.stat().st_mode) else f" ({p.stat().st_size:,} bytes)"
+        msg = (
+            f"The input is too large to read into memory: '{path}'{size}; "
+            "use --engine dask for larger-than-memory data."
+        )
+        raise DataError(msg) from None
     if not raw.strip():
         msg = f"'{path}' is empty{'' if not raw else ' (only whitespace)'}; expected {expected}."
         raise DataError(msg)
     return raw
+
+
+def _read_pipe(p: Path, path: Path) -> bytes:
+    """All bytes of the pipe ``p``, refused once more than :data:`MAX_PIPE_BYTES` arrived."""
+    chunks: list[bytes] = []
+    total = 0
+    with p.open("rb") as fh:
+        while chunk := fh.read(_PIPE_CHUNK):
+            total += len(chunk)
+            if total > MAX_PIPE_BYTES:
+                msg = (
+                    f"'{path}' is a pipe that sent more than {MAX_PIPE_BYTES:,} bytes; "
+                    "save the data to a file and read the file."
+                )
+                raise DataError(msg)
+            chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def refuse_binary(raw: bytes, path: PathLike, kind: str) -> None:

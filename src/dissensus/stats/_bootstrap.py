@@ -68,6 +68,10 @@ _SUB_CELLS = 2**18
 #: very flat products (measured: (5, 10^6) @ (10^6, 24) is 20-60 times slower
 #: per row than (32, 10^6) @ (10^6, 24) with BLAS threads on a busy machine).
 _CHUNK_CELLS = 8 * 2**20
+#: Most resamples a bootstrap draws: 10^7 already pins a 95% percentile to
+#: about 0.01 standard errors, and more only exhausts memory (the resampled
+#: statistics alone take 8 bytes each).
+MAX_RESAMPLES = 10**7
 
 
 class ConfidenceInterval(NamedTuple):
@@ -83,6 +87,12 @@ def _check_sizes(func: str, n: int, n_resamples: int) -> None:
         raise ValueError(msg)
     if int(n_resamples) < 1:
         msg = f"The 'n_resamples' parameter of {func} must be at least 1. Got {n_resamples!r} instead."
+        raise ValueError(msg)
+    if int(n_resamples) > MAX_RESAMPLES:
+        msg = (
+            f"The 'n_resamples' parameter of {func} must be at most {MAX_RESAMPLES:,} "
+            f"(the most resamples a bootstrap draws). Got {n_resamples!r} instead."
+        )
         raise ValueError(msg)
 
 
