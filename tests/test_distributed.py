@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dissensus import DataError, LabelSpellingWarning, evaluate
+from dissensus import DataError, FewItemsWarning, LabelSpellingWarning, evaluate
 from dissensus import posterior as P
 from dissensus.agreement import (
     brennan_prediger,
@@ -363,6 +363,7 @@ class TestAgreement:
         c = D.label_counts(df, scale=[1, 2], npartitions=8)
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # no warning from empty partitions
+            warnings.simplefilter("ignore", FewItemsWarning)  # 3 items, on purpose
             got = D.agreement(c, ["fleiss_kappa"], confidence_level=0.9, n_resamples=20, seed=0)
         want = fleiss_kappa(LabelCounts.from_array([[2, 0], [1, 1], [0, 2]], items=[1, 2, 3]))
         assert got["fleiss_kappa"].statistic == pytest.approx(want.statistic, abs=1e-12)
