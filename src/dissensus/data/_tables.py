@@ -51,8 +51,10 @@ _FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
 #: From 2**53 on, float64 does not hold every integer: ids stored as floats there are not exact.
 _EXACT_FLOAT = 2.0**53
 _UNCLOSED = re.compile(r"EOF inside string starting at row (\d+)")
-#: Most bytes read from a pipe: a stream that never ends is refused, not read until memory runs out.
-MAX_PIPE_BYTES = 1 << 32
+#: Most bytes read from a pipe: a stream that never ends is refused within seconds, not read
+#: until memory runs out. A pipe is held in memory whole (and parsed into a second copy), so
+#: data larger than this belongs in a file (read in place) or on the Dask engine.
+MAX_PIPE_BYTES = 1 << 30
 #: Bytes read from a pipe at a time (the limit is never preallocated).
 _PIPE_CHUNK = 1 << 20
 _BOM = b"\xef\xbb\xbf"
