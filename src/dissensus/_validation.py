@@ -116,8 +116,24 @@ def describe_row(i: int, items: Items = None) -> str:
     return f"row {i}" if items is None else f"row {i} (item {examples([items[i]])})"
 
 
+def as_array(x: npt.ArrayLike, name: str, dtype: type | None = None) -> npt.NDArray[Any]:
+    """``np.asarray(x)``, with rows of different lengths refused by name (not numpy's words)."""
+    try:
+        return np.asarray(x) if dtype is None else np.asarray(x, dtype=dtype)
+    except ValueError as exc:
+        if "inhomogeneous" not in str(exc):
+            raise
+        rows: Any = x
+        lengths = sorted({len(row) for row in rows if hasattr(row, "__len__")})
+        msg = (
+            f"`{name}` has rows of different lengths ({', '.join(map(str, lengths))}); an (N items, "
+            "K categories) array needs the same K entries in every row (0 for an unused label)."
+        )
+        raise DataError(msg) from None
+
+
 def _as_2d(x: npt.ArrayLike, name: str, dtype: type | None = None) -> npt.NDArray[Any]:
-    arr = np.asarray(x) if dtype is None else np.asarray(x, dtype=dtype)
+    arr = as_array(x, name, dtype)
     if arr.ndim == 1:
         msg = (
             f"`{name}` must be a 2-D (N items, K categories) array; got 1-D of length "

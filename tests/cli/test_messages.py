@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from dissensus.cli import EXIT_BAD_INPUT, main
 from dissensus.cli._messages import FLAG_PARAMETERS, LONGEST_WORD, cli_message
 
 
@@ -107,3 +108,8 @@ def test_every_parameter_translated_to_a_flag_is_a_flag() -> None:
 )
 def test_parameter_errors_name_the_flag_when_there_is_one(library: str, cli: str) -> None:
     assert cli_message(library) == cli
+
+
+def test_a_negative_seed_is_refused_by_its_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["agreement", "--seed", "-1"]) == EXIT_BAD_INPUT
+    assert "--seed" in capsys.readouterr().err

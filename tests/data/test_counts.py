@@ -234,3 +234,9 @@ class TestCountTableSize:
         numbers = pd.DataFrame({"item": range(6), "a": range(6), "b": range(6)})
         with pytest.raises(DataError, match="6 distinct labels"):
             LabelCounts.from_wide(numbers)
+
+
+def test_ragged_rows_are_refused_by_name() -> None:
+    # numpy's own words ("inhomogeneous shape after 1 dimensions") told nothing
+    with pytest.raises(DataError, match=r"`values` has rows of different lengths \(1, 2\)"):
+        LabelCounts.from_array([[1, 2], [1]])

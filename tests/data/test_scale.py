@@ -236,3 +236,10 @@ class TestLabelText:
         cat = pd.Categorical(["b", "a"], categories=["b", "a"])
         df = pd.DataFrame({"item": [1, 1], "annotator": list("ab"), "label": cat})
         assert Annotations.from_frame(df).scale == Scale.nominal(["b", "a"])
+
+
+def test_list_labels_point_to_set_annotations() -> None:
+    # a list per annotation is a set of labels: "unhashable type: 'list'" said nothing of that
+    df = pd.DataFrame({"item": [1, 1], "annotator": ["a", "b"], "label": [["x", "y"], ["x"]]})
+    with pytest.raises(DataError, match=r"hold collections.*SetAnnotations.*--sets"):
+        Annotations.from_frame(df)

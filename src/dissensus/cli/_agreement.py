@@ -302,7 +302,9 @@ def emit_report(
     show_default=True,
     help="Bootstrap resamples (2 to 10,000,000).",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
+@click.option(
+    "--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Bootstrap seed."
+)
 @click.option(
     "--json",
     "json_out",

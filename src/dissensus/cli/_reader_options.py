@@ -99,7 +99,9 @@ prior_option = option(
     "--prior", default=DEFAULT_PRIOR, help="Dirichlet prior of the expected metrics: uniform, "
     "jeffreys, empirical, hierarchical or a number.",
 )  # fmt: skip
-seed_option = option("--seed", type=int, default=0, help="Seed of every random step.")
+seed_option = option(
+    "--seed", type=click.IntRange(min=0), default=0, help="Seed of every random step."
+)
 #: Bounds of every ``--n-resamples``: the library refuses more than 10^7 resamples.
 RESAMPLES_RANGE = click.IntRange(2, 10_000_000)
 resamples_option = option(

@@ -19,7 +19,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from dissensus._exceptions import DataError
-from dissensus._validation import as_count_matrix, computed, describe_row, examples
+from dissensus._validation import as_array, as_count_matrix, computed, describe_row, examples
 from dissensus.data._scale import Scale, encode_labels, given_scale
 from dissensus.data._tables import first_repeat
 
@@ -202,7 +202,7 @@ class LabelCounts(Matrix):
             For NaN, negative or fractional counts, a row summing to more than
             :data:`MAX_ITEM_TOTAL`, or ids / labels not matching the shape.
         """
-        raw = np.asarray(values)
+        raw = as_array(values, "values")
         if raw.ndim == 2:
             index = as_items(items, raw.shape[0], "`values`")
             arr = as_count_matrix(raw, "values", items=index)
@@ -451,7 +451,7 @@ class WideCodes:
             return
         flat = np.flatnonzero(np.ascontiguousarray(self.codes.T) == self.K + 1)
         rows, cols = np.divmod(flat, self.codes.shape[0])
-        msg = f"{rows.size} labels{where} are not on the scale {examples(list(self.scale.labels), 10)}: {examples(pd.unique(VT[cols, rows]))} (first in column {columns[int(cols[0])]!r}) at {at(np.unique(rows))}. Fix the labels or pass a scale that includes them."
+        msg = f"{rows.size} labels{where} are not on the scale {examples(list(self.scale.labels), 10)}: {examples(pd.unique(VT[cols, rows]))} (first in column {columns[int(cols[0])]!r}) at {at(np.unique(rows))}. Fix the labels or pass a scale that includes them: scale=[...] (CLI: --labels)."
         raise DataError(msg)
 
     def first_rows(self) -> IntArray:

@@ -95,7 +95,7 @@ class Scale:
         index = pd.Index(labels, dtype=object)
         if index.has_duplicates:
             dup = index[index.duplicated()].unique().tolist()
-            msg = f"Scale labels must be distinct; repeated: {examples(dup)}."
+            msg = f"Scale labels must be distinct; repeated: {examples(dup)}. Give each label once in scale=[...] (CLI: --labels)."
             raise DataError(msg)
         kinds = {type(v) is str for v in labels}
         if len(kinds) > 1:
@@ -269,8 +269,19 @@ def encode_labels(
     categories (a boolean among numbers, strings mixed with numbers, control
     characters); warns about labels that differ only by whitespace or case.
     """
-    uniq = [v for v in pd.unique(labels) if not (isinstance(v, float) and np.isnan(v))]
     where = in_source(source)
+    if labels.dtype == object:
+        nested = labels.map(lambda v: isinstance(v, list | tuple | set | frozenset | dict))
+        if nested.any():
+            rows = np.flatnonzero(nested.to_numpy(dtype=bool))
+            msg = (
+                f"Labels of column {column!r}{where} hold collections, e.g. "
+                f"{labels.iloc[rows[0]]!r} at {locations(labels.index, rows, source)}: "
+                "a set of labels per annotation is read with SetAnnotations.from_frame or "
+                "read_set_annotations() (CLI: --sets); one label per annotation is a number or a string."
+            )
+            raise DataError(msg)
+    uniq = [v for v in pd.unique(labels) if not (isinstance(v, float) and np.isnan(v))]
 
     def at(value: Any) -> str:
         rows = np.flatnonzero(
@@ -316,6 +327,6 @@ def encode_labels(
     codes = sc.encode(labels)
     off = np.flatnonzero(codes < 0)
     if off.size:
-        msg = f"{off.size} labels{where} are not on the scale {examples(list(sc.labels), 10)}: {examples(pd.unique(labels.iloc[off]))} at {locations(labels.index, off, source)}. Fix the labels or pass a scale that includes them."
+        msg = f"{off.size} labels{where} are not on the scale {examples(list(sc.labels), 10)}: {examples(pd.unique(labels.iloc[off]))} at {locations(labels.index, off, source)}. Fix the labels or pass a scale that includes them: scale=[...] (CLI: --labels)."
         raise DataError(msg)
     return sc, codes

@@ -569,7 +569,7 @@ def _indicators(cells: list[tuple[Label, ...]], universe: Scale) -> npt.NDArray[
         mine = owner == k
         if unknown[mine].any():
             odd = [py(v) for v in flat[mine & unknown]]
-            problem = f"{examples(odd)} {'is' if len(odd) == 1 else 'are'} not in the label universe {examples(list(universe.labels), 10)}. Fix the labels or pass a scale that includes them"
+            problem = f"{examples(odd)} {'is' if len(odd) == 1 else 'are'} not in the label universe {examples(list(universe.labels), 10)}. Fix the labels or pass a scale that includes them: scale=[...] (CLI: --labels)"
         else:
             twice = py(flat[np.flatnonzero(mine & repeated)[0]])
             problem = f"label {twice!r} appears twice in one set; a set lists each label once (fix the export)"

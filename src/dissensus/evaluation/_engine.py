@@ -157,7 +157,7 @@ def _resolve_metrics(metrics: Sequence[str] | str | None, ordered: bool) -> list
             msg = f"Metric {met.name!r} takes the target only and cannot score predictions."
             raise ValueError(msg)
         if met.needs_order and not ordered:
-            msg = f"Metric {met.name!r} needs ordered labels, but the scale is nominal; load the data with ordered=True (or Scale.ordinal) or drop the metric."
+            msg = f"Metric {met.name!r} needs ordered labels, but the scale is nominal; give the order, lowest first, with scale=[...] (CLI: --labels ...), or for numeric labels load the data with ordered=True; or drop the metric."
             raise ValueError(msg)
     return resolved
 
