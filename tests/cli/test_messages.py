@@ -113,3 +113,20 @@ def test_parameter_errors_name_the_flag_when_there_is_one(library: str, cli: str
 def test_a_negative_seed_is_refused_by_its_flag(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["agreement", "--seed", "-1"]) == EXIT_BAD_INPUT
     assert "--seed" in capsys.readouterr().err
+
+
+def test_format_hint_never_opens_a_pipe_again(tmp_path) -> None:
+    # The reader consumed the pipe; opening it again for a hint waited forever for a writer
+    # (issue 23: `info` on an endless pipe hung after its refusal).
+    import os
+    import threading
+
+    from dissensus.cli._messages import format_hint
+
+    fifo = tmp_path / "p.csv"
+    os.mkfifo(fifo)
+    got: list[object] = []
+    worker = threading.Thread(target=lambda: got.append(format_hint(fifo)), daemon=True)
+    worker.start()
+    worker.join(5)
+    assert got == [None]

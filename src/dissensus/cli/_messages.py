@@ -95,6 +95,8 @@ def cli_message(text: str) -> str:
 def format_hint(path: str | Path) -> str | None:
     """``"convabuse"`` or ``"lewidi"`` when the start of ``path`` looks like that format."""
     try:
+        if not Path(path).is_file():
+            return None  # a pipe is read once, by the reader: opening it again would wait forever
         with open(path, encoding="utf-8", errors="replace") as fh:
             head = fh.read(4096)
     except OSError:
