@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import threading
+
 import pytest
 
 from dissensus.cli import EXIT_BAD_INPUT, main
-from dissensus.cli._messages import FLAG_PARAMETERS, LONGEST_WORD, cli_message
+from dissensus.cli._messages import FLAG_PARAMETERS, LONGEST_WORD, cli_message, format_hint
 
 
 @pytest.mark.parametrize(
@@ -118,11 +121,6 @@ def test_a_negative_seed_is_refused_by_its_flag(capsys: pytest.CaptureFixture[st
 def test_format_hint_never_opens_a_pipe_again(tmp_path) -> None:
     # The reader consumed the pipe; opening it again for a hint waited forever for a writer
     # (issue 23: `info` on an endless pipe hung after its refusal).
-    import os
-    import threading
-
-    from dissensus.cli._messages import format_hint
-
     fifo = tmp_path / "p.csv"
     os.mkfifo(fifo)
     got: list[object] = []
