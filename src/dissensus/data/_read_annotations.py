@@ -14,7 +14,7 @@ from dissensus._exceptions import DataError
 from dissensus._validation import check_option, examples
 from dissensus.data._annotations import DUPLICATES, Annotations, Duplicates
 from dissensus.data._read_lewidi import read_lewidi
-from dissensus.data._read_tools import TOOL_FORMATS, read_tool, sniff_tool
+from dissensus.data._read_tools import TOOL_FORMATS, ToolFormat, read_tool, sniff_tool
 from dissensus.data._scale import Scale
 from dissensus.data._sets import SetAnnotations
 from dissensus.data._tables import (
@@ -46,20 +46,17 @@ def _refuse_unnamed(df: pd.DataFrame, raters: Sequence[Any], path: PathLike) -> 
             raise DataError(msg)
 
 
-Format = Literal[
-    "csv",
-    "tsv",
-    "parquet",
-    "jsonl",
-    "lewidi",
-    "convabuse",
-    "labelstudio",
-    "prodigy",
-    "doccano",
-    "argilla",
-    "sagemaker",
-    "mturk",
-]
+Format = (
+    Literal[
+        "csv",
+        "tsv",
+        "parquet",
+        "jsonl",
+        "lewidi",
+        "convabuse",
+    ]
+    | ToolFormat
+)
 _ONE_LABEL = "a single-label annotation is one label per cell; for sets of labels read the file with read_set_annotations (CLI: --sets)"
 _ONE_META = "an item-level column holds one value (a string or a number) per row"
 
@@ -255,13 +252,8 @@ def read_set_annotations(
         "parquet",
         "jsonl",
         "lewidi",
-        "labelstudio",
-        "prodigy",
-        "doccano",
-        "argilla",
-        "sagemaker",
-        "mturk",
     ]
+    | ToolFormat
     | None = None,
     *,
     item: str = "item",

@@ -33,6 +33,15 @@ def _lewidi_label(value: Any, where: str, *, single: bool = False) -> Label:
     if isinstance(value, list | dict) or (single and isinstance(value, str) and "," in value):
         msg = f"{where}: multi-label annotation {shown(value)} in a file read as single-label; read it with read_lewidi(path) or multilabel=True, which gives SetAnnotations."
         raise DataError(msg)
+    return json_label(value, where)
+
+
+def json_label(value: Any, where: str) -> Label:
+    """One label from a JSON scalar: text (:func:`text_label`), an int, or a finite float.
+
+    An integral float is the int (``0.0`` and ``0`` are one label); a boolean is refused
+    (``true`` would merge with ``1``), and so is anything else (``null``, an object).
+    """
     if isinstance(value, bool):
         msg = f"{where}: label {json.dumps(value)} is a JSON boolean; it would merge with 1/0. Write labels as numbers or strings."
         raise DataError(msg)

@@ -42,17 +42,17 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import re
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 import pandas as pd
 
 from dissensus._exceptions import DataDroppedWarning, DataError
+from dissensus.data._read_lewidi import json_label
 from dissensus.data._scale import text_label
 from dissensus.data._tables import (
     PathLike,
@@ -64,14 +64,8 @@ from dissensus.data._tables import (
 )
 
 #: The annotation-tool formats, as ``format=`` names them.
-TOOL_FORMATS: tuple[str, ...] = (
-    "labelstudio",
-    "prodigy",
-    "doccano",
-    "argilla",
-    "sagemaker",
-    "mturk",
-)
+ToolFormat = Literal["labelstudio", "prodigy", "doccano", "argilla", "sagemaker", "mturk"]
+TOOL_FORMATS: tuple[str, ...] = get_args(ToolFormat)
 #: Label Studio result types read as labels, and the key of their value.
 _LS_TYPES = {"choices": "choices", "rating": "rating", "number": "number", "taxonomy": "taxonomy"}
 #: Keys of a Label Studio JSON-MIN / CSV row that are not answers.
@@ -135,17 +129,7 @@ def _label(value: Any, where: str) -> Any:
     if isinstance(value, list):
         parts = tuple(_label(v, where) for v in value)
         return parts[0] if len(parts) == 1 else parts
-    if isinstance(value, bool) or value is None or isinstance(value, dict):
-        msg = f"{where}: label {shown(value)} is not a number or a string (or a list of them)."
-        raise DataError(msg)
-    if isinstance(value, str):
-        return text_label(value)
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and math.isfinite(value):
-        return int(value) if value.is_integer() else value
-    msg = f"{where}: label {shown(value)} is not a number or a string."
-    raise DataError(msg)
+    return json_label(value, where)
 
 
 def _id(value: Any, where: str) -> Any:
