@@ -89,9 +89,10 @@ def answers_table(data: ReportData) -> Table:
     for r in data.verdict.to_dict("records"):
         if is_missing(r["best"]):
             continue
+        told = r["basis"] == "true difference" and excludes_zero(r["ci_low"], r["ci_high"])
         if r["basis"] == "true difference":
             evidence = (
-                f"{format_number(r['diff'])} {format_interval(r['ci_low'], r['ci_high'])}, "
+                f"{format_estimate(r['diff'], r['ci_low'], r['ci_high'])}, "
                 f"P = {format_number(r['p_better'], digits=2)}"
             )
         else:
@@ -102,7 +103,7 @@ def answers_table(data: ReportData) -> Table:
             f" ({r['prior']})" if r["estimator"] == "expected" else ""
         )
         rows.append([
-            str(r["metric"]), Cell(str(r["best"]), best=True), str(r["runner_up"]), evidence,
+            str(r["metric"]), Cell(str(r["best"]), best=told), str(r["runner_up"]), evidence,
             estimator, str(r["not_scored"]) or MISSING,
         ])  # fmt: skip
     header = ["Metric", "Better model", "Runner-up", "Evidence", "Estimator", "Not scored"]
@@ -455,11 +456,13 @@ def _verdict_section(data: ReportData) -> Section:
             "One answer per metric. Cross-entropy, KL, Brier and RPS: the paired difference of "
             "TRUE scores has an unbiased estimator, given with its interval and the probability "
             "that the better model is truly better. Other metrics (EMD, L1, JS, ...): their true "
-            "values cannot be estimated without bias from few annotations; the estimator that "
-            "ranks the models most reliably in simulated replicas of these data (the items' "
-            "plausible truths under the prior the data support, annotations redrawn at their "
-            "counts) ranks them, and the evidence is the share of replicas in which it orders the two "
-            "models as their true scores do. Expected metrics are the posterior view under the prior."
+            "values cannot be estimated without bias from few annotations; their debiased form "
+            "ranks the models (the best fixed choice in docs/estimator_selection.md), and the "
+            "evidence is the share of simulated replicas of these data (the items' plausible "
+            "truths under the prior the data support, annotations redrawn at their counts) in "
+            "which it orders the two models as their true scores do. Highlighted: the interval of "
+            "the true difference excludes zero. Expected metrics are the posterior view under the "
+            "prior."
         ) if answers.rows else None,
         Section("Rankings by family of metrics", verdict, _legend(
             "Best model: the one best under most metrics of the family. “Lead significant”: under "
