@@ -10,8 +10,12 @@ that a change of load on a shared machine hits them alike:
   running NAME imports before any work, against ``import numpy, pandas,
   scipy.stats`` timed in the same rounds; goal: ratio <= 1.2.
 
-``python -c pass`` (the interpreter alone) is shown for scale; the load average
-is printed at the start and the end. A command that cannot be imported (a
+The children compile to a temporary ``PYTHONPYCACHEPREFIX``, warmed by one
+untimed round, as an installed package is (pip writes the bytecode on install):
+from a source tree under ``PYTHONDONTWRITEBYTECODE=1`` each run would otherwise
+recompile dissensus' ~100 modules (about 0.5 s). ``python -c pass`` (the
+interpreter alone) is shown for scale; the load average is printed at the start
+and the end. A command that cannot be imported (a
 missing extra) gets a row saying why.
 
     python benchmarks/bench_cli.py [--repeat 5] [--commands info,evaluate]
@@ -24,6 +28,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,20 +74,23 @@ def measure(commands: list[str], repeat: int) -> list[Timing]:
     # the dissensus the benchmark imported, also in the children (a source tree or installed)
     src = str(Path(dissensus.__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     todo = tasks(commands)
     times: dict[str, list[float]] = {t.task: [] for t in todo}
-    for _ in range(repeat):
-        for t in todo:
-            if t.note:  # failed in an earlier round
-                continue
-            t0 = time.perf_counter()
-            done = subprocess.run(t.argv, env=env, capture_output=True, text=True, check=False)
-            seconds = time.perf_counter() - t0
-            if done.returncode != 0:
-                last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-                t.note = f"failed: {last[:160]}"
-            else:
-                times[t.task].append(seconds)
+    with tempfile.TemporaryDirectory(prefix="dissensus-bench-pycache-") as cache:
+        env["PYTHONPYCACHEPREFIX"] = cache
+        for round_ in range(repeat + 1):  # round 0 writes the bytecode, untimed
+            for t in todo:
+                if t.note:  # failed in an earlier round
+                    continue
+                t0 = time.perf_counter()
+                done = subprocess.run(t.argv, env=env, capture_output=True, text=True, check=False)
+                seconds = time.perf_counter() - t0
+                if done.returncode != 0:
+                    last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+                    t.note = f"failed: {last[:160]}"
+                elif round_ > 0:
+                    times[t.task].append(seconds)
     for t in todo:
         if not t.note:
             t.seconds = statistics.median(times[t.task])
