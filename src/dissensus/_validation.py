@@ -94,12 +94,7 @@ def require_extra(extra: str, modules: Sequence[str], feature: str) -> None:
         except ImportError:
             missing.append(name)
     if missing:
-        msg = (
-            f"{feature} needs {' and '.join(missing)} (the {extra!r} extra), which "
-            f"{'is' if len(missing) == 1 else 'are'} not installed: "
-            f"pip install 'dissensus[{extra}]'"
-        )
-        raise MissingExtraError(msg)
+        raise MissingExtraError.for_feature(feature, missing, extra)
 
 
 def examples(values: Iterable[Any], limit: int = 5) -> str:

@@ -134,16 +134,20 @@ class TestEvaluateCommand:
 
 
 class TestWithoutReportExtra:
-    def test_exit_2_names_the_extra_and_writes_nothing(self, files, tmp_path, capsys, monkeypatch):
-        # the old command wrote the CSVs, then exited 1 with "internal error: ImportError"
+    def test_writes_the_tables_and_names_the_extra(self, files, tmp_path, capsys, monkeypatch):
+        # the old command refused (even with --json); before that it wrote the CSVs, then
+        # exited 1 with "internal error: ImportError"
         monkeypatch.setitem(sys.modules, "matplotlib", None)
         out = tmp_path / "out"
-        assert _run(files, out) == EXIT_BAD_INPUT
-        err = capsys.readouterr().err
-        assert err.count("\n") == 1
-        assert "pip install 'dissensus[report]'" in err
-        assert "matplotlib" in err
-        assert not out.exists()
+        assert _run(files, out, "--json") == EXIT_OK
+        captured = capsys.readouterr()
+        assert captured.err.count("\n") == 1
+        assert "pip install 'dissensus[report]'" in captured.err
+        assert "matplotlib" in captured.err
+        written = {"summary", "rankings", "scores", "manifest"}
+        assert set(json.loads(captured.out)["written"]) == written
+        names = ["manifest.json", "rankings.csv", "scores.parquet", "summary.csv"]
+        assert sorted(p.name for p in out.iterdir()) == names
 
 
 class TestJsonOutput:

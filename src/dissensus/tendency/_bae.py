@@ -20,8 +20,8 @@ import numpy.typing as npt
 import pandas as pd
 from scipy.spatial import procrustes
 
-from dissensus._exceptions import DataError, MissingExtraError
-from dissensus._validation import SeedLike, as_generator, examples
+from dissensus._exceptions import DataError
+from dissensus._validation import SeedLike, as_generator, examples, require_extra
 from dissensus.agreement.kernels import Level, Weights
 from dissensus.data import Annotations
 from dissensus.report import Table, format_count, format_number, html_fragment
@@ -116,11 +116,8 @@ def mds_embedding(
     >>> mds_embedding(S).shape
     (3, 2)
     """
-    try:
-        from sklearn.manifold import MDS  # noqa: PLC0415 - optional extra (scikit-learn)
-    except ImportError:  # pragma: no cover - exercised only without the extra
-        msg = "MDS embeddings need scikit-learn; install it with pip install 'dissensus[models]'."
-        raise MissingExtraError(msg) from None
+    require_extra("models", ["sklearn"], "MDS embeddings (mds_embedding)")
+    from sklearn.manifold import MDS  # noqa: PLC0415 - optional extra (scikit-learn)
 
     S = np.asarray(similarity, dtype=np.float64)
     D = np.clip(1.0 - (S + S.T) / 2.0, 0.0, None)
