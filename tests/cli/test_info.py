@@ -291,8 +291,8 @@ class TestColumnDetection:
 
     def test_explicit_flags_are_not_announced(self, tmp_path, capsys):
         path = _write(tmp_path, "a.csv", "id,rater,stars,score\n1,a,2,9\n1,b,3,9\n")
-        code, out, err = _run(capsys, "info", path, "--item", "id", "--annotator", "rater",
-                              "--label", "score")  # fmt: skip
+        flags = ["--item", "id", "--annotator", "rater", "--label", "score"]
+        code, out, err = _run(capsys, "info", path, *flags)
         assert code == EXIT_OK
         assert not err
         assert "9" in out  # the label read is the one named, not the known name "stars"

@@ -225,19 +225,27 @@ def _role_problem(choice: ColumnChoice, role: str) -> str:
 
 
 def undecided_columns_message(
-    choice: ColumnChoice, df: pd.DataFrame, path: PathLike, *, dropna: bool
+    choice: ColumnChoice,
+    columns: Sequence[Any],
+    source: str | None,
+    *,
+    cells: pd.DataFrame | None = None,
+    dropna: bool = False,
 ) -> str:
-    """One message for every undecided role of ``choice``, with the blank cells of ``df`` besides.
+    """One message for every undecided role of ``choice``, with the blank cells besides.
 
-    ``df``: the table as read. Blank cells in the chosen and candidate columns
-    are counted too, so that one message says all that is missing.
+    ``columns``: the table's columns. ``cells``: the table as read, if it was;
+    its blank cells in the chosen and candidate columns are counted too (unless
+    ``dropna``), so that one message says all that is missing.
     """
     decided = [f"{r}={_named(c)}" for r, c in choice.columns.items() if c is not None]
     known = f" (decided: {', '.join(decided)})" if decided else ""
     problems = "; ".join(_role_problem(choice, role) for role in choice.undecided)
-    msg = f"Cannot tell which columns of '{path}' hold the {', '.join(choice.undecided)}{known}: {problems}. Columns: {examples(list(df.columns), 12)}."
-    if dropna:
+    of = f" of '{source}'" if source else ""
+    msg = f"Cannot tell which columns{of} hold the {', '.join(choice.undecided)}{known}: {problems}. Columns: {examples(list(columns), 12)}."
+    if dropna or cells is None:
         return msg
+    df = cells
     looked = [
         *filter(None, choice.columns.values()),
         *(c for f in choice.candidates.values() for c in f),
@@ -247,8 +255,51 @@ def undecided_columns_message(
     rows = np.flatnonzero(blank.to_numpy().any(axis=1)) if looked else np.empty(0, np.intp)
     if rows.size:
         per = ", ".join(f"{_named(c)}: {int(n)}" for c, n in blank.sum().items() if n)
-        msg += f" Also {rows.size} row{'s' if rows.size > 1 else ''} with blank cells ({per}) at {locations(df.index, rows, str(path))}: fill them, or pass dropna=True to drop those rows."
+        msg += f" Also {rows.size} row{'s' if rows.size > 1 else ''} with blank cells ({per}) at {locations(df.index, rows, source)}: fill them, or pass dropna=True to drop those rows."
     return msg
+
+
+def _to_detect(given: Mapping[str, Any], columns: Sequence[Any]) -> dict[str, Any]:
+    """``given`` with None for a role left at its default name (the role's) that ``columns`` lack."""
+    return {r: None if c == r and c not in columns else c for r, c in given.items()}
+
+
+def _settle(
+    choice: ColumnChoice,
+    columns: Sequence[Any],
+    source: str | None,
+    *,
+    cells: pd.DataFrame | None = None,
+    dropna: bool = False,
+    stacklevel: int = 2,
+) -> dict[str, Any]:
+    """The chosen columns, announced when detected; refused (every role at once) when undecided."""
+    if choice.undecided:
+        msg = undecided_columns_message(choice, columns, source, cells=cells, dropna=dropna)
+        raise DataError(msg)
+    if choice.detected:
+        msg = columns_detected_message(choice, source)
+        warnings.warn(msg, ColumnsDetectedWarning, stacklevel=stacklevel + 1)
+    return choice.columns
+
+
+def choose_columns(
+    columns: Sequence[Any],
+    given: Mapping[str, Any],
+    *,
+    source: str | None = None,
+    exclude: Sequence[Any] = (),
+) -> dict[str, Any]:
+    """The column of each role in ``given``, by :func:`detect_columns`, announced or refused.
+
+    ``given``: role -> column, as a reader's options say. A role left at its
+    default name (``item="item"``) that ``columns`` lack is detected. A
+    detected column is announced with a :class:`~dissensus.ColumnsDetectedWarning`;
+    undecided roles are refused in one :class:`DataError` that lists the
+    candidates of each, ``columns`` and the options that decide them.
+    """
+    choice = detect_columns(columns, _to_detect(given, columns), exclude=exclude)
+    return _settle(choice, columns, source, stacklevel=3)
 
 
 class _LongColumns:
@@ -261,23 +312,17 @@ class _LongColumns:
         self.choice = ColumnChoice({}, {}, {}, {})
 
     def __call__(self, header: list[Any]) -> tuple[list[str], list[str]]:
-        # a role left at its default name is detected when the table lacks that name
-        given = {r: None if c == r and c not in header else c for r, c in self.given.items()}
-        self.choice = detect_columns(header, given, exclude=self.meta)
+        self.choice = detect_columns(header, _to_detect(self.given, header), exclude=self.meta)
         columns = self.choice.columns
         ids = [columns[r] for r in ("item", "annotator") if columns.get(r) is not None]
         label = columns["label"]
         return ids, [label] if self.strip_labels and label is not None else []
 
     def decided(self, df: pd.DataFrame, path: PathLike, dropna: bool) -> dict[str, Any]:
-        """The chosen columns, announced when detected; refused (every role at once) when undecided."""
-        choice = self.choice
-        if choice.undecided:
-            raise DataError(undecided_columns_message(choice, df, path, dropna=dropna))
-        if choice.detected:
-            msg = columns_detected_message(choice, str(path))
-            warnings.warn(msg, ColumnsDetectedWarning, stacklevel=3)
-        return choice.columns
+        """The chosen columns (see :func:`_settle`); ``df``: the table as read."""
+        return _settle(
+            self.choice, list(df.columns), str(path), cells=df, dropna=dropna, stacklevel=4
+        )
 
 
 #: How pandas names a column whose header cell is empty.
