@@ -409,6 +409,19 @@ def read_annotations(
         apply to the long layout. ``duplicates`` defaults to ``"error"``,
         ``"first"`` for ConvAbuse (see :func:`read_convabuse`).
 
+        Long tables: a column left at its default name (``item="item"``,
+        ``annotator="annotator"``, ``label="label"``) that the file lacks is
+        detected from the header by :func:`detect_columns`: the one column
+        with a known name, letter case and separators ignored
+        (:data:`COLUMN_NAMES`: ``item_id``, ``id``, ``text_id``, …;
+        ``rater``, ``WorkerId``, ``user``, …; ``rating``, ``stars``,
+        ``score``, ``answer``, …), else the only column left when every
+        other role has its column. The choice is announced with a
+        :class:`~dissensus.ColumnsDetectedWarning`; two known names for a
+        role, or none, raise one :class:`DataError` naming every undecided
+        role with its candidates, the file's columns and its blank cells.
+        Columns named otherwise are used as named, never replaced.
+
     Returns
     -------
     Annotations
@@ -419,8 +432,8 @@ def read_annotations(
     FileNotFoundError
         If ``path`` does not exist.
     DataError
-        If the file cannot be parsed, or for any bad input listed in
-        :meth:`Annotations.from_frame`.
+        If the file cannot be parsed, its columns cannot be told (see
+        above), or for any bad input listed in :meth:`Annotations.from_frame`.
     ValueError
         For an unknown ``format`` or ``layout``, or column options given for
         a format whose columns are fixed.
