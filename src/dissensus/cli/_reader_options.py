@@ -51,11 +51,14 @@ reader_options = _group(
            help="Annotation-tool exports: the labelling question to read when there are several."),
     option("--layout", type=["long", "wide"], default="long",
            help="long: one row per annotation; wide: one row per item, one column per annotator."),
-    option("--item", default="item", help="Item id column."),
-    option("--annotator", default="annotator", help="Annotator id column."),
+    option("--item", help="Item id column (default: item, else the one column named like an "
+           "item id: item_id, id, text_id, ...; the choice is printed)."),
+    option("--annotator", help="Annotator id column (default: annotator, else the one column "
+           "named like an annotator id: rater, worker_id, user, coder, ...)."),
     option("--no-annotator", is_flag=True,
            help="The file has no annotator ids (annotator-specific measures then refuse)."),
-    option("--label", default="label", help="Label column."),
+    option("--label", help="Label column (default: label, else the one column named like a "
+           "label: rating, stars, score, answer, ..., or the only column left)."),
     option("--annotators", metavar="COL,COL",
            help="Wide layout: the annotator columns (default: all but item and meta)."),
     option("--labels", metavar="L1,L2,...",
