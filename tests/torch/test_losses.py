@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -304,3 +306,18 @@ class TestStabilityAndDevices:
         assert loss.device.type == "cuda"
         assert Z.grad is not None
         assert Z.grad.device.type == "cuda"
+
+
+def test_readme_torch_example_runs():
+    """The README's PyTorch block (fenced ``py``: tests/test_readme.py runs without torch)."""
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = text[text.index("### Train with the metric: PyTorch losses") :]
+    block = re.search(r"```py\n(.*?)```", section, flags=re.DOTALL)
+    assert block is not None
+    torch.manual_seed(0)
+    namespace: dict[str, object] = {}
+    exec(compile(block.group(1), "README.md torch block", "exec"), namespace)
+    logits = namespace["logits"]
+    assert isinstance(logits, torch.Tensor)
+    assert logits.grad is not None
+    assert torch.isfinite(logits.grad).all()
