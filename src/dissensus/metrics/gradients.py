@@ -23,9 +23,10 @@ The derivatives (metrics at their default options):
 - ``E[emd]``: :math:`\partial / \partial Q_k = (2 I_{Q_k}(A_k, B_k) - 1) / (K - 1)`,
   since :math:`\frac{d}{dc}\mathbb{E}|X - c| = 2 F_X(c) - 1 = 2 I_c(a, b) - 1`
   for :math:`X \sim \mathrm{Beta}(a, b)` (``A_k``, ``B_k``: the notation of
-  :mod:`dissensus.metrics.expected`, ``Q_k`` clipped to [0, 1] as there);
+  :mod:`dissensus.metrics.expected`, ``Q_k`` clipped to [0, 1] as there;
+  :func:`dissensus.metrics.expected.emd_gradient`);
 - ``E[manhattan]``: :math:`2 I_{q_k}(\alpha_k, a_0 - \alpha_k) - 1`, the same
-  derivative on the marginals.
+  derivative on the marginals (:func:`~dissensus.metrics.expected.manhattan_gradient`).
 """
 
 from __future__ import annotations
@@ -35,11 +36,10 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import special
 
+from dissensus.metrics import expected
 from dissensus.metrics._declare import FloatArray, pair
 from dissensus.metrics._registry import Metric, get_metric
-from dissensus.metrics.expected import _inputs, _terms
 
 __all__ = ["GRADIENTS", "cumulative_backward", "gradient", "value_and_gradient"]
 
@@ -81,35 +81,15 @@ def _emd(P: FloatArray, Q: FloatArray) -> FloatArray:
     return cumulative_backward(np.sign(_cumulative_difference(P, Q)) / max(P.shape[1] - 1, 1))
 
 
-def _expected_abs(a: FloatArray, b: FloatArray, c: FloatArray) -> FloatArray:
-    r""":math:`\frac{d}{dc}\mathbb{E}|X - c| = 2 I_c(a, b) - 1`, :math:`X \sim \mathrm{Beta}(a, b)`."""
-    out = np.asarray(special.betainc(a, b, c), dtype=np.float64)
-    out *= 2.0
-    out -= 1.0
-    return out
-
-
-def _expected_emd(alpha: FloatArray, Q: FloatArray) -> FloatArray:
-    K = alpha.shape[1]
-    # the (K - 1, N) terms of the metric itself: A_k, B_k and the clipped Q_k
-    A, B, C = _terms(alpha, Q, cumulative=True)
-    return cumulative_backward(_expected_abs(A, B, C).T / max(K - 1, 1))
-
-
-def _expected_manhattan(alpha: FloatArray, Q: FloatArray) -> FloatArray:
-    A, B, C = _terms(alpha, Q, cumulative=False)
-    out: FloatArray = np.ascontiguousarray(_expected_abs(A, B, C).T)
-    return out
-
-
 #: The metrics with a gradient here, by registry name: ``func(target, q) -> (N, K)``.
 GRADIENTS: dict[str, Gradient] = {
     "cross_entropy": _cross_entropy,
     "squared_euclidean": _squared_euclidean,
     "rps": _rps,
     "emd": _emd,
-    "E[emd]": _expected_emd,
-    "E[manhattan]": _expected_manhattan,
+    # the expected forms' derivatives live with their values
+    "E[emd]": expected.emd_gradient,
+    "E[manhattan]": expected.manhattan_gradient,
 }
 
 
@@ -129,7 +109,7 @@ def _checked(
     m: Metric, target: npt.ArrayLike, q_pred: npt.ArrayLike
 ) -> tuple[FloatArray, FloatArray]:
     if m.needs_posterior:
-        return _inputs(target, q_pred)
+        return expected._inputs(target, q_pred)
     T, Q, _ = pair(target, q_pred, normalize=False)
     return T, Q
 
