@@ -2,10 +2,11 @@
 
 Every metric takes ``(target, prediction)`` (N, K) arrays and returns one
 score per item (N,); the registry (:func:`get_metric`, :func:`list_metrics`)
-holds each one's metadata.
+holds each one's metadata; :mod:`~dissensus.metrics.gradients` the
+derivatives in the prediction that the training objectives use.
 """
 
-from dissensus.metrics import debiased, expected, lewidi
+from dissensus.metrics import debiased, expected, gradients, lewidi
 from dissensus.metrics._pointwise import (
     canberra,
     chebyshev,
@@ -45,6 +46,7 @@ __all__ = [
     "expected",
     "fidelity",
     "get_metric",
+    "gradients",
     "hellinger",
     "intersection",
     "js_distance",
