@@ -236,26 +236,43 @@ class TestLayouts:
 class TestOneErrorForEveryProblem:
     def test_every_problem_of_the_file_at_once(self):
         with pytest.raises(DataError) as info:
-            read_predictions(FIXTURES / "many_problems.csv", scale=Scale(("neg", "pos")))
+            read_predictions(FIXTURES / "many_problems.csv", scale=Scale(("a", "b", "c")))
         text = str(info.value)
         assert "columns: 'key', 'p1', 'p2', 'p3', 'model'" in text
-        assert "4 problems" in text
-        # the label check is listed first, before the row sums
-        labels_at = text.index("3 numbered label columns but the annotations have 2 labels")
-        assert labels_at < text.index("(CLI: --pred-item COLUMN)") < text.index("rows do not sum")
-        assert "1 missing probabilities in column 'p2' at line 3" in text
+        assert "3 problems" in text
+        assert "(1) no column named like an item id" in text
+        assert "(CLI: --pred-item COLUMN)" in text
+        assert "(2) 1 missing probabilities in column 'p2' at line 3" in text
+        assert "(3) 1 of 3 rows do not sum to 1" in text
         assert "line 4 sums to 1.7" in text
         assert "(CLI: --normalize)" in text
-        assert "As read: columns p1..p3 read as the 3 labels" in text
+        assert (
+            "As read: columns p1..p3 read as the 3 labels in scale order (p1 = the first, label 'a')"
+            in text
+        )
 
-    def test_unknown_label_columns_are_named_with_the_flag(self, tmp_path):
+    def test_numbered_columns_not_matching_the_scale_come_first(self):
+        with pytest.raises(DataError) as info:
+            read_predictions(FIXTURES / "many_problems.csv", scale=Scale(("neg", "pos")))
+        text = str(info.value)
+        assert "(1) 3 numbered label columns but the annotations have 2 labels" in text
+        assert "The row sums are checked once every label has its column" in text
+        assert "rows do not sum" not in text
+
+    def test_unknown_label_columns_come_before_the_row_sums(self, tmp_path):
         path = _write(tmp_path, "p.csv", "item,1,2,9\na,0.2,0.3,0.6\n")
         with pytest.raises(DataError) as info:
-            read_predictions(path, scale=Scale((1, 2, 3)))
+            read_predictions(path, scale=Scale((1, 2)))
         text = str(info.value)
-        assert "not labels 9; no column for 3" in text
+        assert (
+            "(1) the label columns do not match the annotations' labels 1, 2: not labels 9; no column for none"
+            in text
+        )
         assert "--pred-labels" in text
-        assert text.index("not labels 9") < text.index("rows do not sum")
+        assert (
+            "(2) 1 of 1 rows do not sum to 1 within rounding (2 decimals, ±0.01): line 2 sums to 0.5"
+            in text
+        )
 
     def test_rounding_beyond_the_tolerance_is_refused_with_lines_and_sums(self, tmp_path):
         path = _write(tmp_path, "p.csv", "item,1,2\na,0.5,0.5\nb,0.4,0.5\nc,0.3,0.702\n")

@@ -66,6 +66,7 @@ _PREFIXED = re.compile(r"^(?:p|prob|proba|probability|score)_(.+)$", re.IGNORECA
 _NUMBERED = re.compile(r"^p(\d+)$", re.IGNORECASE)
 _HF_LABEL = re.compile(r"^LABEL_(\d+)$")
 _LIMIT = 5
+_SUMS_LATER = " (The row sums are checked once every label has its column.)"
 
 Layout = Literal["auto", "wide", "long"]
 
@@ -657,6 +658,7 @@ def _finish(
     """Check labels against ``scale``, then cells, then row sums; one error for every problem."""
     where = reading.path
     sc = scale
+    sums = True  # whether the row sums mean anything: not while a label lacks its column
     if labels is not None:
         if scale is not None:
             unknown = [v for v in labels if v not in scale]
@@ -673,9 +675,11 @@ def _finish(
                         "(CLI: --strip-labels)."
                         if _strip_all(labels) == _strip_all(scale.labels)
                         else ""
-                    ),
+                    )
+                    + (_SUMS_LATER if absent else ""),
                 )
-            else:
+            sums = not absent
+            if sums:  # the columns of the scale's labels, in its order (extra ones are listed)
                 order = [labels.index(v) for v in scale.labels]
                 values, names = values[:, order], [names[k] for k in order]
         else:
@@ -690,8 +694,10 @@ def _finish(
         reading.problems.insert(
             0,
             f"{values.shape[1]} numbered label columns but the annotations have {scale.K} labels "
-            f"{examples(list(scale.labels))}; give one column per label, in scale order.",
+            f"{examples(list(scale.labels))}; give one column per label, in scale order."
+            + _SUMS_LATER,
         )
+        sums = False
     for k, name in enumerate(names):
         missing = np.flatnonzero(np.isnan(values[:, k]))
         if missing.size:
@@ -706,7 +712,8 @@ def _finish(
                 f"{negative.size} negative probabilities in column {name!r} at "
                 f"{locations(index, negative, where)}; probabilities are >= 0."
             )
-    values = _checked_sums(reading, values, index, normalize)
+    if sums:
+        values = _checked_sums(reading, values, index, normalize)
     reading.refuse()
     for note in reading.notes:
         warnings.warn(f"{where}: {note}.", DissensusWarning, stacklevel=4)
