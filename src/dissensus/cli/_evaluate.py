@@ -20,7 +20,7 @@ from dissensus._validation import require_extra
 from dissensus.allocate import next_items
 from dissensus.cli import _reader_options as opt
 from dissensus.cli._messages import warnings_as_lines
-from dissensus.data import Annotations, LabelCounts, Predictions
+from dissensus.data import Annotations, LabelCounts, Predictions, Scale
 from dissensus.evaluation import TARGETS, Evaluation, evaluate
 
 #: Coverage of the intervals printed (and of summary.csv, written with the same default).
@@ -91,8 +91,11 @@ def evaluate_command(
         **{key: options[key] for key in ("pred_layout", "prior", "bins", "targets", "smooth")},
         "requested_metrics": ",".join(metric_names) if metric_names else None,
     }
+    notes: dict[str, tuple[str, ...]] = {}
     with locked_dir(out, inputs=inputs, names=OUTPUT_FILES), warnings_as_lines():
-        ev = _compute(annotations, pred_paths, load, **options, metrics=metric_names)
+        ev = _compute(annotations, pred_paths, load, **options, metrics=metric_names, notes=notes)
+        # what the reader chose or rescaled (p1..p5 as labels, rows renormalised), recorded
+        params["prediction_notes"] = {name: list(lines) for name, lines in notes.items()}
         written = ev.save(
             out,
             n_resamples=n_resamples,
@@ -133,9 +136,19 @@ def _report_extra_installed() -> bool:
 
 
 def _compute(
-    annotations: Path, pred_paths: dict[str, Path], load: Callable[..., Any] | None, **options: Any
+    annotations: Path,
+    pred_paths: dict[str, Path],
+    load: Callable[..., Any] | None,
+    *,
+    notes: dict[str, tuple[str, ...]] | None = None,
+    **options: Any,
 ) -> Evaluation:
-    """Read, then evaluate; ``load(path, **options)`` reads the annotations (``--engine dask``)."""
+    """Read, then evaluate; ``load(path, **options)`` reads the annotations (``--engine dask``).
+
+    The prediction files are read against the annotations' scale, so that a label column
+    off the scale is listed with the file's other problems; ``notes`` receives each
+    model's reading notes (:attr:`Predictions.notes`).
+    """
     bins: Any = options["bins"]
     if bins != "auto":
         try:
@@ -159,9 +172,14 @@ def _compute(
             # an annotator model needs the table; Dask counts stay on the cluster
             data = loaded
         predictions = {}
+        scale = getattr(data, "scale", None)
         for name, path in pred_paths.items():
             stage(f"reading predictions {name!r} from {path}")
-            pred = opt.load_predictions(path, **options)
+            pred = opt.load_predictions(
+                path, scale=scale if isinstance(scale, Scale) else None, **options
+            )
+            if notes is not None:
+                notes[name] = pred.notes
             if isinstance(data, LabelCounts) and options["how"] == "exact":
                 # lined up with the counts now, so its id index (a string per item,
                 # ~60 MB at 1M items) is not held through the scoring

@@ -54,7 +54,7 @@ for data that do not fit, use :mod:`dissensus.distributed`.
 
 from dissensus.data._annotations import Annotations, Duplicates, as_label_counts
 from dissensus.data._counts import LabelCounts, item_indexed
-from dissensus.data._predictions import Predictions, read_predictions
+from dissensus.data._predictions import Predictions, id_column
 from dissensus.data._read_annotations import (
     COLUMN_NAMES,
     CONVABUSE_SCALE,
@@ -66,6 +66,7 @@ from dissensus.data._read_annotations import (
     read_set_annotations,
 )
 from dissensus.data._read_lewidi import read_lewidi
+from dissensus.data._read_predictions import read_predictions
 from dissensus.data._scale import Label, Scale
 from dissensus.data._sets import SetAnnotations
 from dissensus.data._tables import read_table
@@ -84,6 +85,7 @@ __all__ = [
     "as_label_counts",
     "choose_columns",
     "detect_columns",
+    "id_column",
     "item_indexed",
     "read_annotations",
     "read_convabuse",

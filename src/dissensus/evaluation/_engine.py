@@ -47,9 +47,13 @@ def _as_predictions(name: str, pred: Any) -> Predictions:
     if isinstance(pred, Predictions):
         return pred
     if isinstance(pred, pd.DataFrame) or (is_dask(pred) and hasattr(pred, "columns")):
-        # a Dask frame beside in-memory annotations is computed by from_frame
-        item = "item" if "item" in pred.columns else None
-        return Predictions.from_frame(pred, item=item)
+        # a Dask frame beside in-memory annotations is computed by from_frame, which
+        # takes the column named like an item id (item, item_id, id, ...), else the index
+        try:
+            return Predictions.from_frame(pred)
+        except DataError as exc:
+            msg = f"Model {name!r}: {exc}"
+            raise DataError(msg) from None
     try:
         arr = np.asarray(pred, dtype=np.float64)
     except (TypeError, ValueError):
