@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-import sys
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +17,7 @@ from dissensus._validation import require_extra
 from dissensus.allocate import next_items
 from dissensus.cli import _reader_options as opt
 from dissensus.cli._messages import warnings_as_lines
+from dissensus.cli._progress import stages
 from dissensus.data import Annotations, LabelCounts, Predictions, Scale
 from dissensus.evaluation import TARGETS, Evaluation, evaluate
 
@@ -27,22 +25,6 @@ from dissensus.evaluation import TARGETS, Evaluation, evaluate
 _CONFIDENCE_LEVEL = 0.95
 #: What Evaluation.save writes; checked against the inputs before any work.
 OUTPUT_FILES = ("summary.csv", "rankings.csv", "scores.parquet", "report.html")
-
-
-@contextmanager
-def stages(total: int) -> Iterator[Callable[[str], None]]:
-    """``stage(text)``: a progress bar over the stages on stderr if a terminal, else silent."""
-    if not sys.stderr.isatty():
-        yield lambda text: None
-        return
-    t0 = time.perf_counter()
-    with click.progressbar(length=total, file=sys.stderr, show_pos=True, width=24) as bar:
-
-        def stage(text: str) -> None:
-            bar.label = f"[{time.perf_counter() - t0:5.1f}s] {text}"
-            bar.update(1)
-
-        yield stage
 
 
 @click.command("evaluate")
@@ -92,7 +74,8 @@ def evaluate_command(
         "requested_metrics": ",".join(metric_names) if metric_names else None,
     }
     notes: dict[str, tuple[str, ...]] = {}
-    with locked_dir(out, inputs=inputs, names=OUTPUT_FILES), warnings_as_lines():
+    # the stages of _compute and of the report on one progress line, erased before any warning
+    with locked_dir(out, inputs=inputs, names=OUTPUT_FILES), warnings_as_lines(), stages() as stage:
         ev = _compute(annotations, pred_paths, load, **options, metrics=metric_names, notes=notes)
         # what the reader chose or rescaled (p1..p5 as labels, rows renormalised), recorded
         params["prediction_notes"] = {name: list(lines) for name, lines in notes.items()}
@@ -103,6 +86,7 @@ def evaluate_command(
             params=params,
             scores=not no_scores,
             report=report,
+            progress=stage,
         )
         summary = ev.summary(confidence_level=_CONFIDENCE_LEVEL, n_resamples=n_resamples)
     note = prior_note(ev)

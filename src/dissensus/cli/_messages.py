@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from dissensus._exceptions import ColumnsDetectedWarning, DissensusWarning
+from dissensus.cli._progress import clear_line
 
 Replacement = str | Callable[[re.Match[str]], str]
 
@@ -119,6 +120,8 @@ def warnings_as_lines() -> Iterator[None]:
             warnings.simplefilter("always", DissensusWarning)  # one line each, flags named
             yield
     finally:
+        if caught:  # a warning never shares the progress line (it is erased first)
+            clear_line()
         printed = set()
         for w in caught:
             if not issubclass(w.category, DissensusWarning):  # not ours: Python's filters decide
