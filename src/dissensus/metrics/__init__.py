@@ -1,11 +1,12 @@
 """Soft metrics: pointwise, expected under a Dirichlet posterior, debiased, and the LeWiDi scorers.
 
 Every metric takes ``(target, prediction)`` (N, K) arrays and returns one
-score per item (N,); the registry (:func:`get_metric`, :func:`list_metrics`)
-holds each one's metadata.
+score per item (N,), except the corpus-level measures of
+:mod:`~dissensus.metrics.variation` (one number); the registry
+(:func:`get_metric`, :func:`list_metrics`) holds each one's metadata.
 """
 
-from dissensus.metrics import debiased, expected, lewidi
+from dissensus.metrics import debiased, expected, lewidi, variation
 from dissensus.metrics._pointwise import (
     canberra,
     chebyshev,
@@ -59,4 +60,5 @@ __all__ = [
     "sorensen",
     "squared_chi2",
     "squared_euclidean",
+    "variation",
 ]
