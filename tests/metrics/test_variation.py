@@ -17,6 +17,7 @@ from dissensus.metrics.variation import (
     soft_f1,
     soft_precision,
     soft_recall,
+    split_halves,
 )
 from dissensus.simulate.entropy_bias import count_vectors, exact_bias
 
@@ -55,7 +56,8 @@ class TestItemEntropy:
 
     def test_one_annotation_jackknife_is_nan(self) -> None:
         out = entropy_jackknife([[1, 0], [1, 1]])
-        assert np.isnan(out[0]) and out[1] == pytest.approx(2 * np.log(2))
+        assert np.isnan(out[0])
+        assert out[1] == pytest.approx(2 * np.log(2))
 
     def test_empty_item_refused(self) -> None:
         with pytest.raises(DataError, match="no annotation"):
@@ -101,13 +103,28 @@ class TestCorpusMeasures:
     def test_correction_undoes_attenuation(self) -> None:
         rng = np.random.default_rng(3)
         pi = rng.dirichlet(np.full(3, 0.7), 3000)
-        q = 0.9 * pi + 0.1 / 3
-        C = rng.multinomial(4, pi)
+        q = 0.8 * pi + 0.2 / 3
+        C = rng.multinomial(8, pi)
         truth = entropy_correlation(pi, q)
-        plug = entropy_correlation(C / 4, q)
+        plug = entropy_correlation(C / 8, q)
         corrected = entropy_correlation_corrected(C, q)
         assert plug < truth - 0.1  # attenuated
-        assert abs(corrected - truth) < abs(plug - truth)
+        assert abs(corrected - truth) < abs(plug - truth) / 2
+
+    def test_correction_is_nan_without_two_per_half(self) -> None:
+        C = np.random.default_rng(4).multinomial(3, [0.5, 0.3, 0.2], size=50)
+        assert np.isnan(entropy_correlation_corrected(C, np.full((50, 3), 1 / 3) + 0))
+
+    def test_split_halves(self) -> None:
+        C = np.random.default_rng(5).multinomial(7, [0.5, 0.3, 0.2], size=40)
+        A, B = split_halves(C, n_splits=3, seed=1)
+        assert A.shape == B.shape == (3, 40, 3)
+        np.testing.assert_array_equal(A + B, np.broadcast_to(C, A.shape))
+        assert (A.sum(axis=2) == 3).all()
+        assert (A >= 0).all()
+        assert (B >= 0).all()
+        again, _ = split_halves(C, n_splits=3, seed=1)
+        np.testing.assert_array_equal(A, again)
 
     def test_correction_needs_two_annotations(self) -> None:
         with pytest.raises(DataError, match="one annotation"):
@@ -146,9 +163,12 @@ class TestRegistry:
     def test_links_and_flags(self) -> None:
         assert get_metric("entropy").debiased == "debiased[entropy]"
         form = get_metric("debiased[entropy]")
-        assert form.unary and form.needs_counts and form.pointwise == "entropy"
+        assert form.unary
+        assert form.needs_counts
+        assert form.pointwise == "entropy"
         assert get_metric("entropy_correlation").debiased == "debiased[entropy_correlation]"
-        assert get_metric("soft_f1").corpus and not get_metric("soft_f1").lower_is_better
+        assert get_metric("soft_f1").corpus
+        assert not get_metric("soft_f1").lower_is_better
         assert "corpus" in repr(get_metric("soft_f1"))
 
     def test_debiased_entropy_methods(self) -> None:

@@ -52,7 +52,9 @@ def count_vectors(n: int, K: int) -> IntArray:
     """
     bars = np.array(list(itertools.combinations(range(n + K - 1), K - 1)), dtype=np.int64)
     bars = bars.reshape(-1, K - 1)
-    edges = np.hstack([np.full((bars.shape[0], 1), -1), bars, np.full((bars.shape[0], 1), n + K - 1)])
+    edges = np.hstack(
+        [np.full((bars.shape[0], 1), -1), bars, np.full((bars.shape[0], 1), n + K - 1)]
+    )
     out: IntArray = np.diff(edges, axis=1) - 1
     return out
 
@@ -131,9 +133,13 @@ def simulated_bias(
 
 
 def correlation_study(
-    ns: Sequence[int] = (2, 3, 5, 10, 20), *, n_items: int = 500, replicates: int = 200, seed: int = 0
+    ns: Sequence[int] = (2, 3, 4, 6, 10, 20),
+    *,
+    n_items: int = 500,
+    replicates: int = 200,
+    seed: int = 0,
 ) -> pd.DataFrame:
-    """Human–model entropy correlation against the truth: plug-in vs corrected, over replicates.
+    r"""Human–model entropy correlation against the truth: plug-in vs corrected, over replicates.
 
     Each replicate draws ``n_items`` truths (``"mixture"``), a model
     ``"noisy"`` around them and ``n`` annotations per item; the target is the
@@ -245,8 +251,9 @@ def report(seed: int = 0) -> str:
         "500 items (truth `mixture`, K = 4), a `noisy` model around the truth, n annotations "
         "per item, 200 replicates: the correlation of the human with the model entropy, "
         "true (H of the true distributions), plug-in (H of the label shares) and corrected "
-        "(`debiased[entropy_correlation]`: jackknife entropies, divided by the square root "
-        "of their reliability, Spearman 1904). Errors are against the true correlation, "
+        "(`debiased[entropy_correlation]`: Miller-Madow entropies, divided by the square root "
+        "of their split-half reliability, Spearman 1904 and Spearman-Brown; NaN below 4 "
+        "annotations per item). Errors are against the true correlation, "
         "with their standard error over replicates; `n_nan`: replicates where the "
         "reliability was not positive.",
         "",
