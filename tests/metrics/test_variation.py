@@ -19,7 +19,7 @@ from dissensus.metrics.variation import (
     soft_recall,
     split_halves,
 )
-from dissensus.simulate.entropy_bias import count_vectors, exact_bias
+from dissensus.simulate.entropy_bias import exact_bias
 
 
 def _brute_jackknife(c: np.ndarray) -> float:
@@ -85,12 +85,6 @@ class TestItemEntropy:
         assert b["plug_in"] == pytest.approx(-np.log(2) / 2)
         assert b["jackknife"] == pytest.approx(0.0, abs=1e-12)
         assert b["miller_madow"] == pytest.approx(-np.log(2) / 2 + 0.125)
-
-    def test_count_vectors_are_all_compositions(self) -> None:
-        C = count_vectors(4, 3)
-        assert C.shape == (15, 3)
-        assert (C.sum(axis=1) == 4).all()
-        assert len({tuple(r) for r in C.tolist()}) == 15
 
 
 class TestCorpusMeasures:

@@ -251,8 +251,9 @@ def entropy_correlation_corrected(
     The halves make the noise estimate free of a model of the noise (a
     per-item jackknife variance is 0 whenever an item's annotations agree and
     made the correction far too large). In the simulation of
-    docs/entropy_bias.md it removes most of the attenuation from about 6
-    annotations per item and over-corrects at 4.
+    docs/entropy_bias.md (500 items, K = 4) it turns an error of -0.32 into
+    +0.06 at 4 annotations per item and -0.15 into +0.02 at 10: most of the
+    attenuation is removed, with a slight over-correction at few annotations.
 
     Examples
     --------
