@@ -160,6 +160,9 @@ def _resolve_metrics(metrics: Sequence[str] | str | None, ordered: bool) -> list
         if met.unary:
             msg = f"Metric {met.name!r} takes the target only and cannot score predictions."
             raise ValueError(msg)
+        if met.corpus:
+            msg = f"Metric {met.name!r} is corpus-level (one number for all items, not a per-item score) and cannot be averaged over items; compute it with dissensus.metrics.get_metric({met.name!r})(targets, predictions)."
+            raise ValueError(msg)
         if met.needs_order and not ordered:
             msg = f"Metric {met.name!r} needs ordered labels, but the scale is nominal; give the order, lowest first, with scale=[...] (CLI: --labels ...), or for numeric labels load the data with ordered=True; or drop the metric."
             raise ValueError(msg)

@@ -1,12 +1,14 @@
 """Soft metrics: pointwise, expected under a Dirichlet posterior, debiased, and the LeWiDi scorers.
 
 Every metric takes ``(target, prediction)`` (N, K) arrays and returns one
-score per item (N,); the registry (:func:`get_metric`, :func:`list_metrics`)
-holds each one's metadata; :mod:`~dissensus.metrics.gradients` the
-derivatives in the prediction that the training objectives use.
+score per item (N,), except the corpus-level measures of
+:mod:`~dissensus.metrics.variation` (one number); the registry
+(:func:`get_metric`, :func:`list_metrics`) holds each one's metadata;
+:mod:`~dissensus.metrics.gradients` the derivatives in the prediction that the
+training objectives use.
 """
 
-from dissensus.metrics import debiased, expected, gradients, lewidi
+from dissensus.metrics import debiased, expected, gradients, lewidi, variation
 from dissensus.metrics._pointwise import (
     canberra,
     chebyshev,
@@ -61,4 +63,5 @@ __all__ = [
     "sorensen",
     "squared_chi2",
     "squared_euclidean",
+    "variation",
 ]
