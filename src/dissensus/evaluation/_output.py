@@ -417,7 +417,10 @@ class Evaluation(_Tables):
                 paths["scores"] = files.written(names["scores"], self._write_scores)
             if report:
                 page = self.to_html(
-                    sections=report_sections, agreement_ci=agreement_ci, progress=progress, **options
+                    sections=report_sections,
+                    agreement_ci=agreement_ci,
+                    progress=progress,
+                    **options,
                 )
                 paths["report"] = files.write(names["report"], page)
             for name, text in extra.items():
