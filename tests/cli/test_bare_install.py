@@ -38,6 +38,7 @@ INVOCATIONS: dict[str, list[str]] = {
     "leaderboard": ["leaderboard", "ratings.csv", "a.csv", "b.csv", "--n-resamples", "20",
                     "--out", "leaderboard"],
     "metrics": ["metrics"],
+    "plan": ["plan", "ratings.csv", "--pred", "a=a.csv", "--pred", "b=b.csv", "--draws", "2000"],
     "simulate": ["simulate", "--replicates", "2", "--out", "simulation"],
     "tendency": ["tendency", "ratings.csv", "--baselines", "--text", "year", "--min-overlap", "5",
                  "--n-resamples", "20", "--out", "tendency"],
