@@ -8,8 +8,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pytest
-from benchmarks import bench_cli, suite
+from benchmarks import bench_allocation, bench_cli, suite
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -146,3 +147,34 @@ def test_module_entry_point_with_dask_section(tmp_path):
     dask_row = next(r for r in payload["rows"] if "dask" in r["tool"])
     assert dask_row["ratio"] is not None
     assert "fleiss_kappa=" in dask_row["value"]
+
+
+class TestAllocationBenchmark:
+    """``python -m benchmarks allocation``, tiny."""
+
+    ARGS = ("--quick", "--seeds", "2", "--items", "30", "--rounds", "1")
+
+    def test_every_strategy_has_a_row_with_paired_differences(self, tmp_path):
+        page = tmp_path / "allocation.md"
+        text = bench_allocation.main([*self.ARGS, "--markdown", str(page)])
+        assert page.read_text(encoding="utf-8") == text
+        assert text.count("\n## ") == len(bench_allocation.WORLDS)
+        for name in bench_allocation.strategies():
+            assert f"| {name} |" in text
+        assert "Δtau vs random [95% CI]" in text
+        rows = [line for line in text.splitlines() if line.startswith("| next_items[E[emd]] |")]
+        assert len(rows) == len(bench_allocation.WORLDS)
+        assert all(row.count("[") >= 1 + len(bench_allocation.OUTCOMES) for row in rows)
+
+    def test_missing_activelab_is_reported_not_installed(self, monkeypatch):
+        monkeypatch.setattr(bench_allocation, "get_active_learning_scores", None)
+        text = bench_allocation.main(list(self.ARGS))
+        assert text.count("| activelab | not installed |") == len(bench_allocation.WORLDS)
+
+    def test_same_world_for_every_strategy(self):
+        world = bench_allocation.WORLDS[0]
+        a = bench_allocation.draw_world(world, 3, 20, 4)
+        b = bench_allocation.draw_world(world, 3, 20, 4)
+        np.testing.assert_array_equal(a.label, b.label)
+        np.testing.assert_array_equal(a.who, b.who)
+        assert (np.sort(a.who, axis=1)[:, 1:] != np.sort(a.who, axis=1)[:, :-1]).all()

@@ -13,6 +13,7 @@ import pytest
 
 from dissensus import DataError, FewItemsWarning, LabelSpellingWarning, evaluate
 from dissensus import posterior as P
+from dissensus._exceptions import ColumnsDetectedWarning
 from dissensus.agreement import (
     brennan_prediger,
     chance_agreement,
@@ -122,9 +123,18 @@ class TestLabelCounts:
             D.label_counts(pd.DataFrame({"item": [1], "label": [1]}), shuffle="sort")
 
     def test_missing_column(self) -> None:
-        df = pd.DataFrame({"id": [1], "label": [1]})
-        with pytest.raises(DataError, match=r"no column 'item'"):
+        df = pd.DataFrame({"x": [1], "y": [2], "label": [1]})
+        with pytest.raises(DataError, match=r"item: no column named like an item id.*'x', 'y'"):
             D.label_counts(df)
+
+    def test_columns_are_detected_as_in_memory(self, tmp_path: Path) -> None:
+        path = tmp_path / "a.csv"
+        path.write_text("item_id,rater,stars\n007,a,1\n7,a,2\n7,b,2\n")
+        with pytest.warns(ColumnsDetectedWarning, match="item=item_id, annotator=rater"):
+            counts = D.label_counts(str(path))
+        with pytest.warns(ColumnsDetectedWarning):
+            expected = read_annotations(path).counts()
+        assert counts.collect().values.tolist() == expected.values.tolist()
 
 
 #: Priors of the posterior tests: named, fitted, symmetric and per-label.

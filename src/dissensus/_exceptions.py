@@ -99,6 +99,13 @@ class DataDroppedWarning(DissensusWarning):
     """Rows, items or labels were dropped because an option asked for it (how many, examples)."""
 
 
+class ColumnsDetectedWarning(DissensusWarning):
+    """A reader chose a column by its name (``item_id`` for the items); the message says which.
+
+    Name the columns (``item=``, ``annotator=``, ``label=``) to choose others and silence it.
+    """
+
+
 class FewItemsWarning(DissensusWarning):
     """A bootstrap interval rests on too few items to be trusted (narrow by accident)."""
 

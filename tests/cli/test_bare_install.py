@@ -67,6 +67,7 @@ INVOCATIONS: dict[str, list[str]] = {
         "leaderboard",
     ],
     "metrics": ["metrics"],
+    "plan": ["plan", "ratings.csv", "--pred", "a=a.csv", "--pred", "b=b.csv", "--draws", "2000"],
     "simulate": ["simulate", "--replicates", "2", "--out", "simulation"],
     "tendency": [
         "tendency",

@@ -65,6 +65,19 @@ class TestEngineOption:
             float(krippendorff_alpha(counts, level="ordinal")), abs=1e-12
         )
 
+    def test_dask_detects_the_columns_and_says_so(
+        self, address: str, data: tuple[Path, pd.DataFrame]
+    ) -> None:
+        path, df = data  # "id" is a known item name; no annotator column
+        res = _run(str(path), "--engine", "dask", "--scheduler", address, "--json", "-")
+        assert res.exit_code == 0, res.output
+        assert res.stderr.startswith("dissensus: using columns item=id, label=label")
+        rows = {r["coefficient"]: r for r in json.loads(res.stdout)}
+        counts = Annotations.from_frame(df, item="id", annotator=None).counts()
+        assert rows["fleiss_kappa"]["value"] == pytest.approx(
+            float(fleiss_kappa(counts)), abs=1e-12
+        )
+
     def test_both_engines_print_the_same_rows(
         self, address: str, data: tuple[Path, pd.DataFrame], tmp_path: Path
     ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -214,3 +215,105 @@ class TestTargetsOption:
         out = tmp_path / "out"
         assert _run(files, out, "--metrics", "manhattan") == EXIT_OK
         assert "Pointwise targets" not in (out / "report.html").read_text()
+
+
+class TestPredictionFilesAsPeopleHaveThem:
+    """``--pred`` reads each layout without a conversion script; errors name flags."""
+
+    @pytest.fixture
+    def ann(self, tmp_path: Path) -> Path:
+        rows = "".join(f"{i},{a},{lab}\n" for i, a, lab in [
+            ("t1", "x", "neg"), ("t1", "y", "pos"), ("t2", "x", "neg"), ("t2", "y", "neg"),
+        ])  # fmt: skip
+        path = tmp_path / "ann.csv"
+        path.write_text("tweet,annotator,label\n" + rows, encoding="utf-8")
+        return path
+
+    def _run(self, ann: Path, pred: Path, out: Path, *extra: str) -> int:
+        return main(
+            [
+                "evaluate", str(ann), "--item", "tweet", "--pred", f"m={pred}",
+                "--metrics", "manhattan", "--n-resamples", "20", "--out", str(out), *extra,
+            ]
+        )  # fmt: skip
+
+    def _ok(self, ann: Path, pred: Path, out: Path, capsys, *extra: str) -> str:
+        code = self._run(ann, pred, out, *extra)
+        err = capsys.readouterr().err
+        assert code == EXIT_OK, err
+        scores = pd.read_parquet(out / "scores.parquet")
+        # manhattan of (0.25, 0.75) against (0.5, 0.5) and of (0.9, 0.1) against (1, 0)
+        np.testing.assert_allclose(sorted(scores["value"]), [0.2, 0.5])
+        return err
+
+    def test_the_annotations_item_column_name_is_used(self, ann, tmp_path, capsys):
+        pred = tmp_path / "p.csv"
+        pred.write_text("tweet,prob_neg,prob_pos\nt1,0.25,0.75\nt2,0.9,0.1\n", encoding="utf-8")
+        self._ok(ann, pred, tmp_path / "o", capsys)
+
+    def test_pipeline_jsonl(self, ann, tmp_path, capsys):
+        pred = tmp_path / "p.jsonl"
+        lines = [
+            {
+                "tweet": "t1",
+                "out": [{"label": "neg", "score": 0.25}, {"label": "pos", "score": 0.75}],
+            },
+            {
+                "tweet": "t2",
+                "out": [{"label": "pos", "score": 0.1}, {"label": "neg", "score": 0.9}],
+            },
+        ]
+        pred.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+        self._ok(ann, pred, tmp_path / "o", capsys, "--pred-item", "tweet")
+
+    def test_npy_with_pred_ids(self, ann, tmp_path, capsys):
+        np.save(tmp_path / "p.npy", np.array([[0.25, 0.75], [0.9, 0.1]]))
+        ids = tmp_path / "ids.txt"
+        ids.write_text("t1\nt2\n", encoding="utf-8")
+        err = self._ok(
+            ann,
+            tmp_path / "p.npy",
+            tmp_path / "o",
+            capsys,
+            "--labels",
+            "neg,pos",
+            "--nominal",
+            "--pred-ids",
+            str(ids),
+        )
+        assert "the array's 2 columns read as the labels in scale order" in err
+
+    def test_long_table_with_other_column_names(self, ann, tmp_path, capsys):
+        pred = tmp_path / "p.csv"
+        text = "id,cls,pr\nt1,neg,0.25\nt1,pos,0.75\nt2,pos,0.1\nt2,neg,0.9\n"
+        pred.write_text(text, encoding="utf-8")
+        assert self._run(ann, pred, tmp_path / "o1") == EXIT_BAD_INPUT
+        err = capsys.readouterr().err
+        assert "item=" not in err
+        assert "labels=" not in err
+        self._ok(
+            ann,
+            pred,
+            tmp_path / "o2",
+            capsys,
+            "--pred-layout",
+            "long",
+            "--pred-label",
+            "cls",
+            "--pred-prob",
+            "pr",
+        )
+
+    def test_one_error_names_every_problem_with_its_flag(self, ann, tmp_path, capsys):
+        pred = tmp_path / "p.csv"
+        pred.write_text("key,neg,maybe,model\n1,0.5,0.6,a\n2,,0.1,a\n", encoding="utf-8")
+        assert self._run(ann, pred, tmp_path / "o") == EXIT_BAD_INPUT
+        err = capsys.readouterr().err
+        assert "3 problems" in err
+        assert "columns: 'key', 'neg', 'maybe', 'model'" in err
+        assert "not labels 'key', 'maybe'; no column for 'pos'" in err
+        assert "--pred-labels COL,COL" in err
+        assert "--pred-item COLUMN" in err
+        assert "1 missing probabilities in column 'neg' at line 3" in err
+        assert "The row sums are checked once every label has its column" in err
+        assert not re.search(r"\b(item|labels|normalize|na_values)=", err)

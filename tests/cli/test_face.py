@@ -48,7 +48,8 @@ class TestCliMessage:
 class TestErrorsNameFlags:
     def test_missing_label_column_names_flag(self, tmp_path: Path, capsys) -> None:
         path = tmp_path / "a.csv"
-        path.write_text("item,annotator,lab\n1,a,1\n1,b,2\n")
+        # two columns left ("lab" alone would be the label by elimination)
+        path.write_text("item,annotator,lab,note\n1,a,1,x\n1,b,2,y\n")
         assert main(["info", str(path)]) == EXIT_BAD_INPUT
         err = _err(capsys)
         assert "--label COLUMN" in err

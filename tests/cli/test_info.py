@@ -202,3 +202,103 @@ class TestParseLabels:
         assert split_names(("emd, E[emd]", "manhattan")) == ["emd", "E[emd]", "manhattan"]
         assert split_names("a,,b") == ["a", "b"]
         assert split_names(None) == []
+
+
+def _first_try_csv(tmp_path: Path, *, blanks: bool = True) -> str:
+    """The issue's first-try file: item_id, rater_id, stars, 500 items, some blank stars."""
+    rng = np.random.default_rng(3)
+    items = np.repeat([f"t{i}" for i in range(500)], 3)
+    raters = np.concatenate([rng.choice(20, 3, replace=False) for _ in range(500)])
+    stars = rng.integers(1, 6, items.size).astype(object)
+    if blanks:
+        stars[[5, 172, 900]] = ""
+    frame = pd.DataFrame({"item_id": items, "rater_id": [f"r{r}" for r in raters], "stars": stars})
+    path = tmp_path / "first.csv"
+    frame.to_csv(path, index=False)
+    return str(path)
+
+
+class TestColumnDetection:
+    USING = "dissensus: using columns item=item_id, annotator=rater_id, label=stars in "
+
+    def test_first_try_needs_one_corrective_run(self, tmp_path, capsys):
+        path = _first_try_csv(tmp_path)
+        code, out, err = _run(capsys, "info", path)
+        assert code == EXIT_BAD_INPUT
+        assert not out
+        using, error = err.splitlines()
+        assert using.startswith(self.USING)
+        assert using.endswith("pass --item/--annotator/--label to choose others.")
+        assert error.startswith("dissensus: error: Missing 'stars' values in ")
+        assert "3 in lines 7, 174, 902" in error
+        assert "--dropna" in error
+        code, out, err = _run(capsys, "info", path, "--dropna")
+        assert code == EXIT_OK
+        assert "items              500" in out
+        assert err.startswith(self.USING)
+        assert "Dropped 3 of 1,500 rows" in err or "Dropped 3 of 1500 rows" in err
+
+    @pytest.mark.parametrize("command", [["agreement"], ["info", "--json"]])
+    def test_agreement_and_info_detect(self, tmp_path, capsys, command):
+        path = _first_try_csv(tmp_path, blanks=False)
+        extra = ["--n-resamples", "50"] if command == ["agreement"] else []
+        code, out, err = _run(capsys, command[0], path, *command[1:], *extra)
+        assert code == EXIT_OK, err
+        assert err.startswith(self.USING)
+        assert "500" in out
+
+    def test_evaluate_detects(self, tmp_path, capsys):
+        path = _first_try_csv(tmp_path, blanks=False)
+        ids = [f"t{i}" for i in range(500)]
+        preds = pd.DataFrame(np.full((500, 5), 0.2), columns=[str(k) for k in range(1, 6)])
+        preds.insert(0, "item", ids)
+        preds.to_csv(tmp_path / "a.csv", index=False)
+        args = ["--pred", f"a={tmp_path / 'a.csv'}", "--pred", f"b={tmp_path / 'a.csv'}"]
+        code, _, err = _run(
+            capsys, "evaluate", path, *args, "--n-resamples", "20", "--out", str(tmp_path / "o")
+        )
+        assert code == EXIT_OK, err
+        assert err.startswith(self.USING)
+
+    def test_ambiguous_columns_one_error_with_every_role_and_blanks(self, tmp_path, capsys):
+        path = _write(tmp_path, "a.csv", "id,text_id,who,y\n1,a,x,2\n2,b,z,\n")
+        code, _, err = _run(capsys, "info", path)
+        assert code == EXIT_BAD_INPUT
+        assert len(err.splitlines()) == 1
+        for part in (
+            "item: 'id', 'text_id' all look like an item id; choose one with --item COLUMN",
+            "name it with --annotator COLUMN or pass --no-annotator",
+            "name it with --label COLUMN",
+            "Columns: 'id', 'text_id', 'who', 'y'",
+            "1 row with blank cells (y: 1) at line 3",
+            "pass --dropna",
+        ):
+            assert part in err
+        assert "=..." not in err
+        assert "=None" not in err
+
+    def test_flags_win_and_the_error_lists_only_what_is_left(self, tmp_path, capsys):
+        path = _write(tmp_path, "a.csv", "id,text_id,who,y\n1,a,x,2\n2,b,z,3\n")
+        code, _, err = _run(capsys, "info", path, "--item", "text_id", "--annotator", "who")
+        assert code == EXIT_BAD_INPUT
+        assert "hold the label (decided: item=text_id, annotator=who)" in err
+        assert "one of 'id', 'y'; name it with --label COLUMN" in err
+        # "id", a known item name, is not taken for the label nor the annotator
+        code, _, err = _run(capsys, "info", path, "--item", "text_id", "--label", "y")
+        assert code == EXIT_BAD_INPUT
+        assert "hold the annotator (decided: item=text_id, label=y)" in err
+        assert "one of 'id', 'who'" in err
+
+    def test_explicit_flags_are_not_announced(self, tmp_path, capsys):
+        path = _write(tmp_path, "a.csv", "id,rater,stars,score\n1,a,2,9\n1,b,3,9\n")
+        flags = ["--item", "id", "--annotator", "rater", "--label", "score"]
+        code, out, err = _run(capsys, "info", path, *flags)
+        assert code == EXIT_OK
+        assert not err
+        assert "9" in out  # the label read is the one named, not the known name "stars"
+
+    def test_no_annotator_flag(self, tmp_path, capsys):
+        path = _write(tmp_path, "a.csv", "doc_id,user,answer\n1,u,2\n1,v,3\n")
+        code, _, err = _run(capsys, "info", path, "--no-annotator")
+        assert code == EXIT_OK
+        assert err.startswith("dissensus: using columns item=doc_id, label=answer in ")

@@ -289,7 +289,7 @@ class TestExactReadingCli:
     def test_long_predictions_as_wide_hint(self, files, tmp_path, capsys):
         long = tmp_path / "long.csv"
         long.write_text("item,label,prob\ni0,1,0.5\ni0,2,0.5\n")
-        code = main(_args({**files, "a": long}, tmp_path / "o"))
+        code = main(_args({**files, "a": long}, tmp_path / "o", "--pred-layout", "wide"))
         assert code == EXIT_BAD_INPUT
         assert "--pred-layout long" in capsys.readouterr().err
 

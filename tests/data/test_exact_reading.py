@@ -199,7 +199,7 @@ class TestErrorsCarryTheLine:
     def test_long_predictions_read_as_wide_hint(self, tmp_path):
         text = "item,label,prob\na,1,0.4\na,2,0.6\n"
         with pytest.raises(DataError, match="--pred-layout long"):
-            read_predictions(_write(tmp_path, "p.csv", text))
+            read_predictions(_write(tmp_path, "p.csv", text), layout="wide")
 
 
 def _feed_fifo(path: Path, data: bytes) -> threading.Thread:

@@ -86,9 +86,9 @@ class TestFromFrame:
 
     def test_wide_missing_item_column(self):
         with pytest.raises(
-            DataError, match=r"No item column 'item' in the predictions; pass item=None"
+            DataError, match=r"No item column 'item' in the predictions .*item=None"
         ):
-            Predictions.from_frame(pd.DataFrame({"x": [1.0]}))
+            Predictions.from_frame(pd.DataFrame({"x": [1.0]}), item="item")
 
     def test_wide_missing_label_columns(self):
         df = pd.DataFrame({"item": ["a"], "1": [1.0]})

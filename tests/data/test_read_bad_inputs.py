@@ -280,8 +280,8 @@ PREDICTION_CASES: list[tuple[str, str, Content, str]] = [
     (
         "no_item_column",
         "p.jsonl",
-        _jsonl({"id": 1, "1": 0.5, "2": 0.5}),
-        "has no item column 'item'",
+        _jsonl({"key": 1, "1": 0.5, "2": 0.5}),
+        "no column named like an item id",
     ),
     ("deep", "p.jsonl", f'{{"item": 1, "1": {DEEP}}}\n'.encode(), "JSON nested too deeply"),
     ("infinity", "p.jsonl", b'{"item": 1, "1": Infinity, "2": 0}\n', "is not a finite number"),
@@ -347,7 +347,7 @@ class TestBadSetFiles:
 class TestFlagsNotParameters:
     def test_missing_prediction_item_column_names_the_flag(self, tmp_path, capsys):
         ann = _write(tmp_path, "a.csv", b"item,annotator,label\n1,a,1\n1,b,2\n")
-        pred = _write(tmp_path, "p.csv", b"id,1,2\n1,0.5,0.5\n")
+        pred = _write(tmp_path, "p.csv", b"key,1,2\n1,0.5,0.5\n")
         code, err = _cli(
             "evaluate", ann, "--pred", f"m={pred}", "--out", tmp_path / "o", capsys=capsys
         )

@@ -41,6 +41,8 @@ def _pairs(ann: object) -> set[tuple[object, object, object]]:
         ("argilla/records.jsonl", "argilla"),
         ("argilla/multi.json", "argilla"),
         ("sagemaker/output.manifest", "sagemaker"),
+        ("sagemaker", "sagemaker"),  # a job's output: annotations/worker-response/...
+        ("sagemaker/annotations/worker-response/iteration-1", "sagemaker"),
         ("mturk/Batch_4242_batch_results.csv", "mturk"),
     ],
 )
@@ -170,6 +172,78 @@ def test_sagemaker_consolidated_label_only_is_refused(tmp_path: Path) -> None:
     f.write_text(json.dumps(line) + "\n")
     with pytest.raises(DataError, match=r"line 1, field 'cat'.*consolidated label"):
         read_annotations(f, format="sagemaker")
+
+
+def test_sagemaker_worker_responses() -> None:
+    # 6 worker-response files, 8 answers: 1 with an empty answer (object 1, worker e5f6);
+    # the consolidation request beside them has the iteration-N layout too and is not read
+    ann, dropped = _read(FIXTURES / "sagemaker")
+    assert (ann.n_items, ann.n_annotators, ann.n_annotations) == (4, 3, 7)  # type: ignore[attr-defined]
+    assert _pairs(ann) == {
+        (0, "private.us-east-1.a1b2", "positive"),
+        (0, "private.us-east-1.c3d4", "positive"),
+        (1, "private.us-east-1.a1b2", "negative"),
+        (1, "private.us-east-1.c3d4", "neutral"),
+        (2, "private.us-east-1.a1b2", "neutral"),
+        (2, "private.us-east-1.e5f6", "positive"),
+        (3, "private.us-east-1.c3d4", "negative"),  # iteration-2
+    }
+    assert len(dropped) == 1
+    assert (
+        "1 with no answer (files annotations/worker-response/iteration-1/1/2024-05-01_10-04-30.json)"
+        in dropped[0]
+    )
+    # the same answers from the worker-response directory itself
+    inner, _ = _read(FIXTURES / "sagemaker/annotations/worker-response", format="sagemaker")
+    assert _pairs(inner) == _pairs(ann)
+
+
+def _worker_response(root: Path, obj: str, answers: list[object]) -> Path:
+    folder = root / "worker-response" / "iteration-1" / obj
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{len(list(folder.iterdir()))}.json").write_text(json.dumps({"answers": answers}))
+    return root
+
+
+def test_sagemaker_worker_responses_multi_select_and_questions(tmp_path: Path) -> None:
+    both = {"topics": {"labels": ["price", "quality"]}, "tone": {"label": "calm"}}
+    _worker_response(tmp_path, "0", [{"workerId": "w1", "answerContent": both}])
+    _worker_response(
+        tmp_path,
+        "1",
+        [
+            {
+                "workerId": "w2",
+                "answerContent": {"topics": {"labels": ["price"]}, "tone": {"label": "angry"}},
+            }
+        ],
+    )
+    with pytest.raises(DataError, match=r"2 labelling questions: 'topics', 'tone'.*question="):
+        read_annotations(tmp_path, format="sagemaker")
+    topics = read_set_annotations(tmp_path, format="sagemaker", question="topics")
+    assert topics.n_annotations == 2
+    tone = read_annotations(tmp_path, question="tone")  # recognised from the directory
+    assert _pairs(tone) == {(0, "w1", "calm"), (1, "w2", "angry")}
+
+
+def test_sagemaker_worker_response_errors_name_the_file(tmp_path: Path) -> None:
+    _worker_response(tmp_path, "0", [{"answerContent": {"q": {"label": "a"}}}])
+    with pytest.raises(
+        DataError, match=r"file worker-response/iteration-1/0/0.json, field 'answers\[0\].workerId'"
+    ):
+        read_annotations(tmp_path, format="sagemaker")
+    bad = tmp_path / "worker-response" / "iteration-1" / "0" / "0.json"
+    bad.write_text('{"answer": []}')
+    with pytest.raises(DataError, match=r"0.json.*expected an object with an 'answers' list"):
+        read_annotations(tmp_path, format="sagemaker")
+    stray = tmp_path / "other" / "worker-response" / "x.json"
+    stray.parent.mkdir(parents=True)
+    stray.write_text('{"answers": []}')
+    bad.unlink()
+    with pytest.raises(DataError, match=r"outside an iteration-N/<object>/ directory"):
+        read_annotations(tmp_path / "other", format="sagemaker")
+    with pytest.raises(DataError, match=r"holds no SageMaker Ground Truth worker-response file"):
+        read_annotations(tmp_path / "worker-response" / "iteration-1" / "0", format="sagemaker")
 
 
 def test_mturk_rejected_assignments_are_counted() -> None:

@@ -1,7 +1,7 @@
 """The generator of the example files shipped in dissensus/datasets (synthetic).
 
-Nothing here is read from a real dataset: the ratings, predictions and the
-ConvAbuse-format sample are drawn from fixed seeds, so the files are the same
+Nothing here is read from a real dataset: the ratings, predictions, the
+ConvAbuse-format sample and the reviews are drawn from fixed seeds, so the files are the same
 on every run; test_examples.py checks the shipped files are exactly these.
 Regenerate them from the repository root with
 
@@ -24,6 +24,15 @@ _TURNS = (
     ("Nice to meet you!", "nice to meet you too"),
     ("Do you like music?", "only when you stop talking"),
 )
+# Review words by star rating (1 = worst), for reviews().
+_TONES = (
+    ("broken", "useless", "awful", "a waste of money", "returned"),
+    ("flimsy", "disappointing", "slow", "overpriced", "noisy"),
+    ("okay", "average", "fine for the price", "plain", "acceptable"),
+    ("solid", "handy", "well made", "good value", "reliable"),
+    ("excellent", "brilliant", "perfect", "a joy to use", "outstanding"),
+)
+_THINGS = ("kettle", "lamp", "backpack", "phone case", "blender", "desk chair", "umbrella")
 
 
 def ratings(rng: np.random.Generator) -> pd.DataFrame:
@@ -75,14 +84,34 @@ def convabuse(rng: np.random.Generator) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
+def reviews(rng: np.random.Generator) -> pd.DataFrame:
+    """60 made-up product reviews rated 1–5 stars by 3–5 of 8 raters; the words follow the stars.
+
+    The columns (item, annotator, stars, review) are those of the README's
+    ``dissensus experiment reviews.csv --text-column review --label stars``.
+    """
+    rows = []
+    for i in range(60):
+        centre = rng.uniform(1, 5)
+        tone = _TONES[int(np.clip(np.rint(centre), 1, 5)) - 1]
+        words = rng.choice(len(tone), 3, replace=False)
+        thing = _THINGS[int(rng.integers(len(_THINGS)))]
+        text = f"The {thing} is {tone[words[0]]}, {tone[words[1]]} and {tone[words[2]]}."
+        for a in rng.choice(8, int(rng.integers(3, 6)), replace=False):
+            stars = int(np.clip(np.rint(centre + rng.normal(0, 0.8)), 1, 5))
+            rows.append((f"p{i:02d}", f"rater{a + 1}", stars, text))
+    return pd.DataFrame(rows, columns=["item", "annotator", "stars", "review"])
+
+
 def write(out: Path = SHIPPED) -> None:
-    """Write ratings.csv, a.csv, b.csv and convabuse.csv into ``out``."""
+    """Write ratings.csv, a.csv, b.csv, convabuse.csv and reviews.csv into ``out``."""
     rng = np.random.default_rng(2025)
     table = ratings(rng)
     table.to_csv(out / "ratings.csv", index=False)
     predictions(table, rng, sharp=True).to_csv(out / "a.csv", index=False)
     predictions(table, rng, sharp=False).to_csv(out / "b.csv", index=False)
     convabuse(rng).to_csv(out / "convabuse.csv", index=False)
+    reviews(rng).to_csv(out / "reviews.csv", index=False)
 
 
 if __name__ == "__main__":

@@ -768,3 +768,36 @@ class TestThreads:
     def test_bad_n_jobs(self, bad):
         with pytest.raises(ValueError, match="The 'n_jobs' parameter of manhattan"):
             E.manhattan([[1.0, 1.0]], [0.5, 0.5], n_jobs=bad)
+
+
+class TestGradients:
+    """emd_gradient / manhattan_gradient against central differences of emd / manhattan."""
+
+    @pytest.mark.parametrize("K", [2, 3, 5, 8])
+    @pytest.mark.parametrize("normalized", [True, False])
+    def test_match_finite_differences_along_the_simplex(self, K, normalized):
+        rng = np.random.default_rng(K)
+        alpha = rng.integers(0, 6, (6, K)) + rng.choice([0.5, 1.0, 1.7], (6, K))
+        q = rng.dirichlet(np.ones(K), 6)
+        h = 1e-6
+        G_emd = E.emd_gradient(alpha, q, normalized_distance=normalized)
+        G_l1 = E.manhattan_gradient(alpha, q)
+        for j in range(K):
+            for i in range(K):
+                if i == j:
+                    continue
+                # move mass from class i to class j: stays on the simplex
+                d = np.zeros(K)
+                d[j], d[i] = h, -h
+                fd_emd = (
+                    E.emd(alpha, q + d, normalized_distance=normalized)
+                    - E.emd(alpha, q - d, normalized_distance=normalized)
+                ) / (2 * h)
+                fd_l1 = (E.manhattan(alpha, q + d) - E.manhattan(alpha, q - d)) / (2 * h)
+                np.testing.assert_allclose(G_emd[:, j] - G_emd[:, i], fd_emd, atol=1e-6)
+                np.testing.assert_allclose(G_l1[:, j] - G_l1[:, i], fd_l1, atol=1e-6)
+
+    def test_k1_and_the_last_class(self):
+        assert E.emd_gradient([[2.0]], [1.0]).tolist() == [[0.0]]
+        G = E.emd_gradient([[1.0, 2.0, 3.0]], [0.2, 0.3, 0.5])
+        assert G[0, -1] == 0.0

@@ -128,8 +128,8 @@ class TestListMetrics:
         )
 
     def test_unary(self) -> None:
-        assert list_metrics(unary=True) == ["entropy", "E[entropy]"]
-        assert len(list_metrics(unary=None)) == len(REGISTRY)
+        assert list_metrics(unary=True) == ["entropy", "E[entropy]", "debiased[entropy]"]
+        assert len(list_metrics(unary=None, corpus=None)) == len(REGISTRY)
 
     def test_filters(self) -> None:
         assert list_metrics(needs_order=True) == [

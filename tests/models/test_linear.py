@@ -7,7 +7,7 @@ import pytest
 from scipy import sparse
 
 from dissensus import DataError, LabelCounts, Scale
-from dissensus.metrics import expected
+from dissensus.metrics import expected, get_metric, gradients
 from dissensus.models import (
     CumulativeLink,
     EMDRegression,
@@ -16,6 +16,7 @@ from dissensus.models import (
     SoftmaxRegression,
     as_targets,
 )
+from dissensus.models._base import softmax
 from tests.models._synthetic import K, emd_to_truth, make_data
 
 LINEAR = [SoftmaxRegression, CumulativeLink, EMDRegression, ExpectedEMDRegression]
@@ -156,3 +157,28 @@ class TestBadTargets:
             EMDRegression(C=0).fit(np.eye(2), np.eye(2))
         with pytest.raises(ValueError, match="'power' parameter"):
             EMDRegression(power=3).fit(np.eye(2), np.eye(2))
+
+
+class TestObjectivesAreTheMetrics:
+    """Each softmax model's summed loss is its metric, summed over the items (one definition)."""
+
+    @pytest.mark.parametrize(
+        ("est", "metric"),
+        [
+            (SoftmaxRegression(), "cross_entropy"),
+            (EMDRegression(power=2), "rps"),
+            (EMDRegression(power=1), "emd"),
+            (ExpectedEMDRegression(), "E[emd]"),
+        ],
+        ids=["softmax-CE", "EMD^2", "EMD", "expected-EMD"],
+    )
+    def test_loss_value_and_gradient(self, est, metric):
+        X, y = _small_problem(seed=8)
+        T = as_targets(y, X.shape[0])
+        state = est._prepare(T)
+        theta = np.random.default_rng(9).normal(scale=0.5, size=X.shape[1] * K + K)
+        Q = softmax(X @ theta[: X.shape[1] * K].reshape(-1, K) + theta[X.shape[1] * K :])
+        target = state[0] if metric == "E[emd]" else T.proportions
+        value, G = est._loss(Q, state)
+        assert value == pytest.approx(get_metric(metric)(target, Q).sum(), rel=1e-12)
+        np.testing.assert_array_equal(G, gradients.gradient(metric, target, Q))

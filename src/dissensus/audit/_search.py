@@ -6,7 +6,7 @@ import dataclasses
 import itertools
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -355,6 +355,7 @@ def audit(
     n_trials: int = 100_000,
     seed: int = 0,
     options: Mapping[str, Any] | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> AuditResult:
     r"""Check which properties of a good soft metric a metric has, by counterexample search.
 
@@ -382,6 +383,9 @@ def audit(
         K, trials per property and metric, and their seed (same seed, same table). A
         search that would take more than :data:`MEMORY_LIMIT` bytes (about
         ``n_trials × K × 192``) is refused before anything is drawn.
+    progress : callable, optional
+        ``progress(text)`` is called before each (metric, property) search,
+        with ``"<i>/<total> <metric> <property>"`` (the CLI shows it).
 
     Returns
     -------
@@ -438,11 +442,14 @@ def audit(
         subjects = [as_subject(m, options=options) for m in metric]
     else:
         subjects = [as_subject(metric, options=options)]
-    rows = []
+    rows: list[PropertyResult] = []
     drawn: dict[tuple[str, bool], Trials] = {}  # per property and kind of target, drawn once
+    total = len(subjects) * len(props)
     for subject in subjects:
         scale = _scale(subject, np.random.default_rng([seed, K]), K)
         for prop in props:
+            if progress is not None:
+                progress(f"{len(rows) + 1}/{total} {subject.name} {prop.key}")
             key = (prop.key, subject.expected)
             trials = drawn[key] = drawn.get(key) or _draw(prop, subject, K, n, seed)
             rows.append(_audit_one(subject, prop, K, trials, scale))

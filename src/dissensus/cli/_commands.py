@@ -33,6 +33,7 @@ SUMMARIES = {
     "info": "Summarise an annotation FILE.",
     "leaderboard": "A shared task's ranking under every metric.",
     "metrics": "List the registered metrics.",
+    "plan": "Items and annotations per item a study needs, from a PILOT.",
     "simulate": "Do metrics pick the truly better model? (synthetic data)",
     "tendency": "DIC: does a model reproduce who agrees with whom?",
 }
@@ -50,6 +51,8 @@ def load(name: str) -> click.Command:
         from dissensus.cli import _experiment as module  # noqa: PLC0415
     elif name == "allocate":
         from dissensus.cli import _evaluate as module  # type: ignore[no-redef]  # noqa: PLC0415
+    elif name == "plan":
+        from dissensus.cli import _plan as module  # type: ignore[no-redef]  # noqa: PLC0415
     elif name in ("leaderboard", "simulate", "tendency"):
         from dissensus.cli import _studies as module  # type: ignore[no-redef]  # noqa: PLC0415
     else:  # info, metrics, audit, example

@@ -98,9 +98,10 @@ def _dask_counts(path: str, **options: Any) -> Any:
     scale = scale_option(options.get("labels"), ordered)
     item, label = options.get("item") or "item", options.get("label") or "label"
     annotator = None if options.get("no_annotator") else options.get("annotator") or "annotator"
-    counts = distributed.label_counts(
-        path, scale=scale, item=item, label=label, annotator=annotator
-    )
+    with warnings_as_lines():  # the columns it detected, as in memory
+        counts = distributed.label_counts(
+            path, scale=scale, item=item, label=label, annotator=annotator
+        )
     if scale is None and ordered is not None:
         counts = distributed.DistributedCounts(counts.frame, counts.scale.with_order(ordered))
     return counts

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-import sys
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,29 +17,14 @@ from dissensus._validation import require_extra
 from dissensus.allocate import next_items
 from dissensus.cli import _reader_options as opt
 from dissensus.cli._messages import warnings_as_lines
-from dissensus.data import Annotations, LabelCounts, Predictions
+from dissensus.cli._progress import stages
+from dissensus.data import Annotations, LabelCounts, Predictions, Scale
 from dissensus.evaluation import TARGETS, Evaluation, evaluate
 
 #: Coverage of the intervals printed (and of summary.csv, written with the same default).
 _CONFIDENCE_LEVEL = 0.95
 #: What Evaluation.save writes; checked against the inputs before any work.
 OUTPUT_FILES = ("summary.csv", "rankings.csv", "scores.parquet", "report.html")
-
-
-@contextmanager
-def stages(total: int) -> Iterator[Callable[[str], None]]:
-    """``stage(text)``: a progress bar over the stages on stderr if a terminal, else silent."""
-    if not sys.stderr.isatty():
-        yield lambda text: None
-        return
-    t0 = time.perf_counter()
-    with click.progressbar(length=total, file=sys.stderr, show_pos=True, width=24) as bar:
-
-        def stage(text: str) -> None:
-            bar.label = f"[{time.perf_counter() - t0:5.1f}s] {text}"
-            bar.update(1)
-
-        yield stage
 
 
 @click.command("evaluate")
@@ -91,8 +73,12 @@ def evaluate_command(
         **{key: options[key] for key in ("pred_layout", "prior", "bins", "targets", "smooth")},
         "requested_metrics": ",".join(metric_names) if metric_names else None,
     }
-    with locked_dir(out, inputs=inputs, names=OUTPUT_FILES), warnings_as_lines():
-        ev = _compute(annotations, pred_paths, load, **options, metrics=metric_names)
+    notes: dict[str, tuple[str, ...]] = {}
+    # the stages of _compute and of the report on one progress line, erased before any warning
+    with locked_dir(out, inputs=inputs, names=OUTPUT_FILES), warnings_as_lines(), stages() as stage:
+        ev = _compute(annotations, pred_paths, load, **options, metrics=metric_names, notes=notes)
+        # what the reader chose or rescaled (p1..p5 as labels, rows renormalised), recorded
+        params["prediction_notes"] = {name: list(lines) for name, lines in notes.items()}
         written = ev.save(
             out,
             n_resamples=n_resamples,
@@ -100,6 +86,7 @@ def evaluate_command(
             params=params,
             scores=not no_scores,
             report=report,
+            progress=stage,
         )
         summary = ev.summary(confidence_level=_CONFIDENCE_LEVEL, n_resamples=n_resamples)
     note = prior_note(ev)
@@ -133,9 +120,19 @@ def _report_extra_installed() -> bool:
 
 
 def _compute(
-    annotations: Path, pred_paths: dict[str, Path], load: Callable[..., Any] | None, **options: Any
+    annotations: Path,
+    pred_paths: dict[str, Path],
+    load: Callable[..., Any] | None,
+    *,
+    notes: dict[str, tuple[str, ...]] | None = None,
+    **options: Any,
 ) -> Evaluation:
-    """Read, then evaluate; ``load(path, **options)`` reads the annotations (``--engine dask``)."""
+    """Read, then evaluate; ``load(path, **options)`` reads the annotations (``--engine dask``).
+
+    The prediction files are read against the annotations' scale, so that a label column
+    off the scale is listed with the file's other problems; ``notes`` receives each
+    model's reading notes (:attr:`Predictions.notes`).
+    """
     bins: Any = options["bins"]
     if bins != "auto":
         try:
@@ -159,9 +156,14 @@ def _compute(
             # an annotator model needs the table; Dask counts stay on the cluster
             data = loaded
         predictions = {}
+        scale = getattr(data, "scale", None)
         for name, path in pred_paths.items():
             stage(f"reading predictions {name!r} from {path}")
-            pred = opt.load_predictions(path, **options)
+            pred = opt.load_predictions(
+                path, scale=scale if isinstance(scale, Scale) else None, **options
+            )
+            if notes is not None:
+                notes[name] = pred.notes
             if isinstance(data, LabelCounts) and options["how"] == "exact":
                 # lined up with the counts now, so its id index (a string per item,
                 # ~60 MB at 1M items) is not held through the scoring

@@ -13,8 +13,9 @@ from dissensus import datasets
 from dissensus._atomic import locked_dir
 from dissensus._validation import require_extra
 from dissensus.cli import _reader_options as opt
-from dissensus.cli._evaluate import format_summary, stages
+from dissensus.cli._evaluate import format_summary
 from dissensus.cli._messages import warnings_as_lines
+from dissensus.cli._progress import stages
 from dissensus.experiments import DEFAULT_MODELS, MODELS, run_experiment
 
 #: ConvAbuse test items per annotation-count bin in Magnani (2025), "Soft metrics for

@@ -14,6 +14,7 @@ import pandas as pd
 from dissensus._atomic import write_file_atomically
 from dissensus.audit import audit, auditable_metrics, property_keys
 from dissensus.cli import _reader_options as opt
+from dissensus.cli._progress import stages
 from dissensus.data import Annotations
 from dissensus.datasets import EXAMPLE_FILES, example_path
 from dissensus.metrics import get_metric, list_metrics
@@ -206,9 +207,15 @@ def audit_command(*, metrics: tuple[str, ...], properties: tuple[str, ...], **op
     """
     classes, n_trials, seed = options["classes"], options["n_trials"], options["seed"]
     names = list(metrics) or auditable_metrics()
-    result = audit(
-        names, properties=list(properties) or "all", classes=classes, n_trials=n_trials, seed=seed
-    )
+    with stages() as stage:
+        result = audit(
+            names,
+            properties=list(properties) or "all",
+            classes=classes,
+            n_trials=n_trials,
+            seed=seed,
+            progress=stage,
+        )
     if options["as_json"]:
         click.echo(result.to_json())
     elif options["markdown"]:
@@ -235,12 +242,13 @@ def audit_command(*, metrics: tuple[str, ...], properties: tuple[str, ...], **op
     required=False,
 )
 def example_command(*, name: str, out: Path | None) -> None:
-    r"""Write example NAME: ratings (annotations), a and b (two models' predictions), convabuse.
+    """Write example NAME: ratings (annotations), a and b (two models' predictions), convabuse, reviews.
 
-    \b
-    dissensus example ratings --out ratings.csv
-    dissensus example a && dissensus example b
-    dissensus evaluate ratings.csv --pred a=a.csv --pred b=b.csv --out results/
+    All are small and synthetic: convabuse is in the ConvAbuse full-file format
+    (--format convabuse), reviews has a text column for `dissensus experiment`.
+    For instance `dissensus example ratings`, `dissensus example a`,
+    `dissensus example b`, then
+    `dissensus evaluate ratings.csv --pred a=a.csv --pred b=b.csv --out results/`.
     """
     target = Path.cwd() if out is None else out
     if target.is_dir():

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import click
 
-from dissensus._exceptions import DissensusWarning
+from dissensus._exceptions import ColumnsDetectedWarning, DissensusWarning
+from dissensus.cli._progress import clear_line
 
 Replacement = str | Callable[[re.Match[str]], str]
 
@@ -109,16 +110,25 @@ def format_hint(path: str | Path) -> str | None:
 
 @contextmanager
 def warnings_as_lines() -> Iterator[None]:
-    """Print the library's warnings raised inside as ``dissensus: warning: …`` lines, once each."""
+    """Print the library's warnings raised inside as ``dissensus: warning: …`` lines, once each.
+
+    The columns a reader chose by their names are not a warning but a note:
+    ``dissensus: using columns item=item_id, … (pass --item/… to choose others)``.
+    """
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", DissensusWarning)  # one line each, flags named
             yield
     finally:
+        if caught:  # a warning never shares the progress line (it is erased first)
+            clear_line()
         printed = set()
         for w in caught:
             if not issubclass(w.category, DissensusWarning):  # not ours: Python's filters decide
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
             elif (text := cli_message(" ".join(str(w.message).split()))) not in printed:
                 printed.add(text)
-                click.echo(f"dissensus: warning: {text}", err=True)
+                if issubclass(w.category, ColumnsDetectedWarning):
+                    click.echo(f"dissensus: {text[:1].lower()}{text[1:]}", err=True)
+                else:
+                    click.echo(f"dissensus: warning: {text}", err=True)

@@ -7,6 +7,7 @@ and read it with the function beside it (``opt.load_annotations(file, **options)
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable
 from functools import partial, reduce
 from pathlib import Path
@@ -51,11 +52,14 @@ reader_options = _group(
            help="Annotation-tool exports: the labelling question to read when there are several."),
     option("--layout", type=["long", "wide"], default="long",
            help="long: one row per annotation; wide: one row per item, one column per annotator."),
-    option("--item", default="item", help="Item id column."),
-    option("--annotator", default="annotator", help="Annotator id column."),
+    option("--item", help="Item id column (default: item, else the one column named like an "
+           "item id: item_id, id, text_id, ...; the choice is printed)."),
+    option("--annotator", help="Annotator id column (default: annotator, else the one column "
+           "named like an annotator id: rater, worker_id, user, coder, ...)."),
     option("--no-annotator", is_flag=True,
            help="The file has no annotator ids (annotator-specific measures then refuse)."),
-    option("--label", default="label", help="Label column."),
+    option("--label", help="Label column (default: label, else the one column named like a "
+           "label: rating, stars, score, answer, ..., or the only column left)."),
     option("--annotators", metavar="COL,COL",
            help="Wide layout: the annotator columns (default: all but item and meta)."),
     option("--labels", metavar="L1,L2,...",
@@ -87,13 +91,29 @@ alignment_options = _group(
 #: ``--pred NAME=PATH``, repeatable (give ``help`` and ``required``); read it with :func:`parse_pred`.
 pred_option = partial(option, "--pred", "preds", multiple=True, metavar="NAME=PATH")
 prediction_options = _group(
-    pred_option(required=True, help="Model predictions: a CSV/TSV/Parquet/JSONL file with an "
-                "item column and one column per label. Repeat per model."),
-    option("--pred-layout", type=["wide", "long"], default="wide",
-           help="Layout of the prediction files (long: item,label,prob rows)."),
-    option("--pred-item", default="item", help="Item id column of the prediction files."),
+    pred_option(required=True, help="Model predictions: a CSV/TSV/Parquet/JSONL table (one "
+                "column per label: named after it, p_<label>, prob_<label> or p1..pK in scale "
+                "order; or item,label,prob rows), Hugging Face pipeline JSONL (top_k=None), or "
+                "an .npy array with its ids in FILE.ids.txt. Repeat per model."),
+    option("--pred-layout", type=["auto", "wide", "long"], default="auto",
+           help="Layout of the prediction files (auto: long when they have label and "
+           "probability columns)."),
+    option("--pred-item", metavar="COLUMN",
+           help="Item id column of the prediction files (default: the one named item, "
+           "item_id, id, ... or the annotations' --item)."),
+    option("--pred-labels", metavar="COL,COL",
+           help="Wide prediction files: the label columns, in scale order (default: detected; "
+           "other columns are ignored, and a warning says so)."),
+    option("--pred-label", metavar="COLUMN",
+           help="Long prediction files: the label column (default: label, class or category)."),
+    option("--pred-prob", metavar="COLUMN",
+           help="Long prediction files: the probability column (default: prob, probability, "
+           "proba, score, p or confidence)."),
+    option("--pred-ids", metavar="FILE", type=click.Path(dir_okay=False, path_type=Path),
+           help=".npy prediction files: the item ids, one per line (default: FILE.ids.txt "
+           "beside FILE.npy)."),
 )  # fmt: skip
-"""``--pred NAME=PATH`` (repeatable), ``--pred-layout`` and ``--pred-item``."""
+"""``--pred NAME=PATH`` (repeatable) and how to read the prediction files (``--pred-*``)."""
 
 prior_option = option(
     "--prior", default=DEFAULT_PRIOR, help="Dirichlet prior of the expected metrics: uniform, "
@@ -230,17 +250,50 @@ def load_annotations(
 
 
 def load_predictions(
-    path: Path, *, pred_layout: str, pred_item: str, normalize: bool = False, **options: Any
+    path: Path,
+    *,
+    pred_layout: str = "auto",
+    pred_item: str | None = None,
+    normalize: bool = False,
+    scale: data.Scale | None = None,
+    **options: Any,
 ) -> data.Predictions:
-    """Read a ``--pred`` file; ``--na-values``, ``--strip-labels`` apply as to the annotations.
+    """Read a ``--pred`` file with the ``--pred-*`` options; ``--na-values``, ``--strip-labels`` apply as to the annotations.
 
     So an item ``NA`` is data unless ``--na-values NA`` says otherwise; labels stay comparable.
+    ``scale`` (the annotations') makes a label column that is not on it part of the file's one
+    error. Without ``--pred-item``, a column named as the annotations' ``--item`` holds the ids
+    when no column is named like an item id. The reader's notes print as warnings.
     """
-    return data.read_predictions(
-        path,
-        layout=pred_layout,  # type: ignore[arg-type]
-        item=pred_item,
-        normalize=normalize,
-        na_values=tuple(split_names(options.get("na_values"))),
-        strip_labels=bool(options.get("strip_labels")),
-    )
+    item = pred_item
+    if item is None and options.get("item") and options["item"] != "item":
+        item = _column_if_present(path, options["item"])
+    with warnings_as_lines():
+        return data.read_predictions(
+            path,
+            layout=pred_layout,  # type: ignore[arg-type]
+            item=item,
+            labels=split_names(options.get("pred_labels")) or None,
+            label=options.get("pred_label"),
+            prob=options.get("pred_prob"),
+            ids=options.get("pred_ids"),
+            scale=scale,
+            normalize=normalize,
+            na_values=tuple(split_names(options.get("na_values"))),
+            strip_labels=bool(options.get("strip_labels")),
+        )
+
+
+def _column_if_present(path: Path, column: str) -> str | None:
+    """``column`` when the first line of a delimited or JSONL ``path`` names it and no id column does."""
+    if (
+        path.suffix.lower() not in (".csv", ".tsv", ".tab", ".jsonl", ".ndjson")
+        or not path.is_file()
+    ):
+        return None
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        head = fh.readline()
+    names = [n.strip().strip('"') for n in re.split(r"[,\t]", head)]
+    if path.suffix.lower() in (".jsonl", ".ndjson"):
+        names = re.findall(r'"([^"]+)"\s*:', head)
+    return column if column in names and data.id_column(names) is None else None

@@ -20,6 +20,7 @@ from dissensus._exceptions import DataError
 from dissensus._validation import require_extra
 from dissensus.cli import _reader_options as opt
 from dissensus.cli._messages import warnings_as_lines
+from dissensus.cli._progress import stages
 
 _SEPARATOR = "+"
 _LEADERBOARD_FILES = (
@@ -248,8 +249,9 @@ def tendency_command(
     except ValueError as exc:  # two names, one file: say so before any work
         msg = f"{str(exc).removesuffix('.')} (--pred NAME=PATH)."
         raise click.BadParameter(msg, param_hint="--pred") from None
-    with locked_dir(out, inputs=inputs, names=files):
+    with locked_dir(out, inputs=inputs, names=files), stages() as stage:
         text = opt.split_names(options["text"])
+        stage(f"reading {annotations}")
         true = opt.load_annotations(annotations, meta_too=text, **options)
         frames = {n: td.read_annotator_predictions(p, true.scale) for n, p in pred_paths.items()}
         notes = [f"{annotations}: {true!r}"]
@@ -267,6 +269,7 @@ def tendency_command(
             notes.append(f"items split {train.n_items} train / {test.n_items} test (seed {seed})")
         sets: dict[str, tuple[Any, bool]] = {name: (f, soft) for name, f in frames.items()}
         if options["baselines"]:
+            stage("baselines: random, consensus")
             sets["random"] = (td.random_baseline(test, train=train, seed=seed), False)
             sets["consensus"] = (td.consensus_baseline(test), False)
             sets["consensus_soft"] = (td.consensus_baseline(test, soft=True), True)
@@ -276,6 +279,7 @@ def tendency_command(
                 msg = "the per-annotator-bias baseline needs training items; the predictions cover every item."
                 raise DataError(msg)
             else:
+                stage(f"baselines: per-annotator bias (training on {train.n_items} items)")
                 bias = td.itl_bias_baseline(train, test, text=text, seed=seed)
                 sets["annotator_bias"] = (bias, soft)
         pairs = {key: options[key] for key in ("measure", "weights", "level")}
@@ -283,6 +287,7 @@ def tendency_command(
         results, curves = {}, {}
         with warnings_as_lines():
             for name, (frame, is_soft) in sets.items():
+                stage(f"DIC and tau curve of {name} ({options['n_resamples']} bootstrap resamples)")
                 results[name] = td.dic(test, frame, soft=is_soft, seed=seed, **boot, **pairs)
                 curves[name] = td.tau_curve(test, frame, soft=is_soft, **pairs)
         n_pairs = next(iter(results.values())).n_pairs
@@ -290,6 +295,7 @@ def tendency_command(
             f"measure {pairs['measure']}, tau = {tau}; {n_pairs} pairs defined in the true matrix"
         )
         study = td.TendencyStudy(results, curves, notes)
+        stage(f"writing {out}")
         td.write_report(study, out, seed=seed, figures=not options["tables_only"], inputs=inputs)
     click.echo(f"DIC ({pairs['measure']}, tau={tau}, {test.n_items} test items)")
     rows = td.dic_table(results).to_dict("records")

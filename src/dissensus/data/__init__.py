@@ -3,7 +3,11 @@
 Options shared by the constructors and readers (each lists those it takes):
 
 item, annotator, label : str
-    Column names; ``annotator=None`` when the data has no annotator ids.
+    Column names; ``annotator=None`` when the data has no annotator ids. The
+    file readers detect a column left at its default name that the file
+    lacks (:func:`detect_columns`: ``item_id``, ``rater``, ``stars``, ...),
+    say so with a :class:`~dissensus.ColumnsDetectedWarning`, and refuse
+    with the candidates of every role when the choice is not clear.
 scale : Scale or sequence of labels, optional
     The label set, in order; a plain sequence is ordinal unless
     ``ordered=False``. Default: inferred from the labels present
@@ -50,21 +54,28 @@ for data that do not fit, use :mod:`dissensus.distributed`.
 
 from dissensus.data._annotations import Annotations, Duplicates, as_label_counts
 from dissensus.data._counts import LabelCounts, item_indexed
-from dissensus.data._predictions import Predictions, read_predictions
+from dissensus.data._predictions import Predictions, id_column
 from dissensus.data._read_annotations import (
+    COLUMN_NAMES,
     CONVABUSE_SCALE,
+    ColumnChoice,
+    choose_columns,
+    detect_columns,
     read_annotations,
     read_convabuse,
     read_set_annotations,
 )
 from dissensus.data._read_lewidi import read_lewidi
+from dissensus.data._read_predictions import read_predictions
 from dissensus.data._scale import Label, Scale
 from dissensus.data._sets import SetAnnotations
 from dissensus.data._tables import read_table
 
 __all__ = [
+    "COLUMN_NAMES",
     "CONVABUSE_SCALE",
     "Annotations",
+    "ColumnChoice",
     "Duplicates",
     "Label",
     "LabelCounts",
@@ -72,6 +83,9 @@ __all__ = [
     "Scale",
     "SetAnnotations",
     "as_label_counts",
+    "choose_columns",
+    "detect_columns",
+    "id_column",
     "item_indexed",
     "read_annotations",
     "read_convabuse",

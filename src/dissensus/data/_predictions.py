@@ -4,27 +4,37 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from dissensus._exceptions import DataDroppedWarning, DataError
+from dissensus._exceptions import DataDroppedWarning, DataError, DissensusWarning
 from dissensus._validation import as_prob_matrix, check_option, computed, examples
 from dissensus.data._counts import LabelCounts, Matrix, as_items
 from dissensus.data._scale import Scale
-from dissensus.data._tables import (
-    TABLE_FORMATS,
-    PathLike,
-    TableFormat,
-    first_repeat,
-    locations,
-    open_table,
-    py,
-    read_frame,
-)
+from dissensus.data._tables import py
+
+#: Column names read as item ids when none is named (compared without letter case), by priority.
+ID_COLUMNS: tuple[str, ...] = (
+    "item", "item_id", "itemid", "id", "example_id", "sample_id", "instance_id", "text_id",
+    "doc_id", "sentence_id", "uid", "guid", "idx",
+)  # fmt: skip
+
+
+def id_column(columns: Sequence[Any], first: str | None = None) -> str | None:
+    """The column of ``columns`` named like an item id (:data:`ID_COLUMNS`; ``first`` before them), or None.
+
+    Examples
+    --------
+    >>> id_column(["item_id", "1", "2"]), id_column(["ID", "p1"]), id_column(["a", "b"])
+    ('item_id', 'ID', None)
+    """
+    lowered = {c.lower(): c for c in reversed(columns) if isinstance(c, str)}
+    names = ID_COLUMNS if first is None else (first.lower(), *ID_COLUMNS)
+    return next((lowered[n] for n in names if n in lowered), None)
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,6 +56,8 @@ class Predictions(Matrix):
     values: npt.NDArray[np.float64]
     items: pd.Index | None = None
     scale: Scale | None = None
+    #: What a reader chose or changed (columns read as labels, rows rescaled), in words.
+    notes: tuple[str, ...] = field(default=(), compare=False)
 
     @classmethod
     def from_array(
@@ -74,7 +86,7 @@ class Predictions(Matrix):
         cls,
         df: pd.DataFrame,
         *,
-        item: str | None = "item",
+        item: str | None = "auto",
         labels: Sequence[Any] | None = None,
         layout: Literal["wide", "long"] = "wide",
         label: str = "label",
@@ -91,8 +103,11 @@ class Predictions(Matrix):
             ``labels`` in scale order; default all but ``item``).
             ``layout="long"``: one row per (item, label), with the columns
             ``label`` and ``prob``; an absent pair is an error, not a zero.
-        item : str or None
-            Item id column (``None``: the index, wide layout only).
+        item : str or None, default "auto"
+            Item id column (``None``: the index, wide layout only). ``"auto"``:
+            the column named like an item id (``item``, ``item_id``, ``id``, ...:
+            :data:`ID_COLUMNS`, any letter case; said in a warning unless it is
+            ``item``), else the index.
         scale : Scale, optional
             Label set; default from the column names / label values.
         normalize : bool
@@ -100,6 +115,11 @@ class Predictions(Matrix):
         """
         check_option("Predictions.from_frame", "layout", layout, ("wide", "long"))
         df = computed(df)
+        if item == "auto":
+            item = id_column(list(df.columns))
+            if item is not None and item != "item":
+                msg = f"Predictions: item ids read from column {item!r} (pass item=... to choose another)."
+                warnings.warn(msg, DissensusWarning, stacklevel=2)
         if layout == "long":
             if item is None:
                 msg = "Long predictions need an item column (one row per item and label); pass item='<column>'."
@@ -134,13 +154,17 @@ class Predictions(Matrix):
             )
 
         if item is not None and item not in df.columns:
-            msg = f"No item column {item!r} in the predictions; pass item=None to use the index."
+            msg = f"No item column {item!r} in the predictions (columns: {examples(list(df.columns), 12)}); name the item id column with item='...', or pass item=None to use the index."
             raise DataError(msg)
         ids = df.index if item is None else pd.Index(df[item])
         cols = list(labels) if labels is not None else [c for c in df.columns if c != item]
         missing = [c for c in cols if c not in df.columns]
         if missing:
             msg = f"Prediction columns {examples(missing)} are not in the frame (columns: {examples(list(df.columns), 12)})."
+            raise DataError(msg)
+        text = [c for c in cols if not pd.api.types.is_numeric_dtype(df[c])]
+        if labels is None and text:
+            msg = f"Prediction column(s) {examples(text)} hold text, not probabilities (columns: {examples(list(df.columns), 12)}); name the item id column with item='...' and the label columns with labels=[...]."
             raise DataError(msg)
         sc = scale or Scale(tuple(_label_from_column(c) for c in cols))
         return cls.from_array(df[cols].to_numpy(), items=ids, scale=sc, normalize=normalize)
@@ -232,130 +256,3 @@ def _label_from_column(col: Any) -> Any:
 
 def _strip_all(labels: Sequence[Any]) -> set[Any]:
     return {v.strip() if isinstance(v, str) else v for v in labels}
-
-
-def read_predictions(
-    path: PathLike,
-    format: TableFormat | None = None,
-    *,
-    layout: Literal["wide", "long"] = "wide",
-    item: str = "item",
-    labels: list[Any] | None = None,
-    label: str = "label",
-    prob: str = "prob",
-    scale: Scale | None = None,
-    normalize: bool = False,
-    na_values: Sequence[str] = (),
-    strip_labels: bool = False,
-) -> Predictions:
-    r"""Read predicted label distributions from a CSV, TSV, Parquet or JSONL file.
-
-    Parameters
-    ----------
-    path : str or path-like
-    format, na_values
-        See :mod:`dissensus.data`; a missing item id or probability is an
-        error naming its line.
-    layout : {"wide", "long"}
-        ``"wide"``: one row per item, an ``item`` column and one column per
-        label (column names such as ``"1"`` or ``"-3"`` are read as numbers).
-        ``"long"``: one row per (item, label) with a probability column.
-    item, labels, label, prob, scale, normalize
-        As in :meth:`Predictions.from_frame`.
-    strip_labels : bool
-        Remove whitespace around the labels: the label column names of the
-        wide layout (``item, pos, neg``), the label cells of the long layout.
-
-    Raises
-    ------
-    FileNotFoundError
-        When ``path`` does not exist.
-    DataError
-        For an unknown format, missing columns, a missing item id or
-        probability, or rows that are not probability distributions (the
-        message names the file, and the line where there is one).
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "p.csv").write_text("item, pos, neg\nNA,0.25,0.75\nb,0.5,0.5\n")
-    >>> pred = read_predictions(d / "p.csv", strip_labels=True)
-    >>> list(pred.items), pred.scale.labels
-    (['NA', 'b'], ('pos', 'neg'))
-    """
-    p, fmt = open_table(path, format, TABLE_FORMATS, "read_predictions")
-    ids = [item] if item is not None else []
-    strip = [label] if strip_labels and layout == "long" else []
-    df = read_frame(p, fmt, ids=ids, na_values=tuple(na_values), strip=strip)
-    if item is not None and item not in df.columns:
-        msg = f"'{path}' has no item column {item!r} (columns: {examples(list(df.columns), 12)}); name the column that holds the item ids with item='...' (CLI: --pred-item COLUMN)."
-        raise DataError(msg)
-    if strip_labels and layout == "wide":  # the label column names
-        names = [c if c == item or not isinstance(c, str) else c.strip() for c in df.columns]
-        repeated = first_repeat(names)
-        if repeated is not None:
-            name, first, second = repeated
-            msg = f"'{path}' line 1: columns {df.columns[first - 1]!r} and {df.columns[second - 1]!r} are the same label {name!r} once whitespace is stripped; rename one."
-            raise DataError(msg)
-        df = df.set_axis(names, axis=1)
-    _check_cells(df, path, item=item, layout=layout, labels=labels, label=label, prob=prob)
-    if layout == "wide" and {label, prob} <= set(df.columns):
-        msg = f"{path} has {label!r} and {prob!r} columns: it looks like long predictions (one row per item and label) read as wide; pass layout='long' (CLI: --pred-layout long)."
-        raise DataError(msg)
-    try:
-        return Predictions.from_frame(
-            df,
-            item=item,
-            labels=labels,
-            layout=layout,
-            label=label,
-            prob=prob,
-            scale=scale,
-            normalize=normalize,
-        )
-    except DataError as exc:
-        msg = f"{path}: {exc}"
-        raise DataError(msg) from exc
-
-
-def _check_cells(
-    df: pd.DataFrame,
-    path: PathLike,
-    *,
-    item: str | None,
-    layout: str,
-    labels: list[Any] | None,
-    label: str,
-    prob: str,
-) -> None:
-    """Refuse a missing id, label or probability, and a probability that is not a number, by line."""
-    where = str(path)
-    if layout == "long":
-        probs = [prob] if prob in df.columns else []
-        keys = [c for c in (item, label) if c is not None and c in df.columns]
-    else:
-        chosen = df.columns if labels is None else pd.Index(labels)
-        probs = [c for c in chosen if c != item and c in df.columns]
-        keys = [item] if item is not None and item in df.columns else []
-    for column in keys:
-        missing = np.flatnonzero(df[column].isna().to_numpy())
-        if missing.size:
-            needs = "item id" if column == item else "label"
-            msg = f"'{path}': {missing.size} missing {column!r} values at {locations(df.index, missing, where)}; every prediction needs its {needs}."
-            raise DataError(msg)
-    for column in probs:
-        cells = df[column]
-        if pd.api.types.is_numeric_dtype(cells) and not pd.api.types.is_bool_dtype(cells):
-            numbers = cells.to_numpy(dtype=np.float64)
-        else:
-            numbers = pd.to_numeric(cells, errors="coerce").to_numpy(dtype=np.float64)
-            text = np.flatnonzero(np.isnan(numbers) & cells.notna().to_numpy())
-            if pd.api.types.is_bool_dtype(cells) or text.size:
-                at = int(text[0]) if text.size else 0
-                msg = f"'{path}': column {column!r} holds {cells.iloc[at]!r} at {locations(df.index, np.array([at]), where)}; probabilities are numbers (pass na_values=[...] (CLI: --na-values) if that text means missing)."
-                raise DataError(msg)
-        missing = np.flatnonzero(np.isnan(numbers))
-        if missing.size:
-            msg = f"'{path}': {missing.size} missing probabilities in column {column!r} at {locations(df.index, missing, where)}; give every probability (0 where the model gives the label none)."
-            raise DataError(msg)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Sequence
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from dissensus._exceptions import DataError
+from dissensus._exceptions import ColumnsDetectedWarning, DataError
 from dissensus._validation import check_option, examples
 from dissensus.data._annotations import DUPLICATES, Annotations, Duplicates
 from dissensus.data._read_lewidi import read_lewidi
@@ -21,12 +24,306 @@ from dissensus.data._tables import (
     TABLE_FORMATS,
     PathLike,
     existing_file,
+    in_source,
+    locations,
     open_table,
     read_delimited,
     read_frame,
     refuse_all_empty,
     refuse_nested,
 )
+
+# -- the columns of a long table ----------------------------------------------------
+
+#: The roles of a long table's columns, in the order messages name them.
+ROLES = ("item", "annotator", "label")
+#: The names each role's column is recognised by, after its exact default name (the first).
+#: Compared with letter case and separators ignored: ``Worker ID``, ``worker-id``,
+#: ``worker_id`` and ``WorkerId`` are one name. No name is in two lists.
+COLUMN_NAMES: dict[str, tuple[str, ...]] = {
+    "item": ("item", "item_id", "id", "text_id", "example_id", "task_id", "sample_id", "doc_id"),
+    "annotator": (
+        "annotator",
+        "annotator_id",
+        "rater",
+        "rater_id",
+        "worker",
+        "worker_id",
+        "WorkerId",
+        "user",
+        "user_id",
+        "coder",
+        "judge",
+    ),
+    "label": (
+        "label",
+        "rating",
+        "stars",
+        "score",
+        "answer",
+        "response",
+        "value",
+        "class",
+        "category",
+        "annotation",
+    ),
+}
+_WHAT = {"item": "an item id", "annotator": "an annotator id", "label": "a label"}
+
+
+def _folded(name: Any) -> str:
+    """A column name without letter case or separators: ``"Worker ID"`` -> ``"workerid"``."""
+    return re.sub(r"[\W_]+", "", str(name)).casefold()
+
+
+_FOLDED = {role: frozenset(map(_folded, names)) for role, names in COLUMN_NAMES.items()}
+
+
+@dataclass(frozen=True)
+class ColumnChoice:
+    """The column of each role of a long table, how it was chosen, and what else it could be.
+
+    Attributes
+    ----------
+    columns : dict
+        Role (``"item"``, ``"annotator"``, ``"label"``) -> column, None while undecided.
+    how : dict
+        Role -> ``"given"`` (named by the caller), ``"default"`` (the exact
+        default name), ``"name"`` (one column with a known name),
+        ``"elimination"`` (the only column left), or, undecided,
+        ``"absent"`` (given, not in the table), ``"ambiguous"`` (several
+        known names) or ``"unknown"`` (no known name).
+    candidates : dict
+        Undecided role -> the columns it could be: the known names
+        (ambiguous), close spellings (absent), or the columns no role took
+        (unknown).
+    given : dict
+        Role -> the column the caller named, None for a role to detect.
+    """
+
+    columns: dict[str, Any]
+    how: dict[str, str]
+    candidates: dict[str, tuple[Any, ...]]
+    given: dict[str, Any]
+
+    @property
+    def undecided(self) -> list[str]:
+        """The roles without a column."""
+        return [role for role, column in self.columns.items() if column is None]
+
+    @property
+    def detected(self) -> list[str]:
+        """The roles whose column was found by its name or by elimination (not given, not default)."""
+        return [role for role, how in self.how.items() if how in ("name", "elimination")]
+
+
+def detect_columns(
+    columns: Sequence[Any], given: Mapping[str, Any], *, exclude: Sequence[Any] = ()
+) -> ColumnChoice:
+    """Choose the column of each role in ``given`` among ``columns``, or say why not.
+
+    ``given`` maps each role to fill (``"item"``, ``"annotator"``,
+    ``"label"``; leave out ``"annotator"`` when the data have no annotator
+    ids) to its column, or to None to detect it. ``exclude``: columns no
+    role is detected in (item-level columns). The rules, in order:
+
+    1. A given column is used as given (never replaced), or reported absent.
+    2. A role's exact default name (``item``, ``annotator``, ``label``).
+    3. The one column whose name, letter case and separators ignored, is in
+       :data:`COLUMN_NAMES` for the role; two or more are ambiguous and
+       listed, never chosen between.
+    4. By elimination: when exactly one role is left without a known name,
+       every other role has its column, and exactly one column is left.
+
+    Examples
+    --------
+    >>> choice = detect_columns(["item_id", "Rater ID", "stars"], dict.fromkeys(ROLES))
+    >>> choice.columns, choice.detected
+    ({'item': 'item_id', 'annotator': 'Rater ID', 'label': 'stars'}, ['item', 'annotator', 'label'])
+    >>> detect_columns(["id", "text_id", "who", "y"], dict.fromkeys(ROLES)).candidates
+    {'item': ('id', 'text_id'), 'annotator': ('who', 'y'), 'label': ('who', 'y')}
+    """
+    names = list(columns)
+    chosen: dict[str, Any] = {}
+    how: dict[str, str] = {}
+    candidates: dict[str, tuple[Any, ...]] = {}
+    for role, column in given.items():
+        if column is None:
+            continue
+        if column in names:
+            chosen[role], how[role] = column, "given"
+        else:
+            close = difflib.get_close_matches(str(column), list(map(str, names)), n=3)
+            chosen[role], how[role] = None, "absent"
+            candidates[role] = tuple(c for c in names if str(c) in close)
+    taken = {c for c in chosen.values() if c is not None}
+    pool = [c for c in names if c not in taken and c not in set(exclude)]
+    todo = [role for role, column in given.items() if column is None]
+    for role in todo:
+        if role in pool and role not in taken:  # the exact default name
+            chosen[role], how[role] = role, "default"
+            taken.add(role)
+    for role in (r for r in todo if r not in how):
+        known = [c for c in pool if c not in taken and _folded(c) in _FOLDED[role]]
+        if len(known) == 1:
+            chosen[role], how[role] = known[0], "name"
+        else:
+            chosen[role], how[role] = None, "ambiguous" if known else "unknown"
+            candidates[role] = tuple(known)
+    taken |= {c for c in chosen.values() if c is not None}
+    claimed = {c for found in candidates.values() for c in found}  # known names, ambiguous
+    left = tuple(c for c in pool if c not in taken and c not in claimed)
+    unknown = [role for role in given if how[role] == "unknown"]
+    others_decided = all(chosen[r] is not None for r in given if r not in unknown)
+    if len(unknown) == 1 and len(left) == 1 and others_decided:
+        chosen[unknown[0]], how[unknown[0]] = left[0], "elimination"
+        del candidates[unknown[0]]
+    else:
+        candidates.update(dict.fromkeys(unknown, left))
+    order = [role for role in ROLES if role in given]
+    return ColumnChoice(
+        columns={r: chosen[r] for r in order},
+        how={r: how[r] for r in order},
+        candidates={r: candidates[r] for r in order if r in candidates},
+        given={r: given[r] for r in order},
+    )
+
+
+def _named(column: Any) -> str:
+    """A column name as a message shows it: bare when it reads unambiguously, else quoted."""
+    text = str(column)
+    return text if re.fullmatch(r"[\w.-]+", text) else repr(column)
+
+
+def columns_detected_message(choice: ColumnChoice, source: str | None) -> str:
+    """What :func:`read_annotations` says when it chose a column by itself (the warning's text)."""
+    used = ", ".join(f"{role}={_named(column)}" for role, column in choice.columns.items())
+    ways = {"name": "by name", "elimination": "as the only column left"}
+    found = "; ".join(
+        f"{', '.join(r for r in choice.detected if choice.how[r] == way)} {text}"
+        for way, text in ways.items()
+        if any(choice.how[r] == way for r in choice.detected)
+    )
+    flags = "/".join(f"{role}=" for role in choice.columns)
+    return f"Using columns {used}{in_source(source)} ({found}); pass {flags} to choose others."
+
+
+def _role_problem(choice: ColumnChoice, role: str) -> str:
+    """One undecided role, its candidates and the option that decides it."""
+    how, found = choice.how[role], choice.candidates.get(role, ())
+    fix = f"name it with {role}=..."
+    if role == "annotator":
+        fix += " or pass annotator=None if the data has no annotator ids"
+    if how == "ambiguous":
+        return f"{role}: {examples(found)} all look like {_WHAT[role]}; choose one with {role}=..."
+    if how == "absent":
+        guess = f" (close: {examples(found)})" if found else ""
+        return f"{role}: no column {choice.given[role]!r}{guess}; {fix}"
+    names = ", ".join(COLUMN_NAMES[role][:4])
+    shortlist = f"one of {examples(found, 8)}" if found else "no column is left"
+    return f"{role}: no column named like {_WHAT[role]} ({names}, …): {shortlist}; {fix}"
+
+
+def undecided_columns_message(
+    choice: ColumnChoice,
+    columns: Sequence[Any],
+    source: str | None,
+    *,
+    cells: pd.DataFrame | None = None,
+    dropna: bool = False,
+) -> str:
+    """One message for every undecided role of ``choice``, with the blank cells besides.
+
+    ``columns``: the table's columns. ``cells``: the table as read, if it was;
+    its blank cells in the chosen and candidate columns are counted too (unless
+    ``dropna``), so that one message says all that is missing.
+    """
+    decided = [f"{r}={_named(c)}" for r, c in choice.columns.items() if c is not None]
+    known = f" (decided: {', '.join(decided)})" if decided else ""
+    problems = "; ".join(_role_problem(choice, role) for role in choice.undecided)
+    of = f" of '{source}'" if source else ""
+    msg = f"Cannot tell which columns{of} hold the {', '.join(choice.undecided)}{known}: {problems}. Columns: {examples(list(columns), 12)}."
+    if dropna or cells is None:
+        return msg
+    df = cells
+    looked = [
+        *filter(None, choice.columns.values()),
+        *(c for f in choice.candidates.values() for c in f),
+    ]
+    looked = [c for c in dict.fromkeys(looked) if c in df.columns]
+    blank = df[looked].isna() if looked else pd.DataFrame(index=df.index)
+    rows = np.flatnonzero(blank.to_numpy().any(axis=1)) if looked else np.empty(0, np.intp)
+    if rows.size:
+        per = ", ".join(f"{_named(c)}: {int(n)}" for c, n in blank.sum().items() if n)
+        msg += f" Also {rows.size} row{'s' if rows.size > 1 else ''} with blank cells ({per}) at {locations(df.index, rows, source)}: fill them, or pass dropna=True to drop those rows."
+    return msg
+
+
+def _to_detect(given: Mapping[str, Any], columns: Sequence[Any]) -> dict[str, Any]:
+    """``given`` with None for a role left at its default name (the role's) that ``columns`` lack."""
+    return {r: None if c == r and c not in columns else c for r, c in given.items()}
+
+
+def _settle(
+    choice: ColumnChoice,
+    columns: Sequence[Any],
+    source: str | None,
+    *,
+    cells: pd.DataFrame | None = None,
+    dropna: bool = False,
+    stacklevel: int = 2,
+) -> dict[str, Any]:
+    """The chosen columns, announced when detected; refused (every role at once) when undecided."""
+    if choice.undecided:
+        msg = undecided_columns_message(choice, columns, source, cells=cells, dropna=dropna)
+        raise DataError(msg)
+    if choice.detected:
+        msg = columns_detected_message(choice, source)
+        warnings.warn(msg, ColumnsDetectedWarning, stacklevel=stacklevel + 1)
+    return choice.columns
+
+
+def choose_columns(
+    columns: Sequence[Any],
+    given: Mapping[str, Any],
+    *,
+    source: str | None = None,
+    exclude: Sequence[Any] = (),
+) -> dict[str, Any]:
+    """The column of each role in ``given``, by :func:`detect_columns`, announced or refused.
+
+    ``given``: role -> column, as a reader's options say. A role left at its
+    default name (``item="item"``) that ``columns`` lack is detected. A
+    detected column is announced with a :class:`~dissensus.ColumnsDetectedWarning`;
+    undecided roles are refused in one :class:`DataError` that lists the
+    candidates of each, ``columns`` and the options that decide them.
+    """
+    choice = detect_columns(columns, _to_detect(given, columns), exclude=exclude)
+    return _settle(choice, columns, source, stacklevel=3)
+
+
+class _LongColumns:
+    """The columns of a long table, chosen on its header (the id columns are read as text)."""
+
+    def __init__(self, given: dict[str, Any], meta: Sequence[str], strip_labels: bool) -> None:
+        self.given = given
+        self.meta = meta
+        self.strip_labels = strip_labels
+        self.choice = ColumnChoice({}, {}, {}, {})
+
+    def __call__(self, header: list[Any]) -> tuple[list[str], list[str]]:
+        self.choice = detect_columns(header, _to_detect(self.given, header), exclude=self.meta)
+        columns = self.choice.columns
+        ids = [columns[r] for r in ("item", "annotator") if columns.get(r) is not None]
+        label = columns["label"]
+        return ids, [label] if self.strip_labels and label is not None else []
+
+    def decided(self, df: pd.DataFrame, path: PathLike, dropna: bool) -> dict[str, Any]:
+        """The chosen columns (see :func:`_settle`); ``df``: the table as read."""
+        return _settle(
+            self.choice, list(df.columns), str(path), cells=df, dropna=dropna, stacklevel=4
+        )
+
 
 #: How pandas names a column whose header cell is empty.
 _UNNAMED = re.compile(r"Unnamed: \d+")
@@ -112,6 +409,19 @@ def read_annotations(
         apply to the long layout. ``duplicates`` defaults to ``"error"``,
         ``"first"`` for ConvAbuse (see :func:`read_convabuse`).
 
+        Long tables: a column left at its default name (``item="item"``,
+        ``annotator="annotator"``, ``label="label"``) that the file lacks is
+        detected from the header by :func:`detect_columns`: the one column
+        with a known name, letter case and separators ignored
+        (:data:`COLUMN_NAMES`: ``item_id``, ``id``, ``text_id``, …;
+        ``rater``, ``WorkerId``, ``user``, …; ``rating``, ``stars``,
+        ``score``, ``answer``, …), else the only column left when every
+        other role has its column. The choice is announced with a
+        :class:`~dissensus.ColumnsDetectedWarning`; two known names for a
+        role, or none, raise one :class:`DataError` naming every undecided
+        role with its candidates, the file's columns and its blank cells.
+        Columns named otherwise are used as named, never replaced.
+
     Returns
     -------
     Annotations
@@ -122,8 +432,8 @@ def read_annotations(
     FileNotFoundError
         If ``path`` does not exist.
     DataError
-        If the file cannot be parsed, or for any bad input listed in
-        :meth:`Annotations.from_frame`.
+        If the file cannot be parsed, its columns cannot be told (see
+        above), or for any bad input listed in :meth:`Annotations.from_frame`.
     ValueError
         For an unknown ``format`` or ``layout``, or column options given for
         a format whose columns are fixed.
@@ -210,9 +520,14 @@ def read_annotations(
     if annotators is not None:
         msg = "annotators=[...] names the annotator columns of a wide table; pass layout='wide'."
         raise ValueError(msg)
-    ids = [c for c in (item, annotator) if c is not None]
-    strip = [label] if strip_labels else []
-    df = read_frame(p, fmt, sep, ids=ids, na_values=na_values, strip=strip)
+    given = {"item": item, "annotator": annotator, "label": label}
+    chooser = _LongColumns(
+        {r: c for r, c in given.items() if c is not None}, meta, strip_labels=strip_labels
+    )
+    df = read_frame(p, fmt, sep, na_values=na_values, columns_of=chooser)
+    columns = chooser.decided(df, path, dropna)
+    item, label = columns["item"], columns["label"]
+    annotator = columns.get("annotator")
     refuse_nested(df, [label], path, _ONE_LABEL)
     refuse_nested(df, list(meta), path, _ONE_META)
     refuse_all_empty(df, [label], path, "labels")
@@ -324,8 +639,14 @@ def read_set_annotations(
             duplicates=duplicates,
             multilabel=True,
         )
-    ids = [c for c in (item, annotator) if c is not None]
-    df = read_frame(p, fmt, sep, ids=ids, na_values=na_values)
+    named = {"item": item, "annotator": annotator, "label": label}
+    chooser = _LongColumns(
+        {r: c for r, c in named.items() if c is not None}, meta, strip_labels=False
+    )
+    df = read_frame(p, fmt, sep, na_values=na_values, columns_of=chooser)
+    columns = chooser.decided(df, path, dropna)
+    item, label = columns["item"], columns["label"]
+    annotator = columns.get("annotator")
     refuse_nested(df, [label], path, 'a set of labels is a list, e.g. ["a", "b"]', sets=True)
     refuse_nested(df, list(meta), path, _ONE_META)
     refuse_all_empty(df, [label], path, "labels")

@@ -22,8 +22,18 @@ argilla       ``id``                ``<q>.responses.users``        ``<q>.respons
                                                                    ``submitted``
 sagemaker     ``source-ref``        ``annotationsFromAllWorkers``  the ``label`` in ``annotationData.content``
                                     ``[].workerId``
+sagemaker     a directory: the      ``answers[].workerId``         ``answerContent.<q>``: its ``label``
+              data object's number                                 (``labels``: a set)
+              (after iteration-N)
 mturk         ``HITId``             ``WorkerId``                   ``Answer.<q>`` (or ``Answer.<q>.label``)
 ============  ====================  =============================  ==========================================
+
+A SageMaker Ground Truth job also writes each worker's answer to a data object
+as a JSON file under ``annotations/worker-response/iteration-N/<object>/``;
+given a directory, the ``sagemaker`` format reads those files (every file
+below it whose path has a ``worker-response`` and an ``iteration-N``
+directory, the one after ``iteration-N`` naming the item), whatever the
+consolidation kept in the output manifest.
 
 Nothing is dropped silently: annotations that carry no label (a cancelled or
 skipped Label Studio annotation, a Prodigy ``ignore``, or ``reject`` in a
@@ -31,7 +41,7 @@ choice view where it rejects the task, an Argilla ``discarded`` or ``draft``
 response, a rejected MTurk assignment, an empty answer) are dropped and
 counted, by reason and place, in one :class:`~dissensus.DataDroppedWarning`.
 A project with several labelling questions (Label Studio ``from_name``,
-Argilla questions, Prodigy binary labels, SageMaker label attributes, MTurk
+Argilla questions, Prodigy binary labels, SageMaker label attributes or answer fields, MTurk
 ``Answer.`` fields) is refused with the list of them until ``question``
 (CLI: ``--question NAME``) names one. Errors name the file, the record or
 line, and the field.
@@ -486,6 +496,78 @@ def _read_sagemaker(path: Path, question: str | None) -> pd.DataFrame:
     return out.frame()
 
 
+_ITERATION = re.compile(r"^iteration-\d+$")
+
+
+def _worker_response_files(root: Path) -> list[tuple[Path, str]]:
+    """(file, data object) of every worker-response JSON file under ``root``, in path order."""
+    found = []
+    for file in sorted(root.rglob("*.json")):
+        parts = file.resolve().parts
+        if "worker-response" not in parts:
+            continue  # consolidation requests and responses share the iteration-N layout
+        at = max((k for k, part in enumerate(parts) if _ITERATION.match(part)), default=-1)
+        if at < 0 or at + 2 >= len(parts):
+            msg = f"'{file}': a worker-response file outside an iteration-N/<object>/ directory; give the job's annotations/worker-response directory as it was exported."
+            raise DataError(msg)
+        found.append((file, parts[at + 1]))
+    if not found:
+        msg = f"'{root}' holds no SageMaker Ground Truth worker-response file (annotations/worker-response/iteration-N/<object>/*.json); give that directory, or the output manifest (manifests/output/output.manifest)."
+        raise DataError(msg)
+    return found
+
+
+def _answer_label(content: Any) -> Any:
+    """The answer of one ``answerContent`` field: its ``label``, its ``labels`` (a set) or the value itself."""
+    if isinstance(content, dict):
+        return content.get("label", content.get("labels"))
+    return content
+
+
+def _read_sagemaker_responses(root: Path, question: str | None) -> pd.DataFrame:
+    """The per-worker JSON files of a job (``{"answers": [{"answerContent", "workerId", ...}]}``)."""
+    files = _worker_response_files(root)
+    parsed = []
+    for file, obj in files:
+        where = f"'{file}'"
+        data = parse_json(
+            text_input(file, "JSON", "a worker-response file").decode("utf-8"),
+            file,
+            what="a worker-response file",
+        )
+        answers = data.get("answers") if isinstance(data, dict) else None
+        if not isinstance(answers, list):
+            msg = f"{where}: not a SageMaker Ground Truth worker-response file (expected an object with an 'answers' list, got {shown(data)})."
+            raise DataError(msg)
+        for k, a in enumerate(answers):
+            content = a.get("answerContent") if isinstance(a, dict) else None
+            if content is not None and not isinstance(content, dict):
+                msg = f"{where}, field 'answers[{k}].answerContent': expected an object of the task's fields, got {shown(content)}."
+                raise DataError(msg)
+            parsed.append((file, obj, k, a, content))
+    name = _pick_question((q for *_, content in parsed if content for q in content), question, root)
+    out = _Collector(root, "file")
+    for file, obj, k, a, content in parsed:
+        at = file.relative_to(root).as_posix()
+        field = f"answers[{k}]"
+        user = _id(
+            a.get("workerId") if isinstance(a, dict) else None,
+            _where(root, "file", at, f"{field}.workerId"),
+        )
+        answer = None if content is None else _answer_label(content.get(name))
+        if answer is None or answer in ([], ""):
+            out.drop("with no answer", at)
+            continue
+        item = int(obj) if obj.isdigit() else obj  # the object's number in the input manifest
+        out.add(
+            at,
+            item,
+            user,
+            _label(answer, _where(root, "file", at, f"{field}.answerContent.{name}")),
+        )
+    return out.frame()
+
+
 # -- Mechanical Turk -------------------------------------------------------------------------
 def _read_mturk(path: Path, question: str | None) -> pd.DataFrame:
     """A batch results CSV: ``HITId``, ``WorkerId``, ``AssignmentStatus``, ``Answer.<field>``."""
@@ -554,14 +636,21 @@ def read_tool(
     if not isinstance(path, str | Path):
         msg = f"Several paths are read only for format='doccano'; the {fmt} format reads one file."
         raise ValueError(msg)
+    if fmt == "sagemaker" and Path(path).is_dir():  # the job's worker-response files
+        return _read_sagemaker_responses(Path(path), question)
     return _READERS[fmt](existing_file(path), question)
 
 
 def sniff_tool(path: PathLike) -> str | None:
     """The tool format of ``path`` when its first bytes say so unambiguously, else None."""
     p = Path(path)
-    if p.is_dir():  # a doccano project export: one .jsonl file per annotator
-        return "doccano" if any(p.glob("*.jsonl")) else None
+    if p.is_dir():  # a doccano project export (one .jsonl file per annotator), or SageMaker's
+        if any(p.glob("*.jsonl")):
+            return "doccano"
+        responses = "worker-response" in p.resolve().parts or any(
+            (p / sub).is_dir() for sub in ("worker-response", "annotations/worker-response")
+        )
+        return "sagemaker" if responses else None
     if not p.is_file() or p.suffix.lower() in (".parquet", ".pq"):  # a pipe would lose the bytes
         return None
     try:

@@ -19,7 +19,7 @@ import re
 import reprlib
 import stat
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -33,6 +33,9 @@ from dissensus._validation import check_option
 PathLike = str | os.PathLike[str]
 TableFormat = Literal["csv", "tsv", "parquet", "jsonl"]
 TABLE_FORMATS: tuple[str, ...] = ("csv", "tsv", "parquet", "jsonl")
+#: Given a table's column names, before its cells are parsed: its id columns and the columns
+#: to strip (see :func:`read_frame`), for a caller that chooses its columns from the header.
+ColumnsOf = Callable[[list[Any]], tuple[Sequence[str], Sequence[str] | None]]
 _EXTENSIONS = {
     ".csv": "csv",
     ".tsv": "tsv",
@@ -360,12 +363,14 @@ def read_delimited(
     ids: Sequence[str] = (),
     na_values: Sequence[str] = (),
     strip: Sequence[str] | None = None,
+    columns_of: ColumnsOf | None = None,
 ) -> pd.DataFrame:
     """Read CSV/TSV with the file's line numbers as the index.
 
     Columns in ``ids`` become :func:`exact_ids`; pandas infers the others.
     ``strip`` names columns whose text cells lose surrounding whitespace
-    (``None``: all but the ids). ``text=True`` keeps every cell as a string
+    (``None``: all but the ids); ``columns_of`` gives both from the header
+    instead (see :func:`read_frame`). ``text=True`` keeps every cell as a string
     (``""`` when empty; repeated names renamed ``name.1`` as pandas does), for
     formats whose columns must not be guessed (ConvAbuse turns such as "NA").
     """
@@ -377,6 +382,8 @@ def read_delimited(
         name, first, second = repeated
         msg = f"'{path}' line 1: column {name!r} appears twice (columns {first} and {second}); rename one so it is clear which one holds the data."
         raise DataError(msg)
+    if columns_of is not None:
+        ids, strip = columns_of(header)
     options: dict[str, Any] = {"sep": sep, "keep_default_na": False}
     if text:
         options.update(dtype=str)
@@ -551,8 +558,14 @@ def parse_json(text: str, path: PathLike, line: int | None = None, what: str = "
     raise DataError(msg)
 
 
-def _read_jsonl(path: Path, ids: Sequence[str] = ()) -> pd.DataFrame:
-    """JSON Lines as a DataFrame indexed by line; ``ids`` columns keep their values exactly."""
+def _read_jsonl(
+    path: Path, ids: Sequence[str] = (), columns_of: ColumnsOf | None = None
+) -> tuple[pd.DataFrame, Sequence[str], Sequence[str] | None]:
+    """JSON Lines as a DataFrame indexed by line; ``ids`` columns keep their values exactly.
+
+    Returns the frame, its id columns and the columns to strip: with
+    ``columns_of``, those it gives for the records' keys (else ``ids`` and None).
+    """
     raw = text_input(path, "JSON Lines", "one JSON object per line")
     records: list[dict[str, Any]] = []
     lines: list[int] = []
@@ -570,11 +583,14 @@ def _read_jsonl(path: Path, ids: Sequence[str] = ()) -> pd.DataFrame:
         raise DataError(msg)
     index = pd.Index(lines, name="line")
     df = pd.DataFrame.from_records(records, index=index)
+    strip = None
+    if columns_of is not None:
+        ids, strip = columns_of(list(df.columns))
     for column in ids:
         if column in df.columns:  # built from the records, not from pandas' float64 guess
             cells = np.fromiter((r.get(column) for r in records), object, len(records))
             df[column] = exact_id_column(pd.Series(cells, index=index, name=column))
-    return df
+    return df, ids, strip
 
 
 # -- tables -----------------------------------------------------------------------------
@@ -655,18 +671,29 @@ def read_frame(
     ids: Sequence[str] = (),
     na_values: Sequence[str] = (),
     strip: Sequence[str] | None = (),
+    columns_of: ColumnsOf | None = None,
 ) -> pd.DataFrame:
-    """A table file as a DataFrame indexed by file position (options of :func:`read_delimited`)."""
+    """A table file as a DataFrame indexed by file position (options of :func:`read_delimited`).
+
+    ``columns_of``: called once with the column names before the cells are
+    parsed (ids read as text must be known then); it returns ``(ids, strip)``,
+    which replace the given ones.
+    """
     if fmt not in ("parquet", "jsonl"):
         sep = sep if sep is not None else ("\t" if fmt == "tsv" else ",")
-        return read_delimited(path, sep, ids=ids, na_values=na_values, strip=strip)
+        return read_delimited(
+            path, sep, ids=ids, na_values=na_values, strip=strip, columns_of=columns_of
+        )
     if fmt == "parquet":
         df = _read_parquet(path)
+        if columns_of is not None:
+            ids, strip = columns_of(list(df.columns))
         for column in ids:
             if column in df.columns:
                 df[column] = exact_id_column(df[column])
     else:
-        df = _read_jsonl(path, ids)
+        df, ids, chosen = _read_jsonl(path, ids, columns_of)
+        strip = strip if columns_of is None else chosen
     refuse_nested(df, ids, path, "an id must be one value (a string or a number) per row")
     refuse_merging_ids(df, ids, path)
     for column in df.columns if strip is None else strip:

@@ -17,7 +17,10 @@ Human Agreement", University of Cambridge, lecture notes):
 writes: ``ratings.csv`` (40 items rated 1–5 by 2–6 of 8 annotators; item,
 annotator, label, year), ``a.csv`` and ``b.csv`` (two models' distributions
 over 1–5 for those items, wide; ``b`` smoother), ``convabuse.csv`` (a made-up
-sample in the ConvAbuse full-file format, for ``--format convabuse``).
+sample in the ConvAbuse full-file format, for ``--format convabuse`` and
+``dissensus experiment convabuse --data``), ``reviews.csv`` (60 made-up product
+reviews rated 1–5 stars by 3–5 of 8 raters; item, annotator, stars, review: a
+text column for ``dissensus experiment``).
 """
 
 from __future__ import annotations
@@ -54,7 +57,9 @@ _COURSE_REVIEWS = {
 }
 
 #: Example file name -> file, for ``dissensus example NAME``.
-EXAMPLE_FILES: dict[str, str] = {name: f"{name}.csv" for name in ("ratings", "a", "b", "convabuse")}
+EXAMPLE_FILES: dict[str, str] = {
+    name: f"{name}.csv" for name in ("ratings", "a", "b", "convabuse", "reviews")
+}
 
 
 def load_example(name: Literal["course_29", "course_reviews"] = "course_29") -> LabelCounts:

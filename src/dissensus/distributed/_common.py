@@ -19,7 +19,7 @@ from dissensus._validation import (
     has_defect,
     spelling_keys,
 )
-from dissensus.data import Scale
+from dissensus.data import Scale, choose_columns, detect_columns
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -244,16 +244,57 @@ def read_annotations(
     Ids exact (:func:`exact_ids`), id and label text checked
     (:func:`check_ids`, :func:`labels_and_scale`). ``annotator`` is used when
     the data have that column (its default, ``"annotator"``, may be absent).
+    A column left at its default name that the data lack is detected as the
+    in-memory readers do (:func:`dissensus.data.choose_columns`); the frame
+    holds it under the default name.
     """
     where = f" in {data}" if isinstance(data, str | os.PathLike) else ""
-    optional = [annotator] if annotator is not None else []
-    ids = [item, *optional]
-    ddf = read_frame(data, [item, label], npartitions, ids=ids, text=[label], optional=optional)
+    source = str(data) if where else None
+    chosen = _chosen_columns(data, {"item": item, "annotator": annotator, "label": label}, source)
+    found = {
+        chosen[r]: name
+        for r, name in (("item", item), ("annotator", annotator), ("label", label))
+        if r in chosen
+    }
+    optional = [chosen["annotator"]] if "annotator" in chosen else []
+    ids = [chosen["item"], *optional]
+    ddf = read_frame(
+        data,
+        [chosen["item"], chosen["label"]],
+        npartitions,
+        ids=ids,
+        text=[chosen["label"]],
+        optional=optional,
+    ).rename(columns=found)
     check_ids(ddf, item, "Item id", item, where)
     if annotator is not None and annotator in ddf.columns:
         check_ids(ddf, annotator, "Annotator id", item, where)
     ddf, sc = labels_and_scale(ddf, item, label, scale, where)
     return ddf, sc
+
+
+def _chosen_columns(data: Any, given: dict[str, str | None], source: str | None) -> dict[str, Any]:
+    """Role -> column of ``data``: given, or detected (see :func:`dissensus.data.choose_columns`).
+
+    Only the header is read (Dask reads the column names lazily). An annotator
+    column left at its default name may be absent, as before detection.
+    """
+    named = {role: column for role, column in given.items() if column is not None}
+    if all(column != role for role, column in named.items()):
+        return named  # every column named: nothing to detect
+    dd = dask_modules()[1]
+    if isinstance(data, pd.DataFrame | dd.DataFrame):
+        header = list(data.columns)
+    elif str(data).lower().endswith((".csv", ".tsv")):
+        sep = "\t" if str(data).lower().endswith(".tsv") else ","
+        header = list(dd.read_csv(data, sep=sep, dtype=str, keep_default_na=False).columns)
+    else:
+        header = list(dd.read_parquet(data).columns)
+    if named.get("annotator") == "annotator" and "annotator" not in header:
+        alone = detect_columns(header, {"annotator": None})
+        if alone.how["annotator"] in ("unknown", "elimination"):  # none named like one
+            del named["annotator"]  # data without annotator ids, as before detection
+    return choose_columns(header, named, source=source)
 
 
 def repeated_pairs(df: pd.DataFrame, item: str, annotator: str) -> None:

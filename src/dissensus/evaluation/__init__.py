@@ -22,14 +22,19 @@ set of resampled items per resample, shared by all models and metrics
 between metrics, are resampled consistently. The resamples depend only on
 ``seed``, ``N`` and ``n_resamples``: the same inputs and seed give
 byte-identical tables.
+
+Inside a training loop, :func:`score_counts` gives the same per-item scores
+from label counts, and :func:`hf_compute_metrics` the Hugging Face Trainer's
+``compute_metrics`` (logits and counts in, metric means out).
 """
 
 from dissensus.evaluation._data import ReportData
 from dissensus.evaluation._engine import DEFAULT_METRICS, TARGETS, PredictionLike, evaluate
 from dissensus.evaluation._output import REPORT_AUDIT_TRIALS, Evaluation
+from dissensus.evaluation._training import hf_compute_metrics, score_counts
 from dissensus.stats import annotation_bins
 
 __all__ = [
     "DEFAULT_METRICS", "REPORT_AUDIT_TRIALS", "TARGETS", "Evaluation", "PredictionLike",
-    "ReportData", "annotation_bins", "evaluate",
+    "ReportData", "annotation_bins", "evaluate", "hf_compute_metrics", "score_counts",
 ]  # fmt: skip

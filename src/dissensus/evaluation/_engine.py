@@ -47,9 +47,13 @@ def _as_predictions(name: str, pred: Any) -> Predictions:
     if isinstance(pred, Predictions):
         return pred
     if isinstance(pred, pd.DataFrame) or (is_dask(pred) and hasattr(pred, "columns")):
-        # a Dask frame beside in-memory annotations is computed by from_frame
-        item = "item" if "item" in pred.columns else None
-        return Predictions.from_frame(pred, item=item)
+        # a Dask frame beside in-memory annotations is computed by from_frame, which
+        # takes the column named like an item id (item, item_id, id, ...), else the index
+        try:
+            return Predictions.from_frame(pred)
+        except DataError as exc:
+            msg = f"Model {name!r}: {exc}"
+            raise DataError(msg) from None
     try:
         arr = np.asarray(pred, dtype=np.float64)
     except (TypeError, ValueError):
@@ -155,6 +159,9 @@ def _resolve_metrics(metrics: Sequence[str] | str | None, ordered: bool) -> list
     for met in resolved:
         if met.unary:
             msg = f"Metric {met.name!r} takes the target only and cannot score predictions."
+            raise ValueError(msg)
+        if met.corpus:
+            msg = f"Metric {met.name!r} is corpus-level (one number for all items, not a per-item score) and cannot be averaged over items; compute it with dissensus.metrics.get_metric({met.name!r})(targets, predictions)."
             raise ValueError(msg)
         if met.needs_order and not ordered:
             msg = f"Metric {met.name!r} needs ordered labels, but the scale is nominal; give the order, lowest first, with scale=[...] (CLI: --labels ...), or for numeric labels load the data with ordered=True; or drop the metric."

@@ -6,7 +6,7 @@ import json
 import math
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -44,6 +44,13 @@ REPORT_AUDIT_TRIALS = 2_000
 _PRIORS = ("uniform", "jeffreys", "empirical")
 _JSON_TABLES = ("summary", "differences", "by_bin", "rankings", "reversals", "metric_agreement")
 _RESAMPLED = ("summary", "differences", "reversals")
+
+#: ``progress(text)``: told which stage of a long computation starts (the CLI shows it).
+Progress = Callable[[str], None]
+
+
+def _silent(text: str) -> None:
+    """No progress to report to."""
 
 
 class Evaluation(_Tables):
@@ -248,7 +255,7 @@ class Evaluation(_Tables):
     def report_data(
         self, *, title: str = "Model evaluation", confidence_level: float = 0.95,
         n_resamples: int = 1000, agreement_ci: bool = True, priors: Sequence[Any] = _PRIORS,
-        audit: bool = True,
+        audit: bool = True, progress: Progress | None = None,
     ) -> ReportData:  # fmt: skip
         """The tables of the report, as a :class:`ReportData`.
 
@@ -261,10 +268,22 @@ class Evaluation(_Tables):
         costs about one more scoring of the expected metrics; ``()`` skips it).
         ``audit``: add the appendix with the property audit of the metrics
         (:meth:`metric_audit`, computed once per process per metric and K).
+        ``progress(text)`` is called as each stage starts (agreement, audit,
+        verdict, tables).
         """
+        say = _silent if progress is None else progress
         options: dict[str, Any] = {"confidence_level": confidence_level, "n_resamples": n_resamples}
+        say(
+            "agreement coefficients"
+            + (f" ({n_resamples} bootstrap resamples)" if agreement_ci else "")
+        )
         table = self._agreement(confidence_level, n_resamples, agreement_ci)
+        if audit:
+            say("property audit of the metrics")
         audit_table = self.metric_audit() if audit else None
+        say("verdict: true differences and estimator selection")
+        self.verdict(confidence_level=confidence_level)  # cached: _report_data's call reuses it
+        say("prior sensitivity and the report's tables")
         return self._report_data(
             options, priors, title=title, agreement=table, reversal_items=self.reversal_items(),
             metric_audit=None if audit_table is None or audit_table.empty else audit_table,
@@ -302,7 +321,10 @@ class Evaluation(_Tables):
         """
         if figures:
             require_figures("The HTML report")
-        doc = self.report_data(**options).document(figures=figures)
+        data = self.report_data(**options)
+        if figures and options.get("progress") is not None:
+            options["progress"]("figures")
+        doc = data.document(figures=figures)
         return Document(doc.title, *doc.blocks, *sections, subtitle=doc.subtitle, footer=doc.footer)
 
     def to_markdown(self, **options: Any) -> str:
@@ -343,6 +365,7 @@ class Evaluation(_Tables):
         agreement_ci: bool = True, inputs: Sequence[str | Path] = (),
         params: Mapping[str, Any] | None = None, scores: bool = True, report: bool = True,
         report_sections: Sequence[Section] = (), extra_files: Mapping[str, str] | None = None,
+        progress: Progress | None = None,
     ) -> dict[str, Path]:  # fmt: skip
         """Write ``summary.csv``, ``rankings.csv``, ``scores.parquet``, ``report.html``, ``manifest.json``.
 
@@ -358,7 +381,8 @@ class Evaluation(_Tables):
         Parquet row group per (metric, model): memory stays at N rows);
         ``report_sections``: more sections at the end of the report;
         ``extra_files``: more text files, name -> content (role: the name
-        without extension). Returns file role (``"summary"``, ``"rankings"``,
+        without extension); ``progress(text)``: called as each stage starts
+        (:meth:`report_data`'s, then the figures). Returns file role (``"summary"``, ``"rankings"``,
         ``"scores"``, ``"report"``, ``"manifest"``) -> path.
         :class:`~dissensus.OutputError` when the directory is unusable or
         locked, an output is an input, or a write fails (naming the path).
@@ -381,15 +405,23 @@ class Evaluation(_Tables):
             for name in (*names.values(), *extra):
                 files.temporary(name)  # refuses an input before any work
             files.discard()
+            say = _silent if progress is None else progress
+            say(f"summary ({n_resamples} bootstrap resamples) and rankings")
             tables = {"summary": self.summary(**options), "rankings": self.rankings()}
             paths = {
                 role: files.write(names[role], table.to_csv(index=False, float_format="%.10g"))
                 for role, table in tables.items()
             }
             if scores:
+                say("scores.parquet")
                 paths["scores"] = files.written(names["scores"], self._write_scores)
             if report:
-                page = self.to_html(sections=report_sections, agreement_ci=agreement_ci, **options)
+                page = self.to_html(
+                    sections=report_sections,
+                    agreement_ci=agreement_ci,
+                    progress=progress,
+                    **options,
+                )
                 paths["report"] = files.write(names["report"], page)
             for name, text in extra.items():
                 paths[Path(name).stem] = files.write(name, text)

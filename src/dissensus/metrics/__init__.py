@@ -1,11 +1,14 @@
 """Soft metrics: pointwise, expected under a Dirichlet posterior, debiased, and the LeWiDi scorers.
 
 Every metric takes ``(target, prediction)`` (N, K) arrays and returns one
-score per item (N,); the registry (:func:`get_metric`, :func:`list_metrics`)
-holds each one's metadata.
+score per item (N,), except the corpus-level measures of
+:mod:`~dissensus.metrics.variation` (one number); the registry
+(:func:`get_metric`, :func:`list_metrics`) holds each one's metadata;
+:mod:`~dissensus.metrics.gradients` the derivatives in the prediction that the
+training objectives use.
 """
 
-from dissensus.metrics import debiased, expected, lewidi
+from dissensus.metrics import debiased, expected, gradients, lewidi, variation
 from dissensus.metrics._pointwise import (
     canberra,
     chebyshev,
@@ -45,6 +48,7 @@ __all__ = [
     "expected",
     "fidelity",
     "get_metric",
+    "gradients",
     "hellinger",
     "intersection",
     "js_distance",
@@ -59,4 +63,5 @@ __all__ = [
     "sorensen",
     "squared_chi2",
     "squared_euclidean",
+    "variation",
 ]

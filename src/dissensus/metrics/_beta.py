@@ -161,6 +161,23 @@ HUGE = 1e12
 HUGE_SUM = 1e15
 
 
+def cdf(a: FloatArray, b: FloatArray, c: FloatArray) -> FloatArray:
+    r""":math:`I_c(a, b) = P(X \le c)`, X ~ Beta(a, b), for 1-D ``a, b, c`` with c in [0, 1].
+
+    Also the derivative :math:`\tfrac{d}{dc}\mathbb{E}|X - c| = 2 I_c(a, b) - 1`
+    (:func:`abs_dev_into`). Where SciPy (Boost) returns NaN, the other tail,
+    and where that is lost too, the side of ``c`` the mass sits on.
+    """
+    ib: FloatArray = np.asarray(special.betainc(a, b, c), dtype=np.float64)
+    lost = np.flatnonzero(np.isnan(ib))
+    if lost.size:  # Boost gives NaN at e.g. c = 5e-324 with b = 3e161: use the other tail
+        al, bl, cl = a[lost], b[lost], c[lost]
+        other = 1.0 - special.betainc(bl, al, 1.0 - cl)
+        # still lost: the mass sits far on one side of c (a + b huge)
+        ib[lost] = np.where(np.isnan(other), (cl * (al + bl) >= al).astype(np.float64), other)
+    return ib
+
+
 def abs_dev_into(
     a: FloatArray,
     b: FloatArray,
@@ -180,13 +197,7 @@ def abs_dev_into(
     :math:`a_0 \approx 1000`. Otherwise SciPy's (Boost's) Beta density.
     """
     s = a + b
-    ib = special.betainc(a, b, c)
-    lost = np.flatnonzero(np.isnan(ib))
-    if lost.size:  # Boost gives NaN at e.g. c = 5e-324 with b = 3e161: use the other tail
-        al, bl, cl = a[lost], b[lost], c[lost]
-        other = 1.0 - special.betainc(bl, al, 1.0 - cl)
-        # still lost: the mass sits far on one side of c (a + b huge)
-        ib[lost] = np.where(np.isnan(other), (cl * s[lost] >= al).astype(np.float64), other)
+    ib = cdf(a, b, c)
     # c - mu as (c b - (1 - c) a) / (a + b): exact at c = 0 and c = 1 even when b << a
     t_s = c * b
     t_s -= (1.0 - c) * a

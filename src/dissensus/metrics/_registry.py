@@ -57,6 +57,12 @@ class Metric:
     and 1: the entropy cancels, Brier and RPS 2 and 1; EMD, L1, JS: None).
     Debiased forms keep both (they estimate the same quantity); expected forms,
     functions of the posterior, have neither.
+
+    ``corpus`` metrics return one number for the whole corpus (a correlation
+    over items, a soft F1), not one score per item: ``func(target, q_pred)``
+    takes the (N, K) arrays and returns a float; they are not averaged over
+    items, so :func:`dissensus.evaluation.evaluate` does not take them
+    (:mod:`dissensus.metrics.variation`).
     """
 
     name: str
@@ -80,6 +86,7 @@ class Metric:
     formula: str = ""
     degree: int | None = None
     difference_degree: int | None = None
+    corpus: bool = False
 
     @property
     def bounded(self) -> bool:
@@ -99,9 +106,11 @@ class Metric:
     def __repr__(self) -> str:
         direction = "lower is better" if self.lower_is_better else "higher is better"
         traits = (self.needs_order, self.symmetric, self.needs_posterior, self.needs_counts)
-        names = ("ordinal", "symmetric", "needs posterior", "needs counts", "unary")
+        names = ("ordinal", "symmetric", "needs posterior", "needs counts", "unary", "corpus")
         flags = [self.kind, direction, f"bounds={self.bounds}"]
-        flags += [name for name, on in zip(names, (*traits, self.unary), strict=True) if on]
+        flags += [
+            name for name, on in zip(names, (*traits, self.unary, self.corpus), strict=True) if on
+        ]
         return f"Metric({self.name!r}: {', '.join(flags)})"
 
 
@@ -152,6 +161,7 @@ def register_metric(
     formula: str = "",
     degree: int | None = None,
     difference_degree: int | None = None,
+    corpus: bool = False,
 ) -> Metric:
     """Add a metric to the registry and return its :class:`Metric`.
 
@@ -226,6 +236,7 @@ def register_metric(
         formula=formula,
         degree=degree,
         difference_degree=difference_degree,
+        corpus=bool(corpus),
     )
     _REGISTRY[name] = metric
     _keep_grouped()
@@ -343,12 +354,15 @@ def list_metrics(
     symmetric: bool | None = None,
     bounded: bool | None = None,
     unary: bool | None = False,
+    corpus: bool | None = False,
 ) -> list[str]:
     """Names of the registered metrics that match every given filter, in registry order.
 
     ``kind``, ``needs_order``, ``symmetric`` and ``bounded`` keep the metrics
     with that value (None: any); ``unary=False`` (default) lists the
-    two-argument metrics only, True the one-argument ones (entropy), None both.
+    two-argument metrics only, True the one-argument ones (entropy), None both;
+    ``corpus=False`` (default) the per-item metrics only, True the corpus-level
+    ones (``soft_f1``, ``entropy_correlation``), None both.
 
     Examples
     --------
@@ -365,6 +379,7 @@ def list_metrics(
         "symmetric": symmetric,
         "bounded": bounded,
         "unary": unary,
+        "corpus": corpus,
     }
     wanted = {k: v for k, v in filters.items() if v is not None}
     return [

@@ -10,8 +10,8 @@ has one estimator: the exact U-statistic for ``squared_euclidean``, the
 empirical value for the target-linear ``cross_entropy``, the jackknife over
 annotations for the metrics declared ``debiased="jackknife"``
 (:data:`JACKKNIFE_METRICS`; for ``kl_divergence`` it corrects :math:`-H(\hat
-p)` only, Zahl's jackknife entropy). ``kl_divergence_reverse`` and ``entropy``
-have none.
+p)` only, Zahl's jackknife entropy). ``kl_divergence_reverse`` has none; the
+unary ``entropy``'s, ``debiased[entropy]``, is in :mod:`dissensus.metrics.variation`.
 
 **A debiased value can be negative** (above 1 for similarities): means and
 intervals use the unclipped values. **The jackknife does not fix L1 and EMD**
@@ -81,6 +81,15 @@ def _counts_and_q(
 ) -> tuple[npt.NDArray[np.int64], FloatArray, FloatArray, bool]:
     """Checked counts (n >= 1 per row), ``n`` as float, ``q`` (N, K), and whether one item."""
     check_option(func, "single", single, _SINGLE)
+    C, nf, one = _checked_counts(counts, func)
+    Q, q_one = _declare.prediction_for(C, q_pred, "counts")
+    return C, nf, Q, one and q_one
+
+
+def _checked_counts(
+    counts: npt.ArrayLike, func: str
+) -> tuple[npt.NDArray[np.int64], FloatArray, bool]:
+    """Checked (N, K) counts (n >= 1 per row), ``n`` as float, and whether one row was given."""
     arr = np.asarray(counts)
     one = arr.ndim == 1
     C = as_count_matrix(arr[None, :] if one else arr, "counts")
@@ -92,9 +101,7 @@ def _counts_and_q(
             "a debiased metric needs at least one (two for the debiasing). Drop these items."
         )
         raise DataError(msg)
-    nf = n.astype(np.float64)
-    Q, q_one = _declare.prediction_for(C, q_pred, "counts")
-    return C, nf, Q, one and q_one
+    return C, n.astype(np.float64), one
 
 
 #: Metrics with logs (a ``base=`` option), and user metrics without a kernel, cost several

@@ -46,12 +46,14 @@ __all__ = [
     "MonteCarloResult",
     "cross_entropy",
     "emd",
+    "emd_gradient",
     "emd_std",
     "entropy",
     "js_divergence",
     "kl_divergence",
     "kl_divergence_reverse",
     "manhattan",
+    "manhattan_gradient",
     "manhattan_std",
     "monte_carlo",
     "rps",
@@ -400,6 +402,68 @@ def emd(
     n_threads = workers(n_jobs, "emd")
     A, B, C = _terms(a, Q, n_threads, cumulative=True)
     out = _abs_dev_sum(A, B, C, _beta.half_grid(a, check=False), n_threads)
+    if normalized_distance:
+        out /= K - 1
+    return out
+
+
+def _gradient_rows(a: FloatArray, Q: FloatArray, *, cumulative: bool) -> FloatArray:
+    """(N, T) derivatives ``2 I_c(A, B) - 1`` of the terms E|X - C| of :func:`_terms` in ``C``."""
+    A, B, C = _terms(a, Q, cumulative=cumulative)
+    G = _beta.cdf(A.reshape(-1), B.reshape(-1), C.reshape(-1)).reshape(A.shape)
+    G *= 2.0
+    G -= 1.0
+    return np.ascontiguousarray(G.T)
+
+
+def manhattan_gradient(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /) -> FloatArray:
+    r"""Derivative of :func:`manhattan` in each prediction entry ``q_k``: (N, K).
+
+    :math:`\frac{\partial}{\partial q_k}\mathbb{E}|p_k - q_k| = 2 I_{q_k}(\alpha_k,
+    a_0 - \alpha_k) - 1`, every ``q_k`` taken as a free variable (a softmax
+    or another map onto the simplex chains through it). The gradient of the
+    training objective of :class:`dissensus.models.ExpectedEMDRegression` and
+    of ``dissensus.torch``'s ``expected_manhattan`` loss.
+
+    Examples
+    --------
+    >>> manhattan_gradient([[1.0, 1.0]], [0.25, 0.75])
+    array([[-0.5,  0.5]])
+    """
+    a, Q = _inputs(alpha, q_pred)
+    return _gradient_rows(a, Q, cumulative=False)
+
+
+def emd_gradient(
+    alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, normalized_distance: bool = True
+) -> FloatArray:
+    r"""Derivative of :func:`emd` in each prediction entry ``q_j``: (N, K); 0 when K = 1.
+
+    With :math:`Q_k = q_1 + \dots + q_k` and :math:`P_k \sim \mathrm{Beta}(A_k, B_k)`,
+
+    .. math::
+
+        \frac{\partial\,\mathbb{E}[\mathrm{EMD}]}{\partial q_j} = \frac{1}{K - 1}
+            \sum_{k=j}^{K-1} \left(2 I_{Q_k}(A_k, B_k) - 1\right),
+
+    every ``q_j`` a free variable (0 for ``q_K``, which no :math:`Q_k`, k < K,
+    contains); without the :math:`1 / (K - 1)` when ``normalized_distance`` is
+    False. The gradient of :class:`dissensus.models.ExpectedEMDRegression`'s
+    objective and of ``dissensus.torch``'s ``expected_emd`` loss.
+
+    Examples
+    --------
+    >>> emd_gradient([[1.0, 1.0]], [0.25, 0.75])
+    array([[-0.5,  0. ]])
+    """
+    a, Q = _inputs(alpha, q_pred)
+    N, K = a.shape
+    out = np.zeros((N, K))
+    if K == 1:
+        return out
+    G = _gradient_rows(a, Q, cumulative=True)
+    # d/dq_j of sum_k f(Q_k) is the sum of f'(Q_k) over the k >= j: a reversed cumulative sum
+    out[:, :-1] = np.cumsum(G[:, ::-1], axis=1)[:, ::-1]
     if normalized_distance:
         out /= K - 1
     return out

@@ -1,7 +1,8 @@
 """Soft-label baseline models with the scikit-learn estimator API (extra ``models``).
 
 Every model has ``fit(X, Y)`` with ``Y`` an (N, K) matrix of target
-distributions or a :class:`~dissensus.LabelCounts`, and
+distributions, or label counts (a :class:`~dissensus.LabelCounts` or an
+integer (N, K) array), and
 ``predict_proba(X) -> (N, K)``; fits are deterministic. The models of the
 study of Magnani (2025), *Soft metrics for ordinal label uncertainty with
 variable sample sizes* (ASSE 2025, ACM), as linear models over text features:
@@ -37,8 +38,14 @@ from dissensus.models._linear import (
     ExpectedEMDRegression,
     SoftmaxRegression,
 )
-from dissensus.models._sklearn import SmoothedKL, SoftCrossEntropy, SoftNaiveBayes, TextFeatures
+from dissensus.models._sklearn import (
+    SmoothedKL,
+    SoftCrossEntropy,
+    SoftNaiveBayes,
+    TextFeatures,
+    expand_soft_targets,
+)
 
 __all__ = ["CumulativeLink", "EMDRegression", "ExpectedEMDRegression", "Marginal", "Shrinkage",
            "SmoothedKL", "SoftCrossEntropy", "SoftNaiveBayes", "SoftmaxRegression", "Targets",
-           "TextFeatures", "as_targets"]  # fmt: skip
+           "TextFeatures", "as_targets", "expand_soft_targets"]  # fmt: skip

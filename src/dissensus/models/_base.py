@@ -86,9 +86,16 @@ def as_targets(
     n_classes: int | None = None,
     estimator: str = "fit",
 ) -> Targets:
-    """Check training targets (LabelCounts or an (N, K) matrix of distributions), or DataError."""
+    """Check training targets (label counts or an (N, K) matrix of distributions), or DataError.
+
+    Counts are a LabelCounts or an integer-typed (N, K) array (what
+    scikit-learn's ``GridSearchCV`` passes on, see :mod:`dissensus.sklearn`);
+    a float array holds distributions.
+    """
     counts: FloatArray | None = None
     n_given: FloatArray | None = None
+    if not isinstance(Y, LabelCounts) and np.asarray(Y).dtype.kind in "iu":
+        Y = LabelCounts.from_array(Y)
     if isinstance(Y, LabelCounts):
         n_given = Y.n.astype(np.float64)
         empty = np.flatnonzero(n_given == 0)
@@ -162,7 +169,9 @@ class SoftLabelModel(BaseEstimator):  # type: ignore[misc]
         raise NotImplementedError
 
     def fit(self, X: FeaturesLike, Y: TargetsLike, *, n: npt.ArrayLike | None = None) -> Self:
-        """Fit to targets ``Y``: an (N, K) matrix of distributions or a LabelCounts.
+        """Fit to targets ``Y``: an (N, K) matrix of distributions, or label counts.
+
+        Counts: a LabelCounts or an integer (N, K) array.
 
         ``n`` (annotations per item) is needed only by models that use counts
         (:class:`~dissensus.models.ExpectedEMDRegression`) when ``Y`` is a matrix.

@@ -12,7 +12,7 @@ import numpy as np
 from scipy import special
 
 from dissensus._exceptions import DataError
-from dissensus.metrics import expected
+from dissensus.metrics import gradients
 from dissensus.models._base import Features, FloatArray, LinearModel, Targets, softmax
 from dissensus.posterior import DEFAULT_PRIOR, PriorLike, dirichlet
 
@@ -23,12 +23,6 @@ _TINY = 1e-300
 def _transposed(X: Features) -> Features:
     """``X.T`` as CSR for a sparse ``X`` (fast products with the gradient)."""
     return X.T.tocsr() if hasattr(X, "tocsr") else X.T
-
-
-def _cumulative_backward(g: FloatArray) -> FloatArray:
-    r"""Chain ``g = dL/dQ_k`` (N, K - 1) of the cumulative sums to ``dL/dq_j = \sum_{k \ge j} g_k``."""
-    G: FloatArray = np.pad(np.cumsum(g[:, ::-1], axis=1)[:, ::-1], ((0, 0), (0, 1)))
-    return G
 
 
 @dataclass(eq=False, repr=False, kw_only=True)
@@ -55,10 +49,13 @@ class SoftmaxRegression(LinearModel):
         return T.proportions
 
     def _loss(self, Q: FloatArray, state: Any) -> tuple[float, FloatArray]:
-        """Summed loss over items and its gradient ``dL/dQ`` (N, K)."""
-        P: FloatArray = state
-        logq = np.log(np.maximum(Q, _TINY))
-        return float(-(P * logq).sum()), -P / np.maximum(Q, _TINY)
+        """Summed loss over items and its gradient ``dL/dQ`` (N, K), both the metric's.
+
+        :func:`dissensus.metrics.gradients.value_and_gradient`, here of
+        ``cross_entropy``; a probability that underflowed to 0 counts as ``_TINY``.
+        """
+        values, G = gradients.value_and_gradient("cross_entropy", state, np.maximum(Q, _TINY))
+        return float(values.sum()), G
 
     def _objective(
         self, theta: FloatArray, X: Features, XT: Features, state: Any, K: int
@@ -96,7 +93,9 @@ class EMDRegression(SoftmaxRegression):
     with cumulative sums :math:`Y_k, Q_k` (ordered classes, ground distance
     :math:`|i - j| / (K - 1)`). ``power=1`` is the EMD (a subgradient where
     :math:`Y_k = Q_k`); ``power=2`` (the default) is the smooth squared-EMD
-    loss of Hou, Yu and Samaras (2016), which L-BFGS minimises reliably.
+    loss of Hou, Yu and Samaras (2016), which L-BFGS minimises reliably: the
+    ranked probability score. The losses are the metrics ``emd`` and ``rps``,
+    value and gradient from :mod:`dissensus.metrics.gradients`.
 
     References
     ----------
@@ -120,16 +119,10 @@ class EMDRegression(SoftmaxRegression):
             msg = f"The 'power' parameter of EMDRegression must be 1 or 2. Got {self.power!r} instead."
             raise ValueError(msg)
 
-    def _prepare(self, T: Targets) -> Any:
-        return np.cumsum(T.proportions, axis=1)[:, :-1]
-
     def _loss(self, Q: FloatArray, state: Any) -> tuple[float, FloatArray]:
-        Ycum: FloatArray = state
-        K = Ycum.shape[1] + 1
-        diff = np.cumsum(Q, axis=1)[:, :-1] - Ycum
-        value = float((np.abs(diff) if self.power == 1 else diff * diff).sum())
-        g = np.sign(diff) if self.power == 1 else 2.0 * diff
-        return value / (K - 1), _cumulative_backward(g / (K - 1))
+        # power 2 is the ranked probability score, power 1 the EMD: the metrics themselves
+        values, G = gradients.value_and_gradient("emd" if self.power == 1 else "rps", state, Q)
+        return float(values.sum()), G
 
 
 @dataclass(eq=False, repr=False, kw_only=True)
@@ -145,8 +138,9 @@ class ExpectedEMDRegression(SoftmaxRegression):
     with :math:`\alpha_i` = prior + counts and :math:`A_k = \alpha_1 + \dots +
     \alpha_k` (:func:`dissensus.metrics.expected.emd`). Its gradient is
     closed form, :math:`\frac{d}{dc}\mathbb{E}|X - c| = 2 I_c(a, b) - 1` for
-    :math:`X \sim \mathrm{Beta}(a, b)`, chained through the cumulative sum and
-    the softmax. A wide posterior (few annotations) makes it change slowly
+    :math:`X \sim \mathrm{Beta}(a, b)`, chained through the cumulative sum
+    (:mod:`dissensus.metrics.gradients`, where the value and gradient of
+    every model's loss are defined) and the softmax. A wide posterior (few annotations) makes it change slowly
     in :math:`c`, so the item pulls less: the loss itself weighs items by
     annotation count. ``prior``: the Dirichlet prior of the posteriors (see
     :func:`dissensus.posterior.dirichlet`). Needs counts: ``fit(X, counts)``,
@@ -184,17 +178,12 @@ class ExpectedEMDRegression(SoftmaxRegression):
                 raise DataError(msg)
             counts = whole
         # an int array: columns in class order
-        alpha = dirichlet(np.asarray(counts, dtype=np.int64), prior=self.prior)
-        A = np.cumsum(alpha, axis=1)[:, :-1]
-        B = np.cumsum(alpha[:, ::-1], axis=1)[:, ::-1][:, 1:]  # a0 - A_k, summed from the tail
-        return alpha, A, B
+        return (dirichlet(np.asarray(counts, dtype=np.int64), prior=self.prior),)
 
     def _loss(self, Q: FloatArray, state: Any) -> tuple[float, FloatArray]:
-        alpha, A, B = state
-        value = float(expected.emd(alpha, Q, n_jobs=1).sum())
-        Qcum = np.clip(np.cumsum(Q, axis=1)[:, :-1], 0.0, 1.0)
-        g = (2.0 * special.betainc(A, B, Qcum) - 1.0) / (alpha.shape[1] - 1)
-        return value, _cumulative_backward(g)
+        (alpha,) = state
+        values, G = gradients.value_and_gradient("E[emd]", alpha, Q, n_jobs=1)
+        return float(values.sum()), G
 
 
 @dataclass(eq=False, repr=False, kw_only=True)
