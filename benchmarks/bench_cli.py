@@ -18,7 +18,7 @@ interpreter alone) is shown for scale; the load average is printed at the start
 and the end. A command that cannot be imported (a
 missing extra) gets a row saying why.
 
-    python benchmarks/bench_cli.py [--repeat 5] [--commands info,evaluate]
+    python -m benchmarks cli [--repeat 5] [--commands info,evaluate]
 """
 
 from __future__ import annotations

