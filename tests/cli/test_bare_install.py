@@ -194,3 +194,11 @@ class TestExtrasNamed:
     def test_any_other_import_error_is_left_alone(self):
         with pytest.raises(ModuleNotFoundError, match="numpyy"), extras_named("info"):
             raise ModuleNotFoundError("No module named 'numpyy'", name="numpyy")
+
+
+def test_engine_dask_names_the_distributed_extra(workdir):
+    args = ["agreement", "ratings.csv", "--engine", "dask"]
+    done = run_without(["dask", "distributed"], args, workdir)
+    assert done.returncode == EXIT_BAD_INPUT
+    assert done.stderr.startswith("dissensus: error: dissensus agreement --engine dask needs ")
+    assert done.stderr.rstrip().endswith("pip install 'dissensus[distributed]'")
