@@ -143,6 +143,9 @@ def detect_columns(
     >>> detect_columns(["id", "text_id", "who", "y"], dict.fromkeys(ROLES)).candidates
     {'item': ('id', 'text_id'), 'annotator': ('who', 'y'), 'label': ('who', 'y')}
     """
+    if set(given) - set(ROLES):
+        msg = f"detect_columns: roles are {', '.join(ROLES)}; got {examples(sorted(set(given) - set(ROLES)))}."
+        raise ValueError(msg)
     names = list(columns)
     chosen: dict[str, Any] = {}
     how: dict[str, str] = {}
@@ -171,7 +174,8 @@ def detect_columns(
             chosen[role], how[role] = None, "ambiguous" if known else "unknown"
             candidates[role] = tuple(known)
     taken |= {c for c in chosen.values() if c is not None}
-    claimed = {c for found in candidates.values() for c in found}  # known names, ambiguous
+    # the known names of an ambiguous role are its candidates, not another role's
+    claimed = {c for r, found in candidates.items() if how[r] == "ambiguous" for c in found}
     left = tuple(c for c in pool if c not in taken and c not in claimed)
     unknown = [role for role in given if how[role] == "unknown"]
     others_decided = all(chosen[r] is not None for r in given if r not in unknown)
