@@ -220,3 +220,23 @@ def test_read_annotations_never_replaces_named_columns(columns, data):
     assert ann.has_annotators == (annotator is not None)
     if annotator is not None:
         assert ann.annotators.name == annotator
+
+
+class TestWideItemColumn:
+    def test_a_known_name_is_the_item_column(self, tmp_path):
+        path = _write(tmp_path, "w.csv", "Item ID,r1,r2\n007,1,2\n7,2,\n")
+        with pytest.warns(ColumnsDetectedWarning, match=r"item='Item ID' in .*by name"):
+            ann = read_annotations(path, layout="wide")
+        assert list(ann.items) == ["007", "7"]
+        assert list(ann.annotators) == ["r1", "r2"]
+
+    def test_the_column_left_beside_the_named_annotators(self, tmp_path):
+        path = _write(tmp_path, "w.csv", "sentence,r1,r2\ns1,1,2\n")
+        with pytest.warns(ColumnsDetectedWarning, match=r"item=sentence .*only column left"):
+            ann = read_annotations(path, layout="wide", annotators=["r1", "r2"])
+        assert list(ann.items) == ["s1"]
+
+    def test_otherwise_the_item_column_is_asked_for(self, tmp_path):
+        path = _write(tmp_path, "w.csv", "sentence,r1,r2\ns1,1,2\n")
+        with pytest.raises(DataError, match=r"No item column 'item'.*item=\.\.\."):
+            read_annotations(path, layout="wide")
