@@ -784,6 +784,8 @@ class TestValueAndGradient:
         v_l1, G_l1 = E.manhattan_value_and_gradient(alpha, q)
         assert np.array_equal(v_emd, E.emd(alpha, q, normalized_distance=normalized))
         assert np.array_equal(v_l1, E.manhattan(alpha, q))
+        assert np.array_equal(G_emd, E.emd_gradient(alpha, q, normalized_distance=normalized))
+        assert np.array_equal(G_l1, E.manhattan_gradient(alpha, q))
         for j in range(K):
             for i in range(K):
                 if i == j:

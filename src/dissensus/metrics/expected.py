@@ -46,6 +46,7 @@ __all__ = [
     "MonteCarloResult",
     "cross_entropy",
     "emd",
+    "emd_gradient",
     "emd_std",
     "emd_value_and_gradient",
     "entropy",
@@ -53,6 +54,7 @@ __all__ = [
     "kl_divergence",
     "kl_divergence_reverse",
     "manhattan",
+    "manhattan_gradient",
     "manhattan_std",
     "manhattan_value_and_gradient",
     "monte_carlo",
@@ -484,6 +486,39 @@ def emd_value_and_gradient(
         value /= K - 1
         grad /= K - 1
     return value, grad
+
+
+def manhattan_gradient(
+    alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, n_jobs: int | None = None
+) -> FloatArray:
+    """The gradient (N, K) of :func:`manhattan_value_and_gradient` alone.
+
+    Examples
+    --------
+    >>> manhattan_gradient([[1.0, 1.0]], [0.25, 0.75])
+    array([[-0.5,  0.5]])
+    """
+    return manhattan_value_and_gradient(alpha, q_pred, n_jobs=n_jobs)[1]
+
+
+def emd_gradient(
+    alpha: npt.ArrayLike,
+    q_pred: npt.ArrayLike,
+    /,
+    *,
+    normalized_distance: bool = True,
+    n_jobs: int | None = None,
+) -> FloatArray:
+    """The gradient (N, K) of :func:`emd_value_and_gradient` alone.
+
+    Examples
+    --------
+    >>> emd_gradient([[1.0, 1.0]], [0.25, 0.75])
+    array([[-0.5,  0. ]])
+    """
+    return emd_value_and_gradient(
+        alpha, q_pred, normalized_distance=normalized_distance, n_jobs=n_jobs
+    )[1]
 
 
 def _e_phi(
