@@ -50,7 +50,7 @@ for data that do not fit, use :mod:`dissensus.distributed`.
 
 from dissensus.data._annotations import Annotations, Duplicates, as_label_counts
 from dissensus.data._counts import LabelCounts, item_indexed
-from dissensus.data._predictions import Predictions, id_column
+from dissensus.data._predictions import Predictions
 from dissensus.data._read_annotations import (
     CONVABUSE_SCALE,
     read_annotations,
@@ -73,7 +73,6 @@ __all__ = [
     "Scale",
     "SetAnnotations",
     "as_label_counts",
-    "id_column",
     "item_indexed",
     "read_annotations",
     "read_convabuse",
