@@ -98,8 +98,8 @@ prediction_options = _group(
            help="Item id column of the prediction files (default: the one named item, "
            "item_id, id, ... or the annotations' --item)."),
     option("--pred-labels", metavar="COL,COL",
-           help="Wide prediction files: the label columns, in scale order (default: detected; "
-           "other columns are ignored, and a warning says so)."),
+           help="Wide prediction files: the label columns, each named after its label (default: "
+           "detected; other columns are ignored, and a warning says so)."),
     option("--pred-label", metavar="COLUMN",
            help="Long prediction files: the label column (default: label, class or category)."),
     option("--pred-prob", metavar="COLUMN",
