@@ -16,6 +16,7 @@ import pandas as pd
 from dissensus._exceptions import ColumnsDetectedWarning, DataError
 from dissensus._validation import check_option, examples
 from dissensus.data._annotations import DUPLICATES, Annotations, Duplicates
+from dissensus.data._predictions import ID_COLUMNS
 from dissensus.data._read_lewidi import read_lewidi
 from dissensus.data._read_tools import TOOL_FORMATS, ToolFormat, read_tool, sniff_tool
 from dissensus.data._scale import Scale
@@ -41,7 +42,7 @@ ROLES = ("item", "annotator", "label")
 #: Compared with letter case and separators ignored: ``Worker ID``, ``worker-id``,
 #: ``worker_id`` and ``WorkerId`` are one name. No name is in two lists.
 COLUMN_NAMES: dict[str, tuple[str, ...]] = {
-    "item": ("item", "item_id", "id", "text_id", "example_id", "task_id", "sample_id", "doc_id"),
+    "item": ID_COLUMNS,
     "annotator": (
         "annotator",
         "annotator_id",
