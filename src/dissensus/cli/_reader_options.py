@@ -89,11 +89,13 @@ alignment_options = _group(
 
 #: ``--pred NAME=PATH``, repeatable (give ``help`` and ``required``); read it with :func:`parse_pred`.
 pred_option = partial(option, "--pred", "preds", multiple=True, metavar="NAME=PATH")
-prediction_options = _group(
-    pred_option(required=True, help="Model predictions: a CSV/TSV/Parquet/JSONL table (one "
-                "column per label: named after it, p_<label>, prob_<label> or p1..pK in scale "
-                "order; or item,label,prob rows), Hugging Face pipeline JSONL (top_k=None), or "
-                "an .npy array with its ids in FILE.ids.txt. Repeat per model."),
+#: What a ``--pred`` file may be (the help of every command's ``--pred``).
+PRED_FILES = (
+    "a CSV/TSV/Parquet/JSONL table (one column per label: named after it, p_<label>, "
+    "prob_<label> or p1..pK in scale order; or item,label,prob rows), Hugging Face pipeline "
+    "JSONL (top_k=None), or an .npy array with its ids in FILE.ids.txt"
+)
+pred_reading_options = _group(
     option("--pred-layout", type=["auto", "wide", "long"], default="auto",
            help="Layout of the prediction files (auto: long when they have label and "
            "probability columns)."),
@@ -112,7 +114,12 @@ prediction_options = _group(
            help=".npy prediction files: the item ids, one per line (default: FILE.ids.txt "
            "beside FILE.npy)."),
 )  # fmt: skip
-"""``--pred NAME=PATH`` (repeatable) and how to read the prediction files (``--pred-*``)."""
+"""How to read the prediction files: the ``--pred-*`` options."""
+prediction_options = _group(
+    pred_option(required=True, help=f"Model predictions: {PRED_FILES}. Repeat per model."),
+    pred_reading_options,
+)
+"""``--pred NAME=PATH`` (repeatable, required) and how to read the prediction files."""
 
 prior_option = option(
     "--prior", default=DEFAULT_PRIOR, help="Dirichlet prior of the expected metrics: uniform, "
