@@ -87,8 +87,8 @@ class TestExampleFiles:
 
     def test_files_are_what_the_generator_writes(self, tmp_path):
         example_files.write(tmp_path)
-        for file in EXAMPLE_FILES.values():
-            assert (tmp_path / file).read_bytes() == example_path(file[:-4]).read_bytes(), file
+        for name, file in EXAMPLE_FILES.items():
+            assert (tmp_path / file).read_bytes() == example_path(name).read_bytes(), file
 
     def test_files_are_package_data(self):
         # the wheel ships what the package-data globs name (checked by hand with pip wheel)
