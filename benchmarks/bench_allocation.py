@@ -129,7 +129,6 @@ class Draw:
     Q: dict[str, np.ndarray]
     who: np.ndarray  # (N, T) annotator of each item's t-th label
     label: np.ndarray  # (N, T) that label
-    jitter: np.ndarray  # (N,) fixed random tie-breaks
     rng_seed: list[int]
 
 
@@ -144,7 +143,7 @@ def draw_world(world: World, seed: int, n_items: int, n_labels: int) -> Draw:
     probs = np.where(unreliable[..., None], 1.0 / K, pi[:, None, :])  # (N, T, K)
     u = rng.random(who.shape)
     label = np.minimum((np.cumsum(probs, axis=-1) < u[..., None]).sum(axis=-1), K - 1)
-    return Draw(pi, Q, who, label, rng.random(n_items), [WORLDS.index(world), seed, 1])
+    return Draw(pi, Q, who, label, [WORLDS.index(world), seed, 1])
 
 
 # --------------------------------------------------------------------------- strategies

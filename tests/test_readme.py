@@ -63,7 +63,8 @@ def _shell_blocks() -> list[str]:
 
     The first set-up block installs dissensus and then runs ``.venv/bin/dissensus
     demo``: the install is out of a test's reach, so only its ``dissensus``
-    commands run (about 30 s). The second runs the suite. After them, a console
+    commands run (about 30 s), with the ``.venv/bin/dissensus ...`` commands the
+    text around it gives. The second runs the suite. After them, a console
     block's commands are its ``$ `` lines (the rest is output) and a bash block's
     are its lines.
     """
@@ -73,6 +74,8 @@ def _shell_blocks() -> list[str]:
         for part in fences[0][1].split("&&")
         if part.strip().startswith(".venv/bin/dissensus")
     ]
+    prose = re.sub(r"```.*?```", "", README.read_text(), flags=re.DOTALL)
+    setup += re.findall(r"`(\.venv/bin/dissensus [^`]*)`", prose)
     blocks = ["\n".join(setup)]
     for language, text in fences[2:]:
         if language == "console":
@@ -112,7 +115,10 @@ def test_readme_shell_blocks_run(tmp_path: Path) -> None:
     blocks = _shell_blocks()
     assert len(blocks) >= 2, "the README has command-line examples"
     assert any("dissensus experiment" in b for b in blocks)
-    assert blocks[0] == ".venv/bin/dissensus demo"
+    assert blocks[0].splitlines() == [
+        ".venv/bin/dissensus demo",
+        ".venv/bin/dissensus agreement --confidence-level 0.95",
+    ]
     work = tmp_path / "work"
     # `dissensus` on PATH and `.venv/bin/dissensus` run the code under test with this interpreter
     bin_dir = work / ".venv" / "bin"
@@ -136,8 +142,8 @@ def test_readme_shell_blocks_run(tmp_path: Path) -> None:
             env=env,
             capture_output=True,
             text=True,
-            # a guard against a hang, not a speed test: the first block (ten commands) took
-            # 175 s alone and over 300 s on a loaded 2-core machine
+            # a guard against a hang, not a speed test: the blocks (seventeen commands) took
+            # 345 s in all on a loaded 2-core machine
             timeout=1800,
             check=False,
         )

@@ -99,6 +99,16 @@ class CountsScorer:
     def __repr__(self) -> str:
         return f"make_scorer({self.metric.name!r})  # {self.name}, greater is better"
 
+    def __reduce__(self) -> tuple[Any, tuple[str, PriorLike]]:
+        # by name: the registry's functions are closures, which pickle (joblib's workers,
+        # GridSearchCV(n_jobs=...)) cannot send
+        return _by_name, (self.metric.name, self.prior)
+
+
+def _by_name(metric: str, prior: PriorLike) -> CountsScorer:
+    """The scorer of the registered ``metric`` (how a pickled scorer is rebuilt)."""
+    return CountsScorer(get_metric(metric), prior)
+
 
 def make_scorer(metric: str | Metric, *, prior: PriorLike = DEFAULT_PRIOR) -> CountsScorer:
     """The scorer of a registered metric, on label counts (see the module notes for the sign).

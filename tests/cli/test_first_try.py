@@ -4,8 +4,8 @@ The annotations have ``item_id, rater_id, stars`` (1..5, some blanks); each mode
 ``item_id, p1..p5`` rounded to 4 decimals (rows then miss 1 by up to 0.00025). ``evaluate``
 must succeed with at most one corrective run per file, using only flags the first error names.
 
-The annotation flags (``--item``/``--annotator``/``--label``/``--dropna``) are given
-explicitly here: detecting them is the annotation reader's job, not this test's.
+The annotation file takes its one corrective run: its columns are detected (and announced)
+on the first run, whose one error names the blank cells and ``--dropna``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ import pytest
 from dissensus.cli import EXIT_BAD_INPUT, EXIT_OK, main
 
 N_ITEMS, K = 500, 5
-ANNOTATION_FLAGS = ("--item", "item_id", "--annotator", "rater_id", "--label", "stars", "--dropna")
+#: The annotation file's one corrective flag (see test_the_annotations_take_one_corrective_run).
+ANNOTATION_FLAGS = ("--dropna",)
 
 
 @pytest.fixture
@@ -49,13 +50,18 @@ def first_try(tmp_path: Path) -> dict[str, Path]:
     return out
 
 
-def _evaluate(files: dict[str, Path], out: Path, *flags: str) -> list[str]:
+def _evaluate(
+    files: dict[str, Path],
+    out: Path,
+    *flags: str,
+    annotation_flags: tuple[str, ...] = ANNOTATION_FLAGS,
+) -> list[str]:
     preds = ["--pred", f"m1={files['a']}", "--pred", f"m2={files['b']}"]
     cheap = ["--metrics", "manhattan,E[emd]", "--n-resamples", "50"]
     return [
         "evaluate",
         str(files["ann"]),
-        *ANNOTATION_FLAGS,
+        *annotation_flags,
         *preds,
         *cheap,
         "--out",
@@ -68,7 +74,21 @@ def _flags(err: str) -> set[str]:
     return set(re.findall(r"--[a-z][a-z-]+", err))
 
 
+def _error(err: str) -> str:
+    """The error of a failed run: what follows ``dissensus: error:``, not the notes before it."""
+    return err[err.index("dissensus: error:") :]
+
+
 class TestFirstTry:
+    def test_the_annotations_take_one_corrective_run(self, first_try, tmp_path, capsys):
+        assert main(_evaluate(first_try, tmp_path / "o1", annotation_flags=())) == EXIT_BAD_INPUT
+        err = capsys.readouterr().err
+        assert "using columns item=item_id, annotator=rater_id, label=stars" in err
+        assert re.search(r"Missing 'stars' values in \S*ratings.csv: \d+ in lines \d+", err), err
+        assert "dropna=" not in _error(err)  # a flag, never a Python parameter
+        assert _flags(_error(err)) == {"--dropna"}, err
+        assert main(_evaluate(first_try, tmp_path / "o2")) == EXIT_OK
+
     def test_rounded_p1_to_p5_files_are_read_on_the_first_run(self, first_try, tmp_path, capsys):
         sums = pd.read_csv(first_try["a"]).iloc[:, 1:].sum(axis=1)
         assert (sums - 1).abs().max() > 1e-6  # the rounding the old 1e-6 check refused
@@ -99,9 +119,9 @@ class TestFirstTry:
         err = capsys.readouterr().err
         assert "--pred-item COLUMN" in err
         assert "'tweet'" in err  # the file's columns are listed
-        assert "item=" not in err  # a flag, never a Python parameter
+        assert "item=" not in _error(err)  # a flag, never a Python parameter
         assert "--na-values" not in err  # the 'model' column is not taken for probabilities
-        assert _flags(err) <= {"--pred-item", "--pred-labels"}
+        assert _flags(_error(err)) <= {"--pred-item", "--pred-labels"}
         assert main(_evaluate(first_try, tmp_path / "o2", "--pred-item", "tweet")) == EXIT_OK
         assert "column(s) 'model', 'split' ignored" in capsys.readouterr().err
 
@@ -113,8 +133,8 @@ class TestFirstTry:
         err = capsys.readouterr().err
         assert "2 of 500 rows do not sum to 1 within rounding (4 decimals, ±0.00025)" in err
         assert "line 5 sums to" in err  # file lines: the header is line 1
-        assert "normalize=" not in err
-        assert _flags(err) == {"--normalize"}
+        assert "normalize=" not in _error(err)
+        assert _flags(_error(err)) == {"--normalize"}
         assert main(_evaluate(first_try, tmp_path / "o2", "--normalize")) == EXIT_OK
         err = capsys.readouterr().err
         assert "--normalize rescaled" in err

@@ -18,6 +18,7 @@ FIXTURES = Path(__file__).parent.parent / "data" / "fixtures"
         ("prodigy/binary.jsonl", "1 ignored"),
         ("argilla/records.jsonl", "1 discarded (lines 2); 1 draft (lines 3)"),
         ("sagemaker/output.manifest", None),
+        ("sagemaker", "1 with no answer (files annotations/worker-response/iteration-1/1/"),
         ("mturk/Batch_4242_batch_results.csv", "1 rejected (lines 4)"),
         ("doccano", "1 with no label (lines 2)"),
     ],

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import tempfile
+import warnings
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -128,7 +131,6 @@ class TestReadAnnotationsDetects:
 
     @pytest.mark.parametrize("suffix", ["jsonl", "parquet"])
     def test_every_table_format(self, tmp_path, suffix):
-        pd = pytest.importorskip("pandas")
         if suffix == "parquet":
             pytest.importorskip("pyarrow")
         frame = pd.DataFrame({"TaskID": [1, 1, 2], "User": ["a", "b", "a"], "Answer": [1, 0, 1]})
@@ -185,3 +187,56 @@ class TestReadAnnotationsDetects:
         ):
             sets = read_set_annotations(path, label_sep="|")
         assert sets.n_items == 1
+
+
+def test_unknown_roles_are_refused():
+    with pytest.raises(ValueError, match="roles are item, annotator, label; got 'text'"):
+        detect_columns(["a"], {"text": None})
+
+
+_NAMES = [n for names in COLUMN_NAMES.values() for n in names] + ["x", "y", "Item ID"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    columns=st.lists(st.sampled_from(_NAMES), min_size=3, max_size=6, unique_by=_folded),
+    data=st.data(),
+)
+def test_read_annotations_never_replaces_named_columns(columns, data):
+    item, label = data.draw(st.permutations(columns), label="order")[:2]
+    annotator = data.draw(st.sampled_from([None, *[c for c in columns if c not in (item, label)]]))
+    cells = {c: ["z", "z"] for c in columns}
+    cells[item], cells[label] = ["i1", "i2"], [1, 2]
+    if annotator is not None:
+        cells[annotator] = ["a", "b"]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "t.csv"
+        pd.DataFrame(cells).to_csv(path, index=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ColumnsDetectedWarning)
+            ann = read_annotations(path, item=item, label=label, annotator=annotator)
+    assert ann.items.name == item
+    assert list(ann.scale.labels) == [1, 2]
+    assert ann.has_annotators == (annotator is not None)
+    if annotator is not None:
+        assert ann.annotators.name == annotator
+
+
+class TestWideItemColumn:
+    def test_a_known_name_is_the_item_column(self, tmp_path):
+        path = _write(tmp_path, "w.csv", "Item ID,r1,r2\n007,1,2\n7,2,\n")
+        with pytest.warns(ColumnsDetectedWarning, match=r"item='Item ID' in .*by name"):
+            ann = read_annotations(path, layout="wide")
+        assert list(ann.items) == ["007", "7"]
+        assert list(ann.annotators) == ["r1", "r2"]
+
+    def test_the_column_left_beside_the_named_annotators(self, tmp_path):
+        path = _write(tmp_path, "w.csv", "sentence,r1,r2\ns1,1,2\n")
+        with pytest.warns(ColumnsDetectedWarning, match=r"item=sentence .*only column left"):
+            ann = read_annotations(path, layout="wide", annotators=["r1", "r2"])
+        assert list(ann.items) == ["s1"]
+
+    def test_otherwise_the_item_column_is_asked_for(self, tmp_path):
+        path = _write(tmp_path, "w.csv", "sentence,r1,r2\ns1,1,2\n")
+        with pytest.raises(DataError, match=r"No item column 'item'.*item=\.\.\."):
+            read_annotations(path, layout="wide")

@@ -314,3 +314,21 @@ class TestPythonFramesWithAnIdColumn:
         frame = pd.DataFrame({"name": ["b", "a"], 1: [0.1, 0.7], 2: [0.9, 0.3]})
         with pytest.raises(DataError, match=r"column\(s\) 'name' hold text.*item='\.\.\.'"):
             Predictions.from_frame(frame)
+
+
+class TestLongAndIdColumns:
+    def test_a_long_row_sum_names_the_item_and_its_first_line(self, tmp_path):
+        text = "item,label,prob\na,neg,0.5\na,pos,0.5\nb,neg,0.2\nb,pos,0.5\n"
+        with pytest.raises(DataError, match=r"line 4 \(item 'b'\) sums to 0\.7"):
+            read_predictions(_write(tmp_path, "p.csv", text))
+
+    def test_a_second_id_column_is_not_a_label(self, tmp_path):
+        path = _write(tmp_path, "p.csv", "item,id,1,2\na,7,0.5,0.5\n")
+        pred = _read_noting(path, "column(s) 'id' ignored")
+        assert pred.scale is not None
+        assert pred.scale.labels == (1, 2)
+
+    def test_the_annotations_item_column_comes_first(self, tmp_path):
+        path = _write(tmp_path, "p.csv", "id,tweet,1,2\n1,a,0.5,0.5\n")
+        pred = _read_noting(path, "item ids read from column 'tweet'", annotation_item="tweet")
+        assert pred.items.tolist() == ["a"]

@@ -1,7 +1,7 @@
 """The generator of the example files shipped in dissensus/datasets (synthetic).
 
 Nothing here is read from a real dataset: the ratings, predictions, the
-ConvAbuse-format sample and the reviews are drawn from fixed seeds, so the files are the same
+ConvAbuse-format sample, the reviews and their Label Studio export are drawn from fixed seeds, so the files are the same
 on every run; test_examples.py checks the shipped files are exactly these.
 Regenerate them from the repository root with
 
@@ -10,7 +10,9 @@ Regenerate them from the repository root with
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -103,15 +105,54 @@ def reviews(rng: np.random.Generator) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["item", "annotator", "stars", "review"])
 
 
+def labelstudio(reviews: pd.DataFrame) -> list[dict[str, Any]]:
+    """The first 12 of ``reviews`` as a Label Studio JSON export: a ``rating`` question.
+
+    One task per review (``data.text``), one annotation per rater (``completed_by``
+    a user id, or a user object with its email as Label Studio 1.9+ writes it), the
+    stars as ``value.rating``; one cancelled (skipped) annotation, which the reader
+    drops and reports, as in a real export.
+    """
+    tasks = []
+    for t, (item, rows) in enumerate(reviews.groupby("item", sort=True)):
+        if t == 12:
+            break
+        annotations: list[dict[str, Any]] = []
+        for a, row in enumerate(rows.itertuples()):
+            user = int(str(row.annotator).removeprefix("rater"))
+            who: Any = user if a % 2 == 0 else {"id": user, "email": f"{row.annotator}@example.org"}
+            result = {
+                "id": f"{item}-{a}",
+                "from_name": "stars",
+                "to_name": "text",
+                "type": "rating",
+                "value": {"rating": int(row.stars)},
+            }
+            annotations.append(
+                {"id": 100 * t + a, "completed_by": who, "result": [result], "was_cancelled": False}
+            )
+        if t == 3:
+            annotations.append(
+                {"id": 100 * t + 99, "completed_by": 9, "result": [], "was_cancelled": True}
+            )
+        tasks.append(
+            {"id": t + 1, "data": {"text": rows["review"].iloc[0]}, "annotations": annotations}
+        )
+    return tasks
+
+
 def write(out: Path = SHIPPED) -> None:
-    """Write ratings.csv, a.csv, b.csv, convabuse.csv and reviews.csv into ``out``."""
+    """Write ratings.csv, a.csv, b.csv, convabuse.csv, reviews.csv and labelstudio.json into ``out``."""
     rng = np.random.default_rng(2025)
     table = ratings(rng)
     table.to_csv(out / "ratings.csv", index=False)
     predictions(table, rng, sharp=True).to_csv(out / "a.csv", index=False)
     predictions(table, rng, sharp=False).to_csv(out / "b.csv", index=False)
     convabuse(rng).to_csv(out / "convabuse.csv", index=False)
-    reviews(rng).to_csv(out / "reviews.csv", index=False)
+    shop = reviews(rng)
+    shop.to_csv(out / "reviews.csv", index=False)
+    text = json.dumps(labelstudio(shop), indent=1, ensure_ascii=False)
+    (out / "labelstudio.json").write_text(text + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -72,6 +72,9 @@ class TestExampleFiles:
             pred = read_predictions(example_path(model))
             assert pred.align(ratings.counts())[0].values.shape == (40, 5)
         assert read_convabuse(example_path("convabuse")).scale.K == 5
+        reviews = read_annotations(example_path("reviews"), label="stars", meta=["review"])
+        assert (reviews.n_items, reviews.n_annotators, reviews.scale.K) == (60, 8, 5)
+        assert reviews.counts().meta is not None  # the text, one per item
 
     def test_write_to_a_directory_or_a_file(self, tmp_path):
         assert write_example("ratings", tmp_path) == tmp_path / "ratings.csv"
@@ -84,8 +87,8 @@ class TestExampleFiles:
 
     def test_files_are_what_the_generator_writes(self, tmp_path):
         example_files.write(tmp_path)
-        for file in EXAMPLE_FILES.values():
-            assert (tmp_path / file).read_bytes() == example_path(file[:-4]).read_bytes(), file
+        for name, file in EXAMPLE_FILES.items():
+            assert (tmp_path / file).read_bytes() == example_path(name).read_bytes(), file
 
     def test_files_are_package_data(self):
         # the wheel ships what the package-data globs name (checked by hand with pip wheel)

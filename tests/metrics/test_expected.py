@@ -770,18 +770,22 @@ class TestThreads:
             E.manhattan([[1.0, 1.0]], [0.5, 0.5], n_jobs=bad)
 
 
-class TestGradients:
-    """emd_gradient / manhattan_gradient against central differences of emd / manhattan."""
+class TestValueAndGradient:
+    """emd/manhattan_value_and_gradient: the metric's value, and central differences of it."""
 
     @pytest.mark.parametrize("K", [2, 3, 5, 8])
     @pytest.mark.parametrize("normalized", [True, False])
-    def test_match_finite_differences_along_the_simplex(self, K, normalized):
+    def test_match_the_metric_and_finite_differences_along_the_simplex(self, K, normalized):
         rng = np.random.default_rng(K)
         alpha = rng.integers(0, 6, (6, K)) + rng.choice([0.5, 1.0, 1.7], (6, K))
         q = rng.dirichlet(np.ones(K), 6)
         h = 1e-6
-        G_emd = E.emd_gradient(alpha, q, normalized_distance=normalized)
-        G_l1 = E.manhattan_gradient(alpha, q)
+        v_emd, G_emd = E.emd_value_and_gradient(alpha, q, normalized_distance=normalized)
+        v_l1, G_l1 = E.manhattan_value_and_gradient(alpha, q)
+        assert np.array_equal(v_emd, E.emd(alpha, q, normalized_distance=normalized))
+        assert np.array_equal(v_l1, E.manhattan(alpha, q))
+        assert np.array_equal(G_emd, E.emd_gradient(alpha, q, normalized_distance=normalized))
+        assert np.array_equal(G_l1, E.manhattan_gradient(alpha, q))
         for j in range(K):
             for i in range(K):
                 if i == j:
@@ -798,6 +802,24 @@ class TestGradients:
                 np.testing.assert_allclose(G_l1[:, j] - G_l1[:, i], fd_l1, atol=1e-6)
 
     def test_k1_and_the_last_class(self):
-        assert E.emd_gradient([[2.0]], [1.0]).tolist() == [[0.0]]
-        G = E.emd_gradient([[1.0, 2.0, 3.0]], [0.2, 0.3, 0.5])
+        value, grad = E.emd_value_and_gradient([[2.0]], [1.0])
+        assert value.tolist() == [0.0]
+        assert grad.tolist() == [[0.0]]
+        G = E.emd_value_and_gradient([[1.0, 2.0, 3.0]], [0.2, 0.3, 0.5])[1]
         assert G[0, -1] == 0.0
+
+    def test_the_table_path_and_threads_give_the_same_bytes(self):
+        rng = np.random.default_rng(5)
+        alpha = rng.integers(0, 9, (6000, 5)) + 0.5  # half-integers: the per-pair tables
+        q = rng.dirichlet(np.ones(5), 6000)
+        one = E.emd_value_and_gradient(alpha, q, n_jobs=1)
+        two = E.emd_value_and_gradient(alpha, q, n_jobs=2)
+        assert np.array_equal(one[0], E.emd(alpha, q))
+        assert np.array_equal(one[0], two[0])
+        assert np.array_equal(one[1], two[1])
+        # the slope is 2 I_c(a, b) - 1 of SciPy's incomplete beta
+        A = np.cumsum(alpha, axis=1)[:, :-1]
+        B = alpha.sum(axis=1, keepdims=True) - A
+        slope = 2 * special.betainc(A, B, np.clip(np.cumsum(q, axis=1)[:, :-1], 0, 1)) - 1
+        want = np.cumsum(slope[:, ::-1], axis=1)[:, ::-1] / 4
+        np.testing.assert_allclose(one[1][:, :-1], want, rtol=0, atol=1e-14)

@@ -41,4 +41,4 @@ def test_bias_table_flags() -> None:
 def test_simulation_agrees_with_enumeration() -> None:
     sim = simulated_bias([(3, 4, "uniform")], draws=20_000, seed=1)
     row = sim.iloc[0]
-    assert abs(row["jackknife"] - row["exact_jackknife"]) < 4 * row["jackknife_se"]
+    assert abs(row["jackknife"] - row["exact_jackknife"]) < 4 * row["jackknife_standard_error"]

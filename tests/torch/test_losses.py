@@ -87,6 +87,13 @@ class TestPlainEqualsMetric:
             _close(got, get_metric(name)(P, Q, **opts))
 
 
+EXPECTED_OPTIONS = {
+    "E[cross_entropy]": [{}, {"zero": "clip"}, {"zero": "clip", "eps": 1e-3}],
+    "E[kl_divergence]": [{}, {"zero": "clip"}, {"zero": "clip", "eps": 1e-3}],
+    "E[emd]": [{}, {"normalized_distance": False}],
+}
+
+
 @pytest.mark.parametrize("K", range(2, 12))
 @pytest.mark.parametrize("name", EXPECTED)
 class TestExpectedEqualsMetric:
@@ -97,10 +104,13 @@ class TestExpectedEqualsMetric:
         pr = rng.uniform(0.2, 2.0, K) if prior == "vector" else prior
         alpha = dirichlet(C, prior=pr)
         Q = _rows_with_zeros(rng, N, K)
-        with np.errstate(divide="ignore"):
-            want = get_metric(name)(alpha, Q)
-        got = get_loss(name)(_t(Q), _t(C), input_type="probs", reduction="none", prior=pr)
-        _close(got, want)
+        for opts in EXPECTED_OPTIONS.get(name, [{}]):
+            with np.errstate(divide="ignore"):
+                want = get_metric(name)(alpha, Q, **opts)
+            got = get_loss(name)(
+                _t(Q), _t(C), input_type="probs", reduction="none", prior=pr, **opts
+            )
+            _close(got, want)
 
     def test_logits_and_a_tensor_prior_per_item(self, name, K):
         rng = np.random.default_rng(200 + K)
@@ -205,6 +215,12 @@ class TestReductionsAndWeights:
         got = LF.expected_emd(Z, self.C.reshape(2, 3, 4), reduction="none")
         assert torch.allclose(got.reshape(-1), LF.expected_emd(self.Z, self.C, reduction="none"))
 
+    def test_a_module_with_a_prior_vector_for_its_classes(self):
+        prior = np.array([0.5, 1.0, 1.5, 2.0])
+        loss = ExpectedEMDLoss(prior=prior, reduction="none")
+        want = get_metric("E[emd]")(self.C.numpy() + prior, torch.softmax(self.Z, -1).numpy())
+        _close(loss(self.Z, self.C), want)
+
     def test_modules_equal_the_functions(self):
         assert torch.equal(EMDLoss()(self.Z, self.P), LF.emd(self.Z, self.P))
         loss = ExpectedEMDLoss(prior="uniform", reduction="sum")
@@ -228,6 +244,8 @@ class TestReductionsAndWeights:
             EMDLoss(reduction="avg")
         with pytest.raises(ValueError, match="'input_type' parameter"):
             EMDLoss(input_type="softmax")
+        with pytest.raises(TypeError, match="unexpected keyword argument 'prior'"):
+            EMDLoss(prior="uniform")
         with pytest.raises(ValueError, match="'eps' parameter"):
             LF.cross_entropy(self.Z, self.P, zero="clip", eps=0.7)
         with pytest.raises(ValueError, match="'base' parameter"):

@@ -10,14 +10,21 @@ import re
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 import click
 
 from dissensus._exceptions import ColumnsDetectedWarning, DissensusWarning
-from dissensus.cli._progress import clear_line
 
 Replacement = str | Callable[[re.Match[str]], str]
+
+#: Erases the progress line shown on stderr while there is one (``cli._progress.stages``
+#: sets it): a warning is printed on a line of its own. Held here, not in _progress, so that
+#: ``dissensus --help`` imports no more than the messages.
+ERASE_PROGRESS: ContextVar[Callable[[], None] | None] = ContextVar(
+    "dissensus_erase_progress", default=None
+)
 
 #: (pattern in a library message, what to say on the command line), applied in order.
 FLAG_HINTS: tuple[tuple[str, Replacement], ...] = (
@@ -120,8 +127,8 @@ def warnings_as_lines() -> Iterator[None]:
             warnings.simplefilter("always", DissensusWarning)  # one line each, flags named
             yield
     finally:
-        if caught:  # a warning never shares the progress line (it is erased first)
-            clear_line()
+        if caught and (erase := ERASE_PROGRESS.get()) is not None:
+            erase()  # a warning never shares the progress line
         printed = set()
         for w in caught:
             if not issubclass(w.category, DissensusWarning):  # not ours: Python's filters decide

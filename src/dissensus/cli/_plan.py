@@ -113,16 +113,10 @@ def format_plan(result: sim.Plan) -> str:
 @click.argument("pilot", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @opt.reader_options
 @opt.pred_option(
-    help="A model's predictions for the pilot items (NAME=PATH, repeat per model): "
+    help=f"A model's predictions for the pilot items: {opt.PRED_FILES}. Repeat per model: "
     "two or more enable the comparison goal."
 )
-@opt.option(
-    "--pred-layout",
-    type=["wide", "long"],
-    default="wide",
-    help="Layout of the prediction files (long: item,label,prob rows).",
-)
-@opt.option("--pred-item", default="item", help="Item id column of the prediction files.")
+@opt.pred_reading_options
 @opt.option(
     "--goals",
     metavar="NAME,NAME",
@@ -172,7 +166,7 @@ def format_plan(result: sim.Plan) -> str:
 )
 @opt.option(
     "--annotations",
-    default="2,3,5,10,20",
+    default="2,3,5,10,20,50",
     metavar="N,N",
     help="Annotations per item of the frontier.",
 )
@@ -205,9 +199,10 @@ def plan_command(*, pilot: Path, preds: tuple[str, ...], **options: Any) -> None
     if goals and "compare" in goals and not pred_paths:
         msg = "the compare goal needs two or more --pred NAME=PATH."
         raise click.BadParameter(msg, param_hint="--goals")
-    counts = opt.load_annotations(pilot, **options).counts()
+    pilot_annotations = opt.load_annotations(pilot, **options)
+    counts, scale = pilot_annotations.counts(), pilot_annotations.scale
     predictions = (
-        {name: opt.load_predictions(p, **options) for name, p in pred_paths.items()}
+        {name: opt.load_predictions(p, scale=scale, **options) for name, p in pred_paths.items()}
         if pred_paths
         else None
     )

@@ -5,7 +5,8 @@ library as its optional ``progress=`` (the library never imports the CLI). The
 line is ``[  12.3s] 3/7 text`` (elapsed time, the stage's number when the total
 is known) and is erased when the block ends, so the command's output, an error
 or a warning starts on a line of its own; :func:`clear_line` erases it before
-any other message on stderr while a stage is shown (``warnings_as_lines`` calls it).
+any other message on stderr while a stage is shown (``warnings_as_lines`` does, through
+``_messages.ERASE_PROGRESS``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TextIO
+
+from dissensus.cli._messages import ERASE_PROGRESS
 
 #: ``stage(text)``: says which stage starts.
 Stage = Callable[[str], None]
@@ -79,10 +82,11 @@ def stages(total: int | None = None, *, stream: TextIO | None = None) -> Iterato
         yield _silent
         return
     line = _Line(out, total)
-    token = _ACTIVE.set(line)
+    token, erase = _ACTIVE.set(line), ERASE_PROGRESS.set(line.clear)
     try:
         yield line.stage
     finally:
+        ERASE_PROGRESS.reset(erase)
         _ACTIVE.reset(token)
         line.clear()
 

@@ -7,7 +7,6 @@ and read it with the function beside it (``opt.load_annotations(file, **options)
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Iterable
 from functools import partial, reduce
 from pathlib import Path
@@ -90,11 +89,13 @@ alignment_options = _group(
 
 #: ``--pred NAME=PATH``, repeatable (give ``help`` and ``required``); read it with :func:`parse_pred`.
 pred_option = partial(option, "--pred", "preds", multiple=True, metavar="NAME=PATH")
-prediction_options = _group(
-    pred_option(required=True, help="Model predictions: a CSV/TSV/Parquet/JSONL table (one "
-                "column per label: named after it, p_<label>, prob_<label> or p1..pK in scale "
-                "order; or item,label,prob rows), Hugging Face pipeline JSONL (top_k=None), or "
-                "an .npy array with its ids in FILE.ids.txt. Repeat per model."),
+#: What a ``--pred`` file may be (the help of every command's ``--pred``).
+PRED_FILES = (
+    "a CSV/TSV/Parquet/JSONL table (one column per label: named after it, p_<label>, "
+    "prob_<label> or p1..pK in scale order; or item,label,prob rows), Hugging Face pipeline "
+    "JSONL (top_k=None), or an .npy array with its ids in FILE.ids.txt"
+)
+pred_reading_options = _group(
     option("--pred-layout", type=["auto", "wide", "long"], default="auto",
            help="Layout of the prediction files (auto: long when they have label and "
            "probability columns)."),
@@ -102,8 +103,8 @@ prediction_options = _group(
            help="Item id column of the prediction files (default: the one named item, "
            "item_id, id, ... or the annotations' --item)."),
     option("--pred-labels", metavar="COL,COL",
-           help="Wide prediction files: the label columns, in scale order (default: detected; "
-           "other columns are ignored, and a warning says so)."),
+           help="Wide prediction files: the label columns, each named after its label (default: "
+           "detected; other columns are ignored, and a warning says so)."),
     option("--pred-label", metavar="COLUMN",
            help="Long prediction files: the label column (default: label, class or category)."),
     option("--pred-prob", metavar="COLUMN",
@@ -113,7 +114,12 @@ prediction_options = _group(
            help=".npy prediction files: the item ids, one per line (default: FILE.ids.txt "
            "beside FILE.npy)."),
 )  # fmt: skip
-"""``--pred NAME=PATH`` (repeatable) and how to read the prediction files (``--pred-*``)."""
+"""How to read the prediction files: the ``--pred-*`` options."""
+prediction_options = _group(
+    pred_option(required=True, help=f"Model predictions: {PRED_FILES}. Repeat per model."),
+    pred_reading_options,
+)
+"""``--pred NAME=PATH`` (repeatable, required) and how to read the prediction files."""
 
 prior_option = option(
     "--prior", default=DEFAULT_PRIOR, help="Dirichlet prior of the expected metrics: uniform, "
@@ -264,17 +270,15 @@ def load_predictions(
 
     So an item ``NA`` is data unless ``--na-values NA`` says otherwise; labels stay comparable.
     ``scale`` (the annotations') makes a label column that is not on it part of the file's one
-    error. Without ``--pred-item``, a column named as the annotations' ``--item`` holds the ids
-    when no column is named like an item id. The reader's notes print as warnings.
+    error. Without ``--pred-item``, a column named as the annotations' ``--item`` holds the
+    ids. The reader's notes print as warnings.
     """
-    item = pred_item
-    if item is None and options.get("item") and options["item"] != "item":
-        item = _column_if_present(path, options["item"])
     with warnings_as_lines():
         return data.read_predictions(
             path,
             layout=pred_layout,  # type: ignore[arg-type]
-            item=item,
+            item=pred_item,
+            annotation_item=options.get("item"),
             labels=split_names(options.get("pred_labels")) or None,
             label=options.get("pred_label"),
             prob=options.get("pred_prob"),
@@ -284,18 +288,3 @@ def load_predictions(
             na_values=tuple(split_names(options.get("na_values"))),
             strip_labels=bool(options.get("strip_labels")),
         )
-
-
-def _column_if_present(path: Path, column: str) -> str | None:
-    """``column`` when the first line of a delimited or JSONL ``path`` names it and no id column does."""
-    if (
-        path.suffix.lower() not in (".csv", ".tsv", ".tab", ".jsonl", ".ndjson")
-        or not path.is_file()
-    ):
-        return None
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        head = fh.readline()
-    names = [n.strip().strip('"') for n in re.split(r"[,\t]", head)]
-    if path.suffix.lower() in (".jsonl", ".ndjson"):
-        names = re.findall(r'"([^"]+)"\s*:', head)
-    return column if column in names and data.id_column(names) is None else None

@@ -54,7 +54,7 @@ for data that do not fit, use :mod:`dissensus.distributed`.
 
 from dissensus.data._annotations import Annotations, Duplicates, as_label_counts
 from dissensus.data._counts import LabelCounts, item_indexed
-from dissensus.data._predictions import Predictions, id_column
+from dissensus.data._predictions import Predictions
 from dissensus.data._read_annotations import (
     COLUMN_NAMES,
     CONVABUSE_SCALE,
@@ -85,7 +85,6 @@ __all__ = [
     "as_label_counts",
     "choose_columns",
     "detect_columns",
-    "id_column",
     "item_indexed",
     "read_annotations",
     "read_convabuse",

@@ -17,11 +17,24 @@ from dissensus.data._counts import LabelCounts, Matrix, as_items
 from dissensus.data._scale import Scale
 from dissensus.data._tables import py
 
-#: Column names read as item ids when none is named (compared without letter case), by priority.
+#: Column names read as item ids when none is named (compared without letter case), by
+#: priority: in prediction files, and (folded further) the item role of annotation tables.
 ID_COLUMNS: tuple[str, ...] = (
-    "item", "item_id", "itemid", "id", "example_id", "sample_id", "instance_id", "text_id",
-    "doc_id", "sentence_id", "uid", "guid", "idx",
-)  # fmt: skip
+    "item",
+    "item_id",
+    "itemid",
+    "id",
+    "example_id",
+    "sample_id",
+    "instance_id",
+    "text_id",
+    "doc_id",
+    "task_id",
+    "sentence_id",
+    "uid",
+    "guid",
+    "idx",
+)
 
 
 def id_column(columns: Sequence[Any], first: str | None = None) -> str | None:

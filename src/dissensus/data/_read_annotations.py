@@ -16,6 +16,7 @@ import pandas as pd
 from dissensus._exceptions import ColumnsDetectedWarning, DataError
 from dissensus._validation import check_option, examples
 from dissensus.data._annotations import DUPLICATES, Annotations, Duplicates
+from dissensus.data._predictions import ID_COLUMNS
 from dissensus.data._read_lewidi import read_lewidi
 from dissensus.data._read_tools import TOOL_FORMATS, ToolFormat, read_tool, sniff_tool
 from dissensus.data._scale import Scale
@@ -41,7 +42,7 @@ ROLES = ("item", "annotator", "label")
 #: Compared with letter case and separators ignored: ``Worker ID``, ``worker-id``,
 #: ``worker_id`` and ``WorkerId`` are one name. No name is in two lists.
 COLUMN_NAMES: dict[str, tuple[str, ...]] = {
-    "item": ("item", "item_id", "id", "text_id", "example_id", "task_id", "sample_id", "doc_id"),
+    "item": ID_COLUMNS,
     "annotator": (
         "annotator",
         "annotator_id",
@@ -143,6 +144,9 @@ def detect_columns(
     >>> detect_columns(["id", "text_id", "who", "y"], dict.fromkeys(ROLES)).candidates
     {'item': ('id', 'text_id'), 'annotator': ('who', 'y'), 'label': ('who', 'y')}
     """
+    if set(given) - set(ROLES):
+        msg = f"detect_columns: roles are {', '.join(ROLES)}; got {examples(sorted(set(given) - set(ROLES)))}."
+        raise ValueError(msg)
     names = list(columns)
     chosen: dict[str, Any] = {}
     how: dict[str, str] = {}
@@ -157,7 +161,8 @@ def detect_columns(
             chosen[role], how[role] = None, "absent"
             candidates[role] = tuple(c for c in names if str(c) in close)
     taken = {c for c in chosen.values() if c is not None}
-    pool = [c for c in names if c not in taken and c not in set(exclude)]
+    # a column without a name (a pandas index written by to_csv) is no role's
+    pool = [c for c in names if c not in taken and c not in set(exclude) and str(c).strip()]
     todo = [role for role, column in given.items() if column is None]
     for role in todo:
         if role in pool and role not in taken:  # the exact default name
@@ -171,7 +176,8 @@ def detect_columns(
             chosen[role], how[role] = None, "ambiguous" if known else "unknown"
             candidates[role] = tuple(known)
     taken |= {c for c in chosen.values() if c is not None}
-    claimed = {c for found in candidates.values() for c in found}  # known names, ambiguous
+    # the known names of an ambiguous role are its candidates, not another role's
+    claimed = {c for r, found in candidates.items() if how[r] == "ambiguous" for c in found}
     left = tuple(c for c in pool if c not in taken and c not in claimed)
     unknown = [role for role in given if how[role] == "unknown"]
     others_decided = all(chosen[r] is not None for r in given if r not in unknown)
@@ -302,21 +308,33 @@ def choose_columns(
     return _settle(choice, columns, source, stacklevel=3)
 
 
-class _LongColumns:
-    """The columns of a long table, chosen on its header (the id columns are read as text)."""
+class _TableColumns:
+    """The columns of a table, chosen on its header (the id columns are read as text).
 
-    def __init__(self, given: dict[str, Any], meta: Sequence[str], strip_labels: bool) -> None:
+    ``exclude``: columns no role is detected in. The columns to strip: the
+    label with ``strip_labels``, else ``strip`` (see :func:`read_frame`).
+    """
+
+    def __init__(
+        self,
+        given: dict[str, Any],
+        exclude: Sequence[Any],
+        *,
+        strip_labels: bool = False,
+        strip: Sequence[str] | None = (),
+    ) -> None:
         self.given = given
-        self.meta = meta
+        self.exclude = exclude
         self.strip_labels = strip_labels
+        self.strip = strip
         self.choice = ColumnChoice({}, {}, {}, {})
 
-    def __call__(self, header: list[Any]) -> tuple[list[str], list[str]]:
-        self.choice = detect_columns(header, _to_detect(self.given, header), exclude=self.meta)
+    def __call__(self, header: list[Any]) -> tuple[list[str], Sequence[str] | None]:
+        self.choice = detect_columns(header, _to_detect(self.given, header), exclude=self.exclude)
         columns = self.choice.columns
         ids = [columns[r] for r in ("item", "annotator") if columns.get(r) is not None]
-        label = columns["label"]
-        return ids, [label] if self.strip_labels and label is not None else []
+        label = columns.get("label")
+        return ids, [label] if self.strip_labels and label is not None else self.strip
 
     def decided(self, df: pd.DataFrame, path: PathLike, dropna: bool) -> dict[str, Any]:
         """The chosen columns (see :func:`_settle`); ``df``: the table as read."""
@@ -508,7 +526,10 @@ def read_annotations(
             msg = "dropna and duplicates apply to the long layout; a wide table has one cell per (item, annotator) and an empty cell is simply not an annotation."
             raise ValueError(msg)
         strip = (list(annotators) if annotators else None) if strip_labels else []
-        df = read_frame(p, fmt, sep, ids=[item], na_values=na_values, strip=strip)
+        wide = _TableColumns({"item": item}, [*meta, *(annotators or ())], strip=strip)
+        df = read_frame(p, fmt, sep, na_values=na_values, columns_of=wide)
+        if not wide.choice.undecided:  # else the checks below say what is wrong with the table
+            item = wide.decided(df, path, dropna)["item"]
         raters = (
             list(annotators) if annotators else [c for c in df.columns if c not in (item, *meta)]
         )
@@ -521,7 +542,7 @@ def read_annotations(
         msg = "annotators=[...] names the annotator columns of a wide table; pass layout='wide'."
         raise ValueError(msg)
     given = {"item": item, "annotator": annotator, "label": label}
-    chooser = _LongColumns(
+    chooser = _TableColumns(
         {r: c for r, c in given.items() if c is not None}, meta, strip_labels=strip_labels
     )
     df = read_frame(p, fmt, sep, na_values=na_values, columns_of=chooser)
@@ -640,9 +661,7 @@ def read_set_annotations(
             multilabel=True,
         )
     named = {"item": item, "annotator": annotator, "label": label}
-    chooser = _LongColumns(
-        {r: c for r, c in named.items() if c is not None}, meta, strip_labels=False
-    )
+    chooser = _TableColumns({r: c for r, c in named.items() if c is not None}, meta)
     df = read_frame(p, fmt, sep, na_values=na_values, columns_of=chooser)
     columns = chooser.decided(df, path, dropna)
     item, label = columns["item"], columns["label"]

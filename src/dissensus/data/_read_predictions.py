@@ -76,6 +76,8 @@ class _Reading:
     """What reading one file found: its problems (one error at the end) and notes."""
 
     path: str
+    #: The annotations' item column, taken as the id column before :data:`ID_COLUMNS`.
+    item_like: str | None = None
     columns: list[Any] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -104,6 +106,7 @@ def read_predictions(
     *,
     layout: Layout = "auto",
     item: str | None = None,
+    annotation_item: str | None = None,
     labels: Sequence[Any] | None = None,
     label: str | None = None,
     prob: str | None = None,
@@ -131,6 +134,9 @@ def read_predictions(
         Item id column (or JSONL field). Default: the column named like an
         item id (``item``, ``item_id``, ``id``, ...; any letter case), else the
         only text column that is not a label.
+    annotation_item : str, optional
+        The annotations' item column: without ``item``, a column (or JSONL
+        field) of that name holds the ids, before the names above.
     labels : sequence, optional
         Wide layout: the label columns, in scale order. Default: the columns
         ``p1..pK`` or ``p0..p(K-1)`` (the K labels in scale order, ``p1`` the
@@ -185,7 +191,7 @@ def read_predictions(
     (['NA', 'b'], ('pos', 'neg'))
     """
     check_option("read_predictions", "layout", layout, ("auto", "wide", "long"))
-    reading = _Reading(str(path))
+    reading = _Reading(str(path), annotation_item)
     if format == "npy" or (format is None and Path(path).suffix.lower() == ".npy"):
         return _read_npy(existing_file(path), ids, reading, scale=scale, normalize=normalize)
     p, fmt = open_table(path, format, PREDICTION_FORMATS, "read_predictions")
@@ -193,7 +199,15 @@ def read_predictions(
         return _read_npy(p, ids, reading, scale=scale, normalize=normalize)
     if fmt == "jsonl" and _is_pipeline_output(p):
         return _read_pipeline(p, reading, item=item, scale=scale, normalize=normalize)
-    names = [item] if item is not None else [*ID_COLUMNS, *(n.upper() for n in ID_COLUMNS)]
+    names = (
+        [item]
+        if item is not None
+        else [
+            *ID_COLUMNS,
+            *(n.upper() for n in ID_COLUMNS),
+            *([annotation_item] if annotation_item else []),
+        ]
+    )
     strip = [c for c in (label, *LABEL_COLUMNS) if c is not None] if strip_labels else []
     df = read_frame(p, fmt, ids=names, na_values=tuple(na_values), strip=strip)
     reading.columns = list(df.columns)
@@ -225,7 +239,7 @@ def _item_column(df: pd.DataFrame, reading: _Reading, item: str | None) -> str |
             )
             return None
         return item
-    found = id_column(list(df.columns))
+    found = id_column(list(df.columns), reading.item_like)
     if found is not None and found != "item":
         reading.notes.append(f"item ids read from column {found!r}")
     return found
@@ -290,7 +304,7 @@ def _label_columns(
         c
         for c in rest
         if _label_from_column(c) in in_scale
-        or not (str(c).lower() in META_COLUMNS or _is_text(df[c]))
+        or not (str(c).lower() in META_COLUMNS | set(ID_COLUMNS) or _is_text(df[c]))
     ]
     return cols, [_label_from_column(c) for c in cols]
 
@@ -440,7 +454,11 @@ def _read_long(
     cols, found = pd.factorize(df[label])
     values = np.full((len(item_ids), len(found)), np.nan)
     values[rows, cols] = probs
-    first_line = pd.Index(df.index.to_numpy()[np.unique(rows, return_index=True)[1]], name="line")
+    # a row of the matrix is an item: named by its first line and its id
+    starts = df.index.to_numpy()[np.unique(rows, return_index=True)[1]]
+    first_line = pd.Index(
+        [f"{line} (item {py(i)!r})" for line, i in zip(starts, item_ids, strict=True)], name="line"
+    )
     lacking = np.argwhere(np.isnan(values))
     if lacking.size:
         r, c = lacking[0]
@@ -506,7 +524,7 @@ def _read_pipeline(
             continue
         record = parse_json(text, path, number)
         if isinstance(record, dict):
-            id_key = id_key if id_key is not None else id_column(list(record))
+            id_key = id_key if id_key is not None else id_column(list(record), reading.item_like)
             output = next((v for v in record.values() if _scores(v)), None)
             ids.append(record.get(id_key) if id_key is not None else None)
         else:

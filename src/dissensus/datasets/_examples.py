@@ -20,7 +20,9 @@ over 1–5 for those items, wide; ``b`` smoother), ``convabuse.csv`` (a made-up
 sample in the ConvAbuse full-file format, for ``--format convabuse`` and
 ``dissensus experiment convabuse --data``), ``reviews.csv`` (60 made-up product
 reviews rated 1–5 stars by 3–5 of 8 raters; item, annotator, stars, review: a
-text column for ``dissensus experiment``).
+text column for ``dissensus experiment``), ``labelstudio.json`` (the first 12
+of those reviews as a Label Studio JSON export with a ``rating`` question and
+one skipped annotation, for ``dissensus agreement labelstudio.json``).
 """
 
 from __future__ import annotations
@@ -58,7 +60,8 @@ _COURSE_REVIEWS = {
 
 #: Example file name -> file, for ``dissensus example NAME``.
 EXAMPLE_FILES: dict[str, str] = {
-    name: f"{name}.csv" for name in ("ratings", "a", "b", "convabuse", "reviews")
+    **{name: f"{name}.csv" for name in ("ratings", "a", "b", "convabuse", "reviews")},
+    "labelstudio": "labelstudio.json",
 }
 
 

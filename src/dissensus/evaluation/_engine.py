@@ -197,8 +197,9 @@ def evaluate(
         order, every table, interval included, is identical).
     predictions : mapping of str to Predictions, array_like or DataFrame
         Model name -> predicted distributions. A :class:`~dissensus.Predictions`
-        or a DataFrame (wide: an ``item`` column, else the index, and one
-        column per label) is aligned by item id and label; an (N, K) array
+        or a DataFrame (wide: a column named like an item id, ``item``,
+        ``item_id``, ``id``, ... (said in a warning unless ``item``), else the
+        index, and one column per label) is aligned by item id and label; an (N, K) array
         without ids must list the items in the order of ``annotations``. A
         Dask DataFrame beside in-memory annotations is computed into this
         process by :meth:`~dissensus.Predictions.from_frame`.

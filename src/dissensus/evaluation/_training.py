@@ -158,7 +158,7 @@ def hf_compute_metrics(
 
     def compute_metrics(eval_pred: Any) -> dict[str, float]:
         predictions = _field(eval_pred, "predictions", 0)
-        if isinstance(predictions, tuple | list):  # (logits, hidden states, ...)
+        if isinstance(predictions, tuple):  # the model's outputs (logits, hidden states, ...)
             predictions = predictions[0]
         counts = _counts_from(_field(eval_pred, "label_ids", 1), counts_key)
         z = np.asarray(predictions, dtype=np.float64)

@@ -184,8 +184,13 @@ def abs_dev_into(
     c: FloatArray,
     out: FloatArray,
     pair: tuple[DensityTables, IntArray] | None = None,
+    *,
+    slope: FloatArray | None = None,
 ) -> None:
     r"""``out[:] = E|X - c|``, X ~ Beta(a, b), for 1-D ``a, b, c`` with c in [0, 1].
+
+    With ``slope``, also ``slope[:] =`` :math:`\tfrac{d}{dc}\mathbb{E}|X - c| = 2 I_c(a, b) - 1`
+    (:func:`cdf`), a by-product of the value.
 
     :math:`\mathbb{E}|X - c| = (c - \mu)(2 I_c(a, b) - 1) + 2 c (1 - c) f(c) / (a + b)`.
     With ``pair = (tables, keys)`` (:func:`density_tables`) the density term is
@@ -249,6 +254,8 @@ def abs_dev_into(
             dens[bad] = np.where((cb > 0.0) & (cb < 1.0), np.exp(logd), 0.0)
     ib *= 2.0
     ib -= 1.0
+    if slope is not None:
+        slope[:] = ib
     ib *= c_mu
     dens *= 2.0
     ib += dens

@@ -48,6 +48,7 @@ __all__ = [
     "emd",
     "emd_gradient",
     "emd_std",
+    "emd_value_and_gradient",
     "entropy",
     "js_divergence",
     "kl_divergence",
@@ -55,6 +56,7 @@ __all__ = [
     "manhattan",
     "manhattan_gradient",
     "manhattan_std",
+    "manhattan_value_and_gradient",
     "monte_carlo",
     "rps",
     "squared_euclidean",
@@ -260,12 +262,19 @@ def rps(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /) -> FloatArray:
 
 
 def _abs_dev_sum(
-    A: FloatArray, B: FloatArray, C: FloatArray, m: int | None, n_threads: int
+    A: FloatArray,
+    B: FloatArray,
+    C: FloatArray,
+    m: int | None,
+    n_threads: int,
+    *,
+    slope: FloatArray | None = None,
 ) -> FloatArray:
     """Sum over rows of E|X - C| for (T, N) arrays of terms (C in [0, 1]): shape (N,).
 
     ``m`` from :func:`_beta.half_grid` (integrality unchecked: checked here, per
-    block) switches on the per-pair density tables.
+    block) switches on the per-pair density tables. ``slope`` (T, N), if given,
+    receives each term's derivative in ``C``, ``2 I_C(A, B) - 1``.
     """
     fa, fb, fc = A.reshape(-1), B.reshape(-1), C.reshape(-1)
     out = np.empty(fa.size)
@@ -290,7 +299,8 @@ def _abs_dev_sum(
 
     def run(lo: int, hi: int) -> None:
         pair = None if tables is None or keys is None else (tables, keys[lo:hi])
-        _beta.abs_dev_into(fa[lo:hi], fb[lo:hi], fc[lo:hi], out[lo:hi], pair)
+        ds = None if slope is None else slope.reshape(-1)[lo:hi]
+        _beta.abs_dev_into(fa[lo:hi], fb[lo:hi], fc[lo:hi], out[lo:hi], pair, slope=ds)
 
     for_blocks(fa.size, _ABS_BLOCK, run, n_threads)
     total: FloatArray = out.reshape(A.shape).sum(axis=0)
@@ -407,37 +417,40 @@ def emd(
     return out
 
 
-def _gradient_rows(a: FloatArray, Q: FloatArray, *, cumulative: bool) -> FloatArray:
-    """(N, T) derivatives ``2 I_c(A, B) - 1`` of the terms E|X - C| of :func:`_terms` in ``C``."""
-    A, B, C = _terms(a, Q, cumulative=cumulative)
-    G = _beta.cdf(A.reshape(-1), B.reshape(-1), C.reshape(-1)).reshape(A.shape)
-    G *= 2.0
-    G -= 1.0
-    return np.ascontiguousarray(G.T)
-
-
-def manhattan_gradient(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /) -> FloatArray:
-    r"""Derivative of :func:`manhattan` in each prediction entry ``q_k``: (N, K).
+def manhattan_value_and_gradient(
+    alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, n_jobs: int | None = None
+) -> tuple[FloatArray, FloatArray]:
+    r""":func:`manhattan` (N,) and its derivative in each prediction entry ``q_k`` (N, K), in one pass.
 
     :math:`\frac{\partial}{\partial q_k}\mathbb{E}|p_k - q_k| = 2 I_{q_k}(\alpha_k,
     a_0 - \alpha_k) - 1`, every ``q_k`` taken as a free variable (a softmax
-    or another map onto the simplex chains through it). The gradient of the
-    training objective of :class:`dissensus.models.ExpectedEMDRegression` and
-    of ``dissensus.torch``'s ``expected_manhattan`` loss.
+    or another map onto the simplex chains through it); the incomplete beta
+    is the one the value computes. The gradient of ``dissensus.torch``'s
+    ``expected_manhattan`` loss.
 
     Examples
     --------
-    >>> manhattan_gradient([[1.0, 1.0]], [0.25, 0.75])
-    array([[-0.5,  0.5]])
+    >>> value, grad = manhattan_value_and_gradient([[1.0, 1.0]], [0.25, 0.75])
+    >>> value, grad
+    (array([0.625]), array([[-0.5,  0.5]]))
     """
     a, Q = _inputs(alpha, q_pred)
-    return _gradient_rows(a, Q, cumulative=False)
+    n_threads = workers(n_jobs, "manhattan_value_and_gradient")
+    A, B, C = _terms(a, Q, n_threads, cumulative=False)
+    slope = np.empty(A.shape)
+    value = _abs_dev_sum(A, B, C, _beta.half_grid(a, check=False), n_threads, slope=slope)
+    return value, np.ascontiguousarray(slope.T)
 
 
-def emd_gradient(
-    alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, normalized_distance: bool = True
-) -> FloatArray:
-    r"""Derivative of :func:`emd` in each prediction entry ``q_j``: (N, K); 0 when K = 1.
+def emd_value_and_gradient(
+    alpha: npt.ArrayLike,
+    q_pred: npt.ArrayLike,
+    /,
+    *,
+    normalized_distance: bool = True,
+    n_jobs: int | None = None,
+) -> tuple[FloatArray, FloatArray]:
+    r""":func:`emd` (N,) and its derivative in each prediction entry ``q_j`` (N, K), in one pass.
 
     With :math:`Q_k = q_1 + \dots + q_k` and :math:`P_k \sim \mathrm{Beta}(A_k, B_k)`,
 
@@ -448,25 +461,64 @@ def emd_gradient(
 
     every ``q_j`` a free variable (0 for ``q_K``, which no :math:`Q_k`, k < K,
     contains); without the :math:`1 / (K - 1)` when ``normalized_distance`` is
-    False. The gradient of :class:`dissensus.models.ExpectedEMDRegression`'s
-    objective and of ``dissensus.torch``'s ``expected_emd`` loss.
+    False. The incomplete betas are those the value computes. The gradient of
+    :class:`dissensus.models.ExpectedEMDRegression`'s objective and of
+    ``dissensus.torch``'s ``expected_emd`` loss; 0 and 0 when K = 1.
+
+    Examples
+    --------
+    >>> value, grad = emd_value_and_gradient([[1.0, 1.0]], [0.25, 0.75])
+    >>> value, grad
+    (array([0.3125]), array([[-0.5,  0. ]]))
+    """
+    a, Q = _inputs(alpha, q_pred)
+    N, K = a.shape
+    grad = np.zeros((N, K))
+    if K == 1:
+        return np.zeros(N), grad
+    n_threads = workers(n_jobs, "emd_value_and_gradient")
+    A, B, C = _terms(a, Q, n_threads, cumulative=True)
+    slope = np.empty(A.shape)
+    value = _abs_dev_sum(A, B, C, _beta.half_grid(a, check=False), n_threads, slope=slope)
+    # d/dq_j of sum_k f(Q_k) is the sum of f'(Q_k) over the k >= j: a reversed cumulative sum
+    grad[:, :-1] = np.cumsum(slope[::-1], axis=0)[::-1].T
+    if normalized_distance:
+        value /= K - 1
+        grad /= K - 1
+    return value, grad
+
+
+def manhattan_gradient(
+    alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, n_jobs: int | None = None
+) -> FloatArray:
+    """The gradient (N, K) of :func:`manhattan_value_and_gradient` alone.
+
+    Examples
+    --------
+    >>> manhattan_gradient([[1.0, 1.0]], [0.25, 0.75])
+    array([[-0.5,  0.5]])
+    """
+    return manhattan_value_and_gradient(alpha, q_pred, n_jobs=n_jobs)[1]
+
+
+def emd_gradient(
+    alpha: npt.ArrayLike,
+    q_pred: npt.ArrayLike,
+    /,
+    *,
+    normalized_distance: bool = True,
+    n_jobs: int | None = None,
+) -> FloatArray:
+    """The gradient (N, K) of :func:`emd_value_and_gradient` alone.
 
     Examples
     --------
     >>> emd_gradient([[1.0, 1.0]], [0.25, 0.75])
     array([[-0.5,  0. ]])
     """
-    a, Q = _inputs(alpha, q_pred)
-    N, K = a.shape
-    out = np.zeros((N, K))
-    if K == 1:
-        return out
-    G = _gradient_rows(a, Q, cumulative=True)
-    # d/dq_j of sum_k f(Q_k) is the sum of f'(Q_k) over the k >= j: a reversed cumulative sum
-    out[:, :-1] = np.cumsum(G[:, ::-1], axis=1)[:, ::-1]
-    if normalized_distance:
-        out /= K - 1
-    return out
+    return emd_value_and_gradient(
+        alpha, q_pred, normalized_distance=normalized_distance, n_jobs=n_jobs
+    )[1]
 
 
 def _e_phi(

@@ -46,6 +46,18 @@ from dissensus.models._sklearn import (
     expand_soft_targets,
 )
 
-__all__ = ["CumulativeLink", "EMDRegression", "ExpectedEMDRegression", "Marginal", "Shrinkage",
-           "SmoothedKL", "SoftCrossEntropy", "SoftNaiveBayes", "SoftmaxRegression", "Targets",
-           "TextFeatures", "as_targets", "expand_soft_targets"]  # fmt: skip
+__all__ = [
+    "CumulativeLink",
+    "EMDRegression",
+    "ExpectedEMDRegression",
+    "Marginal",
+    "Shrinkage",
+    "SmoothedKL",
+    "SoftCrossEntropy",
+    "SoftNaiveBayes",
+    "SoftmaxRegression",
+    "Targets",
+    "TextFeatures",
+    "as_targets",
+    "expand_soft_targets",
+]

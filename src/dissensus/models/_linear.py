@@ -74,8 +74,12 @@ class SoftmaxRegression(LinearModel):
     def _fit(self, X: Features, T: Targets) -> None:
         state, XT = self._prepare(T), _transposed(X)
         d, K = X.shape[1], T.K
-        theta = self._minimize(lambda th: self._objective(th, X, XT, state, K),
-                               np.zeros(d * K + K), n_weights=d * K, N=X.shape[0])  # fmt: skip
+        theta = self._minimize(
+            lambda th: self._objective(th, X, XT, state, K),
+            np.zeros(d * K + K),
+            n_weights=d * K,
+            N=X.shape[0],
+        )
         self.coef_, self.intercept_ = theta[: d * K].reshape(d, K), theta[d * K :]
 
     def _predict(self, X: Features) -> FloatArray:

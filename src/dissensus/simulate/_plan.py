@@ -111,7 +111,7 @@ PredictionLike = Predictions | pd.DataFrame | npt.ArrayLike
 #: The goals a plan can aim at, in table order.
 GOALS: tuple[str, ...] = ("compare", "agreement", "distribution")
 #: Annotations per item of the frontier.
-DEFAULT_ANNOTATIONS: tuple[int, ...] = (2, 3, 5, 10, 20)
+DEFAULT_ANNOTATIONS: tuple[int, ...] = (2, 3, 5, 10, 20, 50)
 #: Levels of Krippendorff's alpha with a linearised standard error.
 AGREEMENT_LEVELS: tuple[str, ...] = ("nominal", "interval")
 #: Per-item errors of the distribution goal.

@@ -126,7 +126,7 @@ def simulated_bias(
         row: dict[str, object] = {"K": K, "distribution": name, "n": n}
         for est_name, est in estimates(C).items():
             row[est_name] = float(est.mean()) - H
-            row[f"{est_name}_se"] = float(est.std(ddof=1) / np.sqrt(draws))
+            row[f"{est_name}_standard_error"] = float(est.std(ddof=1) / np.sqrt(draws))
         row["exact_jackknife"] = exact_bias(n, p)["jackknife"]
         rows.append(row)
     return pd.DataFrame(rows)
@@ -168,9 +168,9 @@ def correlation_study(
                 "plug_in": float(plug.mean()),
                 "corrected": float(corr[ok].mean()) if ok.any() else np.nan,
                 "plug_in_error": float((plug - true_r).mean()),
-                "plug_in_se": float((plug - true_r).std(ddof=1) / np.sqrt(replicates)),
+                "plug_in_standard_error": float((plug - true_r).std(ddof=1) / np.sqrt(replicates)),
                 "corrected_error": float(err.mean()) if err.size else np.nan,
-                "corrected_se": float(err.std(ddof=1) / np.sqrt(err.size))
+                "corrected_standard_error": float(err.std(ddof=1) / np.sqrt(err.size))
                 if err.size > 1
                 else np.nan,
                 "n_nan": int((~ok).sum()),

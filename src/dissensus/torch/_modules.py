@@ -7,11 +7,13 @@ given to the constructor (``input_type``, ``reduction``, and the loss's own:
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any, ClassVar
 
 import torch
 
+from dissensus._validation import check_option
 from dissensus.torch import functional
 
 __all__ = [
@@ -46,15 +48,21 @@ class _MetricLoss(torch.nn.Module):
         **options: Any,
     ) -> None:
         super().__init__()
+        func = type(self).function.__name__
+        check_option(func, "input_type", input_type, ("logits", "probs"))
+        check_option(func, "reduction", reduction, ("mean", "sum", "none"))
+        common = {"input", "target", "input_type", "reduction", "weight"}
+        known = set(inspect.signature(type(self).function).parameters) - common
+        unknown = sorted(set(options) - known)
+        if unknown:
+            msg = (
+                f"{type(self).__name__}() got an unexpected keyword argument {unknown[0]!r}; "
+                f"its options are {', '.join(sorted(known)) or 'none'}."
+            )
+            raise TypeError(msg)
         self.input_type = input_type
         self.reduction = reduction
         self.options = options
-        # fail at construction, not at the first batch: one call on a tiny dummy input
-        dummy = torch.zeros(1, 2, dtype=torch.float64)
-        target = torch.tensor([[1.0, 1.0]], dtype=torch.float64)
-        type(self).function(dummy, target, reduction=reduction, **options)
-        if input_type not in ("logits", "probs"):
-            type(self).function(dummy, target, input_type=input_type)
 
     def forward(
         self, input: torch.Tensor, target: torch.Tensor, weight: functional.Weight = None

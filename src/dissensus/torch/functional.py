@@ -602,7 +602,7 @@ def expected_emd(
     :math:`\frac{1}{K - 1}\sum_{k<K} \mathbb{E}|P_k - Q_k|`,
     :math:`P_k \sim \mathrm{Beta}(A_k, B_k)`; gradient
     :math:`\frac{1}{K-1}\sum_{k \ge j}(2 I_{Q_k}(A_k, B_k) - 1)` in ``q_j``
-    (:func:`dissensus.metrics.expected.emd_gradient`). Computed by the NumPy
+    (:func:`dissensus.metrics.expected.emd_value_and_gradient`). Computed by the NumPy
     code on a float64 CPU copy, moved back to the input's device and dtype.
 
     Examples
@@ -636,7 +636,7 @@ def expected_manhattan(
     r"""Exact expected L1 distance :math:`\sum_k \mathbb{E}|p_k - q_k|` (metric ``E[manhattan]``).
 
     Gradient :math:`2 I_{q_k}(\alpha_k, a_0 - \alpha_k) - 1`
-    (:func:`dissensus.metrics.expected.manhattan_gradient`); computed by the
+    (:func:`dissensus.metrics.expected.manhattan_value_and_gradient`); computed by the
     NumPy code on a float64 CPU copy, moved back to the input's device and dtype.
 
     Examples
