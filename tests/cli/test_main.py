@@ -86,9 +86,9 @@ class TestLazyCommands:
         done = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
         )
-        # the group, its messages and the progress line (stdlib only; tests/test_import.py)
-        light = ["dissensus.cli._commands", "dissensus.cli._messages", "dissensus.cli._progress"]
-        assert done.stdout.splitlines()[-1] == repr(light)
+        assert (
+            done.stdout.splitlines()[-1] == "['dissensus.cli._commands', 'dissensus.cli._messages']"
+        )
         for name, summary in SUMMARIES.items():
             assert f"{name}  " in done.stdout
             assert summary in done.stdout
