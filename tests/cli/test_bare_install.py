@@ -26,23 +26,63 @@ ROOT = Path(__file__).resolve().parents[2]
 #: A minimal valid invocation of every command (files from `dissensus example`).
 INVOCATIONS: dict[str, list[str]] = {
     "agreement": ["agreement", "ratings.csv"],
-    "allocate": ["allocate", "ratings.csv", "--pred", "a=a.csv", "--pred", "b=b.csv",
-                 "--budget", "5", "--out", "chosen.csv"],
+    "allocate": [
+        "allocate",
+        "ratings.csv",
+        "--pred",
+        "a=a.csv",
+        "--pred",
+        "b=b.csv",
+        "--budget",
+        "5",
+        "--out",
+        "chosen.csv",
+    ],
     "audit": ["audit", "--metric", "emd", "--property", "P1", "--n-trials", "10"],
     "demo": ["demo", "--out", "demo"],
-    "evaluate": ["evaluate", "ratings.csv", "--pred", "a=a.csv", "--pred", "b=b.csv",
-                 "--n-resamples", "20", "--json", "--out", "evaluation"],
+    "evaluate": [
+        "evaluate",
+        "ratings.csv",
+        "--pred",
+        "a=a.csv",
+        "--pred",
+        "b=b.csv",
+        "--n-resamples",
+        "20",
+        "--json",
+        "--out",
+        "evaluation",
+    ],
     "example": ["example", "ratings", "--out", "copy.csv"],
     "experiment": ["experiment", "convabuse", "--data", "convabuse.csv", "--out", "experiment"],
     "info": ["info", "ratings.csv"],
-    "leaderboard": ["leaderboard", "ratings.csv", "a.csv", "b.csv", "--n-resamples", "20",
-                    "--out", "leaderboard"],
+    "leaderboard": [
+        "leaderboard",
+        "ratings.csv",
+        "a.csv",
+        "b.csv",
+        "--n-resamples",
+        "20",
+        "--out",
+        "leaderboard",
+    ],
     "metrics": ["metrics"],
     "plan": ["plan", "ratings.csv", "--pred", "a=a.csv", "--pred", "b=b.csv", "--draws", "2000"],
     "simulate": ["simulate", "--replicates", "2", "--out", "simulation"],
-    "tendency": ["tendency", "ratings.csv", "--baselines", "--text", "year", "--min-overlap", "5",
-                 "--n-resamples", "20", "--out", "tendency"],
-}  # fmt: skip
+    "tendency": [
+        "tendency",
+        "ratings.csv",
+        "--baselines",
+        "--text",
+        "year",
+        "--min-overlap",
+        "5",
+        "--n-resamples",
+        "20",
+        "--out",
+        "tendency",
+    ],
+}
 
 #: Runs the CLI with the given top-level modules unimportable, as if not installed.
 _BLOCKED_RUN = """
@@ -70,8 +110,13 @@ def run_without(modules: list[str], args: list[str], cwd: Path) -> subprocess.Co
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "COLUMNS": "100"}
     return subprocess.run(
         [sys.executable, "-c", _BLOCKED_RUN, ",".join(modules), *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
 
 
 @pytest.fixture
@@ -149,3 +194,11 @@ class TestExtrasNamed:
     def test_any_other_import_error_is_left_alone(self):
         with pytest.raises(ModuleNotFoundError, match="numpyy"), extras_named("info"):
             raise ModuleNotFoundError("No module named 'numpyy'", name="numpyy")
+
+
+def test_engine_dask_names_the_distributed_extra(workdir):
+    args = ["agreement", "ratings.csv", "--engine", "dask"]
+    done = run_without(["dask", "distributed"], args, workdir)
+    assert done.returncode == EXIT_BAD_INPUT
+    assert done.stderr.startswith("dissensus: error: dissensus agreement --engine dask needs ")
+    assert done.stderr.rstrip().endswith("pip install 'dissensus[distributed]'")

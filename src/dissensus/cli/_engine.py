@@ -12,6 +12,7 @@ import click
 
 from dissensus import distributed
 from dissensus._atomic import locked_dir
+from dissensus._validation import require_extra
 from dissensus.agreement import agreement_table, table_coefficients
 from dissensus.cli._agreement import check_outputs, emit_report
 from dissensus.cli._evaluate import OUTPUT_FILES
@@ -28,11 +29,9 @@ _UNSUPPORTED = {
 @contextlib.contextmanager
 def _cluster(scheduler: str, workers: int) -> Iterator[None]:
     """A Dask client for the block: a local cluster, or the scheduler at ``scheduler``."""
-    try:
-        import dask.distributed  # noqa: PLC0415 - optional extra, imported on use
-    except ImportError as err:
-        msg = f"--engine dask needs Dask: pip install 'dissensus[distributed]' ({err})."
-        raise click.UsageError(msg) from err
+    require_extra("distributed", ["dask", "distributed"], "--engine dask")
+    import dask.distributed  # noqa: PLC0415 - optional extra, imported on use
+
     dist: Any = dask.distributed  # untyped
     cluster = None
     if scheduler == "local":

@@ -156,7 +156,9 @@ def out_option(
 ) -> Callable[[F], F]:  # fmt: skip
     """``--out``: the directory (or file) the command writes through :mod:`dissensus._atomic`."""
     path = click.Path(file_okay=kind != "dir", dir_okay=kind != "file", path_type=Path)
-    return option("--out", required=required, default=default, type=path, help=help)
+    # no default=None: click (8.3+) then takes None as the value and never says --out is missing
+    fallback = {} if default is None else {"default": default}
+    return option("--out", required=required, type=path, help=help, **fallback)
 
 
 def split_names(values: str | Iterable[str] | None) -> list[str]:

@@ -17,6 +17,7 @@ from dissensus._validation import (
     check_text_values,
     examples,
     has_defect,
+    require_extra,
     spelling_keys,
 )
 from dissensus.data import Scale, choose_columns, detect_columns
@@ -26,12 +27,10 @@ FloatArray = npt.NDArray[np.float64]
 
 def dask_modules() -> tuple[Any, Any]:
     """``(dask, dask.dataframe)``, imported on first use (Dask is an optional extra)."""
-    try:
-        import dask  # noqa: PLC0415 - optional extra, imported on use
-        import dask.dataframe as dd  # noqa: PLC0415
-    except ImportError as err:  # pragma: no cover - depends on the environment
-        msg = f"dissensus.distributed needs Dask: pip install 'dissensus[distributed]' ({err})."
-        raise ImportError(msg) from err
+    require_extra("distributed", ["dask"], "dissensus.distributed")
+    import dask  # noqa: PLC0415 - optional extra, imported on use
+    import dask.dataframe as dd  # noqa: PLC0415
+
     return dask, dd
 
 
