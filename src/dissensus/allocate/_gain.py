@@ -57,15 +57,19 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from dissensus._validation import SeedLike, as_generator, examples
-from dissensus.data import Annotations, LabelCounts, Predictions, as_label_counts
+from dissensus._validation import SeedLike, as_generator
+from dissensus.data import (
+    Annotations,
+    LabelCounts,
+    PredictionLike,
+    aligned_predictions,
+    as_label_counts,
+)
 from dissensus.metrics import get_metric
 from dissensus.metrics.expected import monte_carlo
 from dissensus.posterior import DEFAULT_PRIOR, PriorLike, dirichlet
 
 FloatArray = npt.NDArray[np.float64]
-#: One model's predictions: Predictions, a frame with an ``item`` column, or an (N, K) array.
-PredictionLike = Predictions | pd.DataFrame | npt.ArrayLike
 
 
 def expected_gain(
@@ -124,27 +128,6 @@ def expected_gain(
     return out
 
 
-def _aligned(counts: LabelCounts, predictions: Mapping[str, PredictionLike]) -> list[FloatArray]:
-    """Each model's predictions as an array in the item order of ``counts``."""
-    mapping: object = predictions
-    if not isinstance(mapping, Mapping):
-        msg = f"`predictions` must map model names to predictions, e.g. {{'a': preds_a, 'b': preds_b}}; got {type(mapping).__name__}."
-        raise TypeError(msg)
-    if len(predictions) < 2:
-        msg = f"next_items compares models: give two or more predictions; got {examples(list(predictions))}."
-        raise ValueError(msg)
-    values = []
-    for name, given in predictions.items():
-        pred = given
-        if isinstance(pred, pd.DataFrame):
-            pred = Predictions.from_frame(pred, item="item" if "item" in pred.columns else None)
-        elif not isinstance(pred, Predictions):
-            pred = Predictions.from_array(np.asarray(pred, dtype=np.float64))
-        aligned, _ = pred.align(counts, how="exact", name=str(name))
-        values.append(np.asarray(aligned.values, dtype=np.float64))
-    return values
-
-
 def next_items(
     counts: LabelCounts | Annotations | npt.ArrayLike,
     predictions: Mapping[str, PredictionLike],
@@ -177,7 +160,7 @@ def next_items(
     [0, 2]
     """
     lc = as_label_counts(counts, "counts")
-    values = _aligned(lc, predictions)
+    values = list(aligned_predictions(lc, predictions, func="next_items").values())
     b = int(budget)
     if isinstance(budget, bool) or b != budget or not 1 <= b <= lc.N:
         msg = f"The 'budget' parameter of next_items must be an integer in 1 … {lc.N} (one annotation per item per round; call again once the labels are in). Got {budget!r}."

@@ -54,7 +54,12 @@ for data that do not fit, use :mod:`dissensus.distributed`.
 
 from dissensus.data._annotations import Annotations, Duplicates, as_label_counts
 from dissensus.data._counts import LabelCounts, item_indexed
-from dissensus.data._predictions import Predictions
+from dissensus.data._predictions import (
+    PredictionLike,
+    Predictions,
+    aligned_predictions,
+    as_predictions,
+)
 from dissensus.data._read_annotations import (
     COLUMN_NAMES,
     CONVABUSE_SCALE,
@@ -79,10 +84,13 @@ __all__ = [
     "Duplicates",
     "Label",
     "LabelCounts",
+    "PredictionLike",
     "Predictions",
     "Scale",
     "SetAnnotations",
+    "aligned_predictions",
     "as_label_counts",
+    "as_predictions",
     "choose_columns",
     "detect_columns",
     "item_indexed",

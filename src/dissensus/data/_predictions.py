@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -12,7 +12,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from dissensus._exceptions import DataDroppedWarning, DataError, DissensusWarning
-from dissensus._validation import as_prob_matrix, check_option, computed, examples
+from dissensus._validation import as_prob_matrix, check_option, computed, examples, is_dask
 from dissensus.data._counts import LabelCounts, Matrix, as_items
 from dissensus.data._scale import Scale
 from dissensus.data._tables import py
@@ -254,6 +254,61 @@ class Predictions(Matrix):
         keep = pos >= 0
         sub = counts.take(keep)
         return Predictions(values[pos[keep]], sub.items, counts.scale), sub
+
+
+#: One model's predictions as the library takes them: :class:`Predictions`, an (N, K)
+#: array (rows in the annotations' item order) or a DataFrame (see :meth:`Predictions.from_frame`).
+PredictionLike = Predictions | npt.ArrayLike | pd.DataFrame
+
+
+def as_predictions(pred: Any, *, name: str = "predictions") -> Predictions:
+    """``pred`` (:data:`PredictionLike`, or a Dask frame) as :class:`Predictions`; errors name ``name``.
+
+    A frame's item ids come from the column named like an item id (:data:`ID_COLUMNS`),
+    else its index (:meth:`Predictions.from_frame`); an array's rows match by position.
+    """
+    if isinstance(pred, Predictions):
+        return pred
+    if isinstance(pred, pd.DataFrame) or (is_dask(pred) and hasattr(pred, "columns")):
+        try:
+            return Predictions.from_frame(pred)
+        except DataError as exc:
+            msg = f"Model {name!r}: {exc}"
+            raise DataError(msg) from None
+    try:
+        arr = np.asarray(pred, dtype=np.float64)
+    except (TypeError, ValueError):
+        msg = f"Predictions of model {name!r} must be a Predictions, an (N, K) array or a DataFrame; got {type(pred).__name__}."
+        raise TypeError(msg) from None
+    try:
+        return Predictions.from_array(arr)
+    except DataError as exc:
+        msg = f"Model {name!r}: {exc}"
+        raise DataError(msg) from None
+
+
+def aligned_predictions(
+    counts: LabelCounts, predictions: Mapping[str, PredictionLike], *, func: str
+) -> dict[str, npt.NDArray[np.float64]]:
+    """Two or more models' predictions as (N, K) arrays in the item and label order of ``counts``.
+
+    Every model must predict exactly the annotated items (:meth:`Predictions.align`,
+    ``how="exact"``); ``func`` names the caller in messages.
+    """
+    mapping: object = predictions
+    if not isinstance(mapping, Mapping):
+        msg = f"`predictions` of {func} must map model names to predictions, e.g. {{'a': preds_a, 'b': preds_b}}; got {type(mapping).__name__}."
+        raise TypeError(msg)
+    if len(predictions) < 2:
+        msg = f"{func} compares models: give two or more predictions; got {examples([str(m) for m in predictions])}."
+        raise ValueError(msg)
+    out = {}
+    for name, given in predictions.items():
+        aligned, _ = as_predictions(given, name=str(name)).align(
+            counts, how="exact", name=str(name)
+        )
+        out[str(name)] = np.asarray(aligned.values, dtype=np.float64)
+    return out
 
 
 def _label_from_column(col: Any) -> Any:

@@ -28,8 +28,9 @@ from label counts, and :func:`hf_compute_metrics` the Hugging Face Trainer's
 ``compute_metrics`` (logits and counts in, metric means out).
 """
 
+from dissensus.data import PredictionLike
 from dissensus.evaluation._data import ReportData
-from dissensus.evaluation._engine import DEFAULT_METRICS, TARGETS, PredictionLike, evaluate
+from dissensus.evaluation._engine import DEFAULT_METRICS, TARGETS, evaluate
 from dissensus.evaluation._output import REPORT_AUDIT_TRIALS, Evaluation
 from dissensus.evaluation._training import hf_compute_metrics, score_counts
 from dissensus.stats import annotation_bins

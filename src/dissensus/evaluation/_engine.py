@@ -17,7 +17,14 @@ from dissensus._exceptions import DataDroppedWarning, DataError
 from dissensus._parallel import thread_limit
 from dissensus._validation import SeedLike, check_option, examples, is_dask
 from dissensus.aggregation import fit_annotator_model
-from dissensus.data import Annotations, LabelCounts, Predictions, as_label_counts
+from dissensus.data import (
+    Annotations,
+    LabelCounts,
+    PredictionLike,
+    Predictions,
+    as_label_counts,
+    as_predictions,
+)
 from dissensus.evaluation._output import Evaluation
 from dissensus.evaluation._tables import _prior_name
 from dissensus.metrics import Metric, get_metric
@@ -25,7 +32,6 @@ from dissensus.posterior import DEFAULT_PRIOR, PriorLike, dirichlet, prior_stren
 from dissensus.stats import BinsLike, annotation_bins
 
 FloatArray = npt.NDArray[np.float64]
-PredictionLike = Predictions | npt.ArrayLike | pd.DataFrame
 
 #: Pointwise metrics scored by default, each with its expected and debiased forms (EMD
 #: and RPS only on ordered scales: RPS, the ordinal metric whose true differences have an
@@ -41,29 +47,6 @@ DEFAULT_METRICS: tuple[str, ...] = (
 
 
 # --------------------------------------------------------------------------- inputs
-
-
-def _as_predictions(name: str, pred: Any) -> Predictions:
-    if isinstance(pred, Predictions):
-        return pred
-    if isinstance(pred, pd.DataFrame) or (is_dask(pred) and hasattr(pred, "columns")):
-        # a Dask frame beside in-memory annotations is computed by from_frame, which
-        # takes the column named like an item id (item, item_id, id, ...), else the index
-        try:
-            return Predictions.from_frame(pred)
-        except DataError as exc:
-            msg = f"Model {name!r}: {exc}"
-            raise DataError(msg) from None
-    try:
-        arr = np.asarray(pred, dtype=np.float64)
-    except (TypeError, ValueError):
-        msg = f"Predictions of model {name!r} must be a Predictions, an (N, K) array or a DataFrame; got {type(pred).__name__}."
-        raise TypeError(msg) from None
-    try:
-        return Predictions.from_array(arr)
-    except DataError as exc:
-        msg = f"Model {name!r}: {exc}"
-        raise DataError(msg) from None
 
 
 def _check_model_names(predictions: Mapping[Any, Any]) -> None:
@@ -128,7 +111,7 @@ def _pointwise_targets(
         source = Predictions(fit.posterior.to_numpy(), annotations.items, annotations.scale)
         name, reliability = targets, fit.reliability()
     else:
-        source, name, reliability = _as_predictions("targets", targets), "user targets", None
+        source, name, reliability = as_predictions(targets, name="targets"), "user targets", None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DataDroppedWarning)  # checked just below
         aligned, sub = source.align(counts, how="inner", name="targets")
@@ -335,7 +318,7 @@ def evaluate(
     if isinstance(annotations, Annotations) and annotations.has_annotators:
         n_annotators = annotations.n_annotators
     counts = as_label_counts(annotations)
-    preds = {str(name): _as_predictions(str(name), p) for name, p in predictions.items()}
+    preds = {str(name): as_predictions(p, name=str(name)) for name, p in predictions.items()}
     counts, values = _align_all(counts, preds, how)
     smoothing = None if smooth is None else _smooth(values, smooth, list(preds))
     met = _resolve_metrics(metrics, counts.scale.ordered)

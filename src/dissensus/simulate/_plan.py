@@ -98,15 +98,19 @@ from dissensus.agreement.kernels import (
     level_metric,
     level_values,
 )
-from dissensus.data import Annotations, LabelCounts, Predictions, as_label_counts
+from dissensus.data import (
+    Annotations,
+    LabelCounts,
+    PredictionLike,
+    aligned_predictions,
+    as_label_counts,
+)
 from dissensus.metrics import Metric, get_metric
 from dissensus.posterior import PriorFitWarning, fit_dirichlet_prior
 from dissensus.stats import mean_interval
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-#: One model's predictions: Predictions, a frame with an ``item`` column, or an (N, K) array.
-PredictionLike = Predictions | pd.DataFrame | npt.ArrayLike
 
 #: The goals a plan can aim at, in table order.
 GOALS: tuple[str, ...] = ("compare", "agreement", "distribution")
@@ -225,29 +229,6 @@ def _check_annotations(annotations: Sequence[int]) -> IntArray:
     return np.unique(np.asarray(values, dtype=np.int64))
 
 
-def _aligned(
-    counts: LabelCounts, predictions: Mapping[str, PredictionLike]
-) -> dict[str, FloatArray]:
-    """Each model's predictions in the item and label order of ``counts``."""
-    given: object = predictions
-    if not isinstance(given, Mapping):
-        msg = f"`predictions` must map model names to predictions, e.g. {{'a': preds_a, 'b': preds_b}}; got {type(given).__name__}."
-        raise TypeError(msg)
-    if len(predictions) < 2:
-        msg = f"The compare goal of plan needs two or more models' predictions; got {len(predictions)}."
-        raise ValueError(msg)
-    out = {}
-    for name, given in predictions.items():
-        pred = given
-        if isinstance(pred, pd.DataFrame):
-            pred = Predictions.from_frame(pred, item="item" if "item" in pred.columns else None)
-        elif not isinstance(pred, Predictions):
-            pred = Predictions.from_array(np.asarray(pred, dtype=np.float64))
-        aligned, _ = pred.align(counts, how="exact", name=str(name))
-        out[str(name)] = np.asarray(aligned.values, dtype=np.float64)
-    return out
-
-
 def compare_metric(metric: str) -> Metric:
     """The pointwise metric behind ``metric``, refused unless its paired difference is linear."""
     met = get_metric(metric)
@@ -285,7 +266,7 @@ def calibrate_compare(
 ) -> CompareCalibration:
     r"""The compare goal's :math:`\hat\delta, \hat\sigma_b, \hat\sigma_w` (module docstring)."""
     met = compare_metric(metric)
-    preds = _aligned(counts, predictions)
+    preds = aligned_predictions(counts, predictions, func="the compare goal of plan")
     C = np.asarray(counts.values, dtype=np.float64)
     m = C.sum(axis=1)
     used = m > 0
