@@ -2,8 +2,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dissensus.allocate import expected_gain, next_items
-from dissensus.data import LabelCounts
+from dissensus.allocate import default_objective, expected_gain, next_items
+from dissensus.data import LabelCounts, Scale
 from dissensus.metrics import get_metric
 
 
@@ -89,3 +89,28 @@ class TestNextItems:
             next_items([[1, 1], [2, 0]], {"a": q, "b": q}, budget=3)
         with pytest.raises(TypeError, match="map model names"):
             next_items([[1, 1], [2, 0]], [q, q])  # type: ignore[arg-type]
+
+
+class TestDefaultObjective:
+    @pytest.mark.parametrize(
+        ("scale", "objective"),
+        [
+            (Scale.ordinal([1, 2, 3, 4, 5]), "E[rps]"),
+            (Scale.nominal(["a", "b", "c"]), "E[squared_euclidean]"),
+            (Scale.ordinal([0, 1]), "E[squared_euclidean]"),  # K = 2: one objective
+        ],
+    )
+    def test_by_scale(self, scale, objective):
+        assert default_objective(scale) == objective
+
+    def test_next_items_uses_it(self):
+        rng = np.random.default_rng(3)
+        counts = LabelCounts.from_array(
+            rng.integers(0, 4, size=(30, 5)), scale=Scale.ordinal([1, 2, 3, 4, 5])
+        )
+        preds = {m: rng.dirichlet(np.ones(5), 30) for m in ("a", "b")}
+        chosen = next_items(counts, preds, budget=10)
+        explicit = next_items(counts, preds, metric="E[rps]", budget=10)
+        other = next_items(counts, preds, metric="E[emd]", budget=10)
+        pd.testing.assert_frame_equal(chosen, explicit)
+        assert not np.allclose(chosen["expected_gain"], other["expected_gain"])

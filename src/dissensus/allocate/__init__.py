@@ -5,6 +5,6 @@ annotation, in the posterior variance of the difference between models'
 scores (preposterior analysis on the Dirichlet posterior of each item).
 """
 
-from dissensus.allocate._gain import expected_gain, next_items
+from dissensus.allocate._gain import default_objective, expected_gain, next_items
 
-__all__ = ["expected_gain", "next_items"]
+__all__ = ["default_objective", "expected_gain", "next_items"]

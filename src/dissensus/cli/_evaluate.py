@@ -312,7 +312,12 @@ def format_summary(summary: pd.DataFrame) -> str:
 @click.argument("annotations", type=click.Path(dir_okay=False, path_type=Path))
 @opt.reader_options
 @opt.prediction_options
-@opt.option("--metric", default="E[emd]", help="Metric the models are compared by.")
+@opt.option(
+    "--metric",
+    help="Metric the models are compared by (default: E[rps] on an ordered scale, else "
+    "E[squared_euclidean]: the objectives that beat random allocation in "
+    "docs/allocation_benchmark.md).",
+)
 @opt.count_option(
     "--budget", default=500, minimum=1, help="How many items to send (one annotation each)."
 )
