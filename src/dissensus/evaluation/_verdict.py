@@ -285,8 +285,8 @@ def _selected_answer(
     row["sentence"] = (
         f"{a} ranks above {b} under {base} ({est} estimator: {why}); in "
         f"{int(pick['n_replicas'])} simulated replicas of your data it orders the two as their "
-        f"true scores do in {100 * p:.0f}% and picks the truly best model in "
-        f"{100 * float(pick['p_best']):.0f}%"
+        f"true scores do in {100 * p:.0f}% and ranks the truly best of the {len(ev.models)} "
+        f"models first in {100 * float(pick['p_best']):.0f}%"
         + (f" (order / best: {alternatives})" if alternatives else "")
         + f"; the size of the {base} difference cannot be estimated without bias from "
         f"{n_phrase} annotations per item"
