@@ -233,3 +233,23 @@ def test_tendency_on_a_terminal_shows_its_stages(
         "writing td",
     ):
         assert text in raw, text
+
+
+def test_experiment_reports_the_report_stages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_example("reviews", tmp_path)
+    tty = _Terminal()
+    monkeypatch.setattr(sys, "stderr", tty)
+    monkeypatch.chdir(tmp_path)
+    args = ["experiment", "reviews.csv", "--text-column", "review", "--label", "stars"]
+    assert (
+        main([*args, "--models", "A,B", "--n-resamples", "20", "--max-iter", "5", "--out", "ex"])
+        == 0
+    )
+    raw = tty.getvalue()
+    stages_shown = [line.split("] ", 1)[1] for line in raw.split("\r\x1b[K") if "] " in line]
+    assert stages_shown[0] == "1/6 loading reviews.csv"
+    # the report's stages, after the training, on the same line
+    for text in ("verdict: true differences and estimator selection", "figures"):
+        assert any(shown.endswith(text) for shown in stages_shown), (text, stages_shown)

@@ -95,7 +95,7 @@ def experiment_command(
             settings = {key: options[key] for key in ("test_size", "max_iter")}
             result = run_experiment(dataset, models=codes, seed=seed, progress=stage, **settings)
             stage(f"report ({n_resamples} bootstrap resamples) -> {target}")
-            written = result.save(target, n_resamples=n_resamples)
+            written = result.save(target, n_resamples=n_resamples, progress=stage)
     click.echo(
         f"{dataset.name}: {len(result.train_items):,} training items, {len(result.test_items):,} test items (seed {seed})"
     )

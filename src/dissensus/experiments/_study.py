@@ -138,17 +138,24 @@ class ExperimentResult:
         }  # fmt: skip
         return json.dumps(payload, indent=indent, default=_json_default, ensure_ascii=False)
 
-    def save(self, out_dir: str | Path, *, n_resamples: int = 1000) -> dict[str, Path]:
+    def save(
+        self, out_dir: str | Path, *, n_resamples: int = 1000, progress: Progress | None = None
+    ) -> dict[str, Path]:
         """Write the evaluation's files (:meth:`Evaluation.save`) and ``experiment.json``.
 
         The HTML report gets a "Training" section with the settings and
         timings. All the files are one set: written together, each in the
-        manifest. Returns file role -> path.
+        manifest. ``progress`` is told each stage of the report, as by
+        :meth:`Evaluation.save`. Returns file role -> path.
         """
         extra = {"experiment.json": self.to_json() + "\n"}
         sections = [_training_section(self)]
         return self.evaluation.save(
-            out_dir, n_resamples=n_resamples, report_sections=sections, extra_files=extra
+            out_dir,
+            n_resamples=n_resamples,
+            report_sections=sections,
+            extra_files=extra,
+            progress=progress,
         )
 
 
