@@ -21,6 +21,7 @@ import pytest
 
 import dissensus.cli._experiment
 import dissensus.cli._reader_options
+import dissensus.experiments
 import dissensus.simulate
 from dissensus._atomic import AtomicFileSet
 from dissensus.cli import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, _Terminated, main
@@ -383,7 +384,8 @@ class TestOutputIsAnInput:
         assert ann.read_bytes() == files["ann"].read_bytes()
 
     def test_experiment_file_named_like_an_output(self, tmp_path, capsys, monkeypatch):
-        monkeypatch.setattr(dissensus.cli._experiment, "run_experiment", _boom)
+        # the command imports run_experiment from dissensus.experiments when it runs
+        monkeypatch.setattr(dissensus.experiments, "run_experiment", _boom)
         out = tmp_path / "out"
         out.mkdir()
         data = out / "summary.csv"
