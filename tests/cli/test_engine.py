@@ -78,6 +78,17 @@ class TestEngineOption:
             float(fleiss_kappa(counts)), abs=1e-12
         )
 
+    def test_one_item_gives_nan_errors_without_numpy_warnings(
+        self, address: str, tmp_path: Path
+    ) -> None:
+        path = tmp_path / "one.csv"
+        path.write_text("item,annotator,label\n1,A,1\n1,B,2\n", encoding="utf-8")
+        res = _run(str(path), "--engine", "dask", "--scheduler", address, "--json", "-")
+        assert res.exit_code == 0, res.output
+        assert "RuntimeWarning" not in res.stderr, res.stderr
+        rows = {r["coefficient"]: r for r in json.loads(res.stdout)}
+        assert rows["fleiss_kappa"]["standard_error"] is None  # NaN: no error from one item
+
     def test_both_engines_print_the_same_rows(
         self, address: str, data: tuple[Path, pd.DataFrame], tmp_path: Path
     ) -> None:

@@ -118,8 +118,13 @@ def statistics_of_sums(
 def _kappa_se(
     P: FloatArray, m: FloatArray, M: FloatArray, chance: Chance, *, value: float, pe: float
 ) -> float:
-    r"""Gwet's linearised SE :math:`\sqrt{\sum_u m_u (k_u - \kappa)^2 / (N (N - 1))}`, per row."""
+    r"""Gwet's linearised SE :math:`\sqrt{\sum_u m_u (k_u - \kappa)^2 / (N (N - 1))}`, per row.
+
+    NaN below two items (as :func:`_alpha_se`): the formula divides by :math:`N - 1`.
+    """
     N = m.sum()
+    if N < 2:
+        return math.nan
     it = item_terms(np.ascontiguousarray(P.T), M)
     it = dataclasses.replace(it, pi=(m @ (P / it.n[:, None])) / N)  # the shares of all items
     k = linearised_terms(it, M, chance, value=value, pe=pe) - value
