@@ -235,11 +235,16 @@ def _cdf_sums(a: FloatArray, b: FloatArray, c: FloatArray, ib: FloatArray) -> No
     fb = np.floor(b)
     b_int = b == fb
     b_int &= (fb >= 1.0) & (fb <= SUM_MAX)
-    fa = np.floor(a)
-    a_int = a == fa
-    a_int &= (fa >= 1.0) & (fa <= SUM_MAX)
-    a_int &= ~b_int
-    for cand, is_b in ((b_int, True), (a_int, False)):
+    for is_b in (True, False):
+        if is_b:
+            cand = b_int
+        elif b_int.all():
+            break
+        else:
+            fa = np.floor(a)
+            cand = a == fa
+            cand &= (fa >= 1.0) & (fa <= SUM_MAX)
+            cand &= ~b_int
         idx = np.flatnonzero(cand)
         if not idx.size:
             continue
@@ -247,9 +252,14 @@ def _cdf_sums(a: FloatArray, b: FloatArray, c: FloatArray, ib: FloatArray) -> No
         # sorted by the sum's length, decreasing (a radix sort: small integers)
         idx = idx[np.argsort(-n_int[idx].astype(np.int8), kind="stable")]
         ni, oi, ci = n_int[idx], other[idx], c[idx]
-        keep = (oi > 0.0) & (oi <= SUM_OTHER_MAX) & (ci >= 0.0) & (ci <= 1.0)
-        if not keep.all():  # NaN, out of range: SciPy, as before
-            idx, ni, oi, ci = idx[keep], ni[keep], oi[keep], ci[keep]
+        # NaN fails every comparison
+        if not (
+            oi.min() > 0.0 and oi.max() <= SUM_OTHER_MAX and ci.min() >= 0.0 and ci.max() <= 1.0
+        ):
+            keep = (oi > 0.0) & (oi <= SUM_OTHER_MAX) & (ci >= 0.0) & (ci <= 1.0)
+            idx, ni, oi, ci = idx[keep], ni[keep], oi[keep], ci[keep]  # the rest: SciPy
+            if not idx.size:
+                continue
         half = is_half_integer(oi)
         if not half:  # the longest sums (a prefix) are less accurate than SciPy's
             lo = int(np.searchsorted(-ni, -SUM_MAX_REAL))
@@ -257,8 +267,7 @@ def _cdf_sums(a: FloatArray, b: FloatArray, c: FloatArray, ib: FloatArray) -> No
         y = 1.0 - ci
         d = 1.0 - y
         d -= ci  # exact: 0 where c >= 1/2
-        with np.errstate(divide="ignore", invalid="ignore"):
-            d_y = np.where(d != 0.0, d / y, 0.0)  # d != 0 only where y > 1/2
+        d_y = d / np.maximum(y, 0.5)  # d != 0 only where y > 1/2
         if is_b:
             zds = np.zeros(oi.shape)
             s = _int_sum(oi, ni, y, zds, half=half)
@@ -266,7 +275,7 @@ def _cdf_sums(a: FloatArray, b: FloatArray, c: FloatArray, ib: FloatArray) -> No
             s += zds
             lead = np.power(ci, oi)
             val = lead * s
-            good = (lead >= _POW_MIN) | (ci == 0.0)
+            good = None if lead.min() >= _POW_MIN else (lead >= _POW_MIN) | (ci == 0.0)
         else:  # J = I_{1-c}(b, a) = (1 - c)^b S(c), I = 1 - J where J <= 1/2
             s = _int_sum(oi, ni, ci, None, half=half)
             lead = np.power(y, oi)
@@ -276,8 +285,8 @@ def _cdf_sums(a: FloatArray, b: FloatArray, c: FloatArray, ib: FloatArray) -> No
             val = lead * s
             good = val <= 0.5
             val = 1.0 - val
-        good &= np.isfinite(val)
-        if good.all():
+        # (S <= C(a + b - 1, b - 1) < 1e166 and lead <= 1: val is finite)
+        if good is None or good.all():
             ib[idx] = val
         else:
             ib[idx[good]] = val[good]
