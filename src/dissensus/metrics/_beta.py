@@ -213,8 +213,8 @@ def _int_sum(
     return s
 
 
-def _cdf_sums(a: FloatArray, b: FloatArray, c: FloatArray, ib: FloatArray) -> None:
-    r"""Set ``ib`` to :math:`I_c(a, b)` where a finite sum gives it exactly (elsewhere unchanged).
+def _cdf_sums(a: FloatArray, b: FloatArray, c: FloatArray, ib: FloatArray) -> int:
+    r"""Set ``ib`` to :math:`I_c(a, b)` where a finite sum gives it exactly; how many (the rest unchanged).
 
     DLMF 8.17.5 (Abramowitz & Stegun 26.5.6-26.5.7): for a positive integer
     :math:`b`, any real :math:`a > 0`,
@@ -234,17 +234,21 @@ def _cdf_sums(a: FloatArray, b: FloatArray, c: FloatArray, ib: FloatArray) -> No
     """
     fb = np.floor(b)
     b_int = b == fb
-    b_int &= (fb >= 1.0) & (fb <= SUM_MAX)
+    # (the range masks only where some parameter is an integer: no cost for others)
+    if b_int.any():
+        b_int &= (fb >= 1.0) & (fb <= SUM_MAX)
+    filled = 0
     for is_b in (True, False):
         if is_b:
             cand = b_int
-        elif b_int.all():
+        elif filled == a.size:
             break
         else:
             fa = np.floor(a)
             cand = a == fa
-            cand &= (fa >= 1.0) & (fa <= SUM_MAX)
-            cand &= ~b_int
+            if cand.any():
+                cand &= (fa >= 1.0) & (fa <= SUM_MAX)
+                cand &= ~b_int
         idx = np.flatnonzero(cand)
         if not idx.size:
             continue
@@ -288,8 +292,11 @@ def _cdf_sums(a: FloatArray, b: FloatArray, c: FloatArray, ib: FloatArray) -> No
         # (S <= C(a + b - 1, b - 1) < 1e166 and lead <= 1: val is finite)
         if good is None or good.all():
             ib[idx] = val
+            filled += idx.size
         else:
             ib[idx[good]] = val[good]
+            filled += int(np.count_nonzero(good))
+    return filled
 
 
 def cdf(a: FloatArray, b: FloatArray, c: FloatArray) -> FloatArray:
@@ -304,11 +311,11 @@ def cdf(a: FloatArray, b: FloatArray, c: FloatArray) -> FloatArray:
     too, the side of ``c`` the mass sits on.
     """
     ib = np.full(a.shape, np.nan)
-    _cdf_sums(a, b, c, ib)  # finite values where it applies
-    rest = np.flatnonzero(np.isnan(ib))
-    if rest.size == a.size:
+    filled = _cdf_sums(a, b, c, ib)  # finite values where it applies, NaN elsewhere
+    if not filled:
         ib = np.asarray(special.betainc(a, b, c), dtype=np.float64)
-    elif rest.size:
+    elif filled < a.size:
+        rest = np.flatnonzero(np.isnan(ib))
         ib[rest] = special.betainc(a[rest], b[rest], c[rest])
     lost = np.flatnonzero(np.isnan(ib))
     if lost.size:  # Boost gives NaN at e.g. c = 5e-324 with b = 3e161: use the other tail
