@@ -214,7 +214,7 @@ def _int_sum(
 
 
 def _cdf_sums(a: FloatArray, b: FloatArray, c: FloatArray, ib: FloatArray) -> int:
-    r"""Set ``ib`` to :math:`I_c(a, b)` where a finite sum gives it exactly; how many (the rest unchanged).
+    r"""Set ``ib`` to :math:`I_c(a, b)` where a finite sum gives it exactly; return how many.
 
     DLMF 8.17.5 (Abramowitz & Stegun 26.5.6-26.5.7): for a positive integer
     :math:`b`, any real :math:`a > 0`,
@@ -229,8 +229,9 @@ def _cdf_sums(a: FloatArray, b: FloatArray, c: FloatArray, ib: FloatArray) -> in
     y^b (1 + b d / y)`; else the sum's sensitivity (up to ``b - 1``) would
     cost up to ``b/2`` ulp. Integers up to :data:`SUM_MAX` (:data:`SUM_MAX_REAL`
     unless every other parameter is a half-integer), the other parameter up to
-    :data:`SUM_OTHER_MAX`; ``c^a`` below ``1e-290``
-    (subnormal) is left out.
+    :data:`SUM_OTHER_MAX`; ``c^a`` below ``1e-290`` (subnormal) is left out.
+    Elementwise, but for that "every" (and the matching choice of the step
+    :math:`f_j`): the same block always gives the same bits.
     """
     fb = np.floor(b)
     b_int = b == fb
@@ -304,10 +305,9 @@ def cdf(a: FloatArray, b: FloatArray, c: FloatArray) -> FloatArray:
 
     Also the derivative :math:`\tfrac{d}{dc}\mathbb{E}|X - c| = 2 I_c(a, b) - 1`
     (:func:`abs_dev_into`). An integer parameter (``prior + counts`` with a
-    uniform prior; with a Jeffreys prior, one of each cumulative pair of an odd K) takes a
-    finite sum (:func:`_cdf_sums`: faster, and more accurate than SciPy at large
-    parameters); the rest SciPy.
-    Where SciPy (Boost) returns NaN, the other tail, and where that is lost
+    uniform prior; with a Jeffreys prior, one of the two of every cumulative
+    marginal when K is odd) takes a finite sum (:func:`_cdf_sums`: faster, and
+    more accurate than SciPy at large parameters); the rest SciPy. Where SciPy (Boost) returns NaN, the other tail, and where that is lost
     too, the side of ``c`` the mass sits on.
     """
     ib = np.full(a.shape, np.nan)
