@@ -81,10 +81,11 @@ class TestCdfAgainstScipy:
         assert np.all(np.abs(ib - special.betainc(a, b, x)) <= 5e-13)
 
     def test_left_to_scipy_unchanged(self) -> None:
-        # non-integer parameters, integers above SUM_MAX, c^a subnormal, NaN: SciPy's values
-        a = np.array([2.5, 3.3, 70.0, 2.0, np.nan, 3.0, 2.0, 4.0, 1e5])
-        b = np.array([1.5, 4.7, 65.0, 3.0, 2.0, np.nan, 3.0, 0.0, 3.0])
-        x = np.array([0.3, 0.6, 0.5, 1e-300, 0.5, 0.5, np.nan, 0.5, 0.99999])
+        # non-integer parameters, integers above SUM_MAX (SUM_MAX_REAL beside a real
+        # parameter), c^a subnormal, NaN: SciPy's values
+        a = np.array([2.5, 3.3, 70.0, 2.0, np.nan, 3.0, 2.0, 4.0, 1e5, 3.3])
+        b = np.array([1.5, 4.7, 65.0, 3.0, 2.0, np.nan, 3.0, 0.0, 3.0, 40.0])
+        x = np.array([0.3, 0.6, 0.5, 1e-300, 0.5, 0.5, np.nan, 0.5, 0.99999, 0.05])
         got = _beta.cdf(a, b, x)
         with np.errstate(all="ignore"):
             ref = special.betainc(a, b, x)
