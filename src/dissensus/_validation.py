@@ -73,6 +73,23 @@ def check_resamples(func: str, n_resamples: int) -> int:
     return n
 
 
+def log_scale(func: str, base: float | None) -> float:
+    """Divisor turning natural-log values into ``base`` units (1 for natural logs, None).
+
+    ``func`` names the caller in the error for a base that is not a positive number other than 1.
+    """
+    if base is None:
+        return 1.0
+    b = float(base)
+    if not (b > 0 and b != 1 and math.isfinite(b)):
+        msg = (
+            f"The 'base' parameter of {func} must be a positive number other than 1 "
+            f"(e.g. 2 for bits) or None for natural logs. Got {base!r} instead."
+        )
+        raise ValueError(msg)
+    return math.log(b)
+
+
 def require_extra(extra: str, modules: Sequence[str], feature: str) -> None:
     """Raise :class:`~dissensus._exceptions.MissingExtraError` unless ``modules`` import.
 

@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from dissensus._exceptions import DataError
 from dissensus._parallel import for_blocks, n_threads
-from dissensus._validation import PROB_ATOL, as_prob_matrix, check_option
+from dissensus._validation import PROB_ATOL, as_prob_matrix, check_option, log_scale
 from dissensus.metrics._registry import register_metric
 
 FloatArray = npt.NDArray[np.float64]
@@ -112,20 +112,6 @@ def prediction_for(
         )
         raise DataError(msg)
     return Q, single
-
-
-def log_scale(func: str, base: float | None) -> float:
-    """Divisor turning natural-log values into ``base`` units."""
-    if base is None:
-        return 1.0
-    b = float(base)
-    if not (b > 0 and b != 1 and math.isfinite(b)):
-        msg = (
-            f"The 'base' parameter of {func} must be a positive number other than 1 "
-            f"(e.g. 2 for bits) or None for natural logs. Got {base!r} instead."
-        )
-        raise ValueError(msg)
-    return math.log(b)
 
 
 def clip_bound(func: str, zero: str, eps: float) -> float | None:

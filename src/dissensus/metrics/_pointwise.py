@@ -26,11 +26,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from dissensus._validation import log_scale
 from dissensus.metrics._declare import (
     FloatArray,
     ZeroPolicy,
     clip,
-    log_scale,
     pointwise_metric,
     rowsum,
 )

@@ -62,7 +62,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dissensus._exceptions import DataError
-from dissensus._validation import SeedLike, as_generator, check_option, examples
+from dissensus._validation import SeedLike, as_generator, check_option, examples, log_scale
 from dissensus.metrics import _declare, debiased
 from dissensus.metrics._pointwise import entropy
 from dissensus.metrics._registry import _REGISTRY, REGISTRY, MetricFunc, register_metric
@@ -85,15 +85,6 @@ Average = Literal["micro", "macro"]
 _AVERAGES: tuple[Average, ...] = ("micro", "macro")
 
 
-def _counts(counts: npt.ArrayLike, func: str) -> tuple[npt.NDArray[np.int64], FloatArray, bool]:
-    """Checked (N, K) counts, at least one annotation per item; ``n`` as float; one row given."""
-    return debiased._checked_counts(counts, func)
-
-
-def _log_unit(base: float | None) -> float:
-    return _declare.log_scale("entropy", base)
-
-
 def entropy_miller_madow(counts: npt.ArrayLike, /, *, base: float | None = None) -> FloatArray:
     r"""Miller–Madow entropy of each item's label distribution, from its label counts.
 
@@ -107,10 +98,10 @@ def entropy_miller_madow(counts: npt.ArrayLike, /, *, base: float | None = None)
     >>> entropy_miller_madow([[1, 1], [2, 0]]).round(4).tolist()
     [0.9431, 0.0]
     """
-    C, n, one = _counts(counts, "entropy_miller_madow")
+    C, n, one = debiased._checked_counts(counts, "entropy_miller_madow")
     P = C / n[:, None]
     m = np.count_nonzero(C, axis=1).astype(np.float64)
-    out: FloatArray = (entropy(P) + (m - 1.0) / (2.0 * n)) / _log_unit(base)
+    out: FloatArray = (entropy(P) + (m - 1.0) / (2.0 * n)) / log_scale("entropy", base)
     return out[0] if one else out
 
 
@@ -135,11 +126,11 @@ def entropy_jackknife(
     >>> entropy_jackknife([[1, 1], [2, 0]]).round(4).tolist()
     [1.3863, 0.0]
     """
-    C, n, one = _counts(counts, "entropy_jackknife")
+    C, n, one = debiased._checked_counts(counts, "entropy_jackknife")
     met = dataclasses.replace(REGISTRY["entropy"], kernel=_entropy_of_first, func=_entropy_of_first)
     Q = np.broadcast_to(np.full(C.shape[1], 1.0 / C.shape[1]), C.shape)
     est, var = debiased._jackknife(met, C, n, Q, {}, want_variance=return_variance)
-    unit = _log_unit(base)
+    unit = log_scale("entropy", base)
     est = np.where(n >= 2, est, np.nan) / unit
     if not return_variance:
         return est[0] if one else est
@@ -267,7 +258,7 @@ def entropy_correlation_corrected(
     >>> bool(abs(corrected - truth) < abs(plug_in - truth) / 2)
     True
     """
-    C, n, _ = _counts(counts, "debiased[entropy_correlation]")
+    C, n, _ = debiased._checked_counts(counts, "debiased[entropy_correlation]")
     if (n < 2).any():
         few = np.flatnonzero(n < 2)
         msg = (

@@ -51,7 +51,7 @@ import torch
 import torch.nn.functional as F  # noqa: N812 (the PyTorch idiom)
 
 from dissensus._exceptions import DataError
-from dissensus._validation import check_option
+from dissensus._validation import check_option, log_scale
 from dissensus.posterior import DEFAULT_PRIOR, prior_vector
 from dissensus.torch._autograd import ExpectedAbsDev
 
@@ -194,20 +194,6 @@ def _reduce(loss: torch.Tensor, reduction: str, weight: Weight, func: str) -> to
     return loss.mean() if w is None else loss.sum() / w.sum()
 
 
-def _log_base(base: float | None, func: str) -> float:
-    """The divisor turning natural-log values into ``base`` units (1 for natural logs)."""
-    if base is None:
-        return 1.0
-    b = float(base)
-    if not (b > 0 and b != 1 and math.isfinite(b)):
-        msg = (
-            f"The 'base' parameter of {func} must be a positive number other than 1 "
-            f"(e.g. 2 for bits) or None for natural logs. Got {base!r} instead."
-        )
-        raise ValueError(msg)
-    return math.log(b)
-
-
 # --------------------------------------------------------------------------- kernels
 # One per formula, shared by the plain, expected and debiased forms (as in the NumPy code).
 
@@ -273,7 +259,7 @@ def cross_entropy(
     func = "cross_entropy"
     logq = _log_prediction(input, input_type, zero, eps, func)
     p = _target(target, input, func)
-    loss = _neg_sum_xlogq(p, logq) / _log_base(base, func)
+    loss = _neg_sum_xlogq(p, logq) / log_scale(func, base)
     return _reduce(loss, reduction, weight, func)
 
 
@@ -301,7 +287,7 @@ def kl_divergence(
     func = "kl_divergence"
     logq = _log_prediction(input, input_type, zero, eps, func)
     p = _target(target, input, func)
-    loss = (_xlogx(p).sum(dim=-1) + _neg_sum_xlogq(p, logq)) / _log_base(base, func)
+    loss = (_xlogx(p).sum(dim=-1) + _neg_sum_xlogq(p, logq)) / log_scale(func, base)
     return _reduce(loss, reduction, weight, func)
 
 
@@ -333,7 +319,7 @@ def js_divergence(
     terms = _xlogx(p) - torch.where(p > 0, p * logm, 0.0)
     terms = terms + torch.where(q > 0, q * (logq - logm), 0.0)
     # KL(p||m) >= 0: a rounding error of -1e-17 is 0, as in the metric
-    loss = terms.sum(dim=-1).clamp_min(0.0) * (0.5 / _log_base(base, func))
+    loss = terms.sum(dim=-1).clamp_min(0.0) * (0.5 / log_scale(func, base))
     return _reduce(loss, reduction, weight, func)
 
 
