@@ -4,15 +4,16 @@ Data: 100,000 items x K = 5 (10,000 with --quick), seeded: true distributions
 Dirichlet(1, ..., 1), 2 to 10 annotations per item, counts ~ Multinomial(n, pi),
 logits N(0, 1) in float64 (requires_grad). Timed: one forward and backward
 pass of ``dissensus.torch.functional.expected_emd(logits, counts)`` (Jeffreys
-prior; the NumPy forward and the closed-form backward 2 I_c(a, b) - 1 on CPU)
-and of ``emd(logits, counts / n)`` (pure torch), best of R, in the same run,
-wall and process CPU time. Goal: E[EMD] within 3x of the plain EMD.
+prior; one NumPy pass on CPU gives the softmax, the value and the closed-form
+gradient 2 I_c(a, b) - 1 through the softmax) and of ``emd(logits, counts / n)``
+(pure torch), best of R, in the same run, wall and process CPU time. Goal:
+E[EMD] within 3x of the plain EMD.
 
-Run twice: with PyTorch's default intra-op threads (the expected metric's
-threads, ``DISSENSUS_NUM_THREADS``, set to the same number), then with one
-thread each. Most of E[EMD]'s time is SciPy's regularised incomplete beta
-(K - 1 per item; the value and the gradient share it). The load average is
-printed: the machine may be shared, so read the ratios.
+Run twice: with PyTorch's default intra-op threads, then with one. The NumPy
+pass is single-threaded in both (threads lose to the GIL on its cache-sized
+blocks); most of it is the K - 1 regularised incomplete betas per item, finite
+sums here (an integer parameter in every term: K odd, Jeffreys prior). The
+load average is printed: the machine may be shared, so read the ratios.
 
     python benchmarks/bench_torch.py [--quick] [--n N] [--repeat R]
 """
@@ -69,9 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'threads':10s} {'loss (forward + backward)':28s} {'wall s':>8s} {'cpu s':>8s}")
     default_threads = torch.get_num_threads()
     for threads in (default_threads, 1):
-        # PyTorch's intra-op threads and dissensus' own (the expected metric), the same number
         torch.set_num_threads(threads)
-        os.environ["DISSENSUS_NUM_THREADS"] = str(threads)
         plain_wall, plain_cpu = best_of(step(LF.emd, target), args.repeat)
         exp_wall, exp_cpu = best_of(step(LF.expected_emd, counts), args.repeat)
         ratio = exp_wall / plain_wall

@@ -626,31 +626,31 @@ def _posterior_case(N, K, seed, prior=1.0):
 class TestPairTables:
     """Half-integer alpha takes per-pair tables; they must agree with the general path."""
 
-    @pytest.mark.parametrize("prior", [1.0, 0.5])
-    def test_abs_dev_table_matches_general(self, prior):
-        alpha, q = _posterior_case(3000, 5, 11, prior)
-        m = _beta.half_grid(alpha)
-        assert m is not None
-        A, B, C = E._terms(alpha, q, cumulative=True)
-        fast = E._abs_dev_sum(A, B, C, m, 1)
-        general = E._abs_dev_sum(A, B, C, None, 1)
+    @pytest.mark.parametrize(("prior", "K"), [(1.0, 5), (0.5, 5), (0.5, 4)])
+    def test_abs_dev_table_matches_general(self, prior, K):
+        # (Jeffreys with K = 4: half of the terms have no integer parameter and take
+        # the tables; the others, as all with K = 5, the finite sums in both calls)
+        alpha, q = _posterior_case(3000, K, 11, prior)
+        assert _beta.half_grid(alpha) is not None
+        fast, _ = E._abs_dev_rows(alpha, q, 1, cumulative=True)
+        general, _ = E._abs_dev_rows(alpha, q, 1, cumulative=True, tables=False)
         # two roundings of the same sum of K - 1 terms in [0, 1]; the general path uses
         # Boost's Beta density (scipy's copy, documented to O(100) ulp at large a, b,
         # and updated with scipy). 1e-13 (~450 ulp of 1) holds across those versions;
         # a wrong table entry or index errs by > 1e-6. Seen: 4.4e-16.
         np.testing.assert_allclose(fast, general, rtol=0, atol=1e-13)
 
-    def test_off_grid_block_falls_back(self):
-        # one non-half-integer alpha anywhere: the integrality check per block sends the
-        # whole call to the general path (bit-identical to it)
-        alpha, q = _posterior_case(3000, 5, 18)
-        alpha[2500, 3] += 0.3
-        A, B, C = E._terms(alpha, q, cumulative=True)
-        m = _beta.half_grid(alpha, check=False)
-        assert m is not None
+    def test_off_grid_rest_falls_back(self):
+        # Jeffreys, K = 4: the terms k = 1, 3 have two half-integer parameters (no finite
+        # sum), so they take the general path; one of them off the half grid sends all of
+        # them to it without tables (bit-identical to a call without a grid)
+        alpha, q = _posterior_case(3000, 4, 18, prior=0.5)
+        alpha[2500, 0] += 0.3
+        assert _beta.half_grid(alpha, check=False) is not None
         assert _beta.half_grid(alpha) is None
         np.testing.assert_array_equal(
-            E._abs_dev_sum(A, B, C, m, 2), E._abs_dev_sum(A, B, C, None, 1)
+            E._abs_dev_rows(alpha, q, 2, cumulative=True)[0],
+            E._abs_dev_rows(alpha, q, 1, cumulative=True, tables=False)[0],
         )
 
     def test_density_path_matches_boost(self):
@@ -667,8 +667,8 @@ class TestPairTables:
         keys = _beta.pair_keys(a, b, 2048)
         fast = np.empty(a.size)
         general = np.empty(a.size)
-        _beta.abs_dev_into(a, b, c, fast, (_beta.density_tables(keys, 2048), keys))
-        _beta.abs_dev_into(a, b, c, general)
+        _beta.abs_dev_general(a, b, c, fast, (_beta.density_tables(keys, 2048), keys))
+        _beta.abs_dev_general(a, b, c, general)
         # Boost's density (see test_abs_dev_table_matches_general for the 1e-13). Seen: 1.6e-16.
         np.testing.assert_allclose(fast, general, rtol=0, atol=1e-13)
 
@@ -690,13 +690,20 @@ class TestPairTables:
         ref = [exact(int(x), int(y), float(z)) for x, y, z in zip(a, b, c, strict=True)]
         af, bf = a.astype(float), b.astype(float)
         keys = _beta.pair_keys(af, bf, 600)
-        got = np.empty(a.size)
-        _beta.abs_dev_into(af, bf, c, got, (_beta.density_tables(keys, 600), keys))
+        tables = np.empty(a.size)
+        _beta.abs_dev_general(af, bf, c, tables, (_beta.density_tables(keys, 600), keys))
         # against exact values: the table path's own error, a few libm exp/log1p calls
         # (each within 1 ulp on the platforms numpy supports) on terms <= 1, so ~10 ulp
         # of 1 at worst; 1e-14 (45 ulp) leaves room for a libm without that bound.
         # Seen: 2.8e-17.
-        np.testing.assert_allclose(got, ref, rtol=0, atol=1e-14)
+        np.testing.assert_allclose(tables, ref, rtol=0, atol=1e-14)
+        # the finite sums (integers up to SUM_MAX; the rest goes to the general path)
+        sums = np.full(a.size, np.nan)
+        rest = _beta.abs_dev_sums(af, bf, c, sums)
+        summed = np.setdiff1d(np.arange(a.size), rest)
+        assert summed.size >= 10
+        # Seen: 3.5e-17.
+        np.testing.assert_allclose(sums[summed], np.asarray(ref)[summed], rtol=0, atol=1e-15)
 
     def test_stirling_remainder(self):
         # delta(1) = 1 - ln(2 pi)/2, delta(1/2) = (1 - ln 2)/2 (Gamma(1/2) = sqrt(pi))
@@ -823,3 +830,47 @@ class TestValueAndGradient:
         slope = 2 * special.betainc(A, B, np.clip(np.cumsum(q, axis=1)[:, :-1], 0, 1)) - 1
         want = np.cumsum(slope[:, ::-1], axis=1)[:, ::-1] / 4
         np.testing.assert_allclose(one[1][:, :-1], want, rtol=0, atol=1e-14)
+
+
+def test_value_and_gradient_leave_their_inputs_alone():
+    # the marginal terms are laid out from q's transpose; an F-ordered q must not be clipped
+    # in place (nor a read-only one refused)
+    alpha, q = _posterior_case(50, 4, 3)
+    qf = np.asfortranarray(q)
+    qf.flags.writeable = False
+    before = qf.copy()
+    value, grad = E.manhattan_value_and_gradient(alpha, qf)
+    np.testing.assert_array_equal(qf, before)
+    np.testing.assert_array_equal(value, E.manhattan(alpha, q))
+    assert np.isfinite(grad).all()
+
+
+def test_sums_against_mpmath():
+    # the finite sums of E|X - c| and its slope 2 I - 1 (absolute accuracy), one parameter an
+    # integer up to 64, the other a half-integer up to 64; mpmath at 40 digits
+    mpmath = pytest.importorskip(
+        "mpmath", reason="mpmath (installed with sympy, the torch extra) gives the reference"
+    )
+    rng = np.random.default_rng(5)
+    n = 150
+    half = rng.integers(1, 129, n) / 2.0
+    whole = rng.integers(1, 65, n).astype(float)
+    flip = rng.random(n) < 0.5
+    a, b = np.where(flip, half, whole), np.where(flip, whole, half)
+    mu = a / (a + b)
+    c = np.clip(mu + 2.0 * np.sqrt(mu * (1 - mu) / (a + b + 1)) * rng.normal(size=n), 0.0, 1.0)
+    c[:30] = rng.random(30)
+    out, slope = np.full(n, np.nan), np.full(n, np.nan)
+    assert _beta.abs_dev_sums(a, b, c, out, slope).size == 0
+    with mpmath.workdps(40):
+        ref_value, ref_slope = [], []
+        for x, y, z in zip(a, b, c, strict=True):
+            A, B, C = mpmath.mpf(x), mpmath.mpf(y), mpmath.mpf(z)
+            m = A / (A + B)
+            i0 = mpmath.betainc(A, B, 0, C, regularized=True)
+            i1 = mpmath.betainc(A + 1, B, 0, C, regularized=True)
+            ref_value.append(float((m - C) + 2 * (C * i0 - m * i1)))
+            ref_slope.append(float(2 * i0 - 1))
+    # seen: 1.2e-15 and 1.1e-14 (the rounding of 1 - c times the density, up to ~40 here)
+    np.testing.assert_allclose(out, ref_value, rtol=0, atol=3e-15)
+    np.testing.assert_allclose(slope, ref_slope, rtol=0, atol=3e-14)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import special
 
 from dissensus import DataError
-from dissensus.metrics import get_metric
+from dissensus.metrics import get_metric, gradients
 from dissensus.metrics.gradients import GRADIENTS, cumulative_backward, gradient, value_and_gradient
 
 
@@ -85,3 +86,21 @@ def test_metric_without_gradient_is_named() -> None:
 def test_bad_input_is_the_metric_s_error() -> None:
     with pytest.raises(DataError, match="q_pred"):
         gradient("rps", [[1.0, 0.0]], [[0.5, 0.6]])
+
+
+class TestSoftmax:
+    def test_against_scipy(self):
+        rng = np.random.default_rng(4)
+        Z = rng.normal(scale=30.0, size=(500, 6))
+        Z[0] = [800.0, -800.0, 0.0, 1.0, 2.0, 3.0]  # no overflow from the shift
+        np.testing.assert_allclose(gradients.softmax(Z), special.softmax(Z, axis=1), rtol=1e-14)
+
+    def test_backward_is_the_chain_rule(self):
+        # against the Jacobian diag(q) - q q^T applied to G
+        rng = np.random.default_rng(5)
+        Z, G = rng.normal(size=(50, 4)), rng.normal(size=(50, 4))
+        Q = gradients.softmax(Z)
+        J = np.einsum("ij,jk->ijk", Q, np.eye(4)) - np.einsum("ij,ik->ijk", Q, Q)
+        np.testing.assert_allclose(
+            gradients.softmax_backward(Q, G), np.einsum("ijk,ij->ik", J, G), atol=1e-15
+        )

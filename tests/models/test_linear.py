@@ -8,6 +8,7 @@ from scipy import sparse
 
 from dissensus import DataError, LabelCounts, Scale
 from dissensus.metrics import expected, get_metric, gradients
+from dissensus.metrics.gradients import softmax
 from dissensus.models import (
     CumulativeLink,
     EMDRegression,
@@ -16,7 +17,6 @@ from dissensus.models import (
     SoftmaxRegression,
     as_targets,
 )
-from dissensus.models._base import softmax
 from tests.models._synthetic import K, emd_to_truth, make_data
 
 LINEAR = [SoftmaxRegression, CumulativeLink, EMDRegression, ExpectedEMDRegression]

@@ -23,6 +23,7 @@ import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -63,11 +64,10 @@ __all__ = [
 ]
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.intp]
 
 #: Terms per block of E|X - c| (eight 128 KiB temporaries stay in a 1 MiB L2 cache).
 _ABS_BLOCK = 16384
-#: Rows per block when laying out the (terms, N) arrays.
-_PREP_ROWS = 32768
 #: Fewest terms for which E|X - c| uses the per-pair density tables.
 _TABLE_MIN_TERMS = 4096
 #: Terms per block of the Jensen-Shannon quadrature ((terms, nodes) temporaries).
@@ -83,8 +83,18 @@ _MAX_PAIRS = 1 << 15
 MAX_A0 = 1e300
 
 
-def _inputs(alpha: npt.ArrayLike, q: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
-    """Checked ``alpha`` (N, K) and ``q`` broadcast to (N, K)."""
+def _inputs(
+    alpha: npt.ArrayLike, q: npt.ArrayLike, check: bool = True
+) -> tuple[FloatArray, FloatArray]:
+    """Checked ``alpha`` (N, K) and ``q`` broadcast to (N, K); ``check=False``: as float64 arrays only.
+
+    ``check=False`` is the ``check_input=False`` of the value-and-gradient functions, for
+    callers that have checked both (``dissensus.torch``: the counts and the prior, and q
+    from a softmax), as scikit-learn's trees' ``check_input``.
+    """
+    if not check:
+        a_raw, q_raw = np.asarray(alpha, dtype=np.float64), np.asarray(q, dtype=np.float64)
+        return a_raw, np.broadcast_to(q_raw, a_raw.shape)
     a = as_alpha_matrix(alpha, "alpha")
     a0 = a.sum(axis=1)
     if not np.all(a0 <= MAX_A0):
@@ -261,50 +271,99 @@ def rps(alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /) -> FloatArray:
     return out
 
 
-def _abs_dev_sum(
-    A: FloatArray,
-    B: FloatArray,
-    C: FloatArray,
-    m: int | None,
+def _abs_dev_rows(
+    a: FloatArray,
+    Q: FloatArray,
     n_threads: int,
     *,
-    slope: FloatArray | None = None,
-) -> FloatArray:
-    """Sum over rows of E|X - C| for (T, N) arrays of terms (C in [0, 1]): shape (N,).
+    cumulative: bool,
+    gradient: bool = False,
+    tables: bool = True,
+) -> tuple[FloatArray, FloatArray]:
+    """Per item, the sum over its terms of E|X - C| (N,) and, with ``gradient``, its derivative (N, K).
 
-    ``m`` from :func:`_beta.half_grid` (integrality unchecked: checked here, per
-    block) switches on the per-pair density tables. ``slope`` (T, N), if given,
-    receives each term's derivative in ``C``, ``2 I_C(A, B) - 1``.
+    The terms are those of :func:`_terms`; the derivative in ``q_j`` is the
+    term's slope ``2 I_C(A, B) - 1`` (summed over ``k >= j`` when
+    ``cumulative``; ``q_K``'s is 0). Blocks of items, each laid out, summed
+    by :func:`_beta.abs_dev_sums` and reduced while in cache. The terms no
+    finite sum gives are then taken together by :func:`_beta.abs_dev_general`,
+    with per-pair density tables when every one of them is on the half-integer
+    grid (``tables=False``: never, for tests). The gradient is zeros (N, K)
+    unless asked for.
     """
-    fa, fb, fc = A.reshape(-1), B.reshape(-1), C.reshape(-1)
-    out = np.empty(fa.size)
-    keys = tables = None
-    # the tables' fixed cost (about 0.1 ms) pays off only beyond a few thousand terms
-    if m is not None and fa.size >= _TABLE_MIN_TERMS:
-        key_arr = np.empty(fa.size, dtype=np.intp)
-        flags = np.zeros(m * m, dtype=bool)
-        off_grid: list[int] = []
+    N, K = a.shape
+    T = K - 1 if cumulative else K
+    value = np.empty(N)
+    # laid out (K, N), as the terms: returned as its transpose, an F-ordered (N, K) view
+    gradT = np.zeros((K, N) if gradient else (K, 0))
+    pending: dict[int, _PendingBlock] = {}
 
-        def mark(lo: int, hi: int) -> None:
-            # 2 A and 2 B all integers <=> 2 alpha all integers (alpha are their differences)
-            if not (_beta.is_half_integer(fa[lo:hi]) and _beta.is_half_integer(fb[lo:hi])):
-                off_grid.append(lo)
-                return
-            key_arr[lo:hi] = _beta.pair_keys(fa[lo:hi], fb[lo:hi], m)
-            flags[key_arr[lo:hi]] = True  # every writer writes True: order does not matter
-
-        for_blocks(fa.size, _ABS_BLOCK, mark, n_threads)
-        if not off_grid:
-            keys, tables = key_arr, _beta.density_tables(None, m, flags)
+    def reduce_block(lo: int, hi: int, out: FloatArray, slope: FloatArray | None) -> None:
+        value[lo:hi] = out.reshape(T, hi - lo).sum(axis=0)
+        if gradient and slope is not None:
+            sl = slope.reshape(T, hi - lo)
+            if cumulative:  # d/dq_j of sum_k f(Q_k): the sum of f'(Q_k) over k >= j
+                for k in range(T - 2, -1, -1):
+                    sl[k] += sl[k + 1]
+            gradT[:T, lo:hi] = sl
 
     def run(lo: int, hi: int) -> None:
-        pair = None if tables is None or keys is None else (tables, keys[lo:hi])
-        ds = None if slope is None else slope.reshape(-1)[lo:hi]
-        _beta.abs_dev_into(fa[lo:hi], fb[lo:hi], fc[lo:hi], out[lo:hi], pair, slope=ds)
+        A, B, C = _terms(a[lo:hi], Q[lo:hi], cumulative=cumulative)
+        fa, fb, fc = A.reshape(-1), B.reshape(-1), C.reshape(-1)
+        out = np.empty(fa.size)
+        slope = np.empty(fa.size) if gradient else None
+        rest = _beta.abs_dev_sums(fa, fb, fc, out, slope)
+        if rest.size:  # (one key per block: dict assignment is atomic)
+            pending[lo] = _PendingBlock(hi, out, slope, rest, fa[rest], fb[rest], fc[rest])
+        else:
+            reduce_block(lo, hi, out, slope)
 
-    for_blocks(fa.size, _ABS_BLOCK, run, n_threads)
-    total: FloatArray = out.reshape(A.shape).sum(axis=0)
-    return total
+    for_blocks(N, max(1, _ABS_BLOCK // T), run, n_threads)
+    if not pending:
+        return value, gradT.T
+    blocks = [pending[lo] for lo in sorted(pending)]
+    ra, rb, rc = (np.concatenate([getattr(p, f) for p in blocks]) for f in ("a", "b", "c"))
+    pair = None
+    m = _beta.half_grid(a, check=False) if tables else None
+    # the tables' fixed cost (about 0.1 ms) pays off only beyond a few thousand terms
+    if (
+        m is not None
+        and ra.size >= _TABLE_MIN_TERMS
+        and _beta.is_half_integer(ra)
+        and _beta.is_half_integer(rb)
+    ):
+        keys = _beta.pair_keys(ra, rb, m)
+        pair = (_beta.density_tables(keys, m), keys)
+    part = np.empty(ra.size)
+    part_slope = np.empty(ra.size) if gradient else None
+
+    def general(lo: int, hi: int) -> None:
+        sub = None if pair is None else (pair[0], pair[1][lo:hi])
+        ds = None if part_slope is None else part_slope[lo:hi]
+        _beta.abs_dev_general(ra[lo:hi], rb[lo:hi], rc[lo:hi], part[lo:hi], sub, slope=ds)
+
+    for_blocks(ra.size, _ABS_BLOCK, general, n_threads)
+    at = 0
+    for lo, blk in zip(sorted(pending), blocks, strict=True):
+        end = at + blk.rest.size
+        blk.out[blk.rest] = part[at:end]
+        if blk.slope is not None and part_slope is not None:
+            blk.slope[blk.rest] = part_slope[at:end]
+        reduce_block(lo, blk.hi, blk.out, blk.slope)
+        at = end
+    return value, gradT.T
+
+
+class _PendingBlock(NamedTuple):
+    """A block of :func:`_abs_dev_rows` with terms left to the general path."""
+
+    hi: int
+    out: FloatArray
+    slope: FloatArray | None
+    rest: IntArray
+    a: FloatArray
+    b: FloatArray
+    c: FloatArray
 
 
 @metric_form("expected", "manhattan")
@@ -330,8 +389,7 @@ def manhattan(
     """
     a, Q = _inputs(alpha, q_pred)
     n_threads = workers(n_jobs, "manhattan")
-    A, B, C = _terms(a, Q, n_threads, cumulative=False)
-    return _abs_dev_sum(A, B, C, _beta.half_grid(a, check=False), n_threads)
+    return _abs_dev_rows(a, Q, n_threads, cumulative=False)[0]
 
 
 def _rest_t(aT: FloatArray) -> FloatArray:
@@ -348,7 +406,7 @@ def _rest_t(aT: FloatArray) -> FloatArray:
 
 
 def _terms(
-    a: FloatArray, Q: FloatArray, n_threads: int = 1, *, cumulative: bool
+    a: FloatArray, Q: FloatArray, *, cumulative: bool
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """(T, N) arrays (A, B, C) of the terms E|X - C|, X ~ Beta(A, B), C clipped to [0, 1].
 
@@ -358,23 +416,19 @@ def _terms(
     """
     N, K = a.shape
     T = K - 1 if cumulative else K
-    A, B, C = np.empty((T, N)), np.empty((T, N)), np.empty((T, N))
-
-    def prep(lo: int, hi: int) -> None:
-        aT, QT = a[lo:hi].T, Q[lo:hi].T
-        Ab, Bb, Cb = A[:, lo:hi], B[:, lo:hi], C[:, lo:hi]
-        if not cumulative:
-            Ab[:], Bb[:], Cb[:] = aT, _rest_t(aT), QT
-        else:
-            Ab[0], Cb[0], Bb[-1] = aT[0], QT[0], aT[-1]
-            for k in range(1, K - 1):
-                np.add(Ab[k - 1], aT[k], out=Ab[k])
-                np.add(Cb[k - 1], QT[k], out=Cb[k])
-            for k in range(K - 3, -1, -1):
-                np.add(Bb[k + 1], aT[k + 1], out=Bb[k])
-        np.clip(Cb, 0.0, 1.0, out=Cb)
-
-    for_blocks(N, _PREP_ROWS, prep, n_threads)
+    aT, QT = a.T, Q.T
+    if not cumulative:
+        # (C a copy: it is clipped in place)
+        A, B, C = np.ascontiguousarray(aT), _rest_t(aT), np.array(QT, order="C")
+    else:
+        A, B, C = np.empty((T, N)), np.empty((T, N)), np.empty((T, N))
+        A[0], C[0], B[-1] = aT[0], QT[0], aT[-1]
+        for k in range(1, K - 1):
+            np.add(A[k - 1], aT[k], out=A[k])
+            np.add(C[k - 1], QT[k], out=C[k])
+        for k in range(K - 3, -1, -1):
+            np.add(B[k + 1], aT[k + 1], out=B[k])
+    np.clip(C, 0.0, 1.0, out=C)
     return A, B, C
 
 
@@ -410,15 +464,19 @@ def emd(
     if K == 1:
         return np.zeros(a.shape[0])
     n_threads = workers(n_jobs, "emd")
-    A, B, C = _terms(a, Q, n_threads, cumulative=True)
-    out = _abs_dev_sum(A, B, C, _beta.half_grid(a, check=False), n_threads)
+    out = _abs_dev_rows(a, Q, n_threads, cumulative=True)[0]
     if normalized_distance:
         out /= K - 1
     return out
 
 
 def manhattan_value_and_gradient(
-    alpha: npt.ArrayLike, q_pred: npt.ArrayLike, /, *, n_jobs: int | None = None
+    alpha: npt.ArrayLike,
+    q_pred: npt.ArrayLike,
+    /,
+    *,
+    n_jobs: int | None = None,
+    check_input: bool = True,
 ) -> tuple[FloatArray, FloatArray]:
     r""":func:`manhattan` (N,) and its derivative in each prediction entry ``q_k`` (N, K), in one pass.
 
@@ -426,7 +484,7 @@ def manhattan_value_and_gradient(
     a_0 - \alpha_k) - 1`, every ``q_k`` taken as a free variable (a softmax
     or another map onto the simplex chains through it); the incomplete beta
     is the one the value computes. The gradient of ``dissensus.torch``'s
-    ``expected_manhattan`` loss.
+    ``expected_manhattan`` loss. ``check_input`` as in :func:`emd_value_and_gradient`.
 
     Examples
     --------
@@ -434,12 +492,9 @@ def manhattan_value_and_gradient(
     >>> value, grad
     (array([0.625]), array([[-0.5,  0.5]]))
     """
-    a, Q = _inputs(alpha, q_pred)
+    a, Q = _inputs(alpha, q_pred, check_input)
     n_threads = workers(n_jobs, "manhattan_value_and_gradient")
-    A, B, C = _terms(a, Q, n_threads, cumulative=False)
-    slope = np.empty(A.shape)
-    value = _abs_dev_sum(A, B, C, _beta.half_grid(a, check=False), n_threads, slope=slope)
-    return value, np.ascontiguousarray(slope.T)
+    return _abs_dev_rows(a, Q, n_threads, cumulative=False, gradient=True)
 
 
 def emd_value_and_gradient(
@@ -449,6 +504,7 @@ def emd_value_and_gradient(
     *,
     normalized_distance: bool = True,
     n_jobs: int | None = None,
+    check_input: bool = True,
 ) -> tuple[FloatArray, FloatArray]:
     r""":func:`emd` (N,) and its derivative in each prediction entry ``q_j`` (N, K), in one pass.
 
@@ -464,6 +520,11 @@ def emd_value_and_gradient(
     False. The incomplete betas are those the value computes. The gradient of
     :class:`dissensus.models.ExpectedEMDRegression`'s objective and of
     ``dissensus.torch``'s ``expected_emd`` loss; 0 and 0 when K = 1.
+    ``check_input=False`` skips the checks of ``alpha`` and ``q_pred`` (shape,
+    finite, ``alpha > 0``, rows of ``q_pred`` on the simplex), about a tenth of
+    the time at K = 5, for a caller that has made them (the torch loss from
+    logits); invalid input then gives NaN or meaningless values. The gradient
+    comes as an F-ordered (N, K) array.
 
     Examples
     --------
@@ -471,17 +532,12 @@ def emd_value_and_gradient(
     >>> value, grad
     (array([0.3125]), array([[-0.5,  0. ]]))
     """
-    a, Q = _inputs(alpha, q_pred)
+    a, Q = _inputs(alpha, q_pred, check_input)
     N, K = a.shape
-    grad = np.zeros((N, K))
     if K == 1:
-        return np.zeros(N), grad
+        return np.zeros(N), np.zeros((N, K))
     n_threads = workers(n_jobs, "emd_value_and_gradient")
-    A, B, C = _terms(a, Q, n_threads, cumulative=True)
-    slope = np.empty(A.shape)
-    value = _abs_dev_sum(A, B, C, _beta.half_grid(a, check=False), n_threads, slope=slope)
-    # d/dq_j of sum_k f(Q_k) is the sum of f'(Q_k) over the k >= j: a reversed cumulative sum
-    grad[:, :-1] = np.cumsum(slope[::-1], axis=0)[::-1].T
+    value, grad = _abs_dev_rows(a, Q, n_threads, cumulative=True, gradient=True)
     if normalized_distance:
         value /= K - 1
         grad /= K - 1

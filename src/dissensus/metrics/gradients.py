@@ -41,9 +41,56 @@ from dissensus.metrics import expected
 from dissensus.metrics._declare import FloatArray, pair
 from dissensus.metrics._registry import Metric, get_metric
 
-__all__ = ["GRADIENTS", "cumulative_backward", "gradient", "value_and_gradient"]
+__all__ = [
+    "GRADIENTS",
+    "cumulative_backward",
+    "gradient",
+    "softmax",
+    "softmax_backward",
+    "value_and_gradient",
+]
 
 Gradient = Callable[[FloatArray, FloatArray], FloatArray]
+
+
+def softmax(Z: FloatArray) -> FloatArray:
+    r"""Row-wise softmax of scores ``Z`` (N, K), :math:`q_k = e^{z_k - m} / \sum_j e^{z_j - m}`, m the row maximum.
+
+    The shift keeps every exponent <= 0 (no overflow; the row maximum's term is 1,
+    so no row sums to 0). Computed on a contiguous (K, N) transpose (reductions
+    over a small K along rows cost several times more) and returned as its
+    transpose, an F-ordered (N, K) array.
+
+    Examples
+    --------
+    >>> softmax(np.array([[0.0, np.log(3.0)]]))
+    array([[0.25, 0.75]])
+    """
+    E = np.array(np.asarray(Z, dtype=np.float64).T, order="C")
+    E -= E.max(axis=0)
+    np.exp(E, out=E)
+    E /= E.sum(axis=0)
+    out: FloatArray = E.T
+    return out
+
+
+def softmax_backward(Q: FloatArray, G: FloatArray) -> FloatArray:
+    r"""Chain ``G = dL/dq`` (N, K) through ``q = softmax(z)``: :math:`dL/dz_j = q_j (g_j - \sum_k q_k g_k)`.
+
+    The one softmax chain rule of the linear models and of ``dissensus.torch``'s
+    expected losses from logits (laid out as :func:`softmax`).
+
+    Examples
+    --------
+    >>> softmax_backward(np.array([[0.25, 0.75]]), np.array([[1.0, 1.0]]))
+    array([[0., 0.]])
+    """
+    QT, GT = Q.T, G.T
+    inner = (QT * GT).sum(axis=0)
+    out = GT - inner
+    out *= QT
+    Gz: FloatArray = out.T
+    return Gz
 
 
 def cumulative_backward(g: FloatArray) -> FloatArray:

@@ -137,13 +137,6 @@ def as_targets(
     return Targets(np.ascontiguousarray(P), n_given, counts)
 
 
-def softmax(Z: FloatArray) -> FloatArray:
-    """Row-wise softmax, shifted by the row maximum (no overflow)."""
-    E = np.exp(Z - Z.max(axis=1, keepdims=True))
-    out: FloatArray = E / E.sum(axis=1, keepdims=True)
-    return out
-
-
 def check_positive(estimator: str, name: str, value: float) -> float:
     """The standard parameter error for a number that must be finite and > 0."""
     v = float(value)

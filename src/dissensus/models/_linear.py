@@ -13,7 +13,7 @@ from scipy import special
 
 from dissensus._exceptions import DataError
 from dissensus.metrics import gradients
-from dissensus.models._base import Features, FloatArray, LinearModel, Targets, softmax
+from dissensus.models._base import Features, FloatArray, LinearModel, Targets
 from dissensus.posterior import DEFAULT_PRIOR, PriorLike, dirichlet
 
 #: Smallest probability inside a logarithm (cumulative-link differences can underflow).
@@ -66,9 +66,9 @@ class SoftmaxRegression(LinearModel):
         ``g = dL/dQ``.
         """
         d = X.shape[1]
-        Q = softmax(np.asarray(X @ theta[: d * K].reshape(d, K)) + theta[d * K :])
+        Q = gradients.softmax(np.asarray(X @ theta[: d * K].reshape(d, K)) + theta[d * K :])
         loss, G = self._loss(Q, state)
-        Gz = Q * (G - (Q * G).sum(axis=1, keepdims=True))
+        Gz = gradients.softmax_backward(Q, G)
         return loss, np.concatenate([np.asarray(XT @ Gz).ravel(), Gz.sum(axis=0)])
 
     def _fit(self, X: Features, T: Targets) -> None:
@@ -83,7 +83,7 @@ class SoftmaxRegression(LinearModel):
         self.coef_, self.intercept_ = theta[: d * K].reshape(d, K), theta[d * K :]
 
     def _predict(self, X: Features) -> FloatArray:
-        return softmax(np.asarray(X @ self.coef_) + self.intercept_)
+        return np.ascontiguousarray(gradients.softmax(np.asarray(X @ self.coef_) + self.intercept_))
 
 
 @dataclass(eq=False, repr=False, kw_only=True)

@@ -91,12 +91,17 @@ _BATCH_PRIORS = ("empirical", "hierarchical")
 # --------------------------------------------------------------------------- inputs
 
 
-def _prediction(input: torch.Tensor, input_type: str, func: str) -> torch.Tensor:
-    """``q`` (..., K) from logits (softmax) or probabilities (as given)."""
+def _check_input(input: torch.Tensor, input_type: str, func: str) -> None:
+    """``input`` a tensor (..., K) and ``input_type`` a known one."""
     check_option(func, "input_type", input_type, _INPUT_TYPES)
     if not isinstance(input, torch.Tensor) or input.ndim == 0:
         msg = f"{func}: `input` must be a tensor of shape (..., K), classes last; got {input!r}."
         raise TypeError(msg)
+
+
+def _prediction(input: torch.Tensor, input_type: str, func: str) -> torch.Tensor:
+    """``q`` (..., K) from logits (softmax) or probabilities (as given)."""
+    _check_input(input, input_type, func)
     return F.softmax(input, dim=-1) if input_type == "logits" else input
 
 
@@ -135,8 +140,9 @@ def _target(target: torch.Tensor | npt.ArrayLike, like: torch.Tensor, func: str)
 def _counts(counts: torch.Tensor | npt.ArrayLike, like: torch.Tensor, func: str) -> torch.Tensor:
     """Label counts (finite, >= 0) as a tensor like ``like``."""
     c = _target(counts, like, func)
-    ok = torch.isfinite(c) & (c >= 0)
-    if not bool(ok.all()):
+    # two reductions, no temporaries (NaN propagates through min and fails the test)
+    if c.numel() and not (bool(c.min() >= 0) and bool(c.max() < math.inf)):
+        ok = torch.isfinite(c) & (c >= 0)
         row = int(torch.nonzero(~ok.all(dim=-1).reshape(-1))[0])
         msg = (
             f"{func}: `target` must hold label counts (finite, >= 0) for the expected and "
@@ -563,13 +569,17 @@ def _expected_abs(
     cumulative: bool,
     normalized_distance: bool = True,
 ) -> torch.Tensor:
-    q = _prediction(input, input_type, func)
-    a, _, _ = _mean_and_alpha(input, target, prior, func)
-    K = q.shape[-1]
+    _check_input(input, input_type, func)  # the softmax, if any, is taken with the rest
+    a = _alpha(_counts(target, input, func), prior, func)
+    K = input.shape[-1]
     flat = ExpectedAbsDev.apply(  # type: ignore[no-untyped-call]
-        q.reshape(-1, K), a.expand(q.shape).reshape(-1, K), cumulative, normalized_distance
+        input.reshape(-1, K),
+        a.expand(input.shape).reshape(-1, K),
+        cumulative,
+        normalized_distance,
+        input_type == "logits",
     )
-    out: torch.Tensor = flat.reshape(q.shape[:-1])
+    out: torch.Tensor = flat.reshape(input.shape[:-1])
     return out
 
 
