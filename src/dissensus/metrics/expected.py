@@ -288,8 +288,8 @@ def _abs_dev_rows(
     by :func:`_beta.abs_dev_sums` and reduced while in cache. The terms no
     finite sum gives are then taken together by :func:`_beta.abs_dev_general`,
     with per-pair density tables when every one of them is on the half-integer
-    grid (``tables=False``: never, for tests). The gradient is zeros (N, K)
-    unless asked for.
+    grid (``tables=False``: never, for tests). Without ``gradient`` the second
+    array is empty, (0, K).
     """
     N, K = a.shape
     T = K - 1 if cumulative else K
