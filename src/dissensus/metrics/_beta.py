@@ -505,8 +505,8 @@ def abs_dev_sums(
     c_mu /= done.a + done.b
     part = np.empty(c_mu.size)
     part_slope = None if slope is None else np.empty(c_mu.size)
-    dens = done.dens if done.dens is not None else np.zeros(c_mu.size)
-    _finish(done.i, dens, c_mu, part, part_slope)
+    assert done.dens is not None  # density=True
+    _finish(done.i, done.dens, c_mu, part, part_slope)
     out[done.idx] = part
     if slope is not None:
         slope[done.idx] = part_slope
